@@ -1,0 +1,43 @@
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+
+const root = import.meta.dirname;
+
+// The engine imports with `.ts` extensions (it also runs unbuilt under Node's type stripping);
+// Vite resolves those paths as written, so no alias is needed — only the extension list below.
+const extensions = ['.ts', '.tsx', '.mjs', '.js', '.json'];
+
+export default defineConfig({
+  main: {
+    resolve: { extensions },
+    build: {
+      outDir: resolve(root, 'out/main'),
+      externalizeDeps: true,
+      rollupOptions: { input: { index: resolve(root, 'src-main/index.ts') } },
+    },
+  },
+  preload: {
+    resolve: { extensions },
+    build: {
+      outDir: resolve(root, 'out/preload'),
+      externalizeDeps: true,
+      rollupOptions: {
+        input: { index: resolve(root, 'src-preload/index.ts') },
+        // A sandboxed preload cannot be an ES module.
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src-renderer'),
+    plugins: [react()],
+    resolve: { extensions },
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      minify: true,
+      emptyOutDir: true,
+      rollupOptions: { input: { index: resolve(root, 'src-renderer/index.html') } },
+    },
+  },
+});

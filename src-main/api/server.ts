@@ -1,0 +1,47 @@
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from '../base/logger.ts';
+import type { PortalService } from '../engine/portalService.ts';
+import type { SkillService } from '../engine/skills/skillService.ts';
+import type { Store } from '../store/store.ts';
+import { installConsole } from './consoleStatic.ts';
+import { installErrorHandler } from './errorHandler.ts';
+import { installHostGuard } from './hostGuard.ts';
+import { buildOpenApi } from './openapi.ts';
+import { RouteTable } from './routeTable.ts';
+import { addHealthRoutes } from './routes/health.ts';
+import { addPortalRoutes } from './routes/portals.ts';
+import { addSkillRoutes } from './routes/skills.ts';
+
+export interface ApiDeps {
+  store: Store;
+  portals: PortalService;
+  skills: SkillService;
+  logger: Logger;
+  version: string;
+  /** The address the server binds; Host headers must name it or loopback. */
+  boundHost: string;
+  /** Extra Host names to accept (for an operator binding 0.0.0.0). */
+  allowedHosts?: readonly string[];
+  /** The built console; served at `/`. */
+  rendererDir: string;
+}
+
+/** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
+export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true });
+  installErrorHandler(app, deps.logger);
+  installHostGuard(app, deps.boundHost, deps.allowedHosts);
+  await app.register(multipart, { throwFileSizeLimit: true });
+
+  const routes = new RouteTable();
+  addHealthRoutes(routes, deps.version);
+  addPortalRoutes(routes, deps.portals);
+  addSkillRoutes(routes, deps.skills);
+  routes.register(app, deps.store.apiKeys);
+
+  const openApi = buildOpenApi(routes.routes, deps.version);
+  app.get('/openapi.json', async () => openApi);
+  installConsole(app, deps.rendererDir);
+  return app;
+}

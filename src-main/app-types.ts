@@ -1,0 +1,23 @@
+/** What a host (headless `serve.ts` or the Electron main process) asks of the engine. */
+export interface AppOptions {
+  /** Folder holding the database, profiles, artifacts and skills. */
+  dataDir: string;
+  /** Bind address; default 127.0.0.1. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 8787. */
+  port?: number;
+  /** The built console (out/renderer), served at `/`. */
+  rendererDir: string;
+  /** Where first-start keys and warnings go (default: process.stderr). */
+  notice?: (line: string) => void;
+}
+
+/** A started engine and its HTTP server. */
+export interface RunningApp {
+  /** e.g. http://127.0.0.1:8787 — the real port when 0 was asked. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting requests, ends work in flight, closes the database. Idempotent. */
+  close(): Promise<void>;
+}

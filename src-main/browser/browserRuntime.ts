@@ -1,0 +1,306 @@
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+
+import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions } from 'playwright-core';
+
+import { silentLogger, type Logger } from '../base/logger.ts';
+import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
+import { RuntimeLease, type BrowserLease, type LeaseKind } from './browserLease.ts';
+import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
+import { DownloadCapture } from './downloadCapture.ts';
+import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
+import { ProfileLocks, type ProfileLockHandle } from './profileLocks.ts';
+
+/** A proxy for one lease, in Playwright's shape; `bypass` is a comma-separated host list. */
+export interface ProxySettings {
+  server: string;
+  username?: string;
+  password?: string;
+  bypass?: string;
+}
+
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+export const DEFAULT_SCREEN: Readonly<ScreenSize> = Object.freeze({ width: 1280, height: 800 });
+
+export interface LeaseOptions {
+  /** Run in this profile's folder (`<dataDir>/profiles/<id>`); absent: a fresh context of the shared browser. */
+  profileId?: string;
+  /** With a profile: true keeps what the run changes (and waits for the profile's lock); false runs on a throwaway copy. Default true. */
+  saveProfile?: boolean;
+  proxy?: ProxySettings;
+  /** Viewport and screen size; default 1280x800. */
+  viewport?: ScreenSize;
+  /** Save the page's downloads here; without it downloads are refused. */
+  downloadsDir?: string;
+  /** A visible window (profile login in the desktop app); without a profile this gets its own browser. */
+  headed?: boolean;
+  /** Gives up waiting for a busy profile; the lease rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface BrowserRuntimeOptions {
+  /** The app's data folder; profiles live in `<dataDir>/profiles/`. */
+  dataDir: string;
+  /** Where throwaway profile copies go; default the OS temp folder. */
+  tempDir?: string;
+  /** An explicit Chromium executable; else PORTICO_CHROMIUM, else the usual install paths. */
+  executablePath?: string;
+  /** Shared by everything that must not open a profile folder twice (e.g. the delete-profile route). */
+  locks?: ProfileLocks;
+  logger?: Logger;
+  host?: ChromiumHost;
+  browserType?: BrowserType;
+  launchTimeoutMs?: number;
+  /** How long close() waits for downloads still in flight. */
+  downloadSettleMs?: number;
+}
+
+/** What is open right now; all zero (and no shared browser) after `close()`. */
+export interface RuntimeResources {
+  leases: number;
+  browsers: number;
+  contexts: number;
+  tempDirs: number;
+  sharedBrowser: boolean;
+}
+
+type Counter = 'browsers' | 'contexts' | 'tempDirs';
+
+/**
+ * The app's browsers: one warm shared browser for jobs without a profile (a fresh context per
+ * lease), a persistent browser per profile folder, and a throwaway copy for `saveProfile: false`.
+ */
+export class BrowserRuntime {
+  readonly locks: ProfileLocks;
+  readonly #options: BrowserRuntimeOptions;
+  readonly #logger: Logger;
+  readonly #host: ChromiumHost;
+  readonly #browserType: BrowserType;
+  readonly #leases = new Set<RuntimeLease>();
+  readonly #counts: Record<Counter, number> = { browsers: 0, contexts: 0, tempDirs: 0 };
+  #executablePath: string | undefined;
+  #shared: Browser | undefined;
+  #sharedLaunch: Promise<Browser> | undefined;
+  #closed = false;
+
+  constructor(options: BrowserRuntimeOptions) {
+    this.#options = options;
+    this.locks = options.locks ?? new ProfileLocks();
+    this.#logger = options.logger ?? silentLogger;
+    this.#host = options.host ?? systemChromiumHost();
+    this.#browserType = options.browserType ?? chromium;
+  }
+
+  /** The profile's folder; validates the id. */
+  profileDir(profileId: string): string {
+    return profileDir(this.#options.dataDir, profileId);
+  }
+
+  /** Launches the shared browser now instead of on the first lease. */
+  async warm(): Promise<void> {
+    await this.#sharedBrowser();
+  }
+
+  /** Opens a browser context for one job; see LeaseOptions for where it runs. */
+  async lease(options: LeaseOptions = {}): Promise<BrowserLease> {
+    this.#assertOpen();
+    const lease = options.profileId === undefined
+      ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
+      : await this.#leaseProfile(options.profileId, options);
+    if (this.#closed) {
+      await lease.close();
+      throw new BrowserRuntimeClosedError();
+    }
+    return lease;
+  }
+
+  /** Deletes a profile's folder; 409 while a browser has it open. */
+  async deleteProfileFolder(profileId: string): Promise<void> {
+    const dir = this.profileDir(profileId);
+    const lock = this.locks.tryAcquire(profileId);
+    if (!lock) throw new ProfileInUseError(profileId);
+    try {
+      await removeFolder(dir);
+    } finally {
+      lock.release();
+    }
+  }
+
+  resources(): RuntimeResources {
+    return { leases: this.#leases.size, ...this.#counts, sharedBrowser: this.#shared?.isConnected() ?? false };
+  }
+
+  /** Closes every lease still open, then the shared browser; later leases are refused. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#leases].map((lease) => lease.close()));
+    await this.#sharedLaunch?.catch(() => undefined);
+    const shared = this.#shared;
+    this.#shared = undefined;
+    await shared?.close().catch(() => undefined);
+  }
+
+  async #leaseShared(options: LeaseOptions): Promise<RuntimeLease> {
+    const browser = await this.#sharedBrowser();
+    const context = await browser.newContext(this.#contextOptions(options));
+    return this.#adopt('shared', context, undefined, options, async () => undefined);
+  }
+
+  async #leaseDedicated(options: LeaseOptions): Promise<RuntimeLease> {
+    const browser = await this.#launch(true, options.viewport);
+    try {
+      const context = await browser.newContext(this.#contextOptions(options));
+      return this.#adopt('dedicated', context, undefined, options, () => browser.close().catch(() => undefined));
+    } catch (error) {
+      await browser.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #leaseProfile(profileId: string, options: LeaseOptions): Promise<RuntimeLease> {
+    const folder = this.profileDir(profileId);
+    const saveProfile = options.saveProfile ?? true;
+    let lock: ProfileLockHandle | undefined;
+    let userDataDir = folder;
+    let untrackTemp: (() => void) | undefined;
+    const cleanup = async (): Promise<void> => {
+      if (untrackTemp) {
+        await removeFolder(userDataDir).catch((error: unknown) => this.#logger.warn('temp profile not removed', { userDataDir, error: String(error) }));
+        untrackTemp();
+      }
+      lock?.release();
+    };
+    try {
+      if (saveProfile) {
+        lock = await this.locks.acquire(profileId, options.signal);
+        this.#assertOpen();
+        await mkdir(folder, { recursive: true });
+      } else {
+        // The copy never touches the real folder, so it needs no lock and may run beside a saving job.
+        userDataDir = await copyProfileToTemp(folder, this.#options.tempDir ?? tmpdir());
+        untrackTemp = this.#track('tempDirs');
+      }
+      const context = await this.#browserType.launchPersistentContext(userDataDir, {
+        ...this.#launchOptions(options.headed ?? false, options.viewport),
+        ...this.#contextOptions(options),
+      });
+      const untrackBrowser = this.#track('browsers');
+      // The persistent context is its browser: closing one closes the other.
+      context.on('close', untrackBrowser);
+      return this.#adopt(saveProfile ? 'profile' : 'profile-copy', context, userDataDir, options, async () => {
+        untrackBrowser();
+        await cleanup();
+      });
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+  }
+
+  async #adopt(kind: LeaseKind, context: BrowserContext, userDataDir: string | undefined, options: LeaseOptions, release: () => Promise<unknown>): Promise<RuntimeLease> {
+    const untrackContext = this.#track('contexts');
+    context.on('close', untrackContext);
+    try {
+      const capture = options.downloadsDir === undefined ? undefined : new DownloadCapture(context, options.downloadsDir, this.#logger);
+      const page = context.pages()[0] ?? (await context.newPage());
+      const lease: RuntimeLease = new RuntimeLease({
+        kind,
+        context,
+        page,
+        userDataDir,
+        capture,
+        downloadSettleMs: this.#options.downloadSettleMs ?? 30_000,
+        teardown: async () => {
+          untrackContext();
+          this.#leases.delete(lease);
+          await release();
+        },
+      });
+      this.#leases.add(lease);
+      return lease;
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      untrackContext();
+      await release();
+      throw error;
+    }
+  }
+
+  #sharedBrowser(): Promise<Browser> {
+    this.#assertOpen();
+    const current = this.#shared;
+    if (current?.isConnected()) return Promise.resolve(current);
+    this.#sharedLaunch ??= this.#launchShared().finally(() => {
+      this.#sharedLaunch = undefined;
+    });
+    return this.#sharedLaunch;
+  }
+
+  async #launchShared(): Promise<Browser> {
+    const browser = await this.#launch(false, undefined);
+    browser.on('disconnected', () => {
+      if (this.#shared === browser) this.#shared = undefined;
+      // The context close events normally say this too; the browser's event is the authoritative one.
+      for (const lease of this.#leases) if (lease.kind === 'shared' && lease.context.browser() === browser) lease.markDisconnected();
+      if (!this.#closed) this.#logger.warn('shared browser disconnected; the next lease relaunches it');
+    });
+    if (this.#closed) {
+      await browser.close().catch(() => undefined);
+      throw new BrowserRuntimeClosedError();
+    }
+    this.#shared = browser;
+    return browser;
+  }
+
+  async #launch(headed: boolean, viewport: ScreenSize | undefined): Promise<Browser> {
+    const browser = await this.#browserType.launch(this.#launchOptions(headed, viewport));
+    const untrack = this.#track('browsers');
+    browser.on('disconnected', untrack);
+    this.#logger.debug('browser launched', { headed, version: browser.version() });
+    return browser;
+  }
+
+  #launchOptions(headed: boolean, viewport: ScreenSize | undefined): LaunchOptions {
+    this.#executablePath ??= findChromium(this.#host, this.#options.executablePath);
+    const noSandbox = needsNoSandbox(this.#host.platform, this.#host.env, process.getuid?.());
+    return {
+      executablePath: this.#executablePath,
+      headless: !headed,
+      chromiumSandbox: !noSandbox,
+      args: chromiumArgs({ noSandbox, ...(headed ? { headed: viewport ?? DEFAULT_SCREEN } : {}) }),
+      // Shutdown order is the composition root's job (runtime.close()); Playwright still kills browsers on exit.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      timeout: this.#options.launchTimeoutMs ?? 30_000,
+    };
+  }
+
+  #contextOptions(options: LeaseOptions) {
+    const size = options.viewport ?? DEFAULT_SCREEN;
+    return {
+      viewport: size,
+      screen: size,
+      acceptDownloads: options.downloadsDir !== undefined,
+      ...(options.proxy ? { proxy: options.proxy } : {}),
+    };
+  }
+
+  #track(counter: Counter): () => void {
+    this.#counts[counter] += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#counts[counter] -= 1;
+    };
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new BrowserRuntimeClosedError();
+  }
+}

@@ -1,0 +1,131 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+import { ChromiumNotFoundError } from './browserErrors.ts';
+
+/** What discovery may look at; injected so every platform can be tested on any machine. */
+export interface ChromiumHost {
+  platform: NodeJS.Platform;
+  env: Readonly<Record<string, string | undefined>>;
+  exists(filePath: string): boolean;
+}
+
+export const CHROMIUM_ENV_VAR = 'PORTICO_CHROMIUM';
+
+const LINUX_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/local/bin/chromium',
+  '/snap/bin/chromium',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/opt/google/chrome/chrome',
+  '/usr/bin/microsoft-edge',
+  '/usr/bin/microsoft-edge-stable',
+  '/opt/microsoft/msedge/msedge',
+];
+
+const MAC_BUNDLES = [
+  'Google Chrome.app/Contents/MacOS/Google Chrome',
+  'Chromium.app/Contents/MacOS/Chromium',
+  'Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+];
+
+const WINDOWS_EXES = ['Google\\Chrome\\Application\\chrome.exe', 'Chromium\\Application\\chrome.exe', 'Microsoft\\Edge\\Application\\msedge.exe'];
+
+// Windows environment names are case-insensitive, but an injected plain object is not.
+function envValue(host: ChromiumHost, name: string): string | undefined {
+  const direct = host.env[name];
+  if (direct !== undefined && direct !== '') return direct;
+  if (host.platform !== 'win32') return undefined;
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(host.env)) {
+    if (key.toLowerCase() === lower && value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** The install locations of Chrome, Chromium and Edge searched on `host.platform`, in order. */
+export function chromiumInstallPaths(host: ChromiumHost): string[] {
+  switch (host.platform) {
+    case 'darwin': {
+      const home = envValue(host, 'HOME');
+      const roots = ['/Applications', ...(home ? [path.posix.join(home, 'Applications')] : [])];
+      return roots.flatMap((root) => MAC_BUNDLES.map((bundle) => path.posix.join(root, bundle)));
+    }
+    case 'win32': {
+      const roots = [
+        envValue(host, 'LOCALAPPDATA'),
+        envValue(host, 'ProgramFiles') ?? 'C:\\Program Files',
+        envValue(host, 'ProgramFiles(x86)') ?? 'C:\\Program Files (x86)',
+      ].filter((root): root is string => root !== undefined);
+      return [...new Set(roots)].flatMap((root) => WINDOWS_EXES.map((exe) => path.win32.join(root, exe)));
+    }
+    default:
+      return [...LINUX_PATHS];
+  }
+}
+
+/**
+ * The Chromium-family executable to launch: `configuredPath`, else `PORTICO_CHROMIUM`, else the
+ * first install path that exists. An explicit path that does not exist is an error, not a hint:
+ * silently running some other browser would hide the misconfiguration.
+ */
+export function findChromium(host: ChromiumHost, configuredPath?: string): string {
+  const explicit = configuredPath ?? envValue(host, CHROMIUM_ENV_VAR);
+  if (explicit !== undefined) {
+    if (host.exists(explicit)) return explicit;
+    const source = configuredPath !== undefined ? 'The configured Chromium path' : CHROMIUM_ENV_VAR;
+    throw new ChromiumNotFoundError(
+      `Chromium was not found: ${source} points to ${explicit}, which does not exist. Set ${CHROMIUM_ENV_VAR} to the path of a Chrome, Chromium or Edge executable.`,
+      [explicit],
+    );
+  }
+  const tried = chromiumInstallPaths(host);
+  const found = tried.find((candidate) => host.exists(candidate));
+  if (found !== undefined) return found;
+  throw new ChromiumNotFoundError(
+    `Chromium was not found. Tried: ${tried.join(', ')}. Install Google Chrome, Chromium or Microsoft Edge, or set ${CHROMIUM_ENV_VAR} to the path of its executable.`,
+    tried,
+  );
+}
+
+/** The real host: this process's platform and environment, and executable files on disk. */
+export function systemChromiumHost(): ChromiumHost {
+  const env = { HOME: homedir(), ...process.env };
+  return {
+    platform: process.platform,
+    env,
+    exists: (filePath) => {
+      try {
+        if (!statSync(filePath).isFile()) return false;
+        if (process.platform !== 'win32') accessSync(filePath, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/** The Chromium switches every launch needs on this product's machines (closed networks included). */
+export function chromiumArgs(options: { noSandbox: boolean; headed?: { width: number; height: number } }): string[] {
+  const args = [
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ];
+  if (options.noSandbox) args.unshift('--no-sandbox');
+  if (options.headed) args.push(`--window-size=${options.headed.width},${options.headed.height}`);
+  return args;
+}
+
+/** Chromium's sandbox cannot start as root on Linux; elsewhere it stays on unless explicitly disabled. */
+export function needsNoSandbox(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>, uid: number | undefined): boolean {
+  if (env.PORTICO_CHROMIUM_NO_SANDBOX === '1') return true;
+  return platform === 'linux' && uid === 0;
+}

@@ -1,0 +1,10 @@
+export * from './browserErrors.ts';
+export type { BrowserLease, LeaseKind } from './browserLease.ts';
+export * from './browserRuntime.ts';
+export * from './chromiumDiscovery.ts';
+export * from './downloadCapture.ts';
+export * from './humanInput.ts';
+export * from './humanizedUrls.ts';
+export * from './liveView.ts';
+export * from './profileFolders.ts';
+export * from './profileLocks.ts';

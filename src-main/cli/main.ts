@@ -1,0 +1,80 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { isAppError } from '../base/errors.ts';
+import { dataPaths, resolveDataDir } from '../base/paths.ts';
+import { createSecretStore, type SecretStore } from '../secrets/index.ts';
+import { openStore } from '../store/store.ts';
+import { commands, USAGE, UsageError } from './commands.ts';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+  env: process.env,
+};
+
+/** Runs one admin command; prints one JSON object (stdout on success, stderr on failure) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const fail = (code: number, detail: string): number => {
+    io.stderr(`${JSON.stringify({ detail })}\n`);
+    return code;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { 'data-dir': { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    return fail(2, `${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  const [noun, verb, ...rest] = parsed.positionals;
+  const command = noun && verb ? commands[`${noun} ${verb}`] : undefined;
+  if (parsed.values.help || !command) {
+    return parsed.values.help ? (io.stdout(`${JSON.stringify({ usage: USAGE })}\n`), 0) : fail(2, `unknown command '${[noun, verb].filter(Boolean).join(' ')}'\n${USAGE}`);
+  }
+  const paths = dataPaths(resolveDataDir(parsed.values['data-dir'], io.env));
+  const store = openStore(paths.database);
+  let secrets: Promise<SecretStore> | undefined;
+  const openSecrets = (): Promise<SecretStore> =>
+    (secrets ??= createSecretStore({
+      dataDir: paths.root,
+      ...(io.env.PORTICO_VAULT_KEY !== undefined && { vaultKey: io.env.PORTICO_VAULT_KEY }),
+      ...(io.env.PORTICO_KEYCHAIN_SERVICE !== undefined && { serviceName: io.env.PORTICO_KEYCHAIN_SERVICE }),
+    }));
+  try {
+    const output = await command(
+      { store, readStdin: io.readStdin, secrets: openSecrets },
+      { positionals: rest, options: { org: parsed.values.org, workspace: parsed.values.workspace } },
+    );
+    io.stdout(`${JSON.stringify(output)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) return fail(2, `${error.detail}\n${USAGE}`);
+    if (isAppError(error)) return fail(1, error.detail);
+    return fail(1, error instanceof Error ? error.message : String(error));
+  } finally {
+    store.close();
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

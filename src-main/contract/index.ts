@@ -1,0 +1,5 @@
+export * from './admin.ts';
+export * from './common.ts';
+export * from './messages.ts';
+export * from './portal.ts';
+export * from './skill.ts';

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { HttpUrl, JsonObject, Timestamp, Uuid } from './common.ts';
+import { Skill } from './skill.ts';
+
+/** URL-safe slug: letters, digits, `-` and `_`, starting with a letter or digit. */
+export const EndpointName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, 'must be a URL-safe slug: letters, digits, "-" or "_", 1-100 characters, starting with a letter or digit');
+
+const HumanizedUrls = z.array(z.string().min(1).max(2048)).max(200);
+
+const portalWritableFields = {
+  start_url: HttpUrl,
+  task: z.string().min(1).max(100_000),
+  form_schema: JsonObject,
+  output_schema: JsonObject.nullable(),
+  profile_id: Uuid.nullable(),
+  humanized_urls: HumanizedUrls.nullable(),
+  webhook_url: HttpUrl.nullable(),
+  skill_ids: z.array(Uuid).max(100),
+};
+
+/** POST /portals/{org_id}. */
+export const PortalCreateRequest = z.strictObject({
+  endpoint_name: EndpointName,
+  start_url: portalWritableFields.start_url,
+  task: portalWritableFields.task,
+  form_schema: portalWritableFields.form_schema.optional(),
+  output_schema: portalWritableFields.output_schema.optional(),
+  profile_id: portalWritableFields.profile_id.optional(),
+  humanized_urls: portalWritableFields.humanized_urls.optional(),
+  webhook_url: portalWritableFields.webhook_url.optional(),
+  skill_ids: portalWritableFields.skill_ids.optional(),
+});
+export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
+
+/** PATCH /portals/{org_id}/{endpoint_name}: only the fields given change. */
+export const PortalUpdateRequest = z.strictObject({
+  start_url: portalWritableFields.start_url.optional(),
+  task: portalWritableFields.task.optional(),
+  form_schema: portalWritableFields.form_schema.optional(),
+  output_schema: portalWritableFields.output_schema.optional(),
+  profile_id: portalWritableFields.profile_id.optional(),
+  humanized_urls: portalWritableFields.humanized_urls.optional(),
+  webhook_url: portalWritableFields.webhook_url.optional(),
+  skill_ids: portalWritableFields.skill_ids.optional(),
+});
+export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
+
+/** A portal as every portal endpoint returns it (§2.1). */
+export const Portal = z.object({
+  id: Uuid,
+  org_id: z.string(),
+  endpoint_name: z.string(),
+  start_url: z.string(),
+  task: z.string(),
+  form_schema: JsonObject,
+  output_schema: JsonObject.nullable(),
+  profile_id: Uuid.nullable(),
+  humanized_urls: z.array(z.string()).nullable(),
+  webhook_url: z.string().nullable(),
+  skills: z.array(Skill),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Portal = z.infer<typeof Portal>;
+
+export const PortalList = z.array(Portal);
+
+export const PortalParams = z.object({ org_id: z.string().min(1), endpoint_name: z.string().min(1) });
+
+export const DeletedResponse = z.object({ deleted: z.literal(true) });

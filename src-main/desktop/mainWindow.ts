@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { BrowserWindow, shell } from 'electron';
+import { bridgeArgument } from '../../src-preload/bridge.ts';
+
+export interface MainWindowOptions {
+  /** The served console, e.g. http://127.0.0.1:8787/ */
+  consoleUrl: string;
+  apiBaseUrl: string;
+  consoleToken: string;
+}
+
+/** Opens the console window; links to other origins open in the user's browser. */
+export function createMainWindow(options: MainWindowOptions): BrowserWindow {
+  const window = new BrowserWindow({
+    width: 1280,
+    height: 860,
+    title: 'Portico',
+    show: false,
+    webPreferences: {
+      preload: join(import.meta.dirname, '../preload/index.cjs'),
+      sandbox: true,
+      contextIsolation: true,
+      nodeIntegration: false,
+      additionalArguments: [
+        `${bridgeArgument.apiBaseUrl}${options.apiBaseUrl}`,
+        `${bridgeArgument.consoleToken}${options.consoleToken}`,
+      ],
+    },
+  });
+  const consoleOrigin = new URL(options.consoleUrl).origin;
+  window.webContents.setWindowOpenHandler(({ url }) => {
+    if (new URL(url).origin !== consoleOrigin) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  window.once('ready-to-show', () => window.show());
+  void window.loadURL(options.consoleUrl);
+  return window;
+}

@@ -1,0 +1,102 @@
+import { ConflictError, NotFoundError, ValidationError } from '../base/errors.ts';
+import type { JsonObject } from '../contract/common.ts';
+import { messages } from '../contract/messages.ts';
+import type { Portal, PortalCreateRequest, PortalUpdateRequest } from '../contract/portal.ts';
+import type { PortalFields, PortalRecord } from '../store/portals.ts';
+import { isUniqueViolation, type Store } from '../store/store.ts';
+import { toSkill } from '../store/skills.ts';
+import type { JsonSchemaCompiler } from './jsonSchema.ts';
+
+/** Portals: validation of schemas and references, and the public shape of §2.1. */
+export class PortalService {
+  readonly #store: Store;
+  readonly #schemas: JsonSchemaCompiler;
+
+  constructor(store: Store, schemas: JsonSchemaCompiler) {
+    this.#store = store;
+    this.#schemas = schemas;
+  }
+
+  /** The portal as the API returns it, with its attached skills resolved. */
+  toPortal(record: PortalRecord): Portal {
+    const skills = record.skill_ids.flatMap((id) => {
+      const skill = this.#store.skills.get(id);
+      return skill ? [toSkill(skill)] : [];
+    });
+    const { skill_ids: _ids, ...fields } = record;
+    return { ...fields, skills };
+  }
+
+  #validate(orgId: string, fields: PortalFields): void {
+    this.#schemas.compileObjectSchema(fields.form_schema, 'body.form_schema');
+    if (fields.output_schema) this.#schemas.compile(fields.output_schema, 'body.output_schema');
+    if (fields.profile_id && !this.#store.profiles.getForOrg(orgId, fields.profile_id)) {
+      throw new ValidationError(`body.profile_id: no browser profile '${fields.profile_id}' in this organization`);
+    }
+    for (const skillId of fields.skill_ids) {
+      if (!this.#store.skills.getVisible(orgId, skillId)) {
+        throw new ValidationError(`body.skill_ids: no skill '${skillId}' visible to this organization`);
+      }
+    }
+  }
+
+  /** Creates a portal; 409 with the interface's message when the endpoint name is taken. */
+  create(orgId: string, request: PortalCreateRequest): Portal {
+    if (this.#store.portals.exists(orgId, request.endpoint_name)) throw new ConflictError(messages.portalExists(request.endpoint_name));
+    const fields: PortalFields = {
+      start_url: request.start_url,
+      task: request.task,
+      form_schema: request.form_schema ?? ({} satisfies JsonObject),
+      output_schema: request.output_schema ?? null,
+      profile_id: request.profile_id ?? null,
+      humanized_urls: request.humanized_urls ?? null,
+      webhook_url: request.webhook_url ?? null,
+      skill_ids: request.skill_ids ?? [],
+    };
+    this.#validate(orgId, fields);
+    try {
+      return this.toPortal(this.#store.portals.insert(orgId, request.endpoint_name, fields));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(messages.portalExists(request.endpoint_name));
+      throw error;
+    }
+  }
+
+  /** The stored portal, or 404 `Portal not found`. */
+  getRecord(orgId: string, endpointName: string): PortalRecord {
+    const record = this.#store.portals.get(orgId, endpointName);
+    if (!record) throw new NotFoundError(messages.portalNotFound);
+    return record;
+  }
+
+  get(orgId: string, endpointName: string): Portal {
+    return this.toPortal(this.getRecord(orgId, endpointName));
+  }
+
+  list(orgId: string): Portal[] {
+    return this.#store.portals.list(orgId).map((record) => this.toPortal(record));
+  }
+
+  /** Changes only the fields present in the patch; `skill_ids` replaces the set. */
+  update(orgId: string, endpointName: string, patch: PortalUpdateRequest): Portal {
+    const current = this.getRecord(orgId, endpointName);
+    const fields: PortalFields = {
+      start_url: patch.start_url ?? current.start_url,
+      task: patch.task ?? current.task,
+      form_schema: patch.form_schema ?? current.form_schema,
+      output_schema: patch.output_schema === undefined ? current.output_schema : patch.output_schema,
+      profile_id: patch.profile_id === undefined ? current.profile_id : patch.profile_id,
+      humanized_urls: patch.humanized_urls === undefined ? current.humanized_urls : patch.humanized_urls,
+      webhook_url: patch.webhook_url === undefined ? current.webhook_url : patch.webhook_url,
+      skill_ids: patch.skill_ids ?? current.skill_ids,
+    };
+    this.#validate(orgId, fields);
+    const updated = this.#store.portals.update(orgId, endpointName, fields);
+    if (!updated) throw new NotFoundError(messages.portalNotFound);
+    return this.toPortal(updated);
+  }
+
+  delete(orgId: string, endpointName: string): void {
+    if (!this.#store.portals.delete(orgId, endpointName)) throw new NotFoundError(messages.portalNotFound);
+  }
+}

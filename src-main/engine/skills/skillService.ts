@@ -1,0 +1,137 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../base/errors.ts';
+import { newId } from '../../base/ids.ts';
+import type { Logger } from '../../base/logger.ts';
+import { messages } from '../../contract/messages.ts';
+import type { Skill } from '../../contract/skill.ts';
+import { toSkill, type SkillRecord } from '../../store/skills.ts';
+import { isUniqueViolation, type Store } from '../../store/store.ts';
+import { extractSkillArchive, type SkillManifest } from './skillArchive.ts';
+
+export interface SkillUpload {
+  orgId: string;
+  folder: string;
+  isPublic: boolean;
+  /** The client's file name; the skill is named after it without `.zip`. */
+  filename: string;
+  content: Readable;
+  /** True when the transport cut the upload at its size limit. */
+  wasTruncated(): boolean;
+}
+
+export interface SkillPaths {
+  /** `<dataDir>/skills`: one extracted folder per skill id. */
+  skillsDir: string;
+  /** Same filesystem as skillsDir, so a finished extraction moves in with one rename. */
+  tmpDir: string;
+}
+
+/** Skill uploads, listing and deletion; the zip is checked before anything is kept. */
+export class SkillService {
+  readonly #store: Store;
+  readonly #paths: SkillPaths;
+  readonly #logger: Logger;
+
+  constructor(store: Store, paths: SkillPaths, logger: Logger) {
+    this.#store = store;
+    this.#paths = paths;
+    this.#logger = logger;
+  }
+
+  /** The folder holding a skill's extracted files. */
+  skillDir(skillId: string): string {
+    return join(this.#paths.skillsDir, skillId);
+  }
+
+  /** `name.zip` → `name`; anything else is a 422. */
+  skillNameFrom(filename: string): string {
+    const base = basename(filename.replace(/\\/g, '/'));
+    if (!/\.zip$/i.test(base)) throw new ValidationError(`body.file: must be a .zip file (got '${base}')`);
+    const name = base.slice(0, -4).trim();
+    if (name.length === 0 || name.length > 200) throw new ValidationError('body.file: the file name must give a skill name of 1-200 characters');
+    return name;
+  }
+
+  /** Streams the zip to a temp file, checks and extracts it, then records the skill. */
+  async upload(upload: SkillUpload): Promise<Skill> {
+    const name = this.skillNameFrom(upload.filename);
+    if (this.#store.skills.nameTaken(upload.orgId, upload.folder, name)) {
+      upload.content.resume();
+      throw new ConflictError(messages.skillExists(name, upload.folder));
+    }
+    const id = newId();
+    await mkdir(this.#paths.tmpDir, { recursive: true });
+    await mkdir(this.#paths.skillsDir, { recursive: true });
+    const zipPath = join(this.#paths.tmpDir, `upload-${id}.zip`);
+    const extractDir = join(this.#paths.tmpDir, `skill-${id}`);
+    try {
+      await pipeline(upload.content, createWriteStream(zipPath, { mode: 0o600 }));
+      if (upload.wasTruncated()) throw new PayloadTooLargeError(messages.skillTooLarge);
+      const extracted = await extractSkillArchive(zipPath, extractDir);
+      const record = this.#insert(upload, name, id, extracted.manifest, extracted.totalBytes, extracted.fileCount);
+      try {
+        await rename(extractDir, this.skillDir(id));
+      } catch (error) {
+        this.#store.skills.delete(id);
+        throw error;
+      }
+      return toSkill(record);
+    } finally {
+      await rm(zipPath, { force: true });
+      await rm(extractDir, { recursive: true, force: true });
+    }
+  }
+
+  #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest | null, sizeBytes: number, fileCount: number): SkillRecord {
+    try {
+      return this.#store.skills.insert({
+        id,
+        orgId: upload.orgId,
+        folderName: upload.folder,
+        name,
+        isPublic: upload.isPublic,
+        manifestName: manifest?.name ?? null,
+        description: manifest?.description ?? null,
+        sizeBytes,
+        fileCount,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(messages.skillExists(name, upload.folder));
+      throw error;
+    }
+  }
+
+  list(orgId: string, includePublic: boolean): Skill[] {
+    return this.#store.skills.list(orgId, includePublic).map(toSkill);
+  }
+
+  /** Deletes an own skill (detaching it from portals) and its files. */
+  async delete(orgId: string, skillId: string): Promise<void> {
+    const skill = this.#store.skills.get(skillId);
+    if (!skill || (skill.org_id !== orgId && !skill.is_public)) throw new NotFoundError(messages.skillNotFound);
+    if (skill.org_id !== orgId) throw new ForbiddenError('Only the organization that uploaded a skill can delete it');
+    this.#store.skills.delete(skillId);
+    await rm(this.skillDir(skillId), { recursive: true, force: true });
+  }
+
+  /** Removes leftovers of interrupted uploads and folders whose skill row is gone. */
+  async cleanUp(): Promise<void> {
+    await rm(this.#paths.tmpDir, { recursive: true, force: true });
+    let entries: string[] = [];
+    try {
+      entries = await readdir(this.#paths.skillsDir);
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!this.#store.skills.get(entry)) {
+        this.#logger.warn('removing orphaned skill folder', { folder: entry });
+        await rm(join(this.#paths.skillsDir, entry), { recursive: true, force: true });
+      }
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import type { ApiKeyInfo, ApiKeyKind } from '../contract/admin.ts';
+import { isoNow } from '../base/clock.ts';
+import { newId, newSecretToken, sha256Hex } from '../base/ids.ts';
+import type { Db } from './database.ts';
+
+interface ApiKeyRow {
+  id: string;
+  kind: ApiKeyKind;
+  org_id: string | null;
+  user_id: string | null;
+  workspace_id: string | null;
+  key_hash: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Who a presented key speaks for. */
+export type ApiKeyPrincipal =
+  | { kind: 'org'; keyId: string; orgId: string }
+  | { kind: 'account'; keyId: string; userId: string; workspaceId: string };
+
+export interface IssuedKey {
+  info: ApiKeyInfo;
+  /** The secret itself: returned once, never stored. */
+  apiKey: string;
+}
+
+const KEY_PREFIX: Record<ApiKeyKind, string> = { org: 'pk_org_', account: 'pk_acct_' };
+
+function toInfo(row: ApiKeyRow): ApiKeyInfo {
+  return {
+    id: row.id,
+    kind: row.kind,
+    org_id: row.org_id,
+    user_id: row.user_id,
+    workspace_id: row.workspace_id,
+    prefix: row.prefix,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+/** API keys: random, shown once, stored as SHA-256 hashes, revocable. */
+export class ApiKeyRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  issueOrgKey(orgId: string): IssuedKey {
+    return this.#issue({ kind: 'org', org_id: orgId, user_id: null, workspace_id: null });
+  }
+
+  issueAccountKey(userId: string, workspaceId: string): IssuedKey {
+    return this.#issue({ kind: 'account', org_id: null, user_id: userId, workspace_id: workspaceId });
+  }
+
+  #issue(owner: Pick<ApiKeyRow, 'kind' | 'org_id' | 'user_id' | 'workspace_id'>): IssuedKey {
+    const apiKey = newSecretToken(KEY_PREFIX[owner.kind]);
+    const row: ApiKeyRow = {
+      id: newId(),
+      ...owner,
+      key_hash: sha256Hex(apiKey),
+      prefix: apiKey.slice(0, KEY_PREFIX[owner.kind].length + 6),
+      created_at: isoNow(),
+      revoked_at: null,
+    };
+    this.#db
+      .prepare(
+        `INSERT INTO api_keys (id, kind, org_id, user_id, workspace_id, key_hash, prefix, created_at, revoked_at)
+         VALUES (@id, @kind, @org_id, @user_id, @workspace_id, @key_hash, @prefix, @created_at, @revoked_at)`,
+      )
+      .run(row);
+    return { info: toInfo(row), apiKey };
+  }
+
+  /** The principal of a live key, or undefined for an unknown or revoked one. */
+  authenticate(apiKey: string): ApiKeyPrincipal | undefined {
+    const row = this.#db
+      .prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
+      .get(sha256Hex(apiKey));
+    if (!row) return undefined;
+    if (row.kind === 'org' && row.org_id) return { kind: 'org', keyId: row.id, orgId: row.org_id };
+    if (row.kind === 'account' && row.user_id && row.workspace_id) {
+      return { kind: 'account', keyId: row.id, userId: row.user_id, workspaceId: row.workspace_id };
+    }
+    return undefined;
+  }
+
+  /** Marks a key revoked; false when no live key has that id. */
+  revoke(id: string): boolean {
+    return this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id).changes > 0;
+  }
+
+  get(id: string): ApiKeyInfo | undefined {
+    const row = this.#db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?').get(id);
+    return row ? toInfo(row) : undefined;
+  }
+
+  listForOrg(orgId: string): ApiKeyInfo[] {
+    return this.#db
+      .prepare<[string], ApiKeyRow>("SELECT * FROM api_keys WHERE kind = 'org' AND org_id = ? ORDER BY created_at, id")
+      .all(orgId)
+      .map(toInfo);
+  }
+}

@@ -1,0 +1,51 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { isoNow } from '../base/clock.ts';
+import type { Migration } from './migration.ts';
+import { migrations as allMigrations } from './migrations/index.ts';
+
+export type Db = Database.Database;
+
+export interface OpenDatabaseOptions {
+  /** Defaults to every migration the app ships. */
+  migrations?: readonly Migration[];
+}
+
+/** Opens (creating if absent) the SQLite file with WAL and foreign keys, then migrates it. */
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    applyMigrations(db, options.migrations ?? allMigrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Applies the pending migrations in one transaction: all of them land, or none. */
+export function applyMigrations(db: Db, migrations: readonly Migration[]): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const applied = new Set(
+    db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((row) => row.version),
+  );
+  const pending = [...migrations].sort((a, b) => a.version - b.version).filter((m) => !applied.has(m.version));
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  db.transaction(() => {
+    for (const migration of pending) {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, isoNow());
+    }
+  })();
+  return pending.map((m) => m.version);
+}

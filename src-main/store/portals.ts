@@ -1,0 +1,136 @@
+import type { JsonObject } from '../contract/common.ts';
+import { isoNow } from '../base/clock.ts';
+import { newId } from '../base/ids.ts';
+import type { Db } from './database.ts';
+
+interface PortalRowRaw {
+  id: string;
+  org_id: string;
+  endpoint_name: string;
+  start_url: string;
+  task: string;
+  form_schema: string;
+  output_schema: string | null;
+  profile_id: string | null;
+  humanized_urls: string | null;
+  webhook_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A portal as stored, with its attached skill ids in order. */
+export interface PortalRecord {
+  id: string;
+  org_id: string;
+  endpoint_name: string;
+  start_url: string;
+  task: string;
+  form_schema: JsonObject;
+  output_schema: JsonObject | null;
+  profile_id: string | null;
+  humanized_urls: string[] | null;
+  webhook_url: string | null;
+  skill_ids: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export type PortalFields = Omit<PortalRecord, 'id' | 'org_id' | 'endpoint_name' | 'created_at' | 'updated_at'>;
+
+const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** Portals, unique by (org_id, endpoint_name), and their ordered skill attachments. */
+export class PortalRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  #toRecord(row: PortalRowRaw): PortalRecord {
+    const skillIds = this.#db
+      .prepare<[string], { skill_id: string }>('SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position')
+      .all(row.id)
+      .map((r) => r.skill_id);
+    return {
+      id: row.id,
+      org_id: row.org_id,
+      endpoint_name: row.endpoint_name,
+      start_url: row.start_url,
+      task: row.task,
+      form_schema: JSON.parse(row.form_schema) as JsonObject,
+      output_schema: row.output_schema === null ? null : (JSON.parse(row.output_schema) as JsonObject),
+      profile_id: row.profile_id,
+      humanized_urls: row.humanized_urls === null ? null : (JSON.parse(row.humanized_urls) as string[]),
+      webhook_url: row.webhook_url,
+      skill_ids: skillIds,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+
+  #replaceSkills(portalId: string, skillIds: readonly string[]): void {
+    this.#db.prepare('DELETE FROM portal_skills WHERE portal_id = ?').run(portalId);
+    const insert = this.#db.prepare('INSERT INTO portal_skills (portal_id, skill_id, position) VALUES (?, ?, ?)');
+    [...new Set(skillIds)].forEach((skillId, position) => insert.run(portalId, skillId, position));
+  }
+
+  exists(orgId: string, endpointName: string): boolean {
+    return this.#db.prepare('SELECT 1 FROM portals WHERE org_id = ? AND endpoint_name = ?').get(orgId, endpointName) !== undefined;
+  }
+
+  /** Inserts the portal and its skills in one transaction. Throws SQLITE_CONSTRAINT_UNIQUE on a taken name. */
+  insert(orgId: string, endpointName: string, fields: PortalFields): PortalRecord {
+    const now = isoNow();
+    const id = newId();
+    this.#db.transaction(() => {
+      this.#db
+        .prepare(
+          `INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, output_schema, profile_id,
+             humanized_urls, webhook_url, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, orgId, endpointName, fields.start_url, fields.task, JSON.stringify(fields.form_schema),
+          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, now, now);
+      this.#replaceSkills(id, fields.skill_ids);
+    })();
+    const created = this.get(orgId, endpointName);
+    if (!created) throw new Error('portal vanished after insert');
+    return created;
+  }
+
+  get(orgId: string, endpointName: string): PortalRecord | undefined {
+    const row = this.#db
+      .prepare<[string, string], PortalRowRaw>('SELECT * FROM portals WHERE org_id = ? AND endpoint_name = ?')
+      .get(orgId, endpointName);
+    return row ? this.#toRecord(row) : undefined;
+  }
+
+  list(orgId: string): PortalRecord[] {
+    return this.#db
+      .prepare<[string], PortalRowRaw>('SELECT * FROM portals WHERE org_id = ? ORDER BY created_at, endpoint_name')
+      .all(orgId)
+      .map((row) => this.#toRecord(row));
+  }
+
+  /** Writes the full new field set (the caller merged the patch) and bumps updated_at. */
+  update(orgId: string, endpointName: string, fields: PortalFields): PortalRecord | undefined {
+    const current = this.get(orgId, endpointName);
+    if (!current) return undefined;
+    this.#db.transaction(() => {
+      this.#db
+        .prepare(
+          `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
+             humanized_urls = ?, webhook_url = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(fields.start_url, fields.task, JSON.stringify(fields.form_schema), jsonOrNull(fields.output_schema),
+          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, isoNow(), current.id);
+      this.#replaceSkills(current.id, fields.skill_ids);
+    })();
+    return this.get(orgId, endpointName);
+  }
+
+  delete(orgId: string, endpointName: string): boolean {
+    return this.#db.prepare('DELETE FROM portals WHERE org_id = ? AND endpoint_name = ?').run(orgId, endpointName).changes > 0;
+  }
+}

@@ -1,0 +1,62 @@
+import { isoNow } from '../base/clock.ts';
+import type { Db } from './database.ts';
+
+export interface OrgRow {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+/** Organizations, users, workspaces and workspace memberships. */
+export class PrincipalRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  createOrg(id: string, name = id): OrgRow {
+    const row: OrgRow = { id, name, created_at: isoNow() };
+    this.#db.prepare('INSERT INTO orgs (id, name, created_at) VALUES (@id, @name, @created_at)').run(row);
+    return row;
+  }
+
+  getOrg(id: string): OrgRow | undefined {
+    return this.#db.prepare<[string], OrgRow>('SELECT * FROM orgs WHERE id = ?').get(id);
+  }
+
+  countOrgs(): number {
+    return this.#db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM orgs').get()?.n ?? 0;
+  }
+
+  userExists(id: string): boolean {
+    return this.#db.prepare('SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
+  }
+
+  ensureUser(id: string): void {
+    this.#db.prepare('INSERT OR IGNORE INTO users (id, created_at) VALUES (?, ?)').run(id, isoNow());
+  }
+
+  workspaceExists(id: string): boolean {
+    return this.#db.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(id) !== undefined;
+  }
+
+  ensureWorkspace(id: string): void {
+    this.#db.prepare('INSERT OR IGNORE INTO workspaces (id, created_at) VALUES (?, ?)').run(id, isoNow());
+  }
+
+  addMember(workspaceId: string, userId: string): void {
+    this.#db
+      .prepare('INSERT OR IGNORE INTO memberships (workspace_id, user_id, created_at) VALUES (?, ?, ?)')
+      .run(workspaceId, userId, isoNow());
+  }
+
+  /** Returns whether a membership was removed. */
+  removeMember(workspaceId: string, userId: string): boolean {
+    return this.#db.prepare('DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId).changes > 0;
+  }
+
+  isMember(workspaceId: string, userId: string): boolean {
+    return this.#db.prepare('SELECT 1 FROM memberships WHERE workspace_id = ? AND user_id = ?').get(workspaceId, userId) !== undefined;
+  }
+}

@@ -1,0 +1,44 @@
+import type { Db } from './database.ts';
+
+export interface ProfileRow {
+  id: string;
+  org_id: string;
+  name: string;
+  provider_profile_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Browser profiles (the browser layer owns their folders). */
+export class ProfileRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  insert(row: ProfileRow): void {
+    this.#db
+      .prepare(
+        `INSERT INTO profiles (id, org_id, name, provider_profile_id, created_at, updated_at)
+         VALUES (@id, @org_id, @name, @provider_profile_id, @created_at, @updated_at)`,
+      )
+      .run(row);
+  }
+
+  get(id: string): ProfileRow | undefined {
+    return this.#db.prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE id = ?').get(id);
+  }
+
+  getForOrg(orgId: string, id: string): ProfileRow | undefined {
+    return this.#db.prepare<[string, string], ProfileRow>('SELECT * FROM profiles WHERE id = ? AND org_id = ?').get(id, orgId);
+  }
+
+  list(orgId: string): ProfileRow[] {
+    return this.#db.prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE org_id = ? ORDER BY created_at, id').all(orgId);
+  }
+
+  delete(id: string): boolean {
+    return this.#db.prepare('DELETE FROM profiles WHERE id = ?').run(id).changes > 0;
+  }
+}

@@ -1,0 +1,143 @@
+import type { Skill } from '../contract/skill.ts';
+import { isoNow } from '../base/clock.ts';
+import { newId } from '../base/ids.ts';
+import type { Db } from './database.ts';
+
+interface SkillJoinedRow {
+  id: string;
+  folder_id: string;
+  folder_name: string;
+  org_id: string;
+  org_name: string;
+  name: string;
+  is_public: number;
+  config: string | null;
+  template_id: string | null;
+  manifest_name: string | null;
+  description: string | null;
+  size_bytes: number;
+  file_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What the agent needs of a skill beyond its public fields. */
+export interface SkillRecord extends Skill {
+  manifest_name: string | null;
+  size_bytes: number;
+  file_count: number;
+}
+
+export interface NewSkill {
+  id?: string;
+  orgId: string;
+  folderName: string;
+  name: string;
+  isPublic: boolean;
+  manifestName: string | null;
+  description: string | null;
+  sizeBytes: number;
+  fileCount: number;
+}
+
+const SELECT_JOINED = `
+  SELECT s.*, f.name AS folder_name, o.name AS org_name
+  FROM skills s JOIN skill_folders f ON f.id = s.folder_id JOIN orgs o ON o.id = s.org_id`;
+
+function toRecord(row: SkillJoinedRow): SkillRecord {
+  return {
+    id: row.id,
+    folder_id: row.folder_id,
+    folder_name: row.folder_name,
+    org_id: row.org_id,
+    org_name: row.org_name,
+    name: row.name,
+    is_public: row.is_public === 1,
+    config: row.config === null ? null : (JSON.parse(row.config) as Record<string, unknown>),
+    template_id: row.template_id,
+    description: row.description,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    manifest_name: row.manifest_name,
+    size_bytes: row.size_bytes,
+    file_count: row.file_count,
+  };
+}
+
+/** Strips the storage-only fields from a record. */
+export function toSkill(record: SkillRecord): Skill {
+  const { manifest_name: _m, size_bytes: _s, file_count: _f, ...skill } = record;
+  return skill;
+}
+
+/** Skills and the folders that group them. */
+export class SkillRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Whether `name` is taken in the org's folder `folderName` (a missing folder holds nothing). */
+  nameTaken(orgId: string, folderName: string, name: string): boolean {
+    return (
+      this.#db
+        .prepare(
+          'SELECT 1 FROM skills s JOIN skill_folders f ON f.id = s.folder_id WHERE f.org_id = ? AND f.name = ? AND s.name = ?',
+        )
+        .get(orgId, folderName, name) !== undefined
+    );
+  }
+
+  /** Inserts the skill, creating its folder if absent. Throws SQLITE_CONSTRAINT_UNIQUE on a taken name. */
+  insert(skill: NewSkill): SkillRecord {
+    const now = isoNow();
+    const id = skill.id ?? newId();
+    this.#db.transaction(() => {
+      this.#db
+        .prepare('INSERT OR IGNORE INTO skill_folders (id, org_id, name, created_at) VALUES (?, ?, ?, ?)')
+        .run(newId(), skill.orgId, skill.folderName, now);
+      const folder = this.#db
+        .prepare<[string, string], { id: string }>('SELECT id FROM skill_folders WHERE org_id = ? AND name = ?')
+        .get(skill.orgId, skill.folderName);
+      if (!folder) throw new Error('skill folder vanished during insert');
+      this.#db
+        .prepare(
+          `INSERT INTO skills (id, folder_id, org_id, name, is_public, config, template_id, manifest_name, description,
+             size_bytes, file_count, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, folder.id, skill.orgId, skill.name, skill.isPublic ? 1 : 0, skill.manifestName, skill.description,
+          skill.sizeBytes, skill.fileCount, now, now);
+    })();
+    const created = this.get(id);
+    if (!created) throw new Error('skill vanished after insert');
+    return created;
+  }
+
+  get(id: string): SkillRecord | undefined {
+    const row = this.#db.prepare<[string], SkillJoinedRow>(`${SELECT_JOINED} WHERE s.id = ?`).get(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** The org's own skills, plus other orgs' public skills when asked. */
+  list(orgId: string, includePublic: boolean): SkillRecord[] {
+    const sql = includePublic
+      ? `${SELECT_JOINED} WHERE s.org_id = ? OR s.is_public = 1 ORDER BY s.org_id = ? DESC, f.name, s.name`
+      : `${SELECT_JOINED} WHERE s.org_id = ? ORDER BY f.name, s.name`;
+    const rows = includePublic
+      ? this.#db.prepare<[string, string], SkillJoinedRow>(sql).all(orgId, orgId)
+      : this.#db.prepare<[string], SkillJoinedRow>(sql).all(orgId);
+    return rows.map(toRecord);
+  }
+
+  /** A skill the org may attach: its own, or a public one. */
+  getVisible(orgId: string, id: string): SkillRecord | undefined {
+    const skill = this.get(id);
+    return skill && (skill.org_id === orgId || skill.is_public) ? skill : undefined;
+  }
+
+  delete(id: string): boolean {
+    return this.#db.prepare('DELETE FROM skills WHERE id = ?').run(id).changes > 0;
+  }
+}

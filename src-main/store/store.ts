@@ -1,0 +1,39 @@
+import { ApiKeyRepository } from './apiKeys.ts';
+import { openDatabase, type Db } from './database.ts';
+import { PortalRepository } from './portals.ts';
+import { PrincipalRepository } from './principals.ts';
+import { ProfileRepository } from './profiles.ts';
+import { SkillRepository } from './skills.ts';
+
+/** Every repository over one database handle. */
+export interface Store {
+  readonly db: Db;
+  readonly principals: PrincipalRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly portals: PortalRepository;
+  readonly profiles: ProfileRepository;
+  readonly skills: SkillRepository;
+  close(): void;
+}
+
+export function createStore(db: Db): Store {
+  return {
+    db,
+    principals: new PrincipalRepository(db),
+    apiKeys: new ApiKeyRepository(db),
+    portals: new PortalRepository(db),
+    profiles: new ProfileRepository(db),
+    skills: new SkillRepository(db),
+    close: () => db.close(),
+  };
+}
+
+/** Opens the database file and builds the store on it. */
+export function openStore(file: string): Store {
+  return createStore(openDatabase(file));
+}
+
+/** True when SQLite refused a write for a UNIQUE constraint. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.ts';
+import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+
+describe('API keys and organization isolation', () => {
+  let svc: TestService;
+  let otherKey: string;
+
+  beforeAll(async () => {
+    svc = await startService();
+    otherKey = String((await cli(svc.dataDir, ['org', 'create', 'rival'])).json.api_key);
+    await svc.api('/portals/rival', { method: 'POST', key: otherKey, json: { endpoint_name: 'secret-portal', start_url: 'https://r.test', task: 'hidden' } });
+  });
+  afterAll(() => svc.dispose());
+
+  it('a request without a key is 401 Invalid API key', async () => {
+    expect(await jsonOf(await svc.api('/portals/default', { key: null }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+  });
+
+  it('an unknown key is 401 Invalid API key', async () => {
+    expect(await jsonOf(await svc.api('/portals/default', { key: 'pk_org_nonsense' }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+  });
+
+  it('a revoked key stops working, another key of the org keeps working', async () => {
+    const created = await cli(svc.dataDir, ['key', 'create', '--org', 'default']);
+    expect(created.code).toBe(0);
+    const key = String(created.json.api_key);
+    expect((await svc.api('/portals/default', { key })).status).toBe(200);
+    expect((await cli(svc.dataDir, ['key', 'revoke', String(created.json.id)])).json).toEqual({ revoked: true });
+    expect(await jsonOf(await svc.api('/portals/default', { key }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+    expect((await svc.api('/portals/default')).status).toBe(200);
+  });
+
+  it('another org\'s key is 403 on every org route and sees nothing of this org', async () => {
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/portals/default'],
+      ['POST', '/portals/default', { endpoint_name: 'x', start_url: 'https://a.test', task: 't' }],
+      ['GET', '/portals/default/anything'],
+      ['PATCH', '/portals/default/anything', { task: 'x' }],
+      ['DELETE', '/portals/default/anything'],
+      ['GET', '/skills/default'],
+      ['DELETE', '/skills/default/00000000-0000-4000-8000-000000000000'],
+    ];
+    for (const [method, path, json] of routes) {
+      const res = await jsonOf(await svc.api(path, { method, key: otherKey, ...(json ? { json } : {}) }));
+      expect(res, `${method} ${path}`).toEqual({ status: 403, body: { detail: "API key does not belong to organization 'default'" } });
+    }
+  });
+
+  it('the 403 for an org that exists and one that does not read the same', async () => {
+    const existing = await jsonOf(await svc.api('/portals/rival'));
+    const missing = await jsonOf(await svc.api('/portals/no-such-org'));
+    expect(existing.status).toBe(403);
+    expect(missing.status).toBe(403);
+    expect(String((existing.body as { detail: string }).detail).replace('rival', 'X')).toBe(String((missing.body as { detail: string }).detail).replace('no-such-org', 'X'));
+  });
+
+  it('an org only lists its own portals', async () => {
+    const names = ((await jsonOf(await svc.api('/portals/default'))).body as { endpoint_name: string }[]).map((p) => p.endpoint_name);
+    expect(names).not.toContain('secret-portal');
+  });
+
+  it('an account key is refused on organization routes', async () => {
+    expect(await jsonOf(await svc.api('/portals/default', { key: svc.accountKey }))).toEqual({ status: 403, body: { detail: 'This endpoint requires an organization API key' } });
+  });
+
+  it('keys are stored hashed, never in the clear', async () => {
+    const { openStore } = await import('../../src-main/store/store.ts');
+    const store = openStore(`${svc.dataDir}/portico.db`);
+    const rows = store.db.prepare<[], { key_hash: string; prefix: string }>('SELECT key_hash, prefix FROM api_keys').all();
+    store.close();
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) {
+      expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.key_hash).not.toContain(svc.orgKey);
+      expect(svc.orgKey.startsWith(row.prefix) || !row.prefix.startsWith('pk_org_') || row.prefix.length < 20).toBe(true);
+    }
+  });
+});
+
+describe('HTTP surface', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startService();
+  });
+  afterAll(() => svc.dispose());
+
+  it('GET /health answers without a key', async () => {
+    expect(await jsonOf(await svc.api('/health', { key: null }))).toEqual({ status: 200, body: { status: 'ok', version: expect.any(String) } });
+  });
+
+  it('a foreign Host header is refused (DNS-rebinding guard)', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${svc.url}/health`, { headers: { host: 'attacker.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('localhost and 127.0.0.1 are both accepted as Host', async () => {
+    const port = new URL(svc.url).port;
+    expect((await fetch(`http://localhost:${port}/health`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+  });
+
+  it('unknown routes are 404 with a detail', async () => {
+    const res = await jsonOf(await svc.api('/no/such/route'));
+    expect(res.status).toBe(404);
+    expect(typeof (res.body as { detail: unknown }).detail).toBe('string');
+  });
+
+  it('a JSON route refuses other content types with 415', async () => {
+    const res = await svc.api('/portals/default', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(await jsonOf(res)).toEqual({ status: 415, body: { detail: 'Content-Type must be application/json' } });
+  });
+
+  it('GET /openapi.json describes every route with schemas from the contract', async () => {
+    const doc = (await jsonOf(await svc.api('/openapi.json', { key: null }))).body as {
+      openapi: string;
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>;
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/portals/{org_id}', '/portals/{org_id}/{endpoint_name}', '/skills/{org_id}', '/skills/{org_id}/{skill_id}', '/health']));
+    expect(Object.keys(doc.paths['/portals/{org_id}/{endpoint_name}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    const createBody = doc.paths['/portals/{org_id}']?.post?.requestBody?.content['application/json']?.schema;
+    expect(Object.keys(createBody?.properties ?? {})).toEqual(expect.arrayContaining(['endpoint_name', 'start_url', 'task', 'form_schema', 'output_schema', 'skill_ids', 'webhook_url']));
+    expect(doc.paths['/skills/{org_id}']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
+  });
+});

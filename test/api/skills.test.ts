@@ -1,0 +1,203 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.ts';
+import { buildRawZip, unixAttributes } from '../helpers/rawZip.ts';
+import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+
+const SKILL_FIELDS = ['id', 'folder_id', 'folder_name', 'org_id', 'org_name', 'name', 'is_public', 'config', 'template_id', 'description', 'created_at', 'updated_at'].sort();
+
+const skillMd = (name: string, description: string) => Buffer.from(`---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\nUse it well.\n`);
+
+function goodZip(): Buffer {
+  return buildRawZip([
+    { name: 'SKILL.md', data: skillMd('date-pickers', 'Fill calendar widgets that ignore typed input') },
+    { name: 'scripts/pick.js', data: Buffer.from('export const pick = 1;\n') },
+  ]);
+}
+
+function form(file: Buffer | string, filename: string, field = 'file'): FormData {
+  const data = new FormData();
+  data.append(field, new Blob([typeof file === 'string' ? file : new Uint8Array(file)], { type: 'application/zip' }), filename);
+  return data;
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch {
+    return [];
+  }
+}
+
+describe('skills (§4.4)', () => {
+  let svc: TestService;
+  let rivalKey: string;
+  const upload = (query: string, body: FormData, key?: string) => svc.api(`/skills/default${query}`, { method: 'POST', body, ...(key ? { key } : {}) });
+
+  beforeAll(async () => {
+    svc = await startService();
+    rivalKey = String((await cli(svc.dataDir, ['org', 'create', 'rival'])).json.api_key);
+  });
+  afterAll(() => svc.dispose());
+
+  it('upload returns a skill named after the zip, in an auto-created folder, with its SKILL.md description', async () => {
+    const { status, body } = await jsonOf(await upload('?folder=widgets', form(goodZip(), 'date-pickers.zip')));
+    expect(status).toBe(200);
+    const skill = body as Record<string, unknown>;
+    expect(Object.keys(skill).sort()).toEqual(SKILL_FIELDS);
+    expect(skill).toMatchObject({
+      name: 'date-pickers', folder_name: 'widgets', org_id: 'default', org_name: 'Default organization', is_public: false,
+      config: null, template_id: null, description: 'Fill calendar widgets that ignore typed input',
+    });
+    const files = await readFile(join(svc.dataDir, 'skills', String(skill.id), 'scripts', 'pick.js'), 'utf8');
+    expect(files).toBe('export const pick = 1;\n');
+  });
+
+  it('the same name in the same folder is 409 with the interface message; another folder is fine', async () => {
+    const dup = await jsonOf(await upload('?folder=widgets', form(goodZip(), 'date-pickers.zip')));
+    expect(dup).toEqual({ status: 409, body: { detail: "Skill 'date-pickers' already exists in folder 'widgets'" } });
+    const other = await upload('?folder=other', form(goodZip(), 'date-pickers.zip'));
+    expect(other.status).toBe(200);
+  });
+
+  it('a zip without SKILL.md is accepted with a null description', async () => {
+    const zip = buildRawZip([{ name: 'notes.txt', data: Buffer.from('hello') }]);
+    const { status, body } = await jsonOf(await upload('?folder=plain&is_public=true', form(zip, 'Notes.ZIP')));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ name: 'Notes', description: null, is_public: true });
+  });
+
+  it('list shows own skills; other orgs\' public skills only with include_public=true', async () => {
+    const rivalZip = buildRawZip([{ name: 'a.txt', data: Buffer.from('a') }]);
+    expect((await svc.api('/skills/rival?folder=shared&is_public=true', { method: 'POST', key: rivalKey, body: form(rivalZip, 'rival-public.zip') })).status).toBe(200);
+    expect((await svc.api('/skills/rival?folder=shared', { method: 'POST', key: rivalKey, body: form(rivalZip, 'rival-private.zip') })).status).toBe(200);
+
+    const own = (await jsonOf(await svc.api('/skills/default'))).body as { name: string; org_id: string }[];
+    expect(own.every((s) => s.org_id === 'default')).toBe(true);
+    expect(own.map((s) => s.name).sort()).toEqual(['Notes', 'date-pickers', 'date-pickers']);
+
+    const withPublic = (await jsonOf(await svc.api('/skills/default?include_public=true'))).body as { name: string; org_id: string }[];
+    expect(withPublic.map((s) => `${s.org_id}/${s.name}`)).toContain('rival/rival-public');
+    expect(withPublic.map((s) => s.name)).not.toContain('rival-private');
+
+    const explicitFalse = (await jsonOf(await svc.api('/skills/default?include_public=false'))).body as unknown[];
+    expect(explicitFalse).toHaveLength(3);
+    expect((await jsonOf(await svc.api('/skills/default?include_public=maybe'))).status).toBe(422);
+  });
+
+  it('portals attach own and public skills, not another org\'s private ones; skill_ids replaces the set', async () => {
+    const all = (await jsonOf(await svc.api('/skills/default?include_public=true'))).body as { id: string; name: string; org_id: string }[];
+    const own = all.find((s) => s.name === 'Notes');
+    const pub = all.find((s) => s.name === 'rival-public');
+    const rivalPrivate = ((await jsonOf(await svc.api('/skills/rival', { key: rivalKey }))).body as { id: string; name: string }[]).find((s) => s.name === 'rival-private');
+    const created = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'with-skills', start_url: 'https://a.test', task: 't', skill_ids: [own?.id, pub?.id] } }));
+    expect(created.status).toBe(200);
+    expect((created.body as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual([own?.id, pub?.id]);
+
+    const refused = await jsonOf(await svc.api('/portals/default/with-skills', { method: 'PATCH', json: { skill_ids: [rivalPrivate?.id] } }));
+    expect(refused.status).toBe(422);
+    expect((refused.body as { detail: string }).detail).toBe(`body.skill_ids: no skill '${String(rivalPrivate?.id)}' visible to this organization`);
+
+    const replaced = await jsonOf(await svc.api('/portals/default/with-skills', { method: 'PATCH', json: { skill_ids: [pub?.id] } }));
+    expect((replaced.body as { skills: { id: string; name: string }[] }).skills.map((s) => s.name)).toEqual(['rival-public']);
+  });
+
+  describe('bad uploads are refused and leave nothing behind', () => {
+    const expectNothingStored = async (before: number) => {
+      expect(((await jsonOf(await svc.api('/skills/default'))).body as unknown[]).length).toBe(before);
+      expect(await listDir(join(svc.dataDir, 'tmp'))).toEqual([]);
+      const dirs = await listDir(join(svc.dataDir, 'skills'));
+      expect(dirs.length).toBe(before + 2);
+    };
+    const count = async () => ((await jsonOf(await svc.api('/skills/default'))).body as unknown[]).length;
+
+    const cases: [string, () => FormData, string, number, RegExp][] = [
+      ['not a zip', () => form('this is plain text, not a zip', 'fake.zip'), '?folder=bad', 422, /^Skill zip rejected: .*(not a zip|zip)/i],
+      ['path traversal', () => form(buildRawZip([{ name: '../escape.txt', data: Buffer.from('x') }]), 'trav.zip'), '?folder=bad', 422, /\.\.\/escape\.txt/],
+      ['absolute path', () => form(buildRawZip([{ name: '/etc/cron.d/x', data: Buffer.from('x') }]), 'abs.zip'), '?folder=bad', 422, /\/etc\/cron\.d\/x/],
+      ['a symlink', () => form(buildRawZip([{ name: 'link', data: Buffer.from('/etc/passwd'), method: 0, externalAttributes: unixAttributes(0o120777) }]), 'link.zip'), '?folder=bad', 422, /link/],
+      ['a decompression bomb', () => form(buildRawZip([{ name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]), 'bomb.zip'), '?folder=bad', 422, /zeros\.bin/],
+      ['a broken SKILL.md', () => form(buildRawZip([{ name: 'SKILL.md', data: Buffer.from('---\nname: x\n---\nbody') }]), 'badmd.zip'), '?folder=bad', 422, /description/],
+      ['not a .zip name', () => form(goodZip(), 'skill.tar'), '?folder=bad', 422, /^body\.file: must be a \.zip file/],
+      ['no folder', () => form(goodZip(), 'nofolder.zip'), '', 422, /^query\.folder: is required$/],
+      ['an empty folder', () => form(goodZip(), 'nofolder.zip'), '?folder=', 422, /^query\.folder/],
+      ['the wrong field name', () => form(goodZip(), 'x.zip', 'upload'), '?folder=bad', 422, /^body\.file: is required/],
+    ];
+    it.each(cases)('%s', async (_name, makeBody, query, status, detail) => {
+      const before = await count();
+      const res = await jsonOf(await upload(query, makeBody()));
+      expect(res.status).toBe(status);
+      expect((res.body as { detail: string }).detail).toMatch(detail);
+      await expectNothingStored(before);
+    });
+
+    it('a JSON body instead of multipart is 422', async () => {
+      const res = await jsonOf(await svc.api('/skills/default?folder=x', { method: 'POST', json: { file: 'x' } }));
+      expect(res.status).toBe(422);
+      expect((res.body as { detail: string }).detail).toMatch(/multipart/);
+    });
+
+    it('a declared Content-Length over 100 MB is 413 before any byte is read', async () => {
+      const { request } = await import('node:http');
+      const url = new URL(`${svc.url}/skills/default?folder=big`);
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { 'x-api-key': svc.orgKey, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(101 * 1024 * 1024) } }, (r) => {
+          let body = '';
+          r.on('data', (c: Buffer) => (body += c.toString()));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.write('--x\r\n');
+      });
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body)).toEqual({ detail: 'Skill zip exceeds the 100 MB limit' });
+    });
+
+    it('a chunked upload that grows past 100 MB is cut off while streaming with 413', async () => {
+      const before = await count();
+      const boundary = 'portico-boundary';
+      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+      const chunk = Buffer.alloc(1024 * 1024, 0x61);
+      let sent = 0;
+      const total = 101;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === 0) controller.enqueue(new Uint8Array(head));
+          if (sent < total) {
+            controller.enqueue(new Uint8Array(chunk));
+            sent += 1;
+          } else {
+            controller.enqueue(new Uint8Array(Buffer.from(`\r\n--${boundary}--\r\n`)));
+            controller.close();
+          }
+        },
+      });
+      const res = await fetch(`${svc.url}/skills/default?folder=big`, {
+        method: 'POST',
+        headers: { 'x-api-key': svc.orgKey, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      expect(await jsonOf(res)).toEqual({ status: 413, body: { detail: 'Skill zip exceeds the 100 MB limit' } });
+      await expectNothingStored(before);
+    });
+  });
+
+  it('delete removes the skill, its files and its portal attachments; a second delete is 404', async () => {
+    const zip = buildRawZip([{ name: 'x.txt', data: Buffer.from('x') }]);
+    const skill = (await jsonOf(await upload('?folder=temp', form(zip, 'temp.zip')))).body as { id: string };
+    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'uses-temp', start_url: 'https://a.test', task: 't', skill_ids: [skill.id] } });
+    expect((await svc.api(`/skills/default/${skill.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await listDir(join(svc.dataDir, 'skills', skill.id))).toEqual([]);
+    const portal = (await jsonOf(await svc.api('/portals/default/uses-temp'))).body as { skills: unknown[] };
+    expect(portal.skills).toEqual([]);
+    expect(await jsonOf(await svc.api(`/skills/default/${skill.id}`, { method: 'DELETE' }))).toEqual({ status: 404, body: { detail: 'Skill not found' } });
+  });
+
+  it('another org can neither see nor delete a private skill', async () => {
+    const own = ((await jsonOf(await svc.api('/skills/default'))).body as { id: string }[])[0];
+    const res = await jsonOf(await svc.api(`/skills/rival/${String(own?.id)}`, { method: 'DELETE', key: rivalKey }));
+    expect(res).toEqual({ status: 404, body: { detail: 'Skill not found' } });
+  });
+});

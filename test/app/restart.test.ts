@@ -1,0 +1,52 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startApp } from '../../src-main/app.ts';
+import { jsonOf, makeDataDir, RENDERER_DIR, startService } from '../helpers/service.ts';
+
+describe('first start and restart', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('first start prints both keys and the console URL once; a restart prints no keys and keeps every row', async () => {
+    const dataDir = await makeDataDir();
+    dirs.push(dataDir);
+    const first = await startService(dataDir);
+    expect(first.orgKey).toMatch(/^pk_org_/);
+    expect(first.accountKey).toMatch(/^pk_acct_/);
+    await first.api('/portals/default', { method: 'POST', json: { endpoint_name: 'kept', start_url: 'https://k.test', task: 'stay', form_schema: { type: 'object' } } });
+    await first.stop();
+
+    const notices: string[] = [];
+    const second = await startApp({ dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+    try {
+      expect(notices.join('\n')).not.toMatch(/pk_/);
+      const res = await fetch(`${second.url}/portals/default/kept`, { headers: { 'x-api-key': first.orgKey } });
+      expect(await jsonOf(res)).toMatchObject({ status: 200, body: { endpoint_name: 'kept', task: 'stay', form_schema: { type: 'object' } } });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('the first-start notice names the console URL with the real port', async () => {
+    const dataDir = await makeDataDir();
+    dirs.push(dataDir);
+    const notices: string[] = [];
+    const app = await startApp({ dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+    try {
+      expect(app.port).toBeGreaterThan(0);
+      expect(notices.join('\n')).toContain(`Console: ${app.url}/`);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('close is idempotent and frees the port', async () => {
+    const svc = await startService();
+    dirs.push(svc.dataDir);
+    await svc.stop();
+    await svc.stop();
+    await expect(fetch(`${svc.url}/health`)).rejects.toThrow();
+  });
+});
