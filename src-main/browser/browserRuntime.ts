@@ -145,9 +145,18 @@ export class BrowserRuntime {
   }
 
   async #leaseShared(options: LeaseOptions): Promise<RuntimeLease> {
-    const browser = await this.#sharedBrowser();
-    const context = await browser.newContext(this.#contextOptions(options));
-    return this.#adopt('shared', context, undefined, options, async () => undefined);
+    for (let attempt = 1; ; attempt += 1) {
+      const browser = await this.#sharedBrowser();
+      let context: BrowserContext;
+      try {
+        context = await browser.newContext(this.#contextOptions(options));
+      } catch (error) {
+        // A browser that just died still reads as connected until its 'disconnected' event lands.
+        if (attempt > 1 || !(await hasDisconnected(browser, 2_000))) throw error;
+        continue;
+      }
+      return this.#adopt('shared', context, undefined, options, async () => undefined);
+    }
   }
 
   async #leaseDedicated(options: LeaseOptions): Promise<RuntimeLease> {
@@ -303,4 +312,20 @@ export class BrowserRuntime {
   #assertOpen(): void {
     if (this.#closed) throw new BrowserRuntimeClosedError();
   }
+}
+
+/** Whether `browser` is gone, waiting up to `timeoutMs` for a pending 'disconnected' event. */
+function hasDisconnected(browser: Browser, timeoutMs: number): Promise<boolean> {
+  if (!browser.isConnected()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onDisconnected = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      browser.off('disconnected', onDisconnected);
+      resolve(false);
+    }, timeoutMs);
+    browser.once('disconnected', onDisconnected);
+  });
 }

@@ -1,5 +1,6 @@
 import { ApiKeyRepository } from './apiKeys.ts';
 import { openDatabase, type Db } from './database.ts';
+import { JobRepository } from './jobs.ts';
 import { PortalRepository } from './portals.ts';
 import { PrincipalRepository } from './principals.ts';
 import { ProfileRepository } from './profiles.ts';
@@ -13,6 +14,7 @@ export interface Store {
   readonly portals: PortalRepository;
   readonly profiles: ProfileRepository;
   readonly skills: SkillRepository;
+  readonly jobs: JobRepository;
   close(): void;
 }
 
@@ -24,6 +26,7 @@ export function createStore(db: Db): Store {
     portals: new PortalRepository(db),
     profiles: new ProfileRepository(db),
     skills: new SkillRepository(db),
+    jobs: new JobRepository(db),
     close: () => db.close(),
   };
 }

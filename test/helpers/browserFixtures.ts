@@ -95,3 +95,15 @@ export function scratchDir(prefix: string): { path: string; entries(): string[];
     cleanup: () => rmSync(path, { recursive: true, force: true }),
   };
 }
+
+/** A deterministic random source (mulberry32), so "human" input replays identically. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,5 +1,6 @@
 import type { Migration } from '../migration.ts';
 import { migration0001 } from './0001_init.ts';
+import { migration0002 } from './0002_jobs.ts';
 
 /** Every migration, in version order. Append new files here; never edit an applied one. */
-export const migrations: readonly Migration[] = [migration0001];
+export const migrations: readonly Migration[] = [migration0001, migration0002];

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { JsonObject, Timestamp, Uuid } from './common.ts';
+import { ModelId } from './models.ts';
+
+export const JOB_STATUSES = ['queued', 'running', 'waiting_for_input', 'completed', 'failed', 'cancelled'] as const;
+export const JobStatus = z.enum(JOB_STATUSES);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+/** Statuses a job never leaves. */
+export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** Browser proxy for one job (or a session). */
+export const ProxyConfig = z.strictObject({
+  server: z.string().min(1).refine((value) => /^(https?|socks5?):\/\/[^\s]+$/i.test(value) || /^[^\s:/]+:\d+$/.test(value), 'must be a proxy URL such as http://host:port or socks5://host:port'),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  bypass: z.string().optional(),
+});
+export type ProxyConfig = z.infer<typeof ProxyConfig>;
+
+/** POST /jobs/{org_id}/{endpoint_name}/start (§4.2). Defaults are applied by the engine. */
+export const JobStartRequest = z.strictObject({
+  form_data: JsonObject.optional(),
+  document_bundle_id: Uuid.optional(),
+  orchestrator_model: ModelId.optional(),
+  vision_model: ModelId.optional(),
+  max_turns: z.int().min(1).max(1000).optional(),
+  timeout_minutes: z.int().min(1).max(24 * 60).optional(),
+  profile_id: Uuid.optional(),
+  save_profile: z.boolean().optional(),
+  human_in_the_loop: z.boolean().optional(),
+  proxy: ProxyConfig.optional(),
+});
+export type JobStartRequest = z.infer<typeof JobStartRequest>;
+
+export const JobStartResponse = z.object({ job_id: Uuid });
+
+export const JobIdQuery = z.object({ job_id: Uuid });
+
+export const JobEvent = z.object({
+  type: z.string(),
+  timestamp: Timestamp,
+  data: JsonObject,
+});
+export type JobEvent = z.infer<typeof JobEvent>;
+
+/** A pending question as events and webhooks carry it. */
+export const QuestionData = z.object({
+  question_id: Uuid,
+  question: z.string(),
+  options: z.array(z.string()),
+  message: z.string(),
+});
+export type QuestionData = z.infer<typeof QuestionData>;
+
+/** The job status response (local-service.md §3). */
+export const JobStatusResponse = z.object({
+  job_id: Uuid,
+  portal_id: z.string().describe('<org_id>/<endpoint_name>'),
+  status: JobStatus,
+  result: JsonObject.nullable(),
+  error: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  completed_at: Timestamp.nullable(),
+  browser_url: z.string().nullable(),
+  has_screenshots: z.boolean(),
+  steps: z.int(),
+  credits: z.int(),
+  session_cost_usd: z.number(),
+  orchestrator_model: z.string(),
+  vision_model: z.string(),
+  downloads_link: z.string().nullable(),
+  video_recording_url: z.string().nullable(),
+  log_url: z.string(),
+  events: z.array(JobEvent),
+});
+export type JobStatusResponse = z.infer<typeof JobStatusResponse>;
+
+export const AnswerRequest = z.strictObject({
+  question_id: Uuid,
+  answer: z.string().max(100_000),
+});
+export type AnswerRequest = z.infer<typeof AnswerRequest>;
+
+/** Answer Question and Cancel responses. */
+export const JobActionResponse = z.object({ success: z.boolean(), message: z.string(), job_id: Uuid });
+export type JobActionResponse = z.infer<typeof JobActionResponse>;
+
+export const JobListQuery = z.object({
+  endpoint_name: z.string().optional(),
+  status: JobStatus.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const JobList = z.object({ jobs: z.array(JobStatusResponse), total: z.int() });
+

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** The engine that fills forms with no model and no network. */
+export const BUILTIN_AUTOFILL = 'builtin:autofill';
+
+/**
+ * The interface's allowed lists with its neutral vendors made concrete
+ * (vendorA = anthropic, vendorB = moonshot, vendorC = openai; local-service.md §3).
+ */
+export const ORCHESTRATOR_MODELS = ['anthropic:claude-sonnet-4-6', 'anthropic:claude-haiku-4-5'] as const;
+export const VISION_MODELS = [
+  'anthropic:claude-haiku-4-5-20251001',
+  'moonshot:kimi-k2.5',
+  'openai:gpt-5.4',
+  'openai:gpt-5.4-mini',
+] as const;
+
+export const DEFAULT_ORCHESTRATOR_MODEL = 'anthropic:claude-sonnet-4-6';
+export const DEFAULT_VISION_MODEL = 'anthropic:claude-haiku-4-5-20251001';
+
+/** Names a client of the hosted service may send, mapped to Portico's ids. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  'claude-sonnet-4-6': 'anthropic:claude-sonnet-4-6',
+  'claude-haiku-4-5': 'anthropic:claude-haiku-4-5',
+  'anthropic:haiku-4-5-20251001': 'anthropic:claude-haiku-4-5-20251001',
+  'claude-haiku-4-5-20251001': 'anthropic:claude-haiku-4-5-20251001',
+  'moonshot:kimi-k2.5': 'moonshot:kimi-k2.5',
+  'kimi-k2.5': 'moonshot:kimi-k2.5',
+  'gpt-5.4': 'openai:gpt-5.4',
+  'gpt-5.4-mini': 'openai:gpt-5.4-mini',
+  autofill: BUILTIN_AUTOFILL,
+};
+
+/** A `provider:model` id, or an alias of one. */
+export const ModelId = z
+  .string()
+  .min(1)
+  .max(200)
+  .transform((value) => MODEL_ALIASES[value] ?? value)
+  .refine((value) => /^[a-z][a-z0-9-]*:[^\s]+$/.test(value), 'must be a model id of the form provider:model');
+
+/** Whether a canonical id may orchestrate: the allowed list, the builtin engine, or a local OpenAI-compatible server. */
+export function isOrchestratorModel(id: string): boolean {
+  return id === BUILTIN_AUTOFILL || (ORCHESTRATOR_MODELS as readonly string[]).includes(id) || id.startsWith('openai-compatible:');
+}
+
+export function isVisionModel(id: string): boolean {
+  return (VISION_MODELS as readonly string[]).includes(id) || id.startsWith('openai-compatible:');
+}
+
+/** The provider part of `provider:model`. */
+export function providerOf(id: string): string {
+  return id.slice(0, id.indexOf(':'));
+}

@@ -1,0 +1,207 @@
+import type { JsonObject } from '../contract/common.ts';
+import type { JobEvent, JobStatus, ProxyConfig } from '../contract/job.ts';
+import { isoNow } from '../base/clock.ts';
+import type { Db } from './database.ts';
+
+/** The portal as it was when the job started: later edits do not change a running job. */
+export interface PortalSnapshot {
+  start_url: string;
+  task: string;
+  form_schema: JsonObject;
+  output_schema: JsonObject | null;
+  humanized_urls: string[] | null;
+  webhook_url: string | null;
+  skill_ids: string[];
+}
+
+/** The effective start options (defaults applied). A proxy password is never stored. */
+export interface JobOptions {
+  form_data: JsonObject | null;
+  document_bundle_id: string | null;
+  max_turns: number;
+  timeout_minutes: number;
+  save_profile: boolean;
+  human_in_the_loop: boolean;
+  proxy: Omit<ProxyConfig, 'password'> | null;
+}
+
+export interface JobRecord {
+  id: string;
+  org_id: string;
+  endpoint_name: string;
+  portal_id: string | null;
+  portal: PortalSnapshot;
+  options: JobOptions;
+  status: JobStatus;
+  orchestrator_model: string;
+  vision_model: string;
+  profile_id: string | null;
+  result: JsonObject | null;
+  error: string | null;
+  steps: number;
+  credits: number;
+  session_cost_usd: number;
+  active_ms: number;
+  has_screenshots: boolean;
+  has_downloads: boolean;
+  view_token: string;
+  pending_question_id: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+interface JobRow extends Omit<JobRecord, 'portal' | 'options' | 'result' | 'has_screenshots' | 'has_downloads'> {
+  portal_snapshot: string;
+  options: string;
+  result: string | null;
+  has_screenshots: number;
+  has_downloads: number;
+}
+
+export interface NewJob {
+  id: string;
+  org_id: string;
+  endpoint_name: string;
+  portal_id: string;
+  portal: PortalSnapshot;
+  options: JobOptions;
+  orchestrator_model: string;
+  vision_model: string;
+  profile_id: string | null;
+  view_token: string;
+}
+
+export interface JobListFilter {
+  orgId: string;
+  endpointName?: string | undefined;
+  status?: JobStatus | undefined;
+  limit: number;
+  offset: number;
+}
+
+export interface JobLogLine {
+  seq: number;
+  timestamp: string;
+  line: string;
+}
+
+/** Fields a run may change as it goes. */
+export type JobProgress = Partial<Pick<JobRecord, 'result' | 'error' | 'steps' | 'credits' | 'session_cost_usd' | 'active_ms' | 'has_screenshots' | 'has_downloads' | 'pending_question_id' | 'started_at' | 'completed_at'>>;
+
+function toRecord(row: JobRow): JobRecord {
+  const { portal_snapshot, options, result, has_screenshots, has_downloads, ...rest } = row;
+  return {
+    ...rest,
+    portal: JSON.parse(portal_snapshot) as PortalSnapshot,
+    options: JSON.parse(options) as JobOptions,
+    result: result === null ? null : (JSON.parse(result) as JsonObject),
+    has_screenshots: has_screenshots === 1,
+    has_downloads: has_downloads === 1,
+  };
+}
+
+/** Jobs, their event list and their log lines. */
+export class JobRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  insert(job: NewJob): JobRecord {
+    const now = isoNow();
+    this.#db
+      .prepare(
+        `INSERT INTO jobs (id, org_id, endpoint_name, portal_id, portal_snapshot, options, status, orchestrator_model, vision_model,
+           profile_id, view_token, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(job.id, job.org_id, job.endpoint_name, job.portal_id, JSON.stringify(job.portal), JSON.stringify(job.options),
+        job.orchestrator_model, job.vision_model, job.profile_id, job.view_token, now, now);
+    const created = this.get(job.id);
+    if (!created) throw new Error('job vanished after insert');
+    return created;
+  }
+
+  get(id: string): JobRecord | undefined {
+    const row = this.#db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?').get(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  getByViewToken(token: string): JobRecord | undefined {
+    const row = this.#db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE view_token = ?').get(token);
+    return row ? toRecord(row) : undefined;
+  }
+
+  list(filter: JobListFilter): { jobs: JobRecord[]; total: number } {
+    const where = ['org_id = @orgId'];
+    if (filter.endpointName !== undefined) where.push('endpoint_name = @endpointName');
+    if (filter.status !== undefined) where.push('status = @status');
+    const params = { orgId: filter.orgId, endpointName: filter.endpointName, status: filter.status, limit: filter.limit, offset: filter.offset };
+    const clause = where.join(' AND ');
+    const total = this.#db.prepare<typeof params, { n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${clause}`).get(params)?.n ?? 0;
+    const rows = this.#db
+      .prepare<typeof params, JobRow>(`SELECT * FROM jobs WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`)
+      .all(params);
+    return { jobs: rows.map(toRecord), total };
+  }
+
+  /** Queued jobs, oldest first. */
+  listQueued(): JobRecord[] {
+    return this.#db.prepare<[], JobRow>("SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid").all().map(toRecord);
+  }
+
+  /** Moves a job between statuses only from one of `from`; returns whether it moved. */
+  transition(id: string, from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
+    const sets = ['status = @to', 'updated_at = @now'];
+    const params: Record<string, unknown> = { id, to, now: isoNow() };
+    for (const [key, value] of Object.entries(progress)) {
+      sets.push(`${key} = @${key}`);
+      params[key] = key === 'result' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    }
+    const placeholders = from.map((_, i) => `@from${i}`);
+    from.forEach((status, i) => (params[`from${i}`] = status));
+    return this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders.join(', ')})`).run(params).changes > 0;
+  }
+
+  /** Records progress without a status change. */
+  update(id: string, progress: JobProgress): void {
+    const job = this.get(id);
+    if (job) this.transition(id, [job.status], job.status, progress);
+  }
+
+  appendEvent(jobId: string, type: string, data: JsonObject): JobEvent {
+    const event: JobEvent = { type, timestamp: isoNow(), data };
+    this.#db.prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)').run(jobId, type, event.timestamp, JSON.stringify(data));
+    return event;
+  }
+
+  events(jobId: string): JobEvent[] {
+    return this.#db
+      .prepare<[string], { type: string; timestamp: string; data: string }>('SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq')
+      .all(jobId)
+      .map((row) => ({ type: row.type, timestamp: row.timestamp, data: JSON.parse(row.data) as JsonObject }));
+  }
+
+  appendLog(jobId: string, line: string): JobLogLine {
+    const timestamp = isoNow();
+    const info = this.#db.prepare('INSERT INTO job_logs (job_id, timestamp, line) VALUES (?, ?, ?)').run(jobId, timestamp, line);
+    return { seq: Number(info.lastInsertRowid), timestamp, line };
+  }
+
+  logs(jobId: string, afterSeq = 0): JobLogLine[] {
+    return this.#db.prepare<[string, number], JobLogLine>('SELECT seq, timestamp, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq').all(jobId, afterSeq);
+  }
+
+  /** Jobs that were running or waiting when the service stopped. */
+  listInterrupted(): JobRecord[] {
+    return this.#db.prepare<[], JobRow>("SELECT * FROM jobs WHERE status IN ('running', 'waiting_for_input')").all().map(toRecord);
+  }
+
+  /** Whether a job that has not ended uses the profile (delete refuses then). */
+  profileInUse(profileId: string): boolean {
+    return this.#db.prepare("SELECT 1 FROM jobs WHERE profile_id = ? AND status IN ('queued', 'running', 'waiting_for_input')").get(profileId) !== undefined;
+  }
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+
+import { ChromiumNotFoundError } from '../../src-main/browser/browserErrors.ts';
+import {
+  chromiumArgs,
+  chromiumInstallPaths,
+  findChromium,
+  needsNoSandbox,
+  systemChromiumHost,
+  type ChromiumHost,
+} from '../../src-main/browser/chromiumDiscovery.ts';
+
+function host(platform: NodeJS.Platform, installed: string[], env: Record<string, string> = {}): ChromiumHost {
+  const present = new Set(installed);
+  return { platform, env, exists: (path) => present.has(path) };
+}
+
+describe('findChromium', () => {
+  it('on Linux finds Google Chrome when Chromium is not installed', () => {
+    expect(findChromium(host('linux', ['/usr/bin/google-chrome-stable']))).toBe('/usr/bin/google-chrome-stable');
+  });
+
+  it('on Linux prefers Chromium over Chrome and Edge, and knows the snap path', () => {
+    expect(findChromium(host('linux', ['/usr/bin/microsoft-edge', '/usr/bin/chromium']))).toBe('/usr/bin/chromium');
+    expect(findChromium(host('linux', ['/snap/bin/chromium']))).toBe('/snap/bin/chromium');
+  });
+
+  it('on macOS looks in /Applications and in ~/Applications', () => {
+    const userChromium = '/Users/ana/Applications/Chromium.app/Contents/MacOS/Chromium';
+    expect(findChromium(host('darwin', [userChromium], { HOME: '/Users/ana' }))).toBe(userChromium);
+    const systemEdge = '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge';
+    expect(findChromium(host('darwin', [systemEdge], { HOME: '/Users/ana' }))).toBe(systemEdge);
+  });
+
+  it('on Windows looks under LocalAppData, Program Files and Program Files (x86), whatever the env names\' case', () => {
+    const env = { LOCALAPPDATA: 'C:\\Users\\ana\\AppData\\Local', programfiles: 'D:\\Apps', 'ProgramFiles(x86)': 'C:\\Program Files (x86)' };
+    const edge = 'C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe';
+    expect(findChromium(host('win32', [edge], env))).toBe(edge);
+    const userChrome = 'C:\\Users\\ana\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe';
+    expect(findChromium(host('win32', [userChrome, edge], env))).toBe(userChrome);
+    expect(chromiumInstallPaths(host('win32', [], env))).toContain('D:\\Apps\\Chromium\\Application\\chrome.exe');
+  });
+
+  it('on Windows falls back to the default Program Files folders when the env does not name them', () => {
+    const chrome = 'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe';
+    expect(findChromium(host('win32', [chrome]))).toBe(chrome);
+  });
+
+  it('uses PORTICO_CHROMIUM before any install path, and a configured path before PORTICO_CHROMIUM', () => {
+    const machine = host('linux', ['/usr/bin/chromium', '/opt/custom/chrome', '/opt/configured/chrome'], { PORTICO_CHROMIUM: '/opt/custom/chrome' });
+    expect(findChromium(machine)).toBe('/opt/custom/chrome');
+    expect(findChromium(machine, '/opt/configured/chrome')).toBe('/opt/configured/chrome');
+  });
+
+  it('refuses a PORTICO_CHROMIUM that does not exist instead of silently using another browser', () => {
+    const machine = host('linux', ['/usr/bin/chromium'], { PORTICO_CHROMIUM: '/nowhere/chrome' });
+    expect(() => findChromium(machine)).toThrow(/PORTICO_CHROMIUM points to \/nowhere\/chrome, which does not exist/);
+  });
+
+  it('when nothing is installed fails with a 503 naming every path tried and PORTICO_CHROMIUM', () => {
+    const machine = host('darwin', [], { HOME: '/Users/ana' });
+    let error: unknown;
+    try {
+      findChromium(machine);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ChromiumNotFoundError);
+    const notFound = error as ChromiumNotFoundError;
+    expect(notFound.status).toBe(503);
+    expect(notFound.tried).toEqual(chromiumInstallPaths(machine));
+    expect(notFound.tried).toHaveLength(6);
+    for (const path of notFound.tried) expect(notFound.detail).toContain(path);
+    expect(notFound.detail).toContain('set PORTICO_CHROMIUM');
+  });
+
+  it('finds a real executable on this machine', () => {
+    expect(findChromium(systemChromiumHost())).toMatch(/chrom|edge/i);
+  });
+});
+
+describe('Chromium switches', () => {
+  it('disable the sandbox only for root on Linux or when PORTICO_CHROMIUM_NO_SANDBOX=1', () => {
+    expect(needsNoSandbox('linux', {}, 0)).toBe(true);
+    expect(needsNoSandbox('linux', {}, 1000)).toBe(false);
+    expect(needsNoSandbox('darwin', {}, 0)).toBe(false);
+    expect(needsNoSandbox('win32', { PORTICO_CHROMIUM_NO_SANDBOX: '1' }, undefined)).toBe(true);
+  });
+
+  it('always keep Chromium off the network on its own', () => {
+    const args = chromiumArgs({ noSandbox: false });
+    expect(args).toEqual(expect.arrayContaining(['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']));
+    expect(args).not.toContain('--no-sandbox');
+    expect(chromiumArgs({ noSandbox: true })).toContain('--no-sandbox');
+  });
+});
