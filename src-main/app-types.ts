@@ -1,3 +1,5 @@
+import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
+
 /** What a host (headless `serve.ts` or the Electron main process) asks of the engine. */
 export interface AppOptions {
   /** Folder holding the database, profiles, artifacts and skills. */
@@ -10,6 +12,12 @@ export interface AppOptions {
   rendererDir: string;
   /** Where first-start keys and warnings go (default: process.stderr). */
   notice?: (line: string) => void;
+  /** Jobs running at once (default PORTICO_JOB_CONCURRENCY, else 2: a 2-core machine). */
+  jobConcurrency?: number;
+  /** Which agent runs which orchestrator model; default: the builtin autofill agent. Tests inject their own. */
+  agents?: AgentRegistry;
+  /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
+  minuteMs?: number;
 }
 
 /** A started engine and its HTTP server. */

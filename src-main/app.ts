@@ -1,12 +1,19 @@
 import { createLogger, type Logger } from './base/logger.ts';
 import { dataPaths } from './base/paths.ts';
 import { buildServer } from './api/server.ts';
+import { BrowserRuntime } from './browser/browserRuntime.ts';
+import { LiveViewHub } from './engine/liveViewHub.ts';
+import { JobEvents } from './engine/jobs/jobEvents.ts';
+import { JobScheduler, type AgentRegistry } from './engine/jobs/jobScheduler.ts';
+import { JobService } from './engine/jobs/jobService.ts';
+import { BUILTIN_AUTOFILL } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { JsonSchemaCompiler } from './engine/jsonSchema.ts';
 import { PortalService } from './engine/portalService.ts';
 import { SkillService } from './engine/skills/skillService.ts';
 import { openStore } from './store/store.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
+import { join } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 
 export type { AppOptions, RunningApp } from './app-types.ts';
@@ -27,6 +34,13 @@ function firstStartNotice(keys: SeededKeys, url: string): string[] {
   ];
 }
 
+/** The builtin agents; loaded on first use so the engine starts without them in tests that inject their own. */
+async function builtinAgents(): Promise<AgentRegistry> {
+  const { AutofillAgent } = await import('./agent/autofill/index.ts');
+  const autofill = new AutofillAgent();
+  return { get: (model) => (model === BUILTIN_AUTOFILL ? autofill : undefined) };
+}
+
 /** The composition root shared by both hosts: builds every service, then listens. */
 export async function startApp(options: AppOptions & { logger?: Logger }): Promise<RunningApp> {
   const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -41,13 +55,29 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const portals = new PortalService(store, schemas);
     const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger);
     await skills.cleanUp();
+    const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger });
+    const liveViews = new LiveViewHub();
+    const jobEvents = new JobEvents();
+    const agents = options.agents ?? (await builtinAgents());
+    const scheduler = new JobScheduler(
+      { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
+      agents,
+      { concurrency: options.jobConcurrency ?? (Number(process.env.PORTICO_JOB_CONCURRENCY) || 2) },
+    );
+    let baseUrl = '';
+    const jobs = new JobService({
+      store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl,
+      models: { canRun: (model) => agents.get(model) !== undefined, hasKey: async (model) => model === BUILTIN_AUTOFILL },
+    });
     const seeded = seedFirstStart(store);
-    const server = await buildServer({ store, portals, skills, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir });
+    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
+    baseUrl = url;
+    scheduler.recover();
     if (seeded) for (const line of firstStartNotice(seeded, url)) notice(line);
 
     let closing: Promise<void> | undefined;
@@ -57,7 +87,10 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       port,
       close: () => {
         closing ??= (async () => {
+          await scheduler.close();
           await server.close();
+          await runtime.close();
+          jobEvents.dispose();
           store.close();
         })();
         return closing;

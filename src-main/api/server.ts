@@ -1,6 +1,8 @@
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from '../base/logger.ts';
+import type { JobEvents } from '../engine/jobs/jobEvents.ts';
+import type { JobService } from '../engine/jobs/jobService.ts';
 import type { PortalService } from '../engine/portalService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
@@ -10,6 +12,7 @@ import { installHostGuard } from './hostGuard.ts';
 import { buildOpenApi } from './openapi.ts';
 import { RouteTable } from './routeTable.ts';
 import { addHealthRoutes } from './routes/health.ts';
+import { addJobRoutes } from './routes/jobs.ts';
 import { addPortalRoutes } from './routes/portals.ts';
 import { addSkillRoutes } from './routes/skills.ts';
 
@@ -17,6 +20,8 @@ export interface ApiDeps {
   store: Store;
   portals: PortalService;
   skills: SkillService;
+  jobs: JobService;
+  jobEvents: JobEvents;
   logger: Logger;
   version: string;
   /** The address the server binds; Host headers must name it or loopback. */
@@ -38,6 +43,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   addHealthRoutes(routes, deps.version);
   addPortalRoutes(routes, deps.portals);
   addSkillRoutes(routes, deps.skills);
+  addJobRoutes(routes, deps.jobs, deps.jobEvents, deps.store);
   routes.register(app, deps.store.apiKeys);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

@@ -22,7 +22,7 @@ export interface JobOptions {
   timeout_minutes: number;
   save_profile: boolean;
   human_in_the_loop: boolean;
-  proxy: Omit<ProxyConfig, 'password'> | null;
+  proxy: (Omit<ProxyConfig, 'password'> & { has_password: boolean }) | null;
 }
 
 export interface JobRecord {

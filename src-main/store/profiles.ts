@@ -38,6 +38,11 @@ export class ProfileRepository {
     return this.#db.prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE org_id = ? ORDER BY created_at, id').all(orgId);
   }
 
+  /** Records that the profile's saved browser state changed at `updatedAt`. */
+  touch(id: string, updatedAt: string): void {
+    this.#db.prepare('UPDATE profiles SET updated_at = ? WHERE id = ?').run(updatedAt, id);
+  }
+
   delete(id: string): boolean {
     return this.#db.prepare('DELETE FROM profiles WHERE id = ?').run(id).changes > 0;
   }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApp, type RunningApp } from '../../src-main/app.ts';
+import { startApp, type AppOptions, type RunningApp } from '../../src-main/app.ts';
 
 export interface TestService {
   app: RunningApp;
@@ -27,10 +27,10 @@ export async function makeDataDir(): Promise<string> {
 }
 
 /** Starts a real service (real HTTP on a free loopback port, real SQLite file) on a fresh or given data dir. */
-export async function startService(dataDir?: string): Promise<TestService> {
+export async function startService(dataDir?: string, options: Partial<AppOptions> = {}): Promise<TestService> {
   const dir = dataDir ?? (await makeDataDir());
   const notices: string[] = [];
-  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), ...options });
   const orgKey = notices.join('\n').match(/Organization API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const accountKey = notices.join('\n').match(/Account API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const api: TestService['api'] = (path, init = {}) => {
@@ -60,4 +60,16 @@ export async function startService(dataDir?: string): Promise<TestService> {
 export async function jsonOf(response: Response): Promise<{ status: number; body: unknown }> {
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** Polls a job's status until it is one of `statuses` (or fails the test after `timeoutMs`). */
+export async function waitForJob(svc: TestService, endpoint: string, jobId: string, statuses: string[], timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    last = (await (await svc.api(`/task/default/${endpoint}/status?job_id=${jobId}`)).json()) as Record<string, unknown>;
+    if (statuses.includes(String(last.status))) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`job ${jobId} did not reach ${statuses.join('|')} in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
 }

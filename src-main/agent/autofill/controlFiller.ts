@@ -1,0 +1,209 @@
+import type { Locator, Page } from 'playwright-core';
+
+import type { HumanInput } from '../../browser/humanInput.ts';
+import type { ScannedControl } from './pageScan.ts';
+import type { Target } from './targets.ts';
+import {
+  asBoolean, asText, dateFormatFromHint, filePayloads, formatDate, looksLikeDateField, matchChoice, monthChoiceValues,
+  parseDateValue, sameValue, type ChoiceLike,
+} from './valueAdapter.ts';
+
+/** A value that cannot go into a control as given; the wizard asks a human or fails with `message`. */
+export class FillProblem extends Error {
+  readonly choices: string[];
+  constructor(message: string, choices: string[] = []) {
+    super(message);
+    this.name = 'FillProblem';
+    this.choices = choices;
+  }
+}
+
+export interface FillEnv {
+  page: Page;
+  /** Set on humanized URLs: clicks and typing go through it. */
+  human: HumanInput | null;
+  log(line: string): void;
+}
+
+export interface FillOptions {
+  /** Date pattern to use for a text date field (set by the validation retry loop). */
+  dateFormat?: string;
+  /** Schema format of the value (`date` makes a text field a date field). */
+  format?: string;
+}
+
+const OPTION_SELECTOR = '[role="option"]:visible, [role="listbox"] li:visible, ul.ui-autocomplete li:visible, .autocomplete__option:visible';
+
+/** The Playwright locator of a scanned control (CSS pierces open shadow roots). */
+export function locate(target: Target, control: ScannedControl = target.controls[0] as ScannedControl): Locator {
+  return target.frame.locator(`[data-portico-id="${control.pid}"]`);
+}
+
+async function click(env: FillEnv, loc: Locator): Promise<void> {
+  if (env.human) await env.human.click(loc);
+  else await loc.click({ timeout: 5000 });
+}
+
+/** Types key by key so widgets that listen to keydown/keypress (masks, pickers) see real input. */
+async function typeKeys(env: FillEnv, loc: Locator, text: string): Promise<void> {
+  await click(env, loc);
+  await env.page.keyboard.press('ControlOrMeta+A');
+  await env.page.keyboard.press('Backspace');
+  if (env.human) await env.human.type(text);
+  else await env.page.keyboard.type(text, { delay: 15 });
+}
+
+/** The text a text-like control should receive for `value`. */
+export function textFor(target: Target, value: unknown, options: FillOptions): string {
+  const c = target.controls[0] as ScannedControl;
+  const date = parseDateValue(value);
+  if (target.kind === 'date' && date) return formatDate(date, 'YYYY-MM-DD');
+  if (date && (options.format === 'date' || looksLikeDateField([target.label, c.placeholder, c.describedBy, c.name, c.id].join(' ')))) {
+    const hinted = dateFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels].join(' '));
+    return formatDate(date, options.dateFormat ?? hinted ?? 'YYYY-MM-DD');
+  }
+  if (c.type === 'number' && typeof value === 'string') return value.replace(/[^\d.\-]/g, '');
+  return asText(value);
+}
+
+async function fillText(env: FillEnv, target: Target, loc: Locator, text: string): Promise<string> {
+  const c = target.controls[0] as ScannedControl;
+  const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
+  if (env.human) await env.human.fill(loc, text);
+  else await loc.fill(text, { timeout: 5000 });
+  let shown = await loc.inputValue();
+  if (!sameValue(shown, text, digits)) {
+    // fill() sets the value in one go; masks and pickers that only react to key events lose it.
+    env.log(`${target.label}: value did not stick after fill, typing key by key`);
+    await typeKeys(env, loc, text);
+    shown = await loc.inputValue();
+    if (!sameValue(shown, text, digits)) env.log(`${target.label}: control shows a different value after typing`);
+  }
+  await loc.blur().catch(() => undefined);
+  return shown;
+}
+
+async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<string> {
+  const text = asText(value);
+  const options = target.frame.locator(OPTION_SELECTOR);
+  const tryTyping = async (typed: string): Promise<string[]> => {
+    await typeKeys(env, loc, typed);
+    for (let waited = 0; waited < 2000; waited += 100) {
+      if ((await options.count()) > 0) break;
+      await env.page.waitForTimeout(100);
+    }
+    return (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  };
+  let seen = await tryTyping(text);
+  if (!seen.length && text.length > 3) seen = await tryTyping(text.slice(0, 3));
+  if (!seen.length) {
+    // A free-text combobox with no suggestions: what was typed stays.
+    await loc.blur().catch(() => undefined);
+    return loc.inputValue();
+  }
+  const index = matchChoice(value, seen.map((label) => ({ label, value: label })));
+  if (index < 0) {
+    throw new FillProblem(`${index === -2 ? 'matches several' : 'matches none'} of the suggestions of '${target.label}'`, seen);
+  }
+  await click(env, options.nth(index));
+  await env.page.waitForTimeout(50);
+  return loc.inputValue();
+}
+
+async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
+  const loc = locate(target, control);
+  if ((await loc.isChecked()) === checked) return;
+  try {
+    if (env.human) await env.human.click(loc);
+    else await loc.setChecked(checked, { timeout: 2500 });
+  } catch {
+    // Styled inputs hidden under their label: click the label, then force as a last resort.
+    const label = target.frame.locator(`label[for="${control.id}"]`);
+    if (control.id && (await label.count()) === 1) await label.click({ timeout: 2500 }).catch(() => undefined);
+    if ((await loc.isChecked()) !== checked) await loc.setChecked(checked, { force: true });
+  }
+}
+
+function choose(target: Target, value: unknown, choices: ChoiceLike[]): number {
+  const index = matchChoice(value, choices);
+  if (index < 0) {
+    const why = index === -2 ? 'matches more than one' : 'matches none';
+    throw new FillProblem(`value '${asText(value)}' ${why} of the options of '${target.label}'`, choices.map((c) => c.label));
+  }
+  return index;
+}
+
+async function fillSelectLike(loc: Locator, target: Target, control: ScannedControl, wanted: unknown[]): Promise<string> {
+  const choices = control.options.filter((o) => !o.disabled);
+  const picked = wanted.map((w) => choices[choose(target, w, choices)] as ChoiceLike);
+  await loc.selectOption(picked.map((p) => ({ value: p.value })), { timeout: 5000 });
+  return picked.map((p) => p.label).join(', ');
+}
+
+async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Promise<string> {
+  const date = parseDateValue(value);
+  if (!date) throw new FillProblem(`value '${asText(value)}' is not an ISO date (YYYY-MM-DD) for '${target.label}'`);
+  const [day, month, year] = target.controls as [ScannedControl, ScannedControl, ScannedControl];
+  const put = async (control: ScannedControl, texts: string[]): Promise<void> => {
+    const loc = locate(target, control);
+    if (control.tag === 'select') {
+      const choices = control.options.filter((o) => !o.disabled);
+      const index = texts.map((t) => matchChoice(t, choices)).find((i) => i >= 0);
+      if (index === undefined) throw new FillProblem(`no option for '${texts[0]}' in the ${control.name || 'date'} list of '${target.label}'`);
+      await loc.selectOption({ value: (choices[index] as ChoiceLike).value });
+    } else {
+      await fillText(env, target, loc, texts[0] as string);
+    }
+  };
+  const dayText = day.maxLength === 2 || /dd/i.test(day.placeholder) ? String(date.day).padStart(2, '0') : String(date.day);
+  const monthValues = monthChoiceValues(date.month);
+  if (month.tag !== 'select' && (month.maxLength === 2 || /mm/i.test(month.placeholder))) monthValues.unshift(monthValues[1] as string);
+  await put(day, [dayText]);
+  await put(month, monthValues);
+  await put(year, [year.maxLength === 2 ? String(date.year % 100).padStart(2, '0') : String(date.year)]);
+  return `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+}
+
+/** Puts `value` into `target` the way the control needs it; returns what the control now shows. */
+export async function fillTarget(env: FillEnv, target: Target, value: unknown, options: FillOptions = {}): Promise<string> {
+  const first = target.controls[0] as ScannedControl;
+  const loc = locate(target);
+  await loc.scrollIntoViewIfNeeded({ timeout: 3000 }).catch(() => undefined);
+  switch (target.kind) {
+    case 'text':
+    case 'textarea':
+    case 'date':
+      return fillText(env, target, loc, textFor(target, value, options));
+    case 'combobox':
+      return fillCombobox(env, target, loc, value);
+    case 'select':
+      return fillSelectLike(loc, target, first, Array.isArray(value) && first.multiple ? value : [value]);
+    case 'radio': {
+      const index = choose(target, value, target.choices);
+      const choice = target.choices[index] as ChoiceLike & { pid: string };
+      const control = target.controls.find((c) => c.pid === choice.pid) as ScannedControl;
+      await checkControl(env, target, control, true);
+      return choice.label;
+    }
+    case 'checkbox': {
+      const on = asBoolean(value);
+      if (on === null) throw new FillProblem(`value '${asText(value)}' is not yes/no for the checkbox '${target.label}'`, ['yes', 'no']);
+      await checkControl(env, target, first, on);
+      return on ? 'checked' : 'unchecked';
+    }
+    case 'checkboxGroup': {
+      const values = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/\s*[,;]\s*/).filter(Boolean) : [value];
+      const picked = new Set(values.map((v) => target.choices[choose(target, v, target.choices)]?.pid));
+      for (const control of target.controls) await checkControl(env, target, control, picked.has(control.pid));
+      return target.choices.filter((c) => picked.has(c.pid)).map((c) => c.label).join(', ');
+    }
+    case 'dateSplit':
+      return fillDateSplit(env, target, value);
+    case 'file': {
+      const files = filePayloads(value);
+      if (!files.length) throw new FillProblem(`value for '${target.label}' is not a file (data URL or {name, mime_type, content_base64})`);
+      await loc.setInputFiles(first.multiple ? files : files.slice(0, 1));
+      return files.map((f) => f.name).join(', ');
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { isFileObject, type Entry } from './entries.ts';
+import type { Target } from './targets.ts';
+import { conceptTokens, textSimilarity, words } from './textNorm.ts';
+import { parseDateValue } from './valueAdapter.ts';
+
+/** Below this a key and a control are unrelated. */
+export const MATCH_THRESHOLD = 0.5;
+/** Two candidates closer than this are indistinguishable. */
+const AMBIGUITY_MARGIN = 0.06;
+
+export interface Placement {
+  entry: Entry;
+  target: Target;
+  score: number;
+}
+
+export interface Ambiguity {
+  entry: Entry;
+  candidates: Target[];
+}
+
+function isDataUrl(value: unknown): boolean {
+  return typeof value === 'string' && /^data:[^;,]*;base64,/.test(value);
+}
+
+function isFileValue(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0 && value.every((v) => isFileObject(v) || isDataUrl(v));
+  return isFileObject(value) || isDataUrl(value);
+}
+
+/** How well the kind of value suits the kind of control (multiplier). */
+function compatibility(value: unknown, target: Target): number {
+  const file = isFileValue(value);
+  if (target.kind === 'file') return file ? 1 : 0;
+  if (file) return 0;
+  if (target.kind === 'dateSplit') return parseDateValue(value) ? 1 : 0;
+  if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
+  if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' ? 0.9 : 0.3;
+  if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
+  if (target.kind === 'checkboxGroup') return 0.8;
+  return 1;
+}
+
+function entryTexts(entry: Entry): Array<{ text: string; weight: number }> {
+  const last = entry.path[entry.path.length - 1] ?? entry.key;
+  const texts = [{ text: last, weight: 1 }, { text: entry.path.join(' '), weight: 0.98 }];
+  if (entry.title) texts.push({ text: entry.title, weight: 1 });
+  if (entry.description) texts.push({ text: entry.description, weight: 0.7 });
+  return texts;
+}
+
+/** Raw name/id forms a nested key may take: `address.city`, `address[city]`, `address_city`, `city`. */
+function exactNames(entry: Entry): Set<string> {
+  const p = entry.path;
+  const names = new Set([entry.key, p.join('_'), p.join('-'), p[0] + p.slice(1).map((s) => `[${s}]`).join('')]);
+  if (p.length === 1) names.add(`${entry.key}[]`);
+  return new Set([...names].map((n) => n.toLowerCase()));
+}
+
+/** Score in [0, ~1.15] for putting `entry` into `target`. */
+export function scoreMatch(entry: Entry, target: Target): number {
+  const compat = compatibility(entry.value, target);
+  if (compat === 0) return 0;
+  let best = 0;
+  for (const k of entryTexts(entry)) {
+    for (const t of target.texts) {
+      const s = textSimilarity(k.text, t.text) * k.weight * t.weight;
+      if (s > best) best = s;
+    }
+  }
+  const first = target.controls[0];
+  const names = exactNames(entry);
+  const rawName = (first?.name ?? '').toLowerCase().replace(/\[\]$/, '');
+  const rawId = (first?.id ?? '').toLowerCase();
+  const dateBase = target.kind === 'dateSplit' ? rawName.replace(/[-_.[]?(day|dd)\]?$/, '') : '';
+  if (names.has(rawName) || names.has(rawId) || (dateBase && names.has(dateBase))) best = Math.max(best, 1.05);
+  // Nested keys: the parent ("address") should show up around the control.
+  if (entry.path.length > 1) {
+    const parents = new Set(entry.path.slice(0, -1).flatMap((p) => conceptTokens(p)));
+    const around = [...target.context, first?.name ?? '', first?.id ?? ''].flatMap((t) => words(t));
+    if ([...parents].some((p) => around.includes(p))) best += 0.1;
+  }
+  return best * compat;
+}
+
+/**
+ * Assigns entries to free targets: strongest matches first, one target per entry; an entry whose
+ * two best free candidates score within the margin is reported as ambiguous instead.
+ */
+export function matchEntries(entries: Entry[], targets: Target[]): { placements: Placement[]; ambiguous: Ambiguity[] } {
+  const scored = entries.map((entry) => ({
+    entry,
+    candidates: targets
+      .map((target) => ({ target, score: scoreMatch(entry, target) }))
+      .filter((c) => c.score >= MATCH_THRESHOLD)
+      .sort((a, b) => b.score - a.score),
+  }));
+  scored.sort((a, b) => (b.candidates[0]?.score ?? 0) - (a.candidates[0]?.score ?? 0));
+  const taken = new Set<string>();
+  const placements: Placement[] = [];
+  const ambiguous: Ambiguity[] = [];
+  for (const { entry, candidates } of scored) {
+    const free = candidates.filter((c) => !taken.has(c.target.id));
+    const [top, second] = free;
+    if (!top) continue;
+    if (second && top.score - second.score < AMBIGUITY_MARGIN) {
+      ambiguous.push({ entry, candidates: free.filter((c) => top.score - c.score < AMBIGUITY_MARGIN).map((c) => c.target) });
+      continue;
+    }
+    taken.add(top.target.id);
+    placements.push({ entry, target: top.target, score: top.score });
+  }
+  return { placements, ambiguous };
+}

@@ -1,0 +1,70 @@
+import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
+import { AgentFailure, type Agent, type AgentContext, type AgentOutcome } from '../agentTypes.ts';
+import { flattenFormData, missingRequiredKeys } from './entries.ts';
+import { askOrFail } from './questions.ts';
+import { buildResult, readFacts } from './resultBuilder.ts';
+import { Wizard } from './wizard.ts';
+
+export interface AutofillAgentOptions {
+  /** Random source for humanized typing and mouse paths (tests pass a seeded one). */
+  random?: RandomSource;
+  /** Per-key delay bounds for humanized typing, in ms. */
+  minKeyDelayMs?: number;
+  maxKeyDelayMs?: number;
+  /** Navigation timeout for the start URL, in ms (default 30 s). */
+  navigationTimeoutMs?: number;
+}
+
+/**
+ * `builtin:autofill`: fills a form it has never seen with no model and no network of its own —
+ * matches form_data keys to controls, adapts values, walks wizards, corrects rejected values,
+ * asks a human (when allowed) for what it cannot decide, and reads the result off the final page.
+ */
+export class AutofillAgent implements Agent {
+  readonly #options: AutofillAgentOptions;
+
+  constructor(options: AutofillAgentOptions = {}) {
+    this.#options = options;
+  }
+
+  async run(ctx: AgentContext): Promise<AgentOutcome> {
+    const formData = { ...ctx.formData };
+    // Required keys absent from form_data: ask up front (or fail) rather than half-fill the form.
+    for (const missing of missingRequiredKeys(formData, ctx.formSchema)) {
+      if (missing.key.includes('.')) continue;
+      const answer = await askOrFail(ctx, {
+        question: `What is the value for '${missing.title || missing.key}'?`,
+        options: [],
+        message: `form_data has no value for the required key '${missing.key}'.`,
+      }, `form_data has no value for the required key '${missing.key}'; enable human_in_the_loop to be asked`);
+      formData[missing.key] = answer;
+    }
+    const entries = flattenFormData(formData, ctx.formSchema);
+    ctx.log(`autofill: ${entries.length} value(s) to place`);
+    let human: HumanInput | null = null;
+    const humanFor = (url: string): HumanInput | null => {
+      if (!ctx.isHumanized(url)) return null;
+      human ??= new HumanInput(ctx.page, {
+        random: this.#options.random,
+        minKeyDelayMs: this.#options.minKeyDelayMs,
+        maxKeyDelayMs: this.#options.maxKeyDelayMs,
+      });
+      return human;
+    };
+    try {
+      await ctx.page.goto(ctx.startUrl, { waitUntil: 'load', timeout: this.#options.navigationTimeoutMs ?? 30_000 });
+    } catch (error) {
+      throw new AgentFailure(`Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, { cause: error });
+    }
+    const outcome = await new Wizard(ctx, entries, humanFor).run();
+    const facts = await readFacts(ctx.page.frames());
+    await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
+    const fields: Record<string, string> = {};
+    for (const [key, placed] of outcome.placed) fields[key] = placed.shown;
+    const result = buildResult(facts, ctx.outputSchema, fields);
+    ctx.log(`autofill: done${facts.reference ? `, reference ${facts.reference}` : ''}`);
+    return { result };
+  }
+}
+
+export { AgentFailure };

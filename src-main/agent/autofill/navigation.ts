@@ -1,0 +1,70 @@
+import type { Frame, Page } from 'playwright-core';
+
+import type { HumanInput } from '../../browser/humanInput.ts';
+import type { FrameScan, ScannedButton } from './pageScan.ts';
+import { loose } from './textNorm.ts';
+
+export type ButtonKind = 'next' | 'submit';
+
+export interface ChosenButton {
+  frame: Frame;
+  button: ScannedButton;
+  kind: ButtonKind;
+}
+
+const IGNORE = /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another|upload|browse)\b|cookie|language|feedback/;
+const NEXT = /\b(continue|next|proceed|start now|start|save and continue|save continue|go on|carry on|next step|next page)\b/;
+const SUBMIT = /\b(submit|send|apply|register|sign up|confirm|finish|complete|accept and send|accept send|pay|place order|book|request|create account|done|save|declare|agree and submit|sign in|log in)\b/;
+
+/** Classifies a button by its text: `next` moves a wizard on, `submit` ends it, null ignores it. */
+export function classifyButton(text: string, type: string): ButtonKind | null {
+  const t = loose(text);
+  if (!t || IGNORE.test(t)) return null;
+  if (NEXT.test(t)) return 'next';
+  if (SUBMIT.test(t)) return 'submit';
+  return type === 'submit' || type === 'image' ? 'submit' : null;
+}
+
+/** The button that advances the form: a next/submit button, preferring the frame and form just filled. */
+export function chooseButton(frames: Array<{ frame: Frame; scan: FrameScan }>, filledForms: Set<string>, filledFrames: Set<Frame>): ChosenButton | null {
+  let best: { score: number; chosen: ChosenButton } | null = null;
+  for (const { frame, scan } of frames) {
+    scan.buttons.forEach((button, index) => {
+      if (!button.visible || button.disabled) return;
+      const kind = classifyButton(button.text, button.tag === 'a' ? 'link' : button.type);
+      if (!kind) return;
+      let score = 1;
+      if (NEXT.test(loose(button.text)) || SUBMIT.test(loose(button.text))) score += 1;
+      if (filledForms.has(button.formKey)) score += 2;
+      if (filledFrames.has(frame)) score += 1;
+      if (button.primary) score += 0.5;
+      if (button.tag === 'a') score -= 0.5;
+      score -= index * 0.001;
+      if (!best || score > best.score) best = { score, chosen: { frame, button, kind } };
+    });
+  }
+  return best ? (best as { chosen: ChosenButton }).chosen : null;
+}
+
+/** Clicks and waits for what it caused: a navigation of any frame, or a short pause for scripts. */
+export async function clickAndSettle(page: Page, chosen: ChosenButton, human: HumanInput | null): Promise<void> {
+  const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
+  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(() => true, () => false);
+  if (human) await human.click(loc);
+  else await loc.click({ timeout: 5000 });
+  const moved = await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+  if (moved) {
+    await page.waitForLoadState('load', { timeout: 15000 }).catch(() => undefined);
+    for (const frame of page.frames()) await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
+  }
+}
+
+/** Text that says the application went through. */
+export function looksConfirmed(text: string): boolean {
+  return /thank you|has been (submitted|received|sent)|successfully (submitted|sent|registered)|application (complete|submitted|received)|submission (received|complete)|we have received|confirmation (number|code)|your reference/i.test(text);
+}
+
+/** A summary page that wants the answers confirmed. */
+export function looksLikeReview(text: string): boolean {
+  return /check your answers|review your (answers|application|details)|confirm your (answers|details)|summary of your/i.test(text);
+}

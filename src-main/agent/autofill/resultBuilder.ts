@@ -1,0 +1,144 @@
+/**
+ * Builds the job `result` from the final page.
+ *
+ * With an `output_schema`, each property is filled from what the page shows: a reference number
+ * ("Reference: ABC-123", "Application number", "confirmation code", a `.govuk-panel` body), the
+ * confirmation text (panel / `role=status` / first heading), label/value pairs (dl/dt/dd, two-cell
+ * table rows, "Label: value" lines) matched to property names and titles the same way form keys are
+ * matched to labels, plus `final_url`/`url`, `title` and `submitted`. Values are coerced to the
+ * property's type and the whole result is validated with Ajv; a missing required property fails.
+ *
+ * Without an output_schema the result is:
+ *   { submitted: true, final_url, title, confirmation_text, reference?, fields: { key: value placed } }
+ * where `fields` maps each form_data key to what its control showed (secrets as "[secret]").
+ */
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { Frame } from 'playwright-core';
+
+import type { JsonObject } from '../../contract/common.ts';
+import { AgentFailure } from '../agentTypes.ts';
+import { textSimilarity } from './textNorm.ts';
+
+// ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv | Ajv2020) => unknown;
+
+export interface PageFacts {
+  url: string;
+  title: string;
+  confirmation: string;
+  reference: string | null;
+  pairs: Array<{ label: string; value: string }>;
+  text: string;
+}
+
+// Runs in the page: label/value pairs and confirmation blocks (plain JS source, see pageScan.ts).
+const FACTS_SOURCE = String.raw`(() => {
+  const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const pairs = [];
+  for (const dt of document.querySelectorAll('dt')) {
+    const dd = dt.nextElementSibling;
+    if (dd && dd.tagName === 'DD') pairs.push({ label: clean(dt.innerText), value: clean(dd.innerText) });
+  }
+  for (const row of document.querySelectorAll('.govuk-summary-list__row')) {
+    const k = row.querySelector('.govuk-summary-list__key'); const v = row.querySelector('.govuk-summary-list__value');
+    if (k && v && k.tagName !== 'DT') pairs.push({ label: clean(k.innerText), value: clean(v.innerText) });
+  }
+  for (const tr of document.querySelectorAll('tr')) {
+    const cells = Array.from(tr.children).filter((c) => c.tagName === 'TD' || c.tagName === 'TH');
+    if (cells.length === 2) pairs.push({ label: clean(cells[0].innerText), value: clean(cells[1].innerText) });
+  }
+  const conf = document.querySelector('.govuk-panel, .govuk-panel--confirmation, [role="status"], .confirmation, .alert-success, .success, #confirmation');
+  const h1 = document.querySelector('h1');
+  const panelRef = document.querySelector('.govuk-panel__body strong, .reference, [data-reference], #reference');
+  return { url: location.href, title: document.title, confirmation: clean(conf ? conf.innerText : h1 ? h1.innerText : ''),
+    panelRef: panelRef ? clean(panelRef.innerText) : '', pairs, text: document.body ? document.body.innerText : '' };
+})()`;
+
+const REFERENCE = /(?:reference(?:\s+(?:number|code|no\.?))?|application\s+(?:number|reference|id|no\.?)|confirmation\s+(?:number|code|id)|booking\s+(?:reference|number)|order\s+(?:number|id)|case\s+(?:number|reference|id)|tracking\s+(?:number|code)|ticket\s+(?:number|id))\s*(?:is|:|#|-)?\s*:?\s*\n?\s*([A-Z0-9][A-Z0-9\-\/]{3,})/i;
+
+/** Collects the facts of the final page, frames included (the form may live in an iframe). */
+export async function readFacts(frames: Frame[]): Promise<PageFacts> {
+  const facts: PageFacts = { url: '', title: '', confirmation: '', reference: null, pairs: [], text: '' };
+  for (const [index, frame] of frames.entries()) {
+    let raw: { url: string; title: string; confirmation: string; panelRef: string; pairs: PageFacts['pairs']; text: string };
+    try {
+      raw = (await frame.evaluate(FACTS_SOURCE)) as typeof raw;
+    } catch {
+      continue;
+    }
+    if (index === 0) {
+      facts.url = raw.url;
+      facts.title = raw.title;
+    }
+    if (!facts.confirmation || (index > 0 && raw.confirmation && raw.text.length > 0)) facts.confirmation ||= raw.confirmation;
+    facts.pairs.push(...raw.pairs);
+    facts.text += `${raw.text}\n`;
+    const fromText = REFERENCE.exec(raw.text)?.[1] ?? null;
+    if (!facts.reference) facts.reference = /^[A-Z0-9][A-Z0-9\-\/]{3,}$/i.test(raw.panelRef) ? raw.panelRef : fromText;
+  }
+  // "Label: value" lines.
+  for (const line of facts.text.split('\n')) {
+    const m = /^\s*([^:]{2,60}):\s+(.{1,200})$/.exec(line);
+    if (m) facts.pairs.push({ label: (m[1] as string).trim(), value: (m[2] as string).trim() });
+  }
+  return facts;
+}
+
+function coerce(value: unknown, schema: Record<string, unknown>): unknown {
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (typeof value !== 'string') return value;
+  if (type === 'number' || type === 'integer') {
+    const n = Number(value.replace(/[^\d.\-]/g, ''));
+    if (!Number.isFinite(n) || value.replace(/[^\d]/g, '') === '') return value;
+    return type === 'integer' ? Math.round(n) : n;
+  }
+  if (type === 'boolean') return /^(yes|true|y|1|submitted|confirmed|success)/i.test(value.trim());
+  return value;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function valueFor(name: string, prop: Record<string, unknown>, facts: PageFacts): unknown {
+  const described = [name, typeof prop.title === 'string' ? prop.title : '', typeof prop.description === 'string' ? prop.description : ''].join(' ');
+  if (prop.type === 'boolean' && /submitted|success|ok|done|complete/i.test(name)) return true;
+  if (/^(final_?)?url$/i.test(name)) return facts.url;
+  if (/^(page_?)?title$/i.test(name)) return facts.title;
+  let best: { score: number; value: string } | null = null;
+  for (const pair of facts.pairs) {
+    const score = Math.max(textSimilarity(name, pair.label), prop.title ? textSimilarity(String(prop.title), pair.label) : 0);
+    if (score >= 0.5 && (!best || score > best.score)) best = { score, value: pair.value };
+  }
+  if (best) return best.value;
+  if (/reference|ref\b|confirmation.?(number|code|id)|application.?(number|id)|case.?(number|id)|tracking|order.?(number|id)|booking/i.test(described) && facts.reference) return facts.reference;
+  if (/confirm|message|status|outcome|text/i.test(described) && facts.confirmation) return facts.confirmation;
+  return undefined;
+}
+
+/** The job result from the final page; validated against `outputSchema` when there is one. */
+export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, fields: Record<string, string>): JsonObject {
+  if (!outputSchema || !isObject(outputSchema.properties)) {
+    const result: JsonObject = { submitted: true, final_url: facts.url, title: facts.title, confirmation_text: facts.confirmation, fields };
+    if (facts.reference) result.reference = facts.reference;
+    return result;
+  }
+  const result: JsonObject = {};
+  for (const [name, raw] of Object.entries(outputSchema.properties)) {
+    const prop = isObject(raw) ? raw : {};
+    const value = valueFor(name, prop, facts);
+    if (value !== undefined) result[name] = coerce(value, prop);
+  }
+  const declared = typeof outputSchema.$schema === 'string' ? outputSchema.$schema : '';
+  const options = { strict: false, allErrors: true } as const;
+  const ajv = /draft-0[467]/.test(declared) ? new Ajv(options) : new Ajv2020(options);
+  addFormats(ajv);
+  const validate = ajv.compile(outputSchema);
+  if (!validate(result)) {
+    const problems = (validate.errors ?? []).map((e) => (e.keyword === 'required' ? `'${String((e.params as { missingProperty?: string }).missingProperty)}' was not found on the final page` : `${e.instancePath || 'result'} ${e.message ?? 'is invalid'}`));
+    throw new AgentFailure(`The final page does not give a result matching output_schema: ${problems.join('; ')} (page: ${facts.url})`);
+  }
+  return result;
+}

@@ -1,0 +1,180 @@
+import type { Frame } from 'playwright-core';
+
+import type { FrameScan, ScannedControl } from './pageScan.ts';
+import { conceptTokens } from './textNorm.ts';
+
+export type TargetKind =
+  | 'text' | 'textarea' | 'date' | 'select' | 'radio' | 'checkbox' | 'checkboxGroup' | 'dateSplit' | 'file' | 'combobox';
+
+/** A choice inside a radio group, checkbox group or select. */
+export interface Choice {
+  label: string;
+  value: string;
+  /** The control to click for radios / checkbox groups. */
+  pid: string;
+}
+
+/** Something one form_data key can be placed into: a control, or a group acting as one. */
+export interface Target {
+  /** Stable within a page: the first control's pid. */
+  id: string;
+  frame: Frame;
+  kind: TargetKind;
+  controls: ScannedControl[];
+  /** Human description, used in logs, questions and errors. */
+  label: string;
+  /** Texts describing the target with how much each counts for matching. */
+  texts: Array<{ text: string; weight: number }>;
+  /** Fieldset legends and group labels around it (for nested-key context). */
+  context: string[];
+  choices: Choice[];
+  required: boolean;
+  /** Holds a value already (non-empty text, a checked radio, a chosen option). */
+  hasValue: boolean;
+  errorText: string;
+}
+
+const TEXTLIKE = new Set(['text', 'email', 'tel', 'number', 'url', 'search', 'password', '', 'datetime-local', 'month', 'time', 'week']);
+
+const AUTOCOMPLETE_TEXT: Record<string, string> = {
+  'given-name': 'first name', 'family-name': 'last name', name: 'full name', email: 'email', tel: 'phone',
+  'tel-national': 'phone', 'postal-code': 'postcode', bday: 'date of birth', 'address-line1': 'address line 1',
+  'address-line2': 'address line 2', 'address-level2': 'city', 'address-level1': 'region', 'country-name': 'country',
+  country: 'country', organization: 'organisation', 'street-address': 'street address', 'additional-name': 'middle name',
+  username: 'username', 'new-password': 'password', 'current-password': 'password',
+};
+
+function ownTexts(c: ScannedControl, legendWeight: number): Array<{ text: string; weight: number }> {
+  const texts: Array<{ text: string; weight: number }> = [];
+  const add = (text: string, weight: number): void => {
+    if (text) texts.push({ text, weight });
+  };
+  add(c.name, 1);
+  add(c.id, 1);
+  for (const label of c.labels) add(label, 1);
+  add(c.ariaLabel, 1);
+  add(c.labelledBy, 0.95);
+  add(c.placeholder, 0.85);
+  add(c.title, 0.8);
+  add(c.nearText, 0.8);
+  const ac = AUTOCOMPLETE_TEXT[c.autocomplete.split(/\s+/).pop() ?? ''];
+  if (ac) add(ac, 0.95);
+  add(c.describedBy, 0.5);
+  if (c.legends[0]) add(c.legends[0], legendWeight);
+  return texts;
+}
+
+function humanLabel(c: ScannedControl): string {
+  return c.labels[0] || c.ariaLabel || c.labelledBy || c.placeholder || c.nearText || c.title || c.name || c.id || c.tag;
+}
+
+function datePart(c: ScannedControl): 'day' | 'month' | 'year' | null {
+  const tokens = new Set(conceptTokens([c.labels.join(' '), c.ariaLabel, c.name, c.id, c.placeholder].join(' ')));
+  if (tokens.has('day') || tokens.has('dd')) return 'day';
+  if (tokens.has('month') || tokens.has('mm')) return 'month';
+  if (tokens.has('year') || tokens.has('yyyy') || tokens.has('yy')) return 'year';
+  return null;
+}
+
+function groupLabelOf(first: ScannedControl): string {
+  return first.legends[0] || first.nearText || first.name;
+}
+
+/** Turns the scanned controls of all frames into fillable targets (visible, enabled ones). */
+export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): Target[] {
+  const targets: Target[] = [];
+  for (const { frame, scan } of frames) {
+    const usable = scan.controls.filter((c) => c.visible && !c.disabled);
+    const used = new Set<string>();
+
+    // Split dates: day, month and year controls sharing one group.
+    const byGroup = new Map<string, ScannedControl[]>();
+    for (const c of usable) {
+      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file') continue;
+      const list = byGroup.get(c.groupKey) ?? [];
+      list.push(c);
+      byGroup.set(c.groupKey, list);
+    }
+    for (const list of byGroup.values()) {
+      const parts = { day: undefined as ScannedControl | undefined, month: undefined as ScannedControl | undefined, year: undefined as ScannedControl | undefined };
+      for (const c of list) {
+        const part = datePart(c);
+        if (part && !parts[part]) parts[part] = c;
+      }
+      if (parts.day && parts.month && parts.year) {
+        const controls = [parts.day, parts.month, parts.year];
+        const first = parts.day;
+        const label = first.legends[0] || first.nearText || first.name.replace(/[-_[]?day\]?$/i, '');
+        targets.push({
+          id: first.pid, frame, kind: 'dateSplit', controls, label,
+          texts: [
+            { text: label, weight: 1 },
+            { text: first.name.replace(/[-_.[]?(day|dd)\]?$/i, ''), weight: 1 },
+            { text: first.id.replace(/[-_.]?(day|dd)$/i, ''), weight: 1 },
+            { text: first.describedBy, weight: 0.5 },
+          ].filter((t) => t.text),
+          context: first.legends, choices: [], required: controls.some((c) => c.required),
+          hasValue: controls.every((c) => c.value !== ''), errorText: controls.map((c) => c.errorText).find(Boolean) ?? '',
+        });
+        for (const c of controls) used.add(c.pid);
+      }
+    }
+
+    // Radio groups and checkbox groups by name.
+    const groups = new Map<string, ScannedControl[]>();
+    for (const c of usable) {
+      if (c.type !== 'radio' && c.type !== 'checkbox') continue;
+      const key = `${c.type}|${c.formKey}|${c.name || c.pid}`;
+      const list = groups.get(key) ?? [];
+      list.push(c);
+      groups.set(key, list);
+    }
+    for (const list of groups.values()) {
+      const first = list[0] as ScannedControl;
+      const choices = list.map((c) => ({ label: c.labels[0] || c.ariaLabel || c.value, value: c.value, pid: c.pid }));
+      const single = first.type === 'checkbox' && list.length === 1;
+      if (single) {
+        targets.push({
+          id: first.pid, frame, kind: 'checkbox', controls: list, label: humanLabel(first),
+          texts: ownTexts(first, 0.6), context: first.legends, choices, required: first.required,
+          hasValue: first.checked, errorText: first.errorText,
+        });
+      } else {
+        const label = groupLabelOf(first);
+        const texts = [{ text: first.legends[0] ?? '', weight: 1 }, { text: first.name.replace(/\[\]$/, ''), weight: 1 },
+          { text: first.nearText, weight: 0.8 }, { text: first.describedBy, weight: 0.5 }].filter((t) => t.text);
+        targets.push({
+          id: first.pid, frame, kind: first.type === 'radio' ? 'radio' : 'checkboxGroup', controls: list, label,
+          texts, context: first.legends, choices, required: list.some((c) => c.required),
+          hasValue: list.some((c) => c.checked), errorText: list.map((c) => c.errorText).find(Boolean) ?? '',
+        });
+      }
+      for (const c of list) used.add(c.pid);
+    }
+
+    for (const c of usable) {
+      if (used.has(c.pid) || c.readOnly && !c.hasListbox) continue;
+      let kind: TargetKind | null = null;
+      if (c.tag === 'select') kind = 'select';
+      else if (c.tag === 'textarea') kind = 'textarea';
+      else if (c.type === 'file') kind = 'file';
+      else if (c.type === 'date') kind = 'date';
+      else if (TEXTLIKE.has(c.type) || c.role === 'combobox') kind = c.hasListbox ? 'combobox' : 'text';
+      if (!kind) continue;
+      targets.push({
+        id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts: ownTexts(c, 0.7), context: c.legends,
+        choices: c.options.filter((o) => !o.disabled).map((o) => ({ label: o.label, value: o.value, pid: c.pid })),
+        required: c.required, hasValue: c.tag === 'select' ? c.value !== '' && c.options.findIndex((o) => o.value === c.value) > 0 : c.value !== '',
+        errorText: c.errorText,
+      });
+    }
+  }
+  return targets;
+}
+
+/** A readable description of a target for logs and messages. */
+export function describeTarget(target: Target): string {
+  const c = target.controls[0] as ScannedControl;
+  const kind = target.kind === 'text' ? c.type || 'text' : target.kind;
+  return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
+}

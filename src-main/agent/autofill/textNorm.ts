@@ -1,0 +1,96 @@
+// Text normalisation shared by field matching, option matching and result extraction.
+// Phrases collapse to one concept token so `dob`, "Date of birth" and `birth_date` compare equal.
+
+const CONCEPTS: Array<[string, string[]]> = [
+  ['givenname', ['first name', 'first names', 'given name', 'given names', 'forename', 'forenames', 'fname', 'firstname', 'givenname', 'christian name']],
+  ['familyname', ['last name', 'surname', 'family name', 'lname', 'lastname', 'familyname', 'second name']],
+  ['middlename', ['middle name', 'middle names', 'middlename']],
+  ['fullname', ['full name', 'fullname', 'your name', 'name in full']],
+  ['birthdate', ['date of birth', 'birth date', 'birthdate', 'dob', 'birthday', 'born on']],
+  ['postcode', ['zip code', 'zip', 'zipcode', 'postcode', 'postal code', 'post code', 'postalcode', 'pin code', 'eircode']],
+  ['phone', ['telephone number', 'phone number', 'mobile number', 'mobile phone', 'cell phone', 'contact number', 'telephone', 'phone', 'mobile', 'tel', 'cell', 'phonenumber']],
+  ['email', ['email address', 'e mail address', 'e mail', 'email', 'mail address', 'emailaddress']],
+  ['addressline1', ['address line 1', 'street address', 'address 1', 'addressline1', 'address1', 'street', 'line 1', 'building and street']],
+  ['addressline2', ['address line 2', 'address 2', 'addressline2', 'address2', 'line 2']],
+  ['city', ['town or city', 'city or town', 'town', 'city', 'locality']],
+  ['region', ['state or province', 'county', 'province', 'state', 'region']],
+  ['country', ['country of residence', 'country']],
+  ['organisation', ['organisation', 'organization', 'company name', 'company', 'employer', 'business name']],
+  ['agree', ['i agree', 'agree', 'accept', 'accepted', 'consent', 'terms and conditions', 'terms']],
+  ['message', ['message', 'comments', 'comment', 'enquiry', 'inquiry', 'more details', 'further information']],
+  ['passport', ['passport number', 'passport no', 'passport']],
+  ['nino', ['national insurance number', 'ni number', 'nino']],
+  ['gender', ['gender', 'sex']],
+  ['quantity', ['quantity', 'qty', 'number of items']],
+  ['website', ['website', 'web site', 'homepage', 'url']],
+  ['password', ['password', 'passcode', 'pass word']],
+  ['username', ['user name', 'username', 'login', 'user id']],
+];
+
+const STOPWORDS = new Set([
+  'your', 'the', 'a', 'an', 'of', 'please', 'enter', 'select', 'choose', 'what', 'is', 'are', 'optional', 'required',
+  'eg', 'e', 'g', 'for', 'example', 'my', 'you', 'do', 'to', 'in', 'field', 'input', 'this', 'which', 'provide', 'type',
+]);
+
+// Longest phrases first so "address line 1" wins over "address".
+const PHRASES: Array<[string[], string]> = CONCEPTS.flatMap(([concept, phrases]) =>
+  phrases.map((phrase): [string[], string] => [phrase.split(' '), concept]),
+).sort((a, b) => b[0].length - a[0].length);
+
+/** Lowercase words of `text`: camelCase, snake_case, kebab, dots and brackets all split; accents dropped. */
+export function words(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/([a-zA-Z])(\d)/g, '$1 $2')
+    .toLowerCase()
+    .replace(/e-mail/g, 'email')
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** Words with synonym phrases collapsed to concept tokens and filler words removed. */
+export function conceptTokens(text: string): string[] {
+  const list = words(text);
+  const out: string[] = [];
+  for (let i = 0; i < list.length; ) {
+    let matched = false;
+    for (const [phrase, concept] of PHRASES) {
+      if (phrase.every((word, k) => list[i + k] === word)) {
+        out.push(concept);
+        i += phrase.length;
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) {
+      const word = list[i] as string;
+      if (!STOPWORDS.has(word)) out.push(word);
+      i += 1;
+    }
+  }
+  // A field called just "Name" means the full name.
+  if (out.length === 1 && out[0] === 'name') return ['fullname'];
+  return out;
+}
+
+/** Similarity in [0, 1] of two texts after concept normalisation (F-measure on tokens, exact = 1). */
+export function textSimilarity(a: string, b: string): number {
+  const ta = conceptTokens(a);
+  const tb = conceptTokens(b);
+  if (!ta.length || !tb.length) return 0;
+  if (ta.join(' ') === tb.join(' ')) return 1;
+  const setB = new Set(tb);
+  const common = new Set(ta.filter((t) => setB.has(t))).size;
+  if (!common) return 0;
+  const recall = common / new Set(ta).size;
+  const precision = common / setB.size;
+  // F2-like: recall of the key matters more; "Email" vs "Email (work)" is still a good match.
+  return 0.9 * ((3 * recall * precision) / (2 * precision + recall));
+}
+
+/** Loose form for option comparisons: lowercase, accents and punctuation dropped, single spaces. */
+export function loose(text: string): string {
+  return words(text).join(' ');
+}

@@ -1,0 +1,291 @@
+import type { Frame } from 'playwright-core';
+
+import type { HumanInput } from '../../browser/humanInput.ts';
+import { AgentFailure, type AgentContext } from '../agentTypes.ts';
+import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './controlFiller.ts';
+import { loggable, type Entry } from './entries.ts';
+import { matchEntries } from './fieldMatcher.ts';
+import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
+import { scanFrame, type FrameScan } from './pageScan.ts';
+import { askOrFail, quote } from './questions.ts';
+import { buildTargets, describeTarget, type Target } from './targets.ts';
+import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
+
+const MAX_TURNS = 30;
+const REVEAL_PASSES = 4;
+
+export interface PlacedValue {
+  /** Form signature of the page it went on (a re-rendered page with the same fields refills it). */
+  signature: string;
+  controlKey: string;
+  label: string;
+  shown: string;
+}
+
+export interface WizardOutcome {
+  placed: Map<string, PlacedValue>;
+  frames: Array<{ frame: Frame; scan: FrameScan }>;
+}
+
+type Scanned = Array<{ frame: Frame; scan: FrameScan }>;
+
+/** Scans every frame of the page (iframes included, cross-origin too). */
+export async function scanAll(ctx: AgentContext): Promise<Scanned> {
+  const out: Scanned = [];
+  for (const frame of ctx.page.frames()) {
+    const scan = await scanFrame(frame);
+    if (scan) out.push({ frame, scan });
+  }
+  return out;
+}
+
+function controlKey(target: Target): string {
+  const c = target.controls[0];
+  return c ? c.name || c.id || target.label : target.label;
+}
+
+function signatureOf(targets: Target[]): string {
+  return targets.map(controlKey).sort().join('|');
+}
+
+/** Walks the form page by page: fill, correct what the page rejects, click on, until a final page. */
+export class Wizard {
+  readonly #ctx: AgentContext;
+  readonly #entries: Entry[];
+  readonly #humanFor: (url: string) => HumanInput | null;
+  readonly #placed = new Map<string, PlacedValue>();
+  readonly #options = new Map<string, FillOptions>();
+  readonly #overrides = new Map<string, unknown>();
+  readonly #tried = new Map<string, Set<string>>();
+  /** Answers a human gave for controls that no key matched, by control key. */
+  readonly #manual = new Map<string, string>();
+  readonly #visits = new Map<string, number>();
+  #corrections = 0;
+
+  constructor(ctx: AgentContext, entries: Entry[], humanFor: (url: string) => HumanInput | null) {
+    this.#ctx = ctx;
+    this.#entries = entries;
+    this.#humanFor = humanFor;
+  }
+
+  #env(): FillEnv {
+    return { page: this.#ctx.page, human: this.#humanFor(this.#ctx.page.url()), log: (line) => this.#ctx.log(line) };
+  }
+
+  #triedFor(key: string): Set<string> {
+    let set = this.#tried.get(key);
+    if (!set) this.#tried.set(key, (set = new Set()));
+    return set;
+  }
+
+  /** Runs to the final page. */
+  async run(): Promise<WizardOutcome> {
+    let lastKind: ButtonKind | null = null;
+    for (let turn = 0; turn < MAX_TURNS; turn += 1) {
+      this.#checkAbort();
+      let frames = await scanAll(this.#ctx);
+      let targets = buildTargets(frames);
+      const signature = signatureOf(targets);
+      const errors = readErrors(frames, targets);
+      if (errors.length) await this.#handleErrors(errors);
+      const filled = await this.#fillPage(signature);
+      frames = await scanAll(this.#ctx);
+      targets = buildTargets(frames);
+      if (await this.#fixConstraintErrors(frames, targets, filled, signature)) {
+        frames = await scanAll(this.#ctx);
+        targets = buildTargets(frames);
+      }
+      await this.#fillRequiredEmpty(targets, filled);
+      const text = frames.map((f) => f.scan.bodyText).join('\n');
+      const heading = frames.flatMap((f) => f.scan.headings)[0] ?? frames[0]?.scan.title ?? '';
+      const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
+      const filledFrames = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.frame));
+      const button = chooseButton(frames, filledForms, filledFrames);
+      const noFields = targets.length === 0;
+      const review = looksLikeReview(text);
+      if (!errors.length && (!button || (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))) {
+        return { placed: this.#placed, frames };
+      }
+      if (!button) break;
+      if (button.kind === 'submit') await this.#checkRequiredPlaced();
+      const state = `${frames[0]?.scan.url}|${signature}|${heading}|${errors.map((e) => e.text).join('|')}|${this.#corrections}`;
+      const visits = (this.#visits.get(state) ?? 0) + 1;
+      this.#visits.set(state, visits);
+      if (visits > 2) {
+        const said = errors.length ? ` The page says: ${errors.map((e) => quote(e.text, 120)).join('; ')}` : '';
+        throw new AgentFailure(`The form did not advance past '${heading}' after clicking '${button.button.text}' ${visits} times.${said}`);
+      }
+      const what = filled.size ? `Filled ${filled.size} field(s) on '${heading}'` : review ? `Reviewed answers on '${heading}'` : `On '${heading}'`;
+      await this.#ctx.recordStep(`${what}; clicking '${button.button.text}'`);
+      this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
+      await clickAndSettle(this.#ctx.page, button, this.#humanFor(this.#ctx.page.url()));
+      lastKind = button.kind;
+    }
+    throw new AgentFailure(`The form did not reach a final page within ${MAX_TURNS} steps`);
+  }
+
+  #checkAbort(): void {
+    if (this.#ctx.signal.aborted) throw new AgentFailure('The job was cancelled', { cause: this.#ctx.signal.reason });
+  }
+
+  /** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
+  #pending(signature: string, done: Set<string>): Entry[] {
+    return this.#entries.filter((e) => !done.has(e.key) && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature));
+  }
+
+  async #fillPage(signature: string): Promise<Set<string>> {
+    const filled = new Set<string>();
+    const doneKeys = new Set<string>();
+    for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
+      // Each pass rescans: choosing a radio or option may reveal conditional fields.
+      const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !filled.has(t.id));
+      const pending = this.#pending(signature, doneKeys);
+      const { placements, ambiguous } = matchEntries(pending, targets);
+      for (const amb of ambiguous) {
+        const options = amb.candidates.map((t) => t.label);
+        const answer = await askOrFail(this.#ctx, {
+          question: `Which field should receive form_data '${amb.entry.key}'?`,
+          options,
+          message: `'${amb.entry.key}' matches several fields equally well.`,
+        }, `form_data key '${amb.entry.key}' is ambiguous: it matches ${amb.candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`);
+        const target = amb.candidates[Math.max(0, options.indexOf(answer))] as Target;
+        placements.push({ entry: amb.entry, target, score: 1 });
+      }
+      let manualFilled = false;
+      for (const target of targets) {
+        const manual = this.#manual.get(controlKey(target));
+        if (manual !== undefined && !filled.has(target.id) && !placements.some((p) => p.target.id === target.id)) {
+          await this.#fillOne(target, manual, null, signature);
+          filled.add(target.id);
+          manualFilled = true;
+        }
+      }
+      if (!placements.length && !manualFilled) break;
+      for (const { entry, target } of placements) {
+        if (filled.has(target.id)) continue;
+        await this.#fillOne(target, this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value, entry, signature);
+        filled.add(target.id);
+        doneKeys.add(entry.key);
+      }
+    }
+    return filled;
+  }
+
+  async #fillOne(target: Target, value: unknown, entry: Entry | null, signature: string): Promise<void> {
+    this.#checkAbort();
+    const options = entry ? { ...this.#options.get(entry.key), format: entry.format } : {};
+    let current = value;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const shown = await fillTarget(this.#env(), target, current, options);
+        if (entry) {
+          this.#triedFor(entry.key).add(`rendered:${shown}`);
+          this.#placed.set(entry.key, { signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown });
+          this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`}`);
+        } else {
+          this.#ctx.log(`(answer) → ${describeTarget(target)}`);
+        }
+        return;
+      } catch (error) {
+        if (!(error instanceof FillProblem) || attempt > 1) throw error;
+        const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
+        current = await askOrFail(this.#ctx, {
+          question: `Which option should be chosen for '${target.label}'?`,
+          options: error.choices,
+          message: `${name}: ${error.message}.`,
+        }, `Cannot fill ${name}: ${error.message}${error.choices.length ? ` (options: ${error.choices.slice(0, 15).join(', ')})` : ''}; enable human_in_the_loop to be asked`);
+        if (entry) this.#overrides.set(entry.key, current);
+      }
+    }
+  }
+
+  /** Applies corrections for messages the page shows; asks or fails when it has none. */
+  async #handleErrors(errors: PageError[]): Promise<void> {
+    for (const error of errors) {
+      if (!error.target) {
+        this.#ctx.log(`page message: ${quote(error.text)}`);
+        continue;
+      }
+      const key = controlKey(error.target);
+      const entry = this.#entries.find((e) => this.#placed.get(e.key)?.controlKey === key);
+      if (!entry) {
+        const answer = await askOrFail(this.#ctx, {
+          question: `What should be entered for '${error.target.label}'?`,
+          options: error.target.choices.map((c) => c.label),
+          message: `The page says ${quote(error.text)} and form_data has no value for it.`,
+        }, `The page requires '${error.target.label}': ${quote(error.text)}, and no form_data key matches it; enable human_in_the_loop to be asked`);
+        this.#manual.set(key, answer);
+        this.#corrections += 1;
+        continue;
+      }
+      const correction = nextCorrection(entry, error.target, error.text, this.#triedFor(entry.key));
+      if (correction) {
+        this.#ctx.log(`${entry.key}: the page said ${quote(error.text, 120)}; retrying with ${correction.note}`);
+        if (correction.value !== undefined) this.#overrides.set(entry.key, correction.value);
+        if (correction.dateFormat) this.#options.set(entry.key, { ...this.#options.get(entry.key), dateFormat: correction.dateFormat });
+        this.#corrections += 1;
+        continue;
+      }
+      const answer = await askOrFail(this.#ctx, {
+        question: `The page rejected '${error.target.label}'. What value should be entered?`,
+        options: error.target.choices.map((c) => c.label),
+        message: `form_data '${entry.key}' was rejected: ${quote(error.text)}`,
+      }, `The page rejected '${error.target.label}' (form_data key '${entry.key}'): ${quote(error.text)}; no correction left to try`);
+      this.#overrides.set(entry.key, answer);
+      this.#corrections += 1;
+    }
+  }
+
+  /** HTML5 constraint validation blocks submission silently: correct filled controls that are :invalid. */
+  async #fixConstraintErrors(frames: Scanned, targets: Target[], filled: Set<string>, signature: string): Promise<boolean> {
+    const pids = new Set(targets.filter((t) => filled.has(t.id)).flatMap((t) => t.controls.map((c) => c.pid)));
+    let changed = false;
+    for (let round = 0; round < 4; round += 1) {
+      const errors = readErrors(frames, targets, pids).filter((e) => e.target && filled.has(e.target.id) && e.target.controls.some((c) => !c.valid));
+      if (!errors.length) return changed;
+      await this.#handleErrors(errors);
+      for (const error of errors) {
+        const target = error.target as Target;
+        const entry = this.#entries.find((e) => this.#placed.get(e.key)?.controlKey === controlKey(target));
+        if (entry) await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, signature);
+      }
+      changed = true;
+      frames = await scanAll(this.#ctx);
+      targets = buildTargets(frames);
+    }
+    return changed;
+  }
+
+  /** A visible required control still empty means the page wants data form_data lacks. */
+  async #fillRequiredEmpty(targets: Target[], filled: Set<string>): Promise<void> {
+    for (const target of targets) {
+      if (!target.required || target.hasValue || filled.has(target.id)) continue;
+      const unplaced = this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => e.key);
+      const answer = await askOrFail(this.#ctx, {
+        question: `What should be entered for '${target.label}'?`,
+        options: target.choices.map((c) => c.label),
+        message: `The page requires '${target.label}' and no form_data key matches it.`,
+      }, `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`);
+      this.#manual.set(controlKey(target), answer);
+      await this.#fillOne(target, answer, null, '');
+      filled.add(target.id);
+    }
+  }
+
+  /** Before the final submit: every schema-required key must have found a control. */
+  async #checkRequiredPlaced(): Promise<void> {
+    for (const entry of this.#entries) {
+      if (!entry.required || this.#placed.has(entry.key)) continue;
+      const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => ![...this.#placed.values()].some((p) => p.controlKey === controlKey(t)));
+      const options = targets.map((t) => t.label);
+      const answer = await askOrFail(this.#ctx, {
+        question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
+        options: [...options, 'none'],
+        message: `No control on the page matches the required key '${entry.key}'.`,
+      }, `No control on the page matches form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend and the schema title); enable human_in_the_loop to be asked`);
+      const target = targets[options.indexOf(answer)];
+      if (target) await this.#fillOne(target, entry.value, entry, '');
+      else this.#placed.set(entry.key, { signature: '', controlKey: '', label: '(skipped by the human)', shown: '' });
+    }
+  }
+}

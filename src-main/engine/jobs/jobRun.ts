@@ -1,0 +1,274 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { AgentFailure, type Agent, type AgentContext, type AgentQuestion } from '../../agent/agentTypes.ts';
+import { isoNow } from '../../base/clock.ts';
+import type { Disposable } from '../../base/emitter.ts';
+import { newId } from '../../base/ids.ts';
+import type { Logger } from '../../base/logger.ts';
+import type { BrowserLease } from '../../browser/browserLease.ts';
+import type { BrowserRuntime, ProxySettings } from '../../browser/browserRuntime.ts';
+import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
+import type { JobStatus } from '../../contract/job.ts';
+import type { JsonObject } from '../../contract/common.ts';
+import type { JobProgress, JobRecord } from '../../store/jobs.ts';
+import type { Store } from '../../store/store.ts';
+import type { LiveViewHub } from '../liveViewHub.ts';
+import { ActiveClock } from './activeClock.ts';
+import { creditsFor } from './credits.ts';
+import { JobAbort, raceAbort } from './jobAbort.ts';
+import type { JobEvents } from './jobEvents.ts';
+
+export interface JobRunDeps {
+  store: Store;
+  runtime: BrowserRuntime;
+  events: JobEvents;
+  liveViews: LiveViewHub;
+  logger: Logger;
+  /** Where `<job_id>/screenshots` and `<job_id>/downloads` go. */
+  artifactsDir: string;
+  /** Length of a minute for timeout_minutes; tests shorten it. */
+  minuteMs: number;
+  /** How long a question may wait for its answer before the job fails. */
+  answerTimeoutMs: number;
+}
+
+/** Screenshot file name of step `index` (0-based), as the archive names it. */
+export function screenshotName(index: number): string {
+  return `screenshot_${String(index).padStart(4, '0')}.png`;
+}
+
+export function screenshotsDir(artifactsDir: string, jobId: string): string {
+  return join(artifactsDir, jobId, 'screenshots');
+}
+
+export function downloadsDir(artifactsDir: string, jobId: string): string {
+  return join(artifactsDir, jobId, 'downloads');
+}
+
+export type AnswerOutcome = 'accepted' | 'not-waiting' | 'stale';
+
+interface PendingQuestion {
+  questionId: string;
+  resolve(answer: string): void;
+}
+
+/** One execution of one job: browser lease, agent, steps, questions, and the final status. */
+export class JobRun {
+  readonly jobId: string;
+  readonly profileId: string | null;
+  readonly #deps: JobRunDeps;
+  readonly #agent: Agent;
+  readonly #proxyPassword: string | undefined;
+  readonly #controller = new AbortController();
+  #pending: PendingQuestion | undefined;
+  #steps = 0;
+  #lease: BrowserLease | undefined;
+
+  constructor(deps: JobRunDeps, job: JobRecord, agent: Agent, proxyPassword: string | undefined) {
+    this.#deps = deps;
+    this.jobId = job.id;
+    this.profileId = job.profile_id;
+    this.#agent = agent;
+    this.#proxyPassword = proxyPassword;
+  }
+
+  /** Whether this run holds its profile's folder (and so excludes other runs on it). */
+  get locksProfile(): boolean {
+    const job = this.#deps.store.jobs.get(this.jobId);
+    return job !== undefined && job.profile_id !== null && job.options.save_profile;
+  }
+
+  /** The page a live view shows. */
+  page(): Page | undefined {
+    return this.#lease?.page;
+  }
+
+  cancel(): void {
+    this.#controller.abort(new JobAbort('cancel', 'Cancelled by user'));
+  }
+
+  shutdown(): void {
+    this.#controller.abort(new JobAbort('shutdown', 'interrupted by shutdown'));
+  }
+
+  /** Delivers a human's answer to the pending question. */
+  answer(questionId: string, answer: string): AnswerOutcome {
+    if (!this.#pending) return 'not-waiting';
+    if (this.#pending.questionId !== questionId) return 'stale';
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending.resolve(answer);
+    return 'accepted';
+  }
+
+  #job(): JobRecord {
+    const job = this.#deps.store.jobs.get(this.jobId);
+    if (!job) throw new Error(`job ${this.jobId} vanished`);
+    return job;
+  }
+
+  #transition(from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
+    const moved = this.#deps.store.jobs.transition(this.jobId, from, to, progress);
+    if (moved) this.#deps.events.fireStatus(this.#job());
+    return moved;
+  }
+
+  #event(type: string, data: JsonObject): void {
+    const event = this.#deps.store.jobs.appendEvent(this.jobId, type, data);
+    this.#deps.events.fireEvent(this.#job(), event);
+  }
+
+  #log(line: string): void {
+    this.#deps.events.fireLog(this.jobId, this.#deps.store.jobs.appendLog(this.jobId, line));
+  }
+
+  async #screenshot(page: Page): Promise<void> {
+    const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
+    await mkdir(dir, { recursive: true });
+    await page.screenshot({
+      path: join(dir, screenshotName(this.#steps)),
+      fullPage: true,
+      type: 'png',
+      mask: [page.locator('input[type="password"]')],
+      timeout: 15_000,
+    });
+    this.#steps += 1;
+    this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
+  }
+
+  #context(job: JobRecord, lease: BrowserLease, clock: ActiveClock): AgentContext {
+    const signal = this.#controller.signal;
+    return {
+      page: lease.page,
+      startUrl: job.portal.start_url,
+      task: job.portal.task,
+      formData: job.options.form_data ?? {},
+      formSchema: job.portal.form_schema,
+      outputSchema: job.portal.output_schema,
+      humanInTheLoop: job.options.human_in_the_loop,
+      isHumanized: (url) => matchesHumanizedUrl(url, job.portal.humanized_urls),
+      signal,
+      log: (line) => this.#log(line),
+      recordStep: async (description) => {
+        if (signal.aborted) throw signal.reason as Error;
+        if (this.#steps >= job.options.max_turns) {
+          throw new AgentFailure(`max_turns (${job.options.max_turns}) reached before the job finished`);
+        }
+        await this.#screenshot(lease.page);
+        this.#event('step', { step: this.#steps, description });
+        this.#log(`step ${this.#steps}: ${description}`);
+      },
+      ask: (question) => this.#ask(job, question, clock),
+    };
+  }
+
+  async #ask(job: JobRecord, question: AgentQuestion, clock: ActiveClock): Promise<string> {
+    const signal = this.#controller.signal;
+    if (!job.options.human_in_the_loop) throw new AgentFailure(question.message);
+    if (signal.aborted) throw signal.reason as Error;
+    const questionId = newId();
+    const answered = new Promise<string>((resolve) => {
+      this.#pending = { questionId, resolve };
+    });
+    // The event is stored before the status moves, and announced after, so a listener that sees
+    // waiting_for_input can already read the question from the job's events.
+    const event = this.#deps.store.jobs.appendEvent(this.jobId, 'question', { question_id: questionId, question: question.question, options: question.options, message: question.message });
+    clock.pause();
+    this.#transition(['running'], 'waiting_for_input', { pending_question_id: questionId });
+    this.#deps.events.fireEvent(this.#job(), event);
+    this.#log(`waiting for input: ${question.question}`);
+    const noAnswer = setTimeout(() => {
+      this.#controller.abort(new JobAbort('no-answer', `No answer to question '${question.question}' within ${Math.round(this.#deps.answerTimeoutMs / 60_000)} minutes`));
+    }, this.#deps.answerTimeoutMs);
+    try {
+      const answer = await raceAbort(answered, signal);
+      this.#event('answer', { question_id: questionId, answer });
+      this.#transition(['waiting_for_input'], 'running', { pending_question_id: null });
+      clock.resume();
+      this.#log('answer received; continuing');
+      return answer;
+    } finally {
+      clearTimeout(noAnswer);
+      this.#pending = undefined;
+    }
+  }
+
+  /** Runs the job to a final status; never throws. The status moves last, after cleanup, so a final job is fully settled. */
+  async execute(): Promise<void> {
+    const job = this.#job();
+    if (!this.#transition(['queued'], 'running', { started_at: isoNow() })) return;
+    const signal = this.#controller.signal;
+    const clock = new ActiveClock(job.options.timeout_minutes * this.#deps.minuteMs, () => {
+      this.#controller.abort(new JobAbort('timeout', `timeout_minutes (${job.options.timeout_minutes}) exceeded`));
+    });
+    let live: Disposable | undefined;
+    let onCrash: (() => void) | undefined;
+    let ending: { status: 'completed' | 'failed' | 'cancelled'; fields: Pick<JobProgress, 'result' | 'error'> };
+    clock.resume();
+    this.#log(`job started on ${job.portal.start_url} with ${job.orchestrator_model}`);
+    try {
+      const proxy: ProxySettings | undefined = job.options.proxy
+        ? { ...job.options.proxy, ...(this.#proxyPassword !== undefined && { password: this.#proxyPassword }) }
+        : undefined;
+      const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
+      await mkdir(dlDir, { recursive: true });
+      this.#lease = await this.#deps.runtime.lease({
+        ...(job.profile_id !== null && { profileId: job.profile_id }),
+        saveProfile: job.options.save_profile,
+        ...(proxy && { proxy }),
+        downloadsDir: dlDir,
+        signal,
+      });
+      const lease = this.#lease;
+      onCrash = () => this.#controller.abort(new JobAbort('crash', `The browser closed unexpectedly: ${String((lease.signal.reason as Error | undefined)?.message ?? 'disconnected')}`));
+      lease.signal.addEventListener('abort', onCrash, { once: true });
+      live = this.#deps.liveViews.register(job.view_token, { title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`, page: () => this.#lease?.page, interactive: true });
+      const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock)), signal);
+      clock.pause();
+      ending = { status: 'completed', fields: { result: outcome.result, error: null } };
+      this.#log('job completed');
+    } catch (error) {
+      clock.pause();
+      const reason = signal.aborted ? (signal.reason as Error) : error;
+      if (reason instanceof JobAbort && reason.kind === 'cancel') {
+        ending = { status: 'cancelled', fields: { error: reason.message } };
+        this.#log('job cancelled');
+      } else {
+        const message = reason instanceof Error ? reason.message : String(reason);
+        if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure)) this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
+        await this.#failureScreenshot(reason);
+        ending = { status: 'failed', fields: { error: message } };
+        this.#log(`job failed: ${message}`);
+      }
+    }
+    if (onCrash) this.#lease?.signal.removeEventListener('abort', onCrash);
+    live?.dispose();
+    await this.#lease?.close().catch((error: unknown) => this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }));
+    if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
+    this.#finish(ending.status, ending.fields, clock);
+  }
+
+  async #failureScreenshot(reason: unknown): Promise<void> {
+    const page = this.#lease?.page;
+    if (!page || page.isClosed() || (reason instanceof JobAbort && reason.kind !== 'timeout')) return;
+    try {
+      await this.#screenshot(page);
+      this.#event('step', { step: this.#steps, description: 'state when the job failed' });
+    } catch {
+      // The page may be unusable by now; the failure itself is what matters.
+    }
+  }
+
+  #finish(status: 'completed' | 'failed' | 'cancelled', fields: Pick<JobProgress, 'result' | 'error'>, clock: ActiveClock): void {
+    const job = this.#job();
+    const activeMs = clock.spentMs;
+    this.#transition(['running', 'waiting_for_input'], status, {
+      ...fields,
+      pending_question_id: null,
+      completed_at: isoNow(),
+      active_ms: activeMs,
+      credits: creditsFor(job.orchestrator_model, activeMs),
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import { isoNow } from '../../base/clock.ts';
+import type { Agent } from '../../agent/agentTypes.ts';
+import type { JobRecord } from '../../store/jobs.ts';
+import type { Store } from '../../store/store.ts';
+import type { JobEvents } from './jobEvents.ts';
+import { JobRun, type JobRunDeps } from './jobRun.ts';
+
+/** Which agent runs a job, by its orchestrator model id. */
+export interface AgentRegistry {
+  get(model: string): Agent | undefined;
+}
+
+export interface JobSchedulerOptions {
+  /** Jobs running at once; the default fits a 2-core machine. */
+  concurrency: number;
+  /** How often blocked queued jobs (busy profile) are looked at again. */
+  pollMs?: number;
+}
+
+/** The durable queue: queued rows in SQLite, run oldest first within the concurrency limit. */
+export class JobScheduler {
+  readonly #deps: JobRunDeps;
+  readonly #agents: AgentRegistry;
+  readonly #options: JobSchedulerOptions;
+  readonly #runs = new Map<string, { run: JobRun; done: Promise<void> }>();
+  // Proxy passwords live only in memory: never written to the database.
+  readonly #proxyPasswords = new Map<string, string>();
+  readonly #poll: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(deps: JobRunDeps, agents: AgentRegistry, options: JobSchedulerOptions) {
+    this.#deps = deps;
+    this.#agents = agents;
+    this.#options = options;
+    this.#poll = setInterval(() => this.kick(), options.pollMs ?? 1000);
+    this.#poll.unref();
+  }
+
+  get #store(): Store {
+    return this.#deps.store;
+  }
+
+  get #events(): JobEvents {
+    return this.#deps.events;
+  }
+
+  /** Fails the jobs a previous process left running, then starts what is queued. */
+  recover(): void {
+    for (const job of this.#store.jobs.listInterrupted()) this.#fail(job, 'interrupted by restart');
+    for (const job of this.#store.jobs.listQueued()) {
+      if (job.options.proxy?.has_password) {
+        this.#fail(job, 'interrupted by restart: the proxy password is never stored on disk; start the job again');
+      }
+    }
+    this.kick();
+  }
+
+  #fail(job: JobRecord, error: string): void {
+    if (this.#store.jobs.transition(job.id, ['queued', 'running', 'waiting_for_input'], 'failed', { error, completed_at: isoNow(), pending_question_id: null })) {
+      this.#store.jobs.appendLog(job.id, `job failed: ${error}`);
+      const updated = this.#store.jobs.get(job.id);
+      if (updated) this.#events.fireStatus(updated);
+    }
+  }
+
+  /** Queues a stored job (status queued) and starts it when a slot and its profile are free. */
+  enqueue(jobId: string, proxyPassword?: string): void {
+    if (proxyPassword !== undefined) this.#proxyPasswords.set(jobId, proxyPassword);
+    this.kick();
+  }
+
+  #profileBusy(profileId: string): boolean {
+    for (const { run } of this.#runs.values()) if (run.profileId === profileId && run.locksProfile) return true;
+    return this.#deps.runtime.locks.isHeld(profileId);
+  }
+
+  /** Starts queued jobs while slots are free; a job whose profile is busy waits its turn. */
+  kick(): void {
+    if (this.#closed || this.#runs.size >= this.#options.concurrency) return;
+    for (const job of this.#store.jobs.listQueued()) {
+      if (this.#runs.size >= this.#options.concurrency) break;
+      if (this.#runs.has(job.id)) continue;
+      if (job.profile_id !== null && job.options.save_profile && this.#profileBusy(job.profile_id)) continue;
+      const agent = this.#agents.get(job.orchestrator_model);
+      if (!agent) {
+        this.#fail(job, `No agent can run orchestrator_model '${job.orchestrator_model}' in this build`);
+        continue;
+      }
+      const run = new JobRun(this.#deps, job, agent, this.#proxyPasswords.get(job.id));
+      this.#proxyPasswords.delete(job.id);
+      const done = run.execute().finally(() => {
+        this.#runs.delete(job.id);
+        this.kick();
+      });
+      this.#runs.set(job.id, { run, done });
+    }
+  }
+
+  /** The live run of a job, if it is running or waiting. */
+  runOf(jobId: string): JobRun | undefined {
+    return this.#runs.get(jobId)?.run;
+  }
+
+  /** Cancels a queued or running job; false when it already ended. */
+  cancel(jobId: string): boolean {
+    const active = this.#runs.get(jobId);
+    if (active) {
+      active.run.cancel();
+      return true;
+    }
+    const moved = this.#store.jobs.transition(jobId, ['queued'], 'cancelled', { error: 'Cancelled by user', completed_at: isoNow() });
+    if (moved) {
+      this.#proxyPasswords.delete(jobId);
+      this.#store.jobs.appendLog(jobId, 'job cancelled before it started');
+      const job = this.#store.jobs.get(jobId);
+      if (job) this.#events.fireStatus(job);
+    }
+    return moved;
+  }
+
+  /** Waits for a job's run to finish (for tests and shutdown). */
+  async settled(jobId: string): Promise<void> {
+    await this.#runs.get(jobId)?.done;
+  }
+
+  /** Stops starting jobs and ends the running ones (they fail as interrupted by shutdown). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#poll);
+    const running = [...this.#runs.values()];
+    for (const { run } of running) run.shutdown();
+    await Promise.allSettled(running.map(({ done }) => done));
+  }
+}

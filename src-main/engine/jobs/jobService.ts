@@ -1,0 +1,200 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
+import { newId, newSecretToken } from '../../base/ids.ts';
+import type { JobActionResponse, JobListQuery, JobStartRequest, JobStatusResponse } from '../../contract/job.ts';
+import { FINAL_JOB_STATUSES } from '../../contract/job.ts';
+import { messages } from '../../contract/messages.ts';
+import {
+  BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, DEFAULT_VISION_MODEL, ORCHESTRATOR_MODELS, VISION_MODELS, isOrchestratorModel, isVisionModel,
+} from '../../contract/models.ts';
+import type { JobRecord } from '../../store/jobs.ts';
+import type { Store } from '../../store/store.ts';
+import { describeSchemaErrors, type JsonSchemaCompiler } from '../jsonSchema.ts';
+import { LiveViewHub } from '../liveViewHub.ts';
+import type { PortalService } from '../portalService.ts';
+import type { JobScheduler } from './jobScheduler.ts';
+import { downloadsDir, screenshotsDir } from './jobRun.ts';
+import type { z } from 'zod';
+
+export const DEFAULT_MAX_TURNS = 200;
+export const DEFAULT_TIMEOUT_MINUTES = 30;
+
+/** Which orchestrators this build can run, and whether a model's provider is configured. */
+export interface ModelAvailability {
+  /** Whether an agent exists for this orchestrator id. */
+  canRun(model: string): boolean;
+  /** Whether the provider of a model id has a key (or needs none). */
+  hasKey(model: string): Promise<boolean>;
+}
+
+export interface JobServiceDeps {
+  store: Store;
+  portals: PortalService;
+  schemas: JsonSchemaCompiler;
+  scheduler: JobScheduler;
+  models: ModelAvailability;
+  artifactsDir: string;
+  /** The server's base URL, known once it listens. */
+  baseUrl(): string;
+}
+
+/** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
+export class JobService {
+  readonly #deps: JobServiceDeps;
+
+  constructor(deps: JobServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async #chooseOrchestrator(requested: string | undefined): Promise<string> {
+    if (requested === undefined) {
+      return this.#deps.models.canRun(DEFAULT_ORCHESTRATOR_MODEL) && (await this.#deps.models.hasKey(DEFAULT_ORCHESTRATOR_MODEL))
+        ? DEFAULT_ORCHESTRATOR_MODEL
+        : BUILTIN_AUTOFILL;
+    }
+    if (!isOrchestratorModel(requested)) {
+      throw new ValidationError(`body.orchestrator_model: '${requested}' is not allowed; use one of ${[...ORCHESTRATOR_MODELS, BUILTIN_AUTOFILL, 'openai-compatible:<model>'].join(', ')}`);
+    }
+    if (!this.#deps.models.canRun(requested)) {
+      throw new ValidationError(`body.orchestrator_model: '${requested}' needs the model-driven agent, which this version of Portico does not include yet; use ${BUILTIN_AUTOFILL}`);
+    }
+    if (!(await this.#deps.models.hasKey(requested))) {
+      throw new ValidationError(`body.orchestrator_model: '${requested}' has no API key configured; run \`portico provider set-key ${requested.split(':')[0]}\``);
+    }
+    return requested;
+  }
+
+  /** Validates everything, stores the job as queued and hands it to the scheduler. */
+  async start(orgId: string, endpointName: string, request: JobStartRequest): Promise<{ job_id: string }> {
+    const portal = this.#deps.portals.getRecord(orgId, endpointName);
+    const hasData = request.form_data !== undefined;
+    const hasBundle = request.document_bundle_id !== undefined;
+    if (hasData === hasBundle) {
+      throw new ValidationError(hasData
+        ? 'body: form_data and document_bundle_id are mutually exclusive; send exactly one'
+        : 'body: send exactly one of form_data or document_bundle_id');
+    }
+    if (hasBundle) throw new NotFoundError(`Document bundle '${String(request.document_bundle_id)}' not found`);
+    const validate = this.#deps.schemas.compileObjectSchema(portal.form_schema, 'portal.form_schema');
+    if (!validate(request.form_data)) throw new ValidationError(describeSchemaErrors('body.form_data', validate.errors));
+    const visionModel = request.vision_model ?? DEFAULT_VISION_MODEL;
+    if (!isVisionModel(visionModel)) {
+      throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, 'openai-compatible:<model>'].join(', ')}`);
+    }
+    const orchestrator = await this.#chooseOrchestrator(request.orchestrator_model);
+    const profileId = request.profile_id ?? portal.profile_id;
+    if (profileId && !this.#deps.store.profiles.getForOrg(orgId, profileId)) {
+      throw new ValidationError(`body.profile_id: no browser profile '${profileId}' in this organization`);
+    }
+    const { password, ...proxy } = request.proxy ?? { server: '' };
+    const job = this.#deps.store.jobs.insert({
+      id: newId(),
+      org_id: orgId,
+      endpoint_name: endpointName,
+      portal_id: portal.id,
+      portal: {
+        start_url: portal.start_url, task: portal.task, form_schema: portal.form_schema, output_schema: portal.output_schema,
+        humanized_urls: portal.humanized_urls, webhook_url: portal.webhook_url, skill_ids: portal.skill_ids,
+      },
+      options: {
+        form_data: request.form_data ?? null,
+        document_bundle_id: request.document_bundle_id ?? null,
+        max_turns: request.max_turns ?? DEFAULT_MAX_TURNS,
+        timeout_minutes: request.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
+        save_profile: request.save_profile ?? true,
+        human_in_the_loop: request.human_in_the_loop ?? false,
+        proxy: request.proxy ? { ...proxy, has_password: password !== undefined } : null,
+      },
+      orchestrator_model: orchestrator,
+      vision_model: visionModel,
+      profile_id: profileId,
+      view_token: newSecretToken('lv_'),
+    });
+    this.#deps.store.jobs.appendEvent(job.id, 'queued', {});
+    this.#deps.scheduler.enqueue(job.id, password);
+    return { job_id: job.id };
+  }
+
+  /** A job of this org and portal, or 404 `Job not found`. */
+  getRecord(orgId: string, endpointName: string, jobId: string): JobRecord {
+    const job = this.#deps.store.jobs.get(jobId);
+    if (!job || job.org_id !== orgId || job.endpoint_name !== endpointName) throw new NotFoundError(messages.jobNotFound);
+    return job;
+  }
+
+  /** The status response of local-service.md §3. */
+  toStatus(job: JobRecord): JobStatusResponse {
+    const base = this.#deps.baseUrl();
+    const task = `${base}/task/${encodeURIComponent(job.org_id)}/${encodeURIComponent(job.endpoint_name)}`;
+    const live = job.status === 'running' || job.status === 'waiting_for_input';
+    return {
+      job_id: job.id,
+      portal_id: `${job.org_id}/${job.endpoint_name}`,
+      status: job.status,
+      result: job.result,
+      error: job.error,
+      created_at: job.created_at,
+      updated_at: job.updated_at,
+      started_at: job.started_at,
+      completed_at: job.completed_at,
+      browser_url: live ? `${base}${LiveViewHub.path(job.view_token)}` : null,
+      has_screenshots: job.has_screenshots,
+      steps: job.steps,
+      credits: job.credits,
+      session_cost_usd: job.session_cost_usd,
+      orchestrator_model: job.orchestrator_model,
+      vision_model: job.vision_model,
+      downloads_link: job.has_downloads ? `${task}/downloads?job_id=${job.id}` : null,
+      video_recording_url: null,
+      log_url: `${task}/logs?job_id=${job.id}`,
+      events: this.#deps.store.jobs.events(job.id),
+    };
+  }
+
+  status(orgId: string, endpointName: string, jobId: string): JobStatusResponse {
+    return this.toStatus(this.getRecord(orgId, endpointName, jobId));
+  }
+
+  list(orgId: string, query: z.output<typeof JobListQuery>): { jobs: JobStatusResponse[]; total: number } {
+    const { jobs, total } = this.#deps.store.jobs.list({ orgId, endpointName: query.endpoint_name, status: query.status, limit: query.limit, offset: query.offset });
+    return { jobs: jobs.map((job) => this.toStatus(job)), total };
+  }
+
+  /** Answer Question: 409 unless the job waits on exactly this question. */
+  answer(orgId: string, endpointName: string, jobId: string, questionId: string, answer: string): JobActionResponse {
+    const job = this.getRecord(orgId, endpointName, jobId);
+    if (job.status !== 'waiting_for_input') throw new ConflictError(`Job is not waiting for input (status: ${job.status})`);
+    const outcome = this.#deps.scheduler.runOf(jobId)?.answer(questionId, answer) ?? 'not-waiting';
+    if (outcome === 'stale') throw new ConflictError(`question_id '${questionId}' does not match the pending question`);
+    if (outcome === 'not-waiting') throw new ConflictError(`Job is not waiting for input (status: ${job.status})`);
+    return { success: true, message: 'Answer accepted; the job continues', job_id: jobId };
+  }
+
+  cancel(orgId: string, endpointName: string, jobId: string): JobActionResponse {
+    const job = this.getRecord(orgId, endpointName, jobId);
+    if (FINAL_JOB_STATUSES.includes(job.status) || !this.#deps.scheduler.cancel(jobId)) {
+      throw new ConflictError(`Job has already ended (status: ${this.#deps.store.jobs.get(jobId)?.status ?? job.status})`);
+    }
+    return { success: true, message: 'Job cancellation requested', job_id: jobId };
+  }
+
+  /** The screenshot files of an ended job, in step order; 404 when there are none. */
+  async screenshots(orgId: string, endpointName: string, jobId: string): Promise<{ name: string; path: string }[]> {
+    const job = this.getRecord(orgId, endpointName, jobId);
+    const ended = job.status === 'completed' || job.status === 'failed';
+    const dir = screenshotsDir(this.#deps.artifactsDir, jobId);
+    const names = ended && job.has_screenshots ? (await readdir(dir).catch(() => [])).filter((n) => /^screenshot_\d{4}\.png$/.test(n)).sort() : [];
+    if (names.length === 0) throw new NotFoundError(ended ? 'This job has no screenshots' : `Screenshots are available once the job has completed or failed (status: ${job.status})`);
+    return names.map((name) => ({ name, path: join(dir, name) }));
+  }
+
+  /** The files a job's pages downloaded; 404 when there are none. */
+  async downloads(orgId: string, endpointName: string, jobId: string): Promise<{ name: string; path: string }[]> {
+    const job = this.getRecord(orgId, endpointName, jobId);
+    const dir = downloadsDir(this.#deps.artifactsDir, jobId);
+    const names = job.has_downloads ? (await readdir(dir).catch(() => [])).sort() : [];
+    if (names.length === 0) throw new NotFoundError('This job has no downloads');
+    return names.map((name) => ({ name, path: join(dir, name) }));
+  }
+}

@@ -1,0 +1,219 @@
+import type { Page } from 'playwright-core';
+
+import { systemClock, type Clock } from '../../base/clock.ts';
+import type { Disposable } from '../../base/emitter.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
+import { newId, newSecretToken } from '../../base/ids.ts';
+import { silentLogger, type Logger } from '../../base/logger.ts';
+import type { BrowserLease } from '../../browser/browserLease.ts';
+import type { BrowserRuntime } from '../../browser/browserRuntime.ts';
+import { messages } from '../../contract/messages.ts';
+import type { ProfileSession, ProfileSessionClosed } from '../../contract/profile.ts';
+import type { ProfileRow } from '../../store/profiles.ts';
+import type { Store } from '../../store/store.ts';
+import { LiveViewHub } from '../liveViewHub.ts';
+import type { LoginBrowserConfig } from './loginBrowserConfig.ts';
+
+export interface OpenSessionRequest {
+  timeoutMinutes: number;
+  useProxy: boolean;
+  startUrl: string | undefined;
+  /** The server's address as the caller reached it; `live_url` starts with it. */
+  baseUrl: string;
+}
+
+export interface OpenedSession {
+  sessionId: string;
+  liveUrl: string;
+}
+
+export interface ProfileSessionManagerOptions extends LoginBrowserConfig {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+interface LoginSession {
+  readonly id: string;
+  readonly orgId: string;
+  readonly profileId: string;
+  readonly token: string;
+  readonly liveUrl: string;
+  readonly idleMs: number;
+  readonly lease: BrowserLease;
+  readonly disposables: Disposable[];
+  expiresAt: Date;
+  timer: NodeJS.Timeout | undefined;
+  closing: Promise<void> | undefined;
+}
+
+// A profile lock freed between our check and the lease is granted at once; waiting longer means a job took it.
+const LOCK_RACE_MS = 2_000;
+const NAVIGATION_TIMEOUT_MS = 15_000;
+
+/**
+ * Profile login sessions: a browser on the profile's folder, shown at a live-view URL, closed (and
+ * its state saved) on request, when idle for `timeout_minutes`, when its window closes, or at shutdown.
+ */
+export class ProfileSessionManager {
+  readonly #store: Store;
+  readonly #runtime: BrowserRuntime;
+  readonly #hub: LiveViewHub;
+  readonly #options: ProfileSessionManagerOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #sessions = new Map<string, LoginSession>();
+  readonly #byToken = new Map<string, LoginSession>();
+  /** Profiles whose browser is launching, so two concurrent requests cannot both pass the in-use check. */
+  readonly #opening = new Set<string>();
+  #closed = false;
+
+  constructor(store: Store, runtime: BrowserRuntime, hub: LiveViewHub, options: ProfileSessionManagerOptions) {
+    this.#store = store;
+    this.#runtime = runtime;
+    this.#hub = hub;
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** Whether a login session holds (or is opening) this profile. */
+  isOpen(profileId: string): boolean {
+    return this.#opening.has(profileId) || [...this.#sessions.values()].some((session) => session.profileId === profileId);
+  }
+
+  /** Opens a login browser on the profile; 409 while the profile is open anywhere else. */
+  async open(profile: ProfileRow, request: OpenSessionRequest): Promise<OpenedSession> {
+    if (this.#closed) throw new ConflictError('The service is shutting down');
+    if (request.useProxy && !this.#options.defaultProxy) throw new ValidationError(messages.noDefaultProxy);
+    if (this.isOpen(profile.id) || this.#runtime.locks.isHeld(profile.id)) throw new ConflictError(messages.profileInUse(profile.id));
+    this.#opening.add(profile.id);
+    try {
+      const lease = await this.#leaseProfile(profile.id, request.useProxy);
+      try {
+        await this.#navigate(lease.page, request.startUrl ?? 'about:blank');
+        if (this.#closed) throw new ConflictError('The service is shutting down');
+        return this.#adopt(profile, lease, request);
+      } catch (error) {
+        await lease.close();
+        throw error;
+      }
+    } finally {
+      this.#opening.delete(profile.id);
+    }
+  }
+
+  /** Open sessions of an organization. */
+  list(orgId: string): ProfileSession[] {
+    return [...this.#sessions.values()]
+      .filter((session) => session.orgId === orgId && session.closing === undefined)
+      .map((session) => ({
+        session_id: session.id,
+        profile_id: session.profileId,
+        live_url: session.liveUrl,
+        expires_at: session.expiresAt.toISOString(),
+      }));
+  }
+
+  /** Close Profile Session: saves the profile's state and closes its browser; 404 for an unknown session. */
+  async closeSession(orgId: string, sessionId: string): Promise<ProfileSessionClosed> {
+    const session = this.#sessions.get(sessionId);
+    if (!session || session.orgId !== orgId) throw new NotFoundError(messages.sessionNotFound);
+    await this.#end(session, 'closed on request');
+    return { success: true, message: 'Session closed; profile state saved', profile_id: session.profileId, session_id: session.id };
+  }
+
+  /** Input arrived through the live view `token`: the session is in use, so its idle clock restarts. */
+  noteInput(token: string): void {
+    const session = this.#byToken.get(token);
+    if (session && session.closing === undefined) this.#armIdleTimer(session);
+  }
+
+  /** Shutdown: closes (and saves) every session; later opens are refused. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#sessions.values()].map((session) => this.#end(session, 'service shutdown')));
+  }
+
+  async #leaseProfile(profileId: string, useProxy: boolean): Promise<BrowserLease> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new ConflictError(messages.profileInUse(profileId))), LOCK_RACE_MS);
+    try {
+      return await this.#runtime.lease({
+        profileId,
+        saveProfile: true,
+        headed: this.#options.headed,
+        signal: abort.signal,
+        ...(useProxy && this.#options.defaultProxy ? { proxy: this.#options.defaultProxy } : {}),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // An unreachable start URL still opens the session: the user sees the browser's error page and can navigate on.
+  async #navigate(page: Page, url: string): Promise<void> {
+    try {
+      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+    } catch (error) {
+      this.#logger.warn('profile login start page did not load', { url, error: String(error) });
+    }
+  }
+
+  #adopt(profile: ProfileRow, lease: BrowserLease, request: OpenSessionRequest): OpenedSession {
+    const token = newSecretToken('lv_');
+    const session: LoginSession = {
+      id: newId(),
+      orgId: profile.org_id,
+      profileId: profile.id,
+      token,
+      liveUrl: `${request.baseUrl}${LiveViewHub.path(token)}`,
+      idleMs: request.timeoutMinutes * this.#options.minuteMs,
+      lease,
+      disposables: [],
+      expiresAt: this.#clock.now(),
+      timer: undefined,
+      closing: undefined,
+    };
+    session.disposables.push(
+      this.#hub.register(token, { title: `Profile login · ${profile.name}`, interactive: true, page: () => currentPage(lease) }),
+      // The user closed the headed window (or the browser died): the session is over; what Chromium wrote stays.
+      lease.onDidDisconnect(() => void this.#end(session, 'browser closed')),
+    );
+    this.#sessions.set(session.id, session);
+    this.#byToken.set(token, session);
+    this.#armIdleTimer(session);
+    return { sessionId: session.id, liveUrl: session.liveUrl };
+  }
+
+  #armIdleTimer(session: LoginSession): void {
+    clearTimeout(session.timer);
+    session.expiresAt = new Date(this.#clock.now().getTime() + session.idleMs);
+    session.timer = setTimeout(() => void this.#end(session, 'idle timeout'), session.idleMs);
+    session.timer.unref();
+  }
+
+  #end(session: LoginSession, reason: string): Promise<void> {
+    session.closing ??= (async () => {
+      clearTimeout(session.timer);
+      for (const disposable of session.disposables) disposable.dispose();
+      try {
+        // Closing the persistent context is what writes cookies and storage to the profile folder.
+        await session.lease.close();
+        this.#store.profiles.touch(session.profileId, this.#clock.now().toISOString());
+        this.#logger.info('profile login session closed', { sessionId: session.id, profileId: session.profileId, reason });
+      } catch (error) {
+        this.#logger.error('profile login session did not close cleanly', { sessionId: session.id, reason, error: String(error) });
+      } finally {
+        this.#sessions.delete(session.id);
+        this.#byToken.delete(session.token);
+      }
+    })();
+    return session.closing;
+  }
+}
+
+/** The page a viewer should see: the newest open tab (a login popup), else the first page. */
+function currentPage(lease: BrowserLease): Page | undefined {
+  const open = lease.context.pages().filter((page) => !page.isClosed());
+  return open.at(-1) ?? (lease.page.isClosed() ? undefined : lease.page);
+}

@@ -1,0 +1,41 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface PageServer {
+  url: string;
+  /** Requests seen, as "METHOD /path". */
+  hits: string[];
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, body: string) => { status?: number; type?: string; body: string | Buffer; headers?: Record<string, string> } | undefined;
+
+/** A real HTTP server on loopback serving the given pages (path → html or handler). */
+export async function startPageServer(pages: Record<string, string | Handler>): Promise<PageServer> {
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      hits.push(`${req.method ?? 'GET'} ${path}`);
+      const page = pages[path];
+      const answer = typeof page === 'function' ? page(req, body) : page === undefined ? undefined : { body: page };
+      if (!answer) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', ...answer.headers }).end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
