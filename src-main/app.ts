@@ -10,6 +10,9 @@ import { BUILTIN_AUTOFILL } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { JsonSchemaCompiler } from './engine/jsonSchema.ts';
 import { PortalService } from './engine/portalService.ts';
+import { loginBrowserConfigFromEnv } from './engine/profiles/loginBrowserConfig.ts';
+import { ProfileService } from './engine/profiles/profileService.ts';
+import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
 import { SkillService } from './engine/skills/skillService.ts';
 import { openStore } from './store/store.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
@@ -57,6 +60,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     await skills.cleanUp();
     const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger });
     const liveViews = new LiveViewHub();
+    const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
+    const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
     const agents = options.agents ?? (await builtinAgents());
     const scheduler = new JobScheduler(
@@ -70,7 +75,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       models: { canRun: (model) => agents.get(model) !== undefined, hasKey: async (model) => model === BUILTIN_AUTOFILL },
     });
     const seeded = seedFirstStart(store);
-    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir });
+    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir, liveViews, profiles });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -89,6 +94,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         closing ??= (async () => {
           await scheduler.close();
           await server.close();
+          await profileSessions.close();
           await runtime.close();
           jobEvents.dispose();
           store.close();

@@ -3,6 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from '../base/logger.ts';
 import type { JobEvents } from '../engine/jobs/jobEvents.ts';
 import type { JobService } from '../engine/jobs/jobService.ts';
+import type { LiveViewHub } from '../engine/liveViewHub.ts';
+import type { ProfileService } from '../engine/profiles/profileService.ts';
 import type { PortalService } from '../engine/portalService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
@@ -13,7 +15,9 @@ import { buildOpenApi } from './openapi.ts';
 import { RouteTable } from './routeTable.ts';
 import { addHealthRoutes } from './routes/health.ts';
 import { addJobRoutes } from './routes/jobs.ts';
+import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
+import { addProfileRoutes } from './routes/profiles.ts';
 import { addSkillRoutes } from './routes/skills.ts';
 
 export interface ApiDeps {
@@ -30,6 +34,10 @@ export interface ApiDeps {
   allowedHosts?: readonly string[];
   /** The built console; served at `/`. */
   rendererDir: string;
+  /** Live-view pages (`/live/<token>`) of job and profile-login browsers. */
+  liveViews?: LiveViewHub;
+  /** Browser profiles and their login sessions (§4.3). */
+  profiles?: ProfileService;
 }
 
 /** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
@@ -44,6 +52,9 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   addPortalRoutes(routes, deps.portals);
   addSkillRoutes(routes, deps.skills);
   addJobRoutes(routes, deps.jobs, deps.jobEvents, deps.store);
+  const profiles = deps.profiles;
+  if (profiles) addProfileRoutes(routes, profiles);
+  if (deps.liveViews) addLiveViewRoutes(routes, deps.liveViews, { logger: deps.logger, onInput: (token) => profiles?.sessions.noteInput(token) });
   routes.register(app, deps.store.apiKeys);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

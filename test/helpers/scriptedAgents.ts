@@ -44,6 +44,14 @@ const scripts: Record<string, (ctx: AgentContext) => Promise<AgentOutcome>> = {
     await ctx.recordStep('downloaded the file');
     return { result: { downloaded: true } };
   },
+  /** Opens the start URL, writes localStorage when asked, reports cookies and storage. */
+  async storage(ctx) {
+    await ctx.page.goto(ctx.startUrl);
+    if (ctx.formData.write) await ctx.page.evaluate((v) => localStorage.setItem('remember', String(v)), ctx.formData.write);
+    await ctx.recordStep('read storage');
+    const state = await ctx.page.evaluate(() => ({ cookie: document.cookie, remember: localStorage.getItem('remember') }));
+    return { result: state };
+  },
   /** Fails with a message naming a field. */
   async fail(ctx) {
     await ctx.page.goto(ctx.startUrl);

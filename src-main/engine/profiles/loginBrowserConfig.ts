@@ -6,8 +6,6 @@ export interface LoginBrowserConfig {
   headed: boolean;
   /** What `use_proxy: true` browses through; PORTICO_DEFAULT_PROXY, e.g. `http://user:pass@host:3128`. */
   defaultProxy: ProxySettings | undefined;
-  /** Length of one `timeout_minutes` minute; PORTICO_TEST_MINUTE_MS exists only so tests can shorten it. */
-  minuteMs: number;
 }
 
 /** Whether a headed window can appear: Linux and the BSDs need an X11 or Wayland display; macOS and Windows always have one. */
@@ -38,10 +36,8 @@ export function parseProxyUrl(text: string): ProxySettings {
 
 /** The login-browser settings of this process. */
 export function loginBrowserConfigFromEnv(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): LoginBrowserConfig {
-  const minute = Number(env.PORTICO_TEST_MINUTE_MS);
   return {
     headed: canOpenHeaded(env, platform),
     defaultProxy: env.PORTICO_DEFAULT_PROXY ? parseProxyUrl(env.PORTICO_DEFAULT_PROXY) : undefined,
-    minuteMs: Number.isFinite(minute) && minute > 0 ? minute : 60_000,
   };
 }

@@ -28,6 +28,8 @@ export interface OpenedSession {
 }
 
 export interface ProfileSessionManagerOptions extends LoginBrowserConfig {
+  /** Milliseconds in a minute of `timeout_minutes`; only tests shorten it. */
+  minuteMs: number;
   clock?: Clock;
   logger?: Logger;
 }
