@@ -1,5 +1,6 @@
 import { createLogger, type Logger } from './base/logger.ts';
 import { dataPaths } from './base/paths.ts';
+import { AutofillAgent } from './agent/autofill/index.ts';
 import { buildServer } from './api/server.ts';
 import { BrowserRuntime } from './browser/browserRuntime.ts';
 import { LiveViewHub } from './engine/liveViewHub.ts';
@@ -37,9 +38,8 @@ function firstStartNotice(keys: SeededKeys, url: string): string[] {
   ];
 }
 
-/** The builtin agents; loaded on first use so the engine starts without them in tests that inject their own. */
-async function builtinAgents(): Promise<AgentRegistry> {
-  const { AutofillAgent } = await import('./agent/autofill/index.ts');
+/** The agents of this build, keyed by orchestrator model id. */
+function builtinAgents(): AgentRegistry {
   const autofill = new AutofillAgent();
   return { get: (model) => (model === BUILTIN_AUTOFILL ? autofill : undefined) };
 }
@@ -63,7 +63,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
-    const agents = options.agents ?? (await builtinAgents());
+    const agents = options.agents ?? builtinAgents();
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
       agents,

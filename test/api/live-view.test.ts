@@ -105,15 +105,17 @@ describe('live view (local-service §6)', () => {
     expect((await jsonOf(await send({ kind: 'key', type: 'keyPress', key: 'a' }))).status).toBe(422);
   });
 
-  it('a real browser watching the live_url sees frames, and its clicks and typed text reach the page', async () => {
+  it('a real browser watching the live_url sees frames, and its clicks, keys and pasted text reach the page', async () => {
     const viewer = viewerLease.page;
     await viewer.goto(session.live_url);
     await viewer.waitForSelector('body[data-state="live"]', { timeout: 10_000 });
     expect(await viewer.locator('#screen').getAttribute('src')).toMatch(/^data:image\/jpeg;base64,/);
     expect(await viewer.locator('#status-text').textContent()).toBe('live');
 
-    await clickOnScreen(viewer, 250, 55); // the text field
-    await viewer.fill('#type-text', 'ana@example.test');
+    await clickOnScreen(viewer, 250, 55); // the text field; the screen now has keyboard focus
+    await viewer.keyboard.type('anax');
+    await viewer.keyboard.press('Backspace');
+    await viewer.fill('#type-text', '@example.test');
     await viewer.click('button[type=submit]');
     await sleep(200);
     await clickOnScreen(viewer, 200, 140); // the button

@@ -32,7 +32,7 @@ export interface FormServer {
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, post: FormPost | null, server: FormServer) => void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, post: FormPost | null, server: FormServer) => void;
 
 function addField(fields: FormPost['fields'], name: string, value: string): void {
   const known = fields[name];

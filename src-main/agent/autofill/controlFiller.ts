@@ -69,7 +69,12 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
 async function fillText(env: FillEnv, target: Target, loc: Locator, text: string): Promise<string> {
   const c = target.controls[0] as ScannedControl;
   const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
-  if (env.human) await env.human.fill(loc, text);
+  // Typing into native date/time inputs depends on the locale's segment order: always fill those.
+  const native = /^(date|datetime-local|month|time|week|color|range)$/.test(c.type);
+  if (env.human && native) {
+    await env.human.click(loc);
+    await loc.fill(text, { timeout: 5000 });
+  } else if (env.human) await env.human.fill(loc, text);
   else await loc.fill(text, { timeout: 5000 });
   let shown = await loc.inputValue();
   if (!sameValue(shown, text, digits)) {
@@ -136,7 +141,8 @@ function choose(target: Target, value: unknown, choices: ChoiceLike[]): number {
 async function fillSelectLike(loc: Locator, target: Target, control: ScannedControl, wanted: unknown[]): Promise<string> {
   const choices = control.options.filter((o) => !o.disabled);
   const picked = wanted.map((w) => choices[choose(target, w, choices)] as ChoiceLike);
-  await loc.selectOption(picked.map((p) => ({ value: p.value })), { timeout: 5000 });
+  // force: select2/chosen-style widgets hide the native select but still listen to its change event.
+  await loc.selectOption(picked.map((p) => ({ value: p.value })), { timeout: 5000, force: true });
   return picked.map((p) => p.label).join(', ');
 }
 
@@ -150,7 +156,7 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
       const choices = control.options.filter((o) => !o.disabled);
       const index = texts.map((t) => matchChoice(t, choices)).find((i) => i >= 0);
       if (index === undefined) throw new FillProblem(`no option for '${texts[0]}' in the ${control.name || 'date'} list of '${target.label}'`);
-      await loc.selectOption({ value: (choices[index] as ChoiceLike).value });
+      await loc.selectOption({ value: (choices[index] as ChoiceLike).value }, { force: true });
     } else {
       await fillText(env, target, loc, texts[0] as string);
     }

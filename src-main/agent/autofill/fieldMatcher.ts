@@ -1,7 +1,7 @@
 import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
 import { conceptTokens, textSimilarity, words } from './textNorm.ts';
-import { parseDateValue } from './valueAdapter.ts';
+import { matchChoice, parseDateValue } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
 export const MATCH_THRESHOLD = 0.5;
@@ -37,7 +37,12 @@ function compatibility(value: unknown, target: Target): number {
   if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
   if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' ? 0.9 : 0.3;
   if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
-  if (target.kind === 'checkboxGroup') return 0.8;
+  // A value that is none of a choice control's options probably belongs to another control.
+  if (target.kind === 'radio' || target.kind === 'select' || target.kind === 'checkboxGroup') {
+    const values = Array.isArray(value) ? value : [value];
+    const hits = values.filter((v) => matchChoice(v, target.choices) !== -1).length;
+    return hits === values.length ? 1 : hits > 0 ? 0.7 : 0.35;
+  }
   return 1;
 }
 
@@ -78,7 +83,8 @@ export function scoreMatch(entry: Entry, target: Target): number {
   if (entry.path.length > 1) {
     const parents = new Set(entry.path.slice(0, -1).flatMap((p) => conceptTokens(p)));
     const around = [...target.context, first?.name ?? '', first?.id ?? ''].flatMap((t) => words(t));
-    if ([...parents].some((p) => around.includes(p))) best += 0.1;
+    const hits = [...parents].filter((p) => around.includes(p)).length;
+    if (parents.size) best += (0.2 * hits) / parents.size;
   }
   return best * compat;
 }

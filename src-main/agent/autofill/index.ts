@@ -19,6 +19,10 @@ export interface AutofillAgentOptions {
  * `builtin:autofill`: fills a form it has never seen with no model and no network of its own —
  * matches form_data keys to controls, adapts values, walks wizards, corrects rejected values,
  * asks a human (when allowed) for what it cannot decide, and reads the result off the final page.
+ *
+ * Steps (`ctx.recordStep`): one per page it clicks on from (filled page, re-filled page after a
+ * validation error, or a review page it confirms), plus one for the final page. A one-page form
+ * that submits cleanly therefore takes 2 steps; a 3-page wizard with a check-your-answers page, 5.
  */
 export class AutofillAgent implements Agent {
   readonly #options: AutofillAgentOptions;

@@ -12,7 +12,7 @@ export interface ChosenButton {
   kind: ButtonKind;
 }
 
-const IGNORE = /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another|upload|browse)\b|cookie|language|feedback/;
+const IGNORE = /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another)\b|^(upload|upload file|browse|choose file|choose files)$|cookie|language|feedback/;
 const NEXT = /\b(continue|next|proceed|start now|start|save and continue|save continue|go on|carry on|next step|next page)\b/;
 const SUBMIT = /\b(submit|send|apply|register|sign up|confirm|finish|complete|accept and send|accept send|pay|place order|book|request|create account|done|save|declare|agree and submit|sign in|log in)\b/;
 

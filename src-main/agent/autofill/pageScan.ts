@@ -197,7 +197,18 @@ const SCAN_SOURCE = String.raw`(() => {
       if (t && (ERR_CLASS.test(t.className || '') || ERR_CLASS.test(id)) && visible(t)) parts.push(textOf(t));
     }
     if (!parts.length) {
-      const group = closestAcross(el, '.govuk-form-group, .form-group, .field, .form-field, .form-row, fieldset, td, li, p, div');
+      // The field's own group: the largest ancestor (up to 4 levels) holding no other field, so a
+      // neighbour's message is never blamed on this one. Parts of one split date count as one field.
+      const stemOf = (n) => (n || '').replace(/[-_.[]?(day|month|year|dd|mm|yyyy)\]?$/i, '');
+      let group = null;
+      let n = parentAcross(el);
+      for (let d = 0; d < 4 && n && n.nodeType === 1 && n.tagName !== 'FORM' && n.tagName !== 'BODY'; d++) {
+        const others = Array.from(n.querySelectorAll('input:not([type=hidden]),select,textarea'))
+          .filter((o) => o !== el && !(el.name && stemOf(o.name) === stemOf(el.name)));
+        if (others.length) break;
+        group = n;
+        n = parentAcross(n);
+      }
       if (group) {
         for (const c of group.querySelectorAll('[class*="error"], [class*="invalid"], [role="alert"]')) {
           if (c.matches('input,select,textarea,fieldset,.govuk-form-group--error,.form-group--error')) continue;
@@ -235,6 +246,10 @@ const SCAN_SOURCE = String.raw`(() => {
     const wrap = closestAcross(el, 'label');
     if (wrap && !labels.length) labels.push(textOf(wrap));
     let vis = visible(el);
+    if (!vis && tag === 'select' && el.parentElement && visible(el.parentElement)) {
+      // Enhanced selects (select2, chosen, choices.js, tom-select) hide the native select next to their widget.
+      vis = Array.from(el.parentElement.children).some((s) => s !== el && /select2|chosen|choices|selectize|ts-wrapper|ts-control/i.test(s.className || '') && visible(s));
+    }
     if (!vis && (type === 'radio' || type === 'checkbox' || type === 'file')) {
       // Custom-styled radios hide the input and show the label.
       const l = (el.labels && el.labels[0]) || wrap;

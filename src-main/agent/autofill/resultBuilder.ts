@@ -52,7 +52,7 @@ const FACTS_SOURCE = String.raw`(() => {
   const conf = document.querySelector('.govuk-panel, .govuk-panel--confirmation, [role="status"], .confirmation, .alert-success, .success, #confirmation');
   const h1 = document.querySelector('h1');
   const panelRef = document.querySelector('.govuk-panel__body strong, .reference, [data-reference], #reference');
-  return { url: location.href, title: document.title, confirmation: clean(conf ? conf.innerText : h1 ? h1.innerText : ''),
+  return { url: location.href, title: document.title, confirmation: clean(conf ? conf.innerText : h1 ? h1.innerText : ''), panel: !!conf,
     panelRef: panelRef ? clean(panelRef.innerText) : '', pairs, text: document.body ? document.body.innerText : '' };
 })()`;
 
@@ -61,8 +61,9 @@ const REFERENCE = /(?:reference(?:\s+(?:number|code|no\.?))?|application\s+(?:nu
 /** Collects the facts of the final page, frames included (the form may live in an iframe). */
 export async function readFacts(frames: Frame[]): Promise<PageFacts> {
   const facts: PageFacts = { url: '', title: '', confirmation: '', reference: null, pairs: [], text: '' };
+  let panelSeen = false;
   for (const [index, frame] of frames.entries()) {
-    let raw: { url: string; title: string; confirmation: string; panelRef: string; pairs: PageFacts['pairs']; text: string };
+    let raw: { url: string; title: string; confirmation: string; panel: boolean; panelRef: string; pairs: PageFacts['pairs']; text: string };
     try {
       raw = (await frame.evaluate(FACTS_SOURCE)) as typeof raw;
     } catch {
@@ -72,7 +73,9 @@ export async function readFacts(frames: Frame[]): Promise<PageFacts> {
       facts.url = raw.url;
       facts.title = raw.title;
     }
-    if (!facts.confirmation || (index > 0 && raw.confirmation && raw.text.length > 0)) facts.confirmation ||= raw.confirmation;
+    // A confirmation panel (in any frame, the form may live in an iframe) beats a plain heading.
+    if (raw.confirmation && (!facts.confirmation || (raw.panel && !panelSeen))) facts.confirmation = raw.confirmation;
+    panelSeen ||= raw.panel;
     facts.pairs.push(...raw.pairs);
     facts.text += `${raw.text}\n`;
     const fromText = REFERENCE.exec(raw.text)?.[1] ?? null;

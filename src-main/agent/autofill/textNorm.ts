@@ -50,6 +50,17 @@ export function words(text: string): string[] {
     .filter(Boolean);
 }
 
+const IRREGULAR: Record<string, string> = { has: 'have', having: 'have', had: 'have', does: 'do', children: 'child', people: 'person' };
+
+/** A crude stem so "topics" ~ "topic" and "has" ~ "have"; both sides of a comparison get the same treatment. */
+function stem(word: string): string {
+  const irregular = IRREGULAR[word];
+  if (irregular) return irregular;
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1);
+  return word;
+}
+
 /** Words with synonym phrases collapsed to concept tokens and filler words removed. */
 export function conceptTokens(text: string): string[] {
   const list = words(text);
@@ -65,7 +76,7 @@ export function conceptTokens(text: string): string[] {
       }
     }
     if (!matched) {
-      const word = list[i] as string;
+      const word = stem(list[i] as string);
       if (!STOPWORDS.has(word)) out.push(word);
       i += 1;
     }

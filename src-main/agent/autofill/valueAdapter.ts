@@ -141,11 +141,16 @@ export interface FilePayload {
   buffer: Buffer;
 }
 
+const EXTENSIONS: Record<string, string> = {
+  'text/plain': 'txt', 'image/jpeg': 'jpg', 'image/svg+xml': 'svg', 'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx', 'application/octet-stream': 'bin',
+};
+
 function dataUrlPayload(url: string, index: number): FilePayload | null {
   const m = /^data:([^;,]*)(?:;name=([^;,]*))?;base64,(.*)$/s.exec(url);
   if (!m) return null;
   const mimeType = m[1] || 'application/octet-stream';
-  const ext = mimeType.split('/')[1]?.split('+')[0] ?? 'bin';
+  const ext = EXTENSIONS[mimeType] ?? mimeType.split('/')[1]?.split('+')[0] ?? 'bin';
   return { name: m[2] ? decodeURIComponent(m[2]) : `upload-${index + 1}.${ext}`, mimeType, buffer: Buffer.from(m[3] ?? '', 'base64') };
 }
 

@@ -9,6 +9,7 @@ import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type But
 import { scanFrame, type FrameScan } from './pageScan.ts';
 import { askOrFail, quote } from './questions.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
+import { textSimilarity } from './textNorm.ts';
 import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
 
 const MAX_TURNS = 30;
@@ -85,6 +86,12 @@ export class Wizard {
       this.#checkAbort();
       let frames = await scanAll(this.#ctx);
       let targets = buildTargets(frames);
+      // Script-rendered start pages (SPAs) may show their form a moment after `load`.
+      for (let wait = 0; turn === 0 && wait < 8 && !targets.length && !frames.some((f) => f.scan.buttons.some((b) => b.visible)); wait += 1) {
+        await this.#ctx.page.waitForTimeout(400);
+        frames = await scanAll(this.#ctx);
+        targets = buildTargets(frames);
+      }
       const signature = signatureOf(targets);
       const errors = readErrors(frames, targets);
       if (errors.length) await this.#handleErrors(errors);
@@ -95,7 +102,6 @@ export class Wizard {
         frames = await scanAll(this.#ctx);
         targets = buildTargets(frames);
       }
-      await this.#fillRequiredEmpty(targets, filled);
       const text = frames.map((f) => f.scan.bodyText).join('\n');
       const heading = frames.flatMap((f) => f.scan.headings)[0] ?? frames[0]?.scan.title ?? '';
       const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
@@ -106,6 +112,7 @@ export class Wizard {
       if (!errors.length && (!button || (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))) {
         return { placed: this.#placed, frames };
       }
+      await this.#fillRequiredEmpty(targets, filled);
       if (!button) break;
       if (button.kind === 'submit') await this.#checkRequiredPlaced();
       const state = `${frames[0]?.scan.url}|${signature}|${heading}|${errors.map((e) => e.text).join('|')}|${this.#corrections}`;
@@ -136,13 +143,14 @@ export class Wizard {
   async #fillPage(signature: string): Promise<Set<string>> {
     const filled = new Set<string>();
     const doneKeys = new Set<string>();
+    const pageValues: Array<{ entry: Entry; value: unknown }> = [];
     for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
       // Each pass rescans: choosing a radio or option may reveal conditional fields.
       const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !filled.has(t.id));
       const pending = this.#pending(signature, doneKeys);
       const { placements, ambiguous } = matchEntries(pending, targets);
       for (const amb of ambiguous) {
-        const options = amb.candidates.map((t) => t.label);
+        const options = amb.candidates.map(describeTarget);
         const answer = await askOrFail(this.#ctx, {
           question: `Which field should receive form_data '${amb.entry.key}'?`,
           options,
@@ -166,9 +174,29 @@ export class Wizard {
         await this.#fillOne(target, this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value, entry, signature);
         filled.add(target.id);
         doneKeys.add(entry.key);
+        pageValues.push({ entry, value: this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value });
       }
+      await this.#fillConfirmations(targets, filled, pageValues);
     }
     return filled;
+  }
+
+  /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat. */
+  async #fillConfirmations(targets: Target[], filled: Set<string>, pageValues: Array<{ entry: Entry; value: unknown }>): Promise<void> {
+    const REPEAT = /^\s*(confirm|repeat|re-?enter|re-?type|verify)\b|\b(again|confirmation)\s*$/i;
+    for (const target of targets) {
+      if (filled.has(target.id) || (target.kind !== 'text' && target.kind !== 'textarea') || !REPEAT.test(target.label)) continue;
+      const base = target.label.replace(REPEAT, ' ');
+      let best: { score: number; entry: Entry; value: unknown } | null = null;
+      for (const { entry, value } of pageValues) {
+        const score = Math.max(textSimilarity(base, entry.path.at(-1) ?? entry.key), entry.title ? textSimilarity(base, entry.title) : 0);
+        if (score >= 0.6 && (!best || score > best.score)) best = { score, entry, value };
+      }
+      if (!best) continue;
+      const shown = await fillTarget(this.#env(), target, best.value, {});
+      filled.add(target.id);
+      this.#ctx.log(`${best.entry.key} (repeated) → ${describeTarget(target)}${best.entry.secret ? '' : ` = ${loggable(best.entry, shown)}`}`);
+    }
   }
 
   async #fillOne(target: Target, value: unknown, entry: Entry | null, signature: string): Promise<void> {

@@ -208,7 +208,7 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
   routes.add({
     method: 'GET', url: '/live/:token/frames', tag: 'live view', summary: 'Screen frames as server-sent events (`frame`, then `end`)', auth: 'none',
     params: LiveViewParams, response: LiveFrame, produces: 'text/event-stream',
-    handler: ({ params, request, reply }) => {
+    handler: ({ params, reply }) => {
       const channel = channels.channel(params.token);
       reply.hijack();
       const raw = reply.raw;
@@ -238,7 +238,7 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
           finish();
         },
       });
-      request.raw.on('close', finish);
+      raw.on('close', finish);
       if (channel.ended) finish();
     },
   });

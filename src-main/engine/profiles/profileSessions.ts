@@ -104,10 +104,10 @@ export class ProfileSessionManager {
     }
   }
 
-  /** Open sessions of an organization. */
+  /** Sessions of an organization that hold their profile (one closing still does, until its state is saved). */
   list(orgId: string): ProfileSession[] {
     return [...this.#sessions.values()]
-      .filter((session) => session.orgId === orgId && session.closing === undefined)
+      .filter((session) => session.orgId === orgId)
       .map((session) => ({
         session_id: session.id,
         profile_id: session.profileId,
