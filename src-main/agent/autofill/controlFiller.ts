@@ -174,7 +174,8 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
 export async function fillTarget(env: FillEnv, target: Target, value: unknown, options: FillOptions = {}): Promise<string> {
   const first = target.controls[0] as ScannedControl;
   const loc = locate(target);
-  await loc.scrollIntoViewIfNeeded({ timeout: 3000 }).catch(() => undefined);
+  // Playwright's own actions scroll as needed; the humanized mouse path needs the box on screen first.
+  if (env.human) await loc.scrollIntoViewIfNeeded({ timeout: 3000 }).catch(() => undefined);
   switch (target.kind) {
     case 'text':
     case 'textarea':

@@ -95,8 +95,8 @@ export class Wizard {
       const signature = signatureOf(targets);
       const errors = readErrors(frames, targets);
       if (errors.length) await this.#handleErrors(errors);
-      const filled = await this.#fillPage(signature);
-      frames = await scanAll(this.#ctx);
+      const { filled, settled } = await this.#fillPage(signature);
+      frames = settled ?? (await scanAll(this.#ctx));
       targets = buildTargets(frames);
       if (await this.#fixConstraintErrors(frames, targets, filled, signature)) {
         frames = await scanAll(this.#ctx);
@@ -140,13 +140,15 @@ export class Wizard {
     return this.#entries.filter((e) => !done.has(e.key) && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature));
   }
 
-  async #fillPage(signature: string): Promise<Set<string>> {
+  /** Fills what the page shows; `settled` is a scan taken after the last fill, when the last pass made one. */
+  async #fillPage(signature: string): Promise<{ filled: Set<string>; settled: Scanned | undefined }> {
     const filled = new Set<string>();
     const doneKeys = new Set<string>();
     const pageValues: Array<{ entry: Entry; value: unknown }> = [];
     for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
       // Each pass rescans: choosing a radio or option may reveal conditional fields.
-      const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !filled.has(t.id));
+      const scanned = await scanAll(this.#ctx);
+      const targets = buildTargets(scanned).filter((t) => !filled.has(t.id));
       const pending = this.#pending(signature, doneKeys);
       const { placements, ambiguous } = matchEntries(pending, targets);
       for (const amb of ambiguous) {
@@ -168,7 +170,7 @@ export class Wizard {
           manualFilled = true;
         }
       }
-      if (!placements.length && !manualFilled) break;
+      if (!placements.length && !manualFilled) return { filled, settled: scanned };
       for (const { entry, target } of placements) {
         if (filled.has(target.id)) continue;
         await this.#fillOne(target, this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value, entry, signature);
@@ -178,7 +180,7 @@ export class Wizard {
       }
       await this.#fillConfirmations(targets, filled, pageValues);
     }
-    return filled;
+    return { filled, settled: undefined };
   }
 
   /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat. */

@@ -126,13 +126,10 @@ export class JobRun {
   async #screenshot(page: Page): Promise<void> {
     const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
     await mkdir(dir, { recursive: true });
-    await page.screenshot({
-      path: join(dir, screenshotName(this.#steps)),
-      fullPage: true,
-      type: 'png',
-      mask: [page.locator('input[type="password"]')],
-      timeout: 15_000,
-    });
+    // Masking costs a locator pass per shot; only pay it when there is a password field to hide.
+    const passwords = page.locator('input[type="password"]');
+    const mask = (await passwords.count().catch(() => 0)) > 0 ? [passwords] : [];
+    await page.screenshot({ path: join(dir, screenshotName(this.#steps)), fullPage: true, type: 'png', mask, timeout: 15_000 });
     this.#steps += 1;
     this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
   }
