@@ -69,7 +69,7 @@ function ensureDependencies() {
   const lockedAt = mtimeOf(join(root, 'package-lock.json')) ?? mtimeOf(join(root, 'package.json'));
   if (installedAt !== undefined && lockedAt !== undefined && installedAt >= lockedAt) return;
   note('installing dependencies (npm install)');
-  const install = spawnSync('npm', ['install', '--no-fund', '--no-audit'], {
+  const install = spawnSync('npm', ['install', '--no-fund', '--no-audit', '--loglevel=warn'], {
     cwd: root,
     stdio: ['ignore', 2, 2],
     env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
@@ -161,11 +161,21 @@ function run(command, args, options = {}) {
     const forward = (signal) => child.kill(signal);
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     for (const signal of signals) process.on(signal, forward);
+    // `npm run` hands a SIGTERM to its `sh -c` only, which dies without passing it on: when our
+    // parent goes away, stop the child ourselves instead of leaving a service running unowned.
+    const parent = process.ppid;
+    const orphanWatch = setInterval(() => {
+      if (process.ppid !== parent) {
+        clearInterval(orphanWatch);
+        child.kill('SIGTERM');
+      }
+    }, 250);
     child.on('error', (error) => {
       note(`could not run ${command}: ${error.message}`);
       resolvePromise(1);
     });
     child.on('exit', (code, signal) => {
+      clearInterval(orphanWatch);
       for (const name of signals) process.off(name, forward);
       if (signal !== null) {
         // Die of the same signal, so whoever started us sees what really happened.
