@@ -16,6 +16,8 @@ export interface AppOptions {
   jobConcurrency?: number;
   /** Which agent runs which orchestrator model; default: the builtin autofill agent. Tests inject their own. */
   agents?: AgentRegistry;
+  /** Launch the shared browser at start so the first job does not wait for it (default true). */
+  warmBrowser?: boolean;
   /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
   minuteMs?: number;
 }

@@ -83,6 +83,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const url = `http://${urlHost}:${port}`;
     baseUrl = url;
     scheduler.recover();
+    if (options.warmBrowser ?? true) {
+      runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
+    }
     if (seeded) for (const line of firstStartNotice(seeded, url)) notice(line);
 
     let closing: Promise<void> | undefined;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoNow } from '../../src-main/base/clock.ts';
 import { newId } from '../../src-main/base/ids.ts';
 import { openStore } from '../../src-main/store/store.ts';
+import { startRecordingProxy } from '../helpers/browserFixtures.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { jsonOf, makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
@@ -98,6 +99,44 @@ describe('the job queue', () => {
     } finally {
       await svc.dispose();
       await site.close();
+    }
+  });
+
+  it('a job with a proxy browses through it, authenticating with the password it was given', async () => {
+    const proxy = await startRecordingProxy({ username: 'jobuser', password: 'proxy-pass-1' });
+    const svc = await startService(undefined, { agents: scriptedRegistry });
+    try {
+      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'proxied', start_url: 'http://portal.invalid/apply', task: 'script:visit' } });
+      const jobId = await start(svc, 'proxied', { proxy: { server: proxy.server, username: 'jobuser', password: 'proxy-pass-1' } });
+      expect(await waitForJob(svc, 'proxied', jobId, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { title: 'via proxy' } });
+      const authed = proxy.requests.filter((r) => r.url === 'http://portal.invalid/apply' && r.proxyAuthorization !== undefined);
+      expect(authed.length).toBeGreaterThan(0);
+      expect(authed[0]?.proxyAuthorization).toBe(`Basic ${Buffer.from('jobuser:proxy-pass-1').toString('base64')}`);
+    } finally {
+      await svc.dispose();
+      await proxy.close();
+    }
+  });
+
+  it('profile browsers and throwaway copies are gone once their jobs end', async () => {
+    const svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 2 });
+    try {
+      await setUp(svc);
+      const profileId = addProfile(svc.dataDir);
+      const kept = await start(svc, 'visit', { profile_id: profileId });
+      const copied = await start(svc, 'visit', { profile_id: profileId, save_profile: false });
+      const hung = await start(svc, 'hang', { profile_id: profileId, save_profile: false });
+      await waitForJob(svc, 'visit', kept, ['completed']);
+      await waitForJob(svc, 'visit', copied, ['completed']);
+      await waitForJob(svc, 'hang', hung, ['running']);
+      await svc.api(`/jobs/default/hang/cancel?job_id=${hung}`, { method: 'POST' });
+      await waitForJob(svc, 'hang', hung, ['cancelled']);
+      const { readdir } = await import('node:fs/promises');
+      expect(await readdir(`${svc.dataDir}/tmp/browser`).catch(() => [])).toEqual([]);
+      const profileBrowsers = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(`${svc.dataDir}/`) && l.includes('--user-data-dir'));
+      expect(profileBrowsers).toEqual([]);
+    } finally {
+      await svc.dispose();
     }
   });
 

@@ -30,7 +30,7 @@ export async function makeDataDir(): Promise<string> {
 export async function startService(dataDir?: string, options: Partial<AppOptions> = {}): Promise<TestService> {
   const dir = dataDir ?? (await makeDataDir());
   const notices: string[] = [];
-  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), ...options });
+  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, ...options });
   const orgKey = notices.join('\n').match(/Organization API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const accountKey = notices.join('\n').match(/Account API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const api: TestService['api'] = (path, init = {}) => {
