@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isAppError } from '../base/errors.ts';
 import { dataPaths, resolveDataDir } from '../base/paths.ts';
-import { createSecretStore, type SecretStore } from '../secrets/index.ts';
+import { openAppSecrets, type SecretStore } from '../secrets/index.ts';
 import { openStore } from '../store/store.ts';
 import { commands, USAGE, UsageError } from './commands.ts';
 
@@ -51,11 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   const store = openStore(paths.database);
   let secrets: Promise<SecretStore> | undefined;
   const openSecrets = (): Promise<SecretStore> =>
-    (secrets ??= createSecretStore({
-      dataDir: paths.root,
-      ...(io.env.PORTICO_VAULT_KEY !== undefined && { vaultKey: io.env.PORTICO_VAULT_KEY }),
-      ...(io.env.PORTICO_KEYCHAIN_SERVICE !== undefined && { serviceName: io.env.PORTICO_KEYCHAIN_SERVICE }),
-    }));
+    (secrets ??= openAppSecrets(paths.root, store.meta.installId(), io.env));
   try {
     const output = await command(
       { store, readStdin: io.readStdin, secrets: openSecrets },

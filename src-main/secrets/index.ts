@@ -2,6 +2,9 @@ import type { Logger } from '../base/logger.ts';
 import { KeychainSecretStore } from './keychainStore.ts';
 import { UnavailableSecretStore, type SecretStore } from './secretStore.ts';
 import { openVaultStore } from './vaultStore.ts';
+import { scopedSecretStore } from './scopedSecretStore.ts';
+
+export { scopedSecretStore };
 
 export {
   assertSecretName,
@@ -51,4 +54,15 @@ export async function createSecretStore(options: CreateSecretStoreOptions): Prom
     keychain: probe.reason,
   });
   return new UnavailableSecretStore();
+}
+
+
+/** The app's secret store: keychain, vault or unavailable (per PORTICO_VAULT_KEY / PORTICO_KEYCHAIN_SERVICE), scoped to one install. */
+export async function openAppSecrets(dataDir: string, installId: string, env: NodeJS.ProcessEnv = process.env): Promise<SecretStore> {
+  const inner = await createSecretStore({
+    dataDir,
+    ...(env.PORTICO_VAULT_KEY !== undefined && { vaultKey: env.PORTICO_VAULT_KEY }),
+    ...(env.PORTICO_KEYCHAIN_SERVICE !== undefined && { serviceName: env.PORTICO_KEYCHAIN_SERVICE }),
+  });
+  return scopedSecretStore(inner, installId);
 }

@@ -1,6 +1,7 @@
 import { ApiKeyRepository } from './apiKeys.ts';
 import { openDatabase, type Db } from './database.ts';
 import { JobRepository } from './jobs.ts';
+import { MetaRepository } from './meta.ts';
 import { PortalRepository } from './portals.ts';
 import { PrincipalRepository } from './principals.ts';
 import { ProfileRepository } from './profiles.ts';
@@ -15,6 +16,7 @@ export interface Store {
   readonly profiles: ProfileRepository;
   readonly skills: SkillRepository;
   readonly jobs: JobRepository;
+  readonly meta: MetaRepository;
   close(): void;
 }
 
@@ -27,6 +29,7 @@ export function createStore(db: Db): Store {
     profiles: new ProfileRepository(db),
     skills: new SkillRepository(db),
     jobs: new JobRepository(db),
+    meta: new MetaRepository(db),
     close: () => db.close(),
   };
 }

@@ -23,8 +23,18 @@ describe('portico provider set-key', () => {
   beforeAll(async () => {
     dataDir = await makeDataDir();
   });
+  const installId = async (): Promise<string> => {
+    const { openStore } = await import('../../src-main/store/store.ts');
+    const store = openStore(`${dataDir}/portico.db`);
+    try {
+      return store.meta.installId();
+    } finally {
+      store.close();
+    }
+  };
+
   afterAll(async () => {
-    await keychain.delete('provider/anthropic');
+    await keychain.delete(`${await installId()}/provider/anthropic`);
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -34,7 +44,9 @@ describe('portico provider set-key', () => {
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ ok: true });
     expect(res.stdout + res.stderr).not.toContain(secret);
-    expect(await keychain.get('provider/anthropic')).toBe(secret);
+    // Entries are scoped to the data dir's install id, so two data dirs never share keys.
+    expect(await keychain.get(`${await installId()}/provider/anthropic`)).toBe(secret);
+    expect(await keychain.get('provider/anthropic')).toBeUndefined();
     const { readFile } = await import('node:fs/promises');
     const db = await readFile(`${dataDir}/portico.db`);
     expect(db.includes(Buffer.from(secret))).toBe(false);
