@@ -18,6 +18,8 @@ export interface AppOptions {
   agents?: AgentRegistry;
   /** Launch the shared browser at start so the first job does not wait for it (default true). */
   warmBrowser?: boolean;
+  /** Print the console URL (with its token) through `notice` once listening (default true; the desktop app opens a window instead). */
+  announceConsole?: boolean;
   /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
   minuteMs?: number;
 }
@@ -28,6 +30,8 @@ export interface RunningApp {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** The operator console's token for this run (`X-Console-Token`); new at every start. */
+  readonly consoleToken: string;
   /** Stops accepting requests, ends work in flight, closes the database. Idempotent. */
   close(): Promise<void>;
 }

@@ -9,6 +9,9 @@ import { JobScheduler, type AgentRegistry } from './engine/jobs/jobScheduler.ts'
 import { JobService } from './engine/jobs/jobService.ts';
 import { BUILTIN_AUTOFILL } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
+import { OperatorSettings } from './engine/operatorSettings.ts';
+import { newSecretToken } from './base/ids.ts';
+import { createSecretStore, type SecretStore } from './secrets/index.ts';
 import { JsonSchemaCompiler } from './engine/jsonSchema.ts';
 import { PortalService } from './engine/portalService.ts';
 import { loginBrowserConfigFromEnv } from './engine/profiles/loginBrowserConfig.ts';
@@ -28,13 +31,12 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
-function firstStartNotice(keys: SeededKeys, url: string): string[] {
+function firstStartNotice(keys: SeededKeys): string[] {
   return [
     'Portico first start: created organization \'default\' and user \'local\' in workspace \'default\'.',
     `  Organization API key (org '${keys.orgId}'):  ${keys.orgApiKey}`,
     `  Account API key (user '${keys.userId}', workspace '${keys.workspaceId}'):  ${keys.accountApiKey}`,
     '  These keys are shown only this once; keep them. Create more with `npm run cli -- key create --org default`.',
-    `  Console: ${url}/`,
   ];
 }
 
@@ -58,7 +60,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const portals = new PortalService(store, schemas);
     const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger);
     await skills.cleanUp();
-    const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger });
+    const operatorSettings = OperatorSettings.load(paths.root);
+    const chromiumPath = operatorSettings.values.chromium_path;
+    const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, ...(chromiumPath !== undefined && { executablePath: chromiumPath }) });
     const liveViews = new LiveViewHub();
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
@@ -67,7 +71,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
       agents,
-      { concurrency: options.jobConcurrency ?? (Number(process.env.PORTICO_JOB_CONCURRENCY) || 2) },
+      { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? (Number(process.env.PORTICO_JOB_CONCURRENCY) || 2) },
     );
     let baseUrl = '';
     const jobs = new JobService({
@@ -75,7 +79,17 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       models: { canRun: (model) => agents.get(model) !== undefined, hasKey: async (model) => model === BUILTIN_AUTOFILL },
     });
     const seeded = seedFirstStart(store);
-    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir, liveViews, profiles });
+    // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
+    const consoleToken = newSecretToken('ct_');
+    let secrets: Promise<SecretStore> | undefined;
+    const openSecrets = (): Promise<SecretStore> =>
+      (secrets ??= createSecretStore({ dataDir: paths.root, vaultKey: process.env.PORTICO_VAULT_KEY, serviceName: process.env.PORTICO_KEYCHAIN_SERVICE, logger }));
+    const admin = {
+      store, secrets: openSecrets, settings: operatorSettings, dataDir: paths.root,
+      jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
+    };
+    const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
+    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -86,13 +100,15 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     if (options.warmBrowser ?? true) {
       runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
     }
-    if (seeded) for (const line of firstStartNotice(seeded, url)) notice(line);
+    if (seeded) for (const line of firstStartNotice(seeded)) notice(line);
+    if (options.announceConsole ?? true) notice(`Console: ${url}/#token=${consoleToken}`);
 
     let closing: Promise<void> | undefined;
     return {
       url,
       host,
       port,
+      consoleToken,
       close: () => {
         closing ??= (async () => {
           await scheduler.close();

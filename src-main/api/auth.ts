@@ -1,9 +1,22 @@
 import type { FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../base/errors.ts';
+import { timingSafeEqual } from 'node:crypto';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../base/errors.ts';
+import { CONSOLE_TOKEN_HEADER, consoleMessages } from '../contract/console.ts';
 import { messages } from '../contract/messages.ts';
 import type { ApiKeyPrincipal, ApiKeyRepository } from '../store/apiKeys.ts';
 
-export type AuthMode = 'none' | 'org' | 'account';
+export type AuthMode = 'none' | 'org' | 'account' | 'console';
+
+/** How the operator console authenticates: one random token per start, sent as `X-Console-Token`. */
+export interface ConsoleAuth {
+  readonly token: string;
+  orgExists(orgId: string): boolean;
+}
+
+/** The console's principal: the local operator, not bound to any org. */
+export interface ConsolePrincipal {
+  kind: 'console';
+}
 
 export type OrgPrincipal = Extract<ApiKeyPrincipal, { kind: 'org' }>;
 export type AccountPrincipal = Extract<ApiKeyPrincipal, { kind: 'account' }>;
@@ -29,4 +42,31 @@ export function requireOrg(principal: ApiKeyPrincipal, orgId: string): OrgPrinci
 export function requireAccount(principal: ApiKeyPrincipal): AccountPrincipal {
   if (principal.kind !== 'account') throw new ForbiddenError(messages.accountKeyRequired);
   return principal;
+}
+
+function presentedConsoleToken(request: FastifyRequest): string | undefined {
+  const header = request.headers[CONSOLE_TOKEN_HEADER];
+  return Array.isArray(header) ? header[0] : header;
+}
+
+/** Whether the request carries a console token at all (then it is judged as the console, never as a key). */
+export function hasConsoleToken(request: FastifyRequest): boolean {
+  return presentedConsoleToken(request) !== undefined;
+}
+
+/** The console token, compared in constant time; 401 `Invalid console token` otherwise. */
+export function requireConsole(request: FastifyRequest, auth: ConsoleAuth | undefined): ConsolePrincipal {
+  const presented = Buffer.from(presentedConsoleToken(request)?.trim() ?? '');
+  const expected = Buffer.from(auth?.token ?? '');
+  if (expected.length === 0 || presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+    throw new UnauthorizedError(consoleMessages.invalidConsoleToken);
+  }
+  return { kind: 'console' };
+}
+
+/** The console acting on an org's routes: the operator may act for any org that exists. */
+export function consoleAsOrg(request: FastifyRequest, auth: ConsoleAuth | undefined, orgId: string): OrgPrincipal {
+  requireConsole(request, auth);
+  if (!auth?.orgExists(orgId)) throw new NotFoundError(consoleMessages.orgNotFound(orgId));
+  return { kind: 'org', keyId: 'console', orgId };
 }

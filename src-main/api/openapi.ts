@@ -53,7 +53,9 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
         ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([code, description]) => [code, { description, content: errorContent }])),
       },
     };
-    if (route.auth !== 'none') operation.security = [{ apiKey: [] }];
+    if (route.auth === 'console') operation.security = [{ consoleToken: [] }];
+    else if (route.auth === 'org') operation.security = [{ apiKey: [] }, { consoleToken: [] }];
+    else if (route.auth !== 'none') operation.security = [{ apiKey: [] }];
     if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } };
     if (route.multipart) {
       operation.requestBody = {
@@ -70,7 +72,12 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
   return {
     openapi: '3.1.0',
     info: { title: 'Portico', version, description: 'Local-first browser automation service' },
-    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        consoleToken: { type: 'apiKey', in: 'header', name: 'X-Console-Token', description: 'The operator console token, new at every start' },
+      },
+    },
     paths,
   };
 }

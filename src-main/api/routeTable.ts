@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ApiKeyRepository } from '../store/apiKeys.ts';
-import { authenticate, requireAccount, requireOrg, type AccountPrincipal, type AuthMode, type OrgPrincipal } from './auth.ts';
+import {
+  authenticate, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
+  type AccountPrincipal, type AuthMode, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
+} from './auth.ts';
 import { parseInput } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../base/errors.ts';
 
 const isJson = (contentType: string | undefined): boolean => /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '');
 
-type Principal<A extends AuthMode> = A extends 'org' ? OrgPrincipal : A extends 'account' ? AccountPrincipal : undefined;
+type Principal<A extends AuthMode> = A extends 'org' ? OrgPrincipal : A extends 'account' ? AccountPrincipal : A extends 'console' ? ConsolePrincipal : undefined;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -54,17 +57,22 @@ export class RouteTable {
   }
 
   /** Registers every route: authenticate, then validate path, query and body, then handle. */
-  register(app: FastifyInstance, apiKeys: ApiKeyRepository): void {
+  register(app: FastifyInstance, apiKeys: ApiKeyRepository, consoleAuth?: ConsoleAuth): void {
     for (const spec of this.routes) {
       app.route({
         method: spec.method,
         url: spec.url,
         handler: async (request, reply) => {
-          let principal: OrgPrincipal | AccountPrincipal | undefined;
-          if (spec.auth !== 'none') {
+          let principal: OrgPrincipal | AccountPrincipal | ConsolePrincipal | undefined;
+          const orgId = (request.params as Record<string, string | undefined>).org_id ?? '';
+          if (spec.auth === 'console') {
+            principal = requireConsole(request, consoleAuth);
+          } else if (spec.auth === 'org' && hasConsoleToken(request)) {
+            // The console uses the same org routes as scripts, as the local operator of any org.
+            principal = consoleAsOrg(request, consoleAuth, orgId);
+          } else if (spec.auth !== 'none') {
             const presented = authenticate(request, apiKeys);
             if (spec.auth === 'org') {
-              const orgId = (request.params as Record<string, string | undefined>).org_id ?? '';
               principal = requireOrg(presented, orgId);
             } else {
               principal = requireAccount(presented);

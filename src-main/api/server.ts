@@ -8,13 +8,16 @@ import type { ProfileService } from '../engine/profiles/profileService.ts';
 import type { PortalService } from '../engine/portalService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
+import type { ConsoleAuth } from './auth.ts';
 import { installConsole } from './consoleStatic.ts';
 import { installErrorHandler } from './errorHandler.ts';
 import { installHostGuard } from './hostGuard.ts';
 import { buildOpenApi } from './openapi.ts';
 import { RouteTable } from './routeTable.ts';
+import { addAdminRoutes, type AdminDeps } from './routes/admin.ts';
 import { addHealthRoutes } from './routes/health.ts';
 import { addJobRoutes } from './routes/jobs.ts';
+import { addJobScreenshotRoute } from './routes/jobScreenshots.ts';
 import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
 import { addProfileRoutes } from './routes/profiles.ts';
@@ -38,6 +41,10 @@ export interface ApiDeps {
   liveViews?: LiveViewHub;
   /** Browser profiles and their login sessions (§4.3). */
   profiles?: ProfileService;
+  /** The operator console's token; without it no request is treated as the console. */
+  consoleAuth?: ConsoleAuth;
+  /** `/admin/*` routes (console token only). */
+  admin?: AdminDeps;
 }
 
 /** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
@@ -52,10 +59,12 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   addPortalRoutes(routes, deps.portals);
   addSkillRoutes(routes, deps.skills);
   addJobRoutes(routes, deps.jobs, deps.jobEvents, deps.store);
+  addJobScreenshotRoute(routes, deps.jobs);
+  if (deps.admin) addAdminRoutes(routes, deps.admin);
   const profiles = deps.profiles;
   if (profiles) addProfileRoutes(routes, profiles);
   if (deps.liveViews) addLiveViewRoutes(routes, deps.liveViews, { logger: deps.logger, onInput: (token) => profiles?.sessions.noteInput(token) });
-  routes.register(app, deps.store.apiKeys);
+  routes.register(app, deps.store.apiKeys, deps.consoleAuth);
 
   const openApi = buildOpenApi(routes.routes, deps.version);
   app.get('/openapi.json', async () => openApi);

@@ -97,6 +97,19 @@ export const commands: Record<string, Command> = {
     await (await secrets()).set(`provider/${provider}`, key);
     return { ok: true };
   },
+  'provider set-base-url': ({ store }, { positionals }) => {
+    const provider = positionals[0];
+    if (!provider || !MODEL_PROVIDERS.includes(provider)) throw new UsageError(`<provider> must be one of ${MODEL_PROVIDERS.join(', ')}`);
+    const url = positionals[1];
+    if (!url) throw new UsageError('<url> is required (or `default` to go back to the provider\'s own endpoint)');
+    if (url === 'default') {
+      store.providerSettings.setBaseUrl(provider, null);
+      return { provider, base_url: null };
+    }
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError('<url> must be an http(s) URL');
+    store.providerSettings.setBaseUrl(provider, url);
+    return { provider, base_url: url };
+  },
 };
 
 /** Model providers whose API keys the CLI stores (local-service.md §3). */
@@ -110,4 +123,5 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
   user create <user_id> --workspace <workspace_id>
   workspace add-member <workspace_id> <user_id>
   workspace remove-member <workspace_id> <user_id>
-  provider set-key <${MODEL_PROVIDERS.join('|')}>   (the key is read from standard input)`;
+  provider set-key <${MODEL_PROVIDERS.join('|')}>   (the key is read from standard input)
+  provider set-base-url <${MODEL_PROVIDERS.join('|')}> <url|default>`;

@@ -7,3 +7,4 @@ export * from './liveView.ts';
 export * from './skill.ts';
 export * from './job.ts';
 export * from './models.ts';
+export * from './console.ts';

@@ -25,6 +25,10 @@ export class PrincipalRepository {
     return this.#db.prepare<[string], OrgRow>('SELECT * FROM orgs WHERE id = ?').get(id);
   }
 
+  listOrgs(): OrgRow[] {
+    return this.#db.prepare<[], OrgRow>('SELECT * FROM orgs ORDER BY created_at, id').all();
+  }
+
   countOrgs(): number {
     return this.#db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM orgs').get()?.n ?? 0;
   }

@@ -5,6 +5,8 @@ import { MetaRepository } from './meta.ts';
 import { PortalRepository } from './portals.ts';
 import { PrincipalRepository } from './principals.ts';
 import { ProfileRepository } from './profiles.ts';
+import { ProviderSettingsRepository } from './providerSettings.ts';
+import { ReplayTraceRepository } from './replayTraces.ts';
 import { SkillRepository } from './skills.ts';
 
 /** Every repository over one database handle. */
@@ -17,6 +19,8 @@ export interface Store {
   readonly skills: SkillRepository;
   readonly jobs: JobRepository;
   readonly meta: MetaRepository;
+  readonly providerSettings: ProviderSettingsRepository;
+  readonly replayTraces: ReplayTraceRepository;
   close(): void;
 }
 
@@ -30,6 +34,8 @@ export function createStore(db: Db): Store {
     skills: new SkillRepository(db),
     jobs: new JobRepository(db),
     meta: new MetaRepository(db),
+    providerSettings: new ProviderSettingsRepository(db),
+    replayTraces: new ReplayTraceRepository(db),
     close: () => db.close(),
   };
 }

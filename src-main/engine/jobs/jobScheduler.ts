@@ -44,6 +44,16 @@ export class JobScheduler {
     return this.#deps.events;
   }
 
+  get concurrency(): number {
+    return this.#options.concurrency;
+  }
+
+  /** Changes how many jobs run at once; running jobs are never stopped, extra slots fill at once. */
+  setConcurrency(concurrency: number): void {
+    this.#options.concurrency = concurrency;
+    this.kick();
+  }
+
   /** Fails the jobs a previous process left running, then starts what is queued. */
   recover(): void {
     for (const job of this.#store.jobs.listInterrupted()) this.#fail(job, 'interrupted by restart');

@@ -189,6 +189,16 @@ export class JobService {
     return names.map((name) => ({ name, path: join(dir, name) }));
   }
 
+  /** One step screenshot by position (0 = first), at any time, so the console shows steps as they happen. */
+  async screenshotFile(orgId: string, endpointName: string, jobId: string, index: number): Promise<string> {
+    this.getRecord(orgId, endpointName, jobId);
+    const dir = screenshotsDir(this.#deps.artifactsDir, jobId);
+    const names = (await readdir(dir).catch(() => [])).filter((n) => /^screenshot_\d{4}\.png$/.test(n)).sort();
+    const name = names[index];
+    if (name === undefined) throw new NotFoundError('Screenshot not found');
+    return join(dir, name);
+  }
+
   /** The files a job's pages downloaded; 404 when there are none. */
   async downloads(orgId: string, endpointName: string, jobId: string): Promise<{ name: string; path: string }[]> {
     const job = this.getRecord(orgId, endpointName, jobId);
