@@ -18,7 +18,7 @@ export const allowedFolders = {
   engine: ['agent', 'browser', 'store', 'secrets', 'base', 'contract', 'llm'],
   webhooks: ['engine', 'store', 'base', 'contract', 'secrets'],
   api: ['engine', 'store', 'contract', 'base', 'secrets', 'browser', 'webhooks'],
-  cli: ['store', 'secrets', 'engine', 'base', 'contract'],
+  cli: ['store', 'secrets', 'engine', 'base', 'contract', 'webhooks'],
   desktop: '*',
 };
 

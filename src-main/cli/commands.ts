@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../base/errors.ts
 import { PrincipalId } from '../contract/admin.ts';
 import type { SecretStore } from '../secrets/index.ts';
 import type { Store } from '../store/store.ts';
+import { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 
 /** What a command prints on success: one JSON object. */
 export type CliOutput = Record<string, unknown>;
@@ -110,6 +111,16 @@ export const commands: Record<string, Command> = {
     store.providerSettings.setBaseUrl(provider, url);
     return { provider, base_url: url };
   },
+  'webhook-key generate': ({ store, secrets }, { options }) => {
+    const orgId = principalId(options.org, '--org');
+    requireOrg(store, orgId);
+    return new WebhookKeyService(store, secrets).generate(orgId);
+  },
+  'webhook-key revoke': ({ store, secrets }, { options }) => {
+    const orgId = principalId(options.org, '--org');
+    requireOrg(store, orgId);
+    return new WebhookKeyService(store, secrets).revoke(orgId);
+  },
 };
 
 /** Model providers whose API keys the CLI stores (local-service.md §3). */
@@ -123,5 +134,7 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
   user create <user_id> --workspace <workspace_id>
   workspace add-member <workspace_id> <user_id>
   workspace remove-member <workspace_id> <user_id>
+  webhook-key generate --org <org_id>   (prints the secret once; generating again rotates)
+  webhook-key revoke --org <org_id>
   provider set-key <${MODEL_PROVIDERS.join('|')}>   (the key is read from standard input)
   provider set-base-url <${MODEL_PROVIDERS.join('|')}> <url|default>`;

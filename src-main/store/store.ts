@@ -2,6 +2,7 @@ import { ApiKeyRepository } from './apiKeys.ts';
 import { openDatabase, type Db } from './database.ts';
 import { JobRepository } from './jobs.ts';
 import { MetaRepository } from './meta.ts';
+import { WebhookRepository } from './webhooks.ts';
 import { PortalRepository } from './portals.ts';
 import { PrincipalRepository } from './principals.ts';
 import { ProfileRepository } from './profiles.ts';
@@ -19,6 +20,7 @@ export interface Store {
   readonly skills: SkillRepository;
   readonly jobs: JobRepository;
   readonly meta: MetaRepository;
+  readonly webhooks: WebhookRepository;
   readonly providerSettings: ProviderSettingsRepository;
   readonly replayTraces: ReplayTraceRepository;
   close(): void;
@@ -34,6 +36,7 @@ export function createStore(db: Db): Store {
     skills: new SkillRepository(db),
     jobs: new JobRepository(db),
     meta: new MetaRepository(db),
+    webhooks: new WebhookRepository(db),
     providerSettings: new ProviderSettingsRepository(db),
     replayTraces: new ReplayTraceRepository(db),
     close: () => db.close(),
