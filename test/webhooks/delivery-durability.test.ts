@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.ts';
+import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
+import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
+import { jsonOf, makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
+
+const SERVE = fileURLToPath(new URL('../../src-main/serve.ts', import.meta.url));
+
+/** Starts the real headless host as a child process and resolves its URL and first-start keys. */
+function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], { env: { ...process.env, PORTICO_HEADLESS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const url = /listening on (\S+)\n/.exec(stdout)?.[1];
+      if (url) resolve({ child, url, stderr: () => stderr });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+}
+
+describe('webhook delivery: deadlines, the full retry schedule, and restarts', () => {
+  let pages: PageServer;
+  let svc: TestService;
+  let receiver: PythonReceiver;
+
+  beforeAll(async () => {
+    pages = await startPageServer({
+      '/form': '<!doctype html><title>Hook form</title><form action="/done" method="post"><label for="n">Name</label><input id="n" name="name"><button>Submit</button></form>',
+      '/done': '<!doctype html><title>Done</title><h1>Application complete</h1><p>Thank you, your reference is ABC-123</p>',
+    });
+    svc = await startService(undefined, { agents: scriptedRegistry });
+    const secret = String(((await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string }).secret);
+    receiver = await startPythonReceiver(secret);
+  });
+  afterAll(async () => {
+    await svc.dispose();
+    await pages.close();
+    receiver.close();
+  });
+
+  const runJob = async (name: string, path: string): Promise<string> => {
+    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: receiver.url(path) } });
+    const jobId = String(((await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: {} } }))).body as { job_id: string }).job_id);
+    await waitForJob(svc, name, jobId, ['completed']);
+    return jobId;
+  };
+  const deliveryOf = async (jobId: string) =>
+    ((await jsonOf(await svc.api(`/webhooks/default/deliveries?job_id=${jobId}`))).body as { deliveries: Record<string, unknown>[] }).deliveries[0];
+  const settle = async (jobId: string) => {
+    for (let i = 0; i < 100 && (await deliveryOf(jobId))?.status === 'pending'; i += 1) await new Promise((r) => setTimeout(r, 100));
+    return deliveryOf(jobId);
+  };
+
+  it.concurrent('retries follow 1 s, 3 s, 9 s; after the last failure the delivery is failed with the reason; redeliver sends it again', async () => {
+    const jobId = await runJob('fourfail', '/status/503/4');
+    const hits = await receiver.waitFor(4, '/status/503/4', 25_000);
+    const at = hits.map((h) => h.at);
+    const gaps = [at[1]! - at[0]!, at[2]! - at[1]!, at[3]! - at[2]!];
+    [1, 3, 9].forEach((expected, i) => {
+      expect(gaps[i], `gap ${i + 1}`).toBeGreaterThan(expected - 0.1);
+      expect(gaps[i], `gap ${i + 1}`).toBeLessThan(expected + 0.7);
+    });
+    const failed = await settle(jobId);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, last_error: 'HTTP 503' });
+    const again = await jsonOf(await svc.api(`/webhooks/default/deliveries/${String(failed?.id)}/redeliver`, { method: 'POST' }));
+    expect(again.status).toBe(200);
+    const fifth = await receiver.waitFor(5, '/status/503/4');
+    expect(fifth[4]).toMatchObject({ answered: 200, raw_ok: true });
+    expect(fifth[4]?.headers['x-webhook-id']).toBe(failed?.id);
+    expect(await settle(jobId)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
+    expect((await deliveryOf(jobId))?.attempt_log).toHaveLength(5);
+  }, 40_000);
+
+  it.concurrent('a receiver that does not answer within 10 s counts as a failure and is retried', async () => {
+    const jobId = await runJob('hangs', '/hang/1');
+    const hits = await receiver.waitFor(2, '/hang/1', 20_000);
+    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThan(10.9);
+    const delivery = await settle(jobId);
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2 });
+    const log = delivery?.attempt_log as { error: string | null; duration_ms: number }[];
+    expect(log[0]).toMatchObject({ error: 'no answer within 10 s' });
+    expect(log[0]?.duration_ms).toBeGreaterThanOrEqual(9_900);
+  }, 40_000);
+
+  it.concurrent('a service killed between retries delivers after it restarts, with the same delivery id', async () => {
+    const dataDir = await makeDataDir();
+    try {
+      const first = await serve(dataDir);
+      const orgKey = /Organization API key[^:]*:\s+(\S+)/.exec(first.stderr())?.[1] ?? '';
+      const api = (url: string, path: string, body?: unknown) =>
+        fetch(`${url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': orgKey, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const keyOut = await cli(dataDir, ['webhook-key', 'generate', '--org', 'default']);
+      expect(keyOut.code).toBe(0);
+      const own = await startPythonReceiver(String(keyOut.json.secret));
+      try {
+        await api(first.url, '/portals/default', { endpoint_name: 'crash', start_url: `${pages.url}/form`, task: 'Submit the form', webhook_url: own.url('/status/500/1') });
+        const { job_id: jobId } = (await (await api(first.url, '/jobs/default/crash/start', { form_data: { name: 'Ada' } })).json()) as { job_id: string };
+        await own.waitFor(1, '/status/500/1', 30_000);
+        // Kill once the failed first attempt is on record and its retry (due in 1 s) is pending.
+        for (let i = 0; i < 100; i += 1) {
+          const list = (await (await api(first.url, `/webhooks/default/deliveries?job_id=${jobId}`)).json()) as { deliveries: { attempts: number; status: string }[] };
+          if (list.deliveries[0]?.attempts === 1 && list.deliveries[0].status === 'pending') break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        first.child.kill('SIGKILL');
+        await new Promise((r) => first.child.once('exit', r));
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(own.received).toHaveLength(1);
+        const second = await serve(dataDir);
+        try {
+          const hits = await own.waitFor(2, '/status/500/1', 15_000);
+          expect(hits[1]).toMatchObject({ answered: 200, raw_ok: true, reserialized_ok: true });
+          expect(hits[1]?.headers['x-webhook-id']).toBe(hits[0]?.headers['x-webhook-id']);
+          expect(hits[1]?.headers['x-webhook-attempt']).toBe('2');
+          expect(hits[1]?.body).toMatchObject({ job_id: jobId, event_type: 'completed', status: 'completed' });
+        } finally {
+          second.child.kill('SIGTERM');
+          await new Promise((r) => second.child.once('exit', r));
+        }
+      } finally {
+        own.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
