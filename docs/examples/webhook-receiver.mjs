@@ -25,4 +25,4 @@ createServer((req, res) => {
     }
     res.writeHead(204).end(); // 2xx within 10 s
   });
-}).listen(9000, '127.0.0.1');
+}).listen(Number(process.env.PORT ?? 9000), '127.0.0.1');

@@ -27,9 +27,9 @@ class Hook(BaseHTTPRequestHandler):
         delivery = self.headers.get("X-Webhook-Id")
         if delivery not in seen_ids:
             seen_ids.add(delivery)
-            print(body["event_type"], body["job_id"], body["status"], body.get("question", {}).get("question", ""))
+            print(body["event_type"], body["job_id"], body["status"], body.get("question", {}).get("question", ""), flush=True)
         self.send_response(204)  # answer 2xx within 10 s, or Portico retries after 1 s, 3 s, 9 s
         self.end_headers()
 
 
-HTTPServer(("127.0.0.1", 9000), Hook).serve_forever()
+HTTPServer(("127.0.0.1", int(os.environ.get("PORT", "9000"))), Hook).serve_forever()

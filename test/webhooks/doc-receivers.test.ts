@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
+import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
+import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+
+const EXAMPLES = fileURLToPath(new URL('../../docs/examples/', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The receiver examples in docs/ verify real deliveries (so the docs cannot rot). */
+describe('documented webhook receivers', () => {
+  let svc: TestService;
+  let pages: PageServer;
+  let secret: string;
+
+  beforeAll(async () => {
+    pages = await startPageServer({ '/form': '<!doctype html><title>ex</title>' });
+    svc = await startService(undefined, { agents: scriptedRegistry });
+    secret = String(((await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string }).secret);
+  });
+  afterAll(async () => {
+    await svc.dispose();
+    await pages.close();
+  });
+
+  it.each([
+    ['python3', 'webhook_receiver.py'],
+    [process.execPath, 'webhook-receiver.mjs'],
+  ])('%s %s accepts a signed delivery and rejects a forged one', async (runtime, file) => {
+    const port = await freePort();
+    const child = spawn(runtime, [`${EXAMPLES}${file}`], { env: { ...process.env, PORT: String(port), PORTICO_WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      for (let i = 0; i < 50; i += 1) {
+        if (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(() => true, () => false)) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const forged = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'x-webhook-signature': '00'.repeat(32) }, body: '{"event_type":"completed"}' });
+      expect(forged.status).toBe(401);
+      const name = file.replace(/\W/g, '');
+      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: `http://127.0.0.1:${port}/hook` } });
+      const jobId = String(((await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: { note: 'héllo 😀', n: 0.1 } } }))).body as { job_id: string }).job_id);
+      await waitForJob(svc, name, jobId, ['completed']);
+      for (let i = 0; i < 50 && !out.includes(jobId); i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(out).toContain(`completed ${jobId} completed`);
+      const [delivery] = ((await jsonOf(await svc.api(`/webhooks/default/deliveries?job_id=${jobId}`))).body as { deliveries: { status: string; last_status_code: number }[] }).deliveries;
+      expect(delivery).toMatchObject({ status: 'succeeded', last_status_code: 204 });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
