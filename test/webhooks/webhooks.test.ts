@@ -74,6 +74,17 @@ describe('webhooks (§6, local-service §4)', () => {
     expect(both[1]?.body).toMatchObject({ status: 'completed', result: { colour: 'red' } });
   });
 
+  it('a job\'s events arrive in order even while the first one is being retried', async () => {
+    await portal('ordered', 'ask', '/status/500/1');
+    const jobId = await start('ordered', { form_data: {}, human_in_the_loop: true });
+    const [first] = await receiver.waitFor(1, '/status/500/1');
+    const questionId = (first?.body.question as { question_id: string }).question_id;
+    await svc.api(`/jobs/default/ordered/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: questionId, answer: 'green' } });
+    await waitForJob(svc, 'ordered', jobId, ['completed']);
+    const hits = await receiver.waitFor(3, '/status/500/1', 15_000);
+    expect(hits.map((h) => [h.body.event_type, h.answered])).toEqual([['question', 500], ['question', 200], ['completed', 200]]);
+  });
+
   it('a failed job sends an error webhook with status failed and the error', async () => {
     await portal('fails', 'fail', '/ok/fails');
     const jobId = await start('fails');
