@@ -117,9 +117,11 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
 
 async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
   const loc = locate(target, control);
-  if ((await loc.isChecked()) === checked) return;
   try {
-    if (env.human) await env.human.click(loc);
+    // A humanized click toggles, so it needs the current state; setChecked already no-ops when it matches.
+    if (env.human) {
+      if ((await loc.isChecked()) !== checked) await env.human.click(loc);
+    }
     else await loc.setChecked(checked, { timeout: 2500 });
   } catch {
     // Styled inputs hidden under their label: click the label, then force as a last resort.

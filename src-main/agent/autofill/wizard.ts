@@ -95,7 +95,7 @@ export class Wizard {
       const signature = signatureOf(targets);
       const errors = readErrors(frames, targets);
       if (errors.length) await this.#handleErrors(errors);
-      const { filled, settled } = await this.#fillPage(signature);
+      const { filled, settled } = await this.#fillPage(signature, errors.length ? undefined : frames);
       frames = settled ?? (await scanAll(this.#ctx));
       targets = buildTargets(frames);
       if (await this.#fixConstraintErrors(frames, targets, filled, signature)) {
@@ -141,13 +141,14 @@ export class Wizard {
   }
 
   /** Fills what the page shows; `settled` is a scan taken after the last fill, when the last pass made one. */
-  async #fillPage(signature: string): Promise<{ filled: Set<string>; settled: Scanned | undefined }> {
+  async #fillPage(signature: string, fresh?: Scanned): Promise<{ filled: Set<string>; settled: Scanned | undefined }> {
     const filled = new Set<string>();
     const doneKeys = new Set<string>();
     const pageValues: Array<{ entry: Entry; value: unknown }> = [];
     for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
-      // Each pass rescans: choosing a radio or option may reveal conditional fields.
-      const scanned = await scanAll(this.#ctx);
+      // Each pass rescans: choosing a radio or option may reveal conditional fields. The first pass
+      // may use the scan the caller just took, when nothing has touched the page since.
+      const scanned = pass === 0 && fresh ? fresh : await scanAll(this.#ctx);
       const targets = buildTargets(scanned).filter((t) => !filled.has(t.id));
       const pending = this.#pending(signature, doneKeys);
       const { placements, ambiguous } = matchEntries(pending, targets);
