@@ -2,6 +2,7 @@ import type { JsonObject } from '../contract/common.ts';
 import type { JobEvent, JobStatus, ProxyConfig } from '../contract/job.ts';
 import { isoNow } from '../base/clock.ts';
 import type { Db } from './database.ts';
+import { listPage } from './paging.ts';
 
 /** The portal as it was when the job started: later edits do not change a running job. */
 export interface PortalSnapshot {
@@ -22,6 +23,8 @@ export interface JobOptions {
   timeout_minutes: number;
   save_profile: boolean;
   human_in_the_loop: boolean;
+  /** Portico addition: false stops a model-driven job replaying its portal's recorded trace. Absent on older rows (= true). */
+  replay?: boolean;
   proxy: (Omit<ProxyConfig, 'password'> & { has_password: boolean }) | null;
 }
 
@@ -136,15 +139,7 @@ export class JobRepository {
   }
 
   list(filter: JobListFilter): { jobs: JobRecord[]; total: number } {
-    const where = ['org_id = @orgId'];
-    if (filter.endpointName !== undefined) where.push('endpoint_name = @endpointName');
-    if (filter.status !== undefined) where.push('status = @status');
-    const params = { orgId: filter.orgId, endpointName: filter.endpointName, status: filter.status, limit: filter.limit, offset: filter.offset };
-    const clause = where.join(' AND ');
-    const total = this.#db.prepare<typeof params, { n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${clause}`).get(params)?.n ?? 0;
-    const rows = this.#db
-      .prepare<typeof params, JobRow>(`SELECT * FROM jobs WHERE ${clause} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`)
-      .all(params);
+    const { rows, total } = listPage<JobRow>(this.#db, 'jobs', { org_id: filter.orgId, endpoint_name: filter.endpointName, status: filter.status }, 'created_at DESC, rowid DESC', filter.limit, filter.offset);
     return { jobs: rows.map(toRecord), total };
   }
 

@@ -1,5 +1,6 @@
 import { isoNow } from '../base/clock.ts';
 import type { Db } from './database.ts';
+import { listPage } from './paging.ts';
 
 export type WebhookEventType = 'completed' | 'error' | 'question';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -128,15 +129,6 @@ export class WebhookRepository {
   }
 
   list(filter: DeliveryListFilter): { rows: DeliveryRow[]; total: number } {
-    const where = ['org_id = @orgId'];
-    if (filter.jobId !== undefined) where.push('job_id = @jobId');
-    if (filter.status !== undefined) where.push('status = @status');
-    const params = { orgId: filter.orgId, jobId: filter.jobId, status: filter.status, limit: filter.limit, offset: filter.offset };
-    const clause = where.join(' AND ');
-    const total = this.#db.prepare<typeof params, { n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE ${clause}`).get(params)?.n ?? 0;
-    const rows = this.#db
-      .prepare<typeof params, DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${clause} ORDER BY created_at DESC, job_seq DESC LIMIT @limit OFFSET @offset`)
-      .all(params);
-    return { rows, total };
+    return listPage<DeliveryRow>(this.#db, 'webhook_deliveries', { org_id: filter.orgId, job_id: filter.jobId, status: filter.status }, 'created_at DESC, job_seq DESC', filter.limit, filter.offset);
   }
 }

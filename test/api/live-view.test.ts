@@ -7,21 +7,11 @@ import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
 import type { BrowserLease } from '../../src-main/browser/browserLease.ts';
 import { html, scratchDir, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { sleep, until } from '../helpers/wait.ts';
 
 const previousHeadless = process.env.PORTICO_HEADLESS;
 process.env.PORTICO_HEADLESS = '1';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 // A button at a fixed place in the 1280x800 viewport, so a point on the live image maps to it.
 const LOGIN_PAGE = `

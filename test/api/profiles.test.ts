@@ -9,6 +9,7 @@ import type { Profile, ProfileSession } from '../../src-main/contract/profile.ts
 import { cli } from '../helpers/cli.ts';
 import { html, startPageServer, startRecordingProxy, type LocalServer, type RecordingProxy } from '../helpers/browserFixtures.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { sleep, until } from '../helpers/wait.ts';
 
 const previousEnv = { headless: process.env.PORTICO_HEADLESS, proxy: process.env.PORTICO_DEFAULT_PROXY };
 process.env.PORTICO_HEADLESS = '1';
@@ -16,19 +17,8 @@ delete process.env.PORTICO_DEFAULT_PROXY;
 
 const PROFILE_FIELDS = ['created_at', 'id', 'name', 'org_id', 'provider_profile_id', 'updated_at'];
 // One "minute" of timeout_minutes in this suite.
-const MINUTE_MS = 400;
+const MINUTE_MS = 1000;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Chromium processes running on a folder under `dataDir`: what a leaked browser looks like from outside. */
 function browsersOn(dataDir: string): string[] {
@@ -147,7 +137,7 @@ describe('profiles (§4.3) and their login sessions', () => {
       expect((await input(session.live_url, { kind: 'mouse', type: 'mouseMoved', x: 10, y: 10 })).status).toBe(200);
     }
     expect((await listSessions()).map((s) => s.session_id)).toEqual([session.session_id]);
-    await until(async () => (await listSessions()).length === 0 && browsersOn(svc.dataDir).length === 0, 'the idle session to close', 5_000);
+    await until(async () => (await listSessions()).length === 0 && browsersOn(svc.dataDir).length === 0, 'the idle session to close', 15_000);
     expect((await fetch(session.live_url)).status).toBe(404);
     expect((await listProfiles()).find((p) => p.id === session.profile_id)!.updated_at > createdAt).toBe(true);
   });
