@@ -1,4 +1,6 @@
 import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
+import type { RetryPolicy } from './llm/index.ts';
+import type { SecretStore } from './secrets/index.ts';
 
 /** What a host (headless `serve.ts` or the Electron main process) asks of the engine. */
 export interface AppOptions {
@@ -20,6 +22,12 @@ export interface AppOptions {
   warmBrowser?: boolean;
   /** Print the console URL (with its token) through `notice` once listening (default true; the desktop app opens a window instead). */
   announceConsole?: boolean;
+  /** Webhook delivery deadline and retry delays (default 10 s and 1 s/3 s/9 s); only tests change them. */
+  webhookTiming?: { timeoutMs?: number; retryDelaysMs?: number[] };
+  /** Where provider keys and credential secrets are read; default: the OS keychain / vault, opened on first use. */
+  secrets?: SecretStore;
+  /** Model call retries and timeout; tests shorten them. */
+  llmRetry?: RetryPolicy;
   /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
   minuteMs?: number;
 }

@@ -1,17 +1,22 @@
 import { createLogger, type Logger } from './base/logger.ts';
 import { dataPaths } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
+import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
+import { LlmFactory } from './llm/index.ts';
 import { buildServer } from './api/server.ts';
+import { WebhookDispatcher } from './webhooks/webhookDispatcher.ts';
+import { WebhookEmitter } from './webhooks/webhookEmitter.ts';
+import { WebhookKeyService } from './webhooks/webhookKeys.ts';
 import { BrowserRuntime } from './browser/browserRuntime.ts';
 import { LiveViewHub } from './engine/liveViewHub.ts';
 import { JobEvents } from './engine/jobs/jobEvents.ts';
 import { JobScheduler, type AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import { JobService } from './engine/jobs/jobService.ts';
-import { BUILTIN_AUTOFILL } from './contract/models.ts';
+import { BUILTIN_AUTOFILL, isOrchestratorModel } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { newSecretToken } from './base/ids.ts';
-import { createSecretStore, type SecretStore } from './secrets/index.ts';
+import { openAppSecrets, type SecretStore } from './secrets/index.ts';
 import { JsonSchemaCompiler } from './engine/jsonSchema.ts';
 import { PortalService } from './engine/portalService.ts';
 import { loginBrowserConfigFromEnv } from './engine/profiles/loginBrowserConfig.ts';
@@ -40,10 +45,11 @@ function firstStartNotice(keys: SeededKeys): string[] {
   ];
 }
 
-/** The agents of this build, keyed by orchestrator model id. */
-function builtinAgents(): AgentRegistry {
+/** The agents of this build, keyed by orchestrator model id: autofill, and the model-driven agent for every model id. */
+function builtinAgents(modelDeps: ModelAgentDeps): AgentRegistry {
   const autofill = new AutofillAgent();
-  return { get: (model) => (model === BUILTIN_AUTOFILL ? autofill : undefined) };
+  const model = new ModelAgent(modelDeps);
+  return { get: (id) => (id === BUILTIN_AUTOFILL ? autofill : isOrchestratorModel(id) ? model : undefined) };
 }
 
 /** The composition root shared by both hosts: builds every service, then listens. */
@@ -67,7 +73,17 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
-    const agents = options.agents ?? builtinAgents();
+    // Tests hand in their own store; otherwise the app's (opened on first use, below) serves model jobs too.
+    const modelSecrets = (): Promise<SecretStore> => (options.secrets ? Promise.resolve(options.secrets) : openSecrets());
+    const llm = new LlmFactory({ secrets: modelSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), ...(options.llmRetry && { retry: options.llmRetry }) });
+    const agents = options.agents ?? builtinAgents({
+      llm, traces: store.replayTraces, skillsDir: paths.skills,
+      skill: (id) => {
+        const record = store.skills.get(id);
+        return record && { id, name: record.name, description: record.description ?? '' };
+      },
+      secrets: { get: async (name) => (await modelSecrets()).get(name) },
+    });
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
       agents,
@@ -76,20 +92,27 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     let baseUrl = '';
     const jobs = new JobService({
       store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl,
-      models: { canRun: (model) => agents.get(model) !== undefined, hasKey: async (model) => model === BUILTIN_AUTOFILL },
+      models: {
+        canRun: (model) => agents.get(model) !== undefined,
+        hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
+        missing: (model) => llm.missing(model),
+      },
     });
     const seeded = seedFirstStart(store);
     // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
     const consoleToken = newSecretToken('ct_');
     let secrets: Promise<SecretStore> | undefined;
     const openSecrets = (): Promise<SecretStore> =>
-      (secrets ??= createSecretStore({ dataDir: paths.root, vaultKey: process.env.PORTICO_VAULT_KEY, serviceName: process.env.PORTICO_KEYCHAIN_SERVICE, logger }));
+      (secrets ??= openAppSecrets(paths.root, store.meta.installId()));
+    const webhookKeys = new WebhookKeyService(store, openSecrets);
+    const webhookDispatcher = new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming });
+    const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents, logger });
     const admin = {
       store, secrets: openSecrets, settings: operatorSettings, dataDir: paths.root,
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin });
+    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -97,6 +120,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const url = `http://${urlHost}:${port}`;
     baseUrl = url;
     scheduler.recover();
+    webhookDispatcher.poke();
     if (options.warmBrowser ?? true) {
       runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
     }
@@ -112,6 +136,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       close: () => {
         closing ??= (async () => {
           await scheduler.close();
+          webhookEmitter.dispose();
+          await webhookDispatcher.close();
           await server.close();
           await profileSessions.close();
           await runtime.close();

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { app, BrowserWindow } from 'electron';
+import { app, BrowserWindow, type Tray } from 'electron';
 import { startApp } from './app.ts';
 import type { RunningApp } from './app-types.ts';
 import { createMainWindow } from './desktop/mainWindow.ts';
+import { createTray } from './desktop/tray.ts';
 
 const defaultPort = 8787;
 
@@ -12,33 +13,44 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   let running: RunningApp | undefined;
   let mainWindow: BrowserWindow | undefined;
+  let tray: Tray | undefined;
+  let quitting = false;
   let closing = false;
 
-  const openWindow = (server: RunningApp): void => {
-    mainWindow = createMainWindow({ consoleUrl: `${server.url}/`, apiBaseUrl: server.url, consoleToken: '' });
-    mainWindow.on('closed', () => (mainWindow = undefined));
+  const showWindow = (): void => {
+    if (running === undefined) return;
+    if (mainWindow === undefined) {
+      mainWindow = createMainWindow({ consoleUrl: `${running.url}/`, apiBaseUrl: running.url, consoleToken: running.consoleToken });
+      // Closing the window hides it: jobs, profile logins and webhooks keep running in the tray.
+      mainWindow.on('close', (event) => {
+        if (quitting) return;
+        event.preventDefault();
+        mainWindow?.hide();
+      });
+      mainWindow.on('closed', () => (mainWindow = undefined));
+      return;
+    }
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.show();
+    mainWindow.focus();
   };
 
-  app.on('second-instance', () => {
-    if (mainWindow === undefined) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.focus();
-  });
+  app.on('second-instance', showWindow);
+  app.on('activate', showWindow);
 
-  app.on('activate', () => {
-    if (running !== undefined && BrowserWindow.getAllWindows().length === 0) openWindow(running);
-  });
-
-  app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
-  });
+  // Without this handler Electron quits when the last window closes; Portico stays in the tray.
+  app.on('window-all-closed', () => undefined);
 
   // Hold the quit until the engine has finished its work in flight and closed the database.
   app.on('before-quit', (event) => {
+    quitting = true;
     if (closing || running === undefined) return;
     event.preventDefault();
     closing = true;
-    void running.close().finally(() => app.quit());
+    void running.close().finally(() => {
+      tray?.destroy();
+      app.quit();
+    });
   });
 
   const start = async (): Promise<void> => {
@@ -46,14 +58,18 @@ if (!app.requestSingleInstanceLock()) {
     const dataDir = process.env['PORTICO_DATA_DIR'] || app.getPath('userData');
     // out/main/index.js → out/renderer, built by the same `electron-vite build`.
     const rendererDir = join(import.meta.dirname, '../renderer');
+    // Packaged builds ship resources/ beside the app (electron-builder extraResources); dev runs use the repo's.
+    const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(import.meta.dirname, '../../resources');
+    const options = { dataDir, rendererDir, announceConsole: false };
     try {
-      running = await startApp({ dataDir, rendererDir, port: defaultPort });
+      running = await startApp({ ...options, port: defaultPort });
     } catch (error) {
       // A headless `npm run serve` may already hold the default port; any free port will do here.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      running = await startApp({ dataDir, rendererDir, port: 0 });
+      running = await startApp({ ...options, port: 0 });
     }
-    openWindow(running);
+    tray = createTray(resourcesDir, { open: showWindow, quit: () => app.quit() });
+    showWindow();
   };
 
   start().catch((error: unknown) => {

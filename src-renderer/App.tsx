@@ -1,111 +1,117 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import type { Portal } from '../src-main/contract/portal.ts';
-import { getJson } from './api.ts';
-import { loadSettings, saveSettings, type ConsoleSettings } from './settings.ts';
+import { useEffect, useState, type FormEvent } from 'react';
+import { JobPage } from './pages/JobPage.tsx';
+import { JobsPage } from './pages/JobsPage.tsx';
+import { NewPortalPage, PortalPage } from './pages/PortalPage.tsx';
+import { PortalsPage } from './pages/PortalsPage.tsx';
+import { ProfilesPage } from './pages/ProfilesPage.tsx';
+import { SettingsPage } from './pages/SettingsPage.tsx';
+import { SkillsPage } from './pages/SkillsPage.tsx';
+import type { Route } from './routes.ts';
+import { boot, useConsole } from './store.ts';
 import './app.css';
 
-type Load<T> = { state: 'idle' } | { state: 'loading' } | { state: 'ok'; value: T } | { state: 'error'; detail: string };
+const NAV: { page: Route['page']; label: string; also: Route['page'][] }[] = [
+  { page: 'jobs', label: 'Jobs', also: ['job'] },
+  { page: 'portals', label: 'Portals', also: ['portal', 'portal-new'] },
+  { page: 'profiles', label: 'Profiles', also: [] },
+  { page: 'skills', label: 'Skills', also: [] },
+  { page: 'settings', label: 'Settings', also: [] },
+];
 
-function errorDetail(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function CurrentPage(props: { route: Route }) {
+  const { route } = props;
+  switch (route.page) {
+    case 'jobs':
+      return <JobsPage />;
+    case 'job':
+      return <JobPage key={route.jobId} endpoint={route.endpoint} jobId={route.jobId} />;
+    case 'portals':
+      return <PortalsPage />;
+    case 'portal-new':
+      return <NewPortalPage />;
+    case 'portal':
+      return <PortalPage key={route.endpoint} endpoint={route.endpoint} tab={route.tab} />;
+    case 'profiles':
+      return <ProfilesPage />;
+    case 'skills':
+      return <SkillsPage />;
+    case 'settings':
+      return <SettingsPage />;
+  }
 }
 
-function HealthBadge() {
-  const [health, setHealth] = useState<Load<unknown>>({ state: 'loading' });
-  useEffect(() => {
-    getJson<unknown>('/health', '').then(
-      (value) => setHealth({ state: 'ok', value }),
-      (error: unknown) => setHealth({ state: 'error', detail: errorDetail(error) }),
-    );
-  }, []);
-  if (health.state === 'ok') return <span className="badge ok">service up</span>;
-  if (health.state === 'error') return <span className="badge error" title={health.detail}>service unreachable</span>;
-  return <span className="badge">checking…</span>;
-}
-
-function SettingsForm(props: { settings: ConsoleSettings; onSave: (settings: ConsoleSettings) => void }) {
-  const [apiKey, setApiKey] = useState(props.settings.apiKey);
-  const [orgId, setOrgId] = useState(props.settings.orgId);
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    props.onSave({ apiKey: apiKey.trim(), orgId: orgId.trim() });
-  };
+function OrgSwitcher() {
+  const { org, orgs, setOrg } = useConsole();
+  if (orgs.length <= 1) return <span className="org-name" title="Organization">{org}</span>;
   return (
-    <form className="settings" onSubmit={submit}>
-      <label>
-        Organization
-        <input value={orgId} onChange={(event) => setOrgId(event.target.value)} required />
-      </label>
-      <label>
-        API key
-        <input type="password" value={apiKey} onChange={(event) => setApiKey(event.target.value)} autoComplete="off" required />
-      </label>
-      <button type="submit">Connect</button>
-    </form>
+    <label className="org-switch">
+      <span className="sr-only">Organization</span>
+      <select value={org} onChange={(e) => setOrg(e.target.value)} aria-label="Organization">
+        {orgs.map((o) => (
+          <option key={o.id} value={o.id}>{o.name === o.id ? o.id : `${o.name} (${o.id})`}</option>
+        ))}
+      </select>
+    </label>
   );
 }
 
-function PortalList(props: { portals: Load<Portal[]> }) {
-  const { portals } = props;
-  if (portals.state === 'idle') return <p className="muted">Enter an organization and API key to list its portals.</p>;
-  if (portals.state === 'loading') return <p className="muted">Loading portals…</p>;
-  if (portals.state === 'error') return <p className="error" role="alert">{portals.detail}</p>;
-  if (portals.value.length === 0) return <p className="muted">No portals yet.</p>;
+/** Shown when the console has no valid token: how to get one, and a field to paste it. */
+function ConnectScreen(props: { reason: 'unauthorized' | 'down'; detail?: string }) {
+  const connect = useConsole((s) => s.connect);
+  const [token, setToken] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void connect(token.trim().replace(/^.*#token=/, ''));
+  };
   return (
-    <table className="portals">
-      <thead>
-        <tr>
-          <th>Endpoint</th>
-          <th>Start URL</th>
-          <th>Updated</th>
-        </tr>
-      </thead>
-      <tbody>
-        {portals.value.map((portal) => (
-          <tr key={portal.id}>
-            <td>{portal.endpoint_name}</td>
-            <td>{portal.start_url}</td>
-            <td>{new Date(portal.updated_at).toLocaleString()}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <main className="connect">
+      <div className="connect-card">
+        <div className="brand big"><span className="logo" aria-hidden>◆</span> Portico</div>
+        {props.reason === 'down' ? (
+          <p className="error-note" role="alert">{props.detail}</p>
+        ) : (
+          <p>
+            This console needs the address the service printed when it started — the <code>Console: http://…/#token=…</code> line
+            of <code>npm run serve</code>. The token changes at every start.
+          </p>
+        )}
+        <form onSubmit={submit} className="inline-form">
+          <input aria-label="Console URL or token" className="grow" value={token} onChange={(e) => setToken(e.target.value)} placeholder="Paste the console URL or its token" autoFocus />
+          <button type="submit" className="primary" disabled={token.trim() === ''}>Connect</button>
+        </form>
+      </div>
+    </main>
   );
 }
 
 export function App() {
-  const [settings, setSettings] = useState(loadSettings);
-  const [portals, setPortals] = useState<Load<Portal[]>>({ state: 'idle' });
-
-  const refresh = useCallback((current: ConsoleSettings) => {
-    if (current.apiKey === '' || current.orgId === '') return setPortals({ state: 'idle' });
-    setPortals({ state: 'loading' });
-    getJson<Portal[]>(`/portals/${encodeURIComponent(current.orgId)}`, current.apiKey).then(
-      (value) => setPortals({ state: 'ok', value }),
-      (error: unknown) => setPortals({ state: 'error', detail: errorDetail(error) }),
-    );
-  }, []);
-
-  useEffect(() => refresh(settings), [refresh, settings]);
-
-  const save = (next: ConsoleSettings) => {
-    saveSettings(next);
-    setSettings(next);
-  };
-
+  const { route, connection, toast, org } = useConsole();
+  useEffect(boot, []);
+  if (connection.state === 'checking') return <main className="connect"><p className="muted">Connecting to Portico…</p></main>;
+  if (connection.state === 'unauthorized') return <ConnectScreen reason="unauthorized" />;
+  if (connection.state === 'down') return <ConnectScreen reason="down" detail={connection.detail} />;
   return (
-    <div className="app">
-      <header>
-        <h1>Portico</h1>
-        <HealthBadge />
-      </header>
-      <main>
-        <SettingsForm settings={settings} onSave={save} />
-        <section>
-          <h2>Portals</h2>
-          <PortalList portals={portals} />
-        </section>
+    <div className="shell">
+      <a className="skip" href="#main">Skip to content</a>
+      <aside className="sidebar">
+        <div className="brand"><span className="logo" aria-hidden>◆</span> Portico</div>
+        <OrgSwitcher />
+        <nav aria-label="Main">
+          {NAV.map((item) => {
+            const current = item.page === route.page || item.also.includes(route.page);
+            return (
+              <a key={item.page} href={`#/${item.page}`} aria-current={current ? 'page' : undefined}>
+                {item.label}
+              </a>
+            );
+          })}
+        </nav>
+        <div className="sidebar-foot muted small">Local operator · {org}</div>
+      </aside>
+      <main id="main" className="content" key={org}>
+        <CurrentPage route={route} />
       </main>
+      {toast !== undefined && <div className="toast" role="status">{toast}</div>}
     </div>
   );
 }

@@ -7,7 +7,7 @@ declare global {
   }
 }
 
-/** The API answered with an error; `detail` is the server's `{"detail": ...}` message. */
+/** The API answered with an error; the message is the server's `{"detail": ...}` text. */
 export class ApiError extends Error {
   readonly status: number;
   constructor(status: number, detail: string) {
@@ -17,21 +17,100 @@ export class ApiError extends Error {
   }
 }
 
+/** What a failure says to the person at the console: the server's detail, else the browser's reason. */
+export function errorDetail(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof TypeError) return `The Portico service did not answer (${error.message}). Is it still running?`;
+  return error instanceof Error ? error.message : String(error);
+}
+
 // Served by the API itself at `/`, the console talks to its own origin unless the desktop app says otherwise.
 const apiBaseUrl = window.portico?.apiBaseUrl || '';
+let consoleToken = '';
 
-/** GET a JSON resource with the user's API key; throws `ApiError` with the server's detail. */
-export async function getJson<T>(path: string, apiKey: string): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (apiKey !== '') headers['X-API-Key'] = apiKey;
-  const response = await fetch(`${apiBaseUrl}${path}`, { headers });
+/** Every request carries the console token (the console acts as the local operator). */
+export function setConsoleToken(token: string): void {
+  consoleToken = token;
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  return { 'X-Console-Token': consoleToken, ...extra };
+}
+
+async function detailOf(response: Response): Promise<string> {
   const body: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const detail =
-      body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string'
-        ? body.detail
-        : `${response.status} ${response.statusText}`;
-    throw new ApiError(response.status, detail);
+  if (body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string') return body.detail;
+  return `${response.status} ${response.statusText}`;
+}
+
+/** A JSON request; resolves the parsed body (undefined for 204) or throws `ApiError` with the detail. */
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, headers: headers(body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' }) };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const response = await fetch(`${apiBaseUrl}${path}`, init);
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>('GET', path),
+  post: <T>(path: string, body?: unknown) => request<T>('POST', path, body),
+  put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body),
+  patch: <T>(path: string, body?: unknown) => request<T>('PATCH', path, body),
+  delete: (path: string) => request<void>('DELETE', path),
+};
+
+/** A multipart upload (skills); same error handling as JSON requests. */
+export async function upload<T>(path: string, form: FormData): Promise<T> {
+  const response = await fetch(`${apiBaseUrl}${path}`, { method: 'POST', headers: headers(), body: form });
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  return (await response.json()) as T;
+}
+
+/** An authorised binary (a screenshot) as an object URL for `<img src>`, which cannot send headers. */
+export async function blobUrl(path: string): Promise<string> {
+  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers() });
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  return URL.createObjectURL(await response.blob());
+}
+
+/** Absolute URL of a server page (the live view iframe). */
+export function pageUrl(pathOrUrl: string): string {
+  const url = new URL(pathOrUrl, window.location.href);
+  return apiBaseUrl === '' ? url.pathname + url.search : `${apiBaseUrl}${url.pathname}${url.search}`;
+}
+
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/**
+ * Reads a `text/event-stream` with fetch rather than EventSource, because EventSource cannot send the
+ * console token header (and a token in the URL would end up in logs and history).
+ */
+export async function readEventStream(path: string, onEvent: (event: SseEvent) => void, signal: AbortSignal): Promise<void> {
+  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers({ Accept: 'text/event-stream' }), signal });
+  if (!response.ok || !response.body) throw new ApiError(response.status, await detailOf(response));
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replace(/\r\n/g, '\n');
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length > 0) onEvent({ event, data: data.join('\n') });
+      end = buffer.indexOf('\n\n');
+    }
   }
-  return body as T;
 }

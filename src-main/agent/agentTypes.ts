@@ -9,6 +9,29 @@ export interface AgentQuestion {
   message: string;
 }
 
+/** The job an agent runs for: which models it names and what it may reuse. */
+export interface AgentJobInfo {
+  id: string;
+  /** The portal's id (replay traces are kept per portal); null when the portal is gone. */
+  portalId: string | null;
+  orchestratorModel: string;
+  visionModel: string;
+  skillIds: string[];
+  /** Whether a recorded trace may be replayed (job option `replay`, default true). */
+  replay: boolean;
+}
+
+/** One model call's tokens and their price, for `session_cost_usd`. */
+export interface ModelUsageReport {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** How a model-driven job ran: all from a recorded trace, partly (then the model took over), or from scratch. */
+export type RunMode = 'replayed' | 'healed' | 'fresh';
+
 /** What the job engine hands an agent for one run. The page is already open (about:blank). */
 export interface AgentContext {
   page: Page;
@@ -29,6 +52,12 @@ export interface AgentContext {
   log(line: string): void;
   /** Pauses the job (waiting_for_input) until a human answers; resolves with the answer text. */
   ask(question: AgentQuestion): Promise<string>;
+  /** The job behind this run (agents that ignore it, like autofill, need not read it). */
+  job?: AgentJobInfo;
+  /** Adds one model call's usage to the job's `session_cost_usd`. */
+  reportUsage?(usage: ModelUsageReport): void;
+  /** Records how the run went (an `agent_mode` event and a log line). */
+  reportMode?(mode: RunMode, detail: string): void;
 }
 
 /** A finished run: the job's `result`, already valid against the portal's output_schema when it has one. */

@@ -17,6 +17,9 @@ import { RouteTable } from './routeTable.ts';
 import { addAdminRoutes, type AdminDeps } from './routes/admin.ts';
 import { addHealthRoutes } from './routes/health.ts';
 import { addJobRoutes } from './routes/jobs.ts';
+import { addWebhookRoutes } from './routes/webhooks.ts';
+import type { WebhookDispatcher } from '../webhooks/webhookDispatcher.ts';
+import type { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 import { addJobScreenshotRoute } from './routes/jobScreenshots.ts';
 import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
@@ -45,6 +48,8 @@ export interface ApiDeps {
   consoleAuth?: ConsoleAuth;
   /** `/admin/*` routes (console token only). */
   admin?: AdminDeps;
+  /** Signing keys and the delivery log (local-service.md §4). */
+  webhooks?: { keys: WebhookKeyService; dispatcher: WebhookDispatcher };
 }
 
 /** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
@@ -60,6 +65,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   addSkillRoutes(routes, deps.skills);
   addJobRoutes(routes, deps.jobs, deps.jobEvents, deps.store);
   addJobScreenshotRoute(routes, deps.jobs);
+  if (deps.webhooks) addWebhookRoutes(routes, deps.store, deps.webhooks.keys, deps.webhooks.dispatcher);
   if (deps.admin) addAdminRoutes(routes, deps.admin);
   const profiles = deps.profiles;
   if (profiles) addProfileRoutes(routes, profiles);

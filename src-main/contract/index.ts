@@ -8,3 +8,4 @@ export * from './skill.ts';
 export * from './job.ts';
 export * from './models.ts';
 export * from './console.ts';
+export * from './webhook.ts';

@@ -30,6 +30,8 @@ export const JobStartRequest = z.strictObject({
   save_profile: z.boolean().optional(),
   human_in_the_loop: z.boolean().optional(),
   proxy: ProxyConfig.optional(),
+  /** Portico addition: false makes a model-driven job ignore its portal's replay trace (default true). */
+  replay: z.boolean().optional(),
 });
 export type JobStartRequest = z.infer<typeof JobStartRequest>;
 

@@ -12,6 +12,8 @@ export interface TestService {
   orgKey: string;
   /** Account key of user `local` in workspace `default`. */
   accountKey: string;
+  /** The operator console's token (`X-Console-Token`). */
+  consoleToken: string;
   /** fetch against the service with the org key unless headers say otherwise. */
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
   /** Stops the service; keeps the data dir for a restart. */
@@ -47,6 +49,7 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     dataDir: dir,
     orgKey,
     accountKey,
+    consoleToken: app.consoleToken,
     api,
     stop: () => app.close(),
     dispose: async () => {

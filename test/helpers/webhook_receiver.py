@@ -48,7 +48,10 @@ class Handler(BaseHTTPRequestHandler):
             "body": parsed,
             "answered": status,
         }
-        print(json.dumps(record), flush=True)
+        # One write per line under the lock: print() from several threads interleaves text and newline.
+        with LOCK:
+            sys.stdout.write(json.dumps(record) + "\n")
+            sys.stdout.flush()
         if parts[0] == "hang" and n <= int(parts[1]):
             time.sleep(12)
         try:

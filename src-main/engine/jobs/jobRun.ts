@@ -63,6 +63,7 @@ export class JobRun {
   readonly #controller = new AbortController();
   #pending: PendingQuestion | undefined;
   #steps = 0;
+  #costUsd = 0;
   #lease: BrowserLease | undefined;
 
   constructor(deps: JobRunDeps, job: JobRecord, agent: Agent, proxyPassword: string | undefined) {
@@ -126,9 +127,15 @@ export class JobRun {
   async #screenshot(page: Page): Promise<void> {
     const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
     await mkdir(dir, { recursive: true });
-    // Masking costs a locator pass per shot; only pay it when there is a password field to hide.
+    // Masking costs a locator pass per shot; only pay it when a frame has a password field to hide.
     const passwords = page.locator('input[type="password"]');
-    const mask = (await passwords.count().catch(() => 0)) > 0 ? [passwords] : [];
+    const hasPassword = async (): Promise<boolean> => {
+      for (const frame of page.frames()) {
+        if (await frame.evaluate(() => document.querySelector('input[type="password"]') !== null).catch(() => false)) return true;
+      }
+      return false;
+    };
+    const mask = (await hasPassword()) ? [passwords] : [];
     await page.screenshot({ path: join(dir, screenshotName(this.#steps)), fullPage: true, type: 'png', mask, timeout: 15_000 });
     this.#steps += 1;
     this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
@@ -157,6 +164,18 @@ export class JobRun {
         this.#log(`step ${this.#steps}: ${description}`);
       },
       ask: (question) => this.#ask(job, question, clock),
+      job: {
+        id: job.id, portalId: job.portal_id, orchestratorModel: job.orchestrator_model, visionModel: job.vision_model,
+        skillIds: job.portal.skill_ids, replay: job.options.replay ?? true,
+      },
+      reportUsage: (usage) => {
+        this.#costUsd += usage.costUsd;
+        this.#deps.store.jobs.update(this.jobId, { session_cost_usd: this.#costUsd });
+      },
+      reportMode: (mode, detail) => {
+        this.#event('agent_mode', { mode, detail });
+        this.#log(`agent mode: ${mode} (${detail})`);
+      },
     };
   }
 

@@ -26,6 +26,8 @@ export interface ModelAvailability {
   canRun(model: string): boolean;
   /** Whether the provider of a model id has a key (or needs none). */
   hasKey(model: string): Promise<boolean>;
+  /** What a model still lacks, as an instruction (e.g. which command sets its key). */
+  missing?(model: string): Promise<string | undefined>;
 }
 
 export interface JobServiceDeps {
@@ -60,7 +62,8 @@ export class JobService {
       throw new ValidationError(`body.orchestrator_model: '${requested}' needs the model-driven agent, which this version of Portico does not include yet; use ${BUILTIN_AUTOFILL}`);
     }
     if (!(await this.#deps.models.hasKey(requested))) {
-      throw new ValidationError(`body.orchestrator_model: '${requested}' has no API key configured; run \`portico provider set-key ${requested.split(':')[0]}\``);
+      const missing = (await this.#deps.models.missing?.(requested)) ?? `no API key; run \`portico provider set-key ${requested.split(':')[0]}\``;
+      throw new ValidationError(`body.orchestrator_model: model '${requested}' is not configured: ${missing}`);
     }
     return requested;
   }
@@ -104,6 +107,7 @@ export class JobService {
         timeout_minutes: request.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
         save_profile: request.save_profile ?? true,
         human_in_the_loop: request.human_in_the_loop ?? false,
+        replay: request.replay ?? true,
         proxy: request.proxy ? { ...proxy, has_password: password !== undefined } : null,
       },
       orchestrator_model: orchestrator,

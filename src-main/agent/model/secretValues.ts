@@ -1,0 +1,129 @@
+import { generateSync } from 'otplib';
+import type { JsonObject } from '../../contract/common.ts';
+
+/** Reads secrets by name (`credential/<id>/password`, `credential/<id>/totp`); the engine passes the SecretStore. */
+export interface SecretSource {
+  get(name: string): Promise<string | undefined>;
+}
+
+/** Where a typed value came from: what a replay trace records instead of the value. */
+export type ValueSource =
+  | { kind: 'form_data'; key: string }
+  | { kind: 'credential'; id: string; field: 'password' }
+  | { kind: 'totp'; id: string }
+  | { kind: 'literal'; value: string };
+
+const CREDENTIAL = /\{\{credential:([A-Za-z0-9_-]+)\.(password|totp)\}\}/g;
+const FORM_DATA = /\{\{form_data\.([A-Za-z0-9_.-]+)\}\}/g;
+const SENSITIVE_KEY = /pass(word|code)?$|^pass|secret|(^|_)pin$|cvv|cvc|otp|token|ssn/i;
+/** Under this many seconds left, a TOTP code may expire before the form is submitted: use the next one. */
+export const TOTP_MIN_SECONDS_LEFT = 5;
+
+/** The TOTP code to type now: the current one, or the next when the current has under 5 s left. */
+export function totpCode(secret: string, nowMs: number = Date.now()): string {
+  const epoch = Math.floor(nowMs / 1000);
+  const left = 30 - (epoch % 30);
+  return generateSync({ secret: secret.replace(/\s+/g, '').toUpperCase(), epoch: left < TOTP_MIN_SECONDS_LEFT ? epoch + left : epoch });
+}
+
+function isSensitive(key: string, schema: JsonObject): boolean {
+  const props = schema.properties;
+  const prop = typeof props === 'object' && props !== null && !Array.isArray(props) ? (props as JsonObject)[key] : undefined;
+  const p = typeof prop === 'object' && prop !== null && !Array.isArray(prop) ? (prop as JsonObject) : {};
+  return p.format === 'password' || p.writeOnly === true || SENSITIVE_KEY.test(key);
+}
+
+/**
+ * Keeps secret values on this side of the model: the model sees placeholders, the browser layer
+ * types the real values, and every text bound for the model passes through `redact`.
+ */
+export class SecretValues {
+  readonly #source: SecretSource;
+  readonly #formData: JsonObject;
+  readonly #known = new Map<string, string>();
+  readonly #sensitiveKeys: Set<string>;
+
+  constructor(source: SecretSource, formData: JsonObject, formSchema: JsonObject) {
+    this.#source = source;
+    this.#formData = formData;
+    this.#sensitiveKeys = new Set(Object.keys(formData).filter((key) => typeof formData[key] === 'string' && isSensitive(key, formSchema)));
+    for (const key of this.#sensitiveKeys) this.#remember(String(formData[key]), `{{form_data.${key}}}`);
+  }
+
+  #remember(value: string, placeholder: string): void {
+    if (value.length >= 3) this.#known.set(value, placeholder);
+  }
+
+  /** form_data as the model sees it: sensitive values replaced by `{{form_data.<key>}}`. */
+  forModel(): JsonObject {
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(this.#formData)) out[key] = this.#sensitiveKeys.has(key) ? `{{form_data.${key}}}` : value;
+    return out;
+  }
+
+  /** Replaces every known secret value in text bound for a model, a log line or an event. */
+  redact(text: string): string {
+    let out = text;
+    for (const [value, placeholder] of this.#known) out = out.split(value).join(placeholder);
+    return out;
+  }
+
+  /** The real text for a model-supplied string with placeholders, and where it came from. */
+  async resolve(text: string): Promise<{ value: string; source: ValueSource }> {
+    let source: ValueSource | undefined;
+    const whole = text.trim();
+    let value = text;
+    for (const match of whole.matchAll(CREDENTIAL)) {
+      const [placeholder, id, field] = match as unknown as [string, string, 'password' | 'totp'];
+      const real = field === 'totp' ? await this.totp(id) : await this.credential(id);
+      value = value.split(placeholder).join(real);
+      if (placeholder === whole) source = field === 'totp' ? { kind: 'totp', id } : { kind: 'credential', id, field };
+    }
+    for (const match of whole.matchAll(FORM_DATA)) {
+      const [placeholder, key] = match as unknown as [string, string];
+      const real = this.#formData[key];
+      if (real === undefined) throw new Error(`form_data has no key '${key}'`);
+      value = value.split(placeholder).join(String(real));
+      if (placeholder === whole) source = { kind: 'form_data', key };
+    }
+    if (!source) {
+      const key = Object.keys(this.#formData).find((k) => typeof this.#formData[k] !== 'object' && String(this.#formData[k]) === value);
+      source = key !== undefined ? { kind: 'form_data', key } : { kind: 'literal', value };
+    }
+    return { value, source };
+  }
+
+  /** The value a recorded source stands for in this job. */
+  async valueOf(source: ValueSource): Promise<string | undefined> {
+    switch (source.kind) {
+      case 'form_data': {
+        const value = this.#formData[source.key];
+        return value === undefined || value === null ? undefined : String(value);
+      }
+      case 'credential':
+        return this.credential(source.id).catch(() => undefined);
+      case 'totp':
+        return this.totp(source.id).catch(() => undefined);
+      case 'literal':
+        return source.value;
+    }
+  }
+
+  /** A credential's password, remembered so it is redacted everywhere. */
+  async credential(id: string): Promise<string> {
+    const value = await this.#source.get(`credential/${id}/password`);
+    if (value === undefined) throw new Error(`credential '${id}' has no password stored`);
+    this.#remember(value, `{{credential:${id}.password}}`);
+    return value;
+  }
+
+  /** A fresh TOTP code for a credential; the code (and the seed) are redacted everywhere. */
+  async totp(id: string): Promise<string> {
+    const seed = await this.#source.get(`credential/${id}/totp`);
+    if (seed === undefined) throw new Error(`credential '${id}' has no TOTP secret stored`);
+    this.#remember(seed, `{{credential:${id}.totp_secret}}`);
+    const code = totpCode(seed);
+    this.#remember(code, `{{credential:${id}.totp}}`);
+    return code;
+  }
+}

@@ -1,0 +1,13 @@
+import type { AgentTool } from './toolTypes.ts';
+
+/** Reads the page's visible text (more of it than the turn summary shows). */
+export const extractTool: AgentTool = {
+  name: 'extract',
+  description: 'Read the visible text of the page (up to 8000 characters), e.g. to find a confirmation number for the result.',
+  inputSchema: { properties: {} },
+  changesPage: false,
+  async run(_input, env) {
+    const text = await env.page.evaluate(() => (document.body?.innerText ?? '').replace(/\s+\n/g, '\n').slice(0, 8000));
+    return { output: env.secrets.redact(text) };
+  },
+};

@@ -1,0 +1,17 @@
+import type { AgentTool } from './toolTypes.ts';
+import { INDEX_PROP, stringArg } from './toolTypes.ts';
+
+/** Generates a TOTP code locally from a credential's seed and types it; the code never reaches the model. */
+export const totpCodeTool: AgentTool = {
+  name: 'totp_code',
+  description: 'Generate the current one-time code (TOTP) of credential credential_id and type it into the field at [index].',
+  inputSchema: { properties: { ...INDEX_PROP, credential_id: { type: 'string' } }, required: ['index', 'credential_id'] },
+  changesPage: false,
+  async run(input, env) {
+    const { element, locator } = env.element(input.index);
+    const id = stringArg(input, 'credential_id');
+    await locator.fill(await env.secrets.totp(id), { timeout: 5_000 });
+    env.trace.record({ action: 'type', target: element, value: { kind: 'totp', id } });
+    return { output: `typed {{credential:${id}.totp}} into [${element.index}]` };
+  },
+};

@@ -1,0 +1,17 @@
+import type { AgentTool } from './toolTypes.ts';
+import { INDEX_PROP, stringArg } from './toolTypes.ts';
+
+/** Types a stored credential's password; the model names the credential, never sees the value. */
+export const useCredentialTool: AgentTool = {
+  name: 'use_credential',
+  description: 'Type the password of stored credential credential_id into the field at [index]. The value is filled in locally and never shown to you.',
+  inputSchema: { properties: { ...INDEX_PROP, credential_id: { type: 'string' } }, required: ['index', 'credential_id'] },
+  changesPage: false,
+  async run(input, env) {
+    const { element, locator } = env.element(input.index);
+    const id = stringArg(input, 'credential_id');
+    await locator.fill(await env.secrets.credential(id), { timeout: 5_000 });
+    env.trace.record({ action: 'type', target: element, value: { kind: 'credential', id, field: 'password' } });
+    return { output: `typed {{credential:${id}.password}} into [${element.index}]` };
+  },
+};

@@ -1,0 +1,45 @@
+import { useState, type FormEvent } from 'react';
+import type { QuestionData } from '../../src-main/contract/job.ts';
+import { api } from '../api.ts';
+import { useAction } from '../hooks.ts';
+import { ErrorNote } from './ui.tsx';
+
+/** The pending question: its options as buttons, or a free-text answer. */
+export function QuestionCard(props: { basePath: string; jobId: string; question: QuestionData; onAnswered: () => void }) {
+  const [text, setText] = useState('');
+  const action = useAction();
+  const answer = (value: string) =>
+    action.run(async () => {
+      await api.post(`${props.basePath.replace('/task/', '/jobs/')}/answer?job_id=${encodeURIComponent(props.jobId)}`, { question_id: props.question.question_id, answer: value });
+      setText('');
+      props.onAnswered();
+    });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (text.trim() !== '') void answer(text.trim());
+  };
+  return (
+    <section className="question" aria-labelledby="question-title">
+      <p className="eyebrow">The job is waiting for you</p>
+      <h2 id="question-title">{props.question.question}</h2>
+      {props.question.message !== '' && <p className="muted">{props.question.message}</p>}
+      {props.question.options.length > 0 && (
+        <div className="options">
+          {props.question.options.map((option) => (
+            <button key={option} type="button" className="option" disabled={action.busy} onClick={() => void answer(option)}>
+              {option}
+            </button>
+          ))}
+        </div>
+      )}
+      <form className="inline-form" onSubmit={submit}>
+        <label className="grow">
+          <span className="sr-only">Your answer</span>
+          <input value={text} onChange={(e) => setText(e.target.value)} placeholder={props.question.options.length > 0 ? 'Or type another answer…' : 'Type your answer…'} aria-label="Your answer" />
+        </label>
+        <button type="submit" className="primary" disabled={action.busy || text.trim() === ''}>Send answer</button>
+      </form>
+      <ErrorNote detail={action.error} />
+    </section>
+  );
+}

@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import type { JobStatus } from '../../src-main/contract/job.ts';
+import type { Portal } from '../../src-main/contract/portal.ts';
+import { api } from '../api.ts';
+import { Empty, ErrorNote, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
+import { formatDuration, formatWhen, statusLabel, type JobList } from '../format.ts';
+import { useNow, useResource } from '../hooks.ts';
+import { routeHash } from '../routes.ts';
+import { orgPath, useConsole } from '../store.ts';
+
+const endpointOf = (portalId: string): string => portalId.slice(portalId.indexOf('/') + 1);
+
+/** Every job of the org, newest first, refreshed every two seconds. */
+export function JobsPage() {
+  const org = useConsole((s) => s.org);
+  const [status, setStatus] = useState<JobStatus | ''>('');
+  const [endpoint, setEndpoint] = useState('');
+  const now = useNow(1000);
+  const query = new URLSearchParams({ limit: '200' });
+  if (status !== '') query.set('status', status);
+  if (endpoint !== '') query.set('endpoint_name', endpoint);
+  const jobs = useResource(() => api.get<JobList>(`/jobs/${orgPath(org)}?${query}`), `${org}?${query}`, 2000);
+  const portals = useResource(() => api.get<Portal[]>(`/portals/${orgPath(org)}`), org);
+
+  const filters = (
+    <div className="filters">
+      <label>
+        Status
+        <select value={status} onChange={(e) => setStatus(e.target.value as JobStatus | '')}>
+          <option value="">All</option>
+          {(Object.keys(statusLabel) as JobStatus[]).map((s) => (
+            <option key={s} value={s}>{statusLabel[s]}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Portal
+        <select value={endpoint} onChange={(e) => setEndpoint(e.target.value)}>
+          <option value="">All</option>
+          {(portals.data ?? []).map((p) => (
+            <option key={p.id} value={p.endpoint_name}>{p.endpoint_name}</option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+
+  const list = jobs.data?.jobs ?? [];
+  const waiting = list.filter((j) => j.status === 'waiting_for_input').length;
+  return (
+    <section className="page">
+      <PageHeader
+        title="Jobs"
+        subtitle={jobs.data ? `${jobs.data.total} job${jobs.data.total === 1 ? '' : 's'}${waiting > 0 ? ` · ${waiting} waiting for an answer` : ''}` : 'Every job of this organization, live'}
+        actions={filters}
+      />
+      <ErrorNote detail={jobs.error} />
+      {jobs.loading && <Loading what="jobs" />}
+      {jobs.data && list.length === 0 && (
+        <Empty title={status === '' && endpoint === '' ? 'No jobs yet' : 'No job matches these filters'}>
+          {status === '' && endpoint === '' ? (
+            <p>
+              Open a <a href={routeHash({ page: 'portals' })}>portal</a> and press <em>Run a job</em>, or start one from a script with{' '}
+              <code>POST /jobs/{org}/&lt;endpoint&gt;/start</code>.
+            </p>
+          ) : (
+            <p>Clear the filters to see every job.</p>
+          )}
+        </Empty>
+      )}
+      {list.length > 0 && (
+        <table className="table jobs-table">
+          <thead>
+            <tr>
+              <th>Status</th>
+              <th>Portal</th>
+              <th>Model</th>
+              <th className="num">Steps</th>
+              <th className="num">Duration</th>
+              <th className="num">Credits</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((job) => {
+              const end = job.completed_at ? Date.parse(job.completed_at) : now;
+              const duration = job.started_at ? formatDuration(end - Date.parse(job.started_at)) : '—';
+              const href = routeHash({ page: 'job', endpoint: endpointOf(job.portal_id), jobId: job.job_id });
+              return (
+                <tr key={job.job_id} className={job.status === 'waiting_for_input' ? 'attention' : undefined}>
+                  <td><StatusBadge status={job.status} /></td>
+                  <td>
+                    <a className="row-link" href={href}>{endpointOf(job.portal_id)}</a>
+                    <span className="id">{job.job_id.slice(0, 8)}</span>
+                  </td>
+                  <td className="mono">{job.orchestrator_model}</td>
+                  <td className="num">{job.steps}</td>
+                  <td className="num">{duration}</td>
+                  <td className="num">{job.credits}</td>
+                  <td title={new Date(job.created_at).toLocaleString()}>{formatWhen(job.created_at, now)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,126 @@
+import { useState, type FormEvent } from 'react';
+import type { Profile, ProfileSession, ProfileSessionCreated } from '../../src-main/contract/profile.ts';
+import { api, pageUrl } from '../api.ts';
+import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
+import { formatWhen } from '../format.ts';
+import { useAction, useResource } from '../hooks.ts';
+import { orgPath, useConsole } from '../store.ts';
+
+/** The open login session: its live browser and the button that saves the profile. */
+function LoginSession(props: { session: ProfileSession; name: string; onClosed: () => void }) {
+  const org = useConsole((s) => s.org);
+  const showToast = useConsole((s) => s.showToast);
+  const close = useAction();
+  const doClose = () =>
+    close.run(async () => {
+      await api.post(`/profiles/${orgPath(org)}/sessions/${encodeURIComponent(props.session.session_id)}/close`);
+      showToast(`Profile ${props.name} saved`);
+      props.onClosed();
+    });
+  return (
+    <div className="panel login-session">
+      <div className="panel-title">
+        Logging in to <strong>{props.name}</strong>
+        <span className="muted"> — sign in to the sites this profile needs, then save. A browser window may also have opened on this computer.</span>
+      </div>
+      <iframe className="live" title={`Live view of the login browser for ${props.name}`} src={pageUrl(props.session.live_url)} />
+      <ErrorNote detail={close.error} />
+      <div className="form-actions">
+        <button type="button" className="primary" onClick={() => void doClose()} disabled={close.busy}>{close.busy ? 'Saving…' : 'Save and close'}</button>
+        <span className="muted">Left idle, it saves and closes itself at {new Date(props.session.expires_at).toLocaleTimeString()}.</span>
+      </div>
+    </div>
+  );
+}
+
+/** Browser profiles: saved logins that jobs can run in. */
+export function ProfilesPage() {
+  const org = useConsole((s) => s.org);
+  const showToast = useConsole((s) => s.showToast);
+  const profiles = useResource(() => api.get<Profile[]>(`/profiles/${orgPath(org)}`), org);
+  const sessions = useResource(() => api.get<ProfileSession[]>(`/profiles/${orgPath(org)}/sessions`), org, 3000);
+  const [name, setName] = useState('');
+  const [startUrl, setStartUrl] = useState('');
+  const create = useAction();
+  const action = useAction();
+  const reloadAll = () => {
+    profiles.reload();
+    sessions.reload();
+  };
+  const startLogin = (body: Record<string, unknown>) =>
+    create.run(async () => {
+      await api.post<ProfileSessionCreated>(`/profiles/${orgPath(org)}`, body);
+      setName('');
+      setStartUrl('');
+      reloadAll();
+    });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = { timeout_minutes: 30 };
+    if (name.trim() !== '') body.name = name.trim();
+    if (startUrl.trim() !== '') body.start_url = startUrl.trim();
+    void startLogin(body);
+  };
+  const remove = (profile: Profile) =>
+    action.run(async () => {
+      await api.delete(`/profiles/${orgPath(org)}/${encodeURIComponent(profile.id)}`);
+      showToast(`Profile ${profile.name} deleted`);
+      reloadAll();
+    });
+  const nameOf = (id: string) => profiles.data?.find((p) => p.id === id)?.name ?? id;
+  const open = sessions.data ?? [];
+  const list = profiles.data ?? [];
+
+  return (
+    <section className="page">
+      <PageHeader title="Browser profiles" subtitle="Log in once; jobs that use the profile start signed in." />
+      <form className="panel inline-form wrap" onSubmit={submit} aria-label="New profile">
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Tax office login" />
+        </label>
+        <label className="grow">
+          Start page (optional)
+          <input type="url" value={startUrl} onChange={(e) => setStartUrl(e.target.value)} placeholder="https://example.org/login" />
+        </label>
+        <button type="submit" className="primary" disabled={create.busy}>{create.busy ? 'Opening…' : 'New profile and log in'}</button>
+      </form>
+      <ErrorNote detail={create.error} />
+      <ErrorNote detail={action.error} />
+      <ErrorNote detail={sessions.error} />
+      {open.map((session) => (
+        <LoginSession key={session.session_id} session={session} name={nameOf(session.profile_id)} onClosed={reloadAll} />
+      ))}
+      <ErrorNote detail={profiles.error} />
+      {profiles.loading && <Loading what="profiles" />}
+      {profiles.data && list.length === 0 && (
+        <Empty title="No profiles yet">
+          <p>Create one above: a browser opens where you sign in, and the cookies are kept for jobs.</p>
+        </Empty>
+      )}
+      {list.length > 0 && (
+        <table className="table">
+          <thead>
+            <tr><th>Name</th><th>Created</th><th>Updated</th><th aria-label="Actions" /></tr>
+          </thead>
+          <tbody>
+            {list.map((profile) => {
+              const inUse = open.some((s) => s.profile_id === profile.id);
+              return (
+                <tr key={profile.id}>
+                  <td>{profile.name}<span className="id">{profile.id.slice(0, 8)}</span></td>
+                  <td>{formatWhen(profile.created_at)}</td>
+                  <td>{formatWhen(profile.updated_at)}</td>
+                  <td className="row-actions">
+                    <button type="button" className="ghost" disabled={inUse || create.busy} onClick={() => void startLogin({ profile_id: profile.id, timeout_minutes: 30 })}>Log in again</button>
+                    <ConfirmButton label="Delete" confirm="Delete profile" disabled={inUse} onConfirm={() => void remove(profile)} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

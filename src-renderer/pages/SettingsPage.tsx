@@ -1,0 +1,19 @@
+import { PageHeader } from '../components/ui.tsx';
+import { KeysSection } from './settings/KeysSection.tsx';
+import { ProvidersSection } from './settings/ProvidersSection.tsx';
+import { SystemSection } from './settings/SystemSection.tsx';
+import { WebhooksSection } from './settings/WebhooksSection.tsx';
+
+export function SettingsPage() {
+  return (
+    <section className="page settings">
+      <PageHeader title="Settings" subtitle="Keys, webhooks, model providers and this machine." />
+      <div className="settings-grid">
+        <KeysSection />
+        <WebhooksSection />
+        <ProvidersSection />
+        <SystemSection />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,86 @@
+import { useRef, useState, type FormEvent } from 'react';
+import type { Skill } from '../../src-main/contract/skill.ts';
+import { api, upload } from '../api.ts';
+import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
+import { formatWhen } from '../format.ts';
+import { useAction, useResource } from '../hooks.ts';
+import { orgPath, useConsole } from '../store.ts';
+
+/** Skills: zipped instructions (SKILL.md and files) that portals attach for their agents. */
+export function SkillsPage() {
+  const org = useConsole((s) => s.org);
+  const showToast = useConsole((s) => s.showToast);
+  const skills = useResource(() => api.get<Skill[]>(`/skills/${orgPath(org)}?include_public=true`), org);
+  const [folder, setFolder] = useState('default');
+  const [isPublic, setIsPublic] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const send = useAction();
+  const action = useAction();
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const file = fileInput.current?.files?.[0];
+    if (!file) return;
+    void send.run(async () => {
+      const form = new FormData();
+      form.append('file', file);
+      const query = new URLSearchParams({ folder: folder.trim(), is_public: String(isPublic) });
+      const skill = await upload<Skill>(`/skills/${orgPath(org)}?${query}`, form);
+      showToast(`Skill ${skill.name} uploaded`);
+      if (fileInput.current) fileInput.current.value = '';
+      skills.reload();
+    });
+  };
+  const remove = (skill: Skill) =>
+    action.run(async () => {
+      await api.delete(`/skills/${orgPath(org)}/${encodeURIComponent(skill.id)}`);
+      showToast(`Skill ${skill.name} deleted`);
+      skills.reload();
+    });
+  const list = skills.data ?? [];
+  return (
+    <section className="page">
+      <PageHeader title="Skills" subtitle="A skill is a .zip with a SKILL.md: know-how a portal's agent can use." />
+      <form className="panel inline-form wrap" onSubmit={submit} aria-label="Upload a skill">
+        <label className="grow">
+          Skill zip
+          <input ref={fileInput} type="file" accept=".zip,application/zip" required />
+        </label>
+        <label>
+          Folder
+          <input value={folder} onChange={(e) => setFolder(e.target.value)} required />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={isPublic} onChange={(e) => setIsPublic(e.target.checked)} />
+          Public (other organizations can use it)
+        </label>
+        <button type="submit" className="primary" disabled={send.busy}>{send.busy ? 'Uploading…' : 'Upload'}</button>
+      </form>
+      <ErrorNote detail={send.error} title="Not uploaded:" />
+      <ErrorNote detail={action.error} />
+      <ErrorNote detail={skills.error} />
+      {skills.loading && <Loading what="skills" />}
+      {skills.data && list.length === 0 && (
+        <Empty title="No skills yet">
+          <p>Zip a folder holding a <code>SKILL.md</code> (with <code>name</code> and <code>description</code> in its front matter) and upload it above.</p>
+        </Empty>
+      )}
+      <div className="cards">
+        {list.map((skill) => (
+          <article key={skill.id} className="card static">
+            <span className="card-title">{skill.name}</span>
+            <span className="card-meta">
+              {skill.folder_name} · {skill.org_id === org ? (skill.is_public ? 'public' : 'private') : `shared by ${skill.org_name}`} · {formatWhen(skill.updated_at)}
+            </span>
+            <span className="card-task">{skill.description ?? 'No SKILL.md description.'}</span>
+            {skill.org_id === org && (
+              <span className="card-actions">
+                <ConfirmButton label="Delete" confirm="Delete skill" onConfirm={() => void remove(skill)} />
+              </span>
+            )}
+          </article>
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import { useState } from 'react';
+import type { ApiKeyCreated, ApiKeyListResponse } from '../../../src-main/contract/console.ts';
+import { api } from '../../api.ts';
+import { ConfirmButton, ErrorNote, SecretOnce } from '../../components/ui.tsx';
+import { formatWhen } from '../../format.ts';
+import { useAction, useResource } from '../../hooks.ts';
+import { orgPath, useConsole } from '../../store.ts';
+
+/** Org API keys for scripts: created (secret shown once), listed by prefix, revoked. */
+export function KeysSection() {
+  const org = useConsole((s) => s.org);
+  const keys = useResource(() => api.get<ApiKeyListResponse>(`/admin/orgs/${orgPath(org)}/keys`), org);
+  const [created, setCreated] = useState<ApiKeyCreated>();
+  const action = useAction();
+  const create = () =>
+    action.run(async () => {
+      setCreated(await api.post<ApiKeyCreated>(`/admin/orgs/${orgPath(org)}/keys`));
+      keys.reload();
+    });
+  const revoke = (id: string) =>
+    action.run(async () => {
+      await api.post(`/admin/orgs/${orgPath(org)}/keys/${encodeURIComponent(id)}/revoke`);
+      keys.reload();
+    });
+  const live = (keys.data?.keys ?? []).filter((k) => k.revoked_at === null);
+  const revoked = (keys.data?.keys ?? []).filter((k) => k.revoked_at !== null);
+  return (
+    <section className="panel settings-section" aria-labelledby="keys-title">
+      <div className="section-head">
+        <div>
+          <h2 id="keys-title">API keys</h2>
+          <p className="muted">Scripts send one as <code>X-API-Key</code> to act for organization <strong>{org}</strong>.</p>
+        </div>
+        <button type="button" className="primary" onClick={() => void create()} disabled={action.busy}>Create API key</button>
+      </div>
+      {created && <SecretOnce label="New API key" secret={created.api_key} onDone={() => setCreated(undefined)} />}
+      <ErrorNote detail={action.error ?? keys.error} />
+      {keys.data && live.length === 0 && <p className="muted">No live keys: create one for your scripts.</p>}
+      {live.length > 0 && (
+        <table className="table compact" aria-label="API keys">
+          <thead><tr><th>Key</th><th>Created</th><th aria-label="Actions" /></tr></thead>
+          <tbody>
+            {live.map((key) => (
+              <tr key={key.id}>
+                <td className="mono">{key.prefix}…</td>
+                <td>{formatWhen(key.created_at)}</td>
+                <td className="row-actions"><ConfirmButton label="Revoke" confirm="Revoke key" onConfirm={() => void revoke(key.id)} /></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {revoked.length > 0 && <p className="muted small">{revoked.length === 1 ? '1 revoked key no longer works.' : `${revoked.length} revoked keys no longer work.`}</p>}
+    </section>
+  );
+}

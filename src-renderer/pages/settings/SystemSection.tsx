@@ -1,0 +1,58 @@
+import { useEffect, useState } from 'react';
+import type { ConsoleSettings } from '../../../src-main/contract/console.ts';
+import { api } from '../../api.ts';
+import { ErrorNote } from '../../components/ui.tsx';
+import { useAction, useResource } from '../../hooks.ts';
+import { useConsole } from '../../store.ts';
+
+/** Chromium path, job concurrency and the data folder. */
+export function SystemSection() {
+  const showToast = useConsole((s) => s.showToast);
+  const settings = useResource(() => api.get<ConsoleSettings>('/admin/settings'), 'settings');
+  const [chromium, setChromium] = useState('');
+  const [concurrency, setConcurrency] = useState('');
+  const action = useAction();
+  const data = settings.data;
+  useEffect(() => {
+    if (!data) return;
+    setChromium(data.chromium.configured_path ?? '');
+    setConcurrency(String(data.job_concurrency));
+  }, [data]);
+  const save = (body: Record<string, unknown>, message: string) =>
+    action.run(async () => {
+      await api.patch<ConsoleSettings>('/admin/settings', body);
+      showToast(message);
+      settings.reload();
+    });
+  return (
+    <section className="panel settings-section" aria-labelledby="system-title">
+      <h2 id="system-title">Browser and jobs</h2>
+      <ErrorNote detail={settings.error} />
+      <ErrorNote detail={action.error} title="Not saved:" />
+      <div className="setting">
+        <label htmlFor="chromium-path">Chromium path</label>
+        <p className="muted small" data-testid="chromium-status">
+          {data ? (data.chromium.version ? `${data.chromium.version} at ${data.chromium.resolved_path}` : (data.chromium.error ?? '')) : ' '}
+        </p>
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save({ chromium_path: chromium.trim() === '' ? null : chromium.trim() }, 'Chromium path saved; used from the next start'); }}>
+          <input id="chromium-path" className="grow mono" value={chromium} onChange={(e) => setChromium(e.target.value)} placeholder="Found automatically (PORTICO_CHROMIUM, then the usual install paths)" />
+          <button type="submit" disabled={action.busy}>Check and save</button>
+        </form>
+        <p className="hint">The path is checked by running it with <code>--version</code>. Browsers started after the next restart use it.</p>
+      </div>
+      <div className="setting">
+        <label htmlFor="job-concurrency">Jobs at once</label>
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save({ job_concurrency: Number(concurrency) }, 'Job concurrency saved'); }}>
+          <input id="job-concurrency" type="number" min={1} max={32} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} className="narrow" />
+          <button type="submit" disabled={action.busy}>Save</button>
+        </form>
+        <p className="hint">Applies at once: extra slots start queued jobs; running jobs are never stopped.</p>
+      </div>
+      <div className="setting">
+        <span className="label">Data folder</span>
+        <code className="path" data-testid="data-dir">{data?.data_dir ?? ''}</code>
+        <p className="hint">Database, profiles, screenshots and skills live here. Start with <code>--data-dir</code> or <code>PORTICO_DATA_DIR</code> to use another.</p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+
+describe('operator console auth and /admin routes', () => {
+  let svc: TestService;
+  const asConsole = (token: string, json?: unknown): RequestInit & { key: null; json?: unknown } => ({ key: null, headers: { 'x-console-token': token }, ...(json !== undefined && { json }) });
+
+  beforeAll(async () => {
+    svc = await startService();
+  });
+  afterAll(async () => {
+    await svc?.dispose();
+  });
+
+  it('admin routes need the console token: none or a wrong one is 401, an API key is not enough', async () => {
+    expect(await jsonOf(await svc.api('/admin/orgs', { key: null }))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
+    expect(await jsonOf(await svc.api('/admin/orgs', asConsole('ct_wrong')))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
+    expect((await svc.api('/admin/orgs')).status).toBe(401);
+    const orgs = await jsonOf(await svc.api('/admin/orgs', asConsole(svc.consoleToken)));
+    expect(orgs).toMatchObject({ status: 200, body: { orgs: [{ id: 'default', name: 'Default organization' }] } });
+  });
+
+  it('the console token acts on any existing org through the public org routes', async () => {
+    const created = await svc.api('/portals/default', { ...asConsole(svc.consoleToken, { endpoint_name: 'by-console', start_url: 'http://127.0.0.1:9/', task: 't' }), method: 'POST' });
+    expect(created.status).toBe(200);
+    expect((await svc.api('/portals/default/by-console')).status).toBe(200);
+    expect(await jsonOf(await svc.api('/portals/nowhere', asConsole(svc.consoleToken)))).toEqual({ status: 404, body: { detail: "Organization 'nowhere' not found" } });
+    expect(await jsonOf(await svc.api('/portals/default', asConsole('ct_nope')))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
+  });
+
+  it('an org API key is shown once at creation, listed without its secret, and stops working when revoked', async () => {
+    const created = await jsonOf(await svc.api('/admin/orgs/default/keys', { ...asConsole(svc.consoleToken), method: 'POST' }));
+    expect(created.status).toBe(201);
+    const key = created.body as { id: string; api_key: string; prefix: string };
+    expect(key.api_key).toMatch(/^pk_org_/);
+    expect((await svc.api('/portals/default', { key: key.api_key })).status).toBe(200);
+    const listed = await jsonOf(await svc.api('/admin/orgs/default/keys', asConsole(svc.consoleToken)));
+    expect(JSON.stringify(listed.body)).not.toContain(key.api_key);
+    expect((listed.body as { keys: { id: string }[] }).keys.map((k) => k.id)).toContain(key.id);
+    const revoked = await jsonOf(await svc.api(`/admin/orgs/default/keys/${key.id}/revoke`, { ...asConsole(svc.consoleToken), method: 'POST' }));
+    expect(revoked).toEqual({ status: 200, body: { revoked: true } });
+    expect((await svc.api('/portals/default', { key: key.api_key })).status).toBe(401);
+    expect((await svc.api('/admin/orgs/other/keys/nope/revoke', { ...asConsole(svc.consoleToken), method: 'POST' })).status).toBe(404);
+  });
+
+  it('settings show the data folder; concurrency changes; a Chromium path is checked by running it', async () => {
+    const settings = await jsonOf(await svc.api('/admin/settings', asConsole(svc.consoleToken)));
+    expect(settings).toMatchObject({ status: 200, body: { data_dir: svc.dataDir, job_concurrency: 2 } });
+    const bad = await jsonOf(await svc.api('/admin/settings', { ...asConsole(svc.consoleToken, { chromium_path: '/nonexistent/chrome' }), method: 'PATCH' }));
+    expect(bad).toEqual({ status: 422, body: { detail: 'body.chromium_path: /nonexistent/chrome does not exist or is not an executable file' } });
+    const changed = await jsonOf(await svc.api('/admin/settings', { ...asConsole(svc.consoleToken, { job_concurrency: 3, chromium_path: '/usr/bin/chromium' }), method: 'PATCH' }));
+    expect(changed).toMatchObject({ status: 200, body: { job_concurrency: 3, chromium: { configured_path: '/usr/bin/chromium', resolved_path: '/usr/bin/chromium', error: null } } });
+    expect((changed.body as { chromium: { version: string } }).chromium.version).toMatch(/\d+\.\d+/);
+  });
+
+  it('a provider key is stored, reported as configured, tested and deleted', async () => {
+    const put = await jsonOf(await svc.api('/admin/providers/anthropic', { ...asConsole(svc.consoleToken, { api_key: 'sk-test-123' }), method: 'PUT' }));
+    if (put.status === 503) return; // no keychain on this machine: covered by the secrets tests
+    expect(put).toEqual({ status: 200, body: { provider: 'anthropic', configured: true } });
+    const list = await jsonOf(await svc.api('/admin/providers', asConsole(svc.consoleToken)));
+    expect((list.body as { providers: { provider: string; configured: boolean }[] }).providers).toContainEqual({ provider: 'anthropic', configured: true });
+    const test = await jsonOf(await svc.api('/admin/providers/anthropic/test', { ...asConsole(svc.consoleToken), method: 'POST' }));
+    expect(test.status).toBe(200);
+    expect(['ok', 'failed', 'unavailable']).toContain((test.body as { status: string }).status);
+    expect((await svc.api('/admin/providers/anthropic', { ...asConsole(svc.consoleToken), method: 'DELETE' })).status).toBe(204);
+    const after = await jsonOf(await svc.api('/admin/providers', asConsole(svc.consoleToken)));
+    expect((after.body as { providers: { provider: string; configured: boolean }[] }).providers).toContainEqual({ provider: 'anthropic', configured: false });
+  });
+});
