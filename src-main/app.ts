@@ -68,7 +68,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     await skills.cleanUp();
     const operatorSettings = OperatorSettings.load(paths.root);
     const chromiumPath = operatorSettings.values.chromium_path;
-    const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, ...(chromiumPath !== undefined && { executablePath: chromiumPath }) });
+    const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, spareContext: options.warmBrowser ?? true, ...(chromiumPath !== undefined && { executablePath: chromiumPath }) });
     const liveViews = new LiveViewHub();
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);

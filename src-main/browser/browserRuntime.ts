@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
-import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions, type Page } from 'playwright-core';
 
 import { silentLogger, type Logger } from '../base/logger.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
@@ -57,6 +57,11 @@ export interface BrowserRuntimeOptions {
   launchTimeoutMs?: number;
   /** How long close() waits for downloads still in flight. */
   downloadSettleMs?: number;
+  /**
+   * Keep one fresh context (default size, no proxy) open in the shared browser, so a job's lease
+   * skips context creation; it is handed out once and replaced in the background.
+   */
+  spareContext?: boolean;
 }
 
 /** What is open right now; all zero (and no shared browser) after `close()`. */
@@ -85,6 +90,7 @@ export class BrowserRuntime {
   #executablePath: string | undefined;
   #shared: Browser | undefined;
   #sharedLaunch: Promise<Browser> | undefined;
+  #spare: Promise<{ context: BrowserContext; page: Page } | undefined> | undefined;
   #closed = false;
 
   constructor(options: BrowserRuntimeOptions) {
@@ -103,6 +109,35 @@ export class BrowserRuntime {
   /** Launches the shared browser now instead of on the first lease. */
   async warm(): Promise<void> {
     await this.#sharedBrowser();
+    this.#prepareSpare();
+    await this.#spare;
+  }
+
+  #prepareSpare(): void {
+    if (!this.#options.spareContext || this.#closed || this.#spare) return;
+    this.#spare = (async () => {
+      try {
+        const browser = await this.#sharedBrowser();
+        const context = await browser.newContext(this.#contextOptions({ downloadsDir: 'spare' }));
+        return { context, page: await context.newPage() };
+      } catch (error) {
+        this.#logger.debug('spare context not prepared', { error: String(error) });
+        return undefined;
+      }
+    })();
+  }
+
+  /** A fresh spare context for a lease whose options match the spare's, else undefined. */
+  async #takeSpare(options: LeaseOptions): Promise<{ context: BrowserContext; page: Page } | undefined> {
+    const size = options.viewport ?? DEFAULT_SCREEN;
+    const fits = !options.proxy && !options.headed && options.downloadsDir !== undefined && size.width === DEFAULT_SCREEN.width && size.height === DEFAULT_SCREEN.height;
+    const pending = this.#spare;
+    if (!fits || !pending) return undefined;
+    this.#spare = undefined;
+    const spare = await pending;
+    if (spare && spare.context.browser()?.isConnected() && !spare.page.isClosed()) return spare;
+    await spare?.context.close().catch(() => undefined);
+    return undefined;
   }
 
   /** Opens a browser context for one job; see LeaseOptions for where it runs. */
@@ -137,6 +172,9 @@ export class BrowserRuntime {
   /** Closes every lease still open, then the shared browser; later leases are refused. */
   async close(): Promise<void> {
     this.#closed = true;
+    const spare = this.#spare;
+    this.#spare = undefined;
+    await (await spare)?.context.close().catch(() => undefined);
     await Promise.allSettled([...this.#leases].map((lease) => lease.close()));
     await this.#sharedLaunch?.catch(() => undefined);
     const shared = this.#shared;
@@ -145,6 +183,10 @@ export class BrowserRuntime {
   }
 
   async #leaseShared(options: LeaseOptions): Promise<RuntimeLease> {
+    // The next spare is made when this lease ends, so making it never competes with a running job.
+    const prepareNext = async (): Promise<void> => this.#prepareSpare();
+    const spare = await this.#takeSpare(options);
+    if (spare) return this.#adopt('shared', spare.context, undefined, options, prepareNext);
     for (let attempt = 1; ; attempt += 1) {
       const browser = await this.#sharedBrowser();
       let context: BrowserContext;
@@ -155,7 +197,7 @@ export class BrowserRuntime {
         if (attempt > 1 || !(await hasDisconnected(browser, 2_000))) throw error;
         continue;
       }
-      return this.#adopt('shared', context, undefined, options, async () => undefined);
+      return this.#adopt('shared', context, undefined, options, prepareNext);
     }
   }
 
