@@ -61,6 +61,11 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   if (!isLoopback(host)) notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
 
   const store = openStore(paths.database);
+  // One secret store for the whole app (tests may hand in their own), opened on first use so the
+  // keychain is only probed when a secret is touched.
+  let secrets: Promise<SecretStore> | undefined;
+  const openSecrets = (): Promise<SecretStore> =>
+    (secrets ??= options.secrets ? Promise.resolve(options.secrets) : openAppSecrets(paths.root, store.meta.installId()));
   try {
     const schemas = new JsonSchemaCompiler();
     const portals = new PortalService(store, schemas);
@@ -73,16 +78,14 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
-    // Tests hand in their own store; otherwise the app's (opened on first use, below) serves model jobs too.
-    const modelSecrets = (): Promise<SecretStore> => (options.secrets ? Promise.resolve(options.secrets) : openSecrets());
-    const llm = new LlmFactory({ secrets: modelSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), ...(options.llmRetry && { retry: options.llmRetry }) });
+    const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), ...(options.llmRetry && { retry: options.llmRetry }) });
     const agents = options.agents ?? builtinAgents({
       llm, traces: store.replayTraces, skillsDir: paths.skills,
       skill: (id) => {
         const record = store.skills.get(id);
         return record && { id, name: record.name, description: record.description ?? '' };
       },
-      secrets: { get: async (name) => (await modelSecrets()).get(name) },
+      secrets: { get: async (name) => (await openSecrets()).get(name) },
     });
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
@@ -101,9 +104,6 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const seeded = seedFirstStart(store);
     // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
     const consoleToken = newSecretToken('ct_');
-    let secrets: Promise<SecretStore> | undefined;
-    const openSecrets = (): Promise<SecretStore> =>
-      (secrets ??= openAppSecrets(paths.root, store.meta.installId()));
     const webhookKeys = new WebhookKeyService(store, openSecrets);
     const webhookDispatcher = new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming });
     const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents, logger });

@@ -42,6 +42,22 @@ describe('first start and restart', () => {
     }
   });
 
+  it('a start on a busy port fails with EADDRINUSE and leaves nothing running behind it', async () => {
+    const svc = await startService();
+    dirs.push(svc.dataDir);
+    const other = await makeDataDir();
+    dirs.push(other);
+    try {
+      await expect(startApp({ dataDir: other, port: svc.app.port, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // The failed start must leave no timer polling its closed database (it would throw from a timer).
+      await new Promise((r) => setTimeout(r, 2500));
+      const retry = await startApp({ dataDir: other, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false });
+      await retry.close();
+    } finally {
+      await svc.stop();
+    }
+  });
+
   it('close is idempotent and frees the port', async () => {
     const svc = await startService();
     dirs.push(svc.dataDir);

@@ -25,15 +25,13 @@ export class JobScheduler {
   readonly #runs = new Map<string, { run: JobRun; done: Promise<void> }>();
   // Proxy passwords live only in memory: never written to the database.
   readonly #proxyPasswords = new Map<string, string>();
-  readonly #poll: NodeJS.Timeout;
+  #poll: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(deps: JobRunDeps, agents: AgentRegistry, options: JobSchedulerOptions) {
     this.#deps = deps;
     this.#agents = agents;
     this.#options = options;
-    this.#poll = setInterval(() => this.kick(), options.pollMs ?? 1000);
-    this.#poll.unref();
   }
 
   get #store(): Store {
@@ -54,8 +52,11 @@ export class JobScheduler {
     this.kick();
   }
 
-  /** Fails the jobs a previous process left running, then starts what is queued. */
+  /** Fails the jobs a previous process left running, then starts what is queued and keeps polling. */
   recover(): void {
+    // Polling starts here, not in the constructor: a start-up that fails before this leaves no timer behind.
+    this.#poll ??= setInterval(() => this.kick(), this.#options.pollMs ?? 1000);
+    this.#poll.unref();
     for (const job of this.#store.jobs.listInterrupted()) this.#fail(job, 'interrupted by restart');
     for (const job of this.#store.jobs.listQueued()) {
       if (job.options.proxy?.has_password) {
