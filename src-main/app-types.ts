@@ -8,6 +8,8 @@ export interface AppOptions {
   dataDir: string;
   /** Bind address; default 127.0.0.1. */
   host?: string;
+  /** Host header names accepted besides loopback and the bound address (e.g. this machine's LAN name). */
+  allowedHosts?: readonly string[];
   /** Port; 0 picks a free one. Default 8787. */
   port?: number;
   /** The built console (out/renderer), served at `/`. */

@@ -58,7 +58,10 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   const logger = options.logger ?? createLogger((process.env.PORTICO_LOG_LEVEL as 'info' | undefined) ?? 'warn');
   const host = options.host ?? '127.0.0.1';
   const paths = dataPaths(options.dataDir);
-  if (!isLoopback(host)) notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
+  if (!isLoopback(host)) {
+    notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
+    if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');
+  }
 
   const store = openStore(paths.database);
   // One secret store for the whole app (tests may hand in their own), opened on first use so the
@@ -112,7 +115,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });
+    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);

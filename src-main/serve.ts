@@ -3,13 +3,14 @@ import { parseArgs } from 'node:util';
 import { resolveDataDir } from './base/paths.ts';
 import { startApp } from './app.ts';
 
-/** The headless host: `node src-main/serve.ts [--host H] [--port P] [--data-dir D]`. */
+/** The headless host: `node src-main/serve.ts [--host H] [--port P] [--data-dir D] [--allow-host NAME]…`. */
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8787' },
       'data-dir': { type: 'string' },
+      'allow-host': { type: 'string', multiple: true },
     },
     strict: true,
   });
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
     host: values.host,
     port,
     dataDir: resolveDataDir(values['data-dir']),
+    allowedHosts: [...(values['allow-host'] ?? []), ...(process.env.PORTICO_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)],
     rendererDir: fileURLToPath(new URL('../out/renderer', import.meta.url)),
   });
   process.stdout.write(`listening on ${app.url}\n`);

@@ -102,6 +102,30 @@ describe('HTTP surface', () => {
     expect(status).toBe(403);
   });
 
+  it('a name allowed with allowedHosts (serve --allow-host) is accepted; others still are not', async () => {
+    const { startApp } = await import('../../src-main/app.ts');
+    const { makeDataDir, RENDERER_DIR } = await import('../helpers/service.ts');
+    const dir = await makeDataDir();
+    const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false, allowedHosts: ['portico.lan'] });
+    try {
+      const { request } = await import('node:http');
+      const statusFor = (host: string) => new Promise<number>((resolve, reject) => {
+        const req = request(`${app.url}/health`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(await statusFor(`portico.lan:${app.port}`)).toBe(200);
+      expect(await statusFor('other.lan')).toBe(403);
+    } finally {
+      await app.close();
+      const { rm } = await import('node:fs/promises');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('localhost and 127.0.0.1 are both accepted as Host', async () => {
     const port = new URL(svc.url).port;
     expect((await fetch(`http://localhost:${port}/health`)).status).toBe(200);
