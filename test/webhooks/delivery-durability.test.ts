@@ -64,9 +64,10 @@ describe('webhook delivery: deadlines, the full retry schedule, and restarts', (
     const hits = await receiver.waitFor(4, '/status/503/4', 25_000);
     const at = hits.map((h) => h.at);
     const gaps = [at[1]! - at[0]!, at[2]! - at[1]!, at[3]! - at[2]!];
+    // Lower bound tight (a retry must never come early); upper bound allows a loaded 2-core machine.
     [1, 3, 9].forEach((expected, i) => {
       expect(gaps[i], `gap ${i + 1}`).toBeGreaterThan(expected - 0.1);
-      expect(gaps[i], `gap ${i + 1}`).toBeLessThan(expected + 0.7);
+      expect(gaps[i], `gap ${i + 1}`).toBeLessThan(expected + 1.0);
     });
     const failed = await settle(jobId);
     expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, last_error: 'HTTP 503' });
