@@ -37,7 +37,7 @@ function versionOf(nodePath) {
   return result.status === 0 ? result.stdout.trim() : undefined;
 }
 
-/** A recent enough Node binary: the one in ~/.node22, installed there from npm's `node@22` if needed. */
+/** A recent enough Node binary: the one in ~/.node22, installed there from npm if needed. */
 function ensureNode22() {
   const candidate = join(node22Bin, 'node');
   const current = existsSync(candidate) ? versionOf(candidate) : undefined;
@@ -46,12 +46,18 @@ function ensureNode22() {
     note(`Node ${process.versions.node} is too old; install Node ${minimumNode.join('.')} or newer from https://nodejs.org`);
     process.exit(1);
   }
-  note(`Node ${process.versions.node} is older than ${minimumNode.join('.')}; installing node@22 into ${node22Prefix} (once)`);
-  const install = spawnSync('npm', ['install', '--global', '--prefix', node22Prefix, 'node@22'], {
-    stdio: ['ignore', 2, 2],
-  });
+  note(`Node ${process.versions.node} is older than ${minimumNode.join('.')}; installing Node 22 from npm into ${node22Prefix} (once)`);
+  // `node@22` only fetches `node-<os>-<cpu>@22` in a preinstall script, which npm 12 blocks unless
+  // allowed; the platform package holds the same binary with no install script.
+  const packages = [`node-${process.platform}-${process.arch}@22`, 'node@22'];
+  for (const spec of packages) {
+    const install = spawnSync('npm', ['install', '--global', '--no-fund', '--no-audit', '--prefix', node22Prefix, spec], {
+      stdio: ['ignore', 2, 2],
+    });
+    if (install.status === 0 && existsSync(candidate)) break;
+  }
   const installed = existsSync(candidate) ? versionOf(candidate) : undefined;
-  if (install.status !== 0 || installed === undefined || !nodeIsRecentEnough(installed)) {
+  if (installed === undefined || !nodeIsRecentEnough(installed)) {
     note(`could not install Node 22 with npm; install Node ${minimumNode.join('.')}+ and run again`);
     process.exit(1);
   }
@@ -203,6 +209,8 @@ async function main() {
     return;
   }
 
+  // The marker only guards this one re-exec; children (tests spawning an old Node) start afresh.
+  delete process.env[reexecMarker];
   const target = commands[command];
   if (target === undefined) {
     process.stderr.write(`usage: node scripts/bootstrap.mjs <${Object.keys(commands).join('|')}> [args...]\n`);
