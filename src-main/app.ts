@@ -2,7 +2,7 @@ import { createLogger, type Logger } from './base/logger.ts';
 import { dataPaths } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
 import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
-import { LlmFactory } from './llm/index.ts';
+import { LlmFactory, resolveBaseUrl, type LlmProvider } from './llm/index.ts';
 import { buildServer } from './api/server.ts';
 import { WebhookDispatcher } from './webhooks/webhookDispatcher.ts';
 import { WebhookEmitter } from './webhooks/webhookEmitter.ts';
@@ -15,6 +15,7 @@ import { JobService } from './engine/jobs/jobService.ts';
 import { BUILTIN_AUTOFILL, isOrchestratorModel } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
+import { providerChecker } from './engine/providerCheck.ts';
 import { newSecretToken } from './base/ids.ts';
 import { openAppSecrets, type SecretStore } from './secrets/index.ts';
 import { JsonSchemaCompiler } from './engine/jsonSchema.ts';
@@ -113,6 +114,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const admin = {
       store, secrets: openSecrets, settings: operatorSettings, dataDir: paths.root,
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
+      testProvider: providerChecker({ storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider) }),
+      effectiveBaseUrl: (provider: LlmProvider) => resolveBaseUrl(provider, store.providerSettings.baseUrl(provider)),
+      browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
     const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { app, BrowserWindow, type Tray } from 'electron';
+import { app, dialog, type BrowserWindow, type Tray } from 'electron';
 import { startApp } from './app.ts';
 import type { RunningApp } from './app-types.ts';
 import { createMainWindow } from './desktop/mainWindow.ts';
@@ -41,16 +41,21 @@ if (!app.requestSingleInstanceLock()) {
   // Without this handler Electron quits when the last window closes; Portico stays in the tray.
   app.on('window-all-closed', () => undefined);
 
-  // Hold the quit until the engine has finished its work in flight and closed the database.
+  // Hold the quit until the engine has finished its work in flight and closed the database — also
+  // when Quit comes while the engine is still starting (then it starts, and closes at once).
+  let starting: Promise<RunningApp | undefined> | undefined;
   app.on('before-quit', (event) => {
     quitting = true;
-    if (closing || running === undefined) return;
+    if (closing || starting === undefined) return;
     event.preventDefault();
     closing = true;
-    void running.close().finally(() => {
-      tray?.destroy();
-      app.quit();
-    });
+    void starting
+      .then((engine) => engine?.close())
+      .catch((error: unknown) => console.error(error))
+      .finally(() => {
+        tray?.destroy();
+        app.quit();
+      });
   });
 
   const start = async (): Promise<void> => {
@@ -61,19 +66,21 @@ if (!app.requestSingleInstanceLock()) {
     // Packaged builds ship resources/ beside the app (electron-builder extraResources); dev runs use the repo's.
     const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(import.meta.dirname, '../../resources');
     const options = { dataDir, rendererDir, announceConsole: false };
-    try {
-      running = await startApp({ ...options, port: defaultPort });
-    } catch (error) {
+    starting = startApp({ ...options, port: defaultPort }).catch((error: unknown) => {
       // A headless `npm run serve` may already hold the default port; any free port will do here.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      running = await startApp({ ...options, port: 0 });
-    }
+      return startApp({ ...options, port: 0 });
+    });
+    running = await starting;
+    if (quitting) return;
     tray = createTray(resourcesDir, { open: showWindow, quit: () => app.quit() });
     showWindow();
   };
 
   start().catch((error: unknown) => {
+    // A desktop user sees no terminal: say it in a dialog before leaving.
     console.error(error);
+    dialog.showErrorBox('Portico could not start', error instanceof Error ? error.message : String(error));
     app.exit(1);
   });
 }

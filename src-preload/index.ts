@@ -1,14 +1,5 @@
 import { contextBridge } from 'electron';
-import { bridgeArgument, type PorticoBridge } from './bridge.ts';
+import { parseBridgeArguments } from './bridge.ts';
 
-function readArgument(prefix: string): string {
-  const found = process.argv.find((argument) => argument.startsWith(prefix));
-  return found === undefined ? '' : found.slice(prefix.length);
-}
-
-const bridge: PorticoBridge = Object.freeze({
-  apiBaseUrl: readArgument(bridgeArgument.apiBaseUrl),
-  consoleToken: readArgument(bridgeArgument.consoleToken),
-});
-
-contextBridge.exposeInMainWorld('portico', bridge);
+// Kept to one line of Electron: the parsing lives in bridge.ts, where tests can reach it.
+contextBridge.exposeInMainWorld('portico', parseBridgeArguments(process.argv));

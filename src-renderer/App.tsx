@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { OrgSwitcher } from './components/OrgSwitcher.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
 import { NewPortalPage, PortalPage } from './pages/PortalPage.tsx';
@@ -38,21 +39,6 @@ function CurrentPage(props: { route: Route }) {
     case 'settings':
       return <SettingsPage />;
   }
-}
-
-function OrgSwitcher() {
-  const { org, orgs, setOrg } = useConsole();
-  if (orgs.length <= 1) return <span className="org-name" title="Organization">{org}</span>;
-  return (
-    <label className="org-switch">
-      <span className="sr-only">Organization</span>
-      <select value={org} onChange={(e) => setOrg(e.target.value)} aria-label="Organization">
-        {orgs.map((o) => (
-          <option key={o.id} value={o.id}>{o.name === o.id ? o.id : `${o.name} (${o.id})`}</option>
-        ))}
-      </select>
-    </label>
-  );
 }
 
 /** Shown when the console has no valid token: how to get one, and a field to paste it. */
@@ -106,7 +92,7 @@ export function App() {
             );
           })}
         </nav>
-        <div className="sidebar-foot muted small">Local operator · {org}</div>
+        <div className="sidebar-foot muted small">Local operator</div>
       </aside>
       <main id="main" className="content" key={org}>
         <CurrentPage route={route} />

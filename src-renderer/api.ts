@@ -68,6 +68,13 @@ export async function upload<T>(path: string, form: FormData): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** A text body (a skill's SKILL.md), returned as the string it is: callers render it as text, never as HTML. */
+export async function text(path: string): Promise<string> {
+  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers({ Accept: 'text/markdown, text/plain' }) });
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  return response.text();
+}
+
 /** An authorised binary (a screenshot) as an object URL for `<img src>`, which cannot send headers. */
 export async function blobUrl(path: string): Promise<string> {
   const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers() });

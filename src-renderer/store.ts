@@ -18,6 +18,8 @@ interface ConsoleState {
   navigate(route: Route): void;
   setOrg(org: string): void;
   connect(token: string): Promise<void>;
+  /** Reloads the organization list (after one is created). */
+  refreshOrgs(): Promise<void>;
   showToast(text: string): void;
 }
 
@@ -66,6 +68,10 @@ export const useConsole = create<ConsoleState>((set, get) => ({
     } catch (error) {
       set({ connection: error instanceof ApiError && error.status === 401 ? { state: 'unauthorized' } : { state: 'down', detail: errorDetail(error) } });
     }
+  },
+  async refreshOrgs() {
+    const { orgs } = await api.get<{ orgs: Org[] }>('/admin/orgs');
+    set({ orgs });
   },
   showToast(text) {
     clearTimeout(toastTimer);

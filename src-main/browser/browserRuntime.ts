@@ -88,7 +88,11 @@ export class BrowserRuntime {
   readonly #leases = new Set<RuntimeLease>();
   readonly #counts: Record<Counter, number> = { browsers: 0, contexts: 0, tempDirs: 0 };
   #executablePath: string | undefined;
+  /** The operator's choice (setExecutablePath), else the constructor's; undefined means discovery. */
+  #configuredPath: string | undefined;
   #shared: Browser | undefined;
+  /** Shared browsers launched with an earlier Chromium path, closed once their last lease ends. */
+  readonly #retired = new Set<Browser>();
   #sharedLaunch: Promise<Browser> | undefined;
   #spare: Promise<{ context: BrowserContext; page: Page } | undefined> | undefined;
   #closed = false;
@@ -99,6 +103,38 @@ export class BrowserRuntime {
     this.#logger = options.logger ?? silentLogger;
     this.#host = options.host ?? systemChromiumHost();
     this.#browserType = options.browserType ?? chromium;
+    this.#configuredPath = options.executablePath;
+  }
+
+  /**
+   * Uses another Chromium (undefined: discovery again) for every browser launched from now on. The
+   * warm shared browser is retired — closed at once when idle, else when its last lease ends — so
+   * running jobs are never disturbed; the spare context is dropped and remade on the new browser.
+   */
+  async setExecutablePath(path: string | undefined): Promise<void> {
+    this.#assertOpen();
+    this.#configuredPath = path;
+    this.#executablePath = undefined;
+    // A launch in flight used the old path: let it land, then retire it with the rest.
+    await this.#sharedLaunch?.catch(() => undefined);
+    const spare = this.#spare;
+    this.#spare = undefined;
+    await (await spare)?.context.close().catch(() => undefined);
+    const old = this.#shared;
+    this.#shared = undefined;
+    if (old) {
+      this.#retired.add(old);
+      await this.#closeRetiredIfIdle(old);
+      // A warm runtime stays warm: the next job should not pay for the relaunch.
+      if (this.#options.spareContext) this.#prepareSpare();
+    }
+  }
+
+  async #closeRetiredIfIdle(browser: Browser): Promise<void> {
+    if (!this.#retired.has(browser)) return;
+    for (const lease of this.#leases) if (lease.context.browser() === browser) return;
+    await browser.close().catch(() => undefined);
+    this.#retired.delete(browser);
   }
 
   /** The profile's folder; validates the id. */
@@ -180,13 +216,20 @@ export class BrowserRuntime {
     const shared = this.#shared;
     this.#shared = undefined;
     await shared?.close().catch(() => undefined);
+    const retired = [...this.#retired];
+    this.#retired.clear();
+    await Promise.allSettled(retired.map((browser) => browser.close()));
   }
 
   async #leaseShared(options: LeaseOptions): Promise<RuntimeLease> {
-    // The next spare is made when this lease ends, so making it never competes with a running job.
-    const prepareNext = async (): Promise<void> => this.#prepareSpare();
+    // The next spare is made when this lease ends, so making it never competes with a running job;
+    // a lease on a retired browser (an earlier Chromium path) closes that browser if it was the last.
+    const releaseFor = (browser: Browser | null) => async (): Promise<void> => {
+      if (browser) await this.#closeRetiredIfIdle(browser);
+      this.#prepareSpare();
+    };
     const spare = await this.#takeSpare(options);
-    if (spare) return this.#adopt('shared', spare.context, undefined, options, prepareNext);
+    if (spare) return this.#adopt('shared', spare.context, undefined, options, releaseFor(spare.context.browser()));
     for (let attempt = 1; ; attempt += 1) {
       const browser = await this.#sharedBrowser();
       let context: BrowserContext;
@@ -197,7 +240,7 @@ export class BrowserRuntime {
         if (attempt > 1 || !(await hasDisconnected(browser, 2_000))) throw error;
         continue;
       }
-      return this.#adopt('shared', context, undefined, options, prepareNext);
+      return this.#adopt('shared', context, undefined, options, releaseFor(browser));
     }
   }
 
@@ -295,9 +338,11 @@ export class BrowserRuntime {
     const browser = await this.#launch(false, undefined);
     browser.on('disconnected', () => {
       if (this.#shared === browser) this.#shared = undefined;
+      // A retired browser closing is the plan, not a failure.
+      const retired = this.#retired.delete(browser);
       // The context close events normally say this too; the browser's event is the authoritative one.
       for (const lease of this.#leases) if (lease.kind === 'shared' && lease.context.browser() === browser) lease.markDisconnected();
-      if (!this.#closed) this.#logger.warn('shared browser disconnected; the next lease relaunches it');
+      if (!this.#closed && !retired) this.#logger.warn('shared browser disconnected; the next lease relaunches it');
     });
     if (this.#closed) {
       await browser.close().catch(() => undefined);
@@ -316,7 +361,7 @@ export class BrowserRuntime {
   }
 
   #launchOptions(headed: boolean, viewport: ScreenSize | undefined): LaunchOptions {
-    this.#executablePath ??= findChromium(this.#host, this.#options.executablePath);
+    this.#executablePath ??= findChromium(this.#host, this.#configuredPath);
     const noSandbox = needsNoSandbox(this.#host.platform, this.#host.env, process.getuid?.());
     return {
       executablePath: this.#executablePath,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiKeyInfo, PrincipalId } from './admin.ts';
-import { Timestamp } from './common.ts';
+import { HttpUrl, Timestamp } from './common.ts';
 
 /** The header carrying the operator console's token (the console acts as the local operator). */
 export const CONSOLE_TOKEN_HEADER = 'x-console-token';
@@ -36,9 +36,28 @@ export const ApiKeyParams = z.object({ org_id: z.string().min(1), key_id: z.stri
 
 export const ProviderParams = z.object({ provider: ModelProvider });
 
+/** The environment variable that overrides a provider's base URL (ahead of the stored setting). */
+export const PROVIDER_BASE_URL_ENV: Record<ModelProvider, string> = {
+  anthropic: 'PORTICO_ANTHROPIC_BASE_URL',
+  openai: 'PORTICO_OPENAI_BASE_URL',
+  moonshot: 'PORTICO_MOONSHOT_BASE_URL',
+  'openai-compatible': 'PORTICO_OPENAI_COMPATIBLE_BASE_URL',
+};
+
+/**
+ * Where a provider's effective base URL comes from, in the order they win: `PORTICO_<PROVIDER>_BASE_URL`,
+ * the stored setting (console or `portico provider set-base-url`), the provider's own endpoint.
+ */
+export const BaseUrlSource = z.enum(['env', 'stored', 'default']);
+export type BaseUrlSource = z.infer<typeof BaseUrlSource>;
+
 export const ProviderStatus = z.object({
   provider: ModelProvider,
+  /** A key is stored in the keychain (or vault). */
   configured: z.boolean(),
+  /** The base URL jobs and "Test connection" call; null when there is none (an OpenAI-compatible server not set up yet). */
+  base_url: z.string().nullable(),
+  base_url_source: BaseUrlSource.nullable(),
 });
 export type ProviderStatus = z.infer<typeof ProviderStatus>;
 
@@ -49,11 +68,14 @@ export const ProviderList = z.object({
 });
 export type ProviderList = z.infer<typeof ProviderList>;
 
-export const ProviderKeyRequest = z.strictObject({
-  api_key: z.string().trim().min(1, 'must not be empty').max(4096),
-  /** Only for `openai-compatible`: the server's base URL, e.g. http://127.0.0.1:11434/v1 */
-  base_url: z.string().url().optional(),
-});
+/** A key, a base URL, or both; an absent field is left as it is. */
+export const ProviderKeyRequest = z
+  .strictObject({
+    api_key: z.string().trim().min(1, 'must not be empty').max(4096).optional(),
+    /** Stored like `portico provider set-base-url`, e.g. http://127.0.0.1:11434/v1; null goes back to the provider's own. */
+    base_url: z.string().trim().max(2048).pipe(HttpUrl).nullable().optional(),
+  })
+  .refine((body) => body.api_key !== undefined || body.base_url !== undefined, 'give api_key, base_url or both');
 export type ProviderKeyRequest = z.infer<typeof ProviderKeyRequest>;
 
 /** `ok`: the provider answered; `failed`: it refused or was unreachable; `unavailable`: this build cannot test yet. */

@@ -5,6 +5,7 @@ export const messages = {
   portalExists: (endpointName: string) => `Portal with endpoint_name '${endpointName}' already exists`,
   skillExists: (name: string, folder: string) => `Skill '${name}' already exists in folder '${folder}'`,
   skillNotFound: 'Skill not found',
+  skillHasNoManifest: 'This skill has no SKILL.md',
   profileNotFound: 'Profile not found',
   sessionNotFound: 'Session not found',
   jobNotFound: 'Job not found',

@@ -18,6 +18,8 @@ const portalWritableFields = {
   humanized_urls: HumanizedUrls.nullable(),
   webhook_url: HttpUrl.nullable(),
   skill_ids: z.array(Uuid).max(100),
+  /** Portico addition: whether model jobs may replay the portal's recorded trace (default true). */
+  replay_enabled: z.boolean(),
 };
 
 /** POST /portals/{org_id}. */
@@ -31,6 +33,7 @@ export const PortalCreateRequest = z.strictObject({
   humanized_urls: portalWritableFields.humanized_urls.optional(),
   webhook_url: portalWritableFields.webhook_url.optional(),
   skill_ids: portalWritableFields.skill_ids.optional(),
+  replay_enabled: portalWritableFields.replay_enabled.optional(),
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
@@ -44,6 +47,7 @@ export const PortalUpdateRequest = z.strictObject({
   humanized_urls: portalWritableFields.humanized_urls.optional(),
   webhook_url: portalWritableFields.webhook_url.optional(),
   skill_ids: portalWritableFields.skill_ids.optional(),
+  replay_enabled: portalWritableFields.replay_enabled.optional(),
 });
 export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
 
@@ -59,6 +63,7 @@ export const Portal = z.object({
   profile_id: Uuid.nullable(),
   humanized_urls: z.array(z.string()).nullable(),
   webhook_url: z.string().nullable(),
+  replay_enabled: z.boolean(),
   skills: z.array(Skill),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BrowserWindow, shell } from 'electron';
-import { bridgeArgument } from '../../src-preload/bridge.ts';
+import { bridgeArguments } from '../../src-preload/bridge.ts';
 
 export interface MainWindowOptions {
   /** The served console, e.g. http://127.0.0.1:8787/ */
@@ -21,10 +21,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
       sandbox: true,
       contextIsolation: true,
       nodeIntegration: false,
-      additionalArguments: [
-        `${bridgeArgument.apiBaseUrl}${options.apiBaseUrl}`,
-        `${bridgeArgument.consoleToken}${options.consoleToken}`,
-      ],
+      additionalArguments: bridgeArguments({ apiBaseUrl: options.apiBaseUrl, consoleToken: options.consoleToken }),
     },
   });
   const consoleOrigin = new URL(options.consoleUrl).origin;

@@ -51,6 +51,7 @@ export class PortalService {
       profile_id: request.profile_id ?? null,
       humanized_urls: request.humanized_urls ?? null,
       webhook_url: request.webhook_url ?? null,
+      replay_enabled: request.replay_enabled ?? true,
       skill_ids: request.skill_ids ?? [],
     };
     this.#validate(orgId, fields);
@@ -88,6 +89,7 @@ export class PortalService {
       profile_id: patch.profile_id === undefined ? current.profile_id : patch.profile_id,
       humanized_urls: patch.humanized_urls === undefined ? current.humanized_urls : patch.humanized_urls,
       webhook_url: patch.webhook_url === undefined ? current.webhook_url : patch.webhook_url,
+      replay_enabled: patch.replay_enabled ?? current.replay_enabled,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
     this.#validate(orgId, fields);

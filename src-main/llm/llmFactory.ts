@@ -1,5 +1,6 @@
 import type { SecretStore } from '../secrets/index.ts';
 import { AnthropicClient } from './anthropicClient.ts';
+import { BASE_URL_ENV, resolveBaseUrl } from './baseUrls.ts';
 import { ModelNotConfiguredError, UnknownModelError } from './llmErrors.ts';
 import { OpenAiClient } from './openaiClient.ts';
 import { DEFAULT_RETRY_POLICY, type LlmClient, type RetryPolicy } from './types.ts';
@@ -15,16 +16,6 @@ const KEY_ENV: Record<LlmProvider, string> = {
   'openai-compatible': 'OPENAI_COMPATIBLE_API_KEY',
 };
 
-const BASE_URL_ENV: Record<LlmProvider, string> = {
-  anthropic: 'PORTICO_ANTHROPIC_BASE_URL',
-  openai: 'PORTICO_OPENAI_BASE_URL',
-  moonshot: 'PORTICO_MOONSHOT_BASE_URL',
-  'openai-compatible': 'PORTICO_OPENAI_COMPATIBLE_BASE_URL',
-};
-
-/** Moonshot's public endpoint speaks the OpenAI Chat Completions API. */
-const DEFAULT_BASE_URLS: Partial<Record<LlmProvider, string>> = { moonshot: 'https://api.moonshot.ai/v1' };
-
 export function isLlmProvider(name: string): name is LlmProvider {
   return (LLM_PROVIDERS as readonly string[]).includes(name);
 }
@@ -32,7 +23,7 @@ export function isLlmProvider(name: string): name is LlmProvider {
 export interface LlmFactoryOptions {
   /** The secret store (opened lazily: only model jobs need it). */
   secrets(): Promise<Pick<SecretStore, 'get'>>;
-  /** Base URLs stored by `portico provider set-base-url`. */
+  /** Base URLs stored by the console or `portico provider set-base-url`. */
   storedBaseUrl(provider: LlmProvider): string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
   retry?: RetryPolicy;
@@ -66,7 +57,7 @@ export class LlmFactory {
     return {
       provider,
       apiKey: stored ?? this.#env(KEY_ENV[provider]),
-      baseUrl: this.#env(BASE_URL_ENV[provider]) ?? this.#options.storedBaseUrl(provider) ?? DEFAULT_BASE_URLS[provider],
+      baseUrl: resolveBaseUrl(provider, this.#options.storedBaseUrl(provider), this.#options.env ?? process.env)?.url,
     };
   }
 
@@ -74,7 +65,9 @@ export class LlmFactory {
   async missing(modelId: string): Promise<string | undefined> {
     const { provider, apiKey, baseUrl } = await this.#settings(modelId);
     if (provider === 'openai-compatible') {
-      return baseUrl === undefined ? `no base URL; run \`portico provider set-base-url openai-compatible <url>\` or set ${BASE_URL_ENV[provider]}` : undefined;
+      return baseUrl === undefined
+        ? `no base URL; run \`portico provider set-base-url openai-compatible <url>\`, set it in the console (Settings › Model providers) or set ${BASE_URL_ENV[provider]}`
+        : undefined;
     }
     return apiKey === undefined ? `no API key; run \`portico provider set-key ${provider}\` or set ${KEY_ENV[provider]}` : undefined;
   }

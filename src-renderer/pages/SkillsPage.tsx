@@ -1,6 +1,6 @@
 import { useRef, useState, type FormEvent } from 'react';
 import type { Skill } from '../../src-main/contract/skill.ts';
-import { api, upload } from '../api.ts';
+import { api, errorDetail, text, upload } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
 import { formatWhen } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
@@ -67,20 +67,51 @@ export function SkillsPage() {
       )}
       <div className="cards">
         {list.map((skill) => (
-          <article key={skill.id} className="card static">
-            <span className="card-title">{skill.name}</span>
-            <span className="card-meta">
-              {skill.folder_name} · {skill.org_id === org ? (skill.is_public ? 'public' : 'private') : `shared by ${skill.org_name}`} · {formatWhen(skill.updated_at)}
-            </span>
-            <span className="card-task">{skill.description ?? 'No SKILL.md description.'}</span>
-            {skill.org_id === org && (
-              <span className="card-actions">
-                <ConfirmButton label="Delete" confirm="Delete skill" onConfirm={() => void remove(skill)} />
-              </span>
-            )}
-          </article>
+          <SkillCard key={skill.id} skill={skill} org={org} onDelete={() => void remove(skill)} />
         ))}
       </div>
     </section>
+  );
+}
+
+/** One skill; "Show SKILL.md" fetches the file on demand and shows it as plain text. */
+function SkillCard(props: { skill: Skill; org: string; onDelete: () => void }) {
+  const { skill, org } = props;
+  const [open, setOpen] = useState(false);
+  const [markdown, setMarkdown] = useState<{ text?: string; error?: string }>();
+  const toggle = () => {
+    const next = !open;
+    setOpen(next);
+    // Loaded once; a failed load is tried again at the next opening.
+    if (!next || markdown?.text !== undefined) return;
+    setMarkdown(undefined);
+    text(`/skills/${orgPath(org)}/${encodeURIComponent(skill.id)}/skill-md`).then(
+      (body) => setMarkdown({ text: body }),
+      (failure: unknown) => setMarkdown({ error: errorDetail(failure) }),
+    );
+  };
+  const panelId = `skill-md-${skill.id}`;
+  return (
+    <article className={open ? 'card static expanded' : 'card static'} aria-label={skill.name}>
+      <span className="card-title">{skill.name}</span>
+      <span className="card-meta">
+        {skill.folder_name} · {skill.org_id === org ? (skill.is_public ? 'public' : 'private') : `shared by ${skill.org_name}`} · {formatWhen(skill.updated_at)}
+      </span>
+      <span className="card-task">{skill.description ?? 'No SKILL.md description.'}</span>
+      {open && (
+        <div id={panelId}>
+          {markdown === undefined && <Loading what="SKILL.md" />}
+          <ErrorNote detail={markdown?.error} />
+          {/* A text child, never innerHTML: whatever the uploaded file holds shows as characters. */}
+          {markdown?.text !== undefined && <pre className="skill-md" aria-label={`SKILL.md of ${skill.name}`}>{markdown.text}</pre>}
+        </div>
+      )}
+      <span className="card-actions">
+        <button type="button" className="ghost" aria-expanded={open} aria-controls={panelId} onClick={toggle}>
+          {open ? 'Hide SKILL.md' : 'Show SKILL.md'}
+        </button>
+        {skill.org_id === org && <ConfirmButton label="Delete" confirm="Delete skill" onConfirm={props.onDelete} />}
+      </span>
+    </article>
   );
 }

@@ -133,6 +133,19 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     expect(model.requests.length).toBe(2);
   });
 
+  it('portal replay_enabled: false runs fresh; a job\'s replay: true overrides it', async () => {
+    expect((await svc.api('/portals/default/signup', { method: 'PATCH', json: { replay_enabled: false } })).status).toBe(200);
+    model.reset((request) => formFiller(request));
+    const fresh = await waitForJob(svc, 'signup', ((await start('signup')).body as { job_id: string }).job_id, ['completed', 'failed']);
+    expect(modeOf(fresh)).toBe('fresh');
+    expect(model.requests.length).toBe(2);
+    model.reset([]);
+    const replayed = await waitForJob(svc, 'signup', ((await start('signup', { replay: true })).body as { job_id: string }).job_id, ['completed', 'failed']);
+    expect(modeOf(replayed)).toBe('replayed');
+    expect(model.requests).toHaveLength(0);
+    expect((await svc.api('/portals/default/signup', { method: 'PATCH', json: { replay_enabled: true } })).status).toBe(200);
+  });
+
   it('ask_human becomes a question event; the answer goes back to the model', async () => {
     await createPortal('hitl');
     model.reset((request, n) => (n === 0
@@ -160,5 +173,13 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     const res = await start('local', { orchestrator_model: 'openai-compatible:llama-3.2' });
     expect(res.status).toBe(422);
     expect((res.body as { detail: string }).detail).toMatch(/^body\.orchestrator_model: model 'openai-compatible:llama-3\.2' is not configured: no base URL; run `portico provider set-base-url openai-compatible <url>`/);
+  });
+
+  it('a model job naming a vision model whose provider has no key is 422 naming it; a builtin job ignores vision_model', async () => {
+    const res = await start('local', { vision_model: 'openai:gpt-5.4' });
+    expect(res).toEqual({ status: 422, body: { detail: "body.vision_model: model 'openai:gpt-5.4' is not configured: no API key; run `portico provider set-key openai` or set OPENAI_API_KEY" } });
+    const builtin = await start('local', { vision_model: 'openai:gpt-5.4', orchestrator_model: 'builtin:autofill' });
+    expect(builtin.status).toBe(200);
+    await svc.api(`/jobs/default/local/cancel?job_id=${(builtin.body as { job_id: string }).job_id}`, { method: 'POST' });
   });
 });

@@ -195,6 +195,68 @@ describe('skills (§4.4)', () => {
     expect(await jsonOf(await svc.api(`/skills/default/${skill.id}`, { method: 'DELETE' }))).toEqual({ status: 404, body: { detail: 'Skill not found' } });
   });
 
+  describe('GET /skills/{org_id}/{skill_id}/skill-md', () => {
+    const skillMdOf = (orgId: string, skillId: string, key?: string) => svc.api(`/skills/${orgId}/${skillId}/skill-md`, key ? { key } : {});
+    const uploadAs = async (orgId: string, key: string | undefined, query: string, zip: Buffer, name: string) => {
+      const res = await jsonOf(await svc.api(`/skills/${orgId}${query}`, { method: 'POST', body: form(zip, name), ...(key ? { key } : {}) }));
+      expect(res.status).toBe(200);
+      return res.body as { id: string };
+    };
+
+    it('returns the root SKILL.md as text/markdown, byte for byte (HTML stays text)', async () => {
+      const text = '---\nname: md-root\ndescription: Shows its instructions\n---\n# Steps\n<script>alert(1)</script> é\n';
+      const skill = await uploadAs('default', undefined, '?folder=md', buildRawZip([{ name: 'SKILL.md', data: Buffer.from(text) }, { name: 'a.txt', data: Buffer.from('a') }]), 'md-root.zip');
+      const res = await skillMdOf('default', skill.id);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await res.text()).toBe(text);
+      // The console token reads it as the operator, like every org route.
+      const asConsole = await svc.api(`/skills/default/${skill.id}/skill-md`, { key: null, headers: { 'x-console-token': svc.consoleToken } });
+      expect(await asConsole.text()).toBe(text);
+    });
+
+    it('finds SKILL.md inside the single top-level folder', async () => {
+      const zip = buildRawZip([{ name: 'pack/SKILL.md', data: skillMd('pack', 'Nested') }, { name: 'pack/x.js', data: Buffer.from('1') }]);
+      const skill = await uploadAs('default', undefined, '?folder=md', zip, 'pack.zip');
+      const res = await skillMdOf('default', skill.id);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('description: Nested');
+    });
+
+    it('a skill without SKILL.md is 404 saying so; an unknown skill is 404 Skill not found', async () => {
+      const skill = await uploadAs('default', undefined, '?folder=md', buildRawZip([{ name: 'readme.txt', data: Buffer.from('no manifest') }]), 'no-md.zip');
+      expect(await jsonOf(await skillMdOf('default', skill.id))).toEqual({ status: 404, body: { detail: 'This skill has no SKILL.md' } });
+      expect(await jsonOf(await skillMdOf('default', '00000000-0000-4000-8000-000000000000'))).toEqual({ status: 404, body: { detail: 'Skill not found' } });
+    });
+
+    it('another org\'s private skill is 404; its public skill is readable', async () => {
+      const privateSkill = await uploadAs('rival', rivalKey, '?folder=md', buildRawZip([{ name: 'SKILL.md', data: skillMd('secret', 'Private know-how') }]), 'secret-md.zip');
+      const publicSkill = await uploadAs('rival', rivalKey, '?folder=md&is_public=true', buildRawZip([{ name: 'SKILL.md', data: skillMd('shared', 'Shared know-how') }]), 'shared-md.zip');
+      expect(await jsonOf(await skillMdOf('default', privateSkill.id))).toEqual({ status: 404, body: { detail: 'Skill not found' } });
+      const shared = await skillMdOf('default', publicSkill.id);
+      expect(shared.status).toBe(200);
+      expect(await shared.text()).toContain('description: Shared know-how');
+      // Its own org reads its private skill; another org's key on the rival path is refused as for every org route.
+      expect((await skillMdOf('rival', privateSkill.id, rivalKey)).status).toBe(200);
+      expect((await skillMdOf('rival', privateSkill.id)).status).toBe(403);
+    });
+
+    it('a SKILL.md replaced by a symlink after upload is not followed', async () => {
+      const { rm: remove, symlink } = await import('node:fs/promises');
+      const skill = await uploadAs('default', undefined, '?folder=md', buildRawZip([{ name: 'SKILL.md', data: skillMd('linked', 'Linked') }]), 'linked.zip');
+      const file = join(svc.dataDir, 'skills', skill.id, 'SKILL.md');
+      await remove(file);
+      await symlink(join(svc.dataDir, 'portico.db'), file);
+      expect(await jsonOf(await skillMdOf('default', skill.id))).toEqual({ status: 404, body: { detail: 'This skill has no SKILL.md' } });
+    });
+
+    it('is listed in OpenAPI as text/markdown', async () => {
+      const doc = (await (await svc.api('/openapi.json', { key: null })).json()) as { paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }> };
+      expect(doc.paths['/skills/{org_id}/{skill_id}/skill-md']?.get?.responses['200']?.content?.['text/markdown']).toBeDefined();
+    });
+  });
+
   it('another org can neither see nor delete a private skill', async () => {
     const own = ((await jsonOf(await svc.api('/skills/default'))).body as { id: string }[])[0];
     const res = await jsonOf(await svc.api(`/skills/rival/${String(own?.id)}`, { method: 'DELETE', key: rivalKey }));

@@ -1,8 +1,14 @@
-import { mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import yazl from 'yazl';
 import { html, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
+import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
@@ -14,6 +20,36 @@ const SIZES = [
   { name: '1280x800', width: 1280, height: 800 },
   { name: '1024x700', width: 1024, height: 700 },
 ] as const;
+
+/** Writes a real zip (yazl, as a person's zip tool would) holding a skill folder; returns its path. */
+async function skillZip(dir: string, fileName: string, description: string): Promise<string> {
+  const zip = new yazl.ZipFile();
+  zip.addBuffer(Buffer.from(`---\nname: Date pickers\ndescription: ${description}\n---\n# Date pickers\nOpen the calendar, then click the day.\n<img src=x onerror="document.title='pwned'"> <b>not bold</b>\n`), 'SKILL.md');
+  zip.addBuffer(Buffer.from('export const pick = 1;\n'), 'scripts/pick.js');
+  zip.end();
+  const path = join(dir, fileName);
+  await finished(zip.outputStream.pipe(createWriteStream(path)));
+  return path;
+}
+
+/** A webhook receiver that answers 500 to its first request and 200 to every later one. */
+async function startFlakyReceiver(): Promise<{ url: string; received: string[]; close(): Promise<void> }> {
+  const received: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push(String(req.headers['x-webhook-attempt']));
+      res.writeHead(received.length === 1 ? 500 : 200).end(received.length === 1 ? 'not yet' : 'ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
 
 /** Saves the page at both window sizes the console must work at, for a person to look at. */
 async function snap(page: Page, name: string): Promise<void> {
@@ -29,6 +65,8 @@ describe('operator console (built, in real Chromium, against a real service)', (
   let pages: LocalServer;
   let browser: Browser;
   let page: Page;
+  let model: ModelServer;
+  const scratch = mkdtempSync(join(tmpdir(), 'portico-console-'));
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -36,6 +74,9 @@ describe('operator console (built, in real Chromium, against a real service)', (
       '/form': html('<title>Colour form</title><h1>Pick a colour</h1><label>Colour <input id="colour"></label>'),
       '/login': html('<title>Sign in</title><h1>Sign in</h1><input id="user" aria-label="user"><button>Log in</button>'),
     });
+    // Provider "Test connection" talks to the scripted model server, never to the real Anthropic.
+    model = await startModelServer();
+    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
     [svc, browser] = await Promise.all([
       startService(undefined, { agents: scriptedRegistry }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
@@ -49,6 +90,9 @@ describe('operator console (built, in real Chromium, against a real service)', (
     await browser?.close();
     await svc?.dispose();
     await pages?.close();
+    await model?.close();
+    delete process.env.PORTICO_ANTHROPIC_BASE_URL;
+    rmSync(scratch, { recursive: true, force: true });
     if (previousHeadless === undefined) delete process.env.PORTICO_HEADLESS;
     else process.env.PORTICO_HEADLESS = previousHeadless;
   });
@@ -189,9 +233,134 @@ describe('operator console (built, in real Chromium, against a real service)', (
     await page.getByText('body.chromium_path: /nonexistent/chromium does not exist or is not an executable file').waitFor();
   });
 
+  it('tests a model provider key: connected, then the provider\'s 401 in plain words', async () => {
+    const row = page.locator('li.provider', { hasText: 'Anthropic' });
+    await row.getByLabel('Anthropic API key').fill('sk-ant-console');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await row.getByText('key stored').waitFor();
+    model.reset([{ text: 'OK' }]);
+    await row.getByRole('button', { name: 'Test connection' }).click();
+    await row.getByText(`Connected. Anthropic accepted the key at ${model.anthropicBaseUrl}`).waitFor();
+    expect(JSON.stringify(model.requests[0]?.headers)).toContain('sk-ant-console');
+    model.reset([{ status: 401, error: 'invalid x-api-key' }]);
+    await row.getByRole('button', { name: 'Test connection' }).click();
+    await row.getByText('Not connected. Anthropic rejected the key (HTTP 401): invalid x-api-key').waitFor();
+    await row.scrollIntoViewIfNeeded();
+    await snap(page, 'settings-providers');
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByText('no key').waitFor();
+  });
+
+  it('sets an OpenAI-compatible server\'s base URL (no key) and tests it; the env override is shown as such', async () => {
+    await page.locator('li.provider', { hasText: 'Anthropic' }).getByText(`Calls ${model.anthropicBaseUrl} (from PORTICO_ANTHROPIC_BASE_URL`).waitFor();
+    const row = page.locator('li.provider', { hasText: 'OpenAI-compatible server' });
+    await row.getByText('No base URL yet').waitFor();
+    // The base URL is required here, the key is not.
+    expect(await row.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    const url = row.getByLabel('OpenAI-compatible server base URL');
+    await url.fill('ftp://127.0.0.1/v1');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await row.getByText('body.base_url: must be an absolute http(s) URL').waitFor();
+    await url.fill(model.openaiBaseUrl);
+    await row.getByRole('button', { name: 'Save' }).click();
+    await row.getByText(`Calls ${model.openaiBaseUrl} (saved base URL).`).waitFor();
+    const listed = (await (await svc.api('/admin/providers', { key: null, headers: { 'x-console-token': svc.consoleToken } })).json()) as { providers: { provider: string }[] };
+    expect(listed.providers.find((p) => p.provider === 'openai-compatible')).toEqual({ provider: 'openai-compatible', configured: false, base_url: model.openaiBaseUrl, base_url_source: 'stored' });
+    await row.getByRole('button', { name: 'Test connection' }).click();
+    await row.getByText(`Connected. ${model.openaiBaseUrl} answered and lists 1 model`).waitFor();
+    await row.scrollIntoViewIfNeeded();
+    await snap(page, 'settings-provider-base-url');
+  });
+
+  it('shows a webhook delivery with its attempts and redelivers it', async () => {
+    const receiver = await startFlakyReceiver();
+    try {
+      const webhooks = page.getByRole('region', { name: 'Webhooks' });
+      await webhooks.getByRole('button', { name: 'Generate key' }).click();
+      await webhooks.getByRole('button', { name: 'Done' }).click();
+      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'hooked', start_url: pages.url('/form'), task: 'script:visit', webhook_url: receiver.url } });
+      const { job_id } = (await (await svc.api('/jobs/default/hooked/start', { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
+      await waitForJob(svc, 'hooked', job_id, ['completed']);
+      // The first attempt gets a 500; the retry a second later succeeds.
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(2);
+      const table = webhooks.getByRole('table', { name: 'Webhook deliveries' });
+      const row = table.getByRole('row', { name: new RegExp(receiver.url.replace(/[.]/g, '\\.')) });
+      await row.getByText(/^succeeded · 200$/).waitFor({ timeout: 10_000 });
+      await row.getByRole('button', { name: 'Attempts' }).click();
+      const attempts = webhooks.getByRole('list', { name: 'Attempts' });
+      await attempts.getByText(/^Attempt 1 · .*: HTTP 500 in \d+ ms$/).waitFor();
+      await attempts.getByText(/^Attempt 2 · .*: HTTP 200 in \d+ ms$/).waitFor();
+      await row.getByRole('button', { name: 'Redeliver' }).click();
+      await expect.poll(() => receiver.received, { timeout: 10_000 }).toEqual(['1', '2', '1']);
+      await attempts.getByText(/^Redelivery, attempt 1 · .*: HTTP 200 in \d+ ms$/).waitFor({ timeout: 10_000 });
+      expect(await row.locator('td.num').textContent()).toBe('3');
+      await table.scrollIntoViewIfNeeded();
+      await snap(page, 'settings-webhook-deliveries');
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('skills page says what to upload when empty', async () => {
     await page.getByRole('link', { name: 'Skills' }).click();
     await page.getByText('No skills yet').waitFor();
+    await snap(page, 'skills-empty');
+  });
+
+  it('uploads a skill zip, lists it with its SKILL.md description, and deletes it', async () => {
+    const zip = await skillZip(scratch, 'date-pickers.zip', 'Fill calendar widgets that ignore typed input');
+    const form = page.getByRole('form', { name: 'Upload a skill' });
+    await form.getByLabel('Skill zip').setInputFiles(zip);
+    await form.getByLabel('Folder').fill('widgets');
+    await form.getByRole('button', { name: 'Upload' }).click();
+    const card = page.getByRole('article').filter({ hasText: 'date-pickers' });
+    await card.getByText('Fill calendar widgets that ignore typed input').waitFor();
+    await card.getByText(/^widgets · private · /).waitFor();
+    const listed = (await (await svc.api('/skills/default')).json()) as { name: string; description: string }[];
+    expect(listed).toMatchObject([{ name: 'date-pickers', description: 'Fill calendar widgets that ignore typed input' }]);
     await snap(page, 'skills');
+    // SKILL.md opens as plain text: the markup in it shows as characters and never becomes elements.
+    await card.getByRole('button', { name: 'Show SKILL.md' }).click();
+    const shown = card.getByLabel('SKILL.md of date-pickers');
+    await shown.getByText('Open the calendar, then click the day.', { exact: false }).waitFor();
+    expect(await shown.textContent()).toContain('<img src=x onerror="document.title=\'pwned\'"> <b>not bold</b>');
+    expect(await shown.locator('img, b').count()).toBe(0);
+    expect(await page.title()).not.toBe('pwned');
+    expect(await card.getByRole('button', { name: 'Hide SKILL.md' }).getAttribute('aria-expanded')).toBe('true');
+    await snap(page, 'skills-skill-md');
+    await card.getByRole('button', { name: 'Hide SKILL.md' }).click();
+    expect(await shown.count()).toBe(0);
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await card.getByRole('button', { name: 'Delete skill' }).click();
+    await page.getByText('No skills yet').waitFor();
+    expect(await (await svc.api('/skills/default')).json()).toEqual([]);
+  });
+
+  it('creates an organization from the sidebar, shows its API key once, and switches to it', async () => {
+    const switcher = page.getByLabel('Organization', { exact: true });
+    expect(await switcher.inputValue()).toBe('default');
+    await page.getByRole('button', { name: 'New organization' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New organization' });
+    await dialog.getByLabel('Organization id').fill('acme');
+    await dialog.getByLabel('Display name (optional)').fill('Acme Ltd');
+    await dialog.getByRole('button', { name: 'Create organization' }).click();
+    const secret = (await dialog.getByTestId('secret').textContent()) ?? '';
+    expect(secret).toMatch(/^pk_org_/);
+    expect((await svc.api('/portals/acme', { key: secret })).status).toBe(200);
+    expect((await svc.api('/portals/default', { key: secret })).status).toBe(403);
+    await snap(page, 'org-new');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => switcher.inputValue()).toBe('acme');
+    expect(await page.content()).not.toContain(secret);
+    // The whole console now acts for acme: its lists are its own (empty), and creating it again is refused.
+    await page.getByRole('link', { name: 'Portals' }).click();
+    await page.getByText('No portals yet').waitFor();
+    await page.getByRole('button', { name: 'New organization' }).click();
+    await dialog.getByLabel('Organization id').fill('acme');
+    await dialog.getByRole('button', { name: 'Create organization' }).click();
+    await dialog.getByText("Organization 'acme' already exists").waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await switcher.selectOption('default');
+    await page.getByRole('link', { name: 'colours' }).waitFor();
   });
 });

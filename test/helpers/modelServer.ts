@@ -62,7 +62,8 @@ function openaiBody(reply: Extract<ScriptedReply, { toolCalls?: unknown }>, mode
 
 /**
  * A local stand-in for the Anthropic Messages API (`POST /v1/messages`) and OpenAI Chat
- * Completions (`POST /v1/chat/completions`), answering from a per-test script and recording every request.
+ * Completions (`POST /v1/chat/completions`), answering from a per-test script and recording every request;
+ * `GET /v1/models` lists one model, as an OpenAI-compatible server does.
  */
 export async function startModelServer(initial: ReplyScript = []): Promise<ModelServer> {
   let script = initial;
@@ -75,6 +76,11 @@ export async function startModelServer(initial: ReplyScript = []): Promise<Model
       const raw = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '').split('?')[0] ?? '';
       const api = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/chat/completions') ? 'openai' : undefined;
+      // What an OpenAI-compatible server's "Test connection" asks for; not a model call, so not recorded.
+      if (req.method === 'GET' && path === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'portico-tests' }] }));
+        return;
+      }
       if (req.method !== 'POST' || !api) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
         return;

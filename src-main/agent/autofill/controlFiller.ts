@@ -1,29 +1,14 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 
-import type { HumanInput } from '../../browser/humanInput.ts';
+import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
+import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue } from './dates.ts';
+import { click, FillProblem, locate, shownValue, typeKeys, waitFor, type FillEnv } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
-import {
-  asBoolean, asText, dateFormatFromHint, filePayloads, formatDate, looksLikeDateField, matchChoice, monthChoiceValues,
-  parseDateValue, sameValue, type ChoiceLike,
-} from './valueAdapter.ts';
+import { loose } from './textNorm.ts';
+import { asBoolean, asText, filePayloads, matchChoice, monthChoiceValues, sameValue, type ChoiceLike } from './valueAdapter.ts';
 
-/** A value that cannot go into a control as given; the wizard asks a human or fails with `message`. */
-export class FillProblem extends Error {
-  readonly choices: string[];
-  constructor(message: string, choices: string[] = []) {
-    super(message);
-    this.name = 'FillProblem';
-    this.choices = choices;
-  }
-}
-
-export interface FillEnv {
-  page: Page;
-  /** Set on humanized URLs: clicks and typing go through it. */
-  human: HumanInput | null;
-  log(line: string): void;
-}
+export { FillProblem, locate, type FillEnv };
 
 export interface FillOptions {
   /** Date pattern to use for a text date field (set by the validation retry loop). */
@@ -34,23 +19,19 @@ export interface FillOptions {
 
 const OPTION_SELECTOR = '[role="option"]:visible, [role="listbox"] li:visible, ul.ui-autocomplete li:visible, .autocomplete__option:visible';
 
-/** The Playwright locator of a scanned control (CSS pierces open shadow roots). */
-export function locate(target: Target, control: ScannedControl = target.controls[0] as ScannedControl): Locator {
-  return target.frame.locator(`[data-portico-id="${control.pid}"]`);
-}
-
-async function click(env: FillEnv, loc: Locator): Promise<void> {
-  if (env.human) await env.human.click(loc);
-  else await loc.click({ timeout: 5000 });
-}
-
-/** Types key by key so widgets that listen to keydown/keypress (masks, pickers) see real input. */
-async function typeKeys(env: FillEnv, loc: Locator, text: string): Promise<void> {
-  await click(env, loc);
-  await env.page.keyboard.press('ControlOrMeta+A');
-  await env.page.keyboard.press('Backspace');
-  if (env.human) await env.human.type(text);
-  else await env.page.keyboard.type(text, { delay: 15 });
+/**
+ * The format a text date field most likely wants, so the common case needs no second submit: one
+ * named in its hints ("DD/MM/YYYY"), else one an example shows ("For example, 27 3 2007"), else
+ * the page language's (lang="de" → DD.MM.YYYY), else ISO; an input `pattern` vetoes candidates
+ * it rejects. The validation loop (validationReader) still corrects a wrong guess.
+ */
+export function textDateFormat(c: ScannedControl): string {
+  const hints = [c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' ');
+  const byLang = dateFormatForLang(c.lang);
+  const order = byLang && !byLang.startsWith('Y') ? (byLang.startsWith('D') ? 'DMY' : 'MDY') : null;
+  const candidates = [dateFormatFromHint(hints), dateFormatFromExample(hints, order), byLang].filter((f): f is string => !!f);
+  if (c.pattern) return dateFormatFromPattern(c.pattern, [...candidates, ...DATE_FORMATS]) ?? candidates[0] ?? 'YYYY-MM-DD';
+  return candidates[0] ?? 'YYYY-MM-DD';
 }
 
 /** The text a text-like control should receive for `value`. */
@@ -59,8 +40,7 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
   const date = parseDateValue(value);
   if (target.kind === 'date' && date) return formatDate(date, 'YYYY-MM-DD');
   if (date && (options.format === 'date' || looksLikeDateField([target.label, c.placeholder, c.describedBy, c.name, c.id].join(' ')))) {
-    const hinted = dateFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels].join(' '));
-    return formatDate(date, options.dateFormat ?? hinted ?? 'YYYY-MM-DD');
+    return formatDate(date, options.dateFormat ?? textDateFormat(c));
   }
   if (c.type === 'number' && typeof value === 'string') return value.replace(/[^\d.\-]/g, '');
   return asText(value);
@@ -91,18 +71,34 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
 async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<string> {
   const text = asText(value);
   const options = target.frame.locator(OPTION_SELECTOR);
+  const listed = async (timeoutMs: number): Promise<string[]> => {
+    let openSince = 0;
+    await waitFor(async () => {
+      if ((await options.count()) > 0) return true;
+      // An open list showing no option ("No options") answers too, after a moment for async results.
+      if ((await loc.getAttribute('aria-expanded')) !== 'true') return false;
+      openSince ||= Date.now();
+      return Date.now() - openSince > 300;
+    }, timeoutMs, 100);
+    return (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  };
   const tryTyping = async (typed: string): Promise<string[]> => {
     await typeKeys(env, loc, typed);
-    for (let waited = 0; waited < 2000; waited += 100) {
-      if ((await options.count()) > 0) break;
-      await env.page.waitForTimeout(100);
-    }
-    return (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    return listed(2000);
   };
   let seen = await tryTyping(text);
   if (!seen.length && text.length > 3) seen = await tryTyping(text.slice(0, 3));
   if (!seen.length) {
-    // A free-text combobox with no suggestions: what was typed stays.
+    // Nothing suggested. A combobox that only takes its own options (react-select) still lists them
+    // on ArrowDown with an empty input; then the value is none of them. Otherwise it is free text.
+    await typeKeys(env, loc, '');
+    await env.page.keyboard.press('ArrowDown');
+    const all = await listed(500);
+    if (all.length) {
+      await env.page.keyboard.press('Escape');
+      throw new FillProblem(`value '${text}' matches none of the options of '${target.label}'`, all);
+    }
+    await typeKeys(env, loc, text);
     await loc.blur().catch(() => undefined);
     return loc.inputValue();
   }
@@ -110,9 +106,13 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   if (index < 0) {
     throw new FillProblem(`${index === -2 ? 'matches several' : 'matches none'} of the suggestions of '${target.label}'`, seen);
   }
+  const label = seen[index] as string;
   await click(env, options.nth(index));
-  await env.page.waitForTimeout(50);
-  return loc.inputValue();
+  // Most widgets put the choice in the input; react-select clears the input and shows it beside.
+  let shown = '';
+  const took = await waitFor(async () => loose((shown = await shownValue(loc))).includes(loose(label)), 800);
+  if (!took) env.log(`${target.label}: shows '${shown}' after choosing '${label}'`);
+  return shown || label;
 }
 
 async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
@@ -150,7 +150,7 @@ async function fillSelectLike(loc: Locator, target: Target, control: ScannedCont
 
 async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Promise<string> {
   const date = parseDateValue(value);
-  if (!date) throw new FillProblem(`value '${asText(value)}' is not an ISO date (YYYY-MM-DD) for '${target.label}'`);
+  if (!date) throw new FillProblem(`value '${asText(value)}' is not a date (e.g. YYYY-MM-DD) for '${target.label}'`);
   const [day, month, year] = target.controls as [ScannedControl, ScannedControl, ScannedControl];
   const put = async (control: ScannedControl, texts: string[]): Promise<void> => {
     const loc = locate(target, control);
@@ -181,29 +181,45 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
   switch (target.kind) {
     case 'text':
     case 'textarea':
-    case 'date':
+    case 'date': {
+      if (first.datalist && target.choices.length) {
+        // A datalist only suggests: a value naming one suggestion types that suggestion's value, anything else goes in as given.
+        const index = matchChoice(value, target.choices);
+        if (index >= 0) return fillText(env, target, loc, (target.choices[index] as ChoiceLike).value);
+        env.log(`${target.label}: the value ${index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`);
+      }
       return fillText(env, target, loc, textFor(target, value, options));
+    }
+    case 'editable':
+      return fillEditable(env, target, textFor(target, value, options));
     case 'combobox':
       return fillCombobox(env, target, loc, value);
+    case 'listbox':
+      return fillListbox(env, target, value);
     case 'select':
       return fillSelectLike(loc, target, first, Array.isArray(value) && first.multiple ? value : [value]);
     case 'radio': {
       const index = choose(target, value, target.choices);
       const choice = target.choices[index] as ChoiceLike & { pid: string };
       const control = target.controls.find((c) => c.pid === choice.pid) as ScannedControl;
-      await checkControl(env, target, control, true);
+      if (control.aria) await setAriaChecked(env, target, control, true, `'${choice.label}'`);
+      else await checkControl(env, target, control, true);
       return choice.label;
     }
     case 'checkbox': {
       const on = asBoolean(value);
       if (on === null) throw new FillProblem(`value '${asText(value)}' is not yes/no for the checkbox '${target.label}'`, ['yes', 'no']);
-      await checkControl(env, target, first, on);
+      if (first.aria) await setAriaChecked(env, target, first, on, 'it');
+      else await checkControl(env, target, first, on);
       return on ? 'checked' : 'unchecked';
     }
     case 'checkboxGroup': {
       const values = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/\s*[,;]\s*/).filter(Boolean) : [value];
       const picked = new Set(values.map((v) => target.choices[choose(target, v, target.choices)]?.pid));
-      for (const control of target.controls) await checkControl(env, target, control, picked.has(control.pid));
+      for (const control of target.controls) {
+        if (control.aria) await setAriaChecked(env, target, control, picked.has(control.pid), `'${target.choices.find((c) => c.pid === control.pid)?.label}'`);
+        else await checkControl(env, target, control, picked.has(control.pid));
+      }
       return target.choices.filter((c) => picked.has(c.pid)).map((c) => c.label).join(', ');
     }
     case 'dateSplit':

@@ -89,6 +89,7 @@ export function loggable(entry: Entry, value: unknown = entry.value): string {
   if (entry.secret) return '••••';
   if (isFileObject(value)) return `file ${value.name}`;
   if (typeof value === 'string' && value.startsWith('data:')) return 'file (data URL)';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // One log line per value: line breaks (contenteditable, textarea) are shown escaped.
+  const text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(/\r?\n/g, '\\n');
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -1,7 +1,8 @@
 import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
 import { conceptTokens, textSimilarity, words } from './textNorm.ts';
-import { matchChoice, parseDateValue } from './valueAdapter.ts';
+import { dateReadings } from './dates.ts';
+import { matchChoice } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
 export const MATCH_THRESHOLD = 0.5;
@@ -33,12 +34,13 @@ function compatibility(value: unknown, target: Target): number {
   const file = isFileValue(value);
   if (target.kind === 'file') return file ? 1 : 0;
   if (file) return 0;
-  if (target.kind === 'dateSplit') return parseDateValue(value) ? 1 : 0;
+  if (target.kind === 'dateSplit') return dateReadings(value).length ? 1 : 0;
   if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
-  if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' ? 0.9 : 0.3;
+  if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' || target.kind === 'listbox' ? 0.9 : 0.3;
   if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
   // A value that is none of a choice control's options probably belongs to another control.
-  if (target.kind === 'radio' || target.kind === 'select' || target.kind === 'checkboxGroup') {
+  // (A listbox whose options only render when opened cannot tell, so it is not penalised.)
+  if (target.kind === 'radio' || target.kind === 'select' || target.kind === 'checkboxGroup' || (target.kind === 'listbox' && target.choices.length)) {
     const values = Array.isArray(value) ? value : [value];
     const hits = values.filter((v) => matchChoice(v, target.choices) !== -1).length;
     return hits === values.length ? 1 : hits > 0 ? 0.7 : 0.35;

@@ -17,7 +17,8 @@ export interface AutofillAgentOptions {
 
 /**
  * `builtin:autofill`: fills a form it has never seen with no model and no network of its own —
- * matches form_data keys to controls, adapts values, walks wizards, corrects rejected values,
+ * matches form_data keys to controls (native ones, ARIA widgets built from divs, contenteditable
+ * editors), adapts values (dates to the format the field shows), walks wizards, corrects rejected values,
  * asks a human (when allowed) for what it cannot decide, and reads the result off the final page.
  *
  * Steps (`ctx.recordStep`): one per page it clicks on from (filled page, re-filled page after a

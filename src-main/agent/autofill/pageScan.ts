@@ -1,5 +1,7 @@
 import type { Frame } from 'playwright-core';
 
+import { ARIA_SCAN_SOURCE } from './ariaScan.ts';
+
 /** One option of a `<select>` (or a listbox). */
 export interface ScannedOption {
   label: string;
@@ -45,6 +47,16 @@ export interface ScannedControl {
   groupKey: string;
   formKey: string;
   hasListbox: boolean;
+  /** A widget built from ARIA roles or contenteditable rather than a native form control. */
+  aria: boolean;
+  /** The hidden input an ARIA widget keeps its value in (what the site receives), when it has one. */
+  hiddenPid: string;
+  /** `<input list>`: `options` are the datalist's suggestions. */
+  datalist: boolean;
+  /** The language the control sits in (closest `lang` attribute). */
+  lang: string;
+  /** Text of the control's own group (label, hint, example), for format hints not tied by aria. */
+  hintText: string;
 }
 
 /** A clickable that may advance the form. */
@@ -219,13 +231,32 @@ const SCAN_SOURCE = String.raw`(() => {
     }
     return clean(parts.join(' ')).slice(0, 300);
   };
+  const FIELDS = 'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])';
+  // The field's own group: the largest ancestor (up to 4 levels) holding no other field.
+  const fieldGroupOf = (el) => {
+    let group = null;
+    let n = parentAcross(el);
+    for (let d = 0; d < 4 && n && n.nodeType === 1 && n.tagName !== 'FORM' && n.tagName !== 'BODY'; d++) {
+      if (Array.from(n.querySelectorAll(FIELDS)).some((o) => o !== el && !el.contains(o) && !o.contains(el))) break;
+      group = n;
+      n = parentAcross(n);
+    }
+    return group;
+  };
+  const langOf = (el) => { const l = closestAcross(el, '[lang]'); return l ? l.getAttribute('lang') || '' : document.documentElement.lang || ''; };
+  // Group text is only read for fields that may hold a date (it is where a format example sits).
+  const DATEISH = /dat|dob|birth|born|day|dd|yy|expir|issue|when|valid|start|end|from|until/i;
+  const hintTextOf = (el) => { const g = fieldGroupOf(el); return g ? textOf(g).slice(0, 300) : ''; };
   const controls = [];
   const buttons = [];
   for (const el of all) {
     const tag = el.tagName.toLowerCase();
     const role = (el.getAttribute('role') || '').toLowerCase();
-    const isField = tag === 'input' || tag === 'select' || tag === 'textarea' || role === 'combobox' && tag !== 'div' && tag !== 'span';
+    const isField = tag === 'input' || tag === 'select' || tag === 'textarea';
     const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : tag;
+    // Buttons that open a listbox or carry a checked state are form widgets (ariaScan), not navigation.
+    const widget = el.getAttribute('aria-haspopup') === 'listbox' || /^(combobox|switch|checkbox|radio|option)$/.test(role);
+    if (widget && !isField) continue;
     if (tag === 'button' || (tag === 'input' && (type === 'submit' || type === 'button' || type === 'image')) || role === 'button' || tag === 'a') {
       const text = clean(tag === 'input' ? (el.value || el.getAttribute('aria-label') || '') : (el.getAttribute('aria-label') || textOf(el)));
       if (!text || text.length > 80) continue;
@@ -237,6 +268,9 @@ const SCAN_SOURCE = String.raw`(() => {
     }
     if (!isField) continue;
     if (type === 'hidden' || type === 'reset') continue;
+    // Value mirrors of custom widgets (MUI's native input, Radix's bubble inputs): hidden from people,
+    // so not a field to fill. Selects stay: select2 & co. hide theirs the same way and still obey it.
+    if (tag === 'input' && el.getAttribute('aria-hidden') === 'true' && el.tabIndex < 0) continue;
     const labels = [];
     if (el.labels) for (const l of el.labels) labels.push(textOf(l));
     const root = el.getRootNode();
@@ -255,7 +289,8 @@ const SCAN_SOURCE = String.raw`(() => {
       const l = (el.labels && el.labels[0]) || wrap;
       vis = !!l && visible(l);
     }
-    const options = tag === 'select' ? Array.from(el.options).map((o) => ({ label: clean(o.label || o.textContent), value: o.value, disabled: o.disabled })) : [];
+    const list = tag === 'input' && el.list ? el.list : null;
+    const options = tag === 'select' || list ? Array.from((list || el).options).map((o) => ({ label: clean(o.label || o.textContent) || o.value, value: o.value, disabled: o.disabled })) : [];
     const controlsId = el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '';
     controls.push({
       pid: pidOf(el), tag, type, role, name: el.getAttribute('name') || '', id: el.id || '',
@@ -271,8 +306,10 @@ const SCAN_SOURCE = String.raw`(() => {
       errorText: vis ? errorTextOf(el) : '', pattern: el.getAttribute('pattern') || '', maxLength: el.maxLength > 0 ? el.maxLength : -1,
       groupKey: groupKeyOf(el), formKey: formKeyOf(el),
       hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId,
+      aria: false, hiddenPid: '', datalist: !!list, lang: langOf(el), hintText: /^(text|search|tel)$/.test(type) && vis && DATEISH.test([el.name, el.id, el.placeholder, el.getAttribute('aria-label'), ...labels].join(' ')) ? hintTextOf(el) : '',
     });
   }
+  ${ARIA_SCAN_SOURCE}
   const errors = [];
   const summaries = all.filter((e) => e.matches('.govuk-error-summary, .error-summary, [role="alert"], .alert-danger, .alert-error, .errors, .form-errors, [aria-live="assertive"]') && visible(e));
   for (const s of summaries) {

@@ -4,7 +4,11 @@ import type { FrameScan, ScannedControl } from './pageScan.ts';
 import { conceptTokens } from './textNorm.ts';
 
 export type TargetKind =
-  | 'text' | 'textarea' | 'date' | 'select' | 'radio' | 'checkbox' | 'checkboxGroup' | 'dateSplit' | 'file' | 'combobox';
+  | 'text' | 'textarea' | 'date' | 'select' | 'radio' | 'checkbox' | 'checkboxGroup' | 'dateSplit' | 'file' | 'combobox'
+  /** A select-only combobox: a button or div opening a listbox of option elements. */
+  | 'listbox'
+  /** A contenteditable element (or role=textbox on one). */
+  | 'editable';
 
 /** A choice inside a radio group, checkbox group or select. */
 export interface Choice {
@@ -90,7 +94,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     // Split dates: day, month and year controls sharing one group.
     const byGroup = new Map<string, ScannedControl[]>();
     for (const c of usable) {
-      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file') continue;
+      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file' || c.aria) continue;
       const list = byGroup.get(c.groupKey) ?? [];
       list.push(c);
       byGroup.set(c.groupKey, list);
@@ -124,14 +128,14 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     const groups = new Map<string, ScannedControl[]>();
     for (const c of usable) {
       if (c.type !== 'radio' && c.type !== 'checkbox') continue;
-      const key = `${c.type}|${c.formKey}|${c.name || c.pid}`;
+      const key = `${c.type}|${c.formKey}|${c.aria ? `aria:${c.groupKey}` : c.name || c.pid}`;
       const list = groups.get(key) ?? [];
       list.push(c);
       groups.set(key, list);
     }
     for (const list of groups.values()) {
       const first = list[0] as ScannedControl;
-      const choices = list.map((c) => ({ label: c.labels[0] || c.ariaLabel || c.value, value: c.value, pid: c.pid }));
+      const choices = list.map((c) => ({ label: c.labels[0] || c.ariaLabel || c.labelledBy || c.value, value: c.value, pid: c.pid }));
       const single = first.type === 'checkbox' && list.length === 1;
       if (single) {
         targets.push({
@@ -155,11 +159,13 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     for (const c of usable) {
       if (used.has(c.pid) || c.readOnly && !c.hasListbox) continue;
       let kind: TargetKind | null = null;
-      if (c.tag === 'select') kind = 'select';
+      if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
+      else if (c.tag === 'select') kind = 'select';
       else if (c.tag === 'textarea') kind = 'textarea';
       else if (c.type === 'file') kind = 'file';
       else if (c.type === 'date') kind = 'date';
-      else if (TEXTLIKE.has(c.type) || c.role === 'combobox') kind = c.hasListbox ? 'combobox' : 'text';
+      // A read-only combobox input cannot be typed into: it only opens its list (react-select unsearchable).
+      else if (TEXTLIKE.has(c.type) || c.role === 'combobox') kind = c.hasListbox ? (c.readOnly ? 'listbox' : 'combobox') : 'text';
       if (!kind) continue;
       targets.push({
         id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts: ownTexts(c, 0.7), context: c.legends,
@@ -175,6 +181,9 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
 /** A readable description of a target for logs and messages. */
 export function describeTarget(target: Target): string {
   const c = target.controls[0] as ScannedControl;
-  const kind = target.kind === 'text' ? c.type || 'text' : target.kind;
+  const kind = target.kind === 'text' ? (c.datalist ? 'datalist' : c.type || 'text')
+    : target.kind === 'listbox' ? 'select-aria'
+    : target.kind === 'editable' ? (c.role === 'textbox' ? 'textbox-aria' : 'contenteditable')
+    : c.aria ? `${c.role === 'switch' ? 'switch' : target.kind}-aria` : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

@@ -3,7 +3,8 @@ import type { Frame } from 'playwright-core';
 import type { Entry } from './entries.ts';
 import type { FrameScan } from './pageScan.ts';
 import type { Target } from './targets.ts';
-import { DATE_FORMATS, dateFormatFromHint, formatDate, parseDateValue, phoneVariants } from './valueAdapter.ts';
+import { DATE_FORMATS, dateFormatFromHint, formatDate, parseDateValue } from './dates.ts';
+import { phoneVariants } from './valueAdapter.ts';
 
 /** A validation message the page shows, tied to the target it is about when that can be told. */
 export interface PageError {
@@ -54,9 +55,10 @@ export interface Correction {
  * The next thing to try for an entry the page rejected, or null when out of ideas: another date
  * format (one named in the message first), another phone spelling, spaces stripped.
  */
-export function nextCorrection(entry: Entry, target: Target, message: string, tried: Set<string>): Correction | null {
+export function nextCorrection(entry: Entry, target: Target, message: string, tried: Set<string>, settled?: unknown): Correction | null {
   const value = entry.value;
-  const date = parseDateValue(value);
+  // `settled`: the value in use after a human or the schema settled an ambiguous date.
+  const date = parseDateValue(value) ?? parseDateValue(settled);
   if (date && (target.kind === 'text' || target.kind === 'combobox')) {
     const hinted = dateFormatFromHint(message);
     const formats = hinted ? [hinted, ...DATE_FORMATS] : DATE_FORMATS;

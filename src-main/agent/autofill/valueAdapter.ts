@@ -1,56 +1,8 @@
 import { isFileObject } from './entries.ts';
+import { MONTHS } from './dates.ts';
 import { loose } from './textNorm.ts';
 
-export interface DateParts {
-  year: number;
-  month: number;
-  day: number;
-}
-
-export const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** Parses ISO `YYYY-MM-DD` (also `{day, month, year}` objects and DD/MM/YYYY with day > 12 clues). */
-export function parseDateValue(value: unknown): DateParts | null {
-  if (typeof value !== 'string') return null;
-  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:T.*)?$/.exec(value.trim());
-  if (!iso) return null;
-  const parts = { year: Number(iso[1]), month: Number(iso[2]), day: Number(iso[3]) };
-  return parts.month >= 1 && parts.month <= 12 && parts.day >= 1 && parts.day <= 31 ? parts : null;
-}
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
-/** Formats a date after a pattern made of DD, D, MM, M, MMMM, MMM, YYYY, YY and separators. */
-export function formatDate(d: DateParts, pattern: string): string {
-  return pattern.replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => {
-    switch (token) {
-      case 'YYYY': return String(d.year);
-      case 'YY': return pad(d.year % 100);
-      case 'MMMM': { const m = MONTHS[d.month - 1] ?? ''; return m.charAt(0).toUpperCase() + m.slice(1); }
-      case 'MMM': { const m = MONTHS[d.month - 1] ?? ''; return m.charAt(0).toUpperCase() + m.slice(1, 3); }
-      case 'MM': return pad(d.month);
-      case 'M': return String(d.month);
-      case 'DD': return pad(d.day);
-      default: return String(d.day);
-    }
-  });
-}
-
-/** The order tried when a text date field gives no format hint, or rejects what was typed. */
-export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY', 'D MMMM YYYY', 'DD.MM.YYYY', 'DD-MM-YYYY'];
-
-/** Finds a date format named in hint text ("DD/MM/YYYY", "mm-dd-yyyy", "for example, 27 3 2007"). */
-export function dateFormatFromHint(text: string): string | null {
-  const m = /\b(dd|d|mm|m|yyyy|yy)([\/.\- ])(dd|d|mm|m|mmmm|mmm)\2(yyyy|yy|dd|d)\b/i.exec(text);
-  if (m) return `${m[1]}${m[2]}${m[3]}${m[2]}${m[4]}`.toUpperCase();
-  const iso = /\byyyy-mm-dd\b/i.exec(text);
-  return iso ? 'YYYY-MM-DD' : null;
-}
-
-/** Does this text look like a date field's label? */
-export function looksLikeDateField(text: string): boolean {
-  return /\bdate\b|\bdob\b|birth|\bdd\s*[\/.-]\s*mm|\bmm\s*[\/.-]\s*dd|yyyy/i.test(text);
-}
+export { DATE_FORMATS, dateFormatFromHint, formatDate, looksLikeDateField, MONTHS, parseDateValue, type DateParts } from './dates.ts';
 
 const TRUE_WORDS = new Set(['yes', 'true', 'y', '1', 'on', 'checked', 'agree', 'agreed', 'accept', 'accepted', 'x']);
 const FALSE_WORDS = new Set(['no', 'false', 'n', '0', 'off', 'unchecked', '']);
@@ -132,7 +84,7 @@ export function matchChoice(value: unknown, choices: ChoiceLike[]): number {
 /** Choices for a month control: number, zero-padded number, name, short name. */
 export function monthChoiceValues(month: number): string[] {
   const name = MONTHS[month - 1] ?? '';
-  return [String(month), pad(month), name, name.slice(0, 3)];
+  return [String(month), String(month).padStart(2, '0'), name, name.slice(0, 3)];
 }
 
 export interface FilePayload {

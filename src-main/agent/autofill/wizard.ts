@@ -3,6 +3,7 @@ import type { Frame } from 'playwright-core';
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext } from '../agentTypes.ts';
 import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './controlFiller.ts';
+import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
 import { matchEntries } from './fieldMatcher.ts';
 import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
@@ -206,6 +207,10 @@ export class Wizard {
     this.#checkAbort();
     const options = entry ? { ...this.#options.get(entry.key), format: entry.format } : {};
     let current = value;
+    if (entry) {
+      current = await settleAmbiguousDate(this.#ctx, entry, target, value);
+      if (current !== value) this.#overrides.set(entry.key, current);
+    }
     for (let attempt = 0; ; attempt += 1) {
       try {
         const shown = await fillTarget(this.#env(), target, current, options);
@@ -249,7 +254,7 @@ export class Wizard {
         this.#corrections += 1;
         continue;
       }
-      const correction = nextCorrection(entry, error.target, error.text, this.#triedFor(entry.key));
+      const correction = nextCorrection(entry, error.target, error.text, this.#triedFor(entry.key), this.#overrides.get(entry.key));
       if (correction) {
         this.#ctx.log(`${entry.key}: the page said ${quote(error.text, 120)}; retrying with ${correction.note}`);
         if (correction.value !== undefined) this.#overrides.set(entry.key, correction.value);

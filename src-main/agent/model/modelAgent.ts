@@ -6,6 +6,7 @@ import { AgentFailure, type Agent, type AgentContext, type AgentJobInfo, type Ag
 import { buildResult, readFacts } from '../autofill/resultBuilder.ts';
 import { fingerprint, locateByIndex, readPageState, type PageState } from './pageState.ts';
 import { systemPrompt, turnText } from './prompt.ts';
+import { ResultCheck } from './resultCheck.ts';
 import { isReplayTrace, replayTrace } from './replay/replayer.ts';
 import { TraceRecorder, type ReplayTrace } from './replay/traceRecorder.ts';
 import { SecretValues, type SecretSource } from './secretValues.ts';
@@ -104,6 +105,7 @@ export class ModelAgent implements Agent {
     const client = await this.#deps.llm.create(job.orchestratorModel);
     const skills = new SkillLibrary(job.skillIds.map((id) => this.#deps.skill(id)).filter((s): s is SkillSummary => s !== undefined), this.#deps.skillsDir);
     const vision = new VisionLocator(() => this.#deps.llm.create(job.visionModel), ctx);
+    const resultCheck = new ResultCheck(ctx.outputSchema);
     const system = systemPrompt(ctx, secrets, skills.skills);
     const tools = [...AGENT_TOOLS.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
     const maxFailures = this.#deps.maxRepeatedFailures ?? 3;
@@ -142,7 +144,7 @@ export class ModelAgent implements Agent {
         continue;
       }
       silent = 0;
-      const env = this.#env(ctx, state, secrets, recorder, skills, vision);
+      const env = this.#env(ctx, state, secrets, recorder, skills, vision, resultCheck);
       let skipRest = false;
       const summary: string[] = [];
       for (const call of calls) {
@@ -184,13 +186,13 @@ export class ModelAgent implements Agent {
     }
   }
 
-  #env(ctx: AgentContext, state: PageState, secrets: SecretValues, trace: TraceRecorder, skills: SkillLibrary, vision: VisionLocator): ToolEnv {
+  #env(ctx: AgentContext, state: PageState, secrets: SecretValues, trace: TraceRecorder, skills: SkillLibrary, vision: VisionLocator, resultCheck: ResultCheck): ToolEnv {
     return {
-      page: ctx.page, ctx, state, secrets, trace, skills, vision,
+      page: ctx.page, ctx, state, secrets, trace, skills, vision, results: resultCheck,
       element(index) {
         const element = typeof index === 'number' ? state.elements[index] : undefined;
         if (!element) throw new ToolInputError(`no element [${String(index)}] in the current listing`);
-        return { element, locator: locateByIndex(ctx.page, element.index) };
+        return { element, locator: locateByIndex(state, element.index) };
       },
     };
   }

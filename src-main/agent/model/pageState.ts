@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 
 /** What identifies an element across page loads (for replay): role + accessible name, label, stable attributes. */
 export interface ElementDescriptor {
@@ -25,13 +25,49 @@ export interface PageState {
   title: string;
   elements: PageElement[];
   text: string;
+  /** The frame each element lives in, by index: actions go to the right iframe. */
+  frames: Frame[];
+}
+
+interface FrameScan {
+  url: string;
+  title: string;
+  elements: PageElement[];
+  text: string;
+}
+
+/** An iframe worth listing: attached and shown (a hidden iframe's controls cannot be used). */
+async function isShownFrame(frame: Frame): Promise<boolean> {
+  if (frame.isDetached()) return false;
+  const owner = await frame.frameElement().catch(() => null);
+  return owner !== null && (await owner.isVisible().catch(() => false));
 }
 
 const REF_ATTR = 'data-portico-ref';
 
-/** Indexes every visible, enabled interactive element (tagging it for this turn) and reads the page's text. */
+/**
+ * Indexes every visible, enabled interactive element of the page, its shown iframes and open shadow
+ * roots (tagging each for this turn), and reads the visible text.
+ */
 export async function readPageState(page: Page): Promise<PageState> {
-  const scanned = await page.evaluate((refAttr) => {
+  const state: PageState = { url: page.url(), title: '', elements: [], text: '', frames: [] };
+  const texts: string[] = [];
+  for (const frame of page.frames()) {
+    if (frame !== page.mainFrame() && !(await isShownFrame(frame))) continue;
+    // A frame that navigates or detaches mid-scan simply offers nothing this turn.
+    const scan = await scanFrame(frame, state.elements.length).catch(() => null);
+    if (!scan) continue;
+    if (frame === page.mainFrame()) Object.assign(state, { url: scan.url, title: scan.title });
+    state.elements.push(...scan.elements);
+    for (const _ of scan.elements) state.frames.push(frame);
+    if (scan.text) texts.push(scan.text);
+  }
+  state.text = texts.join(' | ').slice(0, 2000);
+  return state;
+}
+
+async function scanFrame(frame: Frame, start: number): Promise<FrameScan> {
+  return frame.evaluate(({ refAttr, start }) => {
     const selector = 'input:not([type=hidden]),select,textarea,button,a[href],[role=button],[role=link],[role=checkbox],[role=radio],[role=combobox],[role=option],[role=tab],[role=menuitem],[role=switch],[contenteditable=true]';
     const clean = (t: string | null | undefined, max = 80): string => (t ?? '').replace(/\s+/g, ' ').trim().slice(0, max);
     const visible = (el: Element): boolean => {
@@ -43,7 +79,10 @@ export async function readPageState(page: Page): Promise<PageState> {
       const aria = el.getAttribute('aria-label');
       if (aria) return clean(aria);
       const by = el.getAttribute('aria-labelledby');
-      if (by) return clean(by.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? '').join(' '));
+      if (by) {
+        const root = el.getRootNode() as Document | ShadowRoot;
+        return clean(by.split(/\s+/).map((id) => (root.getElementById(id) ?? document.getElementById(id))?.textContent ?? '').join(' '));
+      }
       const labels = (el as HTMLInputElement).labels;
       if (labels && labels.length > 0) {
         // A wrapping label also contains the control (a select's options): read the label without it.
@@ -70,14 +109,23 @@ export async function readPageState(page: Page): Promise<PageState> {
       if (tag === 'input') return type === 'checkbox' ? 'checkbox' : type === 'radio' ? 'radio' : type === 'range' ? 'slider' : type === 'file' ? 'file' : 'textbox';
       return tag;
     };
-    document.querySelectorAll(`[${refAttr}]`).forEach((el) => el.removeAttribute(refAttr));
+    // Document order, descending into open shadow roots where their hosts sit.
+    const deep = (root: Document | ShadowRoot, acc: Element[] = []): Element[] => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        acc.push(el);
+        if (el.shadowRoot) deep(el.shadowRoot, acc);
+      }
+      return acc;
+    };
+    const all = deep(document);
+    for (const el of all) el.removeAttribute(refAttr);
     const out: PageElement[] = [];
-    for (const el of Array.from(document.querySelectorAll(selector))) {
+    for (const el of all.filter((e) => e.matches(selector))) {
       if ((el as HTMLInputElement).disabled || el.getAttribute('aria-disabled') === 'true') continue;
       const type = (el.getAttribute('type') ?? '').toLowerCase();
       // File inputs are often styled away behind a button; they still need an index.
       if (!visible(el) && type !== 'file') continue;
-      const index = out.length;
+      const index = start + out.length;
       el.setAttribute(refAttr, String(index));
       const tag = el.tagName.toLowerCase();
       const isBox = type === 'checkbox' || type === 'radio';
@@ -94,13 +142,14 @@ export async function readPageState(page: Page): Promise<PageState> {
       });
     }
     return { url: location.href, title: document.title, elements: out, text: clean(document.body?.innerText, 2000) };
-  }, REF_ATTR);
-  return scanned;
+  }, { refAttr: REF_ATTR, start });
 }
 
-/** The element the model named by index this turn. */
-export function locateByIndex(page: Page, index: number): Locator {
-  return page.locator(`[${REF_ATTR}="${index}"]`);
+/** The element the model named by index this turn, in its own frame (CSS locators pierce open shadow roots). */
+export function locateByIndex(state: PageState, index: number): Locator {
+  const frame = state.frames[index];
+  if (!frame) throw new Error(`no element [${index}] in this turn's listing`);
+  return frame.locator(`[${REF_ATTR}="${index}"]`);
 }
 
 /** The compact listing the model reads: one line per element. */
@@ -123,16 +172,24 @@ export function fingerprint(state: PageState): string {
 
 /** Finds the element a descriptor names on the current page: exactly one match or none. */
 export async function resolveDescriptor(page: Page, d: ElementDescriptor): Promise<Locator | undefined> {
-  const candidates: Locator[] = [];
-  if (d.testId) candidates.push(page.locator(`[data-testid="${cssEscape(d.testId)}"]`));
-  if (d.id && !/\d{3,}/.test(d.id)) candidates.push(page.locator(`#${cssEscape(d.id)}`));
+  const candidates: ((f: Frame) => Locator)[] = [];
+  if (d.testId) candidates.push((f) => f.locator(`[data-testid="${cssEscape(d.testId)}"]`));
+  if (d.id && !/\d{3,}/.test(d.id)) candidates.push((f) => f.locator(`#${cssEscape(d.id)}`));
   if (d.name && ['button', 'link', 'checkbox', 'radio', 'combobox', 'textbox', 'tab', 'switch', 'option', 'menuitem'].includes(d.role)) {
-    candidates.push(page.getByRole(d.role as 'button', { name: d.name, exact: true }));
+    candidates.push((f) => f.getByRole(d.role as 'button', { name: d.name, exact: true }));
   }
-  if (d.name && ['textbox', 'combobox', 'checkbox', 'radio'].includes(d.role)) candidates.push(page.getByLabel(d.name, { exact: true }));
-  if (d.nameAttr) candidates.push(page.locator(`${d.tag}[name="${cssEscape(d.nameAttr)}"]`));
+  if (d.name && ['textbox', 'combobox', 'checkbox', 'radio'].includes(d.role)) candidates.push((f) => f.getByLabel(d.name, { exact: true }));
+  if (d.nameAttr) candidates.push((f) => f.locator(`${d.tag}[name="${cssEscape(d.nameAttr)}"]`));
+  const frames = page.frames().filter((f) => !f.isDetached());
+  // Unique across every frame: the same descriptor matching in two iframes is ambiguous.
   for (const candidate of candidates) {
-    if ((await candidate.count()) === 1) return candidate;
+    const hits: Locator[] = [];
+    for (const frame of frames) {
+      const locator = candidate(frame);
+      const count = await locator.count().catch(() => 0);
+      for (let i = 0; i < count; i += 1) hits.push(locator);
+    }
+    if (hits.length === 1) return hits[0];
   }
   return undefined;
 }

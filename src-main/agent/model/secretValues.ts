@@ -1,4 +1,4 @@
-import { generateSync } from 'otplib';
+import { createGuardrails, generateSync } from 'otplib';
 import type { JsonObject } from '../../contract/common.ts';
 
 /** Reads secrets by name (`credential/<id>/password`, `credential/<id>/totp`); the engine passes the SecretStore. */
@@ -19,11 +19,14 @@ const SENSITIVE_KEY = /pass(word|code)?$|^pass|secret|(^|_)pin$|cvv|cvc|otp|toke
 /** Under this many seconds left, a TOTP code may expire before the form is submitted: use the next one. */
 export const TOTP_MIN_SECONDS_LEFT = 5;
 
+/** otplib refuses seeds under 128 bits by default, but 80-bit seeds (16 base32 characters) are what many sites issue. */
+const SITE_SEEDS = createGuardrails({ MIN_SECRET_BYTES: 10 });
+
 /** The TOTP code to type now: the current one, or the next when the current has under 5 s left. */
 export function totpCode(secret: string, nowMs: number = Date.now()): string {
-  const epoch = Math.floor(nowMs / 1000);
-  const left = 30 - (epoch % 30);
-  return generateSync({ secret: secret.replace(/\s+/g, '').toUpperCase(), epoch: left < TOTP_MIN_SECONDS_LEFT ? epoch + left : epoch });
+  const leftMs = 30_000 - (nowMs % 30_000);
+  const at = leftMs < TOTP_MIN_SECONDS_LEFT * 1000 ? nowMs + leftMs : nowMs;
+  return generateSync({ secret: secret.replace(/\s+/g, '').toUpperCase(), epoch: Math.floor(at / 1000), guardrails: SITE_SEEDS });
 }
 
 function isSensitive(key: string, schema: JsonObject): boolean {

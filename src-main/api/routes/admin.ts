@@ -6,15 +6,18 @@ import { OrgIdParam } from '../../contract/common.ts';
 import {
   ApiKeyCreated, ApiKeyListResponse, ApiKeyParams, ConsoleSettings, ConsoleSettingsUpdate, MODEL_PROVIDERS, Org, OrgCreateRequest, OrgList,
   ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, consoleMessages,
-  type ChromiumInfo, type ModelProvider,
+  type BaseUrlSource, type ChromiumInfo, type ModelProvider,
 } from '../../contract/console.ts';
 import type { OperatorSettings } from '../../engine/operatorSettings.ts';
 import type { SecretStore } from '../../secrets/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { RouteTable } from '../routeTable.ts';
 
-/** Tests a provider key with a real request; supplied by the model layer once it exists. */
-export type ProviderTester = (provider: ModelProvider, apiKey: string) => Promise<{ ok: boolean; detail: string }>;
+/** Tests a provider key with a real request (an OpenAI-compatible server may have no key). */
+export type ProviderTester = (provider: ModelProvider, apiKey: string | undefined) => Promise<{ ok: boolean; detail: string }>;
+
+/** The base URL a provider is called at and where it comes from; undefined when there is none. */
+export type EffectiveBaseUrl = (provider: ModelProvider) => { url: string; source: BaseUrlSource } | undefined;
 
 export interface AdminDeps {
   store: Store;
@@ -24,6 +27,10 @@ export interface AdminDeps {
   dataDir: string;
   jobConcurrency: { get(): number; set(concurrency: number): void };
   testProvider?: ProviderTester;
+  /** Resolved by the model layer (env, then store.providerSettings, then the provider's own), so the status shows what jobs use. */
+  effectiveBaseUrl: EffectiveBaseUrl;
+  /** The running browsers: a saved Chromium path applies to the next browser launched. */
+  browser?: { setExecutablePath(path: string | undefined): Promise<void> };
 }
 
 export const providerSecretName = (provider: ModelProvider): string => `provider/${provider}`;
@@ -86,37 +93,46 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
     },
   });
 
+  const providerStatus = (provider: ModelProvider, configured: boolean): ProviderStatus => {
+    const effective = deps.effectiveBaseUrl(provider);
+    return { provider, configured, base_url: effective?.url ?? null, base_url_source: effective?.source ?? null };
+  };
+
   routes.add({
-    method: 'GET', url: '/admin/providers', tag: 'admin', summary: 'Which model providers have a key in the keychain', auth: 'console', response: ProviderList,
+    method: 'GET', url: '/admin/providers', tag: 'admin', summary: 'Which model providers have a key, and the base URL each is called at', auth: 'console', response: ProviderList,
     handler: async () => {
       const secrets = await deps.secrets();
       const providers = await Promise.all(
-        MODEL_PROVIDERS.map(async (provider) => ({ provider, configured: (await secrets.get(providerSecretName(provider))) !== undefined })),
+        MODEL_PROVIDERS.map(async (provider) => providerStatus(provider, (await secrets.get(providerSecretName(provider))) !== undefined)),
       );
       return { secret_store: secrets.kind, providers };
     },
   });
   routes.add({
-    method: 'PUT', url: '/admin/providers/:provider', tag: 'admin', summary: 'Store a provider API key in the keychain', auth: 'console',
+    method: 'PUT', url: '/admin/providers/:provider', tag: 'admin', summary: 'Store a provider API key (keychain) and/or base URL (null: the provider\'s own)', auth: 'console',
     params: ProviderParams, body: ProviderKeyRequest, response: ProviderStatus,
     handler: async ({ params, body }) => {
-      await (await deps.secrets()).set(providerSecretName(params.provider), body.api_key);
-      return { provider: params.provider, configured: true };
+      const secrets = await deps.secrets();
+      if (body.api_key !== undefined) await secrets.set(providerSecretName(params.provider), body.api_key);
+      // After the key, so a refused key (no keychain: 503) leaves the base URL as it was too.
+      if (body.base_url !== undefined) store.providerSettings.setBaseUrl(params.provider, body.base_url);
+      return providerStatus(params.provider, (await secrets.get(providerSecretName(params.provider))) !== undefined);
     },
   });
   routes.add({
-    method: 'DELETE', url: '/admin/providers/:provider', tag: 'admin', summary: 'Remove a provider API key', auth: 'console',
+    method: 'DELETE', url: '/admin/providers/:provider', tag: 'admin', summary: 'Remove a provider API key (the base URL stays)', auth: 'console',
     params: ProviderParams, status: 204,
     handler: async ({ params }) => {
       await (await deps.secrets()).delete(providerSecretName(params.provider));
     },
   });
   routes.add({
-    method: 'POST', url: '/admin/providers/:provider/test', tag: 'admin', summary: 'Test the stored key against the provider', auth: 'console',
+    method: 'POST', url: '/admin/providers/:provider/test', tag: 'admin', summary: 'Test the stored key against the provider at its effective base URL', auth: 'console',
     params: ProviderParams, response: ProviderTestResult,
     handler: async ({ params }) => {
       const key = await (await deps.secrets()).get(providerSecretName(params.provider));
-      if (key === undefined) return { provider: params.provider, status: 'failed' as const, detail: 'No key is stored for this provider' };
+      // An OpenAI-compatible server is usually local and keyless: its base URL is what makes it usable.
+      if (key === undefined && params.provider !== 'openai-compatible') return { provider: params.provider, status: 'failed' as const, detail: 'No key is stored for this provider' };
       if (!deps.testProvider) {
         return { provider: params.provider, status: 'unavailable' as const, detail: 'This build cannot test provider keys yet: the model-driven agent has not landed' };
       }
@@ -135,12 +151,13 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
     handler: currentSettings,
   });
   routes.add({
-    method: 'PATCH', url: '/admin/settings', tag: 'admin', summary: 'Change job concurrency (at once) or the Chromium path (validated; used from the next start)', auth: 'console',
+    method: 'PATCH', url: '/admin/settings', tag: 'admin', summary: 'Change job concurrency or the Chromium path (validated); both apply at once', auth: 'console',
     body: ConsoleSettingsUpdate, response: ConsoleSettings,
     handler: async ({ body }) => {
       if (typeof body.chromium_path === 'string') await chromiumVersion(body.chromium_path);
       await deps.settings.update(body);
       if (body.job_concurrency !== undefined) deps.jobConcurrency.set(body.job_concurrency);
+      if (body.chromium_path !== undefined) await deps.browser?.setExecutablePath(body.chromium_path ?? undefined);
       return currentSettings();
     },
   });

@@ -86,6 +86,12 @@ export class JobService {
       throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, 'openai-compatible:<model>'].join(', ')}`);
     }
     const orchestrator = await this.#chooseOrchestrator(request.orchestrator_model);
+    // Only the model-driven agent calls a vision model. A named one must be usable now; the default
+    // is checked when first used, so a local-only setup need not configure a hosted vision model.
+    if (orchestrator !== BUILTIN_AUTOFILL && request.vision_model !== undefined && !(await this.#deps.models.hasKey(visionModel))) {
+      const missing = (await this.#deps.models.missing?.(visionModel)) ?? `no API key; run \`portico provider set-key ${visionModel.split(':')[0]}\``;
+      throw new ValidationError(`body.vision_model: model '${visionModel}' is not configured: ${missing}`);
+    }
     const profileId = request.profile_id ?? portal.profile_id;
     if (profileId && !this.#deps.store.profiles.getForOrg(orgId, profileId)) {
       throw new ValidationError(`body.profile_id: no browser profile '${profileId}' in this organization`);
@@ -107,7 +113,8 @@ export class JobService {
         timeout_minutes: request.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
         save_profile: request.save_profile ?? true,
         human_in_the_loop: request.human_in_the_loop ?? false,
-        replay: request.replay ?? true,
+        // The job option wins; otherwise the portal's setting decides.
+        replay: request.replay ?? portal.replay_enabled,
         proxy: request.proxy ? { ...proxy, has_password: password !== undefined } : null,
       },
       orchestrator_model: orchestrator,

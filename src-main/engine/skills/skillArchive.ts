@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
@@ -265,6 +265,41 @@ function findManifestPath(plan: readonly PlannedEntry[]): string | null {
     throw reject(`${found.path} is ${found.entry.uncompressedSize} bytes; the limit is ${MAX_MANIFEST_BYTES}`);
   }
   return found.path;
+}
+
+/**
+ * Reads the SKILL.md of an extracted skill, found by the rule the upload used (the root `SKILL.md`,
+ * else `<single top folder>/SKILL.md`) rather than by a remembered path, and only if it is a regular
+ * file really inside skillDir within the manifest size bound. Null when there is none.
+ */
+export async function readExtractedManifest(skillDir: string): Promise<string | null> {
+  let root: string;
+  let names: string[];
+  try {
+    root = await realpath(skillDir);
+    names = await readdir(root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const candidates = [MANIFEST_FILE];
+  if (names.length === 1 && names[0] !== MANIFEST_FILE) candidates.push(`${names[0]}/${MANIFEST_FILE}`);
+  for (const candidate of candidates) {
+    const file = path.resolve(root, ...candidate.split('/'));
+    let info;
+    try {
+      info = await lstat(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
+      throw error;
+    }
+    // Extraction never writes links, so a link or anything but a file here was not put there by us.
+    if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) continue;
+    const real = await realpath(file);
+    if (!real.startsWith(root + path.sep)) continue;
+    return readFile(real, 'utf8');
+  }
+  return null;
 }
 
 async function writeEntries(zip: ZipFile, plan: readonly PlannedEntry[], root: string, limits: SkillArchiveLimits): Promise<number> {

@@ -10,7 +10,7 @@ import { messages } from '../../contract/messages.ts';
 import type { Skill } from '../../contract/skill.ts';
 import { toSkill, type SkillRecord } from '../../store/skills.ts';
 import { isUniqueViolation, type Store } from '../../store/store.ts';
-import { extractSkillArchive, type SkillManifest } from './skillArchive.ts';
+import { extractSkillArchive, readExtractedManifest, type SkillManifest } from './skillArchive.ts';
 
 export interface SkillUpload {
   orgId: string;
@@ -107,6 +107,15 @@ export class SkillService {
 
   list(orgId: string, includePublic: boolean): Skill[] {
     return this.#store.skills.list(orgId, includePublic).map(toSkill);
+  }
+
+  /** The SKILL.md text of an own or public skill; another org's private skill does not exist for the caller. */
+  async skillMarkdown(orgId: string, skillId: string): Promise<string> {
+    const skill = this.#store.skills.get(skillId);
+    if (!skill || (skill.org_id !== orgId && !skill.is_public)) throw new NotFoundError(messages.skillNotFound);
+    const text = await readExtractedManifest(this.skillDir(skillId));
+    if (text === null) throw new NotFoundError(messages.skillHasNoManifest);
+    return text;
   }
 
   /** Deletes an own skill (detaching it from portals) and its files. */

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ModelProvider, ProviderList, ProviderTestResult } from '../../../src-main/contract/console.ts';
+import type { ModelProvider, ProviderKeyRequest, ProviderList, ProviderStatus, ProviderTestResult } from '../../../src-main/contract/console.ts';
 import { api } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 import { useAction, useResource } from '../../hooks.ts';
@@ -11,15 +11,40 @@ const PROVIDER_NAMES: Record<ModelProvider, string> = {
   'openai-compatible': 'OpenAI-compatible server',
 };
 
-function ProviderRow(props: { provider: ModelProvider; configured: boolean; onChange: () => void }) {
+// PROVIDER_BASE_URL_ENV's naming rule, repeated rather than imported: the console takes only types from the contract (no zod in the bundle).
+const baseUrlEnv = (provider: ModelProvider): string => `PORTICO_${provider.toUpperCase().replace(/-/g, '_')}_BASE_URL`;
+
+/** Where the URL in use comes from, in words. */
+function baseUrlNote(status: ProviderStatus): string {
+  if (status.base_url === null) return 'No base URL yet: give the server\'s, e.g. http://127.0.0.1:11434/v1 (an API key is optional).';
+  if (status.base_url_source === 'env') return `Calls ${status.base_url} (from ${baseUrlEnv(status.provider)}, which overrides a saved one).`;
+  if (status.base_url_source === 'stored') return `Calls ${status.base_url} (saved base URL).`;
+  return `Calls ${status.base_url} (the provider's own).`;
+}
+
+function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
+  const { provider, configured } = props.status;
+  const compatible = provider === 'openai-compatible';
+  // The field shows the saved URL only: an env override or the default is described below it instead.
+  const savedUrl = props.status.base_url_source === 'stored' ? (props.status.base_url ?? '') : '';
   const [key, setKey] = useState('');
+  const [url, setUrl] = useState(savedUrl);
   const [test, setTest] = useState<ProviderTestResult>();
   const action = useAction();
-  const base = `/admin/providers/${props.provider}`;
+  const base = `/admin/providers/${provider}`;
+  const urlChanged = url.trim() !== savedUrl;
+  // An OpenAI-compatible server is nothing without its URL, unless the environment gives one.
+  const urlRequired = compatible && props.status.base_url_source !== 'env';
+  const canSave = (key.trim() !== '' || urlChanged) && !(urlRequired && url.trim() === '');
   const save = () =>
     action.run(async () => {
-      await api.put(base, { api_key: key });
+      const body: ProviderKeyRequest = {
+        ...(key.trim() !== '' && { api_key: key }),
+        ...(urlChanged && { base_url: url.trim() === '' ? null : url.trim() }),
+      };
+      await api.put(base, body);
       setKey('');
+      setUrl(url.trim());
       setTest(undefined);
       props.onChange();
     });
@@ -29,27 +54,39 @@ function ProviderRow(props: { provider: ModelProvider; configured: boolean; onCh
       setTest(undefined);
       props.onChange();
     });
+  const [testing, setTesting] = useState(false);
   const runTest = () =>
     action.run(async () => {
-      setTest(await api.post<ProviderTestResult>(`${base}/test`));
+      setTest(undefined);
+      setTesting(true);
+      try {
+        setTest(await api.post<ProviderTestResult>(`${base}/test`));
+      } finally {
+        setTesting(false);
+      }
     });
-  const label = `${PROVIDER_NAMES[props.provider]} API key`;
+  const name = PROVIDER_NAMES[provider];
+  const testable = configured || (compatible && props.status.base_url !== null);
   return (
     <li className="provider">
       <div className="provider-name">
-        <strong>{PROVIDER_NAMES[props.provider]}</strong>
-        <span className={props.configured ? 'pill pill-succeeded' : 'pill'}>{props.configured ? 'key stored' : 'no key'}</span>
+        <strong>{name}</strong>
+        <span className={configured ? 'pill pill-succeeded' : 'pill'}>{configured ? 'key stored' : compatible ? 'no key (optional)' : 'no key'}</span>
       </div>
-      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save(); }}>
-        <input type="password" aria-label={label} placeholder={props.configured ? 'Replace the stored key…' : 'Paste an API key…'} value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" />
-        <button type="submit" disabled={action.busy || key.trim() === ''}>Save</button>
-        <button type="button" className="ghost" disabled={action.busy || !props.configured} onClick={() => void runTest()}>Test connection</button>
-        {props.configured && <button type="button" className="ghost danger" disabled={action.busy} onClick={() => void remove()}>Remove</button>}
+      <form className="inline-form wrap" onSubmit={(e) => { e.preventDefault(); if (canSave) void save(); }}>
+        <input type="password" aria-label={`${name} API key`} placeholder={configured ? 'Replace the stored key…' : compatible ? 'API key (optional)…' : 'Paste an API key…'} value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" />
+        <input
+          type="url" aria-label={`${name} base URL`} value={url} onChange={(e) => setUrl(e.target.value)} required={urlRequired}
+          placeholder={compatible ? 'Base URL, e.g. http://127.0.0.1:11434/v1' : 'Base URL (optional)'}
+        />
+        <button type="submit" disabled={action.busy || !canSave}>Save</button>
+        <button type="button" className="ghost" disabled={action.busy || !testable} onClick={() => void runTest()}>{testing ? 'Testing…' : 'Test connection'}</button>
+        {configured && <button type="button" className="ghost danger" disabled={action.busy} onClick={() => void remove()}>Remove</button>}
       </form>
+      <p className="muted base-url-note" data-testid={`base-url-${provider}`}>{baseUrlNote(props.status)}</p>
       {test && (
         <p className={`test-result test-${test.status}`} role="status">
-          {test.status === 'ok' ? 'Connected: ' : test.status === 'failed' ? 'Failed: ' : 'Not available yet: '}
-          {test.detail}
+          <strong>{test.status === 'ok' ? 'Connected.' : 'Not connected.'}</strong> {test.detail}
         </p>
       )}
       <ErrorNote detail={action.error} />
@@ -66,13 +103,13 @@ export function ProvidersSection() {
       <h2 id="providers-title">Model providers</h2>
       <p className="muted">
         {store === 'unavailable'
-          ? 'No keychain answers on this machine and PORTICO_VAULT_KEY is not set, so keys cannot be stored. Jobs run with the built-in autofill engine.'
+          ? 'No keychain answers on this machine and PORTICO_VAULT_KEY is not set, so keys cannot be stored (base URLs can: they are not secret). Jobs run with the built-in autofill engine.'
           : `Keys are stored in the ${store === 'vault' ? 'encrypted file vault' : 'OS keychain'}, never in the database. Without a key, jobs use the built-in autofill engine.`}
       </p>
       <ErrorNote detail={providers.error} />
       <ul className="providers">
         {(providers.data?.providers ?? []).map((p) => (
-          <ProviderRow key={p.provider} provider={p.provider} configured={p.configured} onChange={providers.reload} />
+          <ProviderRow key={p.provider} status={p} onChange={providers.reload} />
         ))}
       </ul>
     </section>

@@ -34,11 +34,11 @@ export function SystemSection() {
         <p className="muted small" data-testid="chromium-status">
           {data ? (data.chromium.version ? `${data.chromium.version} at ${data.chromium.resolved_path}` : (data.chromium.error ?? '')) : ' '}
         </p>
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save({ chromium_path: chromium.trim() === '' ? null : chromium.trim() }, 'Chromium path saved; used from the next start'); }}>
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save({ chromium_path: chromium.trim() === '' ? null : chromium.trim() }, 'Chromium path saved; the next browser uses it'); }}>
           <input id="chromium-path" className="grow mono" value={chromium} onChange={(e) => setChromium(e.target.value)} placeholder="Found automatically (PORTICO_CHROMIUM, then the usual install paths)" />
           <button type="submit" disabled={action.busy}>Check and save</button>
         </form>
-        <p className="hint">The path is checked by running it with <code>--version</code>. Browsers started after the next restart use it.</p>
+        <p className="hint">The path is checked by running it with <code>--version</code>. The next browser Portico opens uses it; running jobs keep theirs until they finish.</p>
       </div>
       <div className="setting">
         <label htmlFor="job-concurrency">Jobs at once</label>

@@ -53,7 +53,7 @@ function SigningKey() {
 /** Deliveries with their attempts; any delivery that is not pending can be sent again. */
 function Deliveries() {
   const org = useConsole((s) => s.org);
-  const deliveries = useResource(() => api.get<{ deliveries: WebhookDelivery[]; total: number }>(`/webhooks/${orgPath(org)}/deliveries?limit=50`), org, 5000);
+  const deliveries = useResource(() => api.get<{ deliveries: WebhookDelivery[]; total: number }>(`/webhooks/${orgPath(org)}/deliveries?limit=50`), org, 2000);
   const [open, setOpen] = useState<string>();
   const action = useAction();
   const redeliver = (id: string) =>
@@ -77,7 +77,7 @@ function Deliveries() {
                   <td>{d.event_type}</td>
                   <td className="mono ellipsis" title={d.url}>{d.url}</td>
                   <td><span className={`pill pill-${d.status}`}>{d.status}{d.last_status_code !== null ? ` · ${d.last_status_code}` : ''}</span></td>
-                  <td className="num">{d.attempts}</td>
+                  <td className="num" title="Attempts sent, redeliveries included">{d.attempt_log.length}</td>
                   <td>{formatWhen(d.created_at)}</td>
                   <td className="row-actions">
                     <button type="button" className="ghost" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? undefined : d.id)}>Attempts</button>
@@ -88,16 +88,22 @@ function Deliveries() {
                   <tr className="detail-row">
                     <td colSpan={6}>
                       {d.attempt_log.length === 0 ? <p className="muted">Not attempted yet.</p> : (
-                        <ol className="attempts">
-                          {d.attempt_log.map((a) => (
-                            <li key={a.attempt}>
-                              Attempt {a.attempt}: {a.status_code !== null ? `HTTP ${a.status_code}` : 'no answer'} in {a.duration_ms} ms{a.error ? ` — ${a.error}` : ''}
+                        <ol className="attempts" aria-label="Attempts">
+                          {d.attempt_log.map((a, i) => (
+                            // A redelivery starts counting at 1 again, so the attempt number is not unique.
+                            <li key={i} className={a.status_code !== null && a.status_code < 300 ? 'attempt-ok' : 'attempt-bad'}>
+                              {a.attempt === 1 && i > 0 ? 'Redelivery, attempt 1' : `Attempt ${a.attempt}`} · {formatWhen(a.started_at)}:{' '}
+                              {a.status_code !== null ? `HTTP ${a.status_code}` : 'no answer'} in {a.duration_ms} ms
+                              {a.error && a.error !== `HTTP ${a.status_code}` ? ` — ${a.error}` : ''}
                             </li>
                           ))}
                         </ol>
                       )}
                       {d.last_error && <p className="error-text">{d.last_error}</p>}
-                      <JsonBlock value={d.payload} label="Payload" />
+                      <details className="payload">
+                        <summary>Payload</summary>
+                        <JsonBlock value={d.payload} label="Payload" />
+                      </details>
                     </td>
                   </tr>
                 )}

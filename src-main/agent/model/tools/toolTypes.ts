@@ -2,6 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { JsonObject } from '../../../contract/common.ts';
 import type { AgentContext } from '../../agentTypes.ts';
 import type { PageElement, PageState } from '../pageState.ts';
+import type { ResultCheck } from '../resultCheck.ts';
 import type { SecretValues } from '../secretValues.ts';
 import type { SkillLibrary } from '../skillLibrary.ts';
 import type { TraceRecorder } from '../replay/traceRecorder.ts';
@@ -16,6 +17,8 @@ export interface ToolEnv {
   trace: TraceRecorder;
   skills: SkillLibrary;
   vision: VisionLocator;
+  /** Checks a `done` result against output_schema (shared by every turn: it counts rejections). */
+  results: ResultCheck;
   /** The element at `index` in this turn's listing, or an error the model can act on. */
   element(index: unknown): { element: PageElement; locator: Locator };
 }

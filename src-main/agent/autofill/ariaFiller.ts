@@ -1,0 +1,127 @@
+// Filling the widgets ariaScan.ts finds: ARIA radios/checkboxes/switches, select-only comboboxes
+// opening a listbox of option elements, and contenteditable text boxes. Every fill is checked
+// against what the widget then shows (aria-checked, the displayed value, its hidden input).
+import type { Locator } from 'playwright-core';
+
+import { AgentFailure } from '../agentTypes.ts';
+import { click, FillProblem, locate, shownValue, typeKeys, waitFor, type FillEnv } from './fillBase.ts';
+import type { ScannedControl } from './pageScan.ts';
+import type { Target } from './targets.ts';
+import { loose } from './textNorm.ts';
+import { asText, matchChoice, sameValue } from './valueAdapter.ts';
+
+async function ariaChecked(loc: Locator): Promise<boolean> {
+  return (await loc.getAttribute('aria-checked')) === 'true';
+}
+
+/** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take. */
+export async function setAriaChecked(env: FillEnv, target: Target, control: ScannedControl, checked: boolean, what: string): Promise<void> {
+  const loc = locate(target, control);
+  if ((await ariaChecked(loc)) === checked) return;
+  const settled = (): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, 500);
+  await click(env, loc);
+  if (await settled()) return;
+  await loc.focus();
+  await env.page.keyboard.press('Space');
+  if (await settled()) return;
+  throw new AgentFailure(`'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after a click and Space (aria-checked did not change)`);
+}
+
+// In-page: finds the listbox a trigger opened and marks it with `token`. Prefers the list the
+// trigger names (aria-controls/owns), then one that appeared since `mark` ran, then the last one open
+// (portals append the open list at the end of the page). Returns whether visible options exist.
+const FIND_LISTBOX = String.raw`
+  const shown = (e) => { const r = e.getBoundingClientRect(); const cs = getComputedStyle(e); return r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none'; };
+  const root = el.getRootNode();
+  const byId = (id) => (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+  const open = Array.from(document.querySelectorAll('[role=listbox]')).filter(shown);
+  if (mark) { for (const l of open) l.setAttribute('data-portico-seen', '1'); return false; }
+  let lb = null;
+  for (const id of (el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
+    const t = byId(id);
+    const l = t && (t.getAttribute('role') === 'listbox' ? t : t.querySelector('[role=listbox]'));
+    if (l && shown(l)) { lb = l; break; }
+  }
+  lb = lb || open.filter((l) => !l.hasAttribute('data-portico-seen')).pop() || open.pop() || null;
+  if (!lb || !Array.from(lb.querySelectorAll('[role=option]')).some(shown)) return false;
+  for (const old of document.querySelectorAll('[data-portico-listbox="' + token + '"]')) old.removeAttribute('data-portico-listbox');
+  lb.setAttribute('data-portico-listbox', token);
+  return true;
+`;
+const findListbox = new Function('el', 'args', `const { token, mark } = args;\n${FIND_LISTBOX}`) as (el: Element, args: { token: string; mark: boolean }) => boolean;
+
+const READ_OPTIONS = String.raw`
+  return els.map((o) => ({ label: (o.getAttribute('aria-label') || o.innerText || o.textContent || '').replace(/\s+/g, ' ').trim(),
+    value: o.getAttribute('data-value') || o.getAttribute('value') || '', disabled: o.getAttribute('aria-disabled') === 'true' }));
+`;
+const readOptions = new Function('els', READ_OPTIONS) as (els: Element[]) => Array<{ label: string; value: string; disabled: boolean }>;
+
+/** Opens the listbox of a select-only combobox (click, else focus + ArrowDown) and returns its options. */
+async function openListbox(env: FillEnv, target: Target, trigger: Locator): Promise<Locator | null> {
+  const token = (target.controls[0] as ScannedControl).pid;
+  const options = target.frame.locator(`[data-portico-listbox="${token}"] [role="option"]:visible`);
+  const found = (): Promise<boolean> => trigger.evaluate(findListbox, { token, mark: false });
+  await trigger.evaluate(findListbox, { token, mark: true });
+  if ((await trigger.getAttribute('aria-expanded')) !== 'true') await click(env, trigger);
+  if (await waitFor(found, 1500)) return options;
+  await trigger.focus();
+  await env.page.keyboard.press('ArrowDown');
+  return (await waitFor(found, 1000)) ? options : null;
+}
+
+/** Chooses the option meaning `value` in a select-only combobox and checks the widget took it. */
+export async function fillListbox(env: FillEnv, target: Target, value: unknown): Promise<string> {
+  const trigger = locate(target);
+  const control = target.controls[0] as ScannedControl;
+  const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
+  const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
+  const before = await hiddenValue();
+  let options = await openListbox(env, target, trigger);
+  if (!options) throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
+  const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
+  const enabled = all.filter((o) => !o.disabled && o.label);
+  const picked = matchChoice(value, enabled);
+  if (picked < 0) {
+    await env.page.keyboard.press('Escape');
+    const why = picked === -2 ? 'matches more than one' : 'matches none';
+    throw new FillProblem(`value '${asText(value)}' ${why} of the options of '${target.label}'`, enabled.map((o) => o.label));
+  }
+  const choice = enabled[picked] as (typeof enabled)[number];
+  const took = async (): Promise<boolean> => {
+    const now = await hiddenValue();
+    if (now && (now !== before || now === choice.value || sameValue(now, choice.label, false))) return true;
+    return loose(await shownValue(trigger)).includes(loose(choice.label));
+  };
+  await click(env, options.nth(choice.index));
+  if (!(await waitFor(took, 800))) {
+    // Some lists select on Enter over the active option rather than on click.
+    options = await openListbox(env, target, trigger);
+    const option = options?.nth(choice.index);
+    if (option) {
+      await option.hover().catch(() => undefined);
+      await option.focus().catch(() => undefined);
+      await env.page.keyboard.press('Enter');
+    }
+    if (!(await waitFor(took, 800))) throw new AgentFailure(`'${target.label}' does not show '${choice.label}' after choosing it from its list`);
+  }
+  // A list left open (multi-select, or a slow close) would swallow the next click on the page.
+  if (await options?.first().isVisible().catch(() => false)) await env.page.keyboard.press('Escape');
+  return choice.label;
+}
+
+/** Types into a contenteditable element; editors that ignore inserted text get real key presses. */
+export async function fillEditable(env: FillEnv, target: Target, text: string): Promise<string> {
+  const loc = locate(target);
+  const shown = async (): Promise<string> => (await loc.innerText()).replace(/\u200b/g, '').trim();
+  if (env.human) await env.human.fill(loc, text);
+  else await loc.fill(text, { timeout: 5000 });
+  let now = await shown();
+  if (!sameValue(now, text, false)) {
+    env.log(`${target.label}: text did not stick after fill, typing key by key`);
+    await typeKeys(env, loc, text);
+    now = await shown();
+    if (!sameValue(now, text, false)) throw new AgentFailure(`'${target.label}' shows ${JSON.stringify(now.slice(0, 80))} after typing into it`);
+  }
+  await loc.blur().catch(() => undefined);
+  return now;
+}

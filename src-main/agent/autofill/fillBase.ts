@@ -1,0 +1,89 @@
+import type { Locator, Page } from 'playwright-core';
+
+import type { HumanInput } from '../../browser/humanInput.ts';
+import type { ScannedControl } from './pageScan.ts';
+import type { Target } from './targets.ts';
+
+/** A value that cannot go into a control as given; the wizard asks a human or fails with `message`. */
+export class FillProblem extends Error {
+  readonly choices: string[];
+  constructor(message: string, choices: string[] = []) {
+    super(message);
+    this.name = 'FillProblem';
+    this.choices = choices;
+  }
+}
+
+export interface FillEnv {
+  page: Page;
+  /** Set on humanized URLs: clicks and typing go through it. */
+  human: HumanInput | null;
+  log(line: string): void;
+}
+
+/** The Playwright locator of a scanned control (CSS pierces open shadow roots). */
+export function locate(target: Target, control: ScannedControl = target.controls[0] as ScannedControl): Locator {
+  return target.frame.locator(`[data-portico-id="${control.pid}"]`);
+}
+
+export async function click(env: FillEnv, loc: Locator): Promise<void> {
+  if (env.human) await env.human.click(loc);
+  else await loc.click({ timeout: 5000 });
+}
+
+/** Types key by key so widgets that listen to keydown/keypress (masks, pickers, editors) see real input. */
+export async function typeKeys(env: FillEnv, loc: Locator, text: string): Promise<void> {
+  await click(env, loc);
+  await env.page.keyboard.press('ControlOrMeta+A');
+  await env.page.keyboard.press('Backspace');
+  if (env.human) await env.human.type(text);
+  else await env.page.keyboard.type(text, { delay: 15 });
+}
+
+/** Polls `check` until it holds or `timeoutMs` passes (widgets update on their own schedule). */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 40): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+// In-page code is kept as plain JavaScript source (see pageScan.ts) and wrapped in a Function, which
+// Playwright serialises by its text.
+const SHOWN_VALUE_SOURCE = String.raw`
+  const clean = (s) => s.replace(/[\s\u200b]+/g, ' ').trim();
+  if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && el.value) return el.value;
+  const SKIP = '[aria-live],[role=status],[role=log],[role=listbox],[role=option],[aria-hidden=true],script,style';
+  const visibleText = (root) => {
+    let out = '';
+    const walk = (n) => {
+      if (n.nodeType === 3) { out += (n.nodeValue || '') + ' '; return; }
+      if (n.nodeType !== 1 || n.matches(SKIP)) return;
+      const r = n.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1 || getComputedStyle(n).visibility === 'hidden') return;
+      for (const c of n.childNodes) walk(c);
+    };
+    walk(root);
+    return clean(out);
+  };
+  let box = el;
+  const FIELDS = 'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[aria-haspopup=listbox]';
+  for (let n = el.parentElement, d = 0; n && d < 3 && n.tagName !== 'FORM' && n.tagName !== 'BODY'; n = n.parentElement, d += 1) {
+    if (Array.from(n.querySelectorAll(FIELDS)).some((o) => o !== el && !el.contains(o) && !o.contains(el))) break;
+    if (n.querySelector('label') || n.querySelector('[role=listbox]')) break;
+    box = n;
+  }
+  return (el.tagName === 'INPUT' ? '' : visibleText(el)) || visibleText(box);
+`;
+const shownValueIn = new Function('el', SHOWN_VALUE_SOURCE) as (el: Element) => string;
+
+/**
+ * What a widget shows as its value: an input's value, else the visible text of the element or of
+ * the wrapper around it holding no other field (react-select shows its choice beside the input),
+ * leaving out live regions, option lists and visually hidden text.
+ */
+export async function shownValue(loc: Locator): Promise<string> {
+  return loc.evaluate(shownValueIn);
+}
