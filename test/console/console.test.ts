@@ -363,4 +363,41 @@ describe('operator console (built, in real Chromium, against a real service)', (
     await switcher.selectOption('default');
     await page.getByRole('link', { name: 'colours' }).waitFor();
   });
+
+  it('is reachable by keyboard alone: Tab to the navigation, open Portals, create a portal, submit with Enter', async () => {
+    const kb = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    try {
+      await kb.goto(`${svc.url}/#token=${svc.consoleToken}`);
+      await kb.getByRole('navigation', { name: 'Main' }).waitFor();
+      const focused = () => kb.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        const labelled = el?.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
+        return `${el?.tagName ?? ''}|${(el?.getAttribute('aria-label') ?? labelled ?? el?.textContent ?? '').trim()}`;
+      });
+      const tabTo = async (pattern: RegExp, limit = 40): Promise<void> => {
+        for (let i = 0; i < limit; i += 1) {
+          await kb.keyboard.press('Tab');
+          if (pattern.test(await focused())) return;
+        }
+        throw new Error(`Tab never reached ${pattern}; last focus: ${await focused()}`);
+      };
+      await tabTo(/^A\|Portals/);
+      await kb.keyboard.press('Enter');
+      await kb.getByRole('heading', { name: 'Portals' }).waitFor();
+      await tabTo(/^A\|(New portal|Create your first portal)/);
+      await kb.keyboard.press('Enter');
+      await tabTo(/^INPUT\|Endpoint name/);
+      await kb.keyboard.type('by-keyboard');
+      await tabTo(/^INPUT\|Start URL/);
+      await kb.keyboard.type(pages.url('/form'));
+      await tabTo(/^TEXTAREA\|Task/);
+      await kb.keyboard.type('script:visit');
+      await tabTo(/^BUTTON\|Create portal/, 80);
+      await kb.keyboard.press('Enter');
+      await kb.getByRole('form', { name: 'Run a job' }).waitFor();
+      expect((await svc.api('/portals/default/by-keyboard')).status).toBe(200);
+    } finally {
+      await kb.close();
+    }
+  });
 });
