@@ -7,20 +7,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startApp } from '../src-main/app.ts';
-import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost } from '../src-main/browser/chromiumDiscovery.ts';
 import { govukWizard } from '../test/fixtures/forms/dynamicPages.ts';
 import { startFormServer } from '../test/helpers/formServer.ts';
+import { median, timeScript } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const GAP_MS = 250;
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
-
 const formData = { full_name: 'Ada Lovelace', contact: 'Email', email: 'ada@example.com', date_of_birth: '1990-12-10' };
 
 async function main(): Promise<void> {
@@ -71,11 +64,7 @@ async function main(): Promise<void> {
       jobs.push(run);
     }
 
-    const browser = await chromium.launch({ executablePath: findChromium(systemChromiumHost()), args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, process.env, process.getuid?.()) }) });
-    const script = async (): Promise<number> => {
-      const t0 = Date.now();
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const page = await context.newPage();
+    const scripts = await timeScript(RUNS, async (page) => {
       await page.goto(site.url('/wizard/name'));
       await page.fill('#full-name', formData.full_name);
       await Promise.all([page.waitForURL('**/wizard/contact'), page.click('button[type=submit]')]);
@@ -88,13 +77,7 @@ async function main(): Promise<void> {
       await Promise.all([page.waitForURL('**/wizard/check'), page.click('button[type=submit]')]);
       await Promise.all([page.waitForURL('**/wizard/confirmation'), page.click('button[type=submit]')]);
       await page.textContent('.govuk-panel__body');
-      await context.close();
-      return Date.now() - t0;
-    };
-    await script();
-    const scripts: number[] = [];
-    for (let i = 0; i < RUNS; i += 1) scripts.push(await script());
-    await browser.close();
+    });
 
     const jobMedian = median(jobs.map((j) => j.totalMs));
     const scriptMedian = median(scripts);

@@ -9,23 +9,16 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startApp } from '../src-main/app.ts';
-import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost } from '../src-main/browser/chromiumDiscovery.ts';
 import type { SecretStore } from '../src-main/secrets/index.ts';
 import { startModelServer, type RecordedRequest, type ScriptedReply } from '../test/helpers/modelServer.ts';
 import { elementIndex, lastTurnText } from '../test/helpers/modelTurns.ts';
 import { startPageServer } from '../test/helpers/pageServer.ts';
+import { median, timeScript } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const GAP_MS = 250;
 const MODEL = 'anthropic:claude-sonnet-4-6';
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
-
 const formData = { full_name: 'Ada Lovelace', email: 'ada@example.com', country: 'France', phone: '+33 1 23 45 67 89', plan: 'Pro', message: 'Please call after 5pm.', agree: true };
 
 const page1 = `<!doctype html><title>Apply — your details</title><main><h1>Your details</h1>
@@ -163,11 +156,7 @@ async function main(): Promise<void> {
       replayed.push(run);
     }
 
-    const browser = await chromium.launch({ executablePath: findChromium(systemChromiumHost()), args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, process.env, process.getuid?.()) }) });
-    const script = async (): Promise<number> => {
-      const t0 = Date.now();
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const page = await context.newPage();
+    const scripts = await timeScript(RUNS, async (page) => {
       await page.goto(`${site.url}/apply`);
       await page.getByLabel('Full name').fill(formData.full_name);
       await page.getByLabel('Email').fill(formData.email);
@@ -179,13 +168,7 @@ async function main(): Promise<void> {
       await page.getByLabel('I agree to the terms').check();
       await Promise.all([page.waitForURL('**/apply/done**'), page.getByRole('button', { name: 'Submit application' }).click()]);
       await page.textContent('p');
-      await context.close();
-      return Date.now() - t0;
-    };
-    await script();
-    const scripts: number[] = [];
-    for (let i = 0; i < RUNS; i += 1) scripts.push(await script());
-    await browser.close();
+    });
 
     const replayMedian = median(replayed.map((j) => j.totalMs));
     const scriptMedian = median(scripts);

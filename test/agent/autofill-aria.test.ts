@@ -1,31 +1,15 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import type { FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
 
 describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
-  let browserHandle: Awaited<ReturnType<typeof launchTestBrowser>>;
   let server: FormServer;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    [browserHandle, server] = await Promise.all([launchTestBrowser(), startFormServer()]);
-  });
-  afterAll(async () => {
-    await browserHandle?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    context = await browserHandle.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  useFormBrowser(() => ({}), { server: (s) => (server = s), page: (p) => (page = p) });
 
   it('checks div radios, checkboxes and switches by their accessible names and verifies aria-checked', async () => {
     const ctx = fakeContext({

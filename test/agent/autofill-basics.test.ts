@@ -1,34 +1,20 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { govukWizard } from '../fixtures/forms/dynamicPages.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import type { FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
 
 describe('AutofillAgent — labels, choices, wizards', () => {
-  let browserHandle: Awaited<ReturnType<typeof launchTestBrowser>>;
   let server: FormServer;
   let wizard: ReturnType<typeof govukWizard>;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    wizard = govukWizard();
-    [browserHandle, server] = await Promise.all([launchTestBrowser(), startFormServer(wizard.handlers)]);
-  });
-  afterAll(async () => {
-    await browserHandle?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    context = await browserHandle.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  useFormBrowser(() => {
+      wizard = govukWizard();
+      return wizard.handlers;
+    }, { server: (s) => (server = s), page: (p) => (page = p) });
 
   it('matches keys to labels of every style and submits what it filled', async () => {
     const ctx = fakeContext({

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { dateFormatForLang, dateFormatFromExample, dateReadings, parseDateValue } from '../../src-main/agent/autofill/dates.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import type { FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
 
 /** One date field on a page in the language `?lang=` names, with no format hint at all. */
 function localePage(req: IncomingMessage, res: ServerResponse): void {
@@ -42,25 +42,9 @@ describe('autofill dates (no browser)', () => {
 });
 
 describe('AutofillAgent — dates', () => {
-  let browserHandle: Awaited<ReturnType<typeof launchTestBrowser>>;
   let server: FormServer;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    [browserHandle, server] = await Promise.all([launchTestBrowser(), startFormServer({ '/locale': localePage })]);
-  });
-  afterAll(async () => {
-    await browserHandle?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    context = await browserHandle.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  useFormBrowser(() => ({ '/locale': localePage }), { server: (s) => (server = s), page: (p) => (page = p) });
 
   it('types non-ISO dates in the format each field shows by example or the page language implies, first time', async () => {
     const ctx = fakeContext({

@@ -1,36 +1,20 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import { AgentFailure } from '../../src-main/agent/agentTypes.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { errorThenFix, quoteResult } from '../fixtures/forms/dynamicPages.ts';
 import { seededRandom } from '../helpers/browserFixtures.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import type { FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
 
 const PDF = Buffer.from('%PDF-1.4 fake cv\n');
 
 describe('AutofillAgent — validation, widgets, frames, results', () => {
-  let browserHandle: Awaited<ReturnType<typeof launchTestBrowser>>;
   let server: FormServer;
-  let context: BrowserContext;
   let page: Page;
-
-  beforeAll(async () => {
-    [browserHandle, server] = await Promise.all([launchTestBrowser(), startFormServer({ ...errorThenFix(), ...quoteResult() })]);
-  });
-  afterAll(async () => {
-    await browserHandle?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    context = await browserHandle.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context.close();
-  });
+  useFormBrowser(() => ({ ...errorThenFix(), ...quoteResult() }), { server: (s) => (server = s), page: (p) => (page = p) });
 
   it('reads the error summary, reformats the date and strips the phone, then succeeds', async () => {
     const ctx = fakeContext({
