@@ -223,12 +223,25 @@ describe('operator console (built, in real Chromium, against a real service)', (
 
   it('settings show the data folder and apply job concurrency', async () => {
     expect(await page.getByTestId('data-dir').textContent()).toBe(svc.dataDir);
+    // The reload after a save arrives late (as on a busy machine); typing in another field meanwhile must survive it.
+    let reloads = 0;
+    await page.route('**/admin/settings', async (route) => {
+      if (route.request().method() === 'GET') {
+        reloads += 1;
+        await new Promise((r) => setTimeout(r, 700));
+      }
+      await route.continue();
+    });
     await page.getByLabel('Jobs at once').fill('4');
     await page.getByLabel('Jobs at once').press('Enter');
+    await page.getByLabel('Chromium path').fill('/nonexistent/chromium');
     await page.getByText('Job concurrency saved').waitFor();
+    await expect.poll(() => reloads).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await page.getByLabel('Chromium path').inputValue()).toBe('/nonexistent/chromium');
+    await page.unroute('**/admin/settings');
     const settings = (await (await svc.api('/admin/settings', { key: null, headers: { 'x-console-token': svc.consoleToken } })).json()) as { job_concurrency: number };
     expect(settings.job_concurrency).toBe(4);
-    await page.getByLabel('Chromium path').fill('/nonexistent/chromium');
     await page.getByRole('button', { name: 'Check and save' }).click();
     await page.getByText('body.chromium_path: /nonexistent/chromium does not exist or is not an executable file').waitFor();
   });

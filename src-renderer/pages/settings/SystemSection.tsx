@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ConsoleSettings } from '../../../src-main/contract/console.ts';
 import { api } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
@@ -13,14 +13,17 @@ export function SystemSection() {
   const [concurrency, setConcurrency] = useState('');
   const action = useAction();
   const data = settings.data;
+  // A reload after saving one field must not overwrite another field the person is still typing in.
+  const edited = useRef({ chromium: false, concurrency: false });
   useEffect(() => {
     if (!data) return;
-    setChromium(data.chromium.configured_path ?? '');
-    setConcurrency(String(data.job_concurrency));
+    if (!edited.current.chromium) setChromium(data.chromium.configured_path ?? '');
+    if (!edited.current.concurrency) setConcurrency(String(data.job_concurrency));
   }, [data]);
-  const save = (body: Record<string, unknown>, message: string) =>
+  const save = (field: 'chromium' | 'concurrency', body: Record<string, unknown>, message: string) =>
     action.run(async () => {
       await api.patch<ConsoleSettings>('/admin/settings', body);
+      edited.current[field] = false;
       showToast(message);
       settings.reload();
     });
@@ -34,16 +37,16 @@ export function SystemSection() {
         <p className="muted small" data-testid="chromium-status">
           {data ? (data.chromium.version ? `${data.chromium.version} at ${data.chromium.resolved_path}` : (data.chromium.error ?? '')) : ' '}
         </p>
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save({ chromium_path: chromium.trim() === '' ? null : chromium.trim() }, 'Chromium path saved; the next browser uses it'); }}>
-          <input id="chromium-path" className="grow mono" value={chromium} onChange={(e) => setChromium(e.target.value)} placeholder="Found automatically (PORTICO_CHROMIUM, then the usual install paths)" />
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save('chromium', { chromium_path: chromium.trim() === '' ? null : chromium.trim() }, 'Chromium path saved; the next browser uses it'); }}>
+          <input id="chromium-path" className="grow mono" value={chromium} onChange={(e) => { edited.current.chromium = true; setChromium(e.target.value); }} placeholder="Found automatically (PORTICO_CHROMIUM, then the usual install paths)" />
           <button type="submit" disabled={action.busy}>Check and save</button>
         </form>
         <p className="hint">The path is checked by running it with <code>--version</code>. The next browser Portico opens uses it; running jobs keep theirs until they finish.</p>
       </div>
       <div className="setting">
         <label htmlFor="job-concurrency">Jobs at once</label>
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save({ job_concurrency: Number(concurrency) }, 'Job concurrency saved'); }}>
-          <input id="job-concurrency" type="number" min={1} max={32} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} className="narrow" />
+        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save('concurrency', { job_concurrency: Number(concurrency) }, 'Job concurrency saved'); }}>
+          <input id="job-concurrency" type="number" min={1} max={32} value={concurrency} onChange={(e) => { edited.current.concurrency = true; setConcurrency(e.target.value); }} className="narrow" />
           <button type="submit" disabled={action.busy}>Save</button>
         </form>
         <p className="hint">Applies at once: extra slots start queued jobs; running jobs are never stopped.</p>
