@@ -7,10 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApp } from '../src-main/app.ts';
 import { govukWizard } from '../test/fixtures/forms/dynamicPages.ts';
 import { startFormServer } from '../test/helpers/formServer.ts';
-import { median, timeScript } from './lib.ts';
+import { median, startBenchApp, timeScript } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const GAP_MS = 250;
@@ -27,13 +26,7 @@ async function main(): Promise<void> {
   };
   const site = await startFormServer(wizard.handlers);
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
-  const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), jobConcurrency: 1 });
-  const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
-  const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${app.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const { app, api } = await startBenchApp(dataDir);
   const results: Record<string, unknown> = {};
   try {
     await api('/portals/default', {

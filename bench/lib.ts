@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
+import { startApp, type AppOptions, type RunningApp } from '../src-main/app.ts';
 import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost } from '../src-main/browser/chromiumDiscovery.ts';
 
 export function median(values: number[]): number {
@@ -28,4 +30,22 @@ export async function timeScript(runs: number, steps: (page: Page) => Promise<vo
   } finally {
     await browser.close();
   }
+}
+
+export interface BenchApp {
+  app: RunningApp;
+  /** JSON request to the app with its first-start org key; POST when a body is given. */
+  api(path: string, body?: unknown): Promise<Record<string, unknown>>;
+}
+
+/** Starts Portico in-process on a free port with one job at a time, as both benchmarks measure it. */
+export async function startBenchApp(dataDir: string, options: Partial<AppOptions> = {}): Promise<BenchApp> {
+  const notices: string[] = [];
+  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), jobConcurrency: 1, ...options });
+  const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
+  const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${app.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return (await res.json()) as Record<string, unknown>;
+  };
+  return { app, api };
 }

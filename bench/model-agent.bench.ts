@@ -9,12 +9,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApp } from '../src-main/app.ts';
-import type { SecretStore } from '../src-main/secrets/index.ts';
 import { startModelServer, type RecordedRequest, type ScriptedReply } from '../test/helpers/modelServer.ts';
 import { elementIndex, lastTurnText } from '../test/helpers/modelTurns.ts';
 import { startPageServer } from '../test/helpers/pageServer.ts';
-import { median, timeScript } from './lib.ts';
+import { median, startBenchApp, timeScript } from './lib.ts';
+import { memorySecrets } from '../test/helpers/memorySecrets.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const GAP_MS = 250;
@@ -75,10 +74,6 @@ function orchestrator(request: RecordedRequest): ScriptedReply {
   };
 }
 
-function memorySecrets(initial: Record<string, string>): SecretStore {
-  const map = new Map(Object.entries(initial));
-  return { kind: 'vault', set: async (n, v) => void map.set(n, v), get: async (n) => map.get(n), delete: async (n) => map.delete(n) };
-}
 
 interface JobRun {
   totalMs: number;
@@ -106,16 +101,7 @@ async function main(): Promise<void> {
   const model = await startModelServer((request) => orchestrator(request));
   process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
-  const notices: string[] = [];
-  const app = await startApp({
-    dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), jobConcurrency: 1,
-    secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-bench' }),
-  });
-  const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
-  const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${app.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const { app, api } = await startBenchApp(dataDir, { secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-bench' }) });
   const results: Record<string, unknown> = {};
   try {
     await api('/portals/default', {

@@ -1,25 +1,16 @@
 import { generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SecretStore } from '../../src-main/secrets/index.ts';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { memorySecrets } from '../helpers/memorySecrets.ts';
 
 const MODEL = 'anthropic:claude-sonnet-4-6';
 const PASSWORD = 'Correct-Horse-Battery-9';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
-function memorySecrets(initial: Record<string, string>): SecretStore {
-  const map = new Map(Object.entries(initial));
-  return {
-    kind: 'vault',
-    set: async (name, value) => void map.set(name, value),
-    get: async (name) => map.get(name),
-    delete: async (name) => map.delete(name),
-  };
-}
 
 const loginPage = `<!doctype html><title>Bank login</title><form method="post" action="/login">
   <label>Username <input name="username"></label>

@@ -1,21 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SecretStore } from '../../src-main/secrets/index.ts';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { memorySecrets } from '../helpers/memorySecrets.ts';
 
 const PASSWORD = 'hunter2-Secret-Value';
 const MODEL = 'anthropic:claude-sonnet-4-6';
 
-function memorySecrets(initial: Record<string, string>): SecretStore {
-  const map = new Map(Object.entries(initial));
-  return {
-    kind: 'vault',
-    set: async (name, value) => void map.set(name, value),
-    get: async (name) => map.get(name),
-    delete: async (name) => map.delete(name),
-  };
-}
 
 let submitLabel = 'Submit';
 const formPage = (): string => `<!doctype html><title>Sign up</title><form id="f">

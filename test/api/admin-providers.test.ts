@@ -1,21 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SecretStore } from '../../src-main/secrets/index.ts';
 import { cli } from '../helpers/cli.ts';
 import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
-
-function memorySecrets(): SecretStore {
-  const map = new Map<string, string>();
-  return {
-    kind: 'vault',
-    set: async (name, value) => void map.set(name, value),
-    get: async (name) => map.get(name),
-    delete: async (name) => map.delete(name),
-  };
-}
+import { memorySecrets } from '../helpers/memorySecrets.ts';
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
