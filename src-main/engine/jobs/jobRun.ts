@@ -57,6 +57,8 @@ interface PendingQuestion {
 export class JobRun {
   readonly jobId: string;
   readonly profileId: string | null;
+  /** Whether this run holds its profile's folder (and so excludes other runs on it); fixed at start. */
+  readonly locksProfile: boolean;
   readonly #deps: JobRunDeps;
   readonly #agent: Agent;
   readonly #proxyPassword: string | undefined;
@@ -70,15 +72,11 @@ export class JobRun {
     this.#deps = deps;
     this.jobId = job.id;
     this.profileId = job.profile_id;
+    this.locksProfile = job.profile_id !== null && job.options.save_profile;
     this.#agent = agent;
     this.#proxyPassword = proxyPassword;
   }
 
-  /** Whether this run holds its profile's folder (and so excludes other runs on it). */
-  get locksProfile(): boolean {
-    const job = this.#deps.store.jobs.get(this.jobId);
-    return job !== undefined && job.profile_id !== null && job.options.save_profile;
-  }
 
   /** The page a live view shows. */
   page(): Page | undefined {

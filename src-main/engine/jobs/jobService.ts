@@ -194,20 +194,24 @@ export class JobService {
   async screenshots(orgId: string, endpointName: string, jobId: string): Promise<{ name: string; path: string }[]> {
     const job = this.getRecord(orgId, endpointName, jobId);
     const ended = job.status === 'completed' || job.status === 'failed';
+    const files = ended && job.has_screenshots ? await this.#screenshotFiles(jobId) : [];
+    if (files.length === 0) throw new NotFoundError(ended ? 'This job has no screenshots' : `Screenshots are available once the job has completed or failed (status: ${job.status})`);
+    return files;
+  }
+
+  /** The step screenshots on disk, in step order. */
+  async #screenshotFiles(jobId: string): Promise<{ name: string; path: string }[]> {
     const dir = screenshotsDir(this.#deps.artifactsDir, jobId);
-    const names = ended && job.has_screenshots ? (await readdir(dir).catch(() => [])).filter((n) => /^screenshot_\d{4}\.png$/.test(n)).sort() : [];
-    if (names.length === 0) throw new NotFoundError(ended ? 'This job has no screenshots' : `Screenshots are available once the job has completed or failed (status: ${job.status})`);
+    const names = (await readdir(dir).catch(() => [])).filter((n) => /^screenshot_\d{4}\.png$/.test(n)).sort();
     return names.map((name) => ({ name, path: join(dir, name) }));
   }
 
   /** One step screenshot by position (0 = first), at any time, so the console shows steps as they happen. */
   async screenshotFile(orgId: string, endpointName: string, jobId: string, index: number): Promise<string> {
     this.getRecord(orgId, endpointName, jobId);
-    const dir = screenshotsDir(this.#deps.artifactsDir, jobId);
-    const names = (await readdir(dir).catch(() => [])).filter((n) => /^screenshot_\d{4}\.png$/.test(n)).sort();
-    const name = names[index];
-    if (name === undefined) throw new NotFoundError('Screenshot not found');
-    return join(dir, name);
+    const file = (await this.#screenshotFiles(jobId))[index];
+    if (file === undefined) throw new NotFoundError('Screenshot not found');
+    return file.path;
   }
 
   /** The files a job's pages downloaded; 404 when there are none. */
