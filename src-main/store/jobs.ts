@@ -105,6 +105,17 @@ function toRecord(row: JobRow): JobRecord {
   };
 }
 
+/** `column = @column` assignments (plus updated_at) for the given progress fields, values in SQLite form. */
+function progressAssignments(progress: JobProgress): { sets: string[]; params: Record<string, unknown> } {
+  const sets = ['updated_at = @now'];
+  const params: Record<string, unknown> = { now: isoNow() };
+  for (const [key, value] of Object.entries(progress)) {
+    sets.push(`${key} = @${key}`);
+    params[key] = key === 'result' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  }
+  return { sets, params };
+}
+
 /** Jobs, their event list and their log lines. */
 export class JobRepository {
   readonly #db: Db;
@@ -150,21 +161,18 @@ export class JobRepository {
 
   /** Moves a job between statuses only from one of `from`; returns whether it moved. */
   transition(id: string, from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
-    const sets = ['status = @to', 'updated_at = @now'];
-    const params: Record<string, unknown> = { id, to, now: isoNow() };
-    for (const [key, value] of Object.entries(progress)) {
-      sets.push(`${key} = @${key}`);
-      params[key] = key === 'result' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? (value ? 1 : 0) : value;
-    }
-    const placeholders = from.map((_, i) => `@from${i}`);
+    const { sets, params } = progressAssignments(progress);
+    sets.unshift('status = @to');
+    Object.assign(params, { id, to });
     from.forEach((status, i) => (params[`from${i}`] = status));
-    return this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders.join(', ')})`).run(params).changes > 0;
+    const placeholders = from.map((_, i) => `@from${i}`).join(', ');
+    return this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(params).changes > 0;
   }
 
   /** Records progress without a status change. */
   update(id: string, progress: JobProgress): void {
-    const job = this.get(id);
-    if (job) this.transition(id, [job.status], job.status, progress);
+    const { sets, params } = progressAssignments(progress);
+    this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id`).run({ ...params, id });
   }
 
   appendEvent(jobId: string, type: string, data: JsonObject): JobEvent {
