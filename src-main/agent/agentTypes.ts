@@ -32,6 +32,20 @@ export interface ModelUsageReport {
 /** How a model-driven job ran: all from a recorded trace, partly (then the model took over), or from scratch. */
 export type RunMode = 'replayed' | 'healed' | 'fresh';
 
+/** Where one form_data key went: the control's label, what it shows, how the value was adapted and how the control was found. */
+export interface KeyPlacement {
+  control: string;
+  value: string;
+  how: 'exact' | 'normalised' | 'synonym' | 'answer';
+  matched_by: 'name' | 'elimination' | 'answer' | 'model';
+}
+
+/** The builtin filler's audit of a submission: every key placed, or listed with the reason it was not. */
+export interface FillReport {
+  placements: Record<string, KeyPlacement>;
+  unplaced: Array<{ key: string; reason: string }>;
+}
+
 /** What the job engine hands an agent for one run. The page is already open (about:blank). */
 export interface AgentContext {
   page: Page;
@@ -58,6 +72,8 @@ export interface AgentContext {
   reportUsage?(usage: ModelUsageReport): void;
   /** Records how the run went (an `agent_mode` event and a log line). */
   reportMode?(mode: RunMode, detail: string): void;
+  /** Records where each form_data key went (a `fill_report` event). */
+  reportFill?(report: FillReport): void;
 }
 
 /** A finished run: the job's `result`, already valid against the portal's output_schema when it has one. */

@@ -23,7 +23,9 @@ describe('autofill matching (no browser)', () => {
     expect(matchChoice('united kingdom', countries)).toBe(0);
     expect(matchChoice('UK', countries)).toBe(0);
     expect(matchChoice('usa', countries)).toBe(1);
-    expect(matchChoice('United', countries)).toBe(-2);
+    // Sharing a word is not meaning the same: 'United' is neither country.
+    expect(matchChoice('United', countries)).toBe(-1);
+    expect(matchChoice('United', [{ label: 'United - North', value: 'n' }, { label: 'United - South', value: 's' }])).toBe(-2);
     expect(matchChoice('France', countries)).toBe(-1);
     expect(matchChoice(true, [{ label: 'No', value: 'n' }, { label: 'Yes', value: 'y' }])).toBe(1);
     expect(matchChoice(5, [{ label: 'April', value: '04' }, { label: 'May', value: '05' }])).toBe(1);

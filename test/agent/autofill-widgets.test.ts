@@ -152,7 +152,8 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       });
       await new AutofillAgent().run(ctx);
       expect(ctx.questions).toEqual([
-        expect.objectContaining({ question: "Which option should be chosen for 'Preferred branch'?", options: ['Choose a branch', 'London Central', 'Manchester', 'Leeds North', 'Leeds South'] }),
+        // A value sharing a word with two options is neither of them; the placeholder is no option.
+        expect.objectContaining({ question: "'Leeds' isn't one of the options for 'Preferred branch'. Which should I choose?", options: ['London Central', 'Manchester', 'Leeds North', 'Leeds South'] }),
         expect.objectContaining({ question: "What should be entered for 'Membership number'?", options: [] }),
       ]);
       expect(server.postsTo('/submit/hitl')[0]?.fields).toEqual({ nm: 'Ada Lovelace', br: 'ldse', mem: 'M-1234' });
@@ -163,7 +164,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       const failure = await new AutofillAgent().run(ctx).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(AgentFailure);
       expect((failure as Error).message).toBe(
-        "Cannot fill form_data 'preferred_branch': value 'Leeds' matches more than one of the options of 'Preferred branch' (options: Choose a branch, London Central, Manchester, Leeds North, Leeds South); enable human_in_the_loop to be asked",
+        "Cannot fill form_data 'preferred_branch': 'Leeds' isn't one of the options for 'Preferred branch' (options: London Central, Manchester, Leeds North, Leeds South); enable human_in_the_loop to be asked",
       );
     });
 
@@ -176,7 +177,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
         formData: { full_name: 'Ada', preferred_branch: 'Manchester', membership_number: 'M-1', passport_number: 'X1' },
         formSchema: { type: 'object', required: ['passport_number'] },
       });
-      await expect(new AutofillAgent().run(unplaced)).rejects.toThrow("No control on the page matches form_data key 'passport_number'");
+      await expect(new AutofillAgent().run(unplaced)).rejects.toThrow("No control on the page matches the required form_data key 'passport_number'");
     });
 
     it('treats equally good candidates as ambiguous: fails, or asks which field', async () => {
@@ -191,7 +192,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       });
       await new AutofillAgent().run(asking);
       expect(asking.questions).toEqual([
-        { question: "Which field should receive form_data 'city'?", options: ["'City' (text name=ci)", "'City' (text name=ci2)"], message: "'city' matches several fields equally well." },
+        { question: "Which field should receive form_data 'city' (Oslo)?", options: ["'City' (text name=ci)", "'City' (text name=ci2)", 'None of these'], message: "'city' matches several fields equally well." },
       ]);
       // "Confirm email" / "Re-enter password" repeat the value of the field they confirm.
       expect(server.postsTo('/submit/account')[0]?.fields).toEqual({ em: 'a@b.org', em2: 'a@b.org', pw: 'pa55-word!', pw2: 'pa55-word!', ci: '', ci2: 'Oslo' });

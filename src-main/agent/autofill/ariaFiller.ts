@@ -4,11 +4,11 @@
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
-import { click, FillProblem, locate, shownValue, typeKeys, waitFor, type FillEnv } from './fillBase.ts';
+import { click, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
-import { asText, matchChoice, sameValue } from './valueAdapter.ts';
+import { asText, findChoice, realChoices, sameValue } from './valueAdapter.ts';
 
 async function ariaChecked(loc: Locator): Promise<boolean> {
   return (await loc.getAttribute('aria-checked')) === 'true';
@@ -70,7 +70,7 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
 }
 
 /** Chooses the option meaning `value` in a select-only combobox and checks the widget took it. */
-export async function fillListbox(env: FillEnv, target: Target, value: unknown): Promise<string> {
+export async function fillListbox(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const trigger = locate(target);
   const control = target.controls[0] as ScannedControl;
   const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
@@ -79,14 +79,13 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   let options = await openListbox(env, target, trigger);
   if (!options) throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
   const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
-  const enabled = all.filter((o) => !o.disabled && o.label);
-  const picked = matchChoice(value, enabled);
-  if (picked < 0) {
+  const enabled = realChoices(all.filter((o) => !o.disabled && o.label));
+  const match = findChoice(value, enabled);
+  if (!('how' in match)) {
     await env.page.keyboard.press('Escape');
-    const why = picked === -2 ? 'matches more than one' : 'matches none';
-    throw new FillProblem(`value '${asText(value)}' ${why} of the options of '${target.label}'`, enabled.map((o) => o.label));
+    throw optionProblem(target, asText(value), match.index, enabled.map((o) => o.label));
   }
-  const choice = enabled[picked] as (typeof enabled)[number];
+  const choice = enabled[match.index] as (typeof enabled)[number];
   const took = async (): Promise<boolean> => {
     const now = await hiddenValue();
     if (now && (now !== before || now === choice.value || sameValue(now, choice.label, false))) return true;
@@ -106,7 +105,7 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   }
   // A list left open (multi-select, or a slow close) would swallow the next click on the page.
   if (await options?.first().isVisible().catch(() => false)) await env.page.keyboard.press('Escape');
-  return choice.label;
+  return { shown: choice.label, how: match.how };
 }
 
 /** Types into a contenteditable element; editors that ignore inserted text get real key presses. */

@@ -2,13 +2,13 @@ import type { Locator } from 'playwright-core';
 
 import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
 import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue } from './dates.ts';
-import { click, FillProblem, locate, shownValue, typeKeys, waitFor, type FillEnv } from './fillBase.ts';
+import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
-import type { Target } from './targets.ts';
+import { selectChoices, type Target } from './targets.ts';
 import { loose } from './textNorm.ts';
-import { asBoolean, asText, filePayloads, matchChoice, monthChoiceValues, sameValue, type ChoiceLike } from './valueAdapter.ts';
+import { asBoolean, asText, filePayloads, findChoice, matchChoice, monthChoiceValues, realChoices, sameValue, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
 
-export { FillProblem, locate, type FillEnv };
+export { FillProblem, locate, type FillEnv, type FillResult };
 
 export interface FillOptions {
   /** Date pattern to use for a text date field (set by the validation retry loop). */
@@ -68,7 +68,7 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
   return shown;
 }
 
-async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<string> {
+async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<FillResult> {
   const text = asText(value);
   const options = target.frame.locator(OPTION_SELECTOR);
   const listed = async (timeoutMs: number): Promise<string[]> => {
@@ -96,23 +96,26 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     const all = await listed(500);
     if (all.length) {
       await env.page.keyboard.press('Escape');
-      throw new FillProblem(`value '${text}' matches none of the options of '${target.label}'`, all);
+      throw optionProblem(target, text, -1, all);
     }
     await typeKeys(env, loc, text);
     await loc.blur().catch(() => undefined);
-    return loc.inputValue();
+    const typed = await loc.inputValue();
+    return { shown: typed, how: typed === text ? 'exact' : 'normalised' };
   }
-  const index = matchChoice(value, seen.map((label) => ({ label, value: label })));
-  if (index < 0) {
-    throw new FillProblem(`${index === -2 ? 'matches several' : 'matches none'} of the suggestions of '${target.label}'`, seen);
+  const match = findChoice(value, seen.map((label) => ({ label, value: label })));
+  if (!('how' in match)) {
+    // The suggestions are what the typed text brought up; the question offers the whole list when it opens on ArrowDown.
+    await env.page.keyboard.press('Escape');
+    throw optionProblem(target, text, match.index, seen);
   }
-  const label = seen[index] as string;
-  await click(env, options.nth(index));
+  const label = seen[match.index] as string;
+  await click(env, options.nth(match.index));
   // Most widgets put the choice in the input; react-select clears the input and shows it beside.
   let shown = '';
   const took = await waitFor(async () => loose((shown = await shownValue(loc))).includes(loose(label)), 800);
   if (!took) env.log(`${target.label}: shows '${shown}' after choosing '${label}'`);
-  return shown || label;
+  return { shown: shown || label, how: match.how };
 }
 
 async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
@@ -131,24 +134,30 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
   }
 }
 
-function choose(target: Target, value: unknown, choices: ChoiceLike[]): number {
-  const index = matchChoice(value, choices);
-  if (index < 0) {
-    const why = index === -2 ? 'matches more than one' : 'matches none';
-    throw new FillProblem(`value '${asText(value)}' ${why} of the options of '${target.label}'`, choices.map((c) => c.label));
-  }
-  return index;
+/** The index and match of the option meaning `value`; a FillProblem offering the real options when there is none. */
+function choose(target: Target, value: unknown, choices: ChoiceLike[]): { index: number; how: PlacementHow } {
+  const real = realChoices(choices);
+  const match = findChoice(value, real);
+  if (!('how' in match)) throw optionProblem(target, asText(value), match.index, real.map((c) => c.label));
+  return { index: choices.indexOf(real[match.index] as ChoiceLike), how: match.how };
 }
 
-async function fillSelectLike(loc: Locator, target: Target, control: ScannedControl, wanted: unknown[]): Promise<string> {
-  const choices = control.options.filter((o) => !o.disabled);
-  const picked = wanted.map((w) => choices[choose(target, w, choices)] as ChoiceLike);
+/** The weakest of several matches (one adapted value makes the whole placement adapted). */
+function weakest(hows: PlacementHow[]): PlacementHow {
+  const order: PlacementHow[] = ['exact', 'normalised', 'synonym', 'answer'];
+  return hows.reduce<PlacementHow>((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'exact');
+}
+
+async function fillSelectLike(loc: Locator, target: Target, control: ScannedControl, wanted: unknown[]): Promise<FillResult> {
+  const choices = selectChoices(control);
+  const matches = wanted.map((w) => choose(target, w, choices));
+  const picked = matches.map((m) => choices[m.index] as ChoiceLike);
   // force: select2/chosen-style widgets hide the native select but still listen to its change event.
   await loc.selectOption(picked.map((p) => ({ value: p.value })), { timeout: 5000, force: true });
-  return picked.map((p) => p.label).join(', ');
+  return { shown: picked.map((p) => p.label).join(', '), how: weakest(matches.map((m) => m.how)) };
 }
 
-async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Promise<string> {
+async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const date = parseDateValue(value);
   if (!date) throw new FillProblem(`value '${asText(value)}' is not a date (e.g. YYYY-MM-DD) for '${target.label}'`);
   const [day, month, year] = target.controls as [ScannedControl, ScannedControl, ScannedControl];
@@ -169,11 +178,16 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
   await put(day, [dayText]);
   await put(month, monthValues);
   await put(year, [year.maxLength === 2 ? String(date.year % 100).padStart(2, '0') : String(date.year)]);
-  return `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+  return { shown: `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`, how: 'normalised' };
 }
 
-/** Puts `value` into `target` the way the control needs it; returns what the control now shows. */
-export async function fillTarget(env: FillEnv, target: Target, value: unknown, options: FillOptions = {}): Promise<string> {
+/** How a text went in: exactly as given, or adapted (a date formatted, a number stripped of its unit, a mask). */
+function textHow(value: unknown, shown: string): PlacementHow {
+  return shown === asText(value) ? 'exact' : 'normalised';
+}
+
+/** Puts `value` into `target` the way the control needs it; returns what the control now shows and how the value was adapted. */
+export async function fillTarget(env: FillEnv, target: Target, value: unknown, options: FillOptions = {}): Promise<FillResult> {
   const first = target.controls[0] as ScannedControl;
   const loc = locate(target);
   // Playwright's own actions scroll as needed; the humanized mouse path needs the box on screen first.
@@ -184,14 +198,17 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
     case 'date': {
       if (first.datalist && target.choices.length) {
         // A datalist only suggests: a value naming one suggestion types that suggestion's value, anything else goes in as given.
-        const index = matchChoice(value, target.choices);
-        if (index >= 0) return fillText(env, target, loc, (target.choices[index] as ChoiceLike).value);
-        env.log(`${target.label}: the value ${index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`);
+        const match = findChoice(value, target.choices);
+        if ('how' in match) return { shown: await fillText(env, target, loc, (target.choices[match.index] as ChoiceLike).value), how: match.how };
+        env.log(`${target.label}: the value ${match.index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`);
       }
-      return fillText(env, target, loc, textFor(target, value, options));
+      const shown = await fillText(env, target, loc, textFor(target, value, options));
+      return { shown, how: textHow(value, shown) };
     }
-    case 'editable':
-      return fillEditable(env, target, textFor(target, value, options));
+    case 'editable': {
+      const shown = await fillEditable(env, target, textFor(target, value, options));
+      return { shown, how: textHow(value, shown) };
+    }
     case 'combobox':
       return fillCombobox(env, target, loc, value);
     case 'listbox':
@@ -199,36 +216,37 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
     case 'select':
       return fillSelectLike(loc, target, first, Array.isArray(value) && first.multiple ? value : [value]);
     case 'radio': {
-      const index = choose(target, value, target.choices);
+      const { index, how } = choose(target, value, target.choices);
       const choice = target.choices[index] as ChoiceLike & { pid: string };
       const control = target.controls.find((c) => c.pid === choice.pid) as ScannedControl;
       if (control.aria) await setAriaChecked(env, target, control, true, `'${choice.label}'`);
       else await checkControl(env, target, control, true);
-      return choice.label;
+      return { shown: choice.label, how };
     }
     case 'checkbox': {
       const on = asBoolean(value);
-      if (on === null) throw new FillProblem(`value '${asText(value)}' is not yes/no for the checkbox '${target.label}'`, ['yes', 'no']);
+      if (on === null) throw new FillProblem(`'${asText(value)}' is not yes or no, which is what the checkbox '${target.label}' takes`, ['yes', 'no']);
       if (first.aria) await setAriaChecked(env, target, first, on, 'it');
       else await checkControl(env, target, first, on);
-      return on ? 'checked' : 'unchecked';
+      return { shown: on ? 'checked' : 'unchecked', how: typeof value === 'boolean' ? 'exact' : 'normalised' };
     }
     case 'checkboxGroup': {
       const values = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/\s*[,;]\s*/).filter(Boolean) : [value];
-      const picked = new Set(values.map((v) => target.choices[choose(target, v, target.choices)]?.pid));
+      const matches = values.map((v) => choose(target, v, target.choices));
+      const picked = new Set(matches.map((m) => target.choices[m.index]?.pid));
       for (const control of target.controls) {
         if (control.aria) await setAriaChecked(env, target, control, picked.has(control.pid), `'${target.choices.find((c) => c.pid === control.pid)?.label}'`);
         else await checkControl(env, target, control, picked.has(control.pid));
       }
-      return target.choices.filter((c) => picked.has(c.pid)).map((c) => c.label).join(', ');
+      return { shown: target.choices.filter((c) => picked.has(c.pid)).map((c) => c.label).join(', '), how: weakest(matches.map((m) => m.how)) };
     }
     case 'dateSplit':
       return fillDateSplit(env, target, value);
     case 'file': {
       const files = filePayloads(value);
-      if (!files.length) throw new FillProblem(`value for '${target.label}' is not a file (data URL or {name, mime_type, content_base64})`);
+      if (!files.length) throw new FillProblem(`the value for '${target.label}' is not a file (a data URL or {name, mime_type, content_base64})`);
       await loc.setInputFiles(first.multiple ? files : files.slice(0, 1));
-      return files.map((f) => f.name).join(', ');
+      return { shown: files.map((f) => f.name).join(', '), how: 'exact' };
     }
   }
 }

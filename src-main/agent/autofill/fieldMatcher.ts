@@ -2,7 +2,7 @@ import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
 import { conceptTokens, textSimilarity, words } from './textNorm.ts';
 import { dateReadings } from './dates.ts';
-import { matchChoice } from './valueAdapter.ts';
+import { asBoolean, findChoice, matchChoice } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
 export const MATCH_THRESHOLD = 0.5;
@@ -38,12 +38,14 @@ function compatibility(value: unknown, target: Target): number {
   if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
   if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' || target.kind === 'listbox' ? 0.9 : 0.3;
   if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
-  // A value that is none of a choice control's options probably belongs to another control.
+  // A value that is none of a choice control's options leans towards another control that has it,
+  // but only as a tie-breaker: a key named for this control still lands here, and the filler then
+  // asks which option is meant (or fails) instead of dropping the value.
   // (A listbox whose options only render when opened cannot tell, so it is not penalised.)
   if (target.kind === 'radio' || target.kind === 'select' || target.kind === 'checkboxGroup' || (target.kind === 'listbox' && target.choices.length)) {
     const values = Array.isArray(value) ? value : [value];
-    const hits = values.filter((v) => matchChoice(v, target.choices) !== -1).length;
-    return hits === values.length ? 1 : hits > 0 ? 0.7 : 0.35;
+    const hits = values.filter((v) => matchChoice(v, target.choices) >= 0).length;
+    return hits === values.length ? 1 : hits > 0 ? 0.93 : 0.85;
   }
   return 1;
 }
@@ -64,14 +66,25 @@ function exactNames(entry: Entry): Set<string> {
   return new Set([...names].map((n) => n.toLowerCase()));
 }
 
+/** Share of the key's concept tokens found in the text: "confirm" is wholly inside "I confirm the details are correct". */
+function coverage(key: string, text: string): number {
+  const k = new Set(conceptTokens(key));
+  if (!k.size) return 0;
+  const t = new Set(conceptTokens(text));
+  return [...k].filter((w) => t.has(w)).length / k.size;
+}
+
 /** Score in [0, ~1.15] for putting `entry` into `target`. */
 export function scoreMatch(entry: Entry, target: Target): number {
   const compat = compatibility(entry.value, target);
   if (compat === 0) return 0;
   let best = 0;
+  // A yes/no going to a lone checkbox: the checkbox's label is a sentence ("I confirm the details are
+  // correct"), so a key all of whose words it contains is a good match however long the sentence.
+  const consent = target.kind === 'checkbox' && asBoolean(entry.value) !== null;
   for (const k of entryTexts(entry)) {
     for (const t of target.texts) {
-      const s = textSimilarity(k.text, t.text) * k.weight * t.weight;
+      const s = (consent ? Math.max(textSimilarity(k.text, t.text), 0.8 * coverage(k.text, t.text)) : textSimilarity(k.text, t.text)) * k.weight * t.weight;
       if (s > best) best = s;
     }
   }
@@ -119,4 +132,25 @@ export function matchEntries(entries: Entry[], targets: Target[]): { placements:
     placements.push({ entry, target: top.target, score: top.score });
   }
   return { placements, ambiguous };
+}
+
+/**
+ * Whether `entry` fits `target` beyond doubt when they are the last required key and control left:
+ * the value names one of its options, is a date for a date, yes/no for a checkbox, a file for an
+ * upload; a text box needs a word in common with the key, its title or description.
+ */
+export function eliminationFits(entry: Entry, target: Target): boolean {
+  if (compatibility(entry.value, target) < 1) return false;
+  switch (target.kind) {
+    case 'radio': case 'select': case 'checkboxGroup': case 'listbox':
+      return (Array.isArray(entry.value) ? entry.value : [entry.value]).every((v) => 'how' in findChoice(v, target.choices));
+    case 'checkbox':
+      return asBoolean(entry.value) !== null;
+    case 'date': case 'dateSplit':
+      return dateReadings(entry.value).length === 1;
+    case 'file':
+      return true;
+    default:
+      return entryTexts(entry).some((k) => target.texts.some((t) => coverage(k.text, t.text) > 0 || coverage(t.text, k.text) > 0));
+  }
 }

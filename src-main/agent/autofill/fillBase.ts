@@ -3,15 +3,35 @@ import type { Locator, Page } from 'playwright-core';
 import type { HumanInput } from '../../browser/humanInput.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
+import type { PlacementHow } from './valueAdapter.ts';
 
-/** A value that cannot go into a control as given; the wizard asks a human or fails with `message`. */
+/**
+ * A value that cannot go into a control as given; the wizard asks a human or fails with `message`.
+ * `none`: the value is none of the control's options; `several`: it means more than one of them;
+ * `invalid`: it is not the kind of value the control takes.
+ */
 export class FillProblem extends Error {
   readonly choices: string[];
-  constructor(message: string, choices: string[] = []) {
+  readonly kind: 'none' | 'several' | 'invalid';
+  constructor(message: string, choices: string[] = [], kind: FillProblem['kind'] = 'invalid') {
     super(message);
     this.name = 'FillProblem';
     this.choices = choices;
+    this.kind = kind;
   }
+}
+
+/** The problem of a value that matched no option (index -1) or several (-2) of a control's real options. */
+export function optionProblem(target: Target, value: string, index: number, choices: string[]): FillProblem {
+  return index === -2
+    ? new FillProblem(`'${value}' matches more than one option of '${target.label}'`, choices, 'several')
+    : new FillProblem(`'${value}' isn't one of the options for '${target.label}'`, choices, 'none');
+}
+
+/** What a fill put in the control, and how the value was adapted to get there. */
+export interface FillResult {
+  shown: string;
+  how: PlacementHow;
 }
 
 export interface FillEnv {

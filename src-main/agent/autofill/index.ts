@@ -1,5 +1,5 @@
 import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
-import { AgentFailure, type Agent, type AgentContext, type AgentOutcome } from '../agentTypes.ts';
+import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type FillReport } from '../agentTypes.ts';
 import { flattenFormData, missingRequiredKeys } from './entries.ts';
 import { askOrFail } from './questions.ts';
 import { buildResult, readFacts } from './resultBuilder.ts';
@@ -64,9 +64,14 @@ export class AutofillAgent implements Agent {
     const outcome = await new Wizard(ctx, entries, humanFor).run();
     const facts = await readFacts(ctx.page.frames());
     await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
-    const fields: Record<string, string> = {};
-    for (const [key, placed] of outcome.placed) fields[key] = placed.shown;
-    const result = buildResult(facts, ctx.outputSchema, fields);
+    const report: FillReport = { placements: {}, unplaced: outcome.unplaced };
+    for (const [key, placed] of outcome.placed) {
+      report.placements[key] = { control: placed.label, value: placed.shown, how: placed.how, matched_by: placed.matchedBy };
+    }
+    for (const { key, reason } of outcome.unplaced) ctx.log(`${key}: not placed (${reason})`);
+    ctx.reportFill?.(report);
+    const fields = Object.fromEntries(Object.entries(report.placements).map(([key, p]) => [key, p.value]));
+    const result = buildResult(facts, ctx.outputSchema, fields, report);
     ctx.log(`autofill: done${facts.reference ? `, reference ${facts.reference}` : ''}`);
     return { result };
   }

@@ -9,8 +9,10 @@
  * property's type and the whole result is validated with Ajv; a missing required property fails.
  *
  * Without an output_schema the result is:
- *   { submitted: true, final_url, title, confirmation_text, reference?, fields: { key: value placed } }
- * where `fields` maps each form_data key to what its control showed (secrets as "[secret]").
+ *   { submitted: true, final_url, title, confirmation_text, reference?, fields, placements, unplaced }
+ * where `fields` maps each form_data key to what its control showed (secrets as "[secret]"),
+ * `placements` says per key which control, what value and how (the FillReport), and `unplaced`
+ * lists the keys no control received.
  */
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -18,7 +20,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Frame } from 'playwright-core';
 
 import type { JsonObject } from '../../contract/common.ts';
-import { AgentFailure } from '../agentTypes.ts';
+import { AgentFailure, type FillReport } from '../agentTypes.ts';
 import { textSimilarity } from './textNorm.ts';
 
 // ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
@@ -122,9 +124,13 @@ function valueFor(name: string, prop: Record<string, unknown>, facts: PageFacts)
 }
 
 /** The job result from the final page; validated against `outputSchema` when there is one. */
-export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, fields: Record<string, string>): JsonObject {
+export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, fields: Record<string, string>, report?: FillReport): JsonObject {
   if (!outputSchema || !isObject(outputSchema.properties)) {
     const result: JsonObject = { submitted: true, final_url: facts.url, title: facts.title, confirmation_text: facts.confirmation, fields };
+    if (report) {
+      result.placements = { ...report.placements };
+      result.unplaced = report.unplaced.map((u) => u.key);
+    }
     if (facts.reference) result.reference = facts.reference;
     return result;
   }

@@ -1,6 +1,6 @@
 import type { Frame } from 'playwright-core';
 
-import type { FrameScan, ScannedControl } from './pageScan.ts';
+import type { FrameScan, ScannedControl, ScannedOption } from './pageScan.ts';
 import { conceptTokens } from './textNorm.ts';
 
 export type TargetKind =
@@ -82,6 +82,11 @@ function datePart(c: ScannedControl): 'day' | 'month' | 'year' | null {
 
 function groupLabelOf(first: ScannedControl): string {
   return first.legends[0] || first.nearText || first.name;
+}
+
+/** A native select's options a person can pick: enabled, without a leading empty-valued placeholder ("Choose…", "Vehicle type"). */
+export function selectChoices(c: ScannedControl): ScannedOption[] {
+  return c.options.filter((o, i) => !o.disabled && !(i === 0 && o.value === ''));
 }
 
 /** Turns the scanned controls of all frames into fillable targets (visible, enabled ones). */
@@ -169,7 +174,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       if (!kind) continue;
       targets.push({
         id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts: ownTexts(c, 0.7), context: c.legends,
-        choices: c.options.filter((o) => !o.disabled).map((o) => ({ label: o.label, value: o.value, pid: c.pid })),
+        choices: (c.tag === 'select' ? selectChoices(c) : c.options.filter((o) => !o.disabled)).map((o) => ({ label: o.label, value: o.value, pid: c.pid })),
         required: c.required, hasValue: c.tag === 'select' ? c.value !== '' && c.options.findIndex((o) => o.value === c.value) > 0 : c.value !== '',
         errorText: c.errorText,
       });

@@ -1,31 +1,8 @@
 // Text normalisation shared by field matching, option matching and result extraction.
-// Phrases collapse to one concept token so `dob`, "Date of birth" and `birth_date` compare equal.
+// Phrases collapse to one concept token so `dob`, "Date of birth" and `birth_date` compare equal
+// (the phrase list is the lexicon's FIELD_CONCEPTS).
 
-const CONCEPTS: Array<[string, string[]]> = [
-  ['givenname', ['first name', 'first names', 'given name', 'given names', 'forename', 'forenames', 'fname', 'firstname', 'givenname', 'christian name']],
-  ['familyname', ['last name', 'surname', 'family name', 'lname', 'lastname', 'familyname', 'second name']],
-  ['middlename', ['middle name', 'middle names', 'middlename']],
-  ['fullname', ['full name', 'fullname', 'your name', 'name in full']],
-  ['birthdate', ['date of birth', 'birth date', 'birthdate', 'dob', 'birthday', 'born on']],
-  ['postcode', ['zip code', 'zip', 'zipcode', 'postcode', 'postal code', 'post code', 'postalcode', 'pin code', 'eircode']],
-  ['phone', ['telephone number', 'phone number', 'mobile number', 'mobile phone', 'cell phone', 'contact number', 'telephone', 'phone', 'mobile', 'tel', 'cell', 'phonenumber']],
-  ['email', ['email address', 'e mail address', 'e mail', 'email', 'mail address', 'emailaddress']],
-  ['addressline1', ['address line 1', 'street address', 'address 1', 'addressline1', 'address1', 'street', 'line 1', 'building and street']],
-  ['addressline2', ['address line 2', 'address 2', 'addressline2', 'address2', 'line 2']],
-  ['city', ['town or city', 'city or town', 'town', 'city', 'locality']],
-  ['region', ['state or province', 'county', 'province', 'state', 'region']],
-  ['country', ['country of residence', 'country']],
-  ['organisation', ['organisation', 'organization', 'company name', 'company', 'employer', 'business name']],
-  ['agree', ['i agree', 'agree', 'accept', 'accepted', 'consent', 'terms and conditions', 'terms']],
-  ['message', ['message', 'comments', 'comment', 'enquiry', 'inquiry', 'more details', 'further information']],
-  ['passport', ['passport number', 'passport no', 'passport']],
-  ['nino', ['national insurance number', 'ni number', 'nino']],
-  ['gender', ['gender', 'sex']],
-  ['quantity', ['quantity', 'qty', 'number of items']],
-  ['website', ['website', 'web site', 'homepage', 'url']],
-  ['password', ['password', 'passcode', 'pass word']],
-  ['username', ['user name', 'username', 'login', 'user id']],
-];
+import { FIELD_CONCEPTS } from './lexicon.ts';
 
 const STOPWORDS = new Set([
   'your', 'the', 'a', 'an', 'of', 'please', 'enter', 'select', 'choose', 'what', 'is', 'are', 'optional', 'required',
@@ -33,20 +10,27 @@ const STOPWORDS = new Set([
 ]);
 
 // Longest phrases first so "address line 1" wins over "address".
-const PHRASES: Array<[string[], string]> = CONCEPTS.flatMap(([concept, phrases]) =>
+const PHRASES: Array<[string[], string]> = FIELD_CONCEPTS.flatMap(([concept, phrases]) =>
   phrases.map((phrase): [string[], string] => [phrase.split(' '), concept]),
 ).sort((a, b) => b[0].length - a[0].length);
 
-/** Lowercase words of `text`: camelCase, snake_case, kebab, dots and brackets all split; accents dropped. */
+const SYMBOL_WORDS: Record<string, string> = { '£': ' gbp ', '$': ' usd ', '€': ' eur ', '%': ' percent ' };
+
+/**
+ * Lowercase words of `text` in any script: camelCase, snake_case, kebab, dots and brackets all
+ * split; accents dropped (letters without a decomposition, like "ø", stay as they are); currency
+ * and percent signs become words.
+ */
 export function words(text: string): string[] {
   return text
+    .replace(/[£$€%]/g, (c) => SYMBOL_WORDS[c] ?? ' ')
     .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/([a-zA-Z])(\d)/g, '$1 $2')
+    .replace(/\p{M}/gu, '')
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{L})(\p{N})/gu, '$1 $2')
     .toLowerCase()
     .replace(/e-mail/g, 'email')
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
 }
 

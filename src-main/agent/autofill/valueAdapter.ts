@@ -1,6 +1,7 @@
 import { isFileObject } from './entries.ts';
 import { MONTHS } from './dates.ts';
-import { loose } from './textNorm.ts';
+import { foldAccents, normaliseText, valueSynonyms } from './lexicon.ts';
+import { conceptTokens, loose } from './textNorm.ts';
 
 export { DATE_FORMATS, dateFormatFromHint, formatDate, looksLikeDateField, MONTHS, parseDateValue, type DateParts } from './dates.ts';
 
@@ -27,58 +28,100 @@ export function asText(value: unknown): string {
   return value === null || value === undefined ? '' : JSON.stringify(value);
 }
 
-const ALIASES: Record<string, string[]> = {
-  'united kingdom': ['uk', 'gb', 'great britain', 'britain', 'united kingdom of great britain and northern ireland'],
-  'united states': ['us', 'usa', 'united states of america', 'america'],
-  yes: ['true', 'y', '1', 'on'],
-  no: ['false', 'n', '0', 'off'],
-  male: ['m', 'man'],
-  female: ['f', 'woman'],
-};
-
-function variants(value: string): string[] {
-  const l = loose(value);
-  const out = new Set([l]);
-  for (const [canonical, aliases] of Object.entries(ALIASES)) {
-    if (l === canonical || aliases.includes(l)) {
-      out.add(canonical);
-      for (const a of aliases) out.add(a);
-    }
-  }
-  return [...out];
-}
-
 export interface ChoiceLike {
   label: string;
   value: string;
 }
 
+/** How a value was put into a control: as given, adapted without changing meaning, through the lexicon, or as a human said. */
+export type PlacementHow = 'exact' | 'normalised' | 'synonym' | 'answer';
+
+type MatchHow = Exclude<PlacementHow, 'answer'>;
+
+export type ChoiceMatch = { index: number; how: MatchHow } | { index: -1 | -2 };
+
+const PLACEHOLDER = /^(choose|select|please (choose|select)|pick|none selected|not selected|-+|—+)\b|^\W*$|\.\.\.$|…$/i;
+
+/** A "Choose…"/"-- Select --" entry, which is no answer at all. */
+export function isPlaceholderChoice(choice: ChoiceLike, index: number): boolean {
+  return PLACEHOLDER.test(choice.label.trim()) && (choice.value.trim() === '' || index === 0);
+}
+
+/** The options a person would choose between (placeholders left out), for questions and messages. */
+export function realChoices<T extends ChoiceLike>(choices: T[]): T[] {
+  return choices.filter((c, i) => !isPlaceholderChoice(c, i) && c.label.trim() !== '');
+}
+
+/** The option's name without what describes it: "United Kingdom (UK)" → "United Kingdom", "Superfast — 80 Mb" → "Superfast". */
+function withoutParenthetical(text: string): string {
+  return text.replace(/\([^)]*\)/g, ' ').split(/\s[—–-]\s|:\s/)[0] ?? '';
+}
+
+// Words that carry no meaning of their own in an option ("By phone", "Via email"); negations are never among them.
+const OPTION_FILLER = new Set(['by', 'via', 'through', 'using', 'with', 'per', 'on', 'in', 'at', 'from', 'as', 'to', 'the', 'a', 'an', 'of', 'for', 'i', 'am', 'my', 'me', 'we', 'our', 'is', 'are', 'be']);
+
+function optionConcept(text: string): string {
+  return conceptTokens(text).filter((t) => !OPTION_FILLER.has(t)).join(' ');
+}
+
+function parenthetical(text: string): string {
+  return /\(([^)]*)\)/.exec(text)?.[1] ?? '';
+}
+
+function asNumber(text: string): number | null {
+  const t = text.trim();
+  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : null;
+}
+
 /**
- * Picks the choice meaning `value`: exact label/value (forgiving case, spacing, punctuation), then a
- * label without its parenthetical ("United Kingdom (UK)"), aliases, numbers, then a unique prefix or
- * word-containment match. Returns the index, -1 for no match, -2 when ambiguous.
+ * Picks the choice that means `value`, by rules that never change the meaning (docs/autofill.md):
+ * 1. exact: the value is an option's label or value;
+ * 2. normalised: equal after case, spacing and punctuation are dropped, or as numbers ("05" = "5");
+ *    then equal with accents folded, but only where folding leaves the options distinct; then equal
+ *    to a label without its parenthetical or description, or to the parenthetical ("United Kingdom
+ *    (UK)", "Superfast — 80 Mb");
+ * 3. synonym: both name the same lexicon entry (US states, countries, yes/no, months, genders) or
+ *    the same concept once filler words are dropped ("email" = "Email address", "phone" = "By phone").
+ * Sharing a word or a prefix is never enough. Several distinct options at the first tier that
+ * matches → ambiguous (-2); none → -1.
  */
-export function matchChoice(value: unknown, choices: ChoiceLike[]): number {
+export function findChoice(value: unknown, choices: ChoiceLike[]): ChoiceMatch {
   const raw = typeof value === 'boolean' ? (value ? 'yes' : 'no') : asText(value);
-  const wanted = variants(raw);
-  const tiers: Array<(c: ChoiceLike) => boolean> = [
-    (c) => c.label === raw || c.value === raw,
-    (c) => wanted.includes(loose(c.label)) || wanted.includes(loose(c.value)),
-    (c) => wanted.includes(loose(c.label.replace(/\([^)]*\)/g, ''))) || wanted.some((w) => w.length >= 2 && loose((/\(([^)]*)\)/.exec(c.label) ?? ['', ''])[1] ?? '') === w),
-    (c) => /^-?\d+(\.\d+)?$/.test(raw) && (Number(c.value) === Number(raw) || Number(loose(c.label)) === Number(raw)),
-    (c) => wanted.some((w) => w.length >= 3 && loose(c.label).startsWith(w)),
-    (c) => wanted.some((w) => w.length >= 3 && ` ${loose(c.label)} `.includes(` ${w} `)),
+  if (!raw.trim()) return { index: -1 };
+  const norm = normaliseText(raw);
+  const folded = foldAccents(raw);
+  const foldedLabels = choices.map((c) => foldAccents(c.label));
+  const foldingKeepsDistinct = new Set(foldedLabels).size === new Set(choices.map((c) => normaliseText(c.label))).size;
+  const num = asNumber(raw);
+  const synonyms = valueSynonyms(raw);
+  const concept = optionConcept(raw);
+  const sameSynonym = (text: string): boolean => [...valueSynonyms(text)].some((id) => synonyms.has(id));
+  const tiers: Array<[MatchHow, (c: ChoiceLike) => boolean]> = [
+    ['exact', (c) => c.label === raw || c.value === raw],
+    ['normalised', (c) => normaliseText(c.label) === norm || normaliseText(c.value) === norm
+      || (num !== null && (asNumber(c.value) === num || asNumber(c.label) === num))],
+    ['normalised', (c) => foldingKeepsDistinct && (foldAccents(c.label) === folded || foldAccents(c.value) === folded)],
+    ['normalised', (c) => foldAccents(withoutParenthetical(c.label)) === folded || (folded.length >= 2 && foldAccents(parenthetical(c.label)) === folded)],
+    ['synonym', (c) => synonyms.size > 0 && (sameSynonym(c.label) || sameSynonym(c.value) || sameSynonym(withoutParenthetical(c.label)))],
+    ['synonym', (c) => concept !== '' && optionConcept(c.label) === concept],
   ];
-  for (const tier of tiers) {
-    const hits = choices.map((c, i) => (tier(c) ? i : -1)).filter((i) => i >= 0);
-    if (hits.length === 1) return hits[0] as number;
-    if (hits.length > 1) {
-      // Several options share a label and value (duplicates): any will do, else ambiguous.
-      const first = choices[hits[0] as number] as ChoiceLike;
-      return hits.every((i) => loose(choices[i]?.label ?? '') === loose(first.label)) ? (hits[0] as number) : -2;
+  for (const [how, test] of tiers) {
+    const hits = choices.map((c, i) => (test(c) ? i : -1)).filter((i) => i >= 0);
+    if (!hits.length) continue;
+    const first = hits[0] as number;
+    // Several options with the same label (duplicates) are one answer; distinct ones are ambiguous.
+    // A boolean meeting "Yes"/"No" is an adaptation even where the option's value is literally "yes".
+    if (hits.every((i) => normaliseText(choices[i]?.label ?? '') === normaliseText(choices[first]?.label ?? ''))) {
+      return { index: first, how: typeof value === 'boolean' && how === 'exact' ? 'normalised' : how };
     }
+    return { index: -2 };
   }
-  return -1;
+  return { index: -1 };
+}
+
+/** `findChoice` as an index: the choice, -1 for none, -2 for ambiguous. */
+export function matchChoice(value: unknown, choices: ChoiceLike[]): number {
+  return findChoice(value, choices).index;
 }
 
 /** Choices for a month control: number, zero-padded number, name, short name. */

@@ -5,16 +5,20 @@ import { AgentFailure, type AgentContext } from '../agentTypes.ts';
 import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
-import { matchEntries } from './fieldMatcher.ts';
+import { eliminationFits, matchEntries } from './fieldMatcher.ts';
 import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
-import { askOrFail, quote } from './questions.ts';
+import { askForOption, askOrFail, quote } from './questions.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
 import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
+import { asText, realChoices, type PlacementHow } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
 const REVEAL_PASSES = 4;
+
+/** How a key found its control: by its name, title or description; as the only fit left; or a human chose it. */
+export type MatchedBy = 'name' | 'elimination' | 'answer';
 
 export interface PlacedValue {
   /** Form signature of the page it went on (a re-rendered page with the same fields refills it). */
@@ -22,12 +26,23 @@ export interface PlacedValue {
   controlKey: string;
   label: string;
   shown: string;
+  how: PlacementHow;
+  matchedBy: MatchedBy;
+}
+
+/** A form_data key that went into no control, and why. */
+export interface UnplacedKey {
+  key: string;
+  reason: string;
 }
 
 export interface WizardOutcome {
   placed: Map<string, PlacedValue>;
+  unplaced: UnplacedKey[];
   frames: Array<{ frame: Frame; scan: FrameScan }>;
 }
+
+const NONE_OF_THESE = 'None of these';
 
 type Scanned = Array<{ frame: Frame; scan: FrameScan }>;
 
@@ -62,6 +77,12 @@ export class Wizard {
   /** Answers a human gave for controls that no key matched, by control key. */
   readonly #manual = new Map<string, string>();
   readonly #visits = new Map<string, number>();
+  /** Keys a human said belong in none of the fields offered. */
+  readonly #declined = new Set<string>();
+  /** Keys whose value a human gave (an option chosen, a rejected value replaced). */
+  readonly #answered = new Set<string>();
+  /** Keys whose control a human chose. */
+  readonly #fieldChosen = new Set<string>();
   #corrections = 0;
 
   constructor(ctx: AgentContext, entries: Entry[], humanFor: (url: string) => HumanInput | null) {
@@ -111,8 +132,9 @@ export class Wizard {
       const noFields = targets.length === 0;
       const review = looksLikeReview(text);
       if (!errors.length && (!button || (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))) {
-        return { placed: this.#placed, frames };
+        return { placed: this.#placed, unplaced: this.#unplaced(), frames };
       }
+      if (button?.kind === 'submit') await this.#placeByElimination(targets, filled, signature);
       await this.#fillRequiredEmpty(targets, filled);
       if (!button) break;
       if (button.kind === 'submit') await this.#checkRequiredPlaced();
@@ -138,7 +160,22 @@ export class Wizard {
 
   /** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
   #pending(signature: string, done: Set<string>): Entry[] {
-    return this.#entries.filter((e) => !done.has(e.key) && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature));
+    return this.#entries.filter((e) => !done.has(e.key) && !this.#declined.has(e.key)
+      && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature));
+  }
+
+  /** Every key no control received, with the reason (the result lists them; none is dropped silently). */
+  #unplaced(): UnplacedKey[] {
+    return this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => ({
+      key: e.key,
+      reason: this.#declined.has(e.key) ? 'a human said it belongs in none of the fields offered' : 'no control on any page matched it',
+    }));
+  }
+
+  /** The options of a "which field" question: labels, made distinct with the control's name where two read alike. */
+  #fieldOptions(targets: Target[]): string[] {
+    const labels = targets.map((t) => t.label);
+    return targets.map((t, i) => (labels.indexOf(t.label) !== labels.lastIndexOf(t.label) || !t.label ? describeTarget(t) : (labels[i] as string)));
   }
 
   /** Fills what the page shows; `settled` is a scan taken after the last fill, when the last pass made one. */
@@ -154,13 +191,19 @@ export class Wizard {
       const pending = this.#pending(signature, doneKeys);
       const { placements, ambiguous } = matchEntries(pending, targets);
       for (const amb of ambiguous) {
-        const options = amb.candidates.map(describeTarget);
-        const answer = await askOrFail(this.#ctx, {
-          question: `Which field should receive form_data '${amb.entry.key}'?`,
+        const options = [...this.#fieldOptions(amb.candidates), NONE_OF_THESE];
+        const picked = await askForOption(this.#ctx, {
+          question: `Which field should receive form_data '${amb.entry.key}' (${loggable(amb.entry)})?`,
           options,
           message: `'${amb.entry.key}' matches several fields equally well.`,
         }, `form_data key '${amb.entry.key}' is ambiguous: it matches ${amb.candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`);
-        const target = amb.candidates[Math.max(0, options.indexOf(answer))] as Target;
+        const target = amb.candidates[picked];
+        if (!target) {
+          this.#declined.add(amb.entry.key);
+          doneKeys.add(amb.entry.key);
+          continue;
+        }
+        this.#fieldChosen.add(amb.entry.key);
         placements.push({ entry: amb.entry, target, score: 1 });
       }
       let manualFilled = false;
@@ -197,13 +240,13 @@ export class Wizard {
         if (score >= 0.6 && (!best || score > best.score)) best = { score, entry, value };
       }
       if (!best) continue;
-      const shown = await fillTarget(this.#env(), target, best.value, {});
+      const { shown } = await fillTarget(this.#env(), target, best.value, {});
       filled.add(target.id);
       this.#ctx.log(`${best.entry.key} (repeated) → ${describeTarget(target)}${best.entry.secret ? '' : ` = ${loggable(best.entry, shown)}`}`);
     }
   }
 
-  async #fillOne(target: Target, value: unknown, entry: Entry | null, signature: string): Promise<void> {
+  async #fillOne(target: Target, value: unknown, entry: Entry | null, signature: string, matchedBy: MatchedBy = 'name'): Promise<void> {
     this.#checkAbort();
     const options = entry ? { ...this.#options.get(entry.key), format: entry.format } : {};
     let current = value;
@@ -211,28 +254,48 @@ export class Wizard {
       current = await settleAmbiguousDate(this.#ctx, entry, target, value);
       if (current !== value) this.#overrides.set(entry.key, current);
     }
+    const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const shown = await fillTarget(this.#env(), target, current, options);
+        const { shown, how } = await fillTarget(this.#env(), target, current, options);
         if (entry) {
           this.#triedFor(entry.key).add(`rendered:${shown}`);
-          this.#placed.set(entry.key, { signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown });
-          this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`}`);
+          this.#placed.set(entry.key, {
+            signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown,
+            how: this.#answered.has(entry.key) ? 'answer' : how,
+            matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : matchedBy,
+          });
+          this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`);
         } else {
           this.#ctx.log(`(answer) → ${describeTarget(target)}`);
         }
         return;
       } catch (error) {
-        if (!(error instanceof FillProblem) || attempt > 1) throw error;
-        const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
-        current = await askOrFail(this.#ctx, {
-          question: `Which option should be chosen for '${target.label}'?`,
-          options: error.choices,
-          message: `${name}: ${error.message}.`,
-        }, `Cannot fill ${name}: ${error.message}${error.choices.length ? ` (options: ${error.choices.slice(0, 15).join(', ')})` : ''}; enable human_in_the_loop to be asked`);
-        if (entry) this.#overrides.set(entry.key, current);
+        if (!(error instanceof FillProblem)) throw error;
+        // A human's answer is matched to an option before it is used, so a second problem is the widget's, not the value's.
+        if (attempt > 0) throw new AgentFailure(`Cannot fill ${name}: ${error.message}`, { cause: error });
+        current = await this.#askInstead(target, entry, current, error);
+        if (entry) {
+          this.#overrides.set(entry.key, current);
+          this.#answered.add(entry.key);
+        }
       }
     }
+  }
+
+  /**
+   * What to put in `target` instead of a value it cannot take: one of its real options, chosen by a
+   * human (asked again once if the answer is none of them), or a replacement typed by a human.
+   */
+  async #askInstead(target: Target, entry: Entry | null, value: unknown, problem: FillProblem): Promise<string> {
+    const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
+    const failure = `Cannot fill ${name}: ${problem.message}${problem.choices.length ? ` (options: ${problem.choices.slice(0, 15).join(', ')})` : ''}; enable human_in_the_loop to be asked`;
+    const message = entry ? `${name} is ${entry.secret ? 'a secret value' : quote(asText(value), 80)}.` : `The answer was ${quote(asText(value), 80)}.`;
+    if (!problem.choices.length) {
+      return askOrFail(this.#ctx, { question: `${problem.message}. What should be entered instead?`, options: [], message }, failure);
+    }
+    const index = await askForOption(this.#ctx, { question: `${problem.message}. Which should I choose?`, options: problem.choices, message }, failure);
+    return problem.choices[index] as string;
   }
 
   /** Applies corrections for messages the page shows; asks or fails when it has none. */
@@ -245,9 +308,8 @@ export class Wizard {
       const key = controlKey(error.target);
       const entry = this.#entries.find((e) => this.#placed.get(e.key)?.controlKey === key);
       if (!entry) {
-        const answer = await askOrFail(this.#ctx, {
+        const answer = await this.#askForField(error.target, {
           question: `What should be entered for '${error.target.label}'?`,
-          options: error.target.choices.map((c) => c.label),
           message: `The page says ${quote(error.text)} and form_data has no value for it.`,
         }, `The page requires '${error.target.label}': ${quote(error.text)}, and no form_data key matches it; enable human_in_the_loop to be asked`);
         this.#manual.set(key, answer);
@@ -262,12 +324,12 @@ export class Wizard {
         this.#corrections += 1;
         continue;
       }
-      const answer = await askOrFail(this.#ctx, {
+      const answer = await this.#askForField(error.target, {
         question: `The page rejected '${error.target.label}'. What value should be entered?`,
-        options: error.target.choices.map((c) => c.label),
         message: `form_data '${entry.key}' was rejected: ${quote(error.text)}`,
       }, `The page rejected '${error.target.label}' (form_data key '${entry.key}'): ${quote(error.text)}; no correction left to try`);
       this.#overrides.set(entry.key, answer);
+      this.#answered.add(entry.key);
       this.#corrections += 1;
     }
   }
@@ -292,14 +354,37 @@ export class Wizard {
     return changed;
   }
 
+  /** A value for `target` from a human: one of its real options when it has options, else free text. */
+  async #askForField(target: Target, question: { question: string; message: string }, failure: string): Promise<string> {
+    const options = realChoices(target.choices).map((c) => c.label);
+    if (!options.length) return askOrFail(this.#ctx, { ...question, options }, failure);
+    return options[await askForOption(this.#ctx, { ...question, options }, failure)] as string;
+  }
+
+  /**
+   * Before the final submit, the one required key left and the one required empty control left go
+   * together, when the value fits the control unmistakably (an option it names, a date for a date,
+   * a yes/no for a checkbox, a file for an upload, shared words for a text box).
+   */
+  async #placeByElimination(targets: Target[], filled: Set<string>, signature: string): Promise<void> {
+    const keys = this.#entries.filter((e) => e.required && !this.#placed.has(e.key) && !this.#declined.has(e.key));
+    const taken = new Set([...this.#placed.values()].map((p) => p.controlKey));
+    const empty = targets.filter((t) => t.required && !t.hasValue && !filled.has(t.id) && !taken.has(controlKey(t)));
+    const [entry] = keys;
+    const [target] = empty;
+    if (keys.length !== 1 || empty.length !== 1 || !entry || !target || !eliminationFits(entry, target)) return;
+    this.#ctx.log(`${entry.key}: the only required key left, for the only required field left (${describeTarget(target)})`);
+    await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, signature, 'elimination');
+    filled.add(target.id);
+  }
+
   /** A visible required control still empty means the page wants data form_data lacks. */
   async #fillRequiredEmpty(targets: Target[], filled: Set<string>): Promise<void> {
     for (const target of targets) {
       if (!target.required || target.hasValue || filled.has(target.id)) continue;
       const unplaced = this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => e.key);
-      const answer = await askOrFail(this.#ctx, {
+      const answer = await this.#askForField(target, {
         question: `What should be entered for '${target.label}'?`,
-        options: target.choices.map((c) => c.label),
         message: `The page requires '${target.label}' and no form_data key matches it.`,
       }, `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`);
       this.#manual.set(controlKey(target), answer);
@@ -308,20 +393,24 @@ export class Wizard {
     }
   }
 
-  /** Before the final submit: every schema-required key must have found a control. */
+  /** Before the final submit: every schema-required key must have found a control (or a human said where it goes). */
   async #checkRequiredPlaced(): Promise<void> {
     for (const entry of this.#entries) {
-      if (!entry.required || this.#placed.has(entry.key)) continue;
-      const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => ![...this.#placed.values()].some((p) => p.controlKey === controlKey(t)));
-      const options = targets.map((t) => t.label);
-      const answer = await askOrFail(this.#ctx, {
+      if (!entry.required || this.#placed.has(entry.key) || this.#declined.has(entry.key)) continue;
+      const taken = new Set([...this.#placed.values()].map((p) => p.controlKey));
+      const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !taken.has(controlKey(t)));
+      const picked = await askForOption(this.#ctx, {
         question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
-        options: [...options, 'none'],
+        options: [...this.#fieldOptions(targets), NONE_OF_THESE],
         message: `No control on the page matches the required key '${entry.key}'.`,
-      }, `No control on the page matches form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend and the schema title); enable human_in_the_loop to be asked`);
-      const target = targets[options.indexOf(answer)];
-      if (target) await this.#fillOne(target, entry.value, entry, '');
-      else this.#placed.set(entry.key, { signature: '', controlKey: '', label: '(skipped by the human)', shown: '' });
+      }, `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`);
+      const target = targets[picked];
+      if (!target) {
+        this.#declined.add(entry.key);
+        continue;
+      }
+      this.#fieldChosen.add(entry.key);
+      await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, '');
     }
   }
 }

@@ -174,6 +174,9 @@ export class JobRun {
         this.#event('agent_mode', { mode, detail });
         this.#log(`agent mode: ${mode} (${detail})`);
       },
+      reportFill: (report) => {
+        this.#event('fill_report', { placements: { ...report.placements }, unplaced: report.unplaced.map((u) => ({ ...u })) });
+      },
     };
   }
 
