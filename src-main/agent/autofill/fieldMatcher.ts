@@ -29,8 +29,8 @@ function isFileValue(value: unknown): boolean {
   return isFileObject(value) || isDataUrl(value);
 }
 
-/** How well the kind of value suits the kind of control (multiplier). */
-function compatibility(value: unknown, target: Target): number {
+/** How well a value's kind suits a control: 0 never, 1 fully (a value naming none of its options a little less). */
+export function compatibility(value: unknown, target: Target): number {
   const file = isFileValue(value);
   if (target.kind === 'file') return file ? 1 : 0;
   if (file) return 0;

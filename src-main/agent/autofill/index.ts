@@ -3,6 +3,7 @@ import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type Fi
 import { flattenFormData, missingRequiredKeys } from './entries.ts';
 import { askOrFail } from './questions.ts';
 import { buildResult, readFacts } from './resultBuilder.ts';
+import type { KeyMapper } from './keyMapper.ts';
 import { Wizard } from './wizard.ts';
 
 export interface AutofillAgentOptions {
@@ -13,6 +14,8 @@ export interface AutofillAgentOptions {
   maxKeyDelayMs?: number;
   /** Navigation timeout for the start URL, in ms (default 30 s). */
   navigationTimeoutMs?: number;
+  /** The assist model's key mapper for a run, when its portal has `assist_model` set (null: rules only). */
+  keyMapper?: (ctx: AgentContext) => KeyMapper | null;
 }
 
 /**
@@ -61,7 +64,7 @@ export class AutofillAgent implements Agent {
     } catch (error) {
       throw new AgentFailure(`Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, { cause: error });
     }
-    const outcome = await new Wizard(ctx, entries, humanFor).run();
+    const outcome = await new Wizard(ctx, entries, humanFor, this.#options.keyMapper?.(ctx) ?? null).run();
     const facts = await readFacts(ctx.page.frames());
     await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
     const report: FillReport = { placements: {}, unplaced: outcome.unplaced };

@@ -4,8 +4,10 @@ import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext } from '../agentTypes.ts';
 import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
-import { loggable, type Entry } from './entries.ts';
-import { eliminationFits, matchEntries } from './fieldMatcher.ts';
+import { isFileObject, loggable, type Entry } from './entries.ts';
+import { dateReadings } from './dates.ts';
+import { compatibility, eliminationFits, matchEntries, type Placement } from './fieldMatcher.ts';
+import type { KeyMapper } from './keyMapper.ts';
 import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
 import { askForOption, askOrFail, quote } from './questions.ts';
@@ -17,8 +19,8 @@ import { asText, realChoices, type PlacementHow } from './valueAdapter.ts';
 const MAX_TURNS = 30;
 const REVEAL_PASSES = 4;
 
-/** How a key found its control: by its name, title or description; as the only fit left; or a human chose it. */
-export type MatchedBy = 'name' | 'elimination' | 'answer';
+/** How a key found its control: by its name, title or description; as the only fit left; a human chose it; or the assist model mapped it. */
+export type MatchedBy = 'name' | 'elimination' | 'answer' | 'model';
 
 export interface PlacedValue {
   /** Form signature of the page it went on (a re-rendered page with the same fields refills it). */
@@ -43,6 +45,16 @@ export interface WizardOutcome {
 }
 
 const NONE_OF_THESE = 'None of these';
+
+/** The kind of a value, as the assist model may see it (never the value itself). */
+function valueKind(value: unknown): string {
+  if (typeof value === 'boolean') return 'yes/no';
+  if (typeof value === 'number') return 'number';
+  if (Array.isArray(value)) return 'list';
+  if (isFileObject(value) || (typeof value === 'string' && value.startsWith('data:'))) return 'file';
+  if (dateReadings(value).length) return 'date';
+  return 'text';
+}
 
 type Scanned = Array<{ frame: Frame; scan: FrameScan }>;
 
@@ -83,12 +95,19 @@ export class Wizard {
   readonly #answered = new Set<string>();
   /** Keys whose control a human chose. */
   readonly #fieldChosen = new Set<string>();
+  /** Keys whose control the assist model chose. */
+  readonly #byModel = new Set<string>();
   #corrections = 0;
 
-  constructor(ctx: AgentContext, entries: Entry[], humanFor: (url: string) => HumanInput | null) {
+  readonly #mapper: KeyMapper | null;
+  /** Page structures the mapper was already asked about (once per structure and run). */
+  readonly #mapped = new Set<string>();
+
+  constructor(ctx: AgentContext, entries: Entry[], humanFor: (url: string) => HumanInput | null, mapper: KeyMapper | null = null) {
     this.#ctx = ctx;
     this.#entries = entries;
     this.#humanFor = humanFor;
+    this.#mapper = mapper;
   }
 
   #env(): FillEnv {
@@ -164,6 +183,38 @@ export class Wizard {
       && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature));
   }
 
+  /**
+   * Keys the rules left unmatched, mapped by the assist model (when the portal has one) to the free
+   * controls of this page. The model names controls only; values still go through the option rules.
+   */
+  async #mapUnmatched(signature: string, pending: Entry[], targets: Target[], placements: Placement[], ambiguous: Entry[]): Promise<Placement[]> {
+    if (!this.#mapper || this.#mapped.has(signature)) return [];
+    const placedKeys = new Set([...placements.map((p) => p.entry.key), ...ambiguous.map((e) => e.key)]);
+    const keys = pending.filter((e) => !placedKeys.has(e.key) && !this.#placed.has(e.key));
+    const taken = new Set(placements.map((p) => p.target.id));
+    const free = targets.filter((t) => !taken.has(t.id) && !t.hasValue);
+    if (!keys.length || !free.length) return [];
+    this.#mapped.add(signature);
+    const mapping = await this.#mapper.map({
+      structure: signature, pageUrl: this.#ctx.page.url(), signal: this.#ctx.signal,
+      keys: keys.map((e) => ({ key: e.key, title: e.title, description: e.description, kind: valueKind(e.value) })),
+      controls: free.map((t, index) => ({
+        index, label: t.label, kind: t.kind, required: t.required, options: realChoices(t.choices).map((c) => c.label),
+        context: [...new Set([...t.context, ...t.texts.filter((x) => x.text !== t.label).map((x) => x.text)])].slice(0, 6),
+      })),
+    });
+    const out: Placement[] = [];
+    const used = new Set<string>();
+    for (const entry of keys) {
+      const target = free[mapping.get(entry.key) ?? -1];
+      if (!target || used.has(target.id) || compatibility(entry.value, target) === 0) continue;
+      used.add(target.id);
+      this.#byModel.add(entry.key);
+      out.push({ entry, target, score: 1 });
+    }
+    return out;
+  }
+
   /** Every key no control received, with the reason (the result lists them; none is dropped silently). */
   #unplaced(): UnplacedKey[] {
     return this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => ({
@@ -190,6 +241,7 @@ export class Wizard {
       const targets = buildTargets(scanned).filter((t) => !filled.has(t.id));
       const pending = this.#pending(signature, doneKeys);
       const { placements, ambiguous } = matchEntries(pending, targets);
+      placements.push(...(await this.#mapUnmatched(signature, pending, targets, placements, ambiguous.map((a) => a.entry))));
       for (const amb of ambiguous) {
         const options = [...this.#fieldOptions(amb.candidates), NONE_OF_THESE];
         const picked = await askForOption(this.#ctx, {
@@ -263,7 +315,7 @@ export class Wizard {
           this.#placed.set(entry.key, {
             signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown,
             how: this.#answered.has(entry.key) ? 'answer' : how,
-            matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : matchedBy,
+            matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : this.#byModel.has(entry.key) ? 'model' : matchedBy,
           });
           this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`);
         } else {
