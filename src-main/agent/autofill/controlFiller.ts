@@ -6,7 +6,7 @@ import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFo
 import type { ScannedControl } from './pageScan.ts';
 import { selectChoices, type Target } from './targets.ts';
 import { loose } from './textNorm.ts';
-import { asBoolean, asText, filePayloads, findChoice, matchChoice, monthChoiceValues, realChoices, sameValue, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
+import { asBoolean, asText, filePayloads, findChoice, fitToMask, matchChoice, monthChoiceValues, patternAccepts, realChoices, sameValue, withoutAffixes, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
 
 export { FillProblem, locate, type FillEnv, type FillResult };
 
@@ -43,7 +43,11 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
     return formatDate(date, options.dateFormat ?? textDateFormat(c));
   }
   if (c.type === 'number' && typeof value === 'string') return value.replace(/[^\d.\-]/g, '');
-  return asText(value);
+  const text = withoutAffixes(asText(value), c.affixes);
+  // A masked input (SSN "___ __ ____", phone "(___) ___-____") gets the value in its shape, unless the value already fits.
+  const template = c.mask || c.placeholder;
+  if (template && (c.pattern ? !patternAccepts(c.pattern, text) : true)) return fitToMask(text, template, c.pattern) ?? text;
+  return text;
 }
 
 async function fillText(env: FillEnv, target: Target, loc: Locator, text: string): Promise<string> {

@@ -57,6 +57,10 @@ export interface ScannedControl {
   lang: string;
   /** Text of the control's own group (label, hint, example), for format hints not tied by aria. */
   hintText: string;
+  /** Prefix and suffix texts drawn beside an input ("£", "kg", "per hour"). */
+  affixes: string;
+  /** The shape a masked input wants: `data-charset` ("A#A #A#") or `data-placeholder` ("___ __ ____"), when the page gives one. */
+  mask: string;
 }
 
 /** A clickable that may advance the form. */
@@ -247,6 +251,16 @@ const SCAN_SOURCE = String.raw`(() => {
   // Group text is only read for fields that may hold a date (it is where a format example sits).
   const DATEISH = /dat|dob|birth|born|day|dd|yy|expir|issue|when|valid|start|end|from|until/i;
   const hintTextOf = (el) => { const g = fieldGroupOf(el); return g ? textOf(g).slice(0, 300) : ''; };
+  // Prefix/suffix boxes (GOV.UK, NHS, USWDS, Bootstrap input groups) sit beside the input inside one wrapper.
+  const AFFIX = /(^|[-_ ])(prefix|suffix|addon|input-group-text)([-_ ]|$)|__(prefix|suffix)/i;
+  const affixesOf = (el) => {
+    const out = [];
+    const scope = el.parentElement && el.parentElement.querySelectorAll('input,select,textarea').length === 1 ? el.parentElement : null;
+    for (const sib of scope ? scope.children : []) {
+      if (sib !== el && AFFIX.test(sib.className || '')) { const t = clean(sib.textContent); if (t) out.push(t); }
+    }
+    return out.join(' ').slice(0, 60);
+  };
   const controls = [];
   const buttons = [];
   for (const el of all) {
@@ -307,6 +321,7 @@ const SCAN_SOURCE = String.raw`(() => {
       groupKey: groupKeyOf(el), formKey: formKeyOf(el),
       hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId,
       aria: false, hiddenPid: '', datalist: !!list, lang: langOf(el), hintText: /^(text|search|tel)$/.test(type) && vis && DATEISH.test([el.name, el.id, el.placeholder, el.getAttribute('aria-label'), ...labels].join(' ')) ? hintTextOf(el) : '',
+      affixes: tag === 'input' ? affixesOf(el) : '', mask: el.getAttribute('data-charset') || el.getAttribute('data-placeholder') || '',
     });
   }
   ${ARIA_SCAN_SOURCE}

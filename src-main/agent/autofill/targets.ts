@@ -64,6 +64,8 @@ function ownTexts(c: ScannedControl, legendWeight: number): Array<{ text: string
   const ac = AUTOCOMPLETE_TEXT[c.autocomplete.split(/\s+/).pop() ?? ''];
   if (ac) add(ac, 0.95);
   add(c.describedBy, 0.5);
+  // "Cost" with a £ prefix is a cost in pounds; "Weight" with a kg suffix, a weight in kilograms.
+  if (c.affixes) for (const label of [...c.labels, c.ariaLabel].filter(Boolean)) add(`${label} ${c.affixes}`, 1);
   if (c.legends[0]) add(c.legends[0], legendWeight);
   return texts;
 }

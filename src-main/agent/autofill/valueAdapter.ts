@@ -180,3 +180,60 @@ export function phoneVariants(value: string): string[] {
   if (digits.startsWith('+')) out.push(digits.slice(1));
   return [...new Set(out)].filter((v) => v !== value);
 }
+
+/** Does `pattern` (an input's pattern attribute) accept `text`? An unusable pattern accepts everything. */
+export function patternAccepts(pattern: string, text: string): boolean {
+  if (!pattern) return true;
+  try {
+    return new RegExp(`^(?:${pattern})$`, 'v').test(text);
+  } catch {
+    return true;
+  }
+}
+
+/** A placeholder drawn as a mask ("___ __ ____", "(###) ###-####"), not as an example or a hint. */
+function maskLike(placeholder: string): boolean {
+  return /^[\s_#9Xx\-/().+]+$/.test(placeholder) && (placeholder.match(/[_#9Xx]/g)?.length ?? 0) >= 2 && /[_#]/.test(placeholder);
+}
+
+/**
+ * The value written in the shape a masked input wants: its letters and digits, in order, into the
+ * mask's slots ("123456789" → "123 45 6789" for "___ __ ____"; "A#A #A#" takes letter, digit, …).
+ * Only separators change, so the meaning stays. Null when the value does not fill the mask exactly
+ * or the result breaks the input's pattern.
+ */
+export function fitToMask(text: string, mask: string, pattern: string): string | null {
+  const template = mask || '';
+  if (!template || (!/[A#]/.test(template) && !maskLike(template))) return null;
+  const chars = [...text.replace(/[^\p{L}\p{N}]/gu, '')];
+  const charset = !maskLike(template);
+  const isSlot = (m: string): boolean => (charset ? m === 'A' || m === '#' : /[_#9Xx]/.test(m));
+  if ([...template].filter(isSlot).length !== chars.length) return null;
+  let i = 0;
+  let out = '';
+  for (const m of template) {
+    if (!isSlot(m)) {
+      out += m;
+      continue;
+    }
+    const ch = chars[i++] as string;
+    if ((m === '#' || m === '9') && !/\p{N}/u.test(ch)) return null;
+    if (charset && m === 'A' && !/\p{L}/u.test(ch)) return null;
+    out += ch;
+  }
+  return patternAccepts(pattern, out) ? out : null;
+}
+
+/**
+ * The value without a unit or currency the control already shows beside it ("£1250" into a box
+ * with a £ prefix → "1250"; "72 kg" beside a "kg" suffix → "72").
+ */
+export function withoutAffixes(text: string, affixes: string): string {
+  if (!affixes) return text;
+  let out = text.trim();
+  for (const affix of [affixes.trim(), ...affixes.split(/\s+/)].filter(Boolean)) {
+    const escaped = affix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`^${escaped}\\s*(?=[\\d.,-])`, 'iu'), '').replace(new RegExp(`(?<=[\\d.])\\s*${escaped}$`, 'iu'), '');
+  }
+  return out;
+}
