@@ -1,10 +1,10 @@
 import type { Locator } from 'playwright-core';
 
 import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
-import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue } from './dates.ts';
+import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
 import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
-import { selectChoices, type Target } from './targets.ts';
+import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
 import { loose } from './textNorm.ts';
 import { asBoolean, asText, filePayloads, findChoice, fitToMask, matchChoice, monthChoiceValues, patternAccepts, realChoices, sameValue, withoutAffixes, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
 
@@ -162,9 +162,9 @@ async function fillSelectLike(loc: Locator, target: Target, control: ScannedCont
 }
 
 async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
-  const date = parseDateValue(value);
-  if (!date) throw new FillProblem(`value '${asText(value)}' is not a date (e.g. YYYY-MM-DD) for '${target.label}'`);
-  const [day, month, year] = target.controls as [ScannedControl, ScannedControl, ScannedControl];
+  const parts = target.dateParts as DateSplitParts;
+  const date = parseDateValue(value) ?? (parts.day ? null : parseMonthYear(value));
+  if (!date) throw new FillProblem(`'${asText(value)}' is not a date (e.g. YYYY-MM-DD${parts.day ? '' : ' or YYYY-MM'}) for '${target.label}'`);
   const put = async (control: ScannedControl, texts: string[]): Promise<void> => {
     const loc = locate(target, control);
     if (control.tag === 'select') {
@@ -176,13 +176,15 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
       await fillText(env, target, loc, texts[0] as string);
     }
   };
-  const dayText = day.maxLength === 2 || /dd/i.test(day.placeholder) ? String(date.day).padStart(2, '0') : String(date.day);
+  const { day, month, year } = parts;
   const monthValues = monthChoiceValues(date.month);
   if (month.tag !== 'select' && (month.maxLength === 2 || /mm/i.test(month.placeholder))) monthValues.unshift(monthValues[1] as string);
-  await put(day, [dayText]);
+  if (day && 'day' in date) await put(day, [day.maxLength === 2 || /dd/i.test(day.placeholder) ? String(date.day).padStart(2, '0') : String(date.day)]);
   await put(month, monthValues);
   await put(year, [year.maxLength === 2 ? String(date.year % 100).padStart(2, '0') : String(date.year)]);
-  return { shown: `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`, how: 'normalised' };
+  const yearMonth = `${date.year}-${String(date.month).padStart(2, '0')}`;
+  // A full date into month and year boxes drops only the day the form does not ask for.
+  return { shown: day && 'day' in date ? `${yearMonth}-${String(date.day).padStart(2, '0')}` : yearMonth, how: 'normalised' };
 }
 
 /** How a text went in: exactly as given, or adapted (a date formatted, a number stripped of its unit, a mask). */

@@ -84,6 +84,17 @@ export function dateReadings(value: unknown): DateParts[] {
   return year && month && day && valid(d) ? [d] : [];
 }
 
+/** A month and year without a day ("2019-05", "05/2019", "May 2019"), or null. */
+export function parseMonthYear(value: unknown): { year: number; month: number } | null {
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  const iso = /^(\d{4})[-/.](\d{1,2})$/.exec(text);
+  const numeric = /^(\d{1,2})[-/. ](\d{4})$/.exec(text);
+  const named = /^([A-Za-z]{3,9})\.?,? (\d{4})$/.exec(text);
+  const [year, month] = iso ? [Number(iso[1]), Number(iso[2])] : numeric ? [Number(numeric[2]), Number(numeric[1])] : named ? [Number(named[2]), monthOf(named[1] as string)] : [0, 0];
+  return year && month >= 1 && month <= 12 ? { year, month } : null;
+}
+
 /** The one reading of a date value (`order` settles day/month ambiguity), or null. */
 export function parseDateValue(value: unknown, order?: DateOrder): DateParts | null {
   const readings = dateReadings(value);

@@ -1,7 +1,7 @@
 import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
-import { conceptTokens, textSimilarity, words } from './textNorm.ts';
-import { dateReadings } from './dates.ts';
+import { conceptTokens, textSimilarity } from './textNorm.ts';
+import { dateReadings, parseMonthYear } from './dates.ts';
 import { asBoolean, findChoice, matchChoice } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
@@ -34,7 +34,7 @@ export function compatibility(value: unknown, target: Target): number {
   const file = isFileValue(value);
   if (target.kind === 'file') return file ? 1 : 0;
   if (file) return 0;
-  if (target.kind === 'dateSplit') return dateReadings(value).length ? 1 : 0;
+  if (target.kind === 'dateSplit') return dateReadings(value).length || (!target.dateParts?.day && parseMonthYear(value)) ? 1 : 0;
   if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
   if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' || target.kind === 'listbox' ? 0.9 : 0.3;
   if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
@@ -45,7 +45,10 @@ export function compatibility(value: unknown, target: Target): number {
   if (target.kind === 'radio' || target.kind === 'select' || target.kind === 'checkboxGroup' || (target.kind === 'listbox' && target.choices.length)) {
     const values = Array.isArray(value) ? value : [value];
     const hits = values.filter((v) => matchChoice(v, target.choices) >= 0).length;
-    return hits === values.length ? 1 : hits > 0 ? 0.93 : 0.85;
+    if (hits === values.length) return 1;
+    if (hits > 0) return 0.93;
+    // A passport number, an email or a date is no answer to "Do you have a passport?" however the key reads.
+    return values.some((v) => couldBeAnOption(v, target)) ? 0.85 : 0.5;
   }
   return 1;
 }
@@ -56,6 +59,15 @@ function entryTexts(entry: Entry): Array<{ text: string; weight: number }> {
   if (entry.title) texts.push({ text: entry.title, weight: 1 });
   if (entry.description) texts.push({ text: entry.description, weight: 0.7 });
   return texts;
+}
+
+/** Could `value` be meant as one of the target's options (a short word or phrase of the same sort)? */
+function couldBeAnOption(value: unknown, target: Target): boolean {
+  if (typeof value === 'boolean') return true;
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!text || text.length > 40 || text.includes('@') || dateReadings(text).length) return false;
+  const numeric = (t: string): boolean => /^[\d\s.,+-]+$/.test(t);
+  return !numeric(text) || target.choices.some((c) => numeric(c.label) || numeric(c.value));
 }
 
 /** Raw name/id forms a nested key may take: `address.city`, `address[city]`, `address_city`, `city`. */
@@ -92,12 +104,12 @@ export function scoreMatch(entry: Entry, target: Target): number {
   const names = exactNames(entry);
   const rawName = (first?.name ?? '').toLowerCase().replace(/\[\]$/, '');
   const rawId = (first?.id ?? '').toLowerCase();
-  const dateBase = target.kind === 'dateSplit' ? rawName.replace(/[-_.[]?(day|dd)\]?$/, '') : '';
+  const dateBase = target.kind === 'dateSplit' ? rawName.replace(/[-_.[]?(day|dd|month|mm)\]?$/, '') : '';
   if (names.has(rawName) || names.has(rawId) || (dateBase && names.has(dateBase))) best = Math.max(best, 1.05);
   // Nested keys: the parent ("address") should show up around the control.
   if (entry.path.length > 1) {
     const parents = new Set(entry.path.slice(0, -1).flatMap((p) => conceptTokens(p)));
-    const around = [...target.context, first?.name ?? '', first?.id ?? ''].flatMap((t) => words(t));
+    const around = [...target.context, first?.name ?? '', first?.id ?? ''].flatMap((t) => conceptTokens(t));
     const hits = [...parents].filter((p) => around.includes(p)).length;
     if (parents.size) best += (0.2 * hits) / parents.size;
   }
@@ -147,7 +159,7 @@ export function eliminationFits(entry: Entry, target: Target): boolean {
     case 'checkbox':
       return asBoolean(entry.value) !== null;
     case 'date': case 'dateSplit':
-      return dateReadings(entry.value).length === 1;
+      return dateReadings(entry.value).length === 1 || (target.kind === 'dateSplit' && !target.dateParts?.day && parseMonthYear(entry.value) !== null);
     case 'file':
       return true;
     default:

@@ -36,6 +36,14 @@ export interface Target {
   /** Holds a value already (non-empty text, a checked radio, a chosen option). */
   hasValue: boolean;
   errorText: string;
+  /** For `dateSplit`: which control holds which part (a month-year date has no day). */
+  dateParts?: DateSplitParts;
+}
+
+export interface DateSplitParts {
+  day?: ScannedControl;
+  month: ScannedControl;
+  year: ScannedControl;
 }
 
 const TEXTLIKE = new Set(['text', 'email', 'tel', 'number', 'url', 'search', 'password', '', 'datetime-local', 'month', 'time', 'week']);
@@ -112,20 +120,27 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
         const part = datePart(c);
         if (part && !parts[part]) parts[part] = c;
       }
-      if (parts.day && parts.month && parts.year) {
-        const controls = [parts.day, parts.month, parts.year];
-        const first = parts.day;
-        const label = first.legends[0] || first.nearText || first.name.replace(/[-_[]?day\]?$/i, '');
+      // Day, month and year; or month and year alone (an expiry date, "when did you move in").
+      if (parts.month && parts.year) {
+        const { day, month, year } = parts;
+        const controls = day ? [day, month, year] : [month, year];
+        const first = controls[0] as ScannedControl;
+        const stem = (text: string): string => text.replace(/[-_.[]?(day|dd|month|mm)\]?$/i, '');
+        const label = first.legends[0] || first.nearText || stem(first.name);
+        // The control's kind is part of what it means: a title "Month I moved in" names a month-year date.
+        const kindWords = day ? 'date' : 'month year date';
         targets.push({
           id: first.pid, frame, kind: 'dateSplit', controls, label,
           texts: [
             { text: label, weight: 1 },
-            { text: first.name.replace(/[-_.[]?(day|dd)\]?$/i, ''), weight: 1 },
-            { text: first.id.replace(/[-_.]?(day|dd)$/i, ''), weight: 1 },
+            { text: `${label} ${kindWords}`, weight: 0.95 },
+            { text: stem(first.name), weight: 1 },
+            { text: stem(first.id), weight: 1 },
             { text: first.describedBy, weight: 0.5 },
           ].filter((t) => t.text),
           context: first.legends, choices: [], required: controls.some((c) => c.required),
           hasValue: controls.every((c) => c.value !== ''), errorText: controls.map((c) => c.errorText).find(Boolean) ?? '',
+          dateParts: { ...(day && { day }), month, year },
         });
         for (const c of controls) used.add(c.pid);
       }

@@ -4,9 +4,12 @@
 
 import { FIELD_CONCEPTS } from './lexicon.ts';
 
+// Filler words of labels, keys and questions ("What is your…", "When did you…"); compared before stemming.
 const STOPWORDS = new Set([
   'your', 'the', 'a', 'an', 'of', 'please', 'enter', 'select', 'choose', 'what', 'is', 'are', 'optional', 'required',
   'eg', 'e', 'g', 'for', 'example', 'my', 'you', 'do', 'to', 'in', 'field', 'input', 'this', 'which', 'provide', 'type',
+  'when', 'did', 'does', 'how', 'that', 'would', 'like', 'we', 'us', 'can', 'will', 'i', 'me', 'be', 'been', 'if', 'it', 'its',
+  'at', 'on', 'with', 'by', 'from', 'as', 'our', 'was', 'were', 'tell', 'give',
 ]);
 
 // Longest phrases first so "address line 1" wins over "address".
@@ -36,13 +39,17 @@ export function words(text: string): string[] {
 
 const IRREGULAR: Record<string, string> = { has: 'have', having: 'have', had: 'have', does: 'do', children: 'child', people: 'person' };
 
-/** A crude stem so "topics" ~ "topic" and "has" ~ "have"; both sides of a comparison get the same treatment. */
+/**
+ * A crude stem so "topics" ~ "topic", "moved" ~ "moving" ~ "move" and "has" ~ "have"; both sides of a
+ * comparison get the same treatment, so the stems need not be words.
+ */
 function stem(word: string): string {
-  const irregular = IRREGULAR[word];
-  if (irregular) return irregular;
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1);
-  return word;
+  let w = IRREGULAR[word] ?? word;
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) w = w.slice(0, -1);
+  return w.length > 3 && w.endsWith('e') ? w.slice(0, -1) : w;
 }
 
 /** Words with synonym phrases collapsed to concept tokens and filler words removed. */
@@ -60,13 +67,13 @@ export function conceptTokens(text: string): string[] {
       }
     }
     if (!matched) {
-      const word = stem(list[i] as string);
-      if (!STOPWORDS.has(word)) out.push(word);
+      const word = list[i] as string;
+      if (!STOPWORDS.has(word)) out.push(stem(word));
       i += 1;
     }
   }
   // A field called just "Name" means the full name.
-  if (out.length === 1 && out[0] === 'name') return ['fullname'];
+  if (out.length === 1 && out[0] === stem('name')) return ['fullname'];
   return out;
 }
 
