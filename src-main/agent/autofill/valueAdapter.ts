@@ -92,6 +92,9 @@ export function findChoice(value: unknown, choices: ChoiceLike[]): ChoiceMatch {
   const folded = foldAccents(raw);
   const foldedLabels = choices.map((c) => foldAccents(c.label));
   const foldingKeepsDistinct = new Set(foldedLabels).size === new Set(choices.map((c) => normaliseText(c.label))).size;
+  // Accents fold only where that leaves the options distinct ("Résumé" and "Resume" stay two).
+  const fold = foldingKeepsDistinct ? foldAccents : normaliseText;
+  const wanted = fold(raw);
   const num = asNumber(raw);
   const synonyms = valueSynonyms(raw);
   const concept = optionConcept(raw);
@@ -101,7 +104,7 @@ export function findChoice(value: unknown, choices: ChoiceLike[]): ChoiceMatch {
     ['normalised', (c) => normaliseText(c.label) === norm || normaliseText(c.value) === norm
       || (num !== null && (asNumber(c.value) === num || asNumber(c.label) === num))],
     ['normalised', (c) => foldingKeepsDistinct && (foldAccents(c.label) === folded || foldAccents(c.value) === folded)],
-    ['normalised', (c) => foldAccents(withoutParenthetical(c.label)) === folded || (folded.length >= 2 && foldAccents(parenthetical(c.label)) === folded)],
+    ['normalised', (c) => fold(withoutParenthetical(c.label)) === wanted || (wanted.length >= 2 && fold(parenthetical(c.label)) === wanted)],
     ['synonym', (c) => synonyms.size > 0 && (sameSynonym(c.label) || sameSynonym(c.value) || sameSynonym(withoutParenthetical(c.label)))],
     ['synonym', (c) => concept !== '' && optionConcept(c.label) === concept],
   ];
