@@ -73,7 +73,12 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
 }
 
 async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<FillResult> {
-  const text = asText(value);
+  // A combobox whose whole list is known (it drives a hidden select) is matched before typing: a value
+  // that is none of its options is asked about with all of them, not with what a few letters suggest.
+  const known = realChoices(target.choices);
+  const preMatch = known.length ? findChoice(value, known) : null;
+  if (preMatch && !('how' in preMatch)) throw optionProblem(target, asText(value), preMatch.index, known.map((c) => c.label));
+  const text = preMatch && 'how' in preMatch ? (known[preMatch.index] as ChoiceLike).label : asText(value);
   const options = target.frame.locator(OPTION_SELECTOR);
   const listed = async (timeoutMs: number): Promise<string[]> => {
     let openSince = 0;
@@ -107,7 +112,7 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     const typed = await loc.inputValue();
     return { shown: typed, how: typed === text ? 'exact' : 'normalised' };
   }
-  const match = findChoice(value, seen.map((label) => ({ label, value: label })));
+  const match = findChoice(text, seen.map((label) => ({ label, value: label })));
   if (!('how' in match)) {
     // The suggestions are what the typed text brought up; the question offers the whole list when it opens on ArrowDown.
     await env.page.keyboard.press('Escape');
@@ -119,7 +124,7 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   let shown = '';
   const took = await waitFor(async () => loose((shown = await shownValue(loc))).includes(loose(label)), 800);
   if (!took) env.log(`${target.label}: shows '${shown}' after choosing '${label}'`);
-  return { shown: shown || label, how: match.how };
+  return { shown: shown || label, how: preMatch && 'how' in preMatch ? preMatch.how : match.how };
 }
 
 async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {

@@ -235,6 +235,14 @@ const SCAN_SOURCE = String.raw`(() => {
     }
     return clean(parts.join(' ')).slice(0, 300);
   };
+  const hiddenMirror = (sel) => sel.getAttribute('aria-hidden') === 'true' && sel.tabIndex < 0;
+  // The combobox a hidden select sits beside, in the same wrapper.
+  const mirroredSelectOf = (sel) => hiddenMirror(sel) && !!(sel.parentElement && sel.parentElement.querySelector('[role=combobox]'));
+  const mirrorSelectFor = (el) => {
+    const wrapper = el.parentElement && el.parentElement.closest('.usa-combo-box, [class*=combo]') || el.parentElement;
+    const sel = wrapper ? Array.from(wrapper.querySelectorAll('select')).find(hiddenMirror) : null;
+    return sel || null;
+  };
   const FIELDS = 'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])';
   // The field's own group: the largest ancestor (up to 4 levels) holding no other field.
   const fieldGroupOf = (el) => {
@@ -285,6 +293,9 @@ const SCAN_SOURCE = String.raw`(() => {
     // Value mirrors of custom widgets (MUI's native input, Radix's bubble inputs): hidden from people,
     // so not a field to fill. Selects stay: select2 & co. hide theirs the same way and still obey it.
     if (tag === 'input' && el.getAttribute('aria-hidden') === 'true' && el.tabIndex < 0) continue;
+    // A select hidden behind a combobox that drives it (USWDS combo box, select2's role=combobox) is
+    // that combobox's mirror: the combobox is the field, and it takes the select's options.
+    if (tag === 'select' && mirroredSelectOf(el)) continue;
     const labels = [];
     if (el.labels) for (const l of el.labels) labels.push(textOf(l));
     const root = el.getRootNode();
@@ -304,7 +315,10 @@ const SCAN_SOURCE = String.raw`(() => {
       vis = !!l && visible(l);
     }
     const list = tag === 'input' && el.list ? el.list : null;
-    const options = tag === 'select' || list ? Array.from((list || el).options).map((o) => ({ label: clean(o.label || o.textContent) || o.value, value: o.value, disabled: o.disabled })) : [];
+    const mirror = role === 'combobox' ? mirrorSelectFor(el) : null;
+    const optionSource = tag === 'select' ? el : list || mirror;
+    const options = optionSource ? Array.from(optionSource.options).filter((o, i) => optionSource !== mirror || i > 0 || o.value !== '')
+      .map((o) => ({ label: clean(o.label || o.textContent) || o.value, value: o.value, disabled: o.disabled })) : [];
     const controlsId = el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '';
     controls.push({
       pid: pidOf(el), tag, type, role, name: el.getAttribute('name') || '', id: el.id || '',
