@@ -1,6 +1,7 @@
 import { createLogger, type Logger } from './base/logger.ts';
 import { dataPaths } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
+import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
 import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
 import { LlmFactory, resolveBaseUrl, type LlmProvider } from './llm/index.ts';
 import { buildServer } from './api/server.ts';
@@ -46,9 +47,14 @@ function firstStartNotice(keys: SeededKeys): string[] {
   ];
 }
 
-/** The agents of this build, keyed by orchestrator model id: autofill, and the model-driven agent for every model id. */
-function builtinAgents(modelDeps: ModelAgentDeps): AgentRegistry {
-  const autofill = new AutofillAgent();
+/**
+ * The agents of this build, keyed by orchestrator model id: autofill (with its portal's assist model
+ * for unmatched keys, when one is set), and the model-driven agent for every model id.
+ */
+function builtinAgents(modelDeps: ModelAgentDeps, mappings: MappingCache): AgentRegistry {
+  const autofill = new AutofillAgent({
+    keyMapper: (ctx) => (ctx.job?.assistModel ? new ModelKeyMapper({ llm: modelDeps.llm, cache: mappings }, ctx, ctx.job.assistModel) : null),
+  });
   const model = new ModelAgent(modelDeps);
   return { get: (id) => (id === BUILTIN_AUTOFILL ? autofill : isOrchestratorModel(id) ? model : undefined) };
 }
@@ -90,7 +96,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         return record && { id, name: record.name, description: record.description ?? '' };
       },
       secrets: { get: async (name) => (await openSecrets()).get(name) },
-    });
+    }, store.autofillMappings);
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
       agents,

@@ -17,8 +17,10 @@ export interface AgentJobInfo {
   orchestratorModel: string;
   visionModel: string;
   skillIds: string[];
-  /** Whether a recorded trace may be replayed (job option `replay`, default true). */
+  /** Whether a recorded trace (or a cached key mapping) may be replayed (job option `replay`, default true). */
   replay: boolean;
+  /** The portal's `assist_model`: builtin:autofill may ask it to map unmatched keys; null is off. */
+  assistModel: string | null;
 }
 
 /** One model call's tokens and their price, for `session_cost_usd`. */
@@ -29,8 +31,11 @@ export interface ModelUsageReport {
   costUsd: number;
 }
 
-/** How a model-driven job ran: all from a recorded trace, partly (then the model took over), or from scratch. */
-export type RunMode = 'replayed' | 'healed' | 'fresh';
+/**
+ * How a job used models: all from a recorded trace (or, for autofill, a cached key mapping), partly
+ * (then the model took over), from scratch, or — autofill only — with a key mapping asked of the assist model.
+ */
+export type RunMode = 'replayed' | 'healed' | 'fresh' | 'assisted';
 
 /** Where one form_data key went: the control's label, what it shows, how the value was adapted and how the control was found. */
 export interface KeyPlacement {

@@ -37,7 +37,7 @@ export const ModelId = z
   .min(1)
   .max(200)
   .transform((value) => MODEL_ALIASES[value] ?? value)
-  .refine((value) => /^[a-z][a-z0-9-]*:[^\s]+$/.test(value), 'must be a model id of the form provider:model');
+  .refine((value) => /^[a-z][a-z0-9-]*:[^\s]+$/.test(value), { message: 'must be a model id of the form provider:model', abort: true });
 
 /** Whether a canonical id may orchestrate: the allowed list, the builtin engine, or a local OpenAI-compatible server. */
 export function isOrchestratorModel(id: string): boolean {
@@ -47,6 +47,17 @@ export function isOrchestratorModel(id: string): boolean {
 export function isVisionModel(id: string): boolean {
   return (VISION_MODELS as readonly string[]).includes(id) || id.startsWith('openai-compatible:');
 }
+
+/** Whether a canonical id may be a portal's `assist_model`: any listed model, or a local OpenAI-compatible one (never the builtin engine). */
+export function isAssistModel(id: string): boolean {
+  return (ORCHESTRATOR_MODELS as readonly string[]).includes(id) || isVisionModel(id);
+}
+
+/** A portal's `assist_model`: a model id (or alias) that builtin:autofill may ask to map unmatched keys. */
+export const AssistModelId = ModelId.refine(
+  isAssistModel,
+  `must be one of ${[...ORCHESTRATOR_MODELS, ...VISION_MODELS, 'openai-compatible:<model>'].join(', ')}, or null`,
+);
 
 /** The provider part of `provider:model`. */
 export function providerOf(id: string): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl, JsonObject, Timestamp, Uuid } from './common.ts';
+import { AssistModelId } from './models.ts';
 import { Skill } from './skill.ts';
 
 /** URL-safe slug: letters, digits, `-` and `_`, starting with a letter or digit. */
@@ -20,6 +21,8 @@ const portalWritableFields = {
   skill_ids: z.array(Uuid).max(100),
   /** Portico addition: whether model jobs may replay the portal's recorded trace (default true). */
   replay_enabled: z.boolean(),
+  /** Portico addition: the model builtin:autofill may ask to map keys its rules leave unmatched (null: off). */
+  assist_model: AssistModelId.nullable(),
 };
 
 /** POST /portals/{org_id}. */
@@ -34,6 +37,7 @@ export const PortalCreateRequest = z.strictObject({
   webhook_url: portalWritableFields.webhook_url.optional(),
   skill_ids: portalWritableFields.skill_ids.optional(),
   replay_enabled: portalWritableFields.replay_enabled.optional(),
+  assist_model: portalWritableFields.assist_model.optional(),
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
@@ -48,6 +52,7 @@ export const PortalUpdateRequest = z.strictObject({
   webhook_url: portalWritableFields.webhook_url.optional(),
   skill_ids: portalWritableFields.skill_ids.optional(),
   replay_enabled: portalWritableFields.replay_enabled.optional(),
+  assist_model: portalWritableFields.assist_model.optional(),
 });
 export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
 
@@ -64,6 +69,7 @@ export const Portal = z.object({
   humanized_urls: z.array(z.string()).nullable(),
   webhook_url: z.string().nullable(),
   replay_enabled: z.boolean(),
+  assist_model: z.string().nullable(),
   skills: z.array(Skill),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -52,6 +52,7 @@ export class PortalService {
       humanized_urls: request.humanized_urls ?? null,
       webhook_url: request.webhook_url ?? null,
       replay_enabled: request.replay_enabled ?? true,
+      assist_model: request.assist_model ?? null,
       skill_ids: request.skill_ids ?? [],
     };
     this.#validate(orgId, fields);
@@ -90,6 +91,7 @@ export class PortalService {
       humanized_urls: patch.humanized_urls === undefined ? current.humanized_urls : patch.humanized_urls,
       webhook_url: patch.webhook_url === undefined ? current.webhook_url : patch.webhook_url,
       replay_enabled: patch.replay_enabled ?? current.replay_enabled,
+      assist_model: patch.assist_model === undefined ? current.assist_model : patch.assist_model,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
     this.#validate(orgId, fields);

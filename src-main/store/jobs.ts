@@ -13,6 +13,8 @@ export interface PortalSnapshot {
   humanized_urls: string[] | null;
   webhook_url: string | null;
   skill_ids: string[];
+  /** builtin:autofill's assist model for unmatched keys; absent on older rows (= off). */
+  assist_model?: string | null;
 }
 
 /** The effective start options (defaults applied). A proxy password is never stored. */

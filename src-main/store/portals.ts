@@ -15,6 +15,7 @@ interface PortalRowRaw {
   humanized_urls: string | null;
   webhook_url: string | null;
   replay_enabled: number;
+  assist_model: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +34,8 @@ export interface PortalRecord {
   webhook_url: string | null;
   /** Whether model jobs may replay the recorded trace (a job's `replay` option overrides). */
   replay_enabled: boolean;
+  /** The model builtin:autofill may ask to map keys its rules leave unmatched; null is off. */
+  assist_model: string | null;
   skill_ids: string[];
   created_at: string;
   updated_at: string;
@@ -67,6 +70,7 @@ export class PortalRepository {
       humanized_urls: row.humanized_urls === null ? null : (JSON.parse(row.humanized_urls) as string[]),
       webhook_url: row.webhook_url,
       replay_enabled: row.replay_enabled !== 0,
+      assist_model: row.assist_model,
       skill_ids: skillIds,
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -91,11 +95,11 @@ export class PortalRepository {
       this.#db
         .prepare(
           `INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, output_schema, profile_id,
-             humanized_urls, webhook_url, replay_enabled, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             humanized_urls, webhook_url, replay_enabled, assist_model, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(id, orgId, endpointName, fields.start_url, fields.task, JSON.stringify(fields.form_schema),
-          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, now, now);
+          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, now, now);
       this.#replaceSkills(id, fields.skill_ids);
     })();
     const created = this.get(orgId, endpointName);
@@ -125,10 +129,10 @@ export class PortalRepository {
       this.#db
         .prepare(
           `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
-             humanized_urls = ?, webhook_url = ?, replay_enabled = ?, updated_at = ? WHERE id = ?`,
+             humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, updated_at = ? WHERE id = ?`,
         )
         .run(fields.start_url, fields.task, JSON.stringify(fields.form_schema), jsonOrNull(fields.output_schema),
-          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, isoNow(), current.id);
+          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, isoNow(), current.id);
       this.#replaceSkills(current.id, fields.skill_ids);
     })();
     return this.get(orgId, endpointName);

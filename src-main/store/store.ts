@@ -1,4 +1,5 @@
 import { ApiKeyRepository } from './apiKeys.ts';
+import { AutofillMappingRepository } from './autofillMappings.ts';
 import { openDatabase, type Db } from './database.ts';
 import { JobRepository } from './jobs.ts';
 import { MetaRepository } from './meta.ts';
@@ -23,6 +24,7 @@ export interface Store {
   readonly webhooks: WebhookRepository;
   readonly providerSettings: ProviderSettingsRepository;
   readonly replayTraces: ReplayTraceRepository;
+  readonly autofillMappings: AutofillMappingRepository;
   close(): void;
 }
 
@@ -39,6 +41,7 @@ export function createStore(db: Db): Store {
     webhooks: new WebhookRepository(db),
     providerSettings: new ProviderSettingsRepository(db),
     replayTraces: new ReplayTraceRepository(db),
+    autofillMappings: new AutofillMappingRepository(db),
     close: () => db.close(),
   };
 }

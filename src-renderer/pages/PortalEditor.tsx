@@ -31,6 +31,7 @@ export function PortalEditor(props: { portal?: Portal; onSaved: (portal: Portal)
   const [webhookUrl, setWebhookUrl] = useState(existing?.webhook_url ?? '');
   const [profileId, setProfileId] = useState(existing?.profile_id ?? '');
   const [skillIds, setSkillIds] = useState<string[]>(existing?.skills.map((s) => s.id) ?? []);
+  const [assistModel, setAssistModel] = useState(existing?.assist_model ?? '');
   const profiles = useResource(() => api.get<Profile[]>(`/profiles/${orgPath(org)}`), org);
   const skills = useResource(() => api.get<Skill[]>(`/skills/${orgPath(org)}?include_public=true`), org);
   const save = useAction();
@@ -47,6 +48,7 @@ export function PortalEditor(props: { portal?: Portal; onSaved: (portal: Portal)
         webhook_url: webhookUrl.trim() === '' ? null : webhookUrl.trim(),
         profile_id: profileId === '' ? null : profileId,
         skill_ids: skillIds,
+        assist_model: assistModel.trim() === '' ? null : assistModel.trim(),
       };
       const saved = existing
         ? await api.patch<Portal>(`/portals/${orgPath(org)}/${encodeURIComponent(existing.endpoint_name)}`, body)
@@ -73,8 +75,8 @@ export function PortalEditor(props: { portal?: Portal; onSaved: (portal: Portal)
         </div>
       </div>
       <SchemaEditor id="portal-form-schema" label="Form schema (JSON Schema of the form data a job takes)" text={formSchema} onChange={setFormSchema} kind="form" />
-      <details className="more" open={outputSchema !== '' || webhookUrl !== '' || profileId !== '' || skillIds.length > 0}>
-        <summary>Output schema, webhook, profile and skills</summary>
+      <details className="more" open={outputSchema !== '' || webhookUrl !== '' || profileId !== '' || skillIds.length > 0 || assistModel !== ''}>
+        <summary>Output schema, webhook, profile, skills and assist model</summary>
         <SchemaEditor id="portal-output-schema" label="Output schema (optional: the result's shape)" text={outputSchema} onChange={setOutputSchema} kind="output" />
         <div className="form-grid">
           <div className="field">
@@ -89,6 +91,11 @@ export function PortalEditor(props: { portal?: Portal; onSaved: (portal: Portal)
                 <option key={p.id} value={p.id}>{p.name}</option>
               ))}
             </select>
+          </div>
+          <div className="field">
+            <label htmlFor="portal-assist-model">Assist model (maps unmatched fields only)</label>
+            <input id="portal-assist-model" value={assistModel} onChange={(e) => setAssistModel(e.target.value)} placeholder="e.g. anthropic:claude-haiku-4-5" />
+            <span className="hint">Empty: off. builtin:autofill may ask it which field a key its rules leave unmatched belongs in — never for values; once per page, then cached.</span>
           </div>
         </div>
         {(skills.data ?? []).length > 0 && (

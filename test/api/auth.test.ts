@@ -152,7 +152,7 @@ describe('HTTP surface', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/portals/{org_id}', '/portals/{org_id}/{endpoint_name}', '/skills/{org_id}', '/skills/{org_id}/{skill_id}', '/health']));
     expect(Object.keys(doc.paths['/portals/{org_id}/{endpoint_name}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
     const createBody = doc.paths['/portals/{org_id}']?.post?.requestBody?.content['application/json']?.schema;
-    expect(Object.keys(createBody?.properties ?? {})).toEqual(expect.arrayContaining(['endpoint_name', 'start_url', 'task', 'form_schema', 'output_schema', 'skill_ids', 'webhook_url']));
+    expect(Object.keys(createBody?.properties ?? {})).toEqual(expect.arrayContaining(['endpoint_name', 'start_url', 'task', 'form_schema', 'output_schema', 'skill_ids', 'webhook_url', 'assist_model']));
     expect(doc.paths['/skills/{org_id}']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
   });
 });

@@ -16,7 +16,7 @@ describe('store migrations', () => {
   it('an empty file gets every table, WAL and foreign keys', () => {
     const db = openDatabase(join(dir, 'p.db'));
     const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
-    expect(tables).toEqual(expect.arrayContaining(['orgs', 'users', 'workspaces', 'memberships', 'api_keys', 'profiles', 'skill_folders', 'skills', 'portals', 'portal_skills', 'schema_migrations']));
+    expect(tables).toEqual(expect.arrayContaining(['orgs', 'users', 'workspaces', 'memberships', 'api_keys', 'profiles', 'skill_folders', 'skills', 'portals', 'portal_skills', 'autofill_mappings', 'schema_migrations']));
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     const versions = db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version').all().map((r) => r.version);

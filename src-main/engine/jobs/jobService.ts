@@ -105,6 +105,7 @@ export class JobService {
       portal: {
         start_url: portal.start_url, task: portal.task, form_schema: portal.form_schema, output_schema: portal.output_schema,
         humanized_urls: portal.humanized_urls, webhook_url: portal.webhook_url, skill_ids: portal.skill_ids,
+        assist_model: portal.assist_model,
       },
       options: {
         form_data: request.form_data ?? null,
