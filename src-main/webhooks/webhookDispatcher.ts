@@ -1,4 +1,4 @@
-import { isoNow } from '../base/clock.ts';
+import { systemClock, timeoutSignal, type Clock, type TimerHandle } from '../base/clock.ts';
 import type { Logger } from '../base/logger.ts';
 import type { DeliveryRow } from '../store/webhooks.ts';
 import type { Store } from '../store/store.ts';
@@ -13,6 +13,8 @@ export interface DispatcherOptions {
   /** Attempts in flight at once across all jobs. */
   concurrency?: number;
   userAgent: string;
+  /** Decides when retries are due and when the deadline passes; tests pass a fake one. */
+  clock?: Clock;
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [1000, 3000, 9000] as const;
@@ -30,9 +32,10 @@ export class WebhookDispatcher {
   readonly #retryDelaysMs: readonly number[];
   readonly #concurrency: number;
   readonly #userAgent: string;
+  readonly #clock: Clock;
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #shutdown = new AbortController();
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
   #closed = false;
 
   constructor(store: Store, keys: WebhookKeyService, logger: Logger, options: DispatcherOptions) {
@@ -43,18 +46,19 @@ export class WebhookDispatcher {
     this.#retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.#concurrency = options.concurrency ?? 8;
     this.#userAgent = options.userAgent;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Looks at the outbox now (after a new delivery, at start, after an attempt). */
   poke(): void {
     if (this.#closed) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#tick(), 0);
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = this.#clock.setTimeout(() => this.#tick(), 0);
   }
 
   #tick(): void {
     if (this.#closed) return;
-    const now = Date.now();
+    const now = this.#clock.now().getTime();
     let nextAt = Number.POSITIVE_INFINITY;
     for (const row of this.#store.webhooks.firstInLine()) {
       if (this.#inFlight.has(row.id)) continue;
@@ -71,8 +75,8 @@ export class WebhookDispatcher {
       this.#inFlight.set(row.id, attempt);
     }
     if (Number.isFinite(nextAt)) {
-      clearTimeout(this.#timer);
-      this.#timer = setTimeout(() => this.#tick(), Math.max(0, nextAt - Date.now()));
+      this.#clock.clearTimeout(this.#timer);
+      this.#timer = this.#clock.setTimeout(() => this.#tick(), Math.max(0, nextAt - now));
     }
   }
 
@@ -83,8 +87,8 @@ export class WebhookDispatcher {
       return;
     }
     const attempt = row.attempts + 1;
-    const startedAt = isoNow();
-    const started = performance.now();
+    const started = this.#clock.now();
+    const deadline = timeoutSignal(this.#clock, this.#timeoutMs);
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
@@ -100,7 +104,7 @@ export class WebhookDispatcher {
           'x-webhook-attempt': String(attempt),
         },
         body: row.body,
-        signal: AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), this.#shutdown.signal]),
+        signal: AbortSignal.any([deadline.signal, this.#shutdown.signal]),
       });
       statusCode = response.status;
       await response.body?.cancel().catch(() => undefined);
@@ -111,24 +115,32 @@ export class WebhookDispatcher {
       const name = (caught as Error | undefined)?.name;
       const cause = (caught as { cause?: { code?: string; message?: string } }).cause;
       error = name === 'TimeoutError' ? `no answer within ${Math.round(this.#timeoutMs / 1000)} s` : (cause?.code ?? cause?.message ?? String(caught));
+    } finally {
+      deadline.clear();
     }
-    const durationMs = Math.round(performance.now() - started);
+    const finished = this.#clock.now();
+    const durationMs = Math.max(0, finished.getTime() - started.getTime());
     const succeeded = error === null;
     const retryDelay = this.#retryDelaysMs[attempt - 1];
     const next = succeeded
       ? { status: 'succeeded' as const, nextAttemptAt: null }
       : retryDelay !== undefined
-        ? { status: 'pending' as const, nextAttemptAt: new Date(Date.now() + retryDelay).toISOString() }
+        ? { status: 'pending' as const, nextAttemptAt: new Date(finished.getTime() + retryDelay).toISOString() }
         : { status: 'failed' as const, nextAttemptAt: null };
-    this.#store.webhooks.recordAttempt(row.id, { attempt, started_at: startedAt, duration_ms: durationMs, status_code: statusCode, error }, next);
+    this.#store.webhooks.recordAttempt(row.id, { attempt, started_at: started.toISOString(), duration_ms: durationMs, status_code: statusCode, error }, next);
     if (!succeeded) this.#logger.info('webhook attempt failed', { delivery: row.id, attempt, error, next: next.status });
+  }
+
+  /** Resolves once no attempt is in flight (its outcome recorded); what is merely due later does not count. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
   }
 
   /** Stops sending; attempts in flight are abandoned and stay pending for the next start. */
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#shutdown.abort();
-    await Promise.allSettled([...this.#inFlight.values()]);
+    await this.idle();
   }
 }

@@ -6,6 +6,7 @@ import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { jsonOf, makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
 
 const SERVE = fileURLToPath(new URL('../../src-main/serve.ts', import.meta.url));
@@ -26,7 +27,9 @@ function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; std
   });
 }
 
-describe('webhook delivery: deadlines, the full retry schedule, and restarts', () => {
+// The exact schedule and the 10 s deadline are tested on a fake clock (delivery-schedule.test.ts);
+// here the real host proves the wiring: a retry that comes due while it is down is sent after it restarts.
+describe('webhook delivery: redelivery and restarts', () => {
   let pages: PageServer;
   let svc: TestService;
   let receiver: PythonReceiver;
@@ -36,7 +39,8 @@ describe('webhook delivery: deadlines, the full retry schedule, and restarts', (
       '/form': '<!doctype html><title>Hook form</title><form action="/done" method="post"><label for="n">Name</label><input id="n" name="name"><button>Submit</button></form>',
       '/done': '<!doctype html><title>Done</title><h1>Application complete</h1><p>Thank you, your reference is ABC-123</p>',
     });
-    svc = await startService(undefined, { agents: scriptedRegistry });
+    // No retries: a failing receiver fails the delivery at once, so redelivery needs no waiting.
+    svc = await startService(undefined, { agents: scriptedRegistry, webhookTiming: { retryDelaysMs: [] } });
     const secret = String(((await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string }).secret);
     receiver = await startPythonReceiver(secret);
   });
@@ -46,52 +50,32 @@ describe('webhook delivery: deadlines, the full retry schedule, and restarts', (
     receiver.close();
   });
 
-  const runJob = async (name: string, path: string): Promise<string> => {
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: receiver.url(path) } });
-    const jobId = String(((await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: {} } }))).body as { job_id: string }).job_id);
-    await waitForJob(svc, name, jobId, ['completed']);
-    return jobId;
-  };
   const deliveryOf = async (jobId: string) =>
     ((await jsonOf(await svc.api(`/webhooks/default/deliveries?job_id=${jobId}`))).body as { deliveries: Record<string, unknown>[] }).deliveries[0];
-  const settle = async (jobId: string) => {
-    for (let i = 0; i < 100 && (await deliveryOf(jobId))?.status === 'pending'; i += 1) await new Promise((r) => setTimeout(r, 100));
-    return deliveryOf(jobId);
-  };
 
-  it.concurrent('retries follow 1 s, 3 s, 9 s; after the last failure the delivery is failed with the reason; redeliver sends it again', async () => {
-    const jobId = await runJob('fourfail', '/status/503/4');
-    const hits = await receiver.waitFor(4, '/status/503/4', 25_000);
-    const at = hits.map((h) => h.at);
-    const gaps = [at[1]! - at[0]!, at[2]! - at[1]!, at[3]! - at[2]!];
-    // Lower bound tight (a retry must never come early); upper bound allows a loaded 2-core machine.
-    [1, 3, 9].forEach((expected, i) => {
-      expect(gaps[i], `gap ${i + 1}`).toBeGreaterThan(expected - 0.1);
-      expect(gaps[i], `gap ${i + 1}`).toBeLessThan(expected + 1.0);
-    });
-    const failed = await settle(jobId);
-    expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, last_error: 'HTTP 503' });
-    const again = await jsonOf(await svc.api(`/webhooks/default/deliveries/${String(failed?.id)}/redeliver`, { method: 'POST' }));
-    expect(again.status).toBe(200);
-    const fifth = await receiver.waitFor(5, '/status/503/4');
-    expect(fifth[4]).toMatchObject({ answered: 200, raw_ok: true });
-    expect(fifth[4]?.headers['x-webhook-id']).toBe(failed?.id);
-    expect(await settle(jobId)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
-    expect((await deliveryOf(jobId))?.attempt_log).toHaveLength(5);
-  }, 40_000);
+  it('redeliver sends a failed delivery again under the same id, counting attempts afresh', async () => {
+    const path = '/status/503/1';
+    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'again', start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: receiver.url(path) } });
+    const jobId = String(((await jsonOf(await svc.api('/jobs/default/again/start', { method: 'POST', json: { form_data: {} } }))).body as { job_id: string }).job_id);
+    await waitForJob(svc, 'again', jobId, ['completed']);
+    const failed = await until(async () => {
+      const delivery = await deliveryOf(jobId);
+      return delivery?.status === 'failed' ? delivery : undefined;
+    }, 'the delivery to fail');
+    expect(failed).toMatchObject({ attempts: 1, last_status_code: 503, last_error: 'HTTP 503' });
+    const again = await jsonOf(await svc.api(`/webhooks/default/deliveries/${String(failed.id)}/redeliver`, { method: 'POST' }));
+    expect(again).toMatchObject({ status: 200, body: { id: failed.id, status: 'pending', attempts: 0 } });
+    const hits = await receiver.waitFor(2, path);
+    expect(hits[1]).toMatchObject({ answered: 200, raw_ok: true });
+    expect(hits[1]?.headers['x-webhook-id']).toBe(failed.id);
+    const delivered = await until(async () => {
+      const delivery = await deliveryOf(jobId);
+      return delivery?.status === 'succeeded' ? delivery : undefined;
+    }, 'the redelivery to succeed');
+    expect(delivered.attempt_log).toHaveLength(2);
+  });
 
-  it.concurrent('a receiver that does not answer within 10 s counts as a failure and is retried', async () => {
-    const jobId = await runJob('hangs', '/hang/1');
-    const hits = await receiver.waitFor(2, '/hang/1', 20_000);
-    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThan(10.9);
-    const delivery = await settle(jobId);
-    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2 });
-    const log = delivery?.attempt_log as { error: string | null; duration_ms: number }[];
-    expect(log[0]).toMatchObject({ error: 'no answer within 10 s' });
-    expect(log[0]?.duration_ms).toBeGreaterThanOrEqual(9_900);
-  }, 40_000);
-
-  it.concurrent('a service killed between retries delivers after it restarts, with the same delivery id', async () => {
+  it('a service killed between retries delivers after it restarts, with the same delivery id', async () => {
     const dataDir = await makeDataDir();
     try {
       const first = await serve(dataDir);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
 
 const TRICKY = {
@@ -92,7 +93,9 @@ describe('webhooks (§6, local-service §4)', () => {
     expect(hook?.body).toMatchObject({ event_type: 'error', status: 'failed', job_id: jobId, error: "No control on the page matches form_data key 'passport_number'" });
   });
 
-  it('a receiver that fails is retried after 1 s and 3 s with the same delivery id, and every attempt is recorded', async () => {
+  // The exact schedule is tested on a fake clock (delivery-schedule.test.ts); this proves the running
+  // service waits on real timers. Lower bounds only: a loaded machine may be late, never early.
+  it('a receiver that fails is retried, no sooner than 1 s and then 3 s, with the same delivery id, and every attempt is recorded', async () => {
     await portal('retry', 'visit', '/status/500/2');
     const jobId = await start('retry');
     await waitForJob(svc, 'retry', jobId, ['completed']);
@@ -102,11 +105,11 @@ describe('webhooks (§6, local-service §4)', () => {
     expect(hits.map((h) => h.headers['x-webhook-attempt'])).toEqual(['1', '2', '3']);
     const gaps = [Number(hits[1]?.at) - Number(hits[0]?.at), Number(hits[2]?.at) - Number(hits[1]?.at)];
     expect(gaps[0]).toBeGreaterThan(0.9);
-    expect(gaps[0]).toBeLessThan(2.0);
     expect(gaps[1]).toBeGreaterThan(2.9);
-    expect(gaps[1]).toBeLessThan(4.0);
-    for (let i = 0; i < 20 && (await deliveries(jobId))[0]?.status === 'pending'; i += 1) await new Promise((r) => setTimeout(r, 100));
-    const [delivery] = await deliveries(jobId);
+    const delivery = await until(async () => {
+      const [first] = await deliveries(jobId);
+      return first?.status === 'pending' ? undefined : first;
+    }, 'the delivery to settle');
     expect(delivery).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 200 });
     expect((delivery?.attempt_log as { status_code: number; error: string | null }[]).map((a) => [a.status_code, a.error])).toEqual([[500, 'HTTP 500'], [500, 'HTTP 500'], [200, null]]);
   });

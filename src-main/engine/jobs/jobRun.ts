@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { AgentFailure, type Agent, type AgentContext, type AgentQuestion } from '../../agent/agentTypes.ts';
-import { isoNow } from '../../base/clock.ts';
+import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
 import type { Disposable } from '../../base/emitter.ts';
 import { newId } from '../../base/ids.ts';
 import type { Logger } from '../../base/logger.ts';
@@ -31,6 +31,8 @@ export interface JobRunDeps {
   minuteMs: number;
   /** How long a question may wait for its answer before the job fails. */
   answerTimeoutMs: number;
+  /** Times timeout_minutes and the answer timeout; default the system clock, tests pass a fake one. */
+  clock?: Clock;
 }
 
 /** Screenshot file name of step `index` (0-based), as the archive names it. */
@@ -101,6 +103,10 @@ export class JobRun {
     return 'accepted';
   }
 
+  get #clock(): Clock {
+    return this.#deps.clock ?? systemClock;
+  }
+
   #job(): JobRecord {
     const job = this.#deps.store.jobs.get(this.jobId);
     if (!job) throw new Error(`job ${this.jobId} vanished`);
@@ -164,7 +170,7 @@ export class JobRun {
       ask: (question) => this.#ask(job, question, clock),
       job: {
         id: job.id, portalId: job.portal_id, orchestratorModel: job.orchestrator_model, visionModel: job.vision_model,
-        skillIds: job.portal.skill_ids, replay: job.options.replay ?? true,
+        skillIds: job.portal.skill_ids, replay: job.options.replay ?? true, assistModel: job.portal.assist_model ?? null,
       },
       reportUsage: (usage) => {
         this.#costUsd += usage.costUsd;
@@ -195,7 +201,7 @@ export class JobRun {
     this.#transition(['running'], 'waiting_for_input', { pending_question_id: questionId });
     this.#deps.events.fireEvent(this.#job(), event);
     this.#log(`waiting for input: ${question.question}`);
-    const noAnswer = setTimeout(() => {
+    const noAnswer = this.#clock.setTimeout(() => {
       this.#controller.abort(new JobAbort('no-answer', `No answer to question '${question.question}' within ${Math.round(this.#deps.answerTimeoutMs / 60_000)} minutes`));
     }, this.#deps.answerTimeoutMs);
     try {
@@ -206,7 +212,7 @@ export class JobRun {
       this.#log('answer received; continuing');
       return answer;
     } finally {
-      clearTimeout(noAnswer);
+      this.#clock.clearTimeout(noAnswer);
       this.#pending = undefined;
     }
   }
@@ -214,11 +220,11 @@ export class JobRun {
   /** Runs the job to a final status; never throws. The status moves last, after cleanup, so a final job is fully settled. */
   async execute(): Promise<void> {
     const job = this.#job();
-    if (!this.#transition(['queued'], 'running', { started_at: isoNow() })) return;
+    if (!this.#transition(['queued'], 'running', { started_at: isoNow(this.#clock) })) return;
     const signal = this.#controller.signal;
     const clock = new ActiveClock(job.options.timeout_minutes * this.#deps.minuteMs, () => {
       this.#controller.abort(new JobAbort('timeout', `timeout_minutes (${job.options.timeout_minutes}) exceeded`));
-    });
+    }, this.#clock);
     let live: Disposable | undefined;
     let onCrash: (() => void) | undefined;
     let ending: { status: 'completed' | 'failed' | 'cancelled'; fields: Pick<JobProgress, 'result' | 'error'> };
@@ -283,7 +289,7 @@ export class JobRun {
     this.#transition(['running', 'waiting_for_input'], status, {
       ...fields,
       pending_question_id: null,
-      completed_at: isoNow(),
+      completed_at: isoNow(this.#clock),
       active_ms: activeMs,
       credits: creditsFor(job.orchestrator_model, activeMs),
     });

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 
-import { systemClock, type Clock } from '../../base/clock.ts';
+import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
 import type { Disposable } from '../../base/emitter.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
@@ -30,6 +30,7 @@ export interface OpenedSession {
 export interface ProfileSessionManagerOptions extends LoginBrowserConfig {
   /** Milliseconds in a minute of `timeout_minutes`; only tests shorten it. */
   minuteMs: number;
+  /** Times idle expiry and the profile-lock race; tests pass a fake one. */
   clock?: Clock;
   logger?: Logger;
 }
@@ -44,7 +45,7 @@ interface LoginSession {
   readonly lease: BrowserLease;
   readonly disposables: Disposable[];
   expiresAt: Date;
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
   closing: Promise<void> | undefined;
 }
 
@@ -138,7 +139,7 @@ export class ProfileSessionManager {
 
   async #leaseProfile(profileId: string, useProxy: boolean): Promise<BrowserLease> {
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new ConflictError(messages.profileInUse(profileId))), LOCK_RACE_MS);
+    const timer = this.#clock.setTimeout(() => abort.abort(new ConflictError(messages.profileInUse(profileId))), LOCK_RACE_MS);
     try {
       return await this.#runtime.lease({
         profileId,
@@ -148,7 +149,7 @@ export class ProfileSessionManager {
         ...(useProxy && this.#options.defaultProxy ? { proxy: this.#options.defaultProxy } : {}),
       });
     } finally {
-      clearTimeout(timer);
+      this.#clock.clearTimeout(timer);
     }
   }
 
@@ -188,15 +189,14 @@ export class ProfileSessionManager {
   }
 
   #armIdleTimer(session: LoginSession): void {
-    clearTimeout(session.timer);
+    this.#clock.clearTimeout(session.timer);
     session.expiresAt = new Date(this.#clock.now().getTime() + session.idleMs);
-    session.timer = setTimeout(() => void this.#end(session, 'idle timeout'), session.idleMs);
-    session.timer.unref();
+    session.timer = this.#clock.setTimeout(() => void this.#end(session, 'idle timeout'), session.idleMs, { unref: true });
   }
 
   #end(session: LoginSession, reason: string): Promise<void> {
     session.closing ??= (async () => {
-      clearTimeout(session.timer);
+      this.#clock.clearTimeout(session.timer);
       for (const disposable of session.disposables) disposable.dispose();
       try {
         // Closing the persistent context is what writes cookies and storage to the profile folder.
