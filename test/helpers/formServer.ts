@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'forms');
@@ -33,6 +33,47 @@ export interface FormServer {
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, post: FormPost | null, server: FormServer) => void;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json', '.map': 'application/json', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.jpg': 'image/jpeg', '.ico': 'image/x-icon', '.woff': 'font/woff', '.woff2': 'font/woff2',
+};
+
+/**
+ * A handler serving files from `dirs` (the first that has the file wins) for a prefix route: register
+ * it as `'/prefix/*': staticFiles('/prefix/', dir)` and `/prefix/a/b.css` answers `dir/a/b.css`.
+ */
+export function staticFiles(prefix: string, ...dirs: string[]): Handler {
+  return (req, res) => {
+    let rest: string;
+    try {
+      rest = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname.slice(prefix.length));
+    } catch {
+      return res.writeHead(400, { 'content-type': 'text/plain' }).end('bad path');
+    }
+    for (const dir of dirs) {
+      const root = resolve(dir);
+      const file = resolve(root, rest);
+      if (!file.startsWith(root + sep)) continue;
+      if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
+      const type = CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+      return res.writeHead(200, { 'content-type': type }).end(readFileSync(file));
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  };
+}
+
+/** The handler for `path`: an exact route, else the longest prefix route (a key ending in `/*`) it falls under. */
+function routeFor(handlers: Record<string, Handler>, path: string): Handler | undefined {
+  const exact = handlers[path];
+  if (exact) return exact;
+  let best: string | undefined;
+  for (const key of Object.keys(handlers)) {
+    if (key.endsWith('/*') && path.startsWith(key.slice(0, -1)) && (!best || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : handlers[best];
+}
 
 function addField(fields: FormPost['fields'], name: string, value: string): void {
   const known = fields[name];
@@ -87,6 +128,7 @@ function confirmation(post: FormPost, count: number): string {
 /**
  * Serves test/fixtures/forms/*.html (with {{ALT_ORIGIN}} replaced), records every POST, answers
  * `/submit/<name>` with a confirmation page, and routes other paths to `handlers` (dynamic pages).
+ * A handler key ending in `/*` is a prefix route (e.g. static assets, see `staticFiles`); exact keys win.
  */
 export async function startFormServer(handlers: Record<string, Handler> = {}): Promise<FormServer> {
   const posts: FormPost[] = [];
@@ -101,7 +143,7 @@ export async function startFormServer(handlers: Record<string, Handler> = {}): P
         post = parseBody(path, String(req.headers['content-type'] ?? ''), Buffer.concat(chunks));
         posts.push(post);
       }
-      const handler = handlers[path];
+      const handler = routeFor(handlers, path);
       if (handler) return handler(req, res, post, api);
       if (post && path.startsWith('/submit/')) {
         return res.writeHead(200, { 'content-type': 'text/html' }).end(confirmation(post, posts.length));

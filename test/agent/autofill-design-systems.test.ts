@@ -1,0 +1,99 @@
+import { isDeepStrictEqual } from 'node:util';
+
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { JsonObject } from '../../src-main/contract/common.ts';
+import { CORPUS, REQUIRED_COMPONENTS, corpusHandlers, receivedFields, type CorpusForm } from '../fixtures/design-systems/corpus.ts';
+import type { FormPost, FormServer } from '../helpers/formServer.ts';
+import { fakeContext } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
+
+/** The confirmation each system's flows end on (GOV.UK panel, NHS panel, USWDS success alert). */
+const CONFIRMATION = '.govuk-panel--confirmation, .nhsuk-panel, .usa-alert--success';
+
+function describePost(post: FormPost): string {
+  return `${post.path} ${JSON.stringify(receivedFields(post))}`;
+}
+
+/** What went wrong in an autofill run, for the failure message: error, mismatching fields, posts and the agent's log. */
+function diagnosis(form: CorpusForm, failure: unknown, got: Record<string, string | string[]> | undefined, posts: FormPost[], logs: string[]): string {
+  const lines = [`--- autofill on ${form.name} ---`];
+  if (failure) lines.push(`failure: ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`);
+  if (!got) lines.push(`no POST reached ${form.submitPath}`);
+  else {
+    for (const key of new Set([...Object.keys(form.expected), ...Object.keys(got)])) {
+      if (!isDeepStrictEqual(got[key], form.expected[key])) lines.push(`field ${key}: expected ${JSON.stringify(form.expected[key])}, got ${JSON.stringify(got[key])}`);
+    }
+  }
+  lines.push('posts:', ...posts.map((p) => `  ${describePost(p)}`), 'logs:', ...logs.map((l) => `  ${l}`));
+  return lines.join('\n');
+}
+
+describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () => {
+  let server: FormServer;
+  let page: Page;
+  useFormBrowser(corpusHandlers, { server: (s) => (server = s), page: (p) => (page = p) });
+
+  /** Keeps runs hermetic: the NHS.UK stylesheet loads its fonts from assets.nhs.uk. */
+  async function offline(): Promise<void> {
+    await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/]|localhost[:/])/, (route) => route.abort());
+  }
+
+  function finalPost(form: CorpusForm, since: number): FormPost | undefined {
+    return server.posts.slice(since).filter((p) => p.path === form.submitPath).at(-1);
+  }
+
+  it('has at least 22 forms over the three systems covering every required component', () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(22);
+    expect(new Set(CORPUS.map((f) => f.name)).size).toBe(CORPUS.length);
+    for (const system of ['govuk', 'nhsuk', 'uswds'] as const) {
+      expect(CORPUS.filter((f) => f.system === system).length, system).toBeGreaterThanOrEqual(6);
+    }
+    const covered = new Set(CORPUS.flatMap((f) => f.components));
+    expect(REQUIRED_COMPONENTS.filter((c) => !covered.has(c))).toEqual([]);
+    for (const form of CORPUS) {
+      // Keys are API names, never the label text: no key may contain a space or an upper-case letter.
+      expect(Object.keys(form.formData).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k)), form.name).toEqual([]);
+      expect(form.startPath.startsWith(`/ds/${form.name}/`), form.name).toBe(true);
+    }
+  });
+
+  for (const form of CORPUS) {
+    it(`hand script fills ${form.name}`, async () => {
+      await offline();
+      const since = server.posts.length;
+      await form.script(page, server.origin);
+      await page.locator(CONFIRMATION).first().waitFor({ timeout: 5000 });
+      const post = finalPost(form, since);
+      expect(post, `no POST reached ${form.submitPath}`).toBeDefined();
+      expect(receivedFields(post as FormPost)).toEqual(form.expected);
+    }, 30_000);
+  }
+
+  for (const form of CORPUS) {
+    it(`autofill fills ${form.name}`, async () => {
+      await offline();
+      const since = server.posts.length;
+      const ctx = fakeContext({
+        page,
+        startUrl: server.url(form.startPath),
+        formData: form.formData as JsonObject,
+        formSchema: form.formSchema as JsonObject,
+        maxTurns: 12,
+      });
+      let failure: unknown;
+      try {
+        await new AutofillAgent({ navigationTimeoutMs: 10_000 }).run(ctx);
+      } catch (error) {
+        failure = error;
+      }
+      const post = finalPost(form, since);
+      const got = post ? receivedFields(post) : undefined;
+      const report = diagnosis(form, failure, got, server.posts.slice(since), ctx.logs);
+      if (failure) throw new Error(report, { cause: failure });
+      expect(got, report).toEqual(form.expected);
+    }, 45_000);
+  }
+});
