@@ -19,8 +19,8 @@ const FORM = page(`<h1>Contact details</h1>
     <button type="submit">Send</button>
   </form>`, 'Contact details');
 
-const FORM_DATA = { full_name: 'Ada Lovelace', nok_phone: '07700 900123', ref: 'CASE-77341' };
-const FORM_SCHEMA = { type: 'object', properties: { full_name: { type: 'string', title: 'Full name' }, nok_phone: { type: 'string' }, ref: { type: 'string' } } };
+const FORM_DATA = { full_name: 'Ada Lovelace', next_of_kin: '07700 900123', ref: 'CASE-77341' };
+const FORM_SCHEMA = { type: 'object', properties: { full_name: { type: 'string', title: 'Full name' }, next_of_kin: { type: 'string' }, ref: { type: 'string' } } };
 
 interface JobEvent {
   type: string;
@@ -120,7 +120,7 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
   describe('mapping unmatched keys', () => {
     it('asks the model once, with no form_data value, and places the keys it maps (matched_by model)', async () => {
       await createPortal('contact', HAIKU);
-      model.reset((request) => mapper({ nok_phone: 'Emergency contact telephone', ref: 'Your case number' })(request));
+      model.reset((request) => mapper({ next_of_kin: 'Emergency contact telephone', ref: 'Your case number' })(request));
       const job = await run('contact');
       expect(job.status).toBe('completed');
       expect(model.requests).toHaveLength(1);
@@ -128,7 +128,7 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
       expect(fillReportOf(job)).toMatchObject({
         placements: {
           full_name: { control: 'Full name', matched_by: 'name' },
-          nok_phone: { control: 'Emergency contact telephone', value: '07700 900123', matched_by: 'model' },
+          next_of_kin: { control: 'Emergency contact telephone', value: '07700 900123', matched_by: 'model' },
           ref: { control: 'Your case number', value: 'CASE-77341', matched_by: 'model' },
         },
         unplaced: [],
@@ -138,7 +138,7 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
       expect(request.body.tools.map((t: { name: string }) => t.name)).toEqual(['map_fields']);
       expect(request.raw).not.toContain('"image"');
       // The model sees key names, kinds and the page's controls — never a value.
-      expect(lastTurnText(request)).toContain('"nok_phone" (text)');
+      expect(lastTurnText(request)).toContain('"next_of_kin" (text)');
       expect(lastTurnText(request)).toContain('"Emergency contact telephone"');
       for (const value of Object.values(FORM_DATA)) expect(request.raw).not.toContain(value);
       expect(eventsOf(job, 'agent_mode')).toEqual([{ mode: 'assisted', detail: expect.stringMatching(/mapped 2 of 2 unmatched key\(s\), not from the cache/) }]);
@@ -153,12 +153,12 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
       expect(model.requests).toHaveLength(0);
       expect(job.session_cost_usd).toBe(0);
       expect(lastPost()).toMatchObject({ f1: 'Ada Lovelace', f2: '07700 900123', f3: 'CASE-77341' });
-      expect(fillReportOf(job).placements).toMatchObject({ nok_phone: { control: 'Emergency contact telephone', matched_by: 'model' }, ref: { control: 'Your case number', matched_by: 'model' } });
+      expect(fillReportOf(job).placements).toMatchObject({ next_of_kin: { control: 'Emergency contact telephone', matched_by: 'model' }, ref: { control: 'Your case number', matched_by: 'model' } });
       expect(eventsOf(job, 'agent_mode')).toEqual([{ mode: 'replayed', detail: expect.stringMatching(/from the cache: 2 of 2 unmatched key\(s\) mapped, no model calls/) }]);
     });
 
     it('a job with replay: false does not read the cache: it asks the model again', async () => {
-      model.reset((request) => mapper({ nok_phone: 'Emergency contact telephone', ref: 'Your case number' })(request));
+      model.reset((request) => mapper({ next_of_kin: 'Emergency contact telephone', ref: 'Your case number' })(request));
       const job = await run('contact', { replay: false });
       expect(job.status).toBe('completed');
       expect(model.requests).toHaveLength(1);
@@ -173,32 +173,32 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
       expect(model.requests).toHaveLength(0);
       expect(eventsOf(job, 'agent_mode')).toEqual([]);
       expect(lastPost()).toMatchObject({ f1: 'Ada Lovelace', f2: '', f3: '' });
-      expect(fillReportOf(job).unplaced.map((u) => u.key).sort()).toEqual(['nok_phone', 'ref']);
-      expect(job.result).toMatchObject({ unplaced: expect.arrayContaining(['nok_phone', 'ref']) });
+      expect(fillReportOf(job).unplaced.map((u) => u.key).sort()).toEqual(['next_of_kin', 'ref']);
+      expect(job.result).toMatchObject({ unplaced: expect.arrayContaining(['next_of_kin', 'ref']) });
     });
 
     it('a key mapped to a control the page does not have is ignored; the valid mapping is kept (OpenAI-compatible SDK)', async () => {
       await createPortal('contact-odd', LOCAL);
-      model.reset((request) => mapper({ nok_phone: 99, ref: 'Your case number', nobody: 0 })(request));
+      model.reset((request) => mapper({ next_of_kin: 99, ref: 'Your case number', nobody: 0 })(request));
       const job = await run('contact-odd');
       expect(job.status).toBe('completed');
       expect(model.requests).toHaveLength(1);
       expect(model.requests[0]?.api).toBe('openai');
       expect(lastPost()).toMatchObject({ f2: '', f3: 'CASE-77341' });
       expect(fillReportOf(job).placements).toMatchObject({ ref: { matched_by: 'model' } });
-      expect(fillReportOf(job).unplaced.map((u) => u.key)).toEqual(['nok_phone']);
+      expect(fillReportOf(job).unplaced.map((u) => u.key)).toEqual(['next_of_kin']);
       const logs = await logsOf('contact-odd', job);
       expect(logs).toContain('control 99, which the page does not have');
       expect(logs).toContain("unknown key 'nobody'");
     });
 
     it('two keys mapped to one control are both dropped', async () => {
-      model.reset((request) => mapper({ nok_phone: 'Your case number', ref: 'Your case number' })(request));
+      model.reset((request) => mapper({ next_of_kin: 'Your case number', ref: 'Your case number' })(request));
       const job = await run('contact-odd', { replay: false });
       expect(job.status).toBe('completed');
       expect(lastPost()).toMatchObject({ f2: '', f3: '' });
-      expect(fillReportOf(job).unplaced.map((u) => u.key).sort()).toEqual(['nok_phone', 'ref']);
-      expect(await logsOf('contact-odd', job)).toContain("'nok_phone' and 'ref', all mapped to control");
+      expect(fillReportOf(job).unplaced.map((u) => u.key).sort()).toEqual(['next_of_kin', 'ref']);
+      expect(await logsOf('contact-odd', job)).toContain("'next_of_kin' and 'ref', all mapped to control");
     });
   });
 
@@ -207,7 +207,7 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
     it.each([
       ['a 500 (after the SDK retry)', { status: 500 }, /assist model anthropic:claude-haiku-4-5 unavailable, the rules alone place the keys: /],
       ['a 401', { status: 401, error: 'invalid x-api-key' }, /assist model anthropic:claude-haiku-4-5 unavailable, the rules alone place the keys: .*401/],
-      ['an answer with no map_fields call', { text: 'nok_phone is surely the telephone' }, /gave no usable map_fields answer; the rules alone place the keys/],
+      ['an answer with no map_fields call', { text: 'next_of_kin is surely the telephone' }, /gave no usable map_fields answer; the rules alone place the keys/],
     ] as const)('%s: one log line, the keys unplaced, nothing cached', async (_what, reply, logLine) => {
       downPortals += 1;
       const name = `down-${downPortals}`;
@@ -216,15 +216,15 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
       const job = await run(name);
       expect(job.status).toBe('completed');
       expect(model.requests.length).toBeGreaterThan(0);
-      expect(fillReportOf(job).unplaced.map((u) => u.key).sort()).toEqual(['nok_phone', 'ref']);
+      expect(fillReportOf(job).unplaced.map((u) => u.key).sort()).toEqual(['next_of_kin', 'ref']);
       expect(eventsOf(job, 'agent_mode')).toEqual([]);
       const logs = await logsOf(name, job);
       expect(logs.split('\n').filter((line) => logLine.test(line))).toHaveLength(1);
       // Nothing was cached: the next job asks again.
-      model.reset((request) => mapper({ nok_phone: 'Emergency contact telephone', ref: 'Your case number' })(request));
+      model.reset((request) => mapper({ next_of_kin: 'Emergency contact telephone', ref: 'Your case number' })(request));
       const again = await run(name);
       expect(model.requests).toHaveLength(1);
-      expect(fillReportOf(again).placements).toMatchObject({ nok_phone: { matched_by: 'model' }, ref: { matched_by: 'model' } });
+      expect(fillReportOf(again).placements).toMatchObject({ next_of_kin: { matched_by: 'model' }, ref: { matched_by: 'model' } });
     });
 
     it('a provider with no key: one log line, no call, the job completes on its rules', async () => {

@@ -31,7 +31,7 @@ const FORMS: Record<string, string> = {
     <button type="submit">Submit</button></form>`,
   code: `<form method="post" action="/submit/code">
     <p><label for="nm">Full name</label><input id="nm" name="nm" required></p>
-    <p><label for="c">Code</label><input id="c" name="c" required></p>
+    <p><label for="c">Code shown on your letter, 8 characters</label><input id="c" name="c" required></p>
     <button type="submit">Submit</button></form>`,
 };
 
@@ -161,10 +161,10 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     expect(result.placements).toMatchObject({ tier: { control: 'Membership level', value: 'Silver', how: 'exact', matched_by: 'elimination' } });
 
     const byWord = run('code', { full_name: 'Ada', applicant_reference_code: 'AB-123' }, { formSchema: { type: 'object', required: ['applicant_reference_code'] } });
-    expect((await byWord.outcome).result.placements).toMatchObject({ applicant_reference_code: { control: 'Code', matched_by: 'elimination' } });
+    expect((await byWord.outcome).result.placements).toMatchObject({ applicant_reference_code: { control: 'Code shown on your letter, 8 characters', matched_by: 'elimination' } });
 
     // Nothing in common between the key and the field: no guess.
     const unrelated = run('code', { full_name: 'Ada', favourite_colour: 'green' }, { formSchema: { type: 'object', required: ['favourite_colour'] } });
-    await expect(unrelated.outcome).rejects.toThrow("The page requires 'Code' (text name=c) but no form_data key matches it (unplaced keys: favourite_colour)");
+    await expect(unrelated.outcome).rejects.toThrow("The page requires 'Code shown on your letter, 8 characters' (text name=c) but no form_data key matches it (unplaced keys: favourite_colour)");
   });
 });

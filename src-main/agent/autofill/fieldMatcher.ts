@@ -1,6 +1,6 @@
 import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
-import { conceptTokens, textSimilarity } from './textNorm.ts';
+import { conceptTokens, pageTokenWeights, textSimilarity, type TokenWeight } from './textNorm.ts';
 import { dateReadings, parseMonthYear } from './dates.ts';
 import { asBoolean, findChoice, matchChoice } from './valueAdapter.ts';
 
@@ -78,16 +78,17 @@ function exactNames(entry: Entry): Set<string> {
   return new Set([...names].map((n) => n.toLowerCase()));
 }
 
-/** Share of the key's concept tokens found in the text: "confirm" is wholly inside "I confirm the details are correct". */
-function coverage(key: string, text: string): number {
-  const k = new Set(conceptTokens(key));
-  if (!k.size) return 0;
+/** Share (by weight) of the key's concept tokens found in the text: "confirm" is wholly inside "I confirm the details are correct". */
+function coverage(key: string, text: string, weigh: TokenWeight = () => 1): number {
+  const k = [...new Set(conceptTokens(key))];
+  if (!k.length) return 0;
   const t = new Set(conceptTokens(text));
-  return [...k].filter((w) => t.has(w)).length / k.size;
+  const total = k.reduce((n, w) => n + weigh(w), 0);
+  return k.filter((w) => t.has(w)).reduce((n, w) => n + weigh(w), 0) / total;
 }
 
-/** Score in [0, ~1.15] for putting `entry` into `target`. */
-export function scoreMatch(entry: Entry, target: Target): number {
+/** Score in [0, ~1.15] for putting `entry` into `target`; `weigh` is the page's token rarity. */
+export function scoreMatch(entry: Entry, target: Target, weigh: TokenWeight = () => 1): number {
   const compat = compatibility(entry.value, target);
   if (compat === 0) return 0;
   let best = 0;
@@ -96,7 +97,8 @@ export function scoreMatch(entry: Entry, target: Target): number {
   const consent = target.kind === 'checkbox' && asBoolean(entry.value) !== null;
   for (const k of entryTexts(entry)) {
     for (const t of target.texts) {
-      const s = (consent ? Math.max(textSimilarity(k.text, t.text), 0.8 * coverage(k.text, t.text)) : textSimilarity(k.text, t.text)) * k.weight * t.weight;
+      const similarity = textSimilarity(k.text, t.text, weigh);
+      const s = (consent ? Math.max(similarity, 0.8 * coverage(k.text, t.text, weigh)) : similarity) * k.weight * t.weight;
       if (s > best) best = s;
     }
   }
@@ -121,10 +123,11 @@ export function scoreMatch(entry: Entry, target: Target): number {
  * two best free candidates score within the margin is reported as ambiguous instead.
  */
 export function matchEntries(entries: Entry[], targets: Target[]): { placements: Placement[]; ambiguous: Ambiguity[] } {
+  const weigh = pageTokenWeights(targets.map((t) => t.texts.map((x) => x.text)));
   const scored = entries.map((entry) => ({
     entry,
     candidates: targets
-      .map((target) => ({ target, score: scoreMatch(entry, target) }))
+      .map((target) => ({ target, score: scoreMatch(entry, target, weigh) }))
       .filter((c) => c.score >= MATCH_THRESHOLD)
       .sort((a, b) => b.score - a.score),
   }));

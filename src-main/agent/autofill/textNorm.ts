@@ -46,8 +46,9 @@ const IRREGULAR: Record<string, string> = { has: 'have', having: 'have', had: 'h
 function stem(word: string): string {
   let w = IRREGULAR[word] ?? word;
   if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && (w.endsWith('ies') || w.endsWith('ied'))) w = `${w.slice(0, -3)}y`;
   else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 6 && w.endsWith('al')) w = w.slice(0, -2);
   else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) w = w.slice(0, -1);
   return w.length > 3 && w.endsWith('e') ? w.slice(0, -1) : w;
 }
@@ -78,18 +79,41 @@ export function conceptTokens(text: string): string[] {
 }
 
 /** Similarity in [0, 1] of two texts after concept normalisation (F-measure on tokens, exact = 1). */
-export function textSimilarity(a: string, b: string): number {
+export function textSimilarity(a: string, b: string, weigh: TokenWeight = () => 1): number {
   const ta = conceptTokens(a);
   const tb = conceptTokens(b);
   if (!ta.length || !tb.length) return 0;
   if (ta.join(' ') === tb.join(' ')) return 1;
+  const setA = new Set(ta);
   const setB = new Set(tb);
-  const common = new Set(ta.filter((t) => setB.has(t))).size;
-  if (!common) return 0;
-  const recall = common / new Set(ta).size;
-  const precision = common / setB.size;
+  const common = [...setA].filter((t) => setB.has(t));
+  if (!common.length) return 0;
+  const sum = (tokens: Iterable<string>): number => [...tokens].reduce((n, t) => n + weigh(t), 0);
+  const recall = sum(common) / sum(setA);
+  const precision = sum(common) / sum(setB);
   // F2-like: recall of the key matters more; "Email" vs "Email (work)" is still a good match.
   return 0.9 * ((3 * recall * precision) / (2 * precision + recall));
+}
+
+/** How much a token counts in a comparison (1 each by default; see `pageTokenWeights`). */
+export type TokenWeight = (token: string) => number;
+
+/**
+ * Token weights for one page, by rarity across its controls (inverse document frequency): a word
+ * only one control has ("gift", "appointment") decides more than one every control has ("date",
+ * "number"), and a key word no control has ("preferred") hardly counts, since it cannot tell the
+ * controls apart.
+ */
+export function pageTokenWeights(controlTexts: string[][]): TokenWeight {
+  const df = new Map<string, number>();
+  for (const texts of controlTexts) {
+    for (const token of new Set(texts.flatMap((t) => conceptTokens(t)))) df.set(token, (df.get(token) ?? 0) + 1);
+  }
+  const n = Math.max(1, controlTexts.length);
+  return (token) => {
+    const count = df.get(token) ?? 0;
+    return count === 0 ? 0.35 : 1 + Math.log(n / count);
+  };
 }
 
 /** Loose form for option comparisons: lowercase, accents and punctuation dropped, single spaces. */
