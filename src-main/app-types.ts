@@ -1,3 +1,4 @@
+import type { AnyRouteSpec } from './api/routeTable.ts';
 import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import type { RetryPolicy } from './llm/index.ts';
 import type { SecretStore } from './secrets/index.ts';
@@ -42,6 +43,8 @@ export interface RunningApp {
   readonly port: number;
   /** The operator console's token for this run (`X-Console-Token`); new at every start. */
   readonly consoleToken: string;
+  /** The HTTP operations served: the one table that routes, validates, serializes and documents them. */
+  readonly routes: readonly AnyRouteSpec[];
   /** Stops accepting requests, ends work in flight, closes the database. Idempotent. */
   close(): Promise<void>;
 }

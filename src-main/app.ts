@@ -125,7 +125,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const server = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -146,6 +146,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       host,
       port,
       consoleToken,
+      routes,
       close: () => {
         closing ??= (async () => {
           await scheduler.close();

@@ -42,7 +42,7 @@ export interface KeyPlacement {
   control: string;
   value: string;
   how: 'exact' | 'normalised' | 'synonym' | 'answer';
-  matched_by: 'name' | 'elimination' | 'answer' | 'model';
+  matched_by: 'name' | 'options' | 'elimination' | 'answer' | 'model';
 }
 
 /** The builtin filler's audit of a submission: every key placed, or listed with the reason it was not. */

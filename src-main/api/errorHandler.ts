@@ -35,13 +35,15 @@ function frameworkDetail(error: FrameworkError): { status: number; detail: strin
 /** The single place errors become `{"detail": string}`; internals never reach a client. */
 export function installErrorHandler(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    // The route pattern names the operation even when the URL carries ids.
+    const where = { route: `${request.method} ${request.routeOptions.url ?? '-'}`, url: request.url };
     if (isAppError(error)) {
-      if (error.status >= 500) logger.error('request failed', { url: request.url, error: String(error.cause ?? error) });
+      if (error.status >= 500) logger.error('request failed', { ...where, error: String(error.cause ?? error) });
       return reply.status(error.status).send({ detail: error.detail });
     }
     const mapped = frameworkDetail(error as FrameworkError);
     if (mapped) return reply.status(mapped.status).send({ detail: mapped.detail });
-    logger.error('unhandled error', { url: request.url, error: error.stack ?? String(error) });
+    logger.error('unhandled error', { ...where, error: error.stack ?? String(error) });
     return reply.status(500).send({ detail: messages.internal });
   });
   app.setNotFoundHandler((request, reply) => {

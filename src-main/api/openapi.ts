@@ -22,6 +22,9 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
   }));
 }
 
+// A body the handler streams itself (archive, image, text) with no schema of its own.
+const BINARY: JsonSchema = { type: 'string', format: 'binary' };
+
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Malformed JSON',
   '401': 'Missing or invalid API key',
@@ -40,10 +43,9 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
   for (const route of routes) {
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
     const status = String(route.status ?? 200);
-    const success: JsonSchema = { description: 'Success' };
-    if (status !== '204' && route.response) {
-      success.content = { [route.produces ?? 'application/json']: { schema: toSchema(route.response, 'output') } };
-    }
+    const success: JsonSchema = { description: status === '204' ? 'No content' : 'Success' };
+    if (route.response) success.content = { 'application/json': { schema: toSchema(route.response, 'output') } };
+    if (route.produces) success.content = { [route.produces.type]: { schema: route.produces.schema ? toSchema(route.produces.schema, 'output') : BINARY } };
     const operation: JsonSchema = {
       summary: route.summary,
       tags: [route.tag],

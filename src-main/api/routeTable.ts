@@ -5,7 +5,7 @@ import {
   authenticate, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
   type AccountPrincipal, type AuthMode, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
 } from './auth.ts';
-import { parseInput } from './validation.ts';
+import { parseInput, serializeOutput } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../base/errors.ts';
 
 const isJson = (contentType: string | undefined): boolean => /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '');
@@ -13,6 +13,14 @@ const isJson = (contentType: string | undefined): boolean => /^application\/([\w
 type Principal<A extends AuthMode> = A extends 'org' ? OrgPrincipal : A extends 'account' ? AccountPrincipal : A extends 'console' ? ConsolePrincipal : undefined;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What a handler returns: the input of its response schema, which the table parses into the wire body,
+ * or nothing when the route has no JSON body (204, or a body the handler wrote to `reply` itself).
+ */
+export type HandlerResult<R extends z.ZodType | undefined> = R extends z.ZodType ? z.input<R> : void;
 
 export interface RouteContext<A extends AuthMode, P, Q, B> {
   principal: Principal<A>;
@@ -23,8 +31,26 @@ export interface RouteContext<A extends AuthMode, P, Q, B> {
   reply: FastifyReply;
 }
 
-/** One HTTP operation: its contract (validated and published in OpenAPI) and its handler. */
-export interface RouteSpec<A extends AuthMode, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined> {
+/** A success body that is not JSON: the handler sends it (file, archive, text) or hijacks the reply (event streams). */
+export interface ProducedBody {
+  /** Its content type, as OpenAPI publishes it. */
+  type: string;
+  /** Documents the body (or one event's JSON) in OpenAPI; the handler writes the bytes, so it is not checked. */
+  schema?: z.ZodType;
+}
+
+/**
+ * One HTTP operation: its contract (validated, serialized and published in OpenAPI) and its handler.
+ * Exactly one of: `response` (a JSON body the handler returns), `status: 204` (no body), `produces`
+ * (a body the handler writes itself); the last two handlers return nothing.
+ */
+export interface RouteSpec<
+  A extends AuthMode,
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+  R extends z.ZodType | undefined = undefined,
+> {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Fastify path, e.g. `/portals/:org_id/:endpoint_name`. */
   url: string;
@@ -36,27 +62,41 @@ export interface RouteSpec<A extends AuthMode, P extends z.ZodType | undefined, 
   /** JSON body schema; `multipart` documents a file upload read by the handler itself. */
   body?: B;
   multipart?: { fileField: string };
-  /** Success status and body schema (status 204 has none). */
+  /** Success status: 200 unless given; 204 has no body. */
   status?: number;
-  response?: z.ZodType;
-  /** Content type of a non-JSON success body. */
-  produces?: string;
-  handler(ctx: RouteContext<A, P, Q, B>): unknown;
+  /** The JSON success body: the handler's result is parsed through it (unknown keys stripped) before it is sent. */
+  response?: R;
+  produces?: ProducedBody;
+  handler(ctx: RouteContext<A, P, Q, B>): Awaitable<NoInfer<HandlerResult<R>>>;
 }
 
-export type AnyRouteSpec = RouteSpec<AuthMode, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+export type AnyRouteSpec = RouteSpec<AuthMode, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+
+/** `GET /portals/:org_id`: how logs and tests name a route. */
+export const routeName = (spec: Pick<AnyRouteSpec, 'method' | 'url'>): string => `${spec.method} ${spec.url}`;
+
+function assertOneBodyKind(spec: AnyRouteSpec): void {
+  const kinds = [spec.response !== undefined, spec.status === 204, spec.produces !== undefined].filter(Boolean).length;
+  if (kinds !== 1) throw new Error(`${routeName(spec)}: declare exactly one of response (JSON), status 204 or produces`);
+}
 
 /** Collects route specs so the server registers them and OpenAPI describes the same set. */
 export class RouteTable {
   readonly routes: AnyRouteSpec[] = [];
 
-  add<A extends AuthMode, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
-    spec: RouteSpec<A, P, Q, B>,
-  ): void {
-    this.routes.push(spec as unknown as AnyRouteSpec);
+  add<
+    A extends AuthMode,
+    P extends z.ZodType | undefined,
+    Q extends z.ZodType | undefined,
+    B extends z.ZodType | undefined,
+    R extends z.ZodType | undefined = undefined,
+  >(spec: RouteSpec<A, P, Q, B, R>): void {
+    const route = spec as unknown as AnyRouteSpec;
+    assertOneBodyKind(route);
+    this.routes.push(route);
   }
 
-  /** Registers every route: authenticate, then validate path, query and body, then handle. */
+  /** Registers every route: authenticate, validate path, query and body, handle, then serialize the body through its schema. */
   register(app: FastifyInstance, apiKeys: ApiKeyRepository, consoleAuth?: ConsoleAuth): void {
     for (const spec of this.routes) {
       app.route({
@@ -85,9 +125,14 @@ export class RouteTable {
           }
           const body = spec.body ? parseInput(spec.body, request.body ?? {}, 'body') : undefined;
           const result = await spec.handler({ principal, params, query, body, request, reply } as RouteContext<AuthMode, z.ZodType, z.ZodType, z.ZodType>);
-          if (reply.sent) return reply;
-          if (spec.status) reply.status(spec.status);
-          return spec.status === 204 ? reply.send() : result;
+          if (spec.response) {
+            // Only what the schema names goes out, and a body that breaks it is a 500, never half sent.
+            const sent = serializeOutput(spec.response, result, routeName(spec));
+            return reply.status(spec.status ?? 200).send(sent);
+          }
+          if (spec.status === 204) return reply.status(204).send();
+          // The handler sent or hijacked the reply; returning it makes Fastify wait for that body.
+          return reply;
         },
       });
     }

@@ -13,7 +13,7 @@ import { installConsole } from './consoleStatic.ts';
 import { installErrorHandler } from './errorHandler.ts';
 import { installHostGuard } from './hostGuard.ts';
 import { buildOpenApi } from './openapi.ts';
-import { RouteTable } from './routeTable.ts';
+import { RouteTable, type AnyRouteSpec } from './routeTable.ts';
 import { addAdminRoutes, type AdminDeps } from './routes/admin.ts';
 import { addHealthRoutes } from './routes/health.ts';
 import { addJobRoutes } from './routes/jobs.ts';
@@ -52,8 +52,14 @@ export interface ApiDeps {
   webhooks?: { keys: WebhookKeyService; dispatcher: WebhookDispatcher };
 }
 
+/** The HTTP API, not yet listening, and the operations it serves. */
+export interface ApiServer {
+  server: FastifyInstance;
+  routes: readonly AnyRouteSpec[];
+}
+
 /** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
-export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
+export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true });
   installErrorHandler(app, deps.logger);
   installHostGuard(app, deps.boundHost, deps.allowedHosts);
@@ -75,5 +81,5 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const openApi = buildOpenApi(routes.routes, deps.version);
   app.get('/openapi.json', async () => openApi);
   installConsole(app, deps.rendererDir);
-  return app;
+  return { server: app, routes: routes.routes };
 }

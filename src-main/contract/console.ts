@@ -32,6 +32,10 @@ export type ApiKeyListResponse = z.infer<typeof ApiKeyListResponse>;
 export const ApiKeyCreated = ApiKeyInfo.extend({ api_key: z.string() });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;
 
+/** POST /admin/orgs/{org_id}/keys/{key_id}/revoke (revoking a revoked key answers the same). */
+export const ApiKeyRevokeResponse = z.object({ revoked: z.literal(true) });
+export type ApiKeyRevokeResponse = z.infer<typeof ApiKeyRevokeResponse>;
+
 export const ApiKeyParams = z.object({ org_id: z.string().min(1), key_id: z.string().min(1) });
 
 export const ProviderParams = z.object({ provider: ModelProvider });

@@ -98,4 +98,9 @@ export const JobListQuery = z.object({
 });
 
 export const JobList = z.object({ jobs: z.array(JobStatusResponse), total: z.int() });
+export type JobList = z.infer<typeof JobList>;
+
+/** The JSON of each `log` event of Stream Job Logs (the stream ends with an `end` event carrying `{status}`). */
+export const JobLogEvent = z.object({ seq: z.int(), timestamp: Timestamp, line: z.string() });
+export type JobLogEvent = z.infer<typeof JobLogEvent>;
 

@@ -23,8 +23,23 @@ export class PortalService {
       const skill = this.#store.skills.get(id);
       return skill ? [toSkill(skill)] : [];
     });
-    const { skill_ids: _ids, ...fields } = record;
-    return { ...fields, skills };
+    return {
+      id: record.id,
+      org_id: record.org_id,
+      endpoint_name: record.endpoint_name,
+      start_url: record.start_url,
+      task: record.task,
+      form_schema: record.form_schema,
+      output_schema: record.output_schema,
+      profile_id: record.profile_id,
+      humanized_urls: record.humanized_urls,
+      webhook_url: record.webhook_url,
+      replay_enabled: record.replay_enabled,
+      assist_model: record.assist_model,
+      skills,
+      created_at: record.created_at,
+      updated_at: record.updated_at,
+    };
   }
 
   #validate(orgId: string, fields: PortalFields): void {

@@ -64,10 +64,22 @@ function toRecord(row: SkillJoinedRow): SkillRecord {
   };
 }
 
-/** Strips the storage-only fields from a record. */
+/** The public fields of a record, named one by one so a storage-only field never rides along. */
 export function toSkill(record: SkillRecord): Skill {
-  const { manifest_name: _m, size_bytes: _s, file_count: _f, ...skill } = record;
-  return skill;
+  return {
+    id: record.id,
+    folder_id: record.folder_id,
+    folder_name: record.folder_name,
+    org_id: record.org_id,
+    org_name: record.org_name,
+    name: record.name,
+    is_public: record.is_public,
+    config: record.config,
+    template_id: record.template_id,
+    description: record.description,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
 }
 
 /** Skills and the folders that group them. */

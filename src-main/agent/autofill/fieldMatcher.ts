@@ -2,7 +2,7 @@ import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
 import { conceptTokens, pageTokenWeights, textSimilarity, type TokenWeight } from './textNorm.ts';
 import { dateReadings, parseMonthYear } from './dates.ts';
-import { asBoolean, findChoice, matchChoice } from './valueAdapter.ts';
+import { asBoolean, findChoice, matchChoice, realChoices } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
 export const MATCH_THRESHOLD = 0.5;
@@ -13,6 +13,8 @@ export interface Placement {
   entry: Entry;
   target: Target;
   score: number;
+  /** Found by its values naming the control's options rather than by its name (see `placeByOptions`). */
+  byOptions?: boolean;
 }
 
 export interface Ambiguity {
@@ -146,7 +148,36 @@ export function matchEntries(entries: Entry[], targets: Target[]): { placements:
     taken.add(top.target.id);
     placements.push({ entry, target: top.target, score: top.score });
   }
+  const unmatched = scored.filter((s) => !s.candidates.length).map((s) => s.entry);
+  placements.push(...placeByOptions(unmatched, targets.filter((t) => !taken.has(t.id)), weigh));
   return { placements, ambiguous };
+}
+
+const CHOICE_KINDS = new Set(['radio', 'select', 'checkboxGroup', 'listbox', 'combobox']);
+
+/**
+ * Keys whose name matched nothing, placed by their values: when every value is one of the options
+ * (as given or normalised, not by synonym) of exactly one free choice control on the page, and
+ * either several values say so together or the name shares something with the control. Yes/no
+ * values are left out: many controls offer Yes and No.
+ */
+function placeByOptions(entries: Entry[], free: Target[], weigh: TokenWeight): Placement[] {
+  const out: Placement[] = [];
+  const used = new Set<string>();
+  for (const entry of entries) {
+    const values = Array.isArray(entry.value) ? entry.value : [entry.value];
+    if (!values.length || values.some((v) => asBoolean(v) !== null || typeof v === 'object')) continue;
+    const fits = free.filter((t) => CHOICE_KINDS.has(t.kind) && !used.has(t.id) && values.every((v) => {
+      const match = findChoice(v, realChoices(t.choices));
+      return 'how' in match && match.how !== 'synonym';
+    }));
+    const [target] = fits;
+    if (fits.length !== 1 || !target) continue;
+    if (values.length < 2 && scoreMatch(entry, target, weigh) < 0.25) continue;
+    used.add(target.id);
+    out.push({ entry, target, score: MATCH_THRESHOLD, byOptions: true });
+  }
+  return out;
 }
 
 /**

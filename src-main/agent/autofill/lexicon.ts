@@ -126,6 +126,7 @@ export const FIELD_CONCEPTS: Array<[string, string[]]> = [
   ['item', ['goods', 'items', 'item', 'products', 'product']],
   ['problem', ['problem', 'issue', 'fault']],
   ['information', ['information', 'info', 'details']],
+  ['document', ['supporting documents', 'supporting document', 'documents', 'document', 'attachments', 'attachment', 'attached file', 'upload']],
   ['correct', ['correct', 'accurate', 'true']],
   ['maximum', ['maximum', 'max', 'ceiling', 'limit', 'up to']],
   ['uk', ['united kingdom', 'uk', 'great britain', 'britain']],

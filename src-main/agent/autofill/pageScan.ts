@@ -292,7 +292,8 @@ const SCAN_SOURCE = String.raw`(() => {
     if (type === 'hidden' || type === 'reset') continue;
     // Value mirrors of custom widgets (MUI's native input, Radix's bubble inputs): hidden from people,
     // so not a field to fill. Selects stay: select2 & co. hide theirs the same way and still obey it.
-    if (tag === 'input' && el.getAttribute('aria-hidden') === 'true' && el.tabIndex < 0) continue;
+    // (A file input hidden behind its "Choose file" button is the field itself: see the proxy below.)
+    if (tag === 'input' && type !== 'file' && el.getAttribute('aria-hidden') === 'true' && el.tabIndex < 0) continue;
     // A select hidden behind a combobox that drives it (USWDS combo box, select2's role=combobox) is
     // that combobox's mirror: the combobox is the field, and it takes the select's options.
     if (tag === 'select' && mirroredSelectOf(el)) continue;
@@ -313,6 +314,15 @@ const SCAN_SOURCE = String.raw`(() => {
       // Custom-styled radios hide the input and show the label.
       const l = (el.labels && el.labels[0]) || wrap;
       vis = !!l && visible(l);
+    }
+    if (!vis && type === 'file' && el.parentElement) {
+      // Enhanced uploads (GOV.UK, NHS.UK) hide the input behind a "Choose file" button that takes its
+      // id and label; the input still receives the files.
+      const proxy = Array.from(el.parentElement.children).find((s) => s !== el && s.matches('button,[role=button]') && visible(s));
+      if (proxy) {
+        vis = true;
+        if (!labels.length && proxy.id) for (const l of root.querySelectorAll('label[for="' + CSS.escape(proxy.id) + '"]')) labels.push(textOf(l));
+      }
     }
     const list = tag === 'input' && el.list ? el.list : null;
     const mirror = role === 'combobox' ? mirrorSelectFor(el) : null;

@@ -78,6 +78,7 @@ function asNumber(text: string): number | null {
  * 1. exact: the value is an option's label or value;
  * 2. normalised: equal after case, spacing and punctuation are dropped, or as numbers ("05" = "5");
  *    then equal with accents folded, but only where folding leaves the options distinct; then equal
+ *    with the spaces inside compounds dropped ("streetlight" = "street light"); then equal
  *    to a label without its parenthetical or description, or to the parenthetical ("United Kingdom
  *    (UK)", "Superfast — 80 Mb");
  * 3. synonym: both name the same lexicon entry (US states, countries, yes/no, months, genders) or
@@ -104,6 +105,8 @@ export function findChoice(value: unknown, choices: ChoiceLike[]): ChoiceMatch {
     ['normalised', (c) => normaliseText(c.label) === norm || normaliseText(c.value) === norm
       || (num !== null && (asNumber(c.value) === num || asNumber(c.label) === num))],
     ['normalised', (c) => foldingKeepsDistinct && (foldAccents(c.label) === folded || foldAccents(c.value) === folded)],
+    // Compounds written apart or together ("streetlight" / "street light", "e-mail" / "email").
+    ['normalised', (c) => fold(c.label).replaceAll(' ', '') === wanted.replaceAll(' ', '')],
     ['normalised', (c) => fold(withoutParenthetical(c.label)) === wanted || (wanted.length >= 2 && fold(parenthetical(c.label)) === wanted)],
     ['synonym', (c) => synonyms.size > 0 && (sameSynonym(c.label) || sameSynonym(c.value) || sameSynonym(withoutParenthetical(c.label)))],
     ['synonym', (c) => concept !== '' && optionConcept(c.label) === concept],

@@ -1,7 +1,7 @@
 import type { Frame } from 'playwright-core';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { AgentFailure, type AgentContext } from '../agentTypes.ts';
+import { AgentFailure, type AgentContext, type KeyPlacement } from '../agentTypes.ts';
 import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { isFileObject, loggable, type Entry } from './entries.ts';
@@ -19,8 +19,8 @@ import { asText, realChoices, type PlacementHow } from './valueAdapter.ts';
 const MAX_TURNS = 30;
 const REVEAL_PASSES = 4;
 
-/** How a key found its control: by its name, title or description; as the only fit left; a human chose it; or the assist model mapped it. */
-export type MatchedBy = 'name' | 'elimination' | 'answer' | 'model';
+/** How a key found its control: by its name, title or description; by its values naming the control's options; as the only fit left; a human chose it; or the assist model mapped it. */
+export type MatchedBy = KeyPlacement['matched_by'];
 
 export interface PlacedValue {
   /** Form signature of the page it went on (a re-rendered page with the same fields refills it). */
@@ -268,9 +268,10 @@ export class Wizard {
         }
       }
       if (!placements.length && !manualFilled) return { filled, settled: scanned };
-      for (const { entry, target } of placements) {
+      for (const placement of placements) {
+        const { entry, target } = placement;
         if (filled.has(target.id)) continue;
-        await this.#fillOne(target, this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value, entry, signature);
+        await this.#fillOne(target, this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value, entry, signature, placement.byOptions ? 'options' : 'name');
         filled.add(target.id);
         doneKeys.add(entry.key);
         pageValues.push({ entry, value: this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value });

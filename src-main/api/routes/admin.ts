@@ -1,15 +1,15 @@
-import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../../base/errors.ts';
 import { findChromium, systemChromiumHost } from '../../browser/chromiumDiscovery.ts';
 import { chromiumVersion } from '../../browser/chromiumVersion.ts';
 import { OrgIdParam } from '../../contract/common.ts';
 import {
-  ApiKeyCreated, ApiKeyListResponse, ApiKeyParams, ConsoleSettings, ConsoleSettingsUpdate, MODEL_PROVIDERS, Org, OrgCreateRequest, OrgList,
+  ApiKeyCreated, ApiKeyListResponse, ApiKeyParams, ApiKeyRevokeResponse, ConsoleSettings, ConsoleSettingsUpdate, MODEL_PROVIDERS, Org, OrgCreateRequest, OrgList,
   ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, consoleMessages,
   type BaseUrlSource, type ChromiumInfo, type ModelProvider,
 } from '../../contract/console.ts';
 import type { OperatorSettings } from '../../engine/operatorSettings.ts';
 import type { SecretStore } from '../../secrets/index.ts';
+import type { OrgRow } from '../../store/principals.ts';
 import type { Store } from '../../store/store.ts';
 import type { RouteTable } from '../routeTable.ts';
 
@@ -46,6 +46,9 @@ async function chromiumInfo(configured: string | undefined): Promise<ChromiumInf
   }
 }
 
+// `SELECT *` rows: name the public columns so a new one stays internal until the contract says otherwise.
+const toOrg = (row: OrgRow): Org => ({ id: row.id, name: row.name, created_at: row.created_at });
+
 /** `/admin/*`: what only the local operator (the console token) may do. */
 export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
   const { store } = deps;
@@ -55,13 +58,13 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
 
   routes.add({
     method: 'GET', url: '/admin/orgs', tag: 'admin', summary: 'Organizations on this machine', auth: 'console', response: OrgList,
-    handler: () => ({ orgs: store.principals.listOrgs() }),
+    handler: () => ({ orgs: store.principals.listOrgs().map(toOrg) }),
   });
   routes.add({
     method: 'POST', url: '/admin/orgs', tag: 'admin', summary: 'Create an organization', auth: 'console', body: OrgCreateRequest, response: Org, status: 201,
     handler: ({ body }) => {
       if (store.principals.getOrg(body.org_id)) throw new ConflictError(`Organization '${body.org_id}' already exists`);
-      return store.principals.createOrg(body.org_id, body.name ?? body.org_id);
+      return toOrg(store.principals.createOrg(body.org_id, body.name ?? body.org_id));
     },
   });
 
@@ -84,7 +87,7 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
   });
   routes.add({
     method: 'POST', url: '/admin/orgs/:org_id/keys/:key_id/revoke', tag: 'admin', summary: 'Revoke an org API key', auth: 'console',
-    params: ApiKeyParams, response: z.object({ revoked: z.literal(true) }),
+    params: ApiKeyParams, response: ApiKeyRevokeResponse,
     handler: ({ params }) => {
       const key = store.apiKeys.get(params.key_id);
       if (!key || key.org_id !== params.org_id) throw new NotFoundError(consoleMessages.keyNotFound);

@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { z } from 'zod';
 import { ScreenshotParams } from '../../contract/console.ts';
 import { JobIdQuery } from '../../contract/job.ts';
 import type { JobService } from '../../engine/jobs/jobService.ts';
@@ -9,10 +8,10 @@ import type { RouteTable } from '../routeTable.ts';
 export function addJobScreenshotRoute(routes: RouteTable, jobs: JobService): void {
   routes.add({
     method: 'GET', url: '/task/:org_id/:endpoint_name/screenshots/:index', tag: 'jobs', summary: 'One step screenshot (0-based, step order) as image/png', auth: 'org',
-    params: ScreenshotParams, query: JobIdQuery, response: z.string(), produces: 'image/png',
+    params: ScreenshotParams, query: JobIdQuery, produces: { type: 'image/png' },
     handler: async ({ params, query, reply }) => {
       const path = await jobs.screenshotFile(params.org_id, params.endpoint_name, query.job_id, params.index);
-      return reply.type('image/png').header('cache-control', 'private, max-age=3600').send(createReadStream(path));
+      reply.type('image/png').header('cache-control', 'private, max-age=3600').send(createReadStream(path));
     },
   });
 }

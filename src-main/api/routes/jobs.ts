@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import yazl from 'yazl';
 import { OrgIdParam } from '../../contract/common.ts';
 import {
-  AnswerRequest, FINAL_JOB_STATUSES, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobStartRequest, JobStartResponse, JobStatusResponse,
+  AnswerRequest, FINAL_JOB_STATUSES, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogEvent, JobStartRequest, JobStartResponse, JobStatusResponse,
 } from '../../contract/job.ts';
 import { PortalParams } from '../../contract/portal.ts';
 import type { JobEvents } from '../../engine/jobs/jobEvents.ts';
@@ -41,10 +40,10 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
   });
   routes.add({
     method: 'GET', url: '/task/:org_id/:endpoint_name/screenshots', tag: 'jobs', summary: 'Step screenshots as a tar.gz of screenshot_NNNN.png', auth: 'org',
-    params: PortalParams, query: JobIdQuery, response: z.string(), produces: 'application/gzip',
+    params: PortalParams, query: JobIdQuery, produces: { type: 'application/gzip' },
     handler: async ({ params, query, reply }) => {
       const files = await jobs.screenshots(params.org_id, params.endpoint_name, query.job_id);
-      return reply
+      reply
         .type('application/gzip')
         .header('content-disposition', `attachment; filename="screenshots_${query.job_id}.tar.gz"`)
         .send(tarGzStream(files));
@@ -52,13 +51,13 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
   });
   routes.add({
     method: 'GET', url: '/task/:org_id/:endpoint_name/downloads', tag: 'jobs', summary: 'What the job\'s pages downloaded, as a zip', auth: 'org',
-    params: PortalParams, query: JobIdQuery, response: z.string(), produces: 'application/zip',
+    params: PortalParams, query: JobIdQuery, produces: { type: 'application/zip' },
     handler: async ({ params, query, reply }) => {
       const files = await jobs.downloads(params.org_id, params.endpoint_name, query.job_id);
       const zip = new yazl.ZipFile();
       for (const file of files) zip.addFile(file.path, file.name);
       zip.end();
-      return reply
+      reply
         .type('application/zip')
         .header('content-disposition', `attachment; filename="downloads_${query.job_id}.zip"`)
         .send(zip.outputStream);
@@ -66,7 +65,7 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
   });
   routes.add({
     method: 'GET', url: '/task/:org_id/:endpoint_name/logs', tag: 'jobs', summary: 'Stream Job Logs (text/event-stream; replays from the start, ends with the job)', auth: 'org',
-    params: PortalParams, query: JobIdQuery, response: z.string(), produces: 'text/event-stream',
+    params: PortalParams, query: JobIdQuery, produces: { type: 'text/event-stream', schema: JobLogEvent },
     handler: async ({ params, query, reply, request }) => {
       const job = jobs.getRecord(params.org_id, params.endpoint_name, query.job_id);
       reply.hijack();
@@ -77,7 +76,8 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
       const send = (line: JobLogLine): void => {
         if (line.seq <= lastSeq) return;
         lastSeq = line.seq;
-        out.write(`id: ${line.seq}\nevent: log\ndata: ${JSON.stringify({ seq: line.seq, timestamp: line.timestamp, line: line.line })}\n\n`);
+        const event: JobLogEvent = { seq: line.seq, timestamp: line.timestamp, line: line.line };
+        out.write(`id: ${line.seq}\nevent: log\ndata: ${JSON.stringify(event)}\n\n`);
       };
       const finish = (status: string): void => {
         if (ended) return;

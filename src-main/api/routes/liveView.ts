@@ -192,7 +192,7 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
 
   routes.add({
     method: 'GET', url: '/live/:token', tag: 'live view', summary: 'The live-view page of a browser (no API key: the token is the credential)', auth: 'none',
-    params: LiveViewParams, response: z.string(), produces: 'text/html',
+    params: LiveViewParams, produces: { type: 'text/html', schema: z.string() },
     handler: ({ params, reply }) => {
       const target = channels.target(params.token);
       const base = `/live/${encodeURIComponent(params.token)}`;
@@ -201,13 +201,13 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
         .header('referrer-policy', 'no-referrer')
         .header('cache-control', 'no-store')
         .type('text/html; charset=utf-8');
-      return reply.send(liveViewPage({ title: target.title, framesUrl: `${base}/frames`, inputUrl: `${base}/input`, interactive: target.interactive }));
+      reply.send(liveViewPage({ title: target.title, framesUrl: `${base}/frames`, inputUrl: `${base}/input`, interactive: target.interactive }));
     },
   });
 
   routes.add({
     method: 'GET', url: '/live/:token/frames', tag: 'live view', summary: 'Screen frames as server-sent events (`frame`, then `end`)', auth: 'none',
-    params: LiveViewParams, response: LiveFrame, produces: 'text/event-stream',
+    params: LiveViewParams, produces: { type: 'text/event-stream', schema: LiveFrame },
     handler: ({ params, reply }) => {
       const channel = channels.channel(params.token);
       reply.hijack();

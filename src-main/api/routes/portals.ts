@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { OrgIdParam } from '../../contract/common.ts';
 import { Portal, PortalCreateRequest, PortalList, PortalParams, PortalUpdateRequest } from '../../contract/portal.ts';
 import type { PortalService } from '../../engine/portalService.ts';
@@ -28,7 +27,7 @@ export function addPortalRoutes(routes: RouteTable, portals: PortalService): voi
   });
   routes.add({
     method: 'DELETE', url: '/portals/:org_id/:endpoint_name', tag: 'portals', summary: 'Delete a portal and its configuration', auth: 'org',
-    params: PortalParams, status: 204, response: z.undefined(),
+    params: PortalParams, status: 204,
     handler: ({ params }) => portals.delete(params.org_id, params.endpoint_name),
   });
 }

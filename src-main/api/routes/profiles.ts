@@ -1,6 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
-
 import { OrgIdParam } from '../../contract/common.ts';
 import {
   ProfileCreateRequest,
@@ -41,7 +39,7 @@ export function addProfileRoutes(routes: RouteTable, profiles: ProfileService): 
   });
   routes.add({
     method: 'DELETE', url: '/profiles/:org_id/:profile_id', tag: 'profiles', summary: 'Delete a profile and its saved state (409 while in use)', auth: 'org',
-    params: ProfileParams, status: 204, response: z.undefined(),
+    params: ProfileParams, status: 204,
     handler: ({ params }) => profiles.delete(params.org_id, params.profile_id),
   });
 }

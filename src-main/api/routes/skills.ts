@@ -41,16 +41,16 @@ export function addSkillRoutes(routes: RouteTable, skills: SkillService): void {
   });
   routes.add({
     method: 'GET', url: '/skills/:org_id/:skill_id/skill-md', tag: 'skills', summary: 'The skill\'s SKILL.md as text/markdown (own skills and other organizations\' public ones)', auth: 'org',
-    params: SkillParams, response: z.string(), produces: 'text/markdown',
+    params: SkillParams, produces: { type: 'text/markdown', schema: z.string() },
     handler: async ({ params, reply }) => {
       const text = await skills.skillMarkdown(params.org_id, params.skill_id);
       // nosniff: uploaded text must never be sniffed into HTML if someone opens the URL directly.
-      return reply.type('text/markdown; charset=utf-8').header('x-content-type-options', 'nosniff').send(text);
+      reply.type('text/markdown; charset=utf-8').header('x-content-type-options', 'nosniff').send(text);
     },
   });
   routes.add({
     method: 'DELETE', url: '/skills/:org_id/:skill_id', tag: 'skills', summary: 'Delete a skill, its files and its portal attachments', auth: 'org',
-    params: SkillParams, status: 204, response: z.undefined(),
+    params: SkillParams, status: 204,
     handler: ({ params }) => skills.delete(params.org_id, params.skill_id),
   });
 }

@@ -10,12 +10,16 @@ import type { WebhookDispatcher } from '../../webhooks/webhookDispatcher.ts';
 import type { WebhookKeyService } from '../../webhooks/webhookKeys.ts';
 import type { RouteTable } from '../routeTable.ts';
 
+// org_id, job_seq and the raw body stay internal: the body goes out parsed, as `payload`.
 function toDelivery(store: Store, row: DeliveryRow): Delivery {
   return {
     id: row.id, job_id: row.job_id, event_type: row.event_type, url: row.url, status: row.status, attempts: row.attempts,
     next_attempt_at: row.next_attempt_at, last_status_code: row.last_status_code, last_error: row.last_error,
     created_at: row.created_at, updated_at: row.updated_at, delivered_at: row.delivered_at,
-    attempt_log: store.webhooks.attempts(row.id), payload: JSON.parse(row.body) as Record<string, unknown>,
+    attempt_log: store.webhooks.attempts(row.id).map((attempt) => ({
+      attempt: attempt.attempt, started_at: attempt.started_at, duration_ms: attempt.duration_ms, status_code: attempt.status_code, error: attempt.error,
+    })),
+    payload: JSON.parse(row.body) as Record<string, unknown>,
   };
 }
 
