@@ -88,7 +88,7 @@ export const ARIA_SCAN_SOURCE = String.raw`
       // Radios group by their radiogroup, checkboxes by a group holding several; others stand alone.
       groupKey: type === 'radio' ? pidOf(group) : type === 'checkbox' ? pidOf(checkboxGroup || el) : groupKeyOf(el), formKey: formKeyOf(el),
       hasListbox: type === 'listbox', aria: true, hiddenPid: hidden ? pidOf(hidden) : '', datalist: false, lang: langOf(el),
-      hintText: type === 'editable' && vis ? hintTextOf(el) : '', affixes: '', mask: '',
+      hintText: type === 'editable' && vis ? hintTextOf(el) : '', affixes: '', labelOnly: false, mask: '',
     });
   }
 `;

@@ -129,6 +129,14 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
 
 async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
   const loc = locate(target, control);
+  if (control.labelOnly) {
+    // The input is off-screen or under its label: a person clicks the label, and so does this.
+    if ((await loc.isChecked()) === checked) return;
+    const label = control.id ? target.frame.locator(`label[for="${control.id}"]`) : loc.locator('xpath=ancestor::label[1]');
+    if ((await label.count()) >= 1) await click(env, label.first()).catch(() => undefined);
+    if ((await loc.isChecked()) !== checked) await loc.setChecked(checked, { force: true });
+    return;
+  }
   try {
     // A humanized click toggles, so it needs the current state; setChecked already no-ops when it matches.
     if (env.human) {

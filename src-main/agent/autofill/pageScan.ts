@@ -59,6 +59,8 @@ export interface ScannedControl {
   hintText: string;
   /** Prefix and suffix texts drawn beside an input ("£", "kg", "per hour"). */
   affixes: string;
+  /** A radio, checkbox or upload drawn by its label while the input itself sits off-screen or under it: click the label. */
+  labelOnly: boolean;
   /** The shape a masked input wants: `data-charset` ("A#A #A#") or `data-placeholder` ("___ __ ____"), when the page gives one. */
   mask: string;
 }
@@ -306,6 +308,14 @@ const SCAN_SOURCE = String.raw`(() => {
     const wrap = closestAcross(el, 'label');
     if (wrap && !labels.length) labels.push(textOf(wrap));
     let vis = visible(el);
+    let labelOnly = false;
+    if (vis && (type === 'radio' || type === 'checkbox')) {
+      // USWDS and others move the real input off-screen and draw it with the label.
+      const r = el.getBoundingClientRect();
+      const off = r.right <= 0 || r.bottom <= 0 || r.left >= innerWidth + 1000 || (r.width <= 1 && r.height <= 1);
+      const l = (el.labels && el.labels[0]) || closestAcross(el, 'label');
+      if (off && l && visible(l)) labelOnly = true;
+    }
     if (!vis && tag === 'select' && el.parentElement && visible(el.parentElement)) {
       // Enhanced selects (select2, chosen, choices.js, tom-select) hide the native select next to their widget.
       vis = Array.from(el.parentElement.children).some((s) => s !== el && /select2|chosen|choices|selectize|ts-wrapper|ts-control/i.test(s.className || '') && visible(s));
@@ -314,6 +324,7 @@ const SCAN_SOURCE = String.raw`(() => {
       // Custom-styled radios hide the input and show the label.
       const l = (el.labels && el.labels[0]) || wrap;
       vis = !!l && visible(l);
+      labelOnly = vis;
     }
     if (!vis && type === 'file' && el.parentElement) {
       // Enhanced uploads (GOV.UK, NHS.UK) hide the input behind a "Choose file" button that takes its
@@ -345,7 +356,7 @@ const SCAN_SOURCE = String.raw`(() => {
       groupKey: groupKeyOf(el), formKey: formKeyOf(el),
       hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId,
       aria: false, hiddenPid: '', datalist: !!list, lang: langOf(el), hintText: /^(text|search|tel)$/.test(type) && vis && DATEISH.test([el.name, el.id, el.placeholder, el.getAttribute('aria-label'), ...labels].join(' ')) ? hintTextOf(el) : '',
-      affixes: tag === 'input' ? affixesOf(el) : '', mask: el.getAttribute('data-charset') || el.getAttribute('data-placeholder') || '',
+      affixes: tag === 'input' ? affixesOf(el) : '', labelOnly, mask: el.getAttribute('data-charset') || el.getAttribute('data-placeholder') || '',
     });
   }
   ${ARIA_SCAN_SOURCE}
