@@ -66,6 +66,7 @@ export interface RouteSpec<
   status?: number;
   /** The JSON success body: the handler's result is parsed through it (unknown keys stripped) before it is sent. */
   response?: R;
+  /** A non-JSON success body, written by the handler. */
   produces?: ProducedBody;
   handler(ctx: RouteContext<A, P, Q, B>): Awaitable<NoInfer<HandlerResult<R>>>;
 }

@@ -31,28 +31,29 @@ describe('API keys and organization isolation', () => {
     expect((await svc.api('/portals/default')).status).toBe(200);
   });
 
-  it('another org\'s key is 403 on every org route and sees nothing of this org', async () => {
-    const routes: [string, string, unknown?][] = [
-      ['GET', '/portals/default'],
-      ['POST', '/portals/default', { endpoint_name: 'x', start_url: 'https://a.test', task: 't' }],
-      ['GET', '/portals/default/anything'],
-      ['PATCH', '/portals/default/anything', { task: 'x' }],
-      ['DELETE', '/portals/default/anything'],
-      ['GET', '/skills/default'],
-      ['DELETE', '/skills/default/00000000-0000-4000-8000-000000000000'],
-    ];
-    for (const [method, path, json] of routes) {
-      const res = await jsonOf(await svc.api(path, { method, key: otherKey, ...(json ? { json } : {}) }));
-      expect(res, `${method} ${path}`).toEqual({ status: 403, body: { detail: "API key does not belong to organization 'default'" } });
+  it('another org\'s key is 403 on every org route (from the route table), the same text whether the org exists or not', async () => {
+    const orgRoutes = svc.app.routes.filter((route) => route.auth === 'org');
+    expect(orgRoutes.length).toBeGreaterThan(20);
+    // Authentication comes before any validation, so placeholder ids and an empty body are enough.
+    const placeholder = '00000000-0000-4000-8000-000000000000';
+    for (const route of orgRoutes) {
+      for (const orgId of ['default', 'no-such-org']) {
+        const path = route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? orgId : placeholder));
+        const withBody = route.method !== 'GET' && route.method !== 'DELETE';
+        const res = await jsonOf(await svc.api(path, { method: route.method, key: otherKey, ...(withBody ? { json: {} } : {}) }));
+        expect(res, `${route.method} ${path}`).toEqual({ status: 403, body: { detail: `API key does not belong to organization '${orgId}'` } });
+      }
     }
   });
 
-  it('the 403 for an org that exists and one that does not read the same', async () => {
-    const existing = await jsonOf(await svc.api('/portals/rival'));
-    const missing = await jsonOf(await svc.api('/portals/no-such-org'));
-    expect(existing.status).toBe(403);
-    expect(missing.status).toBe(403);
-    expect(String((existing.body as { detail: string }).detail).replace('rival', 'X')).toBe(String((missing.body as { detail: string }).detail).replace('no-such-org', 'X'));
+  it('an API key is never enough for an operator (/admin) route', async () => {
+    const consoleRoutes = svc.app.routes.filter((route) => route.auth === 'console');
+    expect(consoleRoutes.length).toBeGreaterThan(5);
+    for (const route of consoleRoutes) {
+      const path = route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? 'default' : 'anthropic'));
+      const res = await jsonOf(await svc.api(path, { method: route.method, ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { json: {} }) }));
+      expect(res, `${route.method} ${path}`).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
+    }
   });
 
   it('an org only lists its own portals', async () => {
@@ -154,5 +155,20 @@ describe('HTTP surface', () => {
     const createBody = doc.paths['/portals/{org_id}']?.post?.requestBody?.content['application/json']?.schema;
     expect(Object.keys(createBody?.properties ?? {})).toEqual(expect.arrayContaining(['endpoint_name', 'start_url', 'task', 'form_schema', 'output_schema', 'skill_ids', 'webhook_url', 'assist_model']));
     expect(doc.paths['/skills/{org_id}']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
+  });
+
+  it('GET /openapi.json publishes a success body schema for every route but the 204s', async () => {
+    const doc = (await jsonOf(await svc.api('/openapi.json', { key: null }))).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>>;
+    };
+    for (const route of svc.app.routes) {
+      const status = String(route.status ?? 200);
+      const success = doc.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]?.responses[status];
+      const contentType = route.response ? 'application/json' : route.produces?.type;
+      if (status === '204') expect(success?.content, `${route.method} ${route.url}`).toBeUndefined();
+      else expect(success?.content?.[contentType ?? '']?.schema, `${route.method} ${route.url}`).toBeDefined();
+    }
+    const status = doc.paths['/task/{org_id}/{endpoint_name}/status']?.get?.responses['200']?.content?.['application/json']?.schema as { required?: string[] };
+    expect(status.required).toEqual(expect.arrayContaining(['job_id', 'portal_id', 'status', 'events', 'log_url']));
   });
 });

@@ -1,0 +1,112 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createLogger } from '../../src-main/base/logger.ts';
+import { installErrorHandler } from '../../src-main/api/errorHandler.ts';
+import { buildOpenApi } from '../../src-main/api/openapi.ts';
+import { RouteTable } from '../../src-main/api/routeTable.ts';
+import { openStore, type Store } from '../../src-main/store/store.ts';
+
+const Thing = z.object({ id: z.string(), name: z.string(), tags: z.array(z.object({ label: z.string() })) });
+type ThingInput = z.input<typeof Thing>;
+
+/** What a store row looks like next to its public shape: an internal column the contract does not name. */
+const row = { id: 't1', name: 'first', secret_hash: 'do-not-send', tags: [{ label: 'a', internal_rank: 3 }] };
+
+/**
+ * Type-level specification, checked by `tsc` (npm test type-checks the tests), never run: a JSON
+ * handler returns its response schema's input; 204 and handler-written routes return nothing.
+ */
+export function routeTypeErrors(routes: RouteTable): void {
+  const route = { method: 'GET', url: '/typed', tag: 't', summary: 's', auth: 'none' } as const;
+  // @ts-expect-error name is required by the response schema
+  routes.add({ ...route, response: Thing, handler: () => ({ id: 'x', tags: [] }) });
+  // @ts-expect-error name must be a string
+  routes.add({ ...route, response: Thing, handler: async () => ({ id: 'x', name: 1, tags: [] }) });
+  // @ts-expect-error a route without a response schema cannot return a body
+  routes.add({ ...route, status: 204, handler: () => ({ deleted: true }) });
+  // @ts-expect-error a handler-written body returns nothing (not the reply)
+  routes.add({ ...route, produces: { type: 'text/plain' }, handler: ({ reply }) => reply.send('x') });
+  routes.add({ ...route, response: Thing, handler: async () => ({ id: 'x', name: 'n', tags: [] }) });
+}
+
+describe('responses are serialized through their schema', () => {
+  let app: FastifyInstance;
+  let store: Store;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    store = openStore(':memory:');
+    app = Fastify();
+    installErrorHandler(app, createLogger('error', (line) => logged.push(line)));
+    const routes = new RouteTable();
+    routes.add({ method: 'GET', url: '/extra', tag: 't', summary: 'extra fields', auth: 'none', response: Thing, handler: () => row });
+    routes.add({
+      method: 'GET', url: '/missing/:id', tag: 't', summary: 'a required field missing', auth: 'none', params: z.object({ id: z.string() }), response: Thing,
+      // Bypasses the type on purpose, the way a bad row or a mapper that drifted from the contract would.
+      handler: () => ({ id: 't2', tags: [] }) as unknown as ThingInput,
+    });
+    routes.add({ method: 'GET', url: '/list', tag: 't', summary: 'array', auth: 'none', response: z.array(Thing), handler: () => [row, row] });
+    routes.add({ method: 'DELETE', url: '/gone', tag: 't', summary: 'no body', auth: 'none', status: 204, handler: () => undefined });
+    routes.add({
+      method: 'GET', url: '/raw', tag: 't', summary: 'handler-written body', auth: 'none', produces: { type: 'text/plain', schema: z.string() },
+      handler: ({ reply }) => {
+        reply.type('text/plain').send('written by the handler');
+      },
+    });
+    routes.register(app, store.apiKeys);
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    store.close();
+  });
+
+  it('a handler returning an extra field (also nested) does not leak it', async () => {
+    const res = await app.inject({ method: 'GET', url: '/extra' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ id: 't1', name: 'first', tags: [{ label: 'a' }] });
+    expect(res.body).not.toContain('do-not-send');
+  });
+
+  it('arrays are serialized item by item', async () => {
+    const res = await app.inject({ method: 'GET', url: '/list' });
+    expect(res.json()).toEqual([{ id: 't1', name: 'first', tags: [{ label: 'a' }] }, { id: 't1', name: 'first', tags: [{ label: 'a' }] }]);
+  });
+
+  it('a handler missing a required field is a 500 {detail}, logged with the route and the zod issue, nothing half-valid sent', async () => {
+    logged.length = 0;
+    const res = await app.inject({ method: 'GET', url: '/missing/t2' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ detail: 'Internal server error' });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('"route":"GET /missing/:id"');
+    expect(logged[0]).toContain('the response of GET /missing/:id breaks its schema: response.name: is required');
+  });
+
+  it('a 204 sends no body and a handler-written body is left as the handler wrote it', async () => {
+    const gone = await app.inject({ method: 'DELETE', url: '/gone' });
+    expect(gone.statusCode).toBe(204);
+    expect(gone.body).toBe('');
+    const raw = await app.inject({ method: 'GET', url: '/raw' });
+    expect(raw.headers['content-type']).toMatch(/^text\/plain/);
+    expect(raw.body).toBe('written by the handler');
+  });
+
+  it('a route must declare exactly one kind of body', () => {
+    const routes = new RouteTable();
+    expect(() => routes.add({ method: 'GET', url: '/nothing', tag: 't', summary: 's', auth: 'none', handler: () => undefined }))
+      .toThrow('GET /nothing: declare exactly one of response (JSON), status 204 or produces');
+    expect(() => routes.add({ method: 'GET', url: '/both', tag: 't', summary: 's', auth: 'none', status: 204, response: Thing, handler: () => row }))
+      .toThrow('GET /both: declare exactly one');
+  });
+
+  it('OpenAPI publishes the response schema of JSON routes and the content type of handler-written ones', () => {
+    const routes = new RouteTable();
+    routes.add({ method: 'GET', url: '/thing', tag: 't', summary: 's', auth: 'none', response: Thing, handler: () => row });
+    routes.add({ method: 'GET', url: '/file', tag: 't', summary: 's', auth: 'none', produces: { type: 'application/zip' }, handler: () => undefined });
+    const doc = buildOpenApi(routes.routes, '0') as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> } }> };
+    expect(doc.paths['/thing']?.get.responses['200']?.content['application/json']?.schema).toMatchObject({ type: 'object', required: ['id', 'name', 'tags'] });
+    expect(doc.paths['/file']?.get.responses['200']?.content['application/zip']?.schema).toEqual({ type: 'string', format: 'binary' });
+  });
+});
