@@ -60,17 +60,19 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
     await loc.fill(text, { timeout: 5000 });
   } else if (env.human) await env.human.fill(loc, text);
   else await loc.fill(text, { timeout: 5000 });
-  let shown = await loc.inputValue();
+  // One round trip reads what stuck and leaves the field (blur is when many sites validate).
+  let shown = await loc.evaluate(readAndLeave);
   if (!sameValue(shown, text, digits)) {
     // fill() sets the value in one go; masks and pickers that only react to key events lose it.
     env.log(`${target.label}: value did not stick after fill, typing key by key`);
     await typeKeys(env, loc, text);
-    shown = await loc.inputValue();
+    shown = await loc.evaluate(readAndLeave);
     if (!sameValue(shown, text, digits)) env.log(`${target.label}: control shows a different value after typing`);
   }
-  await loc.blur().catch(() => undefined);
   return shown;
 }
+
+const readAndLeave = new Function('el', 'const v = el.value; el.blur(); return v;') as (el: Element) => string;
 
 async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<FillResult> {
   // A combobox whose whole list is known (it drives a hidden select) is matched before typing: a value

@@ -12,10 +12,17 @@ const STOPWORDS = new Set([
   'at', 'on', 'with', 'by', 'from', 'as', 'our', 'was', 'were', 'tell', 'give',
 ]);
 
-// Longest phrases first so "address line 1" wins over "address".
-const PHRASES: Array<[string[], string]> = FIELD_CONCEPTS.flatMap(([concept, phrases]) =>
-  phrases.map((phrase): [string[], string] => [phrase.split(' '), concept]),
-).sort((a, b) => b[0].length - a[0].length);
+// Phrases by their first word, longest first, so "address line 1" wins over "address".
+const PHRASES = new Map<string, Array<[string[], string]>>();
+for (const [concept, phrases] of FIELD_CONCEPTS) {
+  for (const phrase of phrases) {
+    const parts = phrase.split(' ');
+    const list = PHRASES.get(parts[0] as string) ?? [];
+    list.push([parts, concept]);
+    PHRASES.set(parts[0] as string, list);
+  }
+}
+for (const list of PHRASES.values()) list.sort((a, b) => b[0].length - a[0].length);
 
 const SYMBOL_WORDS: Record<string, string> = { '£': ' gbp ', '$': ' usd ', '€': ' eur ', '%': ' percent ' };
 
@@ -55,23 +62,30 @@ function stem(word: string): string {
 
 /** Words with synonym phrases collapsed to concept tokens and filler words removed. */
 export function conceptTokens(text: string): string[] {
+  let out = tokenCache.get(text);
+  if (out) return out;
+  out = computeConceptTokens(text);
+  // Matching compares the same few hundred texts many times per page; a bounded memo keeps that cheap.
+  if (tokenCache.size >= 20_000) tokenCache.clear();
+  tokenCache.set(text, out);
+  return out;
+}
+
+const tokenCache = new Map<string, string[]>();
+
+function computeConceptTokens(text: string): string[] {
   const list = words(text);
   const out: string[] = [];
   for (let i = 0; i < list.length; ) {
-    let matched = false;
-    for (const [phrase, concept] of PHRASES) {
-      if (phrase.every((word, k) => list[i + k] === word)) {
-        out.push(concept);
-        i += phrase.length;
-        matched = true;
-        break;
-      }
+    const word = list[i] as string;
+    const phrase = PHRASES.get(word)?.find(([parts]) => parts.every((w, k) => list[i + k] === w));
+    if (phrase) {
+      out.push(phrase[1]);
+      i += phrase[0].length;
+      continue;
     }
-    if (!matched) {
-      const word = list[i] as string;
-      if (!STOPWORDS.has(word)) out.push(stem(word));
-      i += 1;
-    }
+    if (!STOPWORDS.has(word)) out.push(stem(word));
+    i += 1;
   }
   // A field called just "Name" means the full name.
   if (out.length === 1 && out[0] === stem('name')) return ['fullname'];
