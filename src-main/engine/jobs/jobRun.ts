@@ -9,6 +9,7 @@ import type { Logger } from '../../base/logger.ts';
 import type { BrowserLease } from '../../browser/browserLease.ts';
 import type { BrowserRuntime, ProxySettings } from '../../browser/browserRuntime.ts';
 import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
+import { fullPageScreenshot } from '../../browser/pageScreenshot.ts';
 import type { JobStatus } from '../../contract/job.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import type { JobProgress, JobRecord } from '../../store/jobs.ts';
@@ -140,7 +141,7 @@ export class JobRun {
       return false;
     };
     const mask = (await hasPassword()) ? [passwords] : [];
-    await page.screenshot({ path: join(dir, screenshotName(this.#steps)), fullPage: true, type: 'png', mask, timeout: 15_000 });
+    await fullPageScreenshot(page, join(dir, screenshotName(this.#steps)), mask);
     this.#steps += 1;
     this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
   }
