@@ -43,8 +43,11 @@ async function main(): Promise<void> {
       const runJob = async (): Promise<{ ms: number; problem?: string }> => {
         const since = site.posts.length;
         const startedAt = Date.now();
-        const { job_id: jobId } = (await api(`/jobs/default/${endpoint}/start`, { form_data: form.formData })) as { job_id: string };
-        for (;;) {
+        const started = await api(`/jobs/default/${endpoint}/start`, { form_data: form.formData });
+        const jobId = started.job_id;
+        if (typeof jobId !== 'string') return { ms: 0, problem: `the job did not start: ${JSON.stringify(started)}` };
+        for (const deadline = Date.now() + 120_000; ;) {
+          if (Date.now() > deadline) return { ms: Date.now() - startedAt, problem: 'the job did not end within 2 minutes' };
           const status = await api(`/task/default/${endpoint}/status?job_id=${jobId}`);
           if (['completed', 'failed', 'cancelled'].includes(String(status.status))) {
             const ms = Date.parse(String(status.completed_at)) - startedAt;

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 
 import type { Page } from 'playwright-core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
@@ -57,6 +58,9 @@ describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () =>
       // Keys are API names, never the label text: no key may contain a space or an upper-case letter.
       expect(Object.keys(form.formData).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k)), form.name).toEqual([]);
       expect(form.startPath.startsWith(`/ds/${form.name}/`), form.name).toBe(true);
+      // The job API refuses form_data its portal's schema rejects, so every corpus entry must be valid.
+      const validate = new Ajv2020({ strict: false, allErrors: true }).compile(form.formSchema);
+      expect(validate(form.formData) ? [] : validate.errors, form.name).toEqual([]);
     }
   });
 
