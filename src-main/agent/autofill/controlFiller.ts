@@ -97,7 +97,14 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     await typeKeys(env, loc, typed);
     return listed(2000);
   };
-  let seen = await tryTyping(text);
+  // Most comboboxes filter on the input event, which fill() sends in one go; key-by-key typing is
+  // the fallback for those listening to key events (and the only way on humanized pages).
+  let seen: string[] = [];
+  if (!env.human) {
+    await loc.fill(text, { timeout: 5000 });
+    seen = await listed(700);
+  }
+  if (!seen.length) seen = await tryTyping(text);
   if (!seen.length && text.length > 3) seen = await tryTyping(text.slice(0, 3));
   if (!seen.length) {
     // Nothing suggested. A combobox that only takes its own options (react-select) still lists them

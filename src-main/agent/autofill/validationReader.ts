@@ -76,9 +76,10 @@ export function nextCorrection(entry: Entry, target: Target, message: string, tr
   if (c?.type === 'tel' || /phone|mobile|tel/i.test(`${target.label} ${entry.key}`)) {
     for (const v of phoneVariants(value)) candidates.push([v, 'phone number respelled']);
   }
+  // What the message asks for first: "use capital letters" is tried before dropping spaces.
+  if (/upper|capital/i.test(message)) candidates.push([value.toUpperCase(), 'upper case']);
   if (/\s/.test(value)) candidates.push([value.replace(/\s+/g, ''), 'spaces removed']);
   if (value !== value.trim()) candidates.push([value.trim(), 'trimmed']);
-  if (/upper|capital/i.test(message)) candidates.push([value.toUpperCase(), 'upper case']);
   for (const [candidate, note] of candidates) {
     if (!tried.has(`value:${candidate}`) && !tried.has(`rendered:${candidate}`)) {
       tried.add(`value:${candidate}`);
