@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { OrgSwitcher } from './components/OrgSwitcher.tsx';
+import { useWaitingJobs, WaitingBadge, WaitingNotice } from './components/PendingQuestions.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
 import { NewPortalPage, PortalPage } from './pages/PortalPage.tsx';
@@ -41,18 +42,24 @@ function CurrentPage(props: { route: Route }) {
   }
 }
 
-/** Shown when the console has no valid token: how to get one, and a field to paste it. */
-function ConnectScreen(props: { reason: 'unauthorized' | 'down'; detail?: string }) {
+const REFUSED: Record<'stale' | 'rejected', string> = {
+  stale: 'Portico no longer accepts the token this console was opened with: the service has restarted since then. Open or paste the new console URL.',
+  rejected: 'Portico refused that token. Copy the whole Console: line from the latest start of the service.',
+};
+
+/** Shown when the console has no valid token: why, how to get one, and a field to paste it. */
+function ConnectScreen(props: { reason: 'unauthorized' | 'down'; why?: 'none' | 'stale' | 'rejected'; detail?: string }) {
   const connect = useConsole((s) => s.connect);
   const [token, setToken] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void connect(token.trim().replace(/^.*#token=/, ''));
+    void connect(token.trim().replace(/^.*#token=/, ''), 'pasted');
   };
   return (
     <main className="connect">
       <div className="connect-card">
         <div className="brand big"><span className="logo" aria-hidden>◆</span> Portico</div>
+        {props.why !== undefined && props.why !== 'none' && <p className="error-note" role="alert" data-testid="token-refused">{REFUSED[props.why]}</p>}
         {props.reason === 'down' ? (
           <p className="error-note" role="alert">{props.detail}</p>
         ) : (
@@ -74,10 +81,23 @@ export function App() {
   const { route, connection, toast, org } = useConsole();
   useEffect(boot, []);
   if (connection.state === 'checking') return <main className="connect"><p className="muted">Connecting to Portico…</p></main>;
-  if (connection.state === 'unauthorized') return <ConnectScreen reason="unauthorized" />;
+  if (connection.state === 'unauthorized') return <ConnectScreen reason="unauthorized" why={connection.why} />;
   if (connection.state === 'down') return <ConnectScreen reason="down" detail={connection.detail} />;
+  return <Shell route={route} toast={toast} org={org} />;
+}
+
+/** The signed-in console: navigation, the current page, and notices that follow the person across pages. */
+function Shell(props: { route: Route; toast: string | undefined; org: string }) {
+  const { route, toast, org } = props;
+  const waiting = useWaitingJobs();
+  const reachable = useConsole((s) => s.reachable);
   return (
     <div className="shell">
+      {!reachable && (
+        <div className="unreachable" role="alert">
+          <strong>Portico is not reachable.</strong> Retrying, less often the longer it stays away; this page updates when it is back.
+        </div>
+      )}
       <a className="skip" href="#main">Skip to content</a>
       <aside className="sidebar">
         <div className="brand"><span className="logo" aria-hidden>◆</span> Portico</div>
@@ -86,8 +106,14 @@ export function App() {
           {NAV.map((item) => {
             const current = item.page === route.page || item.also.includes(route.page);
             return (
-              <a key={item.page} href={`#/${item.page}`} aria-current={current ? 'page' : undefined}>
+              <a
+                key={item.page}
+                href={`#/${item.page}`}
+                aria-current={current ? 'page' : undefined}
+                aria-describedby={item.page === 'jobs' && waiting.length > 0 ? 'waiting-description' : undefined}
+              >
                 {item.label}
+                {item.page === 'jobs' && <WaitingBadge count={waiting.length} descriptionId="waiting-description" />}
               </a>
             );
           })}
@@ -97,6 +123,7 @@ export function App() {
       <main id="main" className="content" key={org}>
         <CurrentPage route={route} />
       </main>
+      <WaitingNotice jobs={waiting} route={route} />
       {toast !== undefined && <div className="toast" role="status">{toast}</div>}
     </div>
   );

@@ -33,11 +33,20 @@ export function setConsoleToken(token: string): void {
   consoleToken = token;
 }
 
+let onUnauthorized: () => void = () => undefined;
+
+/** Called when the service refuses the console token mid-session (it restarted, so the token changed). */
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
 function headers(extra: Record<string, string> = {}): Record<string, string> {
   return { 'X-Console-Token': consoleToken, ...extra };
 }
 
 async function detailOf(response: Response): Promise<string> {
+  // Every route the console calls judges the console token; a 401 means that token is no longer the service's.
+  if (response.status === 401) onUnauthorized();
   const body: unknown = await response.json().catch(() => null);
   if (body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string') return body.detail;
   return `${response.status} ${response.statusText}`;
@@ -80,6 +89,31 @@ export async function blobUrl(path: string): Promise<string> {
   const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers() });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return URL.createObjectURL(await response.blob());
+}
+
+/** The file name a `content-disposition` header names, else the fallback. */
+function dispositionName(header: string | null, fallback: string): string {
+  const match = header ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(header) : null;
+  return match?.[1] ? decodeURIComponent(match[1]) : fallback;
+}
+
+/**
+ * Downloads an authorised file (a job's downloads zip, its screenshots tar.gz): a plain link cannot send
+ * the console token, so the file is fetched with it and saved from a blob; the console stays open.
+ */
+export async function downloadFile(path: string, fallbackName: string): Promise<void> {
+  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers() });
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = dispositionName(response.headers.get('content-disposition'), fallbackName);
+  link.style.display = 'none';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Give the browser time to start reading the blob before it is released.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** Absolute URL of a server page (the live view iframe). */

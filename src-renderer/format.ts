@@ -6,6 +6,9 @@ export interface JobList {
   total: number;
 }
 
+/** `default/signup` → `signup`: the endpoint part of a job's `portal_id`. */
+export const endpointOf = (portalId: string): string => portalId.slice(portalId.indexOf('/') + 1);
+
 /** "1 min 05 s", "42 s", "2 h 03 min". */
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorDetail } from './api.ts';
+import { ApiError, errorDetail } from './api.ts';
+import { useConsole } from './store.ts';
 
 export interface Resource<T> {
   data: T | undefined;
@@ -9,40 +10,79 @@ export interface Resource<T> {
   reload(): void;
 }
 
-/** Loads `load()` when `key` changes, and again every `pollMs` while mounted (auto-refreshing lists). */
-export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: number): Resource<T> {
+/** The slowest retry while the service does not answer. */
+const MAX_RETRY_MS = 30_000;
+
+/**
+ * Loads `load()` when `key` changes, and again every `pollMs` while mounted (auto-refreshing lists).
+ * Polling stops once `keepPolling(data)` is false (a finished job) or on a 404 (it is gone), slows down
+ * (doubling, up to 30 s) while the service does not answer, and pauses while the tab is hidden.
+ */
+export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: number, keepPolling?: (data: T) => boolean): Resource<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const keepRef = useRef(keepPolling);
+  keepRef.current = keepPolling;
   const generation = useRef(0);
+  const setReachable = useConsole((s) => s.setReachable);
 
-  const reload = useCallback(() => {
+  /** One load; resolves whether polling should go on, and after how long. */
+  const loadOnce = useCallback(async (): Promise<{ again: boolean; failedToConnect: boolean }> => {
     const mine = ++generation.current;
-    loadRef.current().then(
-      (value) => {
-        if (mine !== generation.current) return;
+    try {
+      const value = await loadRef.current();
+      setReachable(true);
+      if (mine === generation.current) {
         setData(value);
         setError(undefined);
         setLoading(false);
-      },
-      (failure: unknown) => {
-        if (mine !== generation.current) return;
+      }
+      return { again: keepRef.current?.(value) ?? true, failedToConnect: false };
+    } catch (failure: unknown) {
+      const failedToConnect = failure instanceof TypeError;
+      if (failedToConnect) setReachable(false);
+      if (mine === generation.current) {
         setError(errorDetail(failure));
         setLoading(false);
-      },
-    );
-  }, []);
+      }
+      return { again: !(failure instanceof ApiError && failure.status === 404), failedToConnect };
+    }
+  }, [setReachable]);
+
+  const reload = useCallback(() => void loadOnce(), [loadOnce]);
 
   useEffect(() => {
     setData(undefined);
     setLoading(true);
-    reload();
-    if (pollMs === undefined) return undefined;
-    const timer = setInterval(reload, pollMs);
-    return () => clearInterval(timer);
-  }, [key, pollMs, reload]);
+    let disposed = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let pausedWhileHidden = false;
+    let delay = pollMs ?? 0;
+    const tick = async (): Promise<void> => {
+      const { again, failedToConnect } = await loadOnce();
+      if (disposed || pollMs === undefined || !again) return;
+      delay = failedToConnect ? Math.min(Math.max(delay, pollMs) * 2, MAX_RETRY_MS) : pollMs;
+      timer = setTimeout(() => {
+        if (document.visibilityState === 'hidden') pausedWhileHidden = true;
+        else void tick();
+      }, delay);
+    };
+    const onVisibility = () => {
+      if (document.visibilityState !== 'visible' || !pausedWhileHidden || disposed) return;
+      pausedWhileHidden = false;
+      void tick();
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    void tick();
+    return () => {
+      disposed = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [key, pollMs, loadOnce]);
 
   return { data, error, loading, reload };
 }

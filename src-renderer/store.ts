@@ -1,12 +1,22 @@
 import { create } from 'zustand';
 import type { Org } from '../src-main/contract/console.ts';
-import { api, errorDetail, setConsoleToken, ApiError } from './api.ts';
+import { api, errorDetail, setConsoleToken, setUnauthorizedHandler, ApiError } from './api.ts';
 import { parseRoute, routeHash, type Route } from './routes.ts';
 
 const storageKey = { token: 'portico.consoleToken', org: 'portico.org' } as const;
 
-/** `checking` at start; `unauthorized` when the token is missing or from an earlier run. */
-export type Connection = { state: 'checking' } | { state: 'ok' } | { state: 'unauthorized' } | { state: 'down'; detail: string };
+/** Where a token came from: the desktop app, a `#token=` in the address, the paste field, or localStorage. */
+export type TokenSource = 'bridge' | 'address' | 'pasted' | 'saved';
+
+/**
+ * `checking` at start; `unauthorized` when the token is missing (`none`), was kept from an earlier run of
+ * the service (`stale`), or was just given and refused (`rejected`).
+ */
+export type Connection =
+  | { state: 'checking' }
+  | { state: 'ok' }
+  | { state: 'unauthorized'; why: 'none' | 'stale' | 'rejected' }
+  | { state: 'down'; detail: string };
 
 interface ConsoleState {
   route: Route;
@@ -17,27 +27,36 @@ interface ConsoleState {
   toast: string | undefined;
   navigate(route: Route): void;
   setOrg(org: string): void;
-  connect(token: string): Promise<void>;
+  connect(token: string, source: TokenSource): Promise<void>;
   /** Reloads the organization list (after one is created). */
   refreshOrgs(): Promise<void>;
   showToast(text: string): void;
+  /** Bumped when the console answers a question, so the pending-question notices refresh at once. */
+  answersSent: number;
+  noteAnswerSent(): void;
+  /** False while the service does not answer at all (stopped, restarting): the console shows a banner. */
+  reachable: boolean;
+  setReachable(reachable: boolean): void;
+}
+
+/** Takes `#token=…` out of the address (so it stays out of history and screenshots) and returns it. */
+function takeTokenFromAddress(): string | undefined {
+  const fromUrl = new URLSearchParams(window.location.hash.replace(/^#/, '')).get('token');
+  if (!fromUrl) return undefined;
+  history.replaceState(null, '', `${window.location.pathname}${window.location.search}#/jobs`);
+  return fromUrl;
 }
 
 /**
  * The token comes from the desktop app's preload, else from `#token=…` in the URL that
- * `npm run serve` printed (then kept in localStorage and removed from the address bar).
+ * `npm run serve` printed (kept in localStorage once the service accepts it), else from localStorage.
  */
-function initialToken(): string {
+function initialToken(): { token: string; source: TokenSource } {
   const fromBridge = window.portico?.consoleToken;
-  if (fromBridge) return fromBridge;
-  const hash = new URLSearchParams(window.location.hash.replace(/^#/, ''));
-  const fromUrl = hash.get('token');
-  if (fromUrl) {
-    localStorage.setItem(storageKey.token, fromUrl);
-    history.replaceState(null, '', `${window.location.pathname}${window.location.search}#/jobs`);
-    return fromUrl;
-  }
-  return localStorage.getItem(storageKey.token) ?? '';
+  if (fromBridge) return { token: fromBridge, source: 'bridge' };
+  const fromUrl = takeTokenFromAddress();
+  if (fromUrl) return { token: fromUrl, source: 'address' };
+  return { token: localStorage.getItem(storageKey.token) ?? '', source: 'saved' };
 }
 
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
@@ -48,6 +67,14 @@ export const useConsole = create<ConsoleState>((set, get) => ({
   orgs: [],
   connection: { state: 'checking' },
   toast: undefined,
+  answersSent: 0,
+  reachable: true,
+  setReachable(reachable) {
+    if (get().reachable !== reachable) set({ reachable });
+  },
+  noteAnswerSent() {
+    set({ answersSent: get().answersSent + 1 });
+  },
   navigate(route) {
     const hash = routeHash(route);
     if (window.location.hash !== hash) window.location.hash = hash;
@@ -57,8 +84,12 @@ export const useConsole = create<ConsoleState>((set, get) => ({
     localStorage.setItem(storageKey.org, org);
     set({ org });
   },
-  async connect(token) {
+  async connect(token, source) {
     setConsoleToken(token);
+    if (token === '') {
+      set({ connection: { state: 'unauthorized', why: 'none' } });
+      return;
+    }
     set({ connection: { state: 'checking' } });
     try {
       const { orgs } = await api.get<{ orgs: Org[] }>('/admin/orgs');
@@ -66,7 +97,8 @@ export const useConsole = create<ConsoleState>((set, get) => ({
       const org = orgs.some((o) => o.id === get().org) ? get().org : (orgs[0]?.id ?? 'default');
       set({ orgs, org, connection: { state: 'ok' } });
     } catch (error) {
-      set({ connection: error instanceof ApiError && error.status === 401 ? { state: 'unauthorized' } : { state: 'down', detail: errorDetail(error) } });
+      if (error instanceof ApiError && error.status === 401) set({ connection: { state: 'unauthorized', why: source === 'saved' ? 'stale' : 'rejected' } });
+      else set({ connection: { state: 'down', detail: errorDetail(error) } });
     }
   },
   async refreshOrgs() {
@@ -80,11 +112,22 @@ export const useConsole = create<ConsoleState>((set, get) => ({
   },
 }));
 
-window.addEventListener('hashchange', () => useConsole.setState({ route: parseRoute(window.location.hash) }));
+// A console URL pasted into the open tab (after a restart) brings its new token: use it at once.
+window.addEventListener('hashchange', () => {
+  const fromUrl = takeTokenFromAddress();
+  useConsole.setState({ route: parseRoute(window.location.hash) });
+  if (fromUrl) void useConsole.getState().connect(fromUrl, 'address');
+});
+
+// Mid-session, a refused token means the service restarted with a new one.
+setUnauthorizedHandler(() => {
+  if (useConsole.getState().connection.state === 'ok') useConsole.setState({ connection: { state: 'unauthorized', why: 'stale' } });
+});
 
 /** Starts the console: the first connection attempt with whatever token is at hand. */
 export function boot(): void {
-  void useConsole.getState().connect(initialToken());
+  const { token, source } = initialToken();
+  void useConsole.getState().connect(token, source);
 }
 
 /** Path prefix helpers for the current org. */

@@ -1,17 +1,25 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { QuestionData } from '../../src-main/contract/job.ts';
 import { api } from '../api.ts';
 import { useAction } from '../hooks.ts';
+import { useConsole } from '../store.ts';
 import { ErrorNote } from './ui.tsx';
 
 /** The pending question: its options as buttons, or a free-text answer. */
 export function QuestionCard(props: { basePath: string; jobId: string; question: QuestionData; onAnswered: () => void }) {
   const [text, setText] = useState('');
   const action = useAction();
+  const noteAnswerSent = useConsole((s) => s.noteAnswerSent);
+  const card = useRef<HTMLElement>(null);
+  // A new question takes focus (and so is read out) wherever the person was on the page.
+  useEffect(() => {
+    card.current?.focus();
+  }, [props.question.question_id]);
   const answer = (value: string) =>
     action.run(async () => {
       await api.post(`${props.basePath.replace('/task/', '/jobs/')}/answer?job_id=${encodeURIComponent(props.jobId)}`, { question_id: props.question.question_id, answer: value });
       setText('');
+      noteAnswerSent();
       props.onAnswered();
     });
   const submit = (event: FormEvent) => {
@@ -19,8 +27,8 @@ export function QuestionCard(props: { basePath: string; jobId: string; question:
     if (text.trim() !== '') void answer(text.trim());
   };
   return (
-    <section className="question" aria-labelledby="question-title">
-      <p className="eyebrow">The job is waiting for you</p>
+    <section className="question" aria-labelledby="question-title" tabIndex={-1} ref={card} data-testid="question-card">
+      <p className="eyebrow" role="alert">The job is waiting for you<span className="sr-only">: {props.question.question}</span></p>
       <h2 id="question-title">{props.question.question}</h2>
       {props.question.message !== '' && <p className="muted">{props.question.message}</p>}
       {props.question.options.length > 0 && (

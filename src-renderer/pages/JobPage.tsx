@@ -1,5 +1,5 @@
 import type { JobStatusResponse, QuestionData } from '../../src-main/contract/job.ts';
-import { api, pageUrl } from '../api.ts';
+import { api, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip } from '../components/Filmstrip.tsx';
 import { LogStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
@@ -22,8 +22,9 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const org = useConsole((s) => s.org);
   const showToast = useConsole((s) => s.showToast);
   const basePath = `/task/${orgPath(org)}/${encodeURIComponent(props.endpoint)}`;
-  const job = useResource(() => api.get<JobStatusResponse>(`${basePath}/status?job_id=${encodeURIComponent(props.jobId)}`), `${basePath}/${props.jobId}`, 1000);
+  const job = useResource(() => api.get<JobStatusResponse>(`${basePath}/status?job_id=${encodeURIComponent(props.jobId)}`), `${basePath}/${props.jobId}`, 1000, (status) => isActive(status.status));
   const cancel = useAction();
+  const fileDownload = useAction();
   const now = useNow(1000);
 
   const data = job.data;
@@ -47,6 +48,11 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
       showToast('Cancellation requested');
       job.reload();
     });
+  const jobQuery = `job_id=${encodeURIComponent(props.jobId)}`;
+  const doDownload = (what: 'downloads' | 'screenshots') =>
+    void fileDownload.run(() =>
+      downloadFile(`${basePath}/${what}?${jobQuery}`, what === 'downloads' ? `downloads_${props.jobId}.zip` : `screenshots_${props.jobId}.tar.gz`),
+    );
 
   return (
     <section className="page job-page">
@@ -95,7 +101,11 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
           <div className="panel">
             <div className="panel-title">Result</div>
             <JsonBlock value={data.result} label="Result JSON" />
-            {data.downloads_link !== null && <p><a href={data.downloads_link}>Download the files this job fetched</a></p>}
+            {data.downloads_link !== null && (
+              <p>
+                <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('downloads')}>Download the files this job fetched</button>
+              </p>
+            )}
           </div>
         )}
         <LogStream path={`${basePath}/logs?job_id=${encodeURIComponent(data.job_id)}`} />
@@ -103,6 +113,12 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
 
       <div className="panel">
         <div className="panel-title">Screenshots</div>
+        {!active && data.has_screenshots && (
+          <p>
+            <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('screenshots')}>Download screenshots</button>
+          </p>
+        )}
+        <ErrorNote detail={fileDownload.error} title="Could not download:" />
         <Filmstrip basePath={basePath} jobId={data.job_id} count={shots} />
       </div>
     </section>

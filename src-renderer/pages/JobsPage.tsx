@@ -3,12 +3,10 @@ import type { JobStatus } from '../../src-main/contract/job.ts';
 import type { Portal } from '../../src-main/contract/portal.ts';
 import { api } from '../api.ts';
 import { Empty, ErrorNote, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
-import { formatDuration, formatWhen, statusLabel, type JobList } from '../format.ts';
+import { endpointOf, formatDuration, formatWhen, statusLabel, type JobList } from '../format.ts';
 import { useNow, useResource } from '../hooks.ts';
 import { routeHash } from '../routes.ts';
 import { orgPath, useConsole } from '../store.ts';
-
-const endpointOf = (portalId: string): string => portalId.slice(portalId.indexOf('/') + 1);
 
 /** Every job of the org, newest first, refreshed every two seconds. */
 export function JobsPage() {

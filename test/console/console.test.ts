@@ -1,10 +1,10 @@
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { html, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
@@ -51,6 +51,27 @@ async function startFlakyReceiver(): Promise<{ url: string; received: string[]; 
   };
 }
 
+/** WCAG contrast ratio of an element's text against the first opaque background behind it. */
+function contrastOf(locator: Locator): Promise<number> {
+  return locator.evaluate((el) => {
+    const rgb = (css: string) => (css.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+      const f = (c: number) => { const v = c / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    let node: Element | null = el;
+    let background = 'rgb(255, 255, 255)';
+    while (node) {
+      const bg = getComputedStyle(node).backgroundColor;
+      const parts = rgb(bg);
+      if (parts.length === 3 || (parts.length === 4 && parts[3] === 1)) { background = bg; break; }
+      node = node.parentElement;
+    }
+    const [a, b] = [luminance(rgb(getComputedStyle(el).color)), luminance(rgb(background))].sort((x, y) => y - x) as [number, number];
+    return (a + 0.05) / (b + 0.05);
+  });
+}
+
 /** Saves the page at both window sizes the console must work at, for a person to look at. */
 async function snap(page: Page, name: string): Promise<void> {
   for (const size of SIZES) {
@@ -72,6 +93,10 @@ describe('operator console (built, in real Chromium, against a real service)', (
     mkdirSync(SHOTS, { recursive: true });
     pages = await startPageServer({
       '/form': html('<title>Colour form</title><h1>Pick a colour</h1><label>Colour <input id="colour"></label>'),
+      '/fetch': html('<title>Files</title><a id="dl" href="/report.txt" download>get the report</a>'),
+      '/report.txt': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' }).end('downloaded content');
+      },
       '/login': html('<title>Sign in</title><h1>Sign in</h1><input id="user" aria-label="user"><button>Log in</button>'),
     });
     // Provider "Test connection" talks to the scripted model server, never to the real Anthropic.
@@ -105,6 +130,29 @@ describe('operator console (built, in real Chromium, against a real service)', (
     expect(new URL(page.url()).hash).toBe('#/jobs');
   });
 
+  it('says when a saved token is stale or a pasted one is refused, and takes a new #token= pasted into the open tab', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await tab.goto(`${svc.url}/`);
+      await tab.getByLabel('Console URL or token').waitFor();
+      expect(await tab.getByTestId('token-refused').count()).toBe(0);
+      await tab.evaluate(() => localStorage.setItem('portico.consoleToken', 'ct_from-an-earlier-start'));
+      await tab.reload();
+      await tab.getByRole('alert').getByText(/^Portico no longer accepts the token this console was opened with/).waitFor();
+      await tab.evaluate(() => { window.location.hash = '#token=ct_mistyped'; });
+      await tab.getByRole('alert').getByText(/^Portico refused that token/).waitFor();
+      expect(new URL(tab.url()).hash).toBe('#/jobs');
+      await tab.evaluate((token) => { window.location.hash = `#token=${token}`; }, svc.consoleToken);
+      await tab.getByRole('navigation', { name: 'Main' }).waitFor();
+      expect(new URL(tab.url()).hash).toBe('#/jobs');
+      await tab.getByRole('link', { name: 'Portals' }).click();
+      await tab.getByRole('heading', { name: 'Portals' }).waitFor();
+      expect(await tab.evaluate(() => localStorage.getItem('portico.consoleToken'))).toBe(svc.consoleToken);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('creates a portal through the forms, validating the schema as it is typed', async () => {
     await page.getByRole('link', { name: 'Portals' }).click();
     await page.getByText('No portals yet').waitFor();
@@ -119,6 +167,7 @@ describe('operator console (built, in real Chromium, against a real service)', (
     expect(await page.getByRole('button', { name: 'Create portal' }).isDisabled()).toBe(true);
     await schema.fill(JSON.stringify({ type: 'object', properties: { full_name: { type: 'string', title: 'Full name' }, size: { enum: ['S', 'M', 'L'] } }, required: ['full_name'] }, null, 2));
     await page.getByText('Valid JSON Schema').waitFor();
+    expect(await contrastOf(page.getByText('Valid JSON Schema'))).toBeGreaterThanOrEqual(4.5);
     await expect.poll(() => page.getByLabel('Form preview').getByLabel('Full name').count()).toBe(1);
     await snap(page, 'portal-new');
     await page.getByRole('button', { name: 'Create portal' }).click();
@@ -154,6 +203,113 @@ describe('operator console (built, in real Chromium, against a real service)', (
     await snap(page, 'jobs');
   });
 
+  it('downloads the job\'s fetched files and its screenshots with the token, staying on the console', async () => {
+    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'fetcher', start_url: pages.url('/fetch'), task: 'script:download' } });
+    const { job_id } = (await (await svc.api('/jobs/default/fetcher/start', { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
+    await waitForJob(svc, 'fetcher', job_id, ['completed']);
+    await page.goto(`${svc.url}/#/jobs/fetcher/${job_id}`);
+    const consoleUrl = page.url();
+    const bytesOf = async (name: string): Promise<Buffer> => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name }).click()]);
+      const path = await download.path();
+      return readFileSync(path);
+    };
+    const zip = await bytesOf('Download the files this job fetched');
+    expect(zip.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
+    const tgz = await bytesOf('Download screenshots');
+    expect(tgz.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(page.url()).toBe(consoleUrl);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    expect(await page.getByText('Invalid API key').count()).toBe(0);
+  });
+
+  it('stops polling a finished job, pauses in a hidden tab, and backs off with a banner while Portico is unreachable', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      const requests: { url: string; at: number }[] = [];
+      tab.on('request', (r) => requests.push({ url: r.url(), at: Date.now() }));
+      const count = (part: string) => requests.filter((r) => r.url.includes(part)).length;
+      const { job_id } = (await (await svc.api('/jobs/default/colours/start', { method: 'POST', json: { form_data: { full_name: 'Grace' } } })).json()) as { job_id: string };
+      await waitForJob(svc, 'colours', job_id, ['completed']);
+      await tab.goto(`${svc.url}/#token=${svc.consoleToken}`);
+      await tab.getByRole('navigation', { name: 'Main' }).waitFor();
+      await tab.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/colours/${job_id}`);
+      await tab.getByText('Completed', { exact: true }).first().waitFor();
+      const statusOf = `status?job_id=${job_id}`;
+      const afterDone = count(statusOf);
+      expect(afterDone).toBeGreaterThan(0);
+      // The pending-question poll (every 3 s) is the clock: two more of those, and still no status request.
+      const questionPolls = count('status=waiting_for_input');
+      await expect.poll(() => count('status=waiting_for_input'), { timeout: 15_000 }).toBeGreaterThanOrEqual(questionPolls + 2);
+      expect(count(statusOf)).toBe(afterDone);
+
+      // A hidden tab makes no requests at all; shown again, it refreshes at once.
+      await tab.getByRole('link', { name: 'Jobs', exact: true }).click();
+      await tab.getByRole('table').waitFor();
+      const setVisibility = (state: 'hidden' | 'visible') =>
+        tab.evaluate((s) => {
+          Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => s });
+          document.dispatchEvent(new Event('visibilitychange'));
+        }, state);
+      await setVisibility('hidden');
+      // Let any request already under way (or its timer) finish, then a window longer than every poll interval.
+      await new Promise((r) => setTimeout(r, 3500));
+      const hiddenFrom = requests.length;
+      await new Promise((r) => setTimeout(r, 4000));
+      expect(requests.slice(hiddenFrom).map((r) => r.url)).toEqual([]);
+      await setVisibility('visible');
+      await expect.poll(() => requests.length).toBeGreaterThan(hiddenFrom);
+
+      // The service stops answering: a banner, and retries of the job list that come less and less often.
+      const list = '/jobs/default?limit=200';
+      await tab.route(`${svc.url}/jobs/**`, (route) => route.abort('connectionrefused'));
+      const failedFrom = Date.now();
+      await tab.getByRole('alert').getByText('Portico is not reachable.').waitFor();
+      const attempts = () => requests.filter((r) => r.url.includes(list) && r.at >= failedFrom).map((r) => r.at);
+      await expect.poll(() => attempts().length, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+      const [a, b, c] = attempts() as [number, number, number];
+      expect(c - b).toBeGreaterThan((b - a) * 1.5);
+      expect(b - a).toBeGreaterThanOrEqual(3500);
+      await tab.unroute(`${svc.url}/jobs/**`);
+      await expect.poll(() => tab.getByText('Portico is not reachable.').count(), { timeout: 30_000 }).toBe(0);
+      await tab.getByRole('table').getByText('colours').first().waitFor();
+      await snap(tab, 'jobs-after-recovery');
+    } finally {
+      await tab.close();
+    }
+  }, 90_000);
+
+  it('the filmstrip fetches each step\'s screenshot once as new steps arrive', async () => {
+    const { job_id } = (await (await svc.api('/jobs/default/colours/start', { method: 'POST', json: { form_data: { full_name: 'Ada' } } })).json()) as { job_id: string };
+    await waitForJob(svc, 'colours', job_id, ['completed']);
+    // The status is replayed as it was while the job ran: one step, one step again, then done with two.
+    let served = 0;
+    await page.route(`**/status?job_id=${job_id}`, async (route) => {
+      const real = (await (await route.fetch()).json()) as Record<string, unknown>;
+      served += 1;
+      const body = served <= 2 ? { ...real, status: 'running', steps: 1, completed_at: null } : real;
+      await route.fulfill({ json: body });
+    });
+    const shots: number[] = [];
+    const onRequest = (r: { url(): string }) => {
+      const match = new RegExp(`/screenshots/(\\d+)\\?job_id=${job_id}`).exec(r.url());
+      if (match) shots.push(Number(match[1]));
+    };
+    page.on('request', onRequest);
+    try {
+      await page.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/colours/${job_id}`);
+      await page.getByRole('button', { name: 'Step 2 screenshot' }).waitFor({ timeout: 15_000 });
+      expect(served).toBeGreaterThanOrEqual(3);
+      await page.getByRole('button', { name: 'Step 2 screenshot' }).click();
+      await expect.poll(() => page.getByTestId('screenshot-large').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
+      expect(shots.sort()).toEqual([0, 1]);
+      expect(await page.getByRole('list', { name: 'Step screenshots' }).locator('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('loading')))).toEqual(['lazy', 'lazy']);
+    } finally {
+      page.off('request', onRequest);
+      await page.unroute(`**/status?job_id=${job_id}`);
+    }
+  });
+
   it('answers a job\'s question from the console while its browser is live', async () => {
     await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'ask', start_url: pages.url('/form'), task: 'script:ask' } });
     const { job_id } = (await (await svc.api('/jobs/default/ask/start', { method: 'POST', json: { form_data: {}, human_in_the_loop: true } })).json()) as { job_id: string };
@@ -167,6 +323,30 @@ describe('operator console (built, in real Chromium, against a real service)', (
     await page.getByRole('button', { name: 'green' }).click();
     await page.getByLabel('Result JSON').getByText('green').waitFor({ timeout: 15_000 });
     expect((await waitForJob(svc, 'ask', job_id, ['completed'])).result).toEqual({ colour: 'green' });
+  });
+
+  it('a pending question shows on every page: nav badge, tab title, a notice whose link opens the focused question card', async () => {
+    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'asker', start_url: pages.url('/form'), task: 'script:ask' } });
+    await page.getByRole('link', { name: 'Profiles' }).click();
+    await page.getByRole('heading', { name: 'Profiles' }).waitFor();
+    const { job_id } = (await (await svc.api('/jobs/default/asker/start', { method: 'POST', json: { form_data: {}, human_in_the_loop: true } })).json()) as { job_id: string };
+    await waitForJob(svc, 'asker', job_id, ['waiting_for_input']);
+    await page.getByTestId('waiting-badge').getByText('1', { exact: true }).waitFor();
+    await expect.poll(() => page.title()).toBe('(1) Needs answer — Portico');
+    const jobsLink = page.getByRole('link', { name: 'Jobs', exact: true });
+    expect(await jobsLink.evaluate((a) => document.getElementById(a.getAttribute('aria-describedby') ?? '')?.textContent)).toBe('1 job needs an answer');
+    const notice = page.getByRole('status').filter({ hasText: 'A job is waiting for your answer.' });
+    await snap(page, 'question-notice');
+    await notice.getByRole('link', { name: 'Answer asker' }).click();
+    const card = page.getByTestId('question-card');
+    await card.getByRole('heading', { name: 'Which colour?' }).waitFor();
+    await expect.poll(() => card.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await card.getByRole('alert').textContent()).toBe('The job is waiting for you: Which colour?');
+    expect(await notice.count()).toBe(0);
+    await card.getByRole('button', { name: 'red' }).click();
+    await page.getByLabel('Result JSON').getByText('red').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Portico');
+    expect(await page.getByTestId('waiting-badge').count()).toBe(0);
   });
 
   it('creates a profile by logging in through the live view, then saves it', async () => {
@@ -251,6 +431,7 @@ describe('operator console (built, in real Chromium, against a real service)', (
     await row.getByLabel('Anthropic API key').fill('sk-ant-console');
     await row.getByRole('button', { name: 'Save' }).click();
     await row.getByText('key stored').waitFor();
+    expect(await contrastOf(row.getByText('key stored'))).toBeGreaterThanOrEqual(4.5);
     model.reset([{ text: 'OK' }]);
     await row.getByRole('button', { name: 'Test connection' }).click();
     await row.getByText(`Connected. Anthropic accepted the key at ${model.anthropicBaseUrl}`).waitFor();

@@ -1,0 +1,54 @@
+import { useEffect } from 'react';
+import { api } from '../api.ts';
+import { endpointOf, type JobList } from '../format.ts';
+import { useResource } from '../hooks.ts';
+import { routeHash, type Route } from '../routes.ts';
+import { orgPath, useConsole } from '../store.ts';
+
+export interface WaitingJob {
+  endpoint: string;
+  jobId: string;
+}
+
+/** The org's jobs waiting for an answer, oldest first, refreshed every few seconds from any page. */
+export function useWaitingJobs(): WaitingJob[] {
+  const org = useConsole((s) => s.org);
+  const path = `/jobs/${orgPath(org)}?status=waiting_for_input&limit=50`;
+  const waiting = useResource(() => api.get<JobList>(path), path, 3000);
+  const answersSent = useConsole((s) => s.answersSent);
+  const reload = waiting.reload;
+  useEffect(() => {
+    if (answersSent > 0) reload();
+  }, [answersSent, reload]);
+  const jobs = (waiting.data?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse();
+  const count = jobs.length;
+  useEffect(() => {
+    document.title = count > 0 ? `(${count}) Needs answer — Portico` : 'Portico';
+  }, [count]);
+  return jobs;
+}
+
+/** The count on the Jobs navigation item; the link names it through `aria-describedby` (its name stays "Jobs"). */
+export function WaitingBadge(props: { count: number; descriptionId: string }) {
+  if (props.count === 0) return null;
+  return (
+    <>
+      <span className="nav-badge" aria-hidden data-testid="waiting-badge">{props.count}</span>
+      <span id={props.descriptionId} hidden>{props.count === 1 ? '1 job needs an answer' : `${props.count} jobs need an answer`}</span>
+    </>
+  );
+}
+
+/** A lasting notice on every page but the waiting job's own: a job asks a question, with a link to it. */
+export function WaitingNotice(props: { jobs: WaitingJob[]; route: Route }) {
+  const route = props.route;
+  const others = props.jobs.filter((job) => !(route.page === 'job' && route.jobId === job.jobId));
+  const first = others[0];
+  if (first === undefined) return null;
+  return (
+    <div className="question-toast" role="status" aria-live="polite">
+      <strong>{others.length === 1 ? 'A job is waiting for your answer.' : `${others.length} jobs are waiting for your answer.`}</strong>{' '}
+      <a href={routeHash({ page: 'job', endpoint: first.endpoint, jobId: first.jobId })}>Answer {first.endpoint}</a>
+    </div>
+  );
+}
