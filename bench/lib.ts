@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { startApp, type AppOptions, type RunningApp } from '../src-main/app.ts';
+import { readConfig } from '../src-main/base/config.ts';
 import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost } from '../src-main/browser/chromiumDiscovery.ts';
 
 export function median(values: number[]): number {
@@ -14,7 +15,11 @@ export function median(values: number[]): number {
  * and flags as Portico, a fresh 1280×800 context per run (as a job gets), one untimed warm-up.
  */
 export async function timeScript(runs: number, steps: (page: Page) => Promise<void>): Promise<number[]> {
-  const browser = await chromium.launch({ executablePath: findChromium(systemChromiumHost()), args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, process.env, process.getuid?.()) }) });
+  const config = readConfig(process.env);
+  const browser = await chromium.launch({
+    executablePath: findChromium(systemChromiumHost(), { envPath: config.chromiumPath }),
+    args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, config.chromiumNoSandbox, process.getuid?.()) }),
+  });
   const once = async (): Promise<number> => {
     const t0 = Date.now();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -41,7 +46,7 @@ export interface BenchApp {
 /** Starts Portico in-process on a free port with one job at a time, as both benchmarks measure it. */
 export async function startBenchApp(dataDir: string, options: Partial<AppOptions> = {}): Promise<BenchApp> {
   const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), jobConcurrency: 1, ...options });
+  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), jobConcurrency: 1, ...options, config: options.config ?? readConfig(process.env) });
   const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> => {
     const res = await fetch(`${app.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });

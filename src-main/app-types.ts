@@ -1,4 +1,5 @@
 import type { AnyRouteSpec } from './api/routeTable.ts';
+import type { PorticoConfig } from './base/config.ts';
 import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import type { RetryPolicy } from './llm/index.ts';
 import type { SecretStore } from './secrets/index.ts';
@@ -7,6 +8,8 @@ import type { SecretStore } from './secrets/index.ts';
 export interface AppOptions {
   /** Folder holding the database, profiles, artifacts and skills. */
   dataDir: string;
+  /** The environment, read and validated once by the host (base/config.ts `readConfig`). */
+  config: PorticoConfig;
   /** Bind address; default 127.0.0.1. */
   host?: string;
   /** Host header names accepted besides loopback and the bound address (e.g. this machine's LAN name). */
@@ -17,7 +20,7 @@ export interface AppOptions {
   rendererDir: string;
   /** Where first-start keys and warnings go (default: process.stderr). */
   notice?: (line: string) => void;
-  /** Jobs running at once (default PORTICO_JOB_CONCURRENCY, else 2: a 2-core machine). */
+  /** Jobs running at once, ahead of the console's saved value and PORTICO_JOB_CONCURRENCY (else 2); tests set it. */
   jobConcurrency?: number;
   /** Which agent runs which orchestrator model; default: the builtin autofill agent. Tests inject their own. */
   agents?: AgentRegistry;

@@ -3,7 +3,7 @@ import { dataPaths } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
 import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
 import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
-import { LlmFactory, resolveBaseUrl, type LlmProvider } from './llm/index.ts';
+import { LlmFactory } from './llm/index.ts';
 import { buildServer } from './api/server.ts';
 import { WebhookDispatcher } from './webhooks/webhookDispatcher.ts';
 import { WebhookEmitter } from './webhooks/webhookEmitter.ts';
@@ -16,12 +16,12 @@ import { JobService } from './engine/jobs/jobService.ts';
 import { BUILTIN_AUTOFILL, isOrchestratorModel } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
-import { providerChecker } from './engine/providerCheck.ts';
+import { AdminService } from './engine/admin/adminService.ts';
 import { newSecretToken } from './base/ids.ts';
 import { openAppSecrets, type SecretStore } from './secrets/index.ts';
-import { JsonSchemaCompiler } from './engine/jsonSchema.ts';
+import { jsonSchemas } from './base/jsonSchema.ts';
 import { PortalService } from './engine/portalService.ts';
-import { loginBrowserConfigFromEnv } from './engine/profiles/loginBrowserConfig.ts';
+import { loginBrowserConfig } from './engine/profiles/loginBrowserConfig.ts';
 import { ProfileService } from './engine/profiles/profileService.ts';
 import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
 import { SkillService } from './engine/skills/skillService.ts';
@@ -33,6 +33,9 @@ import packageJson from '../package.json' with { type: 'json' };
 export type { AppOptions, RunningApp } from './app-types.ts';
 
 export const VERSION: string = packageJson.version;
+
+/** Jobs at once when neither the console nor PORTICO_JOB_CONCURRENCY says: a 2-core machine. */
+const DEFAULT_JOB_CONCURRENCY = 2;
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
@@ -62,7 +65,8 @@ function builtinAgents(modelDeps: ModelAgentDeps, mappings: MappingCache): Agent
 /** The composition root shared by both hosts: builds every service, then listens. */
 export async function startApp(options: AppOptions & { logger?: Logger }): Promise<RunningApp> {
   const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const logger = options.logger ?? createLogger((process.env.PORTICO_LOG_LEVEL as 'info' | undefined) ?? 'warn');
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
   const host = options.host ?? '127.0.0.1';
   const paths = dataPaths(options.dataDir);
   if (!isLoopback(host)) {
@@ -75,20 +79,24 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   // keychain is only probed when a secret is touched.
   let secrets: Promise<SecretStore> | undefined;
   const openSecrets = (): Promise<SecretStore> =>
-    (secrets ??= options.secrets ? Promise.resolve(options.secrets) : openAppSecrets(paths.root, store.meta.installId()));
+    (secrets ??= options.secrets ? Promise.resolve(options.secrets) : openAppSecrets(paths.root, store.meta.installId(), config));
   try {
-    const schemas = new JsonSchemaCompiler();
+    const schemas = jsonSchemas;
     const portals = new PortalService(store, schemas);
     const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger);
     await skills.cleanUp();
     const operatorSettings = OperatorSettings.load(paths.root);
     const chromiumPath = operatorSettings.values.chromium_path;
-    const runtime = new BrowserRuntime({ dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, spareContext: options.warmBrowser ?? true, ...(chromiumPath !== undefined && { executablePath: chromiumPath }) });
+    const runtime = new BrowserRuntime({
+      dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
+      ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
+      ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
+    });
     const liveViews = new LiveViewHub();
-    const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfigFromEnv(), minuteMs: options.minuteMs ?? 60_000, logger });
+    const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
-    const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), ...(options.llmRetry && { retry: options.llmRetry }) });
+    const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
     const agents = options.agents ?? builtinAgents({
       llm, traces: store.replayTraces, skillsDir: paths.skills,
       skill: (id) => {
@@ -100,7 +108,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
       agents,
-      { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? (Number(process.env.PORTICO_JOB_CONCURRENCY) || 2) },
+      // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
+      { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY },
     );
     let baseUrl = '';
     const jobs = new JobService({
@@ -118,10 +127,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const webhookDispatcher = new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming });
     const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents, logger });
     const admin = {
-      store, secrets: openSecrets, settings: operatorSettings, dataDir: paths.root,
+      admin: new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers }),
+      settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
-      testProvider: providerChecker({ storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider) }),
-      effectiveBaseUrl: (provider: LlmProvider) => resolveBaseUrl(provider, store.providerSettings.baseUrl(provider)),
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { app, dialog, type BrowserWindow, type Tray } from 'electron';
 import { startApp } from './app.ts';
+import { readConfig } from './base/config.ts';
 import type { RunningApp } from './app-types.ts';
 import { createMainWindow } from './desktop/mainWindow.ts';
 import { createTray } from './desktop/tray.ts';
@@ -60,12 +61,14 @@ if (!app.requestSingleInstanceLock()) {
 
   const start = async (): Promise<void> => {
     await app.whenReady();
-    const dataDir = process.env['PORTICO_DATA_DIR'] || app.getPath('userData');
+    const config = readConfig(process.env);
+    // The desktop app's default folder is Electron's userData, not the headless host's platform default.
+    const dataDir = config.dataDir ?? app.getPath('userData');
     // out/main/index.js → out/renderer, built by the same `electron-vite build`.
     const rendererDir = join(import.meta.dirname, '../renderer');
     // Packaged builds ship resources/ beside the app (electron-builder extraResources); dev runs use the repo's.
     const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(import.meta.dirname, '../../resources');
-    const options = { dataDir, rendererDir, announceConsole: false };
+    const options = { config, dataDir, rendererDir, announceConsole: false };
     starting = startApp({ ...options, port: defaultPort }).catch((error: unknown) => {
       // A headless `npm run serve` may already hold the default port; any free port will do here.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

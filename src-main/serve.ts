@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { readConfig } from './base/config.ts';
 import { resolveDataDir } from './base/paths.ts';
 import { startApp } from './app.ts';
 
 /** The headless host: `node src-main/serve.ts [--host H] [--port P] [--data-dir D] [--allow-host NAME]…`. */
 async function main(): Promise<void> {
+  // Before anything starts: a bad variable stops here, with its name, rather than half-way through.
+  const config = readConfig(process.env);
   const { values } = parseArgs({
     options: {
       host: { type: 'string', default: '127.0.0.1' },
@@ -19,8 +22,9 @@ async function main(): Promise<void> {
   const app = await startApp({
     host: values.host,
     port,
-    dataDir: resolveDataDir(values['data-dir']),
-    allowedHosts: [...(values['allow-host'] ?? []), ...(process.env.PORTICO_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)],
+    config,
+    dataDir: resolveDataDir(values['data-dir'], config),
+    allowedHosts: [...(values['allow-host'] ?? []), ...config.allowedHosts],
     rendererDir: fileURLToPath(new URL('../out/renderer', import.meta.url)),
   });
   process.stdout.write(`listening on ${app.url}\n`);

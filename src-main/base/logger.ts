@@ -1,5 +1,6 @@
 /** Minimal structured logger writing to stderr; stdout is reserved for machine-readable output. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

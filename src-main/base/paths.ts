@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /** Where each kind of data lives inside the data dir. */
@@ -22,16 +21,14 @@ export function dataPaths(root: string): DataPaths {
   };
 }
 
-/** `--data-dir`, else PORTICO_DATA_DIR, else the platform's app-data folder. */
-export function resolveDataDir(
-  explicit: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
-): string {
-  if (explicit) return explicit;
-  if (env.PORTICO_DATA_DIR) return env.PORTICO_DATA_DIR;
-  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Portico');
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'Portico');
-  return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'portico');
+/** `--data-dir`, else PORTICO_DATA_DIR, else the platform's app-data folder (both from base/config.ts). */
+export function resolveDataDir(explicit: string | undefined, config: { dataDir: string | undefined; defaultDataDir: string }): string {
+  return explicit || config.dataDir || config.defaultDataDir;
+}
+
+/** Portico's folder in the platform's app-data place: %APPDATA%, ~/Library/Application Support, $XDG_DATA_HOME or ~/.local/share. */
+export function platformDataDir(where: { platform: NodeJS.Platform; home: string; appData: string | undefined; xdgDataHome: string | undefined }): string {
+  if (where.platform === 'win32') return join(where.appData ?? join(where.home, 'AppData', 'Roaming'), 'Portico');
+  if (where.platform === 'darwin') return join(where.home, 'Library', 'Application Support', 'Portico');
+  return join(where.xdgDataHome ?? join(where.home, '.local', 'share'), 'portico');
 }

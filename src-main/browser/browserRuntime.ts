@@ -47,8 +47,12 @@ export interface BrowserRuntimeOptions {
   dataDir: string;
   /** Where throwaway profile copies go; default the OS temp folder. */
   tempDir?: string;
-  /** An explicit Chromium executable; else PORTICO_CHROMIUM, else the usual install paths. */
+  /** An explicit Chromium executable (the operator's saved path); else `chromiumEnvPath`, else the usual install paths. */
   executablePath?: string;
+  /** PORTICO_CHROMIUM (base/config.ts). */
+  chromiumEnvPath?: string;
+  /** PORTICO_CHROMIUM_NO_SANDBOX (base/config.ts); root on Linux needs no flag. */
+  disableSandbox?: boolean;
   /** Shared by everything that must not open a profile folder twice (e.g. the delete-profile route). */
   locks?: ProfileLocks;
   logger?: Logger;
@@ -361,8 +365,8 @@ export class BrowserRuntime {
   }
 
   #launchOptions(headed: boolean, viewport: ScreenSize | undefined): LaunchOptions {
-    this.#executablePath ??= findChromium(this.#host, this.#configuredPath);
-    const noSandbox = needsNoSandbox(this.#host.platform, this.#host.env, process.getuid?.());
+    this.#executablePath ??= findChromium(this.#host, { configuredPath: this.#configuredPath, envPath: this.#options.chromiumEnvPath });
+    const noSandbox = needsNoSandbox(this.#host.platform, this.#options.disableSandbox ?? false, process.getuid?.());
     return {
       executablePath: this.#executablePath,
       headless: !headed,

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { ChromiumNotFoundError } from './browserErrors.ts';
 
-/** What discovery may look at; injected so every platform can be tested on any machine. */
+/** What discovery may look at (the platform's install folders in `env`); injected so every platform can be tested on any machine. */
 export interface ChromiumHost {
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
@@ -67,16 +67,24 @@ export function chromiumInstallPaths(host: ChromiumHost): string[] {
   }
 }
 
+/** Where an explicit Chromium path may come from, in the order they win. */
+export interface ChromiumChoice {
+  /** The operator's saved path (console Settings, settings.json). */
+  configuredPath?: string | undefined;
+  /** PORTICO_CHROMIUM (read by base/config.ts). */
+  envPath?: string | undefined;
+}
+
 /**
- * The Chromium-family executable to launch: `configuredPath`, else `PORTICO_CHROMIUM`, else the
+ * The Chromium-family executable to launch: the configured path, else `PORTICO_CHROMIUM`, else the
  * first install path that exists. An explicit path that does not exist is an error, not a hint:
  * silently running some other browser would hide the misconfiguration.
  */
-export function findChromium(host: ChromiumHost, configuredPath?: string): string {
-  const explicit = configuredPath ?? envValue(host, CHROMIUM_ENV_VAR);
+export function findChromium(host: ChromiumHost, choice: ChromiumChoice = {}): string {
+  const explicit = choice.configuredPath ?? choice.envPath;
   if (explicit !== undefined) {
     if (host.exists(explicit)) return explicit;
-    const source = configuredPath !== undefined ? 'The configured Chromium path' : CHROMIUM_ENV_VAR;
+    const source = choice.configuredPath !== undefined ? 'The configured Chromium path' : CHROMIUM_ENV_VAR;
     throw new ChromiumNotFoundError(
       `Chromium was not found: ${source} points to ${explicit}, which does not exist. Set ${CHROMIUM_ENV_VAR} to the path of a Chrome, Chromium or Edge executable.`,
       [explicit],
@@ -91,9 +99,13 @@ export function findChromium(host: ChromiumHost, configuredPath?: string): strin
   );
 }
 
-/** The real host: this process's platform and environment, and executable files on disk. */
+// The platform's install folders only; Portico's own settings (PORTICO_CHROMIUM…) come through base/config.ts.
+const PLATFORM_FOLDER_VARS = ['LOCALAPPDATA', 'ProgramFiles', 'ProgramFiles(x86)'];
+
+/** The real host: this process's platform, its install folders, and executable files on disk. */
 export function systemChromiumHost(): ChromiumHost {
-  const env = { HOME: homedir(), ...process.env };
+  const env: Record<string, string | undefined> = { HOME: homedir() };
+  for (const name of PLATFORM_FOLDER_VARS) env[name] = process.env[name];
   return {
     platform: process.platform,
     env,
@@ -124,8 +136,8 @@ export function chromiumArgs(options: { noSandbox: boolean; headed?: { width: nu
   return args;
 }
 
-/** Chromium's sandbox cannot start as root on Linux; elsewhere it stays on unless explicitly disabled. */
-export function needsNoSandbox(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>, uid: number | undefined): boolean {
-  if (env.PORTICO_CHROMIUM_NO_SANDBOX === '1') return true;
+/** Chromium's sandbox cannot start as root on Linux; elsewhere it stays on unless explicitly disabled (PORTICO_CHROMIUM_NO_SANDBOX). */
+export function needsNoSandbox(platform: NodeJS.Platform, disabledByOperator: boolean, uid: number | undefined): boolean {
+  if (disabledByOperator) return true;
   return platform === 'linux' && uid === 0;
 }

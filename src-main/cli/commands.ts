@@ -1,18 +1,19 @@
-import { ConflictError, NotFoundError, ValidationError } from '../base/errors.ts';
+import { ValidationError } from '../base/errors.ts';
 import { PrincipalId } from '../contract/admin.ts';
-import type { SecretStore } from '../secrets/index.ts';
-import type { Store } from '../store/store.ts';
-import { WebhookKeyService } from '../webhooks/webhookKeys.ts';
+import { MODEL_PROVIDERS, ModelProvider } from '../contract/models.ts';
+import type { AdminService } from '../engine/admin/adminService.ts';
+import type { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 
 /** What a command prints on success: one JSON object. */
 export type CliOutput = Record<string, unknown>;
 
 export interface CliContext {
-  store: Store;
+  /** The operations themselves, shared with the console's `/admin` routes. */
+  admin: AdminService;
+  /** Webhook signing keys, shared with the `/webhooks/{org_id}/key` routes. */
+  webhookKeys: WebhookKeyService;
   /** Reads all of standard input (for secrets passed by pipe). */
   readStdin(): Promise<string>;
-  /** The secret store, opened only by commands that keep secrets. */
-  secrets(): Promise<SecretStore>;
 }
 
 export interface ParsedArgs {
@@ -20,6 +21,7 @@ export interface ParsedArgs {
   options: Record<string, string | undefined>;
 }
 
+/** A command written wrongly (missing or malformed argument): exit 2 with the usage. */
 export class UsageError extends ValidationError {}
 
 function principalId(value: string | undefined, what: string): string {
@@ -29,102 +31,52 @@ function principalId(value: string | undefined, what: string): string {
   return value;
 }
 
-function requireOrg(store: Store, orgId: string): void {
-  if (!store.principals.getOrg(orgId)) throw new NotFoundError(`Organization '${orgId}' not found`);
+function provider(value: string | undefined): ModelProvider {
+  const parsed = ModelProvider.safeParse(value);
+  if (!parsed.success) throw new UsageError(`<provider> must be one of ${MODEL_PROVIDERS.join(', ')}`);
+  return parsed.data;
 }
 
 type Command = (ctx: CliContext, args: ParsedArgs) => CliOutput | Promise<CliOutput>;
 
-/** The admin commands of local-service.md §1, keyed by "<noun> <verb>". */
+/** The admin commands of local-service.md §1, keyed by "<noun> <verb>": each parses its arguments and calls one operation. */
 export const commands: Record<string, Command> = {
-  'org create': ({ store }, { positionals }) => {
-    const orgId = principalId(positionals[0], '<org_id>');
-    return store.db.transaction(() => {
-      if (store.principals.getOrg(orgId)) throw new ConflictError(`Organization '${orgId}' already exists`);
-      store.principals.createOrg(orgId);
-      return { org_id: orgId, api_key: store.apiKeys.issueOrgKey(orgId).apiKey };
-    })();
+  'org create': ({ admin }, { positionals }) => {
+    const { org, key } = admin.createOrgWithFirstKey(principalId(positionals[0], '<org_id>'));
+    return { org_id: org.id, api_key: key.apiKey };
   },
-  'key create': ({ store }, { options }) => {
-    const orgId = principalId(options.org, '--org');
-    requireOrg(store, orgId);
-    const issued = store.apiKeys.issueOrgKey(orgId);
-    return { id: issued.info.id, org_id: orgId, api_key: issued.apiKey, prefix: issued.info.prefix, created_at: issued.info.created_at };
+  'key create': ({ admin }, { options }) => {
+    const issued = admin.issueOrgKey(principalId(options.org, '--org'));
+    return { id: issued.info.id, org_id: issued.info.org_id, api_key: issued.apiKey, prefix: issued.info.prefix, created_at: issued.info.created_at };
   },
-  'key revoke': ({ store }, { positionals }) => {
+  'key revoke': ({ admin }, { positionals }) => {
     const keyId = positionals[0];
     if (!keyId) throw new UsageError('<key_id> is required');
-    if (!store.apiKeys.revoke(keyId)) {
-      throw store.apiKeys.get(keyId) ? new ConflictError(`Key '${keyId}' is already revoked`) : new NotFoundError(`Key '${keyId}' not found`);
-    }
-    return { revoked: true };
+    return admin.revokeKey(keyId);
   },
-  'key list': ({ store }, { options }) => {
-    const orgId = principalId(options.org, '--org');
-    requireOrg(store, orgId);
-    return { keys: store.apiKeys.listForOrg(orgId) };
-  },
-  'user create': ({ store }, { positionals, options }) => {
-    const userId = principalId(positionals[0], '<user_id>');
-    const workspaceId = principalId(options.workspace, '--workspace');
-    return store.db.transaction(() => {
-      store.principals.ensureUser(userId);
-      store.principals.ensureWorkspace(workspaceId);
-      store.principals.addMember(workspaceId, userId);
-      return { user_id: userId, workspace_id: workspaceId, api_key: store.apiKeys.issueAccountKey(userId, workspaceId).apiKey };
-    })();
-  },
-  'workspace add-member': ({ store }, { positionals }) => {
-    const workspaceId = principalId(positionals[0], '<workspace_id>');
-    const userId = principalId(positionals[1], '<user_id>');
-    if (!store.principals.workspaceExists(workspaceId)) throw new NotFoundError(`Workspace '${workspaceId}' not found`);
-    if (!store.principals.userExists(userId)) throw new NotFoundError(`User '${userId}' not found`);
-    store.principals.addMember(workspaceId, userId);
-    return { ok: true };
-  },
-  'workspace remove-member': ({ store }, { positionals }) => {
-    const workspaceId = principalId(positionals[0], '<workspace_id>');
-    const userId = principalId(positionals[1], '<user_id>');
-    if (!store.principals.removeMember(workspaceId, userId)) {
-      throw new NotFoundError(`User '${userId}' is not a member of workspace '${workspaceId}'`);
-    }
-    return { ok: true };
-  },
-  'provider set-key': async ({ secrets, readStdin }, { positionals }) => {
-    const provider = positionals[0];
-    if (!provider || !MODEL_PROVIDERS.includes(provider)) throw new UsageError(`<provider> must be one of ${MODEL_PROVIDERS.join(', ')}`);
+  'key list': ({ admin }, { options }) => ({ keys: admin.listOrgKeys(principalId(options.org, '--org')) }),
+  'user create': ({ admin }, { positionals, options }) =>
+    ({ ...admin.createUser(principalId(positionals[0], '<user_id>'), principalId(options.workspace, '--workspace')) }),
+  'workspace add-member': ({ admin }, { positionals }) =>
+    admin.addMember(principalId(positionals[0], '<workspace_id>'), principalId(positionals[1], '<user_id>')),
+  'workspace remove-member': ({ admin }, { positionals }) =>
+    admin.removeMember(principalId(positionals[0], '<workspace_id>'), principalId(positionals[1], '<user_id>')),
+  'provider set-key': async ({ admin, readStdin }, { positionals }) => {
+    const name = provider(positionals[0]);
     const key = (await readStdin()).trim();
     if (!key) throw new UsageError('the API key is read from standard input, which was empty');
-    await (await secrets()).set(`provider/${provider}`, key);
+    await admin.setProviderKey(name, key);
     return { ok: true };
   },
-  'provider set-base-url': ({ store }, { positionals }) => {
-    const provider = positionals[0];
-    if (!provider || !MODEL_PROVIDERS.includes(provider)) throw new UsageError(`<provider> must be one of ${MODEL_PROVIDERS.join(', ')}`);
+  'provider set-base-url': ({ admin }, { positionals }) => {
+    const name = provider(positionals[0]);
     const url = positionals[1];
     if (!url) throw new UsageError('<url> is required (or `default` to go back to the provider\'s own endpoint)');
-    if (url === 'default') {
-      store.providerSettings.setBaseUrl(provider, null);
-      return { provider, base_url: null };
-    }
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError('<url> must be an http(s) URL');
-    store.providerSettings.setBaseUrl(provider, url);
-    return { provider, base_url: url };
+    return admin.setProviderBaseUrl(name, url === 'default' ? null : url);
   },
-  'webhook-key generate': ({ store, secrets }, { options }) => {
-    const orgId = principalId(options.org, '--org');
-    requireOrg(store, orgId);
-    return new WebhookKeyService(store, secrets).generate(orgId);
-  },
-  'webhook-key revoke': ({ store, secrets }, { options }) => {
-    const orgId = principalId(options.org, '--org');
-    requireOrg(store, orgId);
-    return new WebhookKeyService(store, secrets).revoke(orgId);
-  },
+  'webhook-key generate': ({ webhookKeys }, { options }) => webhookKeys.generate(principalId(options.org, '--org')),
+  'webhook-key revoke': ({ webhookKeys }, { options }) => webhookKeys.revoke(principalId(options.org, '--org')),
 };
-
-/** Model providers whose API keys the CLI stores (local-service.md §3). */
-export const MODEL_PROVIDERS = ['anthropic', 'openai', 'moonshot', 'openai-compatible'];
 
 export const USAGE = `usage: portico [--data-dir DIR] <command>
   org create <org_id>

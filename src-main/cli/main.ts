@@ -1,17 +1,21 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { readConfig, type PorticoConfig } from '../base/config.ts';
 import { isAppError } from '../base/errors.ts';
 import { dataPaths, resolveDataDir } from '../base/paths.ts';
+import { AdminService } from '../engine/admin/adminService.ts';
 import { openAppSecrets, type SecretStore } from '../secrets/index.ts';
 import { openStore } from '../store/store.ts';
+import { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 import { commands, USAGE, UsageError } from './commands.ts';
 
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readStdin(): Promise<string>;
-  env: NodeJS.ProcessEnv;
+  /** The environment, read once here through base/config.ts. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 const processIo: CliIo = {
@@ -47,14 +51,21 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   if (parsed.values.help || !command) {
     return parsed.values.help ? (io.stdout(`${JSON.stringify({ usage: USAGE })}\n`), 0) : fail(2, `unknown command '${[noun, verb].filter(Boolean).join(' ')}'\n${USAGE}`);
   }
-  const paths = dataPaths(resolveDataDir(parsed.values['data-dir'], io.env));
+  let config: PorticoConfig;
+  try {
+    config = readConfig(io.env);
+  } catch (error) {
+    return fail(1, error instanceof Error ? error.message : String(error));
+  }
+  const paths = dataPaths(resolveDataDir(parsed.values['data-dir'], config));
   const store = openStore(paths.database);
   let secrets: Promise<SecretStore> | undefined;
   const openSecrets = (): Promise<SecretStore> =>
-    (secrets ??= openAppSecrets(paths.root, store.meta.installId(), io.env));
+    (secrets ??= openAppSecrets(paths.root, store.meta.installId(), config));
   try {
+    const admin = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
     const output = await command(
-      { store, readStdin: io.readStdin, secrets: openSecrets },
+      { admin, webhookKeys: new WebhookKeyService(store, openSecrets), readStdin: io.readStdin },
       { positionals: rest, options: { org: parsed.values.org, workspace: parsed.values.workspace } },
     );
     io.stdout(`${JSON.stringify(output)}\n`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiKeyInfo, PrincipalId } from './admin.ts';
 import { HttpUrl, Timestamp } from './common.ts';
+import { ModelProvider } from './models.ts';
 
 /** The header carrying the operator console's token (the console acts as the local operator). */
 export const CONSOLE_TOKEN_HEADER = 'x-console-token';
@@ -12,10 +13,8 @@ export const consoleMessages = {
   screenshotNotFound: 'Screenshot not found',
 } as const;
 
-/** Model providers whose keys the console (and `portico provider set-key`) store in the keychain. */
-export const MODEL_PROVIDERS = ['anthropic', 'openai', 'moonshot', 'openai-compatible'] as const;
-export const ModelProvider = z.enum(MODEL_PROVIDERS);
-export type ModelProvider = z.infer<typeof ModelProvider>;
+// The console (and `portico provider set-key`) store keys for these providers; the list lives with model ids.
+export { MODEL_PROVIDERS, ModelProvider } from './models.ts';
 
 export const Org = z.object({ id: z.string(), name: z.string(), created_at: Timestamp });
 export type Org = z.infer<typeof Org>;
@@ -32,21 +31,13 @@ export type ApiKeyListResponse = z.infer<typeof ApiKeyListResponse>;
 export const ApiKeyCreated = ApiKeyInfo.extend({ api_key: z.string() });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;
 
-/** POST /admin/orgs/{org_id}/keys/{key_id}/revoke (revoking a revoked key answers the same). */
+/** POST /admin/orgs/{org_id}/keys/{key_id}/revoke (a key revoked before is 409, as in `portico key revoke`). */
 export const ApiKeyRevokeResponse = z.object({ revoked: z.literal(true) });
 export type ApiKeyRevokeResponse = z.infer<typeof ApiKeyRevokeResponse>;
 
 export const ApiKeyParams = z.object({ org_id: z.string().min(1), key_id: z.string().min(1) });
 
 export const ProviderParams = z.object({ provider: ModelProvider });
-
-/** The environment variable that overrides a provider's base URL (ahead of the stored setting). */
-export const PROVIDER_BASE_URL_ENV: Record<ModelProvider, string> = {
-  anthropic: 'PORTICO_ANTHROPIC_BASE_URL',
-  openai: 'PORTICO_OPENAI_BASE_URL',
-  moonshot: 'PORTICO_MOONSHOT_BASE_URL',
-  'openai-compatible': 'PORTICO_OPENAI_COMPATIBLE_BASE_URL',
-};
 
 /**
  * Where a provider's effective base URL comes from, in the order they win: `PORTICO_<PROVIDER>_BASE_URL`,
@@ -107,8 +98,11 @@ export const ConsoleSettings = z.object({
 });
 export type ConsoleSettings = z.infer<typeof ConsoleSettings>;
 
+/** Jobs running at once, wherever it is set (console, settings.json, PORTICO_JOB_CONCURRENCY). */
+export const JobConcurrency = z.int().min(1).max(32);
+
 export const ConsoleSettingsUpdate = z.strictObject({
-  job_concurrency: z.int().min(1).max(32).optional(),
+  job_concurrency: JobConcurrency.optional(),
   /** null goes back to discovery. */
   chromium_path: z.string().trim().min(1).max(4096).nullable().optional(),
 });

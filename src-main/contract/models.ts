@@ -4,6 +4,20 @@ import { z } from 'zod';
 export const BUILTIN_AUTOFILL = 'builtin:autofill';
 
 /**
+ * The providers of `provider:model` ids, as a plain list because the contract may import zod only;
+ * every other fact about them lives in src-main/llm/providers.ts.
+ */
+export const MODEL_PROVIDERS = ['anthropic', 'openai', 'moonshot', 'openai-compatible'] as const;
+export const ModelProvider = z.enum(MODEL_PROVIDERS);
+export type ModelProvider = z.infer<typeof ModelProvider>;
+
+/** The provider of a model server on the user's own machine: any model name it serves is allowed. */
+export const LOCAL_MODEL_PROVIDER = 'openai-compatible' satisfies ModelProvider;
+
+/** How the allowed lists name a local server's models. */
+export const LOCAL_MODEL_PLACEHOLDER = `${LOCAL_MODEL_PROVIDER}:<model>`;
+
+/**
  * The interface's allowed lists with its neutral vendors made concrete
  * (vendorA = anthropic, vendorB = moonshot, vendorC = openai; local-service.md §3).
  */
@@ -39,13 +53,18 @@ export const ModelId = z
   .transform((value) => MODEL_ALIASES[value] ?? value)
   .refine((value) => /^[a-z][a-z0-9-]*:[^\s]+$/.test(value), { message: 'must be a model id of the form provider:model', abort: true });
 
+/** Whether a canonical id names a model of a local OpenAI-compatible server. */
+export function isLocalModel(id: string): boolean {
+  return id.startsWith(`${LOCAL_MODEL_PROVIDER}:`);
+}
+
 /** Whether a canonical id may orchestrate: the allowed list, the builtin engine, or a local OpenAI-compatible server. */
 export function isOrchestratorModel(id: string): boolean {
-  return id === BUILTIN_AUTOFILL || (ORCHESTRATOR_MODELS as readonly string[]).includes(id) || id.startsWith('openai-compatible:');
+  return id === BUILTIN_AUTOFILL || (ORCHESTRATOR_MODELS as readonly string[]).includes(id) || isLocalModel(id);
 }
 
 export function isVisionModel(id: string): boolean {
-  return (VISION_MODELS as readonly string[]).includes(id) || id.startsWith('openai-compatible:');
+  return (VISION_MODELS as readonly string[]).includes(id) || isLocalModel(id);
 }
 
 /** Whether a canonical id may be a portal's `assist_model`: any listed model, or a local OpenAI-compatible one (never the builtin engine). */
@@ -56,7 +75,7 @@ export function isAssistModel(id: string): boolean {
 /** A portal's `assist_model`: a model id (or alias) that builtin:autofill may ask to map unmatched keys. */
 export const AssistModelId = ModelId.refine(
   isAssistModel,
-  `must be one of ${[...ORCHESTRATOR_MODELS, ...VISION_MODELS, 'openai-compatible:<model>'].join(', ')}, or null`,
+  `must be one of ${[...ORCHESTRATOR_MODELS, ...VISION_MODELS, LOCAL_MODEL_PLACEHOLDER].join(', ')}, or null`,
 );
 
 /** The provider part of `provider:model`. */

@@ -1,14 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../base/config.ts';
+import { describeZodIssues } from '../base/zodIssues.ts';
+import { JobConcurrency } from '../contract/console.ts';
 
-/** What the operator changed in the console; absent fields keep the environment's defaults. */
-export interface StoredOperatorSettings {
-  job_concurrency?: number;
-  chromium_path?: string;
-}
+/** `settings.json`: what the operator changed in the console; absent fields keep the environment's defaults. */
+const StoredOperatorSettings = z.object({
+  job_concurrency: JobConcurrency.optional(),
+  chromium_path: z.string().min(1, 'must not be empty').optional(),
+});
+export type StoredOperatorSettings = z.infer<typeof StoredOperatorSettings>;
 
 export const OPERATOR_SETTINGS_FILE = 'settings.json';
+
+/** Parses the file's text; a broken file names itself and the field, so the operator can fix it by hand. */
+export function parseOperatorSettings(text: string, path: string): StoredOperatorSettings {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it or delete it to go back to the defaults`);
+  }
+  const parsed = StoredOperatorSettings.safeParse(json, { reportInput: true });
+  if (!parsed.success) throw new ConfigError(`${path}: ${describeZodIssues('', parsed.error.issues)}; fix it or delete it to go back to the defaults`);
+  return parsed.data;
+}
 
 /**
  * The console's settings, kept as a small JSON file in the data dir (not SQLite: they are read before
@@ -23,21 +41,17 @@ export class OperatorSettings {
     this.#values = values;
   }
 
-  /** Reads `<dataDir>/settings.json`; a missing or unreadable file means no overrides. */
+  /** Reads `<dataDir>/settings.json`; a missing file means no overrides, a broken one stops start-up with a ConfigError naming it. */
   static load(dataDir: string): OperatorSettings {
     const path = join(dataDir, OPERATOR_SETTINGS_FILE);
-    let values: StoredOperatorSettings = {};
+    let text: string;
     try {
-      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-      if (parsed !== null && typeof parsed === 'object') {
-        const record = parsed as Record<string, unknown>;
-        if (Number.isInteger(record.job_concurrency) && (record.job_concurrency as number) > 0) values.job_concurrency = record.job_concurrency as number;
-        if (typeof record.chromium_path === 'string' && record.chromium_path !== '') values.chromium_path = record.chromium_path;
-      }
-    } catch {
-      values = {};
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new OperatorSettings(path, {});
+      throw error;
     }
-    return new OperatorSettings(path, values);
+    return new OperatorSettings(path, parseOperatorSettings(text, path));
   }
 
   get values(): Readonly<StoredOperatorSettings> {

@@ -5,7 +5,7 @@ import type { Portal, PortalCreateRequest, PortalUpdateRequest } from '../contra
 import type { PortalFields, PortalRecord } from '../store/portals.ts';
 import { isUniqueViolation, type Store } from '../store/store.ts';
 import { toSkill } from '../store/skills.ts';
-import type { JsonSchemaCompiler } from './jsonSchema.ts';
+import type { JsonSchemaCompiler } from '../base/jsonSchema.ts';
 
 /** Portals: validation of schemas and references, and the public shape of §2.1. */
 export class PortalService {

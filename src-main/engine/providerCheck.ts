@@ -1,7 +1,5 @@
 import OpenAI from 'openai';
-import { AnthropicClient } from '../llm/anthropicClient.ts';
-import { OpenAiClient } from '../llm/openaiClient.ts';
-import { BASE_URL_ENV, resolveBaseUrl, type LlmClient, type LlmProvider, type RetryPolicy } from '../llm/index.ts';
+import { createClient, PROVIDERS, type ModelProvider, type RetryPolicy } from '../llm/index.ts';
 
 /** The answer of a "Test connection": whether the stored key works, in words for the operator. */
 export interface ProviderCheckResult {
@@ -10,26 +8,11 @@ export interface ProviderCheckResult {
 }
 
 export interface ProviderCheckOptions {
-  /** Base URLs stored by the console or `portico provider set-base-url` (the same store the model layer reads). */
-  storedBaseUrl(provider: LlmProvider): string | undefined;
-  env?: Readonly<Record<string, string | undefined>>;
+  /** The base URL jobs call (LlmFactory.baseUrl): the check must call the same one. */
+  baseUrl(provider: ModelProvider): string | undefined;
   /** One quick try: a connection test that retries for minutes would look hung. */
   retry?: RetryPolicy;
 }
-
-const PROVIDER_NAMES: Record<LlmProvider, string> = {
-  anthropic: 'Anthropic',
-  openai: 'OpenAI',
-  moonshot: 'Moonshot',
-  'openai-compatible': 'The OpenAI-compatible server',
-};
-
-/** The cheapest model of each hosted provider, asked for a single token. */
-const PROBE_MODELS: Record<Exclude<LlmProvider, 'openai-compatible'>, string> = {
-  anthropic: 'anthropic:claude-haiku-4-5',
-  openai: 'openai:gpt-5.4-mini',
-  moonshot: 'moonshot:kimi-k2.5',
-};
 
 const DEFAULT_CHECK_RETRY: RetryPolicy = { maxRetries: 0, timeoutMs: 15_000 };
 
@@ -54,10 +37,10 @@ function rootReason(error: unknown): string {
 }
 
 /** Turns a failed call into a sentence: a rejected key, another HTTP answer, or no answer at all. */
-export function describeFailure(provider: LlmProvider, url: string, error: unknown): string {
+export function describeFailure(provider: ModelProvider, url: string, error: unknown): string {
   // LlmCallError wraps the SDK error; the SDK error carries the HTTP status.
   const cause = (error instanceof Error && error.cause instanceof Error ? error.cause : error) as SdkErrorShape;
-  const name = PROVIDER_NAMES[provider];
+  const name = PROVIDERS[provider].label;
   if (typeof cause.status === 'number') {
     const said = providerMessage(cause);
     if (cause.status === 401 || cause.status === 403) return `${name} rejected the key (HTTP ${cause.status}): ${said}`;
@@ -71,19 +54,16 @@ export function describeFailure(provider: LlmProvider, url: string, error: unkno
  * completion for hosted providers, the model list for an OpenAI-compatible server (whose model names
  * Portico cannot guess).
  */
-export function providerChecker(options: ProviderCheckOptions): (provider: LlmProvider, apiKey: string | undefined) => Promise<ProviderCheckResult> {
-  const env = options.env ?? process.env;
+export function providerChecker(options: ProviderCheckOptions): (provider: ModelProvider, apiKey: string | undefined) => Promise<ProviderCheckResult> {
   const retry = options.retry ?? DEFAULT_CHECK_RETRY;
-  // The same resolution as LlmFactory: the check must call the URL jobs will call.
-  const baseUrlOf = (provider: LlmProvider): string | undefined => resolveBaseUrl(provider, options.storedBaseUrl(provider), env)?.url;
-
   return async (provider, apiKey) => {
-    const baseUrl = baseUrlOf(provider);
+    const info = PROVIDERS[provider];
+    const baseUrl = options.baseUrl(provider);
     if (baseUrl === undefined) {
-      return { ok: false, detail: `No base URL is set; set it in the console, run \`portico provider set-base-url ${provider} <url>\` or set ${BASE_URL_ENV[provider]}` };
+      return { ok: false, detail: `No base URL is set; set it in the console, run \`portico provider set-base-url ${provider} <url>\` or set ${info.baseUrlEnv}` };
     }
     try {
-      if (provider === 'openai-compatible') {
+      if (info.probe.kind === 'model-list') {
         // Local servers mostly need no key, but the SDK insists on one (as in LlmFactory).
         const sdk = new OpenAI({ apiKey: apiKey ?? 'not-needed', baseURL: baseUrl, maxRetries: retry.maxRetries, timeout: retry.timeoutMs });
         const models = await sdk.models.list();
@@ -91,12 +71,10 @@ export function providerChecker(options: ProviderCheckOptions): (provider: LlmPr
         return { ok: true, detail: `${baseUrl} answered and lists ${count} model${count === 1 ? '' : 's'}` };
       }
       if (apiKey === undefined) return { ok: false, detail: 'No key is stored for this provider' };
-      const modelId = PROBE_MODELS[provider];
-      const client: LlmClient = provider === 'anthropic'
-        ? new AnthropicClient({ modelId, apiKey, baseUrl, retry })
-        : new OpenAiClient({ modelId, apiKey, baseUrl, retry });
+      const { modelId } = info.probe;
+      const client = createClient(provider, { modelId, apiKey, baseUrl, retry });
       await client.complete({ system: 'Connection test.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Reply with OK.' }] }], maxTokens: 1 });
-      return { ok: true, detail: `${PROVIDER_NAMES[provider]} accepted the key at ${baseUrl} (${modelId} answered)` };
+      return { ok: true, detail: `${info.label} accepted the key at ${baseUrl} (${modelId} answered)` };
     } catch (error) {
       return { ok: false, detail: describeFailure(provider, baseUrl, error) };
     }

@@ -1,16 +1,5 @@
-import { PROVIDER_BASE_URL_ENV, type BaseUrlSource } from '../contract/console.ts';
-import type { LlmProvider } from './llmFactory.ts';
-
-/** Per-provider override, ahead of anything stored (named in the contract so the console can show it). */
-export const BASE_URL_ENV: Record<LlmProvider, string> = PROVIDER_BASE_URL_ENV;
-
-/** The providers' own endpoints (the SDKs' defaults, and Moonshot's OpenAI-compatible API); a local server has none. */
-export const DEFAULT_BASE_URLS: Record<LlmProvider, string | undefined> = {
-  anthropic: 'https://api.anthropic.com',
-  openai: 'https://api.openai.com/v1',
-  moonshot: 'https://api.moonshot.ai/v1',
-  'openai-compatible': undefined,
-};
+import type { BaseUrlSource } from '../contract/console.ts';
+import { PROVIDERS, type ModelProvider } from './providers.ts';
 
 export interface ResolvedBaseUrl {
   url: string;
@@ -18,17 +7,13 @@ export interface ResolvedBaseUrl {
 }
 
 /**
- * The base URL a provider is called at: the environment, then the stored setting, then the provider's
- * own. One function so jobs, "Test connection" and the console's status can never disagree.
+ * The base URL a provider is called at: the environment (`PORTICO_<PROVIDER>_BASE_URL`), then the
+ * stored setting, then the provider's own. One function so jobs, "Test connection" and the console's
+ * status can never disagree.
  */
-export function resolveBaseUrl(
-  provider: LlmProvider,
-  stored: string | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): ResolvedBaseUrl | undefined {
-  const fromEnv = env[BASE_URL_ENV[provider]]?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') return { url: fromEnv, source: 'env' };
-  if (stored !== undefined) return { url: stored, source: 'stored' };
-  const fallback = DEFAULT_BASE_URLS[provider];
+export function resolveBaseUrl(provider: ModelProvider, from: { env: string | undefined; stored: string | undefined }): ResolvedBaseUrl | undefined {
+  if (from.env !== undefined) return { url: from.env, source: 'env' };
+  if (from.stored !== undefined) return { url: from.stored, source: 'stored' };
+  const fallback = PROVIDERS[provider].defaultBaseUrl;
   return fallback === undefined ? undefined : { url: fallback, source: 'default' };
 }

@@ -1,9 +1,10 @@
 import { AppError } from '../base/errors.ts';
+import { providerNameList } from './providers.ts';
 
 /** 422: the id names no provider Portico knows. */
 export class UnknownModelError extends AppError {
   constructor(modelId: string) {
-    super(422, `Unknown model '${modelId}': use provider:model with provider anthropic, openai, moonshot or openai-compatible`);
+    super(422, `Unknown model '${modelId}': use provider:model with provider ${providerNameList()}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { providerOf } from '../contract/models.ts';
+import { isModelProvider, PROVIDERS } from './providers.ts';
 import type { LlmUsage } from './types.ts';
 
 /** USD per million tokens, input and output; published in docs/credits.md (keep the two in step). */
@@ -17,13 +18,12 @@ export const TOKEN_PRICES: Readonly<Record<string, TokenPrice>> = {
 };
 
 /** A model on the user's own machine costs nothing per token; an unlisted hosted model is priced like the dearest listed one. */
-const FALLBACK_PRICES: Readonly<Record<string, TokenPrice>> = {
-  'openai-compatible': { inputPerMillion: 0, outputPerMillion: 0 },
-};
+const LOCAL_PRICE: TokenPrice = { inputPerMillion: 0, outputPerMillion: 0 };
 const UNLISTED_PRICE: TokenPrice = { inputPerMillion: 3, outputPerMillion: 15 };
 
 /** What one call's tokens cost in USD under the published table. */
 export function costOfUsage(modelId: string, usage: LlmUsage): number {
-  const price = TOKEN_PRICES[modelId] ?? FALLBACK_PRICES[providerOf(modelId)] ?? UNLISTED_PRICE;
+  const provider = providerOf(modelId);
+  const price = TOKEN_PRICES[modelId] ?? (isModelProvider(provider) && PROVIDERS[provider].local ? LOCAL_PRICE : UNLISTED_PRICE);
   return (usage.inputTokens * price.inputPerMillion + usage.outputTokens * price.outputPerMillion) / 1_000_000;
 }

@@ -57,12 +57,16 @@ export async function createSecretStore(options: CreateSecretStoreOptions): Prom
 }
 
 
-/** The app's secret store: keychain, vault or unavailable (per PORTICO_VAULT_KEY / PORTICO_KEYCHAIN_SERVICE), scoped to one install. */
-export async function openAppSecrets(dataDir: string, installId: string, env: NodeJS.ProcessEnv = process.env): Promise<SecretStore> {
+/** The app's secret store: keychain, vault or unavailable (PORTICO_VAULT_KEY / PORTICO_KEYCHAIN_SERVICE, read by base/config.ts), scoped to one install. */
+export async function openAppSecrets(
+  dataDir: string,
+  installId: string,
+  config: { vaultKey: string | undefined; keychainService: string | undefined },
+): Promise<SecretStore> {
   const inner = await createSecretStore({
     dataDir,
-    ...(env.PORTICO_VAULT_KEY !== undefined && { vaultKey: env.PORTICO_VAULT_KEY }),
-    ...(env.PORTICO_KEYCHAIN_SERVICE !== undefined && { serviceName: env.PORTICO_KEYCHAIN_SERVICE }),
+    ...(config.vaultKey !== undefined && { vaultKey: config.vaultKey }),
+    ...(config.keychainService !== undefined && { serviceName: config.keychainService }),
   });
   return scopedSecretStore(inner, installId);
 }

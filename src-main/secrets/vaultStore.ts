@@ -1,6 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { describeZodIssues, zodIssuePath } from '../base/zodIssues.ts';
 import { assertSecretName, SecretsUnavailableError, type SecretStore } from './secretStore.ts';
 
 export const VAULT_FILE_NAME = 'secrets.vault';
@@ -18,23 +20,29 @@ const MAX_LOG2_N = 20;
 const MAX_R = 16;
 const MAX_P = 4;
 
-interface KdfParams {
-  name: 'scrypt';
-  N: number;
-  r: number;
-  p: number;
-  salt: string;
-}
+const KdfParams = z.object({
+  name: z.literal('scrypt'),
+  N: z.int().min(2).max(2 ** MAX_LOG2_N).refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+  r: z.int().min(1).max(MAX_R),
+  p: z.int().min(1).max(MAX_P),
+  salt: z.string(),
+});
+type KdfParams = z.infer<typeof KdfParams>;
 
-interface VaultEnvelope {
-  format: typeof FORMAT;
-  version: typeof VERSION;
-  kdf: KdfParams;
-  cipher: typeof CIPHER;
-  iv: string;
-  tag: string;
-  ciphertext: string;
-}
+/** The file's JSON: the KDF and cipher parameters in clear, the secrets encrypted. */
+const VaultEnvelope = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(VERSION),
+  kdf: KdfParams,
+  cipher: z.literal(CIPHER),
+  iv: z.string(),
+  tag: z.string(),
+  ciphertext: z.string(),
+});
+type VaultEnvelope = z.infer<typeof VaultEnvelope>;
+
+/** The decrypted payload: name/value pairs. */
+const VaultSecrets = z.object({ secrets: z.array(z.tuple([z.string(), z.string()])) });
 
 interface DerivedKey {
   kdf: KdfParams;
@@ -189,57 +197,38 @@ async function writeFileAtomically(path: string, contents: string): Promise<void
   }
 }
 
+function damaged(path: string, detail?: string, cause?: unknown): SecretsUnavailableError {
+  return new SecretsUnavailableError(`The secrets vault ${path} is damaged or not a Portico vault${detail ? `: ${detail}` : ''}`, cause === undefined ? undefined : { cause });
+}
+
 function parseEnvelope(raw: string, path: string): VaultEnvelope {
-  const damaged = (cause?: unknown): SecretsUnavailableError =>
-    new SecretsUnavailableError(`The secrets vault ${path} is damaged or not a Portico vault`, { cause });
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    throw damaged(error);
+    throw damaged(path, 'not JSON', error);
   }
-  if (!isRecord(value) || value.format !== FORMAT || value.cipher !== CIPHER) throw damaged();
-  if (value.version !== VERSION) {
-    throw new SecretsUnavailableError(`The secrets vault ${path} has version ${String(value.version)}, which this Portico cannot read`);
+  // A newer Portico's vault says so, rather than reading as damaged.
+  const version = z.object({ format: z.literal(FORMAT), version: z.unknown() }).safeParse(value);
+  if (version.success && version.data.version !== VERSION) {
+    throw new SecretsUnavailableError(`The secrets vault ${path} has version ${String(version.data.version)}, which this Portico cannot read`);
   }
-  const kdf = value.kdf;
-  if (
-    !isRecord(kdf) ||
-    kdf.name !== 'scrypt' ||
-    !isPowerOfTwo(kdf.N, MAX_LOG2_N) ||
-    !isIntegerIn(kdf.r, 1, MAX_R) ||
-    !isIntegerIn(kdf.p, 1, MAX_P) ||
-    typeof kdf.salt !== 'string' ||
-    typeof value.iv !== 'string' ||
-    typeof value.tag !== 'string' ||
-    typeof value.ciphertext !== 'string'
-  ) {
-    throw damaged();
-  }
-  return {
-    format: FORMAT,
-    version: VERSION,
-    kdf: { name: 'scrypt', N: kdf.N, r: kdf.r, p: kdf.p, salt: kdf.salt },
-    cipher: CIPHER,
-    iv: value.iv,
-    tag: value.tag,
-    ciphertext: value.ciphertext,
-  };
+  const envelope = VaultEnvelope.safeParse(value, { reportInput: true });
+  if (!envelope.success) throw damaged(path, describeZodIssues('', envelope.error.issues));
+  return envelope.data;
 }
 
 function parseSecrets(plaintext: string, path: string): Map<string, string> {
-  const parsed: unknown = JSON.parse(plaintext);
-  if (!isRecord(parsed) || !Array.isArray(parsed.secrets)) {
-    throw new SecretsUnavailableError(`The secrets vault ${path} is damaged or not a Portico vault`);
+  let value: unknown;
+  try {
+    value = JSON.parse(plaintext);
+  } catch (error) {
+    throw damaged(path, 'the decrypted content is not JSON', error);
   }
-  const secrets = new Map<string, string>();
-  for (const entry of parsed.secrets as unknown[]) {
-    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') {
-      throw new SecretsUnavailableError(`The secrets vault ${path} is damaged or not a Portico vault`);
-    }
-    secrets.set(entry[0], entry[1]);
-  }
-  return secrets;
+  const parsed = VaultSecrets.safeParse(value, { reportInput: true });
+  // Secret values are never echoed: only where the shape breaks.
+  if (!parsed.success) throw damaged(path, `decrypted content: ${parsed.error.issues.map((issue) => zodIssuePath('', issue) || 'value').join(', ')}`);
+  return new Map(parsed.data.secrets);
 }
 
 // Binding the header to the ciphertext means edited KDF parameters fail authentication like a wrong key.
@@ -258,18 +247,6 @@ function deriveKey(passphrase: string, kdf: KdfParams): Promise<Buffer> {
 
 function sameKdf(a: KdfParams, b: KdfParams): boolean {
   return a.N === b.N && a.r === b.r && a.p === b.p && a.salt === b.salt;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isIntegerIn(value: unknown, min: number, max: number): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-}
-
-function isPowerOfTwo(value: unknown, maxLog2: number): value is number {
-  return isIntegerIn(value, 2, 2 ** maxLog2) && (value & (value - 1)) === 0;
 }
 
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {

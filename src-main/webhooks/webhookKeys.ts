@@ -25,7 +25,9 @@ export class WebhookKeyService {
     return { org_id: orgId, secret };
   }
 
+  /** Revokes the org's signing key: no webhooks are signed (or sent) until a new one is generated. */
   async revoke(orgId: string): Promise<{ revoked: true }> {
+    if (!this.#store.principals.getOrg(orgId)) throw new NotFoundError(`Organization '${orgId}' not found`);
     if (!this.#store.webhooks.deleteKey(orgId)) throw new ConflictError(`Organization '${orgId}' has no webhook signing key`);
     await (await this.#secrets()).delete(secretName(orgId));
     return { revoked: true };

@@ -60,9 +60,9 @@ describe('operator console auth and /admin routes', () => {
     const list = await jsonOf(await svc.api('/admin/providers', asConsole(svc.consoleToken)));
     expect((list.body as { providers: { provider: string; configured: boolean }[] }).providers).toContainEqual(expect.objectContaining({ provider: 'anthropic', configured: true }));
     // Never the real provider from a test: a local port nothing listens on (admin-providers.test.ts covers the rest).
-    process.env.PORTICO_ANTHROPIC_BASE_URL = 'http://127.0.0.1:9';
+    expect((await svc.api('/admin/providers/anthropic', { ...asConsole(svc.consoleToken, { base_url: 'http://127.0.0.1:9' }), method: 'PUT' })).status).toBe(200);
     const test = await jsonOf(await svc.api('/admin/providers/anthropic/test', { ...asConsole(svc.consoleToken), method: 'POST' }));
-    delete process.env.PORTICO_ANTHROPIC_BASE_URL;
+    expect((await svc.api('/admin/providers/anthropic', { ...asConsole(svc.consoleToken, { base_url: null }), method: 'PUT' })).status).toBe(200);
     expect(test).toMatchObject({ status: 200, body: { provider: 'anthropic', status: 'failed', detail: expect.stringMatching(/^Could not reach http:\/\/127\.0\.0\.1:9: /) } });
     expect((await svc.api('/admin/providers/anthropic', { ...asConsole(svc.consoleToken), method: 'DELETE' })).status).toBe(204);
     const after = await jsonOf(await svc.api('/admin/providers', asConsole(svc.consoleToken)));

@@ -6,6 +6,7 @@ import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
+import { readConfig } from '../../src-main/base/config.ts';
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
@@ -82,12 +83,18 @@ describe('provider "Test connection" (real SDKs against the scripted model serve
     await setKey('openai', 'sk-openai-good');
     model.reset([{ text: 'OK' }]);
     expect((await test('openai')).body).toMatchObject({ provider: 'openai', status: 'ok' });
+    // The environment is read once at start: a service started with a dead base URL.
     const dead = `http://127.0.0.1:${await closedPort()}/v1`;
-    process.env.PORTICO_OPENAI_BASE_URL = dead;
-    const body = (await test('openai')).body as { status: string; detail: string };
-    expect(body.status).toBe('failed');
-    expect(body.detail).toMatch(new RegExp(`^Could not reach ${dead.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
-    process.env.PORTICO_OPENAI_BASE_URL = model.openaiBaseUrl;
+    const deadSvc = await startService(undefined, { secrets: memorySecrets(), config: readConfig({ ...process.env, PORTICO_OPENAI_BASE_URL: dead }) });
+    try {
+      const headers = { 'x-console-token': deadSvc.consoleToken };
+      expect((await deadSvc.api('/admin/providers/openai', { key: null, headers, method: 'PUT', json: { api_key: 'sk-openai-good' } })).status).toBe(200);
+      const body = (await jsonOf(await deadSvc.api('/admin/providers/openai/test', { key: null, headers, method: 'POST' }))).body as { status: string; detail: string };
+      expect(body.status).toBe('failed');
+      expect(body.detail).toMatch(new RegExp(`^Could not reach ${dead.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
+    } finally {
+      await deadSvc.dispose();
+    }
   });
 
   it('an OpenAI-compatible server is checked through its model list', async () => {
@@ -141,9 +148,13 @@ describe('provider base URL from the console (PUT /admin/providers/{provider} ba
     expect(await statusOf('anthropic')).toEqual({ provider: 'anthropic', configured: false, base_url: 'https://api.anthropic.com', base_url_source: 'default' });
     expect(await statusOf('moonshot')).toMatchObject({ base_url: 'https://api.moonshot.ai/v1', base_url_source: 'default' });
     expect(await statusOf('openai-compatible')).toEqual({ provider: 'openai-compatible', configured: false, base_url: null, base_url_source: null });
-    process.env.PORTICO_OPENAI_BASE_URL = 'http://env.test/v1';
-    expect(await statusOf('openai')).toMatchObject({ base_url: 'http://env.test/v1', base_url_source: 'env' });
-    delete process.env.PORTICO_OPENAI_BASE_URL;
+    const withEnv = await startService(undefined, { secrets: memorySecrets(), config: readConfig({ ...process.env, PORTICO_OPENAI_BASE_URL: 'http://env.test/v1' }) });
+    try {
+      const listed = (await jsonOf(await withEnv.api('/admin/providers', { key: null, headers: { 'x-console-token': withEnv.consoleToken } }))).body as { providers: { provider: string }[] };
+      expect(listed.providers.find((p) => p.provider === 'openai')).toMatchObject({ base_url: 'http://env.test/v1', base_url_source: 'env' });
+    } finally {
+      await withEnv.dispose();
+    }
   });
 
   it('refuses a base URL that is not http(s), and a body with nothing to store', async () => {
@@ -169,10 +180,15 @@ describe('provider base URL from the console (PUT /admin/providers/{provider} ba
     expect(model.requests.length).toBeGreaterThan(0);
     expect(model.requests[0]).toMatchObject({ api: 'openai', path: '/v1/chat/completions', body: { model: 'qwen' } });
 
-    // The environment still wins over the stored URL, and says so.
-    process.env.PORTICO_OPENAI_COMPATIBLE_BASE_URL = 'http://env.test/v1';
-    expect(await statusOf('openai-compatible')).toMatchObject({ base_url: 'http://env.test/v1', base_url_source: 'env' });
-    delete process.env.PORTICO_OPENAI_COMPATIBLE_BASE_URL;
+    // The environment still wins over the stored URL, and says so (a service started with it, on the same data dir).
+    const withEnv = await startService(svc.dataDir, { secrets: memorySecrets(), config: readConfig({ ...process.env, PORTICO_OPENAI_COMPATIBLE_BASE_URL: 'http://env.test/v1' }) });
+    try {
+      const listed = (await jsonOf(await withEnv.api('/admin/providers', { key: null, headers: { 'x-console-token': withEnv.consoleToken } }))).body as { providers: { provider: string }[] };
+      expect(listed.providers.find((p) => p.provider === 'openai-compatible')).toMatchObject({ base_url: 'http://env.test/v1', base_url_source: 'env' });
+    } finally {
+      await withEnv.stop();
+    }
+    expect(await statusOf('openai-compatible')).toMatchObject({ base_url: model.openaiBaseUrl, base_url_source: 'stored' });
 
     expect((await put('openai-compatible', { base_url: null })).body).toMatchObject({ base_url: null, base_url_source: null });
     expect((await startJob()).status).toBe(422);

@@ -105,9 +105,9 @@ describe('HTTP surface', () => {
 
   it('a name allowed with allowedHosts (serve --allow-host) is accepted; others still are not', async () => {
     const { startApp } = await import('../../src-main/app.ts');
-    const { makeDataDir, RENDERER_DIR } = await import('../helpers/service.ts');
+    const { makeDataDir, RENDERER_DIR, testConfig } = await import('../helpers/service.ts');
     const dir = await makeDataDir();
-    const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false, allowedHosts: ['portico.lan'] });
+    const app = await startApp({ config: testConfig(), dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false, allowedHosts: ['portico.lan'] });
     try {
       const { request } = await import('node:http');
       const statusFor = (host: string) => new Promise<number>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src-main/app.ts';
-import { jsonOf, makeDataDir, RENDERER_DIR, startService } from '../helpers/service.ts';
+import { jsonOf, makeDataDir, RENDERER_DIR, startService, testConfig } from '../helpers/service.ts';
 
 describe('first start and restart', () => {
   const dirs: string[] = [];
@@ -19,7 +19,7 @@ describe('first start and restart', () => {
     await first.stop();
 
     const notices: string[] = [];
-    const second = await startApp({ dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+    const second = await startApp({ config: testConfig(), dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
     try {
       expect(notices.join('\n')).not.toMatch(/pk_/);
       const res = await fetch(`${second.url}/portals/default/kept`, { headers: { 'x-api-key': first.orgKey } });
@@ -33,7 +33,7 @@ describe('first start and restart', () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
     const notices: string[] = [];
-    const app = await startApp({ dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+    const app = await startApp({ config: testConfig(), dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
     try {
       expect(app.port).toBeGreaterThan(0);
       expect(notices.join('\n')).toContain(`Console: ${app.url}/`);
@@ -48,10 +48,10 @@ describe('first start and restart', () => {
     const other = await makeDataDir();
     dirs.push(other);
     try {
-      await expect(startApp({ dataDir: other, port: svc.app.port, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(startApp({ config: testConfig(), dataDir: other, port: svc.app.port, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
       // The failed start must leave no timer polling its closed database (it would throw from a timer).
       await new Promise((r) => setTimeout(r, 2500));
-      const retry = await startApp({ dataDir: other, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false });
+      const retry = await startApp({ config: testConfig(), dataDir: other, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false });
       await retry.close();
     } finally {
       await svc.stop();

@@ -47,14 +47,14 @@ describe('findChromium', () => {
   });
 
   it('uses PORTICO_CHROMIUM before any install path, and a configured path before PORTICO_CHROMIUM', () => {
-    const machine = host('linux', ['/usr/bin/chromium', '/opt/custom/chrome', '/opt/configured/chrome'], { PORTICO_CHROMIUM: '/opt/custom/chrome' });
-    expect(findChromium(machine)).toBe('/opt/custom/chrome');
-    expect(findChromium(machine, '/opt/configured/chrome')).toBe('/opt/configured/chrome');
+    const machine = host('linux', ['/usr/bin/chromium', '/opt/custom/chrome', '/opt/configured/chrome']);
+    expect(findChromium(machine, { envPath: '/opt/custom/chrome' })).toBe('/opt/custom/chrome');
+    expect(findChromium(machine, { configuredPath: '/opt/configured/chrome', envPath: '/opt/custom/chrome' })).toBe('/opt/configured/chrome');
   });
 
   it('refuses a PORTICO_CHROMIUM that does not exist instead of silently using another browser', () => {
-    const machine = host('linux', ['/usr/bin/chromium'], { PORTICO_CHROMIUM: '/nowhere/chrome' });
-    expect(() => findChromium(machine)).toThrow(/PORTICO_CHROMIUM points to \/nowhere\/chrome, which does not exist/);
+    const machine = host('linux', ['/usr/bin/chromium']);
+    expect(() => findChromium(machine, { envPath: '/nowhere/chrome' })).toThrow(/PORTICO_CHROMIUM points to \/nowhere\/chrome, which does not exist/);
   });
 
   it('when nothing is installed fails with a 503 naming every path tried and PORTICO_CHROMIUM', () => {
@@ -81,10 +81,10 @@ describe('findChromium', () => {
 
 describe('Chromium switches', () => {
   it('disable the sandbox only for root on Linux or when PORTICO_CHROMIUM_NO_SANDBOX=1', () => {
-    expect(needsNoSandbox('linux', {}, 0)).toBe(true);
-    expect(needsNoSandbox('linux', {}, 1000)).toBe(false);
-    expect(needsNoSandbox('darwin', {}, 0)).toBe(false);
-    expect(needsNoSandbox('win32', { PORTICO_CHROMIUM_NO_SANDBOX: '1' }, undefined)).toBe(true);
+    expect(needsNoSandbox('linux', false, 0)).toBe(true);
+    expect(needsNoSandbox('linux', false, 1000)).toBe(false);
+    expect(needsNoSandbox('darwin', false, 0)).toBe(false);
+    expect(needsNoSandbox('win32', true, undefined)).toBe(true);
   });
 
   it('always keep Chromium off the network on its own', () => {

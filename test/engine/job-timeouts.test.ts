@@ -9,7 +9,7 @@ import { BUILTIN_AUTOFILL } from '../../src-main/contract/models.ts';
 import { JobEvents } from '../../src-main/engine/jobs/jobEvents.ts';
 import { JobScheduler } from '../../src-main/engine/jobs/jobScheduler.ts';
 import { JobService } from '../../src-main/engine/jobs/jobService.ts';
-import { JsonSchemaCompiler } from '../../src-main/engine/jsonSchema.ts';
+import { JsonSchemaCompiler } from '../../src-main/base/jsonSchema.ts';
 import { LiveViewHub } from '../../src-main/engine/liveViewHub.ts';
 import { PortalService } from '../../src-main/engine/portalService.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';

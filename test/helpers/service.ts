@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApp, type AppOptions, type RunningApp } from '../../src-main/app.ts';
+import { readConfig, type PorticoConfig } from '../../src-main/base/config.ts';
 
 export interface TestService {
   app: RunningApp;
@@ -24,6 +25,11 @@ export interface TestService {
 
 export const RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
+/** The configuration a host would read now: tests set `process.env` before starting a service. */
+export function testConfig(): PorticoConfig {
+  return readConfig(process.env);
+}
+
 export async function makeDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'portico-test-'));
 }
@@ -32,7 +38,7 @@ export async function makeDataDir(): Promise<string> {
 export async function startService(dataDir?: string, options: Partial<AppOptions> = {}): Promise<TestService> {
   const dir = dataDir ?? (await makeDataDir());
   const notices: string[] = [];
-  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, ...options });
+  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, ...options, config: options.config ?? testConfig() });
   const orgKey = notices.join('\n').match(/Organization API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const accountKey = notices.join('\n').match(/Account API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const api: TestService['api'] = (path, init = {}) => {

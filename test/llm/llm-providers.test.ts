@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOfUsage, LlmFactory, ModelNotConfiguredError, UnknownModelError, type LlmRequest } from '../../src-main/llm/index.ts';
+import { readConfig } from '../../src-main/base/config.ts';
 import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -8,7 +9,7 @@ function factory(server: ModelServer, keys: Record<string, string> = {}, env: Re
   return new LlmFactory({
     secrets: async () => ({ get: async (name: string) => keys[name] }),
     storedBaseUrl: (provider) => (provider === 'openai-compatible' ? undefined : provider === 'anthropic' ? server.anthropicBaseUrl : server.openaiBaseUrl),
-    env,
+    environment: readConfig(env).providers,
     retry: { maxRetries: 2, timeoutMs: 5_000 },
   });
 }

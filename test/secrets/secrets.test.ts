@@ -206,6 +206,21 @@ describe('vault store', () => {
     await expect(vault.get('provider/openai')).rejects.toMatchObject({ status: 503, detail: expect.stringContaining('altered') });
   });
 
+  it('an envelope that breaks its schema is refused naming the file and the field; a newer version says so', async () => {
+    const vault = await openVaultStore({ dataDir, vaultKey: 'k' });
+    await vault.set('provider/openai', 'sk-openai');
+    const envelope = JSON.parse(await readFile(vaultPath, 'utf8')) as { kdf: Record<string, unknown>; version: number };
+    await writeFile(vaultPath, JSON.stringify({ ...envelope, kdf: { ...envelope.kdf, N: 3000 } }));
+    await expect(vault.get('provider/openai')).rejects.toMatchObject({
+      status: 503, detail: `The secrets vault ${vaultPath} is damaged or not a Portico vault: kdf.N: must be a power of two`,
+    });
+    const { iv: _dropped, ...withoutIv } = { ...envelope, iv: '' };
+    await writeFile(vaultPath, JSON.stringify(withoutIv));
+    await expect(vault.get('provider/openai')).rejects.toMatchObject({ status: 503, detail: expect.stringMatching(/not a Portico vault: iv: is required$/) });
+    await writeFile(vaultPath, JSON.stringify({ ...envelope, version: 2 }));
+    await expect(vault.get('provider/openai')).rejects.toMatchObject({ status: 503, detail: `The secrets vault ${vaultPath} has version 2, which this Portico cannot read` });
+  });
+
   it('never writes a secret or its name in plaintext, and keeps the file private with no temp files left', async () => {
     const vault = await openVaultStore({ dataDir, vaultKey: 'k' });
     const value = 'sk-plaintext-marker-7f3a9c';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { jsonOf, startService, testConfig, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
 
@@ -140,7 +140,7 @@ describe('webhooks (§6, local-service §4)', () => {
     const { openAppSecrets } = await import('../../src-main/secrets/index.ts');
     const { openStore } = await import('../../src-main/store/store.ts');
     const store = openStore(`${svc.dataDir}/portico.db`);
-    await (await openAppSecrets(svc.dataDir, store.meta.installId())).set('webhook/default', secret);
+    await (await openAppSecrets(svc.dataDir, store.meta.installId(), testConfig())).set('webhook/default', secret);
     store.close();
   });
 

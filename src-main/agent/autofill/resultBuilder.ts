@@ -14,17 +14,12 @@
  * `placements` says per key which control, what value and how (the FillReport), and `unplaced`
  * lists the keys no control received.
  */
-import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import type { Frame } from 'playwright-core';
 
+import { jsonSchemas } from '../../base/jsonSchema.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import { AgentFailure, type FillReport } from '../agentTypes.ts';
 import { textSimilarity } from './textNorm.ts';
-
-// ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv | Ajv2020) => unknown;
 
 export interface PageFacts {
   url: string;
@@ -140,11 +135,7 @@ export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, f
     const value = valueFor(name, prop, facts);
     if (value !== undefined) result[name] = coerce(value, prop);
   }
-  const declared = typeof outputSchema.$schema === 'string' ? outputSchema.$schema : '';
-  const options = { strict: false, allErrors: true } as const;
-  const ajv = /draft-0[467]/.test(declared) ? new Ajv(options) : new Ajv2020(options);
-  addFormats(ajv);
-  const validate = ajv.compile(outputSchema);
+  const validate = jsonSchemas.compile(outputSchema, 'output_schema');
   if (!validate(result)) {
     const problems = (validate.errors ?? []).map((e) => (e.keyword === 'required' ? `'${String((e.params as { missingProperty?: string }).missingProperty)}' was not found on the final page` : `${e.instancePath || 'result'} ${e.message ?? 'is invalid'}`));
     throw new AgentFailure(`The final page does not give a result matching output_schema: ${problems.join('; ')} (page: ${facts.url})`);

@@ -1,11 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { jsonSchemas, type ErrorObject, type ValidateFunction } from '../../base/jsonSchema.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import { AgentFailure } from '../agentTypes.ts';
-
-// ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv | Ajv2020) => unknown;
 
 /** How many results that miss output_schema go back to the model before the job fails. */
 export const MAX_RESULT_REJECTIONS = 2;
@@ -34,11 +29,7 @@ export class ResultCheck {
 
   constructor(outputSchema: JsonObject | null) {
     if (!outputSchema) return;
-    const declared = typeof outputSchema.$schema === 'string' ? outputSchema.$schema : '';
-    const options = { strict: false, allErrors: true } as const;
-    const ajv = /draft-0[467]/.test(declared) ? new Ajv(options) : new Ajv2020(options);
-    addFormats(ajv);
-    this.#validate = ajv.compile(outputSchema);
+    this.#validate = jsonSchemas.compile(outputSchema, 'output_schema');
   }
 
   /** The problems of `result` for the model to fix, or undefined when it matches; throws once the model has had its chances. */

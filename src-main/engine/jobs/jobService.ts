@@ -6,11 +6,11 @@ import type { JobActionResponse, JobListQuery, JobStartRequest, JobStatusRespons
 import { FINAL_JOB_STATUSES } from '../../contract/job.ts';
 import { messages } from '../../contract/messages.ts';
 import {
-  BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, DEFAULT_VISION_MODEL, ORCHESTRATOR_MODELS, VISION_MODELS, isOrchestratorModel, isVisionModel,
+  BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, DEFAULT_VISION_MODEL, ORCHESTRATOR_MODELS, VISION_MODELS, isOrchestratorModel, isVisionModel, LOCAL_MODEL_PLACEHOLDER,
 } from '../../contract/models.ts';
 import type { JobRecord } from '../../store/jobs.ts';
 import type { Store } from '../../store/store.ts';
-import { describeSchemaErrors, type JsonSchemaCompiler } from '../jsonSchema.ts';
+import { describeSchemaErrors, type JsonSchemaCompiler } from '../../base/jsonSchema.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
 import type { PortalService } from '../portalService.ts';
 import type { JobScheduler } from './jobScheduler.ts';
@@ -56,7 +56,7 @@ export class JobService {
         : BUILTIN_AUTOFILL;
     }
     if (!isOrchestratorModel(requested)) {
-      throw new ValidationError(`body.orchestrator_model: '${requested}' is not allowed; use one of ${[...ORCHESTRATOR_MODELS, BUILTIN_AUTOFILL, 'openai-compatible:<model>'].join(', ')}`);
+      throw new ValidationError(`body.orchestrator_model: '${requested}' is not allowed; use one of ${[...ORCHESTRATOR_MODELS, BUILTIN_AUTOFILL, LOCAL_MODEL_PLACEHOLDER].join(', ')}`);
     }
     if (!this.#deps.models.canRun(requested)) {
       throw new ValidationError(`body.orchestrator_model: '${requested}' needs the model-driven agent, which this version of Portico does not include yet; use ${BUILTIN_AUTOFILL}`);
@@ -83,7 +83,7 @@ export class JobService {
     if (!validate(request.form_data)) throw new ValidationError(describeSchemaErrors('body.form_data', validate.errors));
     const visionModel = request.vision_model ?? DEFAULT_VISION_MODEL;
     if (!isVisionModel(visionModel)) {
-      throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, 'openai-compatible:<model>'].join(', ')}`);
+      throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, LOCAL_MODEL_PLACEHOLDER].join(', ')}`);
     }
     const orchestrator = await this.#chooseOrchestrator(request.orchestrator_model);
     // Only the model-driven agent calls a vision model. A named one must be usable now; the default

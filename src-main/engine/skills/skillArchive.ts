@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
 import { AppError, ValidationError } from '../../base/errors.ts';
 
 export interface SkillArchiveLimits {
@@ -386,52 +387,57 @@ export function parseSkillManifest(text: string, filePath: string): SkillManifes
     throw new ValidationError(`${prefix} is not valid YAML: ${message}`, { cause: error });
   }
   if (data === null || data === undefined) data = {};
-  if (!isPlainObject(data)) throw new ValidationError(`${prefix}: must be a YAML mapping of keys to values`);
-
-  const manifest: SkillManifest = {
-    name: requiredString(data, 'name', 64, prefix),
-    description: requiredString(data, 'description', 1024, prefix),
-    body,
-    path: filePath,
+  const parsed = SkillFrontmatter.safeParse(data, { reportInput: true });
+  if (!parsed.success) {
+    // The first problem only: the manifest is fixed one field at a time, in the order the spec lists them.
+    const issue = parsed.error.issues[0];
+    // A value inside a map (metadata.version) is named by its whole path; a top-level key names itself.
+    const where = issue !== undefined && issue.path.length > 1 ? `'${issue.path.join('.')}' ` : '';
+    throw new ValidationError(`${prefix}: ${where}${issue?.message ?? 'is invalid'}`);
+  }
+  const { name, description, license, compatibility, metadata } = parsed.data;
+  const allowedTools = parsed.data['allowed-tools'];
+  return {
+    name, description, body, path: filePath,
+    ...(license !== undefined && { license }),
+    ...(compatibility !== undefined && { compatibility }),
+    ...(allowedTools !== undefined && { allowedTools }),
+    ...(metadata !== undefined && { metadata }),
   };
-  const license = optionalString(data, 'license', Number.POSITIVE_INFINITY, prefix);
-  if (license !== undefined) manifest.license = license;
-  const compatibility = optionalString(data, 'compatibility', 500, prefix);
-  if (compatibility !== undefined) manifest.compatibility = compatibility;
-  const allowedTools = data['allowed-tools'];
-  if (allowedTools !== undefined && allowedTools !== null) {
-    if (typeof allowedTools === 'string') manifest.allowedTools = allowedTools;
-    else if (Array.isArray(allowedTools) && allowedTools.every((t) => typeof t === 'string')) manifest.allowedTools = allowedTools.join(' ');
-    else throw new ValidationError(`${prefix}: 'allowed-tools' must be a space-separated string`);
-  }
-  const metadata = data['metadata'];
-  if (metadata !== undefined && metadata !== null) {
-    if (!isPlainObject(metadata)) throw new ValidationError(`${prefix}: 'metadata' must be a map of strings to strings`);
-    const entries = Object.entries(metadata);
-    for (const [key, value] of entries) {
-      if (typeof value !== 'string') throw new ValidationError(`${prefix}: 'metadata.${key}' must be a string`);
-    }
-    manifest.metadata = Object.fromEntries(entries) as Record<string, string>;
-  }
-  return manifest;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map);
+// YAML writes an empty value as null: the spec's optional fields treat that as absent.
+const absentIfNull = (value: unknown): unknown => (value === null ? undefined : value);
+
+/** A frontmatter string: trimmed, not empty, at most `max` characters; messages name the key as the spec writes it. */
+function frontmatterText(key: string, max: number) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `'${key}' is required` : `'${key}' must be a string`) })
+    .trim()
+    .min(1, `'${key}' must not be empty`)
+    .refine((value) => value.length <= max, { error: (issue) => `'${key}' must be at most ${max} characters (got ${String(issue.input).length})` });
 }
 
-function requiredString(data: Record<string, unknown>, key: string, max: number, prefix: string): string {
-  const value = optionalString(data, key, max, prefix);
-  if (value === undefined) throw new ValidationError(`${prefix}: '${key}' is required`);
-  return value;
-}
+const optionalFrontmatterText = (key: string, max: number) => z.preprocess(absentIfNull, frontmatterText(key, max).optional());
 
-function optionalString(data: Record<string, unknown>, key: string, max: number, prefix: string): string | undefined {
-  const value = data[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ValidationError(`${prefix}: '${key}' must be a string`);
-  const trimmed = value.trim();
-  if (trimmed.length === 0) throw new ValidationError(`${prefix}: '${key}' must not be empty`);
-  if (trimmed.length > max) throw new ValidationError(`${prefix}: '${key}' must be at most ${max} characters (got ${trimmed.length})`);
-  return trimmed;
-}
+/** agentskills.io SKILL.md frontmatter: `name` and `description` required, the rest optional. */
+const SkillFrontmatter = z.object(
+  {
+    name: z.preprocess(absentIfNull, frontmatterText('name', 64)),
+    description: z.preprocess(absentIfNull, frontmatterText('description', 1024)),
+    license: optionalFrontmatterText('license', Number.POSITIVE_INFINITY),
+    compatibility: optionalFrontmatterText('compatibility', 500),
+    // The spec's space-delimited list; a YAML list of names is accepted and joined.
+    'allowed-tools': z.preprocess(
+      absentIfNull,
+      z.union([z.string(), z.array(z.string()).transform((tools) => tools.join(' '))], { error: "'allowed-tools' must be a space-separated string" }).optional(),
+    ),
+    metadata: z.preprocess(
+      absentIfNull,
+      z.record(z.string(), z.string({ error: 'must be a string' }), {
+        error: "'metadata' must be a map of strings to strings",
+      }).optional(),
+    ),
+  },
+  { error: 'must be a YAML mapping of keys to values' },
+);
