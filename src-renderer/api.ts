@@ -1,3 +1,4 @@
+import { createApiClient, operationMethod, operationPath, type ArgsTuple, type HttpMethod, type OperationName, type OperationResponse } from '../src-main/contract/client.ts';
 import type { PorticoBridge } from '../src-preload/bridge.ts';
 
 declare global {
@@ -53,40 +54,38 @@ async function detailOf(response: Response): Promise<string> {
 }
 
 /** A JSON request; resolves the parsed body (undefined for 204) or throws `ApiError` with the detail. */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request(method: HttpMethod, path: string, body?: unknown): Promise<unknown> {
   const init: RequestInit = { method, headers: headers(body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' }) };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(`${apiBaseUrl}${path}`, init);
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+  if (response.status === 204) return undefined;
+  return response.json();
 }
 
-export const api = {
-  get: <T>(path: string) => request<T>('GET', path),
-  post: <T>(path: string, body?: unknown) => request<T>('POST', path, body),
-  put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body),
-  patch: <T>(path: string, body?: unknown) => request<T>('PATCH', path, body),
-  delete: (path: string) => request<void>('DELETE', path),
-};
+/**
+ * The API, by operation: `call('getPortal', { params: { org_id, endpoint_name } })`. Paths, parameters,
+ * bodies and results are the contract's (`src-main/contract/operations.ts`), never declared here.
+ */
+export const { call } = createApiClient(({ method, path, body }) => request(method, path, body));
 
-/** A multipart upload (skills); same error handling as JSON requests. */
-export async function upload<T>(path: string, form: FormData): Promise<T> {
-  const response = await fetch(`${apiBaseUrl}${path}`, { method: 'POST', headers: headers(), body: form });
+/** A multipart upload (a skill zip) to operation `N`; same error handling as JSON requests. */
+export async function upload<N extends OperationName>(form: FormData, name: N, ...args: ArgsTuple<N>): Promise<OperationResponse<N>> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { method: operationMethod(name), headers: headers(), body: form });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
-  return (await response.json()) as T;
+  return (await response.json()) as OperationResponse<N>;
 }
 
 /** A text body (a skill's SKILL.md), returned as the string it is: callers render it as text, never as HTML. */
-export async function text(path: string): Promise<string> {
-  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers({ Accept: 'text/markdown, text/plain' }) });
+export async function text<N extends OperationName>(name: N, ...args: ArgsTuple<N>): Promise<string> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers({ Accept: 'text/markdown, text/plain' }) });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return response.text();
 }
 
 /** An authorised binary (a screenshot) as an object URL for `<img src>`, which cannot send headers. */
-export async function blobUrl(path: string): Promise<string> {
-  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers() });
+export async function blobUrl<N extends OperationName>(name: N, ...args: ArgsTuple<N>): Promise<string> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers() });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return URL.createObjectURL(await response.blob());
 }
@@ -101,8 +100,8 @@ function dispositionName(header: string | null, fallback: string): string {
  * Downloads an authorised file (a job's downloads zip, its screenshots tar.gz): a plain link cannot send
  * the console token, so the file is fetched with it and saved from a blob; the console stays open.
  */
-export async function downloadFile(path: string, fallbackName: string): Promise<void> {
-  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers() });
+export async function downloadFile<N extends OperationName>(fallbackName: string, name: N, ...args: ArgsTuple<N>): Promise<void> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers() });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');
@@ -131,8 +130,8 @@ export interface SseEvent {
  * Reads a `text/event-stream` with fetch rather than EventSource, because EventSource cannot send the
  * console token header (and a token in the URL would end up in logs and history).
  */
-export async function readEventStream(path: string, onEvent: (event: SseEvent) => void, signal: AbortSignal): Promise<void> {
-  const response = await fetch(`${apiBaseUrl}${path}`, { headers: headers({ Accept: 'text/event-stream' }), signal });
+export async function readEventStream<N extends OperationName>(onEvent: (event: SseEvent) => void, signal: AbortSignal, name: N, ...args: ArgsTuple<N>): Promise<void> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers({ Accept: 'text/event-stream' }), signal });
   if (!response.ok || !response.body) throw new ApiError(response.status, await detailOf(response));
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

@@ -1,10 +1,4 @@
-import type { JobStatus, JobStatusResponse } from '../src-main/contract/job.ts';
-
-/** `GET /jobs/{org_id}` (the contract exports the schema, not a type). */
-export interface JobList {
-  jobs: JobStatusResponse[];
-  total: number;
-}
+import type { JobStatus } from '../src-main/contract/job.ts';
 
 /** `default/signup` → `signup`: the endpoint part of a job's `portal_id`. */
 export const endpointOf = (portalId: string): string => portalId.slice(portalId.indexOf('/') + 1);

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { Org } from '../src-main/contract/console.ts';
-import { api, errorDetail, setConsoleToken, setUnauthorizedHandler, ApiError } from './api.ts';
+import { call, errorDetail, setConsoleToken, setUnauthorizedHandler, ApiError } from './api.ts';
 import { parseRoute, routeHash, type Route } from './routes.ts';
 
 const storageKey = { token: 'portico.consoleToken', org: 'portico.org' } as const;
@@ -92,7 +92,7 @@ export const useConsole = create<ConsoleState>((set, get) => ({
     }
     set({ connection: { state: 'checking' } });
     try {
-      const { orgs } = await api.get<{ orgs: Org[] }>('/admin/orgs');
+      const { orgs } = await call('listOrgs');
       if (!window.portico?.consoleToken) localStorage.setItem(storageKey.token, token);
       const org = orgs.some((o) => o.id === get().org) ? get().org : (orgs[0]?.id ?? 'default');
       set({ orgs, org, connection: { state: 'ok' } });
@@ -102,7 +102,7 @@ export const useConsole = create<ConsoleState>((set, get) => ({
     }
   },
   async refreshOrgs() {
-    const { orgs } = await api.get<{ orgs: Org[] }>('/admin/orgs');
+    const { orgs } = await call('listOrgs');
     set({ orgs });
   },
   showToast(text) {
@@ -129,6 +129,3 @@ export function boot(): void {
   const { token, source } = initialToken();
   void useConsole.getState().connect(token, source);
 }
-
-/** Path prefix helpers for the current org. */
-export const orgPath = (org: string): string => encodeURIComponent(org);

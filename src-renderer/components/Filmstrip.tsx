@@ -5,7 +5,7 @@ import { blobUrl } from '../api.ts';
  * Thumbnails of each step's screenshot; one opens large. Loaded with the console token, one by one, and
  * each step only once: a new step fetches just its own screenshot (the page is remounted per job).
  */
-export function Filmstrip(props: { basePath: string; jobId: string; count: number }) {
+export function Filmstrip(props: { org: string; endpoint: string; jobId: string; count: number }) {
   const [urls, setUrls] = useState<(string | null)[]>([]);
   const [open, setOpen] = useState<number>();
   const fetched = useRef(new Map<number, string>());
@@ -28,7 +28,7 @@ export function Filmstrip(props: { basePath: string; jobId: string; count: numbe
         if (!mounted.current) return;
         if (fetched.current.has(index) || inFlight.current.has(index)) continue;
         inFlight.current.add(index);
-        const url = await blobUrl(`${props.basePath}/screenshots/${index}?job_id=${encodeURIComponent(props.jobId)}`).catch(() => null);
+        const url = await blobUrl('getJobScreenshot', { params: { org_id: props.org, endpoint_name: props.endpoint, index }, query: { job_id: props.jobId } }).catch(() => null);
         inFlight.current.delete(index);
         if (url === null) continue;
         if (!mounted.current) {
@@ -40,7 +40,7 @@ export function Filmstrip(props: { basePath: string; jobId: string; count: numbe
       }
     };
     void load();
-  }, [props.basePath, props.jobId, props.count]);
+  }, [props.org, props.endpoint, props.jobId, props.count]);
 
   const shown = urls.map((url, index) => ({ url, index })).filter((s): s is { url: string; index: number } => s.url !== null && s.url !== undefined);
   if (props.count === 0) return <p className="muted">No screenshots yet: one is taken at every step.</p>;

@@ -1,15 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
+import type { JobLogEvent } from '../../src-main/contract/job.ts';
 import { errorDetail, readEventStream } from '../api.ts';
 
-interface LogLine {
-  seq: number;
-  timestamp: string;
-  line: string;
-}
-
 /** The job's log, replayed from the first line and followed live until the job ends. */
-export function LogStream(props: { path: string }) {
-  const [lines, setLines] = useState<LogLine[]>([]);
+export function LogStream(props: { org: string; endpoint: string; jobId: string }) {
+  const [lines, setLines] = useState<JobLogEvent[]>([]);
   const [state, setState] = useState<'live' | 'ended' | 'error'>('live');
   const [error, setError] = useState<string>();
   const box = useRef<HTMLDivElement>(null);
@@ -19,16 +14,17 @@ export function LogStream(props: { path: string }) {
     setLines([]);
     setState('live');
     readEventStream(
-      props.path,
       (event) => {
         if (event.event === 'log') {
-          const line = JSON.parse(event.data) as LogLine;
+          const line = JSON.parse(event.data) as JobLogEvent;
           setLines((previous) => (previous.some((l) => l.seq === line.seq) ? previous : [...previous, line]));
         } else if (event.event === 'end') {
           setState('ended');
         }
       },
       abort.signal,
+      'streamJobLogs',
+      { params: { org_id: props.org, endpoint_name: props.endpoint }, query: { job_id: props.jobId } },
     ).then(
       () => setState((s) => (s === 'live' ? 'ended' : s)),
       (failure: unknown) => {
@@ -38,7 +34,7 @@ export function LogStream(props: { path: string }) {
       },
     );
     return () => abort.abort();
-  }, [props.path]);
+  }, [props.org, props.endpoint, props.jobId]);
 
   useEffect(() => {
     const el = box.current;

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ApiKeyCreated, Org } from '../../src-main/contract/console.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { useAction } from '../hooks.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 import { ErrorNote, SecretOnce } from './ui.tsx';
 
 const orgLabel = (org: Org): string => (org.name === org.id ? org.id : `${org.name} (${org.id})`);
@@ -30,8 +30,8 @@ function NewOrgDialog(props: { onClosed: () => void }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void action.run(async () => {
-      const org = await api.post<Org>('/admin/orgs', { org_id: id.trim(), ...(name.trim() !== '' && { name: name.trim() }) });
-      const key = await api.post<ApiKeyCreated>(`/admin/orgs/${orgPath(org.id)}/keys`);
+      const org = await call('createOrg', { body: { org_id: id.trim(), ...(name.trim() !== '' && { name: name.trim() }) } });
+      const key = await call('createOrgKey', { params: { org_id: org.id } });
       setCreated({ org, key });
       await refreshOrgs();
     });

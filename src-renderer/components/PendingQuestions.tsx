@@ -1,9 +1,9 @@
 import { useEffect } from 'react';
-import { api } from '../api.ts';
-import { endpointOf, type JobList } from '../format.ts';
+import { call } from '../api.ts';
+import { endpointOf } from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { routeHash, type Route } from '../routes.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 export interface WaitingJob {
   endpoint: string;
@@ -13,8 +13,7 @@ export interface WaitingJob {
 /** The org's jobs waiting for an answer, oldest first, refreshed every few seconds from any page. */
 export function useWaitingJobs(): WaitingJob[] {
   const org = useConsole((s) => s.org);
-  const path = `/jobs/${orgPath(org)}?status=waiting_for_input&limit=50`;
-  const waiting = useResource(() => api.get<JobList>(path), path, 3000);
+  const waiting = useResource(() => call('listJobs', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }), `waiting/${org}`, 3000);
   const answersSent = useConsole((s) => s.answersSent);
   const reload = waiting.reload;
   useEffect(() => {

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { QuestionData } from '../../src-main/contract/job.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { useAction } from '../hooks.ts';
 import { useConsole } from '../store.ts';
 import { ErrorNote } from './ui.tsx';
 
 /** The pending question: its options as buttons, or a free-text answer. */
-export function QuestionCard(props: { basePath: string; jobId: string; question: QuestionData; onAnswered: () => void }) {
+export function QuestionCard(props: { org: string; endpoint: string; jobId: string; question: QuestionData; onAnswered: () => void }) {
   const [text, setText] = useState('');
   const action = useAction();
   const noteAnswerSent = useConsole((s) => s.noteAnswerSent);
@@ -17,7 +17,7 @@ export function QuestionCard(props: { basePath: string; jobId: string; question:
   }, [props.question.question_id]);
   const answer = (value: string) =>
     action.run(async () => {
-      await api.post(`${props.basePath.replace('/task/', '/jobs/')}/answer?job_id=${encodeURIComponent(props.jobId)}`, { question_id: props.question.question_id, answer: value });
+      await call('answerJob', { params: { org_id: props.org, endpoint_name: props.endpoint }, query: { job_id: props.jobId }, body: { question_id: props.question.question_id, answer: value } });
       setText('');
       noteAnswerSent();
       props.onAnswered();

@@ -1,5 +1,5 @@
 import type { JobStatusResponse, QuestionData } from '../../src-main/contract/job.ts';
-import { api, downloadFile, pageUrl } from '../api.ts';
+import { call, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip } from '../components/Filmstrip.tsx';
 import { LogStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
@@ -7,7 +7,7 @@ import { ConfirmButton, ErrorNote, JsonBlock, Loading, PageHeader, StatusBadge }
 import { formatDuration, isActive } from '../format.ts';
 import { useAction, useNow, useResource } from '../hooks.ts';
 import { routeHash } from '../routes.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 /** The question still waiting for an answer, if any. */
 function pendingQuestion(job: JobStatusResponse): QuestionData | undefined {
@@ -21,8 +21,8 @@ function pendingQuestion(job: JobStatusResponse): QuestionData | undefined {
 export function JobPage(props: { endpoint: string; jobId: string }) {
   const org = useConsole((s) => s.org);
   const showToast = useConsole((s) => s.showToast);
-  const basePath = `/task/${orgPath(org)}/${encodeURIComponent(props.endpoint)}`;
-  const job = useResource(() => api.get<JobStatusResponse>(`${basePath}/status?job_id=${encodeURIComponent(props.jobId)}`), `${basePath}/${props.jobId}`, 1000, (status) => isActive(status.status));
+  const jobArgs = { params: { org_id: org, endpoint_name: props.endpoint }, query: { job_id: props.jobId } };
+  const job = useResource(() => call('getJobStatus', jobArgs), `${org}/${props.endpoint}/${props.jobId}`, 1000, (status) => isActive(status.status));
   const cancel = useAction();
   const fileDownload = useAction();
   const now = useNow(1000);
@@ -44,14 +44,13 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const shots = data.steps + (data.status === 'failed' && data.has_screenshots ? 1 : 0);
   const doCancel = () =>
     cancel.run(async () => {
-      await api.post(`/jobs/${orgPath(org)}/${encodeURIComponent(props.endpoint)}/cancel?job_id=${encodeURIComponent(props.jobId)}`);
+      await call('cancelJob', jobArgs);
       showToast('Cancellation requested');
       job.reload();
     });
-  const jobQuery = `job_id=${encodeURIComponent(props.jobId)}`;
   const doDownload = (what: 'downloads' | 'screenshots') =>
     void fileDownload.run(() =>
-      downloadFile(`${basePath}/${what}?${jobQuery}`, what === 'downloads' ? `downloads_${props.jobId}.zip` : `screenshots_${props.jobId}.tar.gz`),
+      what === 'downloads' ? downloadFile(`downloads_${props.jobId}.zip`, 'getJobDownloads', jobArgs) : downloadFile(`screenshots_${props.jobId}.tar.gz`, 'getJobScreenshots', jobArgs),
     );
 
   return (
@@ -80,7 +79,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         {active && <div className={`progress ${data.status}`} aria-hidden><span /></div>}
       </div>
 
-      {question && <QuestionCard basePath={basePath} jobId={data.job_id} question={question} onAnswered={() => { showToast('Answer sent'); job.reload(); }} />}
+      {question && <QuestionCard org={org} endpoint={props.endpoint} jobId={data.job_id} question={question} onAnswered={() => { showToast('Answer sent'); job.reload(); }} />}
 
       {data.status === 'failed' && data.error !== null && (
         <div className="failure" role="alert">
@@ -108,7 +107,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
             )}
           </div>
         )}
-        <LogStream path={`${basePath}/logs?job_id=${encodeURIComponent(data.job_id)}`} />
+        <LogStream org={org} endpoint={props.endpoint} jobId={data.job_id} />
       </div>
 
       <div className="panel">
@@ -119,7 +118,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
           </p>
         )}
         <ErrorNote detail={fileDownload.error} title="Could not download:" />
-        <Filmstrip basePath={basePath} jobId={data.job_id} count={shots} />
+        <Filmstrip org={org} endpoint={props.endpoint} jobId={data.job_id} count={shots} />
       </div>
     </section>
   );

@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import type { JobStatus } from '../../src-main/contract/job.ts';
-import type { Portal } from '../../src-main/contract/portal.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { Empty, ErrorNote, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
-import { endpointOf, formatDuration, formatWhen, statusLabel, type JobList } from '../format.ts';
+import { endpointOf, formatDuration, formatWhen, statusLabel } from '../format.ts';
 import { useNow, useResource } from '../hooks.ts';
 import { routeHash } from '../routes.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 /** Every job of the org, newest first, refreshed every two seconds. */
 export function JobsPage() {
@@ -14,11 +13,9 @@ export function JobsPage() {
   const [status, setStatus] = useState<JobStatus | ''>('');
   const [endpoint, setEndpoint] = useState('');
   const now = useNow(1000);
-  const query = new URLSearchParams({ limit: '200' });
-  if (status !== '') query.set('status', status);
-  if (endpoint !== '') query.set('endpoint_name', endpoint);
-  const jobs = useResource(() => api.get<JobList>(`/jobs/${orgPath(org)}?${query}`), `${org}?${query}`, 2000);
-  const portals = useResource(() => api.get<Portal[]>(`/portals/${orgPath(org)}`), org);
+  const query = { limit: 200, ...(status !== '' && { status }), ...(endpoint !== '' && { endpoint_name: endpoint }) };
+  const jobs = useResource(() => call('listJobs', { params: { org_id: org }, query }), `${org}?${JSON.stringify(query)}`, 2000);
+  const portals = useResource(() => call('listPortals', { params: { org_id: org } }), org);
 
   const filters = (
     <div className="filters">

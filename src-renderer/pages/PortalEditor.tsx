@@ -1,12 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import type { Portal } from '../../src-main/contract/portal.ts';
-import type { Profile } from '../../src-main/contract/profile.ts';
-import type { Skill } from '../../src-main/contract/skill.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { SchemaEditor, schemaTextIsValid } from '../components/SchemaEditor.tsx';
 import { ErrorNote } from '../components/ui.tsx';
 import { useAction, useResource } from '../hooks.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 const EXAMPLE_SCHEMA = `{
   "type": "object",
@@ -32,8 +30,8 @@ export function PortalEditor(props: { portal?: Portal; onSaved: (portal: Portal)
   const [profileId, setProfileId] = useState(existing?.profile_id ?? '');
   const [skillIds, setSkillIds] = useState<string[]>(existing?.skills.map((s) => s.id) ?? []);
   const [assistModel, setAssistModel] = useState(existing?.assist_model ?? '');
-  const profiles = useResource(() => api.get<Profile[]>(`/profiles/${orgPath(org)}`), org);
-  const skills = useResource(() => api.get<Skill[]>(`/skills/${orgPath(org)}?include_public=true`), org);
+  const profiles = useResource(() => call('listProfiles', { params: { org_id: org } }), org);
+  const skills = useResource(() => call('listSkills', { params: { org_id: org }, query: { include_public: 'true' } }), org);
   const save = useAction();
 
   const schemasValid = schemaTextIsValid(formSchema, 'form') && schemaTextIsValid(outputSchema, 'output');
@@ -51,8 +49,8 @@ export function PortalEditor(props: { portal?: Portal; onSaved: (portal: Portal)
         assist_model: assistModel.trim() === '' ? null : assistModel.trim(),
       };
       const saved = existing
-        ? await api.patch<Portal>(`/portals/${orgPath(org)}/${encodeURIComponent(existing.endpoint_name)}`, body)
-        : await api.post<Portal>(`/portals/${orgPath(org)}`, { endpoint_name: endpoint.trim(), ...body });
+        ? await call('updatePortal', { params: { org_id: org, endpoint_name: existing.endpoint_name }, body })
+        : await call('createPortal', { params: { org_id: org }, body: { endpoint_name: endpoint.trim(), ...body } });
       props.onSaved(saved);
     });
   };

@@ -1,13 +1,14 @@
 import { useMemo, useState, type FormEvent } from 'react';
+import type { JobStartRequest } from '../../src-main/contract/job.ts';
 import type { Portal } from '../../src-main/contract/portal.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { SchemaForm } from '../components/SchemaForm.tsx';
 import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
-import { formatWhen, type JobList } from '../format.ts';
+import { formatWhen } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { routeHash } from '../routes.ts';
 import { fieldsOf, formDataOf } from '../schema.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 import { PortalEditor } from './PortalEditor.tsx';
 
 /** Run a job with a form drawn from the portal's form_schema. */
@@ -35,9 +36,9 @@ function RunForm(props: { portal: Portal }) {
           throw new Error('Form data: not valid JSON');
         }
       }
-      const body: Record<string, unknown> = { form_data: formData, human_in_the_loop: askMe };
+      const body: JobStartRequest = { form_data: formData, human_in_the_loop: askMe };
       if (maxTurns.trim() !== '') body.max_turns = Number(maxTurns);
-      const { job_id } = await api.post<{ job_id: string }>(`/jobs/${orgPath(org)}/${encodeURIComponent(props.portal.endpoint_name)}/start`, body);
+      const { job_id } = await call('startJob', { params: { org_id: org, endpoint_name: props.portal.endpoint_name }, body });
       navigate({ page: 'job', endpoint: props.portal.endpoint_name, jobId: job_id });
     });
   };
@@ -72,7 +73,7 @@ function RunForm(props: { portal: Portal }) {
 
 function RecentJobs(props: { endpoint: string }) {
   const org = useConsole((s) => s.org);
-  const jobs = useResource(() => api.get<JobList>(`/jobs/${orgPath(org)}?endpoint_name=${encodeURIComponent(props.endpoint)}&limit=8`), `${org}/${props.endpoint}`, 3000);
+  const jobs = useResource(() => call('listJobs', { params: { org_id: org }, query: { endpoint_name: props.endpoint, limit: 8 } }), `${org}/${props.endpoint}`, 3000);
   return (
     <div className="panel">
       <div className="panel-title">Recent jobs</div>
@@ -96,7 +97,7 @@ export function PortalPage(props: { endpoint: string; tab: 'run' | 'edit' }) {
   const org = useConsole((s) => s.org);
   const navigate = useConsole((s) => s.navigate);
   const showToast = useConsole((s) => s.showToast);
-  const portal = useResource(() => api.get<Portal>(`/portals/${orgPath(org)}/${encodeURIComponent(props.endpoint)}`), `${org}/${props.endpoint}`);
+  const portal = useResource(() => call('getPortal', { params: { org_id: org, endpoint_name: props.endpoint } }), `${org}/${props.endpoint}`);
   const remove = useAction();
   const data = portal.data;
   const tabs = (
@@ -107,7 +108,7 @@ export function PortalPage(props: { endpoint: string; tab: 'run' | 'edit' }) {
   );
   const doDelete = () =>
     remove.run(async () => {
-      await api.delete(`/portals/${orgPath(org)}/${encodeURIComponent(props.endpoint)}`);
+      await call('deletePortal', { params: { org_id: org, endpoint_name: props.endpoint } });
       showToast(`Portal ${props.endpoint} deleted`);
       navigate({ page: 'portals' });
     });

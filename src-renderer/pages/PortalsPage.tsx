@@ -1,15 +1,15 @@
 import type { Portal } from '../../src-main/contract/portal.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
 import { formatWhen } from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { routeHash } from '../routes.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 /** The org's portals as cards: what each fills and where. */
 export function PortalsPage() {
   const org = useConsole((s) => s.org);
-  const portals = useResource(() => api.get<Portal[]>(`/portals/${orgPath(org)}`), org);
+  const portals = useResource(() => call('listPortals', { params: { org_id: org } }), org);
   const list = portals.data ?? [];
   return (
     <section className="page">

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import type { Profile, ProfileSession, ProfileSessionCreated } from '../../src-main/contract/profile.ts';
-import { api, pageUrl } from '../api.ts';
+import type { OperationBody } from '../../src-main/contract/client.ts';
+import type { Profile, ProfileSession } from '../../src-main/contract/profile.ts';
+import { call, pageUrl } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
 import { formatWhen } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 /** The open login session: its live browser and the button that saves the profile. */
 function LoginSession(props: { session: ProfileSession; name: string; onClosed: () => void }) {
@@ -13,7 +14,7 @@ function LoginSession(props: { session: ProfileSession; name: string; onClosed: 
   const close = useAction();
   const doClose = () =>
     close.run(async () => {
-      await api.post(`/profiles/${orgPath(org)}/sessions/${encodeURIComponent(props.session.session_id)}/close`);
+      await call('closeProfileSession', { params: { org_id: org, session_id: props.session.session_id } });
       showToast(`Profile ${props.name} saved`);
       props.onClosed();
     });
@@ -37,8 +38,8 @@ function LoginSession(props: { session: ProfileSession; name: string; onClosed: 
 export function ProfilesPage() {
   const org = useConsole((s) => s.org);
   const showToast = useConsole((s) => s.showToast);
-  const profiles = useResource(() => api.get<Profile[]>(`/profiles/${orgPath(org)}`), org);
-  const sessions = useResource(() => api.get<ProfileSession[]>(`/profiles/${orgPath(org)}/sessions`), org, 3000);
+  const profiles = useResource(() => call('listProfiles', { params: { org_id: org } }), org);
+  const sessions = useResource(() => call('listProfileSessions', { params: { org_id: org } }), org, 3000);
   const [name, setName] = useState('');
   const [startUrl, setStartUrl] = useState('');
   const create = useAction();
@@ -47,23 +48,23 @@ export function ProfilesPage() {
     profiles.reload();
     sessions.reload();
   };
-  const startLogin = (body: Record<string, unknown>) =>
+  const startLogin = (body: OperationBody<'openProfileSession'>) =>
     create.run(async () => {
-      await api.post<ProfileSessionCreated>(`/profiles/${orgPath(org)}`, body);
+      await call('openProfileSession', { params: { org_id: org }, body });
       setName('');
       setStartUrl('');
       reloadAll();
     });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const body: Record<string, unknown> = { timeout_minutes: 30 };
+    const body: OperationBody<'openProfileSession'> = { timeout_minutes: 30 };
     if (name.trim() !== '') body.name = name.trim();
     if (startUrl.trim() !== '') body.start_url = startUrl.trim();
     void startLogin(body);
   };
   const remove = (profile: Profile) =>
     action.run(async () => {
-      await api.delete(`/profiles/${orgPath(org)}/${encodeURIComponent(profile.id)}`);
+      await call('deleteProfile', { params: { org_id: org, profile_id: profile.id } });
       showToast(`Profile ${profile.name} deleted`);
       reloadAll();
     });

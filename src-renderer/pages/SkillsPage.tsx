@@ -1,16 +1,16 @@
 import { useRef, useState, type FormEvent } from 'react';
 import type { Skill } from '../../src-main/contract/skill.ts';
-import { api, errorDetail, text, upload } from '../api.ts';
+import { call, errorDetail, text, upload } from '../api.ts';
 import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
 import { formatWhen } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
-import { orgPath, useConsole } from '../store.ts';
+import { useConsole } from '../store.ts';
 
 /** Skills: zipped instructions (SKILL.md and files) that portals attach for their agents. */
 export function SkillsPage() {
   const org = useConsole((s) => s.org);
   const showToast = useConsole((s) => s.showToast);
-  const skills = useResource(() => api.get<Skill[]>(`/skills/${orgPath(org)}?include_public=true`), org);
+  const skills = useResource(() => call('listSkills', { params: { org_id: org }, query: { include_public: 'true' } }), org);
   const [folder, setFolder] = useState('default');
   const [isPublic, setIsPublic] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -24,8 +24,7 @@ export function SkillsPage() {
     void send.run(async () => {
       const form = new FormData();
       form.append('file', file);
-      const query = new URLSearchParams({ folder: folder.trim(), is_public: String(isPublic) });
-      const skill = await upload<Skill>(`/skills/${orgPath(org)}?${query}`, form);
+      const skill = await upload(form, 'uploadSkill', { params: { org_id: org }, query: { folder: folder.trim(), is_public: isPublic ? 'true' : 'false' } });
       showToast(`Skill ${skill.name} uploaded`);
       if (fileInput.current) fileInput.current.value = '';
       skills.reload();
@@ -33,7 +32,7 @@ export function SkillsPage() {
   };
   const remove = (skill: Skill) =>
     action.run(async () => {
-      await api.delete(`/skills/${orgPath(org)}/${encodeURIComponent(skill.id)}`);
+      await call('deleteSkill', { params: { org_id: org, skill_id: skill.id } });
       showToast(`Skill ${skill.name} deleted`);
       skills.reload();
     });
@@ -85,7 +84,7 @@ function SkillCard(props: { skill: Skill; org: string; onDelete: () => void }) {
     // Loaded once; a failed load is tried again at the next opening.
     if (!next || markdown?.text !== undefined) return;
     setMarkdown(undefined);
-    text(`/skills/${orgPath(org)}/${encodeURIComponent(skill.id)}/skill-md`).then(
+    text('getSkillMarkdown', { params: { org_id: org, skill_id: skill.id } }).then(
       (body) => setMarkdown({ text: body }),
       (failure: unknown) => setMarkdown({ error: errorDetail(failure) }),
     );

@@ -1,25 +1,25 @@
 import { useState } from 'react';
-import type { ApiKeyCreated, ApiKeyListResponse } from '../../../src-main/contract/console.ts';
-import { api } from '../../api.ts';
+import type { ApiKeyCreated } from '../../../src-main/contract/console.ts';
+import { call } from '../../api.ts';
 import { ConfirmButton, ErrorNote, SecretOnce } from '../../components/ui.tsx';
 import { formatWhen } from '../../format.ts';
 import { useAction, useResource } from '../../hooks.ts';
-import { orgPath, useConsole } from '../../store.ts';
+import { useConsole } from '../../store.ts';
 
 /** Org API keys for scripts: created (secret shown once), listed by prefix, revoked. */
 export function KeysSection() {
   const org = useConsole((s) => s.org);
-  const keys = useResource(() => api.get<ApiKeyListResponse>(`/admin/orgs/${orgPath(org)}/keys`), org);
+  const keys = useResource(() => call('listOrgKeys', { params: { org_id: org } }), org);
   const [created, setCreated] = useState<ApiKeyCreated>();
   const action = useAction();
   const create = () =>
     action.run(async () => {
-      setCreated(await api.post<ApiKeyCreated>(`/admin/orgs/${orgPath(org)}/keys`));
+      setCreated(await call('createOrgKey', { params: { org_id: org } }));
       keys.reload();
     });
   const revoke = (id: string) =>
     action.run(async () => {
-      await api.post(`/admin/orgs/${orgPath(org)}/keys/${encodeURIComponent(id)}/revoke`);
+      await call('revokeOrgKey', { params: { org_id: org, key_id: id } });
       keys.reload();
     });
   const live = (keys.data?.keys ?? []).filter((k) => k.revoked_at === null);

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { ModelProvider, ProviderKeyRequest, ProviderList, ProviderStatus, ProviderTestResult } from '../../../src-main/contract/console.ts';
-import { api } from '../../api.ts';
+import { call } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 import { useAction, useResource } from '../../hooks.ts';
 
@@ -31,7 +31,7 @@ function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
   const [url, setUrl] = useState(savedUrl);
   const [test, setTest] = useState<ProviderTestResult>();
   const action = useAction();
-  const base = `/admin/providers/${provider}`;
+  const params = { provider };
   const urlChanged = url.trim() !== savedUrl;
   // An OpenAI-compatible server is nothing without its URL, unless the environment gives one.
   const urlRequired = compatible && props.status.base_url_source !== 'env';
@@ -42,7 +42,7 @@ function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
         ...(key.trim() !== '' && { api_key: key }),
         ...(urlChanged && { base_url: url.trim() === '' ? null : url.trim() }),
       };
-      await api.put(base, body);
+      await call('updateProvider', { params, body });
       setKey('');
       setUrl(url.trim());
       setTest(undefined);
@@ -50,7 +50,7 @@ function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
     });
   const remove = () =>
     action.run(async () => {
-      await api.delete(base);
+      await call('deleteProviderKey', { params });
       setTest(undefined);
       props.onChange();
     });
@@ -60,7 +60,7 @@ function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
       setTest(undefined);
       setTesting(true);
       try {
-        setTest(await api.post<ProviderTestResult>(`${base}/test`));
+        setTest(await call('testProvider', { params }));
       } finally {
         setTesting(false);
       }
@@ -96,7 +96,7 @@ function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
 
 /** Model provider keys, kept in the OS keychain (or the encrypted vault), never shown again. */
 export function ProvidersSection() {
-  const providers = useResource(() => api.get<ProviderList>('/admin/providers'), 'providers');
+  const providers = useResource(() => call('listProviders'), 'providers');
   const store = providers.data?.secret_store;
   return (
     <section className="panel settings-section" aria-labelledby="providers-title">

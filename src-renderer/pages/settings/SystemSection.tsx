@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ConsoleSettings } from '../../../src-main/contract/console.ts';
-import { api } from '../../api.ts';
+import type { ConsoleSettingsUpdate } from '../../../src-main/contract/console.ts';
+import { call } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 import { useAction, useResource } from '../../hooks.ts';
 import { useConsole } from '../../store.ts';
@@ -8,7 +8,7 @@ import { useConsole } from '../../store.ts';
 /** Chromium path, job concurrency and the data folder. */
 export function SystemSection() {
   const showToast = useConsole((s) => s.showToast);
-  const settings = useResource(() => api.get<ConsoleSettings>('/admin/settings'), 'settings');
+  const settings = useResource(() => call('getSettings'), 'settings');
   const [chromium, setChromium] = useState('');
   const [concurrency, setConcurrency] = useState('');
   const action = useAction();
@@ -20,9 +20,9 @@ export function SystemSection() {
     if (!edited.current.chromium) setChromium(data.chromium.configured_path ?? '');
     if (!edited.current.concurrency) setConcurrency(String(data.job_concurrency));
   }, [data]);
-  const save = (field: 'chromium' | 'concurrency', body: Record<string, unknown>, message: string) =>
+  const save = (field: 'chromium' | 'concurrency', body: ConsoleSettingsUpdate, message: string) =>
     action.run(async () => {
-      await api.patch<ConsoleSettings>('/admin/settings', body);
+      await call('updateSettings', { body });
       edited.current[field] = false;
       showToast(message);
       settings.reload();

@@ -1,31 +1,24 @@
 import { Fragment, useState } from 'react';
-import type { WebhookDelivery } from '../../../src-main/contract/webhook.ts';
-import { api } from '../../api.ts';
+import { call } from '../../api.ts';
 import { ConfirmButton, ErrorNote, JsonBlock, SecretOnce } from '../../components/ui.tsx';
 import { formatWhen } from '../../format.ts';
 import { useAction, useResource } from '../../hooks.ts';
-import { orgPath, useConsole } from '../../store.ts';
-
-interface KeyStatus {
-  configured: boolean;
-  prefix: string | null;
-  created_at: string | null;
-}
+import { useConsole } from '../../store.ts';
 
 /** The org's webhook signing key: generate, rotate, revoke; the secret is shown once. */
 function SigningKey() {
   const org = useConsole((s) => s.org);
-  const status = useResource(() => api.get<KeyStatus>(`/webhooks/${orgPath(org)}/key`), org);
+  const status = useResource(() => call('getWebhookKey', { params: { org_id: org } }), org);
   const [secret, setSecret] = useState<string>();
   const action = useAction();
   const generate = () =>
     action.run(async () => {
-      setSecret((await api.post<{ secret: string }>(`/webhooks/${orgPath(org)}/key`)).secret);
+      setSecret((await call('createWebhookKey', { params: { org_id: org } })).secret);
       status.reload();
     });
   const revoke = () =>
     action.run(async () => {
-      await api.delete(`/webhooks/${orgPath(org)}/key`);
+      await call('revokeWebhookKey', { params: { org_id: org } });
       setSecret(undefined);
       status.reload();
     });
@@ -53,12 +46,12 @@ function SigningKey() {
 /** Deliveries with their attempts; any delivery that is not pending can be sent again. */
 function Deliveries() {
   const org = useConsole((s) => s.org);
-  const deliveries = useResource(() => api.get<{ deliveries: WebhookDelivery[]; total: number }>(`/webhooks/${orgPath(org)}/deliveries?limit=50`), org, 2000);
+  const deliveries = useResource(() => call('listDeliveries', { params: { org_id: org }, query: { limit: 50 } }), org, 2000);
   const [open, setOpen] = useState<string>();
   const action = useAction();
   const redeliver = (id: string) =>
     action.run(async () => {
-      await api.post(`/webhooks/${orgPath(org)}/deliveries/${encodeURIComponent(id)}/redeliver`);
+      await call('redeliver', { params: { org_id: org, delivery_id: id } });
       deliveries.reload();
     });
   const list = deliveries.data?.deliveries ?? [];

@@ -1,0 +1,56 @@
+/**
+ * Every HTTP operation of the API by name, as `METHOD /url` exactly as the route table registers it.
+ * This file carries no schemas so the console bundle stays free of zod; `operations.ts` pairs each name
+ * with the very schema objects the route uses, and `test/tooling/contract-client.test.ts` checks both
+ * against the running route table.
+ */
+export const operationRoutes = {
+  getHealth: 'GET /health',
+
+  createPortal: 'POST /portals/:org_id',
+  listPortals: 'GET /portals/:org_id',
+  getPortal: 'GET /portals/:org_id/:endpoint_name',
+  updatePortal: 'PATCH /portals/:org_id/:endpoint_name',
+  deletePortal: 'DELETE /portals/:org_id/:endpoint_name',
+
+  uploadSkill: 'POST /skills/:org_id',
+  listSkills: 'GET /skills/:org_id',
+  getSkillMarkdown: 'GET /skills/:org_id/:skill_id/skill-md',
+  deleteSkill: 'DELETE /skills/:org_id/:skill_id',
+
+  startJob: 'POST /jobs/:org_id/:endpoint_name/start',
+  getJobStatus: 'GET /task/:org_id/:endpoint_name/status',
+  answerJob: 'POST /jobs/:org_id/:endpoint_name/answer',
+  cancelJob: 'POST /jobs/:org_id/:endpoint_name/cancel',
+  listJobs: 'GET /jobs/:org_id',
+  getJobScreenshots: 'GET /task/:org_id/:endpoint_name/screenshots',
+  getJobScreenshot: 'GET /task/:org_id/:endpoint_name/screenshots/:index',
+  getJobDownloads: 'GET /task/:org_id/:endpoint_name/downloads',
+  streamJobLogs: 'GET /task/:org_id/:endpoint_name/logs',
+
+  createWebhookKey: 'POST /webhooks/:org_id/key',
+  getWebhookKey: 'GET /webhooks/:org_id/key',
+  revokeWebhookKey: 'DELETE /webhooks/:org_id/key',
+  listDeliveries: 'GET /webhooks/:org_id/deliveries',
+  redeliver: 'POST /webhooks/:org_id/deliveries/:delivery_id/redeliver',
+
+  listOrgs: 'GET /admin/orgs',
+  createOrg: 'POST /admin/orgs',
+  listOrgKeys: 'GET /admin/orgs/:org_id/keys',
+  createOrgKey: 'POST /admin/orgs/:org_id/keys',
+  revokeOrgKey: 'POST /admin/orgs/:org_id/keys/:key_id/revoke',
+  listProviders: 'GET /admin/providers',
+  updateProvider: 'PUT /admin/providers/:provider',
+  deleteProviderKey: 'DELETE /admin/providers/:provider',
+  testProvider: 'POST /admin/providers/:provider/test',
+  getSettings: 'GET /admin/settings',
+  updateSettings: 'PATCH /admin/settings',
+
+  openProfileSession: 'POST /profiles/:org_id',
+  listProfiles: 'GET /profiles/:org_id',
+  listProfileSessions: 'GET /profiles/:org_id/sessions',
+  closeProfileSession: 'POST /profiles/:org_id/sessions/:session_id/close',
+  deleteProfile: 'DELETE /profiles/:org_id/:profile_id',
+} as const;
+
+export type OperationName = keyof typeof operationRoutes;
