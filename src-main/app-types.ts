@@ -36,6 +36,8 @@ export interface AppOptions {
   llmRetry?: RetryPolicy;
   /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
   minuteMs?: number;
+  /** Warm session browsers kept ready, ahead of the console's saved value (default 1; 0 when warmBrowser is false). */
+  sessionPoolSize?: number;
 }
 
 /** A started engine and its HTTP server. */

@@ -25,6 +25,9 @@ import { loginBrowserConfig } from './engine/profiles/loginBrowserConfig.ts';
 import { ProfileService } from './engine/profiles/profileService.ts';
 import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
 import { SkillService } from './engine/skills/skillService.ts';
+import { SessionService } from './engine/sessions/sessionService.ts';
+import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
+import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { openStore } from './store/store.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
 import { join } from 'node:path';
@@ -93,6 +96,18 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
     });
     const liveViews = new LiveViewHub();
+    // Session browsers: one Chromium each, a few kept warm (docs/decisions.md, "Session browsers").
+    const chromiumHost = systemChromiumHost();
+    const sessionPool = new SessionBrowserPool({
+      executablePath: () => findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath }),
+      noSandbox: needsNoSandbox(chromiumHost.platform, config.chromiumNoSandbox, process.getuid?.()),
+      tempDir: join(paths.tmp, 'sessions'), logger,
+    }, options.sessionPoolSize ?? (options.warmBrowser === false ? 0 : (operatorSettings.values.session_pool_size ?? 1)));
+    const sessions = new SessionService({
+      store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
+      minuteMs: options.minuteMs ?? 60_000, logger,
+    });
+    sessions.recover();
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
@@ -133,7 +148,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher } });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -142,6 +157,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     baseUrl = url;
     scheduler.recover();
     webhookDispatcher.poke();
+    sessionPool.fill();
     if (options.warmBrowser ?? true) {
       runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
     }
@@ -160,6 +176,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
           await scheduler.close();
           webhookEmitter.dispose();
           await webhookDispatcher.close();
+          // Sessions first: their CDP sockets are upgraded connections the HTTP server would wait for.
+          await sessions.close();
+          await sessionPool.close();
           await server.close();
           await profileSessions.close();
           await runtime.close();

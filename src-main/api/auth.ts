@@ -38,9 +38,13 @@ export function requireOrg(principal: ApiKeyPrincipal, orgId: string): OrgPrinci
   return principal;
 }
 
-/** An account key (bound to one user in one workspace). */
+/**
+ * An account key (bound to one user in one workspace) whose user is still a member of that workspace:
+ * membership is read with the key on every request, so `workspace remove-member` takes effect at once.
+ */
 export function requireAccount(principal: ApiKeyPrincipal): AccountPrincipal {
   if (principal.kind !== 'account') throw new ForbiddenError(messages.accountKeyRequired);
+  if (!principal.member) throw new ForbiddenError(messages.notAMember);
   return principal;
 }
 

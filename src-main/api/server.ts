@@ -5,10 +5,12 @@ import type { JobEvents } from '../engine/jobs/jobEvents.ts';
 import type { JobService } from '../engine/jobs/jobService.ts';
 import type { LiveViewHub } from '../engine/liveViewHub.ts';
 import type { ProfileService } from '../engine/profiles/profileService.ts';
+import type { SessionService } from '../engine/sessions/sessionService.ts';
 import type { PortalService } from '../engine/portalService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
 import type { ConsoleAuth } from './auth.ts';
+import { installCdpProxy } from './cdpProxy.ts';
 import { installConsole } from './consoleStatic.ts';
 import { installErrorHandler } from './errorHandler.ts';
 import { installHostGuard } from './hostGuard.ts';
@@ -24,6 +26,7 @@ import { addJobScreenshotRoute } from './routes/jobScreenshots.ts';
 import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
 import { addProfileRoutes } from './routes/profiles.ts';
+import { addSessionRoutes } from './routes/sessions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
 
 export interface ApiDeps {
@@ -50,6 +53,8 @@ export interface ApiDeps {
   admin?: AdminDeps;
   /** Signing keys and the delivery log (local-service.md §4). */
   webhooks?: { keys: WebhookKeyService; dispatcher: WebhookDispatcher };
+  /** `/public/sessions` and their CDP URLs (local-service.md §5.2). */
+  sessions?: SessionService;
 }
 
 /** The HTTP API, not yet listening, and the operations it serves. */
@@ -76,6 +81,11 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   const profiles = deps.profiles;
   if (profiles) addProfileRoutes(routes, profiles);
   if (deps.liveViews) addLiveViewRoutes(routes, deps.liveViews, { logger: deps.logger, onInput: (token) => profiles?.sessions.noteInput(token) });
+  const sessions = deps.sessions;
+  if (sessions) {
+    addSessionRoutes(routes, sessions);
+    installCdpProxy(app.server, (token) => sessions.cdpTarget(token));
+  }
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

@@ -56,7 +56,7 @@ export const commands: Record<string, Command> = {
   },
   'key list': ({ admin }, { options }) => ({ keys: admin.listOrgKeys(principalId(options.org, '--org')) }),
   'user create': ({ admin }, { positionals, options }) =>
-    ({ ...admin.createUser(principalId(positionals[0], '<user_id>'), principalId(options.workspace, '--workspace')) }),
+    ({ ...admin.createUser(principalId(positionals[0], '<user_id>'), principalId(options.workspace, '--workspace'), options.org === undefined ? 'default' : principalId(options.org, '--org')) }),
   'workspace add-member': ({ admin }, { positionals }) =>
     admin.addMember(principalId(positionals[0], '<workspace_id>'), principalId(positionals[1], '<user_id>')),
   'workspace remove-member': ({ admin }, { positionals }) =>
@@ -83,7 +83,7 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
   key create --org <org_id>
   key revoke <key_id>
   key list --org <org_id>
-  user create <user_id> --workspace <workspace_id>
+  user create <user_id> --workspace <workspace_id> [--org <org_id>]   (a new workspace joins --org, default 'default')
   workspace add-member <workspace_id> <user_id>
   workspace remove-member <workspace_id> <user_id>
   webhook-key generate --org <org_id>   (prints the secret once; generating again rotates)

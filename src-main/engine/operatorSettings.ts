@@ -10,6 +10,8 @@ import { JobConcurrency } from '../contract/console.ts';
 const StoredOperatorSettings = z.object({
   job_concurrency: JobConcurrency.optional(),
   chromium_path: z.string().min(1, 'must not be empty').optional(),
+  /** Warm browsers kept for `/public/sessions` (0 turns the pool off); default 1. */
+  session_pool_size: z.int().min(0).max(8).optional(),
 });
 export type StoredOperatorSettings = z.infer<typeof StoredOperatorSettings>;
 

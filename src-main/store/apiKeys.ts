@@ -18,7 +18,13 @@ interface ApiKeyRow {
 /** Who a presented key speaks for. */
 export type ApiKeyPrincipal =
   | { kind: 'org'; keyId: string; orgId: string }
-  | { kind: 'account'; keyId: string; userId: string; workspaceId: string };
+  | {
+    kind: 'account'; keyId: string; userId: string; workspaceId: string;
+    /** The organization of the key's workspace. */
+    orgId: string;
+    /** Whether the user is a member of the workspace right now (read with the key, on every request). */
+    member: boolean;
+  };
 
 export interface IssuedKey {
   info: ApiKeyInfo;
@@ -79,12 +85,20 @@ export class ApiKeyRepository {
   /** The principal of a live key, or undefined for an unknown or revoked one. */
   authenticate(apiKey: string): ApiKeyPrincipal | undefined {
     const row = this.#db
-      .prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
+      .prepare<[string], ApiKeyRow & { workspace_org_id: string | null; member: number }>(
+        `SELECT k.*, w.org_id AS workspace_org_id,
+           EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = k.workspace_id AND m.user_id = k.user_id) AS member
+         FROM api_keys k LEFT JOIN workspaces w ON w.id = k.workspace_id
+         WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+      )
       .get(sha256Hex(apiKey));
     if (!row) return undefined;
     if (row.kind === 'org' && row.org_id) return { kind: 'org', keyId: row.id, orgId: row.org_id };
     if (row.kind === 'account' && row.user_id && row.workspace_id) {
-      return { kind: 'account', keyId: row.id, userId: row.user_id, workspaceId: row.workspace_id };
+      return {
+        kind: 'account', keyId: row.id, userId: row.user_id, workspaceId: row.workspace_id,
+        orgId: row.workspace_org_id ?? 'default', member: row.member === 1,
+      };
     }
     return undefined;
   }

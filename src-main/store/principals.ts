@@ -45,8 +45,14 @@ export class PrincipalRepository {
     return this.#db.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(id) !== undefined;
   }
 
-  ensureWorkspace(id: string): void {
-    this.#db.prepare('INSERT OR IGNORE INTO workspaces (id, created_at) VALUES (?, ?)').run(id, isoNow());
+  /** Makes the workspace in `orgId` when absent (an existing one keeps its org: see workspaceOrg). */
+  ensureWorkspace(id: string, orgId = 'default'): void {
+    this.#db.prepare('INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)').run(id, orgId, isoNow());
+  }
+
+  /** The organization a workspace belongs to; undefined when there is no such workspace. */
+  workspaceOrg(id: string): string | undefined {
+    return this.#db.prepare<[string], { org_id: string | null }>('SELECT org_id FROM workspaces WHERE id = ?').get(id)?.org_id ?? undefined;
   }
 
   addMember(workspaceId: string, userId: string): void {

@@ -9,6 +9,7 @@ import { PrincipalRepository } from './principals.ts';
 import { ProfileRepository } from './profiles.ts';
 import { ProviderSettingsRepository } from './providerSettings.ts';
 import { ReplayTraceRepository } from './replayTraces.ts';
+import { SessionRepository } from './sessions.ts';
 import { SkillRepository } from './skills.ts';
 
 /** Every repository over one database handle. */
@@ -25,6 +26,7 @@ export interface Store {
   readonly providerSettings: ProviderSettingsRepository;
   readonly replayTraces: ReplayTraceRepository;
   readonly autofillMappings: AutofillMappingRepository;
+  readonly sessions: SessionRepository;
   close(): void;
 }
 
@@ -42,6 +44,7 @@ export function createStore(db: Db): Store {
     providerSettings: new ProviderSettingsRepository(db),
     replayTraces: new ReplayTraceRepository(db),
     autofillMappings: new AutofillMappingRepository(db),
+    sessions: new SessionRepository(db),
     close: () => db.close(),
   };
 }

@@ -36,6 +36,13 @@ export class WorkspaceNotFoundError extends NotFoundError {
   }
 }
 
+/** 409: the workspace exists already and belongs to another organization. */
+export class WorkspaceInOtherOrgError extends ConflictError {
+  constructor(workspaceId: string, orgId: string) {
+    super(`Workspace '${workspaceId}' belongs to organization '${orgId}'`);
+  }
+}
+
 /** 404: no user has this id. */
 export class UserNotFoundError extends NotFoundError {
   constructor(userId: string) {

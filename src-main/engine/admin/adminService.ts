@@ -10,7 +10,7 @@ import type { OrgRow } from '../../store/principals.ts';
 import type { Store } from '../../store/store.ts';
 import { providerChecker, type ProviderCheckResult } from '../providerCheck.ts';
 import {
-  ApiKeyAlreadyRevokedError, ApiKeyNotFoundError, NotAMemberError, OrgExistsError, OrgNotFoundError, UserNotFoundError, WorkspaceNotFoundError,
+  ApiKeyAlreadyRevokedError, ApiKeyNotFoundError, NotAMemberError, OrgExistsError, OrgNotFoundError, UserNotFoundError, WorkspaceInOtherOrgError, WorkspaceNotFoundError,
 } from './adminErrors.ts';
 
 /** Tests a provider key with one real request (an OpenAI-compatible server may have no key). */
@@ -30,6 +30,7 @@ export interface AdminServiceDeps {
 export interface CreatedUser {
   user_id: string;
   workspace_id: string;
+  org_id: string;
   api_key: string;
 }
 
@@ -97,14 +98,21 @@ export class AdminService {
     return { revoked: true };
   }
 
-  /** A user in a workspace (either made when absent), their membership, and a new account key for that workspace. */
-  createUser(userId: string, workspaceId: string): CreatedUser {
+  /**
+   * A user in a workspace of organization `orgId` (user and workspace made when absent), their
+   * membership, and a new account key for that workspace. 404 when the org does not exist; 409 when
+   * the workspace exists in another org (a workspace never moves between orgs).
+   */
+  createUser(userId: string, workspaceId: string, orgId = 'default'): CreatedUser {
     const { principals, apiKeys } = this.#store;
     return this.#store.db.transaction(() => {
+      this.requireOrg(orgId);
+      const existingOrg = principals.workspaceOrg(workspaceId);
+      if (principals.workspaceExists(workspaceId) && existingOrg !== orgId) throw new WorkspaceInOtherOrgError(workspaceId, existingOrg ?? 'default');
       principals.ensureUser(userId);
-      principals.ensureWorkspace(workspaceId);
+      principals.ensureWorkspace(workspaceId, orgId);
       principals.addMember(workspaceId, userId);
-      return { user_id: userId, workspace_id: workspaceId, api_key: apiKeys.issueAccountKey(userId, workspaceId).apiKey };
+      return { user_id: userId, workspace_id: workspaceId, org_id: orgId, api_key: apiKeys.issueAccountKey(userId, workspaceId).apiKey };
     })();
   }
 

@@ -1,0 +1,307 @@
+import { mkdir } from 'node:fs/promises';
+import type { Duplex } from 'node:stream';
+
+import type { Page } from 'playwright-core';
+
+import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
+import type { Disposable } from '../../base/emitter.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
+import { newId, newSecretToken } from '../../base/ids.ts';
+import { silentLogger, type Logger } from '../../base/logger.ts';
+import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks.ts';
+import type { SessionBrowser, SessionBrowserPool, SessionLaunchSpec } from '../../browser/sessionBrowsers.ts';
+import { messages } from '../../contract/messages.ts';
+import type { Session, SessionCreateRequest, SessionList, SessionListQuery } from '../../contract/session.ts';
+import type { SessionRow } from '../../store/sessions.ts';
+import type { Store } from '../../store/store.ts';
+import { LiveViewHub } from '../liveViewHub.ts';
+
+/** Who acts on sessions: an account key's user in its workspace (the workspace's org owns its profiles). */
+export interface SessionActor {
+  userId: string;
+  workspaceId: string;
+  orgId: string;
+}
+
+export interface SessionServiceDeps {
+  store: Store;
+  pool: SessionBrowserPool;
+  /** The app's profile locks: a session holds its profile exactly like a job does. */
+  locks: ProfileLocks;
+  /** The folder of a profile (validates the id). */
+  profileDir(profileId: string): string;
+  liveViews: LiveViewHub;
+  clock?: Clock;
+  /** Length of a minute in ms (tests shorten it); default 60 000. */
+  minuteMs?: number;
+  logger?: Logger;
+}
+
+/** Where a CDP proxy connection goes: the session browser's own endpoint. */
+export interface CdpTarget {
+  port: number;
+  path: string;
+  /** Ties a proxied socket to the session: it is destroyed when the session ends. */
+  adopt(socket: Duplex): void;
+}
+
+interface LiveSession {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly browser: SessionBrowser;
+  readonly cdpToken: string;
+  readonly liveToken: string;
+  readonly liveView: Disposable;
+  readonly timer: TimerHandle;
+  readonly lock: ProfileLockHandle | undefined;
+  readonly profileId: string | undefined;
+  readonly sockets: Set<Duplex>;
+  ending: Promise<void> | undefined;
+}
+
+/** The path of a session's CDP URL on this server. */
+export const cdpPath = (token: string): string => `/devtools/browser/${token}`;
+
+const CDP_TOKEN_PREFIX = 'cdp_';
+
+/**
+ * Browser sessions of the public API (local-service.md §5.2): each has its own Chromium process,
+ * reachable over CDP only through this server with its unguessable token, until it is terminated
+ * or expires. Sessions belong to a workspace; another workspace's session reads as not found.
+ */
+export class SessionService {
+  readonly #store: Store;
+  readonly #pool: SessionBrowserPool;
+  readonly #locks: ProfileLocks;
+  readonly #profileDir: (profileId: string) => string;
+  readonly #hub: LiveViewHub;
+  readonly #clock: Clock;
+  readonly #minuteMs: number;
+  readonly #logger: Logger;
+  readonly #live = new Map<string, LiveSession>();
+  readonly #byCdpToken = new Map<string, LiveSession>();
+  #closed = false;
+
+  constructor(deps: SessionServiceDeps) {
+    this.#store = deps.store;
+    this.#pool = deps.pool;
+    this.#locks = deps.locks;
+    this.#profileDir = deps.profileDir;
+    this.#hub = deps.liveViews;
+    this.#clock = deps.clock ?? systemClock;
+    this.#minuteMs = deps.minuteMs ?? 60_000;
+    this.#logger = deps.logger ?? silentLogger;
+  }
+
+  /** At start-up: sessions the previous run left active lost their browser with it; they read `terminated`. */
+  recover(): number {
+    return this.#store.sessions.terminateAllActive(this.#clock.now().toISOString());
+  }
+
+  /** Opens a session with its own browser; `origin` is this server's base URL as the caller reached it. */
+  async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
+    if (this.#closed) throw new ConflictError('The service is shutting down');
+    if (request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined)) {
+      throw new ValidationError('body.proxy: username and password are not supported for sessions; use a proxy that needs no credentials');
+    }
+    let lock: ProfileLockHandle | undefined;
+    const spec: SessionLaunchSpec = {
+      screen: request.screen_config,
+      ...(request.proxy && { proxy: { server: request.proxy.server, ...(request.proxy.bypass !== undefined && { bypass: request.proxy.bypass }) } }),
+      ...(request.user_agent !== undefined && { userAgent: request.user_agent }),
+    };
+    if (request.profile_id !== undefined) {
+      if (!this.#store.profiles.getForOrg(actor.orgId, request.profile_id)) throw new NotFoundError(messages.profileNotFound);
+      lock = this.#locks.tryAcquire(request.profile_id);
+      if (!lock) throw new ConflictError(messages.profileInUse(request.profile_id));
+      try {
+        spec.userDataDir = this.#profileDir(request.profile_id);
+        await mkdir(spec.userDataDir, { recursive: true });
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+    }
+    let browser: SessionBrowser;
+    try {
+      ({ browser } = await this.#pool.take(spec));
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+    if (this.#closed) {
+      await browser.close();
+      lock?.release();
+      throw new ConflictError('The service is shutting down');
+    }
+    const now = this.#clock.now();
+    const ttlMs = request.timeout_minutes * this.#minuteMs;
+    const row: SessionRow = {
+      id: newId(),
+      workspace_id: actor.workspaceId,
+      created_by: actor.userId,
+      status: 'active',
+      screen_width: request.screen_config.width,
+      screen_height: request.screen_config.height,
+      profile_id: request.profile_id ?? null,
+      proxy_server: request.proxy?.server ?? null,
+      user_agent: request.user_agent ?? null,
+      record_video: request.record_video ? 1 : 0,
+      metadata: JSON.stringify(request.metadata),
+      timeout_minutes: request.timeout_minutes,
+      expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+      ended_at: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    try {
+      this.#store.sessions.insert(row);
+    } catch (error) {
+      await browser.close();
+      lock?.release();
+      throw error;
+    }
+    const liveToken = newSecretToken('lv_');
+    const session: LiveSession = {
+      id: row.id,
+      workspaceId: actor.workspaceId,
+      browser,
+      cdpToken: newSecretToken(CDP_TOKEN_PREFIX),
+      liveToken,
+      liveView: this.#hub.register(liveToken, { title: `Session ${row.id.slice(0, 8)}…`, interactive: true, page: () => browser.currentPage() }),
+      timer: this.#clock.setTimeout(() => void this.#end(session, 'expired'), ttlMs, { unref: true }),
+      lock,
+      profileId: request.profile_id,
+      sockets: new Set(),
+      ending: undefined,
+    };
+    this.#live.set(session.id, session);
+    this.#byCdpToken.set(session.cdpToken, session);
+    // A browser that goes away by itself (crash, a client's Browser.close) ends the session.
+    void browser.exited.then(() => this.#end(session, 'terminated'));
+    // Portico's own client for the live view and pageFor (a warm browser has it already).
+    browser.connect().catch((error: unknown) => this.#logger.warn('session browser: engine connection failed', { session_id: session.id, error: String(error) }));
+    this.#logger.info('session created', { session_id: session.id, workspace_id: actor.workspaceId });
+    return this.#toSession(row, origin);
+  }
+
+  /** A workspace's sessions, newest first, with the count matching the filter. */
+  list(workspaceId: string, query: SessionListQuery, origin: string): SessionList {
+    const { rows, total } = this.#store.sessions.list(workspaceId, query.status_filter, query.limit, query.offset);
+    return { sessions: rows.map((row) => this.#toSession(row, origin)), total };
+  }
+
+  /** One session of the workspace; 404 `Session not found` for a missing or another workspace's session. */
+  get(workspaceId: string, sessionId: string, origin: string): Session {
+    return this.#toSession(this.#row(workspaceId, sessionId), origin);
+  }
+
+  /** Ends a session: its browser closes, its CDP URL refuses connections, its profile is saved. An ended session is answered as it is. */
+  async terminate(workspaceId: string, sessionId: string, origin: string): Promise<Session> {
+    this.#row(workspaceId, sessionId);
+    const live = this.#live.get(sessionId);
+    if (live) await this.#end(live, 'terminated');
+    return this.#toSession(this.#row(workspaceId, sessionId), origin);
+  }
+
+  /**
+   * A Playwright page of the session's own browser (Portico's connection to it, not the client's),
+   * for single actions and jobs run inside the session. 404 `Session not found` unless the session
+   * is active and belongs to `workspaceId`.
+   */
+  async pageFor(sessionId: string, workspaceId: string): Promise<Page> {
+    const live = this.#live.get(sessionId);
+    if (!live || live.workspaceId !== workspaceId || live.ending) throw new NotFoundError(messages.sessionNotFound);
+    try {
+      return await live.browser.page();
+    } catch (error) {
+      if (!live.browser.alive || live.ending) throw new NotFoundError(messages.sessionNotFound);
+      throw error;
+    }
+  }
+
+  /** Whether the session is active right now (and in `workspaceId`). */
+  isActive(sessionId: string, workspaceId: string): boolean {
+    const live = this.#live.get(sessionId);
+    return live !== undefined && live.workspaceId === workspaceId && !live.ending;
+  }
+
+  /** The browser endpoint behind a CDP token of an active session; undefined for any other token. */
+  cdpTarget(token: string): CdpTarget | undefined {
+    if (!token.startsWith(CDP_TOKEN_PREFIX)) return undefined;
+    const live = this.#byCdpToken.get(token);
+    if (!live || live.ending || !live.browser.alive) return undefined;
+    const endpoint = new URL(live.browser.wsEndpoint);
+    return {
+      port: live.browser.port,
+      path: endpoint.pathname,
+      adopt: (socket) => {
+        if (live.ending) {
+          socket.destroy();
+          return;
+        }
+        live.sockets.add(socket);
+        socket.once('close', () => live.sockets.delete(socket));
+      },
+    };
+  }
+
+  /** How many sessions have a browser right now. */
+  get activeCount(): number {
+    return this.#live.size;
+  }
+
+  /** At shutdown: every live session ends `terminated` and its browser closes (its profile is saved). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#live.values()].map((live) => this.#end(live, 'terminated')));
+  }
+
+  #row(workspaceId: string, sessionId: string): SessionRow {
+    const row = this.#store.sessions.getForWorkspace(workspaceId, sessionId);
+    if (!row) throw new NotFoundError(messages.sessionNotFound);
+    return row;
+  }
+
+  #end(live: LiveSession, status: 'terminated' | 'expired'): Promise<void> {
+    live.ending ??= (async () => {
+      const at = this.#clock.now().toISOString();
+      this.#store.sessions.end(live.id, status, at);
+      // Refuse new CDP connections and cut the open ones before the browser goes.
+      this.#byCdpToken.delete(live.cdpToken);
+      for (const socket of live.sockets) socket.destroy();
+      live.sockets.clear();
+      live.liveView.dispose();
+      this.#clock.clearTimeout(live.timer);
+      try {
+        await live.browser.close();
+      } catch (error) {
+        this.#logger.warn('session browser did not close cleanly', { session_id: live.id, error: String(error) });
+      }
+      if (live.profileId !== undefined) {
+        // The browser has exited, so its profile folder holds what the session changed.
+        this.#store.profiles.touch(live.profileId, this.#clock.now().toISOString());
+      }
+      live.lock?.release();
+      this.#live.delete(live.id);
+      this.#logger.info('session ended', { session_id: live.id, status });
+    })();
+    return live.ending;
+  }
+
+  #toSession(row: SessionRow, origin: string): Session {
+    const live = row.status === 'active' ? this.#live.get(row.id) : undefined;
+    const wsOrigin = origin.replace(/^http/, 'ws');
+    return {
+      session_id: row.id,
+      cdp_url: live && !live.ending ? `${wsOrigin}${cdpPath(live.cdpToken)}` : null,
+      live_url: live && !live.ending ? `${origin}${LiveViewHub.path(live.liveToken)}` : null,
+      screen_config: { width: row.screen_width, height: row.screen_height },
+      status: row.status,
+      expires_at: row.expires_at,
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+}
