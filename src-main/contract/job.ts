@@ -39,13 +39,6 @@ export const JobStartResponse = z.object({ job_id: Uuid });
 
 export const JobIdQuery = z.object({ job_id: Uuid });
 
-export const JobEvent = z.object({
-  type: z.string(),
-  timestamp: Timestamp,
-  data: JsonObject,
-});
-export type JobEvent = z.infer<typeof JobEvent>;
-
 /** A pending question as events and webhooks carry it. */
 export const QuestionData = z.object({
   question_id: Uuid,
@@ -54,6 +47,26 @@ export const QuestionData = z.object({
   message: z.string(),
 });
 export type QuestionData = z.infer<typeof QuestionData>;
+
+const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ type: z.literal(type), timestamp: Timestamp, data });
+
+/**
+ * One entry of a job's history, told apart by `type`: `queued`; `step` (one screenshot: `step` is its
+ * 1-based number, `description` says what the step did); `agent_mode` (how the agent runs: replayed, healed,
+ * fresh, assisted); `fill_report` (where each form_data key went); `question` and its `answer`.
+ */
+export const JobEvent = z.discriminatedUnion('type', [
+  jobEventOf('queued', z.object({})),
+  jobEventOf('step', z.object({ step: z.int().min(0), description: z.string() })),
+  jobEventOf('agent_mode', z.object({ mode: z.string(), detail: z.string() })),
+  jobEventOf('fill_report', z.object({ placements: z.record(z.string(), JsonObject), unplaced: z.array(JsonObject) })),
+  jobEventOf('question', QuestionData),
+  jobEventOf('answer', z.object({ question_id: Uuid, answer: z.string() })),
+]);
+export type JobEvent = z.infer<typeof JobEvent>;
+export type JobEventType = JobEvent['type'];
+/** The data of events of one type: `JobEventData<'step'>` is `{ step, description }`. */
+export type JobEventData<T extends JobEventType> = Extract<JobEvent, { type: T }>['data'];
 
 /** The job status response (local-service.md §3). */
 export const JobStatusResponse = z.object({

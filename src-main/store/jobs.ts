@@ -1,5 +1,5 @@
 import type { JsonObject } from '../contract/common.ts';
-import type { JobEvent, JobStatus, ProxyConfig } from '../contract/job.ts';
+import { JobEvent, type JobStatus, type ProxyConfig } from '../contract/job.ts';
 import { isoNow } from '../base/clock.ts';
 import type { Db } from './database.ts';
 import { listPage } from './paging.ts';
@@ -177,8 +177,9 @@ export class JobRepository {
     this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id`).run({ ...params, id });
   }
 
+  /** Stores one event; its data must be what the contract's `JobEvent` union says for its type (checked before writing). */
   appendEvent(jobId: string, type: string, data: JsonObject): JobEvent {
-    const event: JobEvent = { type, timestamp: isoNow(), data };
+    const event = JobEvent.parse({ type, timestamp: isoNow(), data });
     this.#db.prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)').run(jobId, type, event.timestamp, JSON.stringify(data));
     return event;
   }
@@ -187,7 +188,7 @@ export class JobRepository {
     return this.#db
       .prepare<[string], { type: string; timestamp: string; data: string }>('SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq')
       .all(jobId)
-      .map((row) => ({ type: row.type, timestamp: row.timestamp, data: JSON.parse(row.data) as JsonObject }));
+      .map((row) => JobEvent.parse({ type: row.type, timestamp: row.timestamp, data: JSON.parse(row.data) as unknown }));
   }
 
   appendLog(jobId: string, line: string): JobLogLine {

@@ -12,9 +12,9 @@ import { useConsole } from '../store.ts';
 /** The question still waiting for an answer, if any. */
 function pendingQuestion(job: JobStatusResponse): QuestionData | undefined {
   if (job.status !== 'waiting_for_input') return undefined;
-  const answered = new Set(job.events.filter((e) => e.type === 'answer').map((e) => String(e.data.question_id)));
-  const asked = job.events.filter((e) => e.type === 'question' && !answered.has(String(e.data.question_id)));
-  return asked.at(-1)?.data as QuestionData | undefined;
+  const answered = new Set(job.events.flatMap((e) => (e.type === 'answer' ? [e.data.question_id] : [])));
+  const asked = job.events.flatMap((e) => (e.type === 'question' && !answered.has(e.data.question_id) ? [e.data] : []));
+  return asked.at(-1);
 }
 
 /** One job: live view and progress while it runs, its question when it waits, then result, screenshots and log. */
