@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
@@ -61,15 +61,15 @@ describe('skills (§4.4)', () => {
     expect(other.status).toBe(200);
   });
 
-  it('a zip without SKILL.md is accepted with a null description', async () => {
-    const zip = buildRawZip([{ name: 'notes.txt', data: Buffer.from('hello') }]);
+  it('the skill is named after the file (any case of .zip), not its manifest; is_public is kept', async () => {
+    const zip = buildRawZip([{ name: 'SKILL.md', data: skillMd('plain-notes', 'Plain notes') }, { name: 'notes.txt', data: Buffer.from('hello') }]);
     const { status, body } = await jsonOf(await upload('?folder=plain&is_public=true', form(zip, 'Notes.ZIP')));
     expect(status).toBe(200);
-    expect(body).toMatchObject({ name: 'Notes', description: null, is_public: true });
+    expect(body).toMatchObject({ name: 'Notes', description: 'Plain notes', is_public: true });
   });
 
   it('list shows own skills; other orgs\' public skills only with include_public=true', async () => {
-    const rivalZip = buildRawZip([{ name: 'a.txt', data: Buffer.from('a') }]);
+    const rivalZip = buildRawZip([{ name: 'SKILL.md', data: skillMd('rival', 'Rival know-how') }]);
     expect((await svc.api('/skills/rival?folder=shared&is_public=true', { method: 'POST', key: rivalKey, body: form(rivalZip, 'rival-public.zip') })).status).toBe(200);
     expect((await svc.api('/skills/rival?folder=shared', { method: 'POST', key: rivalKey, body: form(rivalZip, 'rival-private.zip') })).status).toBe(200);
 
@@ -118,6 +118,9 @@ describe('skills (§4.4)', () => {
       ['absolute path', () => form(buildRawZip([{ name: '/etc/cron.d/x', data: Buffer.from('x') }]), 'abs.zip'), '?folder=bad', 422, /\/etc\/cron\.d\/x/],
       ['a symlink', () => form(buildRawZip([{ name: 'link', data: Buffer.from('/etc/passwd'), method: 0, externalAttributes: unixAttributes(0o120777) }]), 'link.zip'), '?folder=bad', 422, /link/],
       ['a decompression bomb', () => form(buildRawZip([{ name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]), 'bomb.zip'), '?folder=bad', 422, /zeros\.bin/],
+      // The console says a SKILL.md is required: without one the upload is refused before any byte is extracted.
+      ['no SKILL.md', () => form(buildRawZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'no-manifest.zip'), '?folder=bad', 422, /^Skill zip rejected: it has no SKILL\.md/],
+      ['SKILL.md beside other root content instead of at the root', () => form(buildRawZip([{ name: 'pack/SKILL.md', data: skillMd('pack', 'Nested') }, { name: 'other.txt', data: Buffer.from('x') }]), 'misplaced.zip'), '?folder=bad', 422, /^Skill zip rejected: it has no SKILL\.md/],
       ['a broken SKILL.md', () => form(buildRawZip([{ name: 'SKILL.md', data: Buffer.from('---\nname: x\n---\nbody') }]), 'badmd.zip'), '?folder=bad', 422, /description/],
       ['not a .zip name', () => form(goodZip(), 'skill.tar'), '?folder=bad', 422, /^body\.file: must be a \.zip file/],
       ['no folder', () => form(goodZip(), 'nofolder.zip'), '', 422, /^query\.folder: is required$/],
@@ -185,7 +188,7 @@ describe('skills (§4.4)', () => {
   });
 
   it('delete removes the skill, its files and its portal attachments; a second delete is 404', async () => {
-    const zip = buildRawZip([{ name: 'x.txt', data: Buffer.from('x') }]);
+    const zip = buildRawZip([{ name: 'SKILL.md', data: skillMd('temp', 'Temporary') }, { name: 'x.txt', data: Buffer.from('x') }]);
     const skill = (await jsonOf(await upload('?folder=temp', form(zip, 'temp.zip')))).body as { id: string };
     await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'uses-temp', start_url: 'https://a.test', task: 't', skill_ids: [skill.id] } });
     expect((await svc.api(`/skills/default/${skill.id}`, { method: 'DELETE' })).status).toBe(204);
@@ -224,8 +227,9 @@ describe('skills (§4.4)', () => {
       expect(await res.text()).toContain('description: Nested');
     });
 
-    it('a skill without SKILL.md is 404 saying so; an unknown skill is 404 Skill not found', async () => {
-      const skill = await uploadAs('default', undefined, '?folder=md', buildRawZip([{ name: 'readme.txt', data: Buffer.from('no manifest') }]), 'no-md.zip');
+    it('a skill whose SKILL.md is gone from disk is 404 saying so; an unknown skill is 404 Skill not found', async () => {
+      const skill = await uploadAs('default', undefined, '?folder=md', buildRawZip([{ name: 'SKILL.md', data: skillMd('gone', 'Gone') }, { name: 'readme.txt', data: Buffer.from('no manifest') }]), 'no-md.zip');
+      await rm(join(svc.dataDir, 'skills', skill.id, 'SKILL.md'));
       expect(await jsonOf(await skillMdOf('default', skill.id))).toEqual({ status: 404, body: { detail: 'This skill has no SKILL.md' } });
       expect(await jsonOf(await skillMdOf('default', '00000000-0000-4000-8000-000000000000'))).toEqual({ status: 404, body: { detail: 'Skill not found' } });
     });

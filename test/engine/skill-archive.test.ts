@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,12 +6,9 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { ValidationError } from '../../src-main/base/errors.ts';
-import {
-  DEFAULT_SKILL_ARCHIVE_LIMITS,
-  extractSkillArchive,
-  parseSkillManifest,
-  type SkillArchiveLimits,
-} from '../../src-main/engine/skills/skillArchive.ts';
+import { DEFAULT_ZIP_LIMITS, extractZipSafely, type ZipLimits } from '../../src-main/engine/skills/safeZipExtraction.ts';
+import { extractSkillArchive, NO_MANIFEST_DETAIL } from '../../src-main/engine/skills/skillArchive.ts';
+import { parseSkillManifest } from '../../src-main/engine/skills/skillManifest.ts';
 import { buildRawZip, unixAttributes, type RawZipEntry } from '../helpers/rawZip.ts';
 
 const SKILL_MD = `---
@@ -67,9 +64,12 @@ async function writeZipBytes(bytes: Buffer): Promise<string> {
   return file;
 }
 
-/** Runs the extraction expecting a 422 and checks nothing (not even a temp dir) was left behind. */
-async function expectRejected(zipFile: string, detail: RegExp, limits?: SkillArchiveLimits): Promise<ValidationError> {
-  const error = await extractSkillArchive(zipFile, dest, limits).then(
+type Extract = (zipFile: string, destDir: string) => Promise<unknown>;
+const safely = (limits?: ZipLimits): Extract => (zipFile, destDir) => extractZipSafely(zipFile, destDir, { what: 'Skill zip', ...(limits && { limits }) });
+
+/** Runs the extraction (the safe zip extraction by default) expecting a 422 and checks nothing (not even a temp dir) was left behind. */
+async function expectRejected(zipFile: string, detail: RegExp, limits?: ZipLimits, extract: Extract = safely(limits)): Promise<ValidationError> {
+  const error = await extract(zipFile, dest).then(
     () => null,
     (e: unknown) => e,
   );
@@ -125,12 +125,17 @@ describe('extractSkillArchive: accepted archives', () => {
     expect(await readFile(path.join(dest, 'my-skill', 'scripts', 'run.sh'), 'utf8')).toBe('echo hi\n');
   });
 
-  it('returns a null manifest when there is no SKILL.md, or it is in a folder next to other root content', async () => {
-    const none = await extractSkillArchive(await yazlZip({ 'README.md': 'hi' }), dest);
-    expect(none.manifest).toBeNull();
+  it('rejects a zip without SKILL.md, or with it in a folder next to other root content, writing nothing', async () => {
+    const none = await expectRejected(await yazlZip({ 'README.md': 'hi' }), /no SKILL\.md/, undefined, extractSkillArchive);
+    expect(none.detail).toBe(NO_MANIFEST_DETAIL);
+    await expectRejected(await yazlZip({ 'a/SKILL.md': SKILL_MD, 'b.txt': 'x' }), /no SKILL\.md/, undefined, extractSkillArchive);
+    // Checked from the headers, before anything is inflated: even a corrupt entry is not reached.
+    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]), /no SKILL\.md/, undefined, extractSkillArchive);
+  });
 
-    const notSingle = await extractSkillArchive(await yazlZip({ 'a/SKILL.md': SKILL_MD, 'b.txt': 'x' }), path.join(parent, 'two'));
-    expect(notSingle.manifest).toBeNull();
+  it('rejects a SKILL.md over 1 MiB before extracting it', async () => {
+    const big = `${SKILL_MD}${'x'.repeat(1024 * 1024)}`;
+    await expectRejected(await rawZip([{ name: 'SKILL.md', data: Buffer.from(big), method: 0 }]), /^Skill zip rejected: SKILL\.md is \d+ bytes; the limit is 1048576$/, undefined, extractSkillArchive);
   });
 
   it('skips __MACOSX/ and .DS_Store entries, which also do not break single-folder detection', async () => {
@@ -152,12 +157,49 @@ describe('extractSkillArchive: accepted archives', () => {
   it('refuses to extract over an existing destination and leaves it untouched', async () => {
     await mkdir(dest);
     await writeFile(path.join(dest, 'keep.txt'), 'keep');
-    await expect(extractSkillArchive(await yazlZip({ 'a.txt': 'a' }), dest)).rejects.toThrow(/already exists/);
+    await expect(extractSkillArchive(await yazlZip({ 'SKILL.md': SKILL_MD }), dest)).rejects.toThrow(/already exists/);
     expect(await readFile(path.join(dest, 'keep.txt'), 'utf8')).toBe('keep');
   });
 });
 
-describe('extractSkillArchive: rejected archives leave nothing on disk', () => {
+describe('extractZipSafely: hooks', () => {
+  it('extracts any safe zip (no SKILL.md needed), showing inspect every entry before writing', async () => {
+    const seen: unknown[] = [];
+    let onDiskAtInspect: string[] | undefined;
+    const result = await extractZipSafely(await yazlZip({ 'docs/': null, 'docs/a.txt': 'hello', 'b.bin': Buffer.alloc(10, 1) }), dest, {
+      inspect: (entries) => {
+        seen.push(...entries);
+        onDiskAtInspect = readdirSync(parent);
+      },
+    });
+    expect(onDiskAtInspect).toEqual([]);
+    expect(result).toEqual({ fileCount: 2, totalBytes: 15 });
+    expect(seen).toEqual([
+      { path: 'docs', isDirectory: true, declaredBytes: 0 },
+      { path: 'docs/a.txt', isDirectory: false, declaredBytes: 5 },
+      { path: 'b.bin', isDirectory: false, declaredBytes: 10 },
+    ]);
+    expect(await readFile(path.join(dest, 'docs', 'a.txt'), 'utf8')).toBe('hello');
+  });
+
+  it('a verify hook that throws leaves nothing behind, its error passed on unchanged', async () => {
+    const zip = await yazlZip({ 'a.txt': 'a' });
+    await expectRejected(zip, /^checked and refused$/, undefined, (file, destDir) => extractZipSafely(file, destDir, {
+      verify: async (root) => {
+        expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a');
+        throw new ValidationError('checked and refused');
+      },
+    }));
+  });
+
+  it('names the archive as told in every rejection', async () => {
+    await expectRejected(await writeZipBytes(Buffer.from('nope')), /^Skill zip rejected: not a valid zip archive/);
+    const plain = await extractZipSafely(await writeZipBytes(Buffer.from('nope')), dest).catch((error: unknown) => error);
+    expect((plain as ValidationError).detail).toMatch(/^Zip archive rejected: not a valid zip archive/);
+  });
+});
+
+describe('extractZipSafely: rejected archives leave nothing on disk', () => {
   it('rejects a file that is not a zip', async () => {
     await expectRejected(await writeZipBytes(Buffer.from('definitely not a zip')), /not a valid zip archive/);
   });
@@ -218,17 +260,17 @@ describe('extractSkillArchive: rejected archives leave nothing on disk', () => {
 
   it('rejects more entries than maxEntries', async () => {
     const zip = await yazlZip({ 'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c', 'd.txt': 'd' });
-    await expectRejected(zip, /has 4 entries; the limit is 3/, { ...DEFAULT_SKILL_ARCHIVE_LIMITS, maxEntries: 3 });
+    await expectRejected(zip, /has 4 entries; the limit is 3/, { ...DEFAULT_ZIP_LIMITS, maxEntries: 3 });
   });
 
   it('rejects an entry whose declared size is over the per-file limit', async () => {
     const zip = await yazlZip({ 'big.bin': Buffer.alloc(2048, 7) });
-    await expectRejected(zip, /entry 'big\.bin' declares 2048 bytes; the per-file limit is 1024/, { ...DEFAULT_SKILL_ARCHIVE_LIMITS, maxEntryUncompressedBytes: 1024 });
+    await expectRejected(zip, /entry 'big\.bin' declares 2048 bytes; the per-file limit is 1024/, { ...DEFAULT_ZIP_LIMITS, maxEntryUncompressedBytes: 1024 });
   });
 
   it('rejects archives whose declared sizes add up past the total limit', async () => {
     const zip = await yazlZip({ 'a.bin': Buffer.alloc(600), 'b.bin': Buffer.alloc(600) });
-    await expectRejected(zip, /more than 1000 uncompressed bytes in total/, { ...DEFAULT_SKILL_ARCHIVE_LIMITS, maxTotalUncompressedBytes: 1000 });
+    await expectRejected(zip, /more than 1000 uncompressed bytes in total/, { ...DEFAULT_ZIP_LIMITS, maxTotalUncompressedBytes: 1000 });
   });
 
   it('rejects an honest zip bomb by its compression ratio before extracting anything', async () => {
@@ -269,7 +311,7 @@ describe('extractSkillArchive: rejected archives leave nothing on disk', () => {
 
   it('rejects a skill whose SKILL.md is invalid, leaving nothing extracted', async () => {
     const zip = await yazlZip({ 'SKILL.md': '---\nname: x\n---\nbody', 'b.txt': 'b' });
-    await expectRejected(zip, /^SKILL\.md frontmatter: 'description' is required$/);
+    await expectRejected(zip, /^SKILL\.md frontmatter: 'description' is required$/, undefined, extractSkillArchive);
   });
 });
 

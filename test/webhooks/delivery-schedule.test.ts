@@ -7,6 +7,8 @@ import { silentLogger } from '../../src-main/base/logger.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 import type { DeliveryRow } from '../../src-main/store/webhooks.ts';
 import { canonicalJson } from '../../src-main/webhooks/canonicalJson.ts';
+import { ConflictError, NotFoundError } from '../../src-main/base/errors.ts';
+import { WebhookDeliveryService } from '../../src-main/webhooks/webhookDeliveries.ts';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src-main/webhooks/webhookDispatcher.ts';
 import { WebhookKeyService } from '../../src-main/webhooks/webhookKeys.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
@@ -130,9 +132,9 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     const row = deliver(path);
     await runOut();
     expect(store.webhooks.get(row.id)).toMatchObject({ status: 'failed', attempts: 2 });
-    // What POST /webhooks/{org}/deliveries/{id}/redeliver does.
-    expect(store.webhooks.requeue(row.id)).toBe(true);
-    dispatcher.poke();
+    // The service behind POST /webhooks/{org}/deliveries/{id}/redeliver.
+    const requeued = new WebhookDeliveryService(store, dispatcher).redeliver('default', row.id);
+    expect(requeued).toMatchObject({ id: row.id, status: 'pending', attempts: 0, payload: { event_type: 'completed' } });
     await runOut();
     expect(store.webhooks.attempts(row.id).map((a) => [a.attempt, a.status_code])).toEqual([[1, 503], [2, 503], [1, 503], [2, 200]]);
     const [third, fourth] = offsets(row.id).slice(2);
@@ -140,5 +142,24 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     expect(store.webhooks.get(row.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
     const hits = await receiver.waitFor(4, path);
     expect(new Set(hits.map((hit) => hit.headers['x-webhook-id']))).toEqual(new Set([row.id]));
+  });
+  it('redelivery refuses a delivery still pending (409), another org\'s or an unknown one (404), and changes nothing', async () => {
+    const { store, clock, dispatcher, deliver } = await outbox();
+    store.principals.createOrg('rival');
+    const service = new WebhookDeliveryService(store, dispatcher);
+    const row = deliver('/ok/pending');
+    const before = store.webhooks.get(row.id);
+    expect(() => service.redeliver('default', row.id)).toThrow(new ConflictError('Delivery is still pending; it will be retried'));
+    expect(() => service.redeliver('rival', row.id)).toThrow(new NotFoundError('Delivery not found'));
+    expect(() => service.redeliver('default', newId())).toThrow(NotFoundError);
+    expect(store.webhooks.get(row.id)).toEqual(before);
+    clock.next();
+    await dispatcher.idle();
+    expect(() => service.redeliver('rival', row.id)).toThrow(NotFoundError);
+    expect(store.webhooks.get(row.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    const listed = service.list('default', { limit: 10, offset: 0 });
+    expect(listed.total).toBe(1);
+    expect(listed.deliveries[0]).toMatchObject({ id: row.id, status: 'succeeded', attempt_log: [{ attempt: 1, status_code: 200, error: null }] });
+    expect(service.list('rival', { limit: 10, offset: 0 })).toEqual({ deliveries: [], total: 0 });
   });
 });

@@ -56,7 +56,7 @@ export class SkillService {
     return name;
   }
 
-  /** Streams the zip to a temp file, checks and extracts it, then records the skill. */
+  /** Streams the zip to a temp file, checks and extracts it (a SKILL.md is required), then records the skill. */
   async upload(upload: SkillUpload): Promise<Skill> {
     const name = this.skillNameFrom(upload.filename);
     if (this.#store.skills.nameTaken(upload.orgId, upload.folder, name)) {
@@ -86,7 +86,7 @@ export class SkillService {
     }
   }
 
-  #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest | null, sizeBytes: number, fileCount: number): SkillRecord {
+  #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest, sizeBytes: number, fileCount: number): SkillRecord {
     try {
       return this.#store.skills.insert({
         id,
@@ -94,8 +94,8 @@ export class SkillService {
         folderName: upload.folder,
         name,
         isPublic: upload.isPublic,
-        manifestName: manifest?.name ?? null,
-        description: manifest?.description ?? null,
+        manifestName: manifest.name,
+        description: manifest.description,
         sizeBytes,
         fileCount,
       });
