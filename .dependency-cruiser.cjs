@@ -53,8 +53,8 @@ const rendererRuntimeContract = '^src-main/contract/(client|operationRoutes)\\.t
 /** The only npm packages the console (a browser bundle) may import. */
 const rendererPackages = ['react', 'react-dom', 'zustand'];
 
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const packagePath = (names) => `(^|/)node_modules/(${names.map((name) => (name.includes('[') ? name : escape(name))).join('|')})/`;
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const packagePath = (names) => `(^|/)node_modules/(${names.map((name) => (name.includes('[') ? name : escapeRegex(name))).join('|')})/`;
 const notNpmOrCore = ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'];
 const describe = (rule) => (rule.length === 0 ? 'itself' : `itself, ${rule.map((folder) => `${folder}/`).join(', ')}`);
 

@@ -49,7 +49,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   const [noun, verb, ...rest] = parsed.positionals;
   const command = noun && verb ? commands[`${noun} ${verb}`] : undefined;
   if (parsed.values.help || !command) {
-    return parsed.values.help ? (io.stdout(`${JSON.stringify({ usage: USAGE })}\n`), 0) : fail(2, `unknown command '${[noun, verb].filter(Boolean).join(' ')}'\n${USAGE}`);
+    if (!parsed.values.help) return fail(2, `unknown command '${[noun, verb].filter(Boolean).join(' ')}'\n${USAGE}`);
+    io.stdout(`${JSON.stringify({ usage: USAGE })}\n`);
+    return 0;
   }
   let config: PorticoConfig;
   try {

@@ -23,6 +23,10 @@ function toParam(message: LlmMessage): MessageParam {
         return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
       case 'tool_result':
         return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, ...(block.isError && { is_error: true }) };
+      default: {
+        const unknown: never = block;
+        throw new TypeError(`unknown content block ${JSON.stringify(unknown)}`);
+      }
     }
   });
   return { role: message.role, content };

@@ -17,6 +17,7 @@ const row = { id: 't1', name: 'first', secret_hash: 'do-not-send', tags: [{ labe
  * Type-level specification, checked by `tsc` (npm test type-checks the tests), never run: a JSON
  * handler returns its response schema's input; 204 and handler-written routes return nothing.
  */
+// biome-ignore lint/suspicious/noExportsInTest: a type-level spec that tsc checks and nothing runs; the export marks it as deliberately uncalled
 export function routeTypeErrors(routes: RouteTable): void {
   const route = { method: 'GET', url: '/typed', tag: 't', summary: 's', auth: 'none' } as const;
   // @ts-expect-error name is required by the response schema

@@ -117,7 +117,12 @@ describe('every JSON route answers exactly its declared response schema (walked 
     const missing: string[] = [];
     let path = fixture?.path;
     if (path === undefined) {
-      path = route.url.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? (missing.push(`path parameter '${name}'`), name));
+      path = route.url.replace(/:(\w+)/g, (_, name: string) => {
+        const id = ids[name];
+        if (id !== undefined) return id;
+        missing.push(`path parameter '${name}'`);
+        return name;
+      });
       const names = route.query instanceof z.ZodObject ? Object.keys(route.query.shape) : [];
       const query = Object.fromEntries(names.flatMap((name) => (ids[name] === undefined ? [] : [[name, ids[name]]])));
       if (route.query && !route.query.safeParse(query).success) missing.push('a query');

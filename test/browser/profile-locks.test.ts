@@ -9,8 +9,12 @@ describe('ProfileLocks', () => {
     const locks = new ProfileLocks();
     const order: string[] = [];
     const first = await locks.acquire('p');
-    const second = locks.acquire('p').then((handle) => (order.push('second'), handle));
-    const third = locks.acquire('p').then((handle) => (order.push('third'), handle));
+    const inOrder = (name: string) => <T>(handle: T): T => {
+      order.push(name);
+      return handle;
+    };
+    const second = locks.acquire('p').then(inOrder('second'));
+    const third = locks.acquire('p').then(inOrder('third'));
     await tick();
     expect(order).toEqual([]);
     first.release();

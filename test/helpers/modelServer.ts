@@ -6,7 +6,7 @@ export interface RecordedRequest {
   api: 'anthropic' | 'openai';
   path: string;
   headers: IncomingMessage['headers'];
-  // Test code reads arbitrary provider JSON; the shape is asserted, not typed.
+  // biome-ignore lint/suspicious/noExplicitAny: test code reads arbitrary provider JSON; the shape is asserted, not typed.
   body: Record<string, any>;
   raw: string;
 }
@@ -41,7 +41,9 @@ const DEFAULT_USAGE = { input: 1000, output: 100 };
 function anthropicBody(reply: Extract<ScriptedReply, { toolCalls?: unknown }>, model: string, n: number): unknown {
   const content: unknown[] = [];
   if (reply.text) content.push({ type: 'text', text: reply.text });
-  (reply.toolCalls ?? []).forEach((call, i) => content.push({ type: 'tool_use', id: `toolu_${n}_${i}`, name: call.name, input: call.input }));
+  for (const [i, call] of (reply.toolCalls ?? []).entries()) {
+    content.push({ type: 'tool_use', id: `toolu_${n}_${i}`, name: call.name, input: call.input });
+  }
   const usage = reply.usage ?? DEFAULT_USAGE;
   return {
     id: `msg_${n}`, type: 'message', role: 'assistant', model, content,
@@ -85,7 +87,7 @@ export async function startModelServer(initial: ReplyScript = []): Promise<Model
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
         return;
       }
-      const body = JSON.parse(raw || '{}') as Record<string, any>;
+      const body = JSON.parse(raw || '{}') as RecordedRequest['body'];
       const request: RecordedRequest = { api, path, headers: req.headers, body, raw };
       requests.push(request);
       const n = count++;

@@ -29,7 +29,9 @@ describe('canonicalJson', () => {
     const cases: [number, string][] = [
       [0, '0'], [-0, '0'], [5, '5'], [-12, '-12'], [0.1, '0.1'], [1.5, '1.5'], [1e-5, '1e-05'], [1.5e-7, '1.5e-07'],
       [0.0001, '0.0001'], [123.456, '123.456'], [1e21, '1000000000000000000000'], [2 ** 53 + 2, '9007199254740994'],
+      // biome-ignore lint/correctness/noPrecisionLoss: literals beyond double precision are the case under test
       [1.2345678901234567e16, '12345678901234568'], [1234567890123456.7, '1234567890123456.8'], [5e-324, '5e-324'],
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: literal floats are the case under test, not π
       [1.7976931348623157e308, BigInt(1.7976931348623157e308).toString()], [3.141592653589793, '3.141592653589793'], [-2.5e-10, '-2.5e-10'],
       [1e16 + 2, '10000000000000002'],
     ];

@@ -8,6 +8,7 @@ import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookRece
 const TRICKY = {
   text: 'Grüße aus Köln — 東京 · مرحبا · Ελληνικά · हिन्दी · 😀👩‍👩‍👧‍👦🏳️‍🌈 "quoted" \\ back\nline',
   ints: [0, -1, 42, 2 ** 31, 2 ** 53, 1e21, -(2 ** 63)],
+  // biome-ignore lint/suspicious/noApproximativeNumericConstant: literal floats are the payload under test, not π
   floats: [0.1, -2.5, 1e-5, 1.5e-7, 3.141592653589793, 2 / 3, 1234567.891, 6.02214076e23, 5e-324],
   nested: { 'ä': { z: [{ b: 1, a: 2 }], a: null, t: true }, '𐀀': 'astral key', '\uffff': 'bmp key' },
 };
@@ -49,7 +50,7 @@ describe('webhooks (§6, local-service §4)', () => {
     expect(hook?.headers).toMatchObject({ 'content-type': 'application/json', 'x-webhook-event': 'completed', 'x-webhook-attempt': '1' });
     expect(hook?.headers['user-agent']).toMatch(/^Portico-Webhooks\//);
     expect(hook?.headers['x-webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const { event_type, timestamp, ...rest } = hook?.body as Record<string, unknown>;
+    const { event_type, timestamp, ...rest } = hook!.body as Record<string, unknown>;
     expect(event_type).toBe('completed');
     expect(String(timestamp)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(rest).toEqual({ ...status, updated_at: rest.updated_at, events: rest.events });
@@ -79,7 +80,7 @@ describe('webhooks (§6, local-service §4)', () => {
     await portal('ordered', 'ask', '/status/500/1');
     const jobId = await start('ordered', { form_data: {}, human_in_the_loop: true });
     const [first] = await receiver.waitFor(1, '/status/500/1');
-    const questionId = (first?.body.question as { question_id: string }).question_id;
+    const questionId = (first!.body.question as { question_id: string }).question_id;
     await svc.api(`/jobs/default/ordered/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: questionId, answer: 'green' } });
     await waitForJob(svc, 'ordered', jobId, ['completed']);
     const hits = await receiver.waitFor(3, '/status/500/1', 15_000);
@@ -111,7 +112,7 @@ describe('webhooks (§6, local-service §4)', () => {
       return first?.status === 'pending' ? undefined : first;
     }, 'the delivery to settle');
     expect(delivery).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 200 });
-    expect((delivery?.attempt_log as { status_code: number; error: string | null }[]).map((a) => [a.status_code, a.error])).toEqual([[500, 'HTTP 500'], [500, 'HTTP 500'], [200, null]]);
+    expect((delivery!.attempt_log as { status_code: number; error: string | null }[]).map((a) => [a.status_code, a.error])).toEqual([[500, 'HTTP 500'], [500, 'HTTP 500'], [200, null]]);
   });
 
   it('without a webhook_url nothing is sent', async () => {
