@@ -1,3 +1,4 @@
+import { ActionCacheRepository } from './actionCache.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
 import { AutofillMappingRepository } from './autofillMappings.ts';
 import { openDatabase, type Db } from './database.ts';
@@ -26,6 +27,7 @@ export interface Store {
   readonly providerSettings: ProviderSettingsRepository;
   readonly replayTraces: ReplayTraceRepository;
   readonly autofillMappings: AutofillMappingRepository;
+  readonly actionCache: ActionCacheRepository;
   readonly sessions: SessionRepository;
   close(): void;
 }
@@ -44,6 +46,7 @@ export function createStore(db: Db): Store {
     providerSettings: new ProviderSettingsRepository(db),
     replayTraces: new ReplayTraceRepository(db),
     autofillMappings: new AutofillMappingRepository(db),
+    actionCache: new ActionCacheRepository(db),
     sessions: new SessionRepository(db),
     close: () => db.close(),
   };

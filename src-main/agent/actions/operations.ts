@@ -1,0 +1,171 @@
+import type { Locator, Page } from 'playwright-core';
+import type { ActionOp } from './actionGrammar.ts';
+import type { TargetIdentity } from './targetIdentity.ts';
+
+/** How long one element operation may wait for its target to be actionable. */
+export const ACTION_TIMEOUT_MS = 5_000;
+/** How long "wait for" waits for its text. */
+export const WAIT_FOR_TEXT_MS = 10_000;
+/** Upper bound on text returned by extract. */
+const MAX_EXTRACT_CHARS = 100_000;
+
+/** An operation that ran into the page (timeout, detached element, bad URL): the action fails with this message, the service stays well. */
+export class OperationError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OperationError';
+  }
+}
+
+/** One operation with its values filled in, on its resolved element. */
+export interface Operation {
+  op: ActionOp;
+  text?: string;
+  key?: string;
+  checked?: boolean;
+  direction?: 'up' | 'down' | 'top' | 'bottom';
+}
+
+const describeTarget = (target: TargetIdentity | undefined): string => (target ? `${target.role} ${JSON.stringify(target.name)}` : 'the page');
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed';
+}
+
+async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('domcontentloaded', { timeout: 10_000 }).catch(() => undefined);
+}
+
+/** Opens an http(s) URL, relative ones against the current page; anything else is refused. */
+export function resolveUrl(text: string, current: string): URL {
+  const raw = text.trim();
+  let url: URL;
+  try {
+    url = /^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith('/') || current === 'about:blank' ? new URL(raw, current === 'about:blank' ? undefined : current) : new URL(`https://${raw}`);
+  } catch {
+    throw new OperationError(`Not a URL: ${JSON.stringify(raw.slice(0, 200))}`);
+  }
+  if (url.href === 'about:blank') return url;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OperationError(`Only http and https URLs can be opened, not ${url.protocol}`);
+  return url;
+}
+
+async function setChecked(locator: Locator, checked: boolean): Promise<void> {
+  try {
+    await locator.setChecked(checked, { timeout: ACTION_TIMEOUT_MS });
+  } catch (error) {
+    // Design systems draw the box on the label and move the input off-screen: its own label toggles it.
+    const toggled = await locator.evaluate((el, want) => {
+      const input = el as HTMLInputElement;
+      if (input.checked === want) return true;
+      input.labels?.[0]?.click();
+      return input.checked === want;
+    }, checked).catch(() => false);
+    if (!toggled) throw error;
+  }
+}
+
+async function selectOption(page: Page, locator: Locator, option: string): Promise<void> {
+  const isNative = await locator.evaluate((el) => el.tagName === 'SELECT');
+  if (isNative) {
+    // Read the options once: a missing option fails at once instead of after two selectOption timeouts.
+    const options = await locator.evaluate((el) => Array.from((el as HTMLSelectElement).options).map((o) => ({ label: o.text.replace(/\s+/g, ' ').trim(), value: o.value })));
+    const wanted = option.replace(/\s+/g, ' ').trim();
+    const index = [(o: { label: string }) => o.label === wanted, (o: { label: string }) => o.label.toLowerCase() === wanted.toLowerCase(), (o: { value: string }) => o.value === wanted]
+      .map((test) => options.findIndex(test)).find((i) => i >= 0);
+    if (index === undefined) throw new OperationError(`No option ${JSON.stringify(option)} in the dropdown; options are ${JSON.stringify(options.slice(0, 20).map((o) => o.label))}`);
+    await locator.selectOption({ index }, { timeout: ACTION_TIMEOUT_MS });
+    return;
+  }
+  // A custom combobox: open it, then the option with exactly that name.
+  await locator.click({ timeout: ACTION_TIMEOUT_MS });
+  const choice = page.getByRole('option', { name: option, exact: true }).filter({ visible: true });
+  const count = await choice.count();
+  if (count !== 1) throw new OperationError(count === 0 ? `No option ${JSON.stringify(option)} in the dropdown` : `Ambiguous option ${JSON.stringify(option)}: ${count} options match`);
+  await choice.click({ timeout: ACTION_TIMEOUT_MS });
+}
+
+/** Reads the text of an element (a field's value) or of the whole page. */
+async function extractText(page: Page, locator: Locator | undefined): Promise<string> {
+  const text = locator
+    ? await locator.evaluate((el) => (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el as HTMLElement).innerText))
+    : await page.evaluate(() => document.body?.innerText ?? '');
+  return text.replace(/[ \t]+\n/g, '\n').trim().slice(0, MAX_EXTRACT_CHARS);
+}
+
+/**
+ * Performs one operation and says what it did (the `result`); page failures become OperationError
+ * with the first line of Playwright's message. Typed text is never echoed: it may be a secret.
+ */
+export async function perform(page: Page, operation: Operation, locator: Locator | undefined, target: TargetIdentity | undefined): Promise<string> {
+  const on = describeTarget(target);
+  try {
+    switch (operation.op) {
+      case 'goto': {
+        const url = resolveUrl(operation.text ?? '', page.url());
+        await page.goto(url.href, { waitUntil: 'load', timeout: 30_000 });
+        return `Opened ${page.url()}`;
+      }
+      case 'click':
+        await need(locator).click({ timeout: ACTION_TIMEOUT_MS });
+        await settle(page);
+        return `Clicked ${on}`;
+      case 'fill': {
+        const field = need(locator);
+        const isSelect = await field.evaluate((el) => el.tagName === 'SELECT');
+        if (isSelect) await selectOption(page, field, operation.text ?? '');
+        else await field.fill(operation.text ?? '', { timeout: ACTION_TIMEOUT_MS });
+        return `Filled ${on}`;
+      }
+      case 'select':
+        await selectOption(page, need(locator), operation.text ?? '');
+        return `Selected ${JSON.stringify(operation.text ?? '')} in ${on}`;
+      case 'check':
+        await setChecked(need(locator), operation.checked !== false);
+        return `${operation.checked === false ? 'Unchecked' : 'Checked'} ${on}`;
+      case 'press':
+        if (locator) await locator.press(operation.key ?? '', { timeout: ACTION_TIMEOUT_MS });
+        else await page.keyboard.press(operation.key ?? '');
+        await settle(page);
+        return `Pressed ${operation.key ?? ''}${locator ? ` in ${on}` : ''}`;
+      case 'hover':
+        await need(locator).hover({ timeout: ACTION_TIMEOUT_MS });
+        return `Hovered over ${on}`;
+      case 'scroll': {
+        const direction = operation.direction ?? 'down';
+        await page.evaluate((d) => {
+          if (d === 'top') window.scrollTo(0, 0);
+          else if (d === 'bottom') window.scrollTo(0, document.documentElement.scrollHeight);
+          else window.scrollBy(0, (d === 'up' ? -0.8 : 0.8) * window.innerHeight);
+        }, direction);
+        return `Scrolled ${direction === 'top' || direction === 'bottom' ? `to the ${direction}` : direction}`;
+      }
+      case 'scroll_to':
+        await need(locator).scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT_MS });
+        return `Scrolled to ${on}`;
+      case 'wait_for_text': {
+        const text = operation.text ?? '';
+        await page.getByText(text).first().waitFor({ state: 'visible', timeout: WAIT_FOR_TEXT_MS }).catch(() => {
+          throw new OperationError(`Text ${JSON.stringify(text)} did not appear within ${WAIT_FOR_TEXT_MS / 1000} s`);
+        });
+        return `Text ${JSON.stringify(text)} is shown`;
+      }
+      case 'extract':
+        return await extractText(page, locator);
+    }
+  } catch (error) {
+    if (error instanceof OperationError) throw error;
+    if (error instanceof Error && isPageError(error)) throw new OperationError(`Could not ${operation.op.replace('_', ' ')} ${on}: ${firstLine(error)}`, { cause: error });
+    throw error;
+  }
+}
+
+function need(locator: Locator | undefined): Locator {
+  if (!locator) throw new OperationError('This action needs a target element');
+  return locator;
+}
+
+/** Playwright's failures of an operation on the page (timeouts, navigation, detached or covered elements), as opposed to bugs. */
+function isPageError(error: Error): boolean {
+  return error.name === 'TimeoutError' || /^(locator|page|elementHandle|frame|keyboard|mouse)\./.test(error.message) || /net::ERR_|Navigation|Target (page|closed)|Execution context was destroyed/.test(error.message);
+}

@@ -1,0 +1,141 @@
+import type { Locator, Page } from 'playwright-core';
+
+/** How a resolved target is found again: its role and accessible name (or its text, for an element with no role), plus a CSS fallback. */
+export interface TargetIdentity {
+  role: string;
+  name: string;
+  /** `role`: found again by getByRole(role, name); `text`: an element with no role, found by its exact text. */
+  by: 'role' | 'text';
+  selector: string;
+}
+
+type AriaRole = Parameters<Page['getByRole']>[0];
+
+/** Reads a YAML scalar Playwright's aria snapshot wrote: plain, 'single' or "double" quoted. */
+function yamlScalar(text: string): string {
+  const t = text.trim();
+  if (t.startsWith('"')) {
+    try {
+      return JSON.parse(t) as string;
+    } catch {
+      return t.slice(1, -1);
+    }
+  }
+  if (t.startsWith('\'') && t.endsWith('\'') && t.length >= 2) return t.slice(1, -1).replaceAll('\'\'', '\'');
+  return t;
+}
+
+/** The end (exclusive) of the JSON-style string starting at `start` (a `"`), honouring backslash escapes. */
+function quotedEnd(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    if (text[i] === '\\') i += 2;
+    else if (text[i] === '"') return i + 1;
+    else i += 1;
+  }
+  return text.length;
+}
+
+/**
+ * Role, accessible name and inline text of the first node of an aria snapshot
+ * (`- button "Continue"`, `- 'link "a: b"'`, `- text: plain`), as Playwright computes them.
+ */
+export function parseAriaLine(snapshot: string): { role: string; name: string; text: string } {
+  const line = (snapshot.split('\n')[0] ?? '').replace(/^\s*- /, '');
+  let key: string;
+  let rest: string;
+  if (line.startsWith('\'') || line.startsWith('"')) {
+    const quote = line[0] ?? '';
+    let i = 1;
+    if (quote === '"') i = quotedEnd(line, 0);
+    else {
+      while (i < line.length) {
+        if (line[i] === '\'' && line[i + 1] === '\'') i += 2;
+        else if (line[i] === '\'') break;
+        else i += 1;
+      }
+      i += 1;
+    }
+    key = yamlScalar(line.slice(0, i));
+    rest = line.slice(i);
+  } else {
+    let i = 0;
+    while (i < line.length && !(line[i] === ':' && (line[i + 1] === ' ' || i + 1 === line.length))) i = line[i] === '"' ? quotedEnd(line, i) : i + 1;
+    key = line.slice(0, i);
+    rest = line.slice(i);
+  }
+  const space = key.indexOf(' ');
+  const role = space < 0 ? key : key.slice(0, space);
+  const after = space < 0 ? '' : key.slice(space + 1).trimStart();
+  const name = after.startsWith('"') ? yamlScalar(after.slice(0, quotedEnd(after, 0))) : '';
+  const text = rest.startsWith(':') ? yamlScalar(rest.slice(1)) : '';
+  return { role, name, text };
+}
+
+/** A CSS selector for this element alone at this moment: its id, its name attribute, else its path of nth-of-type steps. */
+async function fallbackSelector(locator: Locator): Promise<string> {
+  return locator.evaluate((el) => {
+    const unique = (selector: string): boolean => {
+      try {
+        return document.querySelectorAll(selector).length === 1;
+      } catch {
+        return false;
+      }
+    };
+    if (el.id && unique(`#${CSS.escape(el.id)}`)) return `#${CSS.escape(el.id)}`;
+    const tag = el.tagName.toLowerCase();
+    const nameAttr = el.getAttribute('name');
+    if (nameAttr) {
+      const byName = `${tag}[name="${CSS.escape(nameAttr)}"]`;
+      if (unique(byName)) return byName;
+    }
+    const steps: string[] = [];
+    let node: Element | null = el;
+    while (node && node !== document.documentElement) {
+      if (node.id && unique(`#${CSS.escape(node.id)}`)) {
+        steps.unshift(`#${CSS.escape(node.id)}`);
+        break;
+      }
+      const name = node.tagName.toLowerCase();
+      const parent: Element | null = node.parentElement;
+      const index = parent ? Array.from(parent.children).filter((c) => c.tagName === node?.tagName).indexOf(node) + 1 : 1;
+      steps.unshift(`${name}:nth-of-type(${index})`);
+      node = parent;
+    }
+    return steps.join(' > ');
+  });
+}
+
+/** Role and name (as getByRole sees them) of one resolved element, and its fallback selector. */
+export async function identify(locator: Locator): Promise<TargetIdentity> {
+  const [snapshot, selector] = await Promise.all([locator.ariaSnapshot({ timeout: 5_000 }), fallbackSelector(locator)]);
+  const { role, name, text } = parseAriaLine(snapshot);
+  if (name && role !== 'text') return { role, name, by: 'role', selector };
+  return { role: role || 'text', name: text, by: 'text', selector };
+}
+
+/** Whether a snapshot line shows the same role and name as the stored identity. */
+function sameIdentity(snapshot: string, identity: TargetIdentity): boolean {
+  const seen = parseAriaLine(snapshot);
+  return identity.by === 'role' ? seen.role === identity.role && seen.name === identity.name : (seen.role || 'text') === identity.role && seen.text === identity.name;
+}
+
+/**
+ * The stored target on the current page, only if exactly one element still has its role and name:
+ * first by role and name, else by the fallback selector when that element still reads the same.
+ * Undefined means the entry does not apply to this page.
+ */
+export async function findAgain(page: Page, identity: TargetIdentity): Promise<Locator | undefined> {
+  const primary = identity.by === 'role'
+    ? page.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
+    : page.getByText(identity.name, { exact: true });
+  if ((await primary.count()) === 1) {
+    if (identity.by === 'role') return primary;
+    if (sameIdentity(await primary.ariaSnapshot({ timeout: 2_000 }), identity)) return primary;
+  }
+  if (!identity.selector) return undefined;
+  const fallback = page.locator(identity.selector);
+  if ((await fallback.count().catch(() => 0)) !== 1) return undefined;
+  const snapshot = await fallback.ariaSnapshot({ timeout: 2_000 }).catch(() => '');
+  return sameIdentity(snapshot, identity) ? fallback : undefined;
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { actionVariables, keyName, parseAction, type ParsedAction } from '../../src-main/agent/actions/actionGrammar.ts';
+import { ActionSyntaxError, MissingVariableError, renderTemplate, templateSource, type Template } from '../../src-main/agent/actions/actionTemplate.ts';
+
+/** The parse with templates written back as text, so expectations read like the actions. */
+function read(action: string): Record<string, unknown> | undefined {
+  const parsed = parseAction(action);
+  if (!parsed) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed as ParsedAction)) {
+    if (Array.isArray(value)) out[key] = templateSource(value as Template);
+    else if (key === 'target') {
+      const t = value as { name: Template; kind: string; quoted: boolean };
+      out.target = `${t.kind}:${templateSource(t.name)}${t.quoted ? ' (quoted)' : ''}`;
+    } else out[key] = value;
+  }
+  return out;
+}
+
+describe('the action grammar reads plain imperative English', () => {
+  it.each([
+    ['go to https://example.com/login', { op: 'goto', url: 'https://example.com/login' }],
+    ['Open example.com', { op: 'goto', url: 'example.com' }],
+    ['navigate to {{base_url}}/signin', { op: 'goto', url: '{{base_url}}/signin' }],
+    ['visit "/account"', { op: 'goto', url: '/account' }],
+    ['click the Continue button', { op: 'click', target: 'button:Continue' }],
+    ['Click on "Sign in".', { op: 'click', target: 'any:Sign in (quoted)' }],
+    ['click the link \'Privacy policy\'', { op: 'click', target: 'link:Privacy policy (quoted)' }],
+    ['open the menu', { op: 'click', target: 'any:menu' }],
+    ['type {{email}} into the Email address field', { op: 'fill', text: '{{email}}', target: 'field:Email address' }],
+    ['enter "New York" in City', { op: 'fill', text: 'New York', target: 'field:City' }],
+    ['fill in Full name with Ada Lovelace', { op: 'fill', text: 'Ada Lovelace', target: 'field:Full name' }],
+    ['fill the "Search" box with "type into me"', { op: 'fill', text: 'type into me', target: 'field:Search (quoted)' }],
+    ['set Quantity to 3', { op: 'fill', text: '3', target: 'field:Quantity' }],
+    ['type "{{first}} {{last}}" into Name', { op: 'fill', text: '{{first}} {{last}}', target: 'field:Name' }],
+    ['select France from the Country dropdown', { op: 'select', option: 'France', target: 'dropdown:Country' }],
+    ['choose "Option in the middle" in Size', { op: 'select', option: 'Option in the middle', target: 'dropdown:Size' }],
+    ['select the Yes radio button', { op: 'check', checked: true, target: 'radio:Yes' }],
+    ['check "I agree to the terms"', { op: 'check', checked: true, target: 'choice:I agree to the terms (quoted)' }],
+    ['tick the Email me updates checkbox', { op: 'check', checked: true, target: 'checkbox:Email me updates' }],
+    ['uncheck Remember me', { op: 'check', checked: false, target: 'choice:Remember me' }],
+    ['press Enter', { op: 'press', key: 'Enter' }],
+    ['press the down arrow key', { op: 'press', key: 'ArrowDown' }],
+    ['hit ctrl+a in the Notes field', { op: 'press', key: 'Control+a', target: 'field:Notes' }],
+    ['press the Submit button', { op: 'click', target: 'button:Submit' }],
+    ['hover over the Account menu', { op: 'hover', target: 'dropdown:Account' }],
+    ['scroll down', { op: 'scroll', direction: 'down' }],
+    ['scroll to the bottom of the page', { op: 'scroll', direction: 'bottom' }],
+    ['scroll to the Contact us link', { op: 'scroll_to', target: 'link:Contact us' }],
+    ['wait for "Saved"', { op: 'wait_for_text', text: 'Saved' }],
+    ['wait until Payment received appears', { op: 'wait_for_text', text: 'Payment received' }],
+    ['extract the text of the Reference number', { op: 'extract', target: 'any:Reference number' }],
+    ['read the page text', { op: 'extract' }],
+    ['please click Next', { op: 'click', target: 'any:Next' }],
+  ])('%s', (action, expected) => {
+    expect(read(action)).toEqual(expected);
+  });
+
+  it.each(['summarise this page for me', 'type hello', 'click', 'go to the settings page', '', '   ', 'select'])('does not pretend to read %j', (action) => {
+    expect(parseAction(action)).toBeUndefined();
+  });
+
+  it('keeps keywords inside quotes as text and variable values out of parsing', () => {
+    expect(read('type "into the in box" into "Subject"')).toEqual({ op: 'fill', text: 'into the in box', target: 'field:Subject (quoted)' });
+    const parsed = parseAction('type {{text}} into Message');
+    expect(parsed?.op).toBe('fill');
+    // A value full of keywords cannot change what the action does: it is only filled in afterwards.
+    if (parsed?.op !== 'fill') throw new Error('not a fill');
+    expect(renderTemplate(parsed.text, { text: 'x into Password' })).toBe('x into Password');
+    expect(templateSource(parsed.target.name)).toBe('Message');
+  });
+
+  it('a missing variable is an error, never typed as {{name}}', () => {
+    const parsed = parseAction('type {{email}} into Email');
+    if (parsed?.op !== 'fill') throw new Error('not a fill');
+    expect(() => renderTemplate(parsed.text, {})).toThrow(MissingVariableError);
+    expect(() => renderTemplate(parsed.text, { toString: 'x' } as Record<string, string>)).toThrow(MissingVariableError);
+  });
+
+  it('a broken variable reference is a syntax error naming where', () => {
+    expect(() => parseAction('type {{email into Email')).toThrow(ActionSyntaxError);
+    expect(() => parseAction('type {{}} into Email')).toThrow(/character 6/);
+    expect(actionVariables('type "{{a}} {{b}}" into {{a}}')).toEqual(['a', 'b']);
+  });
+
+  it('names keys as Playwright does', () => {
+    expect(keyName('shift+tab')).toBe('Shift+Tab');
+    expect(keyName('F5')).toBe('F5');
+    expect(keyName('the escape key')).toBe('Escape');
+    expect(keyName('the Submit button')).toBeUndefined();
+    expect(keyName('a+b')).toBeUndefined();
+  });
+
+  it('reads a 100 KB action and adversarial input (unclosed quotes, keyword floods, brace runs) without backtracking', () => {
+    const big = `type "${'x'.repeat(100_000)}" into Notes`;
+    expect(read(big)?.op).toBe('fill');
+    const quotes = `click ${'"a '.repeat(40_000)}`;
+    const wordy = `type ${'into in '.repeat(20_000)}x`;
+    const braces = `click ${'{'.repeat(50_000)}`;
+    expect(parseAction(quotes)?.op).toBe('click');
+    expect(parseAction(wordy)?.op).toBe('fill');
+    expect(() => parseAction(braces)).toThrow(ActionSyntaxError);
+  });
+});

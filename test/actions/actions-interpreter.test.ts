@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { receivedFields } from '../fixtures/design-systems/corpus.ts';
+import { html, useActionHarness } from './actionHarness.ts';
+
+const ADDRESS = '/ds/govuk-date-month-year';
+const CONTACT = '/ds/govuk-radios-conditional';
+const NATIONALITY = '/ds/govuk-checkboxes-conditional';
+const PROBLEM = '/ds/govuk-character-count-select';
+
+const widgets = `<!doctype html><title>Widgets</title>
+<h1>Widgets</h1>
+<label for="q">Search the site</label><input id="q" placeholder="Search">
+<p id="pressed">none</p>
+<button id="menu" onmouseenter="document.getElementById('tip').hidden = false">Account</button>
+<p id="tip" hidden>Signed in as Ada</p>
+<p>Reference number: <strong aria-label="Reference">REF-42</strong></p>
+<button onclick="setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Saved at noon'; document.body.append(p); }, 300)">Save draft</button>
+<div style="height: 3000px"></div><a href="/widgets">Back to top</a>
+<script>document.getElementById('q').addEventListener('keydown', (e) => { document.getElementById('pressed').textContent = e.key; });</script>`;
+
+const uaPage = (req: { headers: Record<string, string | string[] | undefined> }) => `<!doctype html><title>UA</title><p id="header">${String(req.headers['user-agent'] ?? '').replace(/</g, '')}</p>`;
+
+describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)', () => {
+  const h = useActionHarness({
+    '/widgets': html(widgets),
+    '/ua': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(uaPage(req)),
+  });
+
+  it('fills fields by their labels, then clicks Continue: the site receives exactly what was typed', async () => {
+    expect(await h.run(`go to ${h.server.url(`${ADDRESS}/start`)}`)).toMatchObject({ success: true, credits: 1 });
+    expect(await h.run('type {{street}} into Address line 1', { variables: { street: '72 Guild Street' } })).toMatchObject({ success: true, result: 'Filled textbox "Address line 1"' });
+    expect((await h.run('enter London in "Town or city"')).success).toBe(true);
+    expect((await h.run('fill in the Postcode field with {{postcode}}', { variables: { postcode: 'SE23 6FH' } })).success).toBe(true);
+    expect((await h.run('type 4 into Month')).success).toBe(true);
+    expect((await h.run('type 2019 into Year')).success).toBe(true);
+    expect(await h.run('click the Continue button')).toMatchObject({ success: true, result: 'Clicked button "Continue"' });
+    const [post] = h.server.postsTo(`${ADDRESS}/submit`);
+    expect(post && receivedFields(post)).toMatchObject({ 'address-line-1': '72 Guild Street', 'address-line-2': '', 'address-town': 'London', 'address-postcode': 'SE23 6FH', 'moved-month': '4', 'moved-year': '2019' });
+  });
+
+  it('two equally good matches are refused, and neither field is touched', async () => {
+    await h.page.goto(h.server.url(`${ADDRESS}/start`));
+    const outcome = await h.run('type Somewhere into Address');
+    expect(outcome.success).toBe(false);
+    expect(outcome.error).toMatch(/^Ambiguous target: 2 elements match field "Address" partly/);
+    expect(await h.page.locator('#address-line-1').inputValue()).toBe('');
+    expect(await h.page.locator('#address-line-2').inputValue()).toBe('');
+  });
+
+  it('a target that is not on the page says what was not found, and nothing is clicked', async () => {
+    await h.page.goto(h.server.url(`${ADDRESS}/start`));
+    const before = h.server.postsTo(`${ADDRESS}/submit`).length;
+    expect(await h.run('click the Submit button')).toEqual({ success: false, error: 'No button "Submit" found on the page', credits: 1, used_cache: false, set_cache: false, cache_failed: false });
+    // "Contin" is no button's whole name; a look-alike is never clicked.
+    expect((await h.run('click "Contin"')).error).toBe('No element "Contin" found on the page');
+    expect(h.server.postsTo(`${ADDRESS}/submit`).length).toBe(before);
+  });
+
+  it('a missing variable fails clearly and never types {{name}}', async () => {
+    await h.page.goto(h.server.url(`${ADDRESS}/start`));
+    expect(await h.run('type {{street}} into Address line 1', { variables: { town: 'London' } })).toMatchObject({
+      success: false, error: 'Variable \'street\' is used in the action but not given in variables', used_cache: false, set_cache: false,
+    });
+    expect(await h.page.locator('#address-line-1').inputValue()).toBe('');
+    expect((await h.run('type {{street into Address line 1')).error).toMatch(/^Could not read this action: unreadable variable reference at character 6/);
+  });
+
+  it('radios with conditional reveal, checkboxes and a declaration tick by label', async () => {
+    await h.page.goto(h.server.url(`${CONTACT}/start`));
+    expect(await h.run('select the Email radio button')).toMatchObject({ success: true, result: 'Checked radio "Email"' });
+    expect((await h.run('type ada@example.com into Email address')).success).toBe(true);
+    expect(await h.page.getByRole('radio', { name: 'Email', exact: true }).isChecked()).toBe(true);
+    expect(await h.page.getByLabel('Email address').inputValue()).toBe('ada@example.com');
+
+    await h.page.goto(h.server.url(`${NATIONALITY}/start`));
+    expect((await h.run('tick Irish')).success).toBe(true);
+    expect((await h.run('check "Citizen of another country"')).success).toBe(true);
+    expect((await h.run('uncheck Citizen of another country')).success).toBe(true);
+    expect((await h.run('check I confirm that the information I have given is correct')).success).toBe(true);
+    expect(await h.page.getByLabel('Irish').isChecked()).toBe(true);
+    expect(await h.page.getByLabel('Citizen of another country').isChecked()).toBe(false);
+    expect(await h.page.getByLabel('I confirm that the information I have given is correct').isChecked()).toBe(true);
+  });
+
+  it('selects an option of a native select by its label; a missing option lists the options', async () => {
+    await h.page.goto(h.server.url(`${PROBLEM}/start`));
+    expect(await h.run('select Broken street light from the Type of problem dropdown')).toMatchObject({ success: true });
+    expect(await h.page.getByLabel('Type of problem').inputValue()).toBe('street-light');
+    const missing = await h.run('select Volcano from Type of problem');
+    expect(missing.success).toBe(false);
+    expect(missing.error).toContain('No option "Volcano" in the dropdown; options are ["Choose a problem","Pothole"');
+  });
+
+  it('press, hover, scroll, wait for text and extract', async () => {
+    await h.page.goto(h.server.url('/widgets'));
+    expect((await h.run('press Tab in the Search field')).success).toBe(true);
+    expect(await h.page.locator('#pressed').textContent()).toBe('Tab');
+    expect((await h.run('hover over the Account button')).success).toBe(true);
+    expect(await h.page.locator('#tip').isVisible()).toBe(true);
+    expect((await h.run('scroll to the bottom')).success).toBe(true);
+    expect(await h.page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
+    expect((await h.run('scroll to the top')).success).toBe(true);
+    expect(await h.page.evaluate(() => window.scrollY)).toBe(0);
+    expect((await h.run('click Save draft')).success).toBe(true);
+    expect(await h.run('wait for "Saved at noon"')).toMatchObject({ success: true });
+    expect(await h.run('extract the text of Reference')).toMatchObject({ success: true, result: 'REF-42' });
+    const page = await h.run('read the page text');
+    expect(page.result).toContain('Signed in as Ada');
+    expect(await h.run('open javascript:alert(1)')).toMatchObject({ success: false });
+  });
+
+  it('user_agent applies to this action only', async () => {
+    expect((await h.run(`go to ${h.server.url('/ua')}`, { user_agent: 'PorticoTest/1.0 (action)' })).success).toBe(true);
+    expect(await h.page.locator('#header').textContent()).toBe('PorticoTest/1.0 (action)');
+    expect((await h.run(`go to ${h.server.url('/ua')}`)).success).toBe(true);
+    const header = await h.page.locator('#header').textContent();
+    expect(header).not.toContain('PorticoTest');
+    expect(header).toMatch(/Chrome\//);
+  });
+
+  it('a sentence the interpreter cannot read fails clearly when no model is configured', async () => {
+    await h.page.goto(h.server.url('/widgets'));
+    const outcome = await h.run('summarise what this page is about');
+    expect(outcome.success).toBe(false);
+    expect(outcome.error).toMatch(/^Could not read this action: .*no model is configured/);
+  });
+
+  it('a session that is not this workspace\'s is a 404', async () => {
+    await expect(h.service.run('default', { action: 'click OK', session_id: 'nope', variables: {}, set_cache: true })).rejects.toMatchObject({ status: 404, detail: 'Session not found' });
+  });
+});
