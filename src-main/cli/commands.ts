@@ -56,7 +56,7 @@ export const commands: Record<string, Command> = {
   },
   'key list': ({ admin }, { options }) => ({ keys: admin.listOrgKeys(principalId(options.org, '--org')) }),
   'user create': ({ admin }, { positionals, options }) =>
-    ({ ...admin.createUser(principalId(positionals[0], '<user_id>'), principalId(options.workspace, '--workspace'), options.org === undefined ? 'default' : principalId(options.org, '--org')) }),
+    ({ ...admin.createUser(principalId(positionals[0], '<user_id>'), principalId(options.workspace, '--workspace'), options.org === undefined ? undefined : principalId(options.org, '--org')) }),
   'workspace add-member': ({ admin }, { positionals }) =>
     admin.addMember(principalId(positionals[0], '<workspace_id>'), principalId(positionals[1], '<user_id>')),
   'workspace remove-member': ({ admin }, { positionals }) =>

@@ -45,8 +45,8 @@ export class PrincipalRepository {
     return this.#db.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(id) !== undefined;
   }
 
-  /** Makes the workspace in `orgId` when absent (an existing one keeps its org: see workspaceOrg). */
-  ensureWorkspace(id: string, orgId = 'default'): void {
+  /** Makes the workspace in `orgId` when absent (an existing one keeps its org: see workspaceOrg); null: no org exists yet, read as `default`. */
+  ensureWorkspace(id: string, orgId: string | null = 'default'): void {
     this.#db.prepare('INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)').run(id, orgId, isoNow());
   }
 

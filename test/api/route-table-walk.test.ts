@@ -48,6 +48,12 @@ describe('every JSON route answers exactly its declared response schema (walked 
     return opened.body as { profile_id: string; session_id: string; live_url: string };
   };
 
+  const publicSession = async (): Promise<string> => {
+    const made = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: {} }));
+    expect(made.status).toBe(200);
+    return String((made.body as { session_id: string }).session_id);
+  };
+
   /**
    * Routes a generic call cannot exercise: a body that `{}` does not satisfy, an upload, or state the
    * call consumes (a pending question, a running job, an open session, a key to revoke). Every other
@@ -73,6 +79,9 @@ describe('every JSON route answers exactly its declared response schema (walked 
     'POST /admin/orgs': () => ({ json: { org_id: fresh('walk-org') } }),
     'PUT /admin/providers/:provider': () => ({ json: { base_url: 'http://127.0.0.1:9/v1' } }),
     'POST /live/:token/input': () => ({ json: { kind: 'mouse', type: 'mouseMoved', x: 10, y: 10 } }),
+    // `session_id` above is a profile login's; public sessions are another resource.
+    'GET /public/sessions/:session_id': async () => ({ path: `/public/sessions/${await publicSession()}` }),
+    'POST /public/sessions/:session_id/terminate': async () => ({ path: `/public/sessions/${await publicSession()}/terminate` }),
   };
 
   beforeAll(async () => {

@@ -99,20 +99,25 @@ export class AdminService {
   }
 
   /**
-   * A user in a workspace of organization `orgId` (user and workspace made when absent), their
-   * membership, and a new account key for that workspace. 404 when the org does not exist; 409 when
-   * the workspace exists in another org (a workspace never moves between orgs).
+   * A user in a workspace (user and workspace made when absent), their membership, and a new account
+   * key for that workspace. A new workspace joins `orgId` (404 when it does not exist); without one, an
+   * existing workspace keeps its org and a new one joins `default` (else the oldest org, as migration
+   * 0007 placed the workspaces it found). 409 when `orgId` names another org than the workspace's:
+   * a workspace never moves between orgs.
    */
-  createUser(userId: string, workspaceId: string, orgId = 'default'): CreatedUser {
+  createUser(userId: string, workspaceId: string, orgId?: string): CreatedUser {
     const { principals, apiKeys } = this.#store;
     return this.#store.db.transaction(() => {
-      this.requireOrg(orgId);
-      const existingOrg = principals.workspaceOrg(workspaceId);
-      if (principals.workspaceExists(workspaceId) && existingOrg !== orgId) throw new WorkspaceInOtherOrgError(workspaceId, existingOrg ?? 'default');
+      if (orgId !== undefined) this.requireOrg(orgId);
+      const exists = principals.workspaceExists(workspaceId);
+      const existingOrg = exists ? (principals.workspaceOrg(workspaceId) ?? 'default') : undefined;
+      if (orgId !== undefined && existingOrg !== undefined && existingOrg !== orgId) throw new WorkspaceInOtherOrgError(workspaceId, existingOrg);
+      const org = orgId ?? existingOrg ?? (principals.getOrg('default') ? 'default' : principals.listOrgs()[0]?.id ?? 'default');
       principals.ensureUser(userId);
-      principals.ensureWorkspace(workspaceId, orgId);
+      // With no organization at all yet, the workspace waits for `default` (first start makes it).
+      principals.ensureWorkspace(workspaceId, principals.getOrg(org) ? org : null);
       principals.addMember(workspaceId, userId);
-      return { user_id: userId, workspace_id: workspaceId, org_id: orgId, api_key: apiKeys.issueAccountKey(userId, workspaceId).apiKey };
+      return { user_id: userId, workspace_id: workspaceId, org_id: org, api_key: apiKeys.issueAccountKey(userId, workspaceId).apiKey };
     })();
   }
 

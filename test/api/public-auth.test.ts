@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src-main/store/store.ts';
+import { cli } from '../helpers/cli.ts';
+import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+
+describe('/public routes take account keys, and membership is checked on every request', () => {
+  let svc: TestService;
+
+  beforeAll(async () => {
+    svc = await startService();
+  });
+  afterAll(() => svc.dispose());
+
+  /** Every /public route of the route table, with placeholder ids: authentication comes before anything else. */
+  const publicCalls = () => svc.app.routes.filter((route) => route.url.startsWith('/public/')).map((route) => ({
+    method: route.method,
+    path: route.url.replace(/:(\w+)/g, '00000000-0000-4000-8000-000000000000'),
+    auth: route.auth,
+  }));
+
+  it('every /public route is an account route', () => {
+    const calls = publicCalls();
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(calls.filter((call) => call.auth !== 'account')).toEqual([]);
+  });
+
+  it('an org key on any /public route is 403 This endpoint requires an account API key; no key or a wrong one is 401', async () => {
+    for (const call of publicCalls()) {
+      const withBody = call.method !== 'GET' && call.method !== 'DELETE' ? { json: {} } : {};
+      expect(await jsonOf(await svc.api(call.path, { method: call.method, key: svc.orgKey, ...withBody })), `${call.method} ${call.path}`)
+        .toEqual({ status: 403, body: { detail: 'This endpoint requires an account API key' } });
+      expect(await jsonOf(await svc.api(call.path, { method: call.method, key: null, ...withBody }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+      expect(await jsonOf(await svc.api(call.path, { method: call.method, key: 'pk_acct_nonsense', ...withBody }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+    }
+  });
+
+  it('remove-member takes effect on the very next request, on every /public route; add-member restores it', async () => {
+    const key = String((await cli(svc.dataDir, ['user', 'create', 'mallory', '--workspace', 'crew'])).json.api_key);
+    expect((await svc.api('/public/sessions', { key })).status).toBe(200);
+    expect((await cli(svc.dataDir, ['workspace', 'remove-member', 'crew', 'mallory'])).json).toEqual({ ok: true });
+    for (const call of publicCalls()) {
+      const withBody = call.method !== 'GET' && call.method !== 'DELETE' ? { json: {} } : {};
+      expect(await jsonOf(await svc.api(call.path, { method: call.method, key, ...withBody })), `${call.method} ${call.path}`)
+        .toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
+    }
+    expect((await cli(svc.dataDir, ['workspace', 'add-member', 'crew', 'mallory'])).json).toEqual({ ok: true });
+    expect((await svc.api('/public/sessions', { key })).status).toBe(200);
+  });
+
+  it('an account key is never an org key: org routes refuse it', async () => {
+    expect(await jsonOf(await svc.api('/portals/default', { key: svc.accountKey }))).toEqual({ status: 403, body: { detail: 'This endpoint requires an organization API key' } });
+  });
+
+  it('user create puts a new workspace in the org given by --org (default: default); a workspace never changes org', async () => {
+    expect((await cli(svc.dataDir, ['org', 'create', 'acme'])).code).toBe(0);
+    const made = await cli(svc.dataDir, ['user', 'create', 'wile', '--workspace', 'desert', '--org', 'acme']);
+    expect(made).toMatchObject({ code: 0, json: { user_id: 'wile', workspace_id: 'desert', org_id: 'acme' } });
+    const plain = await cli(svc.dataDir, ['user', 'create', 'road', '--workspace', 'plains']);
+    expect(plain.json).toMatchObject({ workspace_id: 'plains', org_id: 'default' });
+    const moved = await cli(svc.dataDir, ['user', 'create', 'road', '--workspace', 'desert', '--org', 'default']);
+    expect(moved.code).not.toBe(0);
+    expect(moved.json).toEqual({ detail: "Workspace 'desert' belongs to organization 'acme'" });
+    // Without --org an existing workspace keeps its own org.
+    expect((await cli(svc.dataDir, ['user', 'create', 'bird', '--workspace', 'desert'])).json).toMatchObject({ workspace_id: 'desert', org_id: 'acme' });
+    const noOrg = await cli(svc.dataDir, ['user', 'create', 'road', '--workspace', 'nowhere', '--org', 'no-such-org']);
+    expect(noOrg.code).not.toBe(0);
+    expect(String(noOrg.json.detail)).toContain('no-such-org');
+    // Nothing half-written by the refused commands.
+    const store = openStore(`${svc.dataDir}/portico.db`);
+    try {
+      expect(store.principals.workspaceExists('nowhere')).toBe(false);
+      expect(store.principals.isMember('desert', 'road')).toBe(false);
+      expect(store.principals.workspaceOrg('desert')).toBe('acme');
+      expect(store.principals.workspaceOrg('default')).toBe('default');
+    } finally {
+      store.close();
+    }
+  });
+
+  it("a session's profile must belong to the workspace's org: another org's profile reads as not found", async () => {
+    const acmeOrgKey = String((await cli(svc.dataDir, ['key', 'create', '--org', 'acme'])).json.api_key);
+    const acmeUser = String((await cli(svc.dataDir, ['user', 'create', 'coyote', '--workspace', 'canyon', '--org', 'acme'])).json.api_key);
+    const store = openStore(`${svc.dataDir}/portico.db`);
+    const now = new Date().toISOString();
+    try {
+      store.profiles.insert({ id: '11111111-1111-4111-8111-111111111111', org_id: 'default', name: 'mine', provider_profile_id: 'p1', created_at: now, updated_at: now });
+    } finally {
+      store.close();
+    }
+    expect(acmeOrgKey).toMatch(/^pk_org_/);
+    expect(await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: acmeUser, json: { profile_id: '11111111-1111-4111-8111-111111111111' } })))
+      .toEqual({ status: 404, body: { detail: 'Profile not found' } });
+    expect(((await jsonOf(await svc.api('/public/sessions', { key: acmeUser }))).body as { total: number }).total).toBe(0);
+  });
+});
