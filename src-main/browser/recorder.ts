@@ -1,0 +1,264 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { constants as fsConstants } from 'node:fs';
+import { access, mkdir, rename, rm } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import type { CDPSession, Page } from 'playwright-core';
+import { systemClock, type Clock } from '../base/clock.ts';
+
+/**
+ * Screen recordings: the page's CDP screencast (JPEG frames with Chromium's timestamps) piped into the
+ * system's ffmpeg, which writes VP8 WebM. Frames are repeated to a fixed rate by their timestamps, so a
+ * page that sits still for ten seconds plays for ten seconds. Password fields are painted over with a
+ * solid box while recording (the same rule as step screenshots: no password, nor its length, on record).
+ */
+
+/** Why a recording could not start or was not kept; `stop()` never throws, it says this instead. */
+export class RecordingUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordingUnavailable';
+  }
+}
+
+export interface RecorderOptions {
+  /** The ffmpeg executable (see `findFfmpeg`). */
+  ffmpegPath: string;
+  /** Output size in CSS pixels; default the page's viewport. Odd sizes are rounded up to even (VP8's 4:2:0). */
+  width?: number;
+  height?: number;
+  /** Output frame rate; frames are repeated to it by their timestamps. Default 15. */
+  fps?: number;
+  /** Measures the tail after the last frame until `stop()`; tests inject a fake one. */
+  clock?: Clock;
+  /** Told about ffmpeg failing mid-recording (its last stderr lines). */
+  onError?: (message: string) => void;
+}
+
+export type RecordingOutcome = { ok: true; path: string; frames: number } | { ok: false; reason: string };
+
+export interface Recording {
+  readonly path: string;
+  /** Ends the screencast, lets ffmpeg finish the file and waits for it to exit. Safe to call twice; never throws. */
+  stop(): Promise<RecordingOutcome>;
+}
+
+/** The colour password fields are painted with (Playwright's screenshot mask colour). */
+export const RECORDING_MASK_COLOR = '#FF00FF';
+
+const MASK_CSS = `input[type="password" i] {
+  background: ${RECORDING_MASK_COLOR} !important; background-image: none !important;
+  color: transparent !important; -webkit-text-fill-color: transparent !important; caret-color: transparent !important;
+  text-shadow: none !important; box-shadow: inset 0 0 0 10000px ${RECORDING_MASK_COLOR} !important;
+}
+input[type="password" i]::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; }
+input[type="password" i]::-ms-reveal { display: none !important; }`;
+
+const MASK_KEY = '__porticoRecordingMask';
+
+/**
+ * Adopts the mask sheet into the document (constructed sheets are not inline styles, so a page's CSP
+ * does not refuse them), once per document, keeping it last so the page's own sheets cannot outrank it.
+ */
+const installMaskSource = `(() => {
+  const w = window;
+  if (w[${JSON.stringify(MASK_KEY)}]) return;
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(${JSON.stringify(MASK_CSS)});
+  w[${JSON.stringify(MASK_KEY)}] = sheet;
+  const adopt = () => {
+    if (!w[${JSON.stringify(MASK_KEY)}]) return;
+    if (!document.adoptedStyleSheets.includes(sheet)) document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  };
+  adopt();
+  new MutationObserver(adopt).observe(document, { childList: true, subtree: false });
+})();`;
+
+const removeMaskSource = `(() => {
+  const sheet = window[${JSON.stringify(MASK_KEY)}];
+  if (!sheet) return;
+  delete window[${JSON.stringify(MASK_KEY)}];
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== sheet);
+})();`;
+
+/**
+ * The ffmpeg to record with: `configured` (PORTICO_FFMPEG) when given — it must be an executable file —
+ * else the first `ffmpeg` on PATH. Throws RecordingUnavailable saying what to do when there is none.
+ */
+export async function findFfmpeg(configured: string | undefined, env: { PATH?: string | undefined; platform?: NodeJS.Platform } = { PATH: process.env.PATH }): Promise<string> {
+  const executable = async (path: string): Promise<boolean> => access(path, fsConstants.X_OK).then(() => true, () => false);
+  if (configured !== undefined) {
+    if (!isAbsolute(configured)) throw new RecordingUnavailable(`PORTICO_FFMPEG must be an absolute path to ffmpeg (got '${configured}')`);
+    if (await executable(configured)) return configured;
+    throw new RecordingUnavailable(`PORTICO_FFMPEG '${configured}' is not an executable file`);
+  }
+  const name = (env.platform ?? process.platform) === 'win32' ? 'ffmpeg.exe' : 'ffmpeg';
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (await executable(candidate)) return candidate;
+  }
+  throw new RecordingUnavailable('ffmpeg was not found on PATH; install ffmpeg or set PORTICO_FFMPEG to its path');
+}
+
+/** ffmpeg's arguments: MJPEG frames in on stdin at `fps`, VP8 WebM out, tuned to keep up in real time on one thread. */
+export function ffmpegArgs(width: number, height: number, fps: number, outFile: string): string[] {
+  return [
+    '-hide_banner', '-loglevel', 'error', '-nostdin',
+    '-f', 'image2pipe', '-avioflags', 'direct', '-fpsprobesize', '0', '-probesize', '32', '-analyzeduration', '0',
+    '-framerate', String(fps), '-c:v', 'mjpeg', '-i', 'pipe:0',
+    '-an', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-qmin', '0', '-qmax', '50', '-crf', '8', '-b:v', '1M', '-threads', '1',
+    '-vf', `pad=${width}:${height}:0:0:gray,crop=${width}:${height}:0:0,format=yuv420p`,
+    '-f', 'webm', '-y', outFile,
+  ];
+}
+
+const even = (n: number): number => Math.max(2, Math.ceil(n / 2) * 2);
+
+/** The frames repeated for a long still stretch are capped (an hour at `fps`); the video then jumps, the encoder does not run away. */
+const MAX_REPEAT_SECONDS = 3600;
+
+async function viewportOf(target: Page | CDPSession, cdp: CDPSession): Promise<{ width: number; height: number }> {
+  if ('viewportSize' in target) {
+    const size = target.viewportSize();
+    if (size) return size;
+  }
+  const { result } = await cdp.send('Runtime.evaluate', { expression: '[window.innerWidth, window.innerHeight]', returnByValue: true });
+  const [width, height] = (result.value as [number, number] | undefined) ?? [1280, 800];
+  return { width, height };
+}
+
+/**
+ * Starts recording `target` (a Playwright page, or a CDP session attached to a page target) into
+ * `outFile` (WebM). The file appears only when the recording ended well (written as `<outFile>.part`
+ * and renamed). Throws RecordingUnavailable when ffmpeg cannot be started.
+ */
+export async function startRecording(target: Page | CDPSession, outFile: string, options: RecorderOptions): Promise<Recording> {
+  const clock = options.clock ?? systemClock;
+  const fps = options.fps ?? 15;
+  const ownSession = 'context' in target;
+  const cdp: CDPSession = ownSession ? await target.context().newCDPSession(target) : target;
+  const size = await viewportOf(target, cdp);
+  const width = even(options.width ?? size.width);
+  const height = even(options.height ?? size.height);
+  await mkdir(dirname(outFile), { recursive: true });
+  const partFile = `${outFile}.part`;
+
+  // The mask goes in before the first frame: every document from now on, and the ones already open.
+  const { identifier: maskScript } = await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: installMaskSource });
+  if (ownSession) {
+    await Promise.all(target.frames().map((frame) => frame.evaluate(installMaskSource).catch(() => undefined)));
+  } else {
+    await cdp.send('Runtime.evaluate', { expression: installMaskSource }).catch(() => undefined);
+  }
+
+  /** Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. */
+  const unmask = async (): Promise<void> => {
+    await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }).catch(() => undefined);
+    if (ownSession) {
+      await Promise.all(target.frames().map((frame) => frame.evaluate(removeMaskSource).catch(() => undefined)));
+      await cdp.detach().catch(() => undefined);
+    } else {
+      await cdp.send('Runtime.evaluate', { expression: removeMaskSource }).catch(() => undefined);
+    }
+  };
+
+  const child: ChildProcessWithoutNullStreams = spawn(options.ffmpegPath, ffmpegArgs(width, height, fps, partFile), { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  let stderr = '';
+  let failure: string | undefined;
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-2000);
+  });
+  child.stdout.resume();
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('error', (error) => {
+      failure ??= `ffmpeg could not run: ${error.message}`;
+      resolve(null);
+    });
+    child.once('close', (code) => resolve(code));
+  });
+  // A pipe error (ffmpeg gone) surfaces as its exit; the write side only has to not crash the process.
+  child.stdin.on('error', () => undefined);
+  await new Promise<void>((resolve) => {
+    child.once('spawn', () => resolve());
+    void exited.then(() => resolve());
+  });
+  if (failure !== undefined) {
+    await unmask();
+    throw new RecordingUnavailable(failure);
+  }
+
+  let frames = 0;
+  let writing = Promise.resolve();
+  let last: { data: Buffer; frameNumber: number; arrivedMs: number } | undefined;
+  let firstTimestamp: number | undefined;
+  let stopping = false;
+
+  const write = (data: Buffer, count: number): void => {
+    if (count <= 0) return;
+    frames += count;
+    writing = writing.then(async () => {
+      for (let i = 0; i < count; i += 1) {
+        if (child.stdin.destroyed || child.exitCode !== null) return;
+        if (!child.stdin.write(data)) {
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              child.stdin.off('drain', done);
+              child.stdin.off('close', done);
+              resolve();
+            };
+            child.stdin.on('drain', done);
+            child.stdin.on('close', done);
+          });
+        }
+      }
+    });
+  };
+
+  const onFrame = (frame: { data: string; sessionId: number; metadata: { timestamp?: number } }): void => {
+    cdp.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
+    if (stopping) return;
+    const arrivedMs = clock.now().getTime();
+    const timestamp = frame.metadata.timestamp ?? arrivedMs / 1000;
+    firstTimestamp ??= timestamp;
+    const frameNumber = Math.max(last?.frameNumber ?? 0, Math.floor((timestamp - firstTimestamp) * fps));
+    if (last) write(last.data, Math.min(frameNumber - last.frameNumber, MAX_REPEAT_SECONDS * fps));
+    last = { data: Buffer.from(frame.data, 'base64'), frameNumber, arrivedMs };
+  };
+  cdp.on('Page.screencastFrame', onFrame);
+  await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 80, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
+
+  let stopped: Promise<RecordingOutcome> | undefined;
+  const stop = async (): Promise<RecordingOutcome> => {
+    stopping = true;
+    cdp.off('Page.screencastFrame', onFrame);
+    await cdp.send('Page.stopScreencast').catch(() => undefined);
+    await unmask();
+    // The last frame stays on screen until now (at least one frame, so even a still page gives a video).
+    if (last) {
+      const tail = Math.floor(((clock.now().getTime() - last.arrivedMs) / 1000) * fps);
+      write(last.data, Math.max(1, Math.min(tail, MAX_REPEAT_SECONDS * fps)));
+    }
+    await writing;
+    child.stdin.end();
+    const code = await exited;
+    if (failure === undefined && code !== 0) failure = `ffmpeg exited with code ${String(code)}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+    if (failure === undefined && frames === 0) failure = 'the page showed no frame to record';
+    if (failure !== undefined) {
+      await rm(partFile, { force: true });
+      options.onError?.(failure);
+      return { ok: false, reason: failure };
+    }
+    await rename(partFile, outFile);
+    return { ok: true, path: outFile, frames };
+  };
+
+  return {
+    path: outFile,
+    stop: () => (stopped ??= stop().catch(async (error: unknown) => {
+      // Whatever went wrong, ffmpeg must not outlive the recording.
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await rm(partFile, { force: true }).catch(() => undefined);
+      return { ok: false as const, reason: error instanceof Error ? error.message : String(error) };
+    })),
+  };
+}
