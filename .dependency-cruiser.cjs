@@ -155,6 +155,14 @@ module.exports = {
       to: { path: '^src-preload/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'injected-self-contained',
+      comment:
+        'src-main/agent/injected/ runs inside web pages (bundled by scripts/build-injected.mjs): it may import only itself, no packages, no Node builtins',
+      severity: 'error',
+      from: { path: '^src-main/agent/injected/' },
+      to: { pathNot: '^src-main/agent/injected/' },
+    },
+    {
       name: 'renderer-no-node-builtins',
       comment: 'src-renderer/ runs in a browser: no Node builtins',
       severity: 'error',

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
@@ -8,8 +9,18 @@ const root = import.meta.dirname;
 // Vite resolves those paths as written, so no alias is needed — only the extension list below.
 const extensions = ['.ts', '.tsx', '.mjs', '.js', '.json'];
 
+/** Recompiles the in-page scripts (src-main/agent/injected/ → generated/scripts.ts) before the main bundle reads them. */
+const injectedScripts = {
+  name: 'portico-injected-scripts',
+  buildStart(): void {
+    const result = spawnSync(process.execPath, [resolve(root, 'scripts/build-injected.mjs')], { cwd: root, stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`scripts/build-injected.mjs failed (exit ${result.status ?? result.signal})`);
+  },
+};
+
 export default defineConfig({
   main: {
+    plugins: [injectedScripts],
     resolve: { extensions },
     build: {
       outDir: resolve(root, 'out/main'),

@@ -117,6 +117,21 @@ function ensureConsoleBuilt() {
   }
 }
 
+/**
+ * Regenerates src-main/agent/injected/generated/scripts.ts (the in-page scripts compiled from
+ * TypeScript) when one of its sources is newer; a quick mtime check otherwise.
+ */
+function ensureInjectedScripts() {
+  const build = spawnSync(process.execPath, [join(root, 'scripts/build-injected.mjs'), '--if-stale'], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
+  if (build.status !== 0) {
+    note(`building the in-page scripts failed (exit ${build.status ?? build.signal})`);
+    process.exit(build.status ?? 1);
+  }
+}
+
 /** The Electron executable if one is installed, without triggering electron's download-on-require. */
 function installedElectron() {
   const electronDir = join(root, 'node_modules', 'electron');
@@ -217,6 +232,7 @@ async function main() {
     process.exit(2);
   }
   ensureDependencies();
+  ensureInjectedScripts();
   process.exitCode = await target(args);
 }
 

@@ -81,6 +81,10 @@ const lintEnabled = process.env.PORTICO_LINT === undefined ? lintDefault : proce
 const args = process.argv.slice(2);
 const vitestArgs = args[0] === '--' ? args.slice(1) : args;
 
+// The in-page scripts (src-main/agent/injected/) compile to a generated module that tsc, vitest and
+// the build all read: refresh it first when a source is newer (cheap otherwise, even with SKIP_BUILD).
+requireStep('injected scripts (scripts/build-injected.mjs --if-stale)', process.execPath, [join(root, 'scripts/build-injected.mjs'), '--if-stale']);
+
 if (process.env.PORTICO_TEST_SKIP_BUILD === '1') {
   process.stderr.write('PORTICO_TEST_SKIP_BUILD=1: skipping typecheck, import rules, lint and build\n');
 } else {

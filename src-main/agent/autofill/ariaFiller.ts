@@ -1,9 +1,10 @@
-// Filling the widgets ariaScan.ts finds: ARIA radios/checkboxes/switches, select-only comboboxes
+// Filling the widgets injected/ariaScan.ts finds: ARIA radios/checkboxes/switches, select-only comboboxes
 // opening a listbox of option elements, and contenteditable text boxes. Every fill is checked
 // against what the widget then shows (aria-checked, the displayed value, its hidden input).
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
+import { findListbox, readOptions } from '../injected/index.ts';
 import { click, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
@@ -26,35 +27,6 @@ export async function setAriaChecked(env: FillEnv, target: Target, control: Scan
   if (await settled()) return;
   throw new AgentFailure(`'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after a click and Space (aria-checked did not change)`);
 }
-
-// In-page: finds the listbox a trigger opened and marks it with `token`. Prefers the list the
-// trigger names (aria-controls/owns), then one that appeared since `mark` ran, then the last one open
-// (portals append the open list at the end of the page). Returns whether visible options exist.
-const FIND_LISTBOX = String.raw`
-  const shown = (e) => { const r = e.getBoundingClientRect(); const cs = getComputedStyle(e); return r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none'; };
-  const root = el.getRootNode();
-  const byId = (id) => (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
-  const open = Array.from(document.querySelectorAll('[role=listbox]')).filter(shown);
-  if (mark) { for (const l of open) l.setAttribute('data-portico-seen', '1'); return false; }
-  let lb = null;
-  for (const id of (el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
-    const t = byId(id);
-    const l = t && (t.getAttribute('role') === 'listbox' ? t : t.querySelector('[role=listbox]'));
-    if (l && shown(l)) { lb = l; break; }
-  }
-  lb = lb || open.filter((l) => !l.hasAttribute('data-portico-seen')).pop() || open.pop() || null;
-  if (!lb || !Array.from(lb.querySelectorAll('[role=option]')).some(shown)) return false;
-  for (const old of document.querySelectorAll('[data-portico-listbox="' + token + '"]')) old.removeAttribute('data-portico-listbox');
-  lb.setAttribute('data-portico-listbox', token);
-  return true;
-`;
-const findListbox = new Function('el', 'args', `const { token, mark } = args;\n${FIND_LISTBOX}`) as (el: Element, args: { token: string; mark: boolean }) => boolean;
-
-const READ_OPTIONS = String.raw`
-  return els.map((o) => ({ label: (o.getAttribute('aria-label') || o.innerText || o.textContent || '').replace(/\s+/g, ' ').trim(),
-    value: o.getAttribute('data-value') || o.getAttribute('value') || '', disabled: o.getAttribute('aria-disabled') === 'true' }));
-`;
-const readOptions = new Function('els', READ_OPTIONS) as (els: Element[]) => Array<{ label: string; value: string; disabled: boolean }>;
 
 /** Opens the listbox of a select-only combobox (click, else focus + ArrowDown) and returns its options. */
 async function openListbox(env: FillEnv, target: Target, trigger: Locator): Promise<Locator | null> {

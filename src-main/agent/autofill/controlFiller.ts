@@ -1,5 +1,6 @@
 import type { Locator } from 'playwright-core';
 
+import { readAndLeave } from '../injected/index.ts';
 import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
 import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
 import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
@@ -71,8 +72,6 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
   }
   return shown;
 }
-
-const readAndLeave = new Function('el', 'const v = el.value; el.blur(); return v;') as (el: Element) => string;
 
 async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<FillResult> {
   // A combobox whose whole list is known (it drives a hidden select) is matched before typing: a value

@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
+import { shownValue as shownValueInPage } from '../injected/index.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
 import type { PlacementHow } from './valueAdapter.ts';
@@ -70,40 +71,11 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   }
 }
 
-// In-page code is kept as plain JavaScript source (see pageScan.ts) and wrapped in a Function, which
-// Playwright serialises by its text.
-const SHOWN_VALUE_SOURCE = String.raw`
-  const clean = (s) => s.replace(/[\s\u200b]+/g, ' ').trim();
-  if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && el.value) return el.value;
-  const SKIP = '[aria-live],[role=status],[role=log],[role=listbox],[role=option],[aria-hidden=true],script,style';
-  const visibleText = (root) => {
-    let out = '';
-    const walk = (n) => {
-      if (n.nodeType === 3) { out += (n.nodeValue || '') + ' '; return; }
-      if (n.nodeType !== 1 || n.matches(SKIP)) return;
-      const r = n.getBoundingClientRect();
-      if (r.width <= 1 || r.height <= 1 || getComputedStyle(n).visibility === 'hidden') return;
-      for (const c of n.childNodes) walk(c);
-    };
-    walk(root);
-    return clean(out);
-  };
-  let box = el;
-  const FIELDS = 'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[aria-haspopup=listbox]';
-  for (let n = el.parentElement, d = 0; n && d < 3 && n.tagName !== 'FORM' && n.tagName !== 'BODY'; n = n.parentElement, d += 1) {
-    if (Array.from(n.querySelectorAll(FIELDS)).some((o) => o !== el && !el.contains(o) && !o.contains(el))) break;
-    if (n.querySelector('label') || n.querySelector('[role=listbox]')) break;
-    box = n;
-  }
-  return (el.tagName === 'INPUT' ? '' : visibleText(el)) || visibleText(box);
-`;
-const shownValueIn = new Function('el', SHOWN_VALUE_SOURCE) as (el: Element) => string;
-
 /**
  * What a widget shows as its value: an input's value, else the visible text of the element or of
  * the wrapper around it holding no other field (react-select shows its choice beside the input),
  * leaving out live regions, option lists and visually hidden text.
  */
 export async function shownValue(loc: Locator): Promise<string> {
-  return loc.evaluate(shownValueIn);
+  return loc.evaluate(shownValueInPage);
 }

@@ -19,6 +19,7 @@ import type { Frame } from 'playwright-core';
 import { jsonSchemas } from '../../base/jsonSchema.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import { AgentFailure, type FillReport } from '../agentTypes.ts';
+import { pageFacts, type RawPageFacts } from '../injected/index.ts';
 import { textSimilarity } from './textNorm.ts';
 
 export interface PageFacts {
@@ -30,29 +31,6 @@ export interface PageFacts {
   text: string;
 }
 
-// Runs in the page: label/value pairs and confirmation blocks (plain JS source, see pageScan.ts).
-const FACTS_SOURCE = String.raw`(() => {
-  const clean = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const pairs = [];
-  for (const dt of document.querySelectorAll('dt')) {
-    const dd = dt.nextElementSibling;
-    if (dd && dd.tagName === 'DD') pairs.push({ label: clean(dt.innerText), value: clean(dd.innerText) });
-  }
-  for (const row of document.querySelectorAll('.govuk-summary-list__row')) {
-    const k = row.querySelector('.govuk-summary-list__key'); const v = row.querySelector('.govuk-summary-list__value');
-    if (k && v && k.tagName !== 'DT') pairs.push({ label: clean(k.innerText), value: clean(v.innerText) });
-  }
-  for (const tr of document.querySelectorAll('tr')) {
-    const cells = Array.from(tr.children).filter((c) => c.tagName === 'TD' || c.tagName === 'TH');
-    if (cells.length === 2) pairs.push({ label: clean(cells[0].innerText), value: clean(cells[1].innerText) });
-  }
-  const conf = document.querySelector('.govuk-panel, .govuk-panel--confirmation, [role="status"], .confirmation, .alert-success, .success, #confirmation');
-  const h1 = document.querySelector('h1');
-  const panelRef = document.querySelector('.govuk-panel__body strong, .reference, [data-reference], #reference');
-  return { url: location.href, title: document.title, confirmation: clean(conf ? conf.innerText : h1 ? h1.innerText : ''), panel: !!conf,
-    panelRef: panelRef ? clean(panelRef.innerText) : '', pairs, text: document.body ? document.body.innerText : '' };
-})()`;
-
 const REFERENCE = /(?:reference(?:\s+(?:number|code|no\.?))?|application\s+(?:number|reference|id|no\.?)|confirmation\s+(?:number|code|id)|booking\s+(?:reference|number)|order\s+(?:number|id)|case\s+(?:number|reference|id)|tracking\s+(?:number|code)|ticket\s+(?:number|id))\s*(?:is|:|#|-)?\s*:?\s*\n?\s*([A-Z0-9][A-Z0-9\-\/]{3,})/i;
 
 /** Collects the facts of the final page, frames included (the form may live in an iframe). */
@@ -60,9 +38,9 @@ export async function readFacts(frames: Frame[]): Promise<PageFacts> {
   const facts: PageFacts = { url: '', title: '', confirmation: '', reference: null, pairs: [], text: '' };
   let panelSeen = false;
   for (const [index, frame] of frames.entries()) {
-    let raw: { url: string; title: string; confirmation: string; panel: boolean; panelRef: string; pairs: PageFacts['pairs']; text: string };
+    let raw: RawPageFacts;
     try {
-      raw = (await frame.evaluate(FACTS_SOURCE)) as typeof raw;
+      raw = await frame.evaluate(pageFacts);
     } catch {
       continue;
     }

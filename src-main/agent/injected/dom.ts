@@ -1,0 +1,156 @@
+// DOM helpers shared by every script that runs inside the page. Compiled into each script at build
+// time (scripts/build-injected.mjs), so this module may use the DOM only: no Node, no npm imports,
+// no module state that must survive between calls.
+
+/** Collapses runs of whitespace and trims; null and undefined become ''. */
+export function clean(s: string | null | undefined): string {
+  return (s || '').replace(/\s+/g, ' ').trim();
+}
+
+const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'SELECT', 'OPTION', 'TEXTAREA', 'TEMPLATE', 'NOSCRIPT']);
+
+/**
+ * The text a person reads in `node`: open shadow roots included; scripts, styles, option lists,
+ * input values and `display: none` subtrees left out.
+ */
+export function textOf(node: Node): string {
+  let out = '';
+  const walk = (n: Node): void => {
+    if (n.nodeType === Node.TEXT_NODE) {
+      out += `${n.nodeValue} `;
+      return;
+    }
+    if (n.nodeType !== Node.ELEMENT_NODE && n.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return;
+    if (n.nodeType === Node.ELEMENT_NODE) {
+      const e = n as Element;
+      if (SKIP_TEXT.has(e.tagName) || e.tagName === 'INPUT') return;
+      if (getComputedStyle(e).display === 'none') return;
+    }
+    const shadow = (n as Element).shadowRoot;
+    if (shadow) walk(shadow);
+    for (const c of Array.from(n.childNodes)) walk(c);
+  };
+  walk(node);
+  return clean(out);
+}
+
+/** Connected, not `visibility: hidden` / `display: none`, and with a non-empty box. */
+export function visible(el: Element): boolean {
+  if (!el.isConnected) return false;
+  const cs = getComputedStyle(el);
+  if (cs.visibility === 'hidden' || cs.display === 'none') return false;
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
+}
+
+/** The element with `id` in `el`'s own tree (its shadow root), else in the document. */
+export function elementById(el: Node, id: string): Element | null {
+  const root = el.getRootNode() as Partial<DocumentOrShadowRoot> & Partial<NonElementParentNode>;
+  return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+}
+
+/** The text of the elements an IDREF list names (aria-labelledby, aria-describedby). */
+export function byIds(el: Element, ids: string | null | undefined): string {
+  return clean(
+    (ids || '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id) => {
+        const t = elementById(el, id);
+        return t ? textOf(t) : '';
+      })
+      .join(' '),
+  );
+}
+
+/** The parent of `n`, stepping from a shadow root to its host. */
+export function parentAcross(n: Node): Node | null {
+  const p = n.parentNode;
+  return p && p.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? ((p as ShadowRoot).host ?? null) : p;
+}
+
+/** `Element.closest` that climbs out of shadow roots. */
+export function closestAcross(el: Element, selector: string): Element | null {
+  let n: Node | null = el;
+  while (n) {
+    if (n.nodeType === Node.ELEMENT_NODE && (n as Element).matches(selector)) return n as Element;
+    n = n.parentNode;
+    if (n && n.nodeType === Node.DOCUMENT_FRAGMENT_NODE) n = (n as ShadowRoot).host ?? null;
+  }
+  return null;
+}
+
+/** Every element of the document and of the open shadow roots inside it, in tree order. */
+export function allElements(): Element[] {
+  const all: Element[] = [];
+  const walkRoot = (root: Document | ShadowRoot): void => {
+    for (const el of Array.from(root.querySelectorAll('*'))) {
+      all.push(el);
+      if (el.shadowRoot) walkRoot(el.shadowRoot);
+    }
+  };
+  walkRoot(document);
+  return all;
+}
+
+/** Native controls only. */
+export const NATIVE_FIELDS = 'input:not([type=hidden]),select,textarea';
+/** Everything the scan treats as a field: native controls (not value mirrors) and ARIA widgets. */
+export const FIELDS =
+  'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])';
+
+export interface OwnGroupOptions {
+  /** What counts as another field. */
+  fields: string;
+  /** How many ancestors to climb at most. */
+  maxDepth: number;
+  /** A field that is part of this one (default: one containing it or contained in it). */
+  sameField?: (other: Element) => boolean;
+  /** An ancestor the walk must not take, even though it holds no other field. */
+  stopAt?: (ancestor: Element) => boolean;
+  /** Climb out of shadow roots (default) or stay in the element's own tree. */
+  acrossShadow?: boolean;
+}
+
+/**
+ * The field's own group, innermost first: the ancestors of `el` (up to `maxDepth`, never the form
+ * or the body) that hold no other field, so a neighbour's message, label or value is never read as
+ * this field's. Lazy: the walk stops as soon as the caller does.
+ */
+export function* ownGroupAncestors(el: Element, options: OwnGroupOptions): Generator<Element, void, undefined> {
+  const same = options.sameField ?? ((other: Element): boolean => el.contains(other) || other.contains(el));
+  const up = options.acrossShadow === false ? (n: Node): Node | null => n.parentElement : parentAcross;
+  let n = up(el);
+  for (let depth = 0; depth < options.maxDepth && n && n.nodeType === Node.ELEMENT_NODE; depth++) {
+    const ancestor = n as Element;
+    if (ancestor.tagName === 'FORM' || ancestor.tagName === 'BODY') return;
+    if (Array.from(ancestor.querySelectorAll(options.fields)).some((other) => other !== el && !same(other))) return;
+    if (options.stopAt?.(ancestor)) return;
+    yield ancestor;
+    n = up(ancestor);
+  }
+}
+
+/** The largest of the field's own group ancestors (see ownGroupAncestors), or null when it has none. */
+export function ownGroup(el: Element, options: OwnGroupOptions): Element | null {
+  let group: Element | null = null;
+  for (const ancestor of ownGroupAncestors(el, options)) group = ancestor;
+  return group;
+}
+
+/**
+ * The texts of the labels of `el`, unfiltered (an empty label counts): `el.labels` when asked
+ * (native controls), else `<label for>` in its tree, else a label wrapping it.
+ */
+export function labelTextsOf(el: Element, useLabelsProperty: boolean): string[] {
+  const out: string[] = [];
+  const own = useLabelsProperty ? (el as HTMLInputElement).labels : null;
+  if (own) for (const l of Array.from(own)) out.push(textOf(l));
+  const root = el.getRootNode() as Partial<ParentNode>;
+  if (!out.length && el.id && root.querySelectorAll) {
+    for (const l of Array.from(root.querySelectorAll(`label[for="${CSS.escape(el.id)}"]`))) out.push(textOf(l));
+  }
+  const wrap = closestAcross(el, 'label');
+  if (wrap && !out.length) out.push(textOf(wrap));
+  return out;
+}

@@ -1,0 +1,34 @@
+// The scripts that run inside web pages, as typed functions for Playwright's `evaluate`. Their code
+// is written as TypeScript next to this file and compiled at build time into self-contained
+// sources (generated/scripts.ts, by scripts/build-injected.mjs): no transpiler helper or import can
+// leak into what the page runs.
+import type findListboxEntry from './findListbox.ts';
+import {
+  findListboxSource,
+  pageFactsSource,
+  readAndLeaveSource,
+  readOptionsSource,
+  scanPageSource,
+  shownValueSource,
+} from './generated/scripts.ts';
+import type pageFactsEntry from './pageFacts.ts';
+import type scanPageEntry from './pageScan.ts';
+import type readAndLeaveEntry from './readAndLeave.ts';
+import type readOptionsEntry from './readOptions.ts';
+import type shownValueEntry from './shownValue.ts';
+
+/** A function whose text is exactly `source` (Playwright sends a function to the page by its text). */
+function inPage<F>(source: string): F {
+  return new Function(`return (${source});`)() as F;
+}
+
+export const scanPage = inPage<typeof scanPageEntry>(scanPageSource);
+export const findListbox = inPage<typeof findListboxEntry>(findListboxSource);
+export const readOptions = inPage<typeof readOptionsEntry>(readOptionsSource);
+export const shownValue = inPage<typeof shownValueEntry>(shownValueSource);
+export const pageFacts = inPage<typeof pageFactsEntry>(pageFactsSource);
+export const readAndLeave = inPage<typeof readAndLeaveEntry>(readAndLeaveSource);
+
+export type { FindListboxArgs } from './findListbox.ts';
+export type { RawPageFacts } from './pageFacts.ts';
+export type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';

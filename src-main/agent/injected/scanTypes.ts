@@ -1,0 +1,88 @@
+// What the in-page scan (pageScan.ts here) returns to the engine: plain JSON, shared by both sides.
+
+/** One option of a `<select>` (or a listbox). */
+export interface ScannedOption {
+  label: string;
+  value: string;
+  disabled: boolean;
+}
+
+/** A form control as the in-page scan sees it; `pid` is a marker attribute stamped on the element. */
+export interface ScannedControl {
+  pid: string;
+  tag: string;
+  type: string;
+  role: string;
+  name: string;
+  id: string;
+  /** `<label for>` and wrapping labels. */
+  labels: string[];
+  ariaLabel: string;
+  labelledBy: string;
+  describedBy: string;
+  placeholder: string;
+  title: string;
+  /** Ancestor fieldset legends / group labels, innermost first. */
+  legends: string[];
+  /** Text just before the control (previous table cell, preceding sibling text). */
+  nearText: string;
+  autocomplete: string;
+  ariaAutocomplete: string;
+  required: boolean;
+  visible: boolean;
+  disabled: boolean;
+  readOnly: boolean;
+  value: string;
+  checked: boolean;
+  options: ScannedOption[];
+  multiple: boolean;
+  valid: boolean;
+  validationMessage: string;
+  errorText: string;
+  pattern: string;
+  maxLength: number;
+  /** Id of the closest container (fieldset / role=group / parent) used to group split dates. */
+  groupKey: string;
+  formKey: string;
+  hasListbox: boolean;
+  /** A widget built from ARIA roles or contenteditable rather than a native form control. */
+  aria: boolean;
+  /** The hidden input an ARIA widget keeps its value in (what the site receives), when it has one. */
+  hiddenPid: string;
+  /** `<input list>`: `options` are the datalist's suggestions. */
+  datalist: boolean;
+  /** The language the control sits in (closest `lang` attribute). */
+  lang: string;
+  /** Text of the control's own group (label, hint, example), for format hints not tied by aria. */
+  hintText: string;
+  /** Prefix and suffix texts drawn beside an input ("£", "kg", "per hour"). */
+  affixes: string;
+  /** A radio, checkbox or upload drawn by its label while the input itself sits off-screen or under it: click the label. */
+  labelOnly: boolean;
+  /** The shape a masked input wants: `data-charset` ("A#A #A#") or `data-placeholder` ("___ __ ____"), when the page gives one. */
+  mask: string;
+}
+
+/** A clickable that may advance the form. */
+export interface ScannedButton {
+  pid: string;
+  text: string;
+  tag: string;
+  type: string;
+  visible: boolean;
+  disabled: boolean;
+  formKey: string;
+  primary: boolean;
+}
+
+/** Everything one frame offers. */
+export interface FrameScan {
+  url: string;
+  title: string;
+  headings: string[];
+  controls: ScannedControl[];
+  buttons: ScannedButton[];
+  /** Page-level error messages (error summaries, alerts); `targetPid` when a summary link points at a control. */
+  errors: Array<{ text: string; targetPid: string }>;
+  bodyText: string;
+}

@@ -1,0 +1,161 @@
+// The scripts that run inside web pages (src-main/agent/injected/): built from TypeScript into
+// self-contained sources, and the shared DOM helpers they all use, checked in real Chromium.
+import { readFileSync } from 'node:fs';
+
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import * as injected from '../../src-main/agent/injected/index.ts';
+import { bundleScript, entries, generate, outputPath } from '../../scripts/build-injected.mjs';
+import { launchTestBrowser } from '../helpers/chromium.ts';
+
+let browser: Awaited<ReturnType<typeof launchTestBrowser>>;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launchTestBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  const context = await browser.newContext();
+  page = await context.newPage();
+  return () => context.close();
+});
+
+/** The injected functions by their exported name, as the engine gets them. */
+const functions = injected as unknown as Record<string, unknown>;
+
+describe('injected scripts as built', () => {
+  it('the committed generated/scripts.ts is what a fresh build of the sources gives (run node scripts/build-injected.mjs)', async () => {
+    expect(readFileSync(outputPath, 'utf8')).toBe(await generate());
+  });
+
+  it('each entry is a self-contained function with no module import, export or require left', () => {
+    expect(Object.values(entries).sort()).toEqual(['findListbox', 'pageFacts', 'readAndLeave', 'readOptions', 'scanPage', 'shownValue']);
+    for (const name of Object.values(entries)) {
+      const fn = functions[name];
+      expect(typeof fn, name).toBe('function');
+      const text = String(fn);
+      expect(text.startsWith('(...args) => {'), name).toBe(true);
+      expect(text, name).not.toMatch(/^\s*(import|export)\s/m);
+      expect(text, name).not.toMatch(/\bimport\s*\(|\brequire\s*\(|\b__name\(/);
+    }
+  });
+
+  it('runs in a blank page: the scan and the page facts answer with their full shapes', async () => {
+    await page.goto('about:blank');
+    const scan = await page.mainFrame().evaluate(injected.scanPage);
+    expect(scan).toEqual({ url: 'about:blank', title: '', headings: [], controls: [], buttons: [], errors: [], bodyText: '' });
+    const facts = await page.mainFrame().evaluate(injected.pageFacts);
+    expect(facts).toEqual({ url: 'about:blank', title: '', confirmation: '', panel: false, panelRef: '', pairs: [], text: '' });
+  });
+
+  it('the element scripts run on elements of a plain page', async () => {
+    await page.setContent(`<label for="a">Town</label><input id="a" value="Leeds">
+      <div role="combobox" aria-controls="lb" id="c">Pick</div>
+      <div role="listbox" id="lb"><div role="option" data-value="1">One</div><div role="option" aria-disabled="true">Two</div></div>`);
+    expect(await page.locator('#a').evaluate(injected.readAndLeave)).toBe('Leeds');
+    expect(await page.locator('#a').evaluate(injected.shownValue)).toBe('Leeds');
+    expect(await page.locator('[role=option]').evaluateAll(injected.readOptions)).toEqual([
+      { label: 'One', value: '1', disabled: false },
+      { label: 'Two', value: '', disabled: true },
+    ]);
+    expect(await page.locator('#c').evaluate(injected.findListbox, { token: 't1', mark: false })).toBe(true);
+    expect(await page.locator('#lb').getAttribute('data-portico-listbox')).toBe('t1');
+    const scan = await page.mainFrame().evaluate(injected.scanPage);
+    expect(scan.controls.map((c) => [c.type, c.labels])).toEqual([
+      ['text', ['Town']],
+      ['listbox', []],
+    ]);
+  });
+});
+
+const GROUPS_PAGE = `
+<form id="f">
+  <div id="g-name">
+    <div id="w-name"><label for="name">Full name</label><input id="name" name="name"></div>
+    <span class="error-message" id="name-error">Enter your full name</span>
+  </div>
+  <div id="g-email">
+    <div id="w-email"><label for="email">Email</label><input id="email" name="email"></div>
+  </div>
+  <div id="g-dob">
+    <div id="w-day"><input id="dob-day" name="dob-day"></div>
+    <div id="w-month"><input id="dob-month" name="dob-month"></div>
+  </div>
+  <div id="d1"><div id="d2"><div id="d3"><div id="d4"><div id="d5"><div id="d6"><input id="deep"></div></div></div></div></div></div>
+  <div id="host-wrap"><div id="host"></div></div>
+</form>
+<script>
+  const root = document.getElementById('host').attachShadow({ mode: 'open' });
+  root.innerHTML = '<div id="in-shadow"><input id="shadowed"></div>';
+</script>`;
+
+interface DomHelpers {
+  ownGroup(el: Element, options: { fields: string; maxDepth: number; acrossShadow?: boolean; sameField?: (o: Element) => boolean; stopAt?: (n: Element) => boolean }): Element | null;
+  ownGroupAncestors(el: Element, options: { fields: string; maxDepth: number; acrossShadow?: boolean }): Iterable<Element>;
+  NATIVE_FIELDS: string;
+}
+
+describe("the shared DOM helpers: a field's own group", () => {
+  beforeEach(async () => {
+    await page.setContent(GROUPS_PAGE);
+    await page.addScriptTag({ content: await bundleScript('dom.ts', '__porticoDom', 'named') });
+  });
+
+  /** The ids of the field's own group ancestors, innermost first, as the page computes them. */
+  async function chain(selector: string, options: { maxDepth: number; acrossShadow?: boolean; stem?: boolean; stopAtLabel?: boolean }): Promise<string[]> {
+    return page.evaluate(
+      ({ selector, options }) => {
+        const dom = (window as unknown as { __porticoDom: DomHelpers }).__porticoDom;
+        const host = document.getElementById('host')?.shadowRoot;
+        const el = document.querySelector(selector) ?? host?.querySelector(selector);
+        if (!el) throw new Error(`no ${selector}`);
+        const stem = (n: string): string => n.replace(/-(day|month|year)$/, '');
+        const name = (el as HTMLInputElement).name;
+        const walk = {
+          fields: dom.NATIVE_FIELDS,
+          maxDepth: options.maxDepth,
+          ...(options.acrossShadow === false ? { acrossShadow: false } : {}),
+          ...(options.stem ? { sameField: (o: Element) => stem((o as HTMLInputElement).name) === stem(name) } : {}),
+          ...(options.stopAtLabel ? { stopAt: (n: Element) => !!n.querySelector('label') } : {}),
+        };
+        const ids = Array.from(dom.ownGroupAncestors(el, walk)).map((a) => a.id);
+        const largest = dom.ownGroup(el, walk);
+        if ((largest?.id ?? undefined) !== ids.at(-1)) throw new Error('ownGroup is not the last of ownGroupAncestors');
+        return ids;
+      },
+      { selector, options },
+    );
+  }
+
+  it('climbs while an ancestor holds no other field, and never takes the form', async () => {
+    expect(await chain('#name', { maxDepth: 4 })).toEqual(['w-name', 'g-name']);
+    expect(await chain('#email', { maxDepth: 4 })).toEqual(['w-email', 'g-email']);
+  });
+
+  it('stops below an ancestor holding a neighbour; parts of a split date count as one field when asked', async () => {
+    expect(await chain('#dob-day', { maxDepth: 4 })).toEqual(['w-day']);
+    expect(await chain('#dob-day', { maxDepth: 4, stem: true })).toEqual(['w-day', 'g-dob']);
+  });
+
+  it('climbs at most maxDepth levels and stops before an ancestor the caller refuses', async () => {
+    expect(await chain('#deep', { maxDepth: 4 })).toEqual(['d6', 'd5', 'd4', 'd3']);
+    expect(await chain('#deep', { maxDepth: 2 })).toEqual(['d6', 'd5']);
+    expect(await chain('#name', { maxDepth: 4, stopAtLabel: true })).toEqual([]);
+  });
+
+  it('climbs out of a shadow root to its host unless told to stay in the tree', async () => {
+    expect(await chain('#shadowed', { maxDepth: 4 })).toEqual(['in-shadow', 'host', 'host-wrap']);
+    expect(await chain('#shadowed', { maxDepth: 4, acrossShadow: false })).toEqual(['in-shadow']);
+  });
+
+  it("the scan blames an error message on the field whose group shows it, not on its neighbour", async () => {
+    const scan = await page.mainFrame().evaluate(injected.scanPage);
+    const errorOf = (id: string): string | undefined => scan.controls.find((c) => c.id === id)?.errorText;
+    expect(errorOf('name')).toBe('Enter your full name');
+    expect(errorOf('email')).toBe('');
+  });
+});
