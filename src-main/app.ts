@@ -13,7 +13,7 @@ import { LiveViewHub } from './engine/liveViewHub.ts';
 import { JobEvents } from './engine/jobs/jobEvents.ts';
 import { JobScheduler, type AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import { JobService } from './engine/jobs/jobService.ts';
-import { BUILTIN_AUTOFILL, isOrchestratorModel } from './contract/models.ts';
+import { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, isOrchestratorModel } from './contract/models.ts';
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { AdminService } from './engine/admin/adminService.ts';
@@ -26,6 +26,7 @@ import { ProfileService } from './engine/profiles/profileService.ts';
 import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
 import { SkillService } from './engine/skills/skillService.ts';
 import { SessionService } from './engine/sessions/sessionService.ts';
+import { ActionService } from './engine/actions/actionService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { openStore } from './store/store.ts';
@@ -112,6 +113,14 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
     const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
+    // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
+    const actions = new ActionService({
+      sessions, cache: store.actionCache,
+      model: {
+        configured: async () => ((await llm.missing(DEFAULT_ORCHESTRATOR_MODEL).catch(() => 'unknown model')) === undefined ? DEFAULT_ORCHESTRATOR_MODEL : undefined),
+        create: (modelId) => llm.create(modelId),
+      },
+    });
     const agents = options.agents ?? builtinAgents({
       llm, traces: store.replayTraces, skillsDir: paths.skills,
       skill: (id) => {
@@ -148,7 +157,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);

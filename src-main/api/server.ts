@@ -6,6 +6,7 @@ import type { JobService } from '../engine/jobs/jobService.ts';
 import type { LiveViewHub } from '../engine/liveViewHub.ts';
 import type { ProfileService } from '../engine/profiles/profileService.ts';
 import type { SessionService } from '../engine/sessions/sessionService.ts';
+import type { ActionService } from '../engine/actions/actionService.ts';
 import type { PortalService } from '../engine/portalService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
@@ -27,6 +28,7 @@ import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
 import { addProfileRoutes } from './routes/profiles.ts';
 import { addSessionRoutes } from './routes/sessions.ts';
+import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
 
 export interface ApiDeps {
@@ -55,6 +57,8 @@ export interface ApiDeps {
   webhooks?: { keys: WebhookKeyService; dispatcher: WebhookDispatcher };
   /** `/public/sessions` and their CDP URLs (local-service.md §5.2). */
   sessions?: SessionService;
+  /** `/public/single-actions` (local-service.md §5.3). */
+  actions?: ActionService;
 }
 
 /** The HTTP API, not yet listening, and the operations it serves. */
@@ -86,6 +90,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
     addSessionRoutes(routes, sessions);
     installCdpProxy(app.server, (token) => sessions.cdpTarget(token));
   }
+  if (deps.actions) addSingleActionRoutes(routes, deps.actions);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

@@ -51,12 +51,13 @@ describe('the action grammar reads plain imperative English', () => {
     ['wait until Payment received appears', { op: 'wait_for_text', text: 'Payment received' }],
     ['extract the text of the Reference number', { op: 'extract', target: 'any:Reference number' }],
     ['read the page text', { op: 'extract' }],
+    ['get the text of "Total"', { op: 'extract', target: 'any:Total (quoted)' }],
     ['please click Next', { op: 'click', target: 'any:Next' }],
   ])('%s', (action, expected) => {
     expect(read(action)).toEqual(expected);
   });
 
-  it.each(['summarise this page for me', 'type hello', 'click', 'go to the settings page', '', '   ', 'select'])('does not pretend to read %j', (action) => {
+  it.each(['summarise this page for me', 'get rid of the cookie banner', 'type hello', 'click', 'go to the settings page', '', '   ', 'select'])('does not pretend to read %j', (action) => {
     expect(parseAction(action)).toBeUndefined();
   });
 

@@ -82,6 +82,7 @@ describe('every JSON route answers exactly its declared response schema (walked 
     // `session_id` above is a profile login's; public sessions are another resource.
     'GET /public/sessions/:session_id': async () => ({ path: `/public/sessions/${await publicSession()}` }),
     'POST /public/sessions/:session_id/terminate': async () => ({ path: `/public/sessions/${await publicSession()}/terminate` }),
+    'POST /public/single-actions/run-action': async () => ({ json: { session_id: await publicSession(), action: `go to ${pages.url}/form` } }),
   };
 
   beforeAll(async () => {

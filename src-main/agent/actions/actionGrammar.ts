@@ -218,16 +218,19 @@ function readWait(tokens: readonly ActionToken[]): ParsedAction | undefined {
 
 const WHOLE_PAGE = ['page', 'the page', 'the whole page', 'the entire page', 'the page text', 'page text', 'the text of the page', 'the text on the page', 'all text', 'all the text', 'the page\'s text'];
 
-function readExtract(tokens: readonly ActionToken[]): ParsedAction | undefined {
+/** "extract T", "read the text of T"; `get` needs the "the text of" lead ("get rid of …" is not an extract). */
+function readExtract(tokens: readonly ActionToken[], needsLead = false): ParsedAction | undefined {
   const words = tokens.map((t) => (t.quoted ? '\u0000' : t.lower)).join(' ');
   if (WHOLE_PAGE.includes(words)) return { op: 'extract' };
   let rest = tokens;
+  const leadLength = rest.length;
   for (const lead of [['the', 'text', 'of'], ['the', 'text', 'from'], ['the', 'text', 'in'], ['text', 'of'], ['text', 'from'], ['the', 'value', 'of'], ['the', 'contents', 'of'], ['the', 'content', 'of']]) {
     if (rest.length > lead.length && startsWithWords(rest, 0, lead)) {
       rest = rest.slice(lead.length);
       break;
     }
   }
+  if (needsLead && rest.length === leadLength) return undefined;
   const target = parseTarget(rest);
   return target && { op: 'extract', target };
 }
@@ -247,7 +250,7 @@ const VERBS: ReadonlyArray<readonly [readonly string[], Reader]> = [
   [['move', 'the', 'mouse', 'over'], readHover], [['move', 'the', 'mouse', 'to'], readHover],
   [['scroll'], readScroll],
   [['wait', 'for'], readWait], [['wait', 'until'], readWait],
-  [['extract'], readExtract], [['read'], readExtract], [['get'], readExtract],
+  [['extract'], (t) => readExtract(t)], [['read'], (t) => readExtract(t)], [['get'], (t) => readExtract(t, true)],
 ];
 
 const POLITE = [['please'], ['now'], ['then']];
