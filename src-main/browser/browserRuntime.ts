@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
-import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions } from 'playwright-core';
 
 import { silentLogger, type Logger } from '../base/logger.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
@@ -10,6 +10,7 @@ import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type Ch
 import { DownloadCapture } from './downloadCapture.ts';
 import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
 import { ProfileLocks, type ProfileLockHandle } from './profileLocks.ts';
+import { SpareContextPool, type SpareContext } from './spareContextPool.ts';
 
 /** A proxy for one lease, in Playwright's shape; `bypass` is a comma-separated host list. */
 export interface ProxySettings {
@@ -98,7 +99,8 @@ export class BrowserRuntime {
   /** Shared browsers launched with an earlier Chromium path, closed once their last lease ends. */
   readonly #retired = new Set<Browser>();
   #sharedLaunch: Promise<Browser> | undefined;
-  #spare: Promise<{ context: BrowserContext; page: Page } | undefined> | undefined;
+  /** The spare context (spareContext option): default size, no proxy, in the current shared browser. */
+  readonly #spare: SpareContextPool;
   #closed = false;
 
   constructor(options: BrowserRuntimeOptions) {
@@ -108,6 +110,7 @@ export class BrowserRuntime {
     this.#host = options.host ?? systemChromiumHost();
     this.#browserType = options.browserType ?? chromium;
     this.#configuredPath = options.executablePath;
+    this.#spare = new SpareContextPool(() => this.#makeSpare(), this.#logger);
   }
 
   /**
@@ -121,9 +124,7 @@ export class BrowserRuntime {
     this.#executablePath = undefined;
     // A launch in flight used the old path: let it land, then retire it with the rest.
     await this.#sharedLaunch?.catch(() => undefined);
-    const spare = this.#spare;
-    this.#spare = undefined;
-    await (await spare)?.context.close().catch(() => undefined);
+    await this.#spare.drop();
     const old = this.#shared;
     this.#shared = undefined;
     if (old) {
@@ -150,34 +151,30 @@ export class BrowserRuntime {
   async warm(): Promise<void> {
     await this.#sharedBrowser();
     this.#prepareSpare();
-    await this.#spare;
+    await this.#spare.ready();
   }
 
   #prepareSpare(): void {
-    if (!this.#options.spareContext || this.#closed || this.#spare) return;
-    this.#spare = (async () => {
-      try {
-        const browser = await this.#sharedBrowser();
-        const context = await browser.newContext(this.#contextOptions({ downloadsDir: 'spare' }));
-        return { context, page: await context.newPage() };
-      } catch (error) {
-        this.#logger.debug('spare context not prepared', { error: String(error) });
-        return undefined;
-      }
-    })();
+    if (!this.#options.spareContext || this.#closed) return;
+    this.#spare.refill();
+  }
+
+  async #makeSpare(): Promise<SpareContext> {
+    const browser = await this.#sharedBrowser();
+    const context = await browser.newContext(this.#contextOptions({ downloadsDir: 'spare' }));
+    try {
+      return { context, page: await context.newPage() };
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** A fresh spare context for a lease whose options match the spare's, else undefined. */
-  async #takeSpare(options: LeaseOptions): Promise<{ context: BrowserContext; page: Page } | undefined> {
+  async #takeSpare(options: LeaseOptions): Promise<SpareContext | undefined> {
     const size = options.viewport ?? DEFAULT_SCREEN;
     const fits = !options.proxy && !options.headed && options.downloadsDir !== undefined && size.width === DEFAULT_SCREEN.width && size.height === DEFAULT_SCREEN.height;
-    const pending = this.#spare;
-    if (!fits || !pending) return undefined;
-    this.#spare = undefined;
-    const spare = await pending;
-    if (spare && spare.context.browser()?.isConnected() && !spare.page.isClosed()) return spare;
-    await spare?.context.close().catch(() => undefined);
-    return undefined;
+    return fits ? this.#spare.take() : undefined;
   }
 
   /** Opens a browser context for one job; see LeaseOptions for where it runs. */
@@ -212,9 +209,7 @@ export class BrowserRuntime {
   /** Closes every lease still open, then the shared browser; later leases are refused. */
   async close(): Promise<void> {
     this.#closed = true;
-    const spare = this.#spare;
-    this.#spare = undefined;
-    await (await spare)?.context.close().catch(() => undefined);
+    await this.#spare.close();
     await Promise.allSettled([...this.#leases].map((lease) => lease.close()));
     await this.#sharedLaunch?.catch(() => undefined);
     const shared = this.#shared;
