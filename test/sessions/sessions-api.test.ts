@@ -61,7 +61,7 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     await terminate(body.session_id);
   });
 
-  it('Playwright connectOverCDP and Puppeteer connect drive the same session browser, and Portico sees what they did', async () => {
+  it('Playwright connectOverCDP and Puppeteer connect drive the same session browser, and its live view shows what they did', async () => {
     const { body } = await create();
     const cdpUrl = String(body.cdp_url);
     const pw = await chromium.connectOverCDP(cdpUrl);
@@ -83,6 +83,20 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     expect((await get(body.session_id)).body).toMatchObject({ status: 'active' });
     const live = await svc.api(new URL(String(body.live_url)).pathname, { key: null });
     expect(live.status).toBe(200);
+    // The live view streams the session's screen (Portico's own connection to that browser).
+    const controller = new AbortController();
+    const frames = await fetch(`${String(body.live_url)}/frames`, { signal: controller.signal });
+    expect(frames.status).toBe(200);
+    const reader = frames.body!.getReader();
+    let text = '';
+    while (!/event: frame\ndata: .*\n\n/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    const frame = JSON.parse(/event: frame\ndata: (.*)\n\n/.exec(text)![1]!) as Record<string, unknown>;
+    expect(frame).toMatchObject({ format: 'jpeg', deviceWidth: 1280, deviceHeight: 800 });
     await terminate(body.session_id);
   });
 
