@@ -125,6 +125,13 @@ describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)
     expect(outcome.error).toMatch(/^Could not read this action: .*no model is configured/);
   });
 
+  it('actions sent at once to one session run one at a time, in arrival order', async () => {
+    await h.page.goto(h.server.url(`${ADDRESS}/start`));
+    const outcomes = await Promise.all(['first', 'second', 'third'].map((word) => h.run(`type ${word} into Address line 1`, { set_cache: false })));
+    expect(outcomes.map((o) => o.success)).toEqual([true, true, true]);
+    expect(await h.page.locator('#address-line-1').inputValue()).toBe('third');
+  });
+
   it('a session that is not this workspace\'s is a 404', async () => {
     await expect(h.service.run('default', { action: 'click OK', session_id: 'nope', variables: {}, set_cache: true })).rejects.toMatchObject({ status: 404, detail: 'Session not found' });
   });
