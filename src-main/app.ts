@@ -130,14 +130,14 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       secrets: { get: async (name) => (await openSecrets()).get(name) },
     }, store.autofillMappings);
     const scheduler = new JobScheduler(
-      { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000) },
+      { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId) },
       agents,
       // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
       { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY },
     );
     let baseUrl = '';
     const jobs = new JobService({
-      store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl,
+      store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions,
       models: {
         canRun: (model) => agents.get(model) !== undefined,
         hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,

@@ -32,6 +32,8 @@ export const JobStartRequest = z.strictObject({
   proxy: ProxyConfig.optional(),
   /** Portico addition: false makes a model-driven job ignore its portal's replay trace (default true). */
   replay: z.boolean().optional(),
+  /** Portico addition (local-service §5.1): run inside this live session of one of the org's workspaces (its page; the session stays alive). */
+  browser_session_id: Uuid.optional(),
 });
 export type JobStartRequest = z.infer<typeof JobStartRequest>;
 

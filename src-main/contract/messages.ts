@@ -8,6 +8,7 @@ export const messages = {
   skillHasNoManifest: 'This skill has no SKILL.md',
   profileNotFound: 'Profile not found',
   sessionNotFound: 'Session not found',
+  sessionBusy: 'This session is running another job',
   jobNotFound: 'Job not found',
   orgKeyRequired: 'This endpoint requires an organization API key',
   accountKeyRequired: 'This endpoint requires an account API key',

@@ -28,6 +28,8 @@ export interface JobOptions {
   /** Portico addition: false stops a model-driven job replaying its portal's recorded trace. Absent on older rows (= true). */
   replay?: boolean;
   proxy: (Omit<ProxyConfig, 'password'> & { has_password: boolean }) | null;
+  /** Run in this live session's browser (its page, left open afterwards); absent on older rows. */
+  browser_session_id?: string | null;
 }
 
 export interface JobRecord {

@@ -34,6 +34,8 @@ export interface JobRunDeps {
   answerTimeoutMs: number;
   /** Times timeout_minutes and the answer timeout; default the system clock, tests pass a fake one. */
   clock?: Clock;
+  /** The page of a live session, for jobs started with browser_session_id (the session outlives the lease). */
+  sessionLease?: (sessionId: string, orgId: string) => Promise<BrowserLease>;
 }
 
 /** Screenshot file name of step `index` (0-based), as the archive names it. */
@@ -237,7 +239,9 @@ export class JobRun {
         : undefined;
       const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
       await mkdir(dlDir, { recursive: true });
-      this.#lease = await this.#deps.runtime.lease({
+      const sessionId = job.options.browser_session_id ?? undefined;
+      if (sessionId !== undefined && !this.#deps.sessionLease) throw new Error('browser sessions are not available in this service');
+      this.#lease = sessionId !== undefined && this.#deps.sessionLease ? await this.#deps.sessionLease(sessionId, job.org_id) : await this.#deps.runtime.lease({
         ...(job.profile_id !== null && { profileId: job.profile_id }),
         saveProfile: job.options.save_profile,
         ...(proxy && { proxy }),

@@ -39,6 +39,8 @@ export interface JobServiceDeps {
   artifactsDir: string;
   /** The server's base URL, known once it listens. */
   baseUrl(): string;
+  /** Live public sessions, for `browser_session_id` (absent: every session id is not found). */
+  sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean };
 }
 
 /** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
@@ -92,7 +94,15 @@ export class JobService {
       const missing = (await this.#deps.models.missing?.(visionModel)) ?? `no API key; run \`portico provider set-key ${visionModel.split(':')[0]}\``;
       throw new ValidationError(`body.vision_model: model '${visionModel}' is not configured: ${missing}`);
     }
-    const profileId = request.profile_id ?? portal.profile_id;
+    const sessionId = request.browser_session_id;
+    if (sessionId !== undefined) {
+      if (request.profile_id !== undefined || request.proxy !== undefined) {
+        throw new ValidationError("body.browser_session_id: a job in a session uses that session's browser; leave out profile_id and proxy");
+      }
+      if (!this.#deps.sessions?.isActiveInOrg(sessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
+    }
+    // In a session the session's browser is used (with its own profile, if any), never the portal's profile.
+    const profileId = sessionId !== undefined ? null : (request.profile_id ?? portal.profile_id);
     if (profileId && !this.#deps.store.profiles.getForOrg(orgId, profileId)) {
       throw new ValidationError(`body.profile_id: no browser profile '${profileId}' in this organization`);
     }
@@ -114,6 +124,7 @@ export class JobService {
         timeout_minutes: request.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
         save_profile: request.save_profile ?? true,
         human_in_the_loop: request.human_in_the_loop ?? false,
+        browser_session_id: sessionId ?? null,
         // The job option wins; otherwise the portal's setting decides.
         replay: request.replay ?? portal.replay_enabled,
         proxy: request.proxy ? { ...proxy, has_password: password !== undefined } : null,

@@ -15,6 +15,7 @@ import type { Session, SessionCreateRequest, SessionList, SessionListQuery } fro
 import type { SessionRow } from '../../store/sessions.ts';
 import type { Store } from '../../store/store.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
+import { SessionLease } from './sessionLease.ts';
 
 /** Who acts on sessions: an account key's user in its workspace (the workspace's org owns its profiles). */
 export interface SessionActor {
@@ -57,6 +58,8 @@ interface LiveSession {
   readonly profileId: string | undefined;
   readonly sockets: Set<Duplex>;
   ending: Promise<void> | undefined;
+  /** A job running in the session (`browser_session_id`), if any. */
+  lease?: SessionLease | undefined;
 }
 
 /** The path of a session's CDP URL on this server. */
@@ -180,7 +183,9 @@ export class SessionService {
     // A browser that goes away by itself (crash, a client's Browser.close) ends the session.
     void browser.exited.then(() => this.#end(session, 'terminated'));
     // Portico's own client for the live view and pageFor (a warm browser has it already).
-    browser.connect().catch((error: unknown) => this.#logger.warn('session browser: engine connection failed', { session_id: session.id, error: String(error) }));
+    browser.connect().catch((error: unknown) => {
+      if (!session.ending) this.#logger.warn('session browser: engine connection failed', { session_id: session.id, error: String(error) });
+    });
     this.#logger.info('session created', { session_id: session.id, workspace_id: actor.workspaceId });
     return this.#toSession(row, origin);
   }
@@ -218,6 +223,34 @@ export class SessionService {
       if (!live.browser.alive || live.ending) throw new NotFoundError(messages.sessionNotFound);
       throw error;
     }
+  }
+
+  /**
+   * For a job started with `browser_session_id` by organization `orgId`: a lease on the page of that
+   * active session of one of the org's workspaces (404 `Session not found` otherwise). One job at a
+   * time per session (409 while another holds it); the session outlives the job.
+   */
+  async leaseFor(sessionId: string, orgId: string): Promise<SessionLease> {
+    const live = this.#live.get(sessionId);
+    if (!live || live.ending || !this.#inOrg(live, orgId)) throw new NotFoundError(messages.sessionNotFound);
+    if (live.lease) throw new ConflictError(messages.sessionBusy);
+    const page = await this.pageFor(sessionId, live.workspaceId);
+    if (live.lease) throw new ConflictError(messages.sessionBusy);
+    const lease: SessionLease = new SessionLease(page, () => {
+      if (live.lease === lease) live.lease = undefined;
+    });
+    live.lease = lease;
+    return lease;
+  }
+
+  /** Whether `sessionId` is an active session of one of `orgId`'s workspaces (job start checks it before queueing). */
+  isActiveInOrg(sessionId: string, orgId: string): boolean {
+    const live = this.#live.get(sessionId);
+    return live !== undefined && !live.ending && this.#inOrg(live, orgId);
+  }
+
+  #inOrg(live: LiveSession, orgId: string): boolean {
+    return (this.#store.principals.workspaceOrg(live.workspaceId) ?? 'default') === orgId;
   }
 
   /** Whether the session is active right now (and in `workspaceId`). */
@@ -267,6 +300,7 @@ export class SessionService {
     live.ending ??= (async () => {
       const at = this.#clock.now().toISOString();
       this.#store.sessions.end(live.id, status, at);
+      live.lease?.sessionEnded(status);
       // Refuse new CDP connections and cut the open ones before the browser goes.
       this.#byCdpToken.delete(live.cdpToken);
       for (const socket of live.sockets) socket.destroy();
