@@ -27,6 +27,7 @@ export const entries = {
   'shownValue.ts': 'shownValue',
   'pageFacts.ts': 'pageFacts',
   'readAndLeave.ts': 'readAndLeave',
+  'uniqueSelector.ts': 'uniqueSelector',
 };
 
 const GLOBAL = '__porticoInjected';

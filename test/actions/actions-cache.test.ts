@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { html, useActionHarness } from './actionHarness.ts';
 
 let buttonLabel = 'Continue';
+let extra = '';
 const form = () => `<!doctype html><title>Details</title>
 <form method="post" action="/cache/submit">
 <label for="email">Email address</label><input id="email" name="email" type="email">
 <label for="pw">Password</label><input id="pw" name="pw" type="password">
 <button type="submit" id="go">${buttonLabel}</button>
-</form>`;
+</form>${extra}`;
 
 /** Every byte SQLite holds for the store, including the write-ahead log. */
 function databaseBytes(file: string): string {
@@ -77,6 +78,21 @@ describe('the step cache (real SQLite file, real Chromium)', () => {
     // The stale entry is kept (nothing better was found) and its miss counted.
     expect(entryFor('click the Continue button')).toMatchObject({ target: { name: 'Continue' }, misses: 2 });
     buttonLabel = 'Continue';
+  });
+
+  it('a second element with the same role and name: the fallback selector still finds the cached one, which must read the same', async () => {
+    buttonLabel = 'Continue';
+    await open();
+    expect(await h.run('click the Continue button', { id: 'fallback' })).toMatchObject({ success: true, set_cache: true });
+    extra = '<button type="button" onclick="document.title = \'wrong\'">Continue</button>';
+    await open();
+    const posts = h.server.postsTo('/cache/submit').length;
+    expect(await h.run('click the Continue button', { id: 'fallback' })).toMatchObject({ success: true, used_cache: true });
+    expect(h.server.postsTo('/cache/submit').length).toBe(posts + 1);
+    // A fresh resolution would refuse: two buttons are named Continue.
+    await open();
+    expect((await h.run('click the Continue button', { set_cache: false })).error).toMatch(/^Ambiguous target: 2 elements match button "Continue"/);
+    extra = '';
   });
 
   it('set_cache false replays but never stores or replaces', async () => {

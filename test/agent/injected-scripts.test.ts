@@ -33,7 +33,7 @@ describe('injected scripts as built', () => {
   });
 
   it('each entry is a self-contained function with no module import, export or require left', () => {
-    expect(Object.values(entries).sort()).toEqual(['findListbox', 'pageFacts', 'readAndLeave', 'readOptions', 'scanPage', 'shownValue']);
+    expect(Object.values(entries).sort()).toEqual(['findListbox', 'pageFacts', 'readAndLeave', 'readOptions', 'scanPage', 'shownValue', 'uniqueSelector']);
     for (const name of Object.values(entries)) {
       const fn = functions[name];
       expect(typeof fn, name).toBe('function');
@@ -58,6 +58,8 @@ describe('injected scripts as built', () => {
       <div role="listbox" id="lb"><div role="option" data-value="1">One</div><div role="option" aria-disabled="true">Two</div></div>`);
     expect(await page.locator('#a').evaluate(injected.readAndLeave)).toBe('Leeds');
     expect(await page.locator('#a').evaluate(injected.shownValue)).toBe('Leeds');
+    expect(await page.locator('#a').evaluate(injected.uniqueSelector)).toBe('#a');
+    expect(await page.locator('[role=option]').nth(1).evaluate(injected.uniqueSelector)).toBe('#lb > div:nth-of-type(2)');
     expect(await page.locator('[role=option]').evaluateAll(injected.readOptions)).toEqual([
       { label: 'One', value: '1', disabled: false },
       { label: 'Two', value: '', disabled: true },

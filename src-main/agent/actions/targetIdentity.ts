@@ -1,4 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
+import { uniqueSelector } from '../injected/index.ts';
 
 /** How a resolved target is found again: its role and accessible name (or its text, for an element with no role), plus a CSS fallback. */
 export interface TargetIdentity {
@@ -72,43 +73,9 @@ export function parseAriaLine(snapshot: string): { role: string; name: string; t
   return { role, name, text };
 }
 
-/** A CSS selector for this element alone at this moment: its id, its name attribute, else its path of nth-of-type steps. */
-async function fallbackSelector(locator: Locator): Promise<string> {
-  return locator.evaluate((el) => {
-    const unique = (selector: string): boolean => {
-      try {
-        return document.querySelectorAll(selector).length === 1;
-      } catch {
-        return false;
-      }
-    };
-    if (el.id && unique(`#${CSS.escape(el.id)}`)) return `#${CSS.escape(el.id)}`;
-    const tag = el.tagName.toLowerCase();
-    const nameAttr = el.getAttribute('name');
-    if (nameAttr) {
-      const byName = `${tag}[name="${CSS.escape(nameAttr)}"]`;
-      if (unique(byName)) return byName;
-    }
-    const steps: string[] = [];
-    let node: Element | null = el;
-    while (node && node !== document.documentElement) {
-      if (node.id && unique(`#${CSS.escape(node.id)}`)) {
-        steps.unshift(`#${CSS.escape(node.id)}`);
-        break;
-      }
-      const name = node.tagName.toLowerCase();
-      const parent: Element | null = node.parentElement;
-      const index = parent ? Array.from(parent.children).filter((c) => c.tagName === node?.tagName).indexOf(node) + 1 : 1;
-      steps.unshift(`${name}:nth-of-type(${index})`);
-      node = parent;
-    }
-    return steps.join(' > ');
-  });
-}
-
 /** Role and name (as getByRole sees them) of one resolved element, and its fallback selector. */
 export async function identify(locator: Locator): Promise<TargetIdentity> {
-  const [snapshot, selector] = await Promise.all([locator.ariaSnapshot({ timeout: 5_000 }), fallbackSelector(locator)]);
+  const [snapshot, selector] = await Promise.all([locator.ariaSnapshot({ timeout: 5_000 }), locator.evaluate(uniqueSelector)]);
   const { role, name, text } = parseAriaLine(snapshot);
   if (name && role !== 'text') return { role, name, by: 'role', selector };
   return { role: role || 'text', name: text, by: 'text', selector };

@@ -10,12 +10,14 @@ import {
   readOptionsSource,
   scanPageSource,
   shownValueSource,
+  uniqueSelectorSource,
 } from './generated/scripts.ts';
 import type pageFactsEntry from './pageFacts.ts';
 import type scanPageEntry from './pageScan.ts';
 import type readAndLeaveEntry from './readAndLeave.ts';
 import type readOptionsEntry from './readOptions.ts';
 import type shownValueEntry from './shownValue.ts';
+import type uniqueSelectorEntry from './uniqueSelector.ts';
 
 /** A function whose text is exactly `source` (Playwright sends a function to the page by its text). */
 function inPage<F>(source: string): F {
@@ -28,6 +30,7 @@ export const readOptions = inPage<typeof readOptionsEntry>(readOptionsSource);
 export const shownValue = inPage<typeof shownValueEntry>(shownValueSource);
 export const pageFacts = inPage<typeof pageFactsEntry>(pageFactsSource);
 export const readAndLeave = inPage<typeof readAndLeaveEntry>(readAndLeaveSource);
+export const uniqueSelector = inPage<typeof uniqueSelectorEntry>(uniqueSelectorSource);
 
 export type { FindListboxArgs } from './findListbox.ts';
 export type { RawPageFacts } from './pageFacts.ts';

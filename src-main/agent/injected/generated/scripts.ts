@@ -702,3 +702,42 @@ var __porticoInjected = (function() {
 })();
 return __porticoInjected(...args);
 }`;
+
+/** uniqueSelector.ts */
+export const uniqueSelectorSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/uniqueSelector.ts
+	function isUnique(selector) {
+		try {
+			return document.querySelectorAll(selector).length === 1;
+		} catch {
+			return false;
+		}
+	}
+	function uniqueSelector(el) {
+		if (el.id && isUnique(\`#\${CSS.escape(el.id)}\`)) return \`#\${CSS.escape(el.id)}\`;
+		const tag = el.tagName.toLowerCase();
+		const nameAttr = el.getAttribute("name");
+		if (nameAttr) {
+			const byName = \`\${tag}[name="\${CSS.escape(nameAttr)}"]\`;
+			if (isUnique(byName)) return byName;
+		}
+		const steps = [];
+		let node = el;
+		while (node && node !== document.documentElement) {
+			if (node.id && isUnique(\`#\${CSS.escape(node.id)}\`)) {
+				steps.unshift(\`#\${CSS.escape(node.id)}\`);
+				break;
+			}
+			const current = node;
+			const parent = current.parentElement;
+			const index = parent ? Array.from(parent.children).filter((c) => c.tagName === current.tagName).indexOf(current) + 1 : 1;
+			steps.unshift(\`\${current.tagName.toLowerCase()}:nth-of-type(\${index})\`);
+			node = parent;
+		}
+		return steps.join(" > ");
+	}
+	return uniqueSelector;
+})();
+return __porticoInjected(...args);
+}`;
