@@ -94,6 +94,22 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     expect(model.requests).toHaveLength(1);
   });
 
+  it('a variable the model types reaches it only as a placeholder; the cached step keeps {{name}} and replays other values', async () => {
+    await run({ action: `go to ${pages.url}/sign-in` });
+    model.reset((request: RecordedRequest): ScriptedReply => ({ toolCalls: [{ name: 'type', input: { index: elementIndex(request, 'Username'), text: '{{form_data.login}}' } }] }));
+    const action = 'put {{login}} where the account name goes';
+    expect(await run({ action, variables: { login: 'ada.lovelace@example.com' } })).toMatchObject({ body: { success: true, set_cache: true } });
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.raw).not.toContain('ada.lovelace@example.com');
+    expect(model.requests[0]!.raw).toContain('{{form_data.login}}');
+    expect(await run({ action: 'extract the text of Username' })).toMatchObject({ body: { result: 'ada.lovelace@example.com' } });
+    expect(await run({ action, variables: { login: 'grace.hopper@example.com' } })).toMatchObject({ body: { success: true, used_cache: true, credits: 1 } });
+    expect(model.requests).toHaveLength(1);
+    expect(await run({ action: 'extract the text of Username' })).toMatchObject({ body: { result: 'grace.hopper@example.com' } });
+    const entry = ((await cacheList()).body as { entries: Array<Record<string, unknown>> }).entries.find((e) => e.action === action);
+    expect(entry).toMatchObject({ operation: 'fill', target: { role: 'textbox', name: 'Username' } });
+  });
+
   it('the model saying the target is not there is success: false with its reason', async () => {
     await run({ action: `go to ${pages.url}/sign-in` });
     model.reset([{ toolCalls: [{ name: 'fail', input: { reason: 'There is no newsletter checkbox on this page' } }] }]);
