@@ -23,6 +23,9 @@ const uaPage = (req: { headers: Record<string, string | string[] | undefined> })
 describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)', () => {
   const h = useActionHarness({
     '/widgets': html(widgets),
+    '/framed': html('<!doctype html><title>Checkout</title><h1>Checkout</h1><iframe src="/card" title="Card details" style="width:400px;height:200px"></iframe><iframe src="/card" hidden></iframe>'),
+    '/framed-twice': html('<!doctype html><title>Checkout</title><button>Pay</button><iframe src="/card" style="width:400px;height:200px"></iframe>'),
+    '/card': html('<!doctype html><title>Card</title><label>Card number <input id="card"></label><button onclick="document.body.dataset.paid = \'yes\'">Pay</button>'),
     '/ua': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(uaPage(req)),
   });
 
@@ -123,6 +126,24 @@ describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)
     const outcome = await h.run('summarise what this page is about');
     expect(outcome.success).toBe(false);
     expect(outcome.error).toMatch(/^Could not read this action: .*no model is configured/);
+  });
+
+  it('targets inside a shown iframe resolve (a hidden iframe is not searched); the same name in the page and a frame is ambiguous', async () => {
+    await h.page.goto(h.server.url('/framed'));
+    const card = h.page.frameLocator('iframe[title="Card details"]');
+    await card.locator('#card').waitFor();
+    expect(await h.run('type {{card}} into Card number', { variables: { card: '4242 4242 4242 4242' } })).toMatchObject({ success: true, set_cache: true });
+    expect(await card.locator('#card').inputValue()).toBe('4242 4242 4242 4242');
+    expect(await h.run('click Pay')).toMatchObject({ success: true });
+    expect(await card.locator('body').getAttribute('data-paid')).toBe('yes');
+    await h.page.goto(h.server.url('/framed'));
+    await card.locator('#card').waitFor();
+    expect(await h.run('type {{card}} into Card number', { variables: { card: '5555 5555 5555 4444' } })).toMatchObject({ success: true, used_cache: true });
+    expect(await card.locator('#card').inputValue()).toBe('5555 5555 5555 4444');
+
+    await h.page.goto(h.server.url('/framed-twice'));
+    await h.page.frameLocator('iframe').locator('#card').waitFor();
+    expect((await h.run('click Pay', { set_cache: false })).error).toMatch(/^Ambiguous target: 2 elements match element "Pay" exactly/);
   });
 
   it('actions sent at once to one session run one at a time, in arrival order', async () => {

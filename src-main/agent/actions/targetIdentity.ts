@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { uniqueSelector } from '../injected/index.ts';
+import { countAcross, searchFrames } from './searchFrames.ts';
 
 /** How a resolved target is found again: its role and accessible name (or its text, for an element with no role), plus a CSS fallback. */
 export interface TargetIdentity {
@@ -93,16 +94,17 @@ function sameIdentity(snapshot: string, identity: TargetIdentity): boolean {
  * Undefined means the entry does not apply to this page.
  */
 export async function findAgain(page: Page, identity: TargetIdentity): Promise<Locator | undefined> {
-  const primary = identity.by === 'role'
-    ? page.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
-    : page.getByText(identity.name, { exact: true });
-  if ((await primary.count()) === 1) {
-    if (identity.by === 'role') return primary;
-    if (sameIdentity(await primary.ariaSnapshot({ timeout: 2_000 }), identity)) return primary;
+  const frames = await searchFrames(page);
+  const primary = await countAcross(frames, (frame) => (identity.by === 'role'
+    ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
+    : frame.getByText(identity.name, { exact: true })));
+  if (primary.only) {
+    if (identity.by === 'role') return primary.only;
+    if (sameIdentity(await primary.only.ariaSnapshot({ timeout: 2_000 }), identity)) return primary.only;
   }
   if (!identity.selector) return undefined;
-  const fallback = page.locator(identity.selector);
-  if ((await fallback.count().catch(() => 0)) !== 1) return undefined;
-  const snapshot = await fallback.ariaSnapshot({ timeout: 2_000 }).catch(() => '');
-  return sameIdentity(snapshot, identity) ? fallback : undefined;
+  const fallback = await countAcross(frames, (frame) => frame.locator(identity.selector));
+  if (!fallback.only) return undefined;
+  const snapshot = await fallback.only.ariaSnapshot({ timeout: 2_000 }).catch(() => '');
+  return sameIdentity(snapshot, identity) ? fallback.only : undefined;
 }

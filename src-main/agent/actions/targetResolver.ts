@@ -1,4 +1,5 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
+import { countAcross, searchFrames } from './searchFrames.ts';
 import type { TargetKind } from './actionGrammar.ts';
 
 type AriaRole = Parameters<Page['getByRole']>[0];
@@ -70,7 +71,7 @@ function union(locators: Locator[]): Locator | undefined {
   return locators.reduce<Locator | undefined>((acc, l) => (acc ? acc.or(l) : l), undefined);
 }
 
-function controlsNamed(page: Page, name: NameMatch, exact: boolean, kind: TargetKind, purpose: TargetPurpose): Locator | undefined {
+function controlsNamed(page: Frame, name: NameMatch, exact: boolean, kind: TargetKind, purpose: TargetPurpose): Locator | undefined {
   const roles = kind === 'any' ? ROLES_BY_PURPOSE[purpose] : ROLES_BY_KIND[kind];
   const locators = roles.map((role) => page.getByRole(role, { name, exact }));
   const labelled = kind === 'any' || kind === 'field' || kind === 'dropdown' || kind === 'checkbox' || kind === 'radio' || kind === 'choice';
@@ -82,14 +83,14 @@ function controlsNamed(page: Page, name: NameMatch, exact: boolean, kind: Target
   return union(locators);
 }
 
-async function describeAll(locator: Locator): Promise<string> {
-  const found = await locator.evaluateAll((els) => els.slice(0, 4).map((el) => {
+async function describeAll(locators: Locator[]): Promise<string> {
+  const found = await Promise.all(locators.map((locator) => locator.evaluateAll((els) => els.slice(0, 4).map((el) => {
     const tag = el.tagName.toLowerCase();
     const role = el.getAttribute('role') ?? tag;
     const text = (el.getAttribute('aria-label') || (el as HTMLElement).innerText || el.getAttribute('placeholder') || (el as HTMLInputElement).value || el.getAttribute('name') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
     return `${role} "${text}"`;
-  })).catch(() => [] as string[]);
-  return found.join(', ');
+  })).catch(() => [] as string[])));
+  return found.flat().slice(0, 4).join(', ');
 }
 
 const KIND_WORD: Readonly<Record<TargetKind, string>> = {
@@ -104,15 +105,15 @@ export async function resolveTarget(page: Page, target: { name: string; kind: Ta
   const name = target.name.replace(/\s+/g, ' ').trim();
   const what = `${KIND_WORD[target.kind]} ${JSON.stringify(name)}`;
   if (!name) throw new TargetError('No element found: the target has an empty name');
+  const frames = await searchFrames(page);
   for (const strength of strengths(name, target.quoted)) {
-    const tiers = [controlsNamed(page, strength.match, strength.exact, target.kind, purpose)];
-    if (target.kind === 'any' && TEXT_PURPOSES.has(purpose)) tiers.push(page.getByText(strength.match, { exact: strength.exact }));
+    const tiers: Array<(frame: Frame) => Locator | undefined> = [(frame) => controlsNamed(frame, strength.match, strength.exact, target.kind, purpose)];
+    if (target.kind === 'any' && TEXT_PURPOSES.has(purpose)) tiers.push((frame) => frame.getByText(strength.match, { exact: strength.exact }));
     for (const tier of tiers) {
-      if (!tier) continue;
-      const visible = tier.filter({ visible: true });
-      const count = await visible.count();
-      if (count === 1) return visible;
-      if (count > 1) throw new TargetError(`Ambiguous target: ${count} elements match ${what} ${strength.label} (${await describeAll(visible)}); name it more precisely`);
+      // One match across the page and its iframes; the same name in two frames is as ambiguous as twice in one.
+      const { count, only, all } = await countAcross(frames, (frame) => (tier(frame) ?? frame.locator(':not(*)')).filter({ visible: true }));
+      if (count === 1 && only) return only;
+      if (count > 1) throw new TargetError(`Ambiguous target: ${count} elements match ${what} ${strength.label} (${await describeAll(all)}); name it more precisely`);
     }
   }
   throw new TargetError(`No ${what} found on the page`);

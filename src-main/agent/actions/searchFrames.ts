@@ -1,0 +1,25 @@
+import type { Frame, Locator, Page } from 'playwright-core';
+
+/** The frames a target may live in: the page and its attached, shown iframes (a hidden iframe's controls cannot be used). */
+export async function searchFrames(page: Page): Promise<Frame[]> {
+  const main = page.mainFrame();
+  const children = page.frames().filter((f) => f !== main && !f.isDetached());
+  if (children.length === 0) return [main];
+  const shown = await Promise.all(children.map(async (frame) => {
+    const owner = await frame.frameElement().catch(() => null);
+    return owner !== null && (await owner.isVisible().catch(() => false));
+  }));
+  return [main, ...children.filter((_, i) => shown[i])];
+}
+
+/** How many elements one locator recipe matches across the frames, and the locator when exactly one does. */
+export async function countAcross(frames: readonly Frame[], locate: (frame: Frame) => Locator): Promise<{ count: number; only?: Locator; all: Locator[] }> {
+  const found = await Promise.all(frames.map(async (frame) => {
+    const locator = locate(frame);
+    return { locator, count: await locator.count().catch(() => 0) };
+  }));
+  const hits = found.filter((f) => f.count > 0);
+  const count = hits.reduce((sum, f) => sum + f.count, 0);
+  const first = hits[0];
+  return { count, all: hits.map((f) => f.locator), ...(count === 1 && first && { only: first.locator }) };
+}
