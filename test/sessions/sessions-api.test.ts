@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
@@ -132,6 +133,40 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     await expect(puppeteer.connect({ browserWSEndpoint: wrong })).rejects.toThrow();
     const raw = await fetch(wrong.replace('ws://', 'http://'), { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }).catch((error: unknown) => error);
     expect(raw instanceof Response ? raw.status : 404).toBe(404);
+    await terminate(body.session_id);
+  });
+
+  it('hostile upgrades (traversal, oversized, garbage tokens, floods) are refused and the server keeps serving', async () => {
+    const { body } = await create();
+    const port = Number(new URL(svc.url).port);
+    const upgrade = (path: string, method = 'GET', extra = ''): Promise<string> => new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`);
+      });
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+        if (answer.includes('\r\n')) socket.destroy();
+      });
+      socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+      socket.on('error', () => resolve(answer.split('\r\n')[0] ?? ''));
+    });
+    const token = new URL(String(body.cdp_url)).pathname.split('/').pop()!;
+    const refused = [
+      await upgrade(`/devtools/browser/${token}/../${token}`),
+      await upgrade('/devtools/browser/../../etc/passwd'),
+      await upgrade(`/devtools/browser/${'A'.repeat(100_000)}`),
+      await upgrade('/devtools/browser/cdp_%00%0d%0a'),
+      await upgrade(`/devtools/browser/${token}`, 'POST'),
+      await upgrade('/devtools/page/anything'),
+      await upgrade('/public/sessions'),
+    ];
+    for (const line of refused) expect(line).toMatch(/^HTTP\/1\.1 (404|400|431|413)/);
+    const flood = await Promise.all(Array.from({ length: 50 }, (_, i) => upgrade(`/devtools/browser/cdp_${i}`)));
+    expect(flood.every((line) => line.startsWith('HTTP/1.1 404'))).toBe(true);
+    // The real token still works after all that, and so does the API.
+    expect(await upgrade(`/devtools/browser/${token}`)).toMatch(/^HTTP\/1\.1 101 /);
+    expect((await get(body.session_id)).status).toBe(200);
     await terminate(body.session_id);
   });
 
