@@ -94,6 +94,13 @@ describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)
     expect(missing.error).toContain('No option "Volcano" in the dropdown; options are ["Choose a problem","Pothole"');
   });
 
+  it('a USWDS combo box (a custom ARIA combobox over a hidden select) takes "select … from …"', async () => {
+    await h.page.goto(h.server.url('/ds/uswds-address-combo-box/start'));
+    await h.page.getByRole('combobox', { name: 'State, territory, or military post' }).waitFor();
+    expect(await h.run('select California from State, territory, or military post')).toMatchObject({ success: true, result: 'Selected "California" in combobox "State, territory, or military post"' });
+    expect(await h.page.locator('select#state, select[name=state]').inputValue()).toBe('CA');
+  });
+
   it('press, hover, scroll, wait for text and extract', async () => {
     await h.page.goto(h.server.url('/widgets'));
     expect((await h.run('press Tab in the Search field')).success).toBe(true);

@@ -80,6 +80,8 @@ async function selectOption(page: Page, locator: Locator, option: string): Promi
   // A custom combobox: open it, then the option with exactly that name.
   await locator.click({ timeout: ACTION_TIMEOUT_MS });
   const choice = page.getByRole('option', { name: option, exact: true }).filter({ visible: true });
+  // The list may render a moment after the click.
+  await choice.first().waitFor({ state: 'visible', timeout: 2_000 }).catch(() => undefined);
   const count = await choice.count();
   if (count !== 1) throw new OperationError(count === 0 ? `No option ${JSON.stringify(option)} in the dropdown` : `Ambiguous option ${JSON.stringify(option)}: ${count} options match`);
   await choice.click({ timeout: ACTION_TIMEOUT_MS });
