@@ -7,6 +7,11 @@ export function clean(s: string | null | undefined): string {
   return (s || '').replace(/\s+/g, ' ').trim();
 }
 
+// Node types as literals: the text walk visits every node of a page, a global lookup each time costs.
+const ELEMENT_NODE = 1;
+const TEXT_NODE = 3;
+const FRAGMENT_NODE = 11;
+
 const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'SELECT', 'OPTION', 'TEXTAREA', 'TEMPLATE', 'NOSCRIPT']);
 
 /**
@@ -16,19 +21,19 @@ const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'SELECT', 'OPTION', 'TEXTAREA', 'T
 export function textOf(node: Node): string {
   let out = '';
   const walk = (n: Node): void => {
-    if (n.nodeType === Node.TEXT_NODE) {
+    if (n.nodeType === TEXT_NODE) {
       out += `${n.nodeValue} `;
       return;
     }
-    if (n.nodeType !== Node.ELEMENT_NODE && n.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return;
-    if (n.nodeType === Node.ELEMENT_NODE) {
+    if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+    if (n.nodeType === ELEMENT_NODE) {
       const e = n as Element;
       if (SKIP_TEXT.has(e.tagName) || e.tagName === 'INPUT') return;
       if (getComputedStyle(e).display === 'none') return;
     }
     const shadow = (n as Element).shadowRoot;
     if (shadow) walk(shadow);
-    for (const c of Array.from(n.childNodes)) walk(c);
+    for (const c of n.childNodes) walk(c);
   };
   walk(node);
   return clean(out);
@@ -66,16 +71,16 @@ export function byIds(el: Element, ids: string | null | undefined): string {
 /** The parent of `n`, stepping from a shadow root to its host. */
 export function parentAcross(n: Node): Node | null {
   const p = n.parentNode;
-  return p && p.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? ((p as ShadowRoot).host ?? null) : p;
+  return p && p.nodeType === FRAGMENT_NODE ? ((p as ShadowRoot).host ?? null) : p;
 }
 
 /** `Element.closest` that climbs out of shadow roots. */
 export function closestAcross(el: Element, selector: string): Element | null {
   let n: Node | null = el;
   while (n) {
-    if (n.nodeType === Node.ELEMENT_NODE && (n as Element).matches(selector)) return n as Element;
+    if (n.nodeType === ELEMENT_NODE && (n as Element).matches(selector)) return n as Element;
     n = n.parentNode;
-    if (n && n.nodeType === Node.DOCUMENT_FRAGMENT_NODE) n = (n as ShadowRoot).host ?? null;
+    if (n && n.nodeType === FRAGMENT_NODE) n = (n as ShadowRoot).host ?? null;
   }
   return null;
 }
@@ -84,7 +89,7 @@ export function closestAcross(el: Element, selector: string): Element | null {
 export function allElements(): Element[] {
   const all: Element[] = [];
   const walkRoot = (root: Document | ShadowRoot): void => {
-    for (const el of Array.from(root.querySelectorAll('*'))) {
+    for (const el of root.querySelectorAll('*')) {
       all.push(el);
       if (el.shadowRoot) walkRoot(el.shadowRoot);
     }
@@ -121,7 +126,7 @@ export function* ownGroupAncestors(el: Element, options: OwnGroupOptions): Gener
   const same = options.sameField ?? ((other: Element): boolean => el.contains(other) || other.contains(el));
   const up = options.acrossShadow === false ? (n: Node): Node | null => n.parentElement : parentAcross;
   let n = up(el);
-  for (let depth = 0; depth < options.maxDepth && n && n.nodeType === Node.ELEMENT_NODE; depth++) {
+  for (let depth = 0; depth < options.maxDepth && n && n.nodeType === ELEMENT_NODE; depth++) {
     const ancestor = n as Element;
     if (ancestor.tagName === 'FORM' || ancestor.tagName === 'BODY') return;
     if (Array.from(ancestor.querySelectorAll(options.fields)).some((other) => other !== el && !same(other))) return;
@@ -145,7 +150,7 @@ export function ownGroup(el: Element, options: OwnGroupOptions): Element | null 
 export function labelTextsOf(el: Element, useLabelsProperty: boolean): string[] {
   const out: string[] = [];
   const own = useLabelsProperty ? (el as HTMLInputElement).labels : null;
-  if (own) for (const l of Array.from(own)) out.push(textOf(l));
+  if (own) for (const l of own) out.push(textOf(l));
   const root = el.getRootNode() as Partial<ParentNode>;
   if (!out.length && el.id && root.querySelectorAll) {
     for (const l of Array.from(root.querySelectorAll(`label[for="${CSS.escape(el.id)}"]`))) out.push(textOf(l));

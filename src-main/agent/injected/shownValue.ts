@@ -18,7 +18,7 @@ function visibleText(root: Element): string {
     if (n.nodeType !== Node.ELEMENT_NODE || (n as Element).matches(SKIP)) return;
     const r = (n as Element).getBoundingClientRect();
     if (r.width <= 1 || r.height <= 1 || getComputedStyle(n as Element).visibility === 'hidden') return;
-    for (const c of Array.from(n.childNodes)) walk(c);
+    for (const c of n.childNodes) walk(c);
   };
   walk(root);
   return cleanShown(out);

@@ -8,6 +8,9 @@ var __porticoInjected = (function() {
 	function clean(s) {
 		return (s || "").replace(/\\s+/g, " ").trim();
 	}
+	const ELEMENT_NODE = 1;
+	const TEXT_NODE = 3;
+	const FRAGMENT_NODE = 11;
 	const SKIP_TEXT = new Set([
 		"SCRIPT",
 		"STYLE",
@@ -20,19 +23,19 @@ var __porticoInjected = (function() {
 	function textOf(node) {
 		let out = "";
 		const walk = (n) => {
-			if (n.nodeType === Node.TEXT_NODE) {
+			if (n.nodeType === TEXT_NODE) {
 				out += \`\${n.nodeValue} \`;
 				return;
 			}
-			if (n.nodeType !== Node.ELEMENT_NODE && n.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return;
-			if (n.nodeType === Node.ELEMENT_NODE) {
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE) {
 				const e = n;
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
 				if (getComputedStyle(e).display === "none") return;
 			}
 			const shadow = n.shadowRoot;
 			if (shadow) walk(shadow);
-			for (const c of Array.from(n.childNodes)) walk(c);
+			for (const c of n.childNodes) walk(c);
 		};
 		walk(node);
 		return clean(out);
@@ -56,21 +59,21 @@ var __porticoInjected = (function() {
 	}
 	function parentAcross(n) {
 		const p = n.parentNode;
-		return p && p.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? p.host ?? null : p;
+		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
 	}
 	function closestAcross(el, selector) {
 		let n = el;
 		while (n) {
-			if (n.nodeType === Node.ELEMENT_NODE && n.matches(selector)) return n;
+			if (n.nodeType === ELEMENT_NODE && n.matches(selector)) return n;
 			n = n.parentNode;
-			if (n && n.nodeType === Node.DOCUMENT_FRAGMENT_NODE) n = n.host ?? null;
+			if (n && n.nodeType === FRAGMENT_NODE) n = n.host ?? null;
 		}
 		return null;
 	}
 	function allElements() {
 		const all = [];
 		const walkRoot = (root) => {
-			for (const el of Array.from(root.querySelectorAll("*"))) {
+			for (const el of root.querySelectorAll("*")) {
 				all.push(el);
 				if (el.shadowRoot) walkRoot(el.shadowRoot);
 			}
@@ -84,7 +87,7 @@ var __porticoInjected = (function() {
 		const same = options.sameField ?? ((other) => el.contains(other) || other.contains(el));
 		const up = options.acrossShadow === false ? (n) => n.parentElement : parentAcross;
 		let n = up(el);
-		for (let depth = 0; depth < options.maxDepth && n && n.nodeType === Node.ELEMENT_NODE; depth++) {
+		for (let depth = 0; depth < options.maxDepth && n && n.nodeType === ELEMENT_NODE; depth++) {
 			const ancestor = n;
 			if (ancestor.tagName === "FORM" || ancestor.tagName === "BODY") return;
 			if (Array.from(ancestor.querySelectorAll(options.fields)).some((other) => other !== el && !same(other))) return;
@@ -101,7 +104,7 @@ var __porticoInjected = (function() {
 	function labelTextsOf(el, useLabelsProperty) {
 		const out = [];
 		const own = useLabelsProperty ? el.labels : null;
-		if (own) for (const l of Array.from(own)) out.push(textOf(l));
+		if (own) for (const l of own) out.push(textOf(l));
 		const root = el.getRootNode();
 		if (!out.length && el.id && root.querySelectorAll) for (const l of Array.from(root.querySelectorAll(\`label[for="\${CSS.escape(el.id)}"]\`))) out.push(textOf(l));
 		const wrap = closestAcross(el, "label");
@@ -578,15 +581,17 @@ return __porticoInjected(...args);
 export const shownValueSource = `(...args) => {
 var __porticoInjected = (function() {
 	// src-main/agent/injected/dom.ts
+	const ELEMENT_NODE = 1;
+	const FRAGMENT_NODE = 11;
 	function parentAcross(n) {
 		const p = n.parentNode;
-		return p && p.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? p.host ?? null : p;
+		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
 	}
 	function* ownGroupAncestors(el, options) {
 		const same = options.sameField ?? ((other) => el.contains(other) || other.contains(el));
 		const up = options.acrossShadow === false ? (n) => n.parentElement : parentAcross;
 		let n = up(el);
-		for (let depth = 0; depth < options.maxDepth && n && n.nodeType === Node.ELEMENT_NODE; depth++) {
+		for (let depth = 0; depth < options.maxDepth && n && n.nodeType === ELEMENT_NODE; depth++) {
 			const ancestor = n;
 			if (ancestor.tagName === "FORM" || ancestor.tagName === "BODY") return;
 			if (Array.from(ancestor.querySelectorAll(options.fields)).some((other) => other !== el && !same(other))) return;
@@ -614,7 +619,7 @@ var __porticoInjected = (function() {
 			if (n.nodeType !== Node.ELEMENT_NODE || n.matches(SKIP)) return;
 			const r = n.getBoundingClientRect();
 			if (r.width <= 1 || r.height <= 1 || getComputedStyle(n).visibility === "hidden") return;
-			for (const c of Array.from(n.childNodes)) walk(c);
+			for (const c of n.childNodes) walk(c);
 		};
 		walk(root);
 		return cleanShown(out);
