@@ -103,8 +103,14 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     expect(model.requests[0]!.raw).not.toContain('ada.lovelace@example.com');
     expect(model.requests[0]!.raw).toContain('{{form_data.login}}');
     expect(await run({ action: 'extract the text of Username' })).toMatchObject({ body: { result: 'ada.lovelace@example.com' } });
+    // The page now shows the value in the Username field; the next model call still sees only the placeholder.
+    model.reset((request: RecordedRequest): ScriptedReply => ({ toolCalls: [{ name: 'click', input: { index: elementIndex(request, 'Accept all cookies') } }] }));
+    expect(await run({ action: 'dismiss the cookie notice for {{login}}', variables: { login: 'ada.lovelace@example.com' }, set_cache: false })).toMatchObject({ body: { success: true } });
+    expect(model.requests[0]!.raw).not.toContain('ada.lovelace@example.com');
+    expect(model.requests[0]!.raw).toContain('value=\\"{{form_data.login}}\\"');
+    model.reset([]);
     expect(await run({ action, variables: { login: 'grace.hopper@example.com' } })).toMatchObject({ body: { success: true, used_cache: true, credits: 1 } });
-    expect(model.requests).toHaveLength(1);
+    expect(model.requests).toHaveLength(0);
     expect(await run({ action: 'extract the text of Username' })).toMatchObject({ body: { result: 'grace.hopper@example.com' } });
     const entry = ((await cacheList()).body as { entries: Array<Record<string, unknown>> }).entries.find((e) => e.action === action);
     expect(entry).toMatchObject({ operation: 'fill', target: { role: 'textbox', name: 'Username' } });

@@ -73,7 +73,9 @@ function actionContext(page: Page, action: string, variables: Variables, signal:
  */
 export async function runWithModel(client: LlmClient, page: Page, action: string, variables: Variables, signal: AbortSignal): Promise<ModelActionOutcome> {
   const ctx = actionContext(page, action, variables, signal);
-  const secrets = new SecretValues({ get: async () => undefined }, ctx.formData, {});
+  // Every variable counts as sensitive: its value is replaced by its placeholder wherever the page shows it.
+  const writeOnly = { type: 'object', properties: Object.fromEntries(Object.keys(variables).map((k) => [k, { type: 'string', writeOnly: true }])) };
+  const secrets = new SecretValues({ get: async () => undefined }, ctx.formData, writeOnly);
   const state = await readPageState(page);
   const screenshot = (await page.screenshot({ type: 'jpeg', quality: 60, mask: [page.locator('input[type="password"]')], timeout: 15_000 })).toString('base64');
   const text = [
