@@ -20,7 +20,7 @@ const widgets = `<!doctype html><title>Widgets</title>
 
 const uaPage = (req: { headers: Record<string, string | string[] | undefined> }) => `<!doctype html><title>UA</title><p id="header">${String(req.headers['user-agent'] ?? '').replace(/</g, '')}</p>`;
 
-describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)', () => {
+describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real Chromium)', () => {
   const h = useActionHarness({
     '/widgets': html(widgets),
     '/framed': html('<!doctype html><title>Checkout</title><h1>Checkout</h1><iframe src="/card" title="Card details" style="width:400px;height:200px"></iframe><iframe src="/card" hidden></iframe>'),
@@ -83,6 +83,16 @@ describe('the built-in interpreter on real GOV.UK Frontend pages (real Chromium)
     expect(await h.page.getByLabel('Irish').isChecked()).toBe(true);
     expect(await h.page.getByLabel('Citizen of another country').isChecked()).toBe(false);
     expect(await h.page.getByLabel('I confirm that the information I have given is correct').isChecked()).toBe(true);
+  });
+
+  it('NHS.UK: two radio groups both offering "Yes" are refused, not guessed; the select is set by its question', async () => {
+    await h.page.goto(h.server.url('/ds/nhsuk-inline-radios-select/start'));
+    const outcome = await h.run('select the Yes radio button');
+    expect(outcome.success).toBe(false);
+    expect(outcome.error).toMatch(/^Ambiguous target: 2 elements match radio button "Yes" exactly/);
+    expect(await h.page.getByRole('radio', { checked: true }).count()).toBe(0);
+    expect((await h.run('select 2 to 4 times a month from How often do you have a drink containing alcohol?')).success).toBe(true);
+    expect(await h.page.getByLabel('How often do you have a drink containing alcohol?').inputValue()).toBe('2');
   });
 
   it('selects an option of a native select by its label; a missing option lists the options', async () => {
