@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
+import { startRecordingProxy } from '../helpers/browserFixtures.ts';
 import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
@@ -123,6 +124,24 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     await pb.close();
     await terminate(a.session_id);
     await terminate(b.session_id);
+  });
+
+  it('proxy and user_agent apply to every page of the session, including pages a client opens', async () => {
+    const proxy = await startRecordingProxy();
+    try {
+      const { status, body } = await create({ proxy: { server: proxy.server }, user_agent: 'PorticoSessionTest/1.0' });
+      expect(status).toBe(200);
+      const pw = await chromium.connectOverCDP(String(body.cdp_url));
+      const page = await pw.contexts()[0]!.newPage();
+      await page.goto('http://portal.example.invalid/login');
+      expect(await page.textContent('#url')).toBe('http://portal.example.invalid/login');
+      expect(await page.evaluate(() => navigator.userAgent)).toBe('PorticoSessionTest/1.0');
+      expect(proxy.requests.map((r) => r.url)).toContain('http://portal.example.invalid/login');
+      await pw.close();
+      await terminate(body.session_id);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a wrong or made-up token is refused', async () => {

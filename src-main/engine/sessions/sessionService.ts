@@ -105,6 +105,9 @@ export class SessionService {
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     if (request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined)) {
+      // Chromium's --proxy-server takes no credentials, and answering 407s from Portico's own CDP
+      // connection races the clients' own (a page a client opens may be resumed before Portico enables
+      // interception on it): refused rather than flaky.
       throw new ValidationError('body.proxy: username and password are not supported for sessions; use a proxy that needs no credentials');
     }
     let lock: ProfileLockHandle | undefined;
