@@ -52,6 +52,20 @@ describe('chromiumVersion: a Chromium path must run and name Chrome, Chromium or
     expect(await refusal(fakeProgram(bin.path, name, output))).toMatch(detail);
   });
 
+  it('on Windows, where chrome.exe prints nothing for --version, asks the launched browser itself', async () => {
+    // A real Chromium behind a wrapper that, like chrome.exe, answers --version with nothing.
+    const silentChrome = join(bin.path, 'chrome-silent');
+    writeFileSync(silentChrome, `#!/bin/sh\n[ "$1" = "--version" ] && exit 0\nexec '${CHROMIUM_PATH}' "$@"\n`);
+    chmodSync(silentChrome, 0o755);
+    expect(await chromiumVersion(silentChrome, 'body.chromium_path', 'win32')).toMatch(/^(Headless)?Chrome \d+\.\d+/);
+    // Elsewhere silence is still a refusal, and on Windows a silent program that is no browser is refused too.
+    expect(await refusal(silentChrome)).toMatch(/did not print a browser version/);
+    const silent = fakeProgram(bin.path, 'silent-win', '');
+    const error = await chromiumVersion(silent, 'body.chromium_path', 'win32').then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).detail).toMatch(/printed no version and did not start as Chrome, Chromium or Edge/);
+  });
+
   it('refuses a program that fails, and a path that is missing', async () => {
     expect(await refusal(fakeProgram(bin.path, 'broken', 'Chromium 140.0', 3))).toMatch(/running '.*broken --version' failed/);
     expect(await refusal(join(bin.path, 'missing'))).toMatch(/does not exist or is not an executable file$/);
