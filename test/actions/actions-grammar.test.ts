@@ -35,6 +35,7 @@ describe('the action grammar reads plain imperative English', () => {
     ['type "{{first}} {{last}}" into Name', { op: 'fill', text: '{{first}} {{last}}', target: 'field:Name' }],
     ['select France from the Country dropdown', { op: 'select', option: 'France', target: 'dropdown:Country' }],
     ['choose "Option in the middle" in Size', { op: 'select', option: 'Option in the middle', target: 'dropdown:Size' }],
+    ['choose Yes for Were you born in the UK?', { op: 'select', option: 'Yes', target: 'dropdown:Were you born in the UK?' }],
     ['select the Yes radio button', { op: 'check', checked: true, target: 'radio:Yes' }],
     ['check "I agree to the terms"', { op: 'check', checked: true, target: 'choice:I agree to the terms (quoted)' }],
     ['tick the Email me updates checkbox', { op: 'check', checked: true, target: 'checkbox:Email me updates' }],

@@ -85,12 +85,22 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
     expect(await h.page.getByLabel('I confirm that the information I have given is correct').isChecked()).toBe(true);
   });
 
-  it('NHS.UK: two radio groups both offering "Yes" are refused, not guessed; the select is set by its question', async () => {
+  it('NHS.UK: two radio groups both offering "Yes" are refused, not guessed, until the question is named; the select is set by its question', async () => {
     await h.page.goto(h.server.url('/ds/nhsuk-inline-radios-select/start'));
     const outcome = await h.run('select the Yes radio button');
     expect(outcome.success).toBe(false);
     expect(outcome.error).toMatch(/^Ambiguous target: 2 elements match radio button "Yes" exactly/);
     expect(await h.page.getByRole('radio', { checked: true }).count()).toBe(0);
+    // Named by its question, the same Yes is one radio button.
+    expect(await h.run('select Yes for Do you smoke?')).toMatchObject({ success: true, result: 'Checked radio "Yes"', set_cache: true });
+    expect(await h.run('choose No in "Do you vape?"')).toMatchObject({ success: true });
+    expect(await h.page.locator('input[name=smoker]:checked').getAttribute('value')).toBe('yes');
+    expect(await h.page.locator('input[name=vape]:checked').getAttribute('value')).toBe('no');
+    expect((await h.run('select Maybe for Do you smoke?')).error).toBe('No checkbox or radio button "Maybe" found there');
+    // The cached step finds the same radio again (by its unique selector: two radios are named Yes).
+    await h.page.reload();
+    expect(await h.run('select Yes for Do you smoke?')).toMatchObject({ success: true, used_cache: true });
+    expect(await h.page.locator('input[name=smoker]:checked').getAttribute('value')).toBe('yes');
     expect((await h.run('select 2 to 4 times a month from How often do you have a drink containing alcohol?')).success).toBe(true);
     expect(await h.page.getByLabel('How often do you have a drink containing alcohol?').inputValue()).toBe('2');
   });

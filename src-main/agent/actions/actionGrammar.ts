@@ -2,7 +2,7 @@ import { parseTemplate, templateVariables, type Template } from './actionTemplat
 import { findWord, startsWithWords, tokenize, tokensTemplate, type ActionToken } from './actionTokens.ts';
 
 /** What kind of element a target names, from the words around it ("the Continue button"). */
-export type TargetKind = 'any' | 'button' | 'link' | 'field' | 'checkbox' | 'radio' | 'choice' | 'dropdown' | 'tab' | 'option';
+export type TargetKind = 'any' | 'button' | 'link' | 'field' | 'checkbox' | 'radio' | 'choice' | 'dropdown' | 'tab' | 'option' | 'group';
 
 /** The element an action names: by its accessible name, label, placeholder or visible text. */
 export interface TargetSpec {
@@ -158,9 +158,12 @@ function readFill(tokens: readonly ActionToken[], verb: string): ParsedAction | 
   return target && { op: 'fill', text: tokensTemplate(tokens.slice(0, split)), target };
 }
 
-/** "select O from T" / "choose O in T"; alone ("select Yes"), the option or radio button named so. */
+/** "select O from T" / "choose O in|for T" (T a dropdown or a question's group); alone ("select Yes"), the option or radio button named so. */
 function readSelect(tokens: readonly ActionToken[]): ParsedAction | undefined {
-  const split = findWord(tokens, ['from', 'in'], 1, tokens.length, true);
+  // "from" is never part of an option; "for" introduces a question that may itself contain "in".
+  let split = findWord(tokens, ['from'], 1, tokens.length, true);
+  if (split < 0) split = findWord(tokens, ['for'], 1, tokens.length);
+  if (split < 0) split = findWord(tokens, ['in'], 1, tokens.length, true);
   if (split >= 1 && split < tokens.length - 1) {
     const target = parseTarget(tokens.slice(split + 1), 'dropdown');
     let optionTokens = tokens.slice(0, split);

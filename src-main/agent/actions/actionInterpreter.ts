@@ -1,5 +1,5 @@
-import type { Page } from 'playwright-core';
-import type { ParsedAction } from './actionGrammar.ts';
+import type { Locator, Page } from 'playwright-core';
+import type { ParsedAction, TargetKind } from './actionGrammar.ts';
 import { parseTemplate, renderTemplate, templateSource, templateVariables, type Template } from './actionTemplate.ts';
 import { OperationError, perform, type Operation } from './operations.ts';
 import type { StepRecipe } from './stepRecipe.ts';
@@ -50,6 +50,26 @@ async function settled(run: () => Promise<ActionOutcome>): Promise<ActionOutcome
 }
 
 /**
+ * "select O from T": T's dropdown, or else (no dropdown named T) the radio button or checkbox O inside
+ * the question (fieldset or radio group) named T, which turns the operation into checking it.
+ */
+async function dropdownOrChoice(page: Page, target: { name: string; kind: TargetKind; quoted: boolean }, option: string, operation: Operation): Promise<Locator> {
+  try {
+    return await resolveTarget(page, target, 'select');
+  } catch (error) {
+    if (!(error instanceof TargetError) || error.reason !== 'not_found' || (target.kind !== 'dropdown' && target.kind !== 'any')) throw error;
+    const group = await resolveTarget(page, { ...target, kind: 'group' }, 'check').catch(() => {
+      throw error;
+    });
+    const choice = await resolveTarget(page, { name: option, kind: 'choice', quoted: false }, 'check', group);
+    operation.op = 'check';
+    operation.checked = true;
+    delete operation.text;
+    return choice;
+  }
+}
+
+/**
  * Runs a parsed action on the page: fills in the variables, resolves the target (never guessing),
  * performs the operation and returns the recipe to cache. A target named through a variable is not
  * cached: its resolved name would be that variable's value.
@@ -66,14 +86,22 @@ export async function runParsedAction(page: Page, action: ParsedAction, variable
   const spec = 'target' in action ? action.target : undefined;
   const targetName = spec ? renderTemplate(spec.name, variables) : undefined;
   return settled(async () => {
-    const locator = spec && targetName !== undefined ? await resolveTarget(page, { name: targetName, kind: spec.kind, quoted: spec.quoted }, purposeOf(action)) : undefined;
+    let locator: Locator | undefined;
+    if (spec && targetName !== undefined) {
+      const target = { name: targetName, kind: spec.kind, quoted: spec.quoted };
+      locator = action.op === 'select' && operation.text !== undefined
+        ? await dropdownOrChoice(page, target, operation.text, operation)
+        : await resolveTarget(page, target, purposeOf(action));
+    }
     const identity = locator ? await identify(locator) : undefined;
     const result = await perform(page, operation, locator, identity);
-    const cacheable = !spec || templateVariables(spec.name).length === 0;
+    // Turned into a check, the target was found by the option's text: a variable there would be cached as its value.
+    const converted = operation.op !== action.op;
+    const cacheable = (!spec || templateVariables(spec.name).length === 0) && !(converted && template && templateVariables(template).length > 0);
     const recipe: StepRecipe | undefined = cacheable ? {
-      version: 1, op: action.op,
+      version: 1, op: operation.op,
       ...(identity && { target: identity }),
-      ...(template && { text: templateSource(template) }),
+      ...(template && !converted && { text: templateSource(template) }),
       ...(operation.key !== undefined && { key: operation.key }),
       ...(operation.checked !== undefined && { checked: operation.checked }),
       ...(operation.direction !== undefined && { direction: operation.direction }),

@@ -13,7 +13,7 @@ export async function searchFrames(page: Page): Promise<Frame[]> {
 }
 
 /** How many elements one locator recipe matches across the frames, and the locator when exactly one does. */
-export async function countAcross(frames: readonly Frame[], locate: (frame: Frame) => Locator): Promise<{ count: number; only?: Locator; all: Locator[] }> {
+export async function countAcross<S>(frames: readonly S[], locate: (frame: S) => Locator): Promise<{ count: number; only?: Locator; all: Locator[] }> {
   const found = await Promise.all(frames.map(async (frame) => {
     const locator = locate(frame);
     return { locator, count: await locator.count().catch(() => 0) };

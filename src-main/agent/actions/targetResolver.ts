@@ -9,11 +9,17 @@ export type TargetPurpose = 'click' | 'fill' | 'select' | 'check' | 'hover' | 'p
 
 /** A target that could not be settled: not found, or more than one equally good match. The message is what the caller reads. */
 export class TargetError extends Error {
-  constructor(message: string) {
+  readonly reason: 'not_found' | 'ambiguous';
+
+  constructor(message: string, reason: 'not_found' | 'ambiguous') {
     super(message);
     this.name = 'TargetError';
+    this.reason = reason;
   }
 }
+
+/** Where targets are looked for: a frame, or one element's inside (a question's group). */
+type Scope = Pick<Frame, 'getByRole' | 'getByLabel' | 'getByPlaceholder' | 'getByText'> & { locator(selector: string): Locator };
 
 const CLICKABLE: AriaRole[] = ['button', 'link', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'checkbox', 'radio', 'switch', 'treeitem', 'combobox', 'textbox', 'searchbox', 'spinbutton', 'slider'];
 const FIELD: AriaRole[] = ['textbox', 'searchbox', 'combobox', 'spinbutton'];
@@ -29,6 +35,7 @@ const ROLES_BY_KIND: Readonly<Record<Exclude<TargetKind, 'any'>, AriaRole[]>> = 
   choice: CHOICE,
   dropdown: ['combobox', 'listbox'],
   field: FIELD,
+  group: ['group', 'radiogroup'],
 };
 
 const ROLES_BY_PURPOSE: Readonly<Record<TargetPurpose, AriaRole[]>> = {
@@ -71,10 +78,10 @@ function union(locators: Locator[]): Locator | undefined {
   return locators.reduce<Locator | undefined>((acc, l) => (acc ? acc.or(l) : l), undefined);
 }
 
-function controlsNamed(page: Frame, name: NameMatch, exact: boolean, kind: TargetKind, purpose: TargetPurpose): Locator | undefined {
+function controlsNamed(page: Scope, name: NameMatch, exact: boolean, kind: TargetKind, purpose: TargetPurpose): Locator | undefined {
   const roles = kind === 'any' ? ROLES_BY_PURPOSE[purpose] : ROLES_BY_KIND[kind];
   const locators = roles.map((role) => page.getByRole(role, { name, exact }));
-  const labelled = kind === 'any' || kind === 'field' || kind === 'dropdown' || kind === 'checkbox' || kind === 'radio' || kind === 'choice';
+  const labelled = kind !== 'group' && (kind === 'any' || kind === 'field' || kind === 'dropdown' || kind === 'checkbox' || kind === 'radio' || kind === 'choice');
   if (labelled) {
     const css = page.locator(kind === 'field' ? LABELLED_CSS.fill : kind === 'dropdown' ? LABELLED_CSS.select : kind === 'any' ? LABELLED_CSS[purpose] : LABELLED_CSS.check);
     locators.push(page.getByLabel(name, { exact }).and(css));
@@ -94,27 +101,27 @@ async function describeAll(locators: Locator[]): Promise<string> {
 }
 
 const KIND_WORD: Readonly<Record<TargetKind, string>> = {
-  any: 'element', button: 'button', link: 'link', field: 'field', checkbox: 'checkbox', radio: 'radio button', choice: 'checkbox or radio button', dropdown: 'dropdown', tab: 'tab', option: 'option',
+  any: 'element', button: 'button', link: 'link', field: 'field', checkbox: 'checkbox', radio: 'radio button', choice: 'checkbox or radio button', dropdown: 'dropdown', tab: 'tab', option: 'option', group: 'question',
 };
 
 /**
  * The one visible element an action names, by accessible name, label, placeholder, then visible text,
  * strictest match first. Two equally good matches, or none, throw TargetError: it never picks a look-alike.
  */
-export async function resolveTarget(page: Page, target: { name: string; kind: TargetKind; quoted: boolean }, purpose: TargetPurpose): Promise<Locator> {
+export async function resolveTarget(page: Page, target: { name: string; kind: TargetKind; quoted: boolean }, purpose: TargetPurpose, within?: Locator): Promise<Locator> {
   const name = target.name.replace(/\s+/g, ' ').trim();
   const what = `${KIND_WORD[target.kind]} ${JSON.stringify(name)}`;
-  if (!name) throw new TargetError('No element found: the target has an empty name');
-  const frames = await searchFrames(page);
+  if (!name) throw new TargetError('No element found: the target has an empty name', 'not_found');
+  const scopes: Scope[] = within ? [within] : await searchFrames(page);
   for (const strength of strengths(name, target.quoted)) {
-    const tiers: Array<(frame: Frame) => Locator | undefined> = [(frame) => controlsNamed(frame, strength.match, strength.exact, target.kind, purpose)];
+    const tiers: Array<(frame: Scope) => Locator | undefined> = [(frame) => controlsNamed(frame, strength.match, strength.exact, target.kind, purpose)];
     if (target.kind === 'any' && TEXT_PURPOSES.has(purpose)) tiers.push((frame) => frame.getByText(strength.match, { exact: strength.exact }));
     for (const tier of tiers) {
       // One match across the page and its iframes; the same name in two frames is as ambiguous as twice in one.
-      const { count, only, all } = await countAcross(frames, (frame) => (tier(frame) ?? frame.locator(':not(*)')).filter({ visible: true }));
+      const { count, only, all } = await countAcross(scopes, (frame) => (tier(frame) ?? frame.locator(':not(*)')).filter({ visible: true }));
       if (count === 1 && only) return only;
-      if (count > 1) throw new TargetError(`Ambiguous target: ${count} elements match ${what} ${strength.label} (${await describeAll(all)}); name it more precisely`);
+      if (count > 1) throw new TargetError(`Ambiguous target: ${count} elements match ${what} ${strength.label} (${await describeAll(all)}); name it more precisely`, 'ambiguous');
     }
   }
-  throw new TargetError(`No ${what} found on the page`);
+  throw new TargetError(`No ${what} found ${within ? 'there' : 'on the page'}`, 'not_found');
 }
