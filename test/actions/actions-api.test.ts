@@ -124,6 +124,15 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     });
   });
 
+  it('a model provider that fails is this action\'s failure (success: false naming it), not a 500', async () => {
+    await run({ action: `go to ${pages.url}/sign-in` });
+    model.reset([{ status: 500, error: 'overloaded' }]);
+    const outcome = await run({ action: 'do the thing the banner wants', set_cache: false });
+    expect(outcome.status).toBe(200);
+    expect(outcome.body).toMatchObject({ success: false, used_cache: false, set_cache: false });
+    expect((outcome.body as { error: string }).error).toMatch(/^The model 'anthropic:claude-sonnet-4-6' could not be reached/);
+  });
+
   it('bad input is a 422 {detail}; an oversized action never reaches the browser', async () => {
     const long = await run({ action: `click ${'x'.repeat(100_000)}` });
     expect(long.status).toBe(422);
