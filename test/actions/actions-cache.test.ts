@@ -44,6 +44,7 @@ describe('the step cache (real SQLite file, real Chromium)', () => {
     await open();
     expect(await h.run('type {{password}} into Password', { variables: { password: secret } })).toMatchObject({ success: true, used_cache: true });
     expect(await h.page.locator('#pw').inputValue()).toBe(secret);
+    expect(await h.run('extract the text of Password')).toMatchObject({ success: false, error: 'A password field is never read back' });
     h.store.db.pragma('wal_checkpoint(TRUNCATE)');
     const bytes = databaseBytes(h.dbFile);
     expect(bytes).toContain('type {{password}} into Password');

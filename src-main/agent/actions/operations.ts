@@ -90,8 +90,10 @@ async function selectOption(page: Page, locator: Locator, option: string): Promi
 /** Reads the text of an element (a field's value) or of the whole page. */
 async function extractText(page: Page, locator: Locator | undefined): Promise<string> {
   const text = locator
-    ? await locator.evaluate((el) => (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el as HTMLElement).innerText))
+    ? await locator.evaluate((el) => (el instanceof HTMLInputElement && el.type === 'password' ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el as HTMLElement).innerText))
     : await page.evaluate(() => document.body?.innerText ?? '');
+  // A password field may hold a secret typed from a variable: it is never read back.
+  if (text === null) throw new OperationError('A password field is never read back');
   return text.replace(/[ \t]+\n/g, '\n').trim().slice(0, MAX_EXTRACT_CHARS);
 }
 
