@@ -37,6 +37,11 @@ input[type=text]{flex:1;max-width:520px;padding:6px 9px;border-radius:6px;border
 button{padding:6px 14px;border-radius:6px;border:0;background:#4c8dff;color:#fff;font-weight:600;cursor:pointer}
 button:disabled,input:disabled{opacity:.45;cursor:default}
 .hint{color:#7a7f87;font-size:12px}
+#browser-nav{display:flex;align-items:center;gap:6px;flex:1;min-width:0}
+#browser-nav button.icon{padding:6px 10px;background:#2a2e36}
+#address-form{flex:1;min-width:0}
+#address{max-width:none}
+#nav-note{color:#ffb4a8;font-size:12px}
 `;
 
 // Runs in the viewer's browser: frames in over SSE, input out as one ordered queue of POSTs.
@@ -66,7 +71,38 @@ events.addEventListener('frame', (e) => {
   setState('live');
 });
 events.addEventListener('end', () => { events.close(); setState('ended'); });
-events.onerror = () => { if (events.readyState === EventSource.CLOSED) setState('ended'); };
+// A dropped stream (the service stopped or restarted) is not live any more until frames come again.
+events.onerror = () => {
+  if (events.readyState === EventSource.CLOSED) { setState('ended'); return; }
+  setState('reconnecting');
+  note.textContent = 'Reconnecting to Portico…';
+};
+
+// The browser's own controls: back, reload and an address bar; the address follows the page.
+const address = document.getElementById('address');
+const navNote = document.getElementById('nav-note');
+async function navigate(body) {
+  if (!config.interactive || ended) return;
+  try {
+    const response = await fetch(config.inputUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'navigation', ...body }) });
+    if (response.status === 404) { setState('ended'); return; }
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) { navNote.textContent = typeof answer.detail === 'string' ? answer.detail : 'The browser did not go there.'; return; }
+    if (body.action !== 'where') navNote.textContent = '';
+    if (typeof answer.url === 'string' && document.activeElement !== address) address.value = answer.url === 'about:blank' ? '' : answer.url;
+  } catch { /* the server went away; the frames stream reports it */ }
+}
+document.getElementById('nav-back').addEventListener('click', () => navigate({ action: 'back' }));
+document.getElementById('nav-reload').addEventListener('click', () => navigate({ action: 'reload' }));
+document.getElementById('address-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  let url = address.value.trim();
+  if (url === '') return;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) url = 'https://' + url;
+  address.blur();
+  navigate({ action: 'goto', url });
+});
+setInterval(() => { if (document.body.dataset.state === 'live' && document.activeElement !== address) navigate({ action: 'where' }); }, 1500);
 
 const queue = [];
 let sending = false;
@@ -181,6 +217,12 @@ export function liveViewPage(config: LiveViewPageConfig): string {
 <header>
 <span class="status"><span class="dot"></span><span id="status-text">connecting</span></span>
 <h1>${escapeHtml(config.title)}</h1>
+${config.interactive ? `<nav id="browser-nav" aria-label="Browser">
+<button type="button" class="icon" id="nav-back" aria-label="Back" title="Back">&#8592;</button>
+<button type="button" class="icon" id="nav-reload" aria-label="Reload" title="Reload">&#8635;</button>
+<form id="address-form" autocomplete="off"><input id="address" type="text" inputmode="url" aria-label="Address" placeholder="Type an address, e.g. https://example.org/login"><button type="submit">Go</button></form>
+<span id="nav-note" role="status"></span>
+</nav>` : '<span id="nav-note" hidden></span><input id="address" hidden><form id="address-form" hidden></form><button id="nav-back" hidden></button><button id="nav-reload" hidden></button>'}
 </header>
 <main>
 <img id="screen" tabindex="0" alt="Live browser screen" draggable="false">

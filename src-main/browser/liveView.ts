@@ -147,6 +147,31 @@ export class LiveView {
     });
   }
 
+  /** Where the page is now (its current history entry), or '' before the first navigation. */
+  async currentUrl(): Promise<string> {
+    const history = await this.#session.send('Page.getNavigationHistory');
+    return history.entries[history.currentIndex]?.url ?? '';
+  }
+
+  /**
+   * The browser's own controls: open `url`, go one entry back or forward in the page's history (nothing
+   * when there is none), or reload. Resolves the page's address afterwards.
+   */
+  async navigate(action: 'goto' | 'back' | 'forward' | 'reload', url?: string): Promise<string> {
+    if (action === 'goto') {
+      if (url === undefined) throw new Error('goto needs a url');
+      const { errorText } = await this.#session.send('Page.navigate', { url });
+      if (errorText) throw new Error(`could not open ${url}: ${errorText}`);
+    } else if (action === 'reload') {
+      await this.#session.send('Page.reload', {});
+    } else {
+      const history = await this.#session.send('Page.getNavigationHistory');
+      const entry = history.entries[history.currentIndex + (action === 'back' ? -1 : 1)];
+      if (entry) await this.#session.send('Page.navigateToHistoryEntry', { entryId: entry.id });
+    }
+    return this.currentUrl();
+  }
+
   /** Inserts text as if pasted or composed by an IME (no key events). */
   async insertText(text: string): Promise<void> {
     await this.#session.send('Input.insertText', { text });

@@ -53,12 +53,14 @@ export type QuestionData = z.infer<typeof QuestionData>;
 const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ type: z.literal(type), timestamp: Timestamp, data });
 
 /**
- * One entry of a job's history, told apart by `type`: `queued`; `step` (one screenshot: `step` is its
+ * One entry of a job's history, told apart by `type`: `queued` (with the form_data and options the job
+ * started with); `step` (one screenshot: `step` is its
  * 1-based number, `description` says what the step did); `agent_mode` (how the agent runs: replayed, healed,
  * fresh, assisted); `fill_report` (where each form_data key went); `question` and its `answer`.
  */
 export const JobEvent = z.discriminatedUnion('type', [
-  jobEventOf('queued', z.object({})),
+  // The start options as applied (absent on jobs queued before Portico recorded them).
+  jobEventOf('queued', z.object({ form_data: JsonObject.nullable(), max_turns: z.int(), timeout_minutes: z.int(), human_in_the_loop: z.boolean() }).partial()),
   jobEventOf('step', z.object({ step: z.int().min(0), description: z.string() })),
   jobEventOf('agent_mode', z.object({ mode: z.string(), detail: z.string() })),
   jobEventOf('fill_report', z.object({ placements: z.record(z.string(), JsonObject), unplaced: z.array(JsonObject) })),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HttpUrl } from './common.ts';
 
 export const LiveViewParams = z.object({ token: z.string().min(1).max(200) });
 
@@ -44,11 +45,24 @@ export const LiveTextInput = z.strictObject({
   text: z.string().min(1).max(10_000),
 });
 
+/**
+ * The browser's own controls: open an address (http or https only), go back or forward, reload, or
+ * just read where the page is (`where`). The answer carries the page's address afterwards.
+ */
+export const LiveNavigationInput = z.discriminatedUnion('action', [
+  z.strictObject({ kind: z.literal('navigation'), action: z.literal('goto'), url: HttpUrl }),
+  z.strictObject({ kind: z.literal('navigation'), action: z.enum(['back', 'forward', 'reload', 'where']) }),
+]);
+
 /** POST /live/{token}/input: one input event for the page behind a live view. */
-export const LiveInput = z.discriminatedUnion('kind', [LiveMouseInput, LiveWheelInput, LiveKeyInput, LiveTextInput]);
+export const LiveInput = z.union([z.discriminatedUnion('kind', [LiveMouseInput, LiveWheelInput, LiveKeyInput, LiveTextInput]), LiveNavigationInput]);
 export type LiveInput = z.infer<typeof LiveInput>;
 
-export const LiveInputAccepted = z.object({ ok: z.literal(true) });
+export const LiveInputAccepted = z.object({
+  ok: z.literal(true),
+  /** The page's address after a navigation input. */
+  url: z.string().optional(),
+});
 
 /** The JSON of each `frame` event of GET /live/{token}/frames. */
 export const LiveFrame = z.object({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { BUILTIN_AUTOFILL, ORCHESTRATOR_MODELS } from './orchestrators.ts';
 
-/** The engine that fills forms with no model and no network. */
-export const BUILTIN_AUTOFILL = 'builtin:autofill';
+// The run form of the console needs these as values, so they live in a module without zod.
+export { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, ORCHESTRATOR_MODELS } from './orchestrators.ts';
 
 /**
  * The providers of `provider:model` ids, as a plain list because the contract may import zod only;
@@ -21,7 +22,6 @@ export const LOCAL_MODEL_PLACEHOLDER = `${LOCAL_MODEL_PROVIDER}:<model>`;
  * The interface's allowed lists with its neutral vendors made concrete
  * (vendorA = anthropic, vendorB = moonshot, vendorC = openai; local-service.md §3).
  */
-export const ORCHESTRATOR_MODELS = ['anthropic:claude-sonnet-4-6', 'anthropic:claude-haiku-4-5'] as const;
 export const VISION_MODELS = [
   'anthropic:claude-haiku-4-5-20251001',
   'moonshot:kimi-k2.5',
@@ -29,7 +29,6 @@ export const VISION_MODELS = [
   'openai:gpt-5.4-mini',
 ] as const;
 
-export const DEFAULT_ORCHESTRATOR_MODEL = 'anthropic:claude-sonnet-4-6';
 export const DEFAULT_VISION_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 
 /** Names a client of the hosted service may send, mapped to Portico's ids. */

@@ -169,31 +169,41 @@ export class LiveChannels {
     return channel;
   }
 
-  /** Delivers one input to the page: 404 for an unknown token, 409 when read-only or the page cannot take it. */
-  async sendInput(token: string, input: LiveInput): Promise<void> {
+  /**
+   * Delivers one input to the page: 404 for an unknown token, 409 when read-only or the page cannot take
+   * it. A navigation input resolves the page's address afterwards.
+   */
+  async sendInput(token: string, input: LiveInput): Promise<string | undefined> {
     const target = this.target(token);
     if (!target.interactive) throw new ConflictError(messages.liveViewReadOnly);
+    let url: string | undefined;
     await this.channel(token).withView(async (view) => {
       try {
-        await dispatchInput(view, input);
+        url = await dispatchInput(view, input);
       } catch (error) {
         this.#logger.debug('live view input failed', { error: String(error) });
         throw new ConflictError('The page could not take the input (it closed or is navigating); try again');
       }
     });
+    return url;
   }
 }
 
 /** One live-view input (CSS pixels) as the CDP events Chromium expects. */
-export async function dispatchInput(view: LiveView, input: LiveInput): Promise<void> {
+export async function dispatchInput(view: LiveView, input: LiveInput): Promise<string | undefined> {
   switch (input.kind) {
+    case 'navigation':
+      if (input.action === 'where') return view.currentUrl();
+      return input.action === 'goto' ? view.navigate('goto', input.url) : view.navigate(input.action);
     case 'mouse':
-      if (input.type === 'click') return view.click(input.x, input.y, input.button ?? 'left');
-      return view.dispatchMouse({ ...input, type: input.type });
+      if (input.type === 'click') await view.click(input.x, input.y, input.button ?? 'left');
+      else await view.dispatchMouse({ ...input, type: input.type });
+      return undefined;
     case 'wheel':
-      return view.dispatchWheel(input);
+      await view.dispatchWheel(input);
+      return undefined;
     case 'key':
-      return view.dispatchKey({
+      await view.dispatchKey({
         // Chromium types a character only for a keyDown that carries text; other keys are raw key downs.
         type: input.type === 'keyDown' && !input.text ? 'rawKeyDown' : input.type,
         key: input.key,
@@ -202,7 +212,9 @@ export async function dispatchInput(view: LiveView, input: LiveInput): Promise<v
         ...(input.keyCode !== undefined ? { windowsVirtualKeyCode: input.keyCode } : {}),
         ...(input.modifiers !== undefined ? { modifiers: input.modifiers } : {}),
       });
+      return undefined;
     case 'text':
-      return view.insertText(input.text);
+      await view.insertText(input.text);
+      return undefined;
   }
 }

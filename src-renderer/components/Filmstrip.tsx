@@ -1,11 +1,17 @@
 import { useEffect, useRef, useState } from 'react';
 import { blobUrl } from '../api.ts';
 
+/** What one screenshot shows: its name ("Step 2", "Failure screenshot") and what the step did. */
+export interface ShotCaption {
+  title: string;
+  caption: string;
+}
+
 /**
- * Thumbnails of each step's screenshot; one opens large. Loaded with the console token, one by one, and
+ * Thumbnails of each step's screenshot, captioned with what the step did; one opens large. Loaded with the console token, one by one, and
  * each step only once: a new step fetches just its own screenshot (the page is remounted per job).
  */
-export function Filmstrip(props: { org: string; endpoint: string; jobId: string; count: number }) {
+export function Filmstrip(props: { org: string; endpoint: string; jobId: string; count: number; captions: ShotCaption[] }) {
   const [urls, setUrls] = useState<(string | null)[]>([]);
   const [open, setOpen] = useState<number>();
   const fetched = useRef(new Map<number, string>());
@@ -45,22 +51,26 @@ export function Filmstrip(props: { org: string; endpoint: string; jobId: string;
   const shown = urls.map((url, index) => ({ url, index })).filter((s): s is { url: string; index: number } => s.url !== null && s.url !== undefined);
   if (props.count === 0) return <p className="muted">No screenshots yet: one is taken at every step.</p>;
   const current = open !== undefined ? shown.find((s) => s.index === open) : undefined;
+  const titleOf = (index: number) => props.captions[index]?.title ?? `Step ${index + 1}`;
+  const captionOf = (index: number) => props.captions[index]?.caption ?? '';
   return (
     <div>
       <ul className="filmstrip" aria-label="Step screenshots">
         {shown.map((s) => (
           <li key={s.index}>
-            <button type="button" className={open === s.index ? 'frame selected' : 'frame'} aria-pressed={open === s.index} onClick={() => setOpen(open === s.index ? undefined : s.index)} aria-label={`Step ${s.index + 1} screenshot`}>
+            {/* The visible title and caption are the button's name ("Step 2 screenshot: read the title"). */}
+            <button type="button" className={open === s.index ? 'frame selected' : 'frame'} aria-pressed={open === s.index} onClick={() => setOpen(open === s.index ? undefined : s.index)}>
               <img src={s.url} alt="" loading="lazy" />
-              <span aria-hidden>Step {s.index + 1}</span>
+              <span className="frame-title">{titleOf(s.index)}{titleOf(s.index).startsWith('Step') && <span className="sr-only"> screenshot</span>}</span>
+              {captionOf(s.index) !== '' && <span className="frame-caption"><span className="sr-only">: </span>{captionOf(s.index)}</span>}
             </button>
           </li>
         ))}
       </ul>
       {current && (
         <figure className="shot-large">
-          <img src={current.url} alt={`Step ${current.index + 1}, full size`} data-testid="screenshot-large" />
-          <figcaption>Step {current.index + 1} of {shown.length}</figcaption>
+          <img src={current.url} alt={`${titleOf(current.index)}, full size`} data-testid="screenshot-large" />
+          <figcaption>{titleOf(current.index)} ({current.index + 1} of {shown.length}){captionOf(current.index) !== '' ? ` — ${captionOf(current.index)}` : ''}</figcaption>
         </figure>
       )}
     </div>

@@ -13,12 +13,14 @@ export function LogStream(props: { org: string; endpoint: string; jobId: string 
     const abort = new AbortController();
     setLines([]);
     setState('live');
+    let ended = false;
     readEventStream(
       (event) => {
         if (event.event === 'log') {
           const line = JSON.parse(event.data) as JobLogEvent;
           setLines((previous) => (previous.some((l) => l.seq === line.seq) ? previous : [...previous, line]));
         } else if (event.event === 'end') {
+          ended = true;
           setState('ended');
         }
       },
@@ -26,7 +28,10 @@ export function LogStream(props: { org: string; endpoint: string; jobId: string 
       'streamJobLogs',
       { params: { org_id: props.org, endpoint_name: props.endpoint }, query: { job_id: props.jobId } },
     ).then(
-      () => setState((s) => (s === 'live' ? 'ended' : s)),
+      // A stream that stops without its `end` event was cut (the service stopped), not completed.
+      () => {
+        if (!abort.signal.aborted) setState(ended ? 'ended' : 'error');
+      },
       (failure: unknown) => {
         if (abort.signal.aborted) return;
         setError(errorDetail(failure));

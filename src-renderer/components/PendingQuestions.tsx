@@ -19,7 +19,9 @@ export function useWaitingJobs(): WaitingJob[] {
   useEffect(() => {
     if (answersSent > 0) reload();
   }, [answersSent, reload]);
-  const jobs = (waiting.data?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse();
+  // A stopped service answers nobody's questions: its last list is not shown as still waiting.
+  const reachable = useConsole((s) => s.reachable);
+  const jobs = reachable ? (waiting.data?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse() : [];
   const count = jobs.length;
   useEffect(() => {
     document.title = count > 0 ? `(${count}) Needs answer — Portico` : 'Portico';

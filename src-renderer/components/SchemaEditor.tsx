@@ -9,6 +9,8 @@ interface SchemaEditorProps {
   onChange: (text: string) => void;
   /** form_schema must describe an object; output_schema may be empty (no schema). */
   kind: 'form' | 'output';
+  /** The server's refusal of exactly this text, in words: it overrides the editor's own verdict until the text changes. */
+  serverError?: string;
 }
 
 /** A JSON Schema textarea that checks itself as the user types and previews the form it describes. */
@@ -18,22 +20,28 @@ export function SchemaEditor(props: SchemaEditorProps) {
     [props.text, props.kind],
   );
   const fields = check?.ok ? fieldsOf(check.schema) : [];
+  // The server has the final word: after it refused this text, the editor never says "Valid" about it.
+  const refused = props.serverError !== undefined;
+  const bad = refused || (check !== undefined && !check.ok);
+  const verdict = refused
+    ? `Portico refused this schema: ${props.serverError ?? ''}`
+    : check === undefined ? 'No schema: the result is not checked.' : check.ok ? `Valid JSON Schema${check.warnings.length > 0 ? ` — ${check.warnings.join('; ')}` : ''}` : check.error;
   return (
     <div className="schema-editor">
       <div className="field">
         <label htmlFor={props.id}>{props.label}</label>
         <textarea
           id={props.id}
-          className={`code ${check && !check.ok ? 'invalid' : ''}`}
+          className={`code ${bad ? 'invalid' : ''}`}
           rows={12}
           spellCheck={false}
           value={props.text}
           onChange={(e) => props.onChange(e.target.value)}
-          aria-invalid={check !== undefined && !check.ok}
+          aria-invalid={bad}
           aria-describedby={`${props.id}-check`}
         />
-        <span id={`${props.id}-check`} className={check && !check.ok ? 'check bad' : 'check good'} role="status">
-          {check === undefined ? 'No schema: the result is not checked.' : check.ok ? `Valid JSON Schema${check.warnings.length > 0 ? ` — ${check.warnings.join('; ')}` : ''}` : check.error}
+        <span id={`${props.id}-check`} className={bad ? 'check bad' : 'check good'} role="status" data-testid={`${props.id}-check`}>
+          {verdict}
         </span>
       </div>
       {props.kind === 'form' && (

@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import type { JobStatus } from '../../src-main/contract/job.ts';
-import { statusLabel } from '../format.ts';
+import { isActive, statusLabel } from '../format.ts';
+import { useConsole } from '../store.ts';
 
 /** An API failure, in the server's own words. */
 export function ErrorNote(props: { detail: string | undefined; title?: string }) {
@@ -35,7 +36,12 @@ export function PageHeader(props: { title: ReactNode; subtitle?: ReactNode; acti
   );
 }
 
+/** A job's status; while Portico does not answer, an unfinished job's last known status is not claimed as current. */
 export function StatusBadge(props: { status: JobStatus }) {
+  const reachable = useConsole((s) => s.reachable);
+  if (!reachable && isActive(props.status)) {
+    return <span className="status status-unknown" title={`Last known: ${statusLabel[props.status]}`}>Unknown — Portico is not reachable</span>;
+  }
   return <span className={`status status-${props.status}`}>{statusLabel[props.status]}</span>;
 }
 

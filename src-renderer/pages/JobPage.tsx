@@ -1,6 +1,6 @@
-import type { JobStatusResponse, QuestionData } from '../../src-main/contract/job.ts';
+import type { JobEventData, JobStatusResponse, QuestionData } from '../../src-main/contract/job.ts';
 import { call, downloadFile, pageUrl } from '../api.ts';
-import { Filmstrip } from '../components/Filmstrip.tsx';
+import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
 import { LogStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
 import { ConfirmButton, ErrorNote, JsonBlock, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
@@ -17,6 +17,59 @@ function pendingQuestion(job: JobStatusResponse): QuestionData | undefined {
   return asked.at(-1);
 }
 
+/** The options the job was queued with (form_data and the rest), when Portico recorded them. */
+function startedWith(job: JobStatusResponse): JobEventData<'queued'> | undefined {
+  return job.events.flatMap((e) => (e.type === 'queued' ? [e.data] : []))[0];
+}
+
+/** Each question the job asked, with the answer it got (undefined while none came). */
+function questionHistory(job: JobStatusResponse): { question: QuestionData; answer: string | undefined; at: string }[] {
+  const answers = new Map(job.events.flatMap((e) => (e.type === 'answer' ? [[e.data.question_id, e.data.answer] as const] : [])));
+  return job.events.flatMap((e) => (e.type === 'question' ? [{ question: e.data, answer: answers.get(e.data.question_id), at: e.timestamp }] : []));
+}
+
+/** The description the engine gives the screenshot it takes when a job fails (engine/jobs/jobRun.ts). */
+const FAILURE_STEP = 'state when the job failed';
+
+/** A caption per screenshot, in order: each step says what it did; a failed job's last one is the failure's. */
+function captionsOf(job: JobStatusResponse, shots: number): ShotCaption[] {
+  const steps = job.events.flatMap((e) => (e.type === 'step' ? [e.data] : []));
+  return Array.from({ length: shots }, (_, index) => {
+    const description = steps[index]?.description ?? '';
+    if (job.status === 'failed' && index === shots - 1 && description === FAILURE_STEP) return { title: 'Failure screenshot', caption: 'the page when the job failed' };
+    return { title: `Step ${index + 1}`, caption: description };
+  });
+}
+
+/** Starts the same portal again with the form data and options this job started with. */
+function RunAgain(props: { org: string; endpoint: string; job: JobStatusResponse }) {
+  const navigate = useConsole((s) => s.navigate);
+  const action = useAction();
+  const started = startedWith(props.job);
+  if (started?.form_data === undefined || started.form_data === null) return null;
+  const formData = started.form_data;
+  const again = () =>
+    action.run(async () => {
+      const { job_id } = await call('startJob', {
+        params: { org_id: props.org, endpoint_name: props.endpoint },
+        body: {
+          form_data: formData,
+          orchestrator_model: props.job.orchestrator_model,
+          ...(started.max_turns !== undefined && { max_turns: started.max_turns }),
+          ...(started.timeout_minutes !== undefined && { timeout_minutes: started.timeout_minutes }),
+          ...(started.human_in_the_loop !== undefined && { human_in_the_loop: started.human_in_the_loop }),
+        },
+      });
+      navigate({ page: 'job', endpoint: props.endpoint, jobId: job_id });
+    });
+  return (
+    <>
+      <button type="button" className="ghost" disabled={action.busy} onClick={() => void again()} title="Start this portal again with the same input data and options">Run again</button>
+      {action.error !== undefined && <span className="error-text" role="alert">Not started: {action.error}</span>}
+    </>
+  );
+}
+
 /** One job: live view and progress while it runs, its question when it waits, then result, screenshots and log. */
 export function JobPage(props: { endpoint: string; jobId: string }) {
   const org = useConsole((s) => s.org);
@@ -26,6 +79,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const cancel = useAction();
   const fileDownload = useAction();
   const now = useNow(1000);
+  const reachable = useConsole((s) => s.reachable);
 
   const data = job.data;
   if (!data) {
@@ -38,10 +92,14 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
     );
   }
 
-  const active = isActive(data.status);
+  // While Portico does not answer, what the job is doing now is unknown: no live view, no question to answer.
+  const active = isActive(data.status) && reachable;
   const elapsed = data.started_at ? (data.completed_at ? Date.parse(data.completed_at) : now) - Date.parse(data.started_at) : 0;
-  const question = pendingQuestion(data);
-  const shots = data.steps + (data.status === 'failed' && data.has_screenshots ? 1 : 0);
+  const question = reachable ? pendingQuestion(data) : undefined;
+  // Every screenshot is a step, the one taken when a job fails included.
+  const shots = data.steps;
+  const input = startedWith(data);
+  const history = questionHistory(data);
   const doCancel = () =>
     cancel.run(async () => {
       await call('cancelJob', jobArgs);
@@ -66,7 +124,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
             <a href={routeHash({ page: 'jobs' })}>← All jobs</a> · <span className="mono">{data.job_id}</span>
           </>
         }
-        actions={active ? <ConfirmButton label="Cancel job" confirm="Yes, cancel it" onConfirm={() => void doCancel()} disabled={cancel.busy} /> : undefined}
+        actions={active ? <ConfirmButton label="Cancel job" confirm="Yes, cancel it" onConfirm={() => void doCancel()} disabled={cancel.busy} /> : <RunAgain org={org} endpoint={props.endpoint} job={data} />}
       />
       <ErrorNote detail={cancel.error} />
       <ErrorNote detail={job.error} title="Could not refresh:" />
@@ -110,6 +168,30 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         <LogStream org={org} endpoint={props.endpoint} jobId={data.job_id} />
       </div>
 
+      <div className="job-grid">
+        <div className="panel">
+          <div className="panel-title">Input data</div>
+          {input?.form_data ? <JsonBlock value={input.form_data} label="Input data" /> : <p className="muted">Not recorded for this job.</p>}
+          {input?.max_turns !== undefined && (
+            <p className="muted small">At most {input.max_turns} steps, {input.timeout_minutes} min; {input.human_in_the_loop ? 'asks you when data is missing' : 'fails instead of asking'}.</p>
+          )}
+        </div>
+        <div className="panel">
+          <div className="panel-title">Questions and answers</div>
+          {history.length === 0 ? <p className="muted">The job asked nothing.</p> : (
+            <ol className="qa-history" aria-label="Questions and answers">
+              {history.map((entry) => (
+                <li key={entry.question.question_id}>
+                  <strong>{entry.question.question}</strong>
+                  {entry.question.message !== '' && <span className="muted"> — {entry.question.message}</span>}
+                  <div>{entry.answer !== undefined ? <>Answered: <span className="answer">{entry.answer}</span></> : <span className="muted">{data.status === 'waiting_for_input' ? 'Waiting for your answer' : 'Not answered'}</span>}</div>
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      </div>
+
       <div className="panel">
         <div className="panel-title">Screenshots</div>
         {!active && data.has_screenshots && (
@@ -118,7 +200,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
           </p>
         )}
         <ErrorNote detail={fileDownload.error} title="Could not download:" />
-        <Filmstrip org={org} endpoint={props.endpoint} jobId={data.job_id} count={shots} />
+        <Filmstrip org={org} endpoint={props.endpoint} jobId={data.job_id} count={shots} captions={captionsOf(data, shots)} />
       </div>
     </section>
   );

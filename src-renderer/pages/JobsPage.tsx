@@ -64,7 +64,8 @@ export function JobsPage() {
         </Empty>
       )}
       {list.length > 0 && (
-        <table className="table jobs-table">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Jobs table">
+          <table className="table jobs-table">
           <thead>
             <tr>
               <th>Status</th>
@@ -97,7 +98,8 @@ export function JobsPage() {
               );
             })}
           </tbody>
-        </table>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import type { JobStartRequest } from '../../src-main/contract/job.ts';
+import { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, ORCHESTRATOR_MODELS, providerOfModel } from '../../src-main/contract/orchestrators.ts';
 import type { Portal } from '../../src-main/contract/portal.ts';
 import { call } from '../api.ts';
 import { SchemaForm } from '../components/SchemaForm.tsx';
@@ -11,6 +12,27 @@ import { fieldsOf, formDataOf } from '../schema.ts';
 import { useConsole } from '../store.ts';
 import { PortalEditor } from './PortalEditor.tsx';
 
+const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI', moonshot: 'Moonshot' };
+
+/**
+ * Which engine runs the job: the default the service would pick (the interface's default model when its
+ * provider has a key, else builtin:autofill), or any other the operator can use now. The choice is
+ * always sent, so the job runs with what the form shows.
+ */
+function useOrchestrators(): { options: { id: string; label: string }[]; defaultId: string | undefined; keyedDefault: string | undefined } {
+  const providers = useResource(() => call('listProviders'), 'providers');
+  const configured = new Set((providers.data?.providers ?? []).filter((p) => p.configured).map((p) => p.provider as string));
+  if (providers.data === undefined) return { options: [], defaultId: undefined, keyedDefault: undefined };
+  const models = ORCHESTRATOR_MODELS.filter((id) => configured.has(providerOfModel(id)));
+  const defaultId = configured.has(providerOfModel(DEFAULT_ORCHESTRATOR_MODEL)) ? DEFAULT_ORCHESTRATOR_MODEL : BUILTIN_AUTOFILL;
+  const options = [
+    { id: BUILTIN_AUTOFILL, label: 'Built-in autofill (no model, no credits)' },
+    ...models.map((id) => ({ id, label: `${id} (${PROVIDER_NAMES[providerOfModel(id)] ?? providerOfModel(id)} key; uses credits)` })),
+  ].map((option) => (option.id === defaultId ? { ...option, label: `${option.label} — default` } : option));
+  const keyedDefault = defaultId === BUILTIN_AUTOFILL ? undefined : PROVIDER_NAMES[providerOfModel(defaultId)] ?? providerOfModel(defaultId);
+  return { options, defaultId, keyedDefault };
+}
+
 /** Run a job with a form drawn from the portal's form_schema. */
 function RunForm(props: { portal: Portal }) {
   const org = useConsole((s) => s.org);
@@ -20,6 +42,9 @@ function RunForm(props: { portal: Portal }) {
   const [rawJson, setRawJson] = useState('{}');
   const [maxTurns, setMaxTurns] = useState('');
   const [askMe, setAskMe] = useState(true);
+  const orchestrators = useOrchestrators();
+  const [chosen, setChosen] = useState<string>();
+  const orchestrator = chosen ?? orchestrators.defaultId;
   const start = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -38,6 +63,7 @@ function RunForm(props: { portal: Portal }) {
       }
       const body: JobStartRequest = { form_data: formData, human_in_the_loop: askMe };
       if (maxTurns.trim() !== '') body.max_turns = Number(maxTurns);
+      if (orchestrator !== undefined) body.orchestrator_model = orchestrator;
       const { job_id } = await call('startJob', { params: { org_id: org, endpoint_name: props.portal.endpoint_name }, body });
       navigate({ page: 'job', endpoint: props.portal.endpoint_name, jobId: job_id });
     });
@@ -62,6 +88,18 @@ function RunForm(props: { portal: Portal }) {
           <input type="checkbox" checked={askMe} onChange={(e) => setAskMe(e.target.checked)} />
           Ask me when data is missing
         </label>
+        <div className="field span-2">
+          <label htmlFor="run-orchestrator">Runs with</label>
+          <select id="run-orchestrator" value={orchestrator ?? ''} onChange={(e) => setChosen(e.target.value)} disabled={orchestrator === undefined} aria-describedby="run-orchestrator-note">
+            {orchestrator === undefined && <option value="">Loading…</option>}
+            {orchestrators.options.map((option) => <option key={option.id} value={option.id}>{option.label}</option>)}
+          </select>
+          <p id="run-orchestrator-note" className="muted small" data-testid="orchestrator-note">
+            {orchestrators.keyedDefault !== undefined
+              ? `Because an ${orchestrators.keyedDefault} key is saved in Settings, jobs default to ${orchestrators.defaultId ?? ''}, which calls the model and uses credits. Choose Built-in autofill to fill the form without a model.`
+              : 'No model key is saved, so jobs run with the built-in autofill engine: no model, no network of its own, no credits.'}
+          </p>
+        </div>
       </div>
       <ErrorNote detail={start.error} title="Not started:" />
       <div className="form-actions">

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import type { OperationBody } from '../../src-main/contract/client.ts';
 import type { Profile, ProfileSession } from '../../src-main/contract/profile.ts';
 import { call, pageUrl } from '../api.ts';
@@ -34,6 +34,29 @@ function LoginSession(props: { session: ProfileSession; name: string; onClosed: 
   );
 }
 
+/** The page a profile's login last started at, kept in this browser so "Log in again" can offer it. */
+const loginUrlKey = (org: string, profileId: string) => `portico.loginUrl.${org}.${profileId}`;
+const rememberedLoginUrl = (org: string, profileId: string): string => localStorage.getItem(loginUrlKey(org, profileId)) ?? '';
+
+/** "Log in again": asks where the login browser opens, starting from the address used last time. */
+function LoginAgainForm(props: { org: string; profile: Profile; busy: boolean; onOpen: (startUrl: string) => void; onCancel: () => void }) {
+  const [url, setUrl] = useState(() => rememberedLoginUrl(props.org, props.profile.id));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onOpen(url.trim());
+  };
+  return (
+    <form className="inline-form wrap relogin" onSubmit={submit} aria-label={`Log in again to ${props.profile.name}`}>
+      <label className="grow">
+        Start page
+        <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.org/login" autoFocus />
+      </label>
+      <button type="submit" className="primary" disabled={props.busy}>Open login browser</button>
+      <button type="button" className="ghost" onClick={props.onCancel}>Cancel</button>
+    </form>
+  );
+}
+
 /** Browser profiles: saved logins that jobs can run in. */
 export function ProfilesPage() {
   const org = useConsole((s) => s.org);
@@ -42,6 +65,7 @@ export function ProfilesPage() {
   const sessions = useResource(() => call('listProfileSessions', { params: { org_id: org } }), org, 3000);
   const [name, setName] = useState('');
   const [startUrl, setStartUrl] = useState('');
+  const [relogin, setRelogin] = useState<string>();
   const create = useAction();
   const action = useAction();
   const reloadAll = () => {
@@ -50,9 +74,11 @@ export function ProfilesPage() {
   };
   const startLogin = (body: OperationBody<'openProfileSession'>) =>
     create.run(async () => {
-      await call('openProfileSession', { params: { org_id: org }, body });
+      const opened = await call('openProfileSession', { params: { org_id: org }, body });
+      if (body.start_url !== undefined) localStorage.setItem(loginUrlKey(org, opened.profile_id), body.start_url);
       setName('');
       setStartUrl('');
+      setRelogin(undefined);
       reloadAll();
     });
   const submit = (event: FormEvent) => {
@@ -100,7 +126,8 @@ export function ProfilesPage() {
         </Empty>
       )}
       {list.length > 0 && (
-        <table className="table">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Profiles table">
+          <table className="table">
           <thead>
             <tr><th>Name</th><th>Created</th><th>Updated</th><th aria-label="Actions" /></tr>
           </thead>
@@ -108,19 +135,32 @@ export function ProfilesPage() {
             {list.map((profile) => {
               const inUse = open.some((s) => s.profile_id === profile.id);
               return (
-                <tr key={profile.id}>
+                <Fragment key={profile.id}>
+                <tr>
                   <td>{profile.name}<span className="id">{profile.id.slice(0, 8)}</span></td>
                   <td>{formatWhen(profile.created_at)}</td>
                   <td>{formatWhen(profile.updated_at)}</td>
                   <td className="row-actions">
-                    <button type="button" className="ghost" disabled={inUse || create.busy} onClick={() => void startLogin({ profile_id: profile.id, timeout_minutes: 30 })}>Log in again</button>
+                    <button type="button" className="ghost" disabled={inUse || create.busy} aria-expanded={relogin === profile.id} onClick={() => setRelogin(relogin === profile.id ? undefined : profile.id)}>Log in again</button>
                     <ConfirmButton label="Delete" confirm="Delete profile" disabled={inUse} onConfirm={() => void remove(profile)} />
                   </td>
                 </tr>
+                {relogin === profile.id && !inUse && (
+                  <tr className="detail-row">
+                    <td colSpan={4}>
+                      <LoginAgainForm
+                        org={org} profile={profile} busy={create.busy} onCancel={() => setRelogin(undefined)}
+                        onOpen={(url) => void startLogin({ profile_id: profile.id, timeout_minutes: 30, ...(url !== '' && { start_url: url }) })}
+                      />
+                    </td>
+                  </tr>
+                )}
+                </Fragment>
               );
             })}
           </tbody>
-        </table>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -82,12 +82,13 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
   });
 
   routes.add({
-    method: 'POST', url: '/live/:token/input', tag: 'live view', summary: 'Send one mouse, wheel, key or text input to the page (CSS pixels)', auth: 'none',
+    method: 'POST', url: '/live/:token/input', tag: 'live view', summary: 'Send one mouse, wheel, key, text or navigation input to the page (CSS pixels; a navigation answers the page address)', auth: 'none',
     params: LiveViewParams, body: LiveInput, response: LiveInputAccepted,
     handler: async ({ params, body }) => {
-      await channels.sendInput(params.token, body);
-      options.onInput?.(params.token);
-      return { ok: true as const };
+      const url = await channels.sendInput(params.token, body);
+      // Reading the address is the page's own upkeep, not the person acting: it must not keep a session awake.
+      if (!(body.kind === 'navigation' && body.action === 'where')) options.onInput?.(params.token);
+      return url === undefined ? { ok: true as const } : { ok: true as const, url };
     },
   });
 }

@@ -134,7 +134,9 @@ export class JobService {
       profile_id: profileId,
       view_token: newSecretToken('lv_'),
     });
-    this.#deps.store.jobs.appendEvent(job.id, 'queued', {});
+    // What the job was started with, so its page can show the input and start it again the same way.
+    const { form_data, max_turns, timeout_minutes, human_in_the_loop } = job.options;
+    this.#deps.store.jobs.appendEvent(job.id, 'queued', { form_data, max_turns, timeout_minutes, human_in_the_loop });
     this.#deps.scheduler.enqueue(job.id, password);
     return { job_id: job.id };
   }

@@ -37,7 +37,8 @@ export function KeysSection() {
       <ErrorNote detail={action.error ?? keys.error} />
       {keys.data && live.length === 0 && <p className="muted">No live keys: create one for your scripts.</p>}
       {live.length > 0 && (
-        <table className="table compact" aria-label="API keys">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="API keys table">
+          <table className="table compact" aria-label="API keys">
           <thead><tr><th>Key</th><th>Created</th><th aria-label="Actions" /></tr></thead>
           <tbody>
             {live.map((key) => (
@@ -48,7 +49,8 @@ export function KeysSection() {
               </tr>
             ))}
           </tbody>
-        </table>
+          </table>
+        </div>
       )}
       {revoked.length > 0 && <p className="muted small">{revoked.length === 1 ? '1 revoked key no longer works.' : `${revoked.length} revoked keys no longer work.`}</p>}
     </section>

@@ -61,7 +61,8 @@ function Deliveries() {
       <ErrorNote detail={action.error ?? deliveries.error} />
       {deliveries.data && list.length === 0 && <p className="muted">No deliveries yet. Give a portal a webhook URL; each finished job, failure or question is sent there.</p>}
       {list.length > 0 && (
-        <table className="table compact" aria-label="Webhook deliveries">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Webhook deliveries table">
+          <table className="table compact" aria-label="Webhook deliveries">
           <thead><tr><th>Event</th><th>URL</th><th>Status</th><th className="num">Attempts</th><th>When</th><th aria-label="Actions" /></tr></thead>
           <tbody>
             {list.map((d) => (
@@ -103,7 +104,8 @@ function Deliveries() {
               </Fragment>
             ))}
           </tbody>
-        </table>
+          </table>
+        </div>
       )}
     </div>
   );

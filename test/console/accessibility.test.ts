@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { makePortal, runJob, seriousAxeViolations, skillZip, useConsoleWorld } from './harness.ts';
+
+describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any console page', () => {
+  const world = useConsoleWorld();
+
+  it('every page, with data in it, at desktop and narrow widths', async () => {
+    const endpoint = world.unique('checked');
+    await makePortal(world, endpoint, 'script:visit', { form_schema: { type: 'object', properties: { full_name: { type: 'string', title: 'Full name' }, size: { enum: ['S', 'M'] } }, required: ['full_name'] } });
+    const done = await runJob(world, endpoint, { form_data: { full_name: 'Ada' } }, ['completed']);
+    const failing = world.unique('failing');
+    await makePortal(world, failing, 'script:fail');
+    const failed = await runJob(world, failing, { form_data: {} }, ['failed']);
+    const asking = world.unique('asking');
+    await makePortal(world, asking, 'script:ask');
+    const waiting = await runJob(world, asking, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
+    await world.api.call('openProfileSession', { params: { org_id: 'default' }, body: { name: 'Checked profile', start_url: world.pages.url('/login') } });
+    const zip = await skillZip(world.scratch, 'a11y.zip', 'A skill for the accessibility check');
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(zip)))]), 'a11y.zip');
+    expect((await world.svc.api('/skills/default?folder=checks', { method: 'POST', body: form })).status).toBe(200);
+
+    const pages = [
+      '#/jobs', `#/jobs/${endpoint}/${done}`, `#/jobs/${failing}/${failed}`, `#/jobs/${asking}/${waiting}`,
+      '#/portals', '#/portals/new', `#/portals/${endpoint}`, `#/portals/${endpoint}/edit`, '#/profiles', '#/skills', '#/settings',
+    ];
+    const found: string[] = [];
+    for (const width of [1280, 600]) {
+      const page = await world.openConsole({ width, height: 900 });
+      for (const hash of pages) {
+        await page.evaluate((h) => { window.location.hash = h; }, hash);
+        await page.locator('main#main h1').first().waitFor();
+        await page.waitForLoadState('networkidle').catch(() => undefined);
+        for (const violation of await seriousAxeViolations(page)) found.push(`${width}px ${hash}: ${violation.impact} ${violation.id} (${violation.help}) at ${violation.targets.slice(0, 3).join(', ')}`);
+      }
+    }
+    // The connect screen, before any token.
+    const stranger = await world.browser.newPage();
+    await stranger.goto(`${world.svc.url}/`);
+    await stranger.getByLabel('Console URL or token').waitFor();
+    for (const violation of await seriousAxeViolations(stranger)) found.push(`connect: ${violation.impact} ${violation.id} at ${violation.targets.join(', ')}`);
+    await stranger.close();
+    expect(found).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { makePortal, runJob, snap, useConsoleWorld } from './harness.ts';
+
+describe('a stopped service clears what the console claimed was live (console item 11)', () => {
+  const world = useConsoleWorld();
+
+  it('a job waiting for an answer: once Portico stops, no "Needs answer", no live view, no question, the log says interrupted', async () => {
+    const endpoint = world.unique('asks');
+    await makePortal(world, endpoint, 'script:ask');
+    const jobId = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
+    const page = await world.openConsole({ hash: `#/jobs/${endpoint}/${jobId}` });
+    await page.getByTestId('question-card').waitFor();
+    await page.frameLocator('iframe.live').locator('body[data-state="live"]').waitFor({ timeout: 15_000 });
+    await page.getByTestId('waiting-badge').waitFor();
+    await expect.poll(() => page.title()).toBe('(1) Needs answer — Portico');
+    await page.getByText('following').waitFor();
+
+    await world.svc.stop();
+
+    await page.getByRole('alert').getByText('Portico is not reachable.').waitFor({ timeout: 20_000 });
+    await page.locator('h1').getByText('Unknown — Portico is not reachable').waitFor();
+    await expect.poll(() => page.title()).toBe('Portico');
+    expect(await page.getByTestId('waiting-badge').count()).toBe(0);
+    expect(await page.getByTestId('question-card').count()).toBe(0);
+    expect(await page.locator('iframe.live').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0);
+    await page.getByText('interrupted').waitFor();
+    expect(await page.getByText('Needs answer', { exact: true }).count()).toBe(0);
+    await snap(page, 'service-stopped-job');
+  });
+});
