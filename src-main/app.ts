@@ -29,6 +29,7 @@ import { SessionService } from './engine/sessions/sessionService.ts';
 import { ActionService } from './engine/actions/actionService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
+import { findFfmpeg } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
 import { join } from 'node:path';
@@ -130,7 +131,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       secrets: { get: async (name) => (await openSecrets()).get(name) },
     }, store.autofillMappings);
     const scheduler = new JobScheduler(
-      { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId) },
+      { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
+        // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
+        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) } },
       agents,
       // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
       { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY },
@@ -138,6 +141,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     let baseUrl = '';
     const jobs = new JobService({
       store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions,
+      recordVideoDefault: () => operatorSettings.values.record_video ?? false,
       models: {
         canRun: (model) => agents.get(model) !== undefined,
         hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,

@@ -27,6 +27,7 @@ import { addJobScreenshotRoute } from './routes/jobScreenshots.ts';
 import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
 import { addProfileRoutes } from './routes/profiles.ts';
+import { addRecordingRoutes } from './routes/recordings.ts';
 import { addSessionRoutes } from './routes/sessions.ts';
 import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
@@ -80,6 +81,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   addSkillRoutes(routes, deps.skills);
   addJobRoutes(routes, deps.jobs, deps.jobEvents, deps.store);
   addJobScreenshotRoute(routes, deps.jobs);
+  addRecordingRoutes(routes, deps.jobs);
   if (deps.webhooks) addWebhookRoutes(routes, deps.store, deps.webhooks.keys, deps.webhooks.dispatcher);
   if (deps.admin) addAdminRoutes(routes, deps.admin);
   const profiles = deps.profiles;

@@ -24,6 +24,8 @@ export interface PorticoConfig {
   logLevel: LogLevel;
   /** PORTICO_CHROMIUM; the console's saved Chromium path wins over it, discovery comes after. */
   chromiumPath: string | undefined;
+  /** PORTICO_FFMPEG: the ffmpeg that records videos (absolute path); without it, the first `ffmpeg` on PATH. */
+  ffmpegPath?: string | undefined;
   /** PORTICO_CHROMIUM_NO_SANDBOX; the sandbox is also off for root on Linux, whatever this says. */
   chromiumNoSandbox: boolean;
   /** PORTICO_HEADLESS: no visible profile-login windows even when a display exists. */
@@ -153,6 +155,7 @@ const EnvSchema = z.object({
   PORTICO_LOG_LEVEL: logLevel,
   PORTICO_CHROMIUM: setting,
   PORTICO_CHROMIUM_NO_SANDBOX: flag,
+  PORTICO_FFMPEG: setting,
   PORTICO_HEADLESS: flag,
   PORTICO_DEFAULT_PROXY: proxy,
   PORTICO_VAULT_KEY: secretSetting,
@@ -193,6 +196,7 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
     logLevel: values.PORTICO_LOG_LEVEL,
     chromiumPath: values.PORTICO_CHROMIUM,
     chromiumNoSandbox: values.PORTICO_CHROMIUM_NO_SANDBOX,
+    ffmpegPath: values.PORTICO_FFMPEG,
     headless: values.PORTICO_HEADLESS,
     hasDisplay: platform === 'darwin' || platform === 'win32' || values.DISPLAY !== undefined || values.WAYLAND_DISPLAY !== undefined,
     defaultProxy: values.PORTICO_DEFAULT_PROXY,

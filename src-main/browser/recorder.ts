@@ -3,7 +3,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
-import { systemClock, type Clock } from '../base/clock.ts';
+import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 
 /**
  * Screen recordings: the page's CDP screencast (JPEG frames with Chromium's timestamps) piped into the
@@ -117,6 +117,9 @@ const even = (n: number): number => Math.max(2, Math.ceil(n / 2) * 2);
 /** The frames repeated for a long still stretch are capped (an hour at `fps`); the video then jumps, the encoder does not run away. */
 const MAX_REPEAT_SECONDS = 3600;
 
+/** How long ffmpeg may take to finish the file after its input ends. */
+const FINISH_TIMEOUT_MS = 30_000;
+
 async function viewportOf(target: Page | CDPSession, cdp: CDPSession): Promise<{ width: number; height: number }> {
   if ('viewportSize' in target) {
     const size = target.viewportSize();
@@ -144,6 +147,8 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   const partFile = `${outFile}.part`;
 
   // The mask goes in before the first frame: every document from now on, and the ones already open.
+  // Chromium runs a session's new-document scripts only while that session has the Page domain enabled.
+  await cdp.send('Page.enable');
   const { identifier: maskScript } = await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: installMaskSource });
   if (ownSession) {
     await Promise.all(target.frames().map((frame) => frame.evaluate(installMaskSource).catch(() => undefined)));
@@ -224,25 +229,56 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
     if (last) write(last.data, Math.min(frameNumber - last.frameNumber, MAX_REPEAT_SECONDS * fps));
     last = { data: Buffer.from(frame.data, 'base64'), frameNumber, arrivedMs };
   };
+  // A still page sends no frames: once a second the last one is repeated up to now, so a long still
+  // stretch is encoded as it happens rather than all at once when the recording stops.
+  const hold = (): void => {
+    if (!last) return;
+    const n = Math.min(Math.floor(((clock.now().getTime() - last.arrivedMs) / 1000) * fps), MAX_REPEAT_SECONDS * fps);
+    if (n <= 0) return;
+    write(last.data, n);
+    last = { ...last, frameNumber: last.frameNumber + n, arrivedMs: last.arrivedMs + (n * 1000) / fps };
+  };
+  let holdTimer: TimerHandle | undefined;
+  const scheduleHold = (): void => {
+    holdTimer = clock.setTimeout(() => {
+      if (stopping) return;
+      hold();
+      scheduleHold();
+    }, 1000, { unref: true });
+  };
+  scheduleHold();
   cdp.on('Page.screencastFrame', onFrame);
-  await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 80, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
-
   let stopped: Promise<RecordingOutcome> | undefined;
   const stop = async (): Promise<RecordingOutcome> => {
     stopping = true;
+    clock.clearTimeout(holdTimer);
     cdp.off('Page.screencastFrame', onFrame);
     await cdp.send('Page.stopScreencast').catch(() => undefined);
+    // A page that painted nothing since the start sent no frame: one capture of it now (still masked) stands in.
+    if (!last) {
+      const shot = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }).catch(() => undefined);
+      if (shot) last = { data: Buffer.from(shot.data, 'base64'), frameNumber: 0, arrivedMs: clock.now().getTime() };
+    }
     await unmask();
     // The last frame stays on screen until now (at least one frame, so even a still page gives a video).
     if (last) {
-      const tail = Math.floor(((clock.now().getTime() - last.arrivedMs) / 1000) * fps);
-      write(last.data, Math.max(1, Math.min(tail, MAX_REPEAT_SECONDS * fps)));
+      const before = frames;
+      hold();
+      if (frames === before) write(last.data, 1);
     }
     await writing;
     child.stdin.end();
+    // ffmpeg finishes the file and exits at the end of its input; one that does not is killed, never left behind.
+    const guard = clock.setTimeout(() => {
+      if (child.exitCode === null) {
+        failure ??= `ffmpeg did not finish within ${FINISH_TIMEOUT_MS / 1000} s and was stopped`;
+        child.kill('SIGKILL');
+      }
+    }, FINISH_TIMEOUT_MS);
     const code = await exited;
-    if (failure === undefined && code !== 0) failure = `ffmpeg exited with code ${String(code)}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+    clock.clearTimeout(guard);
     if (failure === undefined && frames === 0) failure = 'the page showed no frame to record';
+    if (failure === undefined && code !== 0) failure = `ffmpeg exited with code ${String(code)}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
     if (failure !== undefined) {
       await rm(partFile, { force: true });
       options.onError?.(failure);
@@ -252,7 +288,7 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
     return { ok: true, path: outFile, frames };
   };
 
-  return {
+  const recording: Recording = {
     path: outFile,
     stop: () => (stopped ??= stop().catch(async (error: unknown) => {
       // Whatever went wrong, ffmpeg must not outlive the recording.
@@ -261,4 +297,11 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
       return { ok: false as const, reason: error instanceof Error ? error.message : String(error) };
     })),
   };
+  try {
+    await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 80, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
+  } catch (error) {
+    await recording.stop();
+    throw new RecordingUnavailable(`the page's screencast could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return recording;
 }

@@ -95,6 +95,8 @@ export const ConsoleSettings = z.object({
   data_dir: z.string(),
   job_concurrency: z.int(),
   chromium: ChromiumInfo,
+  /** Whether jobs and sessions are recorded when neither the request nor the portal says (default false). */
+  record_video: z.boolean(),
 });
 export type ConsoleSettings = z.infer<typeof ConsoleSettings>;
 
@@ -105,6 +107,7 @@ export const ConsoleSettingsUpdate = z.strictObject({
   job_concurrency: JobConcurrency.optional(),
   /** null goes back to discovery. */
   chromium_path: z.string().trim().min(1).max(4096).nullable().optional(),
+  record_video: z.boolean().optional(),
 });
 export type ConsoleSettingsUpdate = z.infer<typeof ConsoleSettingsUpdate>;
 

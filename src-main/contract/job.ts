@@ -34,6 +34,8 @@ export const JobStartRequest = z.strictObject({
   replay: z.boolean().optional(),
   /** Portico addition (local-service §5.1): run inside this live session of one of the org's workspaces (its page; the session stays alive). */
   browser_session_id: Uuid.optional(),
+  /** Portico addition: record the job's screen as WebM (`video_recording_url`); default the portal's setting, else the operator's. */
+  record_video: z.boolean().optional(),
 });
 export type JobStartRequest = z.infer<typeof JobStartRequest>;
 
@@ -66,6 +68,8 @@ export const JobEvent = z.discriminatedUnion('type', [
   jobEventOf('fill_report', z.object({ placements: z.record(z.string(), JsonObject), unplaced: z.array(JsonObject) })),
   jobEventOf('question', QuestionData),
   jobEventOf('answer', z.object({ question_id: Uuid, answer: z.string() })),
+  // A screen recording that was asked for but not kept (`skipped`: it could not start, e.g. no ffmpeg; `failed`: ffmpeg broke off); `detail` says why.
+  jobEventOf('recording', z.object({ status: z.enum(['skipped', 'failed']), detail: z.string() })),
 ]);
 export type JobEvent = z.infer<typeof JobEvent>;
 export type JobEventType = JobEvent['type'];

@@ -23,6 +23,8 @@ const portalWritableFields = {
   replay_enabled: z.boolean(),
   /** Portico addition: the model builtin:autofill may ask to map keys its rules leave unmatched (null: off). */
   assist_model: AssistModelId.nullable(),
+  /** Portico addition: record its jobs' screens as WebM (null: the operator's default, itself off unless set). */
+  record_video: z.boolean().nullable(),
 };
 
 /** POST /portals/{org_id}. */
@@ -38,6 +40,7 @@ export const PortalCreateRequest = z.strictObject({
   skill_ids: portalWritableFields.skill_ids.optional(),
   replay_enabled: portalWritableFields.replay_enabled.optional(),
   assist_model: portalWritableFields.assist_model.optional(),
+  record_video: portalWritableFields.record_video.optional(),
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
@@ -53,6 +56,7 @@ export const PortalUpdateRequest = z.strictObject({
   skill_ids: portalWritableFields.skill_ids.optional(),
   replay_enabled: portalWritableFields.replay_enabled.optional(),
   assist_model: portalWritableFields.assist_model.optional(),
+  record_video: portalWritableFields.record_video.optional(),
 });
 export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
 
@@ -70,6 +74,7 @@ export const Portal = z.object({
   webhook_url: z.string().nullable(),
   replay_enabled: z.boolean(),
   assist_model: z.string().nullable(),
+  record_video: z.boolean().nullable(),
   skills: z.array(Skill),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -12,6 +12,8 @@ const StoredOperatorSettings = z.object({
   chromium_path: z.string().min(1, 'must not be empty').optional(),
   /** Warm browsers kept for `/public/sessions` (0 turns the pool off); default 1. */
   session_pool_size: z.int().min(0).max(8).optional(),
+  /** Record jobs and sessions whose request and portal do not say; default false. */
+  record_video: z.boolean().optional(),
 });
 export type StoredOperatorSettings = z.infer<typeof StoredOperatorSettings>;
 
@@ -61,11 +63,12 @@ export class OperatorSettings {
   }
 
   /** Applies a change (`null` removes an override) and writes the file atomically. */
-  async update(change: { job_concurrency?: number; chromium_path?: string | null }): Promise<void> {
+  async update(change: { job_concurrency?: number; chromium_path?: string | null; record_video?: boolean }): Promise<void> {
     const next: StoredOperatorSettings = { ...this.#values };
     if (change.job_concurrency !== undefined) next.job_concurrency = change.job_concurrency;
     if (change.chromium_path === null) delete next.chromium_path;
     else if (change.chromium_path !== undefined) next.chromium_path = change.chromium_path;
+    if (change.record_video !== undefined) next.record_video = change.record_video;
     const temp = `${this.path}.tmp`;
     await writeFile(temp, `${JSON.stringify(next, null, 2)}\n`);
     await rename(temp, this.path);

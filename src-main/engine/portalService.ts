@@ -36,6 +36,7 @@ export class PortalService {
       webhook_url: record.webhook_url,
       replay_enabled: record.replay_enabled,
       assist_model: record.assist_model,
+      record_video: record.record_video,
       skills,
       created_at: record.created_at,
       updated_at: record.updated_at,
@@ -68,6 +69,7 @@ export class PortalService {
       webhook_url: request.webhook_url ?? null,
       replay_enabled: request.replay_enabled ?? true,
       assist_model: request.assist_model ?? null,
+      record_video: request.record_video ?? null,
       skill_ids: request.skill_ids ?? [],
     };
     this.#validate(orgId, fields);
@@ -107,6 +109,7 @@ export class PortalService {
       webhook_url: patch.webhook_url === undefined ? current.webhook_url : patch.webhook_url,
       replay_enabled: patch.replay_enabled ?? current.replay_enabled,
       assist_model: patch.assist_model === undefined ? current.assist_model : patch.assist_model,
+      record_video: patch.record_video === undefined ? current.record_video : patch.record_video,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
     this.#validate(orgId, fields);

@@ -27,6 +27,8 @@ export interface JobOptions {
   human_in_the_loop: boolean;
   /** Portico addition: false stops a model-driven job replaying its portal's recorded trace. Absent on older rows (= true). */
   replay?: boolean;
+  /** Record the screen as WebM; absent on older rows (= false). */
+  record_video?: boolean;
   proxy: (Omit<ProxyConfig, 'password'> & { has_password: boolean }) | null;
   /** Run in this live session's browser (its page, left open afterwards); absent on older rows. */
   browser_session_id?: string | null;
@@ -51,6 +53,8 @@ export interface JobRecord {
   active_ms: number;
   has_screenshots: boolean;
   has_downloads: boolean;
+  /** Whether `<artifacts>/<id>/recording.webm` was kept. */
+  has_recording: boolean;
   view_token: string;
   pending_question_id: string | null;
   created_at: string;
@@ -59,12 +63,13 @@ export interface JobRecord {
   completed_at: string | null;
 }
 
-interface JobRow extends Omit<JobRecord, 'portal' | 'options' | 'result' | 'has_screenshots' | 'has_downloads'> {
+interface JobRow extends Omit<JobRecord, 'portal' | 'options' | 'result' | 'has_screenshots' | 'has_downloads' | 'has_recording'> {
   portal_snapshot: string;
   options: string;
   result: string | null;
   has_screenshots: number;
   has_downloads: number;
+  has_recording: number;
 }
 
 export interface NewJob {
@@ -95,10 +100,10 @@ export interface JobLogLine {
 }
 
 /** Fields a run may change as it goes. */
-export type JobProgress = Partial<Pick<JobRecord, 'result' | 'error' | 'steps' | 'credits' | 'session_cost_usd' | 'active_ms' | 'has_screenshots' | 'has_downloads' | 'pending_question_id' | 'started_at' | 'completed_at'>>;
+export type JobProgress = Partial<Pick<JobRecord, 'result' | 'error' | 'steps' | 'credits' | 'session_cost_usd' | 'active_ms' | 'has_screenshots' | 'has_downloads' | 'has_recording' | 'pending_question_id' | 'started_at' | 'completed_at'>>;
 
 function toRecord(row: JobRow): JobRecord {
-  const { portal_snapshot, options, result, has_screenshots, has_downloads, ...rest } = row;
+  const { portal_snapshot, options, result, has_screenshots, has_downloads, has_recording, ...rest } = row;
   return {
     ...rest,
     portal: JSON.parse(portal_snapshot) as PortalSnapshot,
@@ -106,6 +111,7 @@ function toRecord(row: JobRow): JobRecord {
     result: result === null ? null : (JSON.parse(result) as JsonObject),
     has_screenshots: has_screenshots === 1,
     has_downloads: has_downloads === 1,
+    has_recording: has_recording === 1,
   };
 }
 

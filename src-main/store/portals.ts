@@ -16,6 +16,7 @@ interface PortalRowRaw {
   webhook_url: string | null;
   replay_enabled: number;
   assist_model: string | null;
+  record_video: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -36,6 +37,8 @@ export interface PortalRecord {
   replay_enabled: boolean;
   /** The model builtin:autofill may ask to map keys its rules leave unmatched; null is off. */
   assist_model: string | null;
+  /** Whether its jobs are recorded; null follows the operator's default (a job's `record_video` overrides). */
+  record_video: boolean | null;
   skill_ids: string[];
   created_at: string;
   updated_at: string;
@@ -44,6 +47,7 @@ export interface PortalRecord {
 export type PortalFields = Omit<PortalRecord, 'id' | 'org_id' | 'endpoint_name' | 'created_at' | 'updated_at'>;
 
 const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+const boolOrNull = (value: boolean | null | undefined): number | null => (value === null || value === undefined ? null : value ? 1 : 0);
 
 /** Portals, unique by (org_id, endpoint_name), and their ordered skill attachments. */
 export class PortalRepository {
@@ -71,6 +75,7 @@ export class PortalRepository {
       webhook_url: row.webhook_url,
       replay_enabled: row.replay_enabled !== 0,
       assist_model: row.assist_model,
+      record_video: row.record_video === null ? null : row.record_video !== 0,
       skill_ids: skillIds,
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -95,11 +100,11 @@ export class PortalRepository {
       this.#db
         .prepare(
           `INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, output_schema, profile_id,
-             humanized_urls, webhook_url, replay_enabled, assist_model, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             humanized_urls, webhook_url, replay_enabled, assist_model, record_video, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(id, orgId, endpointName, fields.start_url, fields.task, JSON.stringify(fields.form_schema),
-          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, now, now);
+          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), now, now);
       this.#replaceSkills(id, fields.skill_ids);
     })();
     const created = this.get(orgId, endpointName);
@@ -129,10 +134,10 @@ export class PortalRepository {
       this.#db
         .prepare(
           `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
-             humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, updated_at = ? WHERE id = ?`,
+             humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, record_video = ?, updated_at = ? WHERE id = ?`,
         )
         .run(fields.start_url, fields.task, JSON.stringify(fields.form_schema), jsonOrNull(fields.output_schema),
-          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, isoNow(), current.id);
+          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), isoNow(), current.id);
       this.#replaceSkills(current.id, fields.skill_ids);
     })();
     return this.get(orgId, endpointName);

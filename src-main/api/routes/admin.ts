@@ -88,13 +88,14 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
     data_dir: deps.dataDir,
     job_concurrency: deps.jobConcurrency.get(),
     chromium: await chromiumInfo(deps.settings.values.chromium_path, deps.chromiumEnvPath),
+    record_video: deps.settings.values.record_video ?? false,
   });
   routes.add({
     method: 'GET', url: '/admin/settings', tag: 'admin', summary: 'Data folder, job concurrency and the Chromium in use', auth: 'console', response: ConsoleSettings,
     handler: currentSettings,
   });
   routes.add({
-    method: 'PATCH', url: '/admin/settings', tag: 'admin', summary: 'Change job concurrency or the Chromium path (validated); both apply at once', auth: 'console',
+    method: 'PATCH', url: '/admin/settings', tag: 'admin', summary: 'Change job concurrency, the Chromium path (validated) or the recording default; all apply at once', auth: 'console',
     body: ConsoleSettingsUpdate, response: ConsoleSettings,
     handler: async ({ body }) => {
       if (typeof body.chromium_path === 'string') await chromiumVersion(body.chromium_path);

@@ -10,6 +10,7 @@ import type { BrowserLease } from '../../browser/browserLease.ts';
 import type { BrowserRuntime, ProxySettings } from '../../browser/browserRuntime.ts';
 import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
 import { fullPageScreenshot } from '../../browser/pageScreenshot.ts';
+import { RecordingUnavailable, startRecording, type Recording } from '../../browser/recorder.ts';
 import type { JobStatus } from '../../contract/job.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import type { JobProgress, JobRecord } from '../../store/jobs.ts';
@@ -36,6 +37,8 @@ export interface JobRunDeps {
   clock?: Clock;
   /** The page of a live session, for jobs started with browser_session_id (the session outlives the lease). */
   sessionLease?: (sessionId: string, orgId: string) => Promise<BrowserLease>;
+  /** Screen recording for jobs with `record_video`: where ffmpeg is (throws RecordingUnavailable saying why not). Absent: recordings are skipped. */
+  recorder?: { ffmpegPath(): Promise<string> };
 }
 
 /** Screenshot file name of step `index` (0-based), as the archive names it. */
@@ -49,6 +52,11 @@ export function screenshotsDir(artifactsDir: string, jobId: string): string {
 
 export function downloadsDir(artifactsDir: string, jobId: string): string {
   return join(artifactsDir, jobId, 'downloads');
+}
+
+/** Where a job's screen recording is kept. */
+export function recordingPath(artifactsDir: string, jobId: string): string {
+  return join(artifactsDir, jobId, 'recording.webm');
 }
 
 export type AnswerOutcome = 'accepted' | 'not-waiting' | 'stale';
@@ -229,6 +237,7 @@ export class JobRun {
       this.#controller.abort(new JobAbort('timeout', `timeout_minutes (${job.options.timeout_minutes}) exceeded`));
     }, this.#clock);
     let live: Disposable | undefined;
+    let recording: Recording | undefined;
     let onCrash: (() => void) | undefined;
     let ending: { status: 'completed' | 'failed' | 'cancelled'; fields: Pick<JobProgress, 'result' | 'error'> };
     clock.resume();
@@ -252,6 +261,7 @@ export class JobRun {
       onCrash = () => this.#controller.abort(new JobAbort('crash', `The browser closed unexpectedly: ${String((lease.signal.reason as Error | undefined)?.message ?? 'disconnected')}`));
       lease.signal.addEventListener('abort', onCrash, { once: true });
       live = this.#deps.liveViews.register(job.view_token, { title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`, page: () => this.#lease?.page, interactive: true });
+      if (job.options.record_video) recording = await this.#startRecording(lease.page);
       const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock)), signal);
       clock.pause();
       ending = { status: 'completed', fields: { result: outcome.result, error: null } };
@@ -272,9 +282,40 @@ export class JobRun {
     }
     if (onCrash) this.#lease?.signal.removeEventListener('abort', onCrash);
     live?.dispose();
+    if (recording) await this.#stopRecording(recording);
     await this.#lease?.close().catch((error: unknown) => this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }));
     if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
     this.#finish(ending.status, ending.fields, clock);
+  }
+
+  /** Starts recording the job's page; a recording that cannot start is skipped with its reason (logged, and a `recording` event), never failing the job. */
+  async #startRecording(page: Page): Promise<Recording | undefined> {
+    try {
+      if (!this.#deps.recorder) throw new RecordingUnavailable('screen recording is not set up in this service');
+      const ffmpegPath = await this.#deps.recorder.ffmpegPath();
+      const recording = await startRecording(page, recordingPath(this.#deps.artifactsDir, this.jobId), { ffmpegPath, clock: this.#clock });
+      this.#log('recording the screen');
+      return recording;
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.#deps.logger.warn('recording skipped', { job: this.jobId, reason: detail });
+      this.#event('recording', { status: 'skipped', detail });
+      this.#log(`recording skipped: ${detail}`);
+      return undefined;
+    }
+  }
+
+  /** Ends the recording (ffmpeg exits before this returns) and marks it kept, or says why it was not. */
+  async #stopRecording(recording: Recording): Promise<void> {
+    const outcome = await recording.stop();
+    if (outcome.ok) {
+      this.#deps.store.jobs.update(this.jobId, { has_recording: true });
+      this.#log('recording saved');
+      return;
+    }
+    this.#deps.logger.warn('recording failed', { job: this.jobId, reason: outcome.reason });
+    this.#event('recording', { status: 'failed', detail: outcome.reason });
+    this.#log(`recording failed: ${outcome.reason}`);
   }
 
   async #failureScreenshot(reason: unknown): Promise<void> {

@@ -14,7 +14,7 @@ import { describeSchemaErrors, type JsonSchemaCompiler } from '../../base/jsonSc
 import { LiveViewHub } from '../liveViewHub.ts';
 import type { PortalService } from '../portalService.ts';
 import type { JobScheduler } from './jobScheduler.ts';
-import { downloadsDir, screenshotsDir } from './jobRun.ts';
+import { downloadsDir, recordingPath, screenshotsDir } from './jobRun.ts';
 import type { z } from 'zod';
 
 export const DEFAULT_MAX_TURNS = 200;
@@ -41,6 +41,8 @@ export interface JobServiceDeps {
   baseUrl(): string;
   /** Live public sessions, for `browser_session_id` (absent: every session id is not found). */
   sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean };
+  /** The operator's recording default, for jobs whose request and portal do not say (default false). */
+  recordVideoDefault?: () => boolean;
 }
 
 /** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
@@ -127,6 +129,7 @@ export class JobService {
         browser_session_id: sessionId ?? null,
         // The job option wins; otherwise the portal's setting decides.
         replay: request.replay ?? portal.replay_enabled,
+        record_video: request.record_video ?? portal.record_video ?? this.#deps.recordVideoDefault?.() ?? false,
         proxy: request.proxy ? { ...proxy, has_password: password !== undefined } : null,
       },
       orchestrator_model: orchestrator,
@@ -171,7 +174,7 @@ export class JobService {
       orchestrator_model: job.orchestrator_model,
       vision_model: job.vision_model,
       downloads_link: job.has_downloads ? `${task}/downloads?job_id=${job.id}` : null,
-      video_recording_url: null,
+      video_recording_url: job.has_recording ? `${task}/recording?job_id=${job.id}` : null,
       log_url: `${task}/logs?job_id=${job.id}`,
       events: this.#deps.store.jobs.events(job.id),
     };
@@ -226,6 +229,13 @@ export class JobService {
     const file = (await this.#screenshotFiles(jobId))[index];
     if (file === undefined) throw new NotFoundError('Screenshot not found');
     return file.path;
+  }
+
+  /** The job's screen recording (WebM); 404 when it was not recorded, or not kept. */
+  recording(orgId: string, endpointName: string, jobId: string): string {
+    const job = this.getRecord(orgId, endpointName, jobId);
+    if (!job.has_recording) throw new NotFoundError(job.options.record_video && !FINAL_JOB_STATUSES.includes(job.status) ? `The recording is available once the job has ended (status: ${job.status})` : 'This job has no recording');
+    return recordingPath(this.#deps.artifactsDir, jobId);
   }
 
   /** The files a job's pages downloaded; 404 when there are none. */

@@ -7,6 +7,7 @@ import { migration0005 } from './0005_portal_replay.ts';
 import { migration0006 } from './0006_portal_assist_model.ts';
 import { migration0007 } from './0007_sessions.ts';
 import { migration0008 } from './0008_action_cache.ts';
+import { migration0009 } from './0009_recordings.ts';
 
 /** Every migration, in version order. Append new files here; never edit an applied one. */
-export const migrations: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008];
+export const migrations: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009];
