@@ -9,6 +9,7 @@ export const messages = {
   profileNotFound: 'Profile not found',
   sessionNotFound: 'Session not found',
   sessionBusy: 'This session is running another job',
+  sessionRunningJob: 'This session is running a job; try the action again when the job has ended',
   jobNotFound: 'Job not found',
   orgKeyRequired: 'This endpoint requires an organization API key',
   accountKeyRequired: 'This endpoint requires an account API key',

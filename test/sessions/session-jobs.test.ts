@@ -56,6 +56,26 @@ describe('a job run inside a live session (browser_session_id): a script logs in
     await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
   });
 
+  it('a single action on a session a job is driving is 409 and touches nothing; once the job has ended it runs', async () => {
+    const session = await createSession();
+    const started = await jsonOf(await start('hangs', { form_data: {}, browser_session_id: session.session_id }));
+    const jobId = String((started.body as { job_id: string }).job_id);
+    await waitForJob(svc, 'hangs', jobId, ['running']);
+    const events = async () => ((await jsonOf(await svc.api(`/task/default/hangs/status?job_id=${jobId}`))).body as { events?: { type: string }[] }).events ?? [];
+    await until(async () => (await events()).some((event) => event.type === 'step'), 'the job to open its page');
+
+    const act = () => svc.api('/public/single-actions/run-action', {
+      method: 'POST', key: svc.accountKey, json: { session_id: session.session_id, action: `go to ${pages.url}/app`, set_cache: false },
+    });
+    expect(await jsonOf(await act())).toEqual({ status: 409, body: { detail: 'This session is running a job; try the action again when the job has ended' } });
+
+    expect((await svc.api(`/jobs/default/hangs/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+    await waitForJob(svc, 'hangs', jobId, ['cancelled']);
+    const after = await jsonOf(await act());
+    expect(after).toMatchObject({ status: 200, body: { success: true } });
+    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+  });
+
   it('a session ending under a running job fails the job and says so', async () => {
     const session = await createSession();
     const started = await jsonOf(await start('hangs', { form_data: {}, browser_session_id: session.session_id }));

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 
 import type { Page } from 'playwright-core';
@@ -9,6 +10,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../base/errors
 import { newId, newSecretToken } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks.ts';
+import { startRecording, type Recording } from '../../browser/recorder.ts';
 import type { SessionBrowser, SessionBrowserPool, SessionLaunchSpec } from '../../browser/sessionBrowsers.ts';
 import { messages } from '../../contract/messages.ts';
 import type { Session, SessionCreateRequest, SessionList, SessionListQuery } from '../../contract/session.ts';
@@ -36,6 +38,8 @@ export interface SessionServiceDeps {
   /** Length of a minute in ms (tests shorten it); default 60 000. */
   minuteMs?: number;
   logger?: Logger;
+  /** Screen recording (`record_video`): where ffmpeg is (throws saying why not), where recordings go, the operator's default. */
+  recorder?: { ffmpegPath(): Promise<string>; dir: string; recordVideoDefault?(): boolean };
 }
 
 /** Where a CDP proxy connection goes: the session browser's own endpoint. */
@@ -60,6 +64,8 @@ interface LiveSession {
   ending: Promise<void> | undefined;
   /** A job running in the session (`browser_session_id`), if any. */
   lease?: SessionLease | undefined;
+  /** The screen recording, while it starts and runs (`record_video`). */
+  recording?: Promise<Recording | undefined>;
 }
 
 /** The path of a session's CDP URL on this server. */
@@ -81,6 +87,7 @@ export class SessionService {
   readonly #clock: Clock;
   readonly #minuteMs: number;
   readonly #logger: Logger;
+  readonly #recorder: SessionServiceDeps['recorder'];
   readonly #live = new Map<string, LiveSession>();
   readonly #byCdpToken = new Map<string, LiveSession>();
   #closed = false;
@@ -94,6 +101,7 @@ export class SessionService {
     this.#clock = deps.clock ?? systemClock;
     this.#minuteMs = deps.minuteMs ?? 60_000;
     this.#logger = deps.logger ?? silentLogger;
+    this.#recorder = deps.recorder;
   }
 
   /** At start-up: sessions the previous run left active lost their browser with it; they read `terminated`. */
@@ -152,7 +160,7 @@ export class SessionService {
       profile_id: request.profile_id ?? null,
       proxy_server: request.proxy?.server ?? null,
       user_agent: request.user_agent ?? null,
-      record_video: request.record_video ? 1 : 0,
+      record_video: (request.record_video ?? this.#recorder?.recordVideoDefault?.() ?? false) ? 1 : 0,
       metadata: JSON.stringify(request.metadata),
       timeout_minutes: request.timeout_minutes,
       expires_at: new Date(now.getTime() + ttlMs).toISOString(),
@@ -189,6 +197,7 @@ export class SessionService {
     browser.connect().catch((error: unknown) => {
       if (!session.ending) this.#logger.warn('session browser: engine connection failed', { session_id: session.id, error: String(error) });
     });
+    if (row.record_video === 1) session.recording = this.#startRecording(session, request.screen_config);
     this.#logger.info('session created', { session_id: session.id, workspace_id: actor.workspaceId });
     return this.#toSession(row, origin);
   }
@@ -220,6 +229,12 @@ export class SessionService {
   async pageFor(sessionId: string, workspaceId: string): Promise<Page> {
     const live = this.#live.get(sessionId);
     if (!live || live.workspaceId !== workspaceId || live.ending) throw new NotFoundError(messages.sessionNotFound);
+    // A job driving the page and an action acting on it at once would race: the action waits its turn as a 409.
+    if (live.lease) throw new ConflictError(messages.sessionRunningJob);
+    return this.#page(live);
+  }
+
+  async #page(live: LiveSession): Promise<Page> {
     try {
       return await live.browser.page();
     } catch (error) {
@@ -237,7 +252,7 @@ export class SessionService {
     const live = this.#live.get(sessionId);
     if (!live || live.ending || !this.#inOrg(live, orgId)) throw new NotFoundError(messages.sessionNotFound);
     if (live.lease) throw new ConflictError(messages.sessionBusy);
-    const page = await this.pageFor(sessionId, live.workspaceId);
+    const page = await this.#page(live);
     if (live.lease) throw new ConflictError(messages.sessionBusy);
     const lease: SessionLease = new SessionLease(page, () => {
       if (live.lease === lease) live.lease = undefined;
@@ -310,6 +325,7 @@ export class SessionService {
       live.sockets.clear();
       live.liveView.dispose();
       this.#clock.clearTimeout(live.timer);
+      await this.#stopRecording(live);
       try {
         await live.browser.close();
       } catch (error) {
@@ -324,6 +340,44 @@ export class SessionService {
       this.#logger.info('session ended', { session_id: live.id, status });
     })();
     return live.ending;
+  }
+
+  /** Where a session's recording is kept. */
+  recordingPath(sessionId: string): string | undefined {
+    return this.#recorder && join(this.#recorder.dir, `${sessionId.replace(/[^A-Za-z0-9-]/g, '')}.webm`);
+  }
+
+  /** The recording of one of the workspace's sessions; 404 `Session not found`, or 404 when it has none (yet). */
+  recording(workspaceId: string, sessionId: string): string {
+    const row = this.#row(workspaceId, sessionId);
+    const path = this.recordingPath(row.id);
+    if (row.has_recording !== 1 || path === undefined) {
+      throw new NotFoundError(row.record_video === 1 && row.status === 'active' ? 'The recording is available once the session has ended' : 'This session has no recording');
+    }
+    return path;
+  }
+
+  /** Starts recording the session's page; one that cannot start is skipped with its reason logged, never failing the session. */
+  async #startRecording(live: LiveSession, screen: { width: number; height: number }): Promise<Recording | undefined> {
+    const path = this.recordingPath(live.id);
+    try {
+      if (!this.#recorder || path === undefined) throw new Error('screen recording is not set up in this service');
+      const ffmpegPath = await this.#recorder.ffmpegPath();
+      const page = await live.browser.page();
+      if (live.ending) return undefined;
+      return await startRecording(page, path, { ffmpegPath, width: screen.width, height: screen.height, clock: this.#clock });
+    } catch (error) {
+      this.#logger.warn('session recording skipped', { session_id: live.id, reason: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    }
+  }
+
+  async #stopRecording(live: LiveSession): Promise<void> {
+    const recording = await live.recording;
+    if (!recording) return;
+    const outcome = await recording.stop();
+    if (outcome.ok) this.#store.sessions.markRecorded(live.id);
+    else this.#logger.warn('session recording failed', { session_id: live.id, reason: outcome.reason });
   }
 
   #toSession(row: SessionRow, origin: string): Session {
