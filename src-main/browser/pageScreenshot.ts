@@ -15,7 +15,10 @@ export async function fullPageScreenshot(page: Page, path: string, mask: Locator
     return;
   }
   let session = sessions.get(page);
-  if (!session) sessions.set(page, (session = page.context().newCDPSession(page)));
+  if (!session) {
+    session = page.context().newCDPSession(page);
+    sessions.set(page, session);
+  }
   try {
     const cdp = await session;
     const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');

@@ -174,7 +174,7 @@ export class JobRepository {
     const { sets, params } = progressAssignments(progress);
     sets.unshift('status = @to');
     Object.assign(params, { id, to });
-    from.forEach((status, i) => (params[`from${i}`] = status));
+    for (const [i, status] of from.entries()) params[`from${i}`] = status;
     const placeholders = from.map((_, i) => `@from${i}`).join(', ');
     return this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(params).changes > 0;
   }

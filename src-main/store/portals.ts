@@ -85,7 +85,7 @@ export class PortalRepository {
   #replaceSkills(portalId: string, skillIds: readonly string[]): void {
     this.#db.prepare('DELETE FROM portal_skills WHERE portal_id = ?').run(portalId);
     const insert = this.#db.prepare('INSERT INTO portal_skills (portal_id, skill_id, position) VALUES (?, ?, ?)');
-    [...new Set(skillIds)].forEach((skillId, position) => insert.run(portalId, skillId, position));
+    for (const [position, skillId] of [...new Set(skillIds)].entries()) insert.run(portalId, skillId, position);
   }
 
   exists(orgId: string, endpointName: string): boolean {

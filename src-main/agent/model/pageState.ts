@@ -88,7 +88,7 @@ async function scanFrame(frame: Frame, start: number): Promise<FrameScan> {
         // A wrapping label also contains the control (a select's options): read the label without it.
         return clean(Array.from(labels).map((l) => {
           const copy = l.cloneNode(true) as Element;
-          copy.querySelectorAll('input,select,textarea').forEach((c) => c.remove());
+          for (const c of Array.from(copy.querySelectorAll('input,select,textarea'))) c.remove();
           return copy.textContent;
         }).join(' '));
       }
