@@ -108,6 +108,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const sessions = new SessionService({
       store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
       minuteMs: options.minuteMs ?? 60_000, logger,
+      recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath), dir: join(paths.artifacts, 'sessions'), recordVideoDefault: () => operatorSettings.values.record_video ?? false },
     });
     sessions.recover();
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger });

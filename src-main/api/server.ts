@@ -27,7 +27,7 @@ import { addJobScreenshotRoute } from './routes/jobScreenshots.ts';
 import { addLiveViewRoutes } from './routes/liveView.ts';
 import { addPortalRoutes } from './routes/portals.ts';
 import { addProfileRoutes } from './routes/profiles.ts';
-import { addRecordingRoutes } from './routes/recordings.ts';
+import { addRecordingRoutes, addSessionRecordingRoute } from './routes/recordings.ts';
 import { addSessionRoutes } from './routes/sessions.ts';
 import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
@@ -90,6 +90,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   const sessions = deps.sessions;
   if (sessions) {
     addSessionRoutes(routes, sessions);
+    addSessionRecordingRoute(routes, sessions);
     installCdpProxy(app.server, (token) => sessions.cdpTarget(token));
   }
   if (deps.actions) addSingleActionRoutes(routes, deps.actions);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
@@ -53,30 +54,29 @@ const MASK_CSS = `input[type="password" i] {
 input[type="password" i]::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; }
 input[type="password" i]::-ms-reveal { display: none !important; }`;
 
-const MASK_KEY = '__porticoRecordingMask';
-
 /**
  * Adopts the mask sheet into the document (constructed sheets are not inline styles, so a page's CSP
- * does not refuse them), once per document, keeping it last so the page's own sheets cannot outrank it.
+ * does not refuse them), once per document. `key` is this recording's own, so two recordings of one
+ * page (a job inside a recorded session) do not take each other's mask away.
  */
-const installMaskSource = `(() => {
+const installMaskSource = (key: string): string => `(() => {
   const w = window;
-  if (w[${JSON.stringify(MASK_KEY)}]) return;
+  if (w[${JSON.stringify(key)}]) return;
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(${JSON.stringify(MASK_CSS)});
-  w[${JSON.stringify(MASK_KEY)}] = sheet;
+  w[${JSON.stringify(key)}] = sheet;
   const adopt = () => {
-    if (!w[${JSON.stringify(MASK_KEY)}]) return;
+    if (!w[${JSON.stringify(key)}]) return;
     if (!document.adoptedStyleSheets.includes(sheet)) document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   };
   adopt();
   new MutationObserver(adopt).observe(document, { childList: true, subtree: false });
 })();`;
 
-const removeMaskSource = `(() => {
-  const sheet = window[${JSON.stringify(MASK_KEY)}];
+const removeMaskSource = (key: string): string => `(() => {
+  const sheet = window[${JSON.stringify(key)}];
   if (!sheet) return;
-  delete window[${JSON.stringify(MASK_KEY)}];
+  delete window[${JSON.stringify(key)}];
   document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== sheet);
 })();`;
 
@@ -145,25 +145,28 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   const height = even(options.height ?? size.height);
   await mkdir(dirname(outFile), { recursive: true });
   const partFile = `${outFile}.part`;
+  const maskKey = `__porticoRecordingMask_${randomUUID().replace(/-/g, '')}`;
+  const installMask = installMaskSource(maskKey);
+  const removeMask = removeMaskSource(maskKey);
 
   // The mask goes in before the first frame: every document from now on, and the ones already open.
   // Chromium runs a session's new-document scripts only while that session has the Page domain enabled.
   await cdp.send('Page.enable');
-  const { identifier: maskScript } = await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: installMaskSource });
+  const { identifier: maskScript } = await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: installMask });
   if (ownSession) {
-    await Promise.all(target.frames().map((frame) => frame.evaluate(installMaskSource).catch(() => undefined)));
+    await Promise.all(target.frames().map((frame) => frame.evaluate(installMask).catch(() => undefined)));
   } else {
-    await cdp.send('Runtime.evaluate', { expression: installMaskSource }).catch(() => undefined);
+    await cdp.send('Runtime.evaluate', { expression: installMask }).catch(() => undefined);
   }
 
   /** Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. */
   const unmask = async (): Promise<void> => {
     await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }).catch(() => undefined);
     if (ownSession) {
-      await Promise.all(target.frames().map((frame) => frame.evaluate(removeMaskSource).catch(() => undefined)));
+      await Promise.all(target.frames().map((frame) => frame.evaluate(removeMask).catch(() => undefined)));
       await cdp.detach().catch(() => undefined);
     } else {
-      await cdp.send('Runtime.evaluate', { expression: removeMaskSource }).catch(() => undefined);
+      await cdp.send('Runtime.evaluate', { expression: removeMask }).catch(() => undefined);
     }
   };
 

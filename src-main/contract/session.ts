@@ -24,7 +24,7 @@ export const SessionCreateRequest = z.strictObject({
   metadata: JsonObject.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes of JSON`).default({}),
   // eslint-disable-next-line no-control-regex
   user_agent: z.string().min(1).max(512).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters').optional(),
-  record_video: z.boolean().default(false).describe('Stored; recording lands with the recordings work'),
+  record_video: z.boolean().optional().describe("Record the session's screen as WebM (GET /public/sessions/{id}/recording once it ended); default the operator's setting, itself false unless set"),
 });
 export type SessionCreateRequest = z.infer<typeof SessionCreateRequest>;
 

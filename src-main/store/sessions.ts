@@ -15,6 +15,8 @@ export interface SessionRow {
   proxy_server: string | null;
   user_agent: string | null;
   record_video: number;
+  /** 1 once the session's recording was kept (migration 0009; absent before insert). */
+  has_recording?: number;
   /** JSON object. */
   metadata: string;
   timeout_minutes: number;
@@ -57,6 +59,11 @@ export class SessionRepository {
   }
 
   /** Ends an active session; false when it had ended already (the first ending wins). */
+  /** Notes that the session's recording was kept. */
+  markRecorded(id: string): void {
+    this.#db.prepare('UPDATE browser_sessions SET has_recording = 1 WHERE id = ?').run(id);
+  }
+
   end(id: string, status: Exclude<SessionStatus, 'active'>, at: string): boolean {
     return this.#db
       .prepare("UPDATE browser_sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'")
