@@ -26,6 +26,7 @@ export const operationRoutes = {
   getJobScreenshots: 'GET /task/:org_id/:endpoint_name/screenshots',
   getJobScreenshot: 'GET /task/:org_id/:endpoint_name/screenshots/:index',
   getJobDownloads: 'GET /task/:org_id/:endpoint_name/downloads',
+  getJobRecording: 'GET /task/:org_id/:endpoint_name/recording',
   streamJobLogs: 'GET /task/:org_id/:endpoint_name/logs',
 
   createWebhookKey: 'POST /webhooks/:org_id/key',

@@ -43,6 +43,7 @@ export const operations = {
   getJobScreenshots: { params: PortalParams, query: JobIdQuery },
   getJobScreenshot: { params: ScreenshotParams, query: JobIdQuery },
   getJobDownloads: { params: PortalParams, query: JobIdQuery },
+  getJobRecording: { params: PortalParams, query: JobIdQuery },
   streamJobLogs: { params: PortalParams, query: JobIdQuery },
 
   createWebhookKey: { params: OrgIdParam, response: WebhookKeyCreated },

@@ -106,10 +106,11 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
       showToast('Cancellation requested');
       job.reload();
     });
-  const doDownload = (what: 'downloads' | 'screenshots') =>
-    void fileDownload.run(() =>
-      what === 'downloads' ? downloadFile(`downloads_${props.jobId}.zip`, 'getJobDownloads', jobArgs) : downloadFile(`screenshots_${props.jobId}.tar.gz`, 'getJobScreenshots', jobArgs),
-    );
+  const doDownload = (what: 'downloads' | 'screenshots' | 'recording') =>
+    void fileDownload.run(() => {
+      if (what === 'recording') return downloadFile(`recording_${props.jobId}.webm`, 'getJobRecording', jobArgs);
+      return what === 'downloads' ? downloadFile(`downloads_${props.jobId}.zip`, 'getJobDownloads', jobArgs) : downloadFile(`screenshots_${props.jobId}.tar.gz`, 'getJobScreenshots', jobArgs);
+    });
 
   return (
     <section className="page job-page">
@@ -197,6 +198,9 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         {!active && data.has_screenshots && (
           <p>
             <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('screenshots')}>Download screenshots</button>
+            {data.video_recording_url !== null && (
+              <> <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('recording')}>Download the screen recording</button></>
+            )}
           </p>
         )}
         <ErrorNote detail={fileDownload.error} title="Could not download:" />
