@@ -1,6 +1,7 @@
 import type { JobEventData, JobStatusResponse, QuestionData } from '../../src-main/contract/job.ts';
 import { call, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
+import { RecordingPlayer } from '../components/RecordingPlayer.tsx';
 import { LogStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
 import { ConfirmButton, ErrorNote, JsonBlock, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
@@ -205,6 +206,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         )}
         <ErrorNote detail={fileDownload.error} title="Could not download:" />
         <Filmstrip org={org} endpoint={props.endpoint} jobId={data.job_id} count={shots} captions={captionsOf(data, shots)} />
+        {!active && data.video_recording_url !== null && <RecordingPlayer org={org} endpoint={props.endpoint} jobId={data.job_id} />}
       </div>
     </section>
   );
