@@ -35,7 +35,7 @@ describe('console job page plays the recording (real Chromium on the built conso
     return started.job_id;
   };
 
-  it('a recorded job shows a video that loads at the job's size; an unrecorded one shows none', async () => {
+  it("a recorded job shows a video that loads at the job's size; an unrecorded one shows none", async () => {
     const recorded = await run('rec');
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${svc.url}/#token=${svc.consoleToken}`);
