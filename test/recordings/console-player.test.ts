@@ -18,7 +18,7 @@ describe('console job page plays the recording (real Chromium on the built conso
       startService(undefined, { agents: scriptedRegistry, rendererDir }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);
-    for (const [name, record] of [['rec', true], ['norec', false]] as const) {
+    for (const [name, record] of [['rec', true], ['norec', false], ['norec-default', null]] as const) {
       const res = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', record_video: record } }));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
@@ -54,6 +54,25 @@ describe('console job page plays the recording (real Chromium on the built conso
     await page.getByText('Completed', { exact: true }).first().waitFor();
     await page.getByRole('list', { name: 'Step screenshots' }).waitFor();
     expect(await page.locator('video').count()).toBe(0);
+    await page.close();
+  });
+
+  it('Settings turns the recording default on and off', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${svc.url}/#token=${svc.consoleToken}`);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.evaluate(() => { window.location.hash = '#/settings'; });
+    const box = page.getByLabel('Record jobs and sessions by default');
+    await expect.poll(async () => box.isEnabled()).toBe(true);
+    expect(await box.isChecked()).toBe(false);
+    await box.check();
+    const settings = async () => (await jsonOf(await svc.api('/admin/settings', { key: null, headers: { 'x-console-token': svc.consoleToken } }))).body as { record_video: boolean };
+    await expect.poll(async () => (await settings()).record_video).toBe(true);
+    const jobId = await run('norec-default');
+    expect((await waitForJob(svc, 'norec-default', jobId, ['completed'])).video_recording_url).toMatch(/\/recording\?job_id=/);
+    await expect.poll(async () => box.isEnabled()).toBe(true);
+    await box.uncheck();
+    await expect.poll(async () => (await settings()).record_video).toBe(false);
     await page.close();
   });
 });

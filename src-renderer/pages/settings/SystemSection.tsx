@@ -11,16 +11,18 @@ export function SystemSection() {
   const settings = useResource(() => call('getSettings'), 'settings');
   const [chromium, setChromium] = useState('');
   const [concurrency, setConcurrency] = useState('');
+  const [record, setRecord] = useState(false);
   const action = useAction();
   const data = settings.data;
   // A reload after saving one field must not overwrite another field the person is still typing in.
-  const edited = useRef({ chromium: false, concurrency: false });
+  const edited = useRef({ chromium: false, concurrency: false, record: false });
   useEffect(() => {
     if (!data) return;
     if (!edited.current.chromium) setChromium(data.chromium.configured_path ?? '');
     if (!edited.current.concurrency) setConcurrency(String(data.job_concurrency));
+    if (!edited.current.record) setRecord(data.record_video);
   }, [data]);
-  const save = (field: 'chromium' | 'concurrency', body: ConsoleSettingsUpdate, message: string) =>
+  const save = (field: 'chromium' | 'concurrency' | 'record', body: ConsoleSettingsUpdate, message: string) =>
     action.run(async () => {
       await call('updateSettings', { body });
       edited.current[field] = false;
@@ -50,6 +52,13 @@ export function SystemSection() {
           <button type="submit" disabled={action.busy}>Save</button>
         </form>
         <p className="hint">Applies at once: extra slots start queued jobs; running jobs are never stopped.</p>
+      </div>
+      <div className="setting">
+        <label className="check">
+          <input type="checkbox" checked={record} disabled={!data || action.busy} onChange={(e) => { edited.current.record = true; setRecord(e.target.checked); void save('record', { record_video: e.target.checked }, e.target.checked ? 'Jobs and sessions are now recorded unless they say otherwise' : 'Jobs and sessions are recorded only when they ask'); }} />
+          Record jobs and sessions by default
+        </label>
+        <p className="hint">For jobs and sessions whose request and portal do not say: their screen is saved as a WebM video (password fields masked) with the system ffmpeg.</p>
       </div>
       <div className="setting">
         <span className="label">Data folder</span>
