@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { OrgSwitcher } from './components/OrgSwitcher.tsx';
+import { focusOnMount } from './components/ui.tsx';
 import { useWaitingJobs, WaitingBadge, WaitingNotice } from './components/PendingQuestions.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
@@ -69,7 +70,7 @@ function ConnectScreen(props: { reason: 'unauthorized' | 'down'; why?: 'none' | 
           </p>
         )}
         <form onSubmit={submit} className="inline-form">
-          <input aria-label="Console URL or token" className="grow" value={token} onChange={(e) => setToken(e.target.value)} placeholder="Paste the console URL or its token" autoFocus />
+          <input aria-label="Console URL or token" className="grow" value={token} onChange={(e) => setToken(e.target.value)} placeholder="Paste the console URL or its token" ref={focusOnMount} />
           <button type="submit" className="primary" disabled={token.trim() === ''}>Connect</button>
         </form>
       </div>

@@ -54,6 +54,7 @@ export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: num
 
   const reload = useCallback(() => void loadOnce(), [loadOnce]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` names what is loaded; a new key starts over
   useEffect(() => {
     setData(undefined);
     setLoading(true);

@@ -4,21 +4,24 @@ import type { Operations } from './operations.ts';
 
 export type { OperationName } from './operationRoutes.ts';
 
+/** The empty object type: `NoFields extends T` holds when every field of T is optional. */
+type NoFields = Record<never, never>;
+
 type SchemaOf<N extends OperationName, Part extends 'params' | 'query' | 'body' | 'response'> = Operations[N] extends { readonly [P in Part]: infer S extends z.ZodType } ? S : undefined;
 
 /** A part the caller sends: required unless every field of it is optional; absent when the operation has none. */
 type Arg<Key extends string, S> = S extends z.ZodType
-  ? ({} extends z.input<S> ? { [K in Key]?: z.input<S> } : { [K in Key]: z.input<S> })
+  ? (NoFields extends z.input<S> ? { [K in Key]?: z.input<S> } : { [K in Key]: z.input<S> })
   : { [K in Key]?: never };
 
 /** What a call of operation `N` takes: its path parameters, query and JSON body, typed by the route's own schemas. */
 export type OperationArgs<N extends OperationName> = Arg<'params', SchemaOf<N, 'params'>> & Arg<'query', SchemaOf<N, 'query'>> & Arg<'body', SchemaOf<N, 'body'>>;
 
-/** The JSON body operation `N` answers with (what the route serialized through its schema); void when it has none. */
-export type OperationResponse<N extends OperationName> = SchemaOf<N, 'response'> extends infer R extends z.ZodType ? z.output<R> : void;
+/** The JSON body operation `N` answers with (what the route serialized through its schema); undefined when it has none. */
+export type OperationResponse<N extends OperationName> = SchemaOf<N, 'response'> extends infer R extends z.ZodType ? z.output<R> : undefined;
 
 /** The arguments as a rest tuple: optional when the operation needs nothing the caller must give. */
-export type ArgsTuple<N extends OperationName> = {} extends OperationArgs<N> ? [args?: OperationArgs<N>] : [args: OperationArgs<N>];
+export type ArgsTuple<N extends OperationName> = NoFields extends OperationArgs<N> ? [args?: OperationArgs<N>] : [args: OperationArgs<N>];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

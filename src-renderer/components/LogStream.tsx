@@ -41,6 +41,7 @@ export function LogStream(props: { org: string; endpoint: string; jobId: string 
     return () => abort.abort();
   }, [props.org, props.endpoint, props.jobId]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each new line to keep the newest in view
   useEffect(() => {
     const el = box.current;
     if (el) el.scrollTop = el.scrollHeight;
@@ -52,7 +53,8 @@ export function LogStream(props: { org: string; endpoint: string; jobId: string 
         Log <span className={`dot dot-${state}`} aria-hidden /> <span className="muted">{state === 'live' ? 'following' : state === 'ended' ? 'complete' : 'interrupted'}</span>
       </div>
       {error !== undefined && <div className="error-note" role="alert">{error}</div>}
-      <div className="log" ref={box} tabIndex={0} aria-label="Job log" data-testid="log">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the log scrolls, so it must take focus for the keyboard to scroll it (WCAG 2.1.1) */}
+      <div className="log" role="log" ref={box} tabIndex={0} aria-label="Job log" data-testid="log">
         {lines.length === 0 && <span className="muted">No log lines yet.</span>}
         {lines.map((l) => (
           <div key={l.seq} className="log-line">

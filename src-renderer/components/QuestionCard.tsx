@@ -12,6 +12,7 @@ export function QuestionCard(props: { org: string; endpoint: string; jobId: stri
   const noteAnswerSent = useConsole((s) => s.noteAnswerSent);
   const card = useRef<HTMLElement>(null);
   // A new question takes focus (and so is read out) wherever the person was on the page.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs again for each new question, by its id
   useEffect(() => {
     card.current?.focus();
   }, [props.question.question_id]);

@@ -45,10 +45,10 @@ export function SchemaEditor(props: SchemaEditorProps) {
         </span>
       </div>
       {props.kind === 'form' && (
-        <div className="preview" aria-label="Form preview">
+        <section className="preview" aria-label="Form preview">
           <div className="panel-title">Preview of the form</div>
           {check?.ok ? <SchemaForm fields={fields} values={{}} preview idPrefix={`${props.id}-preview`} /> : <p className="muted">Fix the schema to see its form.</p>}
-        </div>
+        </section>
       )}
     </div>
   );

@@ -21,7 +21,7 @@ export function SchemaForm(props: SchemaFormProps) {
         const label = (
           <span className="field-label">
             {field.label}
-            {field.required && <span className="required" aria-label="required"> *</span>}
+            {field.required && <><span className="required" aria-hidden> *</span><span className="sr-only"> (required)</span></>}
           </span>
         );
         const hint = field.description !== undefined ? <span className="hint">{field.description}</span> : null;

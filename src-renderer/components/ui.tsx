@@ -69,6 +69,9 @@ export function SecretOnce(props: { label: string; secret: string; onDone: () =>
   );
 }
 
+/** Focuses an element once it is in the page (what `autoFocus` does, for elements that appear after a click). */
+export const focusOnMount = (element: HTMLElement | null): void => element?.focus();
+
 /** A destructive button that asks once more in place instead of a modal. */
 export function ConfirmButton(props: { label: string; confirm: string; onConfirm: () => void; disabled?: boolean }) {
   const [asking, setAsking] = useState(false);
@@ -81,7 +84,7 @@ export function ConfirmButton(props: { label: string; confirm: string; onConfirm
   }
   return (
     <span className="confirm">
-      <button type="button" className="danger" autoFocus onClick={() => { setAsking(false); props.onConfirm(); }}>
+      <button type="button" className="danger" ref={focusOnMount} onClick={() => { setAsking(false); props.onConfirm(); }}>
         {props.confirm}
       </button>
       <button type="button" className="ghost" onClick={() => setAsking(false)}>Keep</button>
@@ -91,8 +94,8 @@ export function ConfirmButton(props: { label: string; confirm: string; onConfirm
 
 export function JsonBlock(props: { value: unknown; label?: string }) {
   return (
-    <pre className="json" aria-label={props.label}>
-      {JSON.stringify(props.value, null, 2)}
-    </pre>
+    <figure className="json-block" aria-label={props.label}>
+      <pre className="json">{JSON.stringify(props.value, null, 2)}</pre>
+    </figure>
   );
 }

@@ -131,13 +131,13 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
       <ErrorNote detail={cancel.error} />
       <ErrorNote detail={job.error} title="Could not refresh:" />
 
-      <div className="stats" aria-label="Progress">
+      <section className="stats" aria-label="Progress">
         <div className="stat"><span className="stat-value" data-testid="steps">{data.steps}</span><span className="stat-label">steps</span></div>
         <div className="stat"><span className="stat-value">{data.started_at ? formatDuration(elapsed) : '—'}</span><span className="stat-label">{active ? 'elapsed' : 'duration'}</span></div>
         <div className="stat"><span className="stat-value">{data.credits}</span><span className="stat-label">credits</span></div>
         <div className="stat"><span className="stat-value mono small">{data.orchestrator_model}</span><span className="stat-label">model</span></div>
         {active && <div className={`progress ${data.status}`} aria-hidden><span /></div>}
-      </div>
+      </section>
 
       {question && <QuestionCard org={org} endpoint={props.endpoint} jobId={data.job_id} question={question} onAnswered={() => { showToast('Answer sent'); job.reload(); }} />}
 

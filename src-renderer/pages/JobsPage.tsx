@@ -64,7 +64,9 @@ export function JobsPage() {
         </Empty>
       )}
       {list.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Jobs table">
+        <>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+        <section className="table-scroll" tabIndex={0} aria-label="Jobs table">
           <table className="table jobs-table">
           <thead>
             <tr>
@@ -99,7 +101,8 @@ export function JobsPage() {
             })}
           </tbody>
           </table>
-        </div>
+        </section>
+        </>
       )}
     </section>
   );

@@ -1,4 +1,3 @@
-import type { Portal } from '../../src-main/contract/portal.ts';
 import { call } from '../api.ts';
 import { Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
 import { formatWhen } from '../format.ts';

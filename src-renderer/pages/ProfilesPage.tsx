@@ -2,7 +2,7 @@ import { Fragment, useState, type FormEvent } from 'react';
 import type { OperationBody } from '../../src-main/contract/client.ts';
 import type { Profile, ProfileSession } from '../../src-main/contract/profile.ts';
 import { call, pageUrl } from '../api.ts';
-import { ConfirmButton, Empty, ErrorNote, Loading, PageHeader } from '../components/ui.tsx';
+import { ConfirmButton, Empty, ErrorNote, focusOnMount, Loading, PageHeader } from '../components/ui.tsx';
 import { formatWhen } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { useConsole } from '../store.ts';
@@ -49,7 +49,7 @@ function LoginAgainForm(props: { org: string; profile: Profile; busy: boolean; o
     <form className="inline-form wrap relogin" onSubmit={submit} aria-label={`Log in again to ${props.profile.name}`}>
       <label className="grow">
         Start page
-        <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.org/login" autoFocus />
+        <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.org/login" ref={focusOnMount} />
       </label>
       <button type="submit" className="primary" disabled={props.busy}>Open login browser</button>
       <button type="button" className="ghost" onClick={props.onCancel}>Cancel</button>
@@ -126,7 +126,9 @@ export function ProfilesPage() {
         </Empty>
       )}
       {list.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Profiles table">
+        <>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+        <section className="table-scroll" tabIndex={0} aria-label="Profiles table">
           <table className="table">
           <thead>
             <tr><th>Name</th><th>Created</th><th>Updated</th><th aria-label="Actions" /></tr>
@@ -160,7 +162,8 @@ export function ProfilesPage() {
             })}
           </tbody>
           </table>
-        </div>
+        </section>
+        </>
       )}
     </section>
   );

@@ -102,7 +102,7 @@ function SkillCard(props: { skill: Skill; org: string; onDelete: () => void }) {
           {markdown === undefined && <Loading what="SKILL.md" />}
           <ErrorNote detail={markdown?.error} />
           {/* A text child, never innerHTML: whatever the uploaded file holds shows as characters. */}
-          {markdown?.text !== undefined && <pre className="skill-md" aria-label={`SKILL.md of ${skill.name}`}>{markdown.text}</pre>}
+          {markdown?.text !== undefined && <figure className="json-block" aria-label={`SKILL.md of ${skill.name}`}><pre className="skill-md">{markdown.text}</pre></figure>}
         </div>
       )}
       <span className="card-actions">

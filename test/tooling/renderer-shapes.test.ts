@@ -63,7 +63,7 @@ function propertyNames(members: unknown): string[] {
 }
 
 /** What a renderer file declares or calls that belongs to the contract. */
-export function findApiShapes(file: string, text: string, shapes: Map<string, Set<string>>): Finding[] {
+function findApiShapes(file: string, text: string, shapes: Map<string, Set<string>>): Finding[] {
   const module = parseSync(text, { syntax: 'typescript', tsx: file.endsWith('.tsx') });
   const findings: Finding[] = [];
   const at = (what: string) => findings.push({ file, what });

@@ -37,7 +37,9 @@ export function KeysSection() {
       <ErrorNote detail={action.error ?? keys.error} />
       {keys.data && live.length === 0 && <p className="muted">No live keys: create one for your scripts.</p>}
       {live.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="API keys table">
+        <>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+        <section className="table-scroll" tabIndex={0} aria-label="API keys table">
           <table className="table compact" aria-label="API keys">
           <thead><tr><th>Key</th><th>Created</th><th aria-label="Actions" /></tr></thead>
           <tbody>
@@ -50,7 +52,8 @@ export function KeysSection() {
             ))}
           </tbody>
           </table>
-        </div>
+        </section>
+        </>
       )}
       {revoked.length > 0 && <p className="muted small">{revoked.length === 1 ? '1 revoked key no longer works.' : `${revoked.length} revoked keys no longer work.`}</p>}
     </section>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ModelProvider, ProviderKeyRequest, ProviderList, ProviderStatus, ProviderTestResult } from '../../../src-main/contract/console.ts';
+import type { ModelProvider, ProviderKeyRequest, ProviderStatus, ProviderTestResult } from '../../../src-main/contract/console.ts';
 import { call } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 import { useAction, useResource } from '../../hooks.ts';

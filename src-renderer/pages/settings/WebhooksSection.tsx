@@ -61,7 +61,9 @@ function Deliveries() {
       <ErrorNote detail={action.error ?? deliveries.error} />
       {deliveries.data && list.length === 0 && <p className="muted">No deliveries yet. Give a portal a webhook URL; each finished job, failure or question is sent there.</p>}
       {list.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Webhook deliveries table">
+        <>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+        <section className="table-scroll" tabIndex={0} aria-label="Webhook deliveries table">
           <table className="table compact" aria-label="Webhook deliveries">
           <thead><tr><th>Event</th><th>URL</th><th>Status</th><th className="num">Attempts</th><th>When</th><th aria-label="Actions" /></tr></thead>
           <tbody>
@@ -84,8 +86,8 @@ function Deliveries() {
                       {d.attempt_log.length === 0 ? <p className="muted">Not attempted yet.</p> : (
                         <ol className="attempts" aria-label="Attempts">
                           {d.attempt_log.map((a, i) => (
-                            // A redelivery starts counting at 1 again, so the attempt number is not unique.
-                            <li key={i} className={a.status_code !== null && a.status_code < 300 ? 'attempt-ok' : 'attempt-bad'}>
+                            // A redelivery starts counting at 1 again, so the attempt number alone is not unique.
+                            <li key={`${a.attempt}-${a.started_at}`} className={a.status_code !== null && a.status_code < 300 ? 'attempt-ok' : 'attempt-bad'}>
                               {a.attempt === 1 && i > 0 ? 'Redelivery, attempt 1' : `Attempt ${a.attempt}`} · {formatWhen(a.started_at)}:{' '}
                               {a.status_code !== null ? `HTTP ${a.status_code}` : 'no answer'} in {a.duration_ms} ms
                               {a.error && a.error !== `HTTP ${a.status_code}` ? ` — ${a.error}` : ''}
@@ -105,7 +107,8 @@ function Deliveries() {
             ))}
           </tbody>
           </table>
-        </div>
+        </section>
+        </>
       )}
     </div>
   );
