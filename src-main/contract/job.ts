@@ -61,8 +61,11 @@ const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => 
  * fresh, assisted); `fill_report` (where each form_data key went); `question` and its `answer`.
  */
 export const JobEvent = z.discriminatedUnion('type', [
-  // The start options as applied (absent on jobs queued before Portico recorded them).
-  jobEventOf('queued', z.object({ form_data: JsonObject.nullable(), max_turns: z.int(), timeout_minutes: z.int(), human_in_the_loop: z.boolean() }).partial()),
+  // The start options as applied (absent on jobs queued before Portico recorded them). Secret values are
+  // left out of form_data; `hidden_keys` names them (they must be typed again to run the job again).
+  jobEventOf('queued', z.object({
+    form_data: JsonObject.nullable(), hidden_keys: z.array(z.string()), max_turns: z.int(), timeout_minutes: z.int(), human_in_the_loop: z.boolean(),
+  }).partial()),
   jobEventOf('step', z.object({ step: z.int().min(0), description: z.string() })),
   jobEventOf('agent_mode', z.object({ mode: z.string(), detail: z.string() })),
   jobEventOf('fill_report', z.object({ placements: z.record(z.string(), JsonObject), unplaced: z.array(JsonObject) })),

@@ -88,6 +88,9 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     const logs = await (await svc.api(`/task/default/signup/logs?job_id=${job.job_id as string}`)).text();
     expect(logs).not.toContain(PASSWORD);
     expect(JSON.stringify(job)).not.toContain(PASSWORD);
+    // The job page shows what the job started with, minus the secret, which it names so a re-run asks for it.
+    const queued = (job.events as Array<{ type: string; data: Record<string, unknown> }>).find((e) => e.type === 'queued');
+    expect(queued?.data).toMatchObject({ form_data: { email: 'ada@example.com', country: 'France' }, hidden_keys: ['password'] });
   });
 
   it('replay: the next job on the portal makes zero model calls', async () => {

@@ -29,6 +29,20 @@ export function totpCode(secret: string, nowMs: number = Date.now()): string {
   return generateSync({ secret: secret.replace(/\s+/g, '').toUpperCase(), epoch: Math.floor(at / 1000), guardrails: SITE_SEEDS });
 }
 
+/**
+ * form_data as it may be shown (job events, the console): the values of sensitive keys (a password
+ * format or writeOnly in the schema, or a name like password/pin/token/ssn) left out, their keys listed.
+ */
+export function withoutSecrets(formData: JsonObject, schema: JsonObject): { shown: JsonObject; hiddenKeys: string[] } {
+  const shown: JsonObject = {};
+  const hiddenKeys: string[] = [];
+  for (const [key, value] of Object.entries(formData)) {
+    if (isSensitive(key, schema)) hiddenKeys.push(key);
+    else shown[key] = value;
+  }
+  return { shown, hiddenKeys };
+}
+
 function isSensitive(key: string, schema: JsonObject): boolean {
   const props = schema.properties;
   const prop = typeof props === 'object' && props !== null && !Array.isArray(props) ? (props as JsonObject)[key] : undefined;

@@ -11,6 +11,7 @@ import {
 import type { JobRecord } from '../../store/jobs.ts';
 import type { Store } from '../../store/store.ts';
 import { describeSchemaErrors, type JsonSchemaCompiler } from '../../base/jsonSchema.ts';
+import { withoutSecrets } from '../../agent/model/secretValues.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
 import type { PortalService } from '../portalService.ts';
 import type { JobScheduler } from './jobScheduler.ts';
@@ -96,10 +97,13 @@ export class JobService {
       const missing = (await this.#deps.models.missing?.(visionModel)) ?? `no API key; run \`portico provider set-key ${visionModel.split(':')[0]}\``;
       throw new ValidationError(`body.vision_model: model '${visionModel}' is not configured: ${missing}`);
     }
-    const sessionId = request.browser_session_id;
+    // The job's session wins over the portal's.
+    const sessionId = request.browser_session_id ?? portal.browser_session_id ?? undefined;
     if (sessionId !== undefined) {
       if (request.profile_id !== undefined || request.proxy !== undefined) {
-        throw new ValidationError("body.browser_session_id: a job in a session uses that session's browser; leave out profile_id and proxy");
+        throw new ValidationError(request.browser_session_id !== undefined
+          ? "body.browser_session_id: a job in a session uses that session's browser; leave out profile_id and proxy"
+          : `body: portal '${endpointName}' runs its jobs in its browser_session_id, whose browser they use; leave out profile_id and proxy`);
       }
       if (!this.#deps.sessions?.isActiveInOrg(sessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
     }
@@ -138,8 +142,12 @@ export class JobService {
       view_token: newSecretToken('lv_'),
     });
     // What the job was started with, so its page can show the input and start it again the same way.
+    // Secret values (passwords, PINs, tokens…) never go into events: their keys are listed instead, to be typed again.
     const { form_data, max_turns, timeout_minutes, human_in_the_loop } = job.options;
-    this.#deps.store.jobs.appendEvent(job.id, 'queued', { form_data, max_turns, timeout_minutes, human_in_the_loop });
+    const visible = form_data === null ? { shown: null, hiddenKeys: [] } : withoutSecrets(form_data, portal.form_schema);
+    this.#deps.store.jobs.appendEvent(job.id, 'queued', {
+      form_data: visible.shown, hidden_keys: visible.hiddenKeys, max_turns, timeout_minutes, human_in_the_loop,
+    });
     this.#deps.scheduler.enqueue(job.id, password);
     return { job_id: job.id };
   }
