@@ -94,6 +94,8 @@ async function navigate(body) {
 }
 document.getElementById('nav-back').addEventListener('click', () => navigate({ action: 'back' }));
 document.getElementById('nav-reload').addEventListener('click', () => navigate({ action: 'reload' }));
+// Enter in the field submits the form; Go does the same (a plain button, so the typing form keeps the page's one submit button).
+document.getElementById('address-go').addEventListener('click', () => document.getElementById('address-form').requestSubmit());
 document.getElementById('address-form').addEventListener('submit', (e) => {
   e.preventDefault();
   let url = address.value.trim();
@@ -220,9 +222,9 @@ export function liveViewPage(config: LiveViewPageConfig): string {
 ${config.interactive ? `<nav id="browser-nav" aria-label="Browser">
 <button type="button" class="icon" id="nav-back" aria-label="Back" title="Back">&#8592;</button>
 <button type="button" class="icon" id="nav-reload" aria-label="Reload" title="Reload">&#8635;</button>
-<form id="address-form" autocomplete="off"><input id="address" type="text" inputmode="url" aria-label="Address" placeholder="Type an address, e.g. https://example.org/login"><button type="submit">Go</button></form>
+<form id="address-form" autocomplete="off"><input id="address" type="text" inputmode="url" aria-label="Address" placeholder="Type an address, e.g. https://example.org/login"><button type="button" id="address-go">Go</button></form>
 <span id="nav-note" role="status"></span>
-</nav>` : '<span id="nav-note" hidden></span><input id="address" hidden><form id="address-form" hidden></form><button id="nav-back" hidden></button><button id="nav-reload" hidden></button>'}
+</nav>` : '<span id="nav-note" hidden></span><input id="address" hidden><form id="address-form" hidden></form><button type="button" id="address-go" hidden></button><button type="button" id="nav-back" hidden></button><button type="button" id="nav-reload" hidden></button>'}
 </header>
 <main>
 <img id="screen" tabindex="0" alt="Live browser screen" draggable="false">

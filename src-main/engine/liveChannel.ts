@@ -194,7 +194,7 @@ export async function dispatchInput(view: LiveView, input: LiveInput): Promise<s
   switch (input.kind) {
     case 'navigation':
       if (input.action === 'where') return view.currentUrl();
-      return input.action === 'goto' ? view.navigate('goto', input.url) : view.navigate(input.action);
+      return view.navigate(input.action, input.url);
     case 'mouse':
       if (input.type === 'click') await view.click(input.x, input.y, input.button ?? 'left');
       else await view.dispatchMouse({ ...input, type: input.type });
