@@ -87,7 +87,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     (secrets ??= options.secrets ? Promise.resolve(options.secrets) : openAppSecrets(paths.root, store.meta.installId(), config));
   try {
     const schemas = jsonSchemas;
-    const portals = new PortalService(store, schemas);
+    // A portal's browser_session_id is checked against the live sessions (made below; looked up per request).
+    const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
     const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger);
     await skills.cleanUp();
     const operatorSettings = OperatorSettings.load(paths.root);

@@ -25,6 +25,8 @@ const portalWritableFields = {
   assist_model: AssistModelId.nullable(),
   /** Portico addition: record its jobs' screens as WebM (null: the operator's default, itself off unless set). */
   record_video: z.boolean().nullable(),
+  /** Its jobs run inside this live session (an active session of one of the org's workspaces) unless the job names its own. */
+  browser_session_id: Uuid.nullable(),
 };
 
 /** POST /portals/{org_id}. */
@@ -41,6 +43,7 @@ export const PortalCreateRequest = z.strictObject({
   replay_enabled: portalWritableFields.replay_enabled.optional(),
   assist_model: portalWritableFields.assist_model.optional(),
   record_video: portalWritableFields.record_video.optional(),
+  browser_session_id: portalWritableFields.browser_session_id.optional(),
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
@@ -57,6 +60,7 @@ export const PortalUpdateRequest = z.strictObject({
   replay_enabled: portalWritableFields.replay_enabled.optional(),
   assist_model: portalWritableFields.assist_model.optional(),
   record_video: portalWritableFields.record_video.optional(),
+  browser_session_id: portalWritableFields.browser_session_id.optional(),
 });
 export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
 
@@ -75,6 +79,7 @@ export const Portal = z.object({
   replay_enabled: z.boolean(),
   assist_model: z.string().nullable(),
   record_video: z.boolean().nullable(),
+  browser_session_id: Uuid.nullable(),
   skills: z.array(Skill),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -7,14 +7,22 @@ import { isUniqueViolation, type Store } from '../store/store.ts';
 import { toSkill } from '../store/skills.ts';
 import type { JsonSchemaCompiler } from '../base/jsonSchema.ts';
 
+/** Live public sessions, for a portal's `browser_session_id`. */
+export interface PortalSessions {
+  isActiveInOrg(sessionId: string, orgId: string): boolean;
+}
+
 /** Portals: validation of schemas and references, and the public shape of §2.1. */
 export class PortalService {
   readonly #store: Store;
   readonly #schemas: JsonSchemaCompiler;
+  readonly #sessions: PortalSessions | undefined;
 
-  constructor(store: Store, schemas: JsonSchemaCompiler) {
+  /** Without `sessions`, every `browser_session_id` is not found. */
+  constructor(store: Store, schemas: JsonSchemaCompiler, sessions?: PortalSessions) {
     this.#store = store;
     this.#schemas = schemas;
+    this.#sessions = sessions;
   }
 
   /** The portal as the API returns it, with its attached skills resolved. */
@@ -37,13 +45,21 @@ export class PortalService {
       replay_enabled: record.replay_enabled,
       assist_model: record.assist_model,
       record_video: record.record_video,
+      browser_session_id: record.browser_session_id,
       skills,
       created_at: record.created_at,
       updated_at: record.updated_at,
     };
   }
 
-  #validate(orgId: string, fields: PortalFields): void {
+  /**
+   * `newSessionId`: the session this request names (checked to be live in the org). One stored earlier
+   * may have ended since; that is only refused when a job starts, so the portal stays editable.
+   */
+  #validate(orgId: string, fields: PortalFields, newSessionId: string | null | undefined): void {
+    if (fields.browser_session_id !== null && fields.profile_id !== null) {
+      throw new ValidationError("body.browser_session_id: a portal cannot have both profile_id and browser_session_id (jobs in a session use that session's browser and its profile); set one of them to null");
+    }
     this.#schemas.compileObjectSchema(fields.form_schema, 'body.form_schema');
     if (fields.output_schema) this.#schemas.compile(fields.output_schema, 'body.output_schema');
     if (fields.profile_id && !this.#store.profiles.getForOrg(orgId, fields.profile_id)) {
@@ -54,6 +70,7 @@ export class PortalService {
         throw new ValidationError(`body.skill_ids: no skill '${skillId}' visible to this organization`);
       }
     }
+    if (newSessionId && !this.#sessions?.isActiveInOrg(newSessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
   }
 
   /** Creates a portal; 409 with the interface's message when the endpoint name is taken. */
@@ -70,9 +87,10 @@ export class PortalService {
       replay_enabled: request.replay_enabled ?? true,
       assist_model: request.assist_model ?? null,
       record_video: request.record_video ?? null,
+      browser_session_id: request.browser_session_id ?? null,
       skill_ids: request.skill_ids ?? [],
     };
-    this.#validate(orgId, fields);
+    this.#validate(orgId, fields, request.browser_session_id);
     try {
       return this.toPortal(this.#store.portals.insert(orgId, request.endpoint_name, fields));
     } catch (error) {
@@ -110,9 +128,10 @@ export class PortalService {
       replay_enabled: patch.replay_enabled ?? current.replay_enabled,
       assist_model: patch.assist_model === undefined ? current.assist_model : patch.assist_model,
       record_video: patch.record_video === undefined ? current.record_video : patch.record_video,
+      browser_session_id: patch.browser_session_id === undefined ? current.browser_session_id : patch.browser_session_id,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
-    this.#validate(orgId, fields);
+    this.#validate(orgId, fields, patch.browser_session_id);
     const updated = this.#store.portals.update(orgId, endpointName, fields);
     if (!updated) throw new NotFoundError(messages.portalNotFound);
     return this.toPortal(updated);
