@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { JobEventData, JobStatusResponse, QuestionData } from '../../src-main/contract/job.ts';
 import { call, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
@@ -46,15 +47,19 @@ function captionsOf(job: JobStatusResponse, shots: number): ShotCaption[] {
 function RunAgain(props: { org: string; endpoint: string; job: JobStatusResponse }) {
   const navigate = useConsole((s) => s.navigate);
   const action = useAction();
+  const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const [asking, setAsking] = useState(false);
   const started = startedWith(props.job);
   if (started?.form_data === undefined || started.form_data === null) return null;
   const formData = started.form_data;
+  // Secret values (passwords, PINs) are never stored in the job's events: their keys are named, to be typed again.
+  const hiddenKeys = (started as { hidden_keys?: string[] }).hidden_keys ?? [];
   const again = () =>
     action.run(async () => {
       const { job_id } = await call('startJob', {
         params: { org_id: props.org, endpoint_name: props.endpoint },
         body: {
-          form_data: formData,
+          form_data: { ...formData, ...secrets },
           orchestrator_model: props.job.orchestrator_model,
           ...(started.max_turns !== undefined && { max_turns: started.max_turns }),
           ...(started.timeout_minutes !== undefined && { timeout_minutes: started.timeout_minutes }),
@@ -63,9 +68,21 @@ function RunAgain(props: { org: string; endpoint: string; job: JobStatusResponse
       });
       navigate({ page: 'job', endpoint: props.endpoint, jobId: job_id });
     });
+  const start = () => (hiddenKeys.length > 0 && !asking ? setAsking(true) : void again());
   return (
     <>
-      <button type="button" className="ghost" disabled={action.busy} onClick={() => void again()} title="Start this portal again with the same input data and options">Run again</button>
+      <button type="button" className="ghost" disabled={action.busy} onClick={start} title="Start this portal again with the same input data and options">Run again</button>
+      {asking && (
+        <form className="inline-form wrap" aria-label="Values to type again" onSubmit={(e) => { e.preventDefault(); void again(); }}>
+          {hiddenKeys.map((key) => (
+            <label key={key}>
+              {key}
+              <input type="password" autoComplete="off" value={secrets[key] ?? ''} onChange={(e) => setSecrets({ ...secrets, [key]: e.target.value })} />
+            </label>
+          ))}
+          <button type="submit" className="primary" disabled={action.busy}>Run with these</button>
+        </form>
+      )}
       {action.error !== undefined && <span className="error-text" role="alert">Not started: {action.error}</span>}
     </>
   );

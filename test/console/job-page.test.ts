@@ -38,6 +38,23 @@ describe('job page: input, questions and answers, captions, run again, failure s
     expect(job.result).toMatchObject({ echo: { full_name: 'Grace Hopper' } });
   });
 
+  it('"Run again" asks for the secret values the job page never shows, then runs with them', async () => {
+    const endpoint = world.unique('secret');
+    await makePortal(world, endpoint, 'script:visit', { form_schema: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string', format: 'password' } } } });
+    const first = await runJob(world, endpoint, { form_data: { email: 'ada@example.org', password: 'hunter2-secret' } }, ['completed']);
+    const page = await world.openConsole({ hash: `#/jobs/${endpoint}/${first}` });
+    expect(JSON.parse((await page.getByLabel('Input data').textContent()) ?? '')).toEqual({ email: 'ada@example.org' });
+    await page.getByRole('button', { name: 'Run again' }).click();
+    const ask = page.getByRole('form', { name: 'Values to type again' });
+    await ask.getByLabel('password').fill('hunter3-secret');
+    await ask.getByRole('button', { name: 'Run with these' }).click();
+    await expect.poll(() => page.url()).not.toContain(first);
+    const second = page.url().split('/').at(-1) ?? '';
+    await page.getByText('Completed', { exact: true }).first().waitFor({ timeout: 20_000 });
+    const job = await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: second } });
+    expect(job.result).toMatchObject({ echo: { email: 'ada@example.org', password: 'hunter3-secret' } });
+  });
+
   it('labels a failed job\'s last screenshot as the failure screenshot', async () => {
     const endpoint = world.unique('fails');
     await makePortal(world, endpoint, 'script:fail');
