@@ -28,6 +28,7 @@ export const entries = {
   'pageFacts.ts': 'pageFacts',
   'readAndLeave.ts': 'readAndLeave',
   'uniqueSelector.ts': 'uniqueSelector',
+  'loginScan.ts': 'loginScan',
 };
 
 const GLOBAL = '__porticoInjected';

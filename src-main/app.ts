@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from './base/logger.ts';
+import { createLogger, redactingLogger, SecretRedactor, type Logger } from './base/logger.ts';
 import { dataPaths } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
 import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
@@ -27,6 +27,7 @@ import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
 import { SkillService } from './engine/skills/skillService.ts';
 import { SessionService } from './engine/sessions/sessionService.ts';
 import { ActionService } from './engine/actions/actionService.ts';
+import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { findFfmpeg } from './browser/recorder.ts';
@@ -71,7 +72,9 @@ function builtinAgents(modelDeps: ModelAgentDeps, mappings: MappingCache): Agent
 export async function startApp(options: AppOptions & { logger?: Logger }): Promise<RunningApp> {
   const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { config } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
+  // Every secret value the app handles (credential passwords, TOTP seeds and codes) is redacted from its log, in every encoding.
+  const redactor = new SecretRedactor();
+  const logger = redactingLogger(options.logger ?? createLogger(config.logLevel), redactor);
   const host = options.host ?? '127.0.0.1';
   const paths = dataPaths(options.dataDir);
   if (!isLoopback(host)) {
@@ -115,6 +118,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
+    const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger });
     const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
     // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
     const actions = new ActionService({
@@ -135,14 +139,14 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
         // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
-        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) } },
+        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) }, credentials, redactor },
       agents,
       // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
       { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY },
     );
     let baseUrl = '';
     const jobs = new JobService({
-      store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions,
+      store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions, credentials,
       recordVideoDefault: () => operatorSettings.values.record_video ?? false,
       models: {
         canRun: (model) => agents.get(model) !== undefined,
@@ -163,7 +167,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, credentials });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);

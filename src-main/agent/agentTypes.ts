@@ -51,6 +51,29 @@ export interface FillReport {
   unplaced: Array<{ key: string; reason: string }>;
 }
 
+/**
+ * The stored credential a job was started with (`credential_id`). Values are read only to be typed;
+ * every value read is redacted from the job's logs, events and result.
+ */
+export interface AgentCredential {
+  id: string;
+  serviceName: string;
+  username: string | null;
+  /** Origin of the credential's `service_url`: values are typed only into frames of this origin; null: any. */
+  origin: string | null;
+  hasPassword: boolean;
+  hasTotp: boolean;
+  /** Whether a code may arrive by SMS or mail (a phone number or mail account is linked). */
+  receivesCodes: boolean;
+  password(): Promise<string>;
+  /** The TOTP code to type now, from the job's clock (the next one when under 5 s remain). */
+  totp(): Promise<string>;
+  /** This credential's secret by keychain name (`credential/<id>/password`, `…/totp`); another credential's reads as undefined. */
+  secret(name: string): Promise<string | undefined>;
+  /** A code sent by SMS or mail: waits for one (60 s), then asks a human, or fails saying why without HITL. */
+  receivedCode(): Promise<string>;
+}
+
 /** What the job engine hands an agent for one run. The page is already open (about:blank). */
 export interface AgentContext {
   page: Page;
@@ -71,6 +94,8 @@ export interface AgentContext {
   log(line: string): void;
   /** Pauses the job (waiting_for_input) until a human answers; resolves with the answer text. */
   ask(question: AgentQuestion): Promise<string>;
+  /** The credential the job was started with, if any. */
+  credential?: AgentCredential;
   /** The job behind this run (agents that ignore it, like autofill, need not read it). */
   job?: AgentJobInfo;
   /** Adds one model call's usage to the job's `session_cost_usd`. */

@@ -7,6 +7,7 @@ import type { LiveViewHub } from '../engine/liveViewHub.ts';
 import type { ProfileService } from '../engine/profiles/profileService.ts';
 import type { SessionService } from '../engine/sessions/sessionService.ts';
 import type { ActionService } from '../engine/actions/actionService.ts';
+import type { CredentialService } from '../engine/credentials/credentialService.ts';
 import type { PortalService } from '../engine/portalService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
@@ -29,6 +30,7 @@ import { addPortalRoutes } from './routes/portals.ts';
 import { addProfileRoutes } from './routes/profiles.ts';
 import { addRecordingRoutes, addSessionRecordingRoute } from './routes/recordings.ts';
 import { addSessionRoutes } from './routes/sessions.ts';
+import { addCredentialRoutes } from './routes/credentials.ts';
 import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
 
@@ -60,6 +62,8 @@ export interface ApiDeps {
   sessions?: SessionService;
   /** `/public/single-actions` (local-service.md §5.3). */
   actions?: ActionService;
+  /** `/public/credentials`, phone numbers and pushed codes (local-service.md §5.4). */
+  credentials?: CredentialService;
 }
 
 /** The HTTP API, not yet listening, and the operations it serves. */
@@ -94,6 +98,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
     installCdpProxy(app.server, (token) => sessions.cdpTarget(token));
   }
   if (deps.actions) addSingleActionRoutes(routes, deps.actions);
+  if (deps.credentials) addCredentialRoutes(routes, deps.credentials);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

@@ -26,3 +26,74 @@ export function createLogger(level: LogLevel = 'info', write: (line: string) => 
 }
 
 export const silentLogger: Logger = createLogger('silent');
+
+/** Every form a secret may take in a log line, a JSON body or a URL: raw, URL-encoded (both space styles), JSON-escaped and base64 (standard and URL-safe). */
+export function secretEncodings(value: string): string[] {
+  const base64 = Buffer.from(value, 'utf8').toString('base64');
+  const forms = [
+    value,
+    encodeURIComponent(value),
+    encodeURIComponent(value).replace(/%20/g, '+'),
+    JSON.stringify(value).slice(1, -1),
+    // A JSON string that was itself put in JSON (an event's data logged as a field).
+    JSON.stringify(JSON.stringify(value).slice(1, -1)).slice(1, -1),
+    base64,
+    base64.replace(/=+$/, ''),
+    Buffer.from(value, 'utf8').toString('base64url'),
+  ];
+  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+
+/** Shorter values (a 1–3 character "secret") would redact ordinary text; they are not tracked. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * The secrets this process has handled (credential passwords, TOTP seeds and codes, pushed codes):
+ * `redact` replaces each of them, in every encoding, with `[redacted]`. One per app, shared by the
+ * logger, job logs, events and results.
+ */
+export class SecretRedactor {
+  readonly #forms = new Set<string>();
+
+  /** Remembers a secret so every later line is cleaned of it. */
+  add(value: string): void {
+    if (value.length < MIN_SECRET_LENGTH) return;
+    for (const form of secretEncodings(value)) this.#forms.add(form);
+  }
+
+  redact(text: string): string {
+    if (this.#forms.size === 0) return text;
+    let out = text;
+    // Longest first, so a form that contains another is replaced whole.
+    for (const form of [...this.#forms].sort((a, b) => b.length - a.length)) if (out.includes(form)) out = out.split(form).join('[redacted]');
+    return out;
+  }
+
+  /** A JSON value with every string cleaned (keys too). */
+  redactJson<T>(value: T): T {
+    if (this.#forms.size === 0) return value;
+    return this.#walk(value) as T;
+  }
+
+  #walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.#walk(item));
+    if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.redact(k), this.#walk(v)]));
+    }
+    // Errors and other objects are logged through their text.
+    if (value instanceof Error) return this.redact(String(value));
+    return value;
+  }
+}
+
+/** A logger whose messages and fields pass through `redactor` before they are written. */
+export function redactingLogger(inner: Logger, redactor: SecretRedactor): Logger {
+  const clean = (fields?: Record<string, unknown>): Record<string, unknown> | undefined => (fields ? redactor.redactJson(fields) : fields);
+  return {
+    debug: (m, f) => inner.debug(redactor.redact(m), clean(f)),
+    info: (m, f) => inner.info(redactor.redact(m), clean(f)),
+    warn: (m, f) => inner.warn(redactor.redact(m), clean(f)),
+    error: (m, f) => inner.error(redactor.redact(m), clean(f)),
+  };
+}

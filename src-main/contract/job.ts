@@ -34,6 +34,8 @@ export const JobStartRequest = z.strictObject({
   replay: z.boolean().optional(),
   /** Portico addition (local-service §5.1): run inside this live session of one of the org's workspaces (its page; the session stays alive). */
   browser_session_id: Uuid.optional(),
+  /** Portico addition (local-service §5.1, §5.4): sign in with this stored credential of one of the org's workspaces (values typed from the keychain). */
+  credential_id: Uuid.optional(),
   /** Portico addition: record the job's screen as WebM (`video_recording_url`); default the portal's setting, else the operator's. */
   record_video: z.boolean().optional(),
 });

@@ -32,6 +32,8 @@ export interface JobOptions {
   proxy: (Omit<ProxyConfig, 'password'> & { has_password: boolean }) | null;
   /** Run in this live session's browser (its page, left open afterwards); absent on older rows. */
   browser_session_id?: string | null;
+  /** The stored credential the job signs in with; absent on older rows. */
+  credential_id?: string | null;
 }
 
 export interface JobRecord {

@@ -1,6 +1,7 @@
 import { ActionCacheRepository } from './actionCache.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
 import { AutofillMappingRepository } from './autofillMappings.ts';
+import { CredentialRepository } from './credentials.ts';
 import { openDatabase, type Db } from './database.ts';
 import { JobRepository } from './jobs.ts';
 import { MetaRepository } from './meta.ts';
@@ -29,6 +30,7 @@ export interface Store {
   readonly autofillMappings: AutofillMappingRepository;
   readonly actionCache: ActionCacheRepository;
   readonly sessions: SessionRepository;
+  readonly credentials: CredentialRepository;
   close(): void;
 }
 
@@ -48,6 +50,7 @@ export function createStore(db: Db): Store {
     autofillMappings: new AutofillMappingRepository(db),
     actionCache: new ActionCacheRepository(db),
     sessions: new SessionRepository(db),
+    credentials: new CredentialRepository(db),
     close: () => db.close(),
   };
 }

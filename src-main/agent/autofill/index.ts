@@ -1,6 +1,7 @@
 import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type FillReport } from '../agentTypes.ts';
 import { flattenFormData, missingRequiredKeys } from './entries.ts';
+import { signIn } from './loginPages.ts';
 import { askOrFail } from './questions.ts';
 import { buildResult, readFacts } from './resultBuilder.ts';
 import type { KeyMapper } from './keyMapper.ts';
@@ -64,6 +65,8 @@ export class AutofillAgent implements Agent {
     } catch (error) {
       throw new AgentFailure(`Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, { cause: error });
     }
+    // A job with credential_id signs in first (login and one-time-code pages), then fills the form it lands on.
+    if (ctx.credential) await signIn(ctx, ctx.credential);
     const outcome = await new Wizard(ctx, entries, humanFor, this.#options.keyMapper?.(ctx) ?? null).run();
     const facts = await readFacts(ctx.page.frames());
     await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);

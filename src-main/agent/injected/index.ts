@@ -3,8 +3,10 @@
 // sources (generated/scripts.ts, by scripts/build-injected.mjs): no transpiler helper or import can
 // leak into what the page runs.
 import type findListboxEntry from './findListbox.ts';
+import type loginScanEntry from './loginScan.ts';
 import {
   findListboxSource,
+  loginScanSource,
   pageFactsSource,
   readAndLeaveSource,
   readOptionsSource,
@@ -31,7 +33,9 @@ export const shownValue = inPage<typeof shownValueEntry>(shownValueSource);
 export const pageFacts = inPage<typeof pageFactsEntry>(pageFactsSource);
 export const readAndLeave = inPage<typeof readAndLeaveEntry>(readAndLeaveSource);
 export const uniqueSelector = inPage<typeof uniqueSelectorEntry>(uniqueSelectorSource);
+export const loginScan = inPage<typeof loginScanEntry>(loginScanSource);
 
 export type { FindListboxArgs } from './findListbox.ts';
+export type { LoginScan } from './loginScan.ts';
 export type { RawPageFacts } from './pageFacts.ts';
 export type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';

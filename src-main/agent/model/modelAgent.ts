@@ -63,7 +63,9 @@ export class ModelAgent implements Agent {
   async run(ctx: AgentContext): Promise<AgentOutcome> {
     const job = ctx.job;
     if (!job) throw new AgentFailure('the model-driven agent needs the job details from the engine');
-    const secrets = new SecretValues(this.#deps.secrets, ctx.formData, ctx.formSchema);
+    // A job started with credential_id reads that credential's secrets only.
+    const credential = ctx.credential;
+    const secrets = new SecretValues(credential ? { get: (name) => credential.secret(name) } : this.#deps.secrets, ctx.formData, ctx.formSchema);
     // Actions are recorded after they run; the path that counts is the page they ran on (the turn's page).
     let turnPath = '';
     const recorder = new TraceRecorder(() => turnPath);

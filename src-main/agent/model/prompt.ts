@@ -18,6 +18,11 @@ export function systemPrompt(ctx: AgentContext, secrets: SecretValues, skills: S
     `form_data: ${JSON.stringify(secrets.forModel())}`,
     `output_schema: ${ctx.outputSchema ? JSON.stringify(ctx.outputSchema) : 'none (return a short summary object)'}`,
   ];
+  const credential = ctx.credential;
+  if (credential) {
+    lines.push('', `Stored credential for ${credential.serviceName}: credential_id ${credential.id}${credential.username ? `, username ${credential.username}` : ''}.`
+      + `${credential.hasPassword ? ' Type its password with use_credential.' : ''}${credential.hasTotp ? ' Type its one-time code with totp_code.' : ''}`);
+  }
   if (skills.length > 0) {
     lines.push('', 'Skills attached to this portal (read one with read_skill when it applies):');
     for (const skill of skills) lines.push(`- ${skill.name}: ${skill.description}`);

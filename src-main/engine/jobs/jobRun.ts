@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { AgentFailure, type Agent, type AgentContext, type AgentQuestion } from '../../agent/agentTypes.ts';
+import { AgentFailure, type Agent, type AgentContext, type AgentCredential, type AgentQuestion } from '../../agent/agentTypes.ts';
 import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
 import type { Disposable } from '../../base/emitter.ts';
 import { newId } from '../../base/ids.ts';
-import type { Logger } from '../../base/logger.ts';
+import type { Logger, SecretRedactor } from '../../base/logger.ts';
 import type { BrowserLease } from '../../browser/browserLease.ts';
 import type { BrowserRuntime, ProxySettings } from '../../browser/browserRuntime.ts';
 import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
@@ -39,6 +39,12 @@ export interface JobRunDeps {
   sessionLease?: (sessionId: string, orgId: string) => Promise<BrowserLease>;
   /** Screen recording for jobs with `record_video`: where ffmpeg is (throws RecordingUnavailable saying why not). Absent: recordings are skipped. */
   recorder?: { ffmpegPath(): Promise<string> };
+  /** The job's stored credential (`credential_id`), lent to its agent; absent: credentials are not available. */
+  credentials?: {
+    forJob(orgId: string, credentialId: string, hooks: { humanInTheLoop: boolean; signal: AbortSignal; ask(question: AgentQuestion): Promise<string>; log(line: string): void }): AgentCredential | undefined;
+  };
+  /** Knows every secret value handled so far; job logs, events, questions and results pass through it. */
+  redactor?: SecretRedactor;
 }
 
 /** Screenshot file name of step `index` (0-based), as the archive names it. */
@@ -131,12 +137,12 @@ export class JobRun {
   }
 
   #event(type: string, data: JsonObject): void {
-    const event = this.#deps.store.jobs.appendEvent(this.jobId, type, data);
+    const event = this.#deps.store.jobs.appendEvent(this.jobId, type, this.#deps.redactor?.redactJson(data) ?? data);
     this.#deps.events.fireEvent(this.#job(), event);
   }
 
   #log(line: string): void {
-    this.#deps.events.fireLog(this.jobId, this.#deps.store.jobs.appendLog(this.jobId, line));
+    this.#deps.events.fireLog(this.jobId, this.#deps.store.jobs.appendLog(this.jobId, this.#deps.redactor?.redact(line) ?? line));
   }
 
   async #screenshot(page: Page): Promise<void> {
@@ -179,6 +185,7 @@ export class JobRun {
         this.#log(`step ${this.#steps}: ${description}`);
       },
       ask: (question) => this.#ask(job, question, clock),
+      ...this.#credential(job, clock),
       job: {
         id: job.id, portalId: job.portal_id, orchestratorModel: job.orchestrator_model, visionModel: job.vision_model,
         skillIds: job.portal.skill_ids, replay: job.options.replay ?? true, assistModel: job.portal.assist_model ?? null,
@@ -197,6 +204,17 @@ export class JobRun {
     };
   }
 
+  #credential(job: JobRecord, clock: ActiveClock): { credential?: AgentCredential } {
+    const id = job.options.credential_id;
+    if (!id || !this.#deps.credentials) return {};
+    const credential = this.#deps.credentials.forJob(job.org_id, id, {
+      humanInTheLoop: job.options.human_in_the_loop, signal: this.#controller.signal,
+      ask: (question) => this.#ask(job, question, clock), log: (line) => this.#log(line),
+    });
+    if (!credential) throw new AgentFailure('the credential this job was started with has been deleted');
+    return { credential };
+  }
+
   async #ask(job: JobRecord, question: AgentQuestion, clock: ActiveClock): Promise<string> {
     const signal = this.#controller.signal;
     if (!job.options.human_in_the_loop) throw new AgentFailure(question.message);
@@ -207,7 +225,8 @@ export class JobRun {
     });
     // The event is stored before the status moves, and announced after, so a listener that sees
     // waiting_for_input can already read the question from the job's events.
-    const event = this.#deps.store.jobs.appendEvent(this.jobId, 'question', { question_id: questionId, question: question.question, options: question.options, message: question.message });
+    const asked = this.#deps.redactor?.redactJson(question) ?? question;
+    const event = this.#deps.store.jobs.appendEvent(this.jobId, 'question', { question_id: questionId, question: asked.question, options: asked.options, message: asked.message });
     clock.pause();
     this.#transition(['running'], 'waiting_for_input', { pending_question_id: questionId });
     this.#deps.events.fireEvent(this.#job(), event);
@@ -285,7 +304,7 @@ export class JobRun {
     if (recording) await this.#stopRecording(recording);
     await this.#lease?.close().catch((error: unknown) => this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }));
     if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
-    this.#finish(ending.status, ending.fields, clock);
+    this.#finish(ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
   }
 
   /** Starts recording the job's page; a recording that cannot start is skipped with its reason (logged, and a `recording` event), never failing the job. */

@@ -5,6 +5,7 @@ import { newId, newSecretToken } from '../../base/ids.ts';
 import type { JobActionResponse, JobListQuery, JobStartRequest, JobStatusResponse } from '../../contract/job.ts';
 import { FINAL_JOB_STATUSES } from '../../contract/job.ts';
 import { messages } from '../../contract/messages.ts';
+import { credentialMessages } from '../../contract/credential.ts';
 import {
   BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, DEFAULT_VISION_MODEL, ORCHESTRATOR_MODELS, VISION_MODELS, isOrchestratorModel, isVisionModel, LOCAL_MODEL_PLACEHOLDER,
 } from '../../contract/models.ts';
@@ -42,6 +43,8 @@ export interface JobServiceDeps {
   baseUrl(): string;
   /** Live public sessions, for `browser_session_id` (absent: every session id is not found). */
   sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean };
+  /** Stored credentials, for `credential_id` (absent: every credential id is not found). */
+  credentials?: { requireForOrg(orgId: string, credentialId: string): unknown };
   /** The operator's recording default, for jobs whose request and portal do not say (default false). */
   recordVideoDefault?: () => boolean;
 }
@@ -107,6 +110,10 @@ export class JobService {
       }
       if (!this.#deps.sessions?.isActiveInOrg(sessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
     }
+    if (request.credential_id !== undefined) {
+      if (!this.#deps.credentials) throw new NotFoundError(credentialMessages.notFound);
+      this.#deps.credentials.requireForOrg(orgId, request.credential_id);
+    }
     // In a session the session's browser is used (with its own profile, if any), never the portal's profile.
     const profileId = sessionId !== undefined ? null : (request.profile_id ?? portal.profile_id);
     if (profileId && !this.#deps.store.profiles.getForOrg(orgId, profileId)) {
@@ -131,6 +138,7 @@ export class JobService {
         save_profile: request.save_profile ?? true,
         human_in_the_loop: request.human_in_the_loop ?? false,
         browser_session_id: sessionId ?? null,
+        credential_id: request.credential_id ?? null,
         // The job option wins; otherwise the portal's setting decides.
         replay: request.replay ?? portal.replay_enabled,
         record_video: request.record_video ?? portal.record_video ?? this.#deps.recordVideoDefault?.() ?? false,

@@ -746,3 +746,67 @@ var __porticoInjected = (function() {
 })();
 return __porticoInjected(...args);
 }`;
+
+/** loginScan.ts */
+export const loginScanSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/loginScan.ts
+	function loginScan(role) {
+		const visible = (el) => {
+			const box = el.getBoundingClientRect();
+			const style = getComputedStyle(el);
+			return box.width > 0 && box.height > 0 && style.visibility !== "hidden" && style.display !== "none";
+		};
+		for (const el of document.querySelectorAll(\`[\${role}]\`)) el.removeAttribute(role);
+		const inputs = [...document.querySelectorAll("input")].filter((el) => visible(el) && !el.disabled && !el.readOnly);
+		const textLike = inputs.filter((el) => [
+			"text",
+			"email",
+			"tel",
+			"number",
+			""
+		].includes(el.type) || !el.hasAttribute("type"));
+		const describe = (el) => {
+			const labels = [...el.labels ?? []].map((l) => l.textContent ?? "").join(" ");
+			return \`\${el.name} \${el.id} \${el.placeholder} \${el.getAttribute("aria-label") ?? ""} \${el.autocomplete} \${labels}\`.toLowerCase();
+		};
+		const password = inputs.find((el) => el.type === "password");
+		const codeWords = /one-time-code|verification|one[- ]time|\\botp\\b|2fa|two[- ]factor|authenticat|security code|\\bcode\\b|passcode|totp/;
+		const boxes = textLike.filter((el) => el.maxLength === 1);
+		const single = textLike.find((el) => el.maxLength !== 1 && (el.autocomplete === "one-time-code" || codeWords.test(describe(el)) || el.maxLength === 6 && /numeric|number/.test(\`\${el.inputMode} \${el.type}\`)));
+		let otpBoxes = 0;
+		if (!password && single) {
+			single.setAttribute(role, "otp-0");
+			otpBoxes = 1;
+		} else if (!password && boxes.length >= 4 && boxes.length <= 8) {
+			boxes.forEach((el, i) => el.setAttribute(role, \`otp-\${i}\`));
+			otpBoxes = boxes.length;
+		}
+		let username;
+		if (otpBoxes === 0) {
+			const userWords = /user|e-?mail|login|account|identifier|username/;
+			const candidates = textLike.filter((el) => el.autocomplete === "username" || el.type === "email" || userWords.test(describe(el)));
+			username = (password ? candidates.filter((el) => el.compareDocumentPosition(password) & Node.DOCUMENT_POSITION_FOLLOWING) : candidates).at(-1) ?? (password ? void 0 : candidates.length === 1 && textLike.length === 1 ? candidates[0] : void 0);
+			if (!password && username && textLike.length > 1) username = void 0;
+			username?.setAttribute(role, "username");
+			password?.setAttribute(role, "password");
+		}
+		const anchor = password ?? username ?? document.querySelector(\`[\${role}="otp-0"]\`);
+		let submit;
+		if (anchor) {
+			const buttons = [...(anchor.form ?? document).querySelectorAll("button, input[type=\\"submit\\"], input[type=\\"button\\"]")].filter((el) => visible(el) && !el.disabled);
+			const words = /sign in|log ?in|next|continue|verify|submit|confirm|send/i;
+			submit = buttons.find((el) => el.type === "submit" && words.test(\`\${el.textContent ?? ""} \${el.value ?? ""}\`)) ?? buttons.find((el) => words.test(\`\${el.textContent ?? ""} \${el.value ?? ""}\`)) ?? buttons.find((el) => el.type === "submit");
+			submit?.setAttribute(role, "submit");
+		}
+		return {
+			username: username !== void 0 && (password !== void 0 || otpBoxes === 0),
+			password: password !== void 0 && otpBoxes === 0,
+			otpBoxes,
+			submit: submit !== void 0
+		};
+	}
+	return loginScan;
+})();
+return __porticoInjected(...args);
+}`;

@@ -1,5 +1,6 @@
 import type { AgentTool } from './toolTypes.ts';
 import { INDEX_PROP, stringArg } from './toolTypes.ts';
+import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 
 /** Generates a TOTP code locally from a credential's seed and types it; the code never reaches the model. */
 export const totpCodeTool: AgentTool = {
@@ -10,6 +11,7 @@ export const totpCodeTool: AgentTool = {
   async run(input, env) {
     const { element, locator } = env.element(input.index);
     const id = stringArg(input, 'credential_id');
+    await assertCredentialOrigin(locator, env.ctx.credential);
     await locator.fill(await env.secrets.totp(id), { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: { kind: 'totp', id } });
     return { output: `typed {{credential:${id}.totp}} into [${element.index}]` };

@@ -1,5 +1,6 @@
 import type { AgentTool } from './toolTypes.ts';
 import { INDEX_PROP, stringArg } from './toolTypes.ts';
+import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 
 /** Types a stored credential's password; the model names the credential, never sees the value. */
 export const useCredentialTool: AgentTool = {
@@ -10,6 +11,7 @@ export const useCredentialTool: AgentTool = {
   async run(input, env) {
     const { element, locator } = env.element(input.index);
     const id = stringArg(input, 'credential_id');
+    await assertCredentialOrigin(locator, env.ctx.credential);
     await locator.fill(await env.secrets.credential(id), { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: { kind: 'credential', id, field: 'password' } });
     return { output: `typed {{credential:${id}.password}} into [${element.index}]` };

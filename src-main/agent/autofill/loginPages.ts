@@ -1,0 +1,126 @@
+import type { Frame, Locator, Page } from 'playwright-core';
+import { AgentFailure, type AgentContext, type AgentCredential } from '../agentTypes.ts';
+import { loginScan, type LoginScan } from '../injected/index.ts';
+
+export type { LoginScan };
+
+const ROLE = 'data-portico-login';
+
+/** Scans one frame; a frame that is navigating or gone reads as no login controls. */
+export async function scanLoginFrame(frame: Frame): Promise<LoginScan> {
+  return frame.evaluate(loginScan, ROLE).catch(() => ({ username: false, password: false, otpBoxes: 0, submit: false }));
+}
+
+function originOf(url: string): string | null {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether credential values may be typed into this frame: only one of the credential's `service_url` origin, when it has one. */
+export function mayTypeInto(frameUrl: string, credential: Pick<AgentCredential, 'origin'>): boolean {
+  return credential.origin === null || originOf(frameUrl) === credential.origin;
+}
+
+/** Refuses (AgentFailure) to type a credential value into an element whose frame is of another origin than the credential's site. */
+export async function assertCredentialOrigin(locator: Locator, credential: Pick<AgentCredential, 'origin' | 'serviceName'> | undefined): Promise<void> {
+  if (!credential || credential.origin === null) return;
+  const origin = await locator.evaluate(() => location.origin).catch(() => 'unknown');
+  if (origin !== credential.origin) {
+    throw new AgentFailure(`refused to type the credential for ${credential.serviceName} into a frame of ${origin}: it belongs to ${credential.origin}`);
+  }
+}
+
+type LoginStep = 'credentials' | 'username' | 'code';
+
+interface FoundLogin {
+  frame: Frame;
+  scan: LoginScan;
+  step: LoginStep;
+}
+
+async function findLogin(page: Page): Promise<FoundLogin | undefined> {
+  for (const frame of page.frames()) {
+    const scan = await scanLoginFrame(frame);
+    const step: LoginStep | null = scan.password ? 'credentials' : scan.otpBoxes > 0 ? 'code' : scan.username ? 'username' : null;
+    if (step === null) continue;
+    return { frame, scan, step };
+  }
+  return undefined;
+}
+
+async function settleAfter(page: Page, frame: Frame, click: () => Promise<void>): Promise<void> {
+  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(() => true, () => false);
+  await click();
+  const moved = await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+  if (moved) await page.waitForLoadState('load', { timeout: 15000 }).catch(() => undefined);
+  await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
+}
+
+async function submit(page: Page, frame: Frame, scan: LoginScan, lastField: Locator): Promise<void> {
+  await settleAfter(page, frame, async () => {
+    if (scan.submit) await frame.locator(`[${ROLE}="submit"]`).click({ timeout: 5000 });
+    else await lastField.press('Enter', { timeout: 5000 });
+  });
+}
+
+/** A code page: TOTP when the credential has a seed, else a code pushed to (or asked for) the job. */
+async function codeFor(credential: AgentCredential): Promise<string> {
+  if (credential.hasTotp) return credential.totp();
+  return credential.receivedCode();
+}
+
+/**
+ * Signs in with the job's credential on the page as it stands: username + password (on one page or
+ * two), then a one-time-code page. Values are typed only into frames of the credential's site; the
+ * page left afterwards is where the form filling starts. Returns how many login pages it submitted.
+ */
+export async function signIn(ctx: AgentContext, credential: AgentCredential, maxPages = 4): Promise<number> {
+  let submitted = 0;
+  for (let round = 0; round < maxPages; round += 1) {
+    ctx.signal.throwIfAborted();
+    const found = await findLogin(ctx.page);
+    if (!found) break;
+    const { frame, scan, step } = found;
+    if (!mayTypeInto(frame.url(), credential)) {
+      const origin = originOf(frame.url()) ?? frame.url();
+      ctx.log(`login: refused to type the credential for ${credential.serviceName} into a frame of ${origin}; it belongs to ${credential.origin ?? 'any site'}`);
+      throw new AgentFailure(`The login form is in a frame of ${origin}, but the credential for ${credential.serviceName} belongs to ${credential.origin ?? 'another site'}; nothing was typed`);
+    }
+    let last: Locator | undefined;
+    if (step === 'code') {
+      const code = await codeFor(credential);
+      if (scan.otpBoxes === 1) {
+        last = frame.locator(`[${ROLE}="otp-0"]`);
+        await last.fill(code, { timeout: 5000 });
+      } else {
+        if (code.length !== scan.otpBoxes) ctx.log(`login: the code page has ${scan.otpBoxes} boxes for a ${code.length}-character code`);
+        last = frame.locator(`[${ROLE}="otp-0"]`);
+        for (let i = 0; i < scan.otpBoxes && i < code.length; i += 1) {
+          last = frame.locator(`[${ROLE}="otp-${i}"]`);
+          await last.fill(code[i] ?? '', { timeout: 5000 });
+        }
+      }
+      ctx.log(`login: typed the one-time code for ${credential.serviceName}`);
+    } else {
+      if (scan.username) {
+        if (credential.username === null) throw new AgentFailure(`The login page asks for a username, but the credential for ${credential.serviceName} has none`);
+        last = frame.locator(`[${ROLE}="username"]`);
+        await last.fill(credential.username, { timeout: 5000 });
+      }
+      if (step === 'credentials') {
+        if (!credential.hasPassword) throw new AgentFailure(`The login page asks for a password, but the credential for ${credential.serviceName} has none`);
+        last = frame.locator(`[${ROLE}="password"]`);
+        await last.fill(await credential.password(), { timeout: 5000 });
+      }
+      ctx.log(`login: typed the ${step === 'credentials' ? 'username and password' : 'username'} for ${credential.serviceName}`);
+    }
+    await ctx.recordStep(`Login page (${step === 'code' ? 'one-time code' : step}) filled from the credential for ${credential.serviceName}`);
+    await submit(ctx.page, frame, scan, last ?? frame.locator(`[${ROLE}="username"]`));
+    submitted += 1;
+  }
+  return submitted;
+}
