@@ -1,4 +1,5 @@
 import type { AnyRouteSpec } from './api/routeTable.ts';
+import type { Clock } from './base/clock.ts';
 import type { PorticoConfig } from './base/config.ts';
 import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import type { RetryPolicy } from './llm/index.ts';
@@ -38,6 +39,8 @@ export interface AppOptions {
   minuteMs?: number;
   /** Warm session browsers kept ready, ahead of the console's saved value (default 1; 0 when warmBrowser is false). */
   sessionPoolSize?: number;
+  /** Time source of workflow runs (step times, the resume window); only tests change it. */
+  workflowClock?: Clock;
 }
 
 /** A started engine and its HTTP server. */

@@ -27,6 +27,8 @@ import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
 import { SkillService } from './engine/skills/skillService.ts';
 import { SessionService } from './engine/sessions/sessionService.ts';
 import { ActionService } from './engine/actions/actionService.ts';
+import { WorkflowService } from './engine/workflows/workflowService.ts';
+import { WorkflowRepository } from './store/workflows.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
@@ -154,6 +156,13 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         missing: (model) => llm.missing(model),
       },
     });
+    // Workflows: single actions and portal jobs in order, in one session (local-service.md §5.5).
+    const workflows = new WorkflowService({
+      workflows: new WorkflowRepository(store.db), principals: store.principals, portals: store.portals, sessions, actions,
+      jobs: { start: (orgId, endpointName, request) => jobs.start(orgId, endpointName, request), get: (jobId) => store.jobs.get(jobId), onDidChangeStatus: jobEvents.onDidChangeStatus },
+      screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.workflowClock && { clock: options.workflowClock }),
+    });
+    workflows.recover();
     const seeded = seedFirstStart(store);
     // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
     const consoleToken = newSecretToken('ct_');
@@ -167,7 +176,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, credentials });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, credentials, workflows });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -193,10 +202,13 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       close: () => {
         closing ??= (async () => {
           await scheduler.close();
+          // Runs end as their sessions close (below); their last writes land before the store closes.
+          const workflowsClosed = workflows.close();
           webhookEmitter.dispose();
           await webhookDispatcher.close();
           // Sessions first: their CDP sockets are upgraded connections the HTTP server would wait for.
           await sessions.close();
+          await workflowsClosed;
           await sessionPool.close();
           await server.close();
           await profileSessions.close();

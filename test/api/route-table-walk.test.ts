@@ -83,6 +83,16 @@ describe('every JSON route answers exactly its declared response schema (walked 
     'GET /public/sessions/:session_id': async () => ({ path: `/public/sessions/${await publicSession()}` }),
     'POST /public/sessions/:session_id/terminate': async () => ({ path: `/public/sessions/${await publicSession()}/terminate` }),
     'POST /public/single-actions/run-action': async () => ({ json: { session_id: await publicSession(), action: `go to ${pages.url}/form` } }),
+    'POST /public/workflows': () => ({ json: { name: fresh('walk-workflow'), steps: [{ action: `go to ${pages.url}/form` }] } }),
+    // Only a failed execution whose session still lives can be resumed.
+    'POST /public/workflows/:workflow_id/executions/:execution_id/resume': async () => {
+      const made = await jsonOf(await svc.api('/public/workflows', { method: 'POST', key: svc.accountKey, json: { name: fresh('walk-fails'), steps: [{ action: 'click No such button' }] } }));
+      const workflowId = String((made.body as { id: string }).id);
+      const started = await jsonOf(await svc.api(`/public/workflows/${workflowId}/run`, { method: 'POST', key: svc.accountKey, json: { session_id: await publicSession() } }));
+      const executionId = String((started.body as { id: string }).id);
+      await until(async () => ((await (await svc.api(`/public/workflows/${workflowId}/executions/${executionId}`, { key: svc.accountKey })).json()) as { status: string }).status === 'failed', 'the walk workflow to fail');
+      return { path: `/public/workflows/${workflowId}/executions/${executionId}/resume`, json: {} };
+    },
   };
 
   beforeAll(async () => {
@@ -113,6 +123,11 @@ describe('every JSON route answers exactly its declared response schema (walked 
     ids.token = new URL(session.live_url).pathname.split('/').pop() ?? '';
     const key = await jsonOf(await svc.api('/admin/orgs/default/keys', { method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken } }));
     ids.key_id = String((key.body as { id: string }).id);
+    const workflow = await jsonOf(await svc.api('/public/workflows', { method: 'POST', key: svc.accountKey, json: { name: 'walk', steps: [{ action: `go to ${pages.url}/form` }] } }));
+    ids.workflow_id = String((workflow.body as { id: string }).id);
+    const execution = await jsonOf(await svc.api(`/public/workflows/${ids.workflow_id}/run`, { method: 'POST', key: svc.accountKey, json: {} }));
+    ids.execution_id = String((execution.body as { id: string }).id);
+    await until(async () => ((await (await svc.api(`/public/workflows/${ids.workflow_id}/executions/${ids.execution_id}`, { key: svc.accountKey })).json()) as { status: string }).status === 'completed', 'the walk workflow to complete');
   });
   afterAll(async () => {
     await svc?.dispose();
