@@ -17,6 +17,8 @@ import { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, isOrchestratorModel } fro
 import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { AdminService } from './engine/admin/adminService.ts';
+import { ConnectedAccountService } from './engine/oauth/connectedAccounts.ts';
+import { OAuthRepository } from './store/oauth.ts';
 import { newSecretToken } from './base/ids.ts';
 import { openAppSecrets, type SecretStore } from './secrets/index.ts';
 import { jsonSchemas } from './base/jsonSchema.ts';
@@ -169,20 +171,27 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const webhookKeys = new WebhookKeyService(store, openSecrets);
     const webhookDispatcher = new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming });
     const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents, logger });
+    const adminService = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
+    // The RFC 8252 loopback redirect: an IP literal the browser reaches this server at, on the port it listens on.
+    let callbackOrigin = '';
+    const connectedAccounts = new ConnectedAccountService({
+      repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${callbackOrigin}/oauth/callback`,
+    });
     const admin = {
-      admin: new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers }),
+      admin: adminService,
       settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
       browser: runtime,
     };
     const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, credentials, workflows });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
     baseUrl = url;
+    callbackOrigin = `http://${host === '::1' ? '[::1]' : host === '0.0.0.0' || host === '::' || isLoopback(host) ? '127.0.0.1' : urlHost}:${port}`;
     scheduler.recover();
     webhookDispatcher.poke();
     sessionPool.fill();

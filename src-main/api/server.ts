@@ -7,6 +7,7 @@ import type { LiveViewHub } from '../engine/liveViewHub.ts';
 import type { ProfileService } from '../engine/profiles/profileService.ts';
 import type { SessionService } from '../engine/sessions/sessionService.ts';
 import type { ActionService } from '../engine/actions/actionService.ts';
+import type { ConnectedAccountService } from '../engine/oauth/connectedAccounts.ts';
 import type { WorkflowService } from '../engine/workflows/workflowService.ts';
 import type { CredentialService } from '../engine/credentials/credentialService.ts';
 import type { PortalService } from '../engine/portalService.ts';
@@ -34,6 +35,8 @@ import { addSessionRoutes } from './routes/sessions.ts';
 import { addCredentialRoutes } from './routes/credentials.ts';
 import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
+import { addConnectedAccountRoutes } from './routes/connectedAccounts.ts';
+import { addOAuthCallbackRoute } from './routes/oauthCallback.ts';
 import { addWorkflowRoutes } from './routes/workflows.ts';
 
 export interface ApiDeps {
@@ -64,6 +67,8 @@ export interface ApiDeps {
   sessions?: SessionService;
   /** `/public/single-actions` (local-service.md §5.3). */
   actions?: ActionService;
+  /** `/public/connected-accounts` and the loopback `/oauth/callback` (local-service.md §5.4). */
+  connectedAccounts?: ConnectedAccountService;
   /** `/public/workflows` and their executions (local-service.md §5.5). */
   workflows?: WorkflowService;
   /** `/public/credentials`, phone numbers and pushed codes (local-service.md §5.4). */
@@ -102,6 +107,10 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
     installCdpProxy(app.server, (token) => sessions.cdpTarget(token));
   }
   if (deps.actions) addSingleActionRoutes(routes, deps.actions);
+  if (deps.connectedAccounts) {
+    addConnectedAccountRoutes(routes, deps.connectedAccounts);
+    addOAuthCallbackRoute(routes, deps.connectedAccounts);
+  }
   if (deps.workflows) addWorkflowRoutes(routes, deps.workflows);
   if (deps.credentials) addCredentialRoutes(routes, deps.credentials);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);

@@ -36,6 +36,8 @@ export interface PorticoConfig {
   defaultProxy: ProxyUrl | undefined;
   /** PORTICO_VAULT_KEY: the encrypted file vault's passphrase, used when no OS keychain answers. */
   vaultKey: string | undefined;
+  /** PORTICO_GMAIL_API_BASE: where the Gmail API is called (default https://gmail.googleapis.com); tests point it at a stand-in. */
+  gmailApiBase?: string | undefined;
   /** PORTICO_KEYCHAIN_SERVICE: the keychain service name (default `Portico`). */
   keychainService: string | undefined;
   /**
@@ -160,6 +162,7 @@ const EnvSchema = z.object({
   PORTICO_DEFAULT_PROXY: proxy,
   PORTICO_VAULT_KEY: secretSetting,
   PORTICO_KEYCHAIN_SERVICE: setting,
+  PORTICO_GMAIL_API_BASE: baseUrl,
   DISPLAY: setting,
   WAYLAND_DISPLAY: setting,
   APPDATA: setting,
@@ -202,6 +205,7 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
     defaultProxy: values.PORTICO_DEFAULT_PROXY,
     vaultKey: values.PORTICO_VAULT_KEY,
     keychainService: values.PORTICO_KEYCHAIN_SERVICE,
+    gmailApiBase: values.PORTICO_GMAIL_API_BASE,
     providers: providers as Record<ModelProvider, ProviderEnvValues>,
   };
 }

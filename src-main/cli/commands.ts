@@ -74,6 +74,31 @@ export const commands: Record<string, Command> = {
     if (!url) throw new UsageError('<url> is required (or `default` to go back to the provider\'s own endpoint)');
     return admin.setProviderBaseUrl(name, url === 'default' ? null : url);
   },
+  'oauth-app add': async ({ admin, readStdin }, { positionals, options }) => {
+    const id = positionals[0];
+    if (!id) throw new UsageError('<id> is required');
+    if (!options['client-id']) throw new UsageError('--client-id is required');
+    let clientSecret: string | undefined;
+    if (options['client-secret-stdin']) {
+      clientSecret = (await readStdin()).replace(/\r?\n$/, '');
+      if (!clientSecret) throw new UsageError('--client-secret-stdin: standard input was empty');
+    }
+    const app = await admin.addOAuthApp({
+      id, client_id: options['client-id'],
+      ...(options['authorize-url'] !== undefined && { authorize_url: options['authorize-url'] }),
+      ...(options['token-url'] !== undefined && { token_url: options['token-url'] }),
+      ...(options['userinfo-url'] !== undefined && { userinfo_url: options['userinfo-url'] }),
+      ...(options.scopes !== undefined && { scopes: options.scopes }),
+      ...(clientSecret !== undefined && { client_secret: clientSecret }),
+    });
+    return { ...app };
+  },
+  'oauth-app list': ({ admin }) => ({ oauth_apps: admin.listOAuthApps() }),
+  'oauth-app remove': async ({ admin }, { positionals }) => {
+    const id = positionals[0];
+    if (!id) throw new UsageError('<id> is required');
+    return admin.removeOAuthApp(id);
+  },
   'webhook-key generate': ({ webhookKeys }, { options }) => webhookKeys.generate(principalId(options.org, '--org')),
   'webhook-key revoke': ({ webhookKeys }, { options }) => webhookKeys.revoke(principalId(options.org, '--org')),
 };
@@ -89,4 +114,8 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
   webhook-key generate --org <org_id>   (prints the secret once; generating again rotates)
   webhook-key revoke --org <org_id>
   provider set-key <${MODEL_PROVIDERS.join('|')}>   (the key is read from standard input)
-  provider set-base-url <${MODEL_PROVIDERS.join('|')}> <url|default>`;
+  provider set-base-url <${MODEL_PROVIDERS.join('|')}> <url|default>
+  oauth-app add <id> [--authorize-url U --token-url U] --client-id C [--client-secret-stdin] [--scopes "a b"] [--userinfo-url U]
+                (presets google, microsoft: only --client-id, and the secret where the provider needs one)
+  oauth-app list
+  oauth-app remove <id>`;

@@ -39,7 +39,11 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { 'data-dir': { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        'data-dir': { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean' },
+        'authorize-url': { type: 'string' }, 'token-url': { type: 'string' }, 'userinfo-url': { type: 'string' }, 'client-id': { type: 'string' },
+        'client-secret-stdin': { type: 'boolean' }, scopes: { type: 'string' },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -68,7 +72,14 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     const admin = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
     const output = await command(
       { admin, webhookKeys: new WebhookKeyService(store, openSecrets), readStdin: io.readStdin },
-      { positionals: rest, options: { org: parsed.values.org, workspace: parsed.values.workspace } },
+      {
+        positionals: rest,
+        options: {
+          org: parsed.values.org, workspace: parsed.values.workspace,
+          'authorize-url': parsed.values['authorize-url'], 'token-url': parsed.values['token-url'], 'userinfo-url': parsed.values['userinfo-url'],
+          'client-id': parsed.values['client-id'], 'client-secret-stdin': parsed.values['client-secret-stdin'] ? 'true' : undefined, scopes: parsed.values.scopes,
+        },
+      },
     );
     io.stdout(`${JSON.stringify(output)}\n`);
     return 0;

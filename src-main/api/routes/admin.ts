@@ -6,6 +6,7 @@ import {
   ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, type ChromiumInfo,
 } from '../../contract/console.ts';
 import type { AdminService } from '../../engine/admin/adminService.ts';
+import { OAuthApp, OAuthAppAddRequest, OAuthAppList, OAuthAppParams } from '../../contract/oauth.ts';
 import type { OperatorSettings } from '../../engine/operatorSettings.ts';
 import type { RouteTable } from '../routeTable.ts';
 
@@ -82,6 +83,23 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
     method: 'POST', url: '/admin/providers/:provider/test', tag: 'admin', summary: 'Test the stored key against the provider at its effective base URL', auth: 'console',
     params: ProviderParams, response: ProviderTestResult,
     handler: ({ params }) => admin.testProvider(params.provider),
+  });
+
+  routes.add({
+    method: 'GET', url: '/admin/oauth-apps', tag: 'admin', summary: 'OAuth apps for connected accounts (never the client secrets)', auth: 'console', response: OAuthAppList,
+    handler: () => ({ oauth_apps: admin.listOAuthApps() }),
+  });
+  routes.add({
+    method: 'POST', url: '/admin/oauth-apps', tag: 'admin', summary: 'Add or replace an OAuth app; presets google and microsoft need only the client id (and secret)', auth: 'console',
+    body: OAuthAppAddRequest, response: OAuthApp, status: 201,
+    handler: ({ body }) => admin.addOAuthApp(body),
+  });
+  routes.add({
+    method: 'DELETE', url: '/admin/oauth-apps/:oauth_app_id', tag: 'admin', summary: 'Remove an OAuth app and its client secret (409 while accounts use it)', auth: 'console',
+    params: OAuthAppParams, status: 204,
+    handler: async ({ params }) => {
+      await admin.removeOAuthApp(params.oauth_app_id);
+    },
   });
 
   const currentSettings = async (): Promise<ConsoleSettings> => ({

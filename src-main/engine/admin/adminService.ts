@@ -8,6 +8,9 @@ import type { SecretStore } from '../../secrets/index.ts';
 import type { IssuedKey } from '../../store/apiKeys.ts';
 import type { OrgRow } from '../../store/principals.ts';
 import type { Store } from '../../store/store.ts';
+import type { OAuthApp, OAuthAppAddRequest } from '../../contract/oauth.ts';
+import { OAuthRepository } from '../../store/oauth.ts';
+import { OAuthAppRegistry } from '../oauth/oauthApps.ts';
 import { providerChecker, type ProviderCheckResult } from '../providerCheck.ts';
 import {
   ApiKeyAlreadyRevokedError, ApiKeyNotFoundError, NotAMemberError, OrgExistsError, OrgNotFoundError, UserNotFoundError, WorkspaceInOtherOrgError, WorkspaceNotFoundError,
@@ -46,8 +49,11 @@ export class AdminService {
   readonly #secrets: () => Promise<SecretStore>;
   readonly #environment: ProviderEnvironment;
   readonly #testProvider: ProviderTester;
+  /** OAuth apps for connected accounts (local-service.md §5.4); client secrets in the SecretStore. */
+  readonly oauthApps: OAuthAppRegistry;
 
   constructor(deps: AdminServiceDeps) {
+    this.oauthApps = new OAuthAppRegistry(new OAuthRepository(deps.store.db), deps.secrets);
     this.#store = deps.store;
     this.#secrets = deps.secrets;
     this.#environment = deps.providerEnvironment;
@@ -181,6 +187,21 @@ export class AdminService {
     if (change.api_key !== undefined) await this.setProviderKey(provider, change.api_key);
     if (change.base_url !== undefined) this.setProviderBaseUrl(provider, change.base_url);
     return this.providerStatus(provider);
+  }
+
+  /** Adds or replaces an OAuth app (`oauth-app add`); presets `google`, `microsoft` fill the URLs. */
+  addOAuthApp(request: OAuthAppAddRequest): Promise<OAuthApp> {
+    return this.oauthApps.add(request);
+  }
+
+  /** Every OAuth app, never a client secret. */
+  listOAuthApps(): OAuthApp[] {
+    return this.oauthApps.list();
+  }
+
+  /** Removes an OAuth app and its client secret (409 while accounts use it). */
+  removeOAuthApp(id: string): Promise<{ removed: true }> {
+    return this.oauthApps.remove(id);
   }
 
   /** One real request with the stored key at the base URL jobs use, told in words. */

@@ -1,0 +1,103 @@
+import type { ConnectedAccountStatus } from '../contract/oauth.ts';
+import type { Db } from './database.ts';
+
+export interface OAuthAppRow {
+  id: string;
+  authorize_url: string;
+  token_url: string;
+  userinfo_url: string | null;
+  client_id: string;
+  /** JSON array of scope strings. */
+  scopes: string;
+  has_client_secret: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConnectedAccountRow {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  oauth_app_id: string;
+  oauth_user_name: string;
+  /** JSON array of the scopes granted (as asked). */
+  scopes: string;
+  status: ConnectedAccountStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+/** OAuth apps and connected accounts (migration 0012): metadata only, never a secret or token. */
+export class OAuthRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Inserts or replaces an app by id; created_at stays what it was. */
+  upsertApp(row: OAuthAppRow): void {
+    this.#db
+      .prepare(
+        `INSERT INTO oauth_apps (id, authorize_url, token_url, userinfo_url, client_id, scopes, has_client_secret, created_at, updated_at)
+         VALUES (@id, @authorize_url, @token_url, @userinfo_url, @client_id, @scopes, @has_client_secret, @created_at, @updated_at)
+         ON CONFLICT (id) DO UPDATE SET authorize_url = excluded.authorize_url, token_url = excluded.token_url, userinfo_url = excluded.userinfo_url,
+           client_id = excluded.client_id, scopes = excluded.scopes, has_client_secret = excluded.has_client_secret, updated_at = excluded.updated_at`,
+      )
+      .run(row);
+  }
+
+  getApp(id: string): OAuthAppRow | undefined {
+    return this.#db.prepare<[string], OAuthAppRow>('SELECT * FROM oauth_apps WHERE id = ?').get(id);
+  }
+
+  listApps(): OAuthAppRow[] {
+    return this.#db.prepare<[], OAuthAppRow>('SELECT * FROM oauth_apps ORDER BY id').all();
+  }
+
+  deleteApp(id: string): boolean {
+    return this.#db.prepare('DELETE FROM oauth_apps WHERE id = ?').run(id).changes > 0;
+  }
+
+  countAccountsOfApp(appId: string): number {
+    return this.#db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM connected_accounts WHERE oauth_app_id = ?').get(appId)?.n ?? 0;
+  }
+
+  /** The account a user already has for this app and provider identity (a reconnect reuses it). */
+  findAccount(userId: string, appId: string, userName: string): ConnectedAccountRow | undefined {
+    return this.#db
+      .prepare<[string, string, string], ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE user_id = ? AND oauth_app_id = ? AND oauth_user_name = ?')
+      .get(userId, appId, userName);
+  }
+
+  insertAccount(row: ConnectedAccountRow): void {
+    this.#db
+      .prepare(
+        `INSERT INTO connected_accounts (id, user_id, workspace_id, oauth_app_id, oauth_user_name, scopes, status, created_at, updated_at)
+         VALUES (@id, @user_id, @workspace_id, @oauth_app_id, @oauth_user_name, @scopes, @status, @created_at, @updated_at)`,
+      )
+      .run(row);
+  }
+
+  /** A reconnect: the account works again with the scopes just granted. */
+  reconnectAccount(id: string, scopes: string, at: string): void {
+    this.#db.prepare("UPDATE connected_accounts SET status = 'connected', scopes = ?, updated_at = ? WHERE id = ?").run(scopes, at, id);
+  }
+
+  setAccountStatus(id: string, status: ConnectedAccountStatus, at: string): void {
+    this.#db.prepare('UPDATE connected_accounts SET status = ?, updated_at = ? WHERE id = ?').run(status, at, id);
+  }
+
+  getAccount(id: string): ConnectedAccountRow | undefined {
+    return this.#db.prepare<[string], ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE id = ?').get(id);
+  }
+
+  /** One user's accounts, oldest first. */
+  listAccountsOfUser(userId: string): ConnectedAccountRow[] {
+    return this.#db.prepare<[string], ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE user_id = ? ORDER BY created_at, rowid').all(userId);
+  }
+
+  deleteAccount(id: string): boolean {
+    return this.#db.prepare('DELETE FROM connected_accounts WHERE id = ?').run(id).changes > 0;
+  }
+}
