@@ -156,6 +156,7 @@ export class WorkflowService {
       throw error;
     }
     const state: RunState = { executionId: row.id, workflow, steps, actor, sessionId, ownsSession: row.owns_session === 1, origin, variables };
+    this.#pruneEnded();
     this.#runs.set(row.id, state);
     this.#start(state, 0);
     return this.#toExecution(row, workflow.name);
@@ -334,6 +335,13 @@ export class WorkflowService {
       void this.#deps.sessions.terminate(state.actor.workspaceId, state.sessionId, state.origin).catch((error: unknown) => {
         this.#logger.warn('workflow session did not terminate', { session_id: state.sessionId, error: String(error) });
       });
+    }
+  }
+
+  /** Forgets failed runs whose session has ended: they can no longer be resumed, so their values go. */
+  #pruneEnded(): void {
+    for (const state of [...this.#runs.values()]) {
+      if (!this.#busySessions.has(state.sessionId) && !this.#deps.sessions.isActive(state.sessionId, state.actor.workspaceId)) this.#forget(state.executionId);
     }
   }
 
