@@ -186,8 +186,11 @@ export class CredentialService {
   forJob(orgId: string, id: string, hooks: CredentialJobHooks): AgentCredential | undefined {
     const row = this.#deps.store.credentials.getForOrg(orgId, id);
     if (!row) return undefined;
+    // A code sent because of a login submitted just now may arrive before the job starts waiting: codes count from the last secret read.
+    let lastUsedAt: string | undefined;
     const secret = async (name: string): Promise<string | undefined> => {
       if (name !== credentialSecretName.password(id) && name !== credentialSecretName.totp(id)) return undefined;
+      lastUsedAt = this.#clock.now().toISOString();
       const value = await (await this.#deps.secrets()).get(name);
       if (value !== undefined) this.#deps.redactor.add(value);
       return value;
@@ -209,12 +212,12 @@ export class CredentialService {
         this.#deps.redactor.add(code);
         return code;
       },
-      receivedCode: () => this.#receivedCode(row, hooks),
+      receivedCode: () => this.#receivedCode(row, hooks, lastUsedAt),
     };
   }
 
-  async #receivedCode(row: CredentialRow, hooks: CredentialJobHooks): Promise<string> {
-    const since = this.#clock.now().toISOString();
+  async #receivedCode(row: CredentialRow, hooks: CredentialJobHooks, sinceIso: string | undefined): Promise<string> {
+    const since = sinceIso ?? this.#clock.now().toISOString();
     const waitMs = this.#deps.codeWaitMs ?? CODE_WAIT_MS;
     hooks.log(`waiting up to ${Math.round(waitMs / 1000)} s for a verification code for '${row.service_name}' (${this.codeWaiter.sourceNames.join(', ')})`);
     const code = await this.codeWaiter.wait(row, since, hooks.signal, waitMs);

@@ -149,10 +149,12 @@ export class JobRun {
     const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
     await mkdir(dir, { recursive: true });
     // Masking costs a locator pass per shot; only pay it when a frame has a password field to hide.
-    const passwords = page.locator('input[type="password"]');
+    // Password fields, and the one-time-code fields the login filler typed a code into, are masked.
+    const masked = 'input[type="password"], [data-portico-login^="otp-"]';
+    const passwords = page.locator(masked);
     const hasPassword = async (): Promise<boolean> => {
       for (const frame of page.frames()) {
-        if (await frame.evaluate(() => document.querySelector('input[type="password"]') !== null).catch(() => false)) return true;
+        if (await frame.evaluate((selector) => document.querySelector(selector) !== null, masked).catch(() => false)) return true;
       }
       return false;
     };
