@@ -53,7 +53,7 @@ function RunAgain(props: { org: string; endpoint: string; job: JobStatusResponse
   if (started?.form_data === undefined || started.form_data === null) return null;
   const formData = started.form_data;
   // Secret values (passwords, PINs) are never stored in the job's events: their keys are named, to be typed again.
-  const hiddenKeys = (started as { hidden_keys?: string[] }).hidden_keys ?? [];
+  const hiddenKeys = started.hidden_keys ?? [];
   const again = () =>
     action.run(async () => {
       const { job_id } = await call('startJob', {
