@@ -1,21 +1,43 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../helpers/fakeClock.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
-describe('a workflow execution across a service stop (real service, real session browser)', () => {
+describe('workflow executions over time: step timing, one run per session, a service stop (real service, real session browser)', () => {
   let svc: TestService;
   let pages: PageServer;
+  const clock = new FakeClock();
 
   beforeAll(async () => {
     pages = await startPageServer({ '/app': '<!doctype html><title>App</title><p>waiting</p>' });
-    svc = await startService(undefined, { agents: scriptedRegistry, sessionPoolSize: 0 });
+    svc = await startService(undefined, { agents: scriptedRegistry, sessionPoolSize: 0, workflowClock: clock });
     expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'hangs', start_url: `${pages.url}/app`, task: 'script:hang' } })).status).toBe(200);
   });
   afterAll(async () => {
     await svc?.dispose();
     await pages?.close();
+  });
+
+  it('steps are timed on the service clock: a portal step lasts as long as its job', async () => {
+    const key = svc.accountKey;
+    const api = async (path: string, json?: unknown) => jsonOf(await svc.api(path, { key, ...(json !== undefined && { method: 'POST', json }) }));
+    const workflow = (await api('/public/workflows', { name: 'Timed', steps: [{ action: `go to ${pages.url}/app` }, { portal: 'hangs', form_data: {} }] })).body as { id: string };
+    const t0 = clock.now().toISOString();
+    const executionId = String(((await api(`/public/workflows/${workflow.id}/run`, {})).body as { id: string }).id);
+    type Detail = { status: string; error: string | null; steps: { job_id: string | null; started_at: string | null; completed_at: string | null; success: boolean | null }[] };
+    const detail = async () => (await api(`/public/workflows/${workflow.id}/executions/${executionId}`)).body as Detail;
+    const jobId = await until(async () => (await detail()).steps[1]?.job_id, 'the portal step to start its job');
+    clock.advance(7_000);
+    expect((await svc.api(`/jobs/default/hangs/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+    const done = await until(async () => {
+      const d = await detail();
+      return d.status !== 'running' ? d : undefined;
+    }, 'the execution to end');
+    expect(done.status).toBe('failed');
+    expect(done.steps.map((s) => [s.started_at, s.completed_at, s.success])).toEqual([[t0, t0, true], [t0, new Date(Date.parse(t0) + 7_000).toISOString(), false]]);
+    expect(done.error).toContain('Step 1 (run portal hangs) failed');
   });
 
   it('one execution per session at a time (409); a stop fails the running one with its reason, and after the restart nothing reads running', async () => {
