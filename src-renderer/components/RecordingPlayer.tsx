@@ -33,6 +33,7 @@ export function RecordingPlayer(props: { org: string; endpoint: string; jobId: s
   if (url === undefined) return <p className="muted">Loading the screen recording…</p>;
   return (
     <figure className="recording">
+      {/* biome-ignore lint/a11y/useMediaCaption: a silent screen recording has no speech to caption; the figcaption says what it shows */}
       <video controls preload="metadata" src={url} aria-label="Screen recording of the job" style={{ maxWidth: '100%' }} />
       <figcaption className="muted">Screen recording (password fields are masked)</figcaption>
     </figure>

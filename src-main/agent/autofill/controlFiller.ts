@@ -130,7 +130,10 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   await click(env, options.nth(match.index));
   // Most widgets put the choice in the input; react-select clears the input and shows it beside.
   let shown = '';
-  const took = await waitFor(async () => loose((shown = await shownValue(loc))).includes(loose(label)), 800);
+  const took = await waitFor(async () => {
+    shown = await shownValue(loc);
+    return loose(shown).includes(loose(label));
+  }, 800);
   if (!took) env.log(`${target.label}: shows '${shown}' after choosing '${label}'`);
   return { shown: shown || label, how: preMatch && 'how' in preMatch ? preMatch.how : match.how };
 }

@@ -116,7 +116,10 @@ export class Wizard {
 
   #triedFor(key: string): Set<string> {
     let set = this.#tried.get(key);
-    if (!set) this.#tried.set(key, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#tried.set(key, set);
+    }
     return set;
   }
 
