@@ -68,7 +68,7 @@ export const WorkflowPortalStep = z.strictObject({
     .describe('The job\'s form_data; a string value that is exactly "{{name}}" (or contains it) takes the variable'),
 });
 
-export const WorkflowStep = z.union([WorkflowActionStep, WorkflowPortalStep]);
+export const WorkflowStep = z.union([WorkflowActionStep, WorkflowPortalStep], { error: 'must be either {action, variables?} or {portal, form_data}' });
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
 /** POST /public/workflows (local-service.md §5.5). */

@@ -262,10 +262,11 @@ describe('workflows (real service, real session browsers, scripted model server 
     expect(deepAnswer.status).toBe(422);
     expect(String((deepAnswer.body as { detail: string }).detail)).toContain('must nest at most 16 levels');
     expect(await detailOf({ name: 'Big', steps: [{ portal: 'visit', form_data: { blob: 'x'.repeat(70_000) } }] })).toContain('bytes');
-    expect(await detailOf({ name: 'Nowhere', steps: [{ portal: 'no-such-portal', form_data: {} }] })).toBe("body.steps.0.portal: no portal 'no-such-portal' in organization 'default'");
-    expect(await detailOf({ name: 'Undeclared', steps: [{ action: 'type {{email}} into Email' }], parameters: { name: null } })).toBe("body.steps.0: variable 'email' is not declared in parameters");
-    expect(await detailOf({ name: 'Extra', steps: [{ action: 'press Enter', selector: '#x' }] })).toContain('steps');
-    expect(await detailOf({ name: 'Both', steps: [{ action: 'press Enter', portal: 'visit', form_data: {} }] })).toContain('steps');
+    expect(await detailOf({ name: 'Nowhere', steps: [{ portal: 'no-such-portal', form_data: {} }] })).toBe("body.steps[0].portal: no portal 'no-such-portal' in organization 'default'");
+    expect(await detailOf({ name: 'Undeclared', steps: [{ action: 'type {{email}} into Email' }], parameters: { name: null } })).toBe("body.steps[0]: variable 'email' is not declared in parameters");
+    expect(await detailOf({ name: 'Broken', steps: [{ action: 'press Enter' }, { action: 'type {{ email into Email' }] })).toMatch(/^body\.steps\[1\]\.action: unreadable variable reference/);
+    expect(await detailOf({ name: 'Extra', steps: [{ action: 'press Enter', selector: '#x' }] })).toBe("body.steps[0]: unknown field 'selector'");
+    expect(await detailOf({ name: 'Both', steps: [{ action: 'press Enter', portal: 'visit', form_data: {} }] })).toBe('body.steps[0]: must be either {action, variables?} or {portal, form_data}');
     expect(await detailOf({ name: ' ', steps: [{ action: 'press Enter' }] })).toContain('name');
     expect(await count()).toBe(before);
 

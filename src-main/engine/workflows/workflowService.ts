@@ -113,10 +113,10 @@ export class WorkflowService {
       const names = stepVariables(step, index);
       if (request.parameters !== undefined) {
         const undeclared = names.find((name) => !Object.hasOwn(parameters, name));
-        if (undeclared !== undefined) throw new ValidationError(`body.steps.${index}: variable '${undeclared}' is not declared in parameters`);
+        if (undeclared !== undefined) throw new ValidationError(`body.steps[${index}]: variable '${undeclared}' is not declared in parameters`);
       }
       if ('portal' in step && !this.#deps.portals.exists(orgId, step.portal)) {
-        throw new ValidationError(`body.steps.${index}.portal: no portal '${step.portal}' in organization '${orgId}'`);
+        throw new ValidationError(`body.steps[${index}].portal: no portal '${step.portal}' in organization '${orgId}'`);
       }
     });
     const row: WorkflowRow = {

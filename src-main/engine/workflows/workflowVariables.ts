@@ -26,7 +26,7 @@ export function stepVariables(step: WorkflowStep, index: number): string[] {
     try {
       names = actionVariables(step.action);
     } catch (error) {
-      if (error instanceof ActionSyntaxError) throw new ValidationError(`body.steps.${index}.action: ${error.message}`);
+      if (error instanceof ActionSyntaxError) throw new ValidationError(`body.steps[${index}].action: ${error.message}`);
       throw error;
     }
     return names.filter((name) => !Object.hasOwn(step.variables ?? {}, name));
