@@ -18,6 +18,7 @@ import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { AdminService } from './engine/admin/adminService.ts';
 import { ConnectedAccountService } from './engine/oauth/connectedAccounts.ts';
+import { GmailCodeReader, GmailCodeSource } from './engine/oauth/gmail.ts';
 import { OAuthRepository } from './store/oauth.ts';
 import { newSecretToken } from './base/ids.ts';
 import { openAppSecrets, type SecretStore } from './secrets/index.ts';
@@ -176,7 +177,13 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     let callbackOrigin = '';
     const connectedAccounts = new ConnectedAccountService({
       repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${callbackOrigin}/oauth/callback`,
+      onSecret: (value) => redactor.add(value),
     });
+    // Codes by mail: a credential linked to its creator's connected Google account reads them through the Gmail API.
+    credentials.codeWaiter.register(new GmailCodeSource(
+      new GmailCodeReader({ accessToken: (id) => connectedAccounts.accessToken(id), ...(config.gmailApiBase !== undefined && { baseUrl: config.gmailApiBase }) }),
+      (id) => connectedAccounts.ownerOf(id),
+    ));
     const admin = {
       admin: adminService,
       settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,

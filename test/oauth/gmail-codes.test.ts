@@ -78,11 +78,15 @@ describe('codes by mail: the Gmail reader through a connected Google account', (
   });
 
   it('the code source for credentials waits (injected clock) until a mail with a code arrives, and refreshes the token on the way', async () => {
-    const source = new GmailCodeSource(reader);
-    expect(await source.next({ gmail_oauth_account_id: null }, new Date(t0).toISOString(), new AbortController().signal)).toBeUndefined();
+    const source = new GmailCodeSource(reader, (id) => accounts.ownerOf(id));
+    expect(await source.next({ gmail_oauth_account_id: null, created_by: 'local' }, new Date(t0).toISOString(), new AbortController().signal)).toBeUndefined();
+    // Another user's credential naming this account never opens its mailbox.
+    const listsAtStart = gmail.requests.length;
+    expect(await source.next({ gmail_oauth_account_id: accountId, created_by: 'mallory' }, new Date(t0).toISOString(), new AbortController().signal)).toBeUndefined();
+    expect(gmail.requests.length).toBe(listsAtStart);
     const since = new Date(t0 + 10_000);
     const listsBefore = gmail.requests.length;
-    const waiting = source.next({ gmail_oauth_account_id: accountId }, since.toISOString(), new AbortController().signal);
+    const waiting = source.next({ gmail_oauth_account_id: accountId, created_by: 'local' }, since.toISOString(), new AbortController().signal);
     await until(() => gmail.requests.length > listsBefore && clock.pending().length > 0, 'the first poll');
     // The access token is near its end by the next poll: the reader's call refreshes it first.
     const refreshes = provider.refreshCount();

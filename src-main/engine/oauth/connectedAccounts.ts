@@ -60,6 +60,8 @@ export interface ConnectedAccountDeps {
   clock?: Clock;
   logger?: Logger;
   fetch?: typeof fetch;
+  /** Told every token value this service handles, so the app's log redactor can hide it in any encoding. */
+  onSecret?: (value: string) => void;
 }
 
 const base64url = (bytes: Buffer): string => bytes.toString('base64url');
@@ -90,6 +92,7 @@ export class ConnectedAccountService {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #fetch: typeof fetch;
+  readonly #onSecret: (value: string) => void;
   readonly #pending = new Map<string, PendingConnect>();
   /** Per account: the tail of its token operations, so reads and refreshes never overlap. */
   readonly #queues = new Map<string, Promise<unknown>>();
@@ -102,6 +105,12 @@ export class ConnectedAccountService {
     this.#clock = deps.clock ?? systemClock;
     this.#logger = deps.logger ?? silentLogger;
     this.#fetch = deps.fetch ?? ((input, init) => fetch(input, init));
+    this.#onSecret = deps.onSecret ?? (() => {});
+  }
+
+  #tell(tokens: StoredTokens): void {
+    this.#onSecret(tokens.access_token);
+    if (tokens.refresh_token !== undefined) this.#onSecret(tokens.refresh_token);
   }
 
   /** Starts connecting: a single-use state and a PKCE verifier held here, and the provider URL to open. */
@@ -172,6 +181,7 @@ export class ConnectedAccountService {
     const existing = this.#repo.findAccount(pending.userId, app.id, name);
     const id = existing?.id ?? newId();
     const stored: StoredTokens = { access_token: tokens.access_token, expires_at: tokens.expires_at, ...(tokens.refresh_token !== undefined && { refresh_token: tokens.refresh_token }) };
+    this.#tell(stored);
     // The tokens first: an account row never exists without them.
     await this.#serial(id, async () => (await this.#secrets()).set(tokensSecretName(id), JSON.stringify(stored)));
     const at = isoNow(this.#clock);
@@ -199,6 +209,11 @@ export class ConnectedAccountService {
     return toAccount(row);
   }
 
+  /** The user an account belongs to (undefined: no such account), for callers that act for a user's credential. */
+  ownerOf(accountId: string): string | undefined {
+    return this.#repo.getAccount(accountId)?.user_id;
+  }
+
   /** Forgets the account and its tokens (locally; the grant at the provider is the user's to revoke there). */
   async remove(userId: string, accountId: string): Promise<void> {
     this.get(userId, accountId);
@@ -224,6 +239,7 @@ export class ConnectedAccountService {
       const raw = await secrets.get(tokensSecretName(accountId));
       const tokens = raw === undefined ? undefined : (JSON.parse(raw) as StoredTokens);
       if (!tokens) return this.#needsReconnect(row, 'no tokens stored');
+      this.#tell(tokens);
       const now = this.#clock.now();
       if (tokens.expires_at === null || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_BEFORE_EXPIRY_MS) return tokens.access_token;
       if (!tokens.refresh_token) {
@@ -243,6 +259,7 @@ export class ConnectedAccountService {
         throw error;
       }
       const stored: StoredTokens = { access_token: fresh.access_token, expires_at: fresh.expires_at, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
+      this.#tell(stored);
       await secrets.set(tokensSecretName(accountId), JSON.stringify(stored));
       this.#logger.info('oauth access token refreshed', { account_id: accountId, rotated: fresh.refresh_token !== undefined });
       return stored.access_token;

@@ -202,20 +202,23 @@ export class GmailCodeReader {
 }
 
 /**
- * A code source for credentials linked to a Google account (`gmail_oauth_account_id`): the shape of
- * engine/credentials' CodeSource, so `codeWaiter.register(new GmailCodeSource(reader))` plugs it in.
+ * A code source for credentials linked to a Google account (`gmail_oauth_account_id`), in the shape
+ * of engine/credentials' CodeSource (`codeWaiter.register(source)`). A credential reads only an
+ * account of the user who created it: anyone else's mailbox is never opened.
  */
 export class GmailCodeSource {
   readonly name = 'gmail';
   readonly #reader: GmailCodeReader;
+  readonly #ownerOf: (accountId: string) => string | undefined;
 
-  constructor(reader: GmailCodeReader) {
+  constructor(reader: GmailCodeReader, ownerOf: (accountId: string) => string | undefined) {
     this.#reader = reader;
+    this.#ownerOf = ownerOf;
   }
 
-  async next(credential: { gmail_oauth_account_id: string | null }, sinceIso: string, signal: AbortSignal): Promise<string | undefined> {
+  async next(credential: { gmail_oauth_account_id: string | null; created_by: string }, sinceIso: string, signal: AbortSignal): Promise<string | undefined> {
     const accountId = credential.gmail_oauth_account_id;
-    if (!accountId) return undefined;
+    if (!accountId || this.#ownerOf(accountId) !== credential.created_by) return undefined;
     for (;;) {
       const found = await this.#reader.waitFor(accountId, new Date(sinceIso), signal);
       // A mail with only a magic link is no code to type; keep waiting for one that has a code.
