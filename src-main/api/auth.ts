@@ -42,9 +42,9 @@ export function requireOrg(principal: ApiKeyPrincipal, orgId: string): OrgPrinci
  * An account key (bound to one user in one workspace) whose user is still a member of that workspace:
  * membership is read with the key on every request, so `workspace remove-member` takes effect at once.
  */
-export function requireAccount(principal: ApiKeyPrincipal): AccountPrincipal {
+export function requireAccount(principal: ApiKeyPrincipal, membershipCheckedByRoute = false): AccountPrincipal {
   if (principal.kind !== 'account') throw new ForbiddenError(messages.accountKeyRequired);
-  if (!principal.member) throw new ForbiddenError(messages.notAMember);
+  if (!principal.member && !membershipCheckedByRoute) throw new ForbiddenError(messages.notAMember);
   return principal;
 }
 

@@ -62,6 +62,8 @@ export interface RouteSpec<
   /** JSON body schema; `multipart` documents a file upload read by the handler itself. */
   body?: B;
   multipart?: { fileField: string };
+  /** `route`: an account route whose handler checks workspace membership itself, to answer its own 403 (interface §7's workflow executions text). */
+  membership?: 'route';
   /** Success status: 200 unless given; 204 has no body. */
   status?: number;
   /** The JSON success body: the handler's result is parsed through it (unknown keys stripped) before it is sent. */
@@ -116,7 +118,7 @@ export class RouteTable {
             if (spec.auth === 'org') {
               principal = requireOrg(presented, orgId);
             } else {
-              principal = requireAccount(presented);
+              principal = requireAccount(presented, spec.membership === 'route');
             }
           }
           const params = spec.params ? parseInput(spec.params, request.params, 'path') : undefined;

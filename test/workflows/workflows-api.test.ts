@@ -229,6 +229,11 @@ describe('workflows (real service, real session browsers, scripted model server 
     const seen = await api(`/public/workflows/${workflow.id}`);
     expect((seen.body as { executions: Execution[] }).executions.map((e) => e.id)).toEqual([bobs.id, mine.id]);
     expect((await api(`/public/workflows/${workflow.id}`, { key: bob })).body).toEqual(seen.body);
+    // Membership is read on every request: once removed, bob gets the interface's 403 here, the plain one elsewhere.
+    expect((await cli(svc.dataDir, ['workspace', 'remove-member', 'default', 'bob'])).code).toBe(0);
+    expect(await api(`/public/workflows/${workflow.id}`, { key: bob })).toEqual({ status: 403, body: { detail: "User bob is not a member of the workflow's workspace" } });
+    expect(await api('/public/workflows', { key: bob })).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
+    expect(await api(`/public/workflows/${workflow.id}/executions/${bobs.id}`, { key: bob })).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
 
     expect(await api('/public/workflows/00000000-0000-4000-8000-000000000000')).toEqual({ status: 404, body: { detail: 'Workflow not found' } });
     expect(await api(`/public/workflows/${workflow.id}/executions/00000000-0000-4000-8000-000000000000`)).toEqual({ status: 404, body: { detail: 'Execution not found' } });

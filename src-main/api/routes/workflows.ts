@@ -31,6 +31,8 @@ export function addWorkflowRoutes(routes: RouteTable, workflows: WorkflowService
   });
   routes.add({
     method: 'GET', url: '/public/workflows/:workflow_id', tag: 'workflows', summary: "The workflow's executions by every member of its workspace, most recent first", auth: 'account',
+    // Interface §7: a caller outside the workflow's workspace (a removed member too) gets its own 403 text.
+    membership: 'route',
     params: WorkflowParams, response: WorkflowExecutionList,
     handler: ({ principal, params }) => workflows.executions(actorOf(principal), params.workflow_id),
   });

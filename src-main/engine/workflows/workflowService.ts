@@ -189,7 +189,8 @@ export class WorkflowService {
     try {
       const workflow = this.#deps.workflows.get(workflowId);
       if (!workflow) throw new NotFoundError(workflowMessages.notFound);
-      if (workflow.workspace_id !== actor.workspaceId && !this.#deps.principals.isMember(workflow.workspace_id, actor.userId)) {
+      // Read now, not from the key: a member removed since the key was made is refused too.
+      if (!this.#deps.principals.isMember(workflow.workspace_id, actor.userId)) {
         throw new ForbiddenError(workflowMessages.notAMember(actor.userId));
       }
       return { executions: this.#deps.workflows.executions(workflow.id).map((row) => this.#toExecution(row, workflow.name)) };
