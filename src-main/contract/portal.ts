@@ -27,6 +27,8 @@ const portalWritableFields = {
   record_video: z.boolean().nullable(),
   /** Its jobs run inside this live session (an active session of one of the org's workspaces) unless the job names its own. */
   browser_session_id: Uuid.nullable(),
+  /** Its jobs sign in with this stored credential (of one of the org's workspaces) unless the job names its own. */
+  credential_id: Uuid.nullable(),
 };
 
 /** POST /portals/{org_id}. */
@@ -44,6 +46,7 @@ export const PortalCreateRequest = z.strictObject({
   assist_model: portalWritableFields.assist_model.optional(),
   record_video: portalWritableFields.record_video.optional(),
   browser_session_id: portalWritableFields.browser_session_id.optional(),
+  credential_id: portalWritableFields.credential_id.optional(),
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
@@ -61,6 +64,7 @@ export const PortalUpdateRequest = z.strictObject({
   assist_model: portalWritableFields.assist_model.optional(),
   record_video: portalWritableFields.record_video.optional(),
   browser_session_id: portalWritableFields.browser_session_id.optional(),
+  credential_id: portalWritableFields.credential_id.optional(),
 });
 export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
 
@@ -80,6 +84,7 @@ export const Portal = z.object({
   assist_model: z.string().nullable(),
   record_video: z.boolean().nullable(),
   browser_session_id: Uuid.nullable(),
+  credential_id: Uuid.nullable(),
   skills: z.array(Skill),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from '../base/errors.ts';
 import type { JsonObject } from '../contract/common.ts';
+import { credentialMessages } from '../contract/credential.ts';
 import { messages } from '../contract/messages.ts';
 import type { Portal, PortalCreateRequest, PortalUpdateRequest } from '../contract/portal.ts';
 import type { PortalFields, PortalRecord } from '../store/portals.ts';
@@ -46,6 +47,7 @@ export class PortalService {
       assist_model: record.assist_model,
       record_video: record.record_video,
       browser_session_id: record.browser_session_id,
+      credential_id: record.credential_id,
       skills,
       created_at: record.created_at,
       updated_at: record.updated_at,
@@ -56,7 +58,7 @@ export class PortalService {
    * `newSessionId`: the session this request names (checked to be live in the org). One stored earlier
    * may have ended since; that is only refused when a job starts, so the portal stays editable.
    */
-  #validate(orgId: string, fields: PortalFields, newSessionId: string | null | undefined): void {
+  #validate(orgId: string, fields: PortalFields, newSessionId: string | null | undefined, newCredentialId?: string | null): void {
     if (fields.browser_session_id !== null && fields.profile_id !== null) {
       throw new ValidationError("body.browser_session_id: a portal cannot have both profile_id and browser_session_id (jobs in a session use that session's browser and its profile); set one of them to null");
     }
@@ -71,6 +73,7 @@ export class PortalService {
       }
     }
     if (newSessionId && !this.#sessions?.isActiveInOrg(newSessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
+    if (newCredentialId && !this.#store.credentials.getForOrg(orgId, newCredentialId)) throw new NotFoundError(credentialMessages.notFound);
   }
 
   /** Creates a portal; 409 with the interface's message when the endpoint name is taken. */
@@ -88,9 +91,10 @@ export class PortalService {
       assist_model: request.assist_model ?? null,
       record_video: request.record_video ?? null,
       browser_session_id: request.browser_session_id ?? null,
+      credential_id: request.credential_id ?? null,
       skill_ids: request.skill_ids ?? [],
     };
-    this.#validate(orgId, fields, request.browser_session_id);
+    this.#validate(orgId, fields, request.browser_session_id, request.credential_id);
     try {
       return this.toPortal(this.#store.portals.insert(orgId, request.endpoint_name, fields));
     } catch (error) {
@@ -129,9 +133,10 @@ export class PortalService {
       assist_model: patch.assist_model === undefined ? current.assist_model : patch.assist_model,
       record_video: patch.record_video === undefined ? current.record_video : patch.record_video,
       browser_session_id: patch.browser_session_id === undefined ? current.browser_session_id : patch.browser_session_id,
+      credential_id: patch.credential_id === undefined ? current.credential_id : patch.credential_id,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
-    this.#validate(orgId, fields, patch.browser_session_id);
+    this.#validate(orgId, fields, patch.browser_session_id, patch.credential_id);
     const updated = this.#store.portals.update(orgId, endpointName, fields);
     if (!updated) throw new NotFoundError(messages.portalNotFound);
     return this.toPortal(updated);

@@ -4,7 +4,7 @@ import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 
 const PORTAL_FIELDS = [
   'id', 'org_id', 'endpoint_name', 'start_url', 'task', 'form_schema', 'output_schema', 'profile_id',
-  'humanized_urls', 'webhook_url', 'replay_enabled', 'assist_model', 'record_video', 'browser_session_id', 'skills', 'created_at', 'updated_at',
+  'humanized_urls', 'webhook_url', 'replay_enabled', 'assist_model', 'record_video', 'browser_session_id', 'credential_id', 'skills', 'created_at', 'updated_at',
 ].sort();
 
 const formSchema = {
@@ -57,7 +57,7 @@ describe('portals (§4.1)', () => {
   it('create with only the required fields defaults the rest', async () => {
     const { status, body } = await jsonOf(await create({ endpoint_name: 'minimal', start_url: 'http://localhost:3000/', task: 't' }));
     expect(status).toBe(200);
-    expect(body).toMatchObject({ form_schema: {}, output_schema: null, profile_id: null, humanized_urls: null, webhook_url: null, replay_enabled: true, assist_model: null, record_video: null, browser_session_id: null, skills: [] });
+    expect(body).toMatchObject({ form_schema: {}, output_schema: null, profile_id: null, humanized_urls: null, webhook_url: null, replay_enabled: true, assist_model: null, record_video: null, browser_session_id: null, credential_id: null, skills: [] });
   });
 
   it('replay_enabled (Portico addition) is set at create, changed by PATCH and kept when a PATCH omits it', async () => {

@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppOptions } from '../../src-main/app.ts';
+import { createLogger, secretEncodings, type Logger } from '../../src-main/base/logger.ts';
 import { KeychainSecretStore, scopedSecretStore, type SecretStore } from '../../src-main/secrets/index.ts';
 import { openStore } from '../../src-main/store/store.ts';
 import { cli } from '../helpers/cli.ts';
@@ -143,23 +145,31 @@ describe('a keychain that refuses the write leaves nothing half-written', () => 
   let svc: TestService;
   const refusing: SecretStore = {
     kind: 'keychain',
-    set: async () => {
-      throw new Error('the keychain is locked');
+    // Like a careless keychain binding, its error repeats the value it was given.
+    set: async (_name, value) => {
+      throw new Error(`the keychain is locked; could not store ${JSON.stringify(value)} (${Buffer.from(value).toString('base64')}, ${encodeURIComponent(value)})`);
     },
     get: async () => undefined,
     delete: async () => false,
   };
 
+  const logLines: string[] = [];
+
   beforeAll(async () => {
-    svc = await startService(undefined, { secrets: refusing });
+    const options: Partial<AppOptions> & { logger: Logger } = { secrets: refusing, logger: createLogger('debug', (line) => void logLines.push(line)) };
+    svc = await startService(undefined, options);
   });
   afterAll(async () => {
     await svc?.dispose();
   });
 
-  it('create answers 500 Failed to create credential and no metadata row appears', async () => {
+  it('create answers 500 Failed to create credential and no metadata row appears; the error logged never shows the password in any encoding', async () => {
     const res = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Bank', password: 'never-stored-123' } }));
     expect(res).toEqual({ status: 500, body: { detail: 'Failed to create credential' } });
+    const log = logLines.join('');
+    expect(log).toContain('the keychain is locked; could not store');
+    for (const form of secretEncodings('never-stored-123')) expect(log).not.toContain(form);
+    expect(log).toContain('[redacted]');
     expect((await jsonOf(await svc.api('/public/credentials', { key: svc.accountKey }))).body).toEqual([]);
     expect(await dataFolderHolds(svc.dataDir, 'never-stored-123')).toEqual([]);
   });

@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGuardrails, generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, secretEncodings } from '../../src-main/base/logger.ts';
+import type { AppOptions } from '../../src-main/app.ts';
+import { createLogger, secretEncodings, type Logger } from '../../src-main/base/logger.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
@@ -90,7 +91,9 @@ describe('a job with credential_id signs in with the builtin filler: password, T
         return { body: 'ok' };
       },
     });
-    svc = await startService(undefined, { logger: createLogger('debug', (line) => void logLines.push(line)) });
+    // startApp takes a logger beside its options; every line the service logs is kept for the leak search.
+    const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)) };
+    svc = await startService(undefined, options);
     expect((await svc.api('/webhooks/default/key', { method: 'POST' })).status).toBe(200);
     const schema = { type: 'object', properties: { nickname: { type: 'string' } } };
     for (const [endpoint_name, path] of [['bank', '/login'], ['sms', '/sms-login']] as const) {

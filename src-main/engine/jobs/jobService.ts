@@ -110,9 +110,11 @@ export class JobService {
       }
       if (!this.#deps.sessions?.isActiveInOrg(sessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
     }
-    if (request.credential_id !== undefined) {
+    // The job's credential wins over the portal's; either must still be one of the org's.
+    const credentialId = request.credential_id ?? portal.credential_id ?? undefined;
+    if (credentialId !== undefined) {
       if (!this.#deps.credentials) throw new NotFoundError(credentialMessages.notFound);
-      this.#deps.credentials.requireForOrg(orgId, request.credential_id);
+      this.#deps.credentials.requireForOrg(orgId, credentialId);
     }
     // In a session the session's browser is used (with its own profile, if any), never the portal's profile.
     const profileId = sessionId !== undefined ? null : (request.profile_id ?? portal.profile_id);
@@ -138,7 +140,7 @@ export class JobService {
         save_profile: request.save_profile ?? true,
         human_in_the_loop: request.human_in_the_loop ?? false,
         browser_session_id: sessionId ?? null,
-        credential_id: request.credential_id ?? null,
+        credential_id: credentialId ?? null,
         // The job option wins; otherwise the portal's setting decides.
         replay: request.replay ?? portal.replay_enabled,
         record_video: request.record_video ?? portal.record_video ?? this.#deps.recordVideoDefault?.() ?? false,
