@@ -34,7 +34,7 @@ export function addWorkflowRoutes(routes: RouteTable, workflows: WorkflowService
     // Interface §7: a caller outside the workflow's workspace (a removed member too) gets its own 403 text.
     membership: 'route',
     params: WorkflowParams, response: WorkflowExecutionList,
-    handler: ({ principal, params }) => workflows.executions(actorOf(principal), params.workflow_id),
+    handler: ({ principal, params }) => workflows.executions({ ...actorOf(principal), member: principal.member }, params.workflow_id),
   });
   routes.add({
     method: 'GET', url: '/public/workflows/:workflow_id/executions/:execution_id', tag: 'workflows', summary: 'One execution with its step journal', auth: 'account',

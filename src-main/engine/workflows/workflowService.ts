@@ -185,8 +185,10 @@ export class WorkflowService {
   }
 
   /** All executions of a workflow, most recent first (interface §4.7): members of its workspace only. */
-  executions(actor: WorkflowActor, workflowId: string): WorkflowExecutionList {
+  executions(actor: WorkflowActor & { member: boolean }, workflowId: string): WorkflowExecutionList {
     try {
+      // A key whose user left its workspace learns nothing, not even whether the workflow exists.
+      if (!actor.member) throw new ForbiddenError(workflowMessages.notAMember(actor.userId));
       const workflow = this.#deps.workflows.get(workflowId);
       if (!workflow) throw new NotFoundError(workflowMessages.notFound);
       // Read now, not from the key: a member removed since the key was made is refused too.
