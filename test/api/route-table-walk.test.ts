@@ -83,6 +83,11 @@ describe('every JSON route answers exactly its declared response schema (walked 
     'GET /public/sessions/:session_id': async () => ({ path: `/public/sessions/${await publicSession()}` }),
     'POST /public/sessions/:session_id/terminate': async () => ({ path: `/public/sessions/${await publicSession()}/terminate` }),
     'POST /public/single-actions/run-action': async () => ({ json: { session_id: await publicSession(), action: `go to ${pages.url}/form` } }),
+    'POST /admin/oauth-apps': () => ({ json: { id: fresh('walk-app'), authorize_url: 'https://id.example.test/authorize', token_url: 'https://id.example.test/token', client_id: 'walk' } }),
+    'POST /public/connected-accounts': async () => {
+      const app = await jsonOf(await svc.api('/admin/oauth-apps', { method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken }, json: { id: fresh('walk-connect'), authorize_url: 'https://id.example.test/authorize', token_url: 'https://id.example.test/token', client_id: 'walk' } }));
+      return { json: { oauth_app_id: (app.body as { id: string }).id } };
+    },
     'POST /public/workflows': () => ({ json: { name: fresh('walk-workflow'), steps: [{ action: `go to ${pages.url}/form` }] } }),
     // Only a failed execution whose session still lives can be resumed.
     'POST /public/workflows/:workflow_id/executions/:execution_id/resume': async () => {
