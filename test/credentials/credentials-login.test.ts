@@ -77,6 +77,21 @@ describe('a job with credential_id signs in with the builtin filler: password, T
         typed.sms = Array.from({ length: 6 }, (_, i) => f.get(`d${i}`) ?? '').join('');
         return typed.sms === SMS_CODE ? see('/account') : { body: page('Check your phone', '<p>Invalid code</p>') };
       },
+      '/id': (req, body) => {
+        if (req.method !== 'POST') return { body: page('Sign in', '<form method="post" action="/id"><label>Email or phone <input type="email" name="identifier"></label><button type="submit">Next</button></form>') };
+        typed.identifier = new URLSearchParams(body).get('identifier') ?? '';
+        return see('/secret');
+      },
+      '/secret': (req, body) => {
+        if (req.method !== 'POST') return { body: page('Welcome', `<form method="post" action="/secret"><p>${USER}</p><label>Enter your password <input type="password" name="secret"></label><button type="submit">Next</button></form>`) };
+        typed.secret = new URLSearchParams(body).get('secret') ?? '';
+        return see('/verify');
+      },
+      '/verify': (req, body) => {
+        if (req.method !== 'POST') return { body: page('Verify', '<form method="post" action="/verify"><label for="c">Enter the verification code from your app</label><input id="c" name="c" maxlength="6" inputmode="numeric"><button type="submit">Verify</button></form>') };
+        typed.verify = new URLSearchParams(body).get('c') ?? '';
+        return validTotp(typed.verify) ? see('/account') : { body: page('Verify', '<p>Invalid code</p>') };
+      },
       '/account': (req, body) => {
         if (req.method !== 'POST') {
           return { body: page('Account', `<h1>Your account</h1><form method="post" action="/account"><label>Nickname <input name="nickname"></label><button type="submit">Save</button></form>`) };
@@ -96,7 +111,7 @@ describe('a job with credential_id signs in with the builtin filler: password, T
     svc = await startService(undefined, options);
     expect((await svc.api('/webhooks/default/key', { method: 'POST' })).status).toBe(200);
     const schema = { type: 'object', properties: { nickname: { type: 'string' } } };
-    for (const [endpoint_name, path] of [['bank', '/login'], ['sms', '/sms-login']] as const) {
+    for (const [endpoint_name, path] of [['bank', '/login'], ['sms', '/sms-login'], ['stepwise', '/id']] as const) {
       const made = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name, start_url: `${site.url}${path}`, task: 'Sign in and set the nickname', form_schema: schema, webhook_url: `${hooks.url}/hook` } });
       expect(made.status).toBe(200);
     }
@@ -154,6 +169,15 @@ describe('a job with credential_id signs in with the builtin filler: password, T
     expect(done.status, String(done.error)).toBe('completed');
     expect(typed.sms).toBe(SMS_CODE);
     expect(logLines.join('')).not.toContain(SMS_CODE);
+  });
+
+  it('username and password on separate pages, then a code page known only by its "verification code" label', async () => {
+    const id = await credential({ service_name: 'Stepwise', username_or_email: USER, password: PASSWORD, totp_secret: SEED });
+    const jobId = String(((await jsonOf(await start('stepwise', { credential_id: id }))).body as { job_id: string }).job_id);
+    const done = await waitForJob(svc, 'stepwise', jobId, ['completed', 'failed'], 60_000);
+    expect(done.status, String(done.error)).toBe('completed');
+    expect(typed).toMatchObject({ identifier: USER, secret: PASSWORD, nickname: 'ada' });
+    expect(validTotp(typed.verify ?? '')).toBe(true);
   });
 
   it('verification-codes: bad input is 4xx with detail; an unknown credential is 404', async () => {

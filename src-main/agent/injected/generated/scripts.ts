@@ -779,7 +779,7 @@ var __porticoInjected = (function() {
 			single.setAttribute(role, "otp-0");
 			otpBoxes = 1;
 		} else if (!password && boxes.length >= 4 && boxes.length <= 8) {
-			boxes.forEach((el, i) => el.setAttribute(role, \`otp-\${i}\`));
+			for (const [i, el] of boxes.entries()) el.setAttribute(role, \`otp-\${i}\`);
 			otpBoxes = boxes.length;
 		}
 		let username;
