@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchTestBrowser } from '../helpers/chromium.ts';
 import { cli } from '../helpers/cli.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 import { authorize, startTestProvider, type TestProvider } from './helpers/oauthProvider.ts';
@@ -77,6 +78,24 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     expect(accounts).toHaveLength(1);
     expect(accounts[0]).toMatchObject({ user_id: 'local', oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' });
     expect(Object.keys(accounts[0] ?? {}).sort()).toEqual(['created_at', 'id', 'oauth_app_id', 'oauth_user_name', 'scopes', 'status', 'updated_at', 'user_id']);
+  });
+
+  it('in a real browser: the authorization URL leads through the provider back to the page saying connected', async () => {
+    const chromium = await launchTestBrowser();
+    try {
+      const context = await chromium.newContext();
+      const tab = await context.newPage();
+      const { authorization_url: authorizationUrl } = (await (await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'acme' } })).json()) as { authorization_url: string };
+      const landed = await tab.goto(authorizationUrl);
+      expect(landed?.status()).toBe(200);
+      expect(new URL(tab.url()).pathname).toBe('/oauth/callback');
+      expect(await tab.locator('h1').textContent()).toBe('Connected');
+      expect(await tab.locator('p').textContent()).toContain('You can close this tab');
+    } finally {
+      await chromium.close();
+    }
+    // The same provider user again: still one account.
+    expect((await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as unknown[]).toHaveLength(1);
   });
 
   it("another user sees none of these accounts and cannot delete them (404)", async () => {

@@ -22,6 +22,10 @@ describe('portico oauth-app add / list / remove', () => {
     expect(added.json).toMatchObject({ id: 'acme', client_id: 'cid', has_client_secret: true, scopes: ['openid', 'email'], userinfo_url: 'https://id.acme.test/userinfo' });
     expect(added.stdout).not.toContain('acme-cli-secret-5521');
     expect((await readFile(join(dir, 'portico.db'))).includes(Buffer.from('acme-cli-secret-5521'))).toBe(false);
+    // Replacing the app keeps its secret while the client id stays; a new client id drops it.
+    const common = ['--authorize-url', 'https://id.acme.test/authorize', '--token-url', 'https://id.acme.test/token'];
+    expect((await cli(dir, ['oauth-app', 'add', 'acme', ...common, '--client-id', 'cid'])).json).toMatchObject({ has_client_secret: true, scopes: [] });
+    expect((await cli(dir, ['oauth-app', 'add', 'acme', ...common, '--client-id', 'other'])).json).toMatchObject({ has_client_secret: false, client_id: 'other' });
   });
 
   it('presets: google needs the client secret, microsoft only the client id', async () => {
