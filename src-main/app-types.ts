@@ -41,6 +41,8 @@ export interface AppOptions {
   sessionPoolSize?: number;
   /** Time source of workflow runs (step times, the resume window); only tests change it. */
   workflowClock?: Clock;
+  /** Time source of credentials (TOTP codes, the 60 s wait for a one-time code); only tests change it. */
+  credentialClock?: Clock;
 }
 
 /** A started engine and its HTTP server. */

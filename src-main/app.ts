@@ -123,7 +123,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
-    const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger });
+    const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.credentialClock && { clock: options.credentialClock }) });
     const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
     // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
     const actions = new ActionService({

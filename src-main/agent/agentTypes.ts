@@ -7,6 +7,8 @@ export interface AgentQuestion {
   options: string[];
   /** Why the agent asks (shown with the question). */
   message: string;
+  /** The answer is a secret (a one-time code): the job's events record that it was answered, never what. */
+  secret?: boolean;
 }
 
 /** The job an agent runs for: which models it names and what it may reuse. */

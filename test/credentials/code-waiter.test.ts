@@ -80,7 +80,7 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
     expect(asked).toEqual([]);
     clock.advance(1);
     expect(await waiting).toBe('556677');
-    expect(asked).toEqual([{ question: 'Enter the verification code sent for Bank', options: [], message: expect.stringContaining('within 60 s') }]);
+    expect(asked).toEqual([{ question: 'Enter the verification code sent for Bank', options: [], message: expect.stringContaining('within 60 s'), secret: true }]);
   });
 
   it('no code within 60 s and no human in the loop: the job fails saying why', async () => {

@@ -228,7 +228,7 @@ export class CredentialService {
     }
     const why = `No verification code for '${row.service_name}' arrived within ${Math.round(waitMs / 1000)} s (push one with POST /public/verification-codes)`;
     if (!hooks.humanInTheLoop) throw new AgentFailure(`${why}; human_in_the_loop is off, so nobody could be asked`);
-    const answer = await hooks.ask({ question: `Enter the verification code sent for ${row.service_name}`, options: [], message: why });
+    const answer = await hooks.ask({ question: `Enter the verification code sent for ${row.service_name}`, options: [], message: why, secret: true });
     const typed = answer.trim();
     const asCode = /^[A-Za-z0-9-]{4,12}$/.test(typed) ? typed : codeFromMessage(typed);
     if (asCode === undefined) throw new AgentFailure(`the answer to the verification code question holds no code`);

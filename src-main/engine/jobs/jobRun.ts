@@ -238,7 +238,8 @@ export class JobRun {
     }, this.#deps.answerTimeoutMs);
     try {
       const answer = await raceAbort(answered, signal);
-      this.#event('answer', { question_id: questionId, answer });
+      if (question.secret) this.#deps.redactor?.add(answer);
+      this.#event('answer', { question_id: questionId, answer: question.secret ? '[redacted]' : answer });
       this.#transition(['waiting_for_input'], 'running', { pending_question_id: null });
       clock.resume();
       this.#log('answer received; continuing');
