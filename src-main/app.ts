@@ -14,7 +14,7 @@ import { JobEvents } from './engine/jobs/jobEvents.ts';
 import { JobScheduler, type AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import { JobService } from './engine/jobs/jobService.ts';
 import { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, isOrchestratorModel } from './contract/models.ts';
-import { seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
+import { DEFAULT_USER_ID, DEFAULT_WORKSPACE_ID, seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { AdminService } from './engine/admin/adminService.ts';
 import { ConnectedAccountService } from './engine/oauth/connectedAccounts.ts';
@@ -190,7 +190,16 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
       browser: runtime,
     };
-    const consoleAuth = { token: consoleToken, orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined };
+    const consoleAuth = {
+      token: consoleToken,
+      orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined,
+      // The console on /public acts as the first-start operator: user `local` in workspace `default` (docs/decisions.md).
+      operatorAccount: () => ({
+        kind: 'account' as const, userId: DEFAULT_USER_ID, workspaceId: DEFAULT_WORKSPACE_ID,
+        orgId: store.principals.workspaceOrg(DEFAULT_WORKSPACE_ID) ?? 'default',
+        member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
+      }),
+    };
     const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();

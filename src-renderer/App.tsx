@@ -7,6 +7,7 @@ import { JobsPage } from './pages/JobsPage.tsx';
 import { NewPortalPage, PortalPage } from './pages/PortalPage.tsx';
 import { PortalsPage } from './pages/PortalsPage.tsx';
 import { ProfilesPage } from './pages/ProfilesPage.tsx';
+import { SessionsPage } from './pages/SessionsPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
 import { SkillsPage } from './pages/SkillsPage.tsx';
 import type { Route } from './routes.ts';
@@ -18,6 +19,7 @@ const NAV: { page: Route['page']; label: string; also: Route['page'][] }[] = [
   { page: 'portals', label: 'Portals', also: ['portal', 'portal-new'] },
   { page: 'profiles', label: 'Profiles', also: [] },
   { page: 'skills', label: 'Skills', also: [] },
+  { page: 'sessions', label: 'Sessions', also: [] },
   { page: 'settings', label: 'Settings', also: [] },
 ];
 
@@ -38,6 +40,8 @@ function CurrentPage(props: { route: Route }) {
       return <ProfilesPage />;
     case 'skills':
       return <SkillsPage />;
+    case 'sessions':
+      return <SessionsPage tab={route.tab} />;
     case 'settings':
       return <SettingsPage />;
   }

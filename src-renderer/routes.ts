@@ -7,6 +7,7 @@ export type Route =
   | { page: 'portal'; endpoint: string; tab: 'run' | 'edit' }
   | { page: 'profiles' }
   | { page: 'skills' }
+  | { page: 'sessions'; tab: 'sessions' | 'cache' }
   | { page: 'settings' };
 
 export function parseRoute(hash: string): Route {
@@ -23,6 +24,8 @@ export function parseRoute(hash: string): Route {
       return { page: 'profiles' };
     case 'skills':
       return { page: 'skills' };
+    case 'sessions':
+      return { page: 'sessions', tab: second === 'cache' ? 'cache' : 'sessions' };
     case 'settings':
       return { page: 'settings' };
     default:
@@ -39,6 +42,8 @@ export function routeHash(route: Route): string {
       return '#/portals/new';
     case 'portal':
       return `#/portals/${enc(route.endpoint)}${route.tab === 'edit' ? '/edit' : ''}`;
+    case 'sessions':
+      return route.tab === 'cache' ? '#/sessions/cache' : '#/sessions';
     default:
       return `#/${route.page}`;
   }

@@ -11,7 +11,16 @@ export type AuthMode = 'none' | 'org' | 'account' | 'console';
 export interface ConsoleAuth {
   readonly token: string;
   orgExists(orgId: string): boolean;
+  /**
+   * The account the console acts as on `/public` (account-key) routes: the operator's default user in
+   * the default workspace, with its membership read on every request.
+   */
+  operatorAccount(): Omit<AccountPrincipal, 'keyId'>;
 }
+
+/** 403 text when the console token is used on `/public` but the operator's default workspace membership is gone. */
+export const operatorAccountMissing = (userId: string, workspaceId: string): string =>
+  `The console acts on /public routes as user '${userId}' of workspace '${workspaceId}', and that user is not a member of it; use an account key`;
 
 /** The console's principal: the local operator, not bound to any org. */
 export interface ConsolePrincipal {
@@ -73,4 +82,16 @@ export function consoleAsOrg(request: FastifyRequest, auth: ConsoleAuth | undefi
   requireConsole(request, auth);
   if (!auth?.orgExists(orgId)) throw new NotFoundError(consoleMessages.orgNotFound(orgId));
   return { kind: 'org', keyId: 'console', orgId };
+}
+
+/**
+ * The console acting on account-key (`/public`) routes: always as the operator's default account (user
+ * `local` in workspace `default`), never another workspace; scripts use account keys for the others.
+ */
+export function consoleAsAccount(request: FastifyRequest, auth: ConsoleAuth | undefined): AccountPrincipal {
+  requireConsole(request, auth);
+  // requireConsole has thrown unless auth is set.
+  const account = (auth as ConsoleAuth).operatorAccount();
+  if (!account.member) throw new ForbiddenError(operatorAccountMissing(account.userId, account.workspaceId));
+  return { ...account, keyId: 'console' };
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ApiKeyRepository } from '../store/apiKeys.ts';
 import {
-  authenticate, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
+  authenticate, consoleAsAccount, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
   type AccountPrincipal, type AuthMode, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
 } from './auth.ts';
 import { parseInput, serializeOutput } from './validation.ts';
@@ -113,6 +113,9 @@ export class RouteTable {
           } else if (spec.auth === 'org' && hasConsoleToken(request)) {
             // The console uses the same org routes as scripts, as the local operator of any org.
             principal = consoleAsOrg(request, consoleAuth, orgId);
+          } else if (spec.auth === 'account' && hasConsoleToken(request)) {
+            // On /public the console acts for the operator's default workspace only (docs/decisions.md).
+            principal = consoleAsAccount(request, consoleAuth);
           } else if (spec.auth !== 'none') {
             const presented = authenticate(request, apiKeys);
             if (spec.auth === 'org') {

@@ -52,6 +52,12 @@ export const operationRoutes = {
   listProfileSessions: 'GET /profiles/:org_id/sessions',
   closeProfileSession: 'POST /profiles/:org_id/sessions/:session_id/close',
   deleteProfile: 'DELETE /profiles/:org_id/:profile_id',
+
+  // The console acts on /public as the operator's default workspace (docs/decisions.md).
+  listSessions: 'GET /public/sessions',
+  createSession: 'POST /public/sessions',
+  terminateSession: 'POST /public/sessions/:session_id/terminate',
+  listActionCache: 'GET /public/single-actions/cache',
 } as const;
 
 export type OperationName = keyof typeof operationRoutes;

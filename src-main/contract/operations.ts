@@ -5,6 +5,8 @@ import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, Jo
 import type { OperationName } from './operationRoutes.ts';
 import { Portal, PortalCreateRequest, PortalList, PortalParams, PortalUpdateRequest } from './portal.ts';
 import { ProfileCreateRequest, ProfileList, ProfileParams, ProfileSessionClosed, ProfileSessionCreated, ProfileSessionList, ProfileSessionParams } from './profile.ts';
+import { Session, SessionCreateRequest, SessionList, SessionListQuery, SessionParams } from './session.ts';
+import { ActionCacheList, ActionCacheQuery } from './singleAction.ts';
 import { Skill, SkillList, SkillListQuery, SkillParams, SkillUploadQuery } from './skill.ts';
 import { DeliveryList, DeliveryListQuery, DeliveryParams, WebhookDelivery, WebhookKeyCreated, WebhookKeyRevoked, WebhookKeyStatus } from './webhook.ts';
 
@@ -69,6 +71,11 @@ export const operations = {
   listProfileSessions: { params: OrgIdParam, response: ProfileSessionList },
   closeProfileSession: { params: ProfileSessionParams, response: ProfileSessionClosed },
   deleteProfile: { params: ProfileParams },
+
+  listSessions: { query: SessionListQuery, response: SessionList },
+  createSession: { body: SessionCreateRequest, response: Session },
+  terminateSession: { params: SessionParams, response: Session },
+  listActionCache: { query: ActionCacheQuery, response: ActionCacheList },
 } as const satisfies Record<OperationName, OperationSchemas>;
 
 export type Operations = typeof operations;

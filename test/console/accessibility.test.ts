@@ -19,10 +19,13 @@ describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any con
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(zip)))]), 'a11y.zip');
     expect((await world.svc.api('/skills/default?folder=checks', { method: 'POST', body: form })).status).toBe(200);
+    const session = await world.api.call('createSession', { body: { timeout_minutes: 10 } });
+    expect(session.status).toBe('active');
 
     const pages = [
       '#/jobs', `#/jobs/${endpoint}/${done}`, `#/jobs/${failing}/${failed}`, `#/jobs/${asking}/${waiting}`,
       '#/portals', '#/portals/new', `#/portals/${endpoint}`, `#/portals/${endpoint}/edit`, '#/profiles', '#/skills', '#/settings',
+      '#/sessions', '#/sessions/cache',
     ];
     const found: string[] = [];
     for (const width of [1280, 600]) {
