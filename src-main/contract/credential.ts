@@ -85,6 +85,7 @@ export const credentialMessages = {
   createFailed: 'Failed to create credential',
   listFailed: 'Failed to retrieve credentials',
   notFound: 'Credential not found',
-  phoneNumberNotFound: 'body.phone_number_id: no such phone number in this workspace',
+  phoneNumberNotFound: 'Phone number not found',
+  connectedAccountNotFound: 'Connected account not found',
   noCodeInMessage: 'body.message: no 4 to 8 digit code found in the message',
 } as const;

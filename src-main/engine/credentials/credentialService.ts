@@ -11,6 +11,7 @@ import {
 } from '../../contract/credential.ts';
 import { SecretsUnavailableError, type SecretStore } from '../../secrets/index.ts';
 import type { CredentialRow } from '../../store/credentials.ts';
+import { OAuthRepository } from '../../store/oauth.ts';
 import type { Store } from '../../store/store.ts';
 import { codeFromMessage } from './codeText.ts';
 import { CODE_WAIT_MS, CodeWaiter } from './codeWaiter.ts';
@@ -68,6 +69,8 @@ export class CredentialService {
   readonly #deps: CredentialServiceDeps;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  /** Connected accounts, to check a credential's gmail_oauth_account_id is one of its creator's. */
+  readonly #oauth: OAuthRepository;
   /** Codes pushed with POST /public/verification-codes. */
   readonly pushedCodes: PushedCodes;
   /** Where jobs wait for codes; register more sources here (see CodeWaiter). */
@@ -77,14 +80,20 @@ export class CredentialService {
     this.#deps = deps;
     this.#clock = deps.clock ?? systemClock;
     this.#logger = deps.logger ?? silentLogger;
+    this.#oauth = new OAuthRepository(deps.store.db);
     this.pushedCodes = new PushedCodes(this.#clock);
     this.codeWaiter = new CodeWaiter([this.pushedCodes], this.#clock);
   }
 
   /** Stores the secrets first and the metadata last, so a failed keychain write leaves nothing behind. */
   async create(actor: CredentialActor, body: CredentialCreateRequest): Promise<Credential> {
+    // Links are checked before anything is written: a mail account of the caller (connected accounts are
+    // the user's alone), a phone number of the workspace; another's reads as not found.
+    if (body.gmail_oauth_account_id !== undefined && this.#oauth.getAccount(body.gmail_oauth_account_id)?.user_id !== actor.userId) {
+      throw new NotFoundError(credentialMessages.connectedAccountNotFound);
+    }
     if (body.phone_number_id !== undefined && !this.#deps.store.credentials.getPhoneNumberForWorkspace(actor.workspaceId, body.phone_number_id)) {
-      throw new ValidationError(credentialMessages.phoneNumberNotFound);
+      throw new NotFoundError(credentialMessages.phoneNumberNotFound);
     }
     const id = newId();
     const secrets: Array<[string, string]> = [];
@@ -162,7 +171,7 @@ export class CredentialService {
   pushCode(workspaceId: string, body: VerificationCodeRequest): VerificationCodeResponse {
     if (body.credential_id !== undefined) this.#row(workspaceId, body.credential_id);
     if (body.phone_number_id !== undefined && !this.#deps.store.credentials.getPhoneNumberForWorkspace(workspaceId, body.phone_number_id)) {
-      throw new NotFoundError('Phone number not found');
+      throw new NotFoundError(credentialMessages.phoneNumberNotFound);
     }
     const code = body.code ?? codeFromMessage(body.message ?? '');
     if (code === undefined) throw new ValidationError(credentialMessages.noCodeInMessage);
