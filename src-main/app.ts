@@ -139,7 +139,6 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         const record = store.skills.get(id);
         return record && { id, name: record.name, description: record.description ?? '' };
       },
-      secrets: { get: async (name) => (await openSecrets()).get(name) },
     }, store.autofillMappings);
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),

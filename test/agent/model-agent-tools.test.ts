@@ -4,12 +4,18 @@ import { startModelServer, type ModelServer, type RecordedRequest, type Scripted
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
+import { cli } from '../helpers/cli.ts';
+import { FakeClock } from '../helpers/fakeClock.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
 
 const MODEL = 'anthropic:claude-sonnet-4-6';
 const PASSWORD = 'Correct-Horse-Battery-9';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+const OTHER_PASSWORD = 'Not-Yours-Pass-42';
+const FOREIGN_PASSWORD = 'Other-Workspace-Pass-77';
+// The credential service's clock: 10 s into a TOTP step, decades from the wall clock, so a code from Date.now() cannot match.
+const CLOCK_START = Date.parse('2031-03-04T05:06:10.000Z');
 
 
 const loginPage = `<!doctype html><title>Bank login</title><form method="post" action="/login">
@@ -46,21 +52,27 @@ const embeddedPage = `<!doctype html><title>Checkout</title><h1>Checkout</h1>
   });</script>`;
 const cardFrame = '<!doctype html><label>Card number <input name="card"></label>';
 
-/** Codes valid around now: the previous, current and next 30 s step. */
-function codesAroundNow(): string[] {
-  const epoch = Math.floor(Date.now() / 1000);
-  return [-30, 0, 30].map((d) => generateSync({ secret: TOTP_SEED, epoch: epoch + d }));
-}
 
 describe('model agent tools end to end (real SDKs, scripted model server, real Chromium)', () => {
   let svc: TestService;
   let model: ModelServer;
   let pages: PageServer;
   const posted: Record<string, URLSearchParams> = {};
+  /** Every secret name read from the app's secret store, in order. */
+  const reads: string[] = [];
+  /** The job's credential (Bank), another of the workspace, and one of another workspace. */
+  let bank = '';
+  let other = '';
+  let foreign = '';
 
   const createPortal = async (name: string, path: string, extra: Record<string, unknown> = {}) => {
     const res = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}${path}`, task: 'Do the task', ...extra } });
     expect(res.status).toBe(200);
+  };
+  const credential = async (json: Record<string, unknown>, key = svc.accountKey): Promise<string> => {
+    const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key, json }));
+    expect(made.status).toBe(200);
+    return String((made.body as { id: string }).id);
   };
   const runJob = async (name: string, body: Record<string, unknown>) => {
     const started = await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { orchestrator_model: MODEL, replay: false, form_data: {}, ...body } }));
@@ -93,14 +105,23 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
     process.env.PORTICO_MOONSHOT_BASE_URL = model.openaiBaseUrl;
     process.env.PORTICO_OPENAI_COMPATIBLE_BASE_URL = model.openaiBaseUrl;
+    const store = memorySecrets({ 'provider/anthropic': 'sk-ant-test', 'provider/moonshot': 'sk-moon-test' });
     svc = await startService(undefined, {
-      secrets: memorySecrets({
-        'provider/anthropic': 'sk-ant-test', 'provider/moonshot': 'sk-moon-test',
-        'credential/bank/password': PASSWORD, 'credential/bank/totp': TOTP_SEED,
-      }),
+      secrets: {
+        ...store,
+        get: (name) => {
+          reads.push(name);
+          return store.get(name);
+        },
+      },
+      credentialClock: new FakeClock(CLOCK_START),
       llmRetry: { maxRetries: 1, timeoutMs: 10_000 },
       jobConcurrency: 1,
     });
+    bank = await credential({ service_name: 'Bank', username_or_email: 'ada', password: PASSWORD, totp_secret: TOTP_SEED });
+    other = await credential({ service_name: 'Other', username_or_email: 'eve', password: OTHER_PASSWORD, totp_secret: TOTP_SEED });
+    const eveKey = String((await cli(svc.dataDir, ['user', 'create', 'eve', '--workspace', 'elsewhere'])).json.api_key);
+    foreign = await credential({ service_name: 'Foreign', password: FOREIGN_PASSWORD, totp_secret: TOTP_SEED }, eveKey);
   });
   afterAll(async () => {
     await svc?.dispose();
@@ -129,35 +150,96 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     expect(results[1]).toBe('1. Click "Reject all".\n2. Wait for the login form.\n');
   });
 
-  it('use_credential and totp_code type the real password and a valid code; no model request ever carries them', async () => {
-    await createPortal('bank', '/login', { task: 'Sign in as ada with credential bank (password and TOTP)' });
+  it("use_credential and totp_code type the job's credential's password and a code on the service clock; no model request ever carries them", async () => {
+    await createPortal('bank', '/login', { task: 'Sign in as ada with the stored credential (password and TOTP)' });
     model.reset((request: RecordedRequest): ScriptedReply => {
       if (lastTurnText(request).includes('Welcome back')) return { toolCalls: [{ name: 'done', input: { result: { signed_in: true } } }] };
       return {
         toolCalls: [
           { name: 'type', input: { index: elementIndex(request, 'Username'), text: 'ada' } },
-          { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: 'bank' } },
-          { name: 'totp_code', input: { index: elementIndex(request, 'One-time code'), credential_id: 'bank' } },
+          { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: bank } },
+          { name: 'totp_code', input: { index: elementIndex(request, 'One-time code'), credential_id: bank } },
           { name: 'click', input: { index: elementIndex(request, 'Sign in') } },
         ],
       };
     });
-    const job = await runJob('bank', {});
+    const job = await runJob('bank', { credential_id: bank });
     expect(job).toMatchObject({ status: 'completed', result: { signed_in: true } });
+    expect(String(model.requests[0]!.body.system)).toContain(`credential_id ${bank}, username ada`);
     const login = posted.login!;
     expect(login.get('username')).toBe('ada');
     expect(login.get('password')).toBe(PASSWORD);
     const code = login.get('otp') ?? '';
-    expect(code).toMatch(/^\d{6}$/);
-    expect(codesAroundNow()).toContain(code);
+    // The code of the credential service's (fake) clock, not of the wall clock.
+    expect(code).toBe(generateSync({ secret: TOTP_SEED, epoch: Math.floor(CLOCK_START / 1000) }));
     expect(model.requests).toHaveLength(2);
-    expect(toolResults(model.requests[1]!)).toEqual(expect.arrayContaining(['typed {{credential:bank.password}} into [1]', 'typed {{credential:bank.totp}} into [2]']));
+    expect(toolResults(model.requests[1]!)).toEqual(expect.arrayContaining([`typed {{credential:${bank}.password}} into [1]`, `typed {{credential:${bank}.totp}} into [2]`]));
     const logs = await (await svc.api(`/task/default/bank/logs?job_id=${String(job.job_id)}`)).text();
     for (const secret of [PASSWORD, TOTP_SEED, code]) {
       for (const request of model.requests) expect(request.raw).not.toContain(secret);
       expect(logs).not.toContain(secret);
       expect(JSON.stringify(job)).not.toContain(secret);
     }
+  });
+
+  describe("a job reads only its own credential: the model naming another id gets an error, and nothing is read", () => {
+    /** The model tries every way to reach credential `target`, then fails the job with the tool answers it got. */
+    const attack = (target: string) => (request: RecordedRequest): ScriptedReply => {
+      const answers = toolResults(request);
+      if (answers.length > 0) return { toolCalls: [{ name: 'fail', input: { reason: answers.join(' | ') } }] };
+      return {
+        toolCalls: [
+          { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: target } },
+          { name: 'totp_code', input: { index: elementIndex(request, 'One-time code'), credential_id: target } },
+          { name: 'type', input: { index: elementIndex(request, 'Username'), text: `{{credential:${target}.password}}` } },
+        ],
+      };
+    };
+    const attempt = async (target: string, body: Record<string, unknown>) => {
+      delete posted.login;
+      const before = reads.length;
+      model.reset(attack(target));
+      const job = await runJob('bank', body);
+      expect(job.status).toBe('failed');
+      expect(posted.login).toBeUndefined();
+      // Not one of the target's secrets was read from the store.
+      expect(reads.slice(before).filter((name) => name.startsWith(`credential/${target}/`))).toEqual([]);
+      for (const secret of [OTHER_PASSWORD, FOREIGN_PASSWORD, TOTP_SEED]) {
+        for (const request of model.requests) expect(request.raw).not.toContain(secret);
+        expect(JSON.stringify(job)).not.toContain(secret);
+      }
+      return String(job.error);
+    };
+
+    it('a job without a credential (none at start, none on its portal): every credential tool answers that the job has none', async () => {
+      for (const target of [bank, foreign]) {
+        const error = await attempt(target, {});
+        const why = `this job has no credential: credential '${target}' cannot be used (start the job with credential_id, or give its portal one)`;
+        expect(error).toBe([why, why, why].join(' | '));
+      }
+    });
+
+    it("a job with its own credential cannot read another credential of its workspace, nor another workspace's", async () => {
+      for (const target of [other, foreign]) {
+        const error = await attempt(target, { credential_id: bank });
+        const why = `credential '${target}' is not this job's credential: this job may use only credential_id ${bank}`;
+        expect(error).toBe([why, why, why].join(' | '));
+      }
+    });
+
+    it("the portal's credential is the job's when the start names none", async () => {
+      await createPortal('bank-portal', '/login', { task: 'Sign in', credential_id: bank });
+      delete posted.login;
+      model.reset((request: RecordedRequest): ScriptedReply => (lastTurnText(request).includes('Welcome back')
+        ? { toolCalls: [{ name: 'done', input: { result: { signed_in: true } } }] }
+        : { toolCalls: [
+          { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: bank } },
+          { name: 'click', input: { index: elementIndex(request, 'Sign in') } },
+        ] }));
+      expect(await runJob('bank-portal', {})).toMatchObject({ status: 'completed', result: { signed_in: true } });
+      const login: URLSearchParams | undefined = Reflect.get(posted, 'login');
+      expect(login?.get('password')).toBe(PASSWORD);
+    });
   });
 
   it('locate_visually asks the vision model (Moonshot, over Chat Completions) with the screenshot; click_at hits the canvas button', async () => {

@@ -90,17 +90,17 @@ describe("the model agent signs in with the job's stored credential (real keycha
     }
   });
 
-  it("another credential of the workspace, named by the model, reads as nothing: its password is never typed", async () => {
+  it("another credential of the workspace, named by the model, is refused as not the job's: its password is never typed", async () => {
     const mine = await credential({ service_name: 'Bank', username_or_email: 'ada', password: PASSWORD, totp_secret: SEED });
     const other = await credential({ service_name: 'Other', username_or_email: 'eve', password: OTHER_PASSWORD, totp_secret: SEED });
     const before = posted.length;
     model.reset((request: RecordedRequest): ScriptedReply => {
-      if (toolResults(request).some((r) => r.includes('has no password stored'))) return { toolCalls: [{ name: 'fail', input: { reason: 'that credential is not available' } }] };
+      if (toolResults(request).some((r) => r.includes("is not this job's credential"))) return { toolCalls: [{ name: 'fail', input: { reason: 'that credential is not available' } }] };
       return { toolCalls: [{ name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: other } }] };
     });
     const job = await runJob(mine);
     expect(job).toMatchObject({ status: 'failed', error: 'that credential is not available' });
-    expect(toolResults(model.requests[1]!)).toEqual([`credential '${other}' has no password stored`]);
+    expect(toolResults(model.requests[1]!)).toEqual([`credential '${other}' is not this job's credential: this job may use only credential_id ${mine}`]);
     expect(posted.length).toBe(before);
     for (const request of model.requests) expect(request.raw).not.toContain(OTHER_PASSWORD);
   });

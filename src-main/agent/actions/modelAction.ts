@@ -75,7 +75,7 @@ export async function runWithModel(client: LlmClient, page: Page, action: string
   const ctx = actionContext(page, action, variables, signal);
   // Every variable counts as sensitive: its value is replaced by its placeholder wherever the page shows it.
   const writeOnly = { type: 'object', properties: Object.fromEntries(Object.keys(variables).map((k) => [k, { type: 'string', writeOnly: true }])) };
-  const secrets = new SecretValues({ get: async () => undefined }, ctx.formData, writeOnly);
+  const secrets = new SecretValues(undefined, ctx.formData, writeOnly);
   const state = await readPageState(page);
   const screenshot = (await page.screenshot({ type: 'jpeg', quality: 60, mask: [page.locator('input[type="password"]')], timeout: 15_000 })).toString('base64');
   const text = [

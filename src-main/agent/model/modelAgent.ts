@@ -9,7 +9,7 @@ import { systemPrompt, turnText } from './prompt.ts';
 import { ResultCheck } from './resultCheck.ts';
 import { isReplayTrace, replayTrace } from './replay/replayer.ts';
 import { TraceRecorder, type ReplayTrace } from './replay/traceRecorder.ts';
-import { SecretValues, type SecretSource } from './secretValues.ts';
+import { SecretValues } from './secretValues.ts';
 import { SkillLibrary, type SkillSummary } from './skillLibrary.ts';
 import { AGENT_TOOLS, ToolInputError, type ToolEnv, type ToolResult } from './tools/index.ts';
 import { VisionLocator } from './visionLocator.ts';
@@ -22,8 +22,6 @@ export interface ModelAgentDeps {
   /** Skill records by id (name, description). */
   skill(id: string): SkillSummary | undefined;
   skillsDir: string;
-  /** Credential secrets; only the browser layer reads them. */
-  secrets: SecretSource;
   /** Loop guards: the same failing call this many times, or this many turns with an unchanged page, fail the job. */
   maxRepeatedFailures?: number;
   maxIdleTurns?: number;
@@ -63,9 +61,8 @@ export class ModelAgent implements Agent {
   async run(ctx: AgentContext): Promise<AgentOutcome> {
     const job = ctx.job;
     if (!job) throw new AgentFailure('the model-driven agent needs the job details from the engine');
-    // A job started with credential_id reads that credential's secrets only.
-    const credential = ctx.credential;
-    const secrets = new SecretValues(credential ? { get: (name) => credential.secret(name) } : this.#deps.secrets, ctx.formData, ctx.formSchema);
+    // Only the job's own credential (its credential_id, else its portal's) can be read; without one, none.
+    const secrets = new SecretValues(ctx.credential, ctx.formData, ctx.formSchema);
     // Actions are recorded after they run; the path that counts is the page they ran on (the turn's page).
     let turnPath = '';
     const recorder = new TraceRecorder(() => turnPath);

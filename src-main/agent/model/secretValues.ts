@@ -1,10 +1,12 @@
 import { createGuardrails, generateSync } from 'otplib';
 import type { JsonObject } from '../../contract/common.ts';
+import type { AgentCredential } from '../agentTypes.ts';
 
-/** Reads secrets by name (`credential/<id>/password`, `credential/<id>/totp`); the engine passes the SecretStore. */
-export interface SecretSource {
-  get(name: string): Promise<string | undefined>;
-}
+/**
+ * The one credential a job may use (its `credential_id`, else its portal's): the engine's
+ * AgentCredential. Secrets are read through it only, so no other credential id can be read.
+ */
+export type JobCredential = Pick<AgentCredential, 'id' | 'secret' | 'totp'>;
 
 /** Where a typed value came from: what a replay trace records instead of the value. */
 export type ValueSource =
@@ -55,13 +57,14 @@ function isSensitive(key: string, schema: JsonObject): boolean {
  * types the real values, and every text bound for the model passes through `redact`.
  */
 export class SecretValues {
-  readonly #source: SecretSource;
+  readonly #credential: JobCredential | undefined;
   readonly #formData: JsonObject;
   readonly #known = new Map<string, string>();
   readonly #sensitiveKeys: Set<string>;
 
-  constructor(source: SecretSource, formData: JsonObject, formSchema: JsonObject) {
-    this.#source = source;
+  /** `credential`: the job's own credential; without one, every credential placeholder and tool call is refused. */
+  constructor(credential: JobCredential | undefined, formData: JsonObject, formSchema: JsonObject) {
+    this.#credential = credential;
     this.#formData = formData;
     this.#sensitiveKeys = new Set(Object.keys(formData).filter((key) => typeof formData[key] === 'string' && isSensitive(key, formSchema)));
     for (const key of this.#sensitiveKeys) this.#remember(String(formData[key]), `{{form_data.${key}}}`);
@@ -126,20 +129,29 @@ export class SecretValues {
     }
   }
 
-  /** A credential's password, remembered so it is redacted everywhere. */
+  /** The job's credential when `id` names it; otherwise an error the model can read (nothing is read). */
+  #own(id: string): JobCredential {
+    const credential = this.#credential;
+    if (!credential) throw new Error(`this job has no credential: credential '${id}' cannot be used (start the job with credential_id, or give its portal one)`);
+    if (id !== credential.id) throw new Error(`credential '${id}' is not this job's credential: this job may use only credential_id ${credential.id}`);
+    return credential;
+  }
+
+  /** A credential's password, remembered so it is redacted everywhere; only the job's own credential. */
   async credential(id: string): Promise<string> {
-    const value = await this.#source.get(`credential/${id}/password`);
+    const value = await this.#own(id).secret(`credential/${id}/password`);
     if (value === undefined) throw new Error(`credential '${id}' has no password stored`);
     this.#remember(value, `{{credential:${id}.password}}`);
     return value;
   }
 
-  /** A fresh TOTP code for a credential; the code (and the seed) are redacted everywhere. */
+  /** A fresh TOTP code (on the job's clock) for the job's own credential; the code and the seed are redacted everywhere. */
   async totp(id: string): Promise<string> {
-    const seed = await this.#source.get(`credential/${id}/totp`);
+    const credential = this.#own(id);
+    const seed = await credential.secret(`credential/${id}/totp`);
     if (seed === undefined) throw new Error(`credential '${id}' has no TOTP secret stored`);
     this.#remember(seed, `{{credential:${id}.totp_secret}}`);
-    const code = totpCode(seed);
+    const code = await credential.totp();
     this.#remember(code, `{{credential:${id}.totp}}`);
     return code;
   }
