@@ -14,7 +14,8 @@ export interface Resource<T> {
 const MAX_RETRY_MS = 30_000;
 
 /**
- * Loads `load()` when `key` changes, and again every `pollMs` while mounted (auto-refreshing lists).
+ * Loads `load()` when `key` changes, and again every `pollMs` while mounted (auto-refreshing lists);
+ * `pollMs` undefined loads once (a page whose updates are pushed), and changing it loads again.
  * Polling stops once `keepPolling(data)` is false (a finished job) or on a 404 (it is gone), slows down
  * (doubling, up to 30 s) while the service does not answer, and pauses while the tab is hidden.
  */
@@ -54,10 +55,14 @@ export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: num
 
   const reload = useCallback(() => void loadOnce(), [loadOnce]);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` names what is loaded; a new key starts over
+  // A new key starts over; a new poll interval (polling paused while updates are pushed) keeps what is shown.
+  const shownKey = useRef<string | undefined>(undefined);
   useEffect(() => {
-    setData(undefined);
-    setLoading(true);
+    if (shownKey.current !== key) {
+      shownKey.current = key;
+      setData(undefined);
+      setLoading(true);
+    }
     let disposed = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let pausedWhileHidden = false;

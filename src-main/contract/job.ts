@@ -126,6 +126,19 @@ export const JobListQuery = z.object({
 export const JobList = z.object({ jobs: z.array(JobStatusResponse), total: z.int() });
 export type JobList = z.infer<typeof JobList>;
 
+/** A job as the light list gives it (GET /jobs/{org_id}/summary, Portico addition): the status response without `result` and `events`. */
+export const JobSummary = JobStatusResponse.omit({ result: true, events: true });
+export type JobSummary = z.infer<typeof JobSummary>;
+
+export const JobSummaryList = z.object({ jobs: z.array(JobSummary), total: z.int() });
+export type JobSummaryList = z.infer<typeof JobSummaryList>;
+
+/**
+ * Stream Job Logs' query. `status=true` (Portico addition) also pushes `status` events, each the job's
+ * status response: once when the stream opens, then after every status change and appended event.
+ */
+export const JobLogsQuery = JobIdQuery.extend({ status: z.stringbool().optional() });
+
 /** The JSON of each `log` event of Stream Job Logs (the stream ends with an `end` event carrying `{status}`). */
 export const JobLogEvent = z.object({ seq: z.int(), timestamp: Timestamp, line: z.string() });
 export type JobLogEvent = z.infer<typeof JobLogEvent>;

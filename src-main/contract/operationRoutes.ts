@@ -23,6 +23,7 @@ export const operationRoutes = {
   answerJob: 'POST /jobs/:org_id/:endpoint_name/answer',
   cancelJob: 'POST /jobs/:org_id/:endpoint_name/cancel',
   listJobs: 'GET /jobs/:org_id',
+  listJobSummaries: 'GET /jobs/:org_id/summary',
   getJobScreenshots: 'GET /task/:org_id/:endpoint_name/screenshots',
   getJobScreenshot: 'GET /task/:org_id/:endpoint_name/screenshots/:index',
   getJobDownloads: 'GET /task/:org_id/:endpoint_name/downloads',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiKeyParams, ApiKeyCreated, ApiKeyListResponse, ApiKeyRevokeResponse, ConsoleSettings, ConsoleSettingsUpdate, Org, OrgCreateRequest, OrgList, ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, ScreenshotParams } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
-import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobStartRequest, JobStartResponse, JobStatusResponse } from './job.ts';
+import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogsQuery, JobStartRequest, JobStartResponse, JobStatusResponse, JobSummaryList } from './job.ts';
 import type { OperationName } from './operationRoutes.ts';
 import { Portal, PortalCreateRequest, PortalList, PortalParams, PortalUpdateRequest } from './portal.ts';
 import { ProfileCreateRequest, ProfileList, ProfileParams, ProfileSessionClosed, ProfileSessionCreated, ProfileSessionList, ProfileSessionParams } from './profile.ts';
@@ -42,11 +42,12 @@ export const operations = {
   answerJob: { params: PortalParams, query: JobIdQuery, body: AnswerRequest, response: JobActionResponse },
   cancelJob: { params: PortalParams, query: JobIdQuery, response: JobActionResponse },
   listJobs: { params: OrgIdParam, query: JobListQuery, response: JobList },
+  listJobSummaries: { params: OrgIdParam, query: JobListQuery, response: JobSummaryList },
   getJobScreenshots: { params: PortalParams, query: JobIdQuery },
   getJobScreenshot: { params: ScreenshotParams, query: JobIdQuery },
   getJobDownloads: { params: PortalParams, query: JobIdQuery },
   getJobRecording: { params: PortalParams, query: JobIdQuery },
-  streamJobLogs: { params: PortalParams, query: JobIdQuery },
+  streamJobLogs: { params: PortalParams, query: JobLogsQuery },
 
   createWebhookKey: { params: OrgIdParam, response: WebhookKeyCreated },
   getWebhookKey: { params: OrgIdParam, response: WebhookKeyStatus },

@@ -13,7 +13,7 @@ export interface WaitingJob {
 /** The org's jobs waiting for an answer, oldest first, refreshed every few seconds from any page. */
 export function useWaitingJobs(): WaitingJob[] {
   const org = useConsole((s) => s.org);
-  const waiting = useResource(() => call('listJobs', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }), `waiting/${org}`, 3000);
+  const waiting = useResource(() => call('listJobSummaries', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }), `waiting/${org}`, 3000);
   const answersSent = useConsole((s) => s.answersSent);
   const reload = waiting.reload;
   useEffect(() => {

@@ -3,13 +3,19 @@ import type { JobEventData, JobStatusResponse, QuestionData } from '../../src-ma
 import { call, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
 import { RecordingPlayer } from '../components/RecordingPlayer.tsx';
-import { LogStream } from '../components/LogStream.tsx';
+import { LogStream, useJobStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
 import { ConfirmButton, ErrorNote, JsonBlock, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
 import { formatDuration, isActive } from '../format.ts';
 import { useAction, useNow, useResource } from '../hooks.ts';
 import { routeHash } from '../routes.ts';
 import { useConsole } from '../store.ts';
+
+/** The later of the polled and the pushed status (a reconnect or a poll may bring either first). */
+function newest(polled: JobStatusResponse | undefined, pushed: JobStatusResponse | undefined): JobStatusResponse | undefined {
+  if (polled === undefined || pushed === undefined) return polled ?? pushed;
+  return Date.parse(pushed.updated_at) >= Date.parse(polled.updated_at) ? pushed : polled;
+}
 
 /** The question still waiting for an answer, if any. */
 function pendingQuestion(job: JobStatusResponse): QuestionData | undefined {
@@ -93,13 +99,16 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const org = useConsole((s) => s.org);
   const showToast = useConsole((s) => s.showToast);
   const jobArgs = { params: { org_id: org, endpoint_name: props.endpoint }, query: { job_id: props.jobId } };
-  const job = useResource(() => call('getJobStatus', jobArgs), `${org}/${props.endpoint}/${props.jobId}`, 1000, (status) => isActive(status.status));
+  // Status is pushed over the log stream while it is connected; the page polls only while it is not.
+  const stream = useJobStream(org, props.endpoint, props.jobId);
+  const pollMs = stream.pushing || stream.state === 'ended' ? undefined : 1000;
+  const job = useResource(() => call('getJobStatus', jobArgs), `${org}/${props.endpoint}/${props.jobId}`, pollMs, (status) => isActive(status.status));
   const cancel = useAction();
   const fileDownload = useAction();
   const now = useNow(1000);
   const reachable = useConsole((s) => s.reachable);
 
-  const data = job.data;
+  const data = newest(job.data, stream.status);
   if (!data) {
     return (
       <section className="page">
@@ -131,7 +140,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
     });
 
   return (
-    <section className="page job-page">
+    <section className="page job-page" data-updates={stream.pushing ? 'pushed' : 'polled'}>
       <PageHeader
         title={
           <>
@@ -184,7 +193,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
             )}
           </div>
         )}
-        <LogStream org={org} endpoint={props.endpoint} jobId={data.job_id} />
+        <LogStream stream={stream} />
       </div>
 
       <div className="job-grid">

@@ -14,7 +14,7 @@ export function JobsPage() {
   const [endpoint, setEndpoint] = useState('');
   const now = useNow(1000);
   const query = { limit: 200, ...(status !== '' && { status }), ...(endpoint !== '' && { endpoint_name: endpoint }) };
-  const jobs = useResource(() => call('listJobs', { params: { org_id: org }, query }), `${org}?${JSON.stringify(query)}`, 2000);
+  const jobs = useResource(() => call('listJobSummaries', { params: { org_id: org }, query }), `${org}?${JSON.stringify(query)}`, 2000);
   const portals = useResource(() => call('listPortals', { params: { org_id: org } }), org);
 
   const filters = (

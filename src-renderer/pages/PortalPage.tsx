@@ -111,7 +111,7 @@ function RunForm(props: { portal: Portal }) {
 
 function RecentJobs(props: { endpoint: string }) {
   const org = useConsole((s) => s.org);
-  const jobs = useResource(() => call('listJobs', { params: { org_id: org }, query: { endpoint_name: props.endpoint, limit: 8 } }), `${org}/${props.endpoint}`, 3000);
+  const jobs = useResource(() => call('listJobSummaries', { params: { org_id: org }, query: { endpoint_name: props.endpoint, limit: 8 } }), `${org}/${props.endpoint}`, 3000);
   return (
     <div className="panel">
       <div className="panel-title">Recent jobs</div>

@@ -104,7 +104,7 @@ describe('portals and jobs: create, run, watch, download', () => {
     await expect.poll(() => requests.length).toBeGreaterThan(hiddenFrom);
 
     // The service stops answering: a banner, and retries of the job list that come less and less often.
-    const list = '/jobs/default?limit=200';
+    const list = '/jobs/default/summary?limit=200';
     await tab.route(`${world.svc.url}/jobs/**`, (route) => route.abort('connectionrefused'));
     const failedFrom = Date.now();
     await tab.getByRole('alert').getByText('Portico is not reachable.').waitFor();
@@ -124,6 +124,8 @@ describe('portals and jobs: create, run, watch, download', () => {
     await makePortal(world, endpoint, 'script:visit');
     const jobId = await runJob(world, endpoint, { form_data: {} }, ['completed']);
     const page = await world.openConsole();
+    // No pushed status (the log stream is refused), so the page polls: the filmstrip follows the polled steps.
+    await page.route(/\/logs\?job_id=/, (route) => route.abort('connectionrefused'));
     // The status is replayed as it was while the job ran: one step, one step again, then done with two.
     let served = 0;
     await page.route(`**/status?job_id=${jobId}`, async (route) => {

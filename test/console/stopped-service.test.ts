@@ -4,7 +4,7 @@ import { makePortal, runJob, snap, useConsoleWorld } from './harness.ts';
 describe('a stopped service clears what the console claimed was live (console item 11)', () => {
   const world = useConsoleWorld();
 
-  it('a job waiting for an answer: once Portico stops, no "Needs answer", no live view, no question, the log says interrupted', async () => {
+  it('a job waiting for an answer: once Portico stops, no "Needs answer", no live view, no question: it shows the failure the stop pushed over the log stream', async () => {
     const endpoint = world.unique('asks');
     await makePortal(world, endpoint, 'script:ask');
     const jobId = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
@@ -18,13 +18,15 @@ describe('a stopped service clears what the console claimed was live (console it
     await world.svc.stop();
 
     await page.getByRole('alert').getByText('Portico is not reachable.').waitFor({ timeout: 20_000 });
-    await page.locator('h1').getByText('Unknown — Portico is not reachable').waitFor();
+    // The stop fails the waiting job, and the log stream pushes that before it closes: the page says so, not "Needs answer".
+    await page.locator('h1').getByText('Failed', { exact: true }).waitFor();
+    await page.getByRole('alert').getByText('interrupted by shutdown').waitFor();
     await expect.poll(() => page.title()).toBe('Portico');
     expect(await page.getByTestId('waiting-badge').count()).toBe(0);
     expect(await page.getByTestId('question-card').count()).toBe(0);
     expect(await page.locator('iframe.live').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0);
-    await page.getByText('interrupted').waitFor();
+    await page.getByRole('log').getByText('job failed: interrupted by shutdown').waitFor();
     expect(await page.getByText('Needs answer', { exact: true }).count()).toBe(0);
     await snap(page, 'service-stopped-job');
   });

@@ -1,7 +1,8 @@
 import yazl from 'yazl';
 import { OrgIdParam } from '../../contract/common.ts';
 import {
-  AnswerRequest, FINAL_JOB_STATUSES, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogEvent, JobStartRequest, JobStartResponse, JobStatusResponse,
+  AnswerRequest, FINAL_JOB_STATUSES, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogEvent, JobLogsQuery, JobStartRequest, JobStartResponse, JobStatusResponse,
+  JobSummaryList,
 } from '../../contract/job.ts';
 import { PortalParams } from '../../contract/portal.ts';
 import type { JobEvents } from '../../engine/jobs/jobEvents.ts';
@@ -39,6 +40,11 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
     handler: ({ params, query }) => jobs.list(params.org_id, query),
   });
   routes.add({
+    method: 'GET', url: '/jobs/:org_id/summary', tag: 'jobs', summary: 'List jobs, newest first, without each job\'s result and events (Portico addition: the console\'s Jobs page)', auth: 'org',
+    params: OrgIdParam, query: JobListQuery, response: JobSummaryList,
+    handler: ({ params, query }) => jobs.listSummaries(params.org_id, query),
+  });
+  routes.add({
     method: 'GET', url: '/task/:org_id/:endpoint_name/screenshots', tag: 'jobs', summary: 'Step screenshots as a tar.gz of screenshot_NNNN.png', auth: 'org',
     params: PortalParams, query: JobIdQuery, produces: { type: 'application/gzip' },
     handler: async ({ params, query, reply }) => {
@@ -64,8 +70,8 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
     },
   });
   routes.add({
-    method: 'GET', url: '/task/:org_id/:endpoint_name/logs', tag: 'jobs', summary: 'Stream Job Logs (text/event-stream; replays from the start, ends with the job)', auth: 'org',
-    params: PortalParams, query: JobIdQuery, produces: { type: 'text/event-stream', schema: JobLogEvent },
+    method: 'GET', url: '/task/:org_id/:endpoint_name/logs', tag: 'jobs', summary: 'Stream Job Logs (text/event-stream; replays from the start, ends with the job; `status=true` also pushes `status` events)', auth: 'org',
+    params: PortalParams, query: JobLogsQuery, produces: { type: 'text/event-stream', schema: JobLogEvent },
     handler: async ({ params, query, reply, request }) => {
       const job = jobs.getRecord(params.org_id, params.endpoint_name, query.job_id);
       reply.hijack();
@@ -79,10 +85,22 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
         const event: JobLogEvent = { seq: line.seq, timestamp: line.timestamp, line: line.line };
         out.write(`id: ${line.seq}\nevent: log\ndata: ${JSON.stringify(event)}\n\n`);
       };
+      // With status=true, the job's status response after each change, so a page need not poll while connected.
+      let lastStatus = '';
+      const pushStatus = (): void => {
+        if (!query.status) return;
+        const record = store.jobs.get(job.id);
+        if (!record) return;
+        const body = JSON.stringify(JobStatusResponse.parse(jobs.toStatus(record)));
+        if (body === lastStatus) return;
+        lastStatus = body;
+        out.write(`event: status\ndata: ${body}\n\n`);
+      };
       const finish = (status: string): void => {
         if (ended) return;
         ended = true;
         for (const line of store.jobs.logs(job.id, lastSeq)) send(line);
+        pushStatus();
         out.end(`event: end\ndata: ${JSON.stringify({ status })}\n\n`);
         cleanup();
       };
@@ -90,12 +108,18 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
         if (jobId === job.id && !ended) send(line);
       });
       const statusSub = events.onDidChangeStatus((changed) => {
-        if (changed.id === job.id && FINAL_JOB_STATUSES.includes(changed.status)) finish(changed.status);
+        if (changed.id !== job.id || ended) return;
+        if (FINAL_JOB_STATUSES.includes(changed.status)) finish(changed.status);
+        else pushStatus();
+      });
+      const eventSub = events.onDidAppendEvent(({ job: changed }) => {
+        if (changed.id === job.id && !ended) pushStatus();
       });
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), 15_000);
       const cleanup = (): void => {
         logSub.dispose();
         statusSub.dispose();
+        eventSub.dispose();
         clearInterval(heartbeat);
       };
       request.raw.on('close', () => {
@@ -103,6 +127,7 @@ export function addJobRoutes(routes: RouteTable, jobs: JobService, events: JobEv
         cleanup();
       });
       for (const line of store.jobs.logs(job.id)) send(line);
+      pushStatus();
       const current = store.jobs.get(job.id);
       if (current && FINAL_JOB_STATUSES.includes(current.status)) finish(current.status);
     },

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
-import type { JobActionResponse, JobListQuery, JobStartRequest, JobStatusResponse } from '../../contract/job.ts';
+import type { JobActionResponse, JobListQuery, JobStartRequest, JobStatusResponse, JobSummary } from '../../contract/job.ts';
 import { FINAL_JOB_STATUSES } from '../../contract/job.ts';
 import { messages } from '../../contract/messages.ts';
 import { credentialMessages } from '../../contract/credential.ts';
@@ -171,6 +171,11 @@ export class JobService {
 
   /** The status response of local-service.md §3. */
   toStatus(job: JobRecord): JobStatusResponse {
+    return { ...this.toSummary(job), result: job.result, events: this.#deps.store.jobs.events(job.id) };
+  }
+
+  /** The status response without `result` and `events` (the light list: no history read per job). */
+  toSummary(job: JobRecord): JobSummary {
     const base = this.#deps.baseUrl();
     const task = `${base}/task/${encodeURIComponent(job.org_id)}/${encodeURIComponent(job.endpoint_name)}`;
     const live = job.status === 'running' || job.status === 'waiting_for_input';
@@ -178,7 +183,6 @@ export class JobService {
       job_id: job.id,
       portal_id: `${job.org_id}/${job.endpoint_name}`,
       status: job.status,
-      result: job.result,
       error: job.error,
       created_at: job.created_at,
       updated_at: job.updated_at,
@@ -194,7 +198,6 @@ export class JobService {
       downloads_link: job.has_downloads ? `${task}/downloads?job_id=${job.id}` : null,
       video_recording_url: job.has_recording ? `${task}/recording?job_id=${job.id}` : null,
       log_url: `${task}/logs?job_id=${job.id}`,
-      events: this.#deps.store.jobs.events(job.id),
     };
   }
 
@@ -205,6 +208,12 @@ export class JobService {
   list(orgId: string, query: z.output<typeof JobListQuery>): { jobs: JobStatusResponse[]; total: number } {
     const { jobs, total } = this.#deps.store.jobs.list({ orgId, endpointName: query.endpoint_name, status: query.status, limit: query.limit, offset: query.offset });
     return { jobs: jobs.map((job) => this.toStatus(job)), total };
+  }
+
+  /** The list without each job's result and events (GET /jobs/{org_id}/summary). */
+  listSummaries(orgId: string, query: z.output<typeof JobListQuery>): { jobs: JobSummary[]; total: number } {
+    const { jobs, total } = this.#deps.store.jobs.list({ orgId, endpointName: query.endpoint_name, status: query.status, limit: query.limit, offset: query.offset });
+    return { jobs: jobs.map((job) => this.toSummary(job)), total };
   }
 
   /** Answer Question: 409 unless the job waits on exactly this question. */
