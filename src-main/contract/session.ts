@@ -20,7 +20,7 @@ export const SessionCreateRequest = z.strictObject({
   timeout_minutes: z.int().min(1).max(1440).default(30).describe('The session expires this long after it was created'),
   screen_config: ScreenConfig.default({ width: 1280, height: 800 }),
   profile_id: z.string().min(1).max(128).optional().describe("A browser profile of the workspace's organization; held while the session lives and saved when it ends"),
-  proxy: ProxyConfig.optional(),
+  proxy: ProxyConfig.optional().describe('The proxy every page of the session goes through. With username/password (an http:// proxy) the browser uses a local forwarder of this service that adds them; the password is kept in memory only, never stored or echoed'),
   metadata: JsonObject.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes of JSON`).default({}),
   // eslint-disable-next-line no-control-regex
   user_agent: z.string().min(1).max(512).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters').optional(),

@@ -261,7 +261,7 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
       { user_agent: 'a\nb' },
       { user_agent: 'x'.repeat(600) },
       { proxy: { server: 'not a proxy' } },
-      { proxy: { server: 'http://127.0.0.1:9', username: 'u', password: 'p' } },
+      { proxy: { server: 'socks5://127.0.0.1:9', username: 'u', password: 'p' } },
       { profile_id: '../../etc' },
       { profile_id: '00000000-0000-4000-8000-000000000000' },
       { surprise: true },

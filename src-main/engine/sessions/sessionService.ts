@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../base/errors
 import { newId, newSecretToken } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks.ts';
+import { forwardableUpstreamProblem, startProxyForwarder, type ProxyForwarder } from '../../browser/proxyForwarder.ts';
 import { startRecording, type Recording } from '../../browser/recorder.ts';
 import type { SessionBrowser, SessionBrowserPool, SessionLaunchSpec } from '../../browser/sessionBrowsers.ts';
 import { messages } from '../../contract/messages.ts';
@@ -61,6 +62,8 @@ interface LiveSession {
   readonly lock: ProfileLockHandle | undefined;
   readonly profileId: string | undefined;
   readonly sockets: Set<Duplex>;
+  /** The local forwarder to a proxy with credentials (`proxy.username`/`password`), closed with the session. */
+  readonly forwarder: ProxyForwarder | undefined;
   ending: Promise<void> | undefined;
   /** A job running in the session (`browser_session_id`), if any. */
   lease?: SessionLease | undefined;
@@ -112,11 +115,14 @@ export class SessionService {
   /** Opens a session with its own browser; `origin` is this server's base URL as the caller reached it. */
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
-    if (request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined)) {
-      // Chromium's --proxy-server takes no credentials, and answering 407s from Portico's own CDP
-      // connection races the clients' own (a page a client opens may be resumed before Portico enables
-      // interception on it): refused rather than flaky.
-      throw new ValidationError('body.proxy: username and password are not supported for sessions; use a proxy that needs no credentials');
+    const sessionId = newId();
+    const credentials = request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined);
+    if (request.proxy && credentials) {
+      // Chromium's --proxy-server takes no credentials: the browser goes through a local forwarder that
+      // adds them (docs/decisions.md, "Session proxies with credentials").
+      const problem = forwardableUpstreamProblem(request.proxy.server);
+      if (problem) throw new ValidationError(`body.proxy.server: ${problem}`);
+      if (request.proxy.username === undefined) throw new ValidationError('body.proxy.username: required with password');
     }
     let lock: ProfileLockHandle | undefined;
     const spec: SessionLaunchSpec = {
@@ -136,22 +142,32 @@ export class SessionService {
         throw error;
       }
     }
+    let forwarder: ProxyForwarder | undefined;
     let browser: SessionBrowser;
     try {
+      if (request.proxy && credentials && spec.proxy) {
+        forwarder = await startProxyForwarder(
+          { server: request.proxy.server, username: request.proxy.username ?? '', password: request.proxy.password ?? '' },
+          { logger: this.#logger, logFields: { session_id: sessionId } },
+        );
+        spec.proxy.server = forwarder.server;
+      }
       ({ browser } = await this.#pool.take(spec));
     } catch (error) {
+      await forwarder?.close();
       lock?.release();
       throw error;
     }
     if (this.#closed) {
       await browser.close();
+      await forwarder?.close();
       lock?.release();
       throw new ConflictError('The service is shutting down');
     }
     const now = this.#clock.now();
     const ttlMs = request.timeout_minutes * this.#minuteMs;
     const row: SessionRow = {
-      id: newId(),
+      id: sessionId,
       workspace_id: actor.workspaceId,
       created_by: actor.userId,
       status: 'active',
@@ -172,6 +188,7 @@ export class SessionService {
       this.#store.sessions.insert(row);
     } catch (error) {
       await browser.close();
+      await forwarder?.close();
       lock?.release();
       throw error;
     }
@@ -187,6 +204,7 @@ export class SessionService {
       lock,
       profileId: request.profile_id,
       sockets: new Set(),
+      forwarder,
       ending: undefined,
     };
     this.#live.set(session.id, session);
@@ -331,6 +349,8 @@ export class SessionService {
       } catch (error) {
         this.#logger.warn('session browser did not close cleanly', { session_id: live.id, error: String(error) });
       }
+      // The browser is gone: its proxy forwarder stops listening (no socket left behind).
+      await live.forwarder?.close();
       if (live.profileId !== undefined) {
         // The browser has exited, so its profile folder holds what the session changed.
         this.#store.profiles.touch(live.profileId, this.#clock.now().toISOString());
