@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { useQuestionNotifications } from './components/Notifications.tsx';
 import { OrgSwitcher } from './components/OrgSwitcher.tsx';
 import { focusOnMount } from './components/ui.tsx';
 import { useWaitingJobs, WaitingBadge, WaitingNotice } from './components/PendingQuestions.tsx';
@@ -94,7 +95,8 @@ export function App() {
 /** The signed-in console: navigation, the current page, and notices that follow the person across pages. */
 function Shell(props: { route: Route; toast: string | undefined; org: string }) {
   const { route, toast, org } = props;
-  const waiting = useWaitingJobs();
+  const { jobs: waiting, loaded } = useWaitingJobs();
+  useQuestionNotifications(waiting, loaded, route);
   const reachable = useConsole((s) => s.reachable);
   return (
     <div className="shell">

@@ -19,7 +19,8 @@ const MAX_RETRY_MS = 30_000;
  * Polling stops once `keepPolling(data)` is false (a finished job) or on a 404 (it is gone), slows down
  * (doubling, up to 30 s) while the service does not answer, and pauses while the tab is hidden.
  */
-export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: number, keepPolling?: (data: T) => boolean): Resource<T> {
+export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: number, keepPolling?: (data: T) => boolean, options: { whileHidden?: boolean } = {}): Resource<T> {
+  const whileHidden = options.whileHidden ?? false;
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [loading, setLoading] = useState(true);
@@ -72,7 +73,7 @@ export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: num
       if (disposed || pollMs === undefined || !again) return;
       delay = failedToConnect ? Math.min(Math.max(delay, pollMs) * 2, MAX_RETRY_MS) : pollMs;
       timer = setTimeout(() => {
-        if (document.visibilityState === 'hidden') pausedWhileHidden = true;
+        if (document.visibilityState === 'hidden' && !whileHidden) pausedWhileHidden = true;
         else void tick();
       }, delay);
     };
@@ -88,7 +89,7 @@ export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: num
       clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [key, pollMs, loadOnce]);
+  }, [key, pollMs, loadOnce, whileHidden]);
 
   return { data, error, loading, reload };
 }

@@ -4,6 +4,7 @@ import { endpointOf } from '../format.ts';
 import { useResource } from '../hooks.ts';
 import { routeHash, type Route } from '../routes.ts';
 import { useConsole } from '../store.ts';
+import { useNotifyQuestions } from './Notifications.tsx';
 
 export interface WaitingJob {
   endpoint: string;
@@ -11,9 +12,11 @@ export interface WaitingJob {
 }
 
 /** The org's jobs waiting for an answer, oldest first, refreshed every few seconds from any page. */
-export function useWaitingJobs(): WaitingJob[] {
+export function useWaitingJobs(): { jobs: WaitingJob[]; loaded: boolean } {
   const org = useConsole((s) => s.org);
-  const waiting = useResource(() => call('listJobSummaries', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }), `waiting/${org}`, 3000);
+  // With desktop notifications on, a hidden tab keeps checking: that is when a notification matters.
+  const notify = useNotifyQuestions((s) => s.enabled);
+  const waiting = useResource(() => call('listJobSummaries', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }), `waiting/${org}`, 3000, undefined, { whileHidden: notify });
   const answersSent = useConsole((s) => s.answersSent);
   const reload = waiting.reload;
   useEffect(() => {
@@ -26,7 +29,7 @@ export function useWaitingJobs(): WaitingJob[] {
   useEffect(() => {
     document.title = count > 0 ? `(${count}) Needs answer — Portico` : 'Portico';
   }, [count]);
-  return jobs;
+  return { jobs, loaded: waiting.data !== undefined && reachable };
 }
 
 /** The count on the Jobs navigation item; the link names it through `aria-describedby` (its name stays "Jobs"). */

@@ -1,3 +1,4 @@
+import { NotificationsSection } from '../components/Notifications.tsx';
 import { PageHeader } from '../components/ui.tsx';
 import { KeysSection } from './settings/KeysSection.tsx';
 import { ProvidersSection } from './settings/ProvidersSection.tsx';
@@ -7,12 +8,13 @@ import { WebhooksSection } from './settings/WebhooksSection.tsx';
 export function SettingsPage() {
   return (
     <section className="page settings">
-      <PageHeader title="Settings" subtitle="Keys, webhooks, model providers and this machine." />
+      <PageHeader title="Settings" subtitle="Keys, webhooks, model providers, this machine and notifications." />
       <div className="settings-grid">
         <KeysSection />
         <WebhooksSection />
         <ProvidersSection />
         <SystemSection />
+        <NotificationsSection />
       </div>
     </section>
   );

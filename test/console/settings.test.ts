@@ -63,7 +63,7 @@ describe('settings: keys, webhooks, system, model providers', () => {
 
   it('settings show the data folder and apply job concurrency', async () => {
     const page = await world.openConsole({ hash: '#/settings' });
-    await expect.poll(() => page.getByTestId('data-dir').textContent()).toBe(world.svc.dataDir);
+    await expect.poll(() => page.getByTestId('data-dir').textContent(), { timeout: 10_000 }).toBe(world.svc.dataDir); // (10 s: the settings load is slow on a busy machine)
     // The reload after a save arrives late (as on a busy machine); typing in another field meanwhile must survive it.
     let reloads = 0;
     await page.route('**/admin/settings', async (route) => {

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { makePortal, runJob, useConsoleWorld } from './harness.ts';
+
+declare global {
+  interface Window {
+    /** Every Notification the page constructed (the browser's own class, recorded as it is called). */
+    __shown?: Notification[];
+  }
+}
+
+describe('desktop notifications for pending questions, opted in under Settings (issue 10 item 2)', () => {
+  const world = useConsoleWorld();
+
+  it('announces each new question (also from a hidden tab), opens the job when clicked, and stops when turned off', async () => {
+    const page = await world.openConsole({ hash: '#/settings' });
+    await page.context().grantPermissions(['notifications'], { origin: world.svc.url });
+    // Records each notification while still constructing the browser's real one.
+    await page.context().addInitScript(() => {
+      const Real = window.Notification;
+      window.__shown = [];
+      class Recorded extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          window.__shown?.push(this);
+        }
+      }
+      Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
+    });
+    await page.reload();
+    const box = page.getByLabel('Notify me on this computer when a job asks a question');
+    await box.check();
+    await page.getByTestId('notify-status').getByText('On in this browser').waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('portico.notifyQuestions'))).toBe('1');
+
+    const endpoint = world.unique('asks');
+    await makePortal(world, endpoint, 'script:ask');
+    const waitingPoll = page.waitForResponse((r) => r.url().includes('status=waiting_for_input'));
+    await page.evaluate(() => { window.location.hash = '#/jobs'; });
+    await waitingPoll;
+    const shown = () => page.evaluate(() => (window.__shown ?? []).map((n) => ({ title: n.title, body: n.body, tag: n.tag })));
+
+    const first = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
+    await expect.poll(shown, { timeout: 15_000 }).toEqual([{ title: `${endpoint} needs your answer`, body: 'Which colour?', tag: `portico-question-${first}` }]);
+
+    // A hidden tab keeps checking while notifications are on: that is when they matter.
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const second = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
+    await expect.poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 }).toEqual([`portico-question-${first}`, `portico-question-${second}`]);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+
+    // Clicking the notification opens that job, its question ready to answer.
+    await page.evaluate(() => window.__shown?.[1]?.dispatchEvent(new Event('click')));
+    await expect.poll(() => page.url()).toContain(`#/jobs/${endpoint}/${second}`);
+    await page.getByTestId('question-card').waitFor();
+
+    // Turned off: a new question shows in the console (badge) but not on the desktop.
+    await page.evaluate(() => { window.location.hash = '#/settings'; });
+    await box.uncheck();
+    await page.getByTestId('notify-status').getByText('Off.').waitFor();
+    // (Two jobs run at once: the first two end so the third can start.)
+    for (const jobId of [first, second]) await world.api.call('cancelJob', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
+    const third = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
+    await expect.poll(() => page.getByRole('link', { name: `Answer ${endpoint}` }).getAttribute('href'), { timeout: 15_000 }).toContain(third);
+    expect((await shown()).length).toBe(2);
+  }, 90_000);
+});
