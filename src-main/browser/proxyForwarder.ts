@@ -159,6 +159,7 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
     track(upstreamSocket);
     upstreamSocket.setTimeout(timeoutMs);
     let answered = false;
+    let tunnelled = false;
     const refuse = (reason: string): void => {
       if (answered) return;
       answered = true;
@@ -169,7 +170,12 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
     upstreamSocket.on('timeout', () => refuse(`no answer from the upstream proxy within ${timeoutMs} ms`));
     upstreamSocket.on('error', (error) => {
       if (!answered) refuse(`The upstream proxy could not be reached: ${error.message}`);
-      else client.destroy();
+      else if (tunnelled) client.destroy();
+    });
+    // The upstream hanging up before it answered the CONNECT is a refusal too, never a hang.
+    upstreamSocket.on('close', () => {
+      // (A refused client is left to flush its 502; an open tunnel is ended by the pipe, flushing what is buffered.)
+      if (!answered) refuse('The upstream proxy closed the connection without answering');
     });
     client.on('close', () => upstreamSocket.destroy());
     upstreamSocket.once('connect', () => {
@@ -191,6 +197,7 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
         return;
       }
       answered = true;
+      tunnelled = true;
       upstreamSocket.setTimeout(0);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       const rest = received.subarray(end + 4);

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src-main/base/logger.ts';
 import { profileDir } from '../../src-main/browser/profileFolders.ts';
 import { ProfileLocks } from '../../src-main/browser/profileLocks.ts';
+import { startProxyForwarder } from '../../src-main/browser/proxyForwarder.ts';
 import { SessionBrowserPool } from '../../src-main/browser/sessionBrowsers.ts';
 import { SessionCreateRequest } from '../../src-main/contract/session.ts';
 import { seedFirstStart } from '../../src-main/engine/firstStart.ts';
@@ -323,5 +324,69 @@ describe('a session\'s proxy forwarder ends with it: expiry on the injected cloc
       await upstream.close();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** Sends raw bytes to 127.0.0.1:port and collects the answer until the other side closes. */
+function rawExchange(port: number, bytes: string | Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+      // A forwarder answer is complete once its head and the short body it always closes after arrived.
+      if (/^HTTP\/1\.1 [45]\d\d /.test(answer) && answer.includes('\r\n\r\n')) socket.end();
+    });
+    socket.on('error', () => resolve(answer));
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+describe('the proxy forwarder itself: hostile input and a silent upstream', () => {
+  it('refuses what is not a proxy request, survives garbage, and answers 502 when the upstream never answers', async () => {
+    // Accepts connections and never says a word.
+    const held = new Set<Socket>();
+    const silent = createNetServer((socket) => held.add(socket));
+    // Answers nothing to CONNECT: hangs up at once.
+    const hangingUp = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangingUp.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const upstream = await startUpstreamProxy(USER, PASSWORD);
+    const forwarder = await startProxyForwarder({ server: upstream.server, username: USER, password: PASSWORD });
+    const hanging = await startProxyForwarder({ server: `127.0.0.1:${(silent.address() as AddressInfo).port}`, username: USER, password: PASSWORD }, { upstreamTimeoutMs: 300 });
+    const rude = await startProxyForwarder({ server: `127.0.0.1:${(hangingUp.address() as AddressInfo).port}`, username: USER, password: PASSWORD });
+    try {
+      expect(forwarder.server).toBe(`http://127.0.0.1:${forwarder.port}`);
+      // Origin-form requests (someone browsing the port) and malformed CONNECT targets are 400, never forwarded.
+      expect(await rawExchange(forwarder.port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+      expect(await rawExchange(forwarder.port, 'CONNECT ../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+      expect(await rawExchange(forwarder.port, `CONNECT ${'a'.repeat(20_000)}:443 HTTP/1.1\r\n\r\n`)).not.toMatch(/^HTTP\/1\.1 200/);
+      await rawExchange(forwarder.port, Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]));
+      expect(upstream.requests).toEqual([]);
+      // Still serving afterwards: a real request goes through with the credentials.
+      const page = await startPageServer({ '/ok': 'fine' });
+      try {
+        const answer = await rawExchange(forwarder.port, `GET http://site.test:${new URL(page.url).port}/ok HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`);
+        expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+        expect(answer).toContain('fine');
+        expect(upstream.requests).toEqual([{ method: 'GET', target: `http://site.test:${new URL(page.url).port}/ok`, authorized: true }]);
+      } finally {
+        await page.close();
+      }
+      // An upstream that accepts and never answers: the tunnel is refused, not left hanging.
+      expect(await rawExchange(hanging.port, 'CONNECT secure.test:443 HTTP/1.1\r\nHost: secure.test:443\r\n\r\n')).toMatch(/^HTTP\/1\.1 502 [\s\S]*no answer from the upstream proxy within 300 ms/);
+      expect(await rawExchange(rude.port, 'CONNECT secure.test:443 HTTP/1.1\r\nHost: secure.test:443\r\n\r\n')).toMatch(/^HTTP\/1\.1 502 [\s\S]*closed the connection without answering/);
+      const plainAnswer = await rawExchange(rude.port, 'GET http://site.test/ HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n');
+      expect(plainAnswer).toMatch(/^HTTP\/1\.1 502 /);
+    } finally {
+      await forwarder.close();
+      await hanging.close();
+      await rude.close();
+      await new Promise<void>((resolve) => hangingUp.close(() => resolve()));
+      await upstream.close();
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    expect(await connectOutcome(forwarder.port)).toBe('ECONNREFUSED');
   });
 });
