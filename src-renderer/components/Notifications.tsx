@@ -61,18 +61,18 @@ export function useQuestionNotifications(jobs: WaitingJob[], loaded: boolean, ro
   const enabled = useNotifyQuestions((s) => s.enabled);
   const org = useConsole((s) => s.org);
   const navigate = useConsole((s) => s.navigate);
-  const seen = useRef<Set<string> | undefined>(undefined);
+  const seen = useRef<{ org: string; jobs: Set<string> } | undefined>(undefined);
   const routeRef = useRef(route);
   routeRef.current = route;
 
   useEffect(() => {
     if (!loaded) return;
-    if (seen.current === undefined) {
-      // Those already waiting when the console opened are shown in the page, not announced.
-      seen.current = new Set(jobs.map((j) => j.jobId));
+    if (seen.current?.org !== org) {
+      // Those already waiting when the console opened (or the org was switched to) are shown in the page, not announced.
+      seen.current = { org, jobs: new Set(jobs.map((j) => j.jobId)) };
       return;
     }
-    const known = seen.current;
+    const known = seen.current.jobs;
     for (const job of jobs) {
       if (known.has(job.jobId)) continue;
       known.add(job.jobId);

@@ -16,7 +16,10 @@ export function useWaitingJobs(): { jobs: WaitingJob[]; loaded: boolean } {
   const org = useConsole((s) => s.org);
   // With desktop notifications on, a hidden tab keeps checking: that is when a notification matters.
   const notify = useNotifyQuestions((s) => s.enabled);
-  const waiting = useResource(() => call('listJobSummaries', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }), `waiting/${org}`, 3000, undefined, { whileHidden: notify });
+  const waiting = useResource(
+    async () => ({ org, list: await call('listJobSummaries', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }) }),
+    `waiting/${org}`, 3000, undefined, { whileHidden: notify },
+  );
   const answersSent = useConsole((s) => s.answersSent);
   const reload = waiting.reload;
   useEffect(() => {
@@ -24,12 +27,14 @@ export function useWaitingJobs(): { jobs: WaitingJob[]; loaded: boolean } {
   }, [answersSent, reload]);
   // A stopped service answers nobody's questions: its last list is not shown as still waiting.
   const reachable = useConsole((s) => s.reachable);
-  const jobs = reachable ? (waiting.data?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse() : [];
+  // Until the switched-to org's list arrives, the previous org's is not shown as this one's.
+  const current = waiting.data?.org === org ? waiting.data.list : undefined;
+  const jobs = reachable ? (current?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse() : [];
   const count = jobs.length;
   useEffect(() => {
     document.title = count > 0 ? `(${count}) Needs answer — Portico` : 'Portico';
   }, [count]);
-  return { jobs, loaded: waiting.data !== undefined && reachable };
+  return { jobs, loaded: current !== undefined && reachable };
 }
 
 /** The count on the Jobs navigation item; the link names it through `aria-describedby` (its name stays "Jobs"). */

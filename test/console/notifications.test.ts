@@ -12,6 +12,18 @@ describe('desktop notifications for pending questions, opted in under Settings (
   const world = useConsoleWorld();
 
   it('announces each new question (also from a hidden tab), opens the job when clicked, and stops when turned off', async () => {
+    // Another org with a question already waiting, and room for every job of the test to run at once.
+    await world.api.call('updateSettings', { body: { job_concurrency: 6 } });
+    await world.api.call('createOrg', { body: { org_id: 'elsewhere', name: 'Elsewhere' } });
+    const otherEndpoint = world.unique('other-asks');
+    await world.api.call('createPortal', { params: { org_id: 'elsewhere' }, body: { endpoint_name: otherEndpoint, start_url: world.pages.url('/form'), task: 'script:ask', form_schema: {} } });
+    const askElsewhere = async () => {
+      const params = { org_id: 'elsewhere', endpoint_name: otherEndpoint };
+      const { job_id } = await world.api.call('startJob', { params, body: { form_data: {}, human_in_the_loop: true } });
+      await expect.poll(async () => (await world.api.call('getJobStatus', { params, query: { job_id } })).status, { timeout: 30_000 }).toBe('waiting_for_input');
+      return job_id;
+    };
+    await askElsewhere();
     const page = await world.openConsole({ hash: '#/settings' });
     await page.context().grantPermissions(['notifications'], { origin: world.svc.url });
     // Records each notification while still constructing the browser's real one.
@@ -63,10 +75,17 @@ describe('desktop notifications for pending questions, opted in under Settings (
     await page.evaluate(() => { window.location.hash = '#/settings'; });
     await box.uncheck();
     await page.getByTestId('notify-status').getByText('Off.').waitFor();
-    // (Two jobs run at once: the first two end so the third can start.)
-    for (const jobId of [first, second]) await world.api.call('cancelJob', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
-    const third = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
-    await expect.poll(() => page.getByRole('link', { name: `Answer ${endpoint}` }).getAttribute('href'), { timeout: 15_000 }).toContain(third);
+    await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
+    await expect.poll(() => page.getByTestId('waiting-badge').innerText(), { timeout: 15_000 }).toBe('3');
     expect((await shown()).length).toBe(2);
+
+    // On again, then another org: the question already waiting there is shown in the page, not announced; a new one is.
+    await box.check();
+    await page.getByTestId('notify-status').getByText('On in this browser').waitFor();
+    await page.getByLabel('Organization').selectOption('elsewhere');
+    await page.getByRole('link', { name: `Answer ${otherEndpoint}` }).waitFor({ timeout: 15_000 });
+    expect((await shown()).length).toBe(2);
+    const fresh = await askElsewhere();
+    await expect.poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 }).toEqual([`portico-question-${first}`, `portico-question-${second}`, `portico-question-${fresh}`]);
   }, 90_000);
 });
