@@ -3,6 +3,7 @@ import { useQuestionNotifications } from './components/Notifications.tsx';
 import { OrgSwitcher } from './components/OrgSwitcher.tsx';
 import { focusOnMount } from './components/ui.tsx';
 import { useWaitingJobs, WaitingBadge, WaitingNotice } from './components/PendingQuestions.tsx';
+import { CredentialsPage } from './pages/CredentialsPage.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
 import { NewPortalPage, PortalPage } from './pages/PortalPage.tsx';
@@ -21,6 +22,7 @@ const NAV: { page: Route['page']; label: string; also: Route['page'][] }[] = [
   { page: 'profiles', label: 'Profiles', also: [] },
   { page: 'skills', label: 'Skills', also: [] },
   { page: 'sessions', label: 'Sessions', also: [] },
+  { page: 'credentials', label: 'Credentials', also: [] },
   { page: 'settings', label: 'Settings', also: [] },
 ];
 
@@ -43,6 +45,8 @@ function CurrentPage(props: { route: Route }) {
       return <SkillsPage />;
     case 'sessions':
       return <SessionsPage tab={route.tab} />;
+    case 'credentials':
+      return <CredentialsPage />;
     case 'settings':
       return <SettingsPage />;
   }

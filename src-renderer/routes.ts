@@ -8,6 +8,7 @@ export type Route =
   | { page: 'profiles' }
   | { page: 'skills' }
   | { page: 'sessions'; tab: 'sessions' | 'cache' }
+  | { page: 'credentials' }
   | { page: 'settings' };
 
 export function parseRoute(hash: string): Route {
@@ -26,6 +27,8 @@ export function parseRoute(hash: string): Route {
       return { page: 'skills' };
     case 'sessions':
       return { page: 'sessions', tab: second === 'cache' ? 'cache' : 'sessions' };
+    case 'credentials':
+      return { page: 'credentials' };
     case 'settings':
       return { page: 'settings' };
     default:

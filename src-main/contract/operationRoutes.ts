@@ -59,6 +59,24 @@ export const operationRoutes = {
   createSession: 'POST /public/sessions',
   terminateSession: 'POST /public/sessions/:session_id/terminate',
   listActionCache: 'GET /public/single-actions/cache',
+  listCredentials: 'GET /public/credentials',
+  createCredential: 'POST /public/credentials',
+  deleteCredential: 'DELETE /public/credentials/:credential_id',
+  createPhoneNumber: 'POST /public/phone-numbers',
+  listConnectedAccounts: 'GET /public/connected-accounts',
+  connectAccount: 'POST /public/connected-accounts',
+  deleteConnectedAccount: 'DELETE /public/connected-accounts/:account_id',
+  listWorkflows: 'GET /public/workflows',
+  createWorkflow: 'POST /public/workflows',
+  runWorkflow: 'POST /public/workflows/:workflow_id/run',
+  listWorkflowExecutions: 'GET /public/workflows/:workflow_id',
+  getWorkflowExecution: 'GET /public/workflows/:workflow_id/executions/:execution_id',
+  resumeWorkflowExecution: 'POST /public/workflows/:workflow_id/executions/:execution_id/resume',
+  getWorkflowStepScreenshot: 'GET /public/workflows/:workflow_id/executions/:execution_id/steps/:index/screenshot',
+
+  listOAuthApps: 'GET /admin/oauth-apps',
+  addOAuthApp: 'POST /admin/oauth-apps',
+  deleteOAuthApp: 'DELETE /admin/oauth-apps/:oauth_app_id',
 } as const;
 
 export type OperationName = keyof typeof operationRoutes;

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import { ApiKeyParams, ApiKeyCreated, ApiKeyListResponse, ApiKeyRevokeResponse, ConsoleSettings, ConsoleSettingsUpdate, Org, OrgCreateRequest, OrgList, ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, ScreenshotParams } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
+import { Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest } from './credential.ts';
 import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogsQuery, JobStartRequest, JobStartResponse, JobStatusResponse, JobSummaryList } from './job.ts';
+import { ConnectedAccountList, ConnectedAccountParams, ConnectRequest, ConnectResponse, OAuthApp, OAuthAppAddRequest, OAuthAppList, OAuthAppParams } from './oauth.ts';
 import type { OperationName } from './operationRoutes.ts';
 import { Portal, PortalCreateRequest, PortalList, PortalParams, PortalUpdateRequest } from './portal.ts';
 import { ProfileCreateRequest, ProfileList, ProfileParams, ProfileSessionClosed, ProfileSessionCreated, ProfileSessionList, ProfileSessionParams } from './profile.ts';
@@ -9,6 +11,10 @@ import { Session, SessionCreateRequest, SessionList, SessionListQuery, SessionPa
 import { ActionCacheList, ActionCacheQuery } from './singleAction.ts';
 import { Skill, SkillList, SkillListQuery, SkillParams, SkillUploadQuery } from './skill.ts';
 import { DeliveryList, DeliveryListQuery, DeliveryParams, WebhookDelivery, WebhookKeyCreated, WebhookKeyRevoked, WebhookKeyStatus } from './webhook.ts';
+import {
+  ExecutionParams, StepScreenshotParams, Workflow, WorkflowCreateRequest, WorkflowExecution, WorkflowExecutionDetail, WorkflowExecutionList,
+  WorkflowList, WorkflowParams, WorkflowResumeRequest, WorkflowRunRequest,
+} from './workflow.ts';
 
 /**
  * The schemas of one operation, the same objects its route validates and serializes with: `params`,
@@ -77,6 +83,24 @@ export const operations = {
   createSession: { body: SessionCreateRequest, response: Session },
   terminateSession: { params: SessionParams, response: Session },
   listActionCache: { query: ActionCacheQuery, response: ActionCacheList },
+  listCredentials: { response: CredentialList },
+  createCredential: { body: CredentialCreateRequest, response: Credential },
+  deleteCredential: { params: CredentialParams },
+  createPhoneNumber: { body: PhoneNumberCreateRequest, response: PhoneNumber },
+  listConnectedAccounts: { response: ConnectedAccountList },
+  connectAccount: { body: ConnectRequest, response: ConnectResponse },
+  deleteConnectedAccount: { params: ConnectedAccountParams },
+  listWorkflows: { response: WorkflowList },
+  createWorkflow: { body: WorkflowCreateRequest, response: Workflow },
+  runWorkflow: { params: WorkflowParams, body: WorkflowRunRequest, response: WorkflowExecution },
+  listWorkflowExecutions: { params: WorkflowParams, response: WorkflowExecutionList },
+  getWorkflowExecution: { params: ExecutionParams, response: WorkflowExecutionDetail },
+  resumeWorkflowExecution: { params: ExecutionParams, body: WorkflowResumeRequest, response: WorkflowExecution },
+  getWorkflowStepScreenshot: { params: StepScreenshotParams },
+
+  listOAuthApps: { response: OAuthAppList },
+  addOAuthApp: { body: OAuthAppAddRequest, response: OAuthApp },
+  deleteOAuthApp: { params: OAuthAppParams },
 } as const satisfies Record<OperationName, OperationSchemas>;
 
 export type Operations = typeof operations;

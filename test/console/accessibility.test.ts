@@ -25,7 +25,7 @@ describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any con
     const pages = [
       '#/jobs', `#/jobs/${endpoint}/${done}`, `#/jobs/${failing}/${failed}`, `#/jobs/${asking}/${waiting}`,
       '#/portals', '#/portals/new', `#/portals/${endpoint}`, `#/portals/${endpoint}/edit`, '#/profiles', '#/skills', '#/settings',
-      '#/sessions', '#/sessions/cache',
+      '#/sessions', '#/sessions/cache', '#/credentials',
     ];
     const found: string[] = [];
     for (const width of [1280, 600]) {
