@@ -88,6 +88,13 @@ describe('every JSON route answers exactly its declared response schema (walked 
       const app = await jsonOf(await svc.api('/admin/oauth-apps', { method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken }, json: { id: fresh('walk-connect'), authorize_url: 'https://id.example.test/authorize', token_url: 'https://id.example.test/token', client_id: 'walk' } }));
       return { json: { oauth_app_id: (app.body as { id: string }).id } };
     },
+    'POST /public/credentials': () => ({ json: { service_name: fresh('walk-site'), username_or_email: 'walker@example.test', password: 'walk-secret-1' } }),
+    'GET /public/credentials/:credential_id': async () => {
+      const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: fresh('walk-get'), username_or_email: 'walker@example.test' } }));
+      return { path: `/public/credentials/${(made.body as { id: string }).id}` };
+    },
+    'POST /public/phone-numbers': () => ({ json: { phone_number: '+15551234567', label: 'walk' } }),
+    'POST /public/verification-codes': () => ({ json: { email: 'walker@example.test', code: '123456' } }),
     'POST /public/workflows': () => ({ json: { name: fresh('walk-workflow'), steps: [{ action: `go to ${pages.url}/form` }] } }),
     // Only a failed execution whose session still lives can be resumed.
     'POST /public/workflows/:workflow_id/executions/:execution_id/resume': async () => {
