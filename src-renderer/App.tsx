@@ -3,6 +3,7 @@ import { useQuestionNotifications } from './components/Notifications.tsx';
 import { OrgSwitcher } from './components/OrgSwitcher.tsx';
 import { focusOnMount } from './components/ui.tsx';
 import { useWaitingJobs, WaitingBadge, WaitingNotice } from './components/PendingQuestions.tsx';
+import { ConnectedAccountsPage } from './pages/ConnectedAccountsPage.tsx';
 import { CredentialsPage } from './pages/CredentialsPage.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
@@ -23,6 +24,7 @@ const NAV: { page: Route['page']; label: string; also: Route['page'][] }[] = [
   { page: 'skills', label: 'Skills', also: [] },
   { page: 'sessions', label: 'Sessions', also: [] },
   { page: 'credentials', label: 'Credentials', also: [] },
+  { page: 'accounts', label: 'Connected accounts', also: [] },
   { page: 'settings', label: 'Settings', also: [] },
 ];
 
@@ -47,6 +49,8 @@ function CurrentPage(props: { route: Route }) {
       return <SessionsPage tab={route.tab} />;
     case 'credentials':
       return <CredentialsPage />;
+    case 'accounts':
+      return <ConnectedAccountsPage />;
     case 'settings':
       return <SettingsPage />;
   }

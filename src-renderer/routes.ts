@@ -9,6 +9,7 @@ export type Route =
   | { page: 'skills' }
   | { page: 'sessions'; tab: 'sessions' | 'cache' }
   | { page: 'credentials' }
+  | { page: 'accounts' }
   | { page: 'settings' };
 
 export function parseRoute(hash: string): Route {
@@ -29,6 +30,8 @@ export function parseRoute(hash: string): Route {
       return { page: 'sessions', tab: second === 'cache' ? 'cache' : 'sessions' };
     case 'credentials':
       return { page: 'credentials' };
+    case 'accounts':
+      return { page: 'accounts' };
     case 'settings':
       return { page: 'settings' };
     default:

@@ -21,11 +21,13 @@ describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any con
     expect((await world.svc.api('/skills/default?folder=checks', { method: 'POST', body: form })).status).toBe(200);
     const session = await world.api.call('createSession', { body: { timeout_minutes: 10 } });
     expect(session.status).toBe('active');
+    await world.api.call('createCredential', { body: { service_name: 'Checked site', username_or_email: 'ada@example.com', password: 'a11y-password' } });
+    await world.api.call('addOAuthApp', { body: { id: 'google', client_id: 'a11y-client', client_secret: 'a11y-secret' } });
 
     const pages = [
       '#/jobs', `#/jobs/${endpoint}/${done}`, `#/jobs/${failing}/${failed}`, `#/jobs/${asking}/${waiting}`,
       '#/portals', '#/portals/new', `#/portals/${endpoint}`, `#/portals/${endpoint}/edit`, '#/profiles', '#/skills', '#/settings',
-      '#/sessions', '#/sessions/cache', '#/credentials',
+      '#/sessions', '#/sessions/cache', '#/credentials', '#/accounts',
     ];
     const found: string[] = [];
     for (const width of [1280, 600]) {
