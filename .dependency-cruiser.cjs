@@ -40,6 +40,8 @@ const packageOwners = [
   { name: 'ajv-only-in-json-schema-service', packages: ['ajv', 'ajv-formats'], from: ['^src-main/base/jsonSchema\\.ts$'] },
   { name: 'otp-only-in-agent', packages: ['otplib'], from: ['^src-main/agent/'] },
   { name: 'skill-archive-packages-only-in-engine', packages: ['yauzl', 'yaml'], from: ['^src-main/engine/'] },
+  // OCR (tesseract.js, its npm-installed English data) and page rendering (@napi-rs/canvas) serve document reading only.
+  { name: 'ocr-only-in-documents', packages: ['tesseract.js', '@tesseract.js-data/[^/]+', '@napi-rs/canvas'], from: ['^src-main/engine/documents/'] },
   { name: 'zip-writer-only-in-api-and-engine', packages: ['yazl'], from: ['^src-main/api/', '^src-main/engine/'] },
   // Playwright runs in browser/; the folders that may use browser/ may name its types (Page, BrowserContext).
   {
