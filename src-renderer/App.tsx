@@ -13,6 +13,7 @@ import { ProfilesPage } from './pages/ProfilesPage.tsx';
 import { SessionsPage } from './pages/SessionsPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
 import { SkillsPage } from './pages/SkillsPage.tsx';
+import { WorkflowsPage } from './pages/WorkflowsPage.tsx';
 import type { Route } from './routes.ts';
 import { boot, useConsole } from './store.ts';
 import './app.css';
@@ -25,6 +26,7 @@ const NAV: { page: Route['page']; label: string; also: Route['page'][] }[] = [
   { page: 'sessions', label: 'Sessions', also: [] },
   { page: 'credentials', label: 'Credentials', also: [] },
   { page: 'accounts', label: 'Connected accounts', also: [] },
+  { page: 'workflows', label: 'Workflows', also: ['workflow', 'workflow-execution'] },
   { page: 'settings', label: 'Settings', also: [] },
 ];
 
@@ -51,6 +53,12 @@ function CurrentPage(props: { route: Route }) {
       return <CredentialsPage />;
     case 'accounts':
       return <ConnectedAccountsPage />;
+    case 'workflows':
+      return <WorkflowsPage />;
+    case 'workflow':
+      return <WorkflowsPage key={route.workflowId} workflowId={route.workflowId} />;
+    case 'workflow-execution':
+      return <WorkflowsPage key={route.executionId} workflowId={route.workflowId} executionId={route.executionId} />;
     case 'settings':
       return <SettingsPage />;
   }

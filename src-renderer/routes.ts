@@ -10,6 +10,9 @@ export type Route =
   | { page: 'sessions'; tab: 'sessions' | 'cache' }
   | { page: 'credentials' }
   | { page: 'accounts' }
+  | { page: 'workflows' }
+  | { page: 'workflow'; workflowId: string }
+  | { page: 'workflow-execution'; workflowId: string; executionId: string }
   | { page: 'settings' };
 
 export function parseRoute(hash: string): Route {
@@ -32,6 +35,9 @@ export function parseRoute(hash: string): Route {
       return { page: 'credentials' };
     case 'accounts':
       return { page: 'accounts' };
+    case 'workflows':
+      if (second === undefined) return { page: 'workflows' };
+      return third === undefined ? { page: 'workflow', workflowId: second } : { page: 'workflow-execution', workflowId: second, executionId: third };
     case 'settings':
       return { page: 'settings' };
     default:
@@ -50,6 +56,10 @@ export function routeHash(route: Route): string {
       return `#/portals/${enc(route.endpoint)}${route.tab === 'edit' ? '/edit' : ''}`;
     case 'sessions':
       return route.tab === 'cache' ? '#/sessions/cache' : '#/sessions';
+    case 'workflow':
+      return `#/workflows/${enc(route.workflowId)}`;
+    case 'workflow-execution':
+      return `#/workflows/${enc(route.workflowId)}/${enc(route.executionId)}`;
     default:
       return `#/${route.page}`;
   }

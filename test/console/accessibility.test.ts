@@ -23,11 +23,15 @@ describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any con
     expect(session.status).toBe('active');
     await world.api.call('createCredential', { body: { service_name: 'Checked site', username_or_email: 'ada@example.com', password: 'a11y-password' } });
     await world.api.call('addOAuthApp', { body: { id: 'google', client_id: 'a11y-client', client_secret: 'a11y-secret' } });
+    const workflow = await world.api.call('createWorkflow', { body: { name: 'Checked workflow', steps: [{ action: `go to ${world.pages.url('/login')}` }, { action: 'click Continue' }] } });
+    const run = await world.api.call('runWorkflow', { params: { workflow_id: workflow.id }, body: { variables: {} } });
+    await expect.poll(async () => (await world.api.call('getWorkflowExecution', { params: { workflow_id: workflow.id, execution_id: run.id } })).status, { timeout: 60_000 }).toBe('failed');
 
     const pages = [
       '#/jobs', `#/jobs/${endpoint}/${done}`, `#/jobs/${failing}/${failed}`, `#/jobs/${asking}/${waiting}`,
       '#/portals', '#/portals/new', `#/portals/${endpoint}`, `#/portals/${endpoint}/edit`, '#/profiles', '#/skills', '#/settings',
       '#/sessions', '#/sessions/cache', '#/credentials', '#/accounts',
+      '#/workflows', `#/workflows/${workflow.id}`, `#/workflows/${workflow.id}/${run.id}`,
     ];
     const found: string[] = [];
     for (const width of [1280, 600]) {
