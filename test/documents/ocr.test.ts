@@ -64,6 +64,31 @@ function pngHeader(width: number, height: number): Buffer {
   ]);
 }
 
+/** A baseline little-endian 8-bit greyscale TIFF (uncompressed strip) of the given pixels. */
+function greyTiff(width: number, height: number, grey: Uint8Array): Buffer {
+  const entries: [number, number, number][] = [
+    [256, 3, width], [257, 3, height], [258, 3, 8], [259, 3, 1], [262, 3, 1],
+    [273, 4, 0], [277, 3, 1], [278, 3, height], [279, 4, width * height],
+  ];
+  const dataOffset = 8 + 2 + entries.length * 12 + 4;
+  const tiff = Buffer.alloc(dataOffset + width * height);
+  tiff.write('II', 0, 'latin1');
+  tiff.writeUInt16LE(42, 2);
+  tiff.writeUInt32LE(8, 4);
+  tiff.writeUInt16LE(entries.length, 8);
+  entries.forEach(([tag, type, value], index) => {
+    const at = 10 + index * 12;
+    tiff.writeUInt16LE(tag, at);
+    tiff.writeUInt16LE(type, at + 2);
+    tiff.writeUInt32LE(1, at + 4);
+    const stored = tag === 273 ? dataOffset : value;
+    if (type === 3) tiff.writeUInt16LE(stored, at + 8);
+    else tiff.writeUInt32LE(stored, at + 8);
+  });
+  tiff.set(grey, dataOffset);
+  return tiff;
+}
+
 let dir = '';
 let formPng: Buffer = Buffer.alloc(0);
 
@@ -103,6 +128,33 @@ describe('OCR of a scanned-style image', () => {
     expect(lines['Date of birth']).toBe('10/12/1815');
     expect(lines.City).toBe('London');
     expect(lines.Occupation).toBe('Mathematician');
+  }, 120_000);
+
+  it('reads JPEG, WebP and TIFF scans too, each typed by its bytes', async () => {
+    const width = 640;
+    const height = 100;
+    const canvas = createCanvas(width, height);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#fff';
+    context.fillRect(0, 0, width, height);
+    context.fillStyle = '#000';
+    context.font = '34px sans-serif';
+    context.fillText('Full name: Ada Lovelace', 20, 62);
+    const rgba = context.getImageData(0, 0, width, height).data;
+    const grey = new Uint8Array(width * height).map((_, index) => rgba[index * 4] ?? 255);
+    const files: [string, Buffer, string][] = [
+      ['scan.jpg', await canvas.encode('jpeg', 92), 'image/jpeg'],
+      ['scan.webp', await canvas.encode('webp', 92), 'image/webp'],
+      ['scan.tif', greyTiff(width, height, grey), 'image/tiff'],
+    ];
+    for (const [name, bytes, contentType] of files) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      expect(ocrReader.accepts('application/octet-stream', bytes.subarray(0, 64), name)).toBe(true);
+      const read = await ocrReader.read({ path, name, contentType: 'application/octet-stream', size: bytes.length }, { maxPages: 200 });
+      expect(read.contentType).toBe(contentType);
+      expect(labelLines(read.pageTexts[0]?.text ?? '')['Full name']).toBe('Ada Lovelace');
+    }
   }, 120_000);
 
   it('sniffs images by their bytes, not their name or declared type', () => {
@@ -173,6 +225,19 @@ describe('hostile images', () => {
     // Just over the limit is refused; at the limit is allowed.
     expect(() => checkImageSize(pngHeader(MAX_IMAGE_PIXELS / 4000 + 1, 4000), 'png')).toThrow(DocumentReadError);
     expect(checkImageSize(pngHeader(MAX_IMAGE_PIXELS / 4000, 4000), 'png')).toEqual({ width: 10_000, height: 4000 });
+  });
+
+  it('refuses JPEG and TIFF bombs from their headers too', async () => {
+    // A JPEG whose start-of-frame says 65535×65535 (4.3 gigapixels), nothing after it.
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01, 0x11, 0x00, 0xff, 0xd9]);
+    const tiff = greyTiff(1, 1, new Uint8Array([255]));
+    tiff.writeUInt16LE(60_000, 10 + 8); // width 60000
+    tiff.writeUInt16LE(60_000, 22 + 8); // height 60000
+    for (const [name, bytes] of [['bomb.jpg', jpeg], ['bomb.tif', tiff]] as const) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      await expect(ocrReader.read({ path, name, contentType: 'image/jpeg', size: bytes.length }, { maxPages: 200 })).rejects.toThrow(/megapixels are refused/);
+    }
   });
 
   it('refuses a truncated image with a clear error', async () => {
