@@ -60,7 +60,7 @@ const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => 
  * One entry of a job's history, told apart by `type`: `queued` (with the form_data and options the job
  * started with); `step` (one screenshot: `step` is its
  * 1-based number, `description` says what the step did); `agent_mode` (how the agent runs: replayed, healed,
- * fresh, assisted); `fill_report` (where each form_data key went); `question` and its `answer`.
+ * fresh, assisted); `fill_report` (where each form_data key went); `question` and its `answer`; `extraction` (form_data read from a document bundle, with sources).
  */
 export const JobEvent = z.discriminatedUnion('type', [
   // The start options as applied (absent on jobs queued before Portico recorded them). Secret values are
@@ -75,6 +75,13 @@ export const JobEvent = z.discriminatedUnion('type', [
   jobEventOf('answer', z.object({ question_id: Uuid, answer: z.string() })),
   // A screen recording that was asked for but not kept (`skipped`: it could not start, e.g. no ffmpeg; `failed`: ffmpeg broke off); `detail` says why.
   jobEventOf('recording', z.object({ status: z.enum(['skipped', 'failed']), detail: z.string() })),
+  // A job started from a document bundle: the form_data read from it (secret values left out, as in `queued`), where each
+  // value came from (`sources`: document, page, the text; `ocr` when that text was read by OCR), and the keys the documents did not settle, with why.
+  jobEventOf('extraction', z.object({
+    document_bundle_id: z.string(), extractor: z.string(), form_data: JsonObject, hidden_keys: z.array(z.string()),
+    sources: z.record(z.string(), z.object({ document: z.string(), page: z.int().nullable(), text: z.string(), ocr: z.boolean().optional() })),
+    missing: z.array(z.string()), reasons: z.record(z.string(), z.string()),
+  })),
 ]);
 export type JobEvent = z.infer<typeof JobEvent>;
 export type JobEventType = JobEvent['type'];

@@ -12,6 +12,7 @@ import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
 import { fullPageScreenshot } from '../../browser/pageScreenshot.ts';
 import { RecordingUnavailable, startRecording, type Recording } from '../../browser/recorder.ts';
 import type { JobStatus } from '../../contract/job.ts';
+import { costOfUsage } from '../../llm/index.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import type { JobProgress, JobRecord } from '../../store/jobs.ts';
 import type { Store } from '../../store/store.ts';
@@ -20,6 +21,7 @@ import { ActiveClock } from './activeClock.ts';
 import { creditsFor } from './credits.ts';
 import { JobAbort, raceAbort } from './jobAbort.ts';
 import type { JobEvents } from './jobEvents.ts';
+import type { BundleJobHooks } from '../documents/extractJob.ts';
 
 export interface JobRunDeps {
   store: Store;
@@ -45,6 +47,8 @@ export interface JobRunDeps {
   };
   /** Knows every secret value handled so far; job logs, events, questions and results pass through it. */
   redactor?: SecretRedactor;
+  /** The form_data of a job started with `document_bundle_id` (engine/documents/extractJob.ts); absent: such jobs fail saying so. */
+  bundleFormData?: (job: JobRecord, hooks: BundleJobHooks) => Promise<JsonObject>;
 }
 
 /** Screenshot file name of step `index` (0-based), as the archive names it. */
@@ -164,13 +168,13 @@ export class JobRun {
     this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
   }
 
-  #context(job: JobRecord, lease: BrowserLease, clock: ActiveClock): AgentContext {
+  #context(job: JobRecord, lease: BrowserLease, clock: ActiveClock, formData: JsonObject): AgentContext {
     const signal = this.#controller.signal;
     return {
       page: lease.page,
       startUrl: job.portal.start_url,
       task: job.portal.task,
-      formData: job.options.form_data ?? {},
+      formData,
       formSchema: job.portal.form_schema,
       outputSchema: job.portal.output_schema,
       humanInTheLoop: job.options.human_in_the_loop,
@@ -250,6 +254,20 @@ export class JobRun {
     }
   }
 
+  #bundleFormData(job: JobRecord, clock: ActiveClock): Promise<JsonObject> {
+    if (!this.#deps.bundleFormData) throw new AgentFailure('document bundles are not available in this service');
+    return this.#deps.bundleFormData(job, {
+      ask: (question) => this.#ask(job, question, clock),
+      event: (type, data) => this.#event(type, data),
+      log: (line) => this.#log(line),
+      reportUsage: (usage) => {
+        this.#costUsd += costOfUsage(usage.model, usage);
+        this.#deps.store.jobs.update(this.jobId, { session_cost_usd: this.#costUsd });
+      },
+      signal: this.#controller.signal,
+    });
+  }
+
   /** Runs the job to a final status; never throws. The status moves last, after cleanup, so a final job is fully settled. */
   async execute(): Promise<void> {
     const job = this.#job();
@@ -268,6 +286,8 @@ export class JobRun {
       const proxy: ProxySettings | undefined = job.options.proxy
         ? { ...job.options.proxy, ...(this.#proxyPassword !== undefined && { password: this.#proxyPassword }) }
         : undefined;
+      // A bundle job reads its form_data from the documents first (waiting for them to be read), before any browser starts.
+      const formData = job.options.document_bundle_id ? await raceAbort(this.#bundleFormData(job, clock), signal) : (job.options.form_data ?? {});
       const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
       await mkdir(dlDir, { recursive: true });
       const sessionId = job.options.browser_session_id ?? undefined;
@@ -284,7 +304,7 @@ export class JobRun {
       lease.signal.addEventListener('abort', onCrash, { once: true });
       live = this.#deps.liveViews.register(job.view_token, { title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`, page: () => this.#lease?.page, interactive: true });
       if (job.options.record_video) recording = await this.#startRecording(lease.page);
-      const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock)), signal);
+      const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock, formData)), signal);
       clock.pause();
       ending = { status: 'completed', fields: { result: outcome.result, error: null } };
       this.#log('job completed');

@@ -47,6 +47,8 @@ export interface JobServiceDeps {
   credentials?: { requireForOrg(orgId: string, credentialId: string): unknown };
   /** The operator's recording default, for jobs whose request and portal do not say (default false). */
   recordVideoDefault?: () => boolean;
+  /** Document bundles, for `document_bundle_id`: `get` throws 404 for a bundle not of this org (absent: every bundle id is not found). */
+  documents?: { get(orgId: string, id: string): unknown };
 }
 
 /** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
@@ -86,9 +88,14 @@ export class JobService {
         ? 'body: form_data and document_bundle_id are mutually exclusive; send exactly one'
         : 'body: send exactly one of form_data or document_bundle_id');
     }
-    if (hasBundle) throw new NotFoundError(`Document bundle '${String(request.document_bundle_id)}' not found`);
-    const validate = this.#deps.schemas.compileObjectSchema(portal.form_schema, 'portal.form_schema');
-    if (!validate(request.form_data)) throw new ValidationError(describeSchemaErrors('body.form_data', validate.errors));
+    if (hasBundle) {
+      // The bundle's form_data is read when the job runs (it may still be processing); here it only has to be the org's.
+      if (!this.#deps.documents) throw new NotFoundError(`Document bundle '${String(request.document_bundle_id)}' not found`);
+      this.#deps.documents.get(orgId, String(request.document_bundle_id));
+    } else {
+      const validate = this.#deps.schemas.compileObjectSchema(portal.form_schema, 'portal.form_schema');
+      if (!validate(request.form_data)) throw new ValidationError(describeSchemaErrors('body.form_data', validate.errors));
+    }
     const visionModel = request.vision_model ?? DEFAULT_VISION_MODEL;
     if (!isVisionModel(visionModel)) {
       throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, LOCAL_MODEL_PLACEHOLDER].join(', ')}`);
