@@ -17,6 +17,7 @@ import {
   imageDimensions,
   ocrPdfPages,
   ocrReader,
+  pdfRenderScale,
   sniffImage,
   tesseractWorkerOptions,
 } from '../../src-main/engine/documents/readers/ocr.ts';
@@ -197,6 +198,13 @@ describe('OCR of a scanned PDF (an image is the page, no text layer)', () => {
     expect(lines['Date of birth']).toBe('10/12/1815');
   }, 120_000);
 
+  it('renders a Letter page at 200 dpi, and a huge page (200 × 200 inches) at most at 40 megapixels', () => {
+    expect(pdfRenderScale(612, 792) * 72).toBeCloseTo(200, 5);
+    const huge = pdfRenderScale(14_400, 14_400);
+    expect(14_400 * huge * (14_400 * huge)).toBeLessThanOrEqual(MAX_IMAGE_PIXELS + 1);
+    expect(huge * 72).toBeLessThan(200);
+  });
+
   it('refuses a page the PDF does not have and more pages than the limit', async () => {
     const pdf = await PDFDocument.create();
     pdf.addPage([612, 792]);
@@ -259,6 +267,29 @@ describe('hostile images', () => {
     const read = await ocrReader.read({ path: good, name: 'again.png', contentType: 'image/png', size: formPng.length }, { maxPages: 200 });
     expect(read.pageTexts[0]?.text).toContain('Ada Lovelace');
   }, 120_000);
+});
+
+describe('the shared worker', () => {
+  it('is terminated by close() and made again by the next read', async () => {
+    const path = join(dir, 'after-close.png');
+    await writeFile(path, formPng);
+    const file = { path, name: 'after-close.png', contentType: 'image/png', size: formPng.length };
+    const before = await ocrReader.read(file, { maxPages: 200 });
+    await close();
+    await close(); // twice is harmless
+    const after = await ocrReader.read(file, { maxPages: 200 });
+    expect(after.pageTexts).toEqual(before.pageTexts);
+  }, 120_000);
+
+  it('stops before recognizing when the read is aborted', async () => {
+    const path = join(dir, 'aborted.png');
+    await writeFile(path, formPng);
+    const controller = new AbortController();
+    controller.abort(new Error('bundle deleted'));
+    await expect(
+      ocrReader.read({ path, name: 'aborted.png', contentType: 'image/png', size: formPng.length }, { maxPages: 200, signal: controller.signal }),
+    ).rejects.toThrow('bundle deleted');
+  });
 });
 
 describe('no download at run time', () => {

@@ -240,6 +240,14 @@ export const ocrReader: DocumentReader = {
 // --- scanned PDF pages ----------------------------------------------------------------------------------
 
 /**
+ * The scale a PDF page of `width` × `height` points is rendered at: ~200 dpi, but never more than
+ * MAX_IMAGE_PIXELS (a page declared metres wide, legal in PDF, is rendered at a lower resolution instead).
+ */
+export function pdfRenderScale(width: number, height: number): number {
+  return Math.min(PDF_RENDER_DPI / 72, Math.sqrt(MAX_IMAGE_PIXELS / (width * height)));
+}
+
+/**
  * OCRs the given 1-based pages of the PDF at `path` (those whose text layer is empty): each is rendered to a
  * PNG at ~200 dpi with unpdf's pdf.js and @napi-rs/canvas, then recognized. Pages come back in the order asked.
  */
@@ -274,8 +282,7 @@ export async function ocrPdfPages(
       const page = await pdf.getPage(pageNumber);
       const { width, height } = page.getViewport({ scale: 1 });
       if (!(width > 0 && height > 0)) throw new DocumentReadError(`Page ${pageNumber} of the PDF has no size.`);
-      // ~200 dpi, but never more than MAX_IMAGE_PIXELS (a page declared kilometres wide is rendered smaller).
-      const scale = Math.min(PDF_RENDER_DPI / 72, Math.sqrt(MAX_IMAGE_PIXELS / (width * height)));
+      const scale = pdfRenderScale(width, height);
       let png: ArrayBuffer;
       try {
         png = await unpdf.renderPageAsImage(pdf, pageNumber, { canvasImport, scale });
