@@ -75,6 +75,17 @@ describe('Connected accounts page: OAuth apps, connect in a new tab through a re
     await expect.poll(() => row.getByTestId('account-status').innerText(), { timeout: 15_000 }).toBe('Connected');
     expect((await accounts()).map((a) => [a.id, a.status])).toEqual([[id, 'connected']]);
 
+    // A credential links this account for its emailed codes: the Credentials form offers it by name.
+    await page.evaluate(() => { window.location.hash = '#/credentials'; });
+    await page.getByLabel('Service name').fill('Mail-coded site');
+    await page.getByLabel('Gmail account for emailed codes').selectOption({ label: 'ada@example.com (acme)' });
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    const credentialRow = page.locator('tr[data-credential]').filter({ hasText: 'Mail-coded site' });
+    await credentialRow.waitFor();
+    const credential = await (await world.svc.api(`/public/credentials/${await credentialRow.getAttribute('data-credential')}`, { key: world.svc.accountKey })).json() as { has_gmail_oauth: boolean };
+    expect(credential.has_gmail_oauth).toBe(true);
+    await page.evaluate(() => { window.location.hash = '#/accounts'; });
+
     // An app in use is not removed: the server's reason is shown.
     await app.getByRole('button', { name: 'Remove', exact: true }).click();
     await app.getByRole('button', { name: 'Remove OAuth app acme' }).click();
