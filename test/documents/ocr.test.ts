@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
-import { createCanvas } from '@napi-rs/canvas';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -88,6 +88,14 @@ function greyTiff(width: number, height: number, grey: Uint8Array): Buffer {
   });
   tiff.set(grey, dataOffset);
   return tiff;
+}
+
+/** The PNG re-encoded as a JPEG. */
+async function jpegOf(png: Buffer): Promise<Buffer> {
+  const image = await loadImage(png);
+  const canvas = createCanvas(image.width, image.height);
+  canvas.getContext('2d').drawImage(image, 0, 0);
+  return canvas.encode('jpeg', 85);
 }
 
 let dir = '';
@@ -178,7 +186,7 @@ describe('OCR of a scanned-style image', () => {
 });
 
 describe('OCR of a scanned PDF (an image is the page, no text layer)', () => {
-  it('renders the page and reads its text, page number kept', async () => {
+  it('renders PNG and JPEG scan pages and reads their text, in the order asked, page numbers kept', async () => {
     const pdf = await PDFDocument.create();
     pdf.addPage([612, 792]); // a blank first page: only page 2 is asked for
     const page = pdf.addPage([612, 792]);
@@ -186,16 +194,23 @@ describe('OCR of a scanned PDF (an image is the page, no text layer)', () => {
     const width = 540;
     const height = (image.height / image.width) * width;
     page.drawImage(image, { x: 36, y: 792 - 36 - height, width, height });
+    // Page 3: the same scan as a JPEG (DCTDecode), as most scanners store it.
+    const jpegPage = pdf.addPage([612, 792]);
+    const jpeg = await pdf.embedJpg(await jpegOf(formPng));
+    jpegPage.drawImage(jpeg, { x: 36, y: 792 - 36 - height, width, height });
     const path = join(dir, 'scan.pdf');
     await writeFile(path, await pdf.save());
 
-    const pages = await ocrPdfPages(path, [2], { maxPages: 200 });
-    expect(pages).toHaveLength(1);
-    expect(pages[0]?.page).toBe(2);
-    expect(pages[0]?.ocr).toBe(true);
-    const lines = labelLines(pages[0]?.text ?? '');
-    expect(lines['Full name']).toBe('Ada Lovelace');
-    expect(lines['Date of birth']).toBe('10/12/1815');
+    const pages = await ocrPdfPages(path, [3, 2], { maxPages: 200 });
+    expect(pages.map((page) => [page.page, page.ocr])).toEqual([
+      [3, true],
+      [2, true],
+    ]);
+    for (const page of pages) {
+      const lines = labelLines(page.text);
+      expect(lines['Full name']).toBe('Ada Lovelace');
+      expect(lines['Date of birth']).toBe('10/12/1815');
+    }
   }, 120_000);
 
   it('renders a Letter page at 200 dpi, and a huge page (200 × 200 inches) at most at 40 megapixels', () => {
