@@ -106,7 +106,9 @@ export async function formDataFromBundle(deps: BundleJobDeps, job: BundleJob, ho
   const leaves = new Map(schemaLeaves(schema).map((leaf) => [leaf.key, leaf]));
   const secretKeys = new Set([...leaves.values()].filter((leaf) => isSecret(leaf, schema)).map((leaf) => leaf.key));
   const visible = withoutSecrets(result.form_data, schema);
-  const sources = Object.fromEntries(Object.entries(result.sources).map(([key, s]) => [key, secretKeys.has(key) ? { ...s, text: '[redacted]' } : s]));
+  // A value left out of the event's form_data is left out of its source text too.
+  const hidden = (key: string): boolean => secretKeys.has(key) || visible.hiddenKeys.includes(key.split('.')[0] as string);
+  const sources = Object.fromEntries(Object.entries(result.sources).map(([key, s]) => [key, hidden(key) ? { ...s, text: '[redacted]' } : s]));
   hooks.event('extraction', {
     document_bundle_id: bundleId, extractor, form_data: visible.shown, hidden_keys: visible.hiddenKeys,
     sources, missing: result.missing, reasons: result.reasons,
