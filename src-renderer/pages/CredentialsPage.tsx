@@ -17,6 +17,8 @@ function NewCredentialForm(props: { onCreated: (name: string) => void }) {
   const [serviceUrl, setServiceUrl] = useState('');
   const [phone, setPhone] = useState('');
   const [gmail, setGmail] = useState('');
+  // A number added for a save that then failed is reused by the next try, not added again.
+  const [addedPhone, setAddedPhone] = useState<{ number: string; id: string }>();
   const accounts = useResource(() => call('listConnectedAccounts'), 'accounts');
   const create = useAction();
   const submit = (event: FormEvent) => {
@@ -28,8 +30,14 @@ function NewCredentialForm(props: { onCreated: (name: string) => void }) {
       if (totp.trim() !== '') body.totp_secret = totp.trim();
       if (serviceUrl.trim() !== '') body.service_url = serviceUrl.trim();
       if (gmail !== '') body.gmail_oauth_account_id = gmail;
-      if (phone.trim() !== '') body.phone_number_id = (await call('createPhoneNumber', { body: { phone_number: phone.trim() } })).id;
+      const number = phone.trim();
+      if (number !== '') {
+        const id = addedPhone?.number === number ? addedPhone.id : (await call('createPhoneNumber', { body: { phone_number: number } })).id;
+        setAddedPhone({ number, id });
+        body.phone_number_id = id;
+      }
       await call('createCredential', { body });
+      setAddedPhone(undefined);
       setServiceName('');
       setUsername('');
       setPassword('');

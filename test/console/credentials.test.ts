@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { snap, useConsoleWorld } from './harness.ts';
 
@@ -54,12 +56,28 @@ describe('Credentials page: the default workspace\'s credentials, secrets never 
     expect(bodies.length).toBeGreaterThan(0);
     await snap(page, 'credentials');
 
-    // A bad TOTP key is the server's detail, and nothing is saved.
-    await page.getByLabel('Service name').fill('Broken');
+    // A bad TOTP key is the server's detail, and no credential is saved; the corrected retry reuses the
+    // phone number the failed try added instead of adding it twice.
+    const phones = () => {
+      const db = new Database(join(world.svc.dataDir, 'portico.db'), { readonly: true });
+      const count = (db.prepare('SELECT COUNT(*) AS n FROM phone_numbers WHERE phone_number = ?').get('+15550001111') as { n: number }).n;
+      db.close();
+      return count;
+    };
+    await page.getByLabel('Service name').fill('Second site');
+    await page.getByLabel('Phone number for SMS codes').fill('+15550001111');
     await page.getByLabel('TOTP secret').fill('not base32!');
     await page.getByRole('button', { name: 'Save credential' }).click();
     await page.getByRole('alert').filter({ hasText: 'base32' }).waitFor();
     expect(await row.count()).toBe(1);
+    await page.getByLabel('TOTP secret').fill(totp);
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(2);
+    expect(phones()).toBe(1);
+    const second = row.filter({ hasText: 'Second site' });
+    await second.getByRole('button', { name: 'Delete', exact: true }).click();
+    await second.getByRole('button', { name: 'Delete credential Second site' }).click();
+    await expect.poll(() => row.count()).toBe(1);
 
     // Delete asks once more, then the credential and its secrets are gone.
     await row.getByRole('button', { name: 'Delete', exact: true }).click();
