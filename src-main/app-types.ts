@@ -43,6 +43,8 @@ export interface AppOptions {
   workflowClock?: Clock;
   /** Time source of credentials (TOTP codes, the 60 s wait for a one-time code); only tests change it. */
   credentialClock?: Clock;
+  /** Time source of document bundles (timestamps, the wait for a bundle still being read); only tests change it. */
+  documentClock?: Clock;
 }
 
 /** A started engine and its HTTP server. */

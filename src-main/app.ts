@@ -32,6 +32,9 @@ import { SessionService } from './engine/sessions/sessionService.ts';
 import { ActionService } from './engine/actions/actionService.ts';
 import { WorkflowService } from './engine/workflows/workflowService.ts';
 import { WorkflowRepository } from './store/workflows.ts';
+import { DocumentRepository } from './store/documents.ts';
+import { DocumentService } from './engine/documents/documentService.ts';
+import { closeReaders, documentReaders } from './engine/documents/readers/index.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
@@ -165,6 +168,12 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.workflowClock && { clock: options.workflowClock }),
     });
     workflows.recover();
+    // Document bundles: read one at a time off the request path; those a stop left mid-read resume (local-service.md §7).
+    const documents = new DocumentService({
+      repo: new DocumentRepository(store.db), paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
+      readers: documentReaders(), closeReaders, logger, ...(options.documentClock && { clock: options.documentClock }),
+    });
+    await documents.recover();
     const seeded = seedFirstStart(store);
     // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
     const consoleToken = newSecretToken('ct_');
@@ -199,7 +208,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
       }),
     };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
@@ -226,6 +235,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       close: () => {
         closing ??= (async () => {
           await scheduler.close();
+          await documents.close();
           // Runs end as their sessions close (below); their last writes land before the store closes.
           const workflowsClosed = workflows.close();
           webhookEmitter.dispose();

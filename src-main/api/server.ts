@@ -11,6 +11,7 @@ import type { ConnectedAccountService } from '../engine/oauth/connectedAccounts.
 import type { WorkflowService } from '../engine/workflows/workflowService.ts';
 import type { CredentialService } from '../engine/credentials/credentialService.ts';
 import type { PortalService } from '../engine/portalService.ts';
+import type { DocumentService } from '../engine/documents/documentService.ts';
 import type { SkillService } from '../engine/skills/skillService.ts';
 import type { Store } from '../store/store.ts';
 import type { ConsoleAuth } from './auth.ts';
@@ -35,6 +36,7 @@ import { addSessionRoutes } from './routes/sessions.ts';
 import { addCredentialRoutes } from './routes/credentials.ts';
 import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
+import { addDocumentRoutes } from './routes/documents.ts';
 import { addConnectedAccountRoutes } from './routes/connectedAccounts.ts';
 import { addOAuthCallbackRoute } from './routes/oauthCallback.ts';
 import { addWorkflowRoutes } from './routes/workflows.ts';
@@ -73,6 +75,8 @@ export interface ApiDeps {
   workflows?: WorkflowService;
   /** `/public/credentials`, phone numbers and pushed codes (local-service.md §5.4). */
   credentials?: CredentialService;
+  /** `/documents/{org_id}` bundles (local-service.md §7). */
+  documents?: DocumentService;
 }
 
 /** The HTTP API, not yet listening, and the operations it serves. */
@@ -113,6 +117,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   }
   if (deps.workflows) addWorkflowRoutes(routes, deps.workflows);
   if (deps.credentials) addCredentialRoutes(routes, deps.credentials);
+  if (deps.documents) addDocumentRoutes(routes, deps.documents);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

@@ -1,0 +1,51 @@
+import yauzl, { type ZipFile } from 'yauzl';
+import { DocumentReadError } from './types.ts';
+
+/** What an Office file may unpack to before it is refused as a zip bomb. */
+export const OFFICE_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
+export const OFFICE_MAX_ENTRIES = 10_000;
+/** Real Office parts compress far less than this; a bomb's filler compresses ~1000×. */
+export const OFFICE_MAX_RATIO = 200;
+
+export interface ZipSummary {
+  names: Set<string>;
+  uncompressedBytes: number;
+}
+
+function openZip(path: string): Promise<ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) => (error ? reject(error) : resolve(zip)));
+  });
+}
+
+/**
+ * The part names of a zip and its declared unpacked size, read from the central directory only; refuses
+ * archives that would unpack past the limits (checked before any reader inflates a byte).
+ */
+export async function inspectZip(path: string, name: string): Promise<ZipSummary> {
+  let zip: ZipFile;
+  try {
+    zip = await openZip(path);
+  } catch (error) {
+    throw new DocumentReadError(`${name}: a broken Office file (${error instanceof Error ? error.message : String(error)})`);
+  }
+  try {
+    if (zip.entryCount > OFFICE_MAX_ENTRIES) throw new DocumentReadError(`${name}: has ${zip.entryCount} parts; refused as a zip bomb`);
+    const names = new Set<string>();
+    let total = 0;
+    for await (const entry of zip.eachEntry()) {
+      names.add(entry.fileName);
+      total += entry.uncompressedSize;
+      const ratio = entry.compressedSize > 0 ? entry.uncompressedSize / entry.compressedSize : entry.uncompressedSize > 0 ? Infinity : 0;
+      if (total > OFFICE_MAX_UNCOMPRESSED_BYTES || (entry.uncompressedSize > 1024 * 1024 && ratio > OFFICE_MAX_RATIO)) {
+        throw new DocumentReadError(`${name}: would unpack to more than it can hold (${OFFICE_MAX_UNCOMPRESSED_BYTES / (1024 * 1024)} MB, or a part compressed over ${OFFICE_MAX_RATIO}×); refused as a zip bomb`);
+      }
+    }
+    return { names, uncompressedBytes: total };
+  } catch (error) {
+    if (error instanceof DocumentReadError) throw error;
+    throw new DocumentReadError(`${name}: a broken Office file (${error instanceof Error ? error.message : String(error)})`);
+  } finally {
+    zip.close();
+  }
+}

@@ -1,0 +1,83 @@
+import type { Db } from './database.ts';
+
+export type BundleStatus = 'processing' | 'completed' | 'failed';
+
+export interface BundleRow {
+  id: string;
+  org_id: string;
+  status: BundleStatus;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DocumentFileRow {
+  bundle_id: string;
+  file_index: number;
+  /** The sanitised name the client gave; the file itself is stored as `<file_index>` in the bundle's folder. */
+  name: string;
+  /** Sniffed from the bytes (the client's claim is only a hint). */
+  content_type: string;
+  size: number;
+  pages: number | null;
+  text_chars: number | null;
+  error: string | null;
+}
+
+/** What reading one file gave, recorded when its bundle finishes. */
+export interface FileOutcome {
+  fileIndex: number;
+  contentType: string;
+  pages: number | null;
+  textChars: number | null;
+  error: string | null;
+}
+
+/** Document bundles and their files' metadata (local-service.md §7). */
+export class DocumentRepository {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  insert(bundle: { id: string; orgId: string; createdAt: string }, files: readonly { name: string; contentType: string; size: number }[]): void {
+    this.#db.transaction(() => {
+      this.#db.prepare(`INSERT INTO document_bundles (id, org_id, status, error, created_at, updated_at) VALUES (?, ?, 'processing', NULL, ?, ?)`)
+        .run(bundle.id, bundle.orgId, bundle.createdAt, bundle.createdAt);
+      const insertFile = this.#db.prepare(`INSERT INTO document_files (bundle_id, file_index, name, content_type, size) VALUES (?, ?, ?, ?, ?)`);
+      for (const [index, file] of files.entries()) insertFile.run(bundle.id, index, file.name, file.contentType, file.size);
+    })();
+  }
+
+  /** The bundle when it belongs to `orgId`. */
+  get(orgId: string, id: string): BundleRow | undefined {
+    return this.#db.prepare(`SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as BundleRow | undefined;
+  }
+
+  exists(id: string): boolean {
+    return this.#db.prepare(`SELECT 1 FROM document_bundles WHERE id = ?`).get(id) !== undefined;
+  }
+
+  files(bundleId: string): DocumentFileRow[] {
+    return this.#db.prepare(`SELECT * FROM document_files WHERE bundle_id = ? ORDER BY file_index`).all(bundleId) as DocumentFileRow[];
+  }
+
+  /** Bundles a stopped service left mid-read, oldest first. */
+  processing(): BundleRow[] {
+    return this.#db.prepare(`SELECT * FROM document_bundles WHERE status = 'processing' ORDER BY created_at`).all() as BundleRow[];
+  }
+
+  /** Records the outcome of every file and the bundle's final status in one transaction. */
+  finish(bundleId: string, status: Exclude<BundleStatus, 'processing'>, error: string | null, outcomes: readonly FileOutcome[], at: string): void {
+    this.#db.transaction(() => {
+      const update = this.#db.prepare(`UPDATE document_files SET content_type = ?, pages = ?, text_chars = ?, error = ? WHERE bundle_id = ? AND file_index = ?`);
+      for (const o of outcomes) update.run(o.contentType, o.pages, o.textChars, o.error, bundleId, o.fileIndex);
+      this.#db.prepare(`UPDATE document_bundles SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`).run(status, error, at, bundleId);
+    })();
+  }
+
+  delete(orgId: string, id: string): boolean {
+    return this.#db.prepare(`DELETE FROM document_bundles WHERE id = ? AND org_id = ?`).run(id, orgId).changes > 0;
+  }
+}

@@ -1,0 +1,119 @@
+import ExcelJS from 'exceljs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import yazl from 'yazl';
+
+/** A text PDF: one page per entry of `pages`, each line drawn as text. */
+export async function textPdf(pages: readonly string[][]): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const lines of pages) {
+    const page = doc.addPage([595, 842]);
+    for (const [i, line] of lines.entries()) page.drawText(line, { x: 50, y: 780 - i * 20, size: 12, font });
+  }
+  return Buffer.from(await doc.save());
+}
+
+/** A filled AcroForm PDF: text fields on pages 1 and 2, a checkbox, a radio group and a dropdown. */
+export async function acroFormPdf(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page1 = doc.addPage([595, 842]);
+  const page2 = doc.addPage([595, 842]);
+  const form = doc.getForm();
+  const name = form.createTextField('applicant.full_name');
+  name.addToPage(page1, { x: 50, y: 700, width: 200, height: 20 });
+  name.setText('Ada Lovelace');
+  const email = form.createTextField('email');
+  email.addToPage(page2, { x: 50, y: 700, width: 200, height: 20 });
+  email.setText('ada@example.org');
+  const consent = form.createCheckBox('consent');
+  consent.addToPage(page1, { x: 50, y: 650, width: 15, height: 15 });
+  consent.check();
+  const unticked = form.createCheckBox('newsletter');
+  unticked.addToPage(page1, { x: 80, y: 650, width: 15, height: 15 });
+  const plan = form.createRadioGroup('plan');
+  plan.addOptionToPage('basic', page1, { x: 50, y: 600, width: 15, height: 15 });
+  plan.addOptionToPage('premium', page1, { x: 80, y: 600, width: 15, height: 15 });
+  plan.select('premium');
+  const country = form.createDropdown('country');
+  country.addOptions(['France', 'United Kingdom']);
+  country.addToPage(page2, { x: 50, y: 600, width: 200, height: 20 });
+  country.select('United Kingdom');
+  form.createTextField('left_empty').addToPage(page2, { x: 50, y: 500, width: 200, height: 20 });
+  return Buffer.from(await doc.save());
+}
+
+async function zipOf(entries: Record<string, string | Buffer>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const xmlEscape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A minimal real DOCX (WordprocessingML), one paragraph per line. */
+export function docx(paragraphs: readonly string[]): Promise<Buffer> {
+  const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(p)}</w:t></w:r></w:p>`).join('');
+  return zipOf({
+    '[Content_Types].xml': '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    '_rels/.rels': '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    'word/document.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+  });
+}
+
+/** An XLSX made with exceljs: one sheet per entry, rows as given. */
+export async function xlsx(sheets: Record<string, (string | number)[][]>): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  for (const [name, rows] of Object.entries(sheets)) {
+    const sheet = workbook.addWorksheet(name);
+    for (const row of rows) sheet.addRow(row);
+  }
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+/**
+ * A hand-made PDF whose trailer names a Standard security handler with a user password (its /U does not
+ * match the empty password), so readers must refuse it as encrypted.
+ */
+export function encryptedPdf(): Buffer {
+  const hex = (n: number, seed: number): string => Array.from({ length: n }, (_, i) => ((i * 37 + seed) % 256).toString(16).padStart(2, '0')).join('');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
+    `<< /Filter /Standard /V 1 /R 2 /O <${hex(32, 1)}> /U <${hex(32, 2)}> /P -4 >>`,
+  ];
+  return rawPdf(objects, `/Root 1 0 R /Encrypt 4 0 R /ID [<${hex(16, 3)}> <${hex(16, 3)}>]`);
+}
+
+/** A PDF whose catalog holds an array nested `depth` deep (a parser-stack bomb). */
+export function nestedObjectsPdf(depth: number): Buffer {
+  return rawPdf([
+    `<< /Type /Catalog /Pages 2 0 R /Bomb ${'['.repeat(depth)}${']'.repeat(depth)} >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
+  ], '/Root 1 0 R');
+}
+
+/** Objects numbered from 1, a correct xref table and the given trailer entries. */
+export function rawPdf(objects: readonly string[], trailer: string): Buffer {
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+/** Multipart body of one or more `files`. */
+export function filesForm(files: readonly { name: string; data: Buffer; type?: string }[], field = 'files'): FormData {
+  const form = new FormData();
+  for (const file of files) form.append(field, new Blob([new Uint8Array(file.data)], { type: file.type ?? 'application/octet-stream' }), file.name);
+  return form;
+}
