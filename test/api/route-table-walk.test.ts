@@ -54,12 +54,25 @@ describe('every JSON route answers exactly its declared response schema (walked 
     return String((made.body as { session_id: string }).session_id);
   };
 
+  // A document bundle of one text file, for the document routes.
+  const documentForm = (): FormData => {
+    const form = new FormData();
+    form.append('files', new Blob(['Name: Walker\n'], { type: 'text/plain' }), 'walk.txt');
+    return form;
+  };
+  const documentBundle = async (): Promise<string> => {
+    const made = await jsonOf(await svc.api('/documents/default', { method: 'POST', body: documentForm() }));
+    return String((made.body as { document_bundle_id: string }).document_bundle_id);
+  };
+
   /**
    * Routes a generic call cannot exercise: a body that `{}` does not satisfy, an upload, or state the
    * call consumes (a pending question, a running job, an open session, a key to revoke). Every other
    * JSON route is called with the ids below, so a new one is covered without an entry here.
    */
   const fixtures: Record<string, () => Call | Promise<Call>> = {
+    'POST /documents/:org_id': () => ({ form: documentForm() }),
+    'GET /documents/:org_id/:document_bundle_id': async () => ({ path: `/documents/default/${await documentBundle()}` }),
     'POST /portals/:org_id': () => ({ json: { endpoint_name: fresh('made'), start_url: `${pages.url}/form`, task: 'script:visit' } }),
     'PATCH /portals/:org_id/:endpoint_name': () => ({ json: { task: 'script:visit' } }),
     'POST /skills/:org_id': () => ({ path: `/skills/default?folder=${fresh('folder')}`, form: skillForm() }),
