@@ -34,6 +34,7 @@ import { WorkflowService } from './engine/workflows/workflowService.ts';
 import { WorkflowRepository } from './store/workflows.ts';
 import { DocumentRepository } from './store/documents.ts';
 import { DocumentService } from './engine/documents/documentService.ts';
+import { formDataFromBundle, previewExtraction } from './engine/documents/extractJob.ts';
 import { closeReaders, documentReaders } from './engine/documents/readers/index.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
@@ -146,7 +147,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const scheduler = new JobScheduler(
       { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
         // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
-        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) }, credentials, redactor },
+        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) }, credentials, redactor,
+        // A job started with document_bundle_id reads its form_data from the bundle (documents is set before any job runs).
+        bundleFormData: (job, hooks) => formDataFromBundle({ documents, llm, schemas }, job, hooks) },
       agents,
       // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
       { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY },
@@ -155,6 +158,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const jobs = new JobService({
       store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions, credentials,
       recordVideoDefault: () => operatorSettings.values.record_video ?? false,
+      documents: { get: (orgId, id) => documents.get(orgId, id) },
       models: {
         canRun: (model) => agents.get(model) !== undefined,
         hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
@@ -174,6 +178,10 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       readers: documentReaders(), closeReaders, logger, ...(options.documentClock && { clock: options.documentClock }),
     });
     await documents.recover();
+    const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {
+      const portal = portals.getRecord(orgId, endpointName);
+      return previewExtraction({ documents, llm, schemas }, orgId, bundleId, { form_schema: portal.form_schema, assist_model: portal.assist_model });
+    };
     const seeded = seedFirstStart(store);
     // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
     const consoleToken = newSecretToken('ct_');
@@ -208,7 +216,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
       }),
     };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);

@@ -37,6 +37,7 @@ import { addCredentialRoutes } from './routes/credentials.ts';
 import { addSingleActionRoutes } from './routes/singleActions.ts';
 import { addSkillRoutes } from './routes/skills.ts';
 import { addDocumentRoutes } from './routes/documents.ts';
+import { addDocumentExtractRoute, type ExtractionPreviewer } from './routes/documentExtract.ts';
 import { addConnectedAccountRoutes } from './routes/connectedAccounts.ts';
 import { addOAuthCallbackRoute } from './routes/oauthCallback.ts';
 import { addWorkflowRoutes } from './routes/workflows.ts';
@@ -77,6 +78,8 @@ export interface ApiDeps {
   credentials?: CredentialService;
   /** `/documents/{org_id}` bundles (local-service.md §7). */
   documents?: DocumentService;
+  /** `POST /documents/{org_id}/{id}/extract` (local-service.md §7). */
+  documentExtract?: ExtractionPreviewer;
 }
 
 /** The HTTP API, not yet listening, and the operations it serves. */
@@ -118,6 +121,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   if (deps.workflows) addWorkflowRoutes(routes, deps.workflows);
   if (deps.credentials) addCredentialRoutes(routes, deps.credentials);
   if (deps.documents) addDocumentRoutes(routes, deps.documents);
+  if (deps.documentExtract) addDocumentExtractRoute(routes, deps.documentExtract);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
 
   const openApi = buildOpenApi(routes.routes, deps.version);

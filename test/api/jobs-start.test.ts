@@ -23,7 +23,7 @@ describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   const cases: [string, unknown, number, string | RegExp][] = [
     ['neither form_data nor document_bundle_id', {}, 422, 'body: send exactly one of form_data or document_bundle_id'],
     ['both form_data and document_bundle_id', { form_data: { email: 'a@b.co' }, document_bundle_id: '00000000-0000-4000-8000-000000000000' }, 422, 'body: form_data and document_bundle_id are mutually exclusive; send exactly one'],
-    ['an unknown document bundle', { document_bundle_id: '00000000-0000-4000-8000-000000000000' }, 404, "Document bundle '00000000-0000-4000-8000-000000000000' not found"],
+    ['an unknown document bundle', { document_bundle_id: '00000000-0000-4000-8000-000000000000' }, 404, 'Document bundle not found'],
     ['form_data missing a required key', { form_data: { age: 30 } }, 422, 'body.form_data.email: is required'],
     ['form_data with several bad fields', { form_data: { email: 'nope', age: 12 } }, 422, /body\.form_data\.email: must match format "email"; body\.form_data\.age: must be >= 18/],
     ['an orchestrator model outside the allowed list', { form_data: { email: 'a@b.co' }, orchestrator_model: 'openai:gpt-2' }, 422, /^body\.orchestrator_model: 'openai:gpt-2' is not allowed/],

@@ -1,0 +1,133 @@
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORPUS, corpusHandlers, receivedFields } from '../fixtures/design-systems/corpus.ts';
+import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+
+// End to end: a filled AcroForm PDF (pdf-lib) and a CSV go up as a bundle; a job on a portal whose form is
+// the GOV.UK date-of-birth form of the design-system corpus starts from the bundle alone, fills and submits
+// the form with the values read, and its events say where each value came from.
+
+const FORM = CORPUS.find((f) => f.name === 'govuk-date-of-birth');
+
+/** A one-page PDF with filled AcroForm text fields, as a filled government form is. */
+async function filledAcroForm(fields: Record<string, string>): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const page = pdf.addPage([595, 842]);
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const form = pdf.getForm();
+  let y = 780;
+  for (const [name, value] of Object.entries(fields)) {
+    page.drawText(name, { x: 40, y: y + 6, size: 11, font });
+    const field = form.createTextField(name);
+    field.setText(value);
+    field.addToPage(page, { x: 220, y, width: 300, height: 22, font });
+    y -= 40;
+  }
+  return Buffer.from(await pdf.save());
+}
+
+function filesForm(files: Array<{ name: string; data: Buffer; type: string }>): FormData {
+  const form = new FormData();
+  for (const f of files) form.append('files', new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
+  return form;
+}
+
+describe('a job started from a document bundle fills a real form with the values read', () => {
+  let svc: TestService;
+  let forms: FormServer;
+  beforeAll(async () => {
+    forms = await startFormServer(corpusHandlers());
+    svc = await startService(undefined, { jobConcurrency: 1 });
+  });
+  afterAll(async () => {
+    await svc?.dispose();
+    await forms?.close();
+  });
+
+  async function bundle(files: Array<{ name: string; data: Buffer; type: string }>, org = 'default'): Promise<string> {
+    const created = await jsonOf(await svc.api(`/documents/${org}`, { method: 'POST', body: filesForm(files) }));
+    expect(created.status).toBe(200);
+    return (created.body as { document_bundle_id: string }).document_bundle_id;
+  }
+
+  /** Polls GET until the bundle is read (real readers run off the request path). */
+  async function settled(id: string): Promise<void> {
+    for (let i = 0; i < 1200; i += 1) {
+      const bundle = (await (await svc.api(`/documents/default/${id}`)).json()) as { status: string; error: string | null };
+      if (bundle.status === 'completed') return;
+      if (bundle.status === 'failed') throw new Error(`bundle failed: ${bundle.error}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('bundle still processing');
+  }
+
+  it('AcroForm PDF + CSV → bundle → job → the form is submitted with the extracted values; sources are in the events', async () => {
+    if (!FORM) throw new Error('corpus form govuk-date-of-birth is missing');
+    const pdf = await filledAcroForm({ 'Passport number': '502135326', 'Date of birth': '10 December 1990' });
+    const csv = Buffer.from('Passport issue date,Surname\n5 March 2021,Hamilton\n');
+    const id = await bundle([{ name: 'passport-form.pdf', data: pdf, type: 'application/pdf' }, { name: 'issue.csv', data: csv, type: 'text/csv' }]);
+    const portal = await jsonOf(await svc.api('/portals/default', {
+      method: 'POST', json: { endpoint_name: 'passport', start_url: forms.url(FORM.startPath), task: 'Apply for a passport', form_schema: { ...FORM.formSchema, required: ['passport_no', 'applicant_dob', 'passport_issue_date'] } },
+    }));
+    expect(portal.status).toBe(200);
+
+    // A job may start while the bundle is processing (it waits); the preview needs it read.
+    const early = await jsonOf(await svc.api(`/documents/default/${id}/extract?endpoint_name=passport`, { method: 'POST' }));
+    expect([200, 409]).toContain(early.status);
+    await settled(id);
+    // The preview says what a job would get, with each value's source.
+    const preview = await jsonOf(await svc.api(`/documents/default/${id}/extract?endpoint_name=passport`, { method: 'POST' }));
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      form_data: { passport_no: '502135326', applicant_dob: '1990-12-10', passport_issue_date: '2021-03-05' },
+      sources: {
+        passport_no: { document: 'passport-form.pdf', page: 1 },
+        applicant_dob: { document: 'passport-form.pdf', page: 1 },
+        passport_issue_date: { document: 'issue.csv' },
+      },
+      missing: [],
+    });
+
+    const started = await jsonOf(await svc.api('/jobs/default/passport/start', { method: 'POST', json: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' } }));
+    expect(started.status).toBe(200);
+    const job = await waitForJob(svc, 'passport', (started.body as { job_id: string }).job_id, ['completed', 'failed'], 90_000);
+    expect(job.error ?? null).toBeNull();
+    expect(job.status).toBe('completed');
+    const post = forms.posts.filter((p) => p.path === FORM.submitPath).at(-1);
+    expect(post && receivedFields(post)).toEqual(FORM.expected);
+    const events = job.events as Array<{ type: string; data: Record<string, unknown> }>;
+    const extraction = events.find((e) => e.type === 'extraction');
+    expect(extraction?.data).toMatchObject({
+      document_bundle_id: id, extractor: 'builtin', missing: [],
+      // Keys the service treats as sensitive (passport…) are listed, not shown — in form_data and in their source text.
+      form_data: { applicant_dob: '1990-12-10' }, hidden_keys: ['passport_no', 'passport_issue_date'],
+      sources: {
+        passport_no: { document: 'passport-form.pdf', page: 1, text: '[redacted]' },
+        applicant_dob: { document: 'passport-form.pdf', page: 1 },
+        passport_issue_date: { document: 'issue.csv', text: '[redacted]' },
+      },
+    });
+    expect(JSON.stringify(extraction)).not.toContain('502135326');
+    expect(String((extraction as { data: { sources: Record<string, { text: string }> } }).data.sources.applicant_dob?.text)).toMatch(/10 December 1990/);
+  }, 120_000);
+
+  it('an unknown bundle is a 404 and starts nothing; a required value no document gives fails the job naming it', async () => {
+    const other = await jsonOf(await svc.api('/jobs/default/passport/start', { method: 'POST', json: { document_bundle_id: '00000000-0000-4000-8000-000000000000' } }));
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual({ detail: expect.stringMatching(/not found/i) });
+    const preview = await jsonOf(await svc.api('/documents/default/00000000-0000-4000-8000-000000000000/extract?endpoint_name=passport', { method: 'POST' }));
+    expect(preview.status).toBe(404);
+    const noPortal = await jsonOf(await svc.api(`/documents/default/${await bundle([{ name: 'n.txt', data: Buffer.from('Passport number: 1'), type: 'text/plain' }])}/extract?endpoint_name=nope`, { method: 'POST' }));
+    expect(noPortal.status).toBe(404);
+
+    const id = await bundle([{ name: 'note.txt', data: Buffer.from('Passport number: 502135326\n'), type: 'text/plain' }]);
+    const started = await jsonOf(await svc.api('/jobs/default/passport/start', { method: 'POST', json: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' } }));
+    expect(started.status).toBe(200);
+    const job = await waitForJob(svc, 'passport', (started.body as { job_id: string }).job_id, ['completed', 'failed'], 60_000);
+    expect(job.status).toBe('failed');
+    expect(job.error).toBe("The documents do not settle 'applicant_dob', 'passport_issue_date', which the form requires; start the job with human_in_the_loop to answer, or with form_data");
+    // Nothing was submitted for the failed job: the one final POST is the first test's.
+    expect(forms.posts.filter((p) => p.path === FORM?.submitPath)).toHaveLength(1);
+  }, 120_000);
+});
