@@ -123,12 +123,16 @@ describe('document bundles', () => {
     expect(dirEntries(join(svc.dataDir, 'documents', id)).sort()).toEqual(['0', '0.read.json', '1', '1.read.json']);
   }, 60_000);
 
-  it('an encrypted PDF, a deeply nested PDF, a broken PDF, a zip-bomb DOCX and an unknown binary fail their bundle with a clear error', async () => {
+  it('an encrypted PDF, a deeply nested PDF, a broken PDF, a zip-bomb DOCX, a lying zip-bomb XLSX, deeply nested JSON and an unknown binary fail their bundle with a clear error', async () => {
+    const zeros = Buffer.alloc(300 * 1024 * 1024);
     const cases: [string, Buffer, RegExp][] = [
       ['secret.pdf', encryptedPdf(), /^secret\.pdf: the PDF is encrypted/],
       ['nested.pdf', nestedObjectsPdf(100_000), /^nested\.pdf: a broken PDF/],
       ['broken.pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R'), /^broken\.pdf: a broken PDF/],
       ['bomb.docx', buildRawZip([{ name: 'word/document.xml', data: Buffer.from('<w:document/>'), declaredUncompressedSize: 0xfffffff0 }]), /^bomb\.docx: .*zip bomb/],
+      // Declares a tiny part that really inflates to 300 MB of zeros.
+      ['liar.xlsx', buildRawZip([{ name: 'xl/workbook.xml', data: zeros, declaredUncompressedSize: 100 }]), /^liar\.xlsx: .*zip bomb/],
+      ['deep.json', Buffer.from(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`), /^deep\.json: JSON nested deeper than 32 levels/],
       ['blob.bin', Buffer.from([0, 1, 2, 3, 0, 255]), /^blob\.bin: not a document Portico can read/],
     ];
     for (const [name, data, expected] of cases) {

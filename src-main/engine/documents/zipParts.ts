@@ -1,4 +1,5 @@
-import yauzl, { type ZipFile } from 'yauzl';
+import type { Readable } from 'node:stream';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { DocumentReadError } from './types.ts';
 
 /** What an Office file may unpack to before it is refused as a zip bomb. */
@@ -12,6 +13,26 @@ export interface ZipSummary {
   uncompressedBytes: number;
 }
 
+const bomb = (name: string): DocumentReadError =>
+  new DocumentReadError(`${name}: would unpack to more than it can hold (${OFFICE_MAX_UNCOMPRESSED_BYTES / (1024 * 1024)} MB, or a part compressed over ${OFFICE_MAX_RATIO}×); refused as a zip bomb`);
+
+/** Inflates one part, discarding the bytes; a part that unpacks past its declared size or the limit is a bomb. */
+async function countInflated(zip: ZipFile, entry: Entry, name: string): Promise<void> {
+  const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (error, s) => (error ? reject(error) : resolve(s))));
+  let bytes = 0;
+  try {
+    for await (const chunk of stream) {
+      bytes += (chunk as Buffer).length;
+      if (bytes > OFFICE_MAX_UNCOMPRESSED_BYTES) throw bomb(name);
+    }
+  } catch (error) {
+    stream.destroy();
+    if (error instanceof DocumentReadError) throw error;
+    if (/too many bytes|exceeds/i.test(error instanceof Error ? error.message : '')) throw bomb(name);
+    throw error;
+  }
+}
+
 function openZip(path: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) => (error ? reject(error) : resolve(zip)));
@@ -19,8 +40,8 @@ function openZip(path: string): Promise<ZipFile> {
 }
 
 /**
- * The part names of a zip and its declared unpacked size, read from the central directory only; refuses
- * archives that would unpack past the limits (checked before any reader inflates a byte).
+ * The part names of a zip and its unpacked size; refuses archives that would unpack past the limits, first by
+ * the central directory's declared sizes, then by inflating each part and counting (before any reader sees it).
  */
 export async function inspectZip(path: string, name: string): Promise<ZipSummary> {
   let zip: ZipFile;
@@ -38,8 +59,10 @@ export async function inspectZip(path: string, name: string): Promise<ZipSummary
       total += entry.uncompressedSize;
       const ratio = entry.compressedSize > 0 ? entry.uncompressedSize / entry.compressedSize : entry.uncompressedSize > 0 ? Infinity : 0;
       if (total > OFFICE_MAX_UNCOMPRESSED_BYTES || (entry.uncompressedSize > 1024 * 1024 && ratio > OFFICE_MAX_RATIO)) {
-        throw new DocumentReadError(`${name}: would unpack to more than it can hold (${OFFICE_MAX_UNCOMPRESSED_BYTES / (1024 * 1024)} MB, or a part compressed over ${OFFICE_MAX_RATIO}×); refused as a zip bomb`);
+        throw bomb(name);
       }
+      // Declared sizes can lie: inflate the part and count (yauzl also refuses a part longer than declared).
+      if (!entry.fileName.endsWith('/')) await countInflated(zip, entry, name);
     }
     return { names, uncompressedBytes: total };
   } catch (error) {
