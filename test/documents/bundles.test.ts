@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createCanvas } from '@napi-rs/canvas';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
@@ -101,6 +103,32 @@ describe('document bundles', () => {
     const note = readDocs(svc, id, 6).fields;
     expect(note).toEqual([{ name: 'Reference', value: 'ABC-123', kind: 'label_line', source: { document: 'note.txt', page: null, text: 'Reference: ABC-123' } }]);
   }, 120_000);
+
+  it('a scanned image and a PDF page without a text layer are read by OCR, their label lines with sources', async () => {
+    const canvas = createCanvas(900, 160);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#fff';
+    context.fillRect(0, 0, 900, 160);
+    context.fillStyle = '#000';
+    context.font = '40px sans-serif';
+    context.fillText('Full name: Ada Lovelace', 30, 70);
+    context.fillText('City: London', 30, 130);
+    const png = await canvas.encode('png');
+    const scanned = await PDFDocument.create();
+    const image = await scanned.embedPng(png);
+    scanned.addPage([450, 80]).drawImage(image, { x: 0, y: 0, width: 450, height: 80 });
+    const created = await upload(svc, [{ name: 'scan.png', data: png }, { name: 'scan.pdf', data: Buffer.from(await scanned.save()) }]);
+    const id = String(created.body.document_bundle_id);
+    const bundle = await settled(svc, id);
+    expect(bundle.error).toBeNull();
+    expect(bundle.documents.map((d) => [d.content_type, d.pages])).toEqual([['image/png', 1], ['application/pdf', 1]]);
+    for (const [index, document] of [[0, 'scan.png'], [1, 'scan.pdf']] as const) {
+      const read = readDocs(svc, id, index);
+      expect(read.pageTexts[0]).toMatchObject({ page: 1, ocr: true });
+      expect(read.fields).toContainEqual({ name: 'City', value: 'London', kind: 'label_line', source: { document, page: 1, text: 'City: London' } });
+      expect(read.fields.find((f) => f.name === 'Full name')?.value).toBe('Ada Lovelace');
+    }
+  }, 180_000);
 
   it('another org cannot see or delete the bundle; DELETE removes it and its files', async () => {
     const created = await upload(svc, [{ name: 'a.txt', data: Buffer.from('Name: A') }]);
