@@ -154,6 +154,8 @@ export class SessionBrowserPool {
   readonly #logger: Logger;
   readonly #ready: Promise<SessionBrowser | undefined>[] = [];
   readonly #live = new Set<SessionBrowser>();
+  /** Launches not yet finished: close() waits for them, so no browser starts after the pool has closed. */
+  readonly #launching = new Set<Promise<unknown>>();
   #size: number;
   #closed = false;
 
@@ -216,6 +218,8 @@ export class SessionBrowserPool {
     this.#closed = true;
     this.#ready.splice(0);
     await Promise.allSettled([...this.#live].map((browser) => browser.close()));
+    // A launch that was under way closes its browser itself once it sees the pool closed; wait for that.
+    await Promise.allSettled([...this.#launching]);
   }
 
   /** How many session browser processes are running (warm and in use). */
@@ -223,7 +227,14 @@ export class SessionBrowserPool {
     return [...this.#live].filter((browser) => browser.alive).length;
   }
 
-  async #launch(spec: SessionLaunchSpec, connect: boolean): Promise<SessionBrowser> {
+  #launch(spec: SessionLaunchSpec, connect: boolean): Promise<SessionBrowser> {
+    const launch = this.#launchNow(spec, connect);
+    this.#launching.add(launch);
+    void launch.then(() => this.#launching.delete(launch), () => this.#launching.delete(launch));
+    return launch;
+  }
+
+  async #launchNow(spec: SessionLaunchSpec, connect: boolean): Promise<SessionBrowser> {
     const browser = await launchSessionBrowser(spec, this.#options);
     this.#live.add(browser);
     void browser.exited.then(() => this.#live.delete(browser));

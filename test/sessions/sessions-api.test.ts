@@ -48,7 +48,8 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
   afterAll(async () => {
     await svc?.dispose();
     await pages?.close();
-    // Nothing the service launched outlives it.
+    // Nothing the service launched outlives it (renderer children go a moment after their browser).
+    await until(() => chromiumPids(svc.dataDir).length === 0, 'every Chromium process of the service to exit', 15_000);
     expect(chromiumPids(svc.dataDir)).toEqual([]);
   });
 
