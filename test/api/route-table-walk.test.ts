@@ -73,6 +73,11 @@ describe('every JSON route answers exactly its declared response schema (walked 
   const fixtures: Record<string, () => Call | Promise<Call>> = {
     'POST /documents/:org_id': () => ({ form: documentForm() }),
     'GET /documents/:org_id/:document_bundle_id': async () => ({ path: `/documents/default/${await documentBundle()}` }),
+    'POST /documents/:org_id/:document_bundle_id/extract': async () => {
+      const id = await documentBundle();
+      await until(async () => ((await (await svc.api(`/documents/default/${id}`)).json()) as { status: string }).status === 'completed', 'the walk bundle to be read');
+      return { path: `/documents/default/${id}/extract?endpoint_name=${ids.endpoint_name}` };
+    },
     'POST /portals/:org_id': () => ({ json: { endpoint_name: fresh('made'), start_url: `${pages.url}/form`, task: 'script:visit' } }),
     'PATCH /portals/:org_id/:endpoint_name': () => ({ json: { task: 'script:visit' } }),
     'POST /skills/:org_id': () => ({ path: `/skills/default?folder=${fresh('folder')}`, form: skillForm() }),
