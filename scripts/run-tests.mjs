@@ -73,9 +73,8 @@ const importRulesArgs = [
   '--ignore-known', '.dependency-cruiser-known-violations.json',
   'src-main', 'src-preload', 'src-renderer',
 ];
-// `biome lint .` (npm run lint). PORTICO_LINT=0 skips it, PORTICO_LINT=1 forces it. Default off until
-// the tree is lint-clean (what remains: docs/decisions.md, "Biome"); then flip this to true.
-const lintDefault = false;
+// `biome lint .` (npm run lint). On by default; PORTICO_LINT=0 skips it.
+const lintDefault = true;
 const lintEnabled = process.env.PORTICO_LINT === undefined ? lintDefault : process.env.PORTICO_LINT !== '0';
 
 const args = process.argv.slice(2);
