@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src-main/base/logger.ts';
-import { DocumentService, type UploadPart } from '../../src-main/engine/documents/documentService.ts';
+import { DOCUMENT_READ_TIMEOUT_MS, DocumentService, type UploadPart } from '../../src-main/engine/documents/documentService.ts';
+import type { DocumentReader } from '../../src-main/engine/documents/types.ts';
 import { documentReaders } from '../../src-main/engine/documents/readers/index.ts';
 import { DocumentRepository } from '../../src-main/store/documents.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
@@ -71,5 +72,44 @@ describe('DocumentService', () => {
     await waiter.recover();
     expect((await waiter.waitUntilProcessed('acme', id, 60_000)).status).toBe('completed');
     await waiter.close();
+  }, 60_000);
+});
+
+describe('DocumentService read time limit', () => {
+  it('a document that never finishes reading fails its bundle after 5 minutes on the service clock, and the reader is aborted', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'portico-docs-'));
+    const store = openStore(join(dir, 'portico.db'));
+    store.principals.createOrg('acme');
+    const clock = new FakeClock();
+    let aborted = false;
+    // A reader that waits for its abort signal, as pdf.js stuck on a hostile file would keep the queue.
+    const stuck: DocumentReader = {
+      accepts: () => true,
+      read: (_file, limits) => new Promise((_, reject) => limits.signal?.addEventListener('abort', () => {
+        aborted = true;
+        reject(limits.signal?.reason);
+      })),
+    };
+    const documents = new DocumentService({
+      repo: new DocumentRepository(store.db), paths: { documentsDir: join(dir, 'documents'), tmpDir: join(dir, 'tmp') },
+      readers: [stuck], logger: createLogger('silent'), clock,
+    });
+    try {
+      const { document_bundle_id: id } = await documents.upload('acme', parts([{ name: 'slow.pdf', data: Buffer.from('%PDF-1.7\n') }]));
+      const waiting = documents.waitUntilProcessed('acme', id, 10 * 60_000);
+      while (clock.pending().length < 2) await new Promise((resolve) => setImmediate(resolve));
+      clock.advance(DOCUMENT_READ_TIMEOUT_MS - 1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(documents.get('acme', id).status).toBe('processing');
+      clock.advance(1);
+      const bundle = await waiting;
+      expect(bundle).toMatchObject({ status: 'failed', error: 'slow.pdf: took longer than 5 minutes to read' });
+      expect(bundle.documents[0]?.error).toBe('slow.pdf: took longer than 5 minutes to read');
+      expect(aborted).toBe(true);
+    } finally {
+      await documents.close();
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

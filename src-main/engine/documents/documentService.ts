@@ -15,6 +15,9 @@ import { labelLineFields } from './labelLines.ts';
 import { readHead, sniffContentType } from './sniff.ts';
 import { DocumentReadError, type DocumentReader, type ReadDocument } from './types.ts';
 
+/** The longest one document may take to read (service clock); past it the document fails and reading moves on. */
+export const DOCUMENT_READ_TIMEOUT_MS = 5 * 60_000;
+
 /** One multipart part as the route hands it over (a file, or a plain field that is ignored). */
 export interface UploadPart {
   type: 'file' | 'field';
@@ -260,6 +263,27 @@ export class DocumentService {
     }
   }
 
+  /** Reads one document, aborting it (a clear error) when it runs past DOCUMENT_READ_TIMEOUT_MS or the bundle is stopped. */
+  async #readWithTimeout(reader: DocumentReader, file: { path: string; name: string; contentType: string; size: number }, maxPages: number, bundle: AbortSignal): Promise<ReadDocument> {
+    const controller = new AbortController();
+    const stop = (): void => controller.abort(bundle.reason);
+    bundle.addEventListener('abort', stop, { once: true });
+    let timer: TimerHandle | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = this.#clock.setTimeout(() => {
+        const error = new DocumentReadError(`${file.name}: took longer than ${DOCUMENT_READ_TIMEOUT_MS / 60_000} minutes to read`);
+        controller.abort(error);
+        reject(error);
+      }, DOCUMENT_READ_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([reader.read(file, { maxPages, signal: controller.signal }), timedOut]);
+    } finally {
+      this.#clock.clearTimeout(timer);
+      bundle.removeEventListener('abort', stop);
+    }
+  }
+
   async #process(id: string, signal: AbortSignal): Promise<void> {
     const files = this.#repo.files(id);
     const dir = this.bundleDir(id);
@@ -281,7 +305,7 @@ export class DocumentService {
             : `${file.name}: not a document Portico can read (PDF, DOCX, XLSX, CSV, JSON, an image or UTF-8 text)`);
         }
         if (pagesLeft <= 0) throw new DocumentReadError(documentMessages.tooManyPages);
-        const read = await reader.read({ path, name: file.name, contentType, size: file.size }, { maxPages: pagesLeft, signal });
+        const read = await this.#readWithTimeout(reader, { path, name: file.name, contentType, size: file.size }, pagesLeft, signal);
         signal.throwIfAborted();
         // Text read by OCR (an image) states its `Label: value` lines too.
         if (read.fields.length === 0) read.fields = read.pageTexts.flatMap((p) => labelLineFields(p.text, file.name, p.page));
