@@ -18,6 +18,11 @@ export const operationRoutes = {
   getSkillMarkdown: 'GET /skills/:org_id/:skill_id/skill-md',
   deleteSkill: 'DELETE /skills/:org_id/:skill_id',
 
+  uploadDocuments: 'POST /documents/:org_id',
+  getDocumentBundle: 'GET /documents/:org_id/:document_bundle_id',
+  deleteDocumentBundle: 'DELETE /documents/:org_id/:document_bundle_id',
+  previewDocumentExtraction: 'POST /documents/:org_id/:document_bundle_id/extract',
+
   startJob: 'POST /jobs/:org_id/:endpoint_name/start',
   getJobStatus: 'GET /task/:org_id/:endpoint_name/status',
   answerJob: 'POST /jobs/:org_id/:endpoint_name/answer',

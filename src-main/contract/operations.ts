@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ApiKeyParams, ApiKeyCreated, ApiKeyListResponse, ApiKeyRevokeResponse, ConsoleSettings, ConsoleSettingsUpdate, Org, OrgCreateRequest, OrgList, ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, ScreenshotParams } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
+import { DocumentBundle, DocumentBundleCreated, DocumentBundleParams, DocumentExtraction, DocumentExtractQuery } from './document.ts';
 import { Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest } from './credential.ts';
 import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogsQuery, JobStartRequest, JobStartResponse, JobStatusResponse, JobSummaryList } from './job.ts';
 import { ConnectedAccountList, ConnectedAccountParams, ConnectRequest, ConnectResponse, OAuthApp, OAuthAppAddRequest, OAuthAppList, OAuthAppParams } from './oauth.ts';
@@ -42,6 +43,10 @@ export const operations = {
   listSkills: { params: OrgIdParam, query: SkillListQuery, response: SkillList },
   getSkillMarkdown: { params: SkillParams },
   deleteSkill: { params: SkillParams },
+  uploadDocuments: { params: OrgIdParam, response: DocumentBundleCreated },
+  getDocumentBundle: { params: DocumentBundleParams, response: DocumentBundle },
+  deleteDocumentBundle: { params: DocumentBundleParams },
+  previewDocumentExtraction: { params: DocumentBundleParams, query: DocumentExtractQuery, response: DocumentExtraction },
 
   startJob: { params: PortalParams, body: JobStartRequest, response: JobStartResponse },
   getJobStatus: { params: PortalParams, query: JobIdQuery, response: JobStatusResponse },

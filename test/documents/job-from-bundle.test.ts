@@ -109,7 +109,8 @@ describe('a job started from a document bundle fills a real form with the values
       },
     });
     expect(JSON.stringify(extraction)).not.toContain('502135326');
-    expect(String((extraction as { data: { sources: Record<string, { text: string }> } }).data.sources.applicant_dob?.text)).toMatch(/10 December 1990/);
+    const sources = (extraction?.data.sources ?? {}) as Record<string, { text: string }>;
+    expect(String(sources.applicant_dob?.text)).toMatch(/10 December 1990/);
   }, 120_000);
 
   it('an unknown bundle is a 404 and starts nothing; a required value no document gives fails the job naming it', async () => {
