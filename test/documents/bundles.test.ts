@@ -143,6 +143,18 @@ describe('document bundles', () => {
     expect(await jsonOf(await svc.api(`/documents/default/${id}`))).toEqual({ status: 404, body: { detail: 'Document bundle not found' } });
   }, 60_000);
 
+  it('DELETE while the bundle is being read stops it and leaves no file behind', async () => {
+    const big = await textPdf(Array.from({ length: 150 }, (_, i) => [`Name ${i}: value ${i}`]));
+    const created = await upload(svc, [{ name: 'big.pdf', data: big }, { name: 'big2.pdf', data: big }]);
+    const id = String(created.body.document_bundle_id);
+    expect((await svc.api(`/documents/default/${id}`, { method: 'DELETE' })).status).toBe(204);
+    // Bundles are read one at a time: once a later one is read, the deleted one's reading is over.
+    const after = await upload(svc, [{ name: 'after.txt', data: Buffer.from('Name: after') }]);
+    expect((await settled(svc, String(after.body.document_bundle_id))).status).toBe('completed');
+    expect(existsSync(join(svc.dataDir, 'documents', id))).toBe(false);
+    expect((await svc.api(`/documents/default/${id}`)).status).toBe(404);
+  }, 60_000);
+
   it('hostile file names are sanitised and the bytes stay under the data folder', async () => {
     const created = await upload(svc, [{ name: '../../../etc/pass\u0000wd\u202e.txt', data: Buffer.from('Name: B') }, { name: '..', data: Buffer.from('x') }]);
     const id = String(created.body.document_bundle_id);
