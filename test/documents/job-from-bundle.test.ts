@@ -131,4 +131,23 @@ describe('a job started from a document bundle fills a real form with the values
     // Nothing was submitted for the failed job: the one final POST is the first test's.
     expect(forms.posts.filter((p) => p.path === FORM?.submitPath)).toHaveLength(1);
   }, 120_000);
+  it('with a human in the loop, a required value no document gives is asked for by name, and the answer fills the form', async () => {
+    if (!FORM) throw new Error('corpus form govuk-date-of-birth is missing');
+    const id = await bundle([{ name: 'note.txt', data: Buffer.from('Passport number: 502135326\nDate of birth: 10 December 1990\n'), type: 'text/plain' }]);
+    const started = await jsonOf(await svc.api('/jobs/default/passport/start', { method: 'POST', json: { document_bundle_id: id, orchestrator_model: 'builtin:autofill', human_in_the_loop: true } }));
+    expect(started.status).toBe(200);
+    const jobId = (started.body as { job_id: string }).job_id;
+    const waiting = await waitForJob(svc, 'passport', jobId, ['waiting_for_input', 'failed', 'completed'], 60_000);
+    expect(waiting.status).toBe('waiting_for_input');
+    const question = (waiting.events as Array<{ type: string; data: Record<string, unknown> }>).find((e) => e.type === 'question')?.data;
+    expect(question).toMatchObject({ question: 'What is Issue date of current passport?', options: [] });
+    expect(String(question?.message)).toContain('passport_issue_date');
+    const answered = await jsonOf(await svc.api(`/jobs/default/passport/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: question?.question_id, answer: '5 March 2021' } }));
+    expect(answered.status).toBe(200);
+    const job = await waitForJob(svc, 'passport', jobId, ['completed', 'failed'], 90_000);
+    expect(job.error ?? null).toBeNull();
+    expect(job.status).toBe('completed');
+    const post = forms.posts.filter((p) => p.path === FORM.submitPath).at(-1);
+    expect(post && receivedFields(post)).toEqual(FORM.expected);
+  }, 120_000);
 });
