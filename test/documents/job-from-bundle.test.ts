@@ -113,7 +113,7 @@ describe('a job started from a document bundle fills a real form with the values
     expect(String(sources.applicant_dob?.text)).toMatch(/10 December 1990/);
   }, 120_000);
 
-  it('an unknown bundle is a 404 and starts nothing; a required value no document gives fails the job naming it', async () => {
+  it('an unknown bundle, or another org\'s, is a 404 and starts nothing; a required value no document gives fails the job naming it', async () => {
     const other = await jsonOf(await svc.api('/jobs/default/passport/start', { method: 'POST', json: { document_bundle_id: '00000000-0000-4000-8000-000000000000' } }));
     expect(other.status).toBe(404);
     expect(other.body).toEqual({ detail: expect.stringMatching(/not found/i) });
@@ -123,6 +123,16 @@ describe('a job started from a document bundle fills a real form with the values
     expect(noPortal.status).toBe(404);
 
     const id = await bundle([{ name: 'note.txt', data: Buffer.from('Passport number: 502135326\n'), type: 'text/plain' }]);
+    // Bad queries are a 422 {detail}; another org cannot use (or preview) this org's bundle.
+    const noEndpoint = await jsonOf(await svc.api(`/documents/default/${id}/extract`, { method: 'POST' }));
+    expect(noEndpoint.status).toBe(422);
+    expect(noEndpoint.body).toEqual({ detail: expect.stringContaining('endpoint_name') });
+    const { cli } = await import('../helpers/cli.ts');
+    const rival = String((await cli(svc.dataDir, ['org', 'create', 'rival-docs'])).json.api_key);
+    const rivalPortal = await jsonOf(await svc.api('/portals/rival-docs', { method: 'POST', key: rival, json: { endpoint_name: 'passport', start_url: forms.url(FORM?.startPath ?? '/'), task: 't', form_schema: FORM?.formSchema } }));
+    expect(rivalPortal.status).toBe(200);
+    expect(await jsonOf(await svc.api('/jobs/rival-docs/passport/start', { method: 'POST', key: rival, json: { document_bundle_id: id } }))).toEqual({ status: 404, body: { detail: 'Document bundle not found' } });
+    expect((await svc.api(`/documents/rival-docs/${id}/extract?endpoint_name=passport`, { method: 'POST', key: rival })).status).toBe(404);
     const started = await jsonOf(await svc.api('/jobs/default/passport/start', { method: 'POST', json: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' } }));
     expect(started.status).toBe(200);
     const job = await waitForJob(svc, 'passport', (started.body as { job_id: string }).job_id, ['completed', 'failed'], 60_000);
