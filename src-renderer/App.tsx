@@ -5,6 +5,7 @@ import { focusOnMount } from './components/ui.tsx';
 import { useWaitingJobs, WaitingBadge, WaitingNotice } from './components/PendingQuestions.tsx';
 import { ConnectedAccountsPage } from './pages/ConnectedAccountsPage.tsx';
 import { CredentialsPage } from './pages/CredentialsPage.tsx';
+import { DocumentsPage } from './pages/DocumentsPage.tsx';
 import { JobPage } from './pages/JobPage.tsx';
 import { JobsPage } from './pages/JobsPage.tsx';
 import { NewPortalPage, PortalPage } from './pages/PortalPage.tsx';
@@ -22,6 +23,7 @@ const NAV: { page: Route['page']; label: string; also: Route['page'][] }[] = [
   { page: 'jobs', label: 'Jobs', also: ['job'] },
   { page: 'portals', label: 'Portals', also: ['portal', 'portal-new'] },
   { page: 'profiles', label: 'Profiles', also: [] },
+  { page: 'documents', label: 'Documents', also: [] },
   { page: 'skills', label: 'Skills', also: [] },
   { page: 'sessions', label: 'Sessions', also: [] },
   { page: 'credentials', label: 'Credentials', also: [] },
@@ -59,6 +61,8 @@ function CurrentPage(props: { route: Route }) {
       return <WorkflowsPage key={route.workflowId} workflowId={route.workflowId} />;
     case 'workflow-execution':
       return <WorkflowsPage key={route.executionId} workflowId={route.workflowId} executionId={route.executionId} />;
+    case 'documents':
+      return <DocumentsPage key={route.bundleId ?? ''} bundleId={route.bundleId} />;
     case 'settings':
       return <SettingsPage />;
   }

@@ -13,6 +13,7 @@ export type Route =
   | { page: 'workflows' }
   | { page: 'workflow'; workflowId: string }
   | { page: 'workflow-execution'; workflowId: string; executionId: string }
+  | { page: 'documents'; bundleId?: string }
   | { page: 'settings' };
 
 export function parseRoute(hash: string): Route {
@@ -38,6 +39,8 @@ export function parseRoute(hash: string): Route {
     case 'workflows':
       if (second === undefined) return { page: 'workflows' };
       return third === undefined ? { page: 'workflow', workflowId: second } : { page: 'workflow-execution', workflowId: second, executionId: third };
+    case 'documents':
+      return second === undefined ? { page: 'documents' } : { page: 'documents', bundleId: second };
     case 'settings':
       return { page: 'settings' };
     default:
@@ -60,6 +63,8 @@ export function routeHash(route: Route): string {
       return `#/workflows/${enc(route.workflowId)}`;
     case 'workflow-execution':
       return `#/workflows/${enc(route.workflowId)}/${enc(route.executionId)}`;
+    case 'documents':
+      return route.bundleId === undefined ? '#/documents' : `#/documents/${enc(route.bundleId)}`;
     default:
       return `#/${route.page}`;
   }

@@ -3,6 +3,7 @@ import type { JobEventData, JobStatusResponse, QuestionData } from '../../src-ma
 import { call, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
 import { RecordingPlayer } from '../components/RecordingPlayer.tsx';
+import { SourcedValues } from '../components/SourcedValues.tsx';
 import { LogStream, useJobStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
 import { ConfirmButton, ErrorNote, JsonBlock, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
@@ -28,6 +29,11 @@ function pendingQuestion(job: JobStatusResponse): QuestionData | undefined {
 /** The options the job was queued with (form_data and the rest), when Portico recorded them. */
 function startedWith(job: JobStatusResponse): JobEventData<'queued'> | undefined {
   return job.events.flatMap((e) => (e.type === 'queued' ? [e.data] : []))[0];
+}
+
+/** What the job read from its document bundle (form_data with each value's source), when it started from one. */
+function extractionOf(job: JobStatusResponse): JobEventData<'extraction'> | undefined {
+  return job.events.flatMap((e) => (e.type === 'extraction' ? [e.data] : []))[0];
 }
 
 /** Each question the job asked, with the answer it got (undefined while none came). */
@@ -127,6 +133,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const shots = data.steps;
   const input = startedWith(data);
   const history = questionHistory(data);
+  const extraction = extractionOf(data);
   const doCancel = () =>
     cancel.run(async () => {
       await call('cancelJob', jobArgs);
@@ -195,6 +202,20 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         )}
         <LogStream stream={stream} />
       </div>
+
+      {extraction && (
+        <section className="panel" aria-label="Read from documents">
+          <div className="panel-title">Read from documents <span className="muted">— {extraction.extractor}</span></div>
+          <SourcedValues values={extraction.form_data} sources={extraction.sources} hiddenKeys={extraction.hidden_keys} />
+          {extraction.missing.length > 0 && (
+            <ul className="missing-keys" aria-label="Not settled by the documents">
+              {extraction.missing.map((key) => (
+                <li key={key}><span className="mono">{key}</span>: {extraction.reasons[key] ?? 'nothing in the documents gives it'}</li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
 
       <div className="job-grid">
         <div className="panel">

@@ -37,7 +37,7 @@ export interface ConsoleWorld {
  * Sets up a world for the test file (beforeAll/afterAll) and returns it; each test builds its own data
  * with `unique` names and opens its own page, so tests pass alone and in any order.
  */
-export function useConsoleWorld(options: { modelServer?: boolean } = {}): ConsoleWorld {
+export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: boolean } = {}): ConsoleWorld {
   const previousHeadless = process.env.PORTICO_HEADLESS;
   const opened: Page[] = [];
   let counter = 0;
@@ -71,7 +71,8 @@ export function useConsoleWorld(options: { modelServer?: boolean } = {}): Consol
       process.env.PORTICO_ANTHROPIC_BASE_URL = world.model.anthropicBaseUrl;
     }
     [world.svc, world.browser] = await Promise.all([
-      startService(undefined, { agents: scriptedRegistry }),
+      // realAgents: jobs run with the real engines (built-in autofill), not the scripted test agents.
+      startService(undefined, options.realAgents ? {} : { agents: scriptedRegistry }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);
     world.api = createApiClient(async (request) => {
