@@ -19,6 +19,11 @@ describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any con
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(zip)))]), 'a11y.zip');
     expect((await world.svc.api('/skills/default?folder=checks', { method: 'POST', body: form })).status).toBe(200);
+    const documents = new FormData();
+    documents.append('files', new Blob(['City,Phone\nLeeds,0113 496 0002\n'], { type: 'text/csv' }), 'address.csv');
+    const uploaded = await world.svc.api('/documents/default', { method: 'POST', body: documents });
+    expect(uploaded.status).toBe(200);
+    const { document_bundle_id: bundle } = (await uploaded.json()) as { document_bundle_id: string };
     const session = await world.api.call('createSession', { body: { timeout_minutes: 10 } });
     expect(session.status).toBe('active');
     await world.api.call('createCredential', { body: { service_name: 'Checked site', username_or_email: 'ada@example.com', password: 'a11y-password' } });
@@ -31,7 +36,7 @@ describe('axe-core finds no serious or critical WCAG 2 A/AA violation on any con
       '#/jobs', `#/jobs/${endpoint}/${done}`, `#/jobs/${failing}/${failed}`, `#/jobs/${asking}/${waiting}`,
       '#/portals', '#/portals/new', `#/portals/${endpoint}`, `#/portals/${endpoint}/edit`, '#/profiles', '#/skills', '#/settings',
       '#/sessions', '#/sessions/cache', '#/credentials', '#/accounts',
-      '#/workflows', `#/workflows/${workflow.id}`, `#/workflows/${workflow.id}/${run.id}`,
+      '#/workflows', `#/workflows/${workflow.id}`, `#/workflows/${workflow.id}/${run.id}`, '#/documents', `#/documents/${bundle}`,
     ];
     const found: string[] = [];
     for (const width of [1280, 600]) {
