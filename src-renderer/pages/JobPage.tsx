@@ -206,6 +206,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
       {extraction && (
         <section className="panel" aria-label="Read from documents">
           <div className="panel-title">Read from documents <span className="muted">— {extraction.extractor}</span></div>
+          <p className="small"><a href={routeHash({ page: 'documents', bundleId: extraction.document_bundle_id })}>Open the document bundle</a></p>
           <SourcedValues values={extraction.form_data} sources={extraction.sources} hiddenKeys={extraction.hidden_keys} />
           {extraction.missing.length > 0 && (
             <ul className="missing-keys" aria-label="Not settled by the documents">
