@@ -155,4 +155,18 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await page.getByRole('alert').filter({ hasText: 'The bundle could not be read.' }).getByText(/broken\.pdf: /).waitFor();
     expect(await page.getByRole('button', { name: 'Preview extraction' }).count()).toBe(0);
   });
+
+  it('shows a hostile file name as characters, never as markup', async () => {
+    const page = await world.openConsole({ hash: '#/documents' });
+    const upload = page.getByRole('form', { name: 'Upload documents' });
+    // No slash (the service keeps only a name's last path segment) and no quote (browsers send it as %22).
+    const name = '<img src=x onerror=document.title=1><b>bold.csv';
+    await upload.getByLabel(/^Files/).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from('City\nLeeds\n') });
+    await upload.getByRole('button', { name: 'Upload' }).click();
+    await page.getByTestId('bundle-status').getByText('Read', { exact: true }).waitFor({ timeout: 30_000 });
+    const docs = page.getByRole('table', { name: 'Documents in the bundle' });
+    expect(await docs.getByRole('cell').first().textContent()).toBe(name);
+    expect(await docs.locator('img, b').count()).toBe(0);
+    expect(await page.title()).not.toBe('1');
+  });
 });
