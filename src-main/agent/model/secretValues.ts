@@ -17,7 +17,8 @@ export type ValueSource =
 
 const CREDENTIAL = /\{\{credential:([A-Za-z0-9_-]+)\.(password|totp)\}\}/g;
 const FORM_DATA = /\{\{form_data\.([A-Za-z0-9_.-]+)\}\}/g;
-const SENSITIVE_KEY = /pass(word|code)?$|^pass|secret|(^|_)pin$|cvv|cvc|otp|token|ssn/i;
+// `^pass` is a password's short name (pass, passphrase, pass_hash), not a passport: a passport number is personal data, shown like a name.
+const SENSITIVE_KEY = /pass(word|code)?$|^pass(?!port)|secret|(^|_)pin$|cvv|cvc|otp|token|ssn/i;
 /** Under this many seconds left, a TOTP code may expire before the form is submitted: use the next one. */
 export const TOTP_MIN_SECONDS_LEFT = 5;
 
