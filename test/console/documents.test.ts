@@ -31,6 +31,7 @@ const APPLY_FORM = formPage(`<h1>Apply</h1><form method="post" action="/submit/a
   <p><label for="passport_number">Passport number</label> <input id="passport_number" name="passport_number"></p>
   <p><label for="city">City</label> <input id="city" name="city"></p>
   <p><label for="phone">Phone</label> <input id="phone" name="phone"></p>
+  <p><label for="pin">Security PIN</label> <input id="pin" name="pin"></p>
   <button type="submit">Submit application</button></form>`, 'Apply');
 
 describe('documents: upload a bundle, see what was read and extracted, start a job from it', () => {
@@ -58,13 +59,14 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
             passport_number: { type: 'string', title: 'Passport number' },
             city: { type: 'string', title: 'City' },
             phone: { type: 'string', title: 'Phone' },
+            pin: { type: 'string', title: 'Security PIN' },
           },
           required: ['full_name', 'passport_number', 'city'],
         },
       },
     });
     const pdfPath = join(world.scratch, 'passport-form.pdf');
-    writeFileSync(pdfPath, await filledPdf({ 'Full name': 'Ada Lovelace', 'Passport number': '502135326', Phone: '020 7946 0001' }));
+    writeFileSync(pdfPath, await filledPdf({ 'Full name': 'Ada Lovelace', 'Passport number': '502135326', Phone: '020 7946 0001', 'Security PIN': '4321' }));
     const csvPath = join(world.scratch, 'address.csv');
     const csv = 'City,Phone\nLeeds,0113 496 0002\n';
     writeFileSync(csvPath, csv);
@@ -101,7 +103,7 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     const missing = preview.getByRole('list', { name: 'Missing values' });
     expect(await missing.getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^phone: .+/)]);
     const api = await world.api.call('previewDocumentExtraction', { params: { org_id: 'default', document_bundle_id: bundleId }, query: { endpoint_name: endpoint } });
-    expect(api.form_data).toEqual({ full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds' });
+    expect(api.form_data).toEqual({ full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds', pin: '4321' });
     expect(await missing.getByRole('listitem').first().textContent()).toBe(`phone: ${api.reasons.phone}`);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await snap(page, 'documents-preview');
@@ -118,7 +120,7 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await expect.poll(final, { timeout: 90_000 }).toMatch(/^(completed|failed|cancelled)/);
     expect(await final()).toBe('completed');
     await page.locator('h1 .status').getByText('Completed', { exact: true }).waitFor();
-    expect(forms.postsTo('/submit/apply').map((p) => p.fields)).toEqual([{ full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds', phone: '' }]);
+    expect(forms.postsTo('/submit/apply').map((p) => p.fields)).toEqual([{ full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds', phone: '', pin: '4321' }]);
     const read = page.getByRole('region', { name: 'Read from documents' });
     const jobValues = read.getByRole('table', { name: 'Values read from the documents' });
     const jobName = jobValues.getByRole('row').filter({ hasText: 'full_name' });
@@ -126,10 +128,13 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     expect(await jobName.getByRole('cell').nth(2).textContent()).toMatch(/^passport-form\.pdf, page 1.*Ada Lovelace/);
     const jobCity = jobValues.getByRole('row').filter({ hasText: 'city' });
     expect(await jobCity.getByRole('cell').nth(2).textContent()).toMatch(/^address\.csv.*Leeds/);
-    // A passport number is a secret to Portico: the job's events keep neither it nor its quoted text, and the page says so.
+    // A passport number is personal data, shown with its source like a name.
     const passportRow = jobValues.getByRole('row').filter({ hasText: 'passport_number' });
-    expect(await passportRow.getByRole('cell').nth(1).textContent()).toBe('hidden (secret)');
-    expect(await passportRow.textContent()).not.toContain('502135326');
+    expect(await passportRow.getByRole('cell').nth(1).textContent()).toBe('502135326');
+    // A PIN is a secret: the job's events keep neither it nor its quoted text, and the page says so.
+    const pinRow = jobValues.getByRole('row').filter({ hasText: 'pin' });
+    expect(await pinRow.getByRole('cell').nth(1).textContent()).toBe('hidden (secret)');
+    expect(await pinRow.textContent()).not.toContain('4321');
     expect(await read.getByRole('list', { name: 'Not settled by the documents' }).getByRole('listitem').allTextContents()).toEqual([`phone: ${api.reasons.phone}`]);
     await snap(page, 'documents-job');
 
