@@ -1,30 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filledFormPdf } from '../documents/builders.ts';
 import { page as formPage, startFormServer, type FormServer } from '../helpers/formServer.ts';
 import { seriousAxeViolations, snap, useConsoleWorld } from './harness.ts';
 
 // End to end through the console: a real PDF (pdf-lib, filled AcroForm fields) and a CSV are uploaded as a
 // bundle, the page shows each document as read, the extraction preview shows each value with its source and
 // the key the documents disagree on, and "Start job from this bundle" runs built-in autofill on a real form.
-
-/** A one-page PDF with filled AcroForm text fields, as a filled paper form scanned to PDF is. */
-async function filledPdf(fields: Record<string, string>): Promise<Buffer> {
-  const pdf = await PDFDocument.create();
-  const page = pdf.addPage([595, 842]);
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  const form = pdf.getForm();
-  let y = 780;
-  for (const [name, value] of Object.entries(fields)) {
-    page.drawText(name, { x: 40, y: y + 6, size: 11, font });
-    const field = form.createTextField(name);
-    field.setText(value);
-    field.addToPage(page, { x: 220, y, width: 300, height: 22, font });
-    y -= 40;
-  }
-  return Buffer.from(await pdf.save());
-}
 
 const APPLY_FORM = formPage(`<h1>Apply</h1><form method="post" action="/submit/apply">
   <p><label for="full_name">Full name</label> <input id="full_name" name="full_name"></p>
@@ -66,7 +49,7 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
       },
     });
     const pdfPath = join(world.scratch, 'passport-form.pdf');
-    writeFileSync(pdfPath, await filledPdf({ 'Full name': 'Ada Lovelace', 'Passport number': '502135326', Phone: '020 7946 0001', 'Security PIN': '4321' }));
+    writeFileSync(pdfPath, await filledFormPdf({ 'Full name': 'Ada Lovelace', 'Passport number': '502135326', Phone: '020 7946 0001', 'Security PIN': '4321' }));
     const csvPath = join(world.scratch, 'address.csv');
     const csv = 'City,Phone\nLeeds,0113 496 0002\n';
     writeFileSync(csvPath, csv);

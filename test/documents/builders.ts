@@ -2,6 +2,23 @@ import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import yazl from 'yazl';
 
+/** A one-page PDF with a filled AcroForm text field per entry (its name drawn beside it), as a filled paper or government form is. */
+export async function filledFormPdf(fields: Record<string, string>): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const page = pdf.addPage([595, 842]);
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  const form = pdf.getForm();
+  let y = 780;
+  for (const [name, value] of Object.entries(fields)) {
+    page.drawText(name, { x: 40, y: y + 6, size: 11, font });
+    const field = form.createTextField(name);
+    field.setText(value);
+    field.addToPage(page, { x: 220, y, width: 300, height: 22, font });
+    y -= 40;
+  }
+  return Buffer.from(await pdf.save());
+}
+
 /** A text PDF: one page per entry of `pages`, each line drawn as text. */
 export async function textPdf(pages: readonly string[][]): Promise<Buffer> {
   const doc = await PDFDocument.create();

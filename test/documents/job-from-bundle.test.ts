@@ -1,7 +1,7 @@
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS, corpusHandlers, receivedFields } from '../fixtures/design-systems/corpus.ts';
 import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import { filledFormPdf } from './builders.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 // End to end: a filled AcroForm PDF (pdf-lib) and a CSV go up as a bundle; a job on a portal whose form is
@@ -9,23 +9,6 @@ import { jsonOf, startService, waitForJob, type TestService } from '../helpers/s
 // the form with the values read, and its events say where each value came from.
 
 const FORM = CORPUS.find((f) => f.name === 'govuk-date-of-birth');
-
-/** A one-page PDF with filled AcroForm text fields, as a filled government form is. */
-async function filledAcroForm(fields: Record<string, string>): Promise<Buffer> {
-  const pdf = await PDFDocument.create();
-  const page = pdf.addPage([595, 842]);
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  const form = pdf.getForm();
-  let y = 780;
-  for (const [name, value] of Object.entries(fields)) {
-    page.drawText(name, { x: 40, y: y + 6, size: 11, font });
-    const field = form.createTextField(name);
-    field.setText(value);
-    field.addToPage(page, { x: 220, y, width: 300, height: 22, font });
-    y -= 40;
-  }
-  return Buffer.from(await pdf.save());
-}
 
 function filesForm(files: Array<{ name: string; data: Buffer; type: string }>): FormData {
   const form = new FormData();
@@ -64,7 +47,7 @@ describe('a job started from a document bundle fills a real form with the values
 
   it('AcroForm PDF + CSV → bundle → job → the form is submitted with the extracted values; sources are in the events', async () => {
     if (!FORM) throw new Error('corpus form govuk-date-of-birth is missing');
-    const pdf = await filledAcroForm({ 'Passport number': '502135326', 'Date of birth': '10 December 1990' });
+    const pdf = await filledFormPdf({ 'Passport number': '502135326', 'Date of birth': '10 December 1990' });
     const csv = Buffer.from('Passport issue date,Surname\n5 March 2021,Hamilton\n');
     const id = await bundle([{ name: 'passport-form.pdf', data: pdf, type: 'application/pdf' }, { name: 'issue.csv', data: csv, type: 'text/csv' }]);
     const portal = await jsonOf(await svc.api('/portals/default', {
