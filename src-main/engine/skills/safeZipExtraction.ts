@@ -12,14 +12,25 @@ export interface ZipLimits {
   maxEntryUncompressedBytes: number;
   /** uncompressed/compressed above this is treated as a bomb, for entries over 1 MiB. */
   maxCompressionRatio: number;
+  /**
+   * The same for the whole archive (declared total over the compressed total), once the total passes
+   * 16 MiB: many small entries each under the per-entry floor add up to a bomb too. Default 100.
+   */
+  maxArchiveCompressionRatio?: number;
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = Object.freeze({
   maxEntries: 5000,
-  maxTotalUncompressedBytes: 1024 * 1024 * 1024,
+  maxTotalUncompressedBytes: 512 * 1024 * 1024,
   maxEntryUncompressedBytes: 512 * 1024 * 1024,
   maxCompressionRatio: 200,
+  maxArchiveCompressionRatio: 100,
 });
+
+/** A name segment over this many UTF-8 bytes cannot be created on common filesystems (ext4, APFS, NTFS). */
+export const MAX_ENTRY_SEGMENT_BYTES = 255;
+/** A whole entry path over this many UTF-8 bytes is refused, leaving room under PATH_MAX for the data folder. */
+export const MAX_ENTRY_PATH_BYTES = 1024;
 
 /** One entry that will be extracted, as `inspect` sees it before any byte is written. */
 export interface ZipEntryInfo {
@@ -38,6 +49,11 @@ export interface SafeExtractOptions {
   inspect?(entries: readonly ZipEntryInfo[]): void;
   /** Runs on the complete tree (a temporary sibling of destDir) before it moves into place; throw to reject. */
   verify?(root: string): Promise<void>;
+  /**
+   * Room left for the extracted files (a disk quota): an archive declaring more is refused with the
+   * error `refuse` builds, before a byte is written; the real bytes are held to the same figure.
+   */
+  room?: { bytes: number; refuse(declaredBytes: number): Error };
 }
 
 export interface SafeExtraction {
@@ -48,6 +64,8 @@ export interface SafeExtraction {
 
 // Small, highly compressible files (text, empty JSON) legitimately have huge ratios.
 const RATIO_CHECK_MIN_BYTES = 1024 * 1024;
+// Below this total, a whole archive of small text files may compress as well as it likes.
+const ARCHIVE_RATIO_CHECK_MIN_BYTES = 16 * 1024 * 1024;
 
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
@@ -89,12 +107,15 @@ export async function extractZipSafely(zipPath: string, destDir: string, options
     let tempDir: string | null = null;
     try {
       const plan = await planEntries(zip, limits);
+      const declared = plan.reduce((sum, p) => sum + (p.isDirectory ? 0 : p.entry.uncompressedSize), 0);
+      if (options.room !== undefined && declared > options.room.bytes) throw options.room.refuse(declared);
       options.inspect?.(plan.map((p) => ({ path: p.path, isDirectory: p.isDirectory, declaredBytes: p.entry.uncompressedSize })));
       const parent = path.dirname(target);
       await mkdir(parent, { recursive: true });
       // A sibling so the final rename stays on one filesystem and is atomic.
       tempDir = await mkdtemp(path.join(parent, `.${path.basename(target)}.extracting-`));
-      const totalBytes = await writeEntries(zip, plan, tempDir, limits);
+      const writeLimits = options.room === undefined ? limits : { ...limits, maxTotalUncompressedBytes: Math.min(limits.maxTotalUncompressedBytes, options.room.bytes) };
+      const totalBytes = await writeEntries(zip, plan, tempDir, writeLimits);
       await options.verify?.(tempDir);
       await rename(tempDir, target);
       tempDir = null;
@@ -145,7 +166,11 @@ function normaliseEntryPath(name: string): string {
   const segments = name.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw reject(`${label} escapes the archive root`);
   if (segments.length === 0) throw reject(`${label} has no file name`);
+  if (Buffer.byteLength(name, 'utf8') > MAX_ENTRY_PATH_BYTES) throw reject(`${label} has a path longer than ${MAX_ENTRY_PATH_BYTES} bytes`);
   for (const segment of segments) {
+    if (Buffer.byteLength(segment, 'utf8') > MAX_ENTRY_SEGMENT_BYTES) {
+      throw reject(`${label} has a file or folder name longer than ${MAX_ENTRY_SEGMENT_BYTES} bytes`);
+    }
     // Names Windows would reinterpret (streams, devices, trimmed dots) could collide or escape there.
     if (/[<>:"|?*]/.test(segment) || WINDOWS_RESERVED.test(segment) || /[. ]$/.test(segment)) {
       throw reject(`${label} has a name that is not portable across operating systems`);
@@ -175,6 +200,7 @@ async function planEntries(zip: ZipFile, limits: ZipLimits): Promise<PlannedEntr
   const files = new Map<string, string>();
   const folders = new Map<string, string>();
   let declaredTotal = 0;
+  let compressedTotal = 0;
   let seen = 0;
   try {
     for await (const entry of zip.eachEntry()) {
@@ -198,10 +224,12 @@ async function planEntries(zip: ZipFile, limits: ZipLimits): Promise<PlannedEntr
       }
       files.set(key, name);
       declaredTotal += entry.uncompressedSize;
+      compressedTotal += entry.compressedSize;
       if (declaredTotal > limits.maxTotalUncompressedBytes) {
         throw reject(`the archive declares more than ${limits.maxTotalUncompressedBytes} uncompressed bytes in total`);
       }
     }
+    assertArchiveRatio(declaredTotal, compressedTotal, limits);
   } catch (error) {
     if (error instanceof Rejection) throw error;
     throw reject(`not a valid zip archive (${describeCause(error)})`, error);
@@ -244,6 +272,16 @@ function assertRatio(label: string, uncompressed: number, compressed: number, li
   const ratio = uncompressed / Math.max(compressed, 1);
   if (ratio > limits.maxCompressionRatio) {
     throw reject(`${label} has a suspicious compression ratio (${Math.round(ratio)}:1; the limit is ${limits.maxCompressionRatio}:1)`);
+  }
+}
+
+/** The whole archive's ratio, from the central directory, so a thousand small bombs are one big one. */
+function assertArchiveRatio(declaredTotal: number, compressedTotal: number, limits: ZipLimits): void {
+  const limit = limits.maxArchiveCompressionRatio ?? DEFAULT_ZIP_LIMITS.maxArchiveCompressionRatio ?? 100;
+  if (declaredTotal <= ARCHIVE_RATIO_CHECK_MIN_BYTES) return;
+  const ratio = declaredTotal / Math.max(compressedTotal, 1);
+  if (ratio > limit) {
+    throw reject(`the archive has a suspicious compression ratio (${declaredTotal} bytes from ${compressedTotal} compressed, ${Math.round(ratio)}:1; the limit is ${limit}:1 for archives over ${ARCHIVE_RATIO_CHECK_MIN_BYTES} bytes)`);
   }
 }
 
