@@ -2,6 +2,7 @@ import type { AnyRouteSpec } from './api/routeTable.ts';
 import type { Clock } from './base/clock.ts';
 import type { PorticoConfig } from './base/config.ts';
 import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
+import type { ResourceLimits } from './engine/limits/resourceLimits.ts';
 import type { RetryPolicy } from './llm/index.ts';
 import type { SecretStore } from './secrets/index.ts';
 
@@ -45,6 +46,10 @@ export interface AppOptions {
   credentialClock?: Clock;
   /** Time source of document bundles (timestamps, the wait for a bundle still being read); only tests change it. */
   documentClock?: Clock;
+  /** Live browsers, request rate and disk quotas, ahead of settings.json (docs/api.md, "Limits and quotas"); tests set them low. */
+  limits?: Partial<ResourceLimits>;
+  /** Time source of the request-rate window and the artifacts usage cache; only tests change it. */
+  limitsClock?: Clock;
 }
 
 /** A started engine and its HTTP server. */

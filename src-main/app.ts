@@ -16,6 +16,9 @@ import { JobService } from './engine/jobs/jobService.ts';
 import { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, isOrchestratorModel } from './contract/models.ts';
 import { DEFAULT_USER_ID, DEFAULT_WORKSPACE_ID, seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
+import { BrowserSlots } from './engine/limits/browserSlots.ts';
+import { DiskQuotas } from './engine/limits/diskQuotas.ts';
+import { resolveLimits } from './engine/limits/resourceLimits.ts';
 import { AdminService } from './engine/admin/adminService.ts';
 import { ConnectedAccountService } from './engine/oauth/connectedAccounts.ts';
 import { GmailCodeReader, GmailCodeSource } from './engine/oauth/gmail.ts';
@@ -101,9 +104,22 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const schemas = jsonSchemas;
     // A portal's browser_session_id is checked against the live sessions (made below; looked up per request).
     const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
-    const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger);
-    await skills.cleanUp();
     const operatorSettings = OperatorSettings.load(paths.root);
+    // What one organization may hold: live browsers, requests a minute, disk (docs/api.md, "Limits and quotas").
+    const limits = resolveLimits(operatorSettings.values, options.limits);
+    const browserSlots = new BrowserSlots({ perOrg: limits.browsersPerOrg, total: limits.browsersTotal });
+    const documentRepo = new DocumentRepository(store.db);
+    const quotas = new DiskQuotas({
+      quotas: { skills: limits.skillsQuotaBytes, documents: limits.documentsQuotaBytes, artifacts: limits.artifactsQuotaBytes },
+      usage: {
+        skills: (orgId) => store.skills.totalBytes(orgId),
+        documents: (orgId) => documentRepo.totalBytes(orgId),
+        artifactDirs: (orgId) => store.jobs.idsForOrg(orgId).map((jobId) => join(paths.artifacts, jobId)),
+      },
+      ...(options.limitsClock && { clock: options.limitsClock }),
+    });
+    const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger, quotas);
+    await skills.cleanUp();
     const chromiumPath = operatorSettings.values.chromium_path;
     const runtime = new BrowserRuntime({
       dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
@@ -120,11 +136,11 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     }, options.sessionPoolSize ?? (options.warmBrowser === false ? 0 : (operatorSettings.values.session_pool_size ?? 1)));
     const sessions = new SessionService({
       store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
-      minuteMs: options.minuteMs ?? 60_000, logger,
+      minuteMs: options.minuteMs ?? 60_000, logger, browserSlots,
       recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath), dir: join(paths.artifacts, 'sessions'), recordVideoDefault: () => operatorSettings.values.record_video ?? false },
     });
     sessions.recover();
-    const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger });
+    const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger, browserSlots });
     const profiles = new ProfileService(store, runtime, profileSessions);
     const jobEvents = new JobEvents();
     const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.credentialClock && { clock: options.credentialClock }) });
@@ -152,13 +168,14 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         bundleFormData: (job, hooks) => formDataFromBundle({ documents, llm, schemas }, job, hooks) },
       agents,
       // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
-      { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY },
+      { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY, browserSlots },
     );
     let baseUrl = '';
     const jobs = new JobService({
       store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions, credentials,
       recordVideoDefault: () => operatorSettings.values.record_video ?? false,
       documents: { get: (orgId, id) => documents.get(orgId, id) },
+      artifactsQuota: quotas,
       models: {
         canRun: (model) => agents.get(model) !== undefined,
         hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
@@ -174,8 +191,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     workflows.recover();
     // Document bundles: read one at a time off the request path; those a stop left mid-read resume (local-service.md §7).
     const documents = new DocumentService({
-      repo: new DocumentRepository(store.db), paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
-      readers: documentReaders(), closeReaders, logger, ...(options.documentClock && { clock: options.documentClock }),
+      repo: documentRepo, paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
+      readers: documentReaders(), closeReaders, logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
     });
     await documents.recover();
     const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {
@@ -216,7 +233,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
       }),
     };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract });
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
+      rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.limitsClock && { clock: options.limitsClock }) } });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);

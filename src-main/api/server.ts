@@ -19,6 +19,7 @@ import { installCdpProxy } from './cdpProxy.ts';
 import { installConsole } from './consoleStatic.ts';
 import { installErrorHandler } from './errorHandler.ts';
 import { installHostGuard } from './hostGuard.ts';
+import { installRateLimit, type RateLimitOptions } from './rateLimit.ts';
 import { buildOpenApi } from './openapi.ts';
 import { RouteTable, type AnyRouteSpec } from './routeTable.ts';
 import { addAdminRoutes, type AdminDeps } from './routes/admin.ts';
@@ -80,6 +81,8 @@ export interface ApiDeps {
   documents?: DocumentService;
   /** `POST /documents/{org_id}/{id}/extract` (local-service.md §7). */
   documentExtract?: ExtractionPreviewer;
+  /** Requests a minute per API key (docs/api.md, "Limits and quotas"); absent: unlimited. */
+  rateLimit?: RateLimitOptions;
 }
 
 /** The HTTP API, not yet listening, and the operations it serves. */
@@ -94,6 +97,8 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   installErrorHandler(app, deps.logger);
   installHostGuard(app, deps.boundHost, deps.allowedHosts);
   await app.register(multipart, { throwFileSizeLimit: true });
+  // Before the routes: the limiter attaches itself to each route as it is added.
+  if (deps.rateLimit) await installRateLimit(app, deps.rateLimit);
 
   const routes = new RouteTable();
   addHealthRoutes(routes, deps.version);

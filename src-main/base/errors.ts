@@ -60,6 +60,13 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
+/** 429: a limit on what one key or organization may use (live browsers, requests a minute); `detail` names it and how to raise it. */
+export class TooManyRequestsError extends AppError {
+  constructor(detail: string) {
+    super(429, detail);
+  }
+}
+
 /** 422: well-formed input that breaks a rule; `detail` names the field and the rule. */
 export class ValidationError extends AppError {
   constructor(detail: string, options?: { cause?: unknown }) {

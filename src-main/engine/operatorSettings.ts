@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError } from '../base/config.ts';
 import { describeZodIssues } from '../base/zodIssues.ts';
 import { JobConcurrency } from '../contract/console.ts';
+import { LimitSettingsShape } from './limits/resourceLimits.ts';
 
 /** `settings.json`: what the operator changed in the console; absent fields keep the environment's defaults. */
 const StoredOperatorSettings = z.object({
@@ -14,6 +15,8 @@ const StoredOperatorSettings = z.object({
   session_pool_size: z.int().min(0).max(8).optional(),
   /** Record jobs and sessions whose request and portal do not say; default false. */
   record_video: z.boolean().optional(),
+  /** Live browsers, request rate and disk quotas (docs/api.md, "Limits and quotas"); read at start. */
+  ...LimitSettingsShape,
 });
 export type StoredOperatorSettings = z.infer<typeof StoredOperatorSettings>;
 

@@ -55,6 +55,12 @@ export class DocumentRepository {
     return this.#db.prepare(`SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as BundleRow | undefined;
   }
 
+  /** Bytes the org's uploaded documents hold (its disk quota). */
+  totalBytes(orgId: string): number {
+    const row = this.#db.prepare(`SELECT SUM(f.size) AS total FROM document_files f JOIN document_bundles b ON b.id = f.bundle_id WHERE b.org_id = ?`).get(orgId) as { total: number | null } | undefined;
+    return row?.total ?? 0;
+  }
+
   exists(id: string): boolean {
     return this.#db.prepare(`SELECT 1 FROM document_bundles WHERE id = ?`).get(id) !== undefined;
   }

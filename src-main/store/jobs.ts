@@ -151,6 +151,11 @@ export class JobRepository {
     return created;
   }
 
+  /** Every job id of an org (the folders its artifacts live in). */
+  idsForOrg(orgId: string): string[] {
+    return this.#db.prepare<[string], { id: string }>('SELECT id FROM jobs WHERE org_id = ?').all(orgId).map((row) => row.id);
+  }
+
   get(id: string): JobRecord | undefined {
     const row = this.#db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?').get(id);
     return row ? toRecord(row) : undefined;

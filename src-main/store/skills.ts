@@ -149,6 +149,11 @@ export class SkillRepository {
     return skill && (skill.org_id === orgId || skill.is_public) ? skill : undefined;
   }
 
+  /** Bytes the org's extracted skills hold (its disk quota). */
+  totalBytes(orgId: string): number {
+    return this.#db.prepare<[string], { total: number | null }>('SELECT SUM(size_bytes) AS total FROM skills WHERE org_id = ?').get(orgId)?.total ?? 0;
+  }
+
   delete(id: string): boolean {
     return this.#db.prepare('DELETE FROM skills WHERE id = ?').run(id).changes > 0;
   }

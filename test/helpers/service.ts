@@ -23,6 +23,9 @@ export interface TestService {
   dispose(): Promise<void>;
 }
 
+/** The request rate and live browsers test services allow unless a test sets its own (`options.limits`). */
+export const TEST_LIMITS = Object.freeze({ requestsPerMinute: 1_000_000, browsersPerOrg: 64, browsersTotal: 256 });
+
 export const RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
 /** The configuration a host would read now: tests set `process.env` before starting a service. */
@@ -38,7 +41,12 @@ export async function makeDataDir(): Promise<string> {
 export async function startService(dataDir?: string, options: Partial<AppOptions> = {}): Promise<TestService> {
   const dir = dataDir ?? (await makeDataDir());
   const notices: string[] = [];
-  const app = await startApp({ dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, ...options, config: options.config ?? testConfig() });
+  const app = await startApp({
+    dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, ...options, config: options.config ?? testConfig(),
+    // A suite sends requests far faster than any script and keeps browsers open across its cases: only
+    // the limit tests (test/hostile/caps-*) set low limits.
+    limits: { ...TEST_LIMITS, ...options.limits },
+  });
   const orgKey = notices.join('\n').match(/Organization API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const accountKey = notices.join('\n').match(/Account API key[^:]*:\s+(\S+)/)?.[1] ?? '';
   const api: TestService['api'] = (path, init = {}) => {

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isoNow, systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../base/errors.ts';
+import type { DiskQuotas } from '../limits/diskQuotas.ts';
 import { newId } from '../../base/ids.ts';
 import type { Logger } from '../../base/logger.ts';
 import {
@@ -43,6 +44,8 @@ export interface DocumentServiceDeps {
   clock?: Clock;
   /** Stops what the readers keep running (the OCR worker), when the service closes. */
   closeReaders?: () => Promise<void>;
+  /** The org's documents disk quota (engine/limits/diskQuotas.ts): an upload that would pass it is 413 and nothing is kept. */
+  quotas?: Pick<DiskQuotas, 'used' | 'quota' | 'refusal'>;
 }
 
 /** The name a client gave, safe to show and store: no folders, control or bidi characters, NUL; NFC; at most 200 characters. */
@@ -74,6 +77,7 @@ export class DocumentService {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #closeReaders: (() => Promise<void>) | undefined;
+  readonly #quotas: DocumentServiceDeps['quotas'];
   readonly #queue: string[] = [];
   readonly #waiters = new Map<string, Set<() => void>>();
   #current: { id: string; abort: AbortController } | undefined;
@@ -87,6 +91,7 @@ export class DocumentService {
     this.#logger = deps.logger;
     this.#clock = deps.clock ?? systemClock;
     this.#closeReaders = deps.closeReaders;
+    this.#quotas = deps.quotas;
   }
 
   bundleDir(id: string): string {
@@ -119,6 +124,8 @@ export class DocumentService {
     const staging = join(this.#paths.tmpDir, `documents-${id}`);
     await mkdir(staging, { recursive: true, mode: 0o700 });
     const files: { name: string; contentType: string; size: number }[] = [];
+    const quotas = this.#quotas;
+    const used = quotas ? await quotas.used('documents', orgId) : 0;
     try {
       try {
         for await (const part of parts) {
@@ -131,12 +138,18 @@ export class DocumentService {
             part.file.resume();
             throw new PayloadTooLargeError(documentMessages.tooManyFiles);
           }
+          if (quotas && used >= quotas.quota('documents')) {
+            part.file.resume();
+            throw quotas.refusal('documents', orgId, used);
+          }
           const index = files.length;
           const target = join(staging, String(index));
           await pipeline(part.file, createWriteStream(target, { mode: 0o600 }));
           if (part.file.truncated) throw new PayloadTooLargeError(documentMessages.fileTooLarge);
           const { size } = await stat(target);
           files.push({ name: sanitiseDocumentName(part.filename, index), contentType: (part.mimetype ?? 'application/octet-stream').slice(0, 200), size });
+          const adding = files.reduce((sum, file) => sum + file.size, 0);
+          if (quotas && used + adding > quotas.quota('documents')) throw quotas.refusal('documents', orgId, used, adding);
         }
       } catch (error) {
         if (isFramework(error, 'FST_REQ_FILE_TOO_LARGE')) throw new PayloadTooLargeError(documentMessages.fileTooLarge);

@@ -2,6 +2,8 @@ import { isoNow } from '../../base/clock.ts';
 import type { Agent } from '../../agent/agentTypes.ts';
 import type { JobRecord } from '../../store/jobs.ts';
 import type { Store } from '../../store/store.ts';
+import type { Disposable } from '../../base/emitter.ts';
+import type { BrowserSlots } from '../limits/browserSlots.ts';
 import type { JobEvents } from './jobEvents.ts';
 import { JobRun, type JobRunDeps } from './jobRun.ts';
 
@@ -15,6 +17,8 @@ export interface JobSchedulerOptions {
   concurrency: number;
   /** How often blocked queued jobs (busy profile) are looked at again. */
   pollMs?: number;
+  /** The live-browser limits: a job that would pass them stays queued until a browser closes (never 429). */
+  browserSlots?: BrowserSlots;
 }
 
 /** The durable queue: queued rows in SQLite, run oldest first within the concurrency limit. */
@@ -27,11 +31,13 @@ export class JobScheduler {
   readonly #proxyPasswords = new Map<string, string>();
   #poll: NodeJS.Timeout | undefined;
   #closed = false;
+  readonly #slotFreed: Disposable | undefined;
 
   constructor(deps: JobRunDeps, agents: AgentRegistry, options: JobSchedulerOptions) {
     this.#deps = deps;
     this.#agents = agents;
     this.#options = options;
+    this.#slotFreed = options.browserSlots?.onDidRelease(() => this.kick());
   }
 
   get #store(): Store {
@@ -97,10 +103,15 @@ export class JobScheduler {
         this.#fail(job, `No agent can run orchestrator_model '${job.orchestrator_model}' in this build`);
         continue;
       }
+      // A job in a live session uses that session's browser; any other opens one, within the limits.
+      const slot = job.options.browser_session_id ? undefined : this.#options.browserSlots?.tryAcquire(job.org_id);
+      if (slot === undefined && this.#options.browserSlots && !job.options.browser_session_id) continue;
       const run = new JobRun(this.#deps, job, agent, this.#proxyPasswords.get(job.id));
       this.#proxyPasswords.delete(job.id);
       const done = run.execute().finally(() => {
         this.#runs.delete(job.id);
+        // Released after the run is forgotten, so the kick this triggers sees the freed concurrency slot too.
+        slot?.release();
         this.kick();
       });
       this.#runs.set(job.id, { run, done });
@@ -138,6 +149,7 @@ export class JobScheduler {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#poll);
+    this.#slotFreed?.dispose();
     const running = [...this.#runs.values()];
     for (const { run } of running) run.shutdown();
     await Promise.allSettled(running.map(({ done }) => done));

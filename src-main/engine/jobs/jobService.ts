@@ -49,6 +49,8 @@ export interface JobServiceDeps {
   recordVideoDefault?: () => boolean;
   /** Document bundles, for `document_bundle_id`: `get` throws 404 for a bundle not of this org (absent: every bundle id is not found). */
   documents?: { get(orgId: string, id: string): unknown };
+  /** The org's artifacts disk quota: a start while it is full is 413 (engine/limits/diskQuotas.ts). */
+  artifactsQuota?: { assertRoom(kind: 'artifacts', orgId: string): Promise<void> };
 }
 
 /** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
@@ -100,6 +102,7 @@ export class JobService {
     if (!isVisionModel(visionModel)) {
       throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, LOCAL_MODEL_PLACEHOLDER].join(', ')}`);
     }
+    await this.#deps.artifactsQuota?.assertRoom('artifacts', orgId);
     const orchestrator = await this.#chooseOrchestrator(request.orchestrator_model);
     // Only the model-driven agent calls a vision model. A named one must be usable now; the default
     // is checked when first used, so a local-only setup need not configure a hosted vision model.

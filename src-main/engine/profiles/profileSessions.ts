@@ -11,6 +11,7 @@ import { messages } from '../../contract/messages.ts';
 import type { ProfileSession, ProfileSessionClosed } from '../../contract/profile.ts';
 import type { ProfileRow } from '../../store/profiles.ts';
 import type { Store } from '../../store/store.ts';
+import type { BrowserSlot, BrowserSlots } from '../limits/browserSlots.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
 import type { LoginBrowserConfig } from './loginBrowserConfig.ts';
 
@@ -33,6 +34,8 @@ export interface ProfileSessionManagerOptions extends LoginBrowserConfig {
   /** Times idle expiry and the profile-lock race; tests pass a fake one. */
   clock?: Clock;
   logger?: Logger;
+  /** The live-browser limits (engine/limits/browserSlots.ts): a login past them is 429. */
+  browserSlots?: BrowserSlots;
 }
 
 interface LoginSession {
@@ -43,6 +46,7 @@ interface LoginSession {
   readonly liveUrl: string;
   readonly idleMs: number;
   readonly lease: BrowserLease;
+  readonly slot: BrowserSlot | undefined;
   readonly disposables: Disposable[];
   expiresAt: Date;
   timer: TimerHandle | undefined;
@@ -89,17 +93,21 @@ export class ProfileSessionManager {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     if (request.useProxy && !this.#options.defaultProxy) throw new ValidationError(messages.noDefaultProxy);
     if (this.isOpen(profile.id) || this.#runtime.locks.isHeld(profile.id)) throw new ConflictError(messages.profileInUse(profile.id));
+    const slot = this.#options.browserSlots?.acquire(profile.org_id);
     this.#opening.add(profile.id);
     try {
       const lease = await this.#leaseProfile(profile.id, request.useProxy);
       try {
         await this.#navigate(lease.page, request.startUrl ?? 'about:blank');
         if (this.#closed) throw new ConflictError('The service is shutting down');
-        return this.#adopt(profile, lease, request);
+        return this.#adopt(profile, lease, slot, request);
       } catch (error) {
         await lease.close();
         throw error;
       }
+    } catch (error) {
+      slot?.release();
+      throw error;
     } finally {
       this.#opening.delete(profile.id);
     }
@@ -162,7 +170,7 @@ export class ProfileSessionManager {
     }
   }
 
-  #adopt(profile: ProfileRow, lease: BrowserLease, request: OpenSessionRequest): OpenedSession {
+  #adopt(profile: ProfileRow, lease: BrowserLease, slot: BrowserSlot | undefined, request: OpenSessionRequest): OpenedSession {
     const token = newSecretToken('lv_');
     const session: LoginSession = {
       id: newId(),
@@ -172,6 +180,7 @@ export class ProfileSessionManager {
       liveUrl: `${request.baseUrl}${LiveViewHub.path(token)}`,
       idleMs: request.timeoutMinutes * this.#options.minuteMs,
       lease,
+      slot,
       disposables: [],
       expiresAt: this.#clock.now(),
       timer: undefined,
@@ -206,6 +215,7 @@ export class ProfileSessionManager {
       } catch (error) {
         this.#logger.error('profile login session did not close cleanly', { sessionId: session.id, reason, error: String(error) });
       } finally {
+        session.slot?.release();
         this.#sessions.delete(session.id);
         this.#byToken.delete(session.token);
       }

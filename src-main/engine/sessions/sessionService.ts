@@ -17,6 +17,7 @@ import { messages } from '../../contract/messages.ts';
 import type { Session, SessionCreateRequest, SessionList, SessionListQuery } from '../../contract/session.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import type { Store } from '../../store/store.ts';
+import type { BrowserSlot, BrowserSlots } from '../limits/browserSlots.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
 import { SessionLease } from './sessionLease.ts';
 
@@ -41,6 +42,8 @@ export interface SessionServiceDeps {
   logger?: Logger;
   /** Screen recording (`record_video`): where ffmpeg is (throws saying why not), where recordings go, the operator's default. */
   recorder?: { ffmpegPath(): Promise<string>; dir: string; recordVideoDefault?(): boolean };
+  /** The live-browser limits (engine/limits/browserSlots.ts): a session past them is 429. */
+  browserSlots?: BrowserSlots;
 }
 
 /** Where a CDP proxy connection goes: the session browser's own endpoint. */
@@ -69,6 +72,8 @@ interface LiveSession {
   lease?: SessionLease | undefined;
   /** The screen recording, while it starts and runs (`record_video`). */
   recording?: Promise<Recording | undefined>;
+  /** Its place under the live-browser limits, given back once the browser has closed. */
+  slot: BrowserSlot | undefined;
 }
 
 /** The path of a session's CDP URL on this server. */
@@ -91,6 +96,7 @@ export class SessionService {
   readonly #minuteMs: number;
   readonly #logger: Logger;
   readonly #recorder: SessionServiceDeps['recorder'];
+  readonly #browserSlots: BrowserSlots | undefined;
   readonly #live = new Map<string, LiveSession>();
   readonly #byCdpToken = new Map<string, LiveSession>();
   #closed = false;
@@ -105,6 +111,7 @@ export class SessionService {
     this.#minuteMs = deps.minuteMs ?? 60_000;
     this.#logger = deps.logger ?? silentLogger;
     this.#recorder = deps.recorder;
+    this.#browserSlots = deps.browserSlots;
   }
 
   /** At start-up: sessions the previous run left active lost their browser with it; they read `terminated`. */
@@ -115,6 +122,17 @@ export class SessionService {
   /** Opens a session with its own browser; `origin` is this server's base URL as the caller reached it. */
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
+    const slot = this.#browserSlots?.acquire(actor.orgId);
+    try {
+      return await this.#create(actor, request, origin, slot);
+    } catch (error) {
+      // Every failure below has closed what it opened; the slot goes with them.
+      slot?.release();
+      throw error;
+    }
+  }
+
+  async #create(actor: SessionActor, request: SessionCreateRequest, origin: string, slot: BrowserSlot | undefined): Promise<Session> {
     const sessionId = newId();
     const credentials = request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined);
     if (request.proxy && credentials) {
@@ -206,6 +224,7 @@ export class SessionService {
       sockets: new Set(),
       forwarder,
       ending: undefined,
+      slot,
     };
     this.#live.set(session.id, session);
     this.#byCdpToken.set(session.cdpToken, session);
@@ -356,6 +375,7 @@ export class SessionService {
         this.#store.profiles.touch(live.profileId, this.#clock.now().toISOString());
       }
       live.lock?.release();
+      live.slot?.release();
       this.#live.delete(live.id);
       this.#logger.info('session ended', { session_id: live.id, status });
     })();

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../../base/errors.ts';
-import { DEFAULT_ZIP_LIMITS, extractZipSafely, type ZipLimits } from './safeZipExtraction.ts';
+import { DEFAULT_ZIP_LIMITS, extractZipSafely, type SafeExtractOptions, type ZipLimits } from './safeZipExtraction.ts';
 import { findManifestPath, MANIFEST_FILE, MAX_MANIFEST_BYTES, parseSkillManifest, type SkillManifest } from './skillManifest.ts';
 
 export { parseSkillManifest, readExtractedManifest, type SkillManifest } from './skillManifest.ts';
@@ -28,12 +28,14 @@ export async function extractSkillArchive(
   zipPath: string,
   destDir: string,
   limits: SkillArchiveLimits = DEFAULT_SKILL_ARCHIVE_LIMITS,
+  room?: SafeExtractOptions['room'],
 ): Promise<ExtractedSkill> {
   // Filled in by the hooks below, which run inside the extraction.
   const seen: { path?: string; manifest?: SkillManifest } = {};
   const extracted = await extractZipSafely(zipPath, destDir, {
     limits,
     what: 'Skill zip',
+    ...(room && { room }),
     inspect: (entries) => {
       const manifestPath = findManifestPath(entries);
       const found = entries.find((entry) => entry.path === manifestPath);

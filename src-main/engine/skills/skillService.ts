@@ -10,7 +10,8 @@ import { messages } from '../../contract/messages.ts';
 import type { Skill } from '../../contract/skill.ts';
 import { toSkill, type SkillRecord } from '../../store/skills.ts';
 import { isUniqueViolation, type Store } from '../../store/store.ts';
-import { extractSkillArchive, readExtractedManifest, type SkillManifest } from './skillArchive.ts';
+import type { DiskQuotas } from '../limits/diskQuotas.ts';
+import { DEFAULT_SKILL_ARCHIVE_LIMITS, extractSkillArchive, readExtractedManifest, type SkillManifest } from './skillArchive.ts';
 
 export interface SkillUpload {
   orgId: string;
@@ -35,11 +36,14 @@ export class SkillService {
   readonly #store: Store;
   readonly #paths: SkillPaths;
   readonly #logger: Logger;
+  readonly #quotas: DiskQuotas | undefined;
 
-  constructor(store: Store, paths: SkillPaths, logger: Logger) {
+  /** `quotas`: the org's skills disk quota, checked against the zip's declared size before extraction. */
+  constructor(store: Store, paths: SkillPaths, logger: Logger, quotas?: DiskQuotas) {
     this.#store = store;
     this.#paths = paths;
     this.#logger = logger;
+    this.#quotas = quotas;
   }
 
   /** The folder holding a skill's extracted files. */
@@ -71,7 +75,7 @@ export class SkillService {
     try {
       await pipeline(upload.content, createWriteStream(zipPath, { mode: 0o600 }));
       if (upload.wasTruncated()) throw new PayloadTooLargeError(messages.skillTooLarge);
-      const extracted = await extractSkillArchive(zipPath, extractDir);
+      const extracted = await extractSkillArchive(zipPath, extractDir, DEFAULT_SKILL_ARCHIVE_LIMITS, await this.#room(upload.orgId));
       const record = this.#insert(upload, name, id, extracted.manifest, extracted.totalBytes, extracted.fileCount);
       try {
         await rename(extractDir, this.skillDir(id));
@@ -84,6 +88,14 @@ export class SkillService {
       await rm(zipPath, { force: true });
       await rm(extractDir, { recursive: true, force: true });
     }
+  }
+
+  /** What the org's skills quota leaves for this upload; a full quota is refused before the zip is read. */
+  async #room(orgId: string): Promise<{ bytes: number; refuse(declared: number): Error } | undefined> {
+    const quotas = this.#quotas;
+    if (!quotas) return undefined;
+    const used = await quotas.used('skills', orgId);
+    return { bytes: Math.max(0, quotas.quota('skills') - used), refuse: (declared) => quotas.refusal('skills', orgId, used, declared) };
   }
 
   #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest, sizeBytes: number, fileCount: number): SkillRecord {

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/** What one organization (and the whole service) may consume; docs/api.md, "Limits and quotas". */
+export interface ResourceLimits {
+  /** Live browsers (sessions, profile logins, running jobs) of one organization. */
+  browsersPerOrg: number;
+  /** Live browsers of the whole service. */
+  browsersTotal: number;
+  /** Requests per minute per API key (or the console token). */
+  requestsPerMinute: number;
+  /** Bytes of extracted skills an organization may keep. */
+  skillsQuotaBytes: number;
+  /** Bytes of uploaded documents an organization may keep. */
+  documentsQuotaBytes: number;
+  /** Bytes of job artifacts (screenshots, downloads, recordings) an organization may keep. */
+  artifactsQuotaBytes: number;
+}
+
+const MB = 1024 * 1024;
+
+/** Defaults for a workstation: a few browsers, a generous request rate, gigabytes of disk. */
+export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
+  browsersPerOrg: 4,
+  browsersTotal: 8,
+  requestsPerMinute: 600,
+  skillsQuotaBytes: 1024 * MB,
+  documentsQuotaBytes: 2048 * MB,
+  artifactsQuotaBytes: 5120 * MB,
+});
+
+const quotaMb = z.int().min(1).max(1024 * 1024);
+
+/** The `settings.json` fields that change the limits (operatorSettings.ts spreads them into its schema). */
+export const LimitSettingsShape = {
+  browsers_per_org: z.int().min(1).max(64).optional(),
+  browsers_total: z.int().min(1).max(256).optional(),
+  requests_per_minute: z.int().min(1).max(1_000_000).optional(),
+  skills_quota_mb: quotaMb.optional(),
+  documents_quota_mb: quotaMb.optional(),
+  artifacts_quota_mb: quotaMb.optional(),
+};
+const LimitSettings = z.object(LimitSettingsShape);
+export type LimitSettings = z.infer<typeof LimitSettings>;
+
+/** The limits in force: an explicit override (tests) wins over settings.json, which wins over the defaults. */
+export function resolveLimits(settings: LimitSettings, overrides: Partial<ResourceLimits> = {}): ResourceLimits {
+  const mb = (value: number | undefined): number | undefined => (value === undefined ? undefined : value * MB);
+  return {
+    browsersPerOrg: overrides.browsersPerOrg ?? settings.browsers_per_org ?? DEFAULT_RESOURCE_LIMITS.browsersPerOrg,
+    browsersTotal: overrides.browsersTotal ?? settings.browsers_total ?? DEFAULT_RESOURCE_LIMITS.browsersTotal,
+    requestsPerMinute: overrides.requestsPerMinute ?? settings.requests_per_minute ?? DEFAULT_RESOURCE_LIMITS.requestsPerMinute,
+    skillsQuotaBytes: overrides.skillsQuotaBytes ?? mb(settings.skills_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.skillsQuotaBytes,
+    documentsQuotaBytes: overrides.documentsQuotaBytes ?? mb(settings.documents_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.documentsQuotaBytes,
+    artifactsQuotaBytes: overrides.artifactsQuotaBytes ?? mb(settings.artifacts_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.artifactsQuotaBytes,
+  };
+}
