@@ -55,6 +55,11 @@ describe('live browsers per organization and overall', () => {
     const perOrgDetail = `Browser limit reached: organization 'default' has ${PER_ORG} live browsers (sessions, profile logins and running jobs); the limit is ${PER_ORG} per organization (browsers_per_org). ${HOW_TO_RAISE}`;
     expect(await openSession()).toEqual({ status: 429, body: { detail: perOrgDetail } });
     expect(await openLogin('default')).toEqual({ status: 429, body: { detail: perOrgDetail } });
+    // A workflow run that would open its own session is refused the same way, and records no execution.
+    const workflow = await jsonOf(await svc.api('/public/workflows', { method: 'POST', key: svc.accountKey, json: { name: 'caps', steps: [{ action: `go to ${pages.url}/form` }] } }));
+    const workflowId = String((workflow.body as { id: string }).id);
+    expect(await jsonOf(await svc.api(`/public/workflows/${workflowId}/run`, { method: 'POST', key: svc.accountKey, json: {} }))).toEqual({ status: 429, body: { detail: perOrgDetail } });
+    expect((await jsonOf(await svc.api(`/public/workflows/${workflowId}`, { key: svc.accountKey }))).body).toEqual({ executions: [] });
     // The refused login left no empty profile behind, and no browser was started for either.
     expect(((await jsonOf(await svc.api('/profiles/default'))).body as unknown[]).length).toBe(1);
     expect(browsersUnder(svc.dataDir)).toBe(2);
