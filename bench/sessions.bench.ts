@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startApp, type RunningApp } from '../src-main/app.ts';
 import { readConfig } from '../src-main/base/config.ts';
-import { median } from './lib.ts';
+import { BENCH_LIMITS, median } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_SESSION_RUNS ?? 10);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +26,7 @@ async function start(poolSize: number): Promise<Started> {
   const notices: string[] = [];
   const app = await startApp({
     dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (line) => notices.push(line),
-    warmBrowser: false, sessionPoolSize: poolSize, config: readConfig(process.env),
+    warmBrowser: false, sessionPoolSize: poolSize, limits: BENCH_LIMITS, config: readConfig(process.env),
   });
   const accountKey = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   return { app, dataDir, accountKey };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startApp } from '../src-main/app.ts';
 import { readConfig } from '../src-main/base/config.ts';
-import { median } from './lib.ts';
+import { BENCH_LIMITS, median } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_ACTION_RUNS ?? 60);
 const PAGE = '<!doctype html><title>Bench</title><h1>Draft</h1><button onclick="this.dataset.n = String(Number(this.dataset.n ?? 0) + 1)">Save</button><label>Notes <input></label>';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/draft`;
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-actions-'));
   const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, config: readConfig(process.env) });
+  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, limits: BENCH_LIMITS, config: readConfig(process.env) });
   const key = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
