@@ -1,6 +1,7 @@
 import type { AnyRouteSpec } from './api/routeTable.ts';
 import type { Clock } from './base/clock.ts';
 import type { PorticoConfig } from './base/config.ts';
+import type { ConnectedAccount } from './contract/oauth.ts';
 import type { AgentRegistry } from './engine/jobs/jobScheduler.ts';
 import type { ResourceLimits } from './engine/limits/resourceLimits.ts';
 import type { RetryPolicy } from './llm/index.ts';
@@ -50,6 +51,10 @@ export interface AppOptions {
   limits?: Partial<ResourceLimits>;
   /** Time source of the request-rate window and the artifacts usage cache; only tests change it. */
   limitsClock?: Clock;
+  /** Time source of OAuth connect requests (their 10-minute expiry) and token refreshes; only tests change it. */
+  oauthClock?: Clock;
+  /** Called once each time `/oauth/callback` connects an account (not on a failed callback); the desktop host focuses its window. */
+  onAccountConnected?: (account: ConnectedAccount) => void;
 }
 
 /** A started engine and its HTTP server. */

@@ -211,6 +211,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const connectedAccounts = new ConnectedAccountService({
       repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${callbackOrigin}/oauth/callback`,
       onSecret: (value) => redactor.add(value),
+      ...(options.oauthClock && { clock: options.oauthClock }),
+      ...(options.onAccountConnected && { onAccountConnected: options.onAccountConnected }),
     });
     // Codes by mail: a credential linked to its creator's connected Google account reads them through the Gmail API.
     credentials.codeWaiter.register(new GmailCodeSource(

@@ -68,7 +68,8 @@ if (!app.requestSingleInstanceLock()) {
     const rendererDir = join(import.meta.dirname, '../renderer');
     // Packaged builds ship resources/ beside the app (electron-builder extraResources); dev runs use the repo's.
     const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(import.meta.dirname, '../../resources');
-    const options = { config, dataDir, rendererDir, announceConsole: false };
+    // After the system browser came back to /oauth/callback, the user returns to Portico: bring its window to the front.
+    const options = { config, dataDir, rendererDir, announceConsole: false, onAccountConnected: showWindow };
     starting = startApp({ ...options, port: defaultPort }).catch((error: unknown) => {
       // A headless `npm run serve` may already hold the default port; any free port will do here.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

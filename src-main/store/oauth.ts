@@ -27,6 +27,20 @@ export interface ConnectedAccountRow {
   updated_at: string;
 }
 
+/** A connect request waiting for the provider's redirect (migration 0016); its PKCE verifier is in the secret store. */
+export interface PendingConnectRow {
+  /** SHA-256 (hex) of the `state`; the state itself is never stored. */
+  state_hash: string;
+  user_id: string;
+  workspace_id: string;
+  oauth_app_id: string;
+  /** JSON array of the scopes asked. */
+  scopes: string;
+  redirect_uri: string;
+  created_at: string;
+  expires_at: string;
+}
+
 /** OAuth apps and connected accounts (migration 0012): metadata only, never a secret or token. */
 export class OAuthRepository {
   readonly #db: Db;
@@ -99,5 +113,40 @@ export class OAuthRepository {
 
   deleteAccount(id: string): boolean {
     return this.#db.prepare('DELETE FROM connected_accounts WHERE id = ?').run(id).changes > 0;
+  }
+
+  insertPending(row: PendingConnectRow): void {
+    this.#db
+      .prepare(
+        `INSERT INTO oauth_pending_connects (state_hash, user_id, workspace_id, oauth_app_id, scopes, redirect_uri, created_at, expires_at)
+         VALUES (@state_hash, @user_id, @workspace_id, @oauth_app_id, @scopes, @redirect_uri, @created_at, @expires_at)`,
+      )
+      .run(row);
+  }
+
+  /** Reads and deletes a pending connect in one statement: of two callbacks with the same state, one gets it. */
+  takePending(stateHash: string): PendingConnectRow | undefined {
+    return this.#db.prepare<[string], PendingConnectRow>('DELETE FROM oauth_pending_connects WHERE state_hash = ? RETURNING *').get(stateHash);
+  }
+
+  /**
+   * Deletes the pending connects that expired before `nowIso`, and the oldest beyond `keep` (a flood of
+   * connect requests cannot grow the table); returns the state hashes removed, so their verifiers go too.
+   */
+  prunePending(nowIso: string, keep: number): string[] {
+    return this.#db.transaction(() => {
+      const expired = this.#db.prepare<[string], { state_hash: string }>('DELETE FROM oauth_pending_connects WHERE expires_at < ? RETURNING state_hash').all(nowIso);
+      const excess = this.#db
+        .prepare<[number], { state_hash: string }>(
+          `DELETE FROM oauth_pending_connects WHERE state_hash IN (
+             SELECT state_hash FROM oauth_pending_connects ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?) RETURNING state_hash`,
+        )
+        .all(keep);
+      return [...expired, ...excess].map((row) => row.state_hash);
+    })();
+  }
+
+  countPending(): number {
+    return this.#db.prepare<[], { n: number }>('SELECT count(*) AS n FROM oauth_pending_connects').get()?.n ?? 0;
   }
 }

@@ -40,7 +40,7 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
   });
 
   it('connects with the code and its S256 verifier, names the account from userinfo and keeps the tokens in the secret store', async () => {
-    const started = accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
+    const started = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
     const asked = new URL(started.authorization_url).searchParams;
     expect(asked.get('code_challenge_method')).toBe('S256');
     expect(asked.get('state')).toBe(started.state);
@@ -64,13 +64,13 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
   });
 
   it('the provider refuses a wrong verifier and a missing one (so a connect that works proves the verifier was right)', async () => {
-    const started = accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
+    const started = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
     const code = (await authorize(started.authorization_url)).searchParams.get('code') ?? '';
     const post = (body: Record<string, string>) => fetch(provider.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
     const common = { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:48123/oauth/callback', client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
     const wrong = await post({ ...common, code_verifier: 'x'.repeat(64) });
     expect(wrong.status).toBe(400);
-    const second = accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
+    const second = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
     const code2 = (await authorize(second.authorization_url)).searchParams.get('code') ?? '';
     const none = await post({ ...common, code: code2 });
     expect(none.status).toBe(400);
@@ -78,14 +78,14 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
   });
 
   it('a state works once, an unknown one never, and one older than 10 minutes is refused as expired', async () => {
-    const started = accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
+    const started = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
     const query = Object.fromEntries((await authorize(started.authorization_url)).searchParams);
     expect((await accounts.complete(query)).status).toBe(200);
     expect(await accounts.complete(query)).toMatchObject({ status: 400, title: 'Unknown sign-in request' });
     expect(await accounts.complete({ state: 'made-up', code: 'whatever' })).toMatchObject({ status: 400, title: 'Unknown sign-in request' });
     expect(await accounts.complete({ code: 'whatever' })).toMatchObject({ status: 400 });
 
-    const late = accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
+    const late = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
     const lateQuery = Object.fromEntries((await authorize(late.authorization_url)).searchParams);
     const exchangesBefore = provider.tokenRequests.length;
     clock.advance(STATE_TTL_MS + 1);
@@ -97,7 +97,7 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     provider.setDecision('deny');
     try {
       const before = accounts.list('local').length;
-      const started = accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
+      const started = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
       const back = await authorize(started.authorization_url);
       expect(back.searchParams.get('error')).toBe('access_denied');
       expect(await accounts.complete(Object.fromEntries(back.searchParams))).toMatchObject({ status: 403, title: 'Access denied' });

@@ -5,7 +5,7 @@ import { newId } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import { oauthMessages, type ConnectedAccount, type ConnectRequest, type ConnectResponse } from '../../contract/oauth.ts';
 import type { SecretStore } from '../../secrets/index.ts';
-import type { ConnectedAccountRow, OAuthRepository } from '../../store/oauth.ts';
+import type { ConnectedAccountRow, OAuthRepository, PendingConnectRow } from '../../store/oauth.ts';
 import type { OAuthAppRegistry } from './oauthApps.ts';
 import { presetFor } from './presets.ts';
 import { fetchUserName, idTokenClaims, InvalidGrantError, nameFromClaims, tokenRequest, type StoredTokens } from './tokenEndpoint.ts';
@@ -17,8 +17,14 @@ export const tokensSecretName = (accountId: string): string => `oauth-account/${
 export const STATE_TTL_MS = 10 * 60_000;
 /** An access token this close to its expiry is refreshed before it is handed out. */
 export const REFRESH_BEFORE_EXPIRY_MS = 2 * 60_000;
-/** Connect requests kept waiting at once; the oldest is dropped beyond this (a flood cannot grow memory). */
-const MAX_PENDING = 1000;
+/** Connect requests kept waiting at once; the oldest is dropped beyond this (a flood cannot grow the table). */
+export const MAX_PENDING = 1000;
+
+/** Where a waiting connect's PKCE verifier lives in the SecretStore (SQLite holds only the state's hash). */
+export const verifierSecretName = (stateHash: string): string => `oauth-pending/${stateHash}/verifier`;
+
+/** SHA-256 (hex) of a state: how a waiting connect is found without storing the state itself. */
+export const stateHash = (state: string): string => createHash('sha256').update(state, 'utf8').digest('hex');
 
 /** 409: the provider revoked the grant; the user connects the account again. */
 export class NeedsReconnectError extends ConflictError {
@@ -48,7 +54,6 @@ interface PendingConnect {
   verifier: string;
   scopes: string[];
   redirectUri: string;
-  expiresAt: number;
 }
 
 export interface ConnectedAccountDeps {
@@ -62,6 +67,8 @@ export interface ConnectedAccountDeps {
   fetch?: typeof fetch;
   /** Told every token value this service handles, so the app's log redactor can hide it in any encoding. */
   onSecret?: (value: string) => void;
+  /** Called once each time a callback connects (or reconnects) an account; the desktop host focuses its window. */
+  onAccountConnected?: (account: ConnectedAccount) => void;
 }
 
 const base64url = (bytes: Buffer): string => bytes.toString('base64url');
@@ -93,7 +100,7 @@ export class ConnectedAccountService {
   readonly #logger: Logger;
   readonly #fetch: typeof fetch;
   readonly #onSecret: (value: string) => void;
-  readonly #pending = new Map<string, PendingConnect>();
+  readonly #onAccountConnected: (account: ConnectedAccount) => void;
   /** Per account: the tail of its token operations, so reads and refreshes never overlap. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
@@ -106,6 +113,7 @@ export class ConnectedAccountService {
     this.#logger = deps.logger ?? silentLogger;
     this.#fetch = deps.fetch ?? ((input, init) => fetch(input, init));
     this.#onSecret = deps.onSecret ?? (() => {});
+    this.#onAccountConnected = deps.onAccountConnected ?? (() => {});
   }
 
   #tell(tokens: StoredTokens): void {
@@ -113,16 +121,31 @@ export class ConnectedAccountService {
     if (tokens.refresh_token !== undefined) this.#onSecret(tokens.refresh_token);
   }
 
-  /** Starts connecting: a single-use state and a PKCE verifier held here, and the provider URL to open. */
-  start(actor: { userId: string; workspaceId: string }, request: ConnectRequest): ConnectResponse {
+  /**
+   * Starts connecting: a single-use state and a PKCE verifier, and the provider URL to open. The
+   * request survives a restart: its row (keyed by the state's hash) in SQLite, its verifier in the
+   * secret store — written first, so a row never exists without its verifier.
+   */
+  async start(actor: { userId: string; workspaceId: string }, request: ConnectRequest): Promise<ConnectResponse> {
     const app = this.#apps.get(request.oauth_app_id);
-    const now = this.#clock.now().getTime();
-    this.#prune(now);
+    const now = this.#clock.now();
+    const secrets = await this.#secrets();
+    await this.#prune(secrets, now);
     const state = base64url(randomBytes(32));
     const verifier = base64url(randomBytes(48));
     const scopes = request.scopes ?? app.scopes;
     const redirectUri = this.#redirectUri();
-    this.#pending.set(state, { userId: actor.userId, workspaceId: actor.workspaceId, appId: app.id, verifier, scopes, redirectUri, expiresAt: now + STATE_TTL_MS });
+    const hash = stateHash(state);
+    await secrets.set(verifierSecretName(hash), verifier);
+    try {
+      this.#repo.insertPending({
+        state_hash: hash, user_id: actor.userId, workspace_id: actor.workspaceId, oauth_app_id: app.id, scopes: JSON.stringify(scopes),
+        redirect_uri: redirectUri, created_at: now.toISOString(), expires_at: new Date(now.getTime() + STATE_TTL_MS).toISOString(),
+      });
+    } catch (error) {
+      await secrets.delete(verifierSecretName(hash));
+      throw error;
+    }
     const url = new URL(app.authorize_url);
     const params: Record<string, string> = {
       response_type: 'code',
@@ -141,12 +164,14 @@ export class ConnectedAccountService {
   /** `/oauth/callback`: checks the state (single use, unexpired), exchanges the code with the verifier, names and stores the account. */
   async complete(query: CallbackQuery): Promise<CallbackOutcome> {
     const now = this.#clock.now().getTime();
-    const pending = query.state === undefined ? undefined : this.#pending.get(query.state);
-    if (!pending || query.state === undefined) {
-      return { status: 400, title: 'Unknown sign-in request', message: 'This sign-in request is unknown or was already used. Start connecting the account again from Portico.' };
-    }
-    this.#pending.delete(query.state);
-    if (now > pending.expiresAt) {
+    const unknown: CallbackOutcome = { status: 400, title: 'Unknown sign-in request', message: 'This sign-in request is unknown or was already used. Start connecting the account again from Portico.' };
+    if (query.state === undefined) return unknown;
+    // Taken (read and deleted) before anything else: a state works once, whatever happens next.
+    const row = this.#repo.takePending(stateHash(query.state));
+    if (!row) return unknown;
+    const pending = await this.#takeVerifier(row);
+    if (!pending) return unknown;
+    if (now > Date.parse(row.expires_at)) {
       return { status: 400, title: 'Sign-in request expired', message: 'This sign-in request expired (they last 10 minutes). Start connecting the account again from Portico.' };
     }
     if (query.error !== undefined) {
@@ -159,6 +184,12 @@ export class ConnectedAccountService {
     try {
       const account = await this.#exchange(pending, query.code);
       this.#logger.info('oauth account connected', { account_id: account.id, oauth_app_id: account.oauth_app_id });
+      try {
+        this.#onAccountConnected(account);
+      } catch (error) {
+        // The account is connected either way; a host that could not react must not turn it into an error page.
+        this.#logger.warn('onAccountConnected hook failed', { error: error instanceof Error ? error.message : String(error) });
+      }
       return { status: 200, title: 'Connected', message: `Connected ${account.oauth_user_name} (${account.oauth_app_id}). You can close this tab.` };
     } catch (error) {
       const detail = isAppError(error) ? error.detail : 'internal error';
@@ -285,12 +316,26 @@ export class ConnectedAccountService {
     return result;
   }
 
-  #prune(now: number): void {
-    for (const [state, pending] of this.#pending) if (pending.expiresAt < now) this.#pending.delete(state);
-    while (this.#pending.size >= MAX_PENDING) {
-      const oldest = this.#pending.keys().next().value;
-      if (oldest === undefined) break;
-      this.#pending.delete(oldest);
+  /** The pending connect's verifier, removed from the secret store as it is read (undefined: it is gone). */
+  async #takeVerifier(row: PendingConnectRow): Promise<PendingConnect | undefined> {
+    const secrets = await this.#secrets();
+    const name = verifierSecretName(row.state_hash);
+    const verifier = await secrets.get(name);
+    await secrets.delete(name);
+    if (verifier === undefined) {
+      this.#logger.warn('oauth connect: the verifier of a pending sign-in request is missing from the secret store', { oauth_app_id: row.oauth_app_id });
+      return undefined;
     }
+    return { userId: row.user_id, workspaceId: row.workspace_id, appId: row.oauth_app_id, verifier, scopes: JSON.parse(row.scopes) as string[], redirectUri: row.redirect_uri };
+  }
+
+  /** Drops expired connect requests and the oldest beyond MAX_PENDING - 1, with their verifiers. */
+  async #prune(secrets: SecretStore, now: Date): Promise<void> {
+    for (const hash of this.#repo.prunePending(now.toISOString(), MAX_PENDING - 1)) await secrets.delete(verifierSecretName(hash));
+  }
+
+  /** Connect requests waiting for their callback (for tests and diagnostics). */
+  pendingCount(): number {
+    return this.#repo.countPending();
   }
 }

@@ -140,11 +140,11 @@ export async function authorize(authorizationUrl: string): Promise<URL> {
 
 /** The engine side of a connect, as the browser would drive it: start, authorize at the provider, come back to the callback. */
 export async function connectThrough(
-  accounts: { start(actor: { userId: string; workspaceId: string }, request: { oauth_app_id: string; scopes?: string[] }): { authorization_url: string; state: string }; complete(query: Record<string, string>): Promise<{ status: number; title: string; message: string }> },
+  accounts: { start(actor: { userId: string; workspaceId: string }, request: { oauth_app_id: string; scopes?: string[] }): Promise<{ authorization_url: string; state: string }>; complete(query: Record<string, string>): Promise<{ status: number; title: string; message: string }> },
   appId: string,
   userId = 'local',
 ): Promise<{ status: number; title: string; message: string }> {
-  const { authorization_url: authorizationUrl } = accounts.start({ userId, workspaceId: 'default' }, { oauth_app_id: appId });
+  const { authorization_url: authorizationUrl } = await accounts.start({ userId, workspaceId: 'default' }, { oauth_app_id: appId });
   const back = await authorize(authorizationUrl);
   return accounts.complete(Object.fromEntries(back.searchParams));
 }
