@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+
+/**
+ * Interface §7: a list that cannot be read answers 500 with the exact `detail`. The failure is real:
+ * a second connection to the service's SQLite file takes the table away (as a damaged or foreign
+ * database would), the service's own query fails, and the route must say so in the spec's words.
+ */
+describe('listing credentials and connected accounts when the database cannot be read', () => {
+  let svc: TestService;
+  let other: Database.Database;
+
+  /** Hides `table` from the running service for the length of `fn`, then puts it back. */
+  const withoutTable = async (table: string, fn: () => Promise<void>): Promise<void> => {
+    other.exec(`ALTER TABLE ${table} RENAME TO ${table}_hidden`);
+    try {
+      await fn();
+    } finally {
+      other.exec(`ALTER TABLE ${table}_hidden RENAME TO ${table}`);
+    }
+  };
+
+  beforeAll(async () => {
+    svc = await startService();
+    other = new Database(join(svc.dataDir, 'portico.db'));
+    other.pragma('busy_timeout = 5000');
+    other.pragma('foreign_keys = OFF');
+    other.pragma('legacy_alter_table = ON');
+  });
+  afterAll(async () => {
+    other.close();
+    await svc.dispose();
+  });
+
+  it('GET /public/credentials → 500 {"detail": "Failed to retrieve credentials"}, and works again once the table is back', async () => {
+    const created = await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Acme', username_or_email: 'ada@example.com' } });
+    expect(created.status).toBe(200);
+    await withoutTable('credentials', async () => {
+      const answer = await svc.api('/public/credentials', { key: svc.accountKey });
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await jsonOf(answer)).toEqual({ status: 500, body: { detail: 'Failed to retrieve credentials' } });
+    });
+    expect(await jsonOf(await svc.api('/public/credentials', { key: svc.accountKey })))
+      .toMatchObject({ status: 200, body: [{ service_name: 'Acme', username_or_email: 'ada@example.com' }] });
+  });
+
+  it('GET /public/connected-accounts → 500 {"detail": "Failed to retrieve connected accounts"}, and works again once the table is back', async () => {
+    await withoutTable('connected_accounts', async () => {
+      expect(await jsonOf(await svc.api('/public/connected-accounts', { key: svc.accountKey })))
+        .toEqual({ status: 500, body: { detail: 'Failed to retrieve connected accounts' } });
+    });
+    expect(await jsonOf(await svc.api('/public/connected-accounts', { key: svc.accountKey }))).toEqual({ status: 200, body: [] });
+  });
+});
