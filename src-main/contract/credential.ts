@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { HttpUrl, Timestamp, Uuid } from './common.ts';
+import { safeName } from './names.ts';
 
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
-const line = (max: number) => z.string().min(1).max(max).regex(NO_CONTROL, 'must not contain control characters');
+const line = (max: number) => safeName(z.string().min(1).max(max));
 
 /** A TOTP seed as sites show it: base32, spaces allowed (removed before use), 80 to 512 bits. */
 const TotpSecret = z.string().max(128).transform((value) => value.replace(/\s+/g, '').toUpperCase())
@@ -61,6 +62,12 @@ export type PhoneNumberCreateRequest = z.infer<typeof PhoneNumberCreateRequest>;
 export const PhoneNumber = z.object({ id: Uuid, phone_number: z.string(), label: z.string().nullable(), created_at: Timestamp });
 export type PhoneNumber = z.infer<typeof PhoneNumber>;
 
+/** GET /public/phone-numbers: the workspace's phone numbers, oldest first. */
+export const PhoneNumberList = z.array(PhoneNumber);
+export type PhoneNumberList = z.infer<typeof PhoneNumberList>;
+
+export const PhoneNumberParams = z.object({ phone_number_id: Uuid });
+
 /**
  * POST /public/verification-codes (local-service.md §5.4): a code, or a whole SMS or mail text to read
  * one from, for the job waiting on that credential, phone number or address.
@@ -88,4 +95,7 @@ export const credentialMessages = {
   phoneNumberNotFound: 'Phone number not found',
   connectedAccountNotFound: 'Connected account not found',
   noCodeInMessage: 'body.message: no 4 to 8 digit code found in the message',
+  /** 409 on DELETE /public/phone-numbers/{id}: credentials still receive their codes on it. */
+  phoneNumberInUse: (credentials: readonly { id: string; service_name: string }[]): string =>
+    `Phone number is used by ${credentials.length} credential(s): ${credentials.slice(0, 10).map((c) => `'${c.service_name}' (${c.id})`).join(', ')}${credentials.length > 10 ? ', …' : ''}; delete them first`,
 } as const;

@@ -68,6 +68,8 @@ export const operationRoutes = {
   createCredential: 'POST /public/credentials',
   deleteCredential: 'DELETE /public/credentials/:credential_id',
   createPhoneNumber: 'POST /public/phone-numbers',
+  listPhoneNumbers: 'GET /public/phone-numbers',
+  deletePhoneNumber: 'DELETE /public/phone-numbers/:phone_number_id',
   listConnectedAccounts: 'GET /public/connected-accounts',
   connectAccount: 'POST /public/connected-accounts',
   deleteConnectedAccount: 'DELETE /public/connected-accounts/:account_id',

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ApiKeyParams, ApiKeyCreated, ApiKeyListResponse, ApiKeyRevokeResponse, ConsoleSettings, ConsoleSettingsUpdate, Org, OrgCreateRequest, OrgList, ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, ScreenshotParams } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
 import { DocumentBundle, DocumentBundleCreated, DocumentBundleParams, DocumentExtraction, DocumentExtractQuery } from './document.ts';
-import { Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest } from './credential.ts';
+import { Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest, PhoneNumberList, PhoneNumberParams } from './credential.ts';
 import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogsQuery, JobStartRequest, JobStartResponse, JobStatusResponse, JobSummaryList } from './job.ts';
 import { ConnectedAccountList, ConnectedAccountParams, ConnectRequest, ConnectResponse, OAuthApp, OAuthAppAddRequest, OAuthAppList, OAuthAppParams } from './oauth.ts';
 import type { OperationName } from './operationRoutes.ts';
@@ -92,6 +92,8 @@ export const operations = {
   createCredential: { body: CredentialCreateRequest, response: Credential },
   deleteCredential: { params: CredentialParams },
   createPhoneNumber: { body: PhoneNumberCreateRequest, response: PhoneNumber },
+  listPhoneNumbers: { response: PhoneNumberList },
+  deletePhoneNumber: { params: PhoneNumberParams },
   listConnectedAccounts: { response: ConnectedAccountList },
   connectAccount: { body: ConnectRequest, response: ConnectResponse },
   deleteConnectedAccount: { params: ConnectedAccountParams },

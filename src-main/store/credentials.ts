@@ -65,7 +65,7 @@ export class CredentialRepository {
 
   /** Credentials that receive codes on this phone number. */
   listByPhoneNumber(phoneNumberId: string): CredentialRow[] {
-    return this.#db.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE phone_number_id = ?').all(phoneNumberId);
+    return this.#db.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE phone_number_id = ? ORDER BY created_at, rowid').all(phoneNumberId);
   }
 
   delete(id: string): boolean {
@@ -76,6 +76,23 @@ export class CredentialRepository {
     this.#db
       .prepare('INSERT INTO phone_numbers (id, workspace_id, created_by, phone_number, label, created_at) VALUES (@id, @workspace_id, @created_by, @phone_number, @label, @created_at)')
       .run(row);
+  }
+
+  /** The workspace's phone numbers, oldest first. */
+  listPhoneNumbers(workspaceId: string): PhoneNumberRow[] {
+    return this.#db.prepare<[string], PhoneNumberRow>('SELECT * FROM phone_numbers WHERE workspace_id = ? ORDER BY created_at, rowid').all(workspaceId);
+  }
+
+  /**
+   * Deletes the phone number unless a credential still points to it, in one transaction (a credential
+   * linked meanwhile is seen, never silently unlinked by the foreign key). Returns those credentials.
+   */
+  deletePhoneNumberIfUnused(id: string): { deleted: boolean; usedBy: CredentialRow[] } {
+    return this.#db.transaction(() => {
+      const usedBy = this.listByPhoneNumber(id);
+      if (usedBy.length > 0) return { deleted: false, usedBy };
+      return { deleted: this.#db.prepare('DELETE FROM phone_numbers WHERE id = ?').run(id).changes > 0, usedBy };
+    }).immediate();
   }
 
   getPhoneNumberForWorkspace(workspaceId: string, id: string): PhoneNumberRow | undefined {

@@ -1,5 +1,5 @@
 import {
-  Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest, VerificationCodeRequest, VerificationCodeResponse,
+  Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest, PhoneNumberList, PhoneNumberParams, VerificationCodeRequest, VerificationCodeResponse,
 } from '../../contract/credential.ts';
 import type { CredentialService } from '../../engine/credentials/credentialService.ts';
 import type { RouteTable } from '../routeTable.ts';
@@ -32,6 +32,19 @@ export function addCredentialRoutes(routes: RouteTable, credentials: CredentialS
     method: 'POST', url: '/public/phone-numbers', tag: 'credentials', summary: 'Add a phone number that receives SMS codes (a credential\'s phone_number_id)', auth: 'account',
     body: PhoneNumberCreateRequest, response: PhoneNumber,
     handler: ({ principal, body }) => credentials.addPhoneNumber({ userId: principal.userId, workspaceId: principal.workspaceId }, body),
+  });
+  routes.add({
+    method: 'GET', url: '/public/phone-numbers', tag: 'credentials', summary: "List the workspace's phone numbers", auth: 'account',
+    response: PhoneNumberList,
+    handler: ({ principal }) => credentials.listPhoneNumbers(principal.workspaceId),
+  });
+  routes.add({
+    method: 'DELETE', url: '/public/phone-numbers/:phone_number_id', tag: 'credentials', auth: 'account',
+    summary: 'Delete a phone number; 409 naming the credentials that still receive codes on it',
+    params: PhoneNumberParams, status: 204,
+    handler: ({ principal, params }) => {
+      credentials.deletePhoneNumber(principal.workspaceId, params.phone_number_id);
+    },
   });
   routes.add({
     method: 'POST', url: '/public/verification-codes', tag: 'credentials', summary: 'Push a verification code (or a whole SMS/mail text) to the job waiting for it', auth: 'account',

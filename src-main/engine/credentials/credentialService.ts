@@ -1,12 +1,12 @@
 import { systemClock, type Clock } from '../../base/clock.ts';
-import { AppError, NotFoundError, ValidationError } from '../../base/errors.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { newId } from '../../base/ids.ts';
 import { silentLogger, type Logger, type SecretRedactor } from '../../base/logger.ts';
 import type { AgentCredential, AgentQuestion } from '../../agent/agentTypes.ts';
 import { AgentFailure } from '../../agent/agentTypes.ts';
 import { totpCode } from '../../agent/model/secretValues.ts';
 import {
-  credentialMessages, type Credential, type CredentialCreateRequest, type CredentialList, type PhoneNumber, type PhoneNumberCreateRequest,
+  credentialMessages, type Credential, type CredentialCreateRequest, type CredentialList, type PhoneNumber, type PhoneNumberCreateRequest, type PhoneNumberList,
   type VerificationCodeRequest, type VerificationCodeResponse,
 } from '../../contract/credential.ts';
 import { SecretsUnavailableError, type SecretStore } from '../../secrets/index.ts';
@@ -165,6 +165,22 @@ export class CredentialService {
     const row = { id: newId(), workspace_id: actor.workspaceId, created_by: actor.userId, phone_number: body.phone_number, label: body.label ?? null, created_at: this.#clock.now().toISOString() };
     this.#deps.store.credentials.insertPhoneNumber(row);
     return { id: row.id, phone_number: row.phone_number, label: row.label, created_at: row.created_at };
+  }
+
+  /** The workspace's phone numbers, oldest first. */
+  listPhoneNumbers(workspaceId: string): PhoneNumberList {
+    return this.#deps.store.credentials.listPhoneNumbers(workspaceId).map((row) => ({ id: row.id, phone_number: row.phone_number, label: row.label, created_at: row.created_at }));
+  }
+
+  /**
+   * Deletes a phone number of the workspace. One that credentials still receive codes on is refused
+   * (409, naming them): unlinking them silently would leave a job waiting for an SMS that never comes.
+   */
+  deletePhoneNumber(workspaceId: string, id: string): void {
+    if (!this.#deps.store.credentials.getPhoneNumberForWorkspace(workspaceId, id)) throw new NotFoundError(credentialMessages.phoneNumberNotFound);
+    const { deleted, usedBy } = this.#deps.store.credentials.deletePhoneNumberIfUnused(id);
+    if (usedBy.length > 0) throw new ConflictError(credentialMessages.phoneNumberInUse(usedBy));
+    if (!deleted) throw new NotFoundError(credentialMessages.phoneNumberNotFound);
   }
 
   /** POST /public/verification-codes: a code (or one read from a message) for the jobs of this workspace waiting on it. */
