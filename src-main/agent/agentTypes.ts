@@ -74,6 +74,8 @@ export interface AgentCredential {
   secret(name: string): Promise<string | undefined>;
   /** A code sent by SMS or mail: waits for one (60 s), then asks a human, or fails saying why without HITL. */
   receivedCode(): Promise<string>;
+  /** As receivedCode, but a mail holding only a sign-in link of the credential's site gives `{link}`, to open in the job's page. */
+  receivedCodeOrLink?(): Promise<string | { link: string }>;
 }
 
 /** What the job engine hands an agent for one run. The page is already open (about:blank). */

@@ -67,10 +67,19 @@ async function submit(page: Page, frame: Frame, scan: LoginScan, lastField: Loca
   });
 }
 
-/** A code page: TOTP when the credential has a seed, else a code pushed to (or asked for) the job. */
-async function codeFor(credential: AgentCredential): Promise<string> {
+/** A code page: TOTP when the credential has a seed, else a code pushed to (or asked for) the job, or a mailed sign-in link. */
+async function codeFor(credential: AgentCredential): Promise<string | { link: string }> {
   if (credential.hasTotp) return credential.totp();
-  return credential.receivedCode();
+  return credential.receivedCodeOrLink ? credential.receivedCodeOrLink() : credential.receivedCode();
+}
+
+/** Opens a mailed sign-in link in the job's page: only one of the credential's site (the origin rule of typing). */
+async function openMagicLink(ctx: AgentContext, credential: AgentCredential, link: string): Promise<void> {
+  if (!mayTypeInto(link, credential)) {
+    throw new AgentFailure(`The sign-in link mailed for ${credential.serviceName} leads to ${originOf(link) ?? 'another site'}, but the credential belongs to ${credential.origin ?? 'another site'}; it was not opened`);
+  }
+  ctx.log(`login: opening the sign-in link mailed for ${credential.serviceName}`);
+  await ctx.page.goto(link, { waitUntil: 'load', timeout: 30_000 });
 }
 
 /**
@@ -93,6 +102,12 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
     let last: Locator | undefined;
     if (step === 'code') {
       const code = await codeFor(credential);
+      if (typeof code !== 'string') {
+        await openMagicLink(ctx, credential, code.link);
+        await ctx.recordStep(`Sign-in link mailed for ${credential.serviceName} opened`);
+        submitted += 1;
+        continue;
+      }
       if (scan.otpBoxes === 1) {
         last = frame.locator(`[${ROLE}="otp-0"]`);
         await last.fill(code, { timeout: 5000 });

@@ -14,7 +14,7 @@ import type { CredentialRow } from '../../store/credentials.ts';
 import { OAuthRepository } from '../../store/oauth.ts';
 import type { Store } from '../../store/store.ts';
 import { codeFromMessage } from './codeText.ts';
-import { CODE_WAIT_MS, CodeWaiter } from './codeWaiter.ts';
+import { CODE_WAIT_MS, CodeWaiter, type ReceivedCode } from './codeWaiter.ts';
 import { PushedCodes } from './pushedCodes.ts';
 
 /** The keychain names of a credential's secrets; SQLite never holds the values. */
@@ -237,15 +237,29 @@ export class CredentialService {
         this.#deps.redactor.add(code);
         return code;
       },
-      receivedCode: () => this.#receivedCode(row, hooks, lastUsedAt),
+      receivedCode: async () => {
+        const got = await this.#received(row, hooks, lastUsedAt, false);
+        if (typeof got !== 'string') throw new AgentFailure('a sign-in link arrived where a code was expected');
+        return got;
+      },
+      receivedCodeOrLink: () => this.#received(row, hooks, lastUsedAt, true),
     };
   }
 
-  async #receivedCode(row: CredentialRow, hooks: CredentialJobHooks, sinceIso: string | undefined): Promise<string> {
+  /** A code from any source (or, with `links`, a mailed sign-in link of the credential's site); then a HITL question; else a failure saying why. */
+  async #received(row: CredentialRow, hooks: CredentialJobHooks, sinceIso: string | undefined, links: boolean): Promise<ReceivedCode> {
     const since = sinceIso ?? this.#clock.now().toISOString();
     const waitMs = this.#deps.codeWaitMs ?? CODE_WAIT_MS;
     hooks.log(`waiting up to ${Math.round(waitMs / 1000)} s for a verification code for '${row.service_name}' (${this.codeWaiter.sourceNames.join(', ')})`);
-    const code = await this.codeWaiter.wait(row, since, hooks.signal, waitMs);
+    const code = await this.codeWaiter.wait(row, since, hooks.signal, waitMs, { links });
+    if (typeof code === 'object') {
+      // The link signs in as the user: as secret as a code, in every log, event and result.
+      this.#deps.redactor.add(code.link);
+      const token = new URL(code.link).search.slice(1);
+      if (token.length >= 4) this.#deps.redactor.add(token);
+      hooks.log('sign-in link received');
+      return code;
+    }
     if (code !== undefined) {
       this.#deps.redactor.add(code);
       hooks.log('verification code received');

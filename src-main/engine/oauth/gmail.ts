@@ -77,28 +77,33 @@ export function extractCode(text: string): string | undefined {
 const LINK_WORDS = /(verify|verification|confirm|magic|login|log-in|signin|sign-in|sign_in|auth|token|activate|continue)/i;
 const NOT_A_SIGN_IN = /(unsubscribe|privacy|terms|preferences|help|support)/i;
 
-/** The link that signs in: an https link whose address or anchor text says verify/confirm/sign in/magic. */
-export function extractMagicLink(plain: string, html: string): string | undefined {
+/**
+ * The link that signs in: an https link whose address or anchor text says verify/confirm/sign in/magic.
+ * `httpOrigin` (the credential's own site, when it is plain http such as a local one) is accepted too.
+ */
+export function extractMagicLink(plain: string, html: string, httpOrigin?: string): string | undefined {
   const candidates: { url: string; text: string }[] = [];
   for (const match of html.matchAll(/<a\b[^>]*?href\s*=\s*["']([^"']+)["'][^>]*>([\s\S]*?)<\/a>/gi)) {
     candidates.push({ url: decodeEntities(match[1] ?? ''), text: htmlToText(match[2] ?? '') });
   }
-  for (const match of plain.matchAll(/https:\/\/[^\s<>"')\]]+/g)) candidates.push({ url: match[0], text: '' });
+  for (const match of plain.matchAll(/https?:\/\/[^\s<>"')\]]+/g)) candidates.push({ url: match[0], text: '' });
   const usable = candidates.filter(({ url }) => {
     if (!URL.canParse(url)) return false;
-    return new URL(url).protocol === 'https:' && !NOT_A_SIGN_IN.test(url);
+    const parsed = new URL(url);
+    const secure = parsed.protocol === 'https:' || (parsed.protocol === 'http:' && httpOrigin !== undefined && parsed.origin === httpOrigin);
+    return secure && !NOT_A_SIGN_IN.test(url);
   });
   return usable.find(({ url, text }) => LINK_WORDS.test(text) || LINK_WORDS.test(new URL(url).pathname + new URL(url).search))?.url;
 }
 
 /** The code and magic link of one message (format=full), or undefined when it has neither. */
-export function readMessage(message: GmailMessage): MailCode | undefined {
+export function readMessage(message: GmailMessage, httpOrigin?: string): MailCode | undefined {
   const { plain, html } = messageBodies(message.payload);
   const plainText = plain.join('\n');
   const htmlText = html.join('\n');
   const text = plainText || htmlToText(htmlText);
   const code = extractCode(text);
-  const link = extractMagicLink(plainText, htmlText);
+  const link = extractMagicLink(plainText, htmlText, httpOrigin);
   if (code === undefined && link === undefined) return undefined;
   const received = Number(message.internalDate);
   return {
@@ -162,7 +167,7 @@ export class GmailCodeReader {
    * The newest message matching `query` (Gmail search syntax; default: mails announcing a code or a
    * sign-in link) received at or after `since`, read for its code and magic link.
    */
-  async newest(accountId: string, options: { query?: string; since?: Date; signal?: AbortSignal } = {}): Promise<MailCode | undefined> {
+  async newest(accountId: string, options: { query?: string; since?: Date; signal?: AbortSignal; httpOrigin?: string } = {}): Promise<MailCode | undefined> {
     const parts = [options.query ?? DEFAULT_MAIL_QUERY];
     // Gmail's `after:` takes seconds; the exact instant is checked against internalDate below.
     if (options.since) parts.push(`after:${Math.floor(options.since.getTime() / 1000)}`);
@@ -173,18 +178,18 @@ export class GmailCodeReader {
       const message = (await this.#get(accountId, `messages/${id}?format=full`, options.signal)) as GmailMessage;
       const received = Number(message.internalDate);
       if (options.since && Number.isFinite(received) && received < options.since.getTime()) continue;
-      const found = readMessage(message);
+      const found = readMessage(message, options.httpOrigin);
       if (found) return found;
     }
     return undefined;
   }
 
   /** Asks the mailbox every `pollMs` until a mail since `since` gives a code or link, or `signal` aborts. */
-  async waitFor(accountId: string, since: Date, signal: AbortSignal, query?: string): Promise<MailCode> {
+  async waitFor(accountId: string, since: Date, signal: AbortSignal, query?: string, httpOrigin?: string): Promise<MailCode> {
     const pollMs = this.#deps.pollMs ?? GMAIL_POLL_MS;
     for (;;) {
       signal.throwIfAborted();
-      const found = await this.newest(accountId, { since, signal, ...(query !== undefined && { query }) });
+      const found = await this.newest(accountId, { since, signal, ...(query !== undefined && { query }), ...(httpOrigin !== undefined && { httpOrigin }) });
       if (found) return found;
       await new Promise<void>((resolve, reject) => {
         const timer = this.#clock.setTimeout(() => {
@@ -216,13 +221,23 @@ export class GmailCodeSource {
     this.#ownerOf = ownerOf;
   }
 
-  async next(credential: { gmail_oauth_account_id: string | null; created_by: string }, sinceIso: string, signal: AbortSignal): Promise<string | undefined> {
+  /**
+   * The code of the first mail since `sinceIso` that has one. A mail with only a magic link is given
+   * as `{link}` when the waiter can open links (`options.links`) and the link is of the credential's
+   * site (`service_url`'s origin, when set: the same rule as typing); otherwise it is passed over.
+   */
+  async next(
+    credential: { gmail_oauth_account_id: string | null; created_by: string; service_url?: string | null },
+    sinceIso: string, signal: AbortSignal, options: { links?: boolean } = {},
+  ): Promise<string | { link: string } | undefined> {
     const accountId = credential.gmail_oauth_account_id;
     if (!accountId || this.#ownerOf(accountId) !== credential.created_by) return undefined;
+    const site = credential.service_url ? new URL(credential.service_url).origin : undefined;
+    const httpOrigin = site?.startsWith('http:') ? site : undefined;
     for (;;) {
-      const found = await this.#reader.waitFor(accountId, new Date(sinceIso), signal);
-      // A mail with only a magic link is no code to type; keep waiting for one that has a code.
+      const found = await this.#reader.waitFor(accountId, new Date(sinceIso), signal, undefined, httpOrigin);
       if (found.code !== undefined) return found.code;
+      if (found.link !== undefined && options.links && (site === undefined || new URL(found.link).origin === site)) return { link: found.link };
       sinceIso = new Date(Date.parse(found.received_at) + 1).toISOString();
     }
   }

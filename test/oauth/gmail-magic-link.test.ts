@@ -1,0 +1,150 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppOptions } from '../../src-main/app.ts';
+import { createLogger, type Logger } from '../../src-main/base/logger.ts';
+import { CODE_WAIT_MS } from '../../src-main/engine/credentials/codeWaiter.ts';
+import { FakeClock } from '../helpers/fakeClock.ts';
+import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
+import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
+import { startGmailStandIn, type GmailStandIn } from './helpers/gmailStandIn.ts';
+import { authorize, startTestProvider, type TestProvider } from './helpers/oauthProvider.ts';
+
+const USER = 'ada@example.com';
+const PASSWORD = 'magic-login-pw-7720';
+// Letters only: the mail must hold no 4-8 digit run that could read as a code.
+const TOKEN = 'mlkQzXwVbNyTrEuPiOaSdFgH';
+
+const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+const see = (location: string, headers: Record<string, string> = {}) => ({ status: 303, headers: { location, ...headers }, body: '' });
+const signedIn = (cookie: string | undefined) => (cookie ?? '').includes('session=magic');
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
+    else if (entry.isFile() && !entry.name.endsWith('.png') && !entry.name.endsWith('.webm')) out.push(path);
+  }
+  return out;
+}
+
+describe('a mail with only a sign-in link: the login flow opens it in the job\'s browser, only when it is of the credential\'s site', () => {
+  let provider: TestProvider;
+  let gmail: GmailStandIn;
+  let site: PageServer;
+  let svc: TestService;
+  let credentialId = '';
+  const clock = new FakeClock(Date.now());
+  const logLines: string[] = [];
+  const typed: Record<string, string> = {};
+  const previousBase = process.env.PORTICO_GMAIL_API_BASE;
+
+  const magicMail = (id: string, origin: string) => {
+    const link = `${origin}/magic-login?token=${TOKEN}`;
+    gmail.add({
+      // Received just after the job began waiting, on the credentials' (fake) clock.
+      id, receivedAt: new Date(clock.now().getTime() + 1000), subject: 'Sign in to Mail bank',
+      plain: `Hi Ada,\n\nClick this link to sign in to Mail bank:\n${link}\n\nIt works once.`,
+      html: `<p>Hi Ada,</p><p><a href="${link}">Sign in to Mail bank</a></p><p>It works once.</p>`,
+    });
+  };
+  const runJob = async (): Promise<string> => {
+    const job = await jsonOf(await svc.api('/jobs/default/magicbank/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: credentialId } }));
+    expect(job.status).toBe(200);
+    return String((job.body as { job_id: string }).job_id);
+  };
+
+  beforeAll(async () => {
+    provider = await startTestProvider({ clientId: 'google-client', clientSecret: 'google-client-secret-m2', email: 'ada@gmail.example' });
+    gmail = await startGmailStandIn((token) => provider.isLiveAccessToken(token));
+    site = await startPageServer({
+      '/login': (req, body) => {
+        if (req.method !== 'POST') {
+          return { body: page('Sign in', `<form method="post" action="/login"><label>Email <input type="email" name="email" autocomplete="username"></label>
+            <label>Password <input type="password" name="pw"></label><button type="submit">Sign in</button></form>`) };
+        }
+        const f = new URLSearchParams(body);
+        return f.get('email') === USER && f.get('pw') === PASSWORD ? see('/mail-code') : { body: page('Sign in', '<p>Wrong password</p>') };
+      },
+      '/mail-code': (req, body) => {
+        if (req.method !== 'POST') {
+          return { body: page('Check your email', '<form method="post" action="/mail-code"><p>We emailed you a verification code, or a link that signs you in</p><label>Verification code <input name="code" autocomplete="one-time-code" inputmode="numeric"></label><button type="submit">Verify</button></form>') };
+        }
+        typed.code = new URLSearchParams(body).get('code') ?? '';
+        return { body: page('Check your email', '<p>Invalid code</p>') };
+      },
+      '/magic-login': (req) => {
+        const token = new URL(req.url ?? '/', 'http://x').searchParams.get('token');
+        typed.link = `${req.headers.host ?? ''} ${token === TOKEN ? 'valid' : 'invalid'}`;
+        return token === TOKEN ? see('/account', { 'set-cookie': 'session=magic; Path=/; HttpOnly' }) : { body: page('Sign in', '<p>Link expired</p>') };
+      },
+      '/account': (req, body) => {
+        if (!signedIn(req.headers.cookie)) return see('/login');
+        if (req.method !== 'POST') return { body: page('Account', '<h1>Your account</h1><form method="post" action="/account"><label>Nickname <input name="nickname"></label><button type="submit">Save</button></form>') };
+        typed.nickname = new URLSearchParams(body).get('nickname') ?? '';
+        return { body: page('Saved', '<h1>Saved</h1><p>Your changes were saved.</p>') };
+      },
+    });
+    process.env.PORTICO_GMAIL_API_BASE = gmail.baseUrl;
+    const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)), credentialClock: clock };
+    svc = await startService(undefined, options);
+
+    const app = await svc.api('/admin/oauth-apps', {
+      method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken },
+      json: { id: 'google', client_id: 'google-client', client_secret: 'google-client-secret-m2', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl },
+    });
+    expect(app.status).toBe(201);
+    const started = (await (await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'google' } })).json()) as { authorization_url: string };
+    expect((await fetch(await authorize(started.authorization_url))).status).toBe(200);
+    const [account] = (await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as { id: string }[];
+    const credential = await jsonOf(await svc.api('/public/credentials', {
+      method: 'POST', key: svc.accountKey,
+      json: { service_name: 'Magic bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id, service_url: `${site.url}/login` },
+    }));
+    expect(credential.status).toBe(200);
+    credentialId = (credential.body as { id: string }).id;
+    const portal = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'magicbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
+    expect(portal.status).toBe(200);
+  });
+  afterAll(async () => {
+    if (previousBase === undefined) delete process.env.PORTICO_GMAIL_API_BASE;
+    else process.env.PORTICO_GMAIL_API_BASE = previousBase;
+    await svc?.dispose();
+    await site?.close();
+    await gmail?.stop();
+    await provider?.stop();
+  });
+
+  it('a link of another origin than the credential\'s service_url is never opened: the job waits for a code and fails saying none came', async () => {
+    const jobId = await runJob();
+    await until(() => site.hits.includes('GET /mail-code'), 'the mailed-code page', 60_000);
+    // Same server, another origin (localhost is not 127.0.0.1): not the credential's site.
+    magicMail('foreign', site.url.replace('127.0.0.1', 'localhost'));
+    await until(() => gmail.requests.some((r) => r.path === '/gmail/v1/users/me/messages/foreign?format=full'), 'the foreign mail to be read', 30_000);
+    clock.advance(CODE_WAIT_MS + 1);
+    const done = await waitForJob(svc, 'magicbank', jobId, ['completed', 'failed'], 60_000);
+    expect(done.status).toBe('failed');
+    expect(String(done.error)).toContain("No verification code for 'Magic bank' arrived");
+    expect(site.hits).not.toContain('GET /magic-login');
+    expect(typed.link).toBeUndefined();
+  });
+
+  it('a link of the credential\'s site is opened in the job\'s page: signed in, the form filled, nothing typed as a code, the link never shown', async () => {
+    const jobId = await runJob();
+    await until(() => site.hits.filter((hit) => hit === 'GET /mail-code').length === 2, 'the mailed-code page again', 60_000);
+    magicMail('own', site.url);
+    const done = await waitForJob(svc, 'magicbank', jobId, ['completed', 'failed'], 60_000);
+    expect(done.status, String(done.error)).toBe('completed');
+    expect(typed).toEqual({ link: `${new URL(site.url).host} valid`, nickname: 'ada' });
+
+    // The job's log stream (replayed, ends with the job) says what happened, without the link.
+    const jobLog = await (await svc.api(`/task/default/magicbank/logs?job_id=${jobId}`)).text();
+    expect(jobLog).toContain('sign-in link received');
+    expect(jobLog).toContain('login: opening the sign-in link mailed for Magic bank');
+    const haystacks: Array<[string, string]> = [['service log', logLines.join('')], ['status', JSON.stringify(done)], ['job log', jobLog]];
+    for (const file of await filesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
+    for (const [where, text] of haystacks) expect(text.includes(TOKEN), `${where} holds the sign-in link`).toBe(false);
+  });
+});
