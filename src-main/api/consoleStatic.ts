@@ -23,6 +23,25 @@ const MIN_COMPRESS_BYTES = 1024;
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Portico</title>
 <p>The Portico console has not been built. Run <code>npm run serve</code>, which builds it, or <code>npm run build</code>.</p>`;
 
+/**
+ * The console may not be framed by any page (clickjacking of an operator who holds every org's keys);
+ * it embeds only the service's own pages (live views) and talks only to the service.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'", "connect-src 'self' http://127.0.0.1:* http://localhost:*", "frame-src 'self' http://127.0.0.1:* http://localhost:*",
+  "img-src 'self' data: blob:", "media-src 'self' blob:", "style-src 'self' 'unsafe-inline'", "object-src 'none'", "base-uri 'none'",
+  "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers of the console's HTML page. */
+export const CONSOLE_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONSOLE_CSP,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
 export type ContentEncoding = 'br' | 'gzip';
 
 /**
@@ -124,13 +143,14 @@ export function installConsole(app: FastifyInstance, rendererDir: string): void 
 
   app.get('/', async (request, reply) => {
     const file = await sendFile('index.html', request.headers['accept-encoding']);
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    reply.type('text/html; charset=utf-8').headers(CONSOLE_PAGE_HEADERS);
     if (!file) return reply.send(NOT_BUILT);
     return reply.headers(headersFor(file)).send(file.body);
   });
   app.get('/assets/*', async (request, reply) => {
     const file = await sendFile(join('assets', (request.params as { '*': string })['*']), request.headers['accept-encoding']);
     if (!file) return reply.status(404).send({ detail: 'Not found' });
-    return reply.type(file.type).header('cache-control', 'public, max-age=31536000, immutable').headers(headersFor(file)).send(file.body);
+    return reply.type(file.type).header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff')
+      .headers(headersFor(file)).send(file.body);
   });
 }

@@ -11,11 +11,12 @@ export function allowedHostNames(boundHost: string): Set<string> {
   return names;
 }
 
-function hostnameOf(hostHeader: string): string {
-  const value = hostHeader.trim().toLowerCase();
-  if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1);
-  const colon = value.lastIndexOf(':');
-  return colon === -1 ? value : value.slice(0, colon);
+// RFC 9110 Host: a name or IPv4 address, or a bracketed IPv6 address, then an optional port of digits only.
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::\d{1,5})?$/;
+
+/** The hostname a Host header names, or undefined when it is not exactly `hostname[:port]` (`a:1@b`, `localhost:evil`). */
+export function hostnameOf(hostHeader: string): string | undefined {
+  return HOST_HEADER.exec(hostHeader.trim().toLowerCase())?.[1];
 }
 
 /**
@@ -27,7 +28,8 @@ export function installHostGuard(app: FastifyInstance, boundHost: string, extraN
   for (const name of extraNames) allowed.add(name.toLowerCase());
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host;
-    if (!host || !allowed.has(hostnameOf(host))) {
+    const hostname = host === undefined ? undefined : hostnameOf(host);
+    if (hostname === undefined || !allowed.has(hostname)) {
       throw new ForbiddenError(`Host '${host ?? ''}' is not allowed: this server answers only to ${[...allowed].join(', ')}`);
     }
   });

@@ -16,6 +16,15 @@ const embedJson = (value: unknown): string => JSON.stringify(value).replace(/</g
 export const LIVE_VIEW_CSP =
   "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'";
 
+/** Headers of a live-view page: framable by the console (same origin) only, never sniffed, never cached. */
+export const LIVE_VIEW_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': LIVE_VIEW_CSP,
+  'x-frame-options': 'SAMEORIGIN',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
 const STYLE = `
 *{box-sizing:border-box}
 html,body{height:100%;margin:0}

@@ -126,10 +126,13 @@ export class RouteTable {
           }
           const params = spec.params ? parseInput(spec.params, request.params, 'path') : undefined;
           const query = spec.query ? parseInput(spec.query, request.query ?? {}, 'query') : undefined;
-          if (spec.body && request.body !== undefined && !isJson(request.headers['content-type'])) {
+          // A multipart upload leaves no parsed body behind: it must not pass for an empty JSON object.
+          const contentType = request.headers['content-type'];
+          if (spec.body && (request.body !== undefined || contentType !== undefined) && !isJson(contentType)) {
             throw new UnsupportedMediaTypeError('Content-Type must be application/json');
           }
-          const body = spec.body ? parseInput(spec.body, request.body ?? {}, 'body') : undefined;
+          // No body at all stands for `{}`; a JSON `null` (or any non-object) is the schema's 422.
+          const body = spec.body ? parseInput(spec.body, request.body === undefined ? {} : request.body, 'body') : undefined;
           const result = await spec.handler({ principal, params, query, body, request, reply } as RouteContext<AuthMode, z.ZodType, z.ZodType, z.ZodType>);
           if (spec.response) {
             // Only what the schema names goes out, and a body that breaks it is a 500, never half sent.

@@ -17,7 +17,8 @@ import type { Store } from '../store/store.ts';
 import type { ConsoleAuth } from './auth.ts';
 import { installCdpProxy } from './cdpProxy.ts';
 import { installConsole } from './consoleStatic.ts';
-import { installErrorHandler } from './errorHandler.ts';
+import { frameworkErrorOptions, installErrorHandler } from './errorHandler.ts';
+import { installJsonBodyParser } from './validation.ts';
 import { installHostGuard } from './hostGuard.ts';
 import { installRateLimit, type RateLimitOptions } from './rateLimit.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -93,8 +94,9 @@ export interface ApiServer {
 
 /** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
 export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
-  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true, ...frameworkErrorOptions });
   installErrorHandler(app, deps.logger);
+  installJsonBodyParser(app);
   installHostGuard(app, deps.boundHost, deps.allowedHosts);
   await app.register(multipart, { throwFileSizeLimit: true });
   // Before the routes: the limiter attaches itself to each route as it is added.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl, Timestamp, Uuid } from './common.ts';
+import { safeName } from './names.ts';
 
 /** A browser profile as every profile endpoint returns it (§2.3), exactly these fields. */
 export const Profile = z.object({
@@ -16,7 +17,7 @@ export const ProfileList = z.array(Profile);
 
 /** POST /profiles/{org_id}: a new profile, or (with `profile_id`) a new login session on an existing one. */
 export const ProfileCreateRequest = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional().describe('Auto-generated when absent; ignored with profile_id'),
+  name: safeName(z.string().trim().min(1).max(200)).optional().describe('Auto-generated when absent; ignored with profile_id'),
   profile_id: z.string().min(1).max(128).optional().describe('An existing profile to open a new login session for'),
   timeout_minutes: z.int().min(1).max(1440).default(10).describe('The session closes (and saves) after this long without input'),
   use_proxy: z.boolean().default(false).describe('Browse through the configured default proxy'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common.ts';
+import { safeName } from './names.ts';
 
 /** A skill (§2.4), plus `description` read from its SKILL.md frontmatter when present. */
 export const Skill = z.object({
@@ -26,7 +27,7 @@ const BooleanQuery = z
 
 /** Query of POST /skills/{org_id}. */
 export const SkillUploadQuery = z.object({
-  folder: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200),
+  folder: safeName(z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200)),
   is_public: BooleanQuery.optional().default(false),
 });
 

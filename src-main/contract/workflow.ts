@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common.ts';
 import { EndpointName } from './portal.ts';
 import { MAX_ACTION_LENGTH } from './singleAction.ts';
+import { safeName } from './names.ts';
 
 /** Limits of a workflow definition and a run (docs/api.md, Workflows). */
 export const WORKFLOW_LIMITS = {
@@ -73,7 +74,7 @@ export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
 /** POST /public/workflows (local-service.md §5.5). */
 export const WorkflowCreateRequest = z.strictObject({
-  name: z.string().trim().min(1).max(WORKFLOW_LIMITS.nameLength),
+  name: safeName(z.string().trim().min(1).max(WORKFLOW_LIMITS.nameLength)),
   steps: z.array(WorkflowStep).min(1).max(WORKFLOW_LIMITS.steps),
   parameters: z.record(VariableName, VariableValue.nullable())
     .refine((v) => Object.keys(v).length <= WORKFLOW_LIMITS.variables, `must have at most ${WORKFLOW_LIMITS.variables} entries`)

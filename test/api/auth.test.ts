@@ -103,6 +103,28 @@ describe('HTTP surface', () => {
     expect(status).toBe(403);
   });
 
+  it('the Host header is parsed strictly: a loopback name followed by anything but :digits is refused', async () => {
+    const { request } = await import('node:http');
+    const answer = (host: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${svc.url}/health`, { headers: { host } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    for (const host of ['127.0.0.1:1@evil.example', 'localhost:evil', 'localhost:80:80', 'localhost:', 'localhost.evil.example', '127.0.0.1 evil', '[::1]evil', 'localhost:123456']) {
+      const refused = await answer(host);
+      expect(refused.status, host).toBe(403);
+      expect(Object.keys(JSON.parse(refused.body) as object), host).toEqual(['detail']);
+    }
+    const port = new URL(svc.url).port;
+    for (const host of [`127.0.0.1:${port}`, `LOCALHOST:${port}`, 'localhost', `[::1]:${port}`]) {
+      expect((await answer(host)).status, host).toBe(200);
+    }
+  });
+
   it('a name allowed with allowedHosts (serve --allow-host) is accepted; others still are not', async () => {
     const { startApp } = await import('../../src-main/app.ts');
     const { makeDataDir, RENDERER_DIR, testConfig } = await import('../helpers/service.ts');

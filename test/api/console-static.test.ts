@@ -122,6 +122,15 @@ describe('console static files: compression', () => {
     expect(decoded(await get(base, '/assets/rebuilt.js', 'gzip')).equals(v2)).toBe(true);
   });
 
+  it('the console page may not be framed by any page: CSP frame-ancestors \'none\', X-Frame-Options DENY, never sniffed', async () => {
+    const page = await get(base, '/', 'br');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp.split('; ')).toEqual(expect.arrayContaining(["frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"]));
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect((await get(base, '/assets/tiny.css', undefined)).headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('paths outside the console folder stay 404', async () => {
     expect((await get(base, '/assets/..%2F..%2Fetc%2Fpasswd', 'br')).status).toBe(404);
     expect((await get(base, '/assets/missing.js', 'br')).status).toBe(404);

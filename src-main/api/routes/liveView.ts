@@ -7,7 +7,7 @@ import { LiveFrame, LiveInput, LiveInputAccepted, LiveViewParams } from '../../c
 import { messages } from '../../contract/messages.ts';
 import { LiveChannels } from '../../engine/liveChannel.ts';
 import type { LiveViewHub } from '../../engine/liveViewHub.ts';
-import { LIVE_VIEW_CSP, liveViewPage } from '../liveViewPage.ts';
+import { LIVE_VIEW_HEADERS, liveViewPage } from '../liveViewPage.ts';
 import type { RouteTable } from '../routeTable.ts';
 
 const HEARTBEAT_MS = 15_000;
@@ -34,11 +34,7 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
     handler: ({ params, reply }) => {
       const target = channels.target(params.token);
       const base = `/live/${encodeURIComponent(params.token)}`;
-      reply
-        .header('content-security-policy', LIVE_VIEW_CSP)
-        .header('referrer-policy', 'no-referrer')
-        .header('cache-control', 'no-store')
-        .type('text/html; charset=utf-8');
+      reply.headers(LIVE_VIEW_HEADERS).type('text/html; charset=utf-8');
       reply.send(liveViewPage({ title: target.title, framesUrl: `${base}/frames`, inputUrl: `${base}/input`, interactive: target.interactive }));
     },
   });

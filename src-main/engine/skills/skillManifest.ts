@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ValidationError } from '../../base/errors.ts';
+import { unsafeNameProblem } from '../../contract/names.ts';
 
 /** A skill's SKILL.md (agentskills.io): YAML frontmatter between '---' lines, then markdown. */
 export interface SkillManifest {
@@ -145,7 +146,9 @@ const optionalFrontmatterText = (key: string, max: number) => z.preprocess(absen
 /** agentskills.io SKILL.md frontmatter: `name` and `description` required, the rest optional. */
 const SkillFrontmatter = z.object(
   {
-    name: z.preprocess(absentIfNull, frontmatterText('name', 64)),
+    name: z.preprocess(absentIfNull, frontmatterText('name', 64).refine((value) => unsafeNameProblem(value) === undefined, {
+      error: (issue) => `'name' ${unsafeNameProblem(String(issue.input))}`,
+    })),
     description: z.preprocess(absentIfNull, frontmatterText('description', 1024)),
     license: optionalFrontmatterText('license', Number.POSITIVE_INFINITY),
     compatibility: optionalFrontmatterText('compatibility', 500),

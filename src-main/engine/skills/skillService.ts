@@ -7,6 +7,7 @@ import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError, Val
 import { newId } from '../../base/ids.ts';
 import type { Logger } from '../../base/logger.ts';
 import { messages } from '../../contract/messages.ts';
+import { unsafeNameProblem } from '../../contract/names.ts';
 import type { Skill } from '../../contract/skill.ts';
 import { toSkill, type SkillRecord } from '../../store/skills.ts';
 import { isUniqueViolation, type Store } from '../../store/store.ts';
@@ -57,6 +58,8 @@ export class SkillService {
     if (!/\.zip$/i.test(base)) throw new ValidationError(`body.file: must be a .zip file (got '${base}')`);
     const name = base.slice(0, -4).trim();
     if (name.length === 0 || name.length > 200) throw new ValidationError('body.file: the file name must give a skill name of 1-200 characters');
+    const unsafe = unsafeNameProblem(name);
+    if (unsafe) throw new ValidationError(`body.file: the file name (the skill's name) ${unsafe}`);
     return name;
   }
 
