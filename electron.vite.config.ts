@@ -18,9 +18,35 @@ const injectedScripts = {
   },
 };
 
+/**
+ * The document read worker thread (src-main/engine/documents/readWorker.ts) as its own self-contained bundle,
+ * out/main/readWorker.js beside index.js (engine/documents/readingWorker.ts finds it there). A second input of
+ * the main build would move the modules both share into a chunk that index.js then imports.
+ */
+const readWorker = {
+  name: 'portico-read-worker',
+  apply: 'build' as const,
+  async closeBundle(): Promise<void> {
+    const { build } = await import('vite');
+    await build({
+      configFile: false,
+      logLevel: 'warn',
+      resolve: { extensions },
+      build: {
+        ssr: resolve(root, 'src-main/engine/documents/readWorker.ts'),
+        outDir: resolve(root, 'out/main'),
+        emptyOutDir: false,
+        target: 'node22',
+        minify: false,
+        rollupOptions: { output: { format: 'es', entryFileNames: 'readWorker.js' } },
+      },
+    });
+  },
+};
+
 export default defineConfig({
   main: {
-    plugins: [injectedScripts],
+    plugins: [injectedScripts, readWorker],
     resolve: { extensions },
     build: {
       outDir: resolve(root, 'out/main'),

@@ -173,13 +173,22 @@ function startDesktop(args) {
   return run(electron, [root, ...args]);
 }
 
-/** Runs a child with inherited stdio, forwards SIGINT/SIGTERM, and resolves to its exit code. */
+/**
+ * Runs a child with inherited stdio, passes on the first SIGINT/SIGTERM/SIGHUP, and resolves to its
+ * exit code. Only the first: a signal to the process group reaches the child directly as well, and
+ * the child stops once for any number of them; later ones must not make this process die before it.
+ */
 function run(command, args, options = {}) {
   if (options.console) ensureConsoleBuilt();
   return new Promise((resolvePromise) => {
     // The caller's cwd is kept: relative paths in arguments (--data-dir, files) mean what they say.
     const child = spawn(command, args, { stdio: 'inherit' });
-    const forward = (signal) => child.kill(signal);
+    let forwarded = false;
+    const forward = (signal) => {
+      if (forwarded) return;
+      forwarded = true;
+      child.kill(signal);
+    };
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     for (const signal of signals) process.on(signal, forward);
     // `npm run` hands a SIGTERM to its `sh -c` only, which dies without passing it on: when our

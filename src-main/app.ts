@@ -38,7 +38,7 @@ import { WorkflowRepository } from './store/workflows.ts';
 import { DocumentRepository } from './store/documents.ts';
 import { DocumentService } from './engine/documents/documentService.ts';
 import { formDataFromBundle, previewExtraction } from './engine/documents/extractJob.ts';
-import { closeReaders, documentReaders } from './engine/documents/readers/index.ts';
+import { WorkerReading } from './engine/documents/readingWorker.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
@@ -192,7 +192,10 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     // Document bundles: read one at a time off the request path; those a stop left mid-read resume (local-service.md §7).
     const documents = new DocumentService({
       repo: documentRepo, paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
-      readers: documentReaders(), closeReaders, logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
+      // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
+      reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
+      logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
+      ...(options.documentReading?.timeoutMs !== undefined && { readTimeoutMs: options.documentReading.timeoutMs }),
     });
     await documents.recover();
     const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {

@@ -4,8 +4,62 @@ import { readConfig } from './base/config.ts';
 import { resolveDataDir } from './base/paths.ts';
 import { startApp } from './app.ts';
 
+/** What a terminal, a supervisor (systemd, Docker, a process group kill) or a closed terminal sends to stop us. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function say(line: string): void {
+  // A hung-up terminal makes stderr throw (EIO/EPIPE); stopping must go on regardless.
+  try {
+    process.stderr.write(`${line}\n`);
+  } catch {
+    // Nowhere left to say it.
+  }
+}
+
+/**
+ * Stops on the first of SIGINT, SIGTERM or SIGHUP, however many arrive (a group kill reaches this
+ * process and the bootstrap that forwards it): running jobs fail `interrupted by shutdown`, browsers
+ * close, temp folders go. Later signals are noted, never obeyed half-way (docs/decisions.md).
+ */
+function stopOnSignals(): { onStop(stop: () => Promise<void>): void } {
+  let stop: (() => Promise<void>) | undefined;
+  let requested: NodeJS.Signals | undefined;
+  const run = (): void => {
+    if (stop === undefined) return;
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        say(`shutdown failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (requested !== undefined) {
+        say(`portico: ${signal} received; already stopping (after ${requested})`);
+        return;
+      }
+      requested = signal;
+      say(`portico: ${signal} received; stopping`);
+      run();
+    });
+  }
+  return {
+    // A signal that came during start-up stops the service as soon as it is up.
+    onStop(fn) {
+      stop = fn;
+      if (requested !== undefined) run();
+    },
+  };
+}
+
 /** The headless host: `node src-main/serve.ts [--host H] [--port P] [--data-dir D] [--allow-host NAME]…`. */
 async function main(): Promise<void> {
+  // Before anything else: a signal during start-up must not kill the process half-way.
+  const signals = stopOnSignals();
+  // Every folder and file the service creates is its user's only (docs/api.md, "Data folder").
+  process.umask(0o077);
   // Before anything starts: a bad variable stops here, with its name, rather than half-way through.
   const config = readConfig(process.env);
   const { values } = parseArgs({
@@ -28,20 +82,10 @@ async function main(): Promise<void> {
     rendererDir: fileURLToPath(new URL('../out/renderer', import.meta.url)),
   });
   process.stdout.write(`listening on ${app.url}\n`);
-  const shutdown = (): void => {
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  signals.onStop(() => app.close());
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${JSON.stringify({ detail: error instanceof Error ? error.message : String(error) })}\n`);
+  say(JSON.stringify({ detail: error instanceof Error ? error.message : String(error) }));
   process.exit(1);
 });

@@ -82,13 +82,17 @@ describe('DocumentService read time limit', () => {
     store.principals.createOrg('acme');
     const clock = new FakeClock();
     let aborted = false;
+    let started = false;
     // A reader that waits for its abort signal, as pdf.js stuck on a hostile file would keep the queue.
     const stuck: DocumentReader = {
       accepts: () => true,
-      read: (_file, limits) => new Promise((_, reject) => limits.signal?.addEventListener('abort', () => {
-        aborted = true;
-        reject(limits.signal?.reason);
-      })),
+      read: (_file, limits) => new Promise((_, reject) => {
+        started = true;
+        limits.signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(limits.signal?.reason);
+        });
+      }),
     };
     const documents = new DocumentService({
       repo: new DocumentRepository(store.db), paths: { documentsDir: join(dir, 'documents'), tmpDir: join(dir, 'tmp') },
@@ -97,7 +101,7 @@ describe('DocumentService read time limit', () => {
     try {
       const { document_bundle_id: id } = await documents.upload('acme', parts([{ name: 'slow.pdf', data: Buffer.from('%PDF-1.7\n') }]));
       const waiting = documents.waitUntilProcessed('acme', id, 10 * 60_000);
-      while (clock.pending().length < 2) await new Promise((resolve) => setImmediate(resolve));
+      while (!started || clock.pending().length < 2) await new Promise((resolve) => setImmediate(resolve));
       clock.advance(DOCUMENT_READ_TIMEOUT_MS - 1);
       await new Promise((resolve) => setImmediate(resolve));
       expect(documents.get('acme', id).status).toBe('processing');

@@ -12,12 +12,19 @@ import {
   DOCUMENT_MAX_FILES, DOCUMENT_MAX_PAGES, documentMessages, type DocumentBundle, type DocumentBundleCreated,
 } from '../../contract/document.ts';
 import type { BundleRow, DocumentRepository, FileOutcome } from '../../store/documents.ts';
-import { labelLineFields } from './labelLines.ts';
-import { readHead, sniffContentType } from './sniff.ts';
+import { inProcessReading, type DocumentReading, type StoredDocument } from './readStored.ts';
+import { sniffContentType } from './sniff.ts';
 import { DocumentReadError, type DocumentReader, type ReadDocument } from './types.ts';
 
-/** The longest one document may take to read (service clock); past it the document fails and reading moves on. */
+/** The longest one document may take to read by default (service clock); past it the document fails and reading moves on. */
 export const DOCUMENT_READ_TIMEOUT_MS = 5 * 60_000;
+
+/** "5 minutes", "90 seconds": a read time limit as the bundle's error states it. */
+function durationText(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? '' : 's'}`;
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
 
 /** One multipart part as the route hands it over (a file, or a plain field that is ignored). */
 export interface UploadPart {
@@ -39,11 +46,16 @@ export interface DocumentPaths {
 export interface DocumentServiceDeps {
   repo: DocumentRepository;
   paths: DocumentPaths;
-  readers: readonly DocumentReader[];
+  /** How files are read: the app reads in a worker thread (readingWorker.ts); without it, `readers` in this thread. */
+  reading?: DocumentReading;
+  /** Readers run in this thread when `reading` is not given (tests with their own readers). */
+  readers?: readonly DocumentReader[];
   logger: Logger;
   clock?: Clock;
-  /** Stops what the readers keep running (the OCR worker), when the service closes. */
+  /** Stops what in-thread readers keep running (the OCR worker), when the service closes. */
   closeReaders?: () => Promise<void>;
+  /** The longest one file may take to read (service clock); default DOCUMENT_READ_TIMEOUT_MS. */
+  readTimeoutMs?: number;
   /** The org's documents disk quota (engine/limits/diskQuotas.ts): an upload that would pass it is 413 and nothing is kept. */
   quotas?: Pick<DiskQuotas, 'used' | 'quota' | 'refusal'>;
 }
@@ -73,10 +85,10 @@ function isFramework(error: unknown, code: string): boolean {
 export class DocumentService {
   readonly #repo: DocumentRepository;
   readonly #paths: DocumentPaths;
-  readonly #readers: readonly DocumentReader[];
+  readonly #reading: DocumentReading;
+  readonly #readTimeoutMs: number;
   readonly #logger: Logger;
   readonly #clock: Clock;
-  readonly #closeReaders: (() => Promise<void>) | undefined;
   readonly #quotas: DocumentServiceDeps['quotas'];
   readonly #queue: string[] = [];
   readonly #waiters = new Map<string, Set<() => void>>();
@@ -87,10 +99,10 @@ export class DocumentService {
   constructor(deps: DocumentServiceDeps) {
     this.#repo = deps.repo;
     this.#paths = deps.paths;
-    this.#readers = deps.readers;
+    this.#reading = deps.reading ?? inProcessReading(deps.readers ?? [], deps.closeReaders);
+    this.#readTimeoutMs = deps.readTimeoutMs ?? DOCUMENT_READ_TIMEOUT_MS;
     this.#logger = deps.logger;
     this.#clock = deps.clock ?? systemClock;
-    this.#closeReaders = deps.closeReaders;
     this.#quotas = deps.quotas;
   }
 
@@ -245,7 +257,7 @@ export class DocumentService {
     this.#queue.length = 0;
     this.#current?.abort.abort();
     await this.#draining;
-    await this.#closeReaders?.();
+    await this.#reading.close();
   }
 
   #notify(id: string): void {
@@ -276,21 +288,21 @@ export class DocumentService {
     }
   }
 
-  /** Reads one document, aborting it (a clear error) when it runs past DOCUMENT_READ_TIMEOUT_MS or the bundle is stopped. */
-  async #readWithTimeout(reader: DocumentReader, file: { path: string; name: string; contentType: string; size: number }, maxPages: number, bundle: AbortSignal): Promise<ReadDocument> {
+  /** Reads one document, aborting it (a clear error; a read worker is terminated) when it runs past the read time limit or the bundle is stopped. */
+  async #readWithTimeout(file: StoredDocument, maxPages: number, bundle: AbortSignal): Promise<ReadDocument> {
     const controller = new AbortController();
     const stop = (): void => controller.abort(bundle.reason);
     bundle.addEventListener('abort', stop, { once: true });
     let timer: TimerHandle | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = this.#clock.setTimeout(() => {
-        const error = new DocumentReadError(`${file.name}: took longer than ${DOCUMENT_READ_TIMEOUT_MS / 60_000} minutes to read`);
+        const error = new DocumentReadError(`${file.name}: took longer than ${durationText(this.#readTimeoutMs)} to read`);
         controller.abort(error);
         reject(error);
-      }, DOCUMENT_READ_TIMEOUT_MS);
+      }, this.#readTimeoutMs);
     });
     try {
-      return await Promise.race([reader.read(file, { maxPages, signal: controller.signal }), timedOut]);
+      return await Promise.race([this.#reading.read(file, { maxPages, signal: controller.signal }), timedOut]);
     } finally {
       this.#clock.clearTimeout(timer);
       bundle.removeEventListener('abort', stop);
@@ -310,18 +322,9 @@ export class DocumentService {
       let contentType = file.content_type;
       try {
         contentType = await sniffContentType(path, file.name, file.content_type);
-        const head = await readHead(path);
-        const reader = this.#readers.find((r) => r.accepts(contentType, head, file.name));
-        if (!reader) {
-          throw new DocumentReadError(contentType.startsWith('image/')
-            ? `${file.name}: an image Portico cannot read (PNG, JPEG, WebP or TIFF are read by OCR)`
-            : `${file.name}: not a document Portico can read (PDF, DOCX, XLSX, CSV, JSON, an image or UTF-8 text)`);
-        }
         if (pagesLeft <= 0) throw new DocumentReadError(documentMessages.tooManyPages);
-        const read = await this.#readWithTimeout(reader, { path, name: file.name, contentType, size: file.size }, pagesLeft, signal);
+        const read = await this.#readWithTimeout({ path, name: file.name, contentType, size: file.size }, pagesLeft, signal);
         signal.throwIfAborted();
-        // Text read by OCR (an image) states its `Label: value` lines too.
-        if (read.fields.length === 0) read.fields = read.pageTexts.flatMap((p) => labelLineFields(p.text, file.name, p.page));
         pagesLeft -= read.pages;
         if (pagesLeft < 0) throw new DocumentReadError(documentMessages.tooManyPages);
         const target = join(dir, `${file.file_index}.read.json`);

@@ -137,11 +137,11 @@ export function checkImageSize(bytes: Uint8Array, format: ImageFormat): { width:
 
 // --- the tesseract worker -------------------------------------------------------------------------------
 
-const require = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
 
 /** The folder of the installed English data (LSTM, integer "best" model, matching tesseract.js's default OEM). */
 export function tesseractLangPath(): string {
-  return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+  return join(dirname(requireHere.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }
 
 /**

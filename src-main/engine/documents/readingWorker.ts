@@ -1,0 +1,131 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../../base/logger.ts';
+import type { DocumentReading, ReadLimits, StoredDocument } from './readStored.ts';
+import { DocumentReadError, type ReadDocument } from './types.ts';
+
+/** What the read worker is started with. */
+export interface ReadWorkerData {
+  /** Tests only: a module URL whose `documentReaders()` replaces the built-in readers. */
+  readersModule?: string;
+}
+
+/** Main thread → worker: read one file. */
+export interface ReadRequest {
+  id: number;
+  file: StoredDocument;
+  maxPages: number;
+}
+
+/** Worker → main thread: what was read, or why not (`readError`: a user-facing DocumentReadError message). */
+export type ReadResponse =
+  | { id: number; ok: true; read: ReadDocument }
+  | { id: number; ok: false; readError: boolean; message: string };
+
+export interface WorkerReadingOptions {
+  logger?: Logger;
+  /** The worker's entry; default `readWorker.ts` next to this source, or `readWorker.js` next to the bundle (out/main). */
+  workerUrl?: URL;
+  readersModule?: string;
+  /** The worker's JavaScript heap (MB): a file that needs more fails its bundle instead of the service. Default 2048. */
+  maxHeapMb?: number;
+}
+
+/**
+ * The read worker's entry for this build. From sources (`node src-main/serve.ts`, vitest) this module is a
+ * `.ts` file and the worker is its sibling `readWorker.ts`; in the electron-vite bundle this code is part of
+ * `out/main/index.js` and the worker is the build input emitted beside it as `out/main/readWorker.js`.
+ */
+export function defaultReadWorkerUrl(): URL {
+  const here = import.meta.url;
+  return new URL(here.endsWith('.ts') ? 'readWorker.ts' : 'readWorker.js', here);
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Reads bundle files in one worker thread, one file at a time, so the HTTP server keeps answering while a
+ * file is read. The worker is started on first use and kept (the OCR engine stays loaded); an abort (the read
+ * time limit, DELETE, shutdown) terminates it and the next file starts a new one. A worker that dies (out of
+ * memory, a crash in a reader) fails only the file it was reading.
+ */
+export class WorkerReading implements DocumentReading {
+  readonly #options: WorkerReadingOptions;
+  #worker: Worker | undefined;
+  #nextId = 1;
+  #pending: { id: number; resolve: (read: ReadDocument) => void; reject: (error: unknown) => void; name: string } | undefined;
+
+  constructor(options: WorkerReadingOptions = {}) {
+    this.#options = options;
+  }
+
+  #start(): Worker {
+    const data: ReadWorkerData = this.#options.readersModule ? { readersModule: this.#options.readersModule } : {};
+    const worker = new Worker(this.#options.workerUrl ?? defaultReadWorkerUrl(), {
+      workerData: data,
+      resourceLimits: { maxOldGenerationSizeMb: this.#options.maxHeapMb ?? 2048 },
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    worker.on('message', (response: ReadResponse) => {
+      const pending = this.#pending;
+      if (!pending || pending.id !== response.id) return;
+      this.#pending = undefined;
+      if (response.ok) pending.resolve(response.read);
+      else pending.reject(response.readError ? new DocumentReadError(response.message) : new Error(response.message));
+    });
+    const died = (reason: string): void => {
+      if (this.#worker === worker) this.#worker = undefined;
+      const pending = this.#pending;
+      if (!pending) return;
+      this.#pending = undefined;
+      this.#options.logger?.warn('document read worker stopped', { document: pending.name, reason });
+      pending.reject(new DocumentReadError(`${pending.name}: could not be read (the reader stopped: ${reason})`));
+    };
+    worker.on('error', (error) => died(describe(error)));
+    worker.on('exit', (code) => died(`exit code ${code}`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  read(file: StoredDocument, limits: ReadLimits): Promise<ReadDocument> {
+    limits.signal?.throwIfAborted();
+    if (this.#pending) return Promise.reject(new Error('the read worker is already reading a file'));
+    const worker = this.#worker ?? this.#start();
+    const id = this.#nextId++;
+    return new Promise<ReadDocument>((resolve, reject) => {
+      const signal = limits.signal;
+      const onAbort = (): void => {
+        if (this.#pending?.id !== id) return;
+        this.#pending = undefined;
+        if (this.#worker === worker) this.#worker = undefined;
+        void worker.terminate();
+        reject(signal?.reason);
+      };
+      this.#pending = {
+        id,
+        name: file.name,
+        resolve: (read) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(read);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const request: ReadRequest = { id, file: { path: file.path, name: file.name, contentType: file.contentType, size: file.size }, maxPages: limits.maxPages };
+      worker.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending?.reject(new Error('the document reader is closing'));
+    await worker?.terminate();
+  }
+}
