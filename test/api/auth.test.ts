@@ -31,31 +31,7 @@ describe('API keys and organization isolation', () => {
     expect((await svc.api('/portals/default')).status).toBe(200);
   });
 
-  it('another org\'s key is 403 on every org route (from the route table), the same text whether the org exists or not', async () => {
-    const orgRoutes = svc.app.routes.filter((route) => route.auth === 'org');
-    expect(orgRoutes.length).toBeGreaterThan(20);
-    // Authentication comes before any validation, so placeholder ids and an empty body are enough.
-    const placeholder = '00000000-0000-4000-8000-000000000000';
-    for (const route of orgRoutes) {
-      for (const orgId of ['default', 'no-such-org']) {
-        const path = route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? orgId : placeholder));
-        const withBody = route.method !== 'GET' && route.method !== 'DELETE';
-        const res = await jsonOf(await svc.api(path, { method: route.method, key: otherKey, ...(withBody ? { json: {} } : {}) }));
-        expect(res, `${route.method} ${path}`).toEqual({ status: 403, body: { detail: `API key does not belong to organization '${orgId}'` } });
-      }
-    }
-  });
-
-  it('an API key is never enough for an operator (/admin) route', async () => {
-    const consoleRoutes = svc.app.routes.filter((route) => route.auth === 'console');
-    expect(consoleRoutes.length).toBeGreaterThan(5);
-    for (const route of consoleRoutes) {
-      const path = route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? 'default' : 'anthropic'));
-      const res = await jsonOf(await svc.api(path, { method: route.method, ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { json: {} }) }));
-      expect(res, `${route.method} ${path}`).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
-    }
-  });
-
+  // The full matrix (every route × every wrong key) is test/hostile/cross-org.test.ts.
   it('an org only lists its own portals', async () => {
     const names = ((await jsonOf(await svc.api('/portals/default'))).body as { endpoint_name: string }[]).map((p) => p.endpoint_name);
     expect(names).not.toContain('secret-portal');
