@@ -38,6 +38,8 @@ const packageOwners = [
   { name: 'keyring-only-in-secrets', packages: ['@napi-rs/keyring'], from: ['^src-main/secrets/'] },
   { name: 'fastify-only-in-api', packages: ['fastify', '@fastify/[^/]+'], from: ['^src-main/api/'] },
   { name: 'ajv-only-in-json-schema-service', packages: ['ajv', 'ajv-formats'], from: ['^src-main/base/jsonSchema\\.ts$'] },
+  // Patterns written by someone else run on RE2 (linear time) through one module.
+  { name: 're2js-only-in-linear-regexp', packages: ['re2js'], from: ['^src-main/base/linearRegExp\\.ts$'] },
   { name: 'otp-only-in-agent', packages: ['otplib'], from: ['^src-main/agent/'] },
   { name: 'skill-archive-packages-only-in-engine', packages: ['yauzl', 'yaml'], from: ['^src-main/engine/'] },
   // OCR (tesseract.js, its npm-installed English data) and page rendering (@napi-rs/canvas) serve document reading only.

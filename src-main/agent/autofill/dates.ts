@@ -2,6 +2,8 @@
 // format a text date field wants (named in a hint, shown in an example, implied by a pattern or
 // by the page's language).
 
+import { type LinearRegExp, linearRegExp } from '../../base/linearRegExp.ts';
+
 export interface DateParts {
   year: number;
   month: number;
@@ -189,9 +191,11 @@ export function dateFormatForLang(lang: string): string | null {
 /** The first of `formats` whose rendering of a sample date satisfies an input's `pattern`. */
 export function dateFormatFromPattern(pattern: string, formats: string[]): string | null {
   if (!pattern) return null;
-  let re: RegExp;
+  let re: LinearRegExp;
   try {
-    re = new RegExp(`^(?:${pattern})$`, 'v');
+    // Valid as a browser reads it (the `v` flag), and run on RE2 so a page's pattern cannot backtrack.
+    new RegExp(pattern, 'v');
+    re = linearRegExp(pattern, { anchored: true });
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { linearRegExp } from '../../base/linearRegExp.ts';
 import { isFileObject } from './entries.ts';
 import { MONTHS } from './dates.ts';
 import { foldAccents, normaliseText, valueSynonyms } from './lexicon.ts';
@@ -191,7 +192,9 @@ export function phoneVariants(value: string): string[] {
 export function patternAccepts(pattern: string, text: string): boolean {
   if (!pattern) return true;
   try {
-    return new RegExp(`^(?:${pattern})$`, 'v').test(text);
+    // Checked as a browser would (the `v` flag) without running it there; run on RE2, so a page's pattern cannot backtrack.
+    new RegExp(pattern, 'v');
+    return linearRegExp(pattern, { anchored: true }).test(text);
   } catch {
     return true;
   }
