@@ -5,6 +5,7 @@ import { createLogger } from '../../src-main/base/logger.ts';
 import type { ConnectedAccount } from '../../src-main/contract/oauth.ts';
 import { ConnectedAccountService, STATE_TTL_MS, stateHash, verifierSecretName } from '../../src-main/engine/oauth/connectedAccounts.ts';
 import { OAuthAppRegistry } from '../../src-main/engine/oauth/oauthApps.ts';
+import { NO_KEYCHAIN_DETAIL, UnavailableSecretStore } from '../../src-main/secrets/index.ts';
 import { OAuthRepository } from '../../src-main/store/oauth.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
@@ -137,6 +138,16 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
       redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
     });
     await expect(refusing.start(actor, { oauth_app_id: 'acme' })).rejects.toThrow('keychain locked');
+    expect(accounts.pendingCount()).toBe(before);
+  });
+
+  it('with no keychain or vault configured a connect is refused up front (503 naming PORTICO_VAULT_KEY), not lost at the callback', async () => {
+    const before = accounts.pendingCount();
+    const none = new ConnectedAccountService({
+      repo: new OAuthRepository(store.db), apps: new OAuthAppRegistry(new OAuthRepository(store.db), async () => secrets, clock), clock,
+      secrets: async () => new UnavailableSecretStore(), redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
+    });
+    await expect(none.start(actor, { oauth_app_id: 'acme' })).rejects.toMatchObject({ status: 503, detail: NO_KEYCHAIN_DETAIL });
     expect(accounts.pendingCount()).toBe(before);
   });
 });
