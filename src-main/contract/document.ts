@@ -49,6 +49,18 @@ export const DocumentBundle = z.object({
 });
 export type DocumentBundle = z.infer<typeof DocumentBundle>;
 
+/** Query of GET /documents/{org_id}: newest first, paged like the job list. */
+export const DocumentBundleListQuery = z.object({
+  status: BundleStatus.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export type DocumentBundleListQuery = z.infer<typeof DocumentBundleListQuery>;
+
+/** Response of GET /documents/{org_id}: one page of the org's bundles and how many there are in all. */
+export const DocumentBundleList = z.object({ document_bundles: z.array(DocumentBundle), total: z.int() });
+export type DocumentBundleList = z.infer<typeof DocumentBundleList>;
+
 /** Query of POST /documents/{org_id}/{document_bundle_id}/extract: the portal whose form_schema to fill. */
 export const DocumentExtractQuery = z.object({ endpoint_name: z.string().min(1) });
 

@@ -19,6 +19,7 @@ export const operationRoutes = {
   deleteSkill: 'DELETE /skills/:org_id/:skill_id',
 
   uploadDocuments: 'POST /documents/:org_id',
+  listDocumentBundles: 'GET /documents/:org_id',
   getDocumentBundle: 'GET /documents/:org_id/:document_bundle_id',
   deleteDocumentBundle: 'DELETE /documents/:org_id/:document_bundle_id',
   previewDocumentExtraction: 'POST /documents/:org_id/:document_bundle_id/extract',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiKeyParams, ApiKeyCreated, ApiKeyListResponse, ApiKeyRevokeResponse, ConsoleSettings, ConsoleSettingsUpdate, Org, OrgCreateRequest, OrgList, ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, ScreenshotParams } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
-import { DocumentBundle, DocumentBundleCreated, DocumentBundleParams, DocumentExtraction, DocumentExtractQuery } from './document.ts';
+import { DocumentBundle, DocumentBundleCreated, DocumentBundleList, DocumentBundleListQuery, DocumentBundleParams, DocumentExtraction, DocumentExtractQuery } from './document.ts';
 import { Credential, CredentialCreateRequest, CredentialList, CredentialParams, PhoneNumber, PhoneNumberCreateRequest, PhoneNumberList, PhoneNumberParams } from './credential.ts';
 import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, JobLogsQuery, JobStartRequest, JobStartResponse, JobStatusResponse, JobSummaryList } from './job.ts';
 import { ConnectedAccountList, ConnectedAccountParams, ConnectRequest, ConnectResponse, OAuthApp, OAuthAppAddRequest, OAuthAppList, OAuthAppParams } from './oauth.ts';
@@ -44,6 +44,7 @@ export const operations = {
   getSkillMarkdown: { params: SkillParams },
   deleteSkill: { params: SkillParams },
   uploadDocuments: { params: OrgIdParam, response: DocumentBundleCreated },
+  listDocumentBundles: { params: OrgIdParam, query: DocumentBundleListQuery, response: DocumentBundleList },
   getDocumentBundle: { params: DocumentBundleParams, response: DocumentBundle },
   deleteDocumentBundle: { params: DocumentBundleParams },
   previewDocumentExtraction: { params: DocumentBundleParams, query: DocumentExtractQuery, response: DocumentExtraction },

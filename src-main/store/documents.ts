@@ -1,4 +1,5 @@
 import type { Db } from './database.ts';
+import { listPage } from './paging.ts';
 
 export type BundleStatus = 'processing' | 'completed' | 'failed';
 
@@ -53,6 +54,11 @@ export class DocumentRepository {
   /** The bundle when it belongs to `orgId`. */
   get(orgId: string, id: string): BundleRow | undefined {
     return this.#db.prepare(`SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as BundleRow | undefined;
+  }
+
+  /** One page of the org's bundles, newest first, and how many match in all. */
+  list(orgId: string, filter: { status?: BundleStatus | undefined; limit: number; offset: number }): { rows: BundleRow[]; total: number } {
+    return listPage<BundleRow>(this.#db, 'document_bundles', { org_id: orgId, status: filter.status }, 'created_at DESC, rowid DESC', filter.limit, filter.offset);
   }
 
   /** Bytes the org's uploaded documents hold (its disk quota). */

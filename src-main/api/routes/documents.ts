@@ -1,7 +1,8 @@
 import { ValidationError, PayloadTooLargeError } from '../../base/errors.ts';
 import { OrgIdParam } from '../../contract/common.ts';
 import {
-  DOCUMENT_MAX_FILE_BYTES, DOCUMENT_MAX_FILES, DocumentBundle, DocumentBundleCreated, DocumentBundleParams, documentMessages,
+  DOCUMENT_MAX_FILE_BYTES, DOCUMENT_MAX_FILES, DocumentBundle, DocumentBundleCreated, DocumentBundleList, DocumentBundleListQuery, DocumentBundleParams,
+  documentMessages,
 } from '../../contract/document.ts';
 import type { DocumentService, UploadPart } from '../../engine/documents/documentService.ts';
 import type { RouteTable } from '../routeTable.ts';
@@ -22,6 +23,12 @@ export function addDocumentRoutes(routes: RouteTable, documents: DocumentService
       const parts = request.parts({ limits: { fileSize: DOCUMENT_MAX_FILE_BYTES, files: DOCUMENT_MAX_FILES + 1 } }) as AsyncIterable<UploadPart>;
       return documents.upload(params.org_id, parts);
     },
+  });
+  routes.add({
+    method: 'GET', url: '/documents/:org_id', tag: 'documents', auth: 'org',
+    summary: 'List the org\'s document bundles, newest first (Portico addition: the console\'s Documents page)',
+    params: OrgIdParam, query: DocumentBundleListQuery, response: DocumentBundleList,
+    handler: ({ params, query }) => documents.list(params.org_id, query),
   });
   routes.add({
     method: 'GET', url: '/documents/:org_id/:document_bundle_id', tag: 'documents', auth: 'org',

@@ -9,7 +9,8 @@ import type { DiskQuotas } from '../limits/diskQuotas.ts';
 import { newId } from '../../base/ids.ts';
 import type { Logger } from '../../base/logger.ts';
 import {
-  DOCUMENT_MAX_FILES, DOCUMENT_MAX_PAGES, documentMessages, type DocumentBundle, type DocumentBundleCreated,
+  DOCUMENT_MAX_FILES, DOCUMENT_MAX_PAGES, documentMessages, type DocumentBundle, type DocumentBundleCreated, type DocumentBundleList,
+  type DocumentBundleListQuery,
 } from '../../contract/document.ts';
 import type { BundleRow, DocumentRepository, FileOutcome } from '../../store/documents.ts';
 import { inProcessReading, type DocumentReading, type StoredDocument } from './readStored.ts';
@@ -193,7 +194,16 @@ export class DocumentService {
 
   /** The bundle as GET shows it; another org's bundle is 404. */
   get(orgId: string, id: string): DocumentBundle {
-    const row = this.#row(orgId, id);
+    return this.#view(this.#row(orgId, id));
+  }
+
+  /** The org's bundles, newest first, one page at a time (GET /documents/{org_id}). */
+  list(orgId: string, query: DocumentBundleListQuery): DocumentBundleList {
+    const { rows, total } = this.#repo.list(orgId, query);
+    return { document_bundles: rows.map((row) => this.#view(row)), total };
+  }
+
+  #view(row: BundleRow): DocumentBundle {
     return {
       id: row.id,
       status: row.status,
