@@ -1,3 +1,5 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectedAccount } from '../../src-main/contract/oauth.ts';
 import { jsonOf, makeDataDir, startService, type TestService } from '../helpers/service.ts';
@@ -5,6 +7,16 @@ import { authorize, startTestProvider, type TestProvider } from './helpers/oauth
 
 const CLIENT_ID = 'portico-restart-test';
 const CLIENT_SECRET = 'client-secret-restart-0b7d';
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
 
 describe('a connect survives a restart of the app between "Connect" and the provider sending the browser back', () => {
   let provider: TestProvider;
@@ -47,6 +59,11 @@ describe('a connect survives a restart of the app between "Connect" and the prov
     // The account key printed at first start still works after the restart; the account is listed.
     const list = await jsonOf(await second.api('/public/connected-accounts', { key: first.accountKey }));
     expect(list).toMatchObject({ status: 200, body: [{ oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' }] });
+
+    // The verifier that made the exchange work was kept in the keychain, never in the data folder (SQLite, WAL, settings).
+    const verifier = provider.tokenRequests.at(-1)?.code_verifier ?? '';
+    expect(verifier.length).toBeGreaterThanOrEqual(43);
+    for (const file of await filesUnder(dataDir)) expect((await readFile(file)).includes(Buffer.from(verifier)), file).toBe(false);
 
     // Single use survives the restart too: the same return is refused and the hook does not fire again.
     const again = await fetch(back);
