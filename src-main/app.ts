@@ -122,7 +122,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     await skills.cleanUp();
     const chromiumPath = operatorSettings.values.chromium_path;
     const runtime = new BrowserRuntime({
-      dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
+      dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), launcherTempDir: join(paths.tmp, 'playwright'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
       ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
       ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
     });

@@ -9,6 +9,7 @@ import { RuntimeLease, type BrowserLease, type LeaseKind } from './browserLease.
 import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
 import { DownloadCapture } from './downloadCapture.ts';
 import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
+import { inPlaywrightTemp } from './playwrightTemp.ts';
 import { ProfileLocks, type ProfileLockHandle } from './profileLocks.ts';
 import { SpareContextPool, type SpareContext } from './spareContextPool.ts';
 
@@ -48,6 +49,8 @@ export interface BrowserRuntimeOptions {
   dataDir: string;
   /** Where throwaway profile copies go; default the OS temp folder. */
   tempDir?: string;
+  /** Where Playwright makes each browser's own throwaway folders (see playwrightTemp.ts); default the OS temp folder. */
+  launcherTempDir?: string;
   /** An explicit Chromium executable (the operator's saved path); else `chromiumEnvPath`, else the usual install paths. */
   executablePath?: string;
   /** PORTICO_CHROMIUM (base/config.ts). */
@@ -277,10 +280,11 @@ export class BrowserRuntime {
         userDataDir = await copyProfileToTemp(folder, this.#options.tempDir ?? tmpdir());
         untrackTemp = this.#track('tempDirs');
       }
-      const context = await this.#browserType.launchPersistentContext(userDataDir, {
+      const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(userDataDir, {
         ...this.#launchOptions(options.headed ?? false, options.viewport),
         ...this.#contextOptions(options),
-      });
+        ...(env && { env }),
+      }));
       const untrackBrowser = this.#track('browsers');
       // The persistent context is its browser: closing one closes the other.
       context.on('close', untrackBrowser);
@@ -352,7 +356,7 @@ export class BrowserRuntime {
   }
 
   async #launch(headed: boolean, viewport: ScreenSize | undefined): Promise<Browser> {
-    const browser = await this.#browserType.launch(this.#launchOptions(headed, viewport));
+    const browser = await this.#inTemp((env) => this.#browserType.launch({ ...this.#launchOptions(headed, viewport), ...(env && { env }) }));
     const untrack = this.#track('browsers');
     browser.on('disconnected', untrack);
     this.#logger.debug('browser launched', { headed, version: browser.version() });
@@ -373,6 +377,11 @@ export class BrowserRuntime {
       handleSIGHUP: false,
       timeout: this.#options.launchTimeoutMs ?? 30_000,
     };
+  }
+
+  #inTemp<T>(launch: (chromiumEnv: Record<string, string> | undefined) => Promise<T>): Promise<T> {
+    const dir = this.#options.launcherTempDir;
+    return dir === undefined ? launch(undefined) : inPlaywrightTemp(dir, launch);
   }
 
   #contextOptions(options: LeaseOptions) {

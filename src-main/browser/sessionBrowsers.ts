@@ -286,7 +286,9 @@ export async function launchSessionBrowser(spec: SessionLaunchSpec, options: Ses
   ];
   let child: ChildProcess;
   try {
-    child = spawn(options.executablePath(), args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+    // Its own process group (as Playwright does): a signal to the service's group must not kill the
+    // browser under a live session before the service closes it; the pipe still ends it if we die.
+    child = spawn(options.executablePath(), args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
   } catch (error) {
     if (ownedDir) await rm(ownedDir, { recursive: true, force: true });
     throw error;
