@@ -3,7 +3,7 @@ import { app, dialog, type BrowserWindow, type Tray } from 'electron';
 import { startApp } from './app.ts';
 import { readConfig } from './base/config.ts';
 import type { RunningApp } from './app-types.ts';
-import { createMainWindow } from './desktop/mainWindow.ts';
+import { bringToFront, createMainWindow } from './desktop/mainWindow.ts';
 import { createTray } from './desktop/tray.ts';
 
 const defaultPort = 8787;
@@ -69,7 +69,11 @@ if (!app.requestSingleInstanceLock()) {
     // Packaged builds ship resources/ beside the app (electron-builder extraResources); dev runs use the repo's.
     const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(import.meta.dirname, '../../resources');
     // After the system browser came back to /oauth/callback, the user returns to Portico: bring its window to the front.
-    const options = { config, dataDir, rendererDir, announceConsole: false, onAccountConnected: showWindow };
+    const onAccountConnected = (): void => {
+      if (mainWindow) bringToFront(mainWindow);
+      else showWindow();
+    };
+    const options = { config, dataDir, rendererDir, announceConsole: false, onAccountConnected };
     starting = startApp({ ...options, port: defaultPort }).catch((error: unknown) => {
       // A headless `npm run serve` may already hold the default port; any free port will do here.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

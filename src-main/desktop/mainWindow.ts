@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { BrowserWindow, shell } from 'electron';
+import { app, BrowserWindow, shell } from 'electron';
 import { bridgeArguments } from '../../src-preload/bridge.ts';
 
 export interface MainWindowOptions {
@@ -7,6 +7,18 @@ export interface MainWindowOptions {
   consoleUrl: string;
   apiBaseUrl: string;
   consoleToken: string;
+}
+
+/**
+ * Brings the console window back in front of the system browser, e.g. after `/oauth/callback`
+ * connected an account there. On macOS a window's focus() does not activate an inactive app, so
+ * the app is activated first (the one place Portico steals focus: the user just asked for it).
+ */
+export function bringToFront(window: BrowserWindow): void {
+  if (window.isMinimized()) window.restore();
+  window.show();
+  if (process.platform === 'darwin') app.focus({ steal: true });
+  window.focus();
 }
 
 /** Opens the console window; links to other origins open in the user's browser. */
