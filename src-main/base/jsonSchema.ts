@@ -105,6 +105,27 @@ interface Generation {
   cached: number;
 }
 
+/**
+ * A validator that answers "invalid" instead of throwing when the data is nested deeper than the stack
+ * allows (a recursive schema, `{"$ref": "#"}`, walks the data as deep as it goes): a 422, never a 500.
+ */
+function depthGuarded(validate: ValidateFunction): ValidateFunction {
+  const guarded = function (this: unknown, data: unknown): boolean {
+    try {
+      const valid = validate.call(this, data);
+      guarded.errors = validate.errors;
+      return valid;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      guarded.errors = [{ instancePath: '', schemaPath: '#', keyword: 'depth', params: {}, message: 'is nested too deeply to check' }];
+      return false;
+    }
+  } as ValidateFunction;
+  guarded.schema = validate.schema;
+  guarded.schemaEnv = validate.schemaEnv;
+  return guarded;
+}
+
 /** How many schemas an Ajv instance holds in its own cache (internal to Ajv; read for stats only). */
 function ajvCacheSize(ajv: AnyAjv): number {
   return (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size;
@@ -166,7 +187,7 @@ export class JsonSchemaCompiler {
     generation.compiles += 1;
     let validate: ValidateFunction;
     try {
-      validate = withoutCompilationCache(() => generation.ajv.compile(withoutId));
+      validate = depthGuarded(withoutCompilationCache(() => generation.ajv.compile(withoutId)));
     } catch (error) {
       // Ajv registers the schema before compiling it; a refused one must not stay behind.
       generation.ajv.removeSchema(withoutId);

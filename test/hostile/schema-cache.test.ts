@@ -59,6 +59,16 @@ describe('compiled validators are cached by the schema and bounded', () => {
     expect(schemas.stats().retained).toBe(once);
   });
 
+  it('data nested deeper than the stack against a recursive schema is invalid, not a crash', () => {
+    const validate = new JsonSchemaCompiler().compile({ type: 'object', properties: { x: { $ref: '#' } } }, 'body.form_schema');
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 50_000; i += 1) deep = { x: deep };
+    expect(validate(deep)).toBe(false);
+    expect(validate.errors).toEqual([expect.objectContaining({ instancePath: '', message: 'is nested too deeply to check' })]);
+    expect(validate({ x: { x: {} } })).toBe(true);
+    expect(validate({ x: 1 })).toBe(false);
+  });
+
   it('a schema nested deeper than 256 levels is a 422, not a stack overflow', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 5000; i += 1) deep = { type: 'object', properties: { x: deep } };
