@@ -15,7 +15,7 @@ import {
 import type { BundleRow, DocumentRepository, FileOutcome } from '../../store/documents.ts';
 import { inProcessReading, type DocumentReading, type StoredDocument } from './readStored.ts';
 import { sniffContentType } from './sniff.ts';
-import { DocumentReadError, type DocumentReader, type ReadDocument } from './types.ts';
+import { DocumentReadError, MODEL_MAX_PAGE_IMAGES, type DocumentReader, type ReadDocument } from './types.ts';
 
 /** The longest one document may take to read by default (service clock); past it the document fails and reading moves on. */
 export const DOCUMENT_READ_TIMEOUT_MS = 5 * 60_000;
@@ -219,8 +219,18 @@ export class DocumentService {
     if (row.status === 'processing') throw new ConflictError(documentMessages.stillProcessing);
     if (row.status === 'failed') throw new ValidationError(documentMessages.bundleFailed(row.error ?? 'unknown error'));
     const out: ReadDocument[] = [];
+    let images = 0;
     for (const file of this.#repo.files(row.id)) {
-      out.push(JSON.parse(await readFile(join(this.bundleDir(row.id), `${file.file_index}.read.json`), 'utf8')) as ReadDocument);
+      const read = JSON.parse(await readFile(join(this.bundleDir(row.id), `${file.file_index}.read.json`), 'utf8')) as ReadDocument;
+      // The first pages without a text layer go to a model as images too (at most MODEL_MAX_PAGE_IMAGES a bundle).
+      for (const page of read.pageTexts) {
+        if (!page.image || images >= MODEL_MAX_PAGE_IMAGES) continue;
+        const bytes = await readFile(join(this.bundleDir(row.id), basename(page.image))).catch(() => null);
+        if (!bytes) continue;
+        page.imageBase64 = bytes.toString('base64');
+        images += 1;
+      }
+      out.push(read);
     }
     return out;
   }
@@ -337,6 +347,17 @@ export class DocumentService {
         signal.throwIfAborted();
         pagesLeft -= read.pages;
         if (pagesLeft < 0) throw new DocumentReadError(documentMessages.tooManyPages);
+        // Page images (pages read by OCR) are kept beside what was read, for a model's extraction.
+        for (const page of read.pageTexts) {
+          const bytes = page.imageBytes;
+          delete page.imageBytes;
+          delete page.imageBase64;
+          if (!bytes || page.page === null) continue;
+          const image = `${file.file_index}.p${page.page}.jpg`;
+          await writeFile(join(dir, image), bytes, { mode: 0o600 });
+          written.push(join(dir, image));
+          page.image = image;
+        }
         const target = join(dir, `${file.file_index}.read.json`);
         await writeFile(`${target}.tmp`, JSON.stringify(read), { mode: 0o600 });
         await rename(`${target}.tmp`, target);

@@ -7,9 +7,9 @@
 
 import type { JsonObject } from '../../contract/common.ts';
 import { normaliseText } from '../../agent/autofill/lexicon.ts';
-import type { LlmClient, LlmTool } from '../../llm/index.ts';
+import type { LlmClient, LlmTool, UserContent } from '../../llm/index.ts';
 import { adaptValue, extractFormData, schemaLeaves, type ExtractionResult, type ExtractionSource, type ExtractOptions } from './extract.ts';
-import type { ReadDocument } from './types.ts';
+import { MODEL_MAX_PAGE_IMAGES, type ReadDocument } from './types.ts';
 
 export const EXTRACT_VALUES_TOOL: LlmTool = {
   name: 'extract_values',
@@ -80,6 +80,24 @@ export function extractionRequestText(documents: ReadDocument[], formSchema: Jso
   return lines.join('\n');
 }
 
+/**
+ * The request's content: the text, then each page without a text layer (read by OCR) as its image, labelled
+ * with its document and page, so the model can read what OCR got wrong. At most MODEL_MAX_PAGE_IMAGES images.
+ */
+export function extractionRequestContent(documents: ReadDocument[], formSchema: JsonObject): UserContent[] {
+  const content: UserContent[] = [{ type: 'text', text: extractionRequestText(documents, formSchema) }];
+  let images = 0;
+  for (const doc of documents) {
+    for (const page of doc.pageTexts) {
+      if (!page.ocr || !page.imageBase64 || images >= MODEL_MAX_PAGE_IMAGES) continue;
+      images += 1;
+      content.push({ type: 'text', text: `Image of document ${JSON.stringify(doc.name)}${page.page === null ? '' : `, page ${page.page}`} (its text above was read by OCR from this image; quote from that text):` });
+      content.push({ type: 'image', mediaType: 'image/jpeg', data: page.imageBase64 });
+    }
+  }
+  return content;
+}
+
 /** Where `quote` is in the named document: its page and whether that page was OCR; null when it is not there. */
 function locate(documents: ReadDocument[], name: string, quote: string): ExtractionSource | null {
   const wanted = squash(quote);
@@ -112,7 +130,7 @@ export async function extractWithModel(client: LlmClient, documents: ReadDocumen
   const builtin = extractFormData(documents, formSchema, options);
   const response = await client.complete({
     system: EXTRACT_SYSTEM_PROMPT,
-    messages: [{ role: 'user', content: [{ type: 'text', text: extractionRequestText(documents, formSchema) }] }],
+    messages: [{ role: 'user', content: extractionRequestContent(documents, formSchema) }],
     tools: [EXTRACT_VALUES_TOOL],
     maxTokens: 4096,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -27,7 +27,21 @@ export interface DocumentPage {
   text: string;
   /** Whether this page's text came from OCR (its characters may be wrong; the extractor says so in the source). */
   ocr: boolean;
+  /**
+   * A page read by OCR (no text layer) as the model sees it, a JPEG of at most MODEL_IMAGE_MAX_PIXELS:
+   * `imageBytes` as the reader made it; the service stores them as the bundle file `image` (`<n>.p<page>.jpg`),
+   * and `imageBase64` is what `DocumentService.read` loads for the model (never stored).
+   */
+  image?: string;
+  imageBytes?: Uint8Array;
+  imageBase64?: string;
 }
+
+/** The most page images one model extraction sees, and the most a document keeps (the first pages read by OCR). */
+export const MODEL_MAX_PAGE_IMAGES = 8;
+/** A page image for the model is scaled down to at most this many pixels, and this long a side. */
+export const MODEL_IMAGE_MAX_PIXELS = 1_150_000;
+export const MODEL_IMAGE_MAX_SIDE = 1568;
 
 /** One document of a bundle, read. */
 export interface ReadDocument {

@@ -15,7 +15,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Worker as TesseractWorker } from 'tesseract.js';
-import { type DocumentPage, type DocumentReader, DocumentReadError, type ReadDocument } from '../types.ts';
+import {
+  type DocumentPage, type DocumentReader, DocumentReadError, MODEL_IMAGE_MAX_PIXELS, MODEL_IMAGE_MAX_SIDE, MODEL_MAX_PAGE_IMAGES, type ReadDocument,
+} from '../types.ts';
 
 /** The most pixels an image (or a rendered PDF page) may have: above it, decoding could exhaust memory. */
 export const MAX_IMAGE_PIXELS = 40_000_000;
@@ -213,6 +215,36 @@ export async function close(): Promise<void> {
   await instance?.terminate();
 }
 
+// --- page images for the model --------------------------------------------------------------------------
+
+/** The scale that brings a `width` × `height` image within MODEL_IMAGE_MAX_SIDE and MODEL_IMAGE_MAX_PIXELS (never up). */
+export function modelImageScale(width: number, height: number): number {
+  return Math.min(1, MODEL_IMAGE_MAX_SIDE / Math.max(width, height), Math.sqrt(MODEL_IMAGE_MAX_PIXELS / (width * height)));
+}
+
+/**
+ * The page as the model sees it: a JPEG within the model image caps, or undefined when the image cannot be
+ * decoded here (the OCR text still goes to the model).
+ */
+export async function modelImage(image: Uint8Array): Promise<Uint8Array | undefined> {
+  try {
+    const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+    const decoded = await loadImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+    if (!(decoded.width > 0 && decoded.height > 0)) return undefined;
+    const scale = modelImageScale(decoded.width, decoded.height);
+    const width = Math.max(1, Math.floor(decoded.width * scale));
+    const height = Math.max(1, Math.floor(decoded.height * scale));
+    const canvas = createCanvas(width, height);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, width, height);
+    context.drawImage(decoded, 0, 0, width, height);
+    return new Uint8Array(await canvas.encode('jpeg', 80));
+  } catch {
+    return undefined;
+  }
+}
+
 // --- images ---------------------------------------------------------------------------------------------
 
 export const ocrReader: DocumentReader = {
@@ -226,12 +258,13 @@ export const ocrReader: DocumentReader = {
     if (!format) throw new DocumentReadError(`${file.name} is not a PNG, JPEG, WebP or TIFF image.`);
     checkImageSize(bytes, format);
     const text = await recognize(bytes, limits.signal);
+    const imageBytes = await modelImage(bytes);
     return {
       name: file.name,
       contentType: contentTypes[format],
       size: file.size,
       pages: 1,
-      pageTexts: [{ page: 1, text, ocr: true }],
+      pageTexts: [{ page: 1, text, ocr: true, ...(imageBytes && { imageBytes }) }],
       fields: [],
     };
   },
@@ -290,7 +323,8 @@ export async function ocrPdfPages(
         throw new DocumentReadError(`Page ${pageNumber} of the PDF could not be rendered: ${error instanceof Error ? error.message : String(error)}`);
       }
       const text = await recognize(new Uint8Array(png), limits.signal);
-      pages.push({ page: pageNumber, text, ocr: true });
+      const imageBytes = pages.length < MODEL_MAX_PAGE_IMAGES ? await modelImage(new Uint8Array(png)) : undefined;
+      pages.push({ page: pageNumber, text, ocr: true, ...(imageBytes && { imageBytes }) });
     }
     return pages;
   } finally {
