@@ -50,8 +50,8 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
       html: `<p>Hi Ada,</p><p><a href="${link}">Sign in to Mail bank</a></p><p>It works once.</p>`,
     });
   };
-  const runJob = async (): Promise<string> => {
-    const job = await jsonOf(await svc.api('/jobs/default/magicbank/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: credentialId } }));
+  const runJob = async (endpoint = 'magicbank'): Promise<string> => {
+    const job = await jsonOf(await svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: credentialId } }));
     expect(job.status).toBe(200);
     return String((job.body as { job_id: string }).job_id);
   };
@@ -75,6 +75,14 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
         typed.code = new URLSearchParams(body).get('code') ?? '';
         return { body: page('Check your email', '<p>Invalid code</p>') };
       },
+      // A site that signs in by link only: the email, then "check your inbox" with no field at all.
+      '/login-by-link': (req, body) => {
+        if (req.method !== 'POST') {
+          return { body: page('Sign in', `<form method="post" action="/login-by-link"><label>Email <input type="email" name="email" autocomplete="username"></label><button type="submit">Email me a sign-in link</button></form>`) };
+        }
+        return new URLSearchParams(body).get('email') === USER ? see('/check-inbox') : { body: page('Sign in', '<p>Unknown address</p>') };
+      },
+      '/check-inbox': () => ({ body: page('Check your inbox', '<h1>Check your email</h1><p>We sent you a sign-in link. It works once.</p>') }),
       '/magic-login': (req) => {
         const token = new URL(req.url ?? '/', 'http://x').searchParams.get('token');
         typed.link = `${req.headers.host ?? ''} ${token === TOKEN ? 'valid' : 'invalid'}`;
@@ -107,6 +115,8 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     credentialId = (credential.body as { id: string }).id;
     const portal = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'magicbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
     expect(portal.status).toBe(200);
+    const byLink = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'linkbank', start_url: `${site.url}/login-by-link`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
+    expect(byLink.status).toBe(200);
   });
   afterAll(async () => {
     if (previousBase === undefined) delete process.env.PORTICO_GMAIL_API_BASE;
@@ -146,5 +156,19 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     const haystacks: Array<[string, string]> = [['service log', logLines.join('')], ['status', JSON.stringify(done)], ['job log', jobLog]];
     for (const file of await filesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
     for (const [where, text] of haystacks) expect(text.includes(TOKEN), `${where} holds the sign-in link`).toBe(false);
+  });
+
+  it('a site that signs in by link only ("check your email", no field): the link mailed after the email was submitted is opened and the form behind it filled', async () => {
+    delete typed.link;
+    delete typed.nickname;
+    const jobId = await runJob('linkbank');
+    await until(() => site.hits.includes('GET /check-inbox'), 'the check-your-inbox page', 60_000);
+    magicMail('by-link', site.url);
+    const done = await waitForJob(svc, 'linkbank', jobId, ['completed', 'failed'], 60_000);
+    expect(done.status, String(done.error)).toBe('completed');
+    expect(typed).toMatchObject({ link: `${new URL(site.url).host} valid`, nickname: 'ada' });
+    const jobLog = await (await svc.api(`/task/default/linkbank/logs?job_id=${jobId}`)).text();
+    expect(jobLog).toContain('login: opening the sign-in link mailed for Magic bank');
+    expect(jobLog.includes(TOKEN)).toBe(false);
   });
 });

@@ -82,6 +82,30 @@ async function openMagicLink(ctx: AgentContext, credential: AgentCredential, lin
   await ctx.page.goto(link, { waitUntil: 'load', timeout: 30_000 });
 }
 
+/** "Check your email, we sent you a sign-in link": a page that waits for a mailed link and has no field for a code. */
+const MAILED_LINK_PAGE = /\b(check your (e-?mail|inbox|mailbox)|we(?:'ve| have)? (sent|e-?mailed) (you )?(a |an )?(magic |sign[- ]?in |log[- ]?in |login )?(link|e-?mail))/i;
+
+/**
+ * After a submitted username/password page, a page with no field at all that says a sign-in link
+ * was mailed: when the credential reads a mailbox, wait for the link (or a code, which has nowhere
+ * to go) and open it. A page with any field (a form to fill) is never taken for one.
+ */
+async function followMailedLink(ctx: AgentContext, credential: AgentCredential): Promise<boolean> {
+  if (!credential.receivesCodes || !credential.receivedCodeOrLink) return false;
+  const fields = await ctx.page.locator('input:visible:not([type="hidden"]), textarea:visible, select:visible').count().catch(() => 1);
+  if (fields > 0) return false;
+  const text = await ctx.page.locator('body').innerText({ timeout: 5000 }).catch(() => '');
+  if (!MAILED_LINK_PAGE.test(text)) return false;
+  const received = await credential.receivedCodeOrLink();
+  if (typeof received === 'string') {
+    ctx.log(`login: a code arrived for ${credential.serviceName}, but the page has no field for it`);
+    return false;
+  }
+  await openMagicLink(ctx, credential, received.link);
+  await ctx.recordStep(`Sign-in link mailed for ${credential.serviceName} opened`);
+  return true;
+}
+
 /**
  * Signs in with the job's credential on the page as it stands: username + password (on one page or
  * two), then a one-time-code page. Values are typed only into frames of the credential's site; the
@@ -89,10 +113,18 @@ async function openMagicLink(ctx: AgentContext, credential: AgentCredential, lin
  */
 export async function signIn(ctx: AgentContext, credential: AgentCredential, maxPages = 4): Promise<number> {
   let submitted = 0;
+  let lastStep: LoginStep | undefined;
   for (let round = 0; round < maxPages; round += 1) {
     ctx.signal.throwIfAborted();
     const found = await findLogin(ctx.page);
-    if (!found) break;
+    if (!found) {
+      if (submitted > 0 && lastStep !== 'code' && (await followMailedLink(ctx, credential))) {
+        lastStep = 'code';
+        submitted += 1;
+        continue;
+      }
+      break;
+    }
     const { frame, scan, step } = found;
     if (!mayTypeInto(frame.url(), credential)) {
       const origin = originOf(frame.url()) ?? frame.url();
@@ -106,6 +138,7 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
         await openMagicLink(ctx, credential, code.link);
         await ctx.recordStep(`Sign-in link mailed for ${credential.serviceName} opened`);
         submitted += 1;
+        lastStep = 'code';
         continue;
       }
       if (scan.otpBoxes === 1) {
@@ -136,6 +169,7 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
     await ctx.recordStep(`Login page (${step === 'code' ? 'one-time code' : step}) filled from the credential for ${credential.serviceName}`);
     await submit(ctx.page, frame, scan, last ?? frame.locator(`[${ROLE}="username"]`));
     submitted += 1;
+    lastStep = step;
   }
   return submitted;
 }
