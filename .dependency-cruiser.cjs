@@ -23,8 +23,10 @@ const allowedFolders = {
   agent: ['browser', 'llm', 'store', 'base', 'contract'],
   engine: ['agent', 'browser', 'store', 'secrets', 'base', 'contract', 'llm'],
   webhooks: ['engine', 'store', 'base', 'contract', 'secrets'],
-  api: ['engine', 'store', 'contract', 'base', 'browser', 'webhooks'],
-  cli: ['store', 'secrets', 'engine', 'base', 'contract', 'webhooks'],
+  api: ['engine', 'store', 'contract', 'base', 'browser', 'webhooks', 'mcp'],
+  cli: ['store', 'secrets', 'engine', 'base', 'contract', 'webhooks', 'mcp'],
+  // The MCP tools speak the HTTP API through the contract's client: never the engine or the data folder.
+  mcp: ['contract', 'base'],
   desktop: '*',
 };
 
@@ -44,6 +46,7 @@ const packageOwners = [
   { name: 'skill-archive-packages-only-in-engine', packages: ['yauzl', 'yaml'], from: ['^src-main/engine/'] },
   // OCR (tesseract.js, its npm-installed English data) and page rendering (@napi-rs/canvas) serve document reading only.
   { name: 'ocr-only-in-documents', packages: ['tesseract.js', '@tesseract.js-data/[^/]+', '@napi-rs/canvas'], from: ['^src-main/engine/documents/'] },
+  { name: 'mcp-sdk-only-in-mcp-and-api', packages: ['@modelcontextprotocol/sdk'], from: ['^src-main/mcp/', '^src-main/api/'] },
   { name: 'zip-writer-only-in-api-and-engine', packages: ['yazl'], from: ['^src-main/api/', '^src-main/engine/'] },
   // Playwright runs in browser/; the folders that may use browser/ may name its types (Page, BrowserContext).
   {

@@ -19,6 +19,7 @@ import { installCdpProxy } from './cdpProxy.ts';
 import { installConsole } from './consoleStatic.ts';
 import { frameworkErrorOptions, installErrorHandler } from './errorHandler.ts';
 import { installJsonBodyParser } from './validation.ts';
+import { installMcpEndpoint } from './mcp.ts';
 import { installHostGuard } from './hostGuard.ts';
 import { installRateLimit, type RateLimitOptions } from './rateLimit.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -130,6 +131,8 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   if (deps.documents) addDocumentRoutes(routes, deps.documents);
   if (deps.documentExtract) addDocumentExtractRoute(routes, deps.documentExtract);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
+  // MCP over Streamable HTTP: JSON-RPC for assistants, beside the route table (docs/decisions.md).
+  installMcpEndpoint(app, { apiKeys: deps.store.apiKeys, logger: deps.logger, version: deps.version });
 
   const openApi = buildOpenApi(routes.routes, deps.version);
   app.get('/openapi.json', async () => openApi);

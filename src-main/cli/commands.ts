@@ -118,4 +118,5 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
   oauth-app add <id> [--authorize-url U --token-url U] --client-id C [--client-secret-stdin] [--scopes "a b"] [--userinfo-url U]
                 (presets google, microsoft: only --client-id, and the secret where the provider needs one)
   oauth-app list
-  oauth-app remove <id>`;
+  oauth-app remove <id>
+  mcp   (an MCP server on stdio for AI assistants; env PORTICO_URL, PORTICO_API_KEY; see README)`;

@@ -9,6 +9,7 @@ import { openAppSecrets, type SecretStore } from '../secrets/index.ts';
 import { openStore } from '../store/store.ts';
 import { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 import { commands, USAGE, UsageError } from './commands.ts';
+import { runMcpCommand } from './mcpCommand.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -35,6 +36,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     io.stderr(`${JSON.stringify({ detail })}\n`);
     return code;
   };
+  // `mcp` speaks MCP on stdio until the assistant hangs up, over HTTP to the service: no data folder, no JSON line.
+  if (argv[0] === 'mcp' && argv.length === 1) return runMcpCommand(io.env, fail);
   let parsed;
   try {
     parsed = parseArgs({

@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../helpers/service.ts';
+import { ACCOUNT_TOOLS, createSignupPortal, ORG_TOOLS, startSignupPages, toolJson } from './mcpFixtures.ts';
+
+const previousHeadless = process.env.PORTICO_HEADLESS;
+process.env.PORTICO_HEADLESS = '1';
+
+const CLI = fileURLToPath(new URL('../../src-main/cli/main.ts', import.meta.url));
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('portico mcp: the stdio MCP server is a client of the running service (SDK client over a real child process)', () => {
+  let svc: TestService;
+  let pages: Awaited<ReturnType<typeof startSignupPages>>;
+  const clients: Client[] = [];
+
+  /** `node src-main/cli/main.ts mcp` with PORTICO_URL and PORTICO_API_KEY, and no data folder of its own. */
+  const spawnMcp = async (env: Record<string, string>): Promise<Client> => {
+    const client = new Client({ name: 'test', version: '1' });
+    const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith('PORTICO_')));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...inherited, ...env }, stderr: 'pipe' }));
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    pages = await startSignupPages();
+    svc = await startService();
+    await createSignupPortal(svc, pages);
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await svc?.dispose();
+    await pages?.close();
+    if (previousHeadless === undefined) delete process.env.PORTICO_HEADLESS;
+    else process.env.PORTICO_HEADLESS = previousHeadless;
+  });
+
+  it('with the service down every tool is listed and each call is a tool error saying where it looked and how to start it', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const client = await spawnMcp({ PORTICO_URL: url, PORTICO_API_KEY: 'pk_org_whatever' });
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([...ACCOUNT_TOOLS, ...ORG_TOOLS].sort());
+    const result = await client.callTool({ name: 'list_portals', arguments: {} });
+    expect(result.isError).toBe(true);
+    const text = (result.content as { text: string }[])[0]?.text ?? '';
+    expect(text).toContain(`The Portico service is not running at ${url}`);
+    expect(text).toContain('npm run serve');
+  });
+
+  it('an org key: the org tools, and run_job fills the real form with progress notes passed through', async () => {
+    const client = await spawnMcp({ PORTICO_URL: svc.url, PORTICO_API_KEY: svc.orgKey });
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ORG_TOOLS);
+    const notes: string[] = [];
+    const outcome = toolJson(await client.callTool(
+      { name: 'run_job', arguments: { endpoint_name: 'signup', form_data: { name: 'Stdio Sam', email: 'sam@example.com', colour: 'red' } } },
+      undefined, { onprogress: (progress) => notes.push(String(progress.message)) },
+    ));
+    expect(outcome).toMatchObject({ status: 'completed', endpoint_name: 'signup' });
+    expect(pages.submitted.at(-1)).toBe('name=Stdio+Sam&email=sam%40example.com&colour=red');
+    expect(notes.some((note) => note.startsWith('Step 1: '))).toBe(true);
+    expect(notes.at(-1)).toBe('Status: completed');
+  });
+
+  it('an account key: the session tools, and a cached action replays in a session', async () => {
+    const client = await spawnMcp({ PORTICO_URL: svc.url, PORTICO_API_KEY: svc.accountKey });
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ACCOUNT_TOOLS);
+    const session = toolJson(await client.callTool({ name: 'create_session', arguments: {} }));
+    const run = async (action: string, variables: Record<string, string> = {}) =>
+      toolJson(await client.callTool({ name: 'run_action', arguments: { session_id: session.session_id, action, variables, id: 'search-terms' } }));
+    await run(`go to ${pages.url}/search`);
+    expect(await run('type {{terms}} into Search terms', { terms: 'one' })).toMatchObject({ success: true, used_cache: false });
+    expect(await run('type {{terms}} into Search terms', { terms: 'two' })).toMatchObject({ success: true, used_cache: true });
+    expect(toolJson(await client.callTool({ name: 'terminate_session', arguments: { session_id: session.session_id } }))).toMatchObject({ status: 'terminated' });
+  });
+
+  it('a wrong key is a tool error with the service\'s 401 detail', async () => {
+    const client = await spawnMcp({ PORTICO_URL: svc.url, PORTICO_API_KEY: 'pk_org_not-a-key' });
+    const result = await client.callTool({ name: 'list_portals', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]?.text).toContain('Invalid API key');
+  });
+
+  it('a PORTICO_URL that is not an http(s) address stops it at once, naming the variable', () => {
+    const run = spawnSync(process.execPath, [CLI, 'mcp'], { env: { ...process.env, PORTICO_URL: 'ftp://example.com' }, encoding: 'utf8', input: '' });
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stderr)).toEqual({ detail: "PORTICO_URL must be an http(s) address such as http://127.0.0.1:8787; got 'ftp://example.com'" });
+  });
+});
