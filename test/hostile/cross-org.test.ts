@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { routeName, type AnyRouteSpec } from '../../src-main/api/routeTable.ts';
 import { openStore } from '../../src-main/store/store.ts';
 import { cli } from '../helpers/cli.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
+import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 
 /**
  * The isolation matrix, generated from the route table: every route, called with every key that must
@@ -19,13 +22,17 @@ const ACCOUNT_KEY_REQUIRED = { status: 403, body: { detail: 'This endpoint requi
 const WRONG_ORG = (orgId: string) => ({ status: 403, body: { detail: `API key does not belong to organization '${orgId}'` } });
 
 /** What the victim (org `default`, workspace `default`) stores; none of it may reach another tenant. */
-const VICTIM_TEXT = ['victim-portal', 'the victim task text', 'victim-bank', 'victim@example.test', 'victim-secret-1', '+15550001111', 'victim-flow', 'victim-skill'];
+const VICTIM_TEXT = ['the victim task text', 'victim-bank', 'victim@example.test', 'victim-secret-1', '+15550001111', 'victim-flow', 'victim-skill', 'victim-form-value'];
 
 const bodyCarrying = (route: AnyRouteSpec): boolean => route.method !== 'GET' && route.method !== 'DELETE';
 const resourceParams = (route: AnyRouteSpec): string[] => [...route.url.matchAll(/:(\w+)/g)].map(([, name = '']) => name).filter((name) => name !== 'org_id');
+/** Whether a route names a job in its query (`?job_id=`): a resource id as much as a path parameter. */
+const takesJobId = (route: AnyRouteSpec): boolean => route.query instanceof z.ZodObject && 'job_id' in route.query.shape;
+const requiresJobId = (route: AnyRouteSpec): boolean => route.query instanceof z.ZodObject && !route.query.safeParse({}).success;
 
 describe('cross-org and cross-workspace matrix (every route of the route table)', () => {
   let svc: TestService;
+  let hooks: PageServer;
   /** Path values by parameter name: the victim's real resources where it has them. */
   const ids: Record<string, string> = { provider: 'anthropic', index: '0', token: 'no-such-token' };
   const keys: Record<'rivalOrg' | 'rivalAccount' | 'crewAccount' | 'revokedOrg' | 'revokedAccount', string> = { rivalOrg: '', rivalAccount: '', crewAccount: '', revokedOrg: '', revokedAccount: '' };
@@ -58,24 +65,37 @@ describe('cross-org and cross-workspace matrix (every route of the route table)'
       expect(status, `${path}: ${JSON.stringify(body)}`).toBeLessThan(300);
       return body as Record<string, unknown>;
     };
-    await made('/portals/default', { method: 'POST', json: { endpoint_name: 'victim-portal', start_url: 'http://127.0.0.1:9/', task: 'the victim task text' } });
-    ids.endpoint_name = 'victim-portal';
+    // Both orgs have a portal of the same name: a job id must not cross from one to the other.
+    hooks = await startPageServer({ '/hook': () => ({ type: 'application/json', body: '{}' }) });
+    await made('/webhooks/default/key', { method: 'POST' });
+    await made('/portals/default', { method: 'POST', json: { endpoint_name: 'shared-name', start_url: 'http://127.0.0.1:9/', task: 'the victim task text', webhook_url: `${hooks.url}/hook` } });
+    await made('/portals/rival', { method: 'POST', key: keys.rivalOrg, json: { endpoint_name: 'shared-name', start_url: 'http://127.0.0.1:9/', task: 'rival task' } });
+    ids.endpoint_name = 'shared-name';
+    // A real job (its browser fails fast on an unsafe port) and its webhook delivery.
+    ids.job_id = String((await made('/jobs/default/shared-name/start', { method: 'POST', json: { form_data: { secret: 'victim-form-value' } } })).job_id);
+    await waitForJob(svc, 'shared-name', ids.job_id, ['failed']);
+    ids.delivery_id = await until(async () => {
+      const { deliveries } = (await (await svc.api(`/webhooks/default/deliveries?job_id=${ids.job_id}`)).json()) as { deliveries: { id: string; status: string }[] };
+      return deliveries.find((delivery) => delivery.status === 'succeeded')?.id;
+    }, "the victim job's webhook to be delivered");
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(buildRawZip([{ name: 'SKILL.md', data: Buffer.from('---\nname: victim-skill\ndescription: private\n---\n') }]))]), 'victim-skill.zip');
     ids.skill_id = String((await made('/skills/default?folder=private', { method: 'POST', body: form })).id);
     const documents = new FormData();
     documents.append('files', new Blob(['Name: Victim\n'], { type: 'text/plain' }), 'victim.txt');
     ids.document_bundle_id = String((await made('/documents/default', { method: 'POST', body: documents })).document_bundle_id);
-    await made('/webhooks/default/key', { method: 'POST' });
     ids.credential_id = String((await made('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'victim-bank', username_or_email: 'victim@example.test', password: 'victim-secret-1' } })).id);
     ids.phone_number_id = String((await made('/public/phone-numbers', { method: 'POST', key: svc.accountKey, json: { phone_number: '+15550001111', label: 'victim' } })).id);
     ids.workflow_id = String((await made('/public/workflows', { method: 'POST', key: svc.accountKey, json: { name: 'victim-flow', steps: [{ action: 'go to http://127.0.0.1:9/' }] } })).id);
-    victimIds.push(ids.skill_id, ids.document_bundle_id, ids.profile_id, ids.credential_id, ids.phone_number_id, ids.workflow_id);
+    victimIds.push(ids.job_id, ids.delivery_id, ids.skill_id, ids.document_bundle_id, ids.profile_id, ids.credential_id, ids.phone_number_id, ids.workflow_id);
   });
-  afterAll(() => svc?.dispose());
+  afterAll(async () => {
+    await svc?.dispose();
+    await hooks?.close();
+  });
 
   const pathFor = (route: AnyRouteSpec, orgId: string): string =>
-    route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? orgId : (ids[name] ?? PLACEHOLDER_UUID)));
+    route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? orgId : (ids[name] ?? PLACEHOLDER_UUID))) + (takesJobId(route) ? `?job_id=${ids.job_id}` : '');
   /** One call; a body that is not JSON comes back as its text (a leak shows either way). */
   const call = async (route: AnyRouteSpec, path: string, key: string | null): Promise<{ status: number; body: unknown }> => {
     const response = await svc.api(path, { method: route.method, key, ...(bodyCarrying(route) ? { json: {} } : {}) });
@@ -114,8 +134,9 @@ describe('cross-org and cross-workspace matrix (every route of the route table)'
     const problems: string[] = [];
     for (const route of routesOf('org')) {
       const path = pathFor(route, 'rival');
-      const named = resourceParams(route).length > 0;
-      // A create route without a resource id would make the rival's own things: nothing to isolate.
+      // The endpoint name is the rival's own portal too; a job id (required, not a list filter) is the victim's.
+      const named = resourceParams(route).some((name) => name !== 'endpoint_name') || (takesJobId(route) && requiresJobId(route));
+      // A create or change route without a victim's id would act on the rival's own things: nothing to isolate.
       if (!named && route.method !== 'GET') continue;
       const { status, body } = await call(route, path, keys.rivalOrg);
       const text = JSON.stringify(body) ?? '';
@@ -126,12 +147,14 @@ describe('cross-org and cross-workspace matrix (every route of the route table)'
     }
     expect(problems).toEqual([]);
     // The named ones answer the plain not-found of their resource.
-    expect(await jsonOf(await svc.api(`/portals/rival/${ids.endpoint_name}`, { key: keys.rivalOrg }))).toEqual({ status: 404, body: { detail: 'Portal not found' } });
+    expect(await jsonOf(await svc.api(`/task/rival/shared-name/status?job_id=${ids.job_id}`, { key: keys.rivalOrg }))).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    expect((await jsonOf(await svc.api(`/webhooks/rival/deliveries/${ids.delivery_id}/redeliver`, { method: 'POST', key: keys.rivalOrg }))).status).toBe(404);
     expect((await jsonOf(await svc.api(`/skills/rival/${ids.skill_id}/skill-md`, { key: keys.rivalOrg }))).status).toBe(404);
     expect((await jsonOf(await svc.api(`/documents/rival/${ids.document_bundle_id}`, { key: keys.rivalOrg }))).status).toBe(404);
     expect((await jsonOf(await svc.api(`/profiles/rival/${ids.profile_id}`, { method: 'DELETE', key: keys.rivalOrg }))).status).toBe(404);
     // Nothing of the victim's was deleted by the attempts.
-    expect((await jsonOf(await svc.api(`/portals/default/${ids.endpoint_name}`))).status).toBe(200);
+    expect((await jsonOf(await svc.api(`/portals/default/${ids.endpoint_name}`))).body).toMatchObject({ task: 'the victim task text' });
+    expect((await jsonOf(await svc.api(`/task/default/shared-name/status?job_id=${ids.job_id}`))).body).toMatchObject({ status: 'failed' });
     expect((await svc.api(`/skills/default/${ids.skill_id}/skill-md`)).status).toBe(200);
     expect((await jsonOf(await svc.api(`/documents/default/${ids.document_bundle_id}`))).status).toBe(200);
     expect(((await jsonOf(await svc.api('/profiles/default'))).body as { id: string }[]).map((profile) => profile.id)).toContain(ids.profile_id);
