@@ -50,7 +50,10 @@ export function DocumentsPage(props: { bundleId?: string }) {
       </form>
       <ErrorNote detail={send.error} title="Not uploaded:" />
       {props.bundleId === undefined ? (
-        <p className="muted">Each upload is one bundle: its documents are read together, and a job can start from the bundle instead of typed input data.</p>
+        <>
+          <p className="muted">Each upload is one bundle: its documents are read together, and a job can start from the bundle instead of typed input data.</p>
+          <BundleList org={org} />
+        </>
       ) : (
         <BundleView key={`${org}/${props.bundleId}`} org={org} bundleId={props.bundleId} />
       )}
@@ -59,6 +62,40 @@ export function DocumentsPage(props: { bundleId?: string }) {
 }
 
 /** One bundle: its status while it is read, each document, the extraction preview and the job start. */
+/** The org's bundles, newest first (the latest 50), each linking to its page. */
+function BundleList(props: { org: string }) {
+  const { org } = props;
+  const list = useResource(() => call('listDocumentBundles', { params: { org_id: org }, query: { limit: 50 } }), `${org}/bundles`, 2000, (l) => l.document_bundles.some((b) => b.status === 'processing'));
+  const data = list.data;
+  return (
+    <section className="panel" aria-label="Document bundles">
+      <div className="panel-title">Bundles{data && data.total > data.document_bundles.length ? ` (latest ${data.document_bundles.length} of ${data.total})` : ''}</div>
+      <ErrorNote detail={list.error} />
+      {list.loading && <Loading what="the bundles" />}
+      {data && data.document_bundles.length === 0 && <p className="muted">No bundles yet.</p>}
+      {data && data.document_bundles.length > 0 && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1)
+        <section className="table-scroll" tabIndex={0} aria-label="Bundles table">
+          <table className="table compact" aria-label="Document bundles">
+            <thead>
+              <tr><th scope="col">Uploaded</th><th scope="col">Status</th><th scope="col">Documents</th></tr>
+            </thead>
+            <tbody>
+              {data.document_bundles.map((b) => (
+                <tr key={b.id}>
+                  <td><a href={routeHash({ page: 'documents', bundleId: b.id })}>{formatWhen(b.created_at)}</a></td>
+                  <td>{STATUS_LABEL[b.status]}</td>
+                  <td>{b.documents.map((d) => d.name).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </section>
+  );
+}
+
 function BundleView(props: { org: string; bundleId: string }) {
   const { org, bundleId } = props;
   const navigate = useConsole((s) => s.navigate);

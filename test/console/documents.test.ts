@@ -64,6 +64,13 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await expect.poll(() => page.url()).toMatch(/#\/documents\/[0-9a-f-]{36}$/);
     const bundleId = page.url().split('/').at(-1) ?? '';
     await page.getByTestId('bundle-status').getByText('Read', { exact: true }).waitFor({ timeout: 30_000 });
+    // The Documents page lists the bundle (GET /documents/{org_id}); its row leads back to it.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+    const bundleRow = page.getByRole('table', { name: 'Document bundles' }).getByRole('row').filter({ hasText: 'passport-form.pdf, address.csv' });
+    expect((await bundleRow.getByRole('cell').allTextContents()).slice(1)).toEqual(['Read', 'passport-form.pdf, address.csv']);
+    await bundleRow.getByRole('link').click();
+    await expect.poll(() => page.url()).toMatch(new RegExp(`#/documents/${bundleId}$`));
+    await page.getByTestId('bundle-status').getByText('Read', { exact: true }).waitFor();
     const docs = page.getByRole('table', { name: 'Documents in the bundle' });
     const pdfRow = docs.getByRole('row').filter({ hasText: 'passport-form.pdf' });
     expect(await pdfRow.getByRole('cell').allTextContents()).toEqual(['passport-form.pdf', 'application/pdf', expect.stringMatching(/KB$/), '1', expect.stringMatching(/^\d+$/), '']);
@@ -127,6 +134,7 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await page.getByRole('button', { name: 'Delete bundle' }).click();
     await page.getByRole('button', { name: 'Yes, delete the bundle and its files' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/documents$/);
+    await page.getByRole('region', { name: 'Document bundles' }).getByText('No bundles yet.').waitFor();
     await expect.poll(async () => (await fetch(`${world.svc.url}/documents/default/${bundleId}`, { headers: { 'x-console-token': world.svc.consoleToken } })).status).toBe(404);
     await page.evaluate((hash) => { window.location.hash = hash; }, `#/documents/${bundleId}`);
     await page.getByText('Document bundle not found').waitFor();
