@@ -279,6 +279,8 @@ describe('every route under hostile input: never a 5xx, every error exactly {det
     expect(await jsonOf(await svc.api('/portals/default', { method: 'POST', body: form }))).toEqual({ status: 415, body: { detail: 'Content-Type must be application/json' } });
     expect(await jsonOf(await svc.api('/jobs/default/fuzz/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' })))
       .toEqual({ status: 422, body: { detail: 'body: must be of type object' } });
+    const oversized = await svc.api('/portals/default', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"task":"${'x'.repeat(11 * 1024 * 1024)}"}` });
+    expect(await jsonOf(oversized)).toEqual({ status: 413, body: { detail: 'Request body too large' } });
     // No job was started by any of them.
     expect(((await jsonOf(await svc.api('/jobs/default'))).body as { total: number }).total).toBe(0);
   });
