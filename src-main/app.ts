@@ -207,7 +207,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const consoleToken = newSecretToken('ct_');
     const webhookKeys = new WebhookKeyService(store, openSecrets);
     const webhookDispatcher = new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming });
-    const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents, logger });
+    const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents });
     const adminService = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
     // The RFC 8252 loopback redirect: an IP literal the browser reaches this server at, on the port it listens on.
     let callbackOrigin = '';

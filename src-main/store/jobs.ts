@@ -176,14 +176,26 @@ export class JobRepository {
     return this.#db.prepare<[], JobRow>("SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid").all().map(toRecord);
   }
 
-  /** Moves a job between statuses only from one of `from`; returns whether it moved. */
-  transition(id: string, from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
+  /**
+   * Moves a job between statuses only from one of `from`; returns whether it moved. `withMove` runs
+   * in the same transaction with the job as moved: what it writes (the webhook outbox) commits with
+   * the move, and if it throws neither happens.
+   */
+  transition(id: string, from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}, withMove?: (job: JobRecord) => void): boolean {
     const { sets, params } = progressAssignments(progress);
     sets.unshift('status = @to');
     Object.assign(params, { id, to });
     for (const [i, status] of from.entries()) params[`from${i}`] = status;
     const placeholders = from.map((_, i) => `@from${i}`).join(', ');
-    return this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(params).changes > 0;
+    return this.#db.transaction(() => {
+      const moved = this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(params).changes > 0;
+      if (moved && withMove) {
+        const job = this.get(id);
+        if (!job) throw new Error(`job ${id} vanished during its transition`);
+        withMove(job);
+      }
+      return moved;
+    })();
   }
 
   /** Records progress without a status change. */

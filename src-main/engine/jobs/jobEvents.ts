@@ -1,4 +1,4 @@
-import { Emitter } from '../../base/emitter.ts';
+import { Emitter, type Disposable } from '../../base/emitter.ts';
 import type { JobEvent } from '../../contract/job.ts';
 import type { JobLogLine, JobRecord } from '../../store/jobs.ts';
 
@@ -15,6 +15,23 @@ export class JobEvents {
   /** A line appended to a job's log. */
   readonly onDidLog = this.#log.event;
 
+  readonly #statusWriters = new Set<(job: JobRecord) => void>();
+
+  /**
+   * Adds a write that must commit with every status change or not at all (the webhook outbox): it
+   * runs inside the change's SQLite transaction, synchronously, with the job as changed; a throw
+   * undoes the change. Listeners of onDidChangeStatus hear of it after the commit.
+   */
+  addStatusWriter(write: (job: JobRecord) => void): Disposable {
+    this.#statusWriters.add(write);
+    return { dispose: () => void this.#statusWriters.delete(write) };
+  }
+
+  /** What the engine hands the store's status transition: every status writer, in order. */
+  readonly writeWithStatus = (job: JobRecord): void => {
+    for (const write of this.#statusWriters) write(job);
+  };
+
   fireStatus(job: JobRecord): void {
     this.#status.fire(job);
   }
@@ -28,6 +45,7 @@ export class JobEvents {
   }
 
   dispose(): void {
+    this.#statusWriters.clear();
     this.#status.dispose();
     this.#event.dispose();
     this.#log.dispose();

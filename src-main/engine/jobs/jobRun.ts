@@ -135,7 +135,7 @@ export class JobRun {
   }
 
   #transition(from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
-    const moved = this.#deps.store.jobs.transition(this.jobId, from, to, progress);
+    const moved = this.#deps.store.jobs.transition(this.jobId, from, to, progress, this.#deps.events.writeWithStatus);
     if (moved) this.#deps.events.fireStatus(this.#job());
     return moved;
   }
@@ -374,12 +374,17 @@ export class JobRun {
   #finish(status: 'completed' | 'failed' | 'cancelled', fields: Pick<JobProgress, 'result' | 'error'>, clock: ActiveClock): void {
     const job = this.#job();
     const activeMs = clock.spentMs;
-    this.#transition(['running', 'waiting_for_input'], status, {
-      ...fields,
-      pending_question_id: null,
-      completed_at: isoNow(this.#clock),
-      active_ms: activeMs,
-      credits: creditsFor(job.orchestrator_model, activeMs),
-    });
+    try {
+      this.#transition(['running', 'waiting_for_input'], status, {
+        ...fields,
+        pending_question_id: null,
+        completed_at: isoNow(this.#clock),
+        active_ms: activeMs,
+        credits: creditsFor(job.orchestrator_model, activeMs),
+      });
+    } catch (error) {
+      // Nothing of the end was written (status and webhook outbox are one transaction): the next start fails the job as interrupted.
+      this.#deps.logger.error('could not record the end of a job', { job: this.jobId, status, error: String(error) });
+    }
   }
 }

@@ -73,7 +73,7 @@ export class JobScheduler {
   }
 
   #fail(job: JobRecord, error: string): void {
-    if (this.#store.jobs.transition(job.id, ['queued', 'running', 'waiting_for_input'], 'failed', { error, completed_at: isoNow(this.#deps.clock), pending_question_id: null })) {
+    if (this.#store.jobs.transition(job.id, ['queued', 'running', 'waiting_for_input'], 'failed', { error, completed_at: isoNow(this.#deps.clock), pending_question_id: null }, this.#events.writeWithStatus)) {
       this.#store.jobs.appendLog(job.id, `job failed: ${error}`);
       const updated = this.#store.jobs.get(job.id);
       if (updated) this.#events.fireStatus(updated);
@@ -130,7 +130,7 @@ export class JobScheduler {
       active.run.cancel();
       return true;
     }
-    const moved = this.#store.jobs.transition(jobId, ['queued'], 'cancelled', { error: 'Cancelled by user', completed_at: isoNow(this.#deps.clock) });
+    const moved = this.#store.jobs.transition(jobId, ['queued'], 'cancelled', { error: 'Cancelled by user', completed_at: isoNow(this.#deps.clock) }, this.#events.writeWithStatus);
     if (moved) {
       this.#proxyPasswords.delete(jobId);
       this.#store.jobs.appendLog(jobId, 'job cancelled before it started');
