@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FINAL_JOB_STATUSES, JobStartRequest, type JobStatusResponse, type QuestionData } from '../contract/job.ts';
+import { EndpointName } from '../contract/portal.ts';
 import { SessionCreateRequest } from '../contract/session.ts';
 import { SingleActionRequest } from '../contract/singleAction.ts';
 import { isUnreachable, PorticoHttpError, serviceNotRunning, type PorticoApi } from './porticoApi.ts';
@@ -132,7 +133,7 @@ async function waitForJob(ctx: ToolContext, orgId: string, endpointName: string,
   return json(jobOutcome(endpointName, final));
 }
 
-const endpointName = z.string().min(1).describe('The portal\'s endpoint_name (from list_portals)');
+const endpointName = EndpointName.describe('The portal\'s endpoint_name (from list_portals)');
 const jobId = z.uuid().describe('The job_id run_job returned');
 const startFields = JobStartRequest.shape;
 

@@ -1,7 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 import { ACCOUNT_TOOLS, createSignupPortal, ORG_TOOLS, startSignupPages, toolJson } from './mcpFixtures.ts';
 
 const previousHeadless = process.env.PORTICO_HEADLESS;
@@ -100,6 +104,44 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
     expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Portico answered 404: Portal not found' }] });
     const invalid = await client.callTool({ name: 'get_job', arguments: { endpoint_name: 'signup', job_id: 'not-a-uuid' } });
     expect(invalid.isError).toBe(true);
+    expect(JSON.stringify(invalid.content)).toContain('job_id');
+    // A path in a name never becomes a path: the schema refuses it before any request.
+    const traversal = await client.callTool({ name: 'run_job', arguments: { endpoint_name: '../../admin/orgs', form_data: {} } });
+    expect(traversal.isError).toBe(true);
+    expect(JSON.stringify(traversal.content)).toContain('endpoint_name');
+    const huge = await client.callTool({ name: 'answer_question', arguments: { endpoint_name: 'signup', job_id: '00000000-0000-4000-8000-000000000000', answer: 'x'.repeat(100_001) } });
+    expect(huge.isError).toBe(true);
+  });
+
+  it('a caller that gives up on run_job leaves the job running; cancel_job then cancels it', async () => {
+    // A start page that never answers keeps the job running until it is cancelled.
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const created = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'silent', start_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, task: 'Wait' } });
+      expect(created.status).toBe(200);
+      const client = await connect({ 'x-api-key': svc.orgKey });
+      const giveUp = new AbortController();
+      let jobId = '';
+      const call = client.callTool({ name: 'run_job', arguments: { endpoint_name: 'silent', form_data: {} } }, undefined, {
+        signal: giveUp.signal,
+        onprogress: (progress) => {
+          const started = /^Job (\S+) started$/.exec(String(progress.message));
+          if (started?.[1]) jobId = started[1];
+          if (progress.message === 'Status: running') giveUp.abort();
+        },
+      });
+      await expect(call).rejects.toThrow(/abort/i);
+      expect(toolJson(await client.callTool({ name: 'get_job', arguments: { endpoint_name: 'silent', job_id: jobId } }))).toMatchObject({ status: 'running' });
+      expect(toolJson(await client.callTool({ name: 'cancel_job', arguments: { endpoint_name: 'silent', job_id: jobId } }))).toEqual({ success: true, message: 'Job cancellation requested', job_id: jobId });
+      const getJob = async () => toolJson(await client.callTool({ name: 'get_job', arguments: { endpoint_name: 'silent', job_id: jobId } }));
+      await until(async () => (await getJob()).status === 'cancelled', 'the job to be cancelled');
+      const again = await client.callTool({ name: 'cancel_job', arguments: { endpoint_name: 'silent', job_id: jobId } });
+      expect(again).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Portico answered 409: Job has already ended (status: cancelled)' }] });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('an action run twice in a session replays the cached step the second time', async () => {
@@ -138,5 +180,27 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
     const malformed = await jsonOf(await rawPost({ 'x-api-key': svc.orgKey }, '{"jsonrpc": '));
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ detail: expect.any(String) });
+    const oversized = await jsonOf(await rawPost({ 'x-api-key': svc.orgKey }, JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(11 * 1024 * 1024) })));
+    expect(oversized.status).toBe(413);
+    expect(oversized.body).toEqual({ detail: expect.any(String) });
+  });
+});
+
+const lanAddress = Object.values(networkInterfaces()).flat().find((info) => info !== undefined && !info.internal && info.family === 'IPv4')?.address;
+
+describe.skipIf(lanAddress === undefined)('POST /mcp from another machine', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startService(undefined, { host: '0.0.0.0', allowedHosts: [String(lanAddress)] });
+  });
+  afterAll(async () => {
+    await svc?.dispose();
+  });
+
+  it('is 403 {detail} for a non-loopback peer even with a valid key, while the rest of the API answers there', async () => {
+    const lanUrl = `http://${String(lanAddress)}:${new URL(svc.url).port}`;
+    expect((await fetch(`${lanUrl}/health`)).status).toBe(200);
+    const res = await jsonOf(await fetch(`${lanUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, 'x-api-key': svc.orgKey }, body: JSON.stringify(INITIALIZE) }));
+    expect(res).toEqual({ status: 403, body: { detail: 'The MCP endpoint answers only on this machine (loopback)' } });
   });
 });
