@@ -54,6 +54,14 @@ describe('names never hold control or bidirectional-text characters', () => {
       const manifest = await jsonOf(await upload('team', 'fine.zip', 'sneaky\\u2067name'));
       expect(manifest.status).toBe(422);
       expect((manifest.body as { detail: string }).detail).toContain(`'name' ${UNSAFE_NAME_RULE} (found U+2067)`);
+      for (const [folder, codePoint] of [['report\u202Efdp', 'U+202E'], ['line\u0085break', 'U+0085'], ['carriage\rreturn', 'U+000D']]) {
+        const form = new FormData();
+        const zip = buildRawZip([{ name: `${folder}/SKILL.md`, data: Buffer.from('---\nname: ok\ndescription: A skill\n---\n') }]);
+        form.append('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), 'foldered.zip');
+        const refused = await jsonOf(await svc.api('/skills/default?folder=team', { method: 'POST', body: form }));
+        expect(refused.status, folder).toBe(422);
+        expect((refused.body as { detail: string }).detail, folder).toContain(`contains a control or bidirectional text character (${codePoint})`);
+      }
       expect((await jsonOf(await svc.api('/skills/default'))).body).toEqual([]);
       // The same upload with clean names is accepted.
       expect((await upload('team', 'fine.zip')).status).toBe(200);

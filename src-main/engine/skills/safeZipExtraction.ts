@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { ValidationError } from '../../base/errors.ts';
+import { unsafeNameCharacter } from '../../contract/names.ts';
 
 export interface ZipLimits {
   maxEntries: number;
@@ -162,7 +163,9 @@ function normaliseEntryPath(name: string): string {
   if (name.includes('\u0000')) throw reject(`${label} contains a NUL byte`);
   if (name.includes('\\')) throw reject(`${label} contains a backslash`);
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) throw reject(`${label} is an absolute path`);
-  if (/[\u0001-\u001f\u007f]/.test(name)) throw reject(`${label} contains a control character`);
+  // One rule for every name (contract/names.ts): C0/C1 controls and bidi controls that disguise a folder's name.
+  const unsafe = unsafeNameCharacter(name);
+  if (unsafe) throw reject(`${label} contains a control or bidirectional text character (${unsafe})`);
   const segments = name.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw reject(`${label} escapes the archive root`);
   if (segments.length === 0) throw reject(`${label} has no file name`);
