@@ -56,13 +56,17 @@ function newAjv(dialect: SchemaDialect): AnyAjv {
   return ajv;
 }
 
+// Started with the cache off (node --no-compilation-cache): leave it off.
+const compilationCacheOffAlready = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--no-compilation-cache');
+
 /**
  * Runs an Ajv compile with V8's compilation cache off. Ajv turns each schema into source code for
  * `new Function`, and V8 keeps every distinct source it compiles in that cache, freed only near the heap
  * limit: 10,000 distinct schemas held ~450 MB that no GC released. Off for the compile alone (checked
- * per lookup), the rest of the process keeps the cache (`npm run bench`, bench/hostile.bench.ts, measures it).
+ * per lookup), the rest of the process keeps the cache. bench/hostile.bench.ts measures distinct schemas.
  */
 function withoutCompilationCache<T>(compile: () => T): T {
+  if (compilationCacheOffAlready) return compile();
   setFlagsFromString('--no-compilation-cache');
   try {
     return compile();
