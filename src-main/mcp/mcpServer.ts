@@ -13,7 +13,7 @@ export interface PorticoMcpOptions {
 }
 
 /** Tool instructions every client sees at initialize. */
-const INSTRUCTIONS = 'Portico runs web errands in a local browser. With an organization key: list_portals, then run_job; when a job asks, relay the question and call answer_question. With an account key: create_session, run_action step by step, terminate_session.';
+export const INSTRUCTIONS = 'Portico runs web errands in a local browser. With an organization key: list_portals, then run_job; when a job asks, relay the question and call answer_question. With an account key: create_session, run_action step by step, terminate_session.';
 
 /** An MCP server offering the tools of the key's kind, each calling the Portico HTTP API through `api`. */
 export function createPorticoMcpServer(options: PorticoMcpOptions): McpServer {

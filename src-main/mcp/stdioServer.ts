@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { INSTRUCTIONS } from './mcpServer.ts';
 import { isUnreachable, serviceNotRunning } from './porticoApi.ts';
 import { porticoTools } from './tools.ts';
 
@@ -85,7 +86,7 @@ export async function runStdioMcpServer(options: StdioMcpOptions): Promise<void>
   };
   const missingKey = 'PORTICO_API_KEY is not set: give this MCP server an organization key (portal and job tools) or an account key (session, action and credential tools), e.g. `claude mcp add portico --env PORTICO_API_KEY=pk_org_… -- npx portico mcp`';
 
-  const server = new Server({ name: 'portico', version: options.version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'portico', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     if (!options.apiKey) return { tools: offlineTools() };
     try {
@@ -97,15 +98,19 @@ export async function runStdioMcpServer(options: StdioMcpOptions): Promise<void>
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     if (!options.apiKey) return errorResult(missingKey);
     const progressToken = request.params._meta?.progressToken;
+    // Progress notes are passed on in order, and all of them before the result.
+    let forwarded = Promise.resolve();
     try {
       const client = await connect();
-      return (await client.callTool({ name: request.params.name, arguments: request.params.arguments }, undefined, {
+      const result = (await client.callTool({ name: request.params.name, arguments: request.params.arguments }, undefined, {
         signal: extra.signal,
         timeout: TOOL_CALL_TIMEOUT_MS,
         onprogress: progressToken === undefined ? undefined : (progress) => {
-          void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
+          forwarded = forwarded.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })).catch(() => undefined);
         },
       })) as CallToolResult;
+      await forwarded;
+      return result;
     } catch (error) {
       if (isUnreachable(error)) {
         remote = undefined;

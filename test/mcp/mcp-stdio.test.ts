@@ -61,6 +61,8 @@ describe('portico mcp: the stdio MCP server is a client of the running service (
 
   it('an org key: the org tools, and run_job fills the real form with progress notes passed through', async () => {
     const client = await spawnMcp({ PORTICO_URL: svc.url, PORTICO_API_KEY: svc.orgKey });
+    expect(client.getServerVersion()?.name).toBe('portico');
+    expect(client.getInstructions()).toContain('answer_question');
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ORG_TOOLS);
     const notes: string[] = [];
     const outcome = toolJson(await client.callTool(
@@ -69,8 +71,11 @@ describe('portico mcp: the stdio MCP server is a client of the running service (
     ));
     expect(outcome).toMatchObject({ status: 'completed', endpoint_name: 'signup' });
     expect(pages.submitted.at(-1)).toBe('name=Stdio+Sam&email=sam%40example.com&colour=red');
+    // The SDK's client hands a progress note to its callback a microtask late and drops the ones that arrive
+    // in the same stdio chunk as the result, so only notes sent well before the end are asserted.
+    expect(notes[0]).toMatch(/^Job [0-9a-f-]{36} started$/);
+    expect(notes).toContain('Status: running');
     expect(notes.some((note) => note.startsWith('Step 1: '))).toBe(true);
-    expect(notes.at(-1)).toBe('Status: completed');
   });
 
   it('an account key: the session tools, and a cached action replays in a session', async () => {
