@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ForbiddenError, UnauthorizedError } from '../base/errors.ts';
 import type { Logger } from '../base/logger.ts';
 import { messages } from '../contract/messages.ts';
@@ -83,8 +83,9 @@ export function installMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps):
       else reply.raw.end();
     }
   });
-  const statelessOnly = async (request: FastifyRequest): Promise<never> => {
+  const statelessOnly = async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
     authenticate(request);
+    reply.header('allow', 'POST');
     throw new AppError(405, mcpStatelessOnly);
   };
   app.get('/mcp', statelessOnly);

@@ -174,7 +174,9 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
 
   it('GET and DELETE are 405 {detail} (stateless endpoint); a malformed body is 400 {detail}', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const res = await jsonOf(await fetch(`${svc.url}/mcp`, { method, headers: { 'x-api-key': svc.orgKey, accept: MCP_ACCEPT } }));
+      const response = await fetch(`${svc.url}/mcp`, { method, headers: { 'x-api-key': svc.orgKey, accept: MCP_ACCEPT } });
+      expect(response.headers.get('allow')).toBe('POST');
+      const res = await jsonOf(response);
       expect(res).toEqual({ status: 405, body: { detail: 'This MCP endpoint is stateless: POST each JSON-RPC message to /mcp (no GET stream, no session to delete)' } });
     }
     const malformed = await jsonOf(await rawPost({ 'x-api-key': svc.orgKey }, '{"jsonrpc": '));
