@@ -1,5 +1,5 @@
 import { createLogger, redactingLogger, SecretRedactor, type Logger } from './base/logger.ts';
-import { dataPaths } from './base/paths.ts';
+import { dataPaths, securePrivateDataDir } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
 import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
 import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
@@ -89,6 +89,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   const logger = redactingLogger(options.logger ?? createLogger(config.logLevel), redactor);
   const host = options.host ?? '127.0.0.1';
   const paths = dataPaths(options.dataDir);
+  // Nothing in the data folder is readable by other local users (docs/api.md, "Data folder").
+  securePrivateDataDir(paths.root);
   if (!isLoopback(host)) {
     notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
     if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');

@@ -8,6 +8,9 @@ import { createTray } from './desktop/tray.ts';
 
 const defaultPort = 8787;
 
+// Every folder and file the app creates is its user's only (docs/api.md, "Data folder").
+process.umask(0o077);
+
 // A second launch focuses the first window instead of starting a second engine on the same data.
 if (!app.requestSingleInstanceLock()) {
   app.quit();

@@ -1,3 +1,5 @@
+import { redactUrlsIn } from './urlRedaction.ts';
+
 /** Minimal structured logger writing to stderr; stdout is reserved for machine-readable output. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -61,9 +63,10 @@ export class SecretRedactor {
     for (const form of secretEncodings(value)) this.#forms.add(form);
   }
 
+  /** `text` without any remembered secret, and with every URL's secret parameters and password replaced (base/urlRedaction.ts). */
   redact(text: string): string {
-    if (this.#forms.size === 0) return text;
-    let out = text;
+    let out = redactUrlsIn(text);
+    if (this.#forms.size === 0) return out;
     // Longest first, so a form that contains another is replaced whole.
     for (const form of [...this.#forms].sort((a, b) => b.length - a.length)) if (out.includes(form)) out = out.split(form).join('[redacted]');
     return out;
@@ -71,7 +74,6 @@ export class SecretRedactor {
 
   /** A JSON value with every string cleaned (keys too). */
   redactJson<T>(value: T): T {
-    if (this.#forms.size === 0) return value;
     return this.#walk(value) as T;
   }
 

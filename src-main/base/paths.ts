@@ -1,3 +1,4 @@
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where each kind of data lives inside the data dir. */
@@ -31,4 +32,34 @@ export function platformDataDir(where: { platform: NodeJS.Platform; home: string
   if (where.platform === 'win32') return join(where.appData ?? join(where.home, 'AppData', 'Roaming'), 'Portico');
   if (where.platform === 'darwin') return join(where.home, 'Library', 'Application Support', 'Portico');
   return join(where.xdgDataHome ?? join(where.home, '.local', 'share'), 'portico');
+}
+
+/** The data folder and what is in it are its user's only: folders 0700, files 0600 (POSIX modes). */
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/**
+ * Creates the data folder 0700 and takes group and other access off everything already in it (an
+ * install from before this rule, a file copied in), folder by folder; symbolic links are left alone.
+ * The hosts set umask 077, so what the service creates afterwards is private from the start.
+ */
+export function securePrivateDataDir(root: string): void {
+  mkdirSync(root, { recursive: true, mode: PRIVATE_DIR });
+  // Windows has no POSIX modes: the folder's ACL (the user's profile) decides there.
+  if (process.platform === 'win32') return;
+  const tighten = (path: string, isDir: boolean): void => {
+    const mode = lstatSync(path).mode & 0o777;
+    const wanted = isDir ? PRIVATE_DIR : PRIVATE_FILE;
+    if ((mode & 0o077) !== 0) chmodSync(path, mode & wanted);
+  };
+  chmodSync(root, PRIVATE_DIR);
+  const pending = [root];
+  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isSymbolicLink()) continue;
+      const path = join(dir, entry.name);
+      tighten(path, entry.isDirectory());
+      if (entry.isDirectory()) pending.push(path);
+    }
+  }
 }

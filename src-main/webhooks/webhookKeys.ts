@@ -5,6 +5,9 @@ import type { Store } from '../store/store.ts';
 
 const secretName = (orgId: string): string => `webhook/${orgId}`;
 
+/** Every signing secret starts with this; it is also all of the secret the database keeps (`prefix`). */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
 /** The org-level signing key (§5.5): generated in one place, shown once, kept in the keychain. */
 export class WebhookKeyService {
   readonly #store: Store;
@@ -19,9 +22,10 @@ export class WebhookKeyService {
   /** Generates (or rotates) the org's signing key; the secret is returned this once. */
   async generate(orgId: string): Promise<{ org_id: string; secret: string }> {
     if (!this.#store.principals.getOrg(orgId)) throw new NotFoundError(`Organization '${orgId}' not found`);
-    const secret = newSecretToken('whsec_');
+    const secret = newSecretToken(WEBHOOK_SECRET_PREFIX);
     await (await this.#secrets()).set(secretName(orgId), secret);
-    this.#store.webhooks.setKey(orgId, secret.slice(0, 12));
+    // The fixed type prefix only: no character of the secret itself is stored outside the keychain.
+    this.#store.webhooks.setKey(orgId, WEBHOOK_SECRET_PREFIX);
     return { org_id: orgId, secret };
   }
 

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { redactUrlsIn } from '../../base/urlRedaction.ts';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
@@ -269,7 +270,8 @@ export class WorkflowService {
         const answer = await this.#deps.actions.run(state.actor.workspaceId, {
           action: step.action, session_id: state.sessionId, id: `${state.workflow.id}:${index}`, variables, set_cache: true,
         });
-        return { success: answer.success, result: answer.result ?? null, error: answer.success ? null : (answer.error ?? 'the action failed'), usedCache: answer.used_cache, jobId: null };
+        // The journal keeps no URL secrets ("Opened https://…?token=…"): base/urlRedaction.ts.
+        return { success: answer.success, result: answer.result === undefined || answer.result === null ? null : redactUrlsIn(answer.result), error: answer.success ? null : redactUrlsIn(answer.error ?? 'the action failed'), usedCache: answer.used_cache, jobId: null };
       } catch (error) {
         return failed(error);
       }
