@@ -62,6 +62,17 @@ if (!app.requestSingleInstanceLock()) {
       });
   });
 
+  // A stop signal (terminal, supervisor, process-group kill) quits like the tray's Quit: the engine closes
+  // first. Only the first: a second app.quit() while closing would skip the engine's close.
+  let signalled = false;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (signalled) return;
+      signalled = true;
+      app.quit();
+    });
+  }
+
   const start = async (): Promise<void> => {
     await app.whenReady();
     const config = readConfig(process.env);
