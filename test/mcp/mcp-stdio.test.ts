@@ -59,7 +59,7 @@ describe('portico mcp: the stdio MCP server is a client of the running service (
     expect(text).toContain('npm run serve');
   });
 
-  it('an org key: the org tools, and run_job fills the real form with progress notes passed through', async () => {
+  it('an org key: the org tools; run_job fills the real form with progress notes passed through; a question is answered through answer_question', async () => {
     const client = await spawnMcp({ PORTICO_URL: svc.url, PORTICO_API_KEY: svc.orgKey });
     expect(client.getServerVersion()?.name).toBe('portico');
     expect(client.getInstructions()).toContain('answer_question');
@@ -76,6 +76,12 @@ describe('portico mcp: the stdio MCP server is a client of the running service (
     expect(notes[0]).toMatch(/^Job [0-9a-f-]{36} started$/);
     expect(notes).toContain('Status: running');
     expect(notes.some((note) => note.startsWith('Step 1: '))).toBe(true);
+
+    const asked = toolJson(await client.callTool({ name: 'run_job', arguments: { endpoint_name: 'signup', form_data: { name: 'Stdio Sue', email: 'sue@example.com' } } }));
+    expect(asked).toMatchObject({ status: 'waiting_for_input', question: { options: ['Red', 'Green', 'Blue'] } });
+    const answered = toolJson(await client.callTool({ name: 'answer_question', arguments: { endpoint_name: 'signup', job_id: String(asked.job_id), answer: 'Blue' } }));
+    expect(answered).toMatchObject({ job_id: asked.job_id, status: 'completed' });
+    expect(pages.submitted.at(-1)).toBe('name=Stdio+Sue&email=sue%40example.com&colour=blue');
   });
 
   it('an account key: the session tools, and a cached action replays in a session', async () => {
