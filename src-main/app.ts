@@ -90,7 +90,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   const host = options.host ?? '127.0.0.1';
   const paths = dataPaths(options.dataDir);
   // Nothing in the data folder is readable by other local users (docs/api.md, "Data folder").
-  securePrivateDataDir(paths.root);
+  const notPrivate = securePrivateDataDir(paths.root);
+  if (notPrivate.length > 0) notice(`WARNING: could not make ${notPrivate.length} item(s) in the data folder private to this user, e.g. ${notPrivate[0]}`);
   if (!isLoopback(host)) {
     notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
     if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');

@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, type Dirent, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where each kind of data lives inside the data dir. */
@@ -42,24 +42,38 @@ const PRIVATE_FILE = 0o600;
  * Creates the data folder 0700 and takes group and other access off everything already in it (an
  * install from before this rule, a file copied in), folder by folder; symbolic links are left alone.
  * The hosts set umask 077, so what the service creates afterwards is private from the start.
+ * Returns what could not be changed (another user's file, say): start-up goes on and says so.
  */
-export function securePrivateDataDir(root: string): void {
+export function securePrivateDataDir(root: string): string[] {
   mkdirSync(root, { recursive: true, mode: PRIVATE_DIR });
   // Windows has no POSIX modes: the folder's ACL (the user's profile) decides there.
-  if (process.platform === 'win32') return;
-  const tighten = (path: string, isDir: boolean): void => {
-    const mode = lstatSync(path).mode & 0o777;
-    const wanted = isDir ? PRIVATE_DIR : PRIVATE_FILE;
-    if ((mode & 0o077) !== 0) chmodSync(path, mode & wanted);
+  if (process.platform === 'win32') return [];
+  const untouched: string[] = [];
+  const attempt = (path: string, change: () => void): boolean => {
+    try {
+      change();
+      return true;
+    } catch {
+      untouched.push(path);
+      return false;
+    }
   };
-  chmodSync(root, PRIVATE_DIR);
+  attempt(root, () => chmodSync(root, PRIVATE_DIR));
   const pending = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const current = dir;
+    let entries: Dirent[] = [];
+    if (!attempt(current, () => (entries = readdirSync(current, { withFileTypes: true })))) continue;
+    for (const entry of entries) {
       if (entry.isSymbolicLink()) continue;
-      const path = join(dir, entry.name);
-      tighten(path, entry.isDirectory());
-      if (entry.isDirectory()) pending.push(path);
+      const path = join(current, entry.name);
+      const isDir = entry.isDirectory();
+      attempt(path, () => {
+        const mode = lstatSync(path).mode & 0o777;
+        if ((mode & 0o077) !== 0) chmodSync(path, mode & (isDir ? PRIVATE_DIR : PRIVATE_FILE));
+      });
+      if (isDir) pending.push(path);
     }
   }
+  return untouched;
 }
