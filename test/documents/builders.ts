@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import yazl from 'yazl';
@@ -111,6 +112,31 @@ export function nestedObjectsPdf(depth: number): Buffer {
     `<< /Type /Catalog /Pages 2 0 R /Bomb ${'['.repeat(depth)}${']'.repeat(depth)} >>`,
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
+  ], '/Root 1 0 R');
+}
+
+/**
+ * A PDF decompression bomb of `megabytes` that deflate to a few hundred kilobytes: as the page's content
+ * stream (`content`: blanks, which pdf.js would parse as whitespace), or as an image of that many pixels the
+ * page draws (`image`: a page without a text layer, so it would be rendered for OCR).
+ */
+export function flateBombPdf(kind: 'content' | 'image', megabytes: number): Buffer {
+  const bytes = megabytes * 1024 * 1024;
+  const data = deflateSync(Buffer.alloc(bytes, kind === 'content' ? 0x20 : 0), { level: 9 }).toString('latin1');
+  const stream = (dict: string, body: string): string => `<< ${dict} /Length ${Buffer.byteLength(body, 'latin1')} >>\nstream\n${body}\nendstream`;
+  if (kind === 'content') {
+    return rawPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
+      stream('/Filter /FlateDecode', data),
+    ], '/Root 1 0 R');
+  }
+  const side = Math.floor(Math.sqrt(bytes));
+  return rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>',
+    stream('', 'q 595 0 0 842 0 0 cm /Im1 Do Q'),
+    stream(`/Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode`, data),
   ], '/Root 1 0 R');
 }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
-import { acroFormPdf, docx, encryptedPdf, filesForm, nestedObjectsPdf, textPdf, xlsx } from './builders.ts';
+import { acroFormPdf, docx, encryptedPdf, filesForm, flateBombPdf, nestedObjectsPdf, textPdf, xlsx } from './builders.ts';
 
 interface Summary { name: string; content_type: string; size: number; pages: number | null; text_chars: number | null; error: string | null }
 interface Bundle { id: string; status: string; documents: Summary[]; error: string | null; created_at: string }
@@ -163,11 +163,14 @@ describe('document bundles', () => {
     expect(dirEntries(join(svc.dataDir, 'documents', id)).sort()).toEqual(['0', '0.read.json', '1', '1.read.json']);
   }, 60_000);
 
-  it('an encrypted PDF, a deeply nested PDF, a broken PDF, a zip-bomb DOCX, a lying zip-bomb XLSX, deeply nested JSON and an unknown binary fail their bundle with a clear error', async () => {
+  it('an encrypted PDF, a deeply nested PDF, PDF decompression bombs (content and image), a broken PDF, a zip-bomb DOCX, a lying zip-bomb XLSX, deeply nested JSON and an unknown binary fail their bundle with a clear error', async () => {
     const zeros = Buffer.alloc(300 * 1024 * 1024);
     const cases: [string, Buffer, RegExp][] = [
       ['secret.pdf', encryptedPdf(), /^secret\.pdf: the PDF is encrypted/],
       ['nested.pdf', nestedObjectsPdf(100_000), /^nested\.pdf: a broken PDF/],
+      // 200 MB of blanks as the page's content, and a 64-megapixel image on a page OCR would render: refused before either is inflated.
+      ['bomb.pdf', flateBombPdf('content', 200), /^bomb\.pdf: page 1's content inflates to more than 64 MB \(a decompression bomb\); refused$/],
+      ['pixels.pdf', flateBombPdf('image', 64), /^pixels\.pdf: page 1 holds an image of 8192×8192 pixels \(67 megapixels\); images over 40 megapixels are refused$/],
       ['broken.pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R'), /^broken\.pdf: a broken PDF/],
       ['bomb.docx', buildRawZip([{ name: 'word/document.xml', data: Buffer.from('<w:document/>'), declaredUncompressedSize: 0xfffffff0 }]), /^bomb\.docx: .*zip bomb/],
       // Declares a tiny part that really inflates to 300 MB of zeros.

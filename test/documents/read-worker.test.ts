@@ -81,6 +81,15 @@ describe('documents are read in a worker thread', () => {
     expect(read.documents[0]?.pages).toBe(1);
   }, 120_000);
 
+  it('a reader that ends its worker fails only its bundle, clearly; the next bundle is read by a new worker', async () => {
+    const id = await upload(svc, [{ name: 'crash.txt', data: Buffer.from('Name: gone') }]);
+    const bundle = await settled(svc, id);
+    expect(bundle).toMatchObject({ status: 'failed', error: 'crash.txt: could not be read (the reader stopped: exit code 3)' });
+    const next = await upload(svc, [{ name: 'fine.txt', data: Buffer.from('Name: fine') }]);
+    expect(await settled(svc, next)).toMatchObject({ status: 'completed', error: null });
+    expect((await svc.api('/health', { key: null })).status).toBe(200);
+  }, 60_000);
+
   it('a stop mid-read leaves the bundle processing; after the restart it is read again and completes', async () => {
     const id = await upload(svc, [{ name: 'spin.txt', data: Buffer.from('Full name: Grace Hopper') }]);
     await spinning(dataDir, id, 0);

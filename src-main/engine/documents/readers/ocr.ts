@@ -301,7 +301,8 @@ export async function ocrPdfPages(
   const CanvasFactory = await unpdf.createIsomorphicCanvasFactory(canvasImport);
   let pdf: Awaited<ReturnType<typeof unpdf.getDocumentProxy>>;
   try {
-    pdf = await unpdf.getDocumentProxy(data, { CanvasFactory });
+    // maxImageSize: pdf.js skips (never decodes) an image over the cap, whatever the page declares.
+    pdf = await unpdf.getDocumentProxy(data, { CanvasFactory, maxImageSize: MAX_IMAGE_PIXELS });
   } catch (error) {
     throw new DocumentReadError(`The PDF could not be opened: ${error instanceof Error ? error.message : String(error)}`);
   }
