@@ -45,6 +45,7 @@ import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chro
 import { findFfmpeg } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -92,6 +93,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   // Nothing in the data folder is readable by other local users (docs/api.md, "Data folder").
   const notPrivate = securePrivateDataDir(paths.root);
   if (notPrivate.length > 0) notice(`WARNING: could not make ${notPrivate.length} item(s) in the data folder private to this user, e.g. ${notPrivate[0]}`);
+  // What a kill -9 left there: browsers' profile copies and Playwright's folders, half-done uploads (one service per data folder).
+  rmSync(paths.tmp, { recursive: true, force: true });
   if (!isLoopback(host)) {
     notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
     if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');
@@ -198,7 +201,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
       reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
       logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
-      ...(options.documentReading?.timeoutMs !== undefined && { readTimeoutMs: options.documentReading.timeoutMs }),
+      readTimeoutMs: limits.documentReadTimeoutMs,
     });
     await documents.recover();
     const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {
