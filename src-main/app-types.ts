@@ -47,8 +47,8 @@ export interface AppOptions {
   credentialClock?: Clock;
   /** Time source of document bundles (timestamps, the wait for a bundle still being read); only tests change it. */
   documentClock?: Clock;
-  /** How document files are read: the per-file time limit (default 5 minutes) and, in tests only, a module of extra readers for the read worker. */
-  documentReading?: { timeoutMs?: number; readersModule?: string };
+  /** Tests only: a module whose `documentReaders()` the document read worker uses instead of the built-in readers. */
+  documentReading?: { readersModule?: string };
   /** Live browsers, request rate and disk quotas, ahead of settings.json (docs/api.md, "Limits and quotas"); tests set them low. */
   limits?: Partial<ResourceLimits>;
   /** Time source of the request-rate window and the artifacts usage cache; only tests change it. */

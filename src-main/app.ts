@@ -201,7 +201,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
       reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
       logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
-      ...(options.documentReading?.timeoutMs !== undefined && { readTimeoutMs: options.documentReading.timeoutMs }),
+      readTimeoutMs: limits.documentReadTimeoutMs,
     });
     await documents.recover();
     const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +53,9 @@ describe('documents are read in a worker thread', () => {
 
   beforeAll(async () => {
     dataDir = await makeDataDir();
-    svc = await startService(dataDir, { documentClock: clock, documentReading: { timeoutMs, readersModule: spinReaders } });
+    // The read time limit comes from settings.json (document_read_timeout_s), on the service clock.
+    await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ document_read_timeout_s: timeoutMs / 1000 }));
+    svc = await startService(dataDir, { documentClock: clock, documentReading: { readersModule: spinReaders } });
   }, 60_000);
   afterAll(async () => svc?.dispose());
 
@@ -108,6 +110,19 @@ describe('documents are read in a worker thread', () => {
     expect(bundle).toMatchObject({ status: 'completed', error: null });
     expect(bundle.documents[0]).toMatchObject({ name: 'spin.txt', pages: 1, error: null });
   }, 120_000);
+});
+
+describe('document_read_timeout_s in settings.json', () => {
+  it('out of range stops start-up naming the file and the field', async () => {
+    const dataDir = await makeDataDir();
+    try {
+      const file = join(dataDir, 'settings.json');
+      await writeFile(file, JSON.stringify({ document_read_timeout_s: 0 }));
+      await expect(startService(dataDir)).rejects.toThrow(`${file}: document_read_timeout_s: `);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the bundled read worker (out/main/readWorker.js, electron-vite build)', () => {

@@ -14,6 +14,8 @@ export interface ResourceLimits {
   documentsQuotaBytes: number;
   /** Bytes of job artifacts (screenshots, downloads, recordings) an organization may keep. */
   artifactsQuotaBytes: number;
+  /** The longest one uploaded document may take to read (its read worker is then stopped and the bundle fails). */
+  documentReadTimeoutMs: number;
 }
 
 const MB = 1024 * 1024;
@@ -26,6 +28,7 @@ export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   skillsQuotaBytes: 1024 * MB,
   documentsQuotaBytes: 2048 * MB,
   artifactsQuotaBytes: 5120 * MB,
+  documentReadTimeoutMs: 5 * 60_000,
 });
 
 const quotaMb = z.int().min(1).max(1024 * 1024);
@@ -38,6 +41,7 @@ export const LimitSettingsShape = {
   skills_quota_mb: quotaMb.optional(),
   documents_quota_mb: quotaMb.optional(),
   artifacts_quota_mb: quotaMb.optional(),
+  document_read_timeout_s: z.int().min(1).max(86_400).optional(),
 };
 const LimitSettings = z.object(LimitSettingsShape);
 export type LimitSettings = z.infer<typeof LimitSettings>;
@@ -52,5 +56,8 @@ export function resolveLimits(settings: LimitSettings, overrides: Partial<Resour
     skillsQuotaBytes: overrides.skillsQuotaBytes ?? mb(settings.skills_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.skillsQuotaBytes,
     documentsQuotaBytes: overrides.documentsQuotaBytes ?? mb(settings.documents_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.documentsQuotaBytes,
     artifactsQuotaBytes: overrides.artifactsQuotaBytes ?? mb(settings.artifacts_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.artifactsQuotaBytes,
+    documentReadTimeoutMs: overrides.documentReadTimeoutMs
+      ?? (settings.document_read_timeout_s === undefined ? undefined : settings.document_read_timeout_s * 1000)
+      ?? DEFAULT_RESOURCE_LIMITS.documentReadTimeoutMs,
   };
 }
