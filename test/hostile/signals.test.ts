@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,13 +93,43 @@ function jobRow(dataDir: string, jobId: string): { status: string; error: string
   }
 }
 
+interface StalledServer {
+  url: string;
+  requests: number;
+  close(): void;
+}
+
+/** A page that never finishes loading: a job on it is `running`, its browser busy, when the signal comes. */
+async function startStalledServer(): Promise<StalledServer> {
+  const sockets = new Set<Socket>();
+  const state = { requests: 0 };
+  const server = createServer(() => {
+    state.requests += 1;
+  });
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/slow`,
+    get requests() {
+      return state.requests;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 describe('stopping by signal: running jobs fail "interrupted by shutdown", every browser closes, no temp folder stays', () => {
   let pages: PageServer;
+  let stalled: StalledServer;
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
     // A field the form_data does not have: the builtin autofill asks, and the job waits for an answer with its browser open.
+    stalled = await startStalledServer();
     pages = await startPageServer({
       '/form': '<!doctype html><title>Colour</title><form action="/done"><label for="c">Favourite colour</label><input id="c" name="colour" required><button>Send</button></form>',
     });
@@ -105,11 +137,12 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
     await pages.close();
+    stalled.close();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
   /** A fresh service with one job waiting for input, and the Chromium processes it runs. */
-  async function serviceWithWaitingJob(via: 'bootstrap' | 'node'): Promise<{ svc: Served; dataDir: string; jobId: string; browsers: Proc[] }> {
+  async function serviceWithWaitingJob(via: 'bootstrap' | 'node', page: 'form' | 'stalled' = 'form'): Promise<{ svc: Served; dataDir: string; jobId: string; browsers: Proc[] }> {
     const dataDir = await mkdtemp(join(tmpdir(), 'portico-signals-'));
     dirs.push(dataDir);
     const svc = await serve(dataDir, via);
@@ -117,9 +150,10 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
     const key = /Organization API key[^:]*:\s+(\S+)/.exec(svc.stderr())?.[1] ?? '';
     const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> =>
       (await (await fetch(`${svc.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) })).json()) as Record<string, unknown>;
-    await api('/portals/default', { endpoint_name: 'colour', start_url: `${pages.url}/form`, task: 'Fill the form', form_schema: { type: 'object', properties: { colour: { type: 'string' } } } });
+    await api('/portals/default', { endpoint_name: 'colour', start_url: page === 'form' ? `${pages.url}/form` : stalled.url, task: 'Fill the form', form_schema: { type: 'object', properties: { colour: { type: 'string' } } } });
     const jobId = String((await api('/jobs/default/colour/start', { form_data: {}, human_in_the_loop: true })).job_id);
-    await until(async () => (await api(`/task/default/colour/status?job_id=${jobId}`)).status === 'waiting_for_input', 'the job to wait for input', 30_000);
+    if (page === 'form') await until(async () => (await api(`/task/default/colour/status?job_id=${jobId}`)).status === 'waiting_for_input', 'the job to wait for input', 30_000);
+    else await until(() => stalled.requests > 0, 'the job\'s browser to ask for the page', 30_000);
     // The job's browser and the warm session browser are both up.
     const browsers = await until(() => {
       const procs = chromiumUnder(svc.child.pid ?? 0);
@@ -143,6 +177,13 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
 
   it('SIGTERM to the process group of `npm run serve` (what systemd sends), once', async () => {
     const run = await serviceWithWaitingJob('bootstrap');
+    process.kill(-(run.svc.child.pid ?? 0), 'SIGTERM');
+    await expectCleanStop(run);
+  });
+
+  it('SIGTERM to the process group while a job is running (its page still loading)', async () => {
+    const run = await serviceWithWaitingJob('bootstrap', 'stalled');
+    expect(jobRow(run.dataDir, run.jobId)?.status).toBe('running');
     process.kill(-(run.svc.child.pid ?? 0), 'SIGTERM');
     await expectCleanStop(run);
   });
