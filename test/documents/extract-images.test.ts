@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractionRequestContent } from '../../src-main/engine/documents/extractModel.ts';
+import { extractionRequestContent, extractWithModel } from '../../src-main/engine/documents/extractModel.ts';
+import { createClient } from '../../src-main/llm/index.ts';
 import { MODEL_IMAGE_MAX_PIXELS, MODEL_IMAGE_MAX_SIDE, MODEL_MAX_PAGE_IMAGES, type ReadDocument } from '../../src-main/engine/documents/types.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
 import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
@@ -95,6 +96,33 @@ describe('page images go to the model for pages without a text layer', () => {
     expect((await svc.api(`/documents/default/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect(existsSync(join(svc.dataDir, 'documents', id))).toBe(false);
   }, 180_000);
+});
+
+describe('page images through an OpenAI-compatible model', () => {
+  let model: ModelServer;
+  beforeAll(async () => {
+    model = await startModelServer();
+  });
+  afterAll(async () => model?.close());
+
+  it('go as image_url data URLs after their label, in the one call; the text page has none', async () => {
+    const jpeg = (await createCanvas(40, 20).encode('jpeg', 80)).toString('base64');
+    const docs: ReadDocument[] = [{
+      name: 'scan.pdf', contentType: 'application/pdf', size: 1, pages: 2, fields: [],
+      pageTexts: [{ page: 1, text: 'Employer: Analytical Engines Ltd', ocr: false }, { page: 2, text: 'City: London', ocr: true, imageBase64: jpeg }],
+    }];
+    model.reset([{ toolCalls: [{ name: 'extract_values', input: { values: [{ key: 'city', value: 'London', document: 'scan.pdf', quote: 'City: London' }] } }] }]);
+    const client = createClient('openai-compatible', { modelId: 'openai-compatible:local-vision', apiKey: undefined, baseUrl: model.openaiBaseUrl, retry: { maxRetries: 0, timeoutMs: 10_000 } });
+    const result = await extractWithModel(client, docs, schema);
+    expect(result.form_data).toMatchObject({ city: 'London', employer: 'Analytical Engines Ltd' });
+    expect(result.sources.city).toEqual({ document: 'scan.pdf', page: 2, text: 'City: London', ocr: true });
+    expect(model.requests).toHaveLength(1);
+    const user = (model.requests[0]?.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
+    const parts = user?.content as { type: string; text?: string; image_url?: { url: string } }[];
+    const images = parts.filter((p) => p.type === 'image_url');
+    expect(images.map((p) => p.image_url?.url)).toEqual([`data:image/jpeg;base64,${jpeg}`]);
+    expect(parts[parts.indexOf(images[0] as (typeof parts)[number]) - 1]?.text).toMatch(/^Image of document "scan\.pdf", page 2 /);
+  });
 });
 
 describe('extractionRequestContent', () => {
