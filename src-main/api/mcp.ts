@@ -6,6 +6,7 @@ import { handleMcpHttpRequest } from '../mcp/mcpServer.ts';
 import { httpPorticoApi } from '../mcp/porticoApi.ts';
 import type { McpIdentity } from '../mcp/tools.ts';
 import type { ApiKeyRepository } from '../store/apiKeys.ts';
+import { firstHeader, presentedKey } from './presentedKey.ts';
 
 export interface McpEndpointDeps {
   apiKeys: ApiKeyRepository;
@@ -20,19 +21,6 @@ const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const isLoopbackAddress = (address: string | undefined): boolean =>
   address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
-
-function firstHeader(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** `X-API-Key`, else `Authorization: Bearer <key>` (what MCP clients send). */
-function presentedKey(request: FastifyRequest): string | undefined {
-  const key = firstHeader(request, 'x-api-key')?.trim();
-  if (key) return key;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(firstHeader(request, 'authorization') ?? '');
-  return bearer?.[1];
-}
 
 /** Loopback peers only, and a browser page only from a loopback origin (DNS rebinding, drive-by pages). */
 function checkCaller(request: FastifyRequest): void {

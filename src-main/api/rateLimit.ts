@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../base/clock.ts';
 import { TooManyRequestsError } from '../base/errors.ts';
 import { CONSOLE_TOKEN_HEADER } from '../contract/console.ts';
+import { firstHeader, presentedKey } from './presentedKey.ts';
 
 export interface RateLimitOptions {
   /** Requests per minute per API key (and for the console token). */
@@ -16,20 +17,14 @@ const WINDOW_MS = 60_000;
 /** Keys remembered at once; the least recently seen are forgotten first (a forgotten key starts a fresh window). */
 const MAX_TRACKED_KEYS = 10_000;
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined || first.trim() === '' ? undefined : first.trim();
-}
-
 /**
- * Whose budget a request spends: an API key by its SHA-256 (what the database stores, never the key
+ * Whose budget a request spends: an API key (`X-API-Key` or `Authorization: Bearer`) by its SHA-256 (what the database stores, never the key
  * itself), the console by its token. Requests with neither are not counted: they reach only `/health`,
  * live-view pages (whose token is the credential), the console's files and 401s.
  */
 export function rateLimitKey(request: FastifyRequest): string | undefined {
-  if (header(request, CONSOLE_TOKEN_HEADER) !== undefined) return 'console';
-  const key = header(request, 'x-api-key');
+  if (firstHeader(request, CONSOLE_TOKEN_HEADER) !== undefined) return 'console';
+  const key = presentedKey(request);
   return key === undefined ? undefined : `key:${createHash('sha256').update(key).digest('hex')}`;
 }
 

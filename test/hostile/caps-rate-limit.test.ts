@@ -50,6 +50,18 @@ describe('requests a minute per API key', () => {
     expect(statuses).toEqual([...Array(LIMIT).fill(401), 429]);
   });
 
+  it('a key sent as Authorization: Bearer (what MCP clients send) spends the same budget as X-API-Key', async () => {
+    clock.advance(60_000);
+    for (let i = 0; i < LIMIT; i += 1) expect((await svc.api('/portals/default', { key: otherKey })).status).toBe(200);
+    const bearer = await svc.api('/mcp', {
+      key: null, method: 'POST',
+      headers: { authorization: `Bearer ${otherKey}`, accept: 'application/json, text/event-stream' },
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(bearer.status).toBe(429);
+    expect(((await bearer.json()) as { detail: string }).detail).toMatch(/^Rate limit exceeded/);
+  });
+
   it('the console token has its own budget, separate from every key', async () => {
     clock.advance(60_000);
     for (let i = 0; i < LIMIT; i += 1) expect((await svc.api('/portals/default', { key: null, headers: { 'x-console-token': svc.consoleToken } })).status).toBe(200);
