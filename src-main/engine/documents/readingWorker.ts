@@ -33,7 +33,8 @@ export interface WorkerReadingOptions {
 /**
  * The read worker's entry for this build. From sources (`node src-main/serve.ts`, vitest) this module is a
  * `.ts` file and the worker is its sibling `readWorker.ts`; in the electron-vite bundle this code is part of
- * `out/main/index.js` and the worker is the build input emitted beside it as `out/main/readWorker.js`.
+ * `out/main/index.js` and the worker is `out/main/readWorker.js` beside it (a self-contained bundle made by the
+ * `portico-read-worker` plugin of electron.vite.config.ts).
  */
 export function defaultReadWorkerUrl(): URL {
   const here = import.meta.url;
