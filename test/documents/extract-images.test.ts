@@ -117,7 +117,7 @@ describe('page images through an OpenAI-compatible model', () => {
     expect(result.form_data).toMatchObject({ city: 'London', employer: 'Analytical Engines Ltd' });
     expect(result.sources.city).toEqual({ document: 'scan.pdf', page: 2, text: 'City: London', ocr: true });
     expect(model.requests).toHaveLength(1);
-    const user = (model.requests[0]?.body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
+    const user = ((model.requests[0] as (typeof model.requests)[number]).body.messages as { role: string; content: unknown }[]).find((m) => m.role === 'user');
     const parts = user?.content as { type: string; text?: string; image_url?: { url: string } }[];
     const images = parts.filter((p) => p.type === 'image_url');
     expect(images.map((p) => p.image_url?.url)).toEqual([`data:image/jpeg;base64,${jpeg}`]);
