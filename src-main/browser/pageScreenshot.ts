@@ -1,17 +1,79 @@
 import { writeFile } from 'node:fs/promises';
 import type { CDPSession, Locator, Page } from 'playwright-core';
 
+/**
+ * The one definition of what no stored or sent picture may show (issue 12: "password fields masked in
+ * every frame"). Every screenshot taker (job steps, workflow steps, the pictures sent to a model) masks
+ * these through `secretFieldMasks`, and recordings paint the same selector over (`browser/recorder.ts`):
+ * - password fields, and fields the page marks as holding a password even while it shows it as text
+ *   (`autocomplete=current-password/new-password`, a "show password" toggle);
+ * - one-time-code fields: `autocomplete=one-time-code`, numeric 6-character inputs, names or ids with
+ *   "otp", and split single-character boxes (the login filler's detection, agent/injected/loginScan.ts);
+ * - fields the login filler tagged as password or code (`data-portico-login`, agent/autofill/loginPages.ts)
+ *   and fields a model-agent tool typed a credential or code into (`data-portico-secret`).
+ * A lone single-character input (a middle initial) is masked too: masking one field too many is the safe side.
+ */
+export const SECRET_FIELD_ATTRIBUTE = 'data-portico-secret';
+
+const TEXT_LIKE = ':is(:not([type]), [type="" i], [type="text" i], [type="tel" i], [type="number" i], [type="password" i])';
+
+export const SECRET_FIELDS_SELECTOR = [
+  'input[type="password" i]',
+  'input[autocomplete~="current-password" i]',
+  'input[autocomplete~="new-password" i]',
+  'input[autocomplete~="one-time-code" i]',
+  `input[maxlength="6"]:is([inputmode="numeric" i], [type="number" i])`,
+  'input[name*="otp" i]',
+  'input[id*="otp" i]',
+  `input[maxlength="1"]${TEXT_LIKE}`,
+  '[data-portico-login="password"]',
+  '[data-portico-login^="otp-"]',
+  `[${SECRET_FIELD_ATTRIBUTE}]`,
+].join(', ');
+
+/**
+ * One mask locator per frame that holds a secret field right now (Playwright's `mask` locators are
+ * per frame: `page.locator` never reaches into an iframe, same-origin or not). Empty when no frame has one.
+ * Playwright's CSS engine pierces open shadow roots, so a field inside a web component counts too.
+ */
+export async function secretFieldMasks(page: Page): Promise<Locator[]> {
+  const frames = page.frames();
+  const found = await Promise.all(frames.map(async (frame) => {
+    const locator = frame.locator(SECRET_FIELDS_SELECTOR);
+    return (await locator.count().catch(() => 0)) > 0 ? locator : null;
+  }));
+  return found.filter((l): l is Locator => l !== null);
+}
+
+/**
+ * A masked screenshot (viewport, or full page) as bytes. A frame that goes away between finding the
+ * masks and painting them fails the capture; it is retried once with masks found afresh, and never
+ * taken without them.
+ */
+export async function maskedScreenshot(page: Page, options: { type: 'png' | 'jpeg'; quality?: number; fullPage?: boolean; timeout?: number; path?: string }): Promise<Buffer> {
+  const take = async (): Promise<Buffer> => {
+    const mask = await secretFieldMasks(page);
+    return page.screenshot({ ...options, timeout: options.timeout ?? 15_000, ...(mask.length ? { mask } : {}) });
+  };
+  try {
+    return await take();
+  } catch {
+    return take();
+  }
+}
+
 const sessions = new WeakMap<Page, Promise<CDPSession>>();
 
 /**
- * A full-page PNG of `page` written to `path`. Without anything to mask it asks Chromium directly
- * (one layout query and one capture tuned for speed, about half of Playwright's full-page path,
- * which matters because every job step takes one); with `mask` it uses Playwright's screenshot,
- * which paints the masked elements over.
+ * A full-page PNG of `page` written to `path`, with every secret field (`SECRET_FIELDS_SELECTOR`, in
+ * every frame) painted over. Without anything to mask it asks Chromium directly (one layout query and
+ * one capture tuned for speed, about half of Playwright's full-page path, which matters because every
+ * job step takes one); with something to mask it uses Playwright's screenshot, which paints the masked
+ * elements over.
  */
-export async function fullPageScreenshot(page: Page, path: string, mask: Locator[]): Promise<void> {
-  if (mask.length) {
-    await page.screenshot({ path, fullPage: true, type: 'png', mask, timeout: 15_000 });
+export async function fullPageScreenshot(page: Page, path: string): Promise<void> {
+  if ((await secretFieldMasks(page)).length) {
+    await maskedScreenshot(page, { path, fullPage: true, type: 'png' });
     return;
   }
   let session = sessions.get(page);
@@ -28,6 +90,6 @@ export async function fullPageScreenshot(page: Page, path: string, mask: Locator
   } catch {
     // A session that cannot be opened or has gone (navigation to another process, a closed target): Playwright's way.
     sessions.delete(page);
-    await page.screenshot({ path, fullPage: true, type: 'png', timeout: 15_000 });
+    await maskedScreenshot(page, { path, fullPage: true, type: 'png' });
   }
 }

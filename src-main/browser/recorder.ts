@@ -5,11 +5,12 @@ import { access, mkdir, rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
+import { SECRET_FIELDS_SELECTOR } from './pageScreenshot.ts';
 
 /**
  * Screen recordings: the page's CDP screencast (JPEG frames with Chromium's timestamps) piped into the
  * system's ffmpeg, which writes VP8 WebM. Frames are repeated to a fixed rate by their timestamps, so a
- * page that sits still for ten seconds plays for ten seconds. Password fields are painted over with a
+ * page that sits still for ten seconds plays for ten seconds. Secret fields (passwords, one-time codes: pageScreenshot.ts) are painted over with a
  * solid box while recording (the same rule as step screenshots: no password, nor its length, on record).
  */
 
@@ -43,15 +44,15 @@ export interface Recording {
   stop(): Promise<RecordingOutcome>;
 }
 
-/** The colour password fields are painted with (Playwright's screenshot mask colour). */
+/** The colour secret fields (pageScreenshot.ts SECRET_FIELDS_SELECTOR) are painted with (Playwright's screenshot mask colour). */
 export const RECORDING_MASK_COLOR = '#FF00FF';
 
-const MASK_CSS = `input[type="password" i] {
+const MASK_CSS = `:is(${SECRET_FIELDS_SELECTOR}) {
   background: ${RECORDING_MASK_COLOR} !important; background-image: none !important;
   color: transparent !important; -webkit-text-fill-color: transparent !important; caret-color: transparent !important;
   text-shadow: none !important; box-shadow: inset 0 0 0 10000px ${RECORDING_MASK_COLOR} !important;
 }
-input[type="password" i]::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; }
+:is(${SECRET_FIELDS_SELECTOR})::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; }
 input[type="password" i]::-ms-reveal { display: none !important; }`;
 
 /**
@@ -153,6 +154,8 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   // Chromium runs a session's new-document scripts only while that session has the Page domain enabled.
   await cdp.send('Page.enable');
   const { identifier: maskScript } = await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: installMask });
+  // The CDP script reaches this target's documents only; Playwright's init script also reaches cross-origin (out-of-process) iframes.
+  const frameScript = ownSession ? await target.addInitScript(installMask) : undefined;
   if (ownSession) {
     await Promise.all(target.frames().map((frame) => frame.evaluate(installMask).catch(() => undefined)));
   } else {
@@ -162,6 +165,7 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   /** Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. */
   const unmask = async (): Promise<void> => {
     await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }).catch(() => undefined);
+    await frameScript?.dispose().catch(() => undefined);
     if (ownSession) {
       await Promise.all(target.frames().map((frame) => frame.evaluate(removeMask).catch(() => undefined)));
       await cdp.detach().catch(() => undefined);

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { maskedScreenshot } from '../../browser/pageScreenshot.ts';
 import { costOfUsage, type LlmClient } from '../../llm/index.ts';
 import { AgentFailure, type AgentContext, type ModelUsageReport } from '../agentTypes.ts';
 import { locateByIndex, readPageState, describeElements } from '../model/pageState.ts';
@@ -77,7 +78,7 @@ export async function runWithModel(client: LlmClient, page: Page, action: string
   const writeOnly = { type: 'object', properties: Object.fromEntries(Object.keys(variables).map((k) => [k, { type: 'string', writeOnly: true }])) };
   const secrets = new SecretValues(undefined, ctx.formData, writeOnly);
   const state = await readPageState(page);
-  const screenshot = (await page.screenshot({ type: 'jpeg', quality: 60, mask: [page.locator('input[type="password"]')], timeout: 15_000 })).toString('base64');
+  const screenshot = (await maskedScreenshot(page, { type: 'jpeg', quality: 60 })).toString('base64');
   const text = [
     `Action: ${actionForModel(action)}`,
     `Variables: ${Object.keys(variables).map((k) => `{{form_data.${k}}}`).join(', ') || 'none'}`,

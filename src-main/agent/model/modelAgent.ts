@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import { maskedScreenshot } from '../../browser/pageScreenshot.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import { costOfUsage, type LlmClient, type LlmMessage, type ToolResultBlock, type UserContent } from '../../llm/index.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentJobInfo, type AgentOutcome } from '../agentTypes.ts';
@@ -41,9 +42,7 @@ function dropOldImages(messages: LlmMessage[]): void {
 }
 
 async function screenshotFor(page: Page): Promise<string> {
-  const passwords = page.locator('input[type="password"]');
-  const mask = (await passwords.count().catch(() => 0)) > 0 ? [passwords] : [];
-  return (await page.screenshot({ type: 'jpeg', quality: 60, mask, timeout: 15_000 })).toString('base64');
+  return (await maskedScreenshot(page, { type: 'jpeg', quality: 60 })).toString('base64');
 }
 
 /**

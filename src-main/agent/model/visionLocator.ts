@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { maskedScreenshot } from '../../browser/pageScreenshot.ts';
 import type { LlmClient } from '../../llm/index.ts';
 import type { AgentContext } from '../agentTypes.ts';
 import { costOfUsage } from '../../llm/index.ts';
@@ -23,8 +24,7 @@ export class VisionLocator {
   async locate(page: Page, description: string): Promise<VisualMatch | null> {
     const client = await this.#client();
     const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
-    const passwords = page.locator('input[type="password"]');
-    const shot = await page.screenshot({ type: 'png', mask: [passwords] });
+    const shot = await maskedScreenshot(page, { type: 'png' });
     const response = await client.complete({
       system: 'You locate things on a browser screenshot. Answer with JSON only: {"found": true|false, "x": <px>, "y": <px>, "description": "<what is there>"}.',
       messages: [{

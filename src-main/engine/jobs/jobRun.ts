@@ -152,18 +152,8 @@ export class JobRun {
   async #screenshot(page: Page): Promise<void> {
     const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
     await mkdir(dir, { recursive: true });
-    // Masking costs a locator pass per shot; only pay it when a frame has a password field to hide.
-    // Password fields, and the one-time-code fields the login filler typed a code into, are masked.
-    const masked = 'input[type="password"], [data-portico-login^="otp-"]';
-    const passwords = page.locator(masked);
-    const hasPassword = async (): Promise<boolean> => {
-      for (const frame of page.frames()) {
-        if (await frame.evaluate((selector) => document.querySelector(selector) !== null, masked).catch(() => false)) return true;
-      }
-      return false;
-    };
-    const mask = (await hasPassword()) ? [passwords] : [];
-    await fullPageScreenshot(page, join(dir, screenshotName(this.#steps)), mask);
+    // Secret fields (passwords, one-time codes, what the login filler or a credential tool typed into) in every frame are painted over.
+    await fullPageScreenshot(page, join(dir, screenshotName(this.#steps)));
     this.#steps += 1;
     this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
   }

@@ -311,8 +311,8 @@ export class WorkflowService {
       const page = await this.#deps.sessions.pageFor(state.sessionId, state.actor.workspaceId);
       const path = this.#screenshotPath(state.executionId, index);
       await mkdir(join(this.#deps.screenshotsDir, state.executionId), { recursive: true });
-      // Password fields are painted over, like every stored screenshot.
-      await fullPageScreenshot(page, path, [page.locator('input[type="password"]')]);
+      // Password and one-time-code fields in every frame are painted over, like every stored screenshot.
+      await fullPageScreenshot(page, path);
       return true;
     } catch (error) {
       this.#logger.debug('workflow step screenshot skipped', { execution_id: state.executionId, step: index, error: String(error) });

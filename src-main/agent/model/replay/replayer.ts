@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { filePayloads } from '../../autofill/valueAdapter.ts';
 import type { AgentContext } from '../../agentTypes.ts';
 import { resolveDescriptor } from '../pageState.ts';
@@ -39,6 +40,8 @@ async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formD
       await locator?.click({ timeout: 5_000 });
       break;
     case 'type':
+      // A replayed credential or code is masked in screenshots like the tools' own typing (browser/pageScreenshot.ts).
+      if (step.value?.kind === 'credential' || step.value?.kind === 'totp') await locator?.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
       await locator?.fill(value ?? '', { timeout: 5_000 });
       break;
     case 'select':

@@ -1,3 +1,4 @@
+import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import type { AgentTool } from './toolTypes.ts';
 import { INDEX_PROP, stringArg } from './toolTypes.ts';
 
@@ -9,7 +10,10 @@ export const typeTool: AgentTool = {
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
-    const { value, source } = await env.secrets.resolve(stringArg(input, 'text'));
+    const text = stringArg(input, 'text');
+    const { value, source } = await env.secrets.resolve(text);
+    // A credential's password or code is masked in screenshots and recordings (browser/pageScreenshot.ts).
+    if (text.includes('{{credential:')) await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
     await locator.fill(value, { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: source });
     return { output: `typed into [${element.index}] ${JSON.stringify(element.name)}` };

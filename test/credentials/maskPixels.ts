@@ -1,0 +1,25 @@
+import type { Page } from 'playwright-core';
+
+export interface Rect { x: number; y: number; width: number; height: number }
+
+/**
+ * Share of the pixels in `rect` of an image (PNG or JPEG bytes) painted in the mask colour (#FF00FF),
+ * decoded by a real Chromium page. JPEG blurs colours a little, so "magenta" is a tolerant test.
+ */
+export function maskedShare(viewer: Page, image: Buffer, rect: Rect, mediaType: 'image/png' | 'image/jpeg' = 'image/png'): Promise<number> {
+  return viewer.evaluate(async ({ data, rect, mediaType }) => {
+    const img = new Image();
+    img.src = `data:${mediaType};base64,${data}`;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d');
+    if (!context) throw new Error('no 2d context');
+    context.drawImage(img, 0, 0);
+    const { data: pixels } = context.getImageData(rect.x, rect.y, rect.width, rect.height);
+    let magenta = 0;
+    for (let i = 0; i < pixels.length; i += 4) if (pixels[i]! > 200 && pixels[i + 1]! < 60 && pixels[i + 2]! > 200) magenta += 1;
+    return magenta / (rect.width * rect.height);
+  }, { data: image.toString('base64'), rect, mediaType });
+}
