@@ -21,6 +21,8 @@ const at = (r: Rect) => `style="top:${r.y}px;left:${r.x}px;width:${r.width}px;he
 const SECRET: Rect = { x: 20, y: 20, width: 300, height: 40 };
 const PLAIN: Rect = { x: 20, y: 100, width: 300, height: 40 };
 const FRAMES = { same: { x: 40, y: 60, width: 400, height: 180 }, cross: { x: 40, y: 300, width: 400, height: 180 } } satisfies Record<string, Rect>;
+/** A web component's open shadow root holding a password field, on the page itself. */
+const SHADOW: Rect = { x: 40, y: 520, width: 300, height: 40 };
 const inFrame = (frame: Rect, r: Rect): Rect => ({ x: frame.x + r.x, y: frame.y + r.y, width: r.width, height: r.height });
 
 const inner = (password: string) => `<!doctype html><html><head>${style}</head><body><form>
@@ -39,7 +41,11 @@ describe('secret fields are masked in every frame and in workflow step screensho
       // The page is on 127.0.0.1; the second iframe is on localhost: another origin and another site (an out-of-process iframe).
       '/outer': () => ({ body: `<!doctype html><html><head><title>Frames</title>${style}</head><body><p style="margin:10px 40px">Sign in below</p>
         <iframe title="same" src="/inner-same" ${at(FRAMES.same)}></iframe>
-        <iframe title="cross" src="http://localhost:${port}/inner-cross" ${at(FRAMES.cross)}></iframe></body></html>` }),
+        <iframe title="cross" src="http://localhost:${port}/inner-cross" ${at(FRAMES.cross)}></iframe>
+        <pw-box></pw-box><script>customElements.define('pw-box', class extends HTMLElement { connectedCallback() {
+          const root = this.attachShadow({ mode: 'open' });
+          root.innerHTML = '${style}<input type="password" aria-label="Shadow password" value="${SAME_ORIGIN_PASSWORD}" ${at(SHADOW)}>';
+        } });</script></body></html>` }),
       '/inner-same': inner(SAME_ORIGIN_PASSWORD),
       '/inner-cross': inner(CROSS_ORIGIN_PASSWORD),
       '/otp': `<!doctype html><html><head><title>Two-step verification</title>${style}</head><body><form>
@@ -63,7 +69,7 @@ describe('secret fields are masked in every frame and in workflow step screensho
     await site?.close();
   });
 
-  it('a job step screenshot paints over the password fields of a same-origin and a cross-origin iframe, not the ordinary fields next to them', async () => {
+  it('a job step screenshot paints over the password fields of a same-origin and a cross-origin iframe and a shadow root, not the ordinary fields next to them', async () => {
     expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'frames', start_url: `${site.url}/outer`, task: 'script:visit' } })).status).toBe(200);
     const started = await jsonOf(await svc.api('/jobs/default/frames/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: {} } }));
     expect(started.status).toBe(200);
@@ -76,6 +82,7 @@ describe('secret fields are masked in every frame and in workflow step screensho
     const page = await (await viewer.newContext()).newPage();
     expect(await maskedShare(page, shot, inFrame(FRAMES.same, SECRET)), 'password in the same-origin iframe').toBeGreaterThan(0.97);
     expect(await maskedShare(page, shot, inFrame(FRAMES.cross, SECRET)), 'password in the cross-origin iframe').toBeGreaterThan(0.97);
+    expect(await maskedShare(page, shot, SHADOW), 'password in a shadow root').toBeGreaterThan(0.97);
     // The check can tell: the ordinary fields of both frames are not painted over.
     expect(await maskedShare(page, shot, inFrame(FRAMES.same, PLAIN))).toBe(0);
     expect(await maskedShare(page, shot, inFrame(FRAMES.cross, PLAIN))).toBe(0);
