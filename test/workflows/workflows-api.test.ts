@@ -261,11 +261,13 @@ describe('workflows (real service, real session browsers, scripted model server 
     expect(await detailOf({ name: 'Too long', steps: Array.from({ length: 51 }, () => ({ action: 'press Enter' })) })).toContain('steps');
     expect(await detailOf({ name: 'None', steps: [] })).toContain('steps');
     expect(await detailOf({ name: 'Huge', steps: [{ action: `click ${'x'.repeat(5000)}` }] })).toContain('steps');
-    // 100 000 levels, sent as text (serializing it here would exhaust the test's own stack).
+    // 20 levels: within what any JSON body may nest (64), past a workflow step's form_data limit (16).
+    expect(await detailOf({ name: 'Deep', steps: [{ portal: 'visit', form_data: JSON.parse(`${'{"d":'.repeat(20)}1${'}'.repeat(20)}`) }] })).toContain('must nest at most 16 levels');
+    // 100 000 levels, sent as text (serializing it here would exhaust the test's own stack): refused by the body parser.
     const deep = `{"name":"Deep","steps":[{"portal":"visit","form_data":${'{"d":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`;
     const deepAnswer = await jsonOf(await svc.api('/public/workflows', { method: 'POST', key: svc.accountKey, headers: { 'content-type': 'application/json' }, body: deep }));
     expect(deepAnswer.status).toBe(422);
-    expect(String((deepAnswer.body as { detail: string }).detail)).toContain('must nest at most 16 levels');
+    expect(String((deepAnswer.body as { detail: string }).detail)).toBe('body: must not nest objects or arrays deeper than 64 levels');
     expect(await detailOf({ name: 'Big', steps: [{ portal: 'visit', form_data: { blob: 'x'.repeat(70_000) } }] })).toContain('bytes');
     expect(await detailOf({ name: 'Nowhere', steps: [{ portal: 'no-such-portal', form_data: {} }] })).toBe("body.steps[0].portal: no portal 'no-such-portal' in organization 'default'");
     expect(await detailOf({ name: 'Undeclared', steps: [{ action: 'type {{email}} into Email' }], parameters: { name: null } })).toBe("body.steps[0]: variable 'email' is not declared in parameters");
