@@ -114,4 +114,21 @@ describe("the model agent signs in with the job's stored credential (real keycha
     expect(String(job.error)).toContain('belongs to https://elsewhere.example');
     expect(posted.length).toBe(before);
   });
+
+  it("a {{credential:…}} placeholder in the type tool obeys the same site rule: never typed into another site's page", async () => {
+    const foreign = await credential({ service_name: 'Elsewhere', username_or_email: 'ada', password: OTHER_PASSWORD, service_url: 'https://elsewhere.example/' });
+    const before = posted.length;
+    model.reset((request: RecordedRequest): ScriptedReply => ({
+      toolCalls: [
+        { name: 'type', input: { index: elementIndex(request, 'Password'), text: `{{credential:${foreign}.password}}` } },
+        { name: 'click', input: { index: elementIndex(request, 'Sign in') } },
+      ],
+    }));
+    const job = await runJob(foreign);
+    expect(job.status).toBe('failed');
+    expect(String(job.error)).toContain('refused to type the credential for Elsewhere');
+    expect(String(job.error)).toContain('belongs to https://elsewhere.example');
+    expect(posted.length).toBe(before);
+    for (const request of model.requests) expect(request.raw).not.toContain(OTHER_PASSWORD);
+  });
 });

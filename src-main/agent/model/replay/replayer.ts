@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
+import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import { filePayloads } from '../../autofill/valueAdapter.ts';
 import type { AgentContext } from '../../agentTypes.ts';
 import { resolveDescriptor } from '../pageState.ts';
@@ -29,7 +30,7 @@ async function waitForPath(page: Page, path: string, timeoutMs: number): Promise
 }
 
 /** Runs one recorded step; resolves a reason string when the page no longer offers it. */
-async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formData: Record<string, unknown>): Promise<string | undefined> {
+async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formData: Record<string, unknown>, credential: AgentContext['credential']): Promise<string | undefined> {
   if (!(await waitForPath(page, step.path, 5_000))) return `expected page ${step.path}, found ${new URL(page.url()).pathname}`;
   const locator = step.target ? await resolveDescriptor(page, step.target) : undefined;
   if (step.target && !locator) return `no single element matches ${step.target.role} ${JSON.stringify(step.target.name)} any more`;
@@ -41,7 +42,11 @@ async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formD
       break;
     case 'type':
       // A replayed credential or code is masked in screenshots like the tools' own typing (browser/pageScreenshot.ts).
-      if (step.value?.kind === 'credential' || step.value?.kind === 'totp') await locator?.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+      if (step.value?.kind === 'credential' || step.value?.kind === 'totp') {
+        // A replayed credential value goes only into a frame of the credential's site, like the tools' own typing.
+        if (locator) await assertCredentialOrigin(locator, credential);
+        await locator?.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+      }
       await locator?.fill(value ?? '', { timeout: 5_000 });
       break;
     case 'select':
@@ -79,7 +84,7 @@ export async function replayTrace(ctx: AgentContext, trace: ReplayTrace, secrets
     if (ctx.signal.aborted) throw ctx.signal.reason as Error;
     let reason: string | undefined;
     try {
-      reason = await runStep(ctx.page, step, secrets, ctx.formData);
+      reason = await runStep(ctx.page, step, secrets, ctx.formData, ctx.credential);
     } catch (error) {
       reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     }

@@ -1,4 +1,5 @@
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
+import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import type { AgentTool } from './toolTypes.ts';
 import { INDEX_PROP, stringArg } from './toolTypes.ts';
 
@@ -11,9 +12,12 @@ export const typeTool: AgentTool = {
   async run(input, env) {
     const { element, locator } = env.element(input.index);
     const text = stringArg(input, 'text');
+    const typesCredential = text.includes('{{credential:');
+    // A credential's value goes only into a frame of its own site, like use_credential (docs/credentials.md).
+    if (typesCredential) await assertCredentialOrigin(locator, env.ctx.credential);
     const { value, source } = await env.secrets.resolve(text);
     // A credential's password or code is masked in screenshots and recordings (browser/pageScreenshot.ts).
-    if (text.includes('{{credential:')) await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+    if (typesCredential) await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
     await locator.fill(value, { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: source });
     return { output: `typed into [${element.index}] ${JSON.stringify(element.name)}` };
