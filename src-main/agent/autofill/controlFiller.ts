@@ -47,7 +47,7 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
   const text = withoutAffixes(asText(value), c.affixes);
   // A masked input (SSN "___ __ ____", phone "(___) ___-____") gets the value in its shape, unless the value already fits.
   const template = c.mask || c.placeholder;
-  if (template && (c.pattern ? !patternAccepts(c.pattern, text) : true)) return fitToMask(text, template, c.pattern) ?? text;
+  if (template && (c.pattern ? patternAccepts(c.pattern, text) !== true : true)) return fitToMask(text, template, c.pattern) ?? text;
   return text;
 }
 

@@ -188,15 +188,24 @@ export function phoneVariants(value: string): string[] {
   return [...new Set(out)].filter((v) => v !== value);
 }
 
-/** Does `pattern` (an input's pattern attribute) accept `text`? An unusable pattern accepts everything. */
-export function patternAccepts(pattern: string, text: string): boolean {
+/**
+ * Does `pattern` (an input's pattern attribute) accept `text`? A pattern the browser ignores (invalid
+ * under the `v` flag) accepts everything. Undefined when RE2 cannot run it (lookaround, backreference,
+ * e.g. USWDS's SSN pattern): we cannot tell without a backtracking engine, so the page's own
+ * constraint check decides after filling.
+ */
+export function patternAccepts(pattern: string, text: string): boolean | undefined {
   if (!pattern) return true;
   try {
-    // Checked as a browser would (the `v` flag) without running it there; run on RE2, so a page's pattern cannot backtrack.
     new RegExp(pattern, 'v');
-    return linearRegExp(pattern, { anchored: true }).test(text);
   } catch {
     return true;
+  }
+  try {
+    // Run on RE2, so a page's pattern cannot backtrack in this process.
+    return linearRegExp(pattern, { anchored: true }).test(text);
+  } catch {
+    return undefined;
   }
 }
 
@@ -209,7 +218,7 @@ function maskLike(placeholder: string): boolean {
  * The value written in the shape a masked input wants: its letters and digits, in order, into the
  * mask's slots ("123456789" → "123 45 6789" for "___ __ ____"; "A#A #A#" takes letter, digit, …).
  * Only separators change, so the meaning stays. Null when the value does not fill the mask exactly
- * or the result breaks the input's pattern.
+ * or the result breaks the input's pattern (one RE2 cannot run is left to the page's own check).
  */
 export function fitToMask(text: string, mask: string, pattern: string): string | null {
   const template = mask || '';
@@ -230,7 +239,7 @@ export function fitToMask(text: string, mask: string, pattern: string): string |
     if (charset && m === 'A' && !/\p{L}/u.test(ch)) return null;
     out += ch;
   }
-  return patternAccepts(pattern, out) ? out : null;
+  return patternAccepts(pattern, out) === false ? null : out;
 }
 
 /**
