@@ -13,10 +13,16 @@ const PER_ORG = 2;
 const TOTAL = 3;
 const HOW_TO_RAISE = 'To free one, close a session or profile login, or raise browsers_per_org / browsers_total in settings.json in the data folder and restart';
 
-/** Chromium browser processes (not their renderers) whose profile folder is under `dataDir`. */
-function browsersUnder(dataDir: string): number {
+/**
+ * Chromium browser processes (not their renderers) whose profile folder is under `dataDir`; without
+ * `includeJobBrowser`, not the one browser jobs share (a throwaway profile Playwright makes under
+ * `<data>/tmp/playwright`), which stays up between jobs until the service stops.
+ */
+function browsersUnder(dataDir: string, includeJobBrowser = false): number {
   const out = execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes(`--user-data-dir=${dataDir}`) && !line.includes('--type=')).length;
+  return out.split('\n').filter((line) =>
+    line.includes(`--user-data-dir=${dataDir}`) && !line.includes('--type=') && (includeJobBrowser || !line.includes(`--user-data-dir=${dataDir}/tmp/playwright/`)),
+  ).length;
 }
 
 describe('live browsers per organization and overall', () => {
@@ -42,8 +48,8 @@ describe('live browsers per organization and overall', () => {
     await pages.close();
     if (previousHeadless === undefined) delete process.env.PORTICO_HEADLESS;
     else process.env.PORTICO_HEADLESS = previousHeadless;
-    // Shutdown closed every browser it had opened: none is left running on the data folder.
-    expect(browsersUnder(dataDir)).toBe(0);
+    // Shutdown closed every browser it had opened, the jobs' shared one too: none is left running on the data folder.
+    expect(browsersUnder(dataDir, true)).toBe(0);
   });
 
   it('sessions, profile logins and running jobs share the limits: past them sessions and logins are 429, a job waits queued, and closing one frees a slot', async () => {
@@ -95,7 +101,8 @@ describe('live browsers per organization and overall', () => {
 
     for (const opened of [rivalLogin, rivalSecond]) expect(await closeLogin('rival', String((opened.body as { session_id: string }).session_id), rivalKey)).toBe(200);
     expect((await svc.api(`/public/sessions/${String((again.body as { session_id: string }).session_id)}/terminate`, { method: 'POST', key: svc.accountKey })).status).toBe(200);
-    // Every browser closed with its session: nothing is left running on the data folder.
-    await until(() => browsersUnder(svc.dataDir) === 0 || undefined, 'every browser on the data folder to exit', 15_000);
+    // Every session and login browser closed with its session: only the jobs' shared browser is left running.
+    await until(() => browsersUnder(svc.dataDir) === 0 || undefined, 'every session and login browser on the data folder to exit', 15_000);
+    expect(browsersUnder(svc.dataDir, true)).toBe(1);
   });
 });
