@@ -5,6 +5,7 @@ import { screenshotName, screenshotsDir } from '../../src-main/engine/jobs/jobRu
 import { launchTestBrowser } from '../helpers/chromium.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { EXACT_MAGENTA, maskedShare, type Rect } from './maskPixels.ts';
 
 const USER = 'ada@example.com';
 const PASSWORD = 'mask-pw-5512';
@@ -20,7 +21,6 @@ const at = (top: number, left: number, width: number, height: number) => `style=
 // A non-secret field on the same page, filled by the page itself: what an unmasked field looks like.
 const note = `<input name="device" aria-label="Device name" value="WWWWWWWW" readonly ${at(NOTE.top, NOTE.left, NOTE.width, NOTE.height)}>`;
 
-interface Rect { x: number; y: number; width: number; height: number }
 const boxRect = (i: number): Rect => ({ x: BOX.left + i * BOX.gap, y: BOX.top, width: BOX.size, height: BOX.size });
 
 describe('one-time-code fields are masked in the step screenshot taken while they hold the code (split digit boxes and autocomplete=one-time-code)', () => {
@@ -87,29 +87,14 @@ describe('one-time-code fields are masked in the step screenshot taken while the
     const chromium = await launchTestBrowser();
     try {
       const viewer = await (await chromium.newContext()).newPage();
-      /** Share of pixels in `rect` painted in Playwright's mask colour (#FF00FF). */
-      const maskedShare = (png: Buffer, rect: Rect): Promise<number> =>
-        viewer.evaluate(async ({ data, rect }) => {
-          const image = new Image();
-          image.src = `data:image/png;base64,${data}`;
-          await image.decode();
-          const canvas = document.createElement('canvas');
-          canvas.width = image.naturalWidth;
-          canvas.height = image.naturalHeight;
-          const context = canvas.getContext('2d');
-          if (!context) throw new Error('no 2d context');
-          context.drawImage(image, 0, 0);
-          const { data: pixels } = context.getImageData(rect.x, rect.y, rect.width, rect.height);
-          let magenta = 0;
-          for (let i = 0; i < pixels.length; i += 4) if (pixels[i]! > 240 && pixels[i + 1]! < 16 && pixels[i + 2]! > 240) magenta += 1;
-          return magenta / (rect.width * rect.height);
-        }, { data: png.toString('base64'), rect });
+      /** Share of pixels in `rect` painted in Playwright's mask colour (#FF00FF), near-exact since the screenshots are PNG. */
+      const masked = (png: Buffer, rect: Rect): Promise<number> => maskedShare(viewer, png, rect, 'image/png', EXACT_MAGENTA);
 
       const [digits, single] = shots as [Buffer, Buffer];
-      for (let i = 0; i < 6; i += 1) expect(await maskedShare(digits, boxRect(i)), `digit box ${i + 1}`).toBeGreaterThan(0.97);
-      expect(await maskedShare(single, { x: BOX.left, y: BOX.top, width: 6 * BOX.gap, height: BOX.size }), 'the one-time-code field').toBeGreaterThan(0.97);
+      for (let i = 0; i < 6; i += 1) expect(await masked(digits, boxRect(i)), `digit box ${i + 1}`).toBeGreaterThan(0.97);
+      expect(await masked(single, { x: BOX.left, y: BOX.top, width: 6 * BOX.gap, height: BOX.size }), 'the one-time-code field').toBeGreaterThan(0.97);
       // The check can tell: the ordinary field next to them is not painted over.
-      for (const shot of [digits, single]) expect(await maskedShare(shot, { x: NOTE.left, y: NOTE.top, width: NOTE.width, height: NOTE.height })).toBe(0);
+      for (const shot of [digits, single]) expect(await masked(shot, { x: NOTE.left, y: NOTE.top, width: NOTE.width, height: NOTE.height })).toBe(0);
     } finally {
       await chromium.close();
     }
