@@ -2,21 +2,20 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshotName, screenshotsDir } from '../../src-main/engine/jobs/jobRun.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
-import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
+import type { ModelServer } from '../helpers/modelServer.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { jsonOf, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
-import { maskedShare, type Rect } from './maskPixels.ts';
+import { maskedShare, placedAt, type Rect } from './maskPixels.ts';
+import { startMaskRig, type MaskRig } from './maskRig.ts';
 
 const SAME_ORIGIN_PASSWORD = 'SameOriginPw-4471';
 const CROSS_ORIGIN_PASSWORD = 'CrossOriginPw-8812';
 const CODE = '493817';
 
 const style = '<style>body{margin:0;font:28px monospace;background:#fff}input{position:absolute;box-sizing:border-box;border:1px solid #000;font:28px monospace;background:#fff;color:#000;padding:0}iframe{position:absolute;border:0;margin:0;padding:0}</style>';
-const at = (r: Rect) => `style="top:${r.y}px;left:${r.x}px;width:${r.width}px;height:${r.height}px"`;
 /** Inside each iframe: the password field and an ordinary field, each at a fixed place. */
 const SECRET: Rect = { x: 20, y: 20, width: 300, height: 40 };
 const PLAIN: Rect = { x: 20, y: 100, width: 300, height: 40 };
@@ -26,46 +25,41 @@ const SHADOW: Rect = { x: 40, y: 520, width: 300, height: 40 };
 const inFrame = (frame: Rect, r: Rect): Rect => ({ x: frame.x + r.x, y: frame.y + r.y, width: r.width, height: r.height });
 
 const inner = (password: string) => `<!doctype html><html><head>${style}</head><body><form>
-  <input type="password" name="pw" aria-label="Password" value="${password}" ${at(SECRET)}>
-  <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${at(PLAIN)}></form></body></html>`;
+  <input type="password" name="pw" aria-label="Password" value="${password}" ${placedAt(SECRET)}>
+  <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}></form></body></html>`;
 
 describe('secret fields are masked in every frame and in workflow step screenshots (real service, real Chromium, pixel checks)', () => {
   let site: PageServer;
   let svc: TestService;
   let model: ModelServer;
-  let viewer: Awaited<ReturnType<typeof launchTestBrowser>>;
+  let rig: MaskRig;
 
   beforeAll(async () => {
     let port = '';
     site = await startPageServer({
       // The page is on 127.0.0.1; the second iframe is on localhost: another origin and another site (an out-of-process iframe).
       '/outer': () => ({ body: `<!doctype html><html><head><title>Frames</title>${style}</head><body><p style="margin:10px 40px">Sign in below</p>
-        <iframe title="same" src="/inner-same" ${at(FRAMES.same)}></iframe>
-        <iframe title="cross" src="http://localhost:${port}/inner-cross" ${at(FRAMES.cross)}></iframe>
+        <iframe title="same" src="/inner-same" ${placedAt(FRAMES.same)}></iframe>
+        <iframe title="cross" src="http://localhost:${port}/inner-cross" ${placedAt(FRAMES.cross)}></iframe>
         <pw-box></pw-box><script>customElements.define('pw-box', class extends HTMLElement { connectedCallback() {
           const root = this.attachShadow({ mode: 'open' });
-          root.innerHTML = '${style}<input type="password" aria-label="Shadow password" value="${SAME_ORIGIN_PASSWORD}" ${at(SHADOW)}>';
+          root.innerHTML = '${style}<input type="password" aria-label="Shadow password" value="${SAME_ORIGIN_PASSWORD}" ${placedAt(SHADOW)}>';
         } });</script></body></html>` }),
       '/inner-same': inner(SAME_ORIGIN_PASSWORD),
       '/inner-cross': inner(CROSS_ORIGIN_PASSWORD),
       '/otp': `<!doctype html><html><head><title>Two-step verification</title>${style}</head><body><form>
-        <label style="position:absolute;top:10px;left:20px">Verification code</label><input name="code" id="code" autocomplete="one-time-code" aria-label="Verification code" ${at(SECRET)}>
-        <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${at(PLAIN)}></form></body></html>`,
+        <label style="position:absolute;top:10px;left:20px">Verification code</label><input name="code" id="code" autocomplete="one-time-code" aria-label="Verification code" ${placedAt(SECRET)}>
+        <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}></form></body></html>`,
     });
     port = new URL(site.url).port;
-    model = await startModelServer();
-    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
-    svc = await startService(undefined, {
+    rig = await startMaskRig({
       agents: scriptedRegistry, sessionPoolSize: 0,
       secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
     });
-    viewer = await launchTestBrowser();
+    ({ svc, model } = rig);
   });
   afterAll(async () => {
-    delete process.env.PORTICO_ANTHROPIC_BASE_URL;
-    await viewer?.close();
-    await svc?.dispose();
-    await model?.close();
+    await rig?.dispose();
     await site?.close();
   });
 
@@ -79,7 +73,7 @@ describe('secret fields are masked in every frame and in workflow step screensho
     expect(site.hits).toEqual(expect.arrayContaining(['GET /inner-same', 'GET /inner-cross']));
 
     const shot = await readFile(join(screenshotsDir(join(svc.dataDir, 'artifacts'), jobId), screenshotName(0)));
-    const page = await (await viewer.newContext()).newPage();
+    const page = await rig.viewerPage();
     expect(await maskedShare(page, shot, inFrame(FRAMES.same, SECRET)), 'password in the same-origin iframe').toBeGreaterThan(0.97);
     expect(await maskedShare(page, shot, inFrame(FRAMES.cross, SECRET)), 'password in the cross-origin iframe').toBeGreaterThan(0.97);
     expect(await maskedShare(page, shot, SHADOW), 'password in a shadow root').toBeGreaterThan(0.97);
@@ -108,7 +102,7 @@ describe('secret fields are masked in every frame and in workflow step screensho
     const response = await svc.api(new URL(String(done.steps[1]?.screenshot_url)).pathname, { key: svc.accountKey });
     expect(response.status).toBe(200);
     const shot = Buffer.from(await response.arrayBuffer());
-    const page = await (await viewer.newContext()).newPage();
+    const page = await rig.viewerPage();
     expect(await maskedShare(page, shot, SECRET), 'the one-time-code field').toBeGreaterThan(0.97);
     expect(await maskedShare(page, shot, PLAIN)).toBe(0);
   });

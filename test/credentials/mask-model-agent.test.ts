@@ -3,27 +3,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshotName, screenshotsDir } from '../../src-main/engine/jobs/jobRun.ts';
 import { KeychainSecretStore, scopedSecretStore } from '../../src-main/secrets/index.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
+import type { ModelServer, RecordedRequest, ScriptedReply } from '../helpers/modelServer.ts';
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
-import { maskedShare, type Rect } from './maskPixels.ts';
+import { jsonOf, waitForJob, type TestService } from '../helpers/service.ts';
+import { maskedShare, placedAt, type Rect } from './maskPixels.ts';
+import { startMaskRig, type MaskRig } from './maskRig.ts';
 
 const MODEL = 'anthropic:claude-sonnet-4-6';
 const SEED = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 const style = '<style>body{margin:0;font:28px monospace;background:#fff}input{position:absolute;box-sizing:border-box;border:1px solid #000;font:28px monospace;background:#fff;color:#000;padding:0}button{position:absolute;top:320px;left:20px}</style>';
-const at = (r: Rect) => `style="top:${r.y}px;left:${r.x}px;width:${r.width}px;height:${r.height}px"`;
 /** A one-time-code field the page marks as such, a field it does not mark at all, and an ordinary field. */
 const OTC: Rect = { x: 20, y: 40, width: 300, height: 40 };
 const BACKUP: Rect = { x: 20, y: 140, width: 300, height: 40 };
 const PLAIN: Rect = { x: 20, y: 240, width: 300, height: 40 };
 
 const verifyPage = `<!doctype html><html><head><title>Verify it is you</title>${style}</head><body><form method="post" action="/verified">
-  <input name="otc" autocomplete="one-time-code" aria-label="One-time code" ${at(OTC)}>
-  <input name="backup" aria-label="Backup entry" ${at(BACKUP)}>
-  <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${at(PLAIN)}>
+  <input name="otc" autocomplete="one-time-code" aria-label="One-time code" ${placedAt(OTC)}>
+  <input name="backup" aria-label="Backup entry" ${placedAt(BACKUP)}>
+  <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}>
   <button type="submit">Verify</button></form></body></html>`;
 
 /** The last image of a recorded Anthropic request (the screenshot the model was shown). */
@@ -39,23 +38,18 @@ describe('a code the model agent types is masked in the job screenshot and in th
   let svc: TestService;
   let model: ModelServer;
   let pages: PageServer;
-  let viewer: Awaited<ReturnType<typeof launchTestBrowser>>;
+  let rig: MaskRig;
 
   beforeAll(async () => {
-    model = await startModelServer();
     pages = await startPageServer({ '/verify': verifyPage, '/verified': '<!doctype html><title>Done</title><h1>Verified</h1>' });
-    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
     const secrets = scopedSecretStore(new KeychainSecretStore(), `test-mask-model-agent-${Date.now()}`);
     await secrets.set('provider/anthropic', 'sk-ant-test');
-    svc = await startService(undefined, { secrets, llmRetry: { maxRetries: 1, timeoutMs: 10_000 }, jobConcurrency: 1 });
+    rig = await startMaskRig({ secrets, llmRetry: { maxRetries: 1, timeoutMs: 10_000 }, jobConcurrency: 1 });
+    ({ svc, model } = rig);
     expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'verify', start_url: `${pages.url}/verify`, task: 'Enter the one-time code' } })).status).toBe(200);
-    viewer = await launchTestBrowser();
   });
   afterAll(async () => {
-    delete process.env.PORTICO_ANTHROPIC_BASE_URL;
-    await viewer?.close();
-    await svc?.dispose();
-    await model?.close();
+    await rig?.dispose();
     await pages?.close();
   });
 
@@ -81,7 +75,7 @@ describe('a code the model agent types is masked in the job screenshot and in th
     expect(model.requests).toHaveLength(2);
     expect(toolResults(model.requests[1]!)).toEqual(expect.arrayContaining([`typed {{credential:${id}.totp}} into [${elementIndex(model.requests[0]!, 'One-time code')}]`]));
 
-    const page = await (await viewer.newContext()).newPage();
+    const page = await rig.viewerPage();
     // The screenshot the model saw after typing (JPEG, viewport).
     const seen = lastImage(model.requests[1]!);
     expect(await maskedShare(page, seen, OTC, 'image/jpeg'), 'model screenshot: the one-time-code field').toBeGreaterThan(0.9);

@@ -2,6 +2,9 @@ import type { Page } from 'playwright-core';
 
 export interface Rect { x: number; y: number; width: number; height: number }
 
+/** `style="…"` putting an absolutely positioned element at `r` (CSS px), so its region can be found in a screenshot. */
+export const placedAt = (r: Rect): string => `style="top:${r.y}px;left:${r.x}px;width:${r.width}px;height:${r.height}px"`;
+
 /** Which pixels count as the mask colour: red and blue above `redBlueAbove`, green below `greenBelow`. */
 export interface MagentaTest { redBlueAbove: number; greenBelow: number }
 /** The default: JPEG blurs colours a little, so "magenta" is a tolerant test. */
