@@ -6,45 +6,26 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
-import { ACCOUNT_TOOLS, createSignupPortal, ORG_TOOLS, startSignupPages, toolJson } from './mcpFixtures.ts';
-
-const previousHeadless = process.env.PORTICO_HEADLESS;
-process.env.PORTICO_HEADLESS = '1';
+import { ACCOUNT_TOOLS, ORG_TOOLS, toolJson, useMcpService } from './mcpFixtures.ts';
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real service, real Chromium)', () => {
-  let svc: TestService;
-  let pages: Awaited<ReturnType<typeof startSignupPages>>;
-  const clients: Client[] = [];
+  const mcp = useMcpService();
 
   const connect = async (headers: Record<string, string>): Promise<Client> => {
     const client = new Client({ name: 'test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers } }));
-    clients.push(client);
-    return client;
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.svc.url}/mcp`), { requestInit: { headers } }));
+    return mcp.keep(client);
   };
   const rawPost = (headers: Record<string, string>, body: string = JSON.stringify(INITIALIZE)) =>
-    fetch(`${svc.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, ...headers }, body });
-
-  beforeAll(async () => {
-    pages = await startSignupPages();
-    svc = await startService();
-    await createSignupPortal(svc, pages);
-  });
-  afterAll(async () => {
-    for (const client of clients) await client.close();
-    await svc?.dispose();
-    await pages?.close();
-    if (previousHeadless === undefined) delete process.env.PORTICO_HEADLESS;
-    else process.env.PORTICO_HEADLESS = previousHeadless;
-  });
+    fetch(`${mcp.svc.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, ...headers }, body });
 
   it('an org key gets the portal and job tools, an account key (as Bearer) the session, action and credential tools', async () => {
-    const org = await connect({ 'x-api-key': svc.orgKey });
+    const org = await connect({ 'x-api-key': mcp.svc.orgKey });
     expect((await org.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ORG_TOOLS);
-    const account = await connect({ authorization: `Bearer ${svc.accountKey}` });
+    const account = await connect({ authorization: `Bearer ${mcp.svc.accountKey}` });
     const accountTools = (await account.listTools()).tools;
     expect(accountTools.map((tool) => tool.name).sort()).toEqual(ACCOUNT_TOOLS);
     // Schemas use the HTTP API's field names.
@@ -53,9 +34,9 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
   });
 
   it('run_job fills the real form to completion, with a progress note per step; get_job adds the last screenshot', async () => {
-    const client = await connect({ 'x-api-key': svc.orgKey });
+    const client = await connect({ 'x-api-key': mcp.svc.orgKey });
     const portals = toolJson(await client.callTool({ name: 'list_portals', arguments: {} }));
-    expect(portals.portals).toEqual([expect.objectContaining({ endpoint_name: 'signup', start_url: `${pages.url}/form` })]);
+    expect(portals.portals).toEqual([expect.objectContaining({ endpoint_name: 'signup', start_url: `${mcp.pages.url}/form` })]);
 
     const notes: string[] = [];
     const result = await client.callTool(
@@ -65,7 +46,7 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
     expect(result.isError).toBeFalsy();
     const outcome = toolJson(result);
     expect(outcome).toMatchObject({ endpoint_name: 'signup', status: 'completed', error: null });
-    expect(pages.submitted.at(-1)).toBe('name=Ada+Lovelace&email=ada%40example.com&colour=blue');
+    expect(mcp.pages.submitted.at(-1)).toBe('name=Ada+Lovelace&email=ada%40example.com&colour=blue');
     expect(notes[0]).toMatch(/^Job [0-9a-f-]{36} started$/);
     expect(notes.filter((note) => note.startsWith('Step '))).toHaveLength(Number(outcome.steps));
     expect(notes.at(-1)).toBe('Status: completed');
@@ -78,7 +59,7 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
   });
 
   it('a job that asks returns the question and its job_id; answer_question resumes it to completion', async () => {
-    const client = await connect({ 'x-api-key': svc.orgKey });
+    const client = await connect({ 'x-api-key': mcp.svc.orgKey });
     const asked = toolJson(await client.callTool({ name: 'run_job', arguments: { endpoint_name: 'signup', form_data: { name: 'Grace', email: 'grace@example.com' } } }));
     expect(asked).toMatchObject({
       status: 'waiting_for_input',
@@ -90,7 +71,7 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
       undefined, { onprogress: (progress) => notes.push(String(progress.message)) },
     ));
     expect(answered).toMatchObject({ job_id: asked.job_id, status: 'completed' });
-    expect(pages.submitted.at(-1)).toBe('name=Grace&email=grace%40example.com&colour=green');
+    expect(mcp.pages.submitted.at(-1)).toBe('name=Grace&email=grace%40example.com&colour=green');
     expect(notes).toContain('Status: completed');
 
     const again = await client.callTool({ name: 'answer_question', arguments: { endpoint_name: 'signup', job_id: String(asked.job_id), answer: 'red' } });
@@ -99,7 +80,7 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
   });
 
   it('a service refusal is a tool error with its detail, never a crash', async () => {
-    const client = await connect({ 'x-api-key': svc.orgKey });
+    const client = await connect({ 'x-api-key': mcp.svc.orgKey });
     const missing = await client.callTool({ name: 'run_job', arguments: { endpoint_name: 'nope', form_data: {} } });
     expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Portico answered 404: Portal not found' }] });
     const invalid = await client.callTool({ name: 'get_job', arguments: { endpoint_name: 'signup', job_id: 'not-a-uuid' } });
@@ -118,9 +99,9 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const created = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'silent', start_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, task: 'Wait' } });
+      const created = await mcp.svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'silent', start_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, task: 'Wait' } });
       expect(created.status).toBe(200);
-      const client = await connect({ 'x-api-key': svc.orgKey });
+      const client = await connect({ 'x-api-key': mcp.svc.orgKey });
       const giveUp = new AbortController();
       let jobId = '';
       const call = client.callTool({ name: 'run_job', arguments: { endpoint_name: 'silent', form_data: {} } }, undefined, {
@@ -145,12 +126,12 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
   });
 
   it('an action run twice in a session replays the cached step the second time', async () => {
-    const client = await connect({ 'x-api-key': svc.accountKey });
+    const client = await connect({ 'x-api-key': mcp.svc.accountKey });
     const session = toolJson(await client.callTool({ name: 'create_session', arguments: {} }));
     expect(session).toMatchObject({ session_id: expect.any(String), status: 'active', live_url: expect.stringContaining('/live/') });
     const run = async (action: string, variables: Record<string, string> = {}) =>
       toolJson(await client.callTool({ name: 'run_action', arguments: { session_id: session.session_id, action, variables } }));
-    expect(await run(`go to ${pages.url}/search`)).toMatchObject({ success: true });
+    expect(await run(`go to ${mcp.pages.url}/search`)).toMatchObject({ success: true });
     expect(await run('type {{terms}} into Search terms', { terms: 'first' })).toMatchObject({ success: true, used_cache: false, set_cache: true });
     expect(await run('type {{terms}} into Search terms', { terms: 'second' })).toMatchObject({ success: true, used_cache: true, set_cache: false });
     expect(toolJson(await client.callTool({ name: 'list_credentials', arguments: {} }))).toEqual({ credentials: [] });
@@ -164,25 +145,25 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
   });
 
   it('a foreign Origin is 403 even with a key; a loopback origin is served', async () => {
-    const foreign = await jsonOf(await rawPost({ 'x-api-key': svc.orgKey, origin: 'https://evil.example' }));
+    const foreign = await jsonOf(await rawPost({ 'x-api-key': mcp.svc.orgKey, origin: 'https://evil.example' }));
     expect(foreign).toEqual({ status: 403, body: { detail: "Origin 'https://evil.example' is not allowed to use the MCP endpoint" } });
     expect((await jsonOf(await rawPost({ origin: 'null' }))).status).toBe(403);
-    const local = await rawPost({ 'x-api-key': svc.orgKey, origin: `http://localhost:${new URL(svc.url).port}` });
+    const local = await rawPost({ 'x-api-key': mcp.svc.orgKey, origin: `http://localhost:${new URL(mcp.svc.url).port}` });
     expect(local.status).toBe(200);
     await local.body?.cancel();
   });
 
   it('GET and DELETE are 405 {detail} (stateless endpoint); a malformed body is 400 {detail}', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const response = await fetch(`${svc.url}/mcp`, { method, headers: { 'x-api-key': svc.orgKey, accept: MCP_ACCEPT } });
+      const response = await fetch(`${mcp.svc.url}/mcp`, { method, headers: { 'x-api-key': mcp.svc.orgKey, accept: MCP_ACCEPT } });
       expect(response.headers.get('allow')).toBe('POST');
       const res = await jsonOf(response);
       expect(res).toEqual({ status: 405, body: { detail: 'This MCP endpoint is stateless: POST each JSON-RPC message to /mcp (no GET stream, no session to delete)' } });
     }
-    const malformed = await jsonOf(await rawPost({ 'x-api-key': svc.orgKey }, '{"jsonrpc": '));
+    const malformed = await jsonOf(await rawPost({ 'x-api-key': mcp.svc.orgKey }, '{"jsonrpc": '));
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ detail: expect.any(String) });
-    const oversized = await jsonOf(await rawPost({ 'x-api-key': svc.orgKey }, JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(11 * 1024 * 1024) })));
+    const oversized = await jsonOf(await rawPost({ 'x-api-key': mcp.svc.orgKey }, JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(11 * 1024 * 1024) })));
     expect(oversized.status).toBe(413);
     expect(oversized.body).toEqual({ detail: expect.any(String) });
   });

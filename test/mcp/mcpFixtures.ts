@@ -1,6 +1,7 @@
-import { expect } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import type { TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 
 /** A real signup form (name, email, colour) whose submissions the page server keeps, and a page for single actions. */
 export async function startSignupPages(): Promise<PageServer & { submitted: string[] }> {
@@ -33,6 +34,52 @@ export async function createSignupPortal(svc: TestService, pages: PageServer): P
     },
   });
   expect(res.status).toBe(200);
+}
+
+/** What an MCP test file runs on: the signup pages, a headless service with the `signup` portal, and the MCP clients its tests opened. */
+export interface McpService {
+  readonly svc: TestService;
+  readonly pages: Awaited<ReturnType<typeof startSignupPages>>;
+  /** Keeps a connected client, to be closed after the file's tests. */
+  keep(client: Client): Client;
+}
+
+/**
+ * Registers, in the calling describe, the beforeAll that starts the signup pages and a service (PORTICO_HEADLESS=1:
+ * no visible login windows) with the `signup` portal, and the afterAll that closes the kept clients, the service and
+ * the pages and gives PORTICO_HEADLESS its previous value back.
+ */
+export function useMcpService(): McpService {
+  const clients: Client[] = [];
+  let svc: TestService | undefined;
+  let pages: Awaited<ReturnType<typeof startSignupPages>> | undefined;
+  let previousHeadless: string | undefined;
+  beforeAll(async () => {
+    previousHeadless = process.env.PORTICO_HEADLESS;
+    process.env.PORTICO_HEADLESS = '1';
+    pages = await startSignupPages();
+    svc = await startService();
+    await createSignupPortal(svc, pages);
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await svc?.dispose();
+    await pages?.close();
+    if (previousHeadless === undefined) delete process.env.PORTICO_HEADLESS;
+    else process.env.PORTICO_HEADLESS = previousHeadless;
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the MCP service is not started yet (use it inside a test)');
+    return value;
+  };
+  return {
+    get svc() { return started(svc); },
+    get pages() { return started(pages); },
+    keep: (client) => {
+      clients.push(client);
+      return client;
+    },
+  };
 }
 
 /** The JSON a tool answered in its first text content. */
