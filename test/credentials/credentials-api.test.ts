@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../../src-main/app.ts';
@@ -6,21 +6,11 @@ import { createLogger, secretEncodings, type Logger } from '../../src-main/base/
 import { KeychainSecretStore, scopedSecretStore, type SecretStore } from '../../src-main/secrets/index.ts';
 import { openStore } from '../../src-main/store/store.ts';
 import { cli } from '../helpers/cli.ts';
+import { filesUnder } from '../helpers/files.ts';
 import { jsonOf, startService, testConfig, type TestService } from '../helpers/service.ts';
 
 const PASSWORD = 'Tr0ub4dor&3 "quoted" \\ päss';
 const TOTP_SEED = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-
-/** Every file under `dir` (SQLite file, WAL, logs, settings), recursively. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
 
 async function dataFolderHolds(dir: string, needle: string): Promise<string[]> {
   const bytes = Buffer.from(needle, 'utf8');

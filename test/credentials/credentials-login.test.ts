@@ -1,9 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { createGuardrails, generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../../src-main/app.ts';
 import { createLogger, secretEncodings, type Logger } from '../../src-main/base/logger.ts';
+import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
@@ -22,16 +22,6 @@ const validTotp = (code: string): boolean => {
 
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 const see = (location: string) => ({ status: 303, headers: { location }, body: '' });
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else if (entry.isFile() && !entry.name.endsWith('.png') && !entry.name.endsWith('.webm')) out.push(path);
-  }
-  return out;
-}
 
 describe('a job with credential_id signs in with the builtin filler: password, TOTP, pushed SMS codes; never leaks them', () => {
   let svc: TestService;
@@ -148,7 +138,7 @@ describe('a job with credential_id signs in with the builtin filler: password, T
       ['webhooks', webhookBodies.join('\n')],
       ['status', JSON.stringify(done)],
     ];
-    for (const file of await filesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
+    for (const file of await dataFilesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
     for (const secret of secrets) {
       for (const form of secretEncodings(secret)) {
         for (const [where, text] of haystacks) expect(text.includes(form), `${where} holds ${form}`).toBe(false);

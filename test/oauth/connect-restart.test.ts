@@ -1,22 +1,12 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectedAccount } from '../../src-main/contract/oauth.ts';
+import { filesUnder } from '../helpers/files.ts';
 import { jsonOf, makeDataDir, startService, type TestService } from '../helpers/service.ts';
 import { authorize, startTestProvider, type TestProvider } from './helpers/oauthProvider.ts';
 
 const CLIENT_ID = 'portico-restart-test';
 const CLIENT_SECRET = 'client-secret-restart-0b7d';
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
 
 describe('a connect survives a restart of the app between "Connect" and the provider sending the browser back', () => {
   let provider: TestProvider;

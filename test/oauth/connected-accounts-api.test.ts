@@ -1,24 +1,16 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchTestBrowser } from '../helpers/chromium.ts';
 import { cli } from '../helpers/cli.ts';
+import { filesUnder } from '../helpers/files.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 import { authorize, startTestProvider, type TestProvider } from './helpers/oauthProvider.ts';
 
 const CLIENT_ID = 'portico-api-test';
 const CLIENT_SECRET = 'client-secret-api-91c2e';
 
-/** Every file under `dir`, for "no secret on disk" checks. */
-async function allFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await allFiles(path)));
-    else if (entry.isFile() && (await stat(path)).size < 64 * 1024 * 1024) out.push(path);
-  }
-  return out;
-}
+/** Every file under `dir` (below 64 MiB), for "no secret on disk" checks. */
+const allFiles = (dir: string): Promise<string[]> => filesUnder(dir, { keep: async (path) => (await stat(path)).size < 64 * 1024 * 1024 });
 
 describe('connected accounts over HTTP: /public/connected-accounts and the loopback /oauth/callback', () => {
   let svc: TestService;

@@ -1,8 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../../src-main/app.ts';
 import { createLogger, type Logger } from '../../src-main/base/logger.ts';
+import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
@@ -16,16 +16,6 @@ const MAIL_MARKER = 'confidential-mail-body-marker-9d1';
 
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 const see = (location: string) => ({ status: 303, headers: { location }, body: '' });
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else if (entry.isFile() && !entry.name.endsWith('.png') && !entry.name.endsWith('.webm')) out.push(path);
-  }
-  return out;
-}
 
 describe('a job signs in with a code the site mailed: the credential reads it from its linked Gmail account', () => {
   let provider: TestProvider;
@@ -106,7 +96,7 @@ describe('a job signs in with a code the site mailed: the credential reads it fr
     expect(gmail.requests.some((r) => r.path === '/gmail/v1/users/me/messages/new?format=full')).toBe(true);
 
     const haystacks: Array<[string, string]> = [['service log', logLines.join('')], ['status', JSON.stringify(done)]];
-    for (const file of await filesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
+    for (const file of await dataFilesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
     for (const secret of [MAIL_MARKER, 'google-client-secret-x1', ...provider.issuedTokens()]) {
       for (const [where, text] of haystacks) expect(text.includes(secret), `${where} holds ${secret.slice(0, 16)}…`).toBe(false);
     }

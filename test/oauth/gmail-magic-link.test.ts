@@ -1,10 +1,10 @@
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../../src-main/app.ts';
 import { createLogger, type Logger } from '../../src-main/base/logger.ts';
 import { CODE_WAIT_MS } from '../../src-main/engine/credentials/codeWaiter.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
+import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
@@ -19,16 +19,6 @@ const TOKEN = 'mlkQzXwVbNyTrEuPiOaSdFgH';
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 const see = (location: string, headers: Record<string, string> = {}) => ({ status: 303, headers: { location, ...headers }, body: '' });
 const signedIn = (cookie: string | undefined) => (cookie ?? '').includes('session=magic');
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else if (entry.isFile() && !entry.name.endsWith('.png') && !entry.name.endsWith('.webm')) out.push(path);
-  }
-  return out;
-}
 
 describe('a mail with only a sign-in link: the login flow opens it in the job\'s browser, only when it is of the credential\'s site', () => {
   let provider: TestProvider;
@@ -154,7 +144,7 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     expect(jobLog).toContain('sign-in link received');
     expect(jobLog).toContain('login: opening the sign-in link mailed for Magic bank');
     const haystacks: Array<[string, string]> = [['service log', logLines.join('')], ['status', JSON.stringify(done)], ['job log', jobLog]];
-    for (const file of await filesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
+    for (const file of await dataFilesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
     for (const [where, text] of haystacks) expect(text.includes(TOKEN), `${where} holds the sign-in link`).toBe(false);
   });
 
