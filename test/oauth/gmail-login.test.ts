@@ -6,38 +6,25 @@ import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
-import { startGmailStandIn, type GmailStandIn } from './helpers/gmailStandIn.ts';
-import { authorize, startTestProvider, type TestProvider } from './helpers/oauthProvider.ts';
+import { type GoogleMail, page, passwordLogin, see, startGoogleMail } from './helpers/googleMail.ts';
 
 const USER = 'ada@example.com';
 const PASSWORD = 'mail-login-pw-3381';
 const MAIL_CODE = '705214';
 const MAIL_MARKER = 'confidential-mail-body-marker-9d1';
 
-const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
-const see = (location: string) => ({ status: 303, headers: { location }, body: '' });
-
 describe('a job signs in with a code the site mailed: the credential reads it from its linked Gmail account', () => {
-  let provider: TestProvider;
-  let gmail: GmailStandIn;
+  let google: GoogleMail;
   let site: PageServer;
   let svc: TestService;
   const logLines: string[] = [];
   const typed: Record<string, string> = {};
-  const previousBase = process.env.PORTICO_GMAIL_API_BASE;
 
   beforeAll(async () => {
-    provider = await startTestProvider({ clientId: 'google-client', clientSecret: 'google-client-secret-x1', email: 'ada@gmail.example' });
-    gmail = await startGmailStandIn((token) => provider.isLiveAccessToken(token));
+    // Hosts read the environment once at start: the service started below calls the stand-in as the Gmail API.
+    google = await startGoogleMail('google-client-secret-x1');
     site = await startPageServer({
-      '/login': (req, body) => {
-        if (req.method !== 'POST') {
-          return { body: page('Sign in', `<form method="post" action="/login"><label>Email <input type="email" name="email" autocomplete="username"></label>
-            <label>Password <input type="password" name="pw"></label><button type="submit">Sign in</button></form>`) };
-        }
-        const f = new URLSearchParams(body);
-        return f.get('email') === USER && f.get('pw') === PASSWORD ? see('/mail-code') : { body: page('Sign in', '<p>Wrong password</p>') };
-      },
+      '/login': passwordLogin(USER, PASSWORD, '/mail-code'),
       '/mail-code': (req, body) => {
         if (req.method !== 'POST') {
           return { body: page('Check your email', '<form method="post" action="/mail-code"><p>We emailed you a verification code</p><label>Verification code <input name="code" autocomplete="one-time-code" inputmode="numeric"></label><button type="submit">Verify</button></form>') };
@@ -51,31 +38,19 @@ describe('a job signs in with a code the site mailed: the credential reads it fr
         return { body: page('Saved', '<h1>Saved</h1><p>Your changes were saved.</p>') };
       },
     });
-    // Hosts read the environment once at start: the service calls the stand-in as the Gmail API.
-    process.env.PORTICO_GMAIL_API_BASE = gmail.baseUrl;
     // startApp takes a logger besides AppOptions; passed as a variable, as the credentials tests do.
     const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)) };
     svc = await startService(undefined, options);
   });
   afterAll(async () => {
-    if (previousBase === undefined) delete process.env.PORTICO_GMAIL_API_BASE;
-    else process.env.PORTICO_GMAIL_API_BASE = previousBase;
     await svc?.dispose();
     await site?.close();
-    await gmail?.stop();
-    await provider?.stop();
+    await google?.stop();
   });
 
   it('connect Google, link it to a credential, run the job: the mailed code is read through the Gmail API and typed', async () => {
-    const app = await svc.api('/admin/oauth-apps', {
-      method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken },
-      json: { id: 'google', client_id: 'google-client', client_secret: 'google-client-secret-x1', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl },
-    });
-    expect(app.status).toBe(201);
-    const started = (await (await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'google' } })).json()) as { authorization_url: string };
-    expect(new URL(started.authorization_url).searchParams.get('scope')).toContain('https://www.googleapis.com/auth/gmail.readonly');
-    expect((await fetch(await authorize(started.authorization_url))).status).toBe(200);
-    const [account] = (await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as { id: string; oauth_user_name: string }[];
+    const { authorizationUrl, account } = await google.connect(svc);
+    expect(new URL(authorizationUrl).searchParams.get('scope')).toContain('https://www.googleapis.com/auth/gmail.readonly');
     expect(account?.oauth_user_name).toBe('ada@gmail.example');
 
     const credential = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Mail bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id } }));
@@ -88,16 +63,16 @@ describe('a job signs in with a code the site mailed: the credential reads it fr
 
     await until(() => site.hits.includes('GET /mail-code'), 'the mailed-code page', 60_000);
     // An older mail with another code must not be taken: only mail since the wait began counts.
-    gmail.add({ id: 'old', receivedAt: new Date(Date.now() - 3_600_000), subject: 'Old code', plain: 'Your verification code is 111111' });
-    gmail.add({ id: 'new', receivedAt: new Date(), subject: 'Your Mail bank code', plain: `Hi Ada,\n\nYour verification code is ${MAIL_CODE}.\n\n${MAIL_MARKER}` });
+    google.gmail.add({ id: 'old', receivedAt: new Date(Date.now() - 3_600_000), subject: 'Old code', plain: 'Your verification code is 111111' });
+    google.gmail.add({ id: 'new', receivedAt: new Date(), subject: 'Your Mail bank code', plain: `Hi Ada,\n\nYour verification code is ${MAIL_CODE}.\n\n${MAIL_MARKER}` });
     const done = await waitForJob(svc, 'mailbank', jobId, ['completed', 'failed'], 60_000);
     expect(done.status, String(done.error)).toBe('completed');
     expect(typed).toEqual({ code: MAIL_CODE, nickname: 'ada' });
-    expect(gmail.requests.some((r) => r.path === '/gmail/v1/users/me/messages/new?format=full')).toBe(true);
+    expect(google.gmail.requests.some((r) => r.path === '/gmail/v1/users/me/messages/new?format=full')).toBe(true);
 
     const haystacks: Array<[string, string]> = [['service log', logLines.join('')], ['status', JSON.stringify(done)]];
     for (const file of await dataFilesUnder(svc.dataDir)) haystacks.push([file, (await readFile(file)).toString('latin1')]);
-    for (const secret of [MAIL_MARKER, 'google-client-secret-x1', ...provider.issuedTokens()]) {
+    for (const secret of [MAIL_MARKER, 'google-client-secret-x1', ...google.provider.issuedTokens()]) {
       for (const [where, text] of haystacks) expect(text.includes(secret), `${where} holds ${secret.slice(0, 16)}…`).toBe(false);
     }
   });

@@ -8,32 +8,27 @@ import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
-import { startGmailStandIn, type GmailStandIn } from './helpers/gmailStandIn.ts';
-import { authorize, startTestProvider, type TestProvider } from './helpers/oauthProvider.ts';
+import { type GoogleMail, page, passwordLogin, see, startGoogleMail } from './helpers/googleMail.ts';
 
 const USER = 'ada@example.com';
 const PASSWORD = 'magic-login-pw-7720';
 // Letters only: the mail must hold no 4-8 digit run that could read as a code.
 const TOKEN = 'mlkQzXwVbNyTrEuPiOaSdFgH';
 
-const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
-const see = (location: string, headers: Record<string, string> = {}) => ({ status: 303, headers: { location, ...headers }, body: '' });
 const signedIn = (cookie: string | undefined) => (cookie ?? '').includes('session=magic');
 
 describe('a mail with only a sign-in link: the login flow opens it in the job\'s browser, only when it is of the credential\'s site', () => {
-  let provider: TestProvider;
-  let gmail: GmailStandIn;
+  let google: GoogleMail;
   let site: PageServer;
   let svc: TestService;
   let credentialId = '';
   const clock = new FakeClock(Date.now());
   const logLines: string[] = [];
   const typed: Record<string, string> = {};
-  const previousBase = process.env.PORTICO_GMAIL_API_BASE;
 
   const magicMail = (id: string, origin: string) => {
     const link = `${origin}/magic-login?token=${TOKEN}`;
-    gmail.add({
+    google.gmail.add({
       // Received just after the job began waiting, on the credentials' (fake) clock.
       id, receivedAt: new Date(clock.now().getTime() + 1000), subject: 'Sign in to Mail bank',
       plain: `Hi Ada,\n\nClick this link to sign in to Mail bank:\n${link}\n\nIt works once.`,
@@ -47,17 +42,9 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
   };
 
   beforeAll(async () => {
-    provider = await startTestProvider({ clientId: 'google-client', clientSecret: 'google-client-secret-m2', email: 'ada@gmail.example' });
-    gmail = await startGmailStandIn((token) => provider.isLiveAccessToken(token));
+    google = await startGoogleMail('google-client-secret-m2');
     site = await startPageServer({
-      '/login': (req, body) => {
-        if (req.method !== 'POST') {
-          return { body: page('Sign in', `<form method="post" action="/login"><label>Email <input type="email" name="email" autocomplete="username"></label>
-            <label>Password <input type="password" name="pw"></label><button type="submit">Sign in</button></form>`) };
-        }
-        const f = new URLSearchParams(body);
-        return f.get('email') === USER && f.get('pw') === PASSWORD ? see('/mail-code') : { body: page('Sign in', '<p>Wrong password</p>') };
-      },
+      '/login': passwordLogin(USER, PASSWORD, '/mail-code'),
       '/mail-code': (req, body) => {
         if (req.method !== 'POST') {
           return { body: page('Check your email', '<form method="post" action="/mail-code"><p>We emailed you a verification code, or a link that signs you in</p><label>Verification code <input name="code" autocomplete="one-time-code" inputmode="numeric"></label><button type="submit">Verify</button></form>') };
@@ -85,18 +72,10 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
         return { body: page('Saved', '<h1>Saved</h1><p>Your changes were saved.</p>') };
       },
     });
-    process.env.PORTICO_GMAIL_API_BASE = gmail.baseUrl;
     const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)), credentialClock: clock };
     svc = await startService(undefined, options);
 
-    const app = await svc.api('/admin/oauth-apps', {
-      method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken },
-      json: { id: 'google', client_id: 'google-client', client_secret: 'google-client-secret-m2', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl },
-    });
-    expect(app.status).toBe(201);
-    const started = (await (await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'google' } })).json()) as { authorization_url: string };
-    expect((await fetch(await authorize(started.authorization_url))).status).toBe(200);
-    const [account] = (await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as { id: string }[];
+    const { account } = await google.connect(svc);
     const credential = await jsonOf(await svc.api('/public/credentials', {
       method: 'POST', key: svc.accountKey,
       json: { service_name: 'Magic bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id, service_url: `${site.url}/login` },
@@ -109,12 +88,9 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     expect(byLink.status).toBe(200);
   });
   afterAll(async () => {
-    if (previousBase === undefined) delete process.env.PORTICO_GMAIL_API_BASE;
-    else process.env.PORTICO_GMAIL_API_BASE = previousBase;
     await svc?.dispose();
     await site?.close();
-    await gmail?.stop();
-    await provider?.stop();
+    await google?.stop();
   });
 
   it('a link of another origin than the credential\'s service_url is never opened: the job waits for a code and fails saying none came', async () => {
@@ -122,7 +98,7 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     await until(() => site.hits.includes('GET /mail-code'), 'the mailed-code page', 60_000);
     // Same server, another origin (localhost is not 127.0.0.1): not the credential's site.
     magicMail('foreign', site.url.replace('127.0.0.1', 'localhost'));
-    await until(() => gmail.requests.some((r) => r.path === '/gmail/v1/users/me/messages/foreign?format=full'), 'the foreign mail to be read', 30_000);
+    await until(() => google.gmail.requests.some((r) => r.path === '/gmail/v1/users/me/messages/foreign?format=full'), 'the foreign mail to be read', 30_000);
     clock.advance(CODE_WAIT_MS + 1);
     const done = await waitForJob(svc, 'magicbank', jobId, ['completed', 'failed'], 60_000);
     expect(done.status).toBe('failed');
