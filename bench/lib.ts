@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { startApp, type AppOptions, type RunningApp } from '../src-main/app.ts';
@@ -56,4 +60,38 @@ export async function startBenchApp(dataDir: string, options: Partial<AppOptions
     return (await res.json()) as Record<string, unknown>;
   };
   return { app, api };
+}
+
+/** A session benchmark's rig: one HTML page served locally, Portico with no warm browsers, POST with the account key. */
+export interface SessionBench {
+  app: RunningApp;
+  /** The page's address (`/draft` on the local page server). */
+  pageUrl: string;
+  accountKey: string;
+  /** POST with the first-start account key; a non-2xx answer throws with its body. */
+  post(path: string, body: unknown): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** Starts the page server and Portico (no warm browser, no session pool) for a benchmark named `name`. */
+export async function startSessionBench(name: string, html: string): Promise<SessionBench> {
+  const pages = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  const pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/draft`;
+  const dataDir = await mkdtemp(join(tmpdir(), `portico-bench-${name}-`));
+  const notices: string[] = [];
+  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, limits: BENCH_LIMITS, config: readConfig(process.env) });
+  const accountKey = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
+  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'x-api-key': accountKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const close = async (): Promise<void> => {
+    await app.close();
+    pages.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { app, pageUrl, accountKey, post, close };
 }

@@ -2,16 +2,12 @@
 // tool `run_action`) vs the same request straight to POST /public/single-actions/run-action, in the same run,
 // the same session and page. Runs alternate so machine load hits both alike; the overhead is the difference of
 // the medians (a stateless MCP request builds a server and transport, then calls the HTTP API itself).
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startApp } from '../src-main/app.ts';
-import { readConfig } from '../src-main/base/config.ts';
-import { BENCH_LIMITS, median } from './lib.ts';
+import { median, startSessionBench } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_MCP_RUNS ?? 60);
 const TARGET_MS = 25;
@@ -20,19 +16,7 @@ const PAGE = '<!doctype html><title>Bench</title><h1>Draft</h1><button>Save</but
 const round = (v: number): number => Math.round(v * 10) / 10;
 
 async function main(): Promise<void> {
-  const pages = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
-  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
-  const pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/draft`;
-  const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-mcp-'));
-  const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, limits: BENCH_LIMITS, config: readConfig(process.env) });
-  const key = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
-  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const { app, pageUrl, accountKey: key, post, close } = await startSessionBench('mcp', PAGE);
   const client = new Client({ name: 'bench', version: '1' });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
@@ -76,9 +60,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ mcp: result.mcp_ms, http: result.http_ms, overhead_ms: result.overhead_ms_median, met: result.met })}\n`);
   } finally {
     await client.close();
-    await app.close();
-    pages.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

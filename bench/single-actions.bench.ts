@@ -3,15 +3,11 @@
 // "click button Save" (used_cache must be true). Raw: a Playwright client connected over the session's
 // cdp_url clicking getByRole('button', {name: 'Save', exact: true}) on the same page. Runs alternate so
 // machine load hits both alike; the overhead is the difference of the medians.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startApp } from '../src-main/app.ts';
-import { readConfig } from '../src-main/base/config.ts';
-import { BENCH_LIMITS, median } from './lib.ts';
+import { median, startSessionBench } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_ACTION_RUNS ?? 60);
 const PAGE = '<!doctype html><title>Bench</title><h1>Draft</h1><button onclick="this.dataset.n = String(Number(this.dataset.n ?? 0) + 1)">Save</button><label>Notes <input></label>';
@@ -23,19 +19,7 @@ const percentile = (values: number[], p: number): number => {
 const round = (v: number): number => Math.round(v * 10) / 10;
 
 async function main(): Promise<void> {
-  const pages = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
-  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
-  const pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/draft`;
-  const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-actions-'));
-  const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, limits: BENCH_LIMITS, config: readConfig(process.env) });
-  const key = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
-  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const { pageUrl, post, close } = await startSessionBench('actions', PAGE);
   try {
     const session = await post('/public/sessions', {});
     const sessionId = String(session.session_id);
@@ -76,14 +60,12 @@ async function main(): Promise<void> {
       overhead_ms_median: round(overhead),
       met: overhead <= 30,
       clicks_counted_by_page: clicks,
-      machine: { cpus: cpus().length, platform: process.platform, loadavg: (await import('node:os')).loadavg().map(round) },
+      machine: { cpus: cpus().length, platform: process.platform, loadavg: loadavg().map(round) },
     };
     await writeFile(join(import.meta.dirname, 'results', 'single-actions.json'), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify({ api: result.api_ms, raw: result.raw_playwright_over_cdp_ms, overhead_ms: result.overhead_ms_median, met: result.met })}\n`);
   } finally {
-    await app.close();
-    pages.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 
