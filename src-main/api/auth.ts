@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../base/errors
 import { CONSOLE_TOKEN_HEADER, consoleMessages } from '../contract/console.ts';
 import { messages } from '../contract/messages.ts';
 import type { ApiKeyPrincipal, ApiKeyRepository } from '../store/apiKeys.ts';
+import { firstHeader } from './presentedKey.ts';
 
 export type AuthMode = 'none' | 'org' | 'account' | 'console';
 
@@ -32,10 +33,9 @@ export type AccountPrincipal = Extract<ApiKeyPrincipal, { kind: 'account' }>;
 
 /** Resolves `X-API-Key` to its principal, or 401 `Invalid API key`. */
 export function authenticate(request: FastifyRequest, apiKeys: ApiKeyRepository): ApiKeyPrincipal {
-  const header = request.headers['x-api-key'];
-  const key = Array.isArray(header) ? header[0] : header;
+  const key = firstHeader(request, 'x-api-key');
   if (!key) throw new UnauthorizedError(messages.invalidApiKey);
-  const principal = apiKeys.authenticate(key.trim());
+  const principal = apiKeys.authenticate(key);
   if (!principal) throw new UnauthorizedError(messages.invalidApiKey);
   return principal;
 }
