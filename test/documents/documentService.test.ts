@@ -1,48 +1,21 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src-main/base/logger.ts';
-import { DOCUMENT_READ_TIMEOUT_MS, DocumentService, type UploadPart } from '../../src-main/engine/documents/documentService.ts';
+import { describe, expect, it } from 'vitest';
+import { DOCUMENT_READ_TIMEOUT_MS } from '../../src-main/engine/documents/documentService.ts';
 import type { DocumentReader } from '../../src-main/engine/documents/types.ts';
-import { documentReaders } from '../../src-main/engine/documents/readers/index.ts';
-import { DocumentRepository } from '../../src-main/store/documents.ts';
-import { openStore, type Store } from '../../src-main/store/store.ts';
-import { FakeClock } from '../helpers/fakeClock.ts';
 import { textPdf } from './builders.ts';
+import { uploadParts, useDocumentServiceRig } from './serviceRig.ts';
 
-async function* parts(files: { name: string; data: Buffer }[]): AsyncIterable<UploadPart> {
-  for (const f of files) yield { type: 'file', fieldname: 'files', filename: f.name, mimetype: 'application/pdf', file: Readable.from([f.data]) };
-}
+const parts = (files: { name: string; data: Buffer }[]) => uploadParts(files, 'application/pdf');
 
 describe('DocumentService', () => {
-  let dir: string;
-  let store: Store;
-  let clock: FakeClock;
-  const make = (): DocumentService => new DocumentService({
-    repo: new DocumentRepository(store.db), paths: { documentsDir: join(dir, 'documents'), tmpDir: join(dir, 'tmp') },
-    readers: documentReaders(), logger: createLogger('silent'), clock,
-  });
-
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'portico-docs-'));
-    store = openStore(join(dir, 'portico.db'));
-    store.principals.createOrg('acme');
-    store.principals.createOrg('other');
-    clock = new FakeClock();
-  });
-  afterEach(async () => {
-    store.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const rig = useDocumentServiceRig('portico-docs-', ['acme', 'other']);
+  const make = () => rig.make();
 
   it('waitUntilProcessed resolves when the bundle is read, and read() gives the documents with their sources', async () => {
     const documents = make();
     const { document_bundle_id: id } = await documents.upload('acme', parts([{ name: 'a.pdf', data: await textPdf([['Name: Ada']]) }]));
     const bundle = await documents.waitUntilProcessed('acme', id, 60_000);
     expect(bundle.status).toBe('completed');
-    expect(bundle.created_at).toBe(clock.now().toISOString());
+    expect(bundle.created_at).toBe(rig.clock.now().toISOString());
     const read = await documents.read('acme', id);
     expect(read).toHaveLength(1);
     expect(read[0]?.fields).toEqual([{ name: 'Name', value: 'Ada', kind: 'label_line', source: { document: 'a.pdf', page: 1, text: 'Name: Ada' } }]);
@@ -62,12 +35,12 @@ describe('DocumentService', () => {
       settled = b.status;
       return b;
     });
-    clock.advance(59_999);
+    rig.clock.advance(59_999);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBeUndefined();
-    clock.advance(1);
+    rig.clock.advance(1);
     expect((await waiting).status).toBe('processing');
-    expect(clock.pending()).toEqual([]);
+    expect(rig.clock.pending()).toEqual([]);
     // Recovery reads it; a new wait resolves with the result, no clock needed.
     await waiter.recover();
     expect((await waiter.waitUntilProcessed('acme', id, 60_000)).status).toBe('completed');
@@ -76,11 +49,10 @@ describe('DocumentService', () => {
 });
 
 describe('DocumentService read time limit', () => {
+  const rig = useDocumentServiceRig('portico-docs-', ['acme']);
+
   it('a document that never finishes reading fails its bundle after 5 minutes on the service clock, and the reader is aborted', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'portico-docs-'));
-    const store = openStore(join(dir, 'portico.db'));
-    store.principals.createOrg('acme');
-    const clock = new FakeClock();
+    const { clock } = rig;
     let aborted = false;
     let started = false;
     // A reader that waits for its abort signal, as pdf.js stuck on a hostile file would keep the queue.
@@ -94,10 +66,7 @@ describe('DocumentService read time limit', () => {
         });
       }),
     };
-    const documents = new DocumentService({
-      repo: new DocumentRepository(store.db), paths: { documentsDir: join(dir, 'documents'), tmpDir: join(dir, 'tmp') },
-      readers: [stuck], logger: createLogger('silent'), clock,
-    });
+    const documents = rig.make([stuck]);
     try {
       const { document_bundle_id: id } = await documents.upload('acme', parts([{ name: 'slow.pdf', data: Buffer.from('%PDF-1.7\n') }]));
       const waiting = documents.waitUntilProcessed('acme', id, 10 * 60_000);
@@ -112,8 +81,6 @@ describe('DocumentService read time limit', () => {
       expect(aborted).toBe(true);
     } finally {
       await documents.close();
-      store.close();
-      await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });
