@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ForbiddenError } from '../base/errors.ts';
+import { BadRequestError, ForbiddenError } from '../base/errors.ts';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -28,9 +28,11 @@ export function installHostGuard(app: FastifyInstance, boundHost: string, extraN
   for (const name of extraNames) allowed.add(name.toLowerCase());
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host;
-    const hostname = host === undefined ? undefined : hostnameOf(host);
+    // Node's own check would answer an empty 400 (server.ts turns it off so this one answers with {detail}).
+    if (host === undefined) throw new BadRequestError(`Missing Host header: this server answers only to ${[...allowed].join(', ')}`);
+    const hostname = hostnameOf(host);
     if (hostname === undefined || !allowed.has(hostname)) {
-      throw new ForbiddenError(`Host '${host ?? ''}' is not allowed: this server answers only to ${[...allowed].join(', ')}`);
+      throw new ForbiddenError(`Host '${host}' is not allowed: this server answers only to ${[...allowed].join(', ')}`);
     }
   });
 }

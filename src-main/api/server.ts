@@ -95,7 +95,8 @@ export interface ApiServer {
 
 /** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
 export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
-  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true, ...frameworkErrorOptions });
+  // requireHostHeader off: Node would answer a Host-less HTTP/1.1 request with an empty 400; the host guard answers it with {detail}.
+  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true, http: { requireHostHeader: false }, ...frameworkErrorOptions });
   installErrorHandler(app, deps.logger);
   installJsonBodyParser(app);
   installHostGuard(app, deps.boundHost, deps.allowedHosts);

@@ -301,6 +301,13 @@ describe('every route under hostile input: never a 5xx, every error exactly {det
     const broken = await rawRequest(svc.url, 'GARBAGE\r\n\r\n');
     expect(broken.status).toBe(400);
     expect(JSON.parse(broken.body)).toEqual({ detail: 'Malformed HTTP request' });
+    // HTTP/1.1 requires Host: Node refuses it before any route, with an empty body unless told otherwise.
+    for (const version of ['1.1', '1.0']) {
+      const hostless = await rawRequest(svc.url, `GET /health HTTP/${version}\r\nConnection: close\r\n\r\n`);
+      expect(hostless.status, version).toBe(400);
+      expect(hostless.headers, version).toMatch(/content-type: application\/json/i);
+      expect(JSON.parse(hostless.body), version).toEqual({ detail: expect.stringMatching(/^Missing Host header: /) });
+    }
     for (const method of ['PROPFIND', 'OPTIONS', 'TRACE', 'PUT']) {
       const answered = await rawRequest(svc.url, `${method} /portals/default HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${svc.orgKey}\r\nConnection: close\r\n\r\n`);
       expect(contractProblem(answered.status, answered.body), method).toBeUndefined();
