@@ -135,6 +135,21 @@ describe('skills (§4.4)', () => {
       await expectNothingStored(before);
     });
 
+    it('a file part without a filename (application/octet-stream, which busboy still calls a file) is 422', async () => {
+      const before = await count();
+      const boundary = 'portico-boundary';
+      for (const disposition of ['form-data; name="file"', 'form-data; name="file"; filename=""']) {
+        const body = Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\nContent-Type: application/octet-stream\r\n\r\n`),
+          goodZip(),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]);
+        const res = await jsonOf(await svc.api('/skills/default?folder=bad', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body }));
+        expect(res, disposition).toEqual({ status: 422, body: { detail: 'body.file: the file part has no filename (the skill is named after it: send <name>.zip)' } });
+      }
+      await expectNothingStored(before);
+    });
+
     it('a JSON body instead of multipart is 422', async () => {
       const res = await jsonOf(await svc.api('/skills/default?folder=x', { method: 'POST', json: { file: 'x' } }));
       expect(res.status).toBe(422);

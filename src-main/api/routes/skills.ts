@@ -24,6 +24,11 @@ export function addSkillRoutes(routes: RouteTable, skills: SkillService): void {
         part?.file.resume();
         throw new ValidationError('body.file: is required (a .zip file in the multipart field \'file\')');
       }
+      // Busboy hands over an application/octet-stream part with no filename as a file whose filename is undefined.
+      if (typeof part.filename !== 'string' || part.filename.length === 0) {
+        part.file.resume();
+        throw new ValidationError('body.file: the file part has no filename (the skill is named after it: send <name>.zip)');
+      }
       return skills.upload({
         orgId: params.org_id,
         folder: query.folder,
