@@ -18,6 +18,8 @@ export interface FormPost {
   path: string;
   fields: Record<string, string | string[]>;
   files: UploadedFile[];
+  /** The parsed body of a JSON POST (`application/json` or `+json`); undefined for other bodies or unparsable JSON. */
+  json?: unknown;
 }
 
 export interface FormServer {
@@ -102,6 +104,12 @@ function parseBody(path: string, type: string, body: Buffer): FormPost {
         } else addField(post.fields, name, content.toString());
       }
       start = next + sep.length;
+    }
+  } else if (/^application\/([\w.-]+\+)?json\b/i.test(type)) {
+    try {
+      post.json = JSON.parse(body.toString('utf8'));
+    } catch {
+      // Left undefined: the handler answers what a site answers a broken body.
     }
   } else {
     for (const [name, value] of new URLSearchParams(body.toString())) addField(post.fields, name, value);
