@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../base/config.ts';
@@ -42,6 +43,8 @@ export function parseOperatorSettings(text: string, path: string): StoredOperato
 export class OperatorSettings {
   readonly path: string;
   #values: StoredOperatorSettings;
+  // Updates run one after another, each from the values the previous one wrote: none is lost, none shares a temp file.
+  #writes: Promise<void> = Promise.resolve();
 
   private constructor(path: string, values: StoredOperatorSettings) {
     this.path = path;
@@ -65,16 +68,28 @@ export class OperatorSettings {
     return this.#values;
   }
 
-  /** Applies a change (`null` removes an override) and writes the file atomically. */
-  async update(change: { job_concurrency?: number; chromium_path?: string | null; record_video?: boolean }): Promise<void> {
+  /** Applies a change (`null` removes an override) and writes the file atomically; concurrent updates apply in call order. */
+  update(change: { job_concurrency?: number; chromium_path?: string | null; record_video?: boolean }): Promise<void> {
+    const done = this.#writes.then(() => this.#apply(change));
+    this.#writes = done.catch(() => undefined);
+    return done;
+  }
+
+  async #apply(change: { job_concurrency?: number; chromium_path?: string | null; record_video?: boolean }): Promise<void> {
     const next: StoredOperatorSettings = { ...this.#values };
     if (change.job_concurrency !== undefined) next.job_concurrency = change.job_concurrency;
     if (change.chromium_path === null) delete next.chromium_path;
     else if (change.chromium_path !== undefined) next.chromium_path = change.chromium_path;
     if (change.record_video !== undefined) next.record_video = change.record_video;
-    const temp = `${this.path}.tmp`;
-    await writeFile(temp, `${JSON.stringify(next, null, 2)}\n`);
-    await rename(temp, this.path);
+    // A temp file of its own (a crash mid-write leaves the old settings.json whole) renamed over the real one.
+    const temp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(temp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+      await rename(temp, this.path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
     this.#values = next;
   }
 }
