@@ -47,6 +47,12 @@ function toInfo(row: ApiKeyRow): ApiKeyInfo {
   };
 }
 
+// A workspace with no organization yet acts for `default`, as authenticate() reads it.
+const WORKSPACE_ORG = "COALESCE(w.org_id, 'default')";
+const KEYS_WITH_ORG = `SELECT k.id, k.kind, CASE WHEN k.kind = 'account' THEN ${WORKSPACE_ORG} ELSE k.org_id END AS org_id,
+  k.user_id, k.workspace_id, k.key_hash, k.prefix, k.created_at, k.revoked_at
+  FROM api_keys k LEFT JOIN workspaces w ON w.id = k.workspace_id`;
+
 /** API keys: random, shown once, stored as SHA-256 hashes, revocable. */
 export class ApiKeyRepository {
   readonly #db: Db;
@@ -108,15 +114,17 @@ export class ApiKeyRepository {
     return this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id).changes > 0;
   }
 
+  /** A key by id; an account key's `org_id` is its workspace's organization (the one it acts for). */
   get(id: string): ApiKeyInfo | undefined {
-    const row = this.#db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?').get(id);
+    const row = this.#db.prepare<[string], ApiKeyRow>(`${KEYS_WITH_ORG} WHERE k.id = ?`).get(id);
     return row ? toInfo(row) : undefined;
   }
 
+  /** An organization's keys: its org keys and the account keys of its workspaces, oldest first. */
   listForOrg(orgId: string): ApiKeyInfo[] {
     return this.#db
-      .prepare<[string], ApiKeyRow>("SELECT * FROM api_keys WHERE kind = 'org' AND org_id = ? ORDER BY created_at, id")
-      .all(orgId)
+      .prepare<[string, string], ApiKeyRow>(`${KEYS_WITH_ORG} WHERE (k.kind = 'org' AND k.org_id = ?) OR (k.kind = 'account' AND ${WORKSPACE_ORG} = ?) ORDER BY k.created_at, k.id`)
+      .all(orgId, orgId)
       .map(toInfo);
   }
 }

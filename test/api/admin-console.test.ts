@@ -43,6 +43,26 @@ describe('operator console auth and /admin routes', () => {
     expect((await svc.api('/admin/orgs/other/keys/nope/revoke', { ...asConsole(svc.consoleToken), method: 'POST' })).status).toBe(404);
   });
 
+  it('an org\'s account keys are listed with their workspace and user, and one is revoked by its id (not through another org)', async () => {
+    const { cli } = await import('../helpers/cli.ts');
+    expect((await cli(svc.dataDir, ['org', 'create', 'keyed'])).code).toBe(0);
+    const made = await cli(svc.dataDir, ['user', 'create', 'dora', '--workspace', 'keyed-ws', '--org', 'keyed']);
+    const accountKey = String(made.json.api_key);
+    expect((await svc.api('/public/sessions', { key: accountKey })).status).toBe(200);
+    const listed = await jsonOf(await svc.api('/admin/orgs/keyed/keys', asConsole(svc.consoleToken)));
+    const keys = (listed.body as { keys: Record<string, unknown>[] }).keys;
+    const account = keys.find((key) => key.kind === 'account');
+    expect(account).toMatchObject({ org_id: 'keyed', workspace_id: 'keyed-ws', user_id: 'dora', revoked_at: null, prefix: accountKey.slice(0, 14) });
+    expect(JSON.stringify(listed.body)).not.toContain(accountKey);
+    const id = String(account?.id);
+    // The default org neither lists nor revokes it.
+    const defaults = (await jsonOf(await svc.api('/admin/orgs/default/keys', asConsole(svc.consoleToken)))).body as { keys: { id: string }[] };
+    expect(defaults.keys.map((key) => key.id)).not.toContain(id);
+    expect(await jsonOf(await svc.api(`/admin/orgs/default/keys/${id}/revoke`, { ...asConsole(svc.consoleToken), method: 'POST' }))).toEqual({ status: 404, body: { detail: 'API key not found' } });
+    expect(await jsonOf(await svc.api(`/admin/orgs/keyed/keys/${id}/revoke`, { ...asConsole(svc.consoleToken), method: 'POST' }))).toEqual({ status: 200, body: { revoked: true } });
+    expect(await jsonOf(await svc.api('/public/sessions', { key: accountKey }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+  });
+
   it('settings show the data folder; concurrency changes; a Chromium path is checked by running it', async () => {
     const settings = await jsonOf(await svc.api('/admin/settings', asConsole(svc.consoleToken)));
     expect(settings).toMatchObject({ status: 200, body: { data_dir: svc.dataDir, job_concurrency: 2 } });

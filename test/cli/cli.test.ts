@@ -59,6 +59,27 @@ describe('admin CLI', () => {
     store.close();
   });
 
+  it('key list shows the account keys of the org\'s workspaces with their workspace and user; key revoke takes that id', async () => {
+    await cli(dataDir, ['org', 'create', 'keyed']);
+    await cli(dataDir, ['org', 'create', 'unkeyed']);
+    const made = await cli(dataDir, ['user', 'create', 'carol', '--workspace', 'keyed-ws', '--org', 'keyed']);
+    expect(made.code).toBe(0);
+    const listed = (await cli(dataDir, ['key', 'list', '--org', 'keyed'])).json.keys as Record<string, unknown>[];
+    const account = listed.filter((key) => key.kind === 'account');
+    expect(account).toEqual([expect.objectContaining({ kind: 'account', org_id: 'keyed', workspace_id: 'keyed-ws', user_id: 'carol', revoked_at: null, prefix: String(made.json.api_key).slice(0, 14) })]);
+    expect(JSON.stringify(listed)).not.toContain(String(made.json.api_key));
+    // Another org's list does not show it.
+    const other = (await cli(dataDir, ['key', 'list', '--org', 'unkeyed'])).json.keys as Record<string, unknown>[];
+    expect(other.map((key) => key.id)).not.toContain(account[0]?.id);
+    expect((await cli(dataDir, ['key', 'revoke', String(account[0]?.id)])).json).toEqual({ revoked: true });
+    const { openStore } = await import('../../src-main/store/store.ts');
+    const store = openStore(`${dataDir}/portico.db`);
+    expect(store.apiKeys.authenticate(String(made.json.api_key))).toBeUndefined();
+    store.close();
+    const after = (await cli(dataDir, ['key', 'list', '--org', 'keyed'])).json.keys as Record<string, unknown>[];
+    expect(after.find((key) => key.id === account[0]?.id)?.revoked_at).toEqual(expect.any(String));
+  });
+
   it('workspace add-member and remove-member', async () => {
     await cli(dataDir, ['user', 'create', 'bob', '--workspace', 'solo']);
     expect((await cli(dataDir, ['workspace', 'add-member', 'team', 'bob'])).json).toEqual({ ok: true });

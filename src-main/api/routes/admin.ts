@@ -47,7 +47,7 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
   });
 
   routes.add({
-    method: 'GET', url: '/admin/orgs/:org_id/keys', tag: 'admin', summary: 'An organization\'s API keys (never the secrets)', auth: 'console',
+    method: 'GET', url: '/admin/orgs/:org_id/keys', tag: 'admin', summary: 'An organization\'s API keys: org keys and its workspaces\' account keys (never the secrets)', auth: 'console',
     params: OrgIdParam, response: ApiKeyListResponse,
     handler: ({ params }) => ({ keys: admin.listOrgKeys(params.org_id) }),
   });
@@ -60,7 +60,7 @@ export function addAdminRoutes(routes: RouteTable, deps: AdminDeps): void {
     },
   });
   routes.add({
-    method: 'POST', url: '/admin/orgs/:org_id/keys/:key_id/revoke', tag: 'admin', summary: 'Revoke an org API key', auth: 'console',
+    method: 'POST', url: '/admin/orgs/:org_id/keys/:key_id/revoke', tag: 'admin', summary: 'Revoke an org API key or an account key of the org\'s workspaces', auth: 'console',
     params: ApiKeyParams, response: ApiKeyRevokeResponse,
     handler: ({ params }) => admin.revokeKey(params.key_id, params.org_id),
   });

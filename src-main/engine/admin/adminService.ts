@@ -84,7 +84,7 @@ export class AdminService {
     if (!this.#store.principals.getOrg(orgId)) throw new OrgNotFoundError(orgId);
   }
 
-  /** An organization's API keys, revoked ones included, never the secrets. */
+  /** An organization's API keys (org keys and its workspaces' account keys, with user and workspace), revoked ones included, never the secrets. */
   listOrgKeys(orgId: string): ApiKeyInfo[] {
     this.requireOrg(orgId);
     return this.#store.apiKeys.listForOrg(orgId);

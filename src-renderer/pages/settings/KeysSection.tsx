@@ -6,7 +6,7 @@ import { formatWhen } from '../../format.ts';
 import { useAction, useResource } from '../../hooks.ts';
 import { useConsole } from '../../store.ts';
 
-/** Org API keys for scripts: created (secret shown once), listed by prefix, revoked. */
+/** Org API keys for scripts: created (secret shown once), listed by prefix, revoked; the org's account keys listed with their workspace, revocable. */
 export function KeysSection() {
   const org = useConsole((s) => s.org);
   const keys = useResource(() => call('listOrgKeys', { params: { org_id: org } }), org);
@@ -22,8 +22,11 @@ export function KeysSection() {
       await call('revokeOrgKey', { params: { org_id: org, key_id: id } });
       keys.reload();
     });
-  const live = (keys.data?.keys ?? []).filter((k) => k.revoked_at === null);
-  const revoked = (keys.data?.keys ?? []).filter((k) => k.revoked_at !== null);
+  const orgKeys = (keys.data?.keys ?? []).filter((k) => k.kind === 'org');
+  const live = orgKeys.filter((k) => k.revoked_at === null);
+  const revoked = orgKeys.filter((k) => k.revoked_at !== null);
+  // Account keys are made with `portico user create`; listed here so one can be revoked by sight.
+  const accountKeys = (keys.data?.keys ?? []).filter((k) => k.kind === 'account' && k.revoked_at === null);
   return (
     <section className="panel settings-section" aria-labelledby="keys-title">
       <div className="section-head">
@@ -46,6 +49,28 @@ export function KeysSection() {
             {live.map((key) => (
               <tr key={key.id}>
                 <td className="mono">{key.prefix}…</td>
+                <td>{formatWhen(key.created_at)}</td>
+                <td className="row-actions"><ConfirmButton label="Revoke" confirm="Revoke key" onConfirm={() => void revoke(key.id)} /></td>
+              </tr>
+            ))}
+          </tbody>
+          </table>
+        </section>
+        </>
+      )}
+      {accountKeys.length > 0 && (
+        <>
+        <h3 id="account-keys-title">Account keys</h3>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+        <section className="table-scroll" tabIndex={0} aria-label="Account keys table">
+          <table className="table compact" aria-labelledby="account-keys-title">
+          <thead><tr><th>Key</th><th>Workspace</th><th>User</th><th>Created</th><th aria-label="Actions" /></tr></thead>
+          <tbody>
+            {accountKeys.map((key) => (
+              <tr key={key.id}>
+                <td className="mono">{key.prefix}…</td>
+                <td>{key.workspace_id}</td>
+                <td>{key.user_id}</td>
                 <td>{formatWhen(key.created_at)}</td>
                 <td className="row-actions"><ConfirmButton label="Revoke" confirm="Revoke key" onConfirm={() => void revoke(key.id)} /></td>
               </tr>
