@@ -29,6 +29,8 @@ export interface AppOptions {
   agents?: AgentRegistry;
   /** Launch the shared browser at start so the first job does not wait for it (default true). */
   warmBrowser?: boolean;
+  /** Create the sample portals in `default` at first start (default true; docs/api.md, "Samples"). */
+  samples?: boolean;
   /** Print the console URL (with its token) through `notice` once listening (default true; the desktop app opens a window instead). */
   announceConsole?: boolean;
   /** Webhook delivery deadline and retry delays (default 10 s and 1 s/3 s/9 s); only tests change them. */

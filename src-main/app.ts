@@ -27,6 +27,7 @@ import { newSecretToken } from './base/ids.ts';
 import { openAppSecrets, type SecretStore } from './secrets/index.ts';
 import { jsonSchemas } from './base/jsonSchema.ts';
 import { PortalService } from './engine/portalService.ts';
+import { SampleService } from './engine/samples/sampleService.ts';
 import { loginBrowserConfig } from './engine/profiles/loginBrowserConfig.ts';
 import { ProfileService } from './engine/profiles/profileService.ts';
 import { ProfileSessionManager } from './engine/profiles/profileSessions.ts';
@@ -209,6 +210,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       return previewExtraction({ documents, llm, schemas }, orgId, bundleId, { form_schema: portal.form_schema, assist_model: portal.assist_model });
     };
     const seeded = seedFirstStart(store);
+    // Sample portals served by Portico itself (/samples/…): a first job that works offline (docs/api.md, "Samples").
+    const samples = new SampleService({ store, portals });
     // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
     const consoleToken = newSecretToken('ct_');
     const webhookKeys = new WebhookKeyService(store, openSecrets);
@@ -245,6 +248,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       }),
     };
     const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
+      samples: { service: samples, origin: () => callbackOrigin },
       rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.limitsClock && { clock: options.limitsClock }) } });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
@@ -253,6 +257,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const url = `http://${urlHost}:${port}`;
     baseUrl = url;
     callbackOrigin = `http://${host === '::1' ? '[::1]' : host === '0.0.0.0' || host === '::' || isLoopback(host) ? '127.0.0.1' : urlHost}:${port}`;
+    // First start creates the samples in `default`; every start points sample portals at this origin (the port may differ).
+    if (seeded && (options.samples ?? true)) samples.seed(seeded.orgId, callbackOrigin);
+    samples.repoint(callbackOrigin);
     scheduler.recover();
     webhookDispatcher.poke();
     sessionPool.fill();

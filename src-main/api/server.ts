@@ -44,6 +44,9 @@ import { addDocumentExtractRoute, type ExtractionPreviewer } from './routes/docu
 import { addConnectedAccountRoutes } from './routes/connectedAccounts.ts';
 import { addOAuthCallbackRoute } from './routes/oauthCallback.ts';
 import { addWorkflowRoutes } from './routes/workflows.ts';
+import { addSampleRoutes } from './routes/samples.ts';
+import { installSamplesSite } from './samplesSite.ts';
+import type { SampleService } from '../engine/samples/sampleService.ts';
 
 export interface ApiDeps {
   store: Store;
@@ -83,6 +86,8 @@ export interface ApiDeps {
   documents?: DocumentService;
   /** `POST /documents/{org_id}/{id}/extract` (local-service.md §7). */
   documentExtract?: ExtractionPreviewer;
+  /** The sample portals and the sample site at `/samples/…` (docs/api.md, "Samples"); `origin` is the service's own URL once it listens. */
+  samples?: { service: SampleService; origin(): string };
   /** Requests a minute per API key (docs/api.md, "Limits and quotas"); absent: unlimited. */
   rateLimit?: RateLimitOptions;
 }
@@ -131,6 +136,10 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   if (deps.credentials) addCredentialRoutes(routes, deps.credentials);
   if (deps.documents) addDocumentRoutes(routes, deps.documents);
   if (deps.documentExtract) addDocumentExtractRoute(routes, deps.documentExtract);
+  if (deps.samples) {
+    addSampleRoutes(routes, deps.samples.service, deps.samples.origin);
+    installSamplesSite(app, deps.samples.service);
+  }
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
   // MCP over Streamable HTTP: JSON-RPC for assistants, beside the route table (docs/decisions.md).
   installMcpEndpoint(app, { apiKeys: deps.store.apiKeys, logger: deps.logger, version: deps.version });

@@ -2,6 +2,7 @@ import { ValidationError } from '../base/errors.ts';
 import { PrincipalId } from '../contract/admin.ts';
 import { MODEL_PROVIDERS, ModelProvider } from '../contract/models.ts';
 import type { AdminService } from '../engine/admin/adminService.ts';
+import type { SampleService } from '../engine/samples/sampleService.ts';
 import type { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 
 /** What a command prints on success: one JSON object. */
@@ -12,6 +13,8 @@ export interface CliContext {
   admin: AdminService;
   /** Webhook signing keys, shared with the `/webhooks/{org_id}/key` routes. */
   webhookKeys: WebhookKeyService;
+  /** The sample portals (`samples add`). */
+  samples: SampleService;
   /** Reads all of standard input (for secrets passed by pipe). */
   readStdin(): Promise<string>;
 }
@@ -101,7 +104,21 @@ export const commands: Record<string, Command> = {
   },
   'webhook-key generate': ({ webhookKeys }, { options }) => webhookKeys.generate(principalId(options.org, '--org')),
   'webhook-key revoke': ({ webhookKeys }, { options }) => webhookKeys.revoke(principalId(options.org, '--org')),
+  'samples add': ({ samples }, { options }) => ({ samples: samples.add(options.org === undefined ? 'default' : principalId(options.org, '--org'), serviceOrigin(options.url)) }),
 };
+
+/** The origin sample portals point at: --url, else the default listening address (the service re-points them at start). */
+function serviceOrigin(url: string | undefined): string {
+  if (url === undefined) return 'http://127.0.0.1:8787';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('--url must be the service URL, like http://127.0.0.1:8787');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('--url must be an http(s) URL');
+  return parsed.origin;
+}
 
 export const USAGE = `usage: portico [--data-dir DIR] <command>
   org create <org_id>
@@ -119,4 +136,5 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
                 (presets google, microsoft: only --client-id, and the secret where the provider needs one)
   oauth-app list
   oauth-app remove <id>
+  samples add [--org <org_id>] [--url <service URL>]   (creates again the sample portals that are missing; default org 'default')
   mcp   (an MCP server on stdio for AI assistants; env PORTICO_URL, PORTICO_API_KEY; see README)`;

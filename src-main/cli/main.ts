@@ -7,6 +7,9 @@ import { dataPaths, resolveDataDir } from '../base/paths.ts';
 import { AdminService } from '../engine/admin/adminService.ts';
 import { openAppSecrets, type SecretStore } from '../secrets/index.ts';
 import { openStore } from '../store/store.ts';
+import { jsonSchemas } from '../base/jsonSchema.ts';
+import { PortalService } from '../engine/portalService.ts';
+import { SampleService } from '../engine/samples/sampleService.ts';
 import { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 import { commands, USAGE, UsageError } from './commands.ts';
 import { runMcpCommand } from './mcpCommand.ts';
@@ -45,7 +48,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       options: {
         'data-dir': { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean' },
         'authorize-url': { type: 'string' }, 'token-url': { type: 'string' }, 'userinfo-url': { type: 'string' }, 'client-id': { type: 'string' },
-        'client-secret-stdin': { type: 'boolean' }, scopes: { type: 'string' },
+        'client-secret-stdin': { type: 'boolean' }, scopes: { type: 'string' }, url: { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -74,13 +77,18 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   try {
     const admin = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
     const output = await command(
-      { admin, webhookKeys: new WebhookKeyService(store, openSecrets), readStdin: io.readStdin },
+      {
+        admin, webhookKeys: new WebhookKeyService(store, openSecrets), readStdin: io.readStdin,
+        // No session is live in the CLI: a portal it creates names none.
+        samples: new SampleService({ store, portals: new PortalService(store, jsonSchemas, { isActiveInOrg: () => false }) }),
+      },
       {
         positionals: rest,
         options: {
           org: parsed.values.org, workspace: parsed.values.workspace,
           'authorize-url': parsed.values['authorize-url'], 'token-url': parsed.values['token-url'], 'userinfo-url': parsed.values['userinfo-url'],
           'client-id': parsed.values['client-id'], 'client-secret-stdin': parsed.values['client-secret-stdin'] ? 'true' : undefined, scopes: parsed.values.scopes,
+          url: parsed.values.url,
         },
       },
     );

@@ -2,6 +2,7 @@ export * from './admin.ts';
 export * from './common.ts';
 export * from './messages.ts';
 export * from './portal.ts';
+export * from './sample.ts';
 export * from './profile.ts';
 export * from './liveView.ts';
 export * from './skill.ts';

@@ -85,6 +85,10 @@ export const operationRoutes = {
   listOAuthApps: 'GET /admin/oauth-apps',
   addOAuthApp: 'POST /admin/oauth-apps',
   deleteOAuthApp: 'DELETE /admin/oauth-apps/:oauth_app_id',
+
+  listSamples: 'GET /sample-portals/:org_id',
+  addSamples: 'POST /sample-portals/:org_id',
+  getSampleSubmission: 'GET /sample-portals/:org_id/submissions/:reference',
 } as const;
 
 export type OperationName = keyof typeof operationRoutes;

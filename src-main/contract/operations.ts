@@ -7,6 +7,7 @@ import { AnswerRequest, JobActionResponse, JobIdQuery, JobList, JobListQuery, Jo
 import { ConnectedAccountList, ConnectedAccountParams, ConnectRequest, ConnectResponse, OAuthApp, OAuthAppAddRequest, OAuthAppList, OAuthAppParams } from './oauth.ts';
 import type { OperationName } from './operationRoutes.ts';
 import { Portal, PortalCreateRequest, PortalList, PortalParams, PortalUpdateRequest } from './portal.ts';
+import { SampleList, SampleSubmission, SampleSubmissionParams } from './sample.ts';
 import { ProfileCreateRequest, ProfileList, ProfileParams, ProfileSessionClosed, ProfileSessionCreated, ProfileSessionList, ProfileSessionParams } from './profile.ts';
 import { Session, SessionCreateRequest, SessionList, SessionListQuery, SessionParams } from './session.ts';
 import { ActionCacheList, ActionCacheQuery } from './singleAction.ts';
@@ -109,6 +110,10 @@ export const operations = {
   listOAuthApps: { response: OAuthAppList },
   addOAuthApp: { body: OAuthAppAddRequest, response: OAuthApp },
   deleteOAuthApp: { params: OAuthAppParams },
+
+  listSamples: { params: OrgIdParam, response: SampleList },
+  addSamples: { params: OrgIdParam, response: SampleList },
+  getSampleSubmission: { params: SampleSubmissionParams, response: SampleSubmission },
 } as const satisfies Record<OperationName, OperationSchemas>;
 
 export type Operations = typeof operations;

@@ -11,6 +11,7 @@ import { PrincipalRepository } from './principals.ts';
 import { ProfileRepository } from './profiles.ts';
 import { ProviderSettingsRepository } from './providerSettings.ts';
 import { ReplayTraceRepository } from './replayTraces.ts';
+import { SampleRepository } from './samples.ts';
 import { SessionRepository } from './sessions.ts';
 import { SkillRepository } from './skills.ts';
 
@@ -31,6 +32,7 @@ export interface Store {
   readonly actionCache: ActionCacheRepository;
   readonly sessions: SessionRepository;
   readonly credentials: CredentialRepository;
+  readonly samples: SampleRepository;
   close(): void;
 }
 
@@ -51,6 +53,7 @@ export function createStore(db: Db): Store {
     actionCache: new ActionCacheRepository(db),
     sessions: new SessionRepository(db),
     credentials: new CredentialRepository(db),
+    samples: new SampleRepository(db),
     close: () => db.close(),
   };
 }

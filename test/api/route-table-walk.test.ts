@@ -111,6 +111,14 @@ describe('every JSON route answers exactly its declared response schema (walked 
       const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: fresh('walk-get'), username_or_email: 'walker@example.test' } }));
       return { path: `/public/credentials/${(made.body as { id: string }).id}` };
     },
+    // A reference exists once the sample site accepted an application.
+    'GET /sample-portals/:org_id/submissions/:reference': async () => {
+      const sent = await fetch(`${svc.url}/samples/library-card/submit`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ full_name: 'Walker', email: 'walker@example.test', branch: 'central' }).toString(),
+      });
+      return { path: `/sample-portals/default/submissions/${new URL(sent.headers.get('location') ?? '', svc.url).searchParams.get('ref') ?? ''}` };
+    },
     'POST /public/phone-numbers': () => ({ json: { phone_number: '+15551234567', label: 'walk' } }),
     'POST /public/verification-codes': () => ({ json: { email: 'walker@example.test', code: '123456' } }),
     'POST /public/workflows': () => ({ json: { name: fresh('walk-workflow'), steps: [{ action: `go to ${pages.url}/form` }] } }),

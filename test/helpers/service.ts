@@ -42,7 +42,7 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
   const dir = dataDir ?? (await makeDataDir());
   const notices: string[] = [];
   const app = await startApp({
-    dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, ...options, config: options.config ?? testConfig(),
+    dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, samples: false, ...options, config: options.config ?? testConfig(),
     // A suite sends requests far faster than any script and keeps browsers open across its cases: only
     // the limit tests (test/hostile/caps-*) set low limits.
     limits: { ...TEST_LIMITS, ...options.limits },
