@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { RunSample } from '../components/RunSample.tsx';
 import type { JobStatus } from '../../src-main/contract/job.ts';
 import { call } from '../api.ts';
 import { Empty, ErrorNote, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
@@ -54,10 +55,13 @@ export function JobsPage() {
       {jobs.data && list.length === 0 && (
         <Empty title={status === '' && endpoint === '' ? 'No jobs yet' : 'No job matches these filters'}>
           {status === '' && endpoint === '' ? (
-            <p>
-              Open a <a href={routeHash({ page: 'portals' })}>portal</a> and press <em>Run a job</em>, or start one from a script with{' '}
-              <code>POST /jobs/{org}/&lt;endpoint&gt;/start</code>.
-            </p>
+            <>
+              <RunSample />
+              <p>
+                Open a <a href={routeHash({ page: 'portals' })}>portal</a> and press <em>Run a job</em>, or start one from a script with{' '}
+                <code>POST /jobs/{org}/&lt;endpoint&gt;/start</code>.
+              </p>
+            </>
           ) : (
             <p>Clear the filters to see every job.</p>
           )}

@@ -37,7 +37,7 @@ export interface ConsoleWorld {
  * Sets up a world for the test file (beforeAll/afterAll) and returns it; each test builds its own data
  * with `unique` names and opens its own page, so tests pass alone and in any order.
  */
-export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: boolean } = {}): ConsoleWorld {
+export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: boolean; samples?: boolean } = {}): ConsoleWorld {
   const previousHeadless = process.env.PORTICO_HEADLESS;
   const opened: Page[] = [];
   let counter = 0;
@@ -72,7 +72,7 @@ export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: b
     }
     [world.svc, world.browser] = await Promise.all([
       // realAgents: jobs run with the real engines (built-in autofill), not the scripted test agents.
-      startService(undefined, options.realAgents ? {} : { agents: scriptedRegistry }),
+      startService(undefined, { ...(!options.realAgents && { agents: scriptedRegistry }), ...(options.samples && { samples: true }) }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);
     world.api = createApiClient(async (request) => {
