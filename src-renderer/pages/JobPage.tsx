@@ -3,6 +3,7 @@ import type { JobEventData, JobStatusResponse, QuestionData } from '../../src-ma
 import { call, downloadFile, pageUrl } from '../api.ts';
 import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
 import { RecordingPlayer } from '../components/RecordingPlayer.tsx';
+import { SampleReceived } from '../components/SampleReceived.tsx';
 import { SourcedValues } from '../components/SourcedValues.tsx';
 import { LogStream, useJobStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
@@ -13,6 +14,12 @@ import { routeHash } from '../routes.ts';
 import { useConsole } from '../store.ts';
 
 /** The later of the polled and the pushed status (a reconnect or a poll may bring either first). */
+/** The reference a job's result reports, if any. */
+function referenceOf(result: unknown): string | undefined {
+  const reference = (result as { reference?: unknown } | null)?.reference;
+  return typeof reference === 'string' ? reference : undefined;
+}
+
 function newest(polled: JobStatusResponse | undefined, pushed: JobStatusResponse | undefined): JobStatusResponse | undefined {
   if (polled === undefined || pushed === undefined) return polled ?? pushed;
   return Date.parse(pushed.updated_at) >= Date.parse(polled.updated_at) ? pushed : polled;
@@ -202,6 +209,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         )}
         <LogStream stream={stream} />
       </div>
+      {data.status === 'completed' && <SampleReceived endpoint={props.endpoint} reference={referenceOf(data.result)} />}
 
       {extraction && (
         <section className="panel" aria-label="Read from documents">

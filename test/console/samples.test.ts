@@ -14,12 +14,15 @@ describe('console: the samples', () => {
     await expect.poll(() => new URL(page.url()).hash, { timeout: 10_000 }).toMatch(/^#\/jobs\/parking-permit\//);
     await page.getByText('Completed', { exact: true }).first().waitFor({ timeout: 90_000 });
     await page.getByLabel('Result JSON').getByText(/PP-[A-Z0-9]{6}/).waitFor();
+    // The other side of the submission: what the sample site itself recorded for that reference.
+    const received = page.getByRole('region', { name: 'What the sample form received' });
+    await received.getByText('AB12 CDE', { exact: true }).waitFor();
+    expect(await received.getByText('2027-01-04', { exact: true }).count()).toBe(1);
     await snap(page, 'sample-completed');
     const jobId = new URL(page.url()).hash.split('/').at(-1) ?? '';
     const status = (await (await world.svc.api(`/task/default/parking-permit/status?job_id=${jobId}`)).json()) as { status: string; result: { reference: string } };
     expect(status.status).toBe('completed');
-    const received = await world.svc.api(`/sample-portals/default/submissions/${status.result.reference}`);
-    expect(received.status).toBe(200);
+    expect((await world.svc.api(`/sample-portals/default/submissions/${status.result.reference}`)).status).toBe(200);
   }, 150_000);
 
   it('Portals marks the samples; a deleted sample is gone until "Add the sample portals" brings it back', async () => {
