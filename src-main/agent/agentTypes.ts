@@ -53,6 +53,25 @@ export interface FillReport {
   unplaced: Array<{ key: string; reason: string }>;
 }
 
+/** What the builtin filler saw leave the page as the form's submission (a `submission` event, `result.receipt`). */
+export interface SubmissionReceipt {
+  method: string;
+  /** Redacted like every recorded URL. */
+  url: string;
+  /** name → value as sent (repeated names as lists), secrets masked. */
+  fields: Record<string, string | string[]>;
+  /** sha256 of the body bytes as sent; null for a GET form. */
+  body_sha256: string | null;
+  /** The server's answer; null when none came. */
+  response_status: number | null;
+  /** Keys found in a request of this run with their meaning intact. */
+  verified: string[];
+  /** Placed keys the check could not find in any request (listed, never silently passed). */
+  unverified: string[];
+  /** Keys whose changed value a human chose to send as it was. */
+  approved: string[];
+}
+
 /**
  * The stored credential a job was started with (`credential_id`). Values are read only to be typed;
  * every value read is redacted from the job's logs, events and result.
@@ -108,6 +127,8 @@ export interface AgentContext {
   reportMode?(mode: RunMode, detail: string): void;
   /** Records where each form_data key went (a `fill_report` event). */
   reportFill?(report: FillReport): void;
+  /** Records what the form sent and how the server answered (a `submission` event). */
+  reportSubmission?(receipt: SubmissionReceipt): void;
 }
 
 /** A finished run: the job's `result`, already valid against the portal's output_schema when it has one. */

@@ -54,13 +54,27 @@ export const QuestionData = z.object({
 });
 export type QuestionData = z.infer<typeof QuestionData>;
 
+/** What the builtin filler saw leave the page as the form's submission (`submission` event, `result.receipt`). */
+export const SubmissionReceipt = z.object({
+  method: z.string(),
+  url: z.string(),
+  fields: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  body_sha256: z.string().nullable(),
+  response_status: z.int().nullable(),
+  verified: z.array(z.string()),
+  unverified: z.array(z.string()),
+  approved: z.array(z.string()).optional(),
+});
+export type SubmissionReceipt = z.infer<typeof SubmissionReceipt>;
+
 const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ type: z.literal(type), timestamp: Timestamp, data });
 
 /**
  * One entry of a job's history, told apart by `type`: `queued` (with the form_data and options the job
  * started with); `step` (one screenshot: `step` is its
  * 1-based number, `description` says what the step did); `agent_mode` (how the agent runs: replayed, healed,
- * fresh, assisted); `fill_report` (where each form_data key went); `question` and its `answer`; `extraction` (form_data read from a document bundle, with sources).
+ * fresh, assisted); `fill_report` (where each form_data key went); `submission` (the builtin filler's receipt of what the form
+ * sent and how the server answered); `question` and its `answer`; `extraction` (form_data read from a document bundle, with sources).
  */
 export const JobEvent = z.discriminatedUnion('type', [
   // The start options as applied (absent on jobs queued before Portico recorded them). Secret values are
@@ -71,6 +85,9 @@ export const JobEvent = z.discriminatedUnion('type', [
   jobEventOf('step', z.object({ step: z.int().min(0), description: z.string() })),
   jobEventOf('agent_mode', z.object({ mode: z.string(), detail: z.string() })),
   jobEventOf('fill_report', z.object({ placements: z.record(z.string(), JsonObject), unplaced: z.array(JsonObject) })),
+  // What the builtin filler saw the form send, checked against the placements before it left (docs/autofill.md, "The receipt"):
+  // URL redacted, secret fields masked, the body's sha256, the server's status, and which placed keys were found intact.
+  jobEventOf('submission', SubmissionReceipt),
   jobEventOf('question', QuestionData),
   jobEventOf('answer', z.object({ question_id: Uuid, answer: z.string() })),
   // A screen recording that was asked for but not kept (`skipped`: it could not start, e.g. no ffmpeg; `failed`: ffmpeg broke off); `detail` says why.

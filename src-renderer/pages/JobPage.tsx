@@ -5,6 +5,7 @@ import { Filmstrip, type ShotCaption } from '../components/Filmstrip.tsx';
 import { RecordingPlayer } from '../components/RecordingPlayer.tsx';
 import { SampleReceived } from '../components/SampleReceived.tsx';
 import { SourcedValues } from '../components/SourcedValues.tsx';
+import { SubmissionReceipt } from '../components/SubmissionReceipt.tsx';
 import { LogStream, useJobStream } from '../components/LogStream.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
 import { ConfirmButton, ErrorNote, JsonBlock, Loading, PageHeader, StatusBadge } from '../components/ui.tsx';
@@ -41,6 +42,11 @@ function startedWith(job: JobStatusResponse): JobEventData<'queued'> | undefined
 /** What the job read from its document bundle (form_data with each value's source), when it started from one. */
 function extractionOf(job: JobStatusResponse): JobEventData<'extraction'> | undefined {
   return job.events.flatMap((e) => (e.type === 'extraction' ? [e.data] : []))[0];
+}
+
+/** The builtin filler's receipt of what the form sent (the last `submission` event), when it saw one. */
+function submissionOf(job: JobStatusResponse): JobEventData<'submission'> | undefined {
+  return job.events.flatMap((e) => (e.type === 'submission' ? [e.data] : [])).at(-1);
 }
 
 /** Each question the job asked, with the answer it got (undefined while none came). */
@@ -141,6 +147,7 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const input = startedWith(data);
   const history = questionHistory(data);
   const extraction = extractionOf(data);
+  const receipt = submissionOf(data);
   const doCancel = () =>
     cancel.run(async () => {
       await call('cancelJob', jobArgs);
@@ -210,6 +217,8 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         <LogStream stream={stream} />
       </div>
       {data.status === 'completed' && <SampleReceived endpoint={props.endpoint} reference={referenceOf(data.result)} />}
+
+      {receipt && <SubmissionReceipt receipt={receipt} />}
 
       {extraction && (
         <section className="panel" aria-label="Read from documents">

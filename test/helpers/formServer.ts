@@ -20,6 +20,8 @@ export interface FormPost {
   files: UploadedFile[];
   /** The parsed body of a JSON POST (`application/json` or `+json`); undefined for other bodies or unparsable JSON. */
   json?: unknown;
+  /** The body's bytes as received. */
+  body?: Buffer;
 }
 
 export interface FormServer {
@@ -84,7 +86,7 @@ function addField(fields: FormPost['fields'], name: string, value: string): void
 }
 
 function parseBody(path: string, type: string, body: Buffer): FormPost {
-  const post: FormPost = { path, fields: {}, files: [] };
+  const post: FormPost = { path, fields: {}, files: [], body };
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(type);
   if (type.startsWith('multipart/form-data') && boundary) {
     const sep = Buffer.from(`--${boundary[1] ?? boundary[2]}`);

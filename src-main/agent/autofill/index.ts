@@ -2,10 +2,11 @@ import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type FillReport } from '../agentTypes.ts';
 import { flattenFormData, missingRequiredKeys } from './entries.ts';
 import { signIn } from './loginPages.ts';
-import { askOrFail } from './questions.ts';
+import { askForOption, askOrFail } from './questions.ts';
+import { submissionSeen, type SubmissionSeen } from './submissionSeen.ts';
 import { buildResult, readFacts } from './resultBuilder.ts';
 import type { KeyMapper } from './keyMapper.ts';
-import { Wizard } from './wizard.ts';
+import { Wizard, type WizardOutcome } from './wizard.ts';
 
 export interface AutofillAgentOptions {
   /** Random source for humanized typing and mouse paths (tests pass a seeded one). */
@@ -67,7 +68,30 @@ export class AutofillAgent implements Agent {
     }
     // A job with credential_id signs in first (login and one-time-code pages), then fills the form it lands on.
     if (ctx.credential) await signIn(ctx, ctx.credential);
-    const outcome = await new Wizard(ctx, entries, humanFor, this.#options.keyMapper?.(ctx) ?? null).run();
+    const wizard = new Wizard(ctx, entries, humanFor, this.#options.keyMapper?.(ctx) ?? null);
+    let outcome: WizardOutcome;
+    let seen: SubmissionSeen;
+    try {
+      outcome = await wizard.run();
+      // "completed" means a submission was seen: ask (the human may bring the form on screen) or fail saying what is missing.
+      for (let asked = 0; ; asked += 1) {
+        seen = await submissionSeen(ctx, wizard, outcome, entries);
+        if (!seen.problem) break;
+        if (!ctx.humanInTheLoop || asked >= 2) {
+          if (seen.receipt) ctx.reportSubmission?.(seen.receipt);
+          throw new AgentFailure(`Not submitted: ${seen.problem}`);
+        }
+        const picked = await askForOption(ctx, {
+          question: `Portico did not see the form submitted: ${seen.problem}. Continue from the page as it is now, or Cancel?`,
+          options: ['Continue', 'Cancel'],
+          message: 'Bring the form on screen in the live view (or fix what the page shows), then choose Continue.',
+        }, `Not submitted: ${seen.problem}`);
+        if (picked === 1) throw new AgentFailure(`Not submitted (cancelled by a human): ${seen.problem}`);
+        outcome = await wizard.run();
+      }
+    } finally {
+      await wizard.watch.dispose();
+    }
     const facts = await readFacts(ctx.page.frames());
     await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
     const report: FillReport = { placements: {}, unplaced: outcome.unplaced };
@@ -76,8 +100,12 @@ export class AutofillAgent implements Agent {
     }
     for (const { key, reason } of outcome.unplaced) ctx.log(`${key}: not placed (${reason})`);
     ctx.reportFill?.(report);
+    if (seen.receipt) {
+      ctx.reportSubmission?.(seen.receipt);
+      if (seen.receipt.unverified.length) ctx.log(`submission: not found in what was sent (unverified): ${seen.receipt.unverified.join(', ')}`);
+    }
     const fields = Object.fromEntries(Object.entries(report.placements).map(([key, p]) => [key, p.value]));
-    const result = buildResult(facts, ctx.outputSchema, fields, report);
+    const result = buildResult(facts, ctx.outputSchema, fields, { submitted: true, receipt: seen.receipt }, report);
     ctx.log(`autofill: done${facts.reference ? `, reference ${facts.reference}` : ''}`);
     return { result };
   }

@@ -9,7 +9,8 @@
  * property's type and the whole result is validated with Ajv; a missing required property fails.
  *
  * Without an output_schema the result is:
- *   { submitted: true, final_url, title, confirmation_text, reference?, fields, placements, unplaced }
+ *   { submitted, final_url, title, confirmation_text, reference?, fields, placements, unplaced, receipt }
+ * where `submitted` is what Portico saw (a submission request answered 2xx/3xx, see submissionWatch.ts),
  * where `fields` maps each form_data key to what its control showed (secrets as "[secret]"),
  * `placements` says per key which control, what value and how (the FillReport), and `unplaced`
  * lists the keys no control received.
@@ -18,7 +19,7 @@ import type { Frame } from 'playwright-core';
 
 import { jsonSchemas } from '../../base/jsonSchema.ts';
 import type { JsonObject } from '../../contract/common.ts';
-import { AgentFailure, type FillReport } from '../agentTypes.ts';
+import { AgentFailure, type FillReport, type SubmissionReceipt } from '../agentTypes.ts';
 import { pageFacts, type RawPageFacts } from '../injected/index.ts';
 import { textSimilarity } from './textNorm.ts';
 
@@ -80,9 +81,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function valueFor(name: string, prop: Record<string, unknown>, facts: PageFacts): unknown {
+/** What Portico observed of the submission: whether one left the page and was answered 2xx/3xx, and its receipt. */
+export interface SubmissionFacts {
+  submitted: boolean;
+  receipt: SubmissionReceipt | null;
+}
+
+function valueFor(name: string, prop: Record<string, unknown>, facts: PageFacts, submission: SubmissionFacts): unknown {
   const described = [name, typeof prop.title === 'string' ? prop.title : '', typeof prop.description === 'string' ? prop.description : ''].join(' ');
-  if (prop.type === 'boolean' && /submitted|success|ok|done|complete/i.test(name)) return true;
+  if (prop.type === 'boolean' && /submitted|success|ok|done|complete/i.test(name)) return submission.submitted;
   if (/^(final_?)?url$/i.test(name)) return facts.url;
   if (/^(page_?)?title$/i.test(name)) return facts.title;
   let best: { score: number; value: string } | null = null;
@@ -97,9 +104,10 @@ function valueFor(name: string, prop: Record<string, unknown>, facts: PageFacts)
 }
 
 /** The job result from the final page; validated against `outputSchema` when there is one. */
-export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, fields: Record<string, string>, report?: FillReport): JsonObject {
+export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, fields: Record<string, string>, submission: SubmissionFacts, report?: FillReport): JsonObject {
   if (!outputSchema || !isObject(outputSchema.properties)) {
-    const result: JsonObject = { submitted: true, final_url: facts.url, title: facts.title, confirmation_text: facts.confirmation, fields };
+    const result: JsonObject = { submitted: submission.submitted, final_url: facts.url, title: facts.title, confirmation_text: facts.confirmation, fields };
+    if (submission.receipt) result.receipt = { ...submission.receipt, fields: { ...submission.receipt.fields } };
     if (report) {
       result.placements = { ...report.placements };
       result.unplaced = report.unplaced.map((u) => u.key);
@@ -110,7 +118,7 @@ export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, f
   const result: JsonObject = {};
   for (const [name, raw] of Object.entries(outputSchema.properties)) {
     const prop = isObject(raw) ? raw : {};
-    const value = valueFor(name, prop, facts);
+    const value = valueFor(name, prop, facts, submission);
     if (value !== undefined) result[name] = coerce(value, prop);
   }
   const validate = jsonSchemas.compile(outputSchema, 'output_schema');

@@ -10,11 +10,16 @@ import { compatibility, eliminationFits, matchEntries, type Placement } from './
 import type { KeyMapper } from './keyMapper.ts';
 import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
+import { runTaskStep, taskSteps, type TaskStep } from './taskSteps.ts';
+import { placedCheckFor } from './placedCheck.ts';
 import { askForOption, askOrFail, quote } from './questions.ts';
+import { sameMeaning } from './sameMeaning.ts';
+import type { Mismatch, PlacedCheck } from './submissionCheck.ts';
+import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
 import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
-import { asText, realChoices, type PlacementHow } from './valueAdapter.ts';
+import { asText, phoneVariants, realChoices, type PlacementHow } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
 const REVEAL_PASSES = 4;
@@ -30,6 +35,8 @@ export interface PlacedValue {
   shown: string;
   how: PlacementHow;
   matchedBy: MatchedBy;
+  /** What the submission check compares the request with. */
+  check: PlacedCheck;
 }
 
 /** A form_data key that went into no control, and why. */
@@ -98,6 +105,10 @@ export class Wizard {
   /** Keys whose control the assist model chose. */
   readonly #byModel = new Set<string>();
   #corrections = 0;
+  /** Holds and checks what the form sends after each click (submissionWatch.ts). */
+  readonly watch: SubmissionWatch;
+  /** The task's click/choose sentences, each run at most once, on a page where it applies. */
+  readonly #steps: TaskStep[];
 
   readonly #mapper: KeyMapper | null;
   /** Page structures the mapper was already asked about (once per structure and run). */
@@ -108,6 +119,39 @@ export class Wizard {
     this.#entries = entries;
     this.#humanFor = humanFor;
     this.#mapper = mapper;
+    this.#steps = taskSteps(ctx.task);
+    this.watch = new SubmissionWatch(ctx.page, {
+      placed: () => [...this.#placed.values()].map((p) => p.check),
+      decide: (mismatch) => this.#decideHeld(mismatch),
+      log: (line) => ctx.log(line),
+    });
+  }
+
+  /**
+   * A request about to send a value that is not what the human gave: Send / Correct / Cancel with a
+   * human, else the job fails naming the key (the request is held either way until this returns).
+   */
+  async #decideHeld(m: Mismatch): Promise<HeldDecision> {
+    const sent = m.secret ? 'a different value' : `'${m.sent}'`;
+    const given = m.secret ? 'another' : `'${m.given}'`;
+    const failure = `The form was about to send ${sent} for form_data '${m.key}' ('${m.label}') but form_data gave ${given}; the request was held and not sent (enable human_in_the_loop to be asked)`;
+    const options = ['Send', 'Correct', 'Cancel'];
+    const picked = await askForOption(this.#ctx, {
+      question: `About to send ${sent} for ${m.key}; you gave ${given}.`,
+      options,
+      message: `The page changed the value of '${m.label}' between the field and the request. The request is held: Send it as it is, Correct the value to type, or Cancel the job.`,
+    }, failure);
+    if (picked === 0) {
+      this.#ctx.log(`${m.key}: a human chose to send the changed value`);
+      return { send: true };
+    }
+    if (picked === 2) throw new AgentFailure(`Cancelled by a human: the form was about to send ${sent} for form_data '${m.key}' instead of ${given}`);
+    const value = await askOrFail(this.#ctx, {
+      question: `What should be typed into '${m.label}' for ${m.key}?`,
+      options: [],
+      message: `The page sent ${sent} when ${given} was typed.`,
+    }, failure);
+    return { correct: { key: m.key, value } };
   }
 
   #env(): FillEnv {
@@ -139,6 +183,8 @@ export class Wizard {
       const signature = signatureOf(targets);
       const errors = readErrors(frames, targets);
       if (errors.length) await this.#handleErrors(errors);
+      // From here on the filler types: what the page sends now is not a submission the filler made.
+      this.watch.disarm();
       const { filled, settled } = await this.#fillPage(signature, errors.length ? undefined : frames);
       frames = settled ?? (await scanAll(this.#ctx));
       targets = buildTargets(frames);
@@ -148,12 +194,16 @@ export class Wizard {
       }
       const text = frames.map((f) => f.scan.bodyText).join('\n');
       const heading = frames.flatMap((f) => f.scan.headings)[0] ?? frames[0]?.scan.title ?? '';
+      // Nothing on this page takes a value yet: a sentence of the task naming a link or button here ("Click the
+      // 'Open the application' link") is the way on.
+      if (!filled.size && !this.#placed.size && !errors.length && (await this.#runTaskStep(heading))) continue;
       const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
       const filledFrames = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.frame));
       const button = chooseButton(frames, filledForms, filledFrames);
       const noFields = targets.length === 0;
       const review = looksLikeReview(text);
       if (!errors.length && (!button || (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))) {
+        if (await this.#settleSubmission()) continue;
         return { placed: this.#placed, unplaced: this.#unplaced(), frames };
       }
       if (button?.kind === 'submit') await this.#placeByElimination(targets, filled, signature);
@@ -170,10 +220,39 @@ export class Wizard {
       const what = filled.size ? `Filled ${filled.size} field(s) on '${heading}'` : review ? `Reviewed answers on '${heading}'` : `On '${heading}'`;
       await this.#ctx.recordStep(`${what}; clicking '${button.button.text}'`);
       this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
+      await this.watch.arm();
       await clickAndSettle(this.#ctx.page, button, this.#humanFor(this.#ctx.page.url()));
+      await this.#settleSubmission();
       lastKind = button.kind;
     }
     throw new AgentFailure(`The form did not reach a final page within ${MAX_TURNS} steps`);
+  }
+
+  /** Waits for the requests the click sent to be checked and answered; a human's corrections are typed on the next turn. */
+  async #settleSubmission(): Promise<boolean> {
+    const corrections = await this.watch.settle();
+    for (const { key, value } of corrections) {
+      this.#overrides.set(key, value);
+      this.#answered.add(key);
+      this.#corrections += 1;
+    }
+    await this.#ctx.page.waitForLoadState('load', { timeout: 15_000 }).catch(() => undefined);
+    return corrections.length > 0;
+  }
+
+  /** Runs the first task sentence that names something on this page; true when one ran. */
+  async #runTaskStep(heading: string): Promise<boolean> {
+    for (const step of this.#steps) {
+      if (step.done) continue;
+      const ran = await runTaskStep(this.#ctx.page, step);
+      if (!ran) continue;
+      step.done = true;
+      this.#ctx.log(`task step: ${step.text}`);
+      await this.#ctx.recordStep(`On '${heading}'; ${step.text} (from the task)`);
+      await this.#ctx.page.waitForLoadState('load', { timeout: 15_000 }).catch(() => undefined);
+      return true;
+    }
+    return false;
   }
 
   #checkAbort(): void {
@@ -313,13 +392,22 @@ export class Wizard {
     const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const { shown, how } = await fillTarget(this.#env(), target, current, options);
+        let { shown, how } = await fillTarget(this.#env(), target, current, options);
         if (entry) {
+          const read = await this.#readBack(target, entry, current, shown);
+          if (read.retype !== undefined) {
+            current = read.retype;
+            this.#overrides.set(entry.key, current);
+            continue;
+          }
+          shown = read.shown;
+          if (read.accepted) this.#answered.add(entry.key);
           this.#triedFor(entry.key).add(`rendered:${shown}`);
           this.#placed.set(entry.key, {
             signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown,
             how: this.#answered.has(entry.key) ? 'answer' : how,
             matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : this.#byModel.has(entry.key) ? 'model' : matchedBy,
+            check: await placedCheckFor(target, entry.key, current, shown, entry.secret || target.controls.some((c) => c.type === 'password')),
           });
           this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`);
         } else {
@@ -337,6 +425,40 @@ export class Wizard {
         }
       }
     }
+  }
+
+  /**
+   * Reads a typed value back from its control and compares meanings (sameMeaning.ts): a mask that
+   * changed digits, a picker that moved the date, never pass. A phone number is first retyped in its
+   * other spellings (national, without the +); then a human keeps it, corrects it or cancels, or the job fails.
+   */
+  async #readBack(target: Target, entry: Entry, value: unknown, shown: string): Promise<{ shown: string; retype?: string; accepted?: boolean }> {
+    if (!['text', 'textarea', 'date', 'editable'].includes(target.kind) || typeof value === 'object') return { shown };
+    const given = asText(value);
+    const options = realChoices(target.choices).map((c) => ({ label: c.label, value: c.value }));
+    if (!given || sameMeaning(given, shown, { options }) === 'same') return { shown };
+    const tried = this.#triedFor(entry.key);
+    const variant = /^\+?[\d\s().\-]{7,}$/.test(given.trim()) ? phoneVariants(given).find((v) => !tried.has(`readback:${v}`)) : undefined;
+    tried.add(`readback:${given}`);
+    if (variant !== undefined && !this.#answered.has(entry.key)) {
+      tried.add(`readback:${variant}`);
+      this.#ctx.log(`${entry.key}: '${target.label}' changed the value as typed; typing it as ${entry.secret ? 'another spelling' : `'${variant}'`}`);
+      return { shown, retype: variant };
+    }
+    const original = asText(entry.value);
+    const took = entry.secret ? 'a different value' : `'${shown}'`;
+    const gave = entry.secret ? 'another' : `'${original}'`;
+    const failure = `'${target.label}' took ${took} for form_data '${entry.key}' but form_data gave ${gave}: the field changed its meaning (enable human_in_the_loop to be asked)`;
+    const picked = await askForOption(this.#ctx, {
+      question: `'${target.label}' shows ${took} for ${entry.key}; you gave ${gave}.`,
+      options: ['Keep', 'Correct', 'Cancel'],
+      message: 'The field changed the value as it was typed. Keep what it shows, Correct the value to type, or Cancel the job.',
+    }, failure);
+    if (picked === 0) return { shown, accepted: true };
+    if (picked === 2) throw new AgentFailure(`Cancelled by a human: '${target.label}' took ${took} for form_data '${entry.key}' instead of ${gave}`);
+    const answer = await askOrFail(this.#ctx, { question: `What should be typed into '${target.label}' for ${entry.key}?`, options: [], message: `It shows ${took}.` }, failure);
+    this.#answered.add(entry.key);
+    return { shown, retype: answer };
   }
 
   /**

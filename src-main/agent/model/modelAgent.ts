@@ -96,7 +96,7 @@ export class ModelAgent implements Agent {
     const facts = await readFacts(ctx.page.frames());
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(secrets.forModel())) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') fields[k] = String(v);
-    return JSON.parse(secrets.redact(JSON.stringify(buildResult(facts, ctx.outputSchema, fields)))) as JsonObject;
+    return JSON.parse(secrets.redact(JSON.stringify(buildResult(facts, ctx.outputSchema, fields, { submitted: true, receipt: null })))) as JsonObject;
   }
 
   async #loop(ctx: AgentContext, job: AgentJobInfo, secrets: SecretValues, recorder: TraceRecorder, firstNote: string | undefined, onPage: (path: string) => void): Promise<JsonObject> {

@@ -197,6 +197,9 @@ export class JobRun {
       reportFill: (report) => {
         this.#event('fill_report', { placements: { ...report.placements }, unplaced: report.unplaced.map((u) => ({ ...u })) });
       },
+      reportSubmission: (receipt) => {
+        this.#event('submission', { ...receipt, fields: { ...receipt.fields } });
+      },
     };
   }
 

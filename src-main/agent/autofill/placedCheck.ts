@@ -1,0 +1,79 @@
+// What the submission check needs to know about a placed key, read back from the page right after
+// the fill: the names its value will travel under and the value the control itself holds (for a
+// choice, the option's own `value` attribute, not its label).
+import type { ScannedControl } from './pageScan.ts';
+import type { PlacedCheck } from './submissionCheck.ts';
+import type { Target } from './targets.ts';
+import { asText, filePayloads, realChoices } from './valueAdapter.ts';
+
+interface ControlState {
+  name: string;
+  id: string;
+  value: string;
+  checked: boolean;
+  selected: string[];
+}
+
+async function readControl(target: Target, pid: string): Promise<ControlState | null> {
+  const loc = target.frame.locator(`[data-portico-id="${pid}"]`).first();
+  return loc.evaluate((el) => {
+    const input = el as HTMLInputElement;
+    const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
+    const checked = typeof input.checked === 'boolean' ? input.checked : el.getAttribute('aria-checked') === 'true';
+    const value = typeof input.value === 'string' ? input.value : (el.textContent ?? '').trim();
+    return { name: el.getAttribute('name') ?? '', id: el.id ?? '', value, checked, selected };
+  }, undefined, { timeout: 2000 }).catch(() => null);
+}
+
+function checkKind(target: Target): PlacedCheck['kind'] {
+  switch (target.kind) {
+    case 'select': case 'radio': case 'checkboxGroup': case 'listbox': return 'choice';
+    case 'checkbox': return 'checkbox';
+    case 'file': return 'file';
+    case 'dateSplit': return 'date';
+    default: return 'text';
+  }
+}
+
+/** The check record of `key` placed into `target` with `value` (what was meant) now showing `shown`. */
+export async function placedCheckFor(target: Target, key: string, value: unknown, shown: string, secret: boolean): Promise<PlacedCheck> {
+  const kind = checkKind(target);
+  const controls = target.kind === 'dateSplit' && target.dateParts
+    ? [target.dateParts.day, target.dateParts.month, target.dateParts.year].filter((c): c is ScannedControl => !!c)
+    : target.controls;
+  const states: Array<{ control: ScannedControl; state: ControlState | null }> = [];
+  for (const control of controls.slice(0, 40)) states.push({ control, state: await readControl(target, control.pid) });
+  const hidden = target.controls[0]?.hiddenPid ? await readControl(target, target.controls[0].hiddenPid) : null;
+  const names = [...new Set([...states.flatMap(({ control, state }) => [state?.name || control.name, state?.id || control.id]), hidden?.name ?? '', hidden?.id ?? ''].filter(Boolean))];
+  let sent: string[];
+  switch (target.kind) {
+    case 'select':
+      sent = states[0]?.state?.selected ?? [];
+      break;
+    case 'radio':
+    case 'checkboxGroup':
+      sent = states.filter(({ state }) => state?.checked).map(({ control, state }) => {
+        const choice = target.choices.find((c) => c.pid === control.pid);
+        return control.aria ? choice?.value ?? '' : state?.value ?? choice?.value ?? '';
+      }).filter(Boolean);
+      break;
+    case 'checkbox': {
+      const state = states[0]?.state;
+      sent = state?.checked ? [state.value || 'on'] : [];
+      break;
+    }
+    case 'listbox':
+      sent = hidden?.value ? [hidden.value] : [];
+      break;
+    case 'file':
+      sent = [];
+      break;
+    case 'dateSplit':
+      sent = states.map(({ state }) => state?.value ?? '');
+      break;
+    default:
+      sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
+  }
+  const given = target.kind === 'file' ? filePayloads(value).map((f) => f.name).join(', ') : asText(value);
+  return { key, label: target.label, given, names, sent, options: realChoices(target.choices).map((c) => ({ label: c.label, value: c.value })), kind, secret };
+}

@@ -1,0 +1,237 @@
+import { createHash } from 'node:crypto';
+
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { SubmissionReceipt } from '../../src-main/agent/agentTypes.ts';
+import { page as htmlPage, type FormServer, type Handler } from '../helpers/formServer.ts';
+import { fakeContext, type FakeContext, type FakeOptions } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
+
+const html = (body: string, title = 'Form'): Handler => (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(htmlPage(body, title));
+};
+const json = (status: number, body: unknown): Handler => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+};
+const sha256 = (bytes: Buffer | undefined): string => createHash('sha256').update(bytes ?? Buffer.alloc(0)).digest('hex');
+
+/** A phone mask applied only when the form is sent: it keeps the first ten digits, so a leading country code shifts them. */
+const SUBMIT_MASK = `<script>
+  document.querySelector('form').addEventListener('submit', () => {
+    const m = document.getElementById('mobile');
+    const d = m.value.replace(/\\D/g, '').slice(0, 10);
+    m.value = '(' + d.slice(0, 3) + ') ' + d.slice(3, 6) + '-' + d.slice(6);
+  });
+</script>`;
+
+/** A live mask on the control: (ddd) ddd-dddd from the first `keep` digits typed. */
+const liveMask = (keep: number): string => `<script>
+  const m = document.getElementById('mobile');
+  m.addEventListener('input', () => {
+    const d = m.value.replace(/\\D/g, '').slice(0, ${keep});
+    m.value = d.length > 6 ? '(' + d.slice(0, 3) + ') ' + d.slice(3, 6) + '-' + d.slice(6) : d;
+  });
+</script>`;
+
+function pages(): Record<string, Handler> {
+  return {
+    '/masked': html(`<h1>Contact</h1><form method="post" action="/submit/masked">
+      <label for="mobile">Mobile phone</label><input id="mobile" name="mobile" type="tel">
+      <button type="submit">Send</button></form>${liveMask(10)}`),
+    '/masked-short': html(`<h1>Contact</h1><form method="post" action="/submit/masked-short">
+      <label for="mobile">Mobile phone</label><input id="mobile" name="mobile" type="tel">
+      <button type="submit">Send</button></form>${liveMask(9)}`),
+    '/linked/start': html('<h1>Apply for a fishing licence</h1><p>Read the guidance first.</p><p><a href="/linked/form">Open the application</a></p>', 'Fishing licences'),
+    '/linked/form': html(`<h1>Your details</h1><form method="post" action="/submit/linked">
+      <label for="fn">Full name</label><input id="fn" name="fn" required>
+      <label for="em">Email address</label><input id="em" name="em" type="email" required>
+      <button type="submit">Submit application</button></form>`, 'Your details'),
+    '/thanks-js': html(`<h1>Newsletter</h1><div id="f"><label for="nm">Your name</label><input id="nm" name="nm">
+      <button type="button" id="go">Submit</button></div>
+      <script>document.getElementById('go').onclick = () => { document.getElementById('f').outerHTML = '<p>Thank you, your application has been received.</p>'; };</script>`),
+    '/phone': html(`<h1>Contact</h1><form method="post" action="/submit/phone">
+      <label for="mobile">Mobile phone</label><input id="mobile" name="mobile" type="tel">
+      <button type="submit">Send</button></form>${SUBMIT_MASK}`),
+    '/state': html(`<h1>Where do you live?</h1><form method="post" action="/submit/state">
+      <label for="st">State</label><select id="st" name="state"><option value="">Choose…</option><option value="TN">Tennessee</option><option value="TX">Texas</option><option value="UT">Utah</option></select>
+      <button type="submit">Send</button></form>`),
+    '/state-rewrite': html(`<h1>Where do you live?</h1><form method="post" action="/submit/state-rewrite">
+      <label for="st">State</label><select id="st" name="state"><option value="">Choose…</option><option value="TN">Tennessee</option><option value="TX">Texas</option><option value="UT">Utah</option></select>
+      <button type="submit">Send</button></form>
+      <script>document.querySelector('form').addEventListener('submit', () => { document.getElementById('st').value = 'TN'; });</script>`),
+    '/fetch-json': html(`<h1>Register</h1><form id="f"><label for="a">Full name</label><input id="a">
+      <label for="b">Email address</label><input id="b" type="email">
+      <label for="c">Start date</label><input id="c" type="date">
+      <button type="submit">Register</button></form><div id="out"></div>
+      <script>document.getElementById('f').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const body = { applicant: { name: document.getElementById('a').value, contact: { email: document.getElementById('b').value } }, start: document.getElementById('c').value };
+        const r = await fetch('/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const data = await r.json();
+        document.getElementById('f').remove();
+        document.getElementById('out').innerHTML = '<h2>Thank you</h2><p>Your reference is ' + data.reference + '</p>';
+      });</script>`),
+    '/api/register': json(201, { reference: 'REG-4411' }),
+    '/graphql-form': html(`<h1>Join</h1><form id="f"><label for="a">Full name</label><input id="a">
+      <label for="b">Email address</label><input id="b" type="email">
+      <button type="submit">Join</button></form><div id="out"></div>
+      <script>document.getElementById('f').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const query = 'mutation Join($input: JoinInput!) { join(input: $input) { id } }';
+        const r = await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { input: { fullName: document.getElementById('a').value, email: document.getElementById('b').value } } }) });
+        const data = await r.json();
+        document.getElementById('f').remove();
+        document.getElementById('out').innerHTML = '<h2>Thank you</h2><p>Membership number: ' + data.data.join.id + '</p>';
+      });</script>`),
+    '/graphql': json(200, { data: { join: { id: 'M-77' } } }),
+    '/upload': html(`<h1>Upload evidence</h1><form method="post" action="/submit/upload" enctype="multipart/form-data">
+      <label for="nm">Full name</label><input id="nm" name="applicant_name">
+      <label for="doc">Proof of address</label><input id="doc" name="proof" type="file">
+      <button type="submit">Send evidence</button></form>`),
+    '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
+      <label for="nm">Full name</label><input id="nm" name="full_name">
+      <label for="pw">Password</label><input id="pw" name="pw" type="password">
+      <button type="submit">Apply</button></form>`),
+  };
+}
+
+describe('AutofillAgent — completed means a submission was seen, and what is sent is checked first', () => {
+  let server: FormServer;
+  let page: Page;
+  useFormBrowser(pages, { server: (s) => (server = s), page: (p) => (page = p) });
+
+  const context = (options: Omit<FakeOptions, 'page'> & { task?: string }): FakeContext => {
+    const ctx = fakeContext({ page, ...options });
+    if (options.task) ctx.task = options.task;
+    return ctx;
+  };
+  const receiptOf = (result: Record<string, unknown>): SubmissionReceipt => result.receipt as SubmissionReceipt;
+  const linkedSchema = { type: 'object', required: ['full_name', 'email'], properties: { full_name: { type: 'string' }, email: { type: 'string' } } };
+
+  it('follows the link the task names to the form, fills it and completes with the values sent', async () => {
+    const ctx = context({
+      startUrl: server.url('/linked/start'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' }, formSchema: linkedSchema,
+      task: "Click the 'Open the application' link, then fill in and submit the form",
+    });
+    const { result } = await new AutofillAgent().run(ctx);
+    expect(server.postsTo('/submit/linked').map((p) => p.fields)).toEqual([{ fn: 'Ada Lovelace', em: 'ada@example.org' }]);
+    expect(result).toMatchObject({ submitted: true, placements: { full_name: { value: 'Ada Lovelace' }, email: { value: 'ada@example.org' } }, unplaced: [] });
+    expect(receiptOf(result)).toMatchObject({ method: 'POST', url: server.url('/submit/linked'), response_status: 200, verified: ['full_name', 'email'], unverified: [] });
+    expect(ctx.steps[0]?.description).toContain("Click the 'Open the application' link");
+  });
+
+  it('never completes when the form is a link away and the task does not name the link', async () => {
+    const before = server.postsTo('/submit/linked').length;
+    const ctx = context({ startUrl: server.url('/linked/start'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' }, formSchema: linkedSchema });
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: no control on the pages it reached took a value \(form_data keys full_name, email\)/);
+    // With a human: asked, and Cancel fails the job.
+    const asked = context({ startUrl: server.url('/linked/start'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' }, formSchema: linkedSchema, answers: ['Cancel'] });
+    await expect(new AutofillAgent().run(asked)).rejects.toThrow(/Not submitted \(cancelled by a human\)/);
+    expect(asked.questions[0]).toMatchObject({ question: expect.stringContaining('Portico did not see the form submitted'), options: ['Continue', 'Cancel'] });
+    expect(server.postsTo('/submit/linked')).toHaveLength(before);
+  });
+
+  it('a Submit button that only shows "Thank you" (no request) is not a submission', async () => {
+    const ctx = context({ startUrl: server.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: nothing was sent/);
+    expect(ctx.logs.join('\n')).toContain("clicking 'Submit'");
+  });
+
+  it('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async () => {
+    const ctx = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' } });
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow("The form was about to send '(150) 355-5018' for form_data 'mobile_phone' ('Mobile phone') but form_data gave '+1 503 555 0182'; the request was held and not sent");
+    expect(server.postsTo('/submit/phone')).toHaveLength(0);
+  });
+
+  it('asks Send / Correct / Cancel about a held request; Cancel never sends it', async () => {
+    const ctx = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' }, answers: ['Cancel'] });
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Cancelled by a human/);
+    expect(ctx.questions[0]).toMatchObject({ question: "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.", options: ['Send', 'Correct', 'Cancel'] });
+    expect(server.postsTo('/submit/phone')).toHaveLength(0);
+  });
+
+  it('Correct types the human\'s value and checks the request again; Send sends it as it was', async () => {
+    const corrected = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' }, answers: ['Correct', '503 555 0182'] });
+    const { result } = await new AutofillAgent().run(corrected);
+    expect(corrected.questions.map((q) => q.question)).toEqual(["About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.", "What should be typed into 'Mobile phone' for mobile_phone?"]);
+    expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
+    expect(receiptOf(result)).toMatchObject({ verified: ['mobile_phone'], unverified: [], fields: { mobile: '(503) 555-0182' } });
+
+    const sent = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' }, answers: ['Send'] });
+    const second = await new AutofillAgent().run(sent);
+    expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }, { mobile: '(150) 355-5018' }]);
+    expect(receiptOf(second.result)).toMatchObject({ verified: [], approved: ['mobile_phone'] });
+  });
+
+  it('reads a typed value back: a mask that shifted the digits is retyped in the national spelling, one that drops a digit fails', async () => {
+    const ctx = context({ startUrl: server.url('/masked'), formData: { mobile_phone: '+1 503 555 0182' } });
+    const { result } = await new AutofillAgent().run(ctx);
+    expect(server.postsTo('/submit/masked').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
+    expect(result).toMatchObject({ placements: { mobile_phone: { value: '(503) 555-0182', how: 'normalised' } }, receipt: { verified: ['mobile_phone'] } });
+
+    const short = context({ startUrl: server.url('/masked-short'), formData: { mobile_phone: '503 555 0182' } });
+    await expect(new AutofillAgent().run(short)).rejects.toThrow("'Mobile phone' took '(503) 555-018' for form_data 'mobile_phone' but form_data gave '503 555 0182': the field changed its meaning");
+    const asked = context({ startUrl: server.url('/masked-short'), formData: { mobile_phone: '503 555 0182' }, answers: ['Cancel'] });
+    await expect(new AutofillAgent().run(asked)).rejects.toThrow(/Cancelled by a human/);
+    expect(asked.questions[0]).toMatchObject({ question: "'Mobile phone' shows '(503) 555-018' for mobile_phone; you gave '503 555 0182'.", options: ['Keep', 'Correct', 'Cancel'] });
+    expect(server.postsTo('/submit/masked-short')).toHaveLength(0);
+  });
+
+  it('a select whose submitted value is not its label verifies by the option\'s value; a page that changes the option before sending is held', async () => {
+    const ok = context({ startUrl: server.url('/state'), formData: { state: 'Texas' } });
+    const { result } = await new AutofillAgent().run(ok);
+    expect(server.postsTo('/submit/state').map((p) => p.fields)).toEqual([{ state: 'TX' }]);
+    expect(receiptOf(result)).toMatchObject({ fields: { state: 'TX' }, verified: ['state'], unverified: [] });
+
+    const rewritten = context({ startUrl: server.url('/state-rewrite'), formData: { state: 'Texas' } });
+    await expect(new AutofillAgent().run(rewritten)).rejects.toThrow("The form was about to send 'TN' for form_data 'state' ('State') but form_data gave 'Texas'");
+    expect(server.postsTo('/submit/state-rewrite')).toHaveLength(0);
+  });
+
+  it('receipt of a fetch with a nested JSON body: fields flattened, sha256 of the bytes the server got, its status', async () => {
+    const ctx = context({ startUrl: server.url('/fetch-json'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org', start_date: '27/03/2026' } });
+    const { result } = await new AutofillAgent().run(ctx);
+    const [post] = server.postsTo('/api/register');
+    expect(post?.json).toEqual({ applicant: { name: 'Ada Lovelace', contact: { email: 'ada@example.org' } }, start: '2026-03-27' });
+    expect(receiptOf(result)).toEqual({
+      method: 'POST', url: server.url('/api/register'), response_status: 201, body_sha256: sha256(post?.body),
+      fields: { 'applicant.name': 'Ada Lovelace', 'applicant.contact.email': 'ada@example.org', start: '2026-03-27' },
+      verified: ['full_name', 'email', 'start_date'], unverified: [], approved: [],
+    });
+    expect(result).toMatchObject({ submitted: true, reference: 'REG-4411' });
+  });
+
+  it('receipt of a GraphQL mutation: the variables are the fields', async () => {
+    const ctx = context({ startUrl: server.url('/graphql-form'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' } });
+    const { result } = await new AutofillAgent().run(ctx);
+    const [post] = server.postsTo('/graphql');
+    expect(receiptOf(result)).toMatchObject({
+      method: 'POST', url: server.url('/graphql'), response_status: 200, body_sha256: sha256(post?.body),
+      fields: { 'input.fullName': 'Ada Lovelace', 'input.email': 'ada@example.org' }, verified: ['full_name', 'email'], unverified: [],
+    });
+  });
+
+  it('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async () => {
+    const file = { name: 'bill.pdf', mime_type: 'application/pdf', content_base64: Buffer.from('%PDF-1.4 bill').toString('base64') };
+    const upload = context({ startUrl: server.url('/upload'), formData: { full_name: 'Ada Lovelace', proof_of_address: file } });
+    const { result } = await new AutofillAgent().run(upload);
+    const [post] = server.postsTo('/submit/upload');
+    expect(post?.files.map((f) => f.filename)).toEqual(['bill.pdf']);
+    expect(receiptOf(result)).toMatchObject({
+      method: 'POST', response_status: 200, body_sha256: sha256(post?.body),
+      fields: { applicant_name: 'Ada Lovelace', proof: 'bill.pdf' }, verified: ['full_name', 'proof_of_address'], unverified: [],
+    });
+
+    const plain = context({ startUrl: server.url('/plain'), formData: { full_name: 'Ada Lovelace', password: 'correct-horse-9' } });
+    const second = await new AutofillAgent().run(plain);
+    const [sentPlain] = server.postsTo('/submit/plain');
+    expect(sentPlain?.fields).toEqual({ full_name: 'Ada Lovelace', pw: 'correct-horse-9' });
+    expect(receiptOf(second.result)).toMatchObject({
+      method: 'POST', url: server.url('/submit/plain'), response_status: 200, body_sha256: sha256(sentPlain?.body),
+      fields: { full_name: 'Ada Lovelace', pw: '[secret]' }, verified: ['full_name', 'password'], unverified: [],
+    });
+    expect(JSON.stringify(second.result)).not.toContain('correct-horse-9');
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+
+import { sameMeaning, samePhone, timeOfDay } from '../../src-main/agent/autofill/sameMeaning.ts';
+import { checkRequest, requestFields, type PlacedCheck } from '../../src-main/agent/autofill/submissionCheck.ts';
+
+describe('sameMeaning: one comparison for the read-back and the request check', () => {
+  it('phones compare by digits; a country code or trunk 0 may go, a digit may not change or move', () => {
+    expect(sameMeaning('+1 503 555 0182', '(503) 555-0182')).toBe('same');
+    expect(sameMeaning('+1 503 555 0182', '15035550182')).toBe('same');
+    expect(sameMeaning('+44 7700 900123', '07700 900123')).toBe('same');
+    expect(sameMeaning('+1 503 555 0182', '(150) 355-5018')).toBe('different');
+    expect(sameMeaning('503 555 0182', '503 555 0128')).toBe('different');
+    expect(samePhone('07700 900123', '07700 900124')).toBe(false);
+    expect(sameMeaning('123456789', '123 45 6789')).toBe('same');
+  });
+
+  it('dates and times match across formats and 12/24 h; another day or hour never', () => {
+    expect(sameMeaning('2026-03-27', '27/03/2026')).toBe('same');
+    expect(sameMeaning('2026-03-27', 'March 27, 2026')).toBe('same');
+    expect(sameMeaning('2031-03-05T00:00:00Z', '5 March 2031')).toBe('same');
+    expect(sameMeaning('2026-03-27', '2026-03-28')).toBe('different');
+    expect(sameMeaning('15:00', '3:00 PM')).toBe('same');
+    expect(sameMeaning('15:00', '03:00 AM')).toBe('different');
+    expect(sameMeaning('2026-03-27T15:00', '27/03/2026 3:00 pm')).toBe('same');
+    expect(sameMeaning('2026-03-27T15:00', '27/03/2026')).toBe('different');
+    expect(timeOfDay('12:30 am')).toBe(30);
+  });
+
+  it('numbers, choices by value or label, free text up to case and spacing', () => {
+    expect(sameMeaning('£1,250', '1250')).toBe('same');
+    expect(sameMeaning('1,250', '1,205')).toBe('different');
+    const options = [{ label: 'Texas', value: 'TX' }, { label: 'Tennessee', value: 'TN' }];
+    expect(sameMeaning('Texas', 'TX', { options })).toBe('same');
+    expect(sameMeaning('Texas', 'TN', { options })).toBe('different');
+    expect(sameMeaning('Ada  Lovelace', 'ada lovelace')).toBe('same');
+    expect(sameMeaning('Ada Lovelace', 'Ada Byron')).toBe('different');
+  });
+});
+
+describe('submission check: what a request carries', () => {
+  const placed = (key: string, given: string, names: string[], extra: Partial<PlacedCheck> = {}): PlacedCheck => ({
+    key, label: key, given, names, sent: [given], options: [], kind: 'text', secret: false, ...extra,
+  });
+
+  it('reads urlencoded, multipart, nested JSON, GraphQL variables and a GET query', () => {
+    expect(requestFields('POST', 'http://x/s', 'application/x-www-form-urlencoded', Buffer.from('a=1&b=x+y'))).toEqual([{ name: 'a', value: '1' }, { name: 'b', value: 'x y' }]);
+    const multipart = Buffer.from('--B\r\nContent-Disposition: form-data; name="n"\r\n\r\nAda\r\n--B\r\nContent-Disposition: form-data; name="f"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF\r\n--B--\r\n');
+    expect(requestFields('POST', 'http://x/s', 'multipart/form-data; boundary=B', multipart)).toEqual([{ name: 'n', value: 'Ada' }, { name: 'f', value: 'a.pdf', file: true }]);
+    expect(requestFields('POST', 'http://x/s', 'application/json', Buffer.from('{"a":{"b":[{"c":"d"}]},"n":5}'))).toEqual([{ name: 'a.b[0].c', value: 'd' }, { name: 'n', value: '5' }]);
+    expect(requestFields('POST', 'http://x/g', 'application/json', Buffer.from('{"query":"mutation X { x }","variables":{"input":{"email":"a@b.c"}}}'))).toEqual([{ name: 'input.email', value: 'a@b.c' }]);
+    expect(requestFields('GET', 'http://x/s?q=a%20b', '', null)).toEqual([{ name: 'q', value: 'a b' }]);
+  });
+
+  it('verifies by name or anywhere, holds a changed value under its own name, leaves what it cannot find', () => {
+    const fields = [{ name: 'mobile', value: '(150) 355-5018' }, { name: 'applicant.fullName', value: 'Ada Lovelace' }];
+    const result = checkRequest(fields, [
+      placed('mobile_phone', '+1 503 555 0182', ['mobile']),
+      placed('full_name', 'Ada Lovelace', ['nm']),
+      placed('city', 'York', ['city']),
+    ]);
+    expect(result.verified).toEqual(['full_name']);
+    expect(result.mismatches).toEqual([{ key: 'mobile_phone', label: 'mobile_phone', sent: '(150) 355-5018', given: '+1 503 555 0182', secret: false }]);
+  });
+});
