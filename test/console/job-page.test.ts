@@ -22,6 +22,21 @@ describe('job page: input, questions and answers, captions, run again, failure s
     await snap(page, 'job-page-history');
   });
 
+  it('shows the receipt of what the form sent: where, each field (secrets masked), the status, what was checked and what was not', async () => {
+    const endpoint = world.unique('receipt');
+    await makePortal(world, endpoint, 'script:submission');
+    const jobId = await runJob(world, endpoint, { form_data: { full_name: 'Ada Lovelace' } }, ['completed']);
+    const page = await world.openConsole({ hash: `#/jobs/${endpoint}/${jobId}` });
+    const receipt = page.getByRole('region', { name: 'Submission receipt' });
+    await receipt.getByText('HTTP 201').waitFor();
+    expect(await receipt.getByTestId('receipt-url').textContent()).toMatch(/\/apply\?session=\[redacted\]$/);
+    const rows = await receipt.getByRole('table', { name: 'Fields sent' }).locator('tbody tr').allInnerTexts();
+    expect(rows.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual(['fn Ada Lovelace', 'pw [secret]', 'topics news, events']);
+    expect(await receipt.getByTestId('receipt-verified').textContent()).toBe('full_name, password');
+    expect(await receipt.getByTestId('receipt-unverified').textContent()).toBe('topics');
+    await receipt.getByText('a'.repeat(64)).waitFor();
+  });
+
   it('"Run again" starts the same portal with the same input data and options', async () => {
     const endpoint = world.unique('again');
     await makePortal(world, endpoint, 'script:visit', { form_schema: { type: 'object', properties: { full_name: { type: 'string' } } } });

@@ -52,6 +52,16 @@ const scripts: Record<string, (ctx: AgentContext) => Promise<AgentOutcome>> = {
     const state = await ctx.page.evaluate(() => ({ cookie: document.cookie, remember: localStorage.getItem('remember') }));
     return { result: state };
   },
+  /** Reports a submission receipt (as builtin:autofill does after checking what the form sent), then completes. */
+  async submission(ctx) {
+    await ctx.page.goto(ctx.startUrl);
+    ctx.reportSubmission?.({
+      method: 'POST', url: `${new URL(ctx.startUrl).origin}/apply?session=[redacted]`, fields: { fn: 'Ada Lovelace', pw: '[secret]', topics: ['news', 'events'] },
+      body_sha256: 'a'.repeat(64), response_status: 201, verified: ['full_name', 'password'], unverified: ['topics'], approved: [],
+    });
+    await ctx.recordStep('submitted the form');
+    return { result: { submitted: true } };
+  },
   /** Fails with a message naming a field. */
   async fail(ctx) {
     await ctx.page.goto(ctx.startUrl);
