@@ -67,11 +67,16 @@ export class AutofillAgent implements Agent {
       throw new AgentFailure(`Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, { cause: error });
     }
     // A job with credential_id signs in first (login and one-time-code pages), then fills the form it lands on.
-    if (ctx.credential) await signIn(ctx, ctx.credential);
     const wizard = new Wizard(ctx, entries, humanFor, this.#options.keyMapper?.(ctx) ?? null);
     let outcome: WizardOutcome;
     let seen: SubmissionSeen;
     try {
+      if (ctx.credential) {
+        // The sign-in's own posts are submissions the filler made: seen (and, with no form_data, the job's submission).
+        await wizard.watch.arm();
+        await signIn(ctx, ctx.credential);
+        await wizard.watch.settle();
+      }
       outcome = await wizard.run();
       // "completed" means a submission was seen: ask (the human may bring the form on screen) or fail saying what is missing.
       for (let asked = 0; ; asked += 1) {

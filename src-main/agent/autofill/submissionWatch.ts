@@ -103,7 +103,7 @@ export class SubmissionWatch {
   receipt(placedKeys: string[], secretValues: string[], secretNames: string[]): { receipt: SubmissionReceipt; carried: boolean; navigation: boolean } | null {
     const verified = new Set(this.#observed.flatMap((o) => o.verified));
     const approved = new Set(this.#observed.flatMap((o) => o.approved));
-    const final = [...this.#observed].reverse().find((o) => o.verified.length || o.approved.length || o.navigation);
+    const final = [...this.#observed].reverse().find((o) => o.verified.length || o.approved.length || o.navigation) ?? this.#observed.at(-1);
     if (!final) return null;
     return {
       carried: verified.size + approved.size > 0,
