@@ -42,7 +42,8 @@ export interface PorticoConfig {
   keychainService: string | undefined;
   /**
    * Per provider: `<PROVIDER>_API_KEY` (the keychain's key wins over it) and `PORTICO_<PROVIDER>_BASE_URL`
-   * (wins over the stored base URL, which wins over the provider's own).
+   * (wins over the stored base URL, which wins over the SDK's own variable — `ANTHROPIC_BASE_URL`,
+   * `OPENAI_BASE_URL` — which wins over the provider's own).
    */
   providers: ProviderEnvironment;
 }
@@ -58,6 +59,8 @@ export interface ProxyUrl {
 export interface ProviderEnvValues {
   apiKey: string | undefined;
   baseUrl: string | undefined;
+  /** The provider SDK's own base-URL variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), below Portico's and a stored one. */
+  sdkBaseUrl: string | undefined;
 }
 
 export type ProviderEnvironment = Readonly<Record<ModelProvider, ProviderEnvValues>>;
@@ -74,10 +77,16 @@ export class ConfigError extends Error {
  * The environment variables of a provider, by one rule (ANTHROPIC_API_KEY, PORTICO_ANTHROPIC_BASE_URL,
  * OPENAI_COMPATIBLE_API_KEY…); src-main/llm/providers.ts shows them with the provider's other facts.
  */
-export function providerEnvNames(provider: ModelProvider): { apiKeyEnv: string; baseUrlEnv: string } {
+export function providerEnvNames(provider: ModelProvider): { apiKeyEnv: string; baseUrlEnv: string; sdkBaseUrlEnv: string | undefined } {
   const stem = provider.toUpperCase().replace(/-/g, '_');
-  return { apiKeyEnv: `${stem}_API_KEY`, baseUrlEnv: `PORTICO_${stem}_BASE_URL` };
+  return { apiKeyEnv: `${stem}_API_KEY`, baseUrlEnv: `PORTICO_${stem}_BASE_URL`, sdkBaseUrlEnv: SDK_BASE_URL_ENV[provider] };
 }
+
+/**
+ * The base-URL variables the official SDKs read themselves. Portico always hands its SDK clients a base
+ * URL, so it reads these for them: a key meant for a gateway named there must not go to the public API.
+ */
+const SDK_BASE_URL_ENV: Partial<Record<ModelProvider, string>> = { anthropic: 'ANTHROPIC_BASE_URL', openai: 'OPENAI_BASE_URL' };
 
 export interface ReadConfigOptions {
   platform?: NodeJS.Platform;
@@ -171,8 +180,10 @@ const EnvSchema = z.object({
 
 // One small schema per provider, keyed by its variables' names, so a problem names the variable.
 const providerSchemas = MODEL_PROVIDERS.map((provider) => {
-  const { apiKeyEnv, baseUrlEnv } = providerEnvNames(provider);
-  return { provider, apiKeyEnv, baseUrlEnv, schema: z.object({ [apiKeyEnv]: setting, [baseUrlEnv]: baseUrl }) };
+  const { apiKeyEnv, baseUrlEnv, sdkBaseUrlEnv } = providerEnvNames(provider);
+  const shape: Record<string, z.ZodType> = { [apiKeyEnv]: setting, [baseUrlEnv]: baseUrl };
+  if (sdkBaseUrlEnv) shape[sdkBaseUrlEnv] = baseUrl;
+  return { provider, apiKeyEnv, baseUrlEnv, sdkBaseUrlEnv, schema: z.object(shape) };
 });
 
 /** Reads and validates the environment once; a bad value throws ConfigError naming every bad variable. */
@@ -181,9 +192,10 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
   const parsed = EnvSchema.safeParse(env);
   const issues = parsed.success ? [] : [...parsed.error.issues];
   const providers: Partial<Record<ModelProvider, ProviderEnvValues>> = {};
-  for (const { provider, apiKeyEnv, baseUrlEnv, schema } of providerSchemas) {
+  for (const { provider, apiKeyEnv, baseUrlEnv, sdkBaseUrlEnv, schema } of providerSchemas) {
     const values = schema.safeParse(env);
-    if (values.success) providers[provider] = { apiKey: values.data[apiKeyEnv], baseUrl: values.data[baseUrlEnv] };
+    const read = (name: string | undefined): string | undefined => (name === undefined || !values.success ? undefined : (values.data[name] as string | undefined));
+    if (values.success) providers[provider] = { apiKey: read(apiKeyEnv), baseUrl: read(baseUrlEnv), sdkBaseUrl: read(sdkBaseUrlEnv) };
     else issues.push(...values.error.issues);
   }
   if (!parsed.success || issues.length > 0) {

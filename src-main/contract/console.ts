@@ -43,7 +43,7 @@ export const ProviderParams = z.object({ provider: ModelProvider });
  * Where a provider's effective base URL comes from, in the order they win: `PORTICO_<PROVIDER>_BASE_URL`,
  * the stored setting (console or `portico provider set-base-url`), the provider's own endpoint.
  */
-export const BaseUrlSource = z.enum(['env', 'stored', 'default']);
+export const BaseUrlSource = z.enum(['env', 'stored', 'sdk_env', 'default']);
 export type BaseUrlSource = z.infer<typeof BaseUrlSource>;
 
 export const ProviderStatus = z.object({

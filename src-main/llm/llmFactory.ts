@@ -42,7 +42,7 @@ export class LlmFactory {
 
   /** The base URL `provider` is called at and where it comes from; undefined when there is none yet. */
   baseUrl(provider: ModelProvider): ResolvedBaseUrl | undefined {
-    return resolveBaseUrl(provider, { env: this.#options.environment[provider].baseUrl, stored: this.#options.storedBaseUrl(provider) });
+    return resolveBaseUrl(provider, { env: this.#options.environment[provider].baseUrl, stored: this.#options.storedBaseUrl(provider), sdkEnv: this.#options.environment[provider].sdkBaseUrl });
   }
 
   async #settings(modelId: string): Promise<ProviderSettings> {

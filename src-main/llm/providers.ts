@@ -25,6 +25,8 @@ export interface ProviderInfo {
   apiKeyEnv: string;
   /** The environment variable that overrides the base URL, ahead of the stored setting. */
   baseUrlEnv: string;
+  /** The SDK's own base-URL variable, honoured below the stored setting (none for providers whose SDK has none of its own). */
+  sdkBaseUrlEnv: string | undefined;
   /** Whether calls need a key: a local server usually takes none, its base URL is what makes it usable. */
   needsKey: boolean;
   /** A model on the user's own machine: no per-token price, no network beyond it. */

@@ -157,6 +157,32 @@ describe('provider base URL from the console (PUT /admin/providers/{provider} ba
     }
   });
 
+  it('the SDKs\' own ANTHROPIC_BASE_URL / OPENAI_BASE_URL are honoured below PORTICO_* and a stored one: a gateway key goes to the gateway', async () => {
+    const env = { ...process.env, ANTHROPIC_BASE_URL: model.anthropicBaseUrl, OPENAI_BASE_URL: 'http://sdk-env.test/v1' };
+    const gateway = await startService(undefined, { secrets: memorySecrets(), config: readConfig(env) });
+    try {
+      const console = { key: null, headers: { 'x-console-token': gateway.consoleToken } };
+      const listed = (await jsonOf(await gateway.api('/admin/providers', console))).body as { providers: { provider: string }[] };
+      expect(listed.providers.find((p) => p.provider === 'anthropic')).toMatchObject({ base_url: model.anthropicBaseUrl, base_url_source: 'sdk_env' });
+      expect(listed.providers.find((p) => p.provider === 'openai')).toMatchObject({ base_url: 'http://sdk-env.test/v1', base_url_source: 'sdk_env' });
+      // The key meant for the gateway is sent to the gateway, not to api.anthropic.com.
+      expect((await gateway.api('/admin/providers/anthropic', { ...console, method: 'PUT', json: { api_key: 'sk-gateway' } })).status).toBe(200);
+      model.reset([{ text: 'OK', usage: { input: 5, output: 1 } }]);
+      const tested = await jsonOf(await gateway.api('/admin/providers/anthropic/test', { ...console, method: 'POST' }));
+      expect(tested.body).toMatchObject({ status: 'ok' });
+      expect(JSON.stringify(model.requests[0]?.headers)).toContain('sk-gateway');
+      // A stored base URL is an explicit choice: it wins over the SDK's variable.
+      expect((await gateway.api('/admin/providers/openai', { ...console, method: 'PUT', json: { base_url: 'http://stored.test/v1' } })).status).toBe(200);
+      const after = (await jsonOf(await gateway.api('/admin/providers', console))).body as { providers: { provider: string }[] };
+      expect(after.providers.find((p) => p.provider === 'openai')).toMatchObject({ base_url: 'http://stored.test/v1', base_url_source: 'stored' });
+    } finally {
+      await gateway.dispose();
+    }
+    // Portico's own variable wins over the SDK's; a malformed SDK variable stops start-up naming it.
+    expect(readConfig({ ANTHROPIC_BASE_URL: 'http://sdk.test', PORTICO_ANTHROPIC_BASE_URL: 'http://portico.test' }).providers.anthropic).toMatchObject({ baseUrl: 'http://portico.test', sdkBaseUrl: 'http://sdk.test' });
+    expect(() => readConfig({ OPENAI_BASE_URL: 'not a url' })).toThrow(/OPENAI_BASE_URL/);
+  });
+
   it('refuses a base URL that is not http(s), and a body with nothing to store', async () => {
     expect(await put('openai-compatible', { base_url: 'ftp://127.0.0.1/v1' })).toEqual({ status: 422, body: { detail: 'body.base_url: must be an absolute http(s) URL' } });
     expect(await put('openai-compatible', { base_url: 'localhost:11434' })).toEqual({ status: 422, body: { detail: 'body.base_url: must be an absolute http(s) URL' } });

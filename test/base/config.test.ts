@@ -100,11 +100,13 @@ describe('readConfig: the one reading of the environment', () => {
 
   it('the provider registry names the variables this reading reads', () => {
     for (const info of Object.values(PROVIDERS)) {
-      expect({ apiKeyEnv: info.apiKeyEnv, baseUrlEnv: info.baseUrlEnv }).toEqual(providerEnvNames(info.name));
-      const config = readConfig({ [info.apiKeyEnv]: `key-of-${info.name}`, [info.baseUrlEnv]: `http://${info.name}.test/v1` }, linux);
-      expect(config.providers[info.name]).toEqual({ apiKey: `key-of-${info.name}`, baseUrl: `http://${info.name}.test/v1` });
+      expect({ apiKeyEnv: info.apiKeyEnv, baseUrlEnv: info.baseUrlEnv, sdkBaseUrlEnv: info.sdkBaseUrlEnv }).toEqual(providerEnvNames(info.name));
+      const sdk = info.sdkBaseUrlEnv ? { [info.sdkBaseUrlEnv]: `http://sdk-${info.name}.test/v1` } : {};
+      const config = readConfig({ [info.apiKeyEnv]: `key-of-${info.name}`, [info.baseUrlEnv]: `http://${info.name}.test/v1`, ...sdk }, linux);
+      expect(config.providers[info.name]).toEqual({ apiKey: `key-of-${info.name}`, baseUrl: `http://${info.name}.test/v1`, sdkBaseUrl: info.sdkBaseUrlEnv ? `http://sdk-${info.name}.test/v1` : undefined });
     }
-    expect(PROVIDERS.anthropic).toMatchObject({ apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'PORTICO_ANTHROPIC_BASE_URL' });
+    expect(PROVIDERS.anthropic).toMatchObject({ apiKeyEnv: 'ANTHROPIC_API_KEY', baseUrlEnv: 'PORTICO_ANTHROPIC_BASE_URL', sdkBaseUrlEnv: 'ANTHROPIC_BASE_URL' });
+    expect(PROVIDERS.openai).toMatchObject({ sdkBaseUrlEnv: 'OPENAI_BASE_URL' });
     expect(PROVIDERS['openai-compatible']).toMatchObject({ apiKeyEnv: 'OPENAI_COMPATIBLE_API_KEY', baseUrlEnv: 'PORTICO_OPENAI_COMPATIBLE_BASE_URL' });
   });
 });

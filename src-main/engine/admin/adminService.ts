@@ -143,7 +143,7 @@ export class AdminService {
 
   /** The base URL `provider` is called at and where it comes from, as jobs resolve it. */
   baseUrl(provider: ModelProvider): ResolvedBaseUrl | undefined {
-    return resolveBaseUrl(provider, { env: this.#environment[provider].baseUrl, stored: this.#store.providerSettings.baseUrl(provider) });
+    return resolveBaseUrl(provider, { env: this.#environment[provider].baseUrl, stored: this.#store.providerSettings.baseUrl(provider), sdkEnv: this.#environment[provider].sdkBaseUrl });
   }
 
   /** Whether a provider has a stored key, and the base URL jobs call. */

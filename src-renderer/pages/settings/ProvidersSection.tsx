@@ -17,6 +17,7 @@ const baseUrlEnv = (provider: ModelProvider): string => `PORTICO_${provider.toUp
 /** Where the URL in use comes from, in words. */
 function baseUrlNote(status: ProviderStatus): string {
   if (status.base_url === null) return 'No base URL yet: give the server\'s, e.g. http://127.0.0.1:11434/v1 (an API key is optional).';
+  if (status.base_url_source === 'sdk_env') return `Calls ${status.base_url} (from ${status.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'}, the SDK's own variable; a saved one overrides it).`;
   if (status.base_url_source === 'env') return `Calls ${status.base_url} (from ${baseUrlEnv(status.provider)}, which overrides a saved one).`;
   if (status.base_url_source === 'stored') return `Calls ${status.base_url} (saved base URL).`;
   return `Calls ${status.base_url} (the provider's own).`;
