@@ -90,6 +90,11 @@ function pages(): Record<string, Handler> {
       <label for="nm">Full name</label><input id="nm" name="applicant_name">
       <label for="doc">Proof of address</label><input id="doc" name="proof" type="file">
       <button type="submit">Send evidence</button></form>`),
+    '/search': html(`<h1>Find a course</h1><form method="get" action="/results">
+      <label for="q">Course name</label><input id="q" name="q">
+      <label for="loc">Town</label><input id="loc" name="town">
+      <button type="submit">Find courses</button></form>`),
+    '/results': html('<h1>Search results</h1><p>Thank you, we have received your search.</p>', 'Results'),
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -211,6 +216,16 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       method: 'POST', url: server.url('/graphql'), response_status: 200, body_sha256: sha256(post?.body),
       fields: { 'input.fullName': 'Ada Lovelace', 'input.email': 'ada@example.org' }, verified: ['full_name', 'email'], unverified: [],
     });
+  });
+
+  it('receipt of a GET form: the query is what was sent, no body', async () => {
+    const ctx = context({ startUrl: server.url('/search'), formData: { course_name: 'Pottery for beginners', town: 'York' } });
+    const { result } = await new AutofillAgent().run(ctx);
+    expect(receiptOf(result)).toEqual({
+      method: 'GET', url: `${server.url('/results')}?q=Pottery+for+beginners&town=York`, fields: { q: 'Pottery for beginners', town: 'York' },
+      body_sha256: null, response_status: 200, verified: ['course_name', 'town'], unverified: [], approved: [],
+    });
+    expect(result).toMatchObject({ submitted: true, final_url: expect.stringContaining('/results?q=') });
   });
 
   it('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async () => {

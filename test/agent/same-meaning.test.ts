@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { sameMeaning, samePhone, timeOfDay } from '../../src-main/agent/autofill/sameMeaning.ts';
+import { buildResult, type PageFacts } from '../../src-main/agent/autofill/resultBuilder.ts';
 import { checkRequest, requestFields, type PlacedCheck } from '../../src-main/agent/autofill/submissionCheck.ts';
 
 describe('sameMeaning: one comparison for the read-back and the request check', () => {
@@ -60,5 +61,15 @@ describe('submission check: what a request carries', () => {
     ]);
     expect(result.verified).toEqual(['full_name']);
     expect(result.mismatches).toEqual([{ key: 'mobile_phone', label: 'mobile_phone', sent: '(150) 355-5018', given: '+1 503 555 0182', secret: false }]);
+  });
+});
+
+describe('the result says submitted only as observed', () => {
+  const facts: PageFacts = { url: 'http://x/done', title: 'Done', confirmation: 'Thank you', reference: 'AB-1234', pairs: [], text: 'Thank you' };
+  it('without an output_schema and with one (a boolean "submitted"-like property)', () => {
+    expect(buildResult(facts, null, {}, { submitted: false, receipt: null })).toMatchObject({ submitted: false });
+    const schema = { type: 'object', properties: { submitted: { type: 'boolean' }, reference: { type: 'string' } } };
+    expect(buildResult(facts, schema, {}, { submitted: false, receipt: null })).toEqual({ submitted: false, reference: 'AB-1234' });
+    expect(buildResult(facts, schema, {}, { submitted: true, receipt: null })).toEqual({ submitted: true, reference: 'AB-1234' });
   });
 });
