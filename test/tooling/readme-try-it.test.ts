@@ -99,6 +99,13 @@ describe('README "Try it"', () => {
     expect(statuses.map((s) => s.status)).toEqual(['completed', 'waiting_for_input', 'completed']);
     const [permit, question, card] = statuses;
     expect(permit?.result?.reference).toMatch(/^PP-[A-Z0-9]{6}$/);
+    // The receipt: the final request Portico saw leave (the check-your-answers post) and the site's answer.
+    expect(permit?.result?.submitted).toBe(true);
+    expect(permit?.result?.receipt).toMatchObject({
+      method: 'POST', url: expect.stringMatching(/\/samples\/parking-permit\/submit$/), response_status: 303, body_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      fields: expect.objectContaining({ full_name: 'Ada Lovelace', zone: 'B', vehicle_type: 'car', declaration: 'yes' }),
+      unverified: [],
+    });
     expect(submissions).toEqual([{ reference: permit?.result?.reference, sample: 'parking-permit', received_at: expect.any(String), fields: {
       full_name: 'Ada Lovelace', email: 'ada@example.com', address_line_1: '12 Mill Lane', town: 'Riverside', postcode: 'RV1 2AB',
       registration: 'AB12 CDE', vehicle_type: 'car', zone: 'B', start_date: '2027-01-04', declaration: 'yes' } }]);
