@@ -50,8 +50,20 @@ export const PortalCreateRequest = z.strictObject({
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
-/** PATCH /portals/{org_id}/{endpoint_name}: only the fields given change. */
+/**
+ * The fields a portal answers with that no request writes. A PATCH may carry them back (the object a
+ * GET returned, edited): equal to the stored values they are ignored, different they are refused.
+ */
+export const PORTAL_READ_ONLY_FIELDS = ['id', 'org_id', 'endpoint_name', 'skills', 'created_at', 'updated_at'] as const;
+
+/** PATCH /portals/{org_id}/{endpoint_name}: only the fields given change; read-only ones must equal the stored. */
 export const PortalUpdateRequest = z.strictObject({
+  id: z.string().optional(),
+  org_id: z.string().optional(),
+  endpoint_name: z.string().optional(),
+  skills: z.array(z.unknown()).optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
   start_url: portalWritableFields.start_url.optional(),
   task: portalWritableFields.task.optional(),
   form_schema: portalWritableFields.form_schema.optional(),

@@ -2,7 +2,9 @@ import { ConflictError, NotFoundError, ValidationError } from '../base/errors.ts
 import type { JsonObject } from '../contract/common.ts';
 import { credentialMessages } from '../contract/credential.ts';
 import { messages } from '../contract/messages.ts';
-import type { Portal, PortalCreateRequest, PortalUpdateRequest } from '../contract/portal.ts';
+import { isDeepStrictEqual } from 'node:util';
+
+import { PORTAL_READ_ONLY_FIELDS, type Portal, type PortalCreateRequest, type PortalUpdateRequest } from '../contract/portal.ts';
 import type { PortalFields, PortalRecord } from '../store/portals.ts';
 import { isUniqueViolation, type Store } from '../store/store.ts';
 import { toSkill } from '../store/skills.ts';
@@ -121,6 +123,10 @@ export class PortalService {
   /** Changes only the fields present in the patch; `skill_ids` replaces the set. */
   update(orgId: string, endpointName: string, patch: PortalUpdateRequest): Portal {
     const current = this.getRecord(orgId, endpointName);
+    // The object a GET returned may come back whole: its read-only fields must still say what is stored.
+    const stored = this.toPortal(current);
+    const changed = PORTAL_READ_ONLY_FIELDS.filter((name) => patch[name] !== undefined && !isDeepStrictEqual(patch[name], stored[name]));
+    if (changed.length) throw new ValidationError(changed.map((name) => `body.${name}: is read-only (a PATCH may repeat the stored value, not change it)`).join('; '));
     const fields: PortalFields = {
       start_url: patch.start_url ?? current.start_url,
       task: patch.task ?? current.task,

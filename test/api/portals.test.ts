@@ -159,9 +159,21 @@ describe('portals (§4.1)', () => {
       expect((await jsonOf(await svc.api('/portals/default/signup'))).body).toEqual(before);
     });
 
-    it('PATCH refuses endpoint_name (it identifies the portal)', async () => {
+    it('PATCH refuses a changed endpoint_name (it identifies the portal) or any other read-only field, and unknown names', async () => {
       const res = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { endpoint_name: 'renamed' } }));
-      expect(res).toEqual({ status: 422, body: { detail: "body: unknown field 'endpoint_name'" } });
+      expect(res).toEqual({ status: 422, body: { detail: 'body.endpoint_name: is read-only (a PATCH may repeat the stored value, not change it)' } });
+      const before = (await jsonOf(await svc.api('/portals/default/signup'))).body as Record<string, unknown>;
+      const twice = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { ...before, task: 'changed', id: '00000000-0000-4000-8000-000000000000', created_at: '2020-01-01T00:00:00.000Z' } }));
+      expect(twice).toEqual({ status: 422, body: { detail: 'body.id: is read-only (a PATCH may repeat the stored value, not change it); body.created_at: is read-only (a PATCH may repeat the stored value, not change it)' } });
+      expect((await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { ...before, colour: 'red' } }))).body).toEqual({ detail: "body: unknown field 'colour'" });
+      expect((await jsonOf(await svc.api('/portals/default/signup'))).body).toEqual(before);
+    });
+
+    it('PATCH takes back the whole object a GET returned, edited: read-only fields equal to the stored ones are ignored', async () => {
+      const got = (await jsonOf(await svc.api('/portals/default/signup'))).body as Record<string, unknown>;
+      const res = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { ...got, task: 'Fill the signup form, edited' } }));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: got.id, endpoint_name: 'signup', task: 'Fill the signup form, edited', created_at: got.created_at });
     });
   });
 
