@@ -95,6 +95,16 @@ function pages(): Record<string, Handler> {
       <label for="loc">Town</label><input id="loc" name="town">
       <button type="submit">Find courses</button></form>`),
     '/results': html('<h1>Search results</h1><p>Thank you, we have received your search.</p>', 'Results'),
+    '/beacon': html(`<h1>Comments</h1><div id="f"><label for="a">Full name</label><input id="a">
+      <label for="b">Email address</label><input id="b" type="email">
+      <button type="button" id="go">Send my comments</button></div>
+      <script>document.getElementById('go').onclick = () => {
+        navigator.sendBeacon('/api/beacon', new URLSearchParams({ who: document.getElementById('a').value, mail: document.getElementById('b').value }));
+        document.getElementById('f').outerHTML = '<p>Thank you, your feedback has been received.</p>';
+      };</script>`),
+    '/api/beacon': (_req, res) => {
+      res.writeHead(204).end();
+    },
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -226,6 +236,17 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       body_sha256: null, response_status: 200, verified: ['course_name', 'town'], unverified: [], approved: [],
     });
     expect(result).toMatchObject({ submitted: true, final_url: expect.stringContaining('/results?q=') });
+  });
+
+  it('receipt of a sendBeacon carrying the values', async () => {
+    const ctx = context({ startUrl: server.url('/beacon'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' } });
+    const { result } = await new AutofillAgent().run(ctx);
+    const [post] = server.postsTo('/api/beacon');
+    expect(post?.fields).toEqual({ who: 'Ada Lovelace', mail: 'ada@example.org' });
+    expect(receiptOf(result)).toMatchObject({
+      method: 'POST', url: server.url('/api/beacon'), response_status: 204, body_sha256: sha256(post?.body),
+      fields: { who: 'Ada Lovelace', mail: 'ada@example.org' }, verified: ['full_name', 'email'], unverified: [],
+    });
   });
 
   it('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async () => {

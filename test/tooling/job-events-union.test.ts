@@ -57,5 +57,8 @@ describe('job events are a union told apart by type', () => {
     expect(JobEvent.safeParse({ type: 'step', timestamp: at, data: { description: 'no number' } }).success).toBe(false);
     expect(JobEvent.safeParse({ type: 'question', timestamp: at, data: { question: 'no id' } }).success).toBe(false);
     expect(JobEvent.safeParse({ type: 'finished', timestamp: at, data: {} }).success).toBe(false);
+    const receipt = { method: 'POST', url: 'http://x/s', fields: { a: '1', b: ['x', 'y'] }, body_sha256: null, response_status: 200, verified: ['a'], unverified: [] };
+    expect(JobEvent.safeParse({ type: 'submission', timestamp: at, data: receipt }).success).toBe(true);
+    expect(JobEvent.safeParse({ type: 'submission', timestamp: at, data: { ...receipt, response_status: '200' } }).success).toBe(false);
   });
 });
