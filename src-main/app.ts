@@ -43,7 +43,7 @@ import { WorkerReading } from './engine/documents/readingWorker.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
-import { findFfmpeg } from './browser/recorder.ts';
+import { findFfmpeg, removeUnfinishedRecordings } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
 import { rmSync } from 'node:fs';
@@ -96,6 +96,9 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
   if (notPrivate.length > 0) notice(`WARNING: could not make ${notPrivate.length} item(s) in the data folder private to this user, e.g. ${notPrivate[0]}`);
   // What a kill -9 left there: browsers' profile copies and Playwright's folders, half-done uploads (one service per data folder).
   rmSync(paths.tmp, { recursive: true, force: true });
+  // Recordings a kill -9 cut off (`*.webm.part`): never finished, never served.
+  const unfinished = await removeUnfinishedRecordings(paths.artifacts);
+  if (unfinished > 0) logger.info('removed unfinished recordings left by an earlier stop', { count: unfinished });
   if (!isLoopback(host)) {
     notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
     if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');

@@ -7,6 +7,13 @@ import { startApp } from './app.ts';
 /** What a terminal, a supervisor (systemd, Docker, a process group kill) or a closed terminal sends to stop us. */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+/**
+ * The longest a shutdown may take (docs/api.md, "Stopping"): jobs end within their own bound (jobRun.ts
+ * STOP_STEP_MS), and whatever still hangs past this is left to the exit (Playwright kills its browsers;
+ * the next start fails what was left and removes unfinished files). Under systemd's 90 s and our 30 s promise.
+ */
+const SHUTDOWN_BOUND_MS = 25_000;
+
 function say(line: string): void {
   // A hung-up terminal makes stderr throw (EIO/EPIPE); stopping must go on regardless.
   try {
@@ -26,6 +33,10 @@ function stopOnSignals(): { onStop(stop: () => Promise<void>): void } {
   let requested: NodeJS.Signals | undefined;
   const run = (): void => {
     if (stop === undefined) return;
+    setTimeout(() => {
+      say(`portico: shutdown did not finish within ${SHUTDOWN_BOUND_MS / 1000} s; exiting (the next start fails what was left running)`);
+      process.exit(1);
+    }, SHUTDOWN_BOUND_MS).unref();
     stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -3,6 +3,7 @@ export type { BrowserLease, LeaseKind } from './browserLease.ts';
 export * from './browserRuntime.ts';
 export * from './chromiumDiscovery.ts';
 export * from './downloadCapture.ts';
+export * from './frameAccess.ts';
 export * from './humanInput.ts';
 export * from './humanizedUrls.ts';
 export * from './liveView.ts';

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { CDPSession, Locator, Page } from 'playwright-core';
+import { answerWithin, FrameDidNotAnswer, scriptableFrames } from './frameAccess.ts';
 
 /**
  * The one definition of what no stored or sent picture may show (issue 12: "password fields masked in
@@ -37,10 +38,14 @@ export const SECRET_FIELDS_SELECTOR = [
  * Playwright's CSS engine pierces open shadow roots, so a field inside a web component counts too.
  */
 export async function secretFieldMasks(page: Page): Promise<Locator[]> {
-  const frames = page.frames();
-  const found = await Promise.all(frames.map(async (frame) => {
+  // A frame too busy to answer may show a secret field: the screenshot fails (FrameDidNotAnswer) rather than go unmasked.
+  const found = await Promise.all(scriptableFrames(page).map(async (frame) => {
     const locator = frame.locator(SECRET_FIELDS_SELECTOR);
-    return (await locator.count().catch(() => 0)) > 0 ? locator : null;
+    const count = await answerWithin(frame, locator.count()).catch((error: unknown) => {
+      if (error instanceof FrameDidNotAnswer) throw error;
+      return 0;
+    });
+    return count > 0 ? locator : null;
   }));
   return found.filter((l): l is Locator => l !== null);
 }

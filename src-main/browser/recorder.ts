@@ -1,11 +1,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { access, mkdir, rename, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { SECRET_FIELDS_SELECTOR } from './pageScreenshot.ts';
+import { answerWithin, scriptableFrames } from './frameAccess.ts';
 
 /**
  * Screen recordings: the page's CDP screencast (JPEG frames with Chromium's timestamps) piped into the
@@ -118,6 +119,42 @@ const even = (n: number): number => Math.max(2, Math.ceil(n / 2) * 2);
 /** The frames repeated for a long still stretch are capped (an hour at `fps`); the video then jumps, the encoder does not run away. */
 const MAX_REPEAT_SECONDS = 3600;
 
+/** How long the one stand-in capture of a page that painted nothing may take (a page in a tight loop never answers). */
+const CAPTURE_TIMEOUT_MS = 2_000;
+
+/** `work`'s value, or undefined when it fails or takes longer than `ms`. */
+async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work.catch(() => undefined), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Removes the unfinished recordings (`*.webm.part`) a killed service left under `artifactsDir` (job
+ * recordings in `<job_id>/`, session recordings in `sessions/`): nothing will ever finish them. Call at
+ * start, before anything records. Returns how many went.
+ */
+export async function removeUnfinishedRecordings(artifactsDir: string): Promise<number> {
+  let removed = 0;
+  const folders = await readdir(artifactsDir, { withFileTypes: true }).catch(() => []);
+  for (const folder of folders) {
+    if (!folder.isDirectory()) continue;
+    const dir = join(artifactsDir, folder.name);
+    for (const name of await readdir(dir).catch(() => [])) {
+      if (!name.endsWith('.webm.part')) continue;
+      await rm(join(dir, name), { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
 /** How long ffmpeg may take to finish the file after its input ends. */
 const FINISH_TIMEOUT_MS = 30_000;
 
@@ -157,24 +194,27 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   // The CDP script reaches this target's documents only; Playwright's init script also reaches cross-origin (out-of-process) iframes.
   const frameScript = ownSession ? await target.addInitScript(installMask) : undefined;
   if (ownSession) {
-    await Promise.all(target.frames().map((frame) => frame.evaluate(installMask).catch(() => undefined)));
+    await Promise.all(scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(installMask)).catch(() => undefined)));
   } else {
     await cdp.send('Runtime.evaluate', { expression: installMask }).catch(() => undefined);
   }
 
   /** Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. */
   const unmask = async (): Promise<void> => {
-    await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }).catch(() => undefined);
-    await frameScript?.dispose().catch(() => undefined);
+    // Each call bounded: a renderer in an endless loop answers none of them, and the file must still be finished.
+    await answeredWithin(cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }), CAPTURE_TIMEOUT_MS);
+    if (frameScript) await answeredWithin(frameScript.dispose(), CAPTURE_TIMEOUT_MS);
     if (ownSession) {
-      await Promise.all(target.frames().map((frame) => frame.evaluate(removeMask).catch(() => undefined)));
-      await cdp.detach().catch(() => undefined);
+      await Promise.all(scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(removeMask)).catch(() => undefined)));
+      await answeredWithin(cdp.detach(), CAPTURE_TIMEOUT_MS);
     } else {
-      await cdp.send('Runtime.evaluate', { expression: removeMask }).catch(() => undefined);
+      await answeredWithin(cdp.send('Runtime.evaluate', { expression: removeMask }), CAPTURE_TIMEOUT_MS);
     }
   };
 
-  const child: ChildProcessWithoutNullStreams = spawn(options.ffmpegPath, ffmpegArgs(width, height, fps, partFile), { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  // Its own process group: a signal to the service's group (systemd's SIGTERM) must not cut the file short;
+  // the service ends its input on shutdown and ffmpeg finishes the file. Should the service die first, the input ends with it.
+  const child: ChildProcessWithoutNullStreams = spawn(options.ffmpegPath, ffmpegArgs(width, height, fps, partFile), { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: true });
   let stderr = '';
   let failure: string | undefined;
   child.stderr.on('data', (chunk: Buffer) => {
@@ -260,10 +300,10 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
     stopping = true;
     clock.clearTimeout(holdTimer);
     cdp.off('Page.screencastFrame', onFrame);
-    await cdp.send('Page.stopScreencast').catch(() => undefined);
+    await answeredWithin(cdp.send('Page.stopScreencast'), CAPTURE_TIMEOUT_MS);
     // A page that painted nothing since the start sent no frame: one capture of it now (still masked) stands in.
     if (!last) {
-      const shot = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }).catch(() => undefined);
+      const shot = await answeredWithin(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }), CAPTURE_TIMEOUT_MS);
       if (shot) last = { data: Buffer.from(shot.data, 'base64'), frameNumber: 0, arrivedMs: clock.now().getTime() };
     }
     await unmask();

@@ -224,3 +224,83 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
     expect(tempFolders(run.dataDir)).toEqual([]);
   });
 });
+
+/** The builtin autofill on a page it cannot finish: a frame no script can reach, and the page's own endless loop after load. */
+const HOSTILE_PAGE = '<!doctype html><title>Hostile</title><form action="/done"><label>Email <input name="email"></label><button>Send</button></form>'
+  + '<iframe src="file:///etc/passwd"></iframe><iframe src="chrome://version"></iframe>'
+  + "<script>addEventListener('load', () => { fetch('/loaded'); setTimeout(() => { for (;;) {} }, 300); });</script>";
+
+/** ffprobe's reading of a WebM: its duration in seconds (throws when the file does not play). */
+function webmSeconds(file: string): number {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration,format_name', '-of', 'json', file], { encoding: 'utf8' });
+  const probe = JSON.parse(out) as { format: { duration: string; format_name: string } };
+  expect(probe.format.format_name).toContain('webm');
+  return Number(probe.format.duration);
+}
+
+function recordingFiles(dataDir: string, jobId: string): string[] {
+  const dir = join(dataDir, 'artifacts', jobId);
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith('recording')) : [];
+}
+
+describe('a hostile page and a recording hold no shutdown: jobs end on time, ffmpeg finishes the file', () => {
+  let pages: PageServer;
+  let loads = 0;
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    pages = await startPageServer({
+      '/hostile': HOSTILE_PAGE,
+      '/loaded': () => {
+        loads += 1;
+        return { status: 204, body: '' };
+      },
+    });
+  });
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    await pages.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A fresh service running one recorded job that is at work on the hostile page. */
+  async function recordedJobOnHostilePage(): Promise<{ svc: Served; dataDir: string; jobId: string }> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'portico-signals-hostile-'));
+    dirs.push(dataDir);
+    const svc = await serve(dataDir, 'bootstrap');
+    children.push(svc.child);
+    const key = /Organization API key[^:]*:\s+(\S+)/.exec(svc.stderr())?.[1] ?? '';
+    const post = async (path: string, body: unknown): Promise<Record<string, unknown>> =>
+      (await (await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as Record<string, unknown>;
+    await post('/portals/default', { endpoint_name: 'hostile', start_url: `${pages.url}/hostile`, task: 'Fill the form' });
+    const before = loads;
+    const jobId = String((await post('/jobs/default/hostile/start', { form_data: { email: 'ada@example.com' }, record_video: true })).job_id);
+    await until(() => loads > before, 'the job\'s browser to load the hostile page', 30_000);
+    expect(jobRow(dataDir, jobId)?.status).toBe('running');
+    return { svc, dataDir, jobId };
+  }
+
+  it('SIGTERM to the process group stops the service within 30 s; the job fails "interrupted by shutdown" and its recording plays', async () => {
+    const run = await recordedJobOnHostilePage();
+    const sent = Date.now();
+    process.kill(-(run.svc.child.pid ?? 0), 'SIGTERM');
+    const { code, signal } = await until(async () => (run.svc.child.exitCode !== null || run.svc.child.signalCode !== null ? run.svc.exited : undefined), 'the service to exit', 30_000);
+    expect({ code, signal, within30s: Date.now() - sent < 30_000 }).toEqual({ code: 0, signal: null, within30s: true });
+    expect(jobRow(run.dataDir, run.jobId)).toEqual({ status: 'failed', error: 'interrupted by shutdown' });
+    expect(recordingFiles(run.dataDir, run.jobId)).toEqual(['recording.webm']);
+    expect(webmSeconds(join(run.dataDir, 'artifacts', run.jobId, 'recording.webm'))).toBeGreaterThan(0);
+  });
+
+  it('kill -9 of the group leaves a .webm.part; the next start removes it', async () => {
+    const run = await recordedJobOnHostilePage();
+    await until(() => recordingFiles(run.dataDir, run.jobId).includes('recording.webm.part'), 'ffmpeg to start writing', 30_000);
+    process.kill(-(run.svc.child.pid ?? 0), 'SIGKILL');
+    await run.svc.exited;
+    const again = await serve(run.dataDir, 'node');
+    children.push(again.child);
+    expect(recordingFiles(run.dataDir, run.jobId)).toEqual([]);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toEqual({ code: 0, signal: null });
+  });
+});

@@ -1,9 +1,10 @@
 import type { Frame, Locator, Page } from 'playwright-core';
+import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 /** The frames a target may live in: the page and its attached, shown iframes (a hidden iframe's controls cannot be used). */
 export async function searchFrames(page: Page): Promise<Frame[]> {
   const main = page.mainFrame();
-  const children = page.frames().filter((f) => f !== main && !f.isDetached());
+  const children = scriptableFrames(page).filter((f) => f !== main);
   if (children.length === 0) return [main];
   const shown = await Promise.all(children.map(async (frame) => {
     const owner = await frame.frameElement().catch(() => null);

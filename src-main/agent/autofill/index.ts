@@ -1,3 +1,4 @@
+import { scriptableFrames } from '../../browser/frameAccess.ts';
 import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type FillReport } from '../agentTypes.ts';
 import { flattenFormData, missingRequiredKeys } from './entries.ts';
@@ -97,7 +98,7 @@ export class AutofillAgent implements Agent {
     } finally {
       await wizard.watch.dispose();
     }
-    const facts = await readFacts(ctx.page.frames());
+    const facts = await readFacts(scriptableFrames(ctx.page));
     await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
     const report: FillReport = { placements: {}, unplaced: outcome.unplaced };
     for (const [key, placed] of outcome.placed) {

@@ -1,4 +1,5 @@
 import type { Frame, Locator, Page } from 'playwright-core';
+import { answerWithin, scriptableFrames } from '../../browser/frameAccess.ts';
 import { AgentFailure, type AgentContext, type AgentCredential } from '../agentTypes.ts';
 import { loginScan, type LoginScan } from '../injected/index.ts';
 
@@ -8,7 +9,7 @@ const ROLE = 'data-portico-login';
 
 /** Scans one frame; a frame that is navigating or gone reads as no login controls. */
 export async function scanLoginFrame(frame: Frame): Promise<LoginScan> {
-  return frame.evaluate(loginScan, ROLE).catch(() => ({ username: false, password: false, otpBoxes: 0, submit: false }));
+  return answerWithin(frame, frame.evaluate(loginScan, ROLE)).catch(() => ({ username: false, password: false, otpBoxes: 0, submit: false }));
 }
 
 function originOf(url: string): string | null {
@@ -43,7 +44,7 @@ interface FoundLogin {
 }
 
 async function findLogin(page: Page): Promise<FoundLogin | undefined> {
-  for (const frame of page.frames()) {
+  for (const frame of scriptableFrames(page)) {
     const scan = await scanLoginFrame(frame);
     const step: LoginStep | null = scan.password ? 'credentials' : scan.otpBoxes > 0 ? 'code' : scan.username ? 'username' : null;
     if (step === null) continue;

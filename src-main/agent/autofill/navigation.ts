@@ -1,4 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
+import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import type { FrameScan, ScannedButton } from './pageScan.ts';
@@ -55,7 +56,7 @@ export async function clickAndSettle(page: Page, chosen: ChosenButton, human: Hu
   const moved = await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
   if (moved) {
     await page.waitForLoadState('load', { timeout: 15000 }).catch(() => undefined);
-    for (const frame of page.frames()) await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
+    for (const frame of scriptableFrames(page)) await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
   }
 }
 

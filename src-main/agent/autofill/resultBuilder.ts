@@ -16,6 +16,7 @@
  * lists the keys no control received.
  */
 import type { Frame } from 'playwright-core';
+import { answerWithin } from '../../browser/frameAccess.ts';
 
 import { jsonSchemas } from '../../base/jsonSchema.ts';
 import type { JsonObject } from '../../contract/common.ts';
@@ -41,7 +42,7 @@ export async function readFacts(frames: Frame[]): Promise<PageFacts> {
   for (const [index, frame] of frames.entries()) {
     let raw: RawPageFacts;
     try {
-      raw = await frame.evaluate(pageFacts);
+      raw = await answerWithin(frame, frame.evaluate(pageFacts));
     } catch {
       continue;
     }

@@ -1,4 +1,5 @@
 import type { Frame } from 'playwright-core';
+import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext, type KeyPlacement } from '../agentTypes.ts';
@@ -65,10 +66,10 @@ function valueKind(value: unknown): string {
 
 type Scanned = Array<{ frame: Frame; scan: FrameScan }>;
 
-/** Scans every frame of the page (iframes included, cross-origin too). */
+/** Scans every frame of the page a script can reach (iframes included, cross-origin too). */
 export async function scanAll(ctx: AgentContext): Promise<Scanned> {
   const out: Scanned = [];
-  for (const frame of ctx.page.frames()) {
+  for (const frame of scriptableFrames(ctx.page)) {
     const scan = await scanFrame(frame);
     if (scan) out.push({ frame, scan });
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import { scriptableFrames } from '../../browser/frameAccess.ts';
 import { maskedScreenshot } from '../../browser/pageScreenshot.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import { costOfUsage, type LlmClient, type LlmMessage, type ToolResultBlock, type UserContent } from '../../llm/index.ts';
@@ -93,7 +94,7 @@ export class ModelAgent implements Agent {
   }
 
   async #resultFromPage(ctx: AgentContext, secrets: SecretValues): Promise<JsonObject> {
-    const facts = await readFacts(ctx.page.frames());
+    const facts = await readFacts(scriptableFrames(ctx.page));
     const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(secrets.forModel())) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') fields[k] = String(v);
     return JSON.parse(secrets.redact(JSON.stringify(buildResult(facts, ctx.outputSchema, fields, { submitted: true, receipt: null })))) as JsonObject;

@@ -1,4 +1,5 @@
 import type { Frame, Locator, Page } from 'playwright-core';
+import { answerWithin, scriptableFrames } from '../../browser/frameAccess.ts';
 
 /** What identifies an element across page loads (for replay): role + accessible name, label, stable attributes. */
 export interface ElementDescriptor {
@@ -52,10 +53,10 @@ const REF_ATTR = 'data-portico-ref';
 export async function readPageState(page: Page): Promise<PageState> {
   const state: PageState = { url: page.url(), title: '', elements: [], text: '', frames: [] };
   const texts: string[] = [];
-  for (const frame of page.frames()) {
+  for (const frame of scriptableFrames(page)) {
     if (frame !== page.mainFrame() && !(await isShownFrame(frame))) continue;
     // A frame that navigates or detaches mid-scan simply offers nothing this turn.
-    const scan = await scanFrame(frame, state.elements.length).catch(() => null);
+    const scan = await answerWithin(frame, scanFrame(frame, state.elements.length)).catch(() => null);
     if (!scan) continue;
     if (frame === page.mainFrame()) Object.assign(state, { url: scan.url, title: scan.title });
     state.elements.push(...scan.elements);
@@ -180,7 +181,7 @@ export async function resolveDescriptor(page: Page, d: ElementDescriptor): Promi
   }
   if (d.name && ['textbox', 'combobox', 'checkbox', 'radio'].includes(d.role)) candidates.push((f) => f.getByLabel(d.name, { exact: true }));
   if (d.nameAttr) candidates.push((f) => f.locator(`${d.tag}[name="${cssEscape(d.nameAttr)}"]`));
-  const frames = page.frames().filter((f) => !f.isDetached());
+  const frames = scriptableFrames(page);
   // Unique across every frame: the same descriptor matching in two iframes is ambiguous.
   for (const candidate of candidates) {
     const hits: Locator[] = [];

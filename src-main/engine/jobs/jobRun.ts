@@ -41,6 +41,8 @@ export interface JobRunDeps {
   sessionLease?: (sessionId: string, orgId: string) => Promise<BrowserLease>;
   /** Screen recording for jobs with `record_video`: where ffmpeg is (throws RecordingUnavailable saying why not). Absent: recordings are skipped. */
   recorder?: { ffmpegPath(): Promise<string> };
+  /** How long each step of ending a job (failure screenshot, recording, browser close) may take in wall time; default STOP_STEP_MS. */
+  stopStepMs?: number;
   /** The job's stored credential (`credential_id`), lent to its agent; absent: credentials are not available. */
   credentials?: {
     forJob(orgId: string, credentialId: string, hooks: { humanInTheLoop: boolean; signal: AbortSignal; ask(question: AgentQuestion): Promise<string>; log(line: string): void }): AgentCredential | undefined;
@@ -67,6 +69,27 @@ export function downloadsDir(artifactsDir: string, jobId: string): string {
 /** Where a job's screen recording is kept. */
 export function recordingPath(artifactsDir: string, jobId: string): string {
   return join(artifactsDir, jobId, 'recording.webm');
+}
+
+/**
+ * The wall-time bound of each step of ending a job (failure screenshot, finishing the recording, closing
+ * the browser): a page that never answers (a hung frame, a tight loop) cannot hold a job, a slot or
+ * shutdown. At most four waits (the recording is waited for again once the browser is closed): a job ends
+ * within 4 × STOP_STEP_MS of being stopped (docs/api.md, "Stopping").
+ */
+export const STOP_STEP_MS = 5_000;
+
+/** Settles when `work` does or after `ms`, whichever is first; says which. */
+async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'timed-out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'timed-out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed-out'), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => 'done' as const, () => 'done' as const), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export type AnswerOutcome = 'accepted' | 'not-waiting' | 'stale';
@@ -310,17 +333,29 @@ export class JobRun {
       } else {
         const message = reason instanceof Error ? reason.message : String(reason);
         if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure)) this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
-        await this.#failureScreenshot(reason);
+        await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason));
         ending = { status: 'failed', fields: { error: message } };
         this.#log(`job failed: ${message}`);
       }
     }
     if (onCrash) this.#lease?.signal.removeEventListener('abort', onCrash);
     live?.dispose();
-    if (recording) await this.#stopRecording(recording);
-    await this.#lease?.close().catch((error: unknown) => this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }));
+    const recordingStopped = recording ? this.#stopRecording(recording) : undefined;
+    if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
+    const lease = this.#lease;
+    if (lease) await this.#boundedStop('closing the browser', lease.close().catch((error: unknown) => this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) })));
+    // A page that held the recording's last calls lets go once closed: ffmpeg then finishes the file.
+    if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
     if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
     this.#finish(ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
+  }
+
+  /** Waits for one step of ending the job, at most stopStepMs: past that the job ends anyway and the step finishes (or not) on its own. */
+  async #boundedStop(what: string, step: Promise<unknown>): Promise<void> {
+    const ms = this.#deps.stopStepMs ?? STOP_STEP_MS;
+    if ((await within(step, ms)) === 'done') return;
+    this.#deps.logger.warn('job stop step timed out', { job: this.jobId, step: what, ms });
+    this.#log(`${what} did not finish within ${Math.round(ms / 1000)} s; going on without it`);
   }
 
   /** Starts recording the job's page; a recording that cannot start is skipped with its reason (logged, and a `recording` event), never failing the job. */
