@@ -148,6 +148,20 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(server.postsTo('/submit/linked')).toHaveLength(before);
   });
 
+  it('with a human, Continue goes on from the page the human brought on screen (the live view), and completes once the form is sent', async () => {
+    const before = server.postsTo('/submit/linked').length;
+    const ctx = context({ startUrl: server.url('/linked/start'), formData: { full_name: 'Grace Hopper', email: 'grace@example.org' }, formSchema: linkedSchema, answers: ['Continue'] });
+    const scripted = ctx.ask.bind(ctx);
+    ctx.ask = async (question) => {
+      await page.goto(server.url('/linked/form'));
+      return scripted(question);
+    };
+    const { result } = await new AutofillAgent().run(ctx);
+    expect(ctx.questions.map((q) => q.options)).toEqual([['Continue', 'Cancel']]);
+    expect(server.postsTo('/submit/linked').slice(before).map((p) => p.fields)).toEqual([{ fn: 'Grace Hopper', em: 'grace@example.org' }]);
+    expect(result).toMatchObject({ submitted: true, receipt: { verified: ['full_name', 'email'] } });
+  });
+
   it('a Submit button that only shows "Thank you" (no request) is not a submission', async () => {
     const ctx = context({ startUrl: server.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: nothing was sent/);

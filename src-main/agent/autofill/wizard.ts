@@ -197,7 +197,8 @@ export class Wizard {
       const heading = frames.flatMap((f) => f.scan.headings)[0] ?? frames[0]?.scan.title ?? '';
       // Nothing on this page takes a value yet: a sentence of the task naming a link or button here ("Click the
       // 'Open the application' link") is the way on.
-      if (!filled.size && !this.#placed.size && !errors.length && (await this.#runTaskStep(heading))) continue;
+      const waiting = targets.some((t) => t.required && !t.hasValue);
+      if (!filled.size && !this.#placed.size && !errors.length && !waiting && (await this.#runTaskStep(heading))) continue;
       const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
       const filledFrames = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.frame));
       const button = chooseButton(frames, filledForms, filledFrames);
