@@ -4,6 +4,7 @@ import { AutofillAgent } from './agent/autofill/index.ts';
 import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
 import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
 import { LlmFactory } from './llm/index.ts';
+import { allowedHostNames } from './api/hostGuard.ts';
 import { buildServer } from './api/server.ts';
 import { WebhookDispatcher } from './webhooks/webhookDispatcher.ts';
 import { WebhookEmitter } from './webhooks/webhookEmitter.ts';
@@ -131,7 +132,12 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger, quotas);
     await skills.cleanUp();
     const chromiumPath = operatorSettings.values.chromium_path;
+    // No browser of Portico may reach Portico's own port, by any name it answers to (docs/security.md);
+    // known once listening, and every browser is launched after that.
+    let listeningPort = 0;
+    const blockedHostPorts = (): string[] => (listeningPort === 0 ? [] : [...new Set([...allowedHostNames(host), ...(options.allowedHosts ?? []), '0.0.0.0', '[::]'])].map((name) => `${name}:${listeningPort}`));
     const runtime = new BrowserRuntime({
+      blockedHostPorts,
       dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), launcherTempDir: join(paths.tmp, 'playwright'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
       ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
       ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
@@ -142,7 +148,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const sessionPool = new SessionBrowserPool({
       executablePath: () => findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath }),
       noSandbox: needsNoSandbox(chromiumHost.platform, config.chromiumNoSandbox, process.getuid?.()),
-      tempDir: join(paths.tmp, 'sessions'), logger,
+      tempDir: join(paths.tmp, 'sessions'), logger, blockedHostPorts,
     }, options.sessionPoolSize ?? (options.warmBrowser === false ? 0 : (operatorSettings.values.session_pool_size ?? 1)));
     const sessions = new SessionService({
       store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
@@ -250,12 +256,13 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
         member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
       }),
     };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
+    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, cdpAllowedOrigins: () => operatorSettings.values.cdp_allowed_origins ?? [], liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
       samples: { service: samples, origin: () => callbackOrigin },
       rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.limitsClock && { clock: options.limitsClock }) } });
     await server.listen({ host, port: options.port ?? 8787 });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
+    listeningPort = port;
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
     baseUrl = url;

@@ -19,20 +19,41 @@ export function hostnameOf(hostHeader: string): string | undefined {
   return HOST_HEADER.exec(hostHeader.trim().toLowerCase())?.[1];
 }
 
-/**
- * Refuses requests whose Host is not a name of this server, so a web page cannot reach the local API
- * through DNS rebinding. `extraNames` lets an operator who binds 0.0.0.0 name the hosts to accept.
- */
-export function installHostGuard(app: FastifyInstance, boundHost: string, extraNames: readonly string[] = []): void {
+/** Why a Host header is refused (undefined: it names this server); `extraNames` are the operator's --allow-host names. */
+export function hostChecker(boundHost: string, extraNames: readonly string[] = []): (host: string | undefined) => string | undefined {
   const allowed = allowedHostNames(boundHost);
   for (const name of extraNames) allowed.add(name.toLowerCase());
+  return (host) => {
+    const answersTo = `this server answers only to ${[...allowed].join(', ')}`;
+    if (host === undefined) return `Missing Host header: ${answersTo}`;
+    const hostname = hostnameOf(host);
+    if (hostname !== undefined && allowed.has(hostname)) return undefined;
+    return `Host '${host}' is not allowed: ${answersTo}`;
+  };
+}
+
+/** A name that answers only under one path (the sample site's own name, which Portico's browsers may reach). */
+export interface SiteHost {
+  hostname: string;
+  pathPrefix: string;
+}
+
+/**
+ * Refuses requests whose Host is not a name of this server, so a web page cannot reach the local API
+ * through DNS rebinding. `extraNames` lets an operator who binds 0.0.0.0 name the hosts to accept;
+ * `sites` are names accepted only for their own path.
+ */
+export function installHostGuard(app: FastifyInstance, boundHost: string, extraNames: readonly string[] = [], sites: readonly SiteHost[] = []): void {
+  const problem = hostChecker(boundHost, extraNames);
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host;
+    const hostname = host === undefined ? undefined : hostnameOf(host);
+    // The matched route's pattern, not the raw URL: `/samples/../admin` is not under `/samples/`.
+    const route = request.routeOptions.url ?? '';
+    if (sites.some((site) => site.hostname === hostname && route.startsWith(site.pathPrefix))) return;
     // Node's own check would answer an empty 400 (server.ts turns it off so this one answers with {detail}).
-    if (host === undefined) throw new BadRequestError(`Missing Host header: this server answers only to ${[...allowed].join(', ')}`);
-    const hostname = hostnameOf(host);
-    if (hostname === undefined || !allowed.has(hostname)) {
-      throw new ForbiddenError(`Host '${host}' is not allowed: this server answers only to ${[...allowed].join(', ')}`);
-    }
+    const why = problem(host);
+    if (why === undefined) return;
+    throw host === undefined ? new BadRequestError(why) : new ForbiddenError(why);
   });
 }

@@ -20,7 +20,7 @@ import { installConsole } from './consoleStatic.ts';
 import { frameworkErrorOptions, installErrorHandler } from './errorHandler.ts';
 import { installJsonBodyParser } from './validation.ts';
 import { installMcpEndpoint } from './mcp.ts';
-import { installHostGuard } from './hostGuard.ts';
+import { hostChecker, installHostGuard } from './hostGuard.ts';
 import { installRateLimit, type RateLimitOptions } from './rateLimit.ts';
 import { buildOpenApi } from './openapi.ts';
 import { RouteTable, type AnyRouteSpec } from './routeTable.ts';
@@ -46,6 +46,7 @@ import { addOAuthCallbackRoute } from './routes/oauthCallback.ts';
 import { addWorkflowRoutes } from './routes/workflows.ts';
 import { addSampleRoutes } from './routes/samples.ts';
 import { installSamplesSite } from './samplesSite.ts';
+import { SAMPLE_SITE_HOSTNAME } from '../engine/samples/sampleCatalog.ts';
 import type { SampleService } from '../engine/samples/sampleService.ts';
 
 export interface ApiDeps {
@@ -60,6 +61,8 @@ export interface ApiDeps {
   boundHost: string;
   /** Extra Host names to accept (for an operator binding 0.0.0.0). */
   allowedHosts?: readonly string[];
+  /** Browser origins trusted to open a `cdp_url` (settings `cdp_allowed_origins`); default none. */
+  cdpAllowedOrigins?: () => readonly string[];
   /** The built console; served at `/`. */
   rendererDir: string;
   /** Live-view pages (`/live/<token>`) of job and profile-login browsers. */
@@ -104,7 +107,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true, http: { requireHostHeader: false }, ...frameworkErrorOptions });
   installErrorHandler(app, deps.logger);
   installJsonBodyParser(app);
-  installHostGuard(app, deps.boundHost, deps.allowedHosts);
+  installHostGuard(app, deps.boundHost, deps.allowedHosts, deps.samples ? [{ hostname: SAMPLE_SITE_HOSTNAME, pathPrefix: '/samples/' }] : []);
   await app.register(multipart, { throwFileSizeLimit: true });
   // Before the routes: the limiter attaches itself to each route as it is added.
   if (deps.rateLimit) await installRateLimit(app, deps.rateLimit);
@@ -125,7 +128,10 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   if (sessions) {
     addSessionRoutes(routes, sessions);
     addSessionRecordingRoute(routes, sessions);
-    installCdpProxy(app.server, (token) => sessions.cdpTarget(token));
+    installCdpProxy(app.server, (token) => sessions.cdpTarget(token), {
+      hostProblem: hostChecker(deps.boundHost, deps.allowedHosts),
+      allowedOrigins: deps.cdpAllowedOrigins ?? (() => []),
+    });
   }
   if (deps.actions) addSingleActionRoutes(routes, deps.actions);
   if (deps.connectedAccounts) {

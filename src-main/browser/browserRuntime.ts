@@ -6,7 +6,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserType, type Lau
 import { silentLogger, type Logger } from '../base/logger.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
 import { RuntimeLease, type BrowserLease, type LeaseKind } from './browserLease.ts';
-import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
+import { blockedHostRules, chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
 import { DownloadCapture } from './downloadCapture.ts';
 import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
 import { inPlaywrightTemp } from './playwrightTemp.ts';
@@ -55,6 +55,8 @@ export interface BrowserRuntimeOptions {
   executablePath?: string;
   /** PORTICO_CHROMIUM (base/config.ts). */
   chromiumEnvPath?: string;
+  /** `host:port` pairs no browser may reach (Portico's own port), read at each launch. */
+  blockedHostPorts?: () => readonly string[];
   /** PORTICO_CHROMIUM_NO_SANDBOX (base/config.ts); root on Linux needs no flag. */
   disableSandbox?: boolean;
   /** Shared by everything that must not open a profile folder twice (e.g. the delete-profile route). */
@@ -370,7 +372,7 @@ export class BrowserRuntime {
       executablePath: this.#executablePath,
       headless: !headed,
       chromiumSandbox: !noSandbox,
-      args: chromiumArgs({ noSandbox, ...(headed ? { headed: viewport ?? DEFAULT_SCREEN } : {}) }),
+      args: [...chromiumArgs({ noSandbox, ...(headed ? { headed: viewport ?? DEFAULT_SCREEN } : {}) }), ...blockedHostRules(this.#options.blockedHostPorts?.() ?? [])],
       // Shutdown order is the composition root's job (runtime.close()); Playwright still kills browsers on exit.
       handleSIGINT: false,
       handleSIGTERM: false,

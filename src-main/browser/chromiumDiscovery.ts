@@ -136,6 +136,14 @@ export function chromiumArgs(options: { noSandbox: boolean; headed?: { width: nu
   return args;
 }
 
+/**
+ * Chromium's `--host-resolver-rules` switch making `host:port` pairs unresolvable (none: no switch). The
+ * rules match IP literals too, and apply to every request of every page, navigations and fetches alike.
+ */
+export function blockedHostRules(hostPorts: readonly string[]): string[] {
+  return hostPorts.length === 0 ? [] : [`--host-resolver-rules=${hostPorts.map((hostPort) => `MAP ${hostPort} ~NOTFOUND`).join(', ')}`];
+}
+
 /** Chromium's sandbox cannot start as root on Linux; elsewhere it stays on unless explicitly disabled (PORTICO_CHROMIUM_NO_SANDBOX). */
 export function needsNoSandbox(platform: NodeJS.Platform, disabledByOperator: boolean, uid: number | undefined): boolean {
   if (disabledByOperator) return true;

@@ -1,25 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { silentLogger, type Logger } from '../base/logger.ts';
-import { chromiumArgs } from './chromiumDiscovery.ts';
+import { blockedHostRules, chromiumArgs } from './chromiumDiscovery.ts';
+import { CdpPipe, type CdpChannel } from './cdpPipe.ts';
+import { acceptWebSocket } from './webSocketPeer.ts';
 
 /**
  * The browsers of public-API sessions: one Chromium process per session (never the jobs' shared
  * browser), so a CDP client of one session can only ever see that session's targets.
  *
- * Each process is launched with BOTH `--remote-debugging-pipe` and `--remote-debugging-port=0`:
- * - the pipe (fds 3/4) is Portico's lifeline: Chromium exits when the pipe closes, so the browser
- *   dies with the service even on `kill -9` (no orphan), and `Browser.close` is sent over it;
- * - the loopback port gives each CDP client (Portico's own Playwright, the user's Playwright or
- *   Puppeteer through the token-checked proxy) its own DevTools connection, which Chromium
- *   multiplexes natively (one pipe cannot be shared by several clients without rewriting ids and
- *   routing sessions). See docs/decisions.md, "Session browsers".
+ * Each process is launched with `--remote-debugging-pipe` only (fds 3/4): no TCP DevTools endpoint
+ * exists for anyone to find. The pipe is also Portico's lifeline (Chromium exits when it closes, so
+ * the browser dies with the service even on `kill -9`). Every CDP client — Portico's own Playwright
+ * and each `cdp_url` client through the proxy — gets its own channel on that pipe (cdpPipe.ts); a
+ * client's channel is guarded (cdpGuard.ts). See docs/decisions.md, "Session browsers over the pipe only".
  */
 
 export interface SessionScreen {
@@ -48,6 +49,8 @@ export interface SessionBrowserLauncherOptions {
   launchTimeoutMs?: number;
   /** How long close() waits for Chromium to exit after `Browser.close` before killing it. */
   closeTimeoutMs?: number;
+  /** `host:port` pairs the browser must never reach (Portico's own port), read at each launch. */
+  blockedHostPorts?: () => readonly string[];
 }
 
 function isDefaultSpec(spec: SessionLaunchSpec): boolean {
@@ -58,27 +61,25 @@ function isDefaultSpec(spec: SessionLaunchSpec): boolean {
 /** One Chromium process of one session, with Portico's own Playwright connection to it. */
 export class SessionBrowser {
   readonly pid: number;
-  /** Chromium's own DevTools endpoint (`ws://127.0.0.1:<port>/devtools/browser/<guid>`); proxied, never handed out. */
-  readonly wsEndpoint: string;
-  readonly port: number;
+  /** The only folder this browser's downloads go to (and the one a client's uploads may come from). */
+  readonly downloadsDir: string;
   /** Resolves once the process has exited (for whatever reason). */
   readonly exited: Promise<void>;
   readonly #child: ChildProcess;
-  readonly #pipeIn: Writable;
-  readonly #ownedDir: string | undefined;
+  readonly #pipe: CdpPipe;
+  readonly #workDir: string;
   readonly #closeTimeoutMs: number;
   #engine: Promise<Browser> | undefined;
   #closing: Promise<void> | undefined;
   #hasExited = false;
 
-  constructor(child: ChildProcess, pipeIn: Writable, wsEndpoint: string, ownedDir: string | undefined, closeTimeoutMs: number) {
+  constructor(child: ChildProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number) {
     this.#child = child;
-    this.#pipeIn = pipeIn;
-    this.#ownedDir = ownedDir;
+    this.#pipe = pipe;
+    this.#workDir = workDir;
+    this.downloadsDir = join(workDir, 'downloads');
     this.#closeTimeoutMs = closeTimeoutMs;
     this.pid = child.pid ?? -1;
-    this.wsEndpoint = wsEndpoint;
-    this.port = Number(new URL(wsEndpoint).port);
     this.exited = new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve();
       else child.once('exit', () => resolve());
@@ -93,8 +94,60 @@ export class SessionBrowser {
 
   /** Portico's own Playwright connection (made once, kept until close). */
   engine(): Promise<Browser> {
-    this.#engine ??= chromium.connectOverCDP(this.wsEndpoint);
+    this.#engine ??= this.#connectEngine();
     return this.#engine;
+  }
+
+  /**
+   * Playwright speaks CDP only over a WebSocket it dials: it gets a trusted channel of the pipe through a
+   * unix socket in a 0700 folder, open only until it has connected (no TCP, nothing left listening).
+   */
+  async #connectEngine(): Promise<Browser> {
+    const dir = await mkdtemp(join(tmpdir(), 'portico-cdp-'));
+    const socketPath = join(dir, 's');
+    const server = createServer((_request, response) => response.writeHead(404).end());
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.#bridge(request, socket, head, false));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(socketPath, () => resolve());
+      });
+      return await chromium.connectOverCDP(`ws+unix://${socketPath}:/devtools/browser/portico`);
+    } finally {
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Serves one `cdp_url` client (the proxy has checked who it is): a guarded channel of this browser's pipe. */
+  acceptClient(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.#bridge(request, socket, head, true);
+  }
+
+  #bridge(request: IncomingMessage, socket: Duplex, head: Buffer, guarded: boolean): void {
+    const peer = acceptWebSocket(request, socket, head);
+    if (!peer) return;
+    const early: string[] = [];
+    let channel: CdpChannel | undefined;
+    peer.onMessage = (text) => (channel ? channel.receive(text) : early.push(text));
+    peer.onClose = () => channel?.close();
+    const guard = guarded
+      ? {
+          downloadsDir: this.downloadsDir,
+          targetInfo: async (targetId: string) => {
+            const answer = await this.#pipe.call('Target.getTargetInfo', { targetId });
+            const info = answer.result?.targetInfo as { type?: unknown; url?: unknown } | undefined;
+            return info && { type: String(info.type), url: String(info.url) };
+          },
+        }
+      : undefined;
+    this.#pipe.openChannel(guard).then((opened) => {
+      channel = opened;
+      opened.onMessage = (text) => peer.send(text);
+      opened.onClose = () => peer.close();
+      if (socket.destroyed) return opened.close();
+      for (const text of early.splice(0)) opened.receive(text);
+    }, () => peer.close(1011));
   }
 
   /** The page Portico drives: the first open page of the default context, opened when there is none. */
@@ -117,7 +170,7 @@ export class SessionBrowser {
     this.#connected = await this.engine();
   }
 
-  /** Asks Chromium to close (flushing a profile's state), kills it if it does not, removes its throwaway folder. Idempotent. */
+  /** Asks Chromium to close (flushing a profile's state), kills it if it does not, removes its working folder. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
@@ -125,11 +178,7 @@ export class SessionBrowser {
 
   async #close(): Promise<void> {
     if (this.alive) {
-      try {
-        this.#pipeIn.write(`${JSON.stringify({ id: 1, method: 'Browser.close' })}\0`);
-      } catch {
-        // The pipe is gone: the process is on its way out anyway.
-      }
+      this.#pipe.notify('Browser.close');
       // Process shutdown, not business time: a wall-clock guard so a hung Chromium is still killed.
       let timer: NodeJS.Timeout | undefined;
       const gaveUp = new Promise<'timeout'>((resolve) => {
@@ -142,9 +191,8 @@ export class SessionBrowser {
         await this.exited;
       }
     }
-    this.#pipeIn.destroy();
     await this.#engine?.then((browser) => browser.close()).catch(() => undefined);
-    if (this.#ownedDir) await rm(this.#ownedDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    await rm(this.#workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
 }
 
@@ -258,84 +306,93 @@ const HEADLESS_FRAME_PX = 87;
 
 const DEFAULT_SESSION_SCREEN_SPEC: SessionLaunchSpec = { screen: DEFAULT_SESSION_SCREEN };
 
-/** Starts one session browser and waits for its DevTools endpoint. */
+/** Points the profile's default download folder at `downloadsDir` (what Chromium uses when no client set one). */
+async function setDownloadFolder(userDataDir: string, downloadsDir: string): Promise<void> {
+  const file = join(userDataDir, 'Default', 'Preferences');
+  let prefs: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) prefs = parsed as Record<string, unknown>;
+  } catch {
+    // No profile yet (or an unreadable one Chromium will replace): start from nothing.
+  }
+  const section = (name: string): Record<string, unknown> => {
+    const value = prefs[name];
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  };
+  prefs.download = { ...section('download'), default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
+  prefs.savefile = { ...section('savefile'), default_directory: downloadsDir };
+  await mkdir(join(userDataDir, 'Default'), { recursive: true });
+  await writeFile(file, JSON.stringify(prefs), { mode: 0o600 });
+}
+
+/** Starts one session browser and waits until it answers over its pipe. */
 export async function launchSessionBrowser(spec: SessionLaunchSpec, options: SessionBrowserLauncherOptions): Promise<SessionBrowser> {
   const parent = options.tempDir ?? tmpdir();
-  if (spec.userDataDir === undefined) await mkdir(parent, { recursive: true });
-  const ownedDir = spec.userDataDir === undefined ? await mkdtemp(join(parent, 'portico-session-')) : undefined;
-  const userDataDir = spec.userDataDir ?? ownedDir ?? '';
-  const args = [
-    ...chromiumArgs({ noSandbox: options.noSandbox }),
-    '--headless',
-    '--remote-debugging-pipe',
-    '--remote-debugging-port=0',
-    '--remote-debugging-address=127.0.0.1',
-    `--user-data-dir=${userDataDir}`,
-    // Headless Chromium draws a fake window frame of 87 px above the page: the window is made that much
-    // taller so the page's viewport is exactly screen_config (the session tests check it from both clients).
-    `--window-size=${spec.screen.width},${spec.screen.height + HEADLESS_FRAME_PX}`,
-    `--screen-info={${spec.screen.width}x${spec.screen.height}}`,
-    '--disable-infobars',
-    '--no-default-browser-check',
-    '--disable-features=Translate,MediaRouter',
-    '--password-store=basic',
-    '--use-mock-keychain',
-    ...(spec.proxy ? [`--proxy-server=${spec.proxy.server}`, ...(spec.proxy.bypass ? [`--proxy-bypass-list=${spec.proxy.bypass.replaceAll(',', ';')}`] : [])] : []),
-    ...(spec.userAgent ? [`--user-agent=${spec.userAgent}`] : []),
-    'about:blank',
-  ];
-  let child: ChildProcess;
+  await mkdir(parent, { recursive: true });
+  // The browser's working folder (its cwd, downloads, and its user data unless a profile is given).
+  const workDir = await mkdtemp(join(parent, 'portico-session-'));
+  const userDataDir = spec.userDataDir ?? join(workDir, 'profile');
+  const timeoutMs = options.launchTimeoutMs ?? 30_000;
+  let child: ChildProcess | undefined;
   try {
+    await mkdir(join(workDir, 'downloads'), { recursive: true, mode: 0o700 });
+    await setDownloadFolder(userDataDir, join(workDir, 'downloads'));
+    const args = [
+      ...chromiumArgs({ noSandbox: options.noSandbox }),
+      '--headless',
+      '--remote-debugging-pipe',
+      `--user-data-dir=${userDataDir}`,
+      // Headless Chromium draws a fake window frame of 87 px above the page: the window is made that much
+      // taller so the page's viewport is exactly screen_config (the session tests check it from both clients).
+      `--window-size=${spec.screen.width},${spec.screen.height + HEADLESS_FRAME_PX}`,
+      `--screen-info={${spec.screen.width}x${spec.screen.height}}`,
+      '--disable-infobars',
+      '--no-default-browser-check',
+      '--disable-features=Translate,MediaRouter',
+      '--password-store=basic',
+      '--use-mock-keychain',
+      ...blockedHostRules(options.blockedHostPorts?.() ?? []),
+      ...(spec.proxy ? [`--proxy-server=${spec.proxy.server}`, ...(spec.proxy.bypass ? [`--proxy-bypass-list=${spec.proxy.bypass.replaceAll(',', ';')}`] : [])] : []),
+      ...(spec.userAgent ? [`--user-agent=${spec.userAgent}`] : []),
+      'about:blank',
+    ];
     // Its own process group (as Playwright does): a signal to the service's group must not kill the
     // browser under a live session before the service closes it; the pipe still ends it if we die.
-    child = spawn(options.executablePath(), args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
-  } catch (error) {
-    if (ownedDir) await rm(ownedDir, { recursive: true, force: true });
-    throw error;
-  }
-  const pipeIn = child.stdio[3] as Writable;
-  const pipeOut = child.stdio[4] as Readable;
-  // Answers to what Portico sends over the pipe (only Browser.close) are not needed; keep the pipe drained.
-  pipeOut.resume();
-  pipeOut.on('error', () => undefined);
-  pipeIn.on('error', () => undefined);
-  const stderr = child.stderr as Readable;
-  try {
-    const wsEndpoint = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      const timer = setTimeout(() => fail(new Error(`Chromium did not open its DevTools endpoint within ${options.launchTimeoutMs ?? 30_000} ms`)), options.launchTimeoutMs ?? 30_000);
-      const onData = (chunk: Buffer): void => {
-        text += chunk.toString('utf8');
-        const match = /DevTools listening on (ws:\/\/\S+)/.exec(text);
-        if (match?.[1]) {
-          cleanup();
-          resolve(match[1]);
-        } else if (text.length > 64 * 1024) {
-          text = text.slice(-4096);
-        }
-      };
+    const spawned = spawn(options.executablePath(), args, { cwd: workDir, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    child = spawned;
+    const pipe = new CdpPipe(spawned.stdio[3] as Writable, spawned.stdio[4] as Readable);
+    const stderr = spawned.stderr as Readable;
+    let text = '';
+    // Keep draining stderr so Chromium never blocks on a full pipe; its tail explains a failed start.
+    stderr.on('data', (chunk: Buffer) => {
+      text = (text + chunk.toString('utf8')).slice(-4096);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`Chromium did not answer over its DevTools pipe within ${timeoutMs} ms`)), timeoutMs);
       const onExit = (code: number | null, signal: NodeJS.Signals | null): void => fail(new Error(`Chromium exited before it was ready (code ${code}, signal ${signal}): ${text.slice(-500).trim()}`));
       const onError = (error: Error): void => fail(error);
       function cleanup(): void {
         clearTimeout(timer);
-        stderr.off('data', onData);
-        child.off('exit', onExit);
-        child.off('error', onError);
+        spawned.off('exit', onExit);
+        spawned.off('error', onError);
       }
       function fail(error: Error): void {
         cleanup();
         reject(error);
       }
-      stderr.on('data', onData);
-      child.once('exit', onExit);
-      child.once('error', onError);
+      spawned.once('exit', onExit);
+      spawned.once('error', onError);
+      pipe.call('Browser.getVersion').then((answer) => {
+        if (answer.error) return fail(new Error(`Chromium did not start: ${answer.error.message}`));
+        cleanup();
+        resolve();
+      }, fail);
     });
-    // Keep draining stderr so Chromium never blocks on a full pipe.
-    stderr.resume();
-    return new SessionBrowser(child, pipeIn, wsEndpoint, ownedDir, options.closeTimeoutMs ?? 5_000);
+    return new SessionBrowser(spawned, pipe, workDir, options.closeTimeoutMs ?? 5_000);
   } catch (error) {
-    child.kill('SIGKILL');
-    if (ownedDir) await rm(ownedDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    child?.kill('SIGKILL');
+    await rm(workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
     throw error;
   }
 }

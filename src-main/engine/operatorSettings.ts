@@ -8,6 +8,15 @@ import { describeZodIssues } from '../base/zodIssues.ts';
 import { JobConcurrency } from '../contract/console.ts';
 import { LimitSettingsShape } from './limits/resourceLimits.ts';
 
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.origin !== 'null' && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 /** `settings.json`: what the operator changed in the console; absent fields keep the environment's defaults. */
 const StoredOperatorSettings = z.object({
   job_concurrency: JobConcurrency.optional(),
@@ -16,6 +25,11 @@ const StoredOperatorSettings = z.object({
   session_pool_size: z.int().min(0).max(8).optional(),
   /** Record jobs and sessions whose request and portal do not say; default false. */
   record_video: z.boolean().optional(),
+  /**
+   * Web pages (origins, `https://tool.example`) trusted to open a session's `cdp_url` from a browser;
+   * any other page's WebSocket is refused (docs/security.md). Read at start; default none.
+   */
+  cdp_allowed_origins: z.array(z.string().refine(isOrigin, 'must be an origin: scheme://host[:port], nothing after it')).max(100).optional(),
   /** Live browsers, request rate and disk quotas (docs/api.md, "Limits and quotas"); read at start. */
   ...LimitSettingsShape,
 });

@@ -41,7 +41,7 @@ describe('samples', () => {
     const first = await startService(dataDir, { samples: true });
     expect(await portalNames(first)).toEqual(['library-card', 'parking-permit']);
     const portal = (await (await first.api('/portals/default/parking-permit')).json()) as { start_url: string; form_schema: { required: string[] } };
-    expect(portal.start_url).toBe(`${first.url.replace('localhost', '127.0.0.1')}/samples/parking-permit/start`);
+    expect(portal.start_url).toBe(`http://samples.localhost:${new URL(first.url).port}/samples/parking-permit/start`);
     expect((await first.api('/portals/default/library-card', { method: 'DELETE' })).status).toBe(204);
     await first.stop();
 
@@ -52,7 +52,7 @@ describe('samples', () => {
     expect(listed.samples[0]?.example_form_data).toEqual(PARKING_DATA);
     // The port changed with the restart: the sample portal follows it.
     const moved = (await (await second.api('/portals/default/parking-permit')).json()) as { start_url: string };
-    expect(moved.start_url).toBe(`${second.url.replace('localhost', '127.0.0.1')}/samples/parking-permit/start`);
+    expect(moved.start_url).toBe(`http://samples.localhost:${new URL(second.url).port}/samples/parking-permit/start`);
 
     const added = await jsonOf(await second.api('/sample-portals/default', { method: 'POST' }));
     expect(added.status).toBe(200);

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
@@ -88,9 +90,14 @@ describe('SessionService: expiry on the injected clock, pageFor, profiles, no or
     // A CDP client of the session sees the page Portico drove.
     const token = new URL(String(session.cdp_url)).pathname.split('/').pop()!;
     const target = sessions.cdpTarget(token)!;
-    const client = await chromium.connectOverCDP(`ws://127.0.0.1:${target.port}${target.path}`);
+    // The target serves an upgrade on the session's own pipe (the API's proxy does the same after its checks).
+    const door = createServer();
+    door.on('upgrade', (request, socket, head) => target.accept(request, socket, head));
+    await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
+    const client = await chromium.connectOverCDP(`ws://127.0.0.1:${(door.address() as AddressInfo).port}/devtools/browser/${token}`);
     expect(client.contexts()[0]!.pages().map((p) => p.url())).toContain(`${pages.url}/hello`);
     await client.close();
+    door.close();
 
     await expect(sessions.pageFor(session.session_id, stranger.workspaceId)).rejects.toMatchObject({ status: 404, message: 'Session not found' });
     await expect(sessions.pageFor('00000000-0000-4000-8000-000000000000', actor.workspaceId)).rejects.toMatchObject({ status: 404, message: 'Session not found' });

@@ -42,9 +42,9 @@ export interface JobServiceDeps {
   /** The server's base URL, known once it listens. */
   baseUrl(): string;
   /** Live public sessions, for `browser_session_id` (absent: every session id is not found). */
-  sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean };
+  sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean; workspaceOf(sessionId: string): string | undefined };
   /** Stored credentials, for `credential_id` (absent: every credential id is not found). */
-  credentials?: { requireForOrg(orgId: string, credentialId: string): unknown };
+  credentials?: { requireForOrg(orgId: string, credentialId: string): { workspace_id: string } };
   /** The operator's recording default, for jobs whose request and portal do not say (default false). */
   recordVideoDefault?: () => boolean;
   /** Document bundles, for `document_bundle_id`: `get` throws 404 for a bundle not of this org (absent: every bundle id is not found). */
@@ -124,7 +124,14 @@ export class JobService {
     const credentialId = request.credential_id ?? portal.credential_id ?? undefined;
     if (credentialId !== undefined) {
       if (!this.#deps.credentials) throw new NotFoundError(credentialMessages.notFound);
-      this.#deps.credentials.requireForOrg(orgId, credentialId);
+      const credential = this.#deps.credentials.requireForOrg(orgId, credentialId);
+      // A session's browser is its workspace's: whoever holds its cdp_url sees what is typed there, so
+      // only that workspace's own credentials may be typed into it (docs/security.md).
+      const sessionWorkspace = sessionId === undefined ? undefined : this.#deps.sessions?.workspaceOf(sessionId);
+      if (sessionWorkspace !== undefined && sessionWorkspace !== credential.workspace_id) {
+        const field = request.credential_id !== undefined ? 'body.credential_id' : `portal '${endpointName}' credential_id`;
+        throw new ValidationError(`${field}: credential '${credentialId}' belongs to workspace '${credential.workspace_id}', but the job runs in session '${sessionId}' of workspace '${sessionWorkspace}'; a job in a session may use only its workspace's credentials`);
+      }
     }
     // In a session the session's browser is used (with its own profile, if any), never the portal's profile.
     const profileId = sessionId !== undefined ? null : (request.profile_id ?? portal.profile_id);

@@ -64,8 +64,18 @@ export const SAMPLES: readonly SampleDefinition[] = [
 ];
 
 /** The start URL of a sample on a Portico listening at `origin`. */
+/**
+ * The name the sample site is opened by: Portico's browsers may not reach the service by the names its
+ * API answers to (docs/security.md), so the site has its own, which answers only `/samples/…`. Browsers
+ * resolve every `*.localhost` name to this machine without DNS.
+ */
+export const SAMPLE_SITE_HOSTNAME = 'samples.localhost';
+
+/** A sample's start page on the sample site of the service at `origin` (its port). */
 export function sampleStartUrl(origin: string, sample: SampleName): string {
-  return `${origin}/samples/${sample}/start`;
+  const site = new URL(origin);
+  site.hostname = SAMPLE_SITE_HOSTNAME;
+  return `${site.origin}/samples/${sample}/start`;
 }
 
 /** Whether `url` is some Portico origin's start URL of `sample` (the origin changes with the port). */

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 
@@ -46,12 +47,10 @@ export interface SessionServiceDeps {
   browserSlots?: BrowserSlots;
 }
 
-/** Where a CDP proxy connection goes: the session browser's own endpoint. */
+/** Where a CDP proxy connection goes: a guarded channel of the session browser's pipe. */
 export interface CdpTarget {
-  port: number;
-  path: string;
-  /** Ties a proxied socket to the session: it is destroyed when the session ends. */
-  adopt(socket: Duplex): void;
+  /** Answers the WebSocket upgrade and serves it; the socket is destroyed when the session ends. */
+  accept(request: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
 interface LiveSession {
@@ -304,6 +303,12 @@ export class SessionService {
     return live !== undefined && !live.ending && this.#inOrg(live, orgId);
   }
 
+  /** The workspace of an active session (a job in it may use only that workspace's credentials). */
+  workspaceOf(sessionId: string): string | undefined {
+    const live = this.#live.get(sessionId);
+    return live === undefined || live.ending ? undefined : live.workspaceId;
+  }
+
   #inOrg(live: LiveSession, orgId: string): boolean {
     return (this.#store.principals.workspaceOrg(live.workspaceId) ?? 'default') === orgId;
   }
@@ -319,17 +324,15 @@ export class SessionService {
     if (!token.startsWith(CDP_TOKEN_PREFIX)) return undefined;
     const live = this.#byCdpToken.get(token);
     if (!live || live.ending || !live.browser.alive) return undefined;
-    const endpoint = new URL(live.browser.wsEndpoint);
     return {
-      port: live.browser.port,
-      path: endpoint.pathname,
-      adopt: (socket) => {
+      accept: (request, socket, head) => {
         if (live.ending) {
           socket.destroy();
           return;
         }
         live.sockets.add(socket);
         socket.once('close', () => live.sockets.delete(socket));
+        live.browser.acceptClient(request, socket, head);
       },
     };
   }

@@ -1,0 +1,260 @@
+import type { Readable, Writable } from 'node:stream';
+
+import { guardCdpCommand, forbiddenTarget, type CdpGuardContext } from './cdpGuard.ts';
+
+/**
+ * One Chromium's `--remote-debugging-pipe` (fds 3/4, NUL-delimited JSON) shared by several CDP
+ * clients, so the browser needs no TCP endpoint at all (docs/decisions.md, "Session browsers over the
+ * pipe only").
+ *
+ * Each client gets a channel: its own browser session (`Target.attachToBrowserTarget`, which Chromium
+ * treats like a separate DevTools connection — its own auto-attach, discovery and download settings).
+ * A client's messages without `sessionId` go to its browser session; with one, only to sessions it
+ * owns (attached through its channel). Ids are rewritten so clients never collide; answers and events
+ * go back to the channel that owns their session. An untrusted channel's commands pass the guard
+ * (cdpGuard.ts) first, and Chromium's own UI targets it auto-attaches are detached before it sees them.
+ */
+
+interface Pending {
+  channel: CdpChannel | undefined;
+  clientId: number;
+  /** The sessionId the client wrote, echoed back; absent when it addressed its browser session. */
+  clientSessionId: string | undefined;
+  resolve?: (message: CdpMessage) => void;
+}
+
+interface CdpMessage {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  sessionId?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** A CDP error for an answer that never reached Chromium. */
+function errorAnswer(id: number, sessionId: string | undefined, message: string, code = -32000): string {
+  return JSON.stringify({ id, error: { code, message }, ...(sessionId !== undefined && { sessionId }) });
+}
+
+export class CdpPipe {
+  readonly #input: Writable;
+  readonly #pending = new Map<number, Pending>();
+  /** Every session a channel owns (its browser session and what it attached), to that channel. */
+  readonly #owners = new Map<string, CdpChannel>();
+  readonly #channels = new Set<CdpChannel>();
+  #nextId = 1;
+  #closed = false;
+
+  constructor(input: Writable, output: Readable) {
+    this.#input = input;
+    let chunks: Buffer[] = [];
+    output.on('data', (chunk: Buffer) => {
+      let start = 0;
+      for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
+        chunks.push(chunk.subarray(start, end));
+        const text = Buffer.concat(chunks).toString('utf8');
+        chunks = [];
+        start = end + 1;
+        this.#dispatch(text);
+      }
+      if (start < chunk.length) chunks.push(chunk.subarray(start));
+    });
+    output.on('error', () => undefined);
+    input.on('error', () => undefined);
+    output.on('close', () => this.#close());
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Sends a command on the root connection (or a session Portico owns) and waits for its answer. */
+  call(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<CdpMessage> {
+    if (this.#closed) return Promise.reject(new Error('the browser pipe is closed'));
+    return new Promise((resolve) => {
+      const id = this.#nextId++;
+      this.#pending.set(id, { channel: undefined, clientId: id, clientSessionId: sessionId, resolve });
+      this.#write({ id, method, params, ...(sessionId !== undefined && { sessionId }) });
+    });
+  }
+
+  /** Sends without waiting (Browser.close at shutdown). */
+  notify(method: string): void {
+    if (this.#closed) return;
+    this.#write({ id: this.#nextId++, method, params: {} });
+  }
+
+  /** A new client channel: trusted (Portico's own Playwright) or guarded by `guard`. */
+  async openChannel(guard: CdpGuardContext | undefined): Promise<CdpChannel> {
+    const answer = await this.call('Target.attachToBrowserTarget');
+    const sessionId = answer.result?.sessionId;
+    if (typeof sessionId !== 'string') throw new Error(`the browser refused a new CDP session: ${answer.error?.message ?? 'no session id'}`);
+    const channel = new CdpChannel(this, sessionId, guard);
+    this.#owners.set(sessionId, channel);
+    this.#channels.add(channel);
+    return channel;
+  }
+
+  /** @internal a channel's command, already checked, with a fresh id. */
+  forward(channel: CdpChannel, clientId: number, clientSessionId: string | undefined, method: string, params: Record<string, unknown>, sessionId: string): void {
+    const id = this.#nextId++;
+    this.#pending.set(id, { channel, clientId, clientSessionId });
+    this.#write({ id, method, params, sessionId });
+  }
+
+  /** @internal */
+  ownerOf(sessionId: string): CdpChannel | undefined {
+    return this.#owners.get(sessionId);
+  }
+
+  /** @internal a channel is done: its browser session is detached (which detaches what it attached). */
+  release(channel: CdpChannel): void {
+    this.#channels.delete(channel);
+    for (const [sessionId, owner] of this.#owners) if (owner === channel) this.#owners.delete(sessionId);
+    for (const [id, pending] of this.#pending) if (pending.channel === channel) this.#pending.delete(id);
+    if (!this.#closed) void this.call('Target.detachFromTarget', { sessionId: channel.browserSessionId });
+  }
+
+  #write(message: CdpMessage): void {
+    try {
+      this.#input.write(`${JSON.stringify(message)}\0`);
+    } catch {
+      this.#close();
+    }
+  }
+
+  #dispatch(text: string): void {
+    let message: CdpMessage;
+    try {
+      message = JSON.parse(text) as CdpMessage;
+    } catch {
+      return;
+    }
+    if (typeof message.id === 'number') {
+      const pending = this.#pending.get(message.id);
+      if (!pending) return;
+      this.#pending.delete(message.id);
+      if (pending.resolve) {
+        pending.resolve(message);
+        return;
+      }
+      const channel = pending.channel;
+      if (!channel) return;
+      const attached = message.result?.sessionId;
+      if (typeof attached === 'string' && !this.#owners.has(attached)) this.#owners.set(attached, channel);
+      channel.deliver({ ...message, id: pending.clientId, sessionId: pending.clientSessionId });
+      return;
+    }
+    const sessionId = message.sessionId;
+    if (sessionId === undefined) {
+      // The root connection: a browser session of a channel detached by Chromium (the browser is closing).
+      if (message.method === 'Target.detachedFromTarget') {
+        const detached = message.params?.sessionId;
+        const owner = typeof detached === 'string' ? this.#owners.get(detached) : undefined;
+        if (owner && owner.browserSessionId === detached) owner.close();
+      }
+      return;
+    }
+    const owner = this.#owners.get(sessionId);
+    if (!owner) return;
+    const params = message.params ?? {};
+    if (message.method === 'Target.attachedToTarget' && typeof params.sessionId === 'string') {
+      const child = params.sessionId;
+      const info = params.targetInfo as { type?: unknown; url?: unknown } | undefined;
+      if (owner.guarded && forbiddenTarget({ type: String(info?.type ?? ''), url: String(info?.url ?? '') }) !== undefined) {
+        // Chromium's own UI is not the client's to drive: detached before the client hears of it.
+        void this.call('Target.detachFromTarget', { sessionId: child }, sessionId);
+        return;
+      }
+      this.#owners.set(child, owner);
+    } else if (message.method === 'Target.detachedFromTarget' && typeof params.sessionId === 'string') {
+      if (this.#owners.get(params.sessionId) !== owner) return;
+      this.#owners.delete(params.sessionId);
+    }
+    owner.deliver(sessionId === owner.browserSessionId ? { ...message, sessionId: undefined } : message);
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const pending of this.#pending.values()) pending.resolve?.({ error: { code: -32000, message: 'the browser has closed' } });
+    this.#pending.clear();
+    for (const channel of [...this.#channels]) channel.close();
+  }
+}
+
+/** One client's view of the browser: messages in (`receive`), messages out (`onMessage`). */
+export class CdpChannel {
+  readonly browserSessionId: string;
+  onMessage: ((text: string) => void) | undefined;
+  onClose: (() => void) | undefined;
+  readonly #pipe: CdpPipe;
+  readonly #guard: CdpGuardContext | undefined;
+  /** A client's commands are checked and sent in the order they came, even when a check waits. */
+  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(pipe: CdpPipe, browserSessionId: string, guard: CdpGuardContext | undefined) {
+    this.#pipe = pipe;
+    this.browserSessionId = browserSessionId;
+    this.#guard = guard;
+  }
+
+  get guarded(): boolean {
+    return this.#guard !== undefined;
+  }
+
+  /** A message from the client (one CDP command as JSON text). */
+  receive(text: string): void {
+    if (this.#closed) return;
+    let message: CdpMessage;
+    try {
+      message = JSON.parse(text) as CdpMessage;
+    } catch {
+      this.#answer(errorAnswer(0, undefined, 'Message must be a valid JSON', -32700));
+      return;
+    }
+    const { id, method, sessionId } = message;
+    const params = message.params ?? {};
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof method !== 'string' || typeof params !== 'object' || params === null || Array.isArray(params) || (sessionId !== undefined && typeof sessionId !== 'string')) {
+      this.#answer(errorAnswer(typeof id === 'number' ? id : 0, undefined, 'Message must have an integer id, a string method and an object params', -32600));
+      return;
+    }
+    const target = sessionId ?? this.browserSessionId;
+    this.#queue = this.#queue.then(async () => {
+      if (this.#closed) return;
+      if (this.#pipe.ownerOf(target) !== this) {
+        this.#answer(errorAnswer(id, sessionId, 'Session with given id not found.', -32001));
+        return;
+      }
+      const verdict = this.#guard ? await guardCdpCommand(method, params, this.#guard).catch((error: unknown) => ({ refused: String(error) })) : { params };
+      if (this.#closed) return;
+      if ('refused' in verdict) {
+        this.#answer(errorAnswer(id, sessionId, `Portico refused ${method}: ${verdict.refused}`));
+        return;
+      }
+      this.#pipe.forward(this, id, sessionId, method, verdict.params, target);
+    });
+  }
+
+  /** @internal an answer or event for this client. */
+  deliver(message: CdpMessage): void {
+    if (this.#closed) return;
+    this.#answer(JSON.stringify(message));
+  }
+
+  #answer(text: string): void {
+    this.onMessage?.(text);
+  }
+
+  /** Ends this client's channel (its sessions are detached; the browser lives on). Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pipe.release(this);
+    const onClose = this.onClose;
+    this.onClose = undefined;
+    onClose?.();
+  }
+}
