@@ -43,8 +43,13 @@ class RawCdp {
 
   send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
     const id = ++this.#id;
-    return new Promise((resolve) => {
-      this.#pending.set(id, resolve);
+    return new Promise((resolve, reject) => {
+      // A command left unanswered names itself instead of timing the whole test out.
+      const timer = setTimeout(() => reject(new Error(`${method} got no answer in 30 s`)), 30_000);
+      this.#pending.set(id, (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
       this.#ws.send(JSON.stringify({ id, method, params, ...(sessionId && { sessionId }) }));
     });
   }
@@ -222,7 +227,7 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     await expect(pwPage.goto(`file://${secretFile}`)).rejects.toThrow(/Portico refused/);
     await pw.close();
     cdp.close();
-  });
+  }, 120_000);
 
   it('downloads land only in the session\'s own folder, whatever path a client names (finding 2)', async () => {
     const session = await createSession();
