@@ -174,7 +174,7 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     await client.contexts()[0]!.pages()[0]!.goto(`${pages.url}/hello`);
     await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'held', start_url: `${pages.url}/hello`, task: 'script:hang' } });
     const job = (await (await svc.api('/jobs/default/held/start', { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
-    await until(async () => ((await (await svc.api(`/task/default/held/status?job_id=${job.job_id}`)).json()) as { steps: number }).steps > 0, 'the job to have opened its page');
+    await until(async () => ((await (await svc.api(`/task/default/held/status?job_id=${job.job_id}`)).json()) as { steps: number }).steps > 0, 'the job to have opened its page', 30_000);
     const login = await jsonOf(await svc.api('/profiles/default', { method: 'POST', json: { name: 'Bank', start_url: `${pages.url}/hello` } }));
     expect(login.status).toBe(200);
 
@@ -201,7 +201,7 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     }
     // A page may not frame the machine, nor be redirected onto it: Chromium blocks both for web pages.
     await cdp.send('Page.navigate', { url: `${pages.url}/file-frame?path=${encodeURIComponent(secretFile)}` }, page);
-    await until(async () => (await cdp.dom(page)).includes('iframe'), 'the framing page to load');
+    await until(async () => (await cdp.dom(page)).includes('iframe'), 'the framing page to load', 30_000);
     await cdp.send('Page.navigate', { url: `data:text/html,<iframe src="file://${secretFile}"></iframe>` }, page);
     const redirected = await cdp.send('Page.navigate', { url: `${pages.url}/to-file?path=${encodeURIComponent(secretFile)}` }, page);
     expect(redirected.result?.errorText).toBeTruthy();
@@ -237,11 +237,13 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     expect(set.error).toBeUndefined();
     await cdp.send('Page.navigate', { url: `${pages.url}/hello` }, page);
     await cdp.send('Runtime.evaluate', { expression: `(() => { const a = document.createElement('a'); a.href = '/download'; a.download = 'report.bin'; document.body.append(a); a.click(); })()` }, page);
-    await until(() => cdp.events.some((event) => event.method === 'Browser.downloadProgress' && event.params.state === 'completed'), 'the download to complete');
+    await until(() => cdp.events.some((event) => event.method === 'Browser.downloadProgress' && event.params.state === 'completed'), 'the download to complete', 30_000);
+    const landed = async (): Promise<string[]> => {
+      const sessionDirs = await readdir(join(svc.dataDir, 'tmp', 'sessions'));
+      return (await Promise.all(sessionDirs.map((dir) => readdir(join(svc.dataDir, 'tmp', 'sessions', dir, 'downloads')).catch(() => [] as string[])))).flat();
+    };
+    await until(async () => (await landed()).includes('report.bin'), 'the file in the session\'s downloads folder', 30_000);
     expect(await readdir(outside)).toEqual([]);
-    const sessionDirs = await readdir(join(svc.dataDir, 'tmp', 'sessions'));
-    const landed = (await Promise.all(sessionDirs.map((dir) => readdir(join(svc.dataDir, 'tmp', 'sessions', dir, 'downloads')).catch(() => [] as string[])))).flat();
-    expect(landed).toContain('report.bin');
     cdp.close();
     await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
   });
@@ -280,10 +282,10 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     const context = await browser.newContext();
     const hostile = await context.newPage();
     await hostile.goto(`${pages.url}/opener?u=${encodeURIComponent(session.cdp_url)}`);
-    await expect.poll(() => hostile.title()).toBe('refused');
+    await expect.poll(() => hostile.title(), { timeout: 30_000 }).toBe('refused');
     const trusted = await context.newPage();
     await trusted.goto(`${trustedPages.url}/opener?u=${encodeURIComponent(session.cdp_url)}`);
-    await expect.poll(() => trusted.title()).toBe('open');
+    await expect.poll(() => trusted.title(), { timeout: 30_000 }).toBe('open');
     await browser.close();
 
     // Scripts send no Origin: Playwright and Puppeteer keep working.
