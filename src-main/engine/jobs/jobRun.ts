@@ -124,6 +124,11 @@ export class JobRun {
   }
 
 
+  /** Whether the run is waiting for a human's answer (it then holds no running slot: jobScheduler.ts). */
+  get waitingForInput(): boolean {
+    return this.#pending !== undefined;
+  }
+
   /** The page a live view shows. */
   page(): Page | undefined {
     return this.#lease?.page;

@@ -21,7 +21,35 @@ export interface JobSchedulerOptions {
   browserSlots?: BrowserSlots;
 }
 
-/** The durable queue: queued rows in SQLite, run oldest first within the concurrency limit. */
+/**
+ * Queued jobs in the order they may start: one per organization in turn (each org's own oldest first),
+ * beginning with the org after `lastOrg`, so one org's backlog never starves another's.
+ */
+export function roundRobin(queued: readonly JobRecord[], lastOrg: string | undefined): JobRecord[] {
+  const byOrg = new Map<string, JobRecord[]>();
+  for (const job of queued) {
+    const list = byOrg.get(job.org_id);
+    if (list) list.push(job);
+    else byOrg.set(job.org_id, [job]);
+  }
+  const orgs = [...byOrg.keys()].sort();
+  const next = lastOrg === undefined ? 0 : orgs.findIndex((org) => org > lastOrg);
+  const rotated = next <= 0 ? orgs : [...orgs.slice(next), ...orgs.slice(0, next)];
+  const ordered: JobRecord[] = [];
+  for (let round = 0; ordered.length < queued.length; round += 1) {
+    for (const org of rotated) {
+      const job = byOrg.get(org)?.[round];
+      if (job) ordered.push(job);
+    }
+  }
+  return ordered;
+}
+
+/**
+ * The durable queue: queued rows in SQLite, started in per-organization round robin within the
+ * concurrency limit. A job waiting for a human holds no running slot (its browser stays open and keeps
+ * counting against the browser limits); when answered it goes on at once, even past the limit for a while.
+ */
 export class JobScheduler {
   readonly #deps: JobRunDeps;
   readonly #agents: AgentRegistry;
@@ -31,13 +59,27 @@ export class JobScheduler {
   readonly #proxyPasswords = new Map<string, string>();
   #poll: NodeJS.Timeout | undefined;
   #closed = false;
+  /** The organization whose job started last: the round robin goes on from the next one. */
+  #lastOrg: string | undefined;
   readonly #slotFreed: Disposable | undefined;
+  readonly #statusChanged: Disposable;
 
   constructor(deps: JobRunDeps, agents: AgentRegistry, options: JobSchedulerOptions) {
     this.#deps = deps;
     this.#agents = agents;
     this.#options = options;
     this.#slotFreed = options.browserSlots?.onDidRelease(() => this.kick());
+    // A run that starts waiting for input frees its running slot for the next queued job.
+    this.#statusChanged = deps.events.onDidChangeStatus((job) => {
+      if (job.status === 'waiting_for_input') this.kick();
+    });
+  }
+
+  /** Runs that hold a running slot: every live run but those waiting for a human. */
+  get #running(): number {
+    let count = 0;
+    for (const { run } of this.#runs.values()) if (!run.waitingForInput) count += 1;
+    return count;
   }
 
   get #store(): Store {
@@ -91,11 +133,11 @@ export class JobScheduler {
     return this.#deps.runtime.locks.isHeld(profileId);
   }
 
-  /** Starts queued jobs while slots are free; a job whose profile is busy waits its turn. */
+  /** Starts queued jobs while slots are free, organizations in turn; a job whose profile is busy waits its turn. */
   kick(): void {
-    if (this.#closed || this.#runs.size >= this.#options.concurrency) return;
-    for (const job of this.#store.jobs.listQueued()) {
-      if (this.#runs.size >= this.#options.concurrency) break;
+    if (this.#closed || this.#running >= this.#options.concurrency) return;
+    for (const job of roundRobin(this.#store.jobs.listQueued(), this.#lastOrg)) {
+      if (this.#running >= this.#options.concurrency) break;
       if (this.#runs.has(job.id)) continue;
       if (job.profile_id !== null && job.options.save_profile && this.#profileBusy(job.profile_id)) continue;
       const agent = this.#agents.get(job.orchestrator_model);
@@ -107,6 +149,7 @@ export class JobScheduler {
       const slot = job.options.browser_session_id ? undefined : this.#options.browserSlots?.tryAcquire(job.org_id);
       if (slot === undefined && this.#options.browserSlots && !job.options.browser_session_id) continue;
       const run = new JobRun(this.#deps, job, agent, this.#proxyPasswords.get(job.id));
+      this.#lastOrg = job.org_id;
       this.#proxyPasswords.delete(job.id);
       const done = run.execute().finally(() => {
         this.#runs.delete(job.id);
@@ -150,6 +193,7 @@ export class JobScheduler {
     this.#closed = true;
     clearInterval(this.#poll);
     this.#slotFreed?.dispose();
+    this.#statusChanged.dispose();
     const running = [...this.#runs.values()];
     for (const { run } of running) run.shutdown();
     await Promise.allSettled(running.map(({ done }) => done));

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src-main/store/store.ts';
+import { cli } from '../helpers/cli.ts';
+import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
+import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
+import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
+
+/** Fair slots (issue 21, item 6): a job waiting for a human holds no running slot; organizations start jobs in turn. */
+describe('fair job slots', () => {
+  let pages: PageServer;
+  beforeAll(async () => {
+    pages = await startPageServer({ '/form': '<!doctype html><title>Q</title><input id="colour">' });
+  });
+  afterAll(() => pages.close());
+
+  /** A service with orgs `default`, plus `others`, each with the scripted portals `ask`, `hang` and `visit`. */
+  const world = async (concurrency: number, others: string[]) => {
+    const svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: concurrency });
+    const keys: Record<string, string> = { default: svc.orgKey };
+    for (const org of others) keys[org] = String((await cli(svc.dataDir, ['org', 'create', org])).json.api_key);
+    for (const [org, key] of Object.entries(keys)) {
+      for (const script of ['ask', 'hang', 'visit']) {
+        const made = await svc.api(`/portals/${org}`, { method: 'POST', key, json: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } });
+        expect(made.status).toBe(200);
+      }
+    }
+    const start = async (org: string, endpoint: string, body: Record<string, unknown> = {}) =>
+      String(((await jsonOf(await svc.api(`/jobs/${org}/${endpoint}/start`, { method: 'POST', key: keys[org], json: { form_data: {}, ...body } }))).body as { job_id: string }).job_id);
+    const status = async (org: string, endpoint: string, jobId: string) =>
+      String(((await jsonOf(await svc.api(`/task/${org}/${endpoint}/status?job_id=${jobId}`, { key: keys[org] }))).body as { status: string }).status);
+    const reaches = (org: string, endpoint: string, jobId: string, wanted: string) =>
+      until(async () => (await status(org, endpoint, jobId)) === wanted, `${org}/${endpoint} ${jobId} to be ${wanted}`, 30_000);
+    return { svc, keys, start, status, reaches };
+  };
+
+  it('two jobs of one org waiting for input leave the slots to another org\'s job (concurrency 2), whose browser opens beside theirs', async () => {
+    const { svc, start, status, reaches } = await world(2, ['rival']);
+    try {
+      const waiting = [await start('default', 'ask', { human_in_the_loop: true }), await start('default', 'ask', { human_in_the_loop: true })];
+      for (const jobId of waiting) await reaches('default', 'ask', jobId, 'waiting_for_input');
+      const other = await start('rival', 'visit');
+      await reaches('rival', 'visit', other, 'completed');
+      // The waiting jobs kept their browsers and their questions.
+      for (const jobId of waiting) expect(await status('default', 'ask', jobId)).toBe('waiting_for_input');
+    } finally {
+      await svc.dispose();
+    }
+  });
+
+  it('queued jobs start in per-organization round robin: a backlog of one org does not go first (three orgs, concurrency 1)', async () => {
+    const { svc, start, reaches } = await world(1, ['org-b', 'org-c']);
+    try {
+      // One running job holds the only slot while the queue fills: three of `default`, two of org-b, one of org-c, oldest first.
+      const blocker = await start('default', 'hang');
+      await reaches('default', 'hang', blocker, 'running');
+      const queued: [string, string][] = [];
+      for (const org of ['default', 'default', 'default', 'org-b', 'org-b', 'org-c']) queued.push([org, await start(org, 'visit')]);
+      await svc.api(`/jobs/default/hang/cancel?job_id=${blocker}`, { method: 'POST' });
+      for (const [org, jobId] of queued) await reaches(org, 'visit', jobId, 'completed');
+      const store = openStore(`${svc.dataDir}/portico.db`);
+      try {
+        const order = store.db.prepare<[string], { org_id: string }>("SELECT org_id FROM jobs WHERE endpoint_name = ? ORDER BY started_at, rowid").all('visit').map((row) => row.org_id);
+        // After `default`'s blocker: org-b, org-c, default, org-b, default, default.
+        expect(order).toEqual(['org-b', 'org-c', 'default', 'org-b', 'default', 'default']);
+      } finally {
+        store.close();
+      }
+    } finally {
+      await svc.dispose();
+    }
+  });
+});
