@@ -4,6 +4,8 @@
  * sample site's validation and records, and real builtin jobs on both samples — one completing with a
  * reference number, one asking a human for a branch the form does not offer.
  */
+import { request as httpRequest } from 'node:http';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { runCli } from '../../src-main/cli/main.ts';
@@ -13,6 +15,18 @@ const PARKING_DATA = {
   full_name: 'Ada Lovelace', email: 'ada@example.com', address_line_1: '12 Mill Lane', town: 'Riverside', postcode: 'RV1 2AB',
   registration: 'AB12 CDE', vehicle_type: 'Car', zone: 'Zone B', start_date: '2027-01-04', declaration: true,
 };
+
+/** The status of a GET sent with the given Host header (fetch would not let a test choose it). */
+function statusWithHost(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('samples', () => {
   const services: TestService[] = [];
@@ -74,6 +88,15 @@ describe('samples', () => {
     expect(startPage.status).toBe(200);
     expect(startPage.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(await startPage.text()).toContain('<label for="full_name">Full name</label>');
+    // The site's own name (what sample portals open, since Portico's browsers cannot reach the API's
+    // names) answers the site only: the API is refused; a path that tries to climb out of /samples/ is
+    // routed as a sample page (no such sample: the site's own 404), never to the API.
+    const port = Number(new URL(svc.url).port);
+    expect(await statusWithHost(port, '/samples/parking-permit/start', `samples.localhost:${port}`)).toBe(200);
+    expect(await statusWithHost(port, '/health', `samples.localhost:${port}`)).toBe(403);
+    expect(await statusWithHost(port, '/portals/default', `samples.localhost:${port}`)).toBe(403);
+    expect(await statusWithHost(port, '/samples/../health', `samples.localhost:${port}`)).toBe(404);
+    expect(await statusWithHost(port, '/samples/../../admin/settings', `samples.localhost:${port}`)).toBe(403);
 
     const invalid = await postForm(svc, '/samples/parking-permit/vehicle', { full_name: '', email: 'nope' });
     expect(invalid.status).toBe(422);
