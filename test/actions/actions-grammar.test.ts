@@ -54,11 +54,19 @@ describe('the action grammar reads plain imperative English', () => {
     ['read the page text', { op: 'extract' }],
     ['get the text of "Total"', { op: 'extract', target: 'any:Total (quoted)' }],
     ['please click Next', { op: 'click', target: 'any:Next' }],
+    // Issue 24: questions read as extract; a quoted or page-named word is a link, not a URL; "box" is a hint.
+    ['What is the reference number?', { op: 'extract', target: 'any:reference number' }],
+    ['what\'s the date of birth', { op: 'extract', target: 'any:date of birth' }],
+    ['open "Privacy"', { op: 'click', target: 'navigable:Privacy (quoted)' }],
+    ['open the Privacy page', { op: 'click', target: 'navigable:Privacy' }],
+    ['open gov.uk/apply', { op: 'goto', url: 'gov.uk/apply' }],
+    ['click the Text message box', { op: 'click', target: 'box:Text message' }],
+    ['tick the Text message box', { op: 'check', checked: true, target: 'checkbox:Text message' }],
   ])('%s', (action, expected) => {
     expect(read(action)).toEqual(expected);
   });
 
-  it.each(['summarise this page for me', 'get rid of the cookie banner', 'type hello', 'click', 'go to the settings page', '', '   ', 'select'])('does not pretend to read %j', (action) => {
+  it.each(['summarise this page for me', 'get rid of the cookie banner', 'go to "Privacy"', 'what is',  'type hello', 'click', 'go to the settings page', '', '   ', 'select'])('does not pretend to read %j', (action) => {
     expect(parseAction(action)).toBeUndefined();
   });
 

@@ -2,7 +2,11 @@ import { parseTemplate, templateVariables, type Template } from './actionTemplat
 import { findWord, startsWithWords, tokenize, tokensTemplate, type ActionToken } from './actionTokens.ts';
 
 /** What kind of element a target names, from the words around it ("the Continue button"). */
-export type TargetKind = 'any' | 'button' | 'link' | 'field' | 'checkbox' | 'radio' | 'choice' | 'dropdown' | 'tab' | 'option' | 'group';
+export type TargetKind = 'any' | 'button' | 'link' | 'field' | 'checkbox' | 'radio' | 'choice' | 'dropdown' | 'tab' | 'option' | 'group'
+  /** "box": a checkbox or a text box (a hint, not a filter: both are tried, the unambiguous one wins). */
+  | 'box'
+  /** "the Privacy page" after open: a link or button that leads there. */
+  | 'navigable';
 
 /** The element an action names: by its accessible name, label, placeholder or visible text. */
 export interface TargetSpec {
@@ -35,7 +39,7 @@ const KIND_WORDS: ReadonlyArray<readonly [readonly string[], TargetKind]> = [
   [['radio', 'button'], 'radio'], [['text', 'box'], 'field'], [['text', 'field'], 'field'], [['input', 'field'], 'field'],
   [['text', 'area'], 'field'], [['check', 'box'], 'checkbox'], [['drop', 'down'], 'dropdown'], [['dropdown', 'menu'], 'dropdown'],
   [['dropdown', 'list'], 'dropdown'], [['select', 'box'], 'dropdown'], [['select', 'menu'], 'dropdown'], [['search', 'box'], 'field'],
-  [['button'], 'button'], [['link'], 'link'], [['field'], 'field'], [['box'], 'field'], [['input'], 'field'], [['textbox'], 'field'],
+  [['button'], 'button'], [['link'], 'link'], [['field'], 'field'], [['box'], 'box'], [['input'], 'field'], [['textbox'], 'field'],
   [['textarea'], 'field'], [['checkbox'], 'checkbox'], [['radio'], 'radio'], [['dropdown'], 'dropdown'], [['drop-down'], 'dropdown'],
   [['combobox'], 'dropdown'], [['select'], 'dropdown'], [['menu'], 'dropdown'], [['list'], 'dropdown'], [['tab'], 'tab'], [['option'], 'option'],
 ];
@@ -97,31 +101,49 @@ function parseTarget(tokens: readonly ActionToken[], fallbackKind: TargetKind = 
       if (to - from > 1 && findWord(tokens, ['labelled', 'labeled', 'named', 'called', 'titled'], from, from + 1) === from) from += 1;
     }
   }
+  // "box" said while typing is a text box, while ticking a checkbox; elsewhere both are tried.
+  if (kind === 'box' && fallbackKind === 'field') kind = 'field';
+  if (kind === 'box' && fallbackKind === 'choice') kind = 'checkbox';
   const rest = tokens.slice(from, to);
   if (rest.length === 0) return undefined;
   const only = rest.length === 1 ? rest[0] : undefined;
   return { name: tokensTemplate(rest), kind, quoted: only?.quoted === true };
 }
 
-const isUrlToken = (token: ActionToken): boolean => {
-  const raw = token.raw;
-  if (token.template.length > 0 && 'variable' in (token.template[0] ?? { text: '' })) return true;
-  return /^(https?:\/\/|\/|about:blank$)/i.test(raw) || (/^[^\s/]+\.[a-z]{2,}(?:[:/?#]|$)/i.test(raw) && !raw.endsWith('.'));
+/**
+ * Whether a word is a URL as people write one: a scheme (`https://…`, `about:blank`), a path (`/account`),
+ * a host with a dot (`example.com`, `gov.uk/apply`) or a variable standing for one. Quoting a word does not
+ * make it a URL: `open "Privacy"` names a link.
+ */
+export const looksLikeUrl = (token: ActionToken): boolean => {
+  const raw = token.raw.trim();
+  const head = token.template[0];
+  if (head !== undefined && 'variable' in head) return true;
+  if (/\s/.test(raw)) return false;
+  return /^(https?:\/\/\S|\/|about:blank$)/i.test(raw) || (/^[^\s/:]+\.[a-z]{2,}(?:[:/?#]|$)/i.test(raw) && !raw.endsWith('.'));
 };
 
 type Reader = (tokens: readonly ActionToken[]) => ParsedAction | undefined;
 
 function readGoto(tokens: readonly ActionToken[]): ParsedAction | undefined {
   const only = tokens.length === 1 ? tokens[0] : undefined;
-  if (!only || (!only.quoted && !isUrlToken(only))) return undefined;
+  if (!only || !looksLikeUrl(only)) return undefined;
   return { op: 'goto', url: only.template };
 }
 
+/** "open <url>", else "open the Privacy page" / "open Privacy": a link or button with that name (never a guessed URL). */
 function readOpen(tokens: readonly ActionToken[]): ParsedAction | undefined {
   const url = readGoto(tokens);
   if (url) return url;
-  const target = parseTarget(tokens);
-  return target && { op: 'click', target };
+  let rest = tokens;
+  let pageWord = false;
+  if (rest.length > 1 && startsWithWords(rest, rest.length - 1, ['page'])) {
+    rest = rest.slice(0, -1);
+    pageWord = true;
+  }
+  const target = parseTarget(rest);
+  if (!target) return undefined;
+  return { op: 'click', target: pageWord || target.quoted ? { ...target, kind: target.kind === 'any' ? 'navigable' : target.kind } : target };
 }
 
 function readClick(tokens: readonly ActionToken[]): ParsedAction | undefined {
@@ -258,6 +280,27 @@ const VERBS: ReadonlyArray<readonly [readonly string[], Reader]> = [
 
 const POLITE = [['please'], ['now'], ['then']];
 
+/** "what is the reference number?", "what's the date of birth", "what is shown as Status": read as extract. */
+const QUESTIONS: ReadonlyArray<readonly string[]> = [
+  ['what', 'is', 'shown', 'as'], ['what', 'is', 'shown', 'for'], ['what', 'is'], ['what\'s'], ['what’s'], ['whats'], ['what', 'are'], ['tell', 'me'], ['show', 'me'],
+];
+
+function readQuestion(tokens: readonly ActionToken[], start: number): ParsedAction | undefined {
+  for (const phrase of QUESTIONS) {
+    if (!startsWithWords(tokens, start, phrase)) continue;
+    let rest = tokens.slice(start + phrase.length);
+    const last = rest.at(-1);
+    if (last && !last.quoted && last.raw === '?') rest = rest.slice(0, -1);
+    else if (last && !last.quoted && last.raw.length > 1 && last.raw.endsWith('?')) {
+      const raw = last.raw.replace(/\?+$/, '');
+      rest = [...rest.slice(0, -1), { ...last, raw, lower: raw.toLowerCase(), template: parseTemplate(raw) }];
+    }
+    if (rest.length === 0) return undefined;
+    return readExtract(rest);
+  }
+  return undefined;
+}
+
 /**
  * Reads one imperative action into an operation and target; undefined when the sentence is not one
  * this grammar knows (the caller may then ask a model). Throws ActionSyntaxError on a broken `{{…}}`.
@@ -279,7 +322,7 @@ export function parseAction(text: string): ParsedAction | undefined {
     const parsed = read(rest);
     if (parsed) return parsed;
   }
-  return undefined;
+  return readQuestion(tokens, start);
 }
 
 /** Every variable an action refers to (for the cache key and the up-front missing-variable check). */

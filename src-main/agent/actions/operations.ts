@@ -1,5 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
 import type { ActionOp } from './actionGrammar.ts';
+import { normaliseText } from '../autofill/lexicon.ts';
+import { findChoice } from '../autofill/valueAdapter.ts';
+import { pairedValue } from './inPage.ts';
 import type { TargetIdentity } from './targetIdentity.ts';
 
 /** How long one element operation may wait for its target to be actionable. */
@@ -51,7 +54,13 @@ export function resolveUrl(text: string, current: string): URL {
 }
 
 async function setChecked(locator: Locator, checked: boolean): Promise<void> {
+  // An input moved off-screen or shrunk to a pixel (USWDS, sr-only) is never clicked itself: its label is what a person clicks.
+  const drawnByLabel = await locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.right <= 0 || r.bottom + scrollY <= 0 || (r.width <= 1 && r.height <= 1);
+  }).catch(() => false);
   try {
+    if (drawnByLabel) throw new Error('drawn by its label');
     await locator.setChecked(checked, { timeout: ACTION_TIMEOUT_MS });
   } catch (error) {
     // Design systems draw the box on the label and move the input off-screen: its own label toggles it.
@@ -65,30 +74,64 @@ async function setChecked(locator: Locator, checked: boolean): Promise<void> {
   }
 }
 
+/** "TX - Texas", "Texas (TX)", "TX: Texas": the halves a person may name the option by. */
+function labelHalves(label: string): string[] {
+  const parts = label.split(/\s[—–-]\s|:\s|\s*\(([^)]*)\)\s*/).map((p) => (p ?? '').trim()).filter(Boolean);
+  return parts.length > 1 ? parts : [];
+}
+
+/**
+ * The option meant by `wanted`: exactly its label, the same ignoring case, its value; then by the
+ * filler's meaning-preserving rules (findChoice: spacing and punctuation, lexicon synonyms such as
+ * "Texas" ~ "TX"); then a whole half of a coded label ("Texas" or "TX" for "TX - Texas"). A shared
+ * word is never enough; two options at the first rule that matches are ambiguous.
+ */
+export function chooseOption(wanted: string, options: ReadonlyArray<{ label: string; value: string }>): number | 'ambiguous' | undefined {
+  const exact = [(o: { label: string }) => o.label === wanted, (o: { label: string }) => o.label.toLowerCase() === wanted.toLowerCase(), (o: { value: string }) => o.value === wanted]
+    .map((test) => options.findIndex(test)).find((i) => i >= 0);
+  if (exact !== undefined) return exact;
+  const choices = options.map((o) => ({ label: o.label, value: o.value }));
+  const found = findChoice(wanted, choices);
+  if (found.index >= 0) return found.index;
+  if (found.index === -2) return 'ambiguous';
+  const norm = normaliseText(wanted);
+  const halves = options.map((o, i) => (labelHalves(o.label).some((h) => normaliseText(h) === norm) ? i : -1)).filter((i) => i >= 0);
+  if (halves.length === 1) return halves[0];
+  return halves.length > 1 ? 'ambiguous' : undefined;
+}
+
 async function selectOption(page: Page, locator: Locator, option: string): Promise<void> {
   const isNative = await locator.evaluate((el) => el.tagName === 'SELECT');
+  const wanted = option.replace(/\s+/g, ' ').trim();
   if (isNative) {
     // Read the options once: a missing option fails at once instead of after two selectOption timeouts.
     const options = await locator.evaluate((el) => Array.from((el as HTMLSelectElement).options).map((o) => ({ label: o.text.replace(/\s+/g, ' ').trim(), value: o.value })));
-    const wanted = option.replace(/\s+/g, ' ').trim();
-    const index = [(o: { label: string }) => o.label === wanted, (o: { label: string }) => o.label.toLowerCase() === wanted.toLowerCase(), (o: { value: string }) => o.value === wanted]
-      .map((test) => options.findIndex(test)).find((i) => i >= 0);
+    const index = chooseOption(wanted, options);
+    if (index === 'ambiguous') throw new OperationError(`Ambiguous option ${JSON.stringify(option)}: several options of the dropdown could mean it`);
     if (index === undefined) throw new OperationError(`No option ${JSON.stringify(option)} in the dropdown; options are ${JSON.stringify(options.slice(0, 20).map((o) => o.label))}`);
     await locator.selectOption({ index }, { timeout: ACTION_TIMEOUT_MS });
     return;
   }
-  // A custom combobox: open it, then the option with exactly that name.
+  // A custom combobox: open it, then the option meant (its name as written first).
   await locator.click({ timeout: ACTION_TIMEOUT_MS });
-  const choice = page.getByRole('option', { name: option, exact: true }).filter({ visible: true });
+  const shown = page.getByRole('option').filter({ visible: true });
   // The list may render a moment after the click.
-  await choice.first().waitFor({ state: 'visible', timeout: 2_000 }).catch(() => undefined);
-  const count = await choice.count();
-  if (count !== 1) throw new OperationError(count === 0 ? `No option ${JSON.stringify(option)} in the dropdown` : `Ambiguous option ${JSON.stringify(option)}: ${count} options match`);
-  await choice.click({ timeout: ACTION_TIMEOUT_MS });
+  await shown.first().waitFor({ state: 'visible', timeout: 2_000 }).catch(() => undefined);
+  const names = await shown.evaluateAll((els) => els.map((e) => ({ label: (e.getAttribute('aria-label') || (e as HTMLElement).innerText || '').replace(/\s+/g, ' ').trim(), value: e.getAttribute('data-value') ?? '' })));
+  const exactCount = names.filter((n) => n.label === wanted).length;
+  if (exactCount > 1) throw new OperationError(`Ambiguous option ${JSON.stringify(option)}: ${exactCount} options match`);
+  const index = exactCount === 1 ? names.findIndex((n) => n.label === wanted) : chooseOption(wanted, names);
+  if (index === 'ambiguous') throw new OperationError(`Ambiguous option ${JSON.stringify(option)}: several options could mean it`);
+  if (index === undefined) throw new OperationError(`No option ${JSON.stringify(option)} in the dropdown`);
+  await shown.nth(index).click({ timeout: ACTION_TIMEOUT_MS });
 }
 
 /** Reads the text of an element (a field's value) or of the whole page. */
 async function extractText(page: Page, locator: Locator | undefined): Promise<string> {
+  // A label's value (summary list key → its value, table header → its cell, label → its field), never the label.
+  const paired = locator ? await locator.evaluate(pairedValue) : null;
+  if (paired && 'ambiguous' in paired) throw new OperationError(`That header heads ${paired.ambiguous} rows: name the row too`);
+  if (paired) return paired.value.replace(/[ \t]+\n/g, '\n').trim().slice(0, MAX_EXTRACT_CHARS);
   const text = locator
     ? await locator.evaluate((el) => (el instanceof HTMLInputElement && el.type === 'password' ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el as HTMLElement).innerText))
     : await page.evaluate(() => document.body?.innerText ?? '');
@@ -110,10 +153,17 @@ export async function perform(page: Page, operation: Operation, locator: Locator
         await page.goto(url.href, { waitUntil: 'load', timeout: 30_000 });
         return `Opened ${page.url()}`;
       }
-      case 'click':
+      case 'click': {
+        // A design-system checkbox or radio draws its box on the label and moves the input aside: clicking it means toggling it.
+        const toggle = await need(locator).evaluate((el) => (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio') ? el.type === 'radio' || !el.checked : null));
+        if (toggle !== null) {
+          await setChecked(need(locator), toggle);
+          return `Clicked ${on}`;
+        }
         await need(locator).click({ timeout: ACTION_TIMEOUT_MS });
         await settle(page);
         return `Clicked ${on}`;
+      }
       case 'fill': {
         const field = need(locator);
         const isSelect = await field.evaluate((el) => el.tagName === 'SELECT');

@@ -45,6 +45,25 @@ function pageKey(url: string): string {
   }
 }
 
+/**
+ * The page's address as the page itself reports it now. Another client (over cdp_url) may have just
+ * navigated: `page.url()` is only as fresh as the navigation events this connection has handled, while
+ * an evaluate's answer arrives after every event the browser sent before it (one ordered connection).
+ * A navigation under way (its document replaced mid-read) is waited out, a few times at most.
+ */
+async function currentUrl(page: Page): Promise<string> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      const href = await page.mainFrame().evaluate(() => location.href);
+      if (href === page.url()) return href;
+    } catch {
+      // The document went away mid-read: a navigation is committing; read again once it has.
+    }
+    await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined);
+  }
+  return page.url();
+}
+
 /** Whether any string of a recipe carries a variable's value (then it is not stored: values never reach the cache). */
 function carriesValue(recipe: StepRecipe, variables: Variables): boolean {
   const strings = [recipe.text, recipe.key, recipe.target?.name, recipe.target?.selector].filter((s): s is string => typeof s === 'string');
@@ -140,7 +159,7 @@ export class ActionService {
 
   async #cachedOrFresh(page: Page, workspaceId: string, request: SingleActionRequest, variables: Variables, names: string[]): Promise<SingleActionResponse> {
     const cache = this.#deps.cache;
-    const where = pageKey(page.url());
+    const where = pageKey(await currentUrl(page));
     const cacheKey = request.id !== undefined
       ? `id:${request.id}`
       : `h:${createHash('sha256').update(JSON.stringify([request.action, where, [...names].sort()])).digest('hex').slice(0, 40)}`;

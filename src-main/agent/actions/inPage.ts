@@ -1,0 +1,139 @@
+// Functions the action interpreter runs inside the page, kept as plain JavaScript source so that no
+// transpiler helper can leak into what the page runs (the same reason agent/injected compiles its
+// scripts). Each is made once with `new Function` and handed to Playwright's evaluate by its text.
+
+function inPage<F>(source: string): F {
+  return new Function(`return (${source});`)() as F;
+}
+
+/** What a person can perceive of one candidate: 0 not a target (hidden to them), 1 a target, 2 a target but covered at its centre. */
+export type Perceived = 0 | 1 | 2;
+
+/**
+ * For each element: whether a person sees and can reach it. Not a target: inside an `aria-hidden="true"`
+ * subtree or an `inert` one (crossing shadow roots), outside the open modal dialog (`<dialog>` opened
+ * with showModal(), or a shown `[aria-modal=true]`), and, when `textOnly` (the element was found by its
+ * text, not as a control), text that is visually hidden (clipped to 1px, `clip: rect(0 0 0 0)`, moved
+ * off-screen): such text still names its control, it is not something to click or read on its own.
+ */
+export const perceivable = inPage<(els: Element[], textOnly: boolean) => Perceived[]>(`(els, textOnly) => {
+  const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  const shown = (e) => {
+    if (!e.getClientRects().length) return false;
+    const s = getComputedStyle(e);
+    return s.visibility !== 'hidden' && s.display !== 'none';
+  };
+  const modalOf = (doc) => {
+    const found = [];
+    for (const d of doc.querySelectorAll('dialog')) { try { if (d.matches(':modal')) found.push(d); } catch (e) { /* no :modal */ } }
+    for (const d of doc.querySelectorAll('[aria-modal="true"]')) if (shown(d)) found.push(d);
+    return found.length ? found[found.length - 1] : null;
+  };
+  const modal = els.length ? modalOf(els[0].ownerDocument) : null;
+  const inside = (outer, el) => { for (let n = el; n; n = up(n)) if (n === outer) return true; return false; };
+  const hiddenText = (el) => {
+    for (let n = el, depth = 0; n && depth < 6 && n.nodeType === 1; n = up(n), depth += 1) {
+      const s = getComputedStyle(n);
+      const r = n.getBoundingClientRect();
+      if (s.clip === 'rect(0px, 0px, 0px, 0px)' || s.clipPath === 'inset(50%)' || (r.width <= 1 && r.height <= 1 && s.overflow === 'hidden')) return true;
+      if (s.position === 'absolute' && (r.right < -100 || r.bottom < -100)) return true;
+      if (Number(s.opacity) === 0) return true;
+    }
+    return false;
+  };
+  const covered = (el) => {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (r.width < 2 || r.height < 2 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+    let hit = el.ownerDocument.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) { const deeper = hit.shadowRoot.elementFromPoint(x, y); if (!deeper || deeper === hit) break; hit = deeper; }
+    if (!hit) return false;
+    if (inside(el, hit) || inside(hit, el)) return false;
+    if (hit.tagName === 'LABEL' && el.labels && Array.from(el.labels).includes(hit)) return false;
+    return true;
+  };
+  return els.map((el) => {
+    for (let n = el; n; n = up(n)) {
+      if (n.nodeType !== 1) continue;
+      if (n.getAttribute('aria-hidden') === 'true' || n.hasAttribute('inert')) return 0;
+    }
+    if (modal && !inside(modal, el)) return 0;
+    if (textOnly && hiddenText(el)) return 0;
+    return covered(el) ? 2 : 1;
+  });
+}`);
+
+/**
+ * The value a person reads next to a label: for a term of a description list (GOV.UK summary list
+ * key) the definition beside it (never the row's actions); for a table header the cell it heads (the
+ * only body row's, or the row's own cells for a row header); for a label its control's value; for a
+ * legend the chosen options of its fieldset. Null when the element is none of these (its own text is
+ * read). `{ambiguous: n}` when a column header heads several rows.
+ */
+export const pairedValue = inPage<(el: Element) => { value: string } | { ambiguous: number } | null>(`(el) => {
+  const text = (e) => (e.innerText || e.textContent || '').replace(/[ \\t]+\\n/g, '\\n').replace(/\\s+$/, '').trim();
+  const controlValue = (c) => {
+    if (c instanceof HTMLSelectElement) return Array.from(c.selectedOptions).map((o) => o.text.trim()).join(', ');
+    if (c instanceof HTMLInputElement && (c.type === 'checkbox' || c.type === 'radio')) return c.checked ? 'checked' : 'not checked';
+    if (c instanceof HTMLInputElement || c instanceof HTMLTextAreaElement) return c.value;
+    return null;
+  };
+  if (el.matches('input, select, textarea')) return null;
+  const term = el.closest('dt');
+  if (term) {
+    for (let n = term.nextElementSibling; n; n = n.nextElementSibling) {
+      if (n.tagName === 'DT') break;
+      if (n.tagName === 'DD' && !/actions/.test(n.className)) return { value: text(n) };
+    }
+    return { value: '' };
+  }
+  const header = el.closest('th, [role=columnheader], [role=rowheader]');
+  if (header) {
+    const row = header.closest('tr, [role=row]');
+    const table = header.closest('table, [role=table], [role=grid]');
+    if (!row || !table) return null;
+    const cellsOf = (r) => Array.from(r.children).filter((c) => /^(TD|TH)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute('role') || ''));
+    const isRowHeader = header.getAttribute('scope') === 'row' || header.getAttribute('role') === 'rowheader' || (header.parentElement && header.parentElement.closest('tbody') && cellsOf(row)[0] === header && !header.closest('thead'));
+    if (isRowHeader) {
+      // The row's own values: not its actions (a cell holding only links or buttons).
+      const onlyActions = (c) => c.querySelector('a, button') && !Array.from(c.childNodes).some((n) => (n.nodeType === 3 && n.textContent.trim()) || (n.nodeType === 1 && !n.matches('a, button')));
+      const cells = cellsOf(row).filter((c) => c !== header && c.tagName !== 'TH' && !onlyActions(c));
+      return { value: cells.map(text).filter(Boolean).join('\\n') };
+    }
+    let column = 0;
+    for (const c of cellsOf(row)) { if (c === header) break; column += Number(c.getAttribute('colspan') || 1); }
+    const bodyRows = Array.from(table.querySelectorAll('tr, [role=row]')).filter((r) => r !== row && !r.closest('thead') && cellsOf(r).some((c) => c.tagName === 'TD' || /cell/.test(c.getAttribute('role') || '')));
+    if (bodyRows.length !== 1) return { ambiguous: bodyRows.length };
+    let at = 0;
+    for (const c of cellsOf(bodyRows[0])) { if (at === column) return { value: text(c) }; at += Number(c.getAttribute('colspan') || 1); }
+    return { value: '' };
+  }
+  const label = el.closest('label');
+  if (label) {
+    const control = label.control || label.querySelector('input, select, textarea');
+    if (control && !(control instanceof HTMLInputElement && control.type === 'password')) {
+      const v = controlValue(control);
+      if (v !== null) return { value: v };
+    }
+  }
+  const legend = el.closest('legend');
+  if (legend && legend.parentElement && legend.parentElement.tagName === 'FIELDSET') {
+    const chosen = Array.from(legend.parentElement.querySelectorAll('input:checked')).map((i) => (i.labels && i.labels[0] ? text(i.labels[0]) : i.value));
+    return { value: chosen.join(', ') };
+  }
+  return null;
+}`);
+
+/** The names a person reads on each control (its labels, aria-label, aria-labelledby, placeholder, a fieldset's legend), for the lexicon tier. */
+export const controlNames = inPage<(els: Element[]) => string[][]>(`(els) => els.map((el) => {
+  const out = [];
+  const add = (t) => { const s = (t || '').replace(/\\s+/g, ' ').trim(); if (s && s.length < 200) out.push(s); };
+  if (el.labels) for (const l of el.labels) add(l.textContent);
+  add(el.getAttribute('aria-label'));
+  const by = el.getAttribute('aria-labelledby');
+  if (by) add(by.split(/\\s+/).map((id) => { const n = el.ownerDocument.getElementById(id); return n ? n.textContent : ''; }).join(' '));
+  add(el.getAttribute('placeholder'));
+  if (el.tagName === 'FIELDSET') { const lg = el.querySelector(':scope > legend'); if (lg) add(lg.textContent); }
+  return out;
+})`);
