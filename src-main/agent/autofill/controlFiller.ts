@@ -1,11 +1,13 @@
 import type { Locator } from 'playwright-core';
 
+import { AgentFailure } from '../agentTypes.ts';
 import { readAndLeave } from '../injected/index.ts';
 import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
 import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
 import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
 import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
+import { digitSlots, digitsForMask, fillDigitSlots, formatTwelveHour, parseTimeOfDay, readBackMatches, wantsTwelveHour, type ReadBackKind } from './widgetValues.ts';
 import { loose } from './textNorm.ts';
 import { asBoolean, asText, filePayloads, findChoice, fitToMask, matchChoice, monthChoiceValues, patternAccepts, realChoices, sameValue, withoutAffixes, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
 
@@ -45,13 +47,40 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
   }
   if (c.type === 'number' && typeof value === 'string') return value.replace(/[^\d.\-]/g, '');
   const text = withoutAffixes(asText(value), c.affixes);
+  // A time into a 12-hour time picker ("hh:mm AM") is written the way it shows times: "15:00" → "03:00 PM".
+  const time = typeof value === 'string' ? parseTimeOfDay(text) : null;
+  if (time && wantsTwelveHour(timeHints(target))) return formatTwelveHour(time);
   // A masked input (SSN "___ __ ____", phone "(___) ___-____") gets the value in its shape, unless the value already fits.
   const template = c.mask || c.placeholder;
-  if (template && (c.pattern ? patternAccepts(c.pattern, text) !== true : true)) return fitToMask(text, template, c.pattern) ?? text;
+  if (template && (c.pattern ? patternAccepts(c.pattern, text) !== true : true)) {
+    const fitted = fitToMask(text, template, c.pattern);
+    if (fitted !== null) return fitted;
+    // A digit mask takes exactly its digits: a national number from an international one ("+1 503 555 0182"
+    // → 5035550182), else the value does not fit and typing it would shift or drop digits.
+    const slots = digitSlots(template);
+    if (slots !== null && /\d/.test(text)) {
+      const digits = digitsForMask(text, slots);
+      if (digits === null) throw new FillProblem(`'${text}' has ${text.replace(/\D/g, '').length} digits; '${target.label}' takes exactly ${slots} (${template})`);
+      return fillDigitSlots(template, digits) ?? digits;
+    }
+  }
   return text;
 }
 
-async function fillText(env: FillEnv, target: Target, loc: Locator, text: string): Promise<string> {
+function timeHints(target: Target): string {
+  const c = target.controls[0] as ScannedControl;
+  return [c.placeholder, c.describedBy, c.title, c.hintText, c.value].join(' ');
+}
+
+/** How a text fill is read back: digits for a digit mask, a time of day for a time, else as text. */
+function readBackKind(target: Target, value: unknown): ReadBackKind | null {
+  const c = target.controls[0] as ScannedControl;
+  if (digitSlots(c.mask || c.placeholder) !== null && /\d/.test(asText(value))) return 'digits';
+  if (typeof value === 'string' && parseTimeOfDay(value) && wantsTwelveHour(timeHints(target))) return 'time';
+  return null;
+}
+
+async function fillText(env: FillEnv, target: Target, loc: Locator, text: string, check: ReadBackKind | null = null): Promise<string> {
   const c = target.controls[0] as ScannedControl;
   const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
   // Typing into native date/time inputs depends on the locale's segment order: always fill those.
@@ -69,6 +98,10 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
     await typeKeys(env, loc, text);
     shown = await loc.evaluate(readAndLeave);
     if (!sameValue(shown, text, digits)) env.log(`${target.label}: control shows a different value after typing`);
+  }
+  // Masks and time pickers rewrite what is typed: what they show must still mean the value, or nothing is claimed.
+  if (check && !readBackMatches(check, text, shown)) {
+    throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}' (${check === 'digits' ? 'the digits differ' : 'a different time'}); the value was not placed`);
   }
   return shown;
 }
@@ -127,14 +160,22 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     throw optionProblem(target, text, match.index, seen);
   }
   const label = seen[match.index] as string;
-  await click(env, options.nth(match.index));
+  // Async and filtering lists re-render while they settle: the option clicked must still be the one
+  // matched (by its accessible name), never whatever now sits at that position.
+  const option = options.nth(match.index);
+  const now = (await option.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+  if (now !== label) {
+    await env.page.keyboard.press('Escape');
+    throw new AgentFailure(`'${target.label}': the list changed while choosing '${label}' (that place now shows '${now}'); nothing was chosen`);
+  }
+  await click(env, option);
   // Most widgets put the choice in the input; react-select clears the input and shows it beside.
   let shown = '';
   const took = await waitFor(async () => {
     shown = await shownValue(loc);
     return loose(shown).includes(loose(label));
   }, 800);
-  if (!took) env.log(`${target.label}: shows '${shown}' after choosing '${label}'`);
+  if (!took) throw new AgentFailure(`'${target.label}' shows '${shown}' after choosing '${label}' from its list`);
   return { shown: shown || label, how: preMatch && 'how' in preMatch ? preMatch.how : match.how };
 }
 
@@ -232,7 +273,7 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
         if ('how' in match) return { shown: await fillText(env, target, loc, (target.choices[match.index] as ChoiceLike).value), how: match.how };
         env.log(`${target.label}: the value ${match.index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`);
       }
-      const shown = await fillText(env, target, loc, textFor(target, value, options));
+      const shown = await fillText(env, target, loc, textFor(target, value, options), readBackKind(target, value));
       return { shown, how: textHow(value, shown) };
     }
     case 'editable': {
