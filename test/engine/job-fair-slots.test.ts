@@ -3,7 +3,7 @@ import { openStore } from '../../src-main/store/store.ts';
 import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { jsonOf, startService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
 /** Fair slots (issue 21, item 6): a job waiting for a human holds no running slot; organizations start jobs in turn. */

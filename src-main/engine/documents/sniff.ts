@@ -1,4 +1,5 @@
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { isJsonText } from './jsonPrefix.ts';
 import { inspectZip } from './zipParts.ts';
 
 export const HEAD_BYTES = 4096;
@@ -6,16 +7,25 @@ export const HEAD_BYTES = 4096;
 const startsWith = (head: Uint8Array, bytes: readonly number[]): boolean => bytes.every((b, i) => head[i] === b);
 const ascii = (text: string): number[] => [...text].map((c) => c.charCodeAt(0));
 
-/** The first bytes of a stored file. */
-export async function readHead(path: string): Promise<Uint8Array> {
+/** How much of a file the JSON sniff reads: a valid JSON start of this length is JSON (the reader checks the rest, in its worker). */
+export const JSON_SNIFF_BYTES = 64 * 1024;
+
+/** The first `bytes` bytes of a stored file (fewer when it is shorter), and whether that is the whole file. */
+export async function readPrefix(path: string, bytes: number): Promise<{ data: Uint8Array; whole: boolean }> {
   const handle = await open(path, 'r');
   try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    const { size } = await handle.stat();
+    return { data: buffer.subarray(0, bytesRead), whole: bytesRead >= size };
   } finally {
     await handle.close();
   }
+}
+
+/** The first bytes of a stored file. */
+export async function readHead(path: string): Promise<Uint8Array> {
+  return (await readPrefix(path, HEAD_BYTES)).data;
 }
 
 /** Image types by magic number (read by OCR). */
@@ -31,7 +41,8 @@ function imageType(head: Uint8Array): string | undefined {
 
 /**
  * The content type of a stored file from its bytes: PDF by `%PDF-`, DOCX/XLSX by their zip parts, images by
- * magic numbers, JSON by parsing; other text is CSV when the client named it so, else plain text. The
+ * magic numbers, JSON by checking its first 64 KiB (the whole file when shorter; never a whole-file parse on the
+ * service's thread: a 50 MB file once held it for seconds); other text is CSV when the client named it so, else plain text. The
  * client's type is only a hint between text flavours. Unknown binaries are `application/octet-stream`.
  * Throws `DocumentReadError` for a zip bomb or a broken zip.
  */
@@ -50,12 +61,9 @@ export async function sniffContentType(path: string, name: string, claimed: stri
   if (head.includes(0)) return 'application/octet-stream';
   const firstChar = Buffer.from(head).toString('utf8').replace(/^\uFEFF/, '').trimStart()[0];
   if (firstChar === '{' || firstChar === '[') {
-    try {
-      JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
-      return 'application/json';
-    } catch {
-      // Not JSON after all: read as text below.
-    }
+    const prefix = await readPrefix(path, JSON_SNIFF_BYTES);
+    // Not JSON after all: read as text below.
+    if (isJsonText(new TextDecoder().decode(prefix.data).replace(/^\uFEFF/, ''), prefix.whole)) return 'application/json';
   }
   const lowerName = name.toLowerCase();
   const hint = claimed.toLowerCase();
