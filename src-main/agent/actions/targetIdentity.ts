@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { uniqueSelector } from '../injected/index.ts';
-import { countAcross, searchFrames } from './searchFrames.ts';
+import { perceivableAcross, searchFrames } from './searchFrames.ts';
 
 /** How a resolved target is found again: its role and accessible name (or its text, for an element with no role), plus a CSS fallback. */
 export interface TargetIdentity {
@@ -95,15 +95,16 @@ function sameIdentity(snapshot: string, identity: TargetIdentity): boolean {
  */
 export async function findAgain(page: Page, identity: TargetIdentity): Promise<Locator | undefined> {
   const frames = await searchFrames(page);
-  const primary = await countAcross(frames, (frame) => (identity.by === 'role'
+  // Only what a person can perceive now (not aria-hidden, inert or behind an open modal dialog).
+  const primary = await perceivableAcross(frames, (frame) => (identity.by === 'role'
     ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
-    : frame.getByText(identity.name, { exact: true })));
+    : frame.getByText(identity.name, { exact: true })), identity.by === 'text');
   if (primary.only) {
     if (identity.by === 'role') return primary.only;
     if (sameIdentity(await primary.only.ariaSnapshot({ timeout: 2_000 }), identity)) return primary.only;
   }
   if (!identity.selector) return undefined;
-  const fallback = await countAcross(frames, (frame) => frame.locator(identity.selector));
+  const fallback = await perceivableAcross(frames, (frame) => frame.locator(identity.selector), identity.by === 'text');
   if (!fallback.only) return undefined;
   const snapshot = await fallback.only.ariaSnapshot({ timeout: 2_000 }).catch(() => '');
   return sameIdentity(snapshot, identity) ? fallback.only : undefined;

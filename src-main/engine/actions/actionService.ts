@@ -45,13 +45,71 @@ function pageKey(url: string): string {
   }
 }
 
+/** How long an action waits for a navigation another client started (over cdp_url) to reach its new page. */
+const PENDING_NAVIGATION_MS = 10_000;
+
+/**
+ * Navigations of a session page's main frame that were requested but have not yet reached a new
+ * document, as the browser reports them on a CDP session of Portico's own (another client's
+ * `location.href = …` or `Page.navigate` included).
+ */
+class NavigationWatch {
+  #pending = false;
+  #waiters: Array<() => void> = [];
+  readonly #cdp: CDPSession;
+  readonly #mainFrameId: string;
+
+  private constructor(cdp: CDPSession, mainFrameId: string) {
+    this.#cdp = cdp;
+    this.#mainFrameId = mainFrameId;
+    const isMain = (e: { frameId?: string; frame?: { id: string; parentId?: string } }): boolean => (e.frameId ?? e.frame?.id) === this.#mainFrameId;
+    cdp.on('Page.frameRequestedNavigation', (e) => { if (isMain(e)) this.#pending = true; });
+    cdp.on('Page.frameStartedLoading', (e) => { if (isMain(e)) this.#pending = true; });
+    cdp.on('Page.frameNavigated', (e) => { if (isMain(e)) this.#settle(); });
+    cdp.on('Page.frameStoppedLoading', (e) => { if (isMain(e)) this.#settle(); });
+    cdp.on('Page.frameClearedScheduledNavigation', (e) => { if (isMain(e)) this.#settle(); });
+  }
+
+  static async start(page: Page): Promise<NavigationWatch> {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Page.enable');
+    const { frameTree } = await cdp.send('Page.getFrameTree');
+    return new NavigationWatch(cdp, frameTree.frame.id);
+  }
+
+  #settle(): void {
+    this.#pending = false;
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** Waits (bounded) until no main-frame navigation is under way; the round trip first lets every event the browser already sent arrive. */
+  async settled(): Promise<void> {
+    await this.#cdp.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
+    if (!this.#pending) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, PENDING_NAVIGATION_MS);
+      this.#waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+const watches = new WeakMap<Page, Promise<NavigationWatch | undefined>>();
+
 /**
  * The page's address as the page itself reports it now. Another client (over cdp_url) may have just
- * navigated: `page.url()` is only as fresh as the navigation events this connection has handled, while
- * an evaluate's answer arrives after every event the browser sent before it (one ordered connection).
- * A navigation under way (its document replaced mid-read) is waited out, a few times at most.
+ * navigated: a navigation under way is waited out first, then the address is read from the document
+ * (`page.url()` is only as fresh as the events this connection has handled).
  */
 async function currentUrl(page: Page): Promise<string> {
+  let watch = watches.get(page);
+  if (!watch) {
+    watch = NavigationWatch.start(page).catch(() => undefined);
+    watches.set(page, watch);
+  }
+  await (await watch)?.settled();
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       const href = await page.mainFrame().evaluate(() => location.href);
