@@ -34,6 +34,14 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
   const options = target.frame.locator(`[data-portico-listbox="${token}"] [role="option"]:visible`);
   const found = (): Promise<boolean> => trigger.evaluate(findListbox, { token, mark: false });
   await trigger.evaluate(findListbox, { token, mark: true });
+  // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
+  // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
+  const clickable = await trigger.click({ trial: true, timeout: 600 }).then(() => true, () => false);
+  if (!clickable) {
+    await trigger.focus();
+    await env.page.keyboard.press('ArrowDown');
+    if (await waitFor(found, 1500)) return options;
+  }
   if ((await trigger.getAttribute('aria-expanded')) !== 'true') await click(env, trigger);
   if (await waitFor(found, 1500)) return options;
   await trigger.focus();

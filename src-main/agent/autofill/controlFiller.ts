@@ -280,8 +280,20 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
       const shown = await fillEditable(env, target, textFor(target, value, options));
       return { shown, how: textHow(value, shown) };
     }
-    case 'combobox':
+    case 'combobox': {
+      // A date or time into a combobox with no options of its own (a date or time picker's text box,
+      // opening a dialog): typed as text the way the field shows dates and times, read back, popup closed.
+      if (!target.choices.length && typeof value === 'string' && (parseDateValue(value) || parseTimeOfDay(value))) {
+        const text = textFor(target, value, { ...options, format: options.format ?? (parseDateValue(value) ? 'date' : undefined) });
+        const shown = await fillText(env, target, loc, text, readBackKind(target, value));
+        if (!sameValue(shown, text, false)) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'; the value was not placed`);
+        await loc.focus().catch(() => undefined);
+        await env.page.keyboard.press('Escape');
+        await loc.blur().catch(() => undefined);
+        return { shown, how: textHow(value, shown) };
+      }
       return fillCombobox(env, target, loc, value);
+    }
     case 'listbox':
       return fillListbox(env, target, value);
     case 'select':

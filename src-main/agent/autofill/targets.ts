@@ -182,7 +182,8 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       if (used.has(c.pid) || c.readOnly && !c.hasListbox) continue;
       let kind: TargetKind | null = null;
       if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
-      else if (c.tag === 'select') kind = 'select';
+      // A select with no real option (a library's hidden mirror holding only its placeholder) takes no value.
+      else if (c.tag === 'select') kind = selectChoices(c).length || c.value !== '' ? 'select' : null;
       else if (c.tag === 'textarea') kind = 'textarea';
       else if (c.type === 'file') kind = 'file';
       else if (c.type === 'date') kind = 'date';

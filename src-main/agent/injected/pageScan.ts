@@ -144,7 +144,8 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     maxLength: el.maxLength > 0 ? el.maxLength : -1,
     groupKey: groupKeyOf(el),
     formKey: formKeyOf(el),
-    hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId,
+    // An input that opens a listbox (aria-haspopup=listbox) is a combobox even without the role (PrimeReact's Dropdown input).
+    hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId || el.getAttribute('aria-haspopup') === 'listbox',
     aria: false,
     hiddenPid: '',
     datalist: !!list,

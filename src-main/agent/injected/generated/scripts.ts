@@ -444,7 +444,7 @@ var __porticoInjected = (function() {
 			maxLength: el.maxLength > 0 ? el.maxLength : -1,
 			groupKey: groupKeyOf(el),
 			formKey: formKeyOf(el),
-			hasListbox: role === "combobox" || /list|both/.test(el.getAttribute("aria-autocomplete") || "") || !!controlsId,
+			hasListbox: role === "combobox" || /list|both/.test(el.getAttribute("aria-autocomplete") || "") || !!controlsId || el.getAttribute("aria-haspopup") === "listbox",
 			aria: false,
 			hiddenPid: "",
 			datalist: !!list,
