@@ -15,7 +15,8 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 const keyringPassword = 'portico-test';
 
 // Tools launched through `#!/usr/bin/env node` must get this Node, not an older one on PATH.
-const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+// IBM_TELEMETRY_DISABLED: Carbon's packages (test fixtures) ship a telemetry client; nothing leaves this machine.
+const env = { ...process.env, IBM_TELEMETRY_DISABLED: 'true', PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
 function onPath(command) {
   return env.PATH.split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
