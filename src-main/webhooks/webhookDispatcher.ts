@@ -3,6 +3,7 @@ import type { Logger } from '../base/logger.ts';
 import type { DeliveryRow } from '../store/webhooks.ts';
 import type { Store } from '../store/store.ts';
 import { signBody } from './signature.ts';
+import { stampedForSending } from './timestamp.ts';
 import type { WebhookKeyService } from './webhookKeys.ts';
 
 export interface DispatcherOptions {
@@ -88,6 +89,8 @@ export class WebhookDispatcher {
     }
     const attempt = row.attempts + 1;
     const started = this.#clock.now();
+    // Every attempt is stamped with its own time of sending and signed over that body.
+    const body = stampedForSending(row.body, started);
     const deadline = timeoutSignal(this.#clock, this.#timeoutMs);
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -98,12 +101,12 @@ export class WebhookDispatcher {
         headers: {
           'content-type': 'application/json',
           'user-agent': this.#userAgent,
-          'x-webhook-signature': signBody(row.body, secret),
+          'x-webhook-signature': signBody(body, secret),
           'x-webhook-id': row.id,
           'x-webhook-event': row.event_type,
           'x-webhook-attempt': String(attempt),
         },
-        body: row.body,
+        body,
         signal: AbortSignal.any([deadline.signal, this.#shutdown.signal]),
       });
       statusCode = response.status;

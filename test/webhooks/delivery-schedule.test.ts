@@ -93,6 +93,19 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     );
   });
 
+  it('every attempt carries its own time of sending as timestamp, and is signed over that body', async () => {
+    const { clock, deliver, runOut } = await outbox({ retryDelaysMs: [1_000, 3_000] });
+    const path = '/status/503/3/stamped';
+    const start = clock.now().getTime();
+    deliver(path);
+    await runOut();
+    const hits = await receiver.waitFor(3, path);
+    // The receiver checked each signature over the body it got (raw_ok); the stamps are the attempts' own times.
+    expect(hits.map((hit) => hit.raw_ok)).toEqual([true, true, true]);
+    expect(hits.map((hit) => Date.parse(String(hit.body.timestamp).replace(/(\.\d{3})\d{3}Z$/, '$1Z')) - start)).toEqual([0, 1_000, 4_000]);
+    expect(hits.every((hit) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(String(hit.body.timestamp)))).toBe(true);
+  });
+
   it('a receiver that does not answer within 10 s is a failed attempt, retried 1 s later', async () => {
     const { store, clock, dispatcher, deliver, runOut, offsets } = await outbox();
     const path = '/hang/1/deadline';
