@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
 
 /** How long a frame's script may take to answer before the caller gives up on it (a page's own loop can hold its thread for good). */
-export const FRAME_ANSWER_MS = 3_000;
+export const FRAME_ANSWER_MS = 10_000;
 
 /**
  * The frames a script can reach: attached, with a committed document. Chromium never commits a frame it

@@ -74,8 +74,9 @@ export function recordingPath(artifactsDir: string, jobId: string): string {
 /**
  * The wall-time bound of each step of ending a job (failure screenshot, finishing the recording, closing
  * the browser): a page that never answers (a hung frame, a tight loop) cannot hold a job, a slot or
- * shutdown. At most four waits (the recording is waited for again once the browser is closed): a job ends
- * within 4 × STOP_STEP_MS of being stopped (docs/api.md, "Stopping").
+ * shutdown. The recording is waited for again once the browser is closed, and the failure screenshot (never
+ * taken at shutdown) gets twice as long, since a busy machine takes a while to paint: a job ends within
+ * 3 × STOP_STEP_MS of shutdown, 5 × of a timeout (docs/api.md, "Stopping").
  */
 export const STOP_STEP_MS = 5_000;
 
@@ -338,7 +339,7 @@ export class JobRun {
       } else {
         const message = reason instanceof Error ? reason.message : String(reason);
         if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure)) this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
-        await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason));
+        await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason), 2);
         ending = { status: 'failed', fields: { error: message } };
         this.#log(`job failed: ${message}`);
       }
@@ -356,8 +357,8 @@ export class JobRun {
   }
 
   /** Waits for one step of ending the job, at most stopStepMs: past that the job ends anyway and the step finishes (or not) on its own. */
-  async #boundedStop(what: string, step: Promise<unknown>): Promise<void> {
-    const ms = this.#deps.stopStepMs ?? STOP_STEP_MS;
+  async #boundedStop(what: string, step: Promise<unknown>, steps = 1): Promise<void> {
+    const ms = steps * (this.#deps.stopStepMs ?? STOP_STEP_MS);
     if ((await within(step, ms)) === 'done') return;
     this.#deps.logger.warn('job stop step timed out', { job: this.jobId, step: what, ms });
     this.#log(`${what} did not finish within ${Math.round(ms / 1000)} s; going on without it`);
