@@ -109,7 +109,12 @@ async function currentUrl(page: Page): Promise<string> {
     watch = NavigationWatch.start(page).catch(() => undefined);
     watches.set(page, watch);
   }
-  await (await watch)?.settled();
+  const watching = await watch;
+  if (watching) {
+    // Its round trip came back after every event the browser sent before it, Playwright's own included: page.url() is current.
+    await watching.settled();
+    return page.url();
+  }
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       const href = await page.mainFrame().evaluate(() => location.href);
