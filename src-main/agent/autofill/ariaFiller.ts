@@ -11,8 +11,12 @@ import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
 import { asText, findChoice, realChoices, sameValue } from './valueAdapter.ts';
 
+/** The widget's state: aria-checked, aria-pressed (toggle buttons), else the `checked` property (form-associated custom elements keep their ARIA state in ElementInternals). */
 async function ariaChecked(loc: Locator): Promise<boolean> {
-  return (await loc.getAttribute('aria-checked')) === 'true';
+  return loc.evaluate((el) => {
+    const state = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
+    return state !== null ? state === 'true' : (el as HTMLInputElement).checked === true;
+  });
 }
 
 /** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take. */
@@ -31,7 +35,7 @@ export async function setAriaChecked(env: FillEnv, target: Target, control: Scan
 /** Opens the listbox of a select-only combobox (click, else focus + ArrowDown) and returns its options. */
 async function openListbox(env: FillEnv, target: Target, trigger: Locator): Promise<Locator | null> {
   const token = (target.controls[0] as ScannedControl).pid;
-  const options = target.frame.locator(`[data-portico-listbox="${token}"] [role="option"]:visible`);
+  const options = target.frame.locator(`[data-portico-option="${token}"]:visible`);
   const found = (): Promise<boolean> => trigger.evaluate(findListbox, { token, mark: false });
   await trigger.evaluate(findListbox, { token, mark: true });
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:

@@ -3,7 +3,7 @@
 // option divs: MUI Select, Headless UI Listbox) and contenteditable text boxes. They become
 // ScannedControls with `aria: true`, so grouping, matching and questions treat them like their
 // native counterparts.
-import { byIds, clean, closestAcross, FIELDS, labelTextsOf, ownGroupAncestors, parentAcross, textOf, visible } from './dom.ts';
+import { byIds, clean, closestAcross, elementById, FIELDS, hostOf, flatQueryAll, formAssociated, labelTextsOf, ownGroupAncestors, parentAcross, textOf, visible } from './dom.ts';
 import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf } from './scanFields.ts';
 import type { ScannedControl, ScannedOption } from './scanTypes.ts';
 
@@ -40,13 +40,76 @@ function hiddenOf(start: Element | null): HTMLInputElement | HTMLSelectElement |
 function listboxOf(el: Element): Element | null {
   const ids = (el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean);
   for (const id of ids) {
-    const t = document.getElementById(id);
-    if (t) return t.getAttribute('role') === 'listbox' ? t : t.querySelector('[role=listbox]') || t;
+    const t = elementById(el, id);
+    if (t) return t.getAttribute('role') === 'listbox' ? t : flatQueryAll(t, '[role=listbox]')[0] || t;
   }
   return null;
 }
 
+/** The `value` attribute of the component an option is drawn inside of (an option element's shadow `<li role=option>`). */
+const hostValueOf = (o: Element): string => {
+  const host = hostOf(o);
+  return host ? host.getAttribute('value') || propertyValueOf(host) : '';
+};
+
+/** The `value` property of a custom element (frameworks set it as a property, not an attribute). */
+function propertyValueOf(el: Element): string {
+  const v = el.tagName.includes('-') ? (el as HTMLInputElement).value : undefined;
+  return typeof v === 'string' ? v : '';
+}
+
 type WidgetType = 'radio' | 'checkbox' | 'listbox' | 'editable';
+
+const PRESSED = '[aria-pressed=true],[aria-pressed=false]';
+const groupLabelOf = (g: Element): string => clean(g.getAttribute('aria-label')) || nameByIds(g);
+
+/**
+ * The group a toggle button (`aria-pressed`) chooses in: the closest container in the flat tree
+ * holding several toggle buttons (a chip set, a segmented control), or the labelled container just
+ * around it. A lone toggle (show password, bold) is no choice: null.
+ */
+export function pressedGroupOf(el: Element): Element | null {
+  if (!el.matches(PRESSED) || !(el.tagName === 'BUTTON' || el.getAttribute('role') === 'button')) return null;
+  let n = parentAcross(el);
+  for (let depth = 0; depth < 8 && n && n.nodeType === Node.ELEMENT_NODE; depth++) {
+    const e = n as Element;
+    if (e.tagName === 'FORM' || e.tagName === 'BODY') return null;
+    if (flatQueryAll(e, PRESSED).length > 1) {
+      // The chips' own slot holds them all; the labelled element around it names the group.
+      let labelled: Node | null = e;
+      for (let up = 0; up < 3 && labelled && labelled.nodeType === Node.ELEMENT_NODE; up++) {
+        if (groupLabelOf(labelled as Element)) return labelled as Element;
+        labelled = parentAcross(labelled);
+      }
+      return e;
+    }
+    n = parentAcross(e);
+  }
+  return null;
+}
+
+/**
+ * The role of a form-associated custom element that sets it through ElementInternals (no role
+ * attribute to read) and keeps a checked state in a `checked` property with no checkable control
+ * in its shadow root: a radio when it sits in a radiogroup or shares its name with others of its
+ * kind, else a checkbox.
+ */
+function internalsRoleOf(el: Element): string {
+  if (!formAssociated(el) || typeof (el as HTMLInputElement).checked !== 'boolean') return '';
+  if (el.shadowRoot?.querySelector('input[type=checkbox],input[type=radio],[role=checkbox],[role=radio],[role=switch]')) return '';
+  const name = el.getAttribute('name');
+  const parent = parentAcross(el);
+  const inGroup = parent && parent.nodeType === Node.ELEMENT_NODE && closestAcross(parent as Element, '[role=radiogroup]');
+  const named = name && document.querySelectorAll(`${el.tagName.toLowerCase()}[name="${CSS.escape(name)}"]`).length > 1;
+  return inGroup || named ? 'radio' : 'checkbox';
+}
+
+/** Whether an ARIA radio, checkbox, switch or toggle button is on: aria-checked, aria-pressed, else its `checked` property. */
+function isChecked(el: Element): boolean {
+  const state = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
+  if (state !== null) return state === 'true';
+  return (el as HTMLInputElement).checked === true;
+}
 
 function widgetTypeOf(el: Element, role: string): WidgetType | null {
   if (role === 'radio') return 'radio';
@@ -66,19 +129,20 @@ export function scanAriaWidgets(all: Element[]): ScannedControl[] {
   for (const el of all) {
     const tag = el.tagName.toLowerCase();
     if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'option') continue;
-    const role = (el.getAttribute('role') || '').toLowerCase();
-    const type = widgetTypeOf(el, role);
+    const pressedGroup = pressedGroupOf(el);
+    const role = (el.getAttribute('role') || internalsRoleOf(el)).toLowerCase();
+    const type = pressedGroup ? 'checkbox' : widgetTypeOf(el, role);
     if (!type) continue;
     const vis = visible(el);
     const group =
       type === 'radio'
         ? closestAcross(el, '[role=radiogroup]') || (parentAcross(el) as Element | null)
         : type === 'checkbox'
-          ? closestAcross(el, '[role=group],fieldset')
+          ? pressedGroup || closestAcross(el, '[role=group],fieldset')
           : null;
     const hidden = hiddenOf(type === 'radio' ? group : el);
-    const checkboxGroup = group && type === 'checkbox' && group.querySelectorAll('[role=checkbox]').length > 1 ? group : null;
-    const labels = labelTextsOf(el, false).filter(Boolean);
+    const checkboxGroup = group && type === 'checkbox' && (pressedGroup || group.querySelectorAll('[role=checkbox]').length > 1) ? group : null;
+    const labels = labelTextsOf(el, formAssociated(el)).filter(Boolean);
     const ariaLabel = clean(el.getAttribute('aria-label'));
     const labelledBy = nameByIds(el);
     const text = ownText(el);
@@ -86,15 +150,17 @@ export function scanAriaWidgets(all: Element[]): ScannedControl[] {
     if (!labels.length && !ariaLabel && !labelledBy && (type === 'radio' || type === 'checkbox') && text) labels.push(text);
     let value = '';
     let options: ScannedOption[] = [];
-    if (type === 'radio' || type === 'checkbox') value = el.getAttribute('data-value') || el.getAttribute('value') || text || ariaLabel || labelledBy;
+    if (type === 'radio' || type === 'checkbox') value = el.getAttribute('data-value') || el.getAttribute('value') || propertyValueOf(el) || text || ariaLabel || labelledBy;
     else if (type === 'editable') value = clean((el as HTMLElement).innerText);
     else {
-      value = hidden ? hidden.value : text;
+      // A trigger inside a form-associated component: the host's value is what the form submits.
+      const host = hostOf(el);
+      value = hidden ? hidden.value : host && formAssociated(host) && 'value' in host ? String((host as HTMLInputElement).value ?? '') : text;
       const lb = listboxOf(el);
       if (lb) {
-        options = Array.from(lb.querySelectorAll('[role=option]')).map((o) => ({
+        options = flatQueryAll(lb, '[role=option]').map((o) => ({
           label: clean(o.getAttribute('aria-label') || textOf(o)),
-          value: o.getAttribute('data-value') || '',
+          value: o.getAttribute('data-value') || hostValueOf(o),
           disabled: o.getAttribute('aria-disabled') === 'true',
         }));
       }
@@ -106,23 +172,23 @@ export function scanAriaWidgets(all: Element[]): ScannedControl[] {
       type,
       role,
       name: hidden ? hidden.getAttribute('name') || '' : '',
-      id: el.id || '',
+      id: hostOf(el) ? '' : el.id || '',
       labels,
       ariaLabel,
       labelledBy,
       describedBy: byIds(el, el.getAttribute('aria-describedby')),
       placeholder: clean(el.getAttribute('aria-placeholder') || el.getAttribute('data-placeholder') || el.getAttribute('placeholder')),
       title: clean(el.getAttribute('title')),
-      legends: legendsOf(el),
-      nearText: type === 'radio' && group && !groupLabelled ? nearTextOf(group) : labels.length || ariaLabel || labelledBy ? '' : nearTextOf(el),
+      legends: pressedGroup && groupLabelOf(pressedGroup) ? [groupLabelOf(pressedGroup), ...legendsOf(el)] : legendsOf(el),
+      nearText: (type === 'radio' || pressedGroup) && group && !groupLabelled ? nearTextOf(group) : labels.length || ariaLabel || labelledBy ? '' : nearTextOf(el),
       autocomplete: '',
       ariaAutocomplete: '',
-      required: el.getAttribute('aria-required') === 'true' || !!(group && group.getAttribute('aria-required') === 'true') || !!hidden?.required,
+      required: el.getAttribute('aria-required') === 'true' || (hostOf(el) as HTMLInputElement | null)?.required === true || !!(group && group.getAttribute('aria-required') === 'true') || !!hidden?.required,
       visible: vis,
       disabled: el.getAttribute('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled === true,
       readOnly: el.getAttribute('aria-readonly') === 'true',
       value,
-      checked: el.getAttribute('aria-checked') === 'true',
+      checked: isChecked(el),
       options,
       multiple: false,
       valid: el.getAttribute('aria-invalid') !== 'true',

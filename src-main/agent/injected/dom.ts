@@ -15,8 +15,25 @@ const FRAGMENT_NODE = 11;
 const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'SELECT', 'OPTION', 'TEXTAREA', 'TEMPLATE', 'NOSCRIPT']);
 
 /**
- * The text a person reads in `node`: open shadow roots included; scripts, styles, option lists,
- * input values and `display: none` subtrees left out.
+ * The children of `n` in the flat tree (what is rendered): a shadow host's shadow root instead of its
+ * light children, a slot's assigned nodes (or its fallback content when nothing is assigned).
+ */
+export function flatChildren(n: Node): Node[] {
+  if (n.nodeType === ELEMENT_NODE) {
+    const e = n as Element;
+    if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+    if (e.tagName === 'SLOT') {
+      const assigned = (e as HTMLSlotElement).assignedNodes();
+      if (assigned.length) return assigned;
+    }
+  }
+  return Array.from(n.childNodes);
+}
+
+/**
+ * The text a person reads in `node`, in the flat tree: open shadow roots and the light content
+ * slotted into them included; scripts, styles, option lists, input values and `display: none`
+ * subtrees left out.
  */
 export function textOf(node: Node): string {
   let out = '';
@@ -31,12 +48,24 @@ export function textOf(node: Node): string {
       if (SKIP_TEXT.has(e.tagName) || e.tagName === 'INPUT') return;
       if (getComputedStyle(e).display === 'none') return;
     }
-    const shadow = (n as Element).shadowRoot;
-    if (shadow) walk(shadow);
-    for (const c of n.childNodes) walk(c);
+    for (const c of flatChildren(n)) walk(c);
   };
   walk(node);
   return clean(out);
+}
+
+/** The elements under `root` matching `selector`, in the flat tree (through shadow roots and slots), in order. */
+export function flatQueryAll(root: Node, selector: string): Element[] {
+  const out: Element[] = [];
+  const walk = (n: Node): void => {
+    for (const c of flatChildren(n)) {
+      if (c.nodeType !== ELEMENT_NODE) continue;
+      if ((c as Element).matches(selector)) out.push(c as Element);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
 }
 
 /** Connected, not `visibility: hidden` / `display: none`, and with a non-empty box. */
@@ -68,21 +97,53 @@ export function byIds(el: Element, ids: string | null | undefined): string {
   );
 }
 
-/** The parent of `n`, stepping from a shadow root to its host. */
+/**
+ * The parent of `n` in the flat tree: the slot it is rendered in when a shadow root slots it (a
+ * radio inside a radio group component sits in the group's fieldset), else its parent, stepping
+ * from a shadow root to its host.
+ */
 export function parentAcross(n: Node): Node | null {
+  const slot = (n as Element | Text).assignedSlot;
+  if (slot) return slot;
   const p = n.parentNode;
   return p && p.nodeType === FRAGMENT_NODE ? ((p as ShadowRoot).host ?? null) : p;
 }
 
-/** `Element.closest` that climbs out of shadow roots. */
+/** `Element.closest` over the flat tree: climbs through the slots light content is rendered in and out of shadow roots. */
 export function closestAcross(el: Element, selector: string): Element | null {
   let n: Node | null = el;
   while (n) {
     if (n.nodeType === ELEMENT_NODE && (n as Element).matches(selector)) return n as Element;
-    n = n.parentNode;
-    if (n && n.nodeType === FRAGMENT_NODE) n = (n as ShadowRoot).host ?? null;
+    n = parentAcross(n);
   }
   return null;
+}
+
+/** The shadow host `el` is rendered inside of, or null in the document's own tree. */
+export function hostOf(el: Element): Element | null {
+  const root = el.getRootNode();
+  return root.nodeType === FRAGMENT_NODE ? ((root as ShadowRoot).host ?? null) : null;
+}
+
+/** A form-associated custom element (it takes part in its form through ElementInternals). */
+export function formAssociated(el: Element): boolean {
+  if (!el.tagName.includes('-')) return false;
+  const def = customElements.get(el.tagName.toLowerCase()) as { formAssociated?: boolean } | undefined;
+  return def?.formAssociated === true;
+}
+
+/**
+ * The label a component host gives the control rendered in its shadow root: the host's own
+ * `<label>`s (a form-associated element is labelable), its `label` attribute, its aria-label.
+ */
+export function hostLabelOf(host: Element): string {
+  const property = (host as { label?: unknown }).label;
+  return (
+    labelTextsOf(host, true).find(Boolean) ||
+    clean(host.getAttribute('label')) ||
+    (typeof property === 'string' ? clean(property) : '') ||
+    clean(host.getAttribute('aria-label'))
+  );
 }
 
 /** Every element of the document and of the open shadow roots inside it, in tree order. */

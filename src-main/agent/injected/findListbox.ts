@@ -2,7 +2,7 @@
 // Prefers the list the trigger names (aria-controls/owns), then one that appeared since `mark` ran,
 // then the last one open (portals append the open list at the end of the page). Returns whether
 // visible options exist.
-import { elementById, visible } from './dom.ts';
+import { allElements, elementById, flatQueryAll, visible } from './dom.ts';
 
 export interface FindListboxArgs {
   token: string;
@@ -12,7 +12,8 @@ export interface FindListboxArgs {
 
 export default function findListbox(el: Element, args: FindListboxArgs): boolean {
   const { token, mark } = args;
-  const open = Array.from(document.querySelectorAll('[role=listbox]')).filter(visible);
+  // Lists rendered in shadow roots count, and so do options slotted into them from the light DOM.
+  const open = allElements().filter((l) => l.getAttribute('role') === 'listbox' && visible(l));
   if (mark) {
     for (const l of open) l.setAttribute('data-portico-seen', '1');
     return false;
@@ -20,15 +21,21 @@ export default function findListbox(el: Element, args: FindListboxArgs): boolean
   let lb: Element | null = null;
   for (const id of (el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
     const t = elementById(el, id);
-    const l = t && (t.getAttribute('role') === 'listbox' ? t : t.querySelector('[role=listbox]'));
+    const l = t && (t.getAttribute('role') === 'listbox' ? t : flatQueryAll(t, '[role=listbox]')[0]);
     if (l && visible(l)) {
       lb = l;
       break;
     }
   }
   lb = lb || open.filter((l) => !l.hasAttribute('data-portico-seen')).pop() || open.pop() || null;
-  if (!lb || !Array.from(lb.querySelectorAll('[role=option]')).some(visible)) return false;
-  for (const old of Array.from(document.querySelectorAll(`[data-portico-listbox="${token}"]`))) old.removeAttribute('data-portico-listbox');
+  const options = lb ? flatQueryAll(lb, '[role=option]') : [];
+  if (!lb || !options.some(visible)) return false;
+  for (const old of allElements().filter((e) => e.getAttribute('data-portico-listbox') === token || e.getAttribute('data-portico-option') === token)) {
+    old.removeAttribute('data-portico-listbox');
+    old.removeAttribute('data-portico-option');
+  }
   lb.setAttribute('data-portico-listbox', token);
+  // Options are marked themselves: slotted ones are not the list's descendants for a selector.
+  for (const o of options) o.setAttribute('data-portico-option', token);
   return true;
 }

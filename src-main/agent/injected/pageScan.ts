@@ -1,8 +1,8 @@
 // Runs in the page: every form control, button and error message of one frame, open shadow roots
 // included. Each element the engine may act on is stamped with a `data-portico-id` marker (pid).
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
-import { scanAriaWidgets } from './ariaScan.ts';
-import { allElements, byIds, clean, closestAcross, labelTextsOf, NATIVE_FIELDS, textOf, visible } from './dom.ts';
+import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
+import { allElements, byIds, clean, closestAcross, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible } from './dom.ts';
 import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf } from './scanFields.ts';
 import type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
 
@@ -67,7 +67,19 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
   // A select hidden behind a combobox that drives it (USWDS combo box, select2's role=combobox) is
   // that combobox's mirror: the combobox is the field, and it takes the select's options.
   if (tag === 'select' && mirroredSelectOf(el)) return null;
+  // Inside a component's shadow root, an input taken out of the tab order is the component's own
+  // validation proxy (a radio group's hidden text box), not something a person fills.
+  const host = hostOf(el);
+  if (host && el.getAttribute('tabindex') === '-1' && role !== 'combobox') return null;
   const labels = labelTextsOf(el, true);
+  // A control rendered in a shadow root is often labelled by its host: `<label>` around a
+  // form-associated element, or the component's `label` attribute shown inside its shadow root.
+  if (host && !labels.some(Boolean) && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby')) {
+    const hostLabel = hostLabelOf(host);
+    if (hostLabel) labels.splice(0, labels.length, hostLabel);
+  }
+  // The component around it holds the field's name and required flag (form-associated or not).
+  const hostField = host && (formAssociated(host) || host.tagName.includes('-')) ? (host as HTMLElement & { required?: boolean }) : null;
   const root = el.getRootNode() as Partial<ParentNode>;
   const wrap = closestAcross(el, 'label');
   let vis = visible(el);
@@ -117,8 +129,9 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     tag,
     type,
     role,
-    name: el.getAttribute('name') || '',
-    id: el.id || '',
+    name: el.getAttribute('name') || hostField?.getAttribute('name') || '',
+    // Ids inside a shadow root are the component's own ("input"), the same in every instance.
+    id: host ? '' : el.id || '',
     labels: labels.filter(Boolean),
     ariaLabel: clean(el.getAttribute('aria-label')),
     labelledBy: byIds(el, el.getAttribute('aria-labelledby')),
@@ -129,7 +142,7 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     nearText: labels.length ? '' : nearTextOf(el),
     autocomplete: (el.getAttribute('autocomplete') || '').toLowerCase(),
     ariaAutocomplete: (el.getAttribute('aria-autocomplete') || '').toLowerCase(),
-    required: !!el.required || el.getAttribute('aria-required') === 'true',
+    required: !!el.required || el.getAttribute('aria-required') === 'true' || hostField?.required === true,
     visible: vis,
     disabled: !!el.disabled,
     readOnly: !!el.readOnly,
@@ -194,7 +207,9 @@ export default function scanPage(): FrameScan {
     const isField = tag === 'input' || tag === 'select' || tag === 'textarea';
     const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : tag;
     // Buttons that open a listbox or carry a checked state are form widgets (ariaScan), not navigation.
-    const widget = el.getAttribute('aria-haspopup') === 'listbox' || /^(combobox|switch|checkbox|radio|option)$/.test(role);
+    // Toggle buttons in a group (filter chips, segmented buttons) are choices too.
+    const widget =
+      el.getAttribute('aria-haspopup') === 'listbox' || /^(combobox|switch|checkbox|radio|option)$/.test(role) || pressedGroupOf(el) !== null;
     if (widget && !isField) continue;
     const button = buttonOf(el, tag, type, role);
     if (button) {

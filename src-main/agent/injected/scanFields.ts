@@ -22,10 +22,9 @@ export function legendsOf(el: Element): string[] {
   let n = parentAcross(el);
   while (n && n.nodeType === Node.ELEMENT_NODE) {
     const e = n as Element;
-    if (e.tagName === 'FIELDSET') {
-      const lg = Array.from(e.children).find((c) => c.tagName === 'LEGEND');
-      if (lg) out.push(textOf(lg));
-    } else {
+    const lg = e.tagName === 'FIELDSET' ? Array.from(e.children).find((c) => c.tagName === 'LEGEND') : undefined;
+    if (lg) out.push(textOf(lg));
+    else {
       const role = e.getAttribute('role');
       if (role === 'group' || role === 'radiogroup') {
         const t = e.getAttribute('aria-label') || byIds(e, e.getAttribute('aria-labelledby'));

@@ -20,6 +20,17 @@ var __porticoInjected = (function() {
 		"TEMPLATE",
 		"NOSCRIPT"
 	]);
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
 	function textOf(node) {
 		let out = "";
 		const walk = (n) => {
@@ -33,12 +44,22 @@ var __porticoInjected = (function() {
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
 				if (getComputedStyle(e).display === "none") return;
 			}
-			const shadow = n.shadowRoot;
-			if (shadow) walk(shadow);
-			for (const c of n.childNodes) walk(c);
+			for (const c of flatChildren(n)) walk(c);
 		};
 		walk(node);
 		return clean(out);
+	}
+	function flatQueryAll(root, selector) {
+		const out = [];
+		const walk = (n) => {
+			for (const c of flatChildren(n)) {
+				if (c.nodeType !== ELEMENT_NODE) continue;
+				if (c.matches(selector)) out.push(c);
+				walk(c);
+			}
+		};
+		walk(root);
+		return out;
 	}
 	function visible(el) {
 		if (!el.isConnected) return false;
@@ -58,6 +79,8 @@ var __porticoInjected = (function() {
 		}).join(" "));
 	}
 	function parentAcross(n) {
+		const slot = n.assignedSlot;
+		if (slot) return slot;
 		const p = n.parentNode;
 		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
 	}
@@ -65,10 +88,21 @@ var __porticoInjected = (function() {
 		let n = el;
 		while (n) {
 			if (n.nodeType === ELEMENT_NODE && n.matches(selector)) return n;
-			n = n.parentNode;
-			if (n && n.nodeType === FRAGMENT_NODE) n = n.host ?? null;
+			n = parentAcross(n);
 		}
 		return null;
+	}
+	function hostOf(el) {
+		const root = el.getRootNode();
+		return root.nodeType === FRAGMENT_NODE ? root.host ?? null : null;
+	}
+	function formAssociated(el) {
+		if (!el.tagName.includes("-")) return false;
+		return customElements.get(el.tagName.toLowerCase())?.formAssociated === true;
+	}
+	function hostLabelOf(host) {
+		const property = host.label;
+		return labelTextsOf(host, true).find(Boolean) || clean(host.getAttribute("label")) || (typeof property === "string" ? clean(property) : "") || clean(host.getAttribute("aria-label"));
 	}
 	function allElements() {
 		const all = [];
@@ -128,10 +162,9 @@ var __porticoInjected = (function() {
 		let n = parentAcross(el);
 		while (n && n.nodeType === Node.ELEMENT_NODE) {
 			const e = n;
-			if (e.tagName === "FIELDSET") {
-				const lg = Array.from(e.children).find((c) => c.tagName === "LEGEND");
-				if (lg) out.push(textOf(lg));
-			} else {
+			const lg = e.tagName === "FIELDSET" ? Array.from(e.children).find((c) => c.tagName === "LEGEND") : void 0;
+			if (lg) out.push(textOf(lg));
+			else {
 				const role = e.getAttribute("role");
 				if (role === "group" || role === "radiogroup") {
 					const t = e.getAttribute("aria-label") || byIds(e, e.getAttribute("aria-labelledby"));
@@ -243,10 +276,52 @@ var __porticoInjected = (function() {
 	function listboxOf(el) {
 		const ids = (el.getAttribute("aria-controls") || el.getAttribute("aria-owns") || "").split(/\\s+/).filter(Boolean);
 		for (const id of ids) {
-			const t = document.getElementById(id);
-			if (t) return t.getAttribute("role") === "listbox" ? t : t.querySelector("[role=listbox]") || t;
+			const t = elementById(el, id);
+			if (t) return t.getAttribute("role") === "listbox" ? t : flatQueryAll(t, "[role=listbox]")[0] || t;
 		}
 		return null;
+	}
+	const hostValueOf = (o) => {
+		const host = hostOf(o);
+		return host ? host.getAttribute("value") || propertyValueOf(host) : "";
+	};
+	function propertyValueOf(el) {
+		const v = el.tagName.includes("-") ? el.value : void 0;
+		return typeof v === "string" ? v : "";
+	}
+	const PRESSED = "[aria-pressed=true],[aria-pressed=false]";
+	const groupLabelOf = (g) => clean(g.getAttribute("aria-label")) || nameByIds(g);
+	function pressedGroupOf(el) {
+		if (!el.matches(PRESSED) || !(el.tagName === "BUTTON" || el.getAttribute("role") === "button")) return null;
+		let n = parentAcross(el);
+		for (let depth = 0; depth < 8 && n && n.nodeType === Node.ELEMENT_NODE; depth++) {
+			const e = n;
+			if (e.tagName === "FORM" || e.tagName === "BODY") return null;
+			if (flatQueryAll(e, PRESSED).length > 1) {
+				let labelled = e;
+				for (let up = 0; up < 3 && labelled && labelled.nodeType === Node.ELEMENT_NODE; up++) {
+					if (groupLabelOf(labelled)) return labelled;
+					labelled = parentAcross(labelled);
+				}
+				return e;
+			}
+			n = parentAcross(e);
+		}
+		return null;
+	}
+	function internalsRoleOf(el) {
+		if (!formAssociated(el) || typeof el.checked !== "boolean") return "";
+		if (el.shadowRoot?.querySelector("input[type=checkbox],input[type=radio],[role=checkbox],[role=radio],[role=switch]")) return "";
+		const name = el.getAttribute("name");
+		const parent = parentAcross(el);
+		const inGroup = parent && parent.nodeType === Node.ELEMENT_NODE && closestAcross(parent, "[role=radiogroup]");
+		const named = name && document.querySelectorAll(\`\${el.tagName.toLowerCase()}[name="\${CSS.escape(name)}"]\`).length > 1;
+		return inGroup || named ? "radio" : "checkbox";
+	}
+	function isChecked(el) {
+		const state = el.getAttribute("aria-checked") ?? el.getAttribute("aria-pressed");
+		if (state !== null) return state === "true";
+		return el.checked === true;
 	}
 	function widgetTypeOf(el, role) {
 		if (role === "radio") return "radio";
@@ -261,28 +336,30 @@ var __porticoInjected = (function() {
 		for (const el of all) {
 			const tag = el.tagName.toLowerCase();
 			if (tag === "input" || tag === "select" || tag === "textarea" || tag === "option") continue;
-			const role = (el.getAttribute("role") || "").toLowerCase();
-			const type = widgetTypeOf(el, role);
+			const pressedGroup = pressedGroupOf(el);
+			const role = (el.getAttribute("role") || internalsRoleOf(el)).toLowerCase();
+			const type = pressedGroup ? "checkbox" : widgetTypeOf(el, role);
 			if (!type) continue;
 			const vis = visible(el);
-			const group = type === "radio" ? closestAcross(el, "[role=radiogroup]") || parentAcross(el) : type === "checkbox" ? closestAcross(el, "[role=group],fieldset") : null;
+			const group = type === "radio" ? closestAcross(el, "[role=radiogroup]") || parentAcross(el) : type === "checkbox" ? pressedGroup || closestAcross(el, "[role=group],fieldset") : null;
 			const hidden = hiddenOf(type === "radio" ? group : el);
-			const checkboxGroup = group && type === "checkbox" && group.querySelectorAll("[role=checkbox]").length > 1 ? group : null;
-			const labels = labelTextsOf(el, false).filter(Boolean);
+			const checkboxGroup = group && type === "checkbox" && (pressedGroup || group.querySelectorAll("[role=checkbox]").length > 1) ? group : null;
+			const labels = labelTextsOf(el, formAssociated(el)).filter(Boolean);
 			const ariaLabel = clean(el.getAttribute("aria-label"));
 			const labelledBy = nameByIds(el);
 			const text = ownText(el);
 			if (!labels.length && !ariaLabel && !labelledBy && (type === "radio" || type === "checkbox") && text) labels.push(text);
 			let value = "";
 			let options = [];
-			if (type === "radio" || type === "checkbox") value = el.getAttribute("data-value") || el.getAttribute("value") || text || ariaLabel || labelledBy;
+			if (type === "radio" || type === "checkbox") value = el.getAttribute("data-value") || el.getAttribute("value") || propertyValueOf(el) || text || ariaLabel || labelledBy;
 			else if (type === "editable") value = clean(el.innerText);
 			else {
-				value = hidden ? hidden.value : text;
+				const host = hostOf(el);
+				value = hidden ? hidden.value : host && formAssociated(host) && "value" in host ? String(host.value ?? "") : text;
 				const lb = listboxOf(el);
-				if (lb) options = Array.from(lb.querySelectorAll("[role=option]")).map((o) => ({
+				if (lb) options = flatQueryAll(lb, "[role=option]").map((o) => ({
 					label: clean(o.getAttribute("aria-label") || textOf(o)),
-					value: o.getAttribute("data-value") || "",
+					value: o.getAttribute("data-value") || hostValueOf(o),
 					disabled: o.getAttribute("aria-disabled") === "true"
 				}));
 			}
@@ -293,23 +370,23 @@ var __porticoInjected = (function() {
 				type,
 				role,
 				name: hidden ? hidden.getAttribute("name") || "" : "",
-				id: el.id || "",
+				id: hostOf(el) ? "" : el.id || "",
 				labels,
 				ariaLabel,
 				labelledBy,
 				describedBy: byIds(el, el.getAttribute("aria-describedby")),
 				placeholder: clean(el.getAttribute("aria-placeholder") || el.getAttribute("data-placeholder") || el.getAttribute("placeholder")),
 				title: clean(el.getAttribute("title")),
-				legends: legendsOf(el),
-				nearText: type === "radio" && group && !groupLabelled ? nearTextOf(group) : labels.length || ariaLabel || labelledBy ? "" : nearTextOf(el),
+				legends: pressedGroup && groupLabelOf(pressedGroup) ? [groupLabelOf(pressedGroup), ...legendsOf(el)] : legendsOf(el),
+				nearText: (type === "radio" || pressedGroup) && group && !groupLabelled ? nearTextOf(group) : labels.length || ariaLabel || labelledBy ? "" : nearTextOf(el),
 				autocomplete: "",
 				ariaAutocomplete: "",
-				required: el.getAttribute("aria-required") === "true" || !!(group && group.getAttribute("aria-required") === "true") || !!hidden?.required,
+				required: el.getAttribute("aria-required") === "true" || hostOf(el)?.required === true || !!(group && group.getAttribute("aria-required") === "true") || !!hidden?.required,
 				visible: vis,
 				disabled: el.getAttribute("aria-disabled") === "true" || el.disabled === true,
 				readOnly: el.getAttribute("aria-readonly") === "true",
 				value,
-				checked: el.getAttribute("aria-checked") === "true",
+				checked: isChecked(el),
 				options,
 				multiple: false,
 				valid: el.getAttribute("aria-invalid") !== "true",
@@ -372,7 +449,14 @@ var __porticoInjected = (function() {
 		if (type === "hidden" || type === "reset") return null;
 		if (tag === "input" && type !== "file" && el.getAttribute("aria-hidden") === "true" && el.tabIndex < 0) return null;
 		if (tag === "select" && mirroredSelectOf(el)) return null;
+		const host = hostOf(el);
+		if (host && el.getAttribute("tabindex") === "-1" && role !== "combobox") return null;
 		const labels = labelTextsOf(el, true);
+		if (host && !labels.some(Boolean) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby")) {
+			const hostLabel = hostLabelOf(host);
+			if (hostLabel) labels.splice(0, labels.length, hostLabel);
+		}
+		const hostField = host && (formAssociated(host) || host.tagName.includes("-")) ? host : null;
 		const root = el.getRootNode();
 		const wrap = closestAcross(el, "label");
 		let vis = visible(el);
@@ -417,8 +501,8 @@ var __porticoInjected = (function() {
 			tag,
 			type,
 			role,
-			name: el.getAttribute("name") || "",
-			id: el.id || "",
+			name: el.getAttribute("name") || hostField?.getAttribute("name") || "",
+			id: host ? "" : el.id || "",
 			labels: labels.filter(Boolean),
 			ariaLabel: clean(el.getAttribute("aria-label")),
 			labelledBy: byIds(el, el.getAttribute("aria-labelledby")),
@@ -429,7 +513,7 @@ var __porticoInjected = (function() {
 			nearText: labels.length ? "" : nearTextOf(el),
 			autocomplete: (el.getAttribute("autocomplete") || "").toLowerCase(),
 			ariaAutocomplete: (el.getAttribute("aria-autocomplete") || "").toLowerCase(),
-			required: !!el.required || el.getAttribute("aria-required") === "true",
+			required: !!el.required || el.getAttribute("aria-required") === "true" || hostField?.required === true,
 			visible: vis,
 			disabled: !!el.disabled,
 			readOnly: !!el.readOnly,
@@ -491,7 +575,7 @@ var __porticoInjected = (function() {
 			const role = (el.getAttribute("role") || "").toLowerCase();
 			const isField = tag === "input" || tag === "select" || tag === "textarea";
 			const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : tag;
-			if ((el.getAttribute("aria-haspopup") === "listbox" || /^(combobox|switch|checkbox|radio|option)$/.test(role)) && !isField) continue;
+			if ((el.getAttribute("aria-haspopup") === "listbox" || /^(combobox|switch|checkbox|radio|option)$/.test(role) || pressedGroupOf(el) !== null) && !isField) continue;
 			const button = buttonOf(el, tag, type, role);
 			if (button) {
 				if (button !== "skip") buttons.push(button);
@@ -522,6 +606,30 @@ return __porticoInjected(...args);
 export const findListboxSource = `(...args) => {
 var __porticoInjected = (function() {
 	// src-main/agent/injected/dom.ts
+	const ELEMENT_NODE = 1;
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
+	function flatQueryAll(root, selector) {
+		const out = [];
+		const walk = (n) => {
+			for (const c of flatChildren(n)) {
+				if (c.nodeType !== ELEMENT_NODE) continue;
+				if (c.matches(selector)) out.push(c);
+				walk(c);
+			}
+		};
+		walk(root);
+		return out;
+	}
 	function visible(el) {
 		if (!el.isConnected) return false;
 		const cs = getComputedStyle(el);
@@ -533,10 +641,21 @@ var __porticoInjected = (function() {
 		const root = el.getRootNode();
 		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 	}
+	function allElements() {
+		const all = [];
+		const walkRoot = (root) => {
+			for (const el of root.querySelectorAll("*")) {
+				all.push(el);
+				if (el.shadowRoot) walkRoot(el.shadowRoot);
+			}
+		};
+		walkRoot(document);
+		return all;
+	}
 	// src-main/agent/injected/findListbox.ts
 	function findListbox(el, args) {
 		const { token, mark } = args;
-		const open = Array.from(document.querySelectorAll("[role=listbox]")).filter(visible);
+		const open = allElements().filter((l) => l.getAttribute("role") === "listbox" && visible(l));
 		if (mark) {
 			for (const l of open) l.setAttribute("data-portico-seen", "1");
 			return false;
@@ -544,16 +663,21 @@ var __porticoInjected = (function() {
 		let lb = null;
 		for (const id of (el.getAttribute("aria-controls") || el.getAttribute("aria-owns") || "").split(/\\s+/).filter(Boolean)) {
 			const t = elementById(el, id);
-			const l = t && (t.getAttribute("role") === "listbox" ? t : t.querySelector("[role=listbox]"));
+			const l = t && (t.getAttribute("role") === "listbox" ? t : flatQueryAll(t, "[role=listbox]")[0]);
 			if (l && visible(l)) {
 				lb = l;
 				break;
 			}
 		}
 		lb = lb || open.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || open.pop() || null;
-		if (!lb || !Array.from(lb.querySelectorAll("[role=option]")).some(visible)) return false;
-		for (const old of Array.from(document.querySelectorAll(\`[data-portico-listbox="\${token}"]\`))) old.removeAttribute("data-portico-listbox");
+		const options = lb ? flatQueryAll(lb, "[role=option]") : [];
+		if (!lb || !options.some(visible)) return false;
+		for (const old of allElements().filter((e) => e.getAttribute("data-portico-listbox") === token || e.getAttribute("data-portico-option") === token)) {
+			old.removeAttribute("data-portico-listbox");
+			old.removeAttribute("data-portico-option");
+		}
 		lb.setAttribute("data-portico-listbox", token);
+		for (const o of options) o.setAttribute("data-portico-option", token);
 		return true;
 	}
 	return findListbox;
@@ -564,11 +688,62 @@ return __porticoInjected(...args);
 /** readOptions.ts */
 export const readOptionsSource = `(...args) => {
 var __porticoInjected = (function() {
+	// src-main/agent/injected/dom.ts
+	function clean(s) {
+		return (s || "").replace(/\\s+/g, " ").trim();
+	}
+	const ELEMENT_NODE = 1;
+	const TEXT_NODE = 3;
+	const FRAGMENT_NODE = 11;
+	const SKIP_TEXT = new Set([
+		"SCRIPT",
+		"STYLE",
+		"SELECT",
+		"OPTION",
+		"TEXTAREA",
+		"TEMPLATE",
+		"NOSCRIPT"
+	]);
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
+	function textOf(node) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE) {
+				const e = n;
+				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
+				if (getComputedStyle(e).display === "none") return;
+			}
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
+	}
 	// src-main/agent/injected/readOptions.ts
+	function hostValue(o) {
+		const root = o.getRootNode();
+		const host = root.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? root.host : null;
+		const v = host ? host.getAttribute("value") || host.value : "";
+		return typeof v === "string" ? v : "";
+	}
 	function readOptions(els) {
 		return els.map((o) => ({
-			label: (o.getAttribute("aria-label") || o.innerText || o.textContent || "").replace(/\\s+/g, " ").trim(),
-			value: o.getAttribute("data-value") || o.getAttribute("value") || "",
+			label: (o.getAttribute("aria-label") || o.innerText || textOf(o) || o.textContent || "").replace(/\\s+/g, " ").trim(),
+			value: o.getAttribute("data-value") || o.getAttribute("value") || hostValue(o),
 			disabled: o.getAttribute("aria-disabled") === "true"
 		}));
 	}
@@ -584,6 +759,8 @@ var __porticoInjected = (function() {
 	const ELEMENT_NODE = 1;
 	const FRAGMENT_NODE = 11;
 	function parentAcross(n) {
+		const slot = n.assignedSlot;
+		if (slot) return slot;
 		const p = n.parentNode;
 		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
 	}
