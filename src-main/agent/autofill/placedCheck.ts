@@ -19,7 +19,8 @@ async function readControl(target: Target, pid: string): Promise<ControlState | 
   return loc.evaluate((el) => {
     const input = el as HTMLInputElement;
     const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
-    const checked = typeof input.checked === 'boolean' ? input.checked : el.getAttribute('aria-checked') === 'true';
+    // A toggle button (a filter chip) says it is on with aria-pressed.
+    const checked = typeof input.checked === 'boolean' ? input.checked : (el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed')) === 'true';
     const value = typeof input.value === 'string' ? input.value : (el.textContent ?? '').trim();
     return { name: el.getAttribute('name') ?? '', id: el.id ?? '', value, checked, selected };
   }, undefined, { timeout: 2000 }).catch(() => null);

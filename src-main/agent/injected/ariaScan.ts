@@ -46,11 +46,18 @@ function listboxOf(el: Element): Element | null {
   return null;
 }
 
-/** The `value` attribute of the component an option is drawn inside of (an option element's shadow `<li role=option>`). */
+/** The value of the component an option, radio or chip button is drawn inside of (an option element's shadow `<li role=option>`, a chip's `<button aria-pressed>`). */
 const hostValueOf = (o: Element): string => {
   const host = hostOf(o);
-  return host ? host.getAttribute('value') || propertyValueOf(host) : '';
+  return host ? host.getAttribute('data-value') || host.getAttribute('value') || propertyValueOf(host) : '';
 };
+
+/** The host's value, for the one radio, checkbox or toggle button a component draws (an app inside one shadow root has many). */
+function soleHostValueOf(el: Element): string {
+  const root = el.getRootNode() as ShadowRoot;
+  if (root.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return '';
+  return root.querySelectorAll('[role=radio],[role=checkbox],[role=switch],[aria-pressed]').length === 1 ? hostValueOf(el) : '';
+}
 
 /** The `value` property of a custom element (frameworks set it as a property, not an attribute). */
 function propertyValueOf(el: Element): string {
@@ -150,7 +157,7 @@ export function scanAriaWidgets(all: Element[]): ScannedControl[] {
     if (!labels.length && !ariaLabel && !labelledBy && (type === 'radio' || type === 'checkbox') && text) labels.push(text);
     let value = '';
     let options: ScannedOption[] = [];
-    if (type === 'radio' || type === 'checkbox') value = el.getAttribute('data-value') || el.getAttribute('value') || propertyValueOf(el) || text || ariaLabel || labelledBy;
+    if (type === 'radio' || type === 'checkbox') value = el.getAttribute('data-value') || el.getAttribute('value') || propertyValueOf(el) || soleHostValueOf(el) || text || ariaLabel || labelledBy;
     else if (type === 'editable') value = clean((el as HTMLElement).innerText);
     else {
       // A trigger inside a form-associated component: the host's value is what the form submits.
@@ -160,7 +167,7 @@ export function scanAriaWidgets(all: Element[]): ScannedControl[] {
       if (lb) {
         options = flatQueryAll(lb, '[role=option]').map((o) => ({
           label: clean(o.getAttribute('aria-label') || textOf(o)),
-          value: o.getAttribute('data-value') || hostValueOf(o),
+          value: o.getAttribute('data-value') || o.getAttribute('value') || hostValueOf(o),
           disabled: o.getAttribute('aria-disabled') === 'true',
         }));
       }

@@ -283,8 +283,13 @@ var __porticoInjected = (function() {
 	}
 	const hostValueOf = (o) => {
 		const host = hostOf(o);
-		return host ? host.getAttribute("value") || propertyValueOf(host) : "";
+		return host ? host.getAttribute("data-value") || host.getAttribute("value") || propertyValueOf(host) : "";
 	};
+	function soleHostValueOf(el) {
+		const root = el.getRootNode();
+		if (root.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return "";
+		return root.querySelectorAll("[role=radio],[role=checkbox],[role=switch],[aria-pressed]").length === 1 ? hostValueOf(el) : "";
+	}
 	function propertyValueOf(el) {
 		const v = el.tagName.includes("-") ? el.value : void 0;
 		return typeof v === "string" ? v : "";
@@ -351,7 +356,7 @@ var __porticoInjected = (function() {
 			if (!labels.length && !ariaLabel && !labelledBy && (type === "radio" || type === "checkbox") && text) labels.push(text);
 			let value = "";
 			let options = [];
-			if (type === "radio" || type === "checkbox") value = el.getAttribute("data-value") || el.getAttribute("value") || propertyValueOf(el) || text || ariaLabel || labelledBy;
+			if (type === "radio" || type === "checkbox") value = el.getAttribute("data-value") || el.getAttribute("value") || propertyValueOf(el) || soleHostValueOf(el) || text || ariaLabel || labelledBy;
 			else if (type === "editable") value = clean(el.innerText);
 			else {
 				const host = hostOf(el);
@@ -359,7 +364,7 @@ var __porticoInjected = (function() {
 				const lb = listboxOf(el);
 				if (lb) options = flatQueryAll(lb, "[role=option]").map((o) => ({
 					label: clean(o.getAttribute("aria-label") || textOf(o)),
-					value: o.getAttribute("data-value") || hostValueOf(o),
+					value: o.getAttribute("data-value") || o.getAttribute("value") || hostValueOf(o),
 					disabled: o.getAttribute("aria-disabled") === "true"
 				}));
 			}

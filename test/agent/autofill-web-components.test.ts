@@ -1,0 +1,46 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { FormServer } from '../helpers/formServer.ts';
+import { fakeContext } from './fakeContext.ts';
+import { useFormBrowser } from './formBrowser.ts';
+
+// test/fixtures/forms/web-components.html: hand-written custom elements (no library) with open shadow
+// roots — a labelled text field, a select with slotted options, form-associated radios whose role lives
+// in ElementInternals, a switch labelled by slotted text, a set of aria-pressed filter chips.
+describe('AutofillAgent — web components with shadow DOM', () => {
+  let server: FormServer;
+  let page: Page;
+  useFormBrowser(() => ({}), { server: (s) => (server = s), page: (p) => (page = p) });
+
+  it('fills controls inside shadow roots by their host labels and slotted text, and reads them back from the hosts', async () => {
+    const ctx = fakeContext({
+      page,
+      startUrl: server.url('/forms/web-components.html'),
+      formData: { full_name: 'Marianne Vos', membership: 'Family', rides: 'Training rides', newsletter: true, kit_sizes: ['Medium', 'Large'] },
+    });
+    await new AutofillAgent().run(ctx);
+    expect(server.postsTo('/submit/web-components')).toHaveLength(1);
+    expect(server.postsTo('/submit/web-components')[0]?.fields).toEqual({ name: 'Marianne Vos', tier: 'fam', ride: 'training', newsletter: 'yes', kit: 'm,l' });
+    const log = ctx.logs.join('\n');
+    expect(log).toContain("membership → 'Membership' (select-aria) = Family (exact)");
+    expect(log).toContain("rides → 'Which rides will you join most?' (radio-aria) = Training rides (exact)");
+    expect(log).toContain("newsletter → 'Send me the monthly newsletter' (checkbox name=newsletter) = checked");
+    expect(log).toContain("kit_sizes → 'Kit sizes you need' (checkboxGroup-aria) = Medium, Large (exact)");
+    // The option's own value ('fam') is what the check finds in the request for 'Family'.
+    expect(log).not.toMatch(/unverified\)?: [^\n]*membership/);
+  });
+
+  it('asks with the chips offered when a value names none of them, and presses only the answer', async () => {
+    const ctx = fakeContext({
+      page,
+      startUrl: server.url('/forms/web-components.html'),
+      formData: { full_name: 'Marianne Vos', membership: 'Standard', rides: 'Social rides', newsletter: false, kit_sizes: ['XXL'] },
+      answers: ['Large'],
+    });
+    await new AutofillAgent().run(ctx);
+    expect(ctx.questions).toEqual([expect.objectContaining({ question: "'XXL' isn't one of the options for 'Kit sizes you need'. Which should I choose?", options: ['Small', 'Medium', 'Large'] })]);
+    expect(server.postsTo('/submit/web-components').at(-1)?.fields).toEqual({ name: 'Marianne Vos', tier: 'std', ride: 'social', kit: 'l' });
+  });
+});
