@@ -58,7 +58,10 @@ class RawCdp {
   async page(url = 'about:blank'): Promise<string> {
     const created = await this.send('Target.createTarget', { url });
     const attached = await this.send('Target.attachToTarget', { targetId: created.result?.targetId, flatten: true });
-    return String(attached.result?.sessionId);
+    const sessionId = String(attached.result?.sessionId);
+    // A new page may be held for Portico's own client (auto-attach waits for the debugger): release it, as any client does.
+    await this.send('Runtime.runIfWaitingForDebugger', {}, sessionId);
+    return sessionId;
   }
 
   /** Everything the page's DOM holds, frames included (pierce), as text. */
@@ -229,6 +232,17 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     cdp.close();
   }, 120_000);
 
+  it('a client\'s large messages pass both ways through the proxy (64-bit frame lengths)', async () => {
+    const session = await createSession();
+    const cdp = await RawCdp.open(session.cdp_url);
+    const page = await cdp.page();
+    const big = 'x'.repeat(300_000);
+    const echoed = await cdp.send('Runtime.evaluate', { expression: `'${big}'.length + ':' + '${big}'` }, page);
+    expect(echoed.result?.result).toMatchObject({ value: `300000:${big}` });
+    cdp.close();
+    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+  });
+
   it('downloads land only in the session\'s own folder, whatever path a client names (finding 2)', async () => {
     const session = await createSession();
     const cdp = await RawCdp.open(session.cdp_url);
@@ -236,6 +250,8 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     const set = await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: outside, eventsEnabled: true });
     expect(set.error).toBeUndefined();
     await cdp.send('Page.navigate', { url: `${pages.url}/hello` }, page);
+    // Page.navigate answers at commit: the click waits for the page to have loaded.
+    await until(async () => ((await cdp.send('Runtime.evaluate', { expression: `location.pathname === '/hello' && document.readyState === 'complete'` }, page)).result?.result as { value?: boolean } | undefined)?.value, 'the page to load', 30_000);
     await cdp.send('Runtime.evaluate', { expression: `(() => { const a = document.createElement('a'); a.href = '/download'; a.download = 'report.bin'; document.body.append(a); a.click(); })()` }, page);
     await until(() => cdp.events.some((event) => event.method === 'Browser.downloadProgress' && event.params.state === 'completed'), 'the download to complete', 30_000);
     const landed = async (): Promise<string[]> => {

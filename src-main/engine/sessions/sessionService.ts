@@ -229,8 +229,10 @@ export class SessionService {
     this.#byCdpToken.set(session.cdpToken, session);
     // A browser that goes away by itself (crash, a client's Browser.close) ends the session.
     void browser.exited.then(() => this.#end(session, 'terminated'));
-    // Portico's own client for the live view and pageFor (a warm browser has it already).
-    browser.connect().catch((error: unknown) => {
+    // Portico's own client for the live view and pageFor (a warm browser has it already), connected
+    // before the cdp_url is handed out: a page a client opens while Playwright is still attaching
+    // (auto-attach waits for the debugger) could stay paused, its DOM never answering.
+    await browser.connect().catch((error: unknown) => {
       if (!session.ending) this.#logger.warn('session browser: engine connection failed', { session_id: session.id, error: String(error) });
     });
     if (row.record_video === 1) session.recording = this.#startRecording(session, request.screen_config);
