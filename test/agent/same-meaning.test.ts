@@ -64,6 +64,35 @@ describe('submission check: what a request carries', () => {
   });
 });
 
+describe('choices sent as codes the page never showed (custom listboxes)', () => {
+  const custom = (...labels: string[]) => labels.map((label) => ({ label, value: '' }));
+  it('a code the lexicon names is that option or another; any other code is unknown, never "same"', () => {
+    const states = custom('Ohio', 'Oregon', 'Texas');
+    expect(sameMeaning('Oregon', 'OR', { options: states })).toBe('same');
+    expect(sameMeaning('Oregon', 'OH', { options: states })).toBe('different');
+    expect(sameMeaning('Germany', 'DE', { options: custom('France', 'Germany') })).toBe('same');
+    expect(sameMeaning('Germany', 'FR', { options: custom('France', 'Germany') })).toBe('different');
+    expect(sameMeaning('Visual Studio Code', 'vscode', { options: custom('Visual Studio Code', 'IntelliJ IDEA') })).toBe('unknown');
+    // Another option's label, or a text with spaces, is still a changed answer.
+    expect(sameMeaning('Visual Studio Code', 'IntelliJ IDEA', { options: custom('Visual Studio Code', 'IntelliJ IDEA') })).toBe('different');
+    expect(sameMeaning('Visual Studio Code', 'Visual Studio', { options: custom('Visual Studio Code', 'IntelliJ IDEA') })).toBe('different');
+    // Options that carry values of their own (a native select): a value outside them is another answer.
+    expect(sameMeaning('Texas', 'ZZ', { options: [{ label: 'Texas', value: 'TX' }, { label: 'Ohio', value: 'OH' }] })).toBe('different');
+  });
+  it('the request check lists an unknown code as neither verified nor a mismatch (the receipt says unverified)', () => {
+    const placedChoice = (key: string, given: string, labels: string[]): PlacedCheck => ({
+      key, label: key, given, names: [key], sent: [given], options: custom(...labels), kind: 'choice', secret: false,
+    });
+    const result = checkRequest([{ name: 'editor', value: 'vscode' }, { name: 'state', value: 'OR' }, { name: 'country', value: 'FR' }], [
+      placedChoice('editor', 'Visual Studio Code', ['Visual Studio Code', 'IntelliJ IDEA']),
+      placedChoice('state', 'Oregon', ['Ohio', 'Oregon']),
+      placedChoice('country', 'Germany', ['France', 'Germany']),
+    ]);
+    expect(result.verified).toEqual(['state']);
+    expect(result.mismatches.map((m) => [m.key, m.sent])).toEqual([['country', 'FR']]);
+  });
+});
+
 describe('the result says submitted only as observed', () => {
   const facts: PageFacts = { url: 'http://x/done', title: 'Done', confirmation: 'Thank you', reference: 'AB-1234', pairs: [], text: 'Thank you' };
   it('without an output_schema and with one (a boolean "submitted"-like property)', () => {

@@ -6,10 +6,15 @@
 // spacing and punctuation. Masks and formats pass; changed digits, another date or another option never.
 
 import { dateReadings, type DateParts } from './dates.ts';
+import { valueSynonyms } from './lexicon.ts';
 import { findChoice, type ChoiceLike } from './valueAdapter.ts';
 
-/** `same`: the meaning is intact; `different`: it changed (a digit, a date, an option). */
-export type Meaning = 'same' | 'different';
+/**
+ * `same`: the meaning is intact; `different`: it changed (a digit, a date, an option); `unknown`: a
+ * choice went out as a code the page never showed (a custom list's option value: "vscode" for "Visual
+ * Studio Code") and no lexicon names it either — it cannot be verified, and it is not another option.
+ */
+export type Meaning = 'same' | 'different' | 'unknown';
 
 export interface MeaningHints {
   /** The control's options (a choice must come out as the option the value names, by value or label). */
@@ -110,6 +115,17 @@ export function sameMeaning(given: string, actual: string, hints: MeaningHints =
       if (actual === option.value || collapse(actual) === collapse(option.label) || bare(actual) === bare(option.value)) return 'same';
       // Another option, by value or label, is another answer; a text the options do not know falls to the rules below.
       if (options.some((o) => o !== option && (o.value === actual || collapse(o.label) === collapse(actual)))) return 'different';
+      // Options that show no value of their own (custom listboxes) are sent as codes the page keeps to itself:
+      // a code the lexicon knows ("OR" for Oregon, "DE" for Germany) is that option or another; any other is unknown.
+      if (!options.some((o) => o.value && collapse(o.value) !== collapse(o.label))) {
+        const codes = valueSynonyms(actual);
+        if (codes.size) {
+          const names = (o: ChoiceLike): Set<string> => valueSynonyms(o.label);
+          if ([...names(option)].some((id) => codes.has(id))) return 'same';
+          if (options.some((o) => o !== option && [...names(o)].some((id) => codes.has(id)))) return 'different';
+        }
+        if (/^[\p{L}\p{N}_.:-]{1,64}$/u.test(actual.trim()) && !dateAndTime(actual) && !isDigitString(actual)) return 'unknown';
+      }
     }
   }
   const givenDate = dateAndTime(given);

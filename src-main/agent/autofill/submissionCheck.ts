@@ -185,8 +185,10 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
       verified.push(p.key);
       continue;
     }
+    // A choice sent as a code the page never showed, that no lexicon names, is unverified (listed), not another option.
+    const opaque = (f: SentField): boolean => p.kind === 'choice' && sameMeaning(p.given, f.value, { options: p.options }) === 'unknown';
     // A file is another file only by a file part of another name; other fields may echo anything.
-    const named = own.filter((f) => f.value !== '' && (p.kind === 'file' ? f.file : !f.file));
+    const named = own.filter((f) => f.value !== '' && (p.kind === 'file' ? f.file : !f.file) && !opaque(f));
     if (named.length) {
       mismatches.push({ key: p.key, label: p.label, sent: named.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
       continue;
