@@ -28,7 +28,7 @@ async function readControl(target: Target, pid: string): Promise<ControlState | 
 
 function checkKind(target: Target): PlacedCheck['kind'] {
   switch (target.kind) {
-    case 'select': case 'radio': case 'checkboxGroup': case 'listbox': return 'choice';
+    case 'select': case 'radio': case 'checkboxGroup': case 'listbox': case 'combobox': return 'choice';
     case 'checkbox': return 'checkbox';
     case 'file': return 'file';
     case 'dateSplit': return 'date';

@@ -19,6 +19,21 @@ export type Meaning = 'same' | 'different' | 'unknown';
 export interface MeaningHints {
   /** The control's options (a choice must come out as the option the value names, by value or label). */
   options?: ChoiceLike[];
+  /** The control is a choice (a combobox or listbox) even when its options were not seen. */
+  choice?: boolean;
+}
+
+/**
+ * A choice sent as a code: one the lexicon names ("OR" = Oregon, "DE" = Germany) is the chosen label's or
+ * another's; any other single token ("vscode") is `unknown`. Null when `actual` is no code (text, a date, digits).
+ */
+function codeMeaning(label: string, actual: string, others: string[]): Meaning | null {
+  const codes = valueSynonyms(actual);
+  if (codes.size) {
+    if ([...valueSynonyms(label)].some((id) => codes.has(id))) return 'same';
+    if (others.some((other) => [...valueSynonyms(other)].some((id) => codes.has(id)))) return 'different';
+  }
+  return /^[\p{L}\p{N}_.:/+-]{1,64}$/u.test(actual.trim()) && !dateAndTime(actual) && !isDigitString(actual) ? 'unknown' : null;
 }
 
 const collapse = (text: string): string => text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -115,18 +130,19 @@ export function sameMeaning(given: string, actual: string, hints: MeaningHints =
       if (actual === option.value || collapse(actual) === collapse(option.label) || bare(actual) === bare(option.value)) return 'same';
       // Another option, by value or label, is another answer; a text the options do not know falls to the rules below.
       if (options.some((o) => o !== option && (o.value === actual || collapse(o.label) === collapse(actual)))) return 'different';
-      // Options that show no value of their own (custom listboxes) are sent as codes the page keeps to itself:
-      // a code the lexicon knows ("OR" for Oregon, "DE" for Germany) is that option or another; any other is unknown.
-      if (!options.some((o) => o.value && collapse(o.value) !== collapse(o.label))) {
-        const codes = valueSynonyms(actual);
-        if (codes.size) {
-          const names = (o: ChoiceLike): Set<string> => valueSynonyms(o.label);
-          if ([...names(option)].some((id) => codes.has(id))) return 'same';
-          if (options.some((o) => o !== option && [...names(o)].some((id) => codes.has(id)))) return 'different';
-        }
-        if (/^[\p{L}\p{N}_.:-]{1,64}$/u.test(actual.trim()) && !dateAndTime(actual) && !isDigitString(actual)) return 'unknown';
+      // Options that show no value of their own (custom listboxes) are sent as codes the page keeps to itself.
+      // (Values that tell no option apart — all empty, all 'on' — are no values either.)
+      const ownValues = new Set(options.map((o) => o.value)).size === options.length && options.some((o) => o.value && collapse(o.value) !== collapse(o.label));
+      if (!ownValues) {
+        const coded = codeMeaning(option.label, actual, options.filter((o) => o !== option).map((o) => o.label));
+        if (coded) return coded;
       }
     }
+  }
+  if (hints.choice && !options.length) {
+    // A choice whose options were not seen (a list drawn only while open): the code alone decides.
+    const coded = codeMeaning(given, actual, []);
+    if (coded) return coded;
   }
   const givenDate = dateAndTime(given);
   const actualDate = dateAndTime(actual);

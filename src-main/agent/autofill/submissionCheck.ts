@@ -139,7 +139,7 @@ function belongsTo(field: SentField, placed: PlacedCheck): boolean {
 function carries(field: SentField, placed: PlacedCheck): boolean {
   if (placed.kind === 'file') return placed.given.split(', ').includes(field.value);
   if (placed.sent.length && placed.sent.includes(field.value)) return true;
-  return sameMeaning(placed.given, field.value, { options: placed.options }) === 'same';
+  return sameMeaning(placed.given, field.value, { options: placed.options, choice: placed.kind === 'choice' }) === 'same';
 }
 
 /**
@@ -186,7 +186,7 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
       continue;
     }
     // A choice sent as a code the page never showed, that no lexicon names, is unverified (listed), not another option.
-    const opaque = (f: SentField): boolean => p.kind === 'choice' && sameMeaning(p.given, f.value, { options: p.options }) === 'unknown';
+    const opaque = (f: SentField): boolean => p.kind === 'choice' && sameMeaning(p.given, f.value, { options: p.options, choice: true }) === 'unknown';
     // A file is another file only by a file part of another name; other fields may echo anything.
     const named = own.filter((f) => f.value !== '' && (p.kind === 'file' ? f.file : !f.file) && !opaque(f));
     if (named.length) {
