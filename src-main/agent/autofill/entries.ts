@@ -13,6 +13,8 @@ export interface Entry {
   secret: boolean;
   /** The schema's `format` (e.g. `date`), when given. */
   format: string;
+  /** A leaf of item `index` of an array of objects (a field array: one item per repeated row); `array` is the array's dotted key. */
+  item?: { array: string; index: number; arrayTitle: string };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -35,7 +37,7 @@ function schemaRequired(schema: unknown): string[] {
 /** Flattens nested form_data objects into leaf entries (`address: {city}` → `address.city`). */
 export function flattenFormData(formData: JsonObject, formSchema: JsonObject): Entry[] {
   const out: Entry[] = [];
-  const walk = (data: Record<string, unknown>, schema: unknown, prefix: string[], parentRequired: boolean): void => {
+  const walk = (data: Record<string, unknown>, schema: unknown, prefix: string[], parentRequired: boolean, item?: Entry['item']): void => {
     const props = schemaProps(schema);
     const required = schemaRequired(schema);
     for (const [name, value] of Object.entries(data)) {
@@ -44,13 +46,21 @@ export function flattenFormData(formData: JsonObject, formSchema: JsonObject): E
       const path = [...prefix, name];
       const isRequired = parentRequired && required.includes(name);
       if (isObject(value) && !isFileObject(value)) {
-        walk(value, propSchema, path, isRequired);
+        walk(value, propSchema, path, isRequired, item);
+        continue;
+      }
+      // An array of objects is a field array: item i's leaves go to repeated row i (`contacts[1].phone`).
+      if (!item && Array.isArray(value) && value.length && value.every((v) => isObject(v) && !isFileObject(v))) {
+        const ps = isObject(propSchema) ? propSchema : {};
+        const arrayKey = path.join('.');
+        const arrayTitle = typeof ps.title === 'string' ? ps.title : '';
+        for (const [index, v] of value.entries()) walk(v as Record<string, unknown>, ps.items, path, isRequired, { array: arrayKey, index, arrayTitle });
         continue;
       }
       const ps = isObject(propSchema) ? propSchema : {};
       const format = typeof ps.format === 'string' ? ps.format : '';
       out.push({
-        key: path.join('.'),
+        key: item ? `${item.array}[${item.index}].${path.slice(item.array.split('.').length).join('.')}` : path.join('.'),
         path,
         value,
         title: typeof ps.title === 'string' ? ps.title : '',
@@ -58,6 +68,7 @@ export function flattenFormData(formData: JsonObject, formSchema: JsonObject): E
         required: isRequired,
         secret: format === 'password' || ps.writeOnly === true || /pass(word|code)|secret|pin$|token|cvv|cvc/i.test(name),
         format,
+        ...(item && { item }),
       });
     }
   };

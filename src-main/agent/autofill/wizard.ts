@@ -7,7 +7,8 @@ import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './contr
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { isFileObject, loggable, type Entry } from './entries.ts';
 import { dateReadings } from './dates.ts';
-import { compatibility, eliminationFits, matchEntries, type Placement } from './fieldMatcher.ts';
+import { arrayRows, matchScoped } from './fieldArrays.ts';
+import { compatibility, eliminationFits, type Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
 import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
@@ -318,13 +319,15 @@ export class Wizard {
     const filled = new Set<string>();
     const doneKeys = new Set<string>();
     const pageValues: Array<{ entry: Entry; value: unknown }> = [];
+    const first = (await this.#addRows()) ? undefined : fresh;
     for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
       // Each pass rescans: choosing a radio or option may reveal conditional fields. The first pass
       // may use the scan the caller just took, when nothing has touched the page since.
-      const scanned = pass === 0 && fresh ? fresh : await scanAll(this.#ctx);
+      const scanned = pass === 0 && first ? first : await scanAll(this.#ctx);
       const targets = buildTargets(scanned).filter((t) => !filled.has(t.id));
       const pending = this.#pending(signature, doneKeys);
-      const { placements, ambiguous } = matchEntries(pending, targets);
+      const layout = arrayRows(pending, buildTargets(scanned), scanned.flatMap((f) => f.scan.buttons));
+      const { placements, ambiguous } = matchScoped(pending, targets, layout);
       placements.push(...(await this.#mapUnmatched(signature, pending, targets, placements, ambiguous.map((a) => a.entry))));
       for (const amb of ambiguous) {
         const options = [...this.#fieldOptions(amb.candidates), NONE_OF_THESE];
@@ -363,6 +366,30 @@ export class Wizard {
       await this.#fillConfirmations(targets, filled, pageValues);
     }
     return { filled, settled: undefined };
+  }
+
+  /**
+   * Field arrays: while the page shows fewer rows than form_data has items, clicks the form's own
+   * "Add …" control for that array (bounded by the item count); true when it clicked.
+   */
+  async #addRows(): Promise<boolean> {
+    const clicks = new Map<string, number>();
+    let clicked = false;
+    for (let round = 0; round < 12; round += 1) {
+      const pending = this.#entries.filter((e) => e.item && !this.#placed.has(e.key));
+      if (!pending.length) return clicked;
+      const scanned = await scanAll(this.#ctx);
+      const buttons = scanned.flatMap((f) => f.scan.buttons);
+      const next = arrayRows(pending, buildTargets(scanned), buttons).find((l) => l.add && (clicks.get(l.array) ?? 0) < l.items);
+      if (!next?.add) return clicked;
+      const frame = scanned.find((f) => f.scan.buttons.includes(next.add as (typeof buttons)[number]))?.frame;
+      if (!frame) return clicked;
+      clicks.set(next.array, (clicks.get(next.array) ?? 0) + 1);
+      this.#ctx.log(`${next.array}: ${next.rows.length} row(s) shown for ${next.items} item(s); clicking '${next.add.text}'`);
+      await frame.locator(`[data-portico-id="${next.add.pid}"]`).click({ timeout: 5000 });
+      clicked = true;
+    }
+    return clicked;
   }
 
   /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat. */

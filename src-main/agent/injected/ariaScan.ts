@@ -4,7 +4,7 @@
 // ScannedControls with `aria: true`, so grouping, matching and questions treat them like their
 // native counterparts.
 import { byIds, clean, closestAcross, elementById, FIELDS, hostOf, flatQueryAll, formAssociated, labelTextsOf, ownGroupAncestors, parentAcross, textOf, visible } from './dom.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf } from './scanFields.ts';
+import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
 import type { ScannedControl, ScannedOption } from './scanTypes.ts';
 
 /** aria-labelledby often lists the widget itself ("Age" + the chosen value): the self-reference is dropped. */
@@ -215,6 +215,7 @@ export function scanAriaWidgets(all: Element[]): ScannedControl[] {
       affixes: '',
       labelOnly: false,
       mask: '',
+      ...rowOf(el),
     });
   }
   return controls;

@@ -3,7 +3,7 @@
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
 import { allElements, byIds, clean, closestAcross, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible } from './dom.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf } from './scanFields.ts';
+import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
 import type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
 
 /** What the scan reads off any native control; properties a tag lacks are undefined at run time. */
@@ -55,6 +55,13 @@ function buttonOf(el: Element, tag: string, type: string, role: string): Scanned
     formKey: formKeyOf(el),
     primary: PRIMARY.test(String(el.className || '')),
   };
+}
+
+/** The text just before a radio's radiogroup when the group has no name of its own (aria-label/-labelledby naming nothing). */
+function untiedGroupText(el: Element): string {
+  const group = closestAcross(el, '[role=radiogroup]');
+  if (!group || clean(group.getAttribute('aria-label')) || byIds(group, group.getAttribute('aria-labelledby'))) return '';
+  return nearTextOf(group);
 }
 
 /** A native input, select or textarea as a ScannedControl; null for ones that are not fields to fill. */
@@ -139,7 +146,8 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     placeholder: clean(el.getAttribute('placeholder')),
     title: clean(el.getAttribute('title')),
     legends: legendsOf(el),
-    nearText: labels.length ? '' : nearTextOf(el),
+    // A radio inside a radiogroup no label names (a segmented control under a plain-text heading) takes the text before the group.
+    nearText: labels.length ? (type === 'radio' ? untiedGroupText(el) : '') : nearTextOf(el),
     autocomplete: (el.getAttribute('autocomplete') || '').toLowerCase(),
     ariaAutocomplete: (el.getAttribute('aria-autocomplete') || '').toLowerCase(),
     required: !!el.required || el.getAttribute('aria-required') === 'true' || hostField?.required === true,
@@ -167,6 +175,7 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     affixes: tag === 'input' ? affixesOf(el) : '',
     labelOnly,
     mask: el.getAttribute('data-charset') || el.getAttribute('data-placeholder') || '',
+    ...rowOf(el),
   };
 }
 

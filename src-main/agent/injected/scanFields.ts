@@ -1,6 +1,7 @@
 // Facts the page scan reads off any field, native or ARIA (used by pageScan.ts and ariaScan.ts):
 // its marker, group, form, legends, nearby text, error message, language and hint text.
 import { byIds, clean, closestAcross, elementById, FIELDS, NATIVE_FIELDS, ownGroup, parentAcross, textOf, visible } from './dom.ts';
+import type { ScannedControl } from './scanTypes.ts';
 
 const seq = window as unknown as { __porticoSeq?: number };
 
@@ -125,4 +126,22 @@ export function langOf(el: Element): string {
 export function hintTextOf(el: Element): string {
   const g = ownGroup(el, { fields: FIELDS, maxDepth: 4 });
   return g ? textOf(g).slice(0, 300) : '';
+}
+
+/**
+ * The repeated row holding `el` (a field array's "Attendee 1", "Attendee 2"): the innermost ancestor
+ * that has a sibling of the same tag and class, each holding two fields or more. Fields one per row
+ * (form groups) are no rows. Bounded: six ancestors, never past the form.
+ */
+export function rowOf(el: Element): Pick<ScannedControl, 'row' | 'rowSet' | 'rowIndex'> {
+  let a = el.parentElement;
+  for (let depth = 0; a && depth < 6; depth++, a = a.parentElement) {
+    const parent = a.parentElement;
+    if (!parent || a.tagName === 'FORM' || a.tagName === 'BODY' || parent.tagName === 'BODY') break;
+    if (a.querySelectorAll(FIELDS).length < 2) continue;
+    const cls = String(a.className || '');
+    const rows = Array.from(parent.children).filter((s) => s.tagName === a?.tagName && String(s.className || '') === cls && s.querySelectorAll(FIELDS).length >= 2);
+    if (rows.length >= 2) return { row: pidOf(a), rowSet: pidOf(parent), rowIndex: rows.indexOf(a) };
+  }
+  return {};
 }

@@ -61,6 +61,14 @@ export interface ScannedControl {
   labelOnly: boolean;
   /** The shape a masked input wants: `data-charset` ("A#A #A#") or `data-placeholder` ("___ __ ____"), when the page gives one. */
   mask: string;
+  /**
+   * A repeated row the control sits in (field arrays: "Attendee 1", "Attendee 2"): `row` marks the row,
+   * `rowSet` the container of its sibling rows, `rowIndex` its position among them. Absent when the
+   * control is in no such row.
+   */
+  row?: string;
+  rowSet?: string;
+  rowIndex?: number;
 }
 
 /** A clickable that may advance the form. */

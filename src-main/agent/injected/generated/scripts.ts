@@ -255,6 +255,22 @@ var __porticoInjected = (function() {
 		});
 		return g ? textOf(g).slice(0, 300) : "";
 	}
+	function rowOf(el) {
+		let a = el.parentElement;
+		for (let depth = 0; a && depth < 6; depth++, a = a.parentElement) {
+			const parent = a.parentElement;
+			if (!parent || a.tagName === "FORM" || a.tagName === "BODY" || parent.tagName === "BODY") break;
+			if (a.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])").length < 2) continue;
+			const cls = String(a.className || "");
+			const rows = Array.from(parent.children).filter((s) => s.tagName === a?.tagName && String(s.className || "") === cls && s.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])").length >= 2);
+			if (rows.length >= 2) return {
+				row: pidOf(a),
+				rowSet: pidOf(parent),
+				rowIndex: rows.indexOf(a)
+			};
+		}
+		return {};
+	}
 	// src-main/agent/injected/ariaScan.ts
 	const nameByIds = (el) => byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((i) => i && i !== el.id).join(" "));
 	const ownText = (el) => clean(textOf(el).replace(/\\u200b/g, ""));
@@ -409,7 +425,8 @@ var __porticoInjected = (function() {
 				hintText: type === "editable" && vis ? hintTextOf(el) : "",
 				affixes: "",
 				labelOnly: false,
-				mask: ""
+				mask: "",
+				...rowOf(el)
 			});
 		}
 		return controls;
@@ -449,6 +466,11 @@ var __porticoInjected = (function() {
 			formKey: formKeyOf(el),
 			primary: PRIMARY.test(String(el.className || ""))
 		};
+	}
+	function untiedGroupText(el) {
+		const group = closestAcross(el, "[role=radiogroup]");
+		if (!group || clean(group.getAttribute("aria-label")) || byIds(group, group.getAttribute("aria-labelledby"))) return "";
+		return nearTextOf(group);
 	}
 	function nativeControlOf(el, tag, type, role) {
 		if (type === "hidden" || type === "reset") return null;
@@ -515,7 +537,7 @@ var __porticoInjected = (function() {
 			placeholder: clean(el.getAttribute("placeholder")),
 			title: clean(el.getAttribute("title")),
 			legends: legendsOf(el),
-			nearText: labels.length ? "" : nearTextOf(el),
+			nearText: labels.length ? type === "radio" ? untiedGroupText(el) : "" : nearTextOf(el),
 			autocomplete: (el.getAttribute("autocomplete") || "").toLowerCase(),
 			ariaAutocomplete: (el.getAttribute("aria-autocomplete") || "").toLowerCase(),
 			required: !!el.required || el.getAttribute("aria-required") === "true" || hostField?.required === true,
@@ -541,7 +563,8 @@ var __porticoInjected = (function() {
 			hintText: /^(text|search|tel)$/.test(type) && vis && dateish ? hintTextOf(el) : "",
 			affixes: tag === "input" ? affixesOf(el) : "",
 			labelOnly,
-			mask: el.getAttribute("data-charset") || el.getAttribute("data-placeholder") || ""
+			mask: el.getAttribute("data-charset") || el.getAttribute("data-placeholder") || "",
+			...rowOf(el)
 		};
 	}
 	const SUMMARIES = ".govuk-error-summary, .error-summary, [role=\\"alert\\"], .alert-danger, .alert-error, .errors, .form-errors, [aria-live=\\"assertive\\"]";
