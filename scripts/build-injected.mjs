@@ -29,6 +29,7 @@ export const entries = {
   'readAndLeave.ts': 'readAndLeave',
   'uniqueSelector.ts': 'uniqueSelector',
   'loginScan.ts': 'loginScan',
+  'calendarOpen.ts': 'calendarOpen',
 };
 
 const GLOBAL = '__porticoInjected';

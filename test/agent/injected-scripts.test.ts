@@ -33,7 +33,7 @@ describe('injected scripts as built', () => {
   });
 
   it('each entry is a self-contained function with no module import, export or require left', () => {
-    expect(Object.values(entries).sort()).toEqual(['findListbox', 'loginScan', 'pageFacts', 'readAndLeave', 'readOptions', 'scanPage', 'shownValue', 'uniqueSelector']);
+    expect(Object.values(entries).sort()).toEqual(['calendarOpen', 'findListbox', 'loginScan', 'pageFacts', 'readAndLeave', 'readOptions', 'scanPage', 'shownValue', 'uniqueSelector']);
     for (const name of Object.values(entries)) {
       const fn = functions[name];
       expect(typeof fn, name).toBe('function');

@@ -24,8 +24,12 @@ export async function setAriaChecked(env: FillEnv, target: Target, control: Scan
   const loc = locate(target, control);
   if ((await ariaChecked(loc)) === checked) return;
   const settled = (): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, 500);
-  await click(env, loc);
-  if (await settled()) return;
+  // A switch drawn under its own label (Carbon's Toggle) cannot take a pointer click: Space on it can.
+  const clickable = await loc.click({ trial: true, timeout: 1000 }).then(() => true, () => false);
+  if (clickable) {
+    await click(env, loc);
+    if (await settled()) return;
+  }
   await loc.focus();
   await env.page.keyboard.press('Space');
   if (await settled()) return;

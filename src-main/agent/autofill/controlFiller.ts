@@ -1,15 +1,17 @@
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
-import { readAndLeave } from '../injected/index.ts';
+import { calendarOpen, readAndLeave } from '../injected/index.ts';
 import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
 import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
 import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
+import { dateRangeValue, formatDateRange, numericMeaning, plainNumber, showsDateRange } from './rangeAndNumber.ts';
+import { planSliderKeys, sameSliderValue, sliderGoal } from './slider.ts';
 import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
 import { digitSlots, digitsForMask, fillDigitSlots, formatTwelveHour, parseTimeOfDay, readBackMatches, wantsTwelveHour, type ReadBackKind } from './widgetValues.ts';
 import { loose } from './textNorm.ts';
-import { asBoolean, asText, filePayloads, findChoice, fitToMask, matchChoice, monthChoiceValues, patternAccepts, realChoices, sameValue, withoutAffixes, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
+import { asBoolean, asText, filePayloads, findChoice, fitToMask, matchChoice, monthChoiceValues, patternAccepts, realChoices, sameValue as sameText, withoutAffixes, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
 
 export { FillProblem, locate, type FillEnv, type FillResult };
 
@@ -83,6 +85,10 @@ function readBackKind(target: Target, value: unknown): ReadBackKind | null {
 async function fillText(env: FillEnv, target: Target, loc: Locator, text: string, check: ReadBackKind | null = null): Promise<string> {
   const c = target.controls[0] as ScannedControl;
   const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
+  // A number is read back by what it means: "$12,500" is 12500 (a formatting input adds the sign and separators).
+  const meant = digits ? null : plainNumber(text);
+  const sameValue = (shown: string, intended: string, digitsOnly: boolean): boolean =>
+    sameText(shown, intended, digitsOnly) || (meant !== null && numericMeaning(shown) === meant);
   // Typing into native date/time inputs depends on the locale's segment order: always fill those.
   const native = /^(date|datetime-local|month|time|week|color|range)$/.test(c.type);
   if (env.human && native) {
@@ -97,7 +103,11 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
     env.log(`${target.label}: value did not stick after fill, typing key by key`);
     await typeKeys(env, loc, text);
     shown = await loc.evaluate(readAndLeave);
-    if (!sameValue(shown, text, digits)) env.log(`${target.label}: control shows a different value after typing`);
+    if (!sameValue(shown, text, digits)) {
+      // A different number is a wrong value, never a formatting: it does not stay unsaid.
+      if (meant !== null && numericMeaning(shown) !== null) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing ${text}`);
+      env.log(`${target.label}: control shows a different value after typing`);
+    }
   }
   // Masks and time pickers rewrite what is typed: what they show must still mean the value, or nothing is claimed.
   if (check && !readBackMatches(check, text, shown)) {
@@ -232,6 +242,19 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
   if (!date) throw new FillProblem(`'${asText(value)}' is not a date (e.g. YYYY-MM-DD${parts.day ? '' : ' or YYYY-MM'}) for '${target.label}'`);
   const put = async (control: ScannedControl, texts: string[]): Promise<void> => {
     const loc = locate(target, control);
+    if (control.aria) {
+      // A custom dropdown: the first spelling its options have (a month by name or number).
+      const part: Target = { ...target, kind: 'listbox', controls: [control], id: control.pid, label: `${target.label} (${control.labelledBy || control.ariaLabel || 'part'})`, choices: [] };
+      for (const [i, text] of texts.entries()) {
+        try {
+          await fillListbox(env, part, text);
+          return;
+        } catch (error) {
+          if (!(error instanceof FillProblem) || i === texts.length - 1) throw error;
+        }
+      }
+      return;
+    }
     if (control.tag === 'select') {
       const choices = control.options.filter((o) => !o.disabled);
       const index = texts.map((t) => matchChoice(t, choices)).find((i) => i >= 0);
@@ -250,6 +273,56 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
   const yearMonth = `${date.year}-${String(date.month).padStart(2, '0')}`;
   // A full date into month and year boxes drops only the day the form does not ask for.
   return { shown: day && 'day' in date ? `${yearMonth}-${String(date.day).padStart(2, '0')}` : yearMonth, how: 'normalised' };
+}
+
+/**
+ * Moves a slider to the value by keys, the way a keyboard user does (docs/autofill.md, Sliders): plan
+ * the presses from the value it reports, press, read aria-valuenow (or the range input's value) again,
+ * and plan again from there, until it reports the value. A value outside its range or between two of
+ * its steps is a FillProblem (asked or failed), never the nearest value.
+ */
+async function fillSlider(target: Target, loc: Locator, value: unknown): Promise<FillResult> {
+  const c = target.controls[0] as ScannedControl;
+  const facts = { ...(c.slider as NonNullable<ScannedControl['slider']>) };
+  const wanted = sliderGoal(value, facts);
+  if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
+  const read = async (): Promise<number> => Number(c.aria ? await loc.getAttribute('aria-valuenow') : await loc.inputValue());
+  // Focus, not click: a click moves a slider to wherever it lands.
+  await loc.focus();
+  let now = await read();
+  let arrowsOnly = false;
+  for (let round = 0; round < 8 && !sameSliderValue(now, wanted.goal); round += 1) {
+    const { keys } = planSliderKeys(now, wanted.goal, facts, arrowsOnly);
+    if (keys.length > 500) throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
+    for (const key of keys) await loc.press(key);
+    const after = await read();
+    if (facts.step <= 0 && !sameSliderValue(after, now)) {
+      // The step learnt from one press: a value between two steps is not one the slider can show.
+      facts.step = Math.abs(after - now);
+      const again = sliderGoal(value, facts);
+      if ('problem' in again) throw new FillProblem(`${again.problem} for '${target.label}'`);
+    }
+    // A slider that ignores Home/End is moved by arrows from where it is.
+    if (keys.some((k) => k === 'Home' || k === 'End') && !sameSliderValue(after, wanted.goal)) arrowsOnly = true;
+    else if (sameSliderValue(after, now)) break;
+    now = after;
+  }
+  if (!sameSliderValue(now, wanted.goal)) throw new AgentFailure(`'${target.label}' reports ${now} after moving it towards ${wanted.goal}`);
+  return { shown: String(now), how: typeof value === 'number' ? 'exact' : 'normalised' };
+}
+
+/**
+ * A text date field that opened a calendar popup (flatpickr, a date range input) leaves it open over
+ * the next fields and the form's buttons: Escape closes it, and the field must still show the date.
+ */
+async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise<void> {
+  const point = await loc.evaluate(calendarOpen).catch(() => null);
+  if (!point) return;
+  // A click on nothing in particular, as a person does (flatpickr and popovers close on an outside click).
+  if (point[0] >= 0) await env.page.mouse.click(point[0], point[1]);
+  else await env.page.keyboard.press('Escape');
+  const after = await loc.inputValue().catch(() => shown);
+  if (after !== shown) throw new AgentFailure(`the date field shows '${after}' after closing its calendar (it showed '${shown}')`);
 }
 
 /** How a text went in: exactly as given, or adapted (a date formatted, a number stripped of its unit, a mask). */
@@ -273,7 +346,9 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
         if ('how' in match) return { shown: await fillText(env, target, loc, (target.choices[match.index] as ChoiceLike).value), how: match.how };
         env.log(`${target.label}: the value ${match.index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`);
       }
-      const shown = await fillText(env, target, loc, textFor(target, value, options), readBackKind(target, value));
+      const text = textFor(target, value, options);
+      const shown = await fillText(env, target, loc, text, readBackKind(target, value));
+      if (target.kind !== 'date' && parseDateValue(value) && text !== asText(value)) await closeCalendar(env, loc, shown);
       return { shown, how: textHow(value, shown) };
     }
     case 'editable': {
@@ -286,7 +361,7 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
       if (!target.choices.length && typeof value === 'string' && (parseDateValue(value) || parseTimeOfDay(value))) {
         const text = textFor(target, value, { ...options, format: options.format ?? (parseDateValue(value) ? 'date' : undefined) });
         const shown = await fillText(env, target, loc, text, readBackKind(target, value));
-        if (!sameValue(shown, text, false)) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'; the value was not placed`);
+        if (!sameText(shown, text, false)) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'; the value was not placed`);
         await loc.focus().catch(() => undefined);
         await env.page.keyboard.press('Escape');
         await loc.blur().catch(() => undefined);
@@ -325,6 +400,17 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
     }
     case 'dateSplit':
       return fillDateSplit(env, target, value);
+    case 'slider':
+      return fillSlider(target, loc, value);
+    case 'dateRange': {
+      const range = dateRangeValue(value);
+      const format = target.rangeFormat;
+      if (!range || !format) throw new FillProblem(`'${asText(value)}' is not a date range ({start, end}, start first) for '${target.label}'`);
+      const text = formatDateRange(range, format);
+      const shown = await fillText(env, target, loc, text);
+      if (!showsDateRange(shown, range, format)) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'`);
+      return { shown, how: 'normalised' };
+    }
     case 'file': {
       const files = filePayloads(value);
       if (!files.length) throw new FillProblem(`the value for '${target.label}' is not a file (a data URL or {name, mime_type, content_base64})`);

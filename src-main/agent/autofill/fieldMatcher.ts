@@ -2,6 +2,8 @@ import { isFileObject, type Entry } from './entries.ts';
 import type { Target } from './targets.ts';
 import { conceptTokens, pageTokenWeights, textSimilarity, type TokenWeight } from './textNorm.ts';
 import { dateReadings, parseMonthYear } from './dates.ts';
+import { dateRangeValue } from './rangeAndNumber.ts';
+import { sliderNumber } from './slider.ts';
 import { asBoolean, findChoice, matchChoice, realChoices } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
@@ -36,6 +38,10 @@ export function compatibility(value: unknown, target: Target): number {
   const file = isFileValue(value);
   if (target.kind === 'file') return file ? 1 : 0;
   if (file) return 0;
+  if (target.kind === 'slider') return sliderNumber(value) !== null ? 1 : 0;
+  if (target.kind === 'dateRange') return dateRangeValue(value) ? 1 : 0;
+  // A {start, end} pair belongs in a range input only (its two dates also reach two inputs as two keys).
+  if (dateRangeValue(value) && typeof value === 'object') return 0;
   if (target.kind === 'dateSplit') return dateReadings(value).length || (!target.dateParts?.day && parseMonthYear(value)) ? 1 : 0;
   if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
   if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' || target.kind === 'listbox' ? 0.9 : 0.3;

@@ -1,6 +1,7 @@
 import type { Frame } from 'playwright-core';
 
 import type { FrameScan, ScannedControl, ScannedOption } from './pageScan.ts';
+import { rangeFormatFromHint, type RangeFormat } from './rangeAndNumber.ts';
 import { conceptTokens } from './textNorm.ts';
 
 export type TargetKind =
@@ -8,7 +9,11 @@ export type TargetKind =
   /** A select-only combobox: a button or div opening a listbox of option elements. */
   | 'listbox'
   /** A contenteditable element (or role=textbox on one). */
-  | 'editable';
+  | 'editable'
+  /** A slider: `role=slider` or `<input type=range>`, moved by keys (slider.ts). */
+  | 'slider'
+  /** One text input holding a date range ("MM/DD/YYYY – MM/DD/YYYY"), see rangeAndNumber.ts. */
+  | 'dateRange';
 
 /** A choice inside a radio group, checkbox group or select. */
 export interface Choice {
@@ -38,6 +43,8 @@ export interface Target {
   errorText: string;
   /** For `dateSplit`: which control holds which part (a month-year date has no day). */
   dateParts?: DateSplitParts;
+  /** For `dateRange`: the date format and the separator between the two dates. */
+  rangeFormat?: RangeFormat;
 }
 
 export interface DateSplitParts {
@@ -83,7 +90,8 @@ function humanLabel(c: ScannedControl): string {
 }
 
 function datePart(c: ScannedControl): 'day' | 'month' | 'year' | null {
-  const tokens = new Set(conceptTokens([c.labels.join(' '), c.ariaLabel, c.name, c.id, c.placeholder].join(' ')));
+  // A custom dropdown is named by aria-labelledby; its own text is the value it shows, never read here.
+  const tokens = new Set(conceptTokens([c.labels.join(' '), c.ariaLabel, c.aria ? c.labelledBy : '', c.name, c.aria ? '' : c.id, c.placeholder].join(' ')));
   if (tokens.has('day') || tokens.has('dd')) return 'day';
   if (tokens.has('month') || tokens.has('mm')) return 'month';
   if (tokens.has('year') || tokens.has('yyyy') || tokens.has('yy')) return 'year';
@@ -109,7 +117,8 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     // Split dates: day, month and year controls sharing one group.
     const byGroup = new Map<string, ScannedControl[]>();
     for (const c of usable) {
-      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file' || c.aria) continue;
+      // Select-only comboboxes may be the parts too (month and year as two custom dropdowns).
+      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file' || (c.aria && c.type !== 'listbox')) continue;
       const list = byGroup.get(c.groupKey) ?? [];
       list.push(c);
       byGroup.set(c.groupKey, list);
@@ -178,10 +187,13 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       for (const c of list) used.add(c.pid);
     }
 
+    // A number input beside a slider showing the same value is the slider's twin: one value, one target (the slider).
+    const twins = new Set(usable.map((c) => c.slider?.twinPid ?? '').filter(Boolean));
     for (const c of usable) {
-      if (used.has(c.pid) || c.readOnly && !c.hasListbox) continue;
+      if (used.has(c.pid) || twins.has(c.pid) || c.readOnly && !c.hasListbox) continue;
       let kind: TargetKind | null = null;
-      if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
+      if (c.slider) kind = 'slider';
+      else if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
       // A select with no real option (a library's hidden mirror holding only its placeholder) takes no value.
       else if (c.tag === 'select') kind = selectChoices(c).length || c.value !== '' ? 'select' : null;
       else if (c.tag === 'textarea') kind = 'textarea';
@@ -190,7 +202,11 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       // A read-only combobox input cannot be typed into: it only opens its list (react-select unsearchable).
       else if (TEXTLIKE.has(c.type) || c.role === 'combobox') kind = c.hasListbox ? (c.readOnly ? 'listbox' : 'combobox') : 'text';
       if (!kind) continue;
+      // A text input whose hint shows two dates ("MM/DD/YYYY – MM/DD/YYYY") holds a date range.
+      const rangeFormat = kind === 'text' && !c.hasListbox ? rangeFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' ')) : null;
+      if (rangeFormat) kind = 'dateRange';
       targets.push({
+        ...(rangeFormat && { rangeFormat }),
         id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts: ownTexts(c, 0.7), context: c.legends,
         choices: (c.tag === 'select' ? selectChoices(c) : c.options.filter((o) => !o.disabled)).map((o) => ({ label: o.label, value: o.value, pid: c.pid })),
         required: c.required, hasValue: c.tag === 'select' ? c.value !== '' && c.options.findIndex((o) => o.value === c.value) > 0 : c.value !== '',
@@ -207,6 +223,8 @@ export function describeTarget(target: Target): string {
   const kind = target.kind === 'text' ? (c.datalist ? 'datalist' : c.type || 'text')
     : target.kind === 'listbox' ? 'select-aria'
     : target.kind === 'editable' ? (c.role === 'textbox' ? 'textbox-aria' : 'contenteditable')
+    : target.kind === 'slider' ? (c.aria ? 'slider-aria' : 'range')
+    : target.kind === 'dateRange' ? 'date-range'
     : c.aria ? `${c.role === 'switch' ? 'switch' : target.kind}-aria` : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

@@ -18,6 +18,7 @@ import { askForOption, askOrFail, quote } from './questions.ts';
 import { sameMeaning } from './sameMeaning.ts';
 import type { Mismatch, PlacedCheck } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
+import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
 import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
@@ -86,6 +87,31 @@ function signatureOf(targets: Target[]): string {
   return targets.map(controlKey).sort().join('|');
 }
 
+/** `period.start` + `period.end` (two dates, the only keys under `period`) as one `period` = {start, end} entry. */
+export function rangeEntries(entries: Entry[]): Array<{ entry: Entry; leaves: string[] }> {
+  const byParent = new Map<string, Entry[]>();
+  for (const e of entries) {
+    if (e.path.length < 2) continue;
+    const parent = e.path.slice(0, -1).join('.');
+    byParent.set(parent, [...(byParent.get(parent) ?? []), e]);
+  }
+  const out: Array<{ entry: Entry; leaves: string[] }> = [];
+  for (const [parent, pair] of byParent) {
+    if (pair.length !== 2) continue;
+    const value = Object.fromEntries(pair.map((e) => [e.path.at(-1) as string, e.value]));
+    if (!dateRangeValue(value)) continue;
+    const [a, b] = pair as [Entry, Entry];
+    out.push({
+      entry: {
+        key: parent, path: parent.split('.'), value, title: '', description: '',
+        required: a.required || b.required, secret: a.secret || b.secret, format: '',
+      },
+      leaves: [a.key, b.key],
+    });
+  }
+  return out;
+}
+
 /** Walks the form page by page: fill, correct what the page rejects, click on, until a final page. */
 export class Wizard {
   readonly #ctx: AgentContext;
@@ -111,6 +137,12 @@ export class Wizard {
   readonly watch: SubmissionWatch;
   /** The task's click/choose sentences, each run at most once, on a page where it applies. */
   readonly #steps: TaskStep[];
+  /**
+   * Date ranges given as two keys under one parent (`period.start`, `period.end`): one more entry
+   * `period` = {start, end}, which only a one-input date range control takes (rangeAndNumber.ts).
+   * Placing it places both keys; placing the two keys (two date inputs) leaves it unused.
+   */
+  readonly #ranges: Array<{ entry: Entry; leaves: string[] }>;
 
   readonly #mapper: KeyMapper | null;
   /** Page structures the mapper was already asked about (once per structure and run). */
@@ -122,6 +154,7 @@ export class Wizard {
     this.#humanFor = humanFor;
     this.#mapper = mapper;
     this.#steps = taskSteps(ctx.task);
+    this.#ranges = rangeEntries(entries);
     this.watch = new SubmissionWatch(ctx.page, {
       placed: () => [...this.#placed.values()].map((p) => p.check),
       decide: (mismatch) => this.#decideHeld(mismatch),
@@ -154,6 +187,11 @@ export class Wizard {
       message: `The page sent ${sent} when ${given} was typed.`,
     }, failure);
     return { correct: { key: m.key, value } };
+  }
+
+  /** The leaf entries and the date-range pairs, for finding the entry a placed control belongs to. */
+  #allEntries(): Entry[] {
+    return [...this.#ranges.map((r) => r.entry), ...this.#entries];
   }
 
   #env(): FillEnv {
@@ -264,8 +302,10 @@ export class Wizard {
 
   /** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
   #pending(signature: string, done: Set<string>): Entry[] {
-    return this.#entries.filter((e) => !done.has(e.key) && !this.#declined.has(e.key)
-      && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature));
+    const open = (e: Entry): boolean => !done.has(e.key) && !this.#declined.has(e.key)
+      && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature);
+    const ranges = this.#ranges.filter((r) => r.leaves.every((k) => !done.has(k) && (!this.#placed.has(k) || this.#placed.get(k)?.signature === signature)) && open(r.entry));
+    return [...ranges.map((r) => r.entry), ...this.#entries.filter(open)];
   }
 
   /**
@@ -438,6 +478,10 @@ export class Wizard {
             matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : this.#byModel.has(entry.key) ? 'model' : matchedBy,
             check: await placedCheckFor(target, entry.key, current, shown, entry.secret || target.controls.some((c) => c.type === 'password')),
           });
+          // A date range placed as one value places both of its keys.
+          for (const leaf of this.#ranges.find((r) => r.entry.key === entry.key)?.leaves ?? []) {
+            this.#placed.set(leaf, this.#placed.get(entry.key) as PlacedValue);
+          }
           this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`);
         } else {
           this.#ctx.log(`(answer) → ${describeTarget(target)}`);
@@ -513,7 +557,7 @@ export class Wizard {
         continue;
       }
       const key = controlKey(error.target);
-      const entry = this.#entries.find((e) => this.#placed.get(e.key)?.controlKey === key);
+      const entry = this.#allEntries().find((e) => this.#placed.get(e.key)?.controlKey === key);
       if (!entry) {
         const answer = await this.#askForField(error.target, {
           question: `What should be entered for '${error.target.label}'?`,
@@ -551,7 +595,7 @@ export class Wizard {
       await this.#handleErrors(errors);
       for (const error of errors) {
         const target = error.target as Target;
-        const entry = this.#entries.find((e) => this.#placed.get(e.key)?.controlKey === controlKey(target));
+        const entry = this.#allEntries().find((e) => this.#placed.get(e.key)?.controlKey === controlKey(target));
         if (entry) await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, signature);
       }
       changed = true;

@@ -2,9 +2,11 @@
 // is written as TypeScript next to this file and compiled at build time into self-contained
 // sources (generated/scripts.ts, by scripts/build-injected.mjs): no transpiler helper or import can
 // leak into what the page runs.
+import type calendarOpenEntry from './calendarOpen.ts';
 import type findListboxEntry from './findListbox.ts';
 import type loginScanEntry from './loginScan.ts';
 import {
+  calendarOpenSource,
   findListboxSource,
   loginScanSource,
   pageFactsSource,
@@ -34,8 +36,9 @@ export const pageFacts = inPage<typeof pageFactsEntry>(pageFactsSource);
 export const readAndLeave = inPage<typeof readAndLeaveEntry>(readAndLeaveSource);
 export const uniqueSelector = inPage<typeof uniqueSelectorEntry>(uniqueSelectorSource);
 export const loginScan = inPage<typeof loginScanEntry>(loginScanSource);
+export const calendarOpen = inPage<typeof calendarOpenEntry>(calendarOpenSource);
 
 export type { FindListboxArgs } from './findListbox.ts';
 export type { LoginScan } from './loginScan.ts';
 export type { RawPageFacts } from './pageFacts.ts';
-export type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
+export type { FrameScan, ScannedButton, ScannedControl, ScannedOption, SliderFacts } from './scanTypes.ts';

@@ -3,6 +3,7 @@
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
 import { allElements, byIds, clean, closestAcross, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible } from './dom.ts';
+import { rangeInputFacts, scanSliders } from './sliderScan.ts';
 import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
 import type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
 
@@ -63,6 +64,14 @@ function untiedGroupText(el: Element): string {
   if (!group || clean(group.getAttribute('aria-label')) || byIds(group, group.getAttribute('aria-labelledby'))) return '';
   return nearTextOf(group);
 }
+/**
+ * A `pattern` the page told the browser not to enforce (`<form novalidate>`): a number input that
+ * formats its value ("$12,500") against its own pattern="[0-9]*" does not block the submit.
+ */
+const patternIgnored = (el: NativeField): boolean => {
+  const v = el.validity;
+  return !!el.form?.noValidate && v.patternMismatch && !v.valueMissing && !v.typeMismatch && !v.tooLong && !v.tooShort && !v.customError && !v.badInput;
+};
 
 /** A native input, select or textarea as a ScannedControl; null for ones that are not fields to fill. */
 function nativeControlOf(el: NativeField, tag: string, type: string, role: string): ScannedControl | null {
@@ -158,7 +167,7 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     checked: !!el.checked,
     options,
     multiple: !!el.multiple,
-    valid: el.validity ? el.validity.valid : true,
+    valid: el.validity ? el.validity.valid || patternIgnored(el) : true,
     validationMessage: el.validationMessage || '',
     errorText: vis ? errorTextOf(el) : '',
     pattern: el.getAttribute('pattern') || '',
@@ -176,6 +185,7 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     labelOnly,
     mask: el.getAttribute('data-charset') || el.getAttribute('data-placeholder') || '',
     ...rowOf(el),
+    ...(type === 'range' ? { slider: rangeInputFacts(el) } : {}),
   };
 }
 
@@ -218,7 +228,7 @@ export default function scanPage(): FrameScan {
     // Buttons that open a listbox or carry a checked state are form widgets (ariaScan), not navigation.
     // Toggle buttons in a group (filter chips, segmented buttons) are choices too.
     const widget =
-      el.getAttribute('aria-haspopup') === 'listbox' || /^(combobox|switch|checkbox|radio|option)$/.test(role) || pressedGroupOf(el) !== null;
+      el.getAttribute('aria-haspopup') === 'listbox' || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null;
     if (widget && !isField) continue;
     const button = buttonOf(el, tag, type, role);
     if (button) {
@@ -229,7 +239,7 @@ export default function scanPage(): FrameScan {
     const control = nativeControlOf(el as NativeField, tag, type, role);
     if (control) controls.push(control);
   }
-  controls.push(...scanAriaWidgets(all));
+  controls.push(...scanAriaWidgets(all), ...scanSliders(all));
   const headings = all
     .filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e))
     .map(textOf)

@@ -69,6 +69,21 @@ export interface ScannedControl {
   row?: string;
   rowSet?: string;
   rowIndex?: number;
+  /** Set for sliders (`role=slider`, `<input type=range>`). */
+  slider?: SliderFacts;
+}
+
+/** What a slider (`role=slider` or `<input type=range>`) says about its range. */
+export interface SliderFacts {
+  min: number;
+  max: number;
+  /** The step between values; 0 when the page does not say (ARIA has no step attribute). */
+  step: number;
+  now: number;
+  /** aria-valuetext, when the slider shows its value as text ("$40", "4 visits"). */
+  valueText: string;
+  /** The number input beside the slider showing the same value (one value, one target), or ''. */
+  twinPid: string;
 }
 
 /** A clickable that may advance the form. */

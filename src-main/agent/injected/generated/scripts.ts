@@ -431,6 +431,106 @@ var __porticoInjected = (function() {
 		}
 		return controls;
 	}
+	// src-main/agent/injected/sliderScan.ts
+	const num = (s, fallback) => {
+		const n = s == null || s.trim() === "" ? NaN : Number(s);
+		return Number.isFinite(n) ? n : fallback;
+	};
+	function twinOf(el, name) {
+		const others = "input:not([type=hidden]),select,textarea,[role=slider],[role=combobox],[role=radio],[role=checkbox]";
+		let n = el.parentElement;
+		for (let depth = 0; depth < 4 && n && n.tagName !== "FORM" && n.tagName !== "BODY"; depth += 1) {
+			const fields = Array.from(n.querySelectorAll(others)).filter((f) => f !== el);
+			const twins = fields.filter((f) => f.matches("input[type=number],input[type=text],input:not([type])"));
+			if (fields.length > twins.length || twins.length > 1) return null;
+			const twin = twins[0];
+			if (twin) {
+				const twinName = clean(byIds(twin, twin.getAttribute("aria-labelledby")) || twin.getAttribute("aria-label") || labelTextsOf(twin, true).join(" "));
+				return twinName && twinName === name ? twin : null;
+			}
+			n = n.parentElement;
+		}
+		return null;
+	}
+	function rangeInputFacts(el) {
+		const min = num(el.getAttribute("min"), 0);
+		const max = num(el.getAttribute("max"), 100);
+		const stepAttr = el.getAttribute("step");
+		return {
+			min,
+			max,
+			step: stepAttr === "any" ? 0 : num(stepAttr, 1),
+			now: num(el.value, min),
+			valueText: el.value,
+			twinPid: ""
+		};
+	}
+	function scanSliders(all) {
+		const out = [];
+		for (const el of all) {
+			if ((el.getAttribute("role") || "").toLowerCase() !== "slider" || el.tagName === "INPUT") continue;
+			const ariaLabel = clean(el.getAttribute("aria-label"));
+			const labelledBy = byIds(el, el.getAttribute("aria-labelledby"));
+			const labels = labelTextsOf(el, false).filter(Boolean);
+			const name = ariaLabel || labelledBy || labels[0] || "";
+			const twin = twinOf(el, name);
+			const min = num(el.getAttribute("aria-valuemin"), 0);
+			const max = num(el.getAttribute("aria-valuemax"), 100);
+			const twinStep = twin ? twin.getAttribute("step") : null;
+			const vis = visible(el);
+			out.push({
+				pid: pidOf(el),
+				tag: el.tagName.toLowerCase(),
+				type: "slider",
+				role: "slider",
+				name: "",
+				id: el.id || "",
+				labels,
+				ariaLabel,
+				labelledBy,
+				describedBy: byIds(el, el.getAttribute("aria-describedby")),
+				placeholder: "",
+				title: clean(el.getAttribute("title")),
+				legends: legendsOf(el),
+				nearText: name ? "" : nearTextOf(el),
+				autocomplete: "",
+				ariaAutocomplete: "",
+				required: el.getAttribute("aria-required") === "true",
+				visible: vis,
+				disabled: el.getAttribute("aria-disabled") === "true",
+				readOnly: el.getAttribute("aria-readonly") === "true",
+				value: el.getAttribute("aria-valuenow") || "",
+				checked: false,
+				options: [],
+				multiple: false,
+				valid: el.getAttribute("aria-invalid") !== "true",
+				validationMessage: "",
+				errorText: vis ? errorTextOf(el) : "",
+				pattern: "",
+				maxLength: -1,
+				groupKey: groupKeyOf(el),
+				formKey: formKeyOf(el),
+				hasListbox: false,
+				aria: true,
+				hiddenPid: "",
+				datalist: false,
+				lang: langOf(el),
+				hintText: "",
+				affixes: "",
+				labelOnly: false,
+				mask: "",
+				slider: {
+					min,
+					max,
+					step: twinStep && twinStep !== "any" ? num(twinStep, 0) : 0,
+					now: num(el.getAttribute("aria-valuenow"), min),
+					valueText: clean(el.getAttribute("aria-valuetext")),
+					twinPid: twin ? pidOf(twin) : ""
+				}
+			});
+		}
+		return out;
+	}
 	// src-main/agent/injected/pageScan.ts
 	const hiddenMirror = (sel) => sel.getAttribute("aria-hidden") === "true" && sel.tabIndex < 0;
 	const mirroredSelectOf = (sel) => hiddenMirror(sel) && !!sel.parentElement?.querySelector("[role=combobox]");
@@ -472,6 +572,10 @@ var __porticoInjected = (function() {
 		if (!group || clean(group.getAttribute("aria-label")) || byIds(group, group.getAttribute("aria-labelledby"))) return "";
 		return nearTextOf(group);
 	}
+	const patternIgnored = (el) => {
+		const v = el.validity;
+		return !!el.form?.noValidate && v.patternMismatch && !v.valueMissing && !v.typeMismatch && !v.tooLong && !v.tooShort && !v.customError && !v.badInput;
+	};
 	function nativeControlOf(el, tag, type, role) {
 		if (type === "hidden" || type === "reset") return null;
 		if (tag === "input" && type !== "file" && el.getAttribute("aria-hidden") === "true" && el.tabIndex < 0) return null;
@@ -548,7 +652,7 @@ var __porticoInjected = (function() {
 			checked: !!el.checked,
 			options,
 			multiple: !!el.multiple,
-			valid: el.validity ? el.validity.valid : true,
+			valid: el.validity ? el.validity.valid || patternIgnored(el) : true,
 			validationMessage: el.validationMessage || "",
 			errorText: vis ? errorTextOf(el) : "",
 			pattern: el.getAttribute("pattern") || "",
@@ -564,7 +668,8 @@ var __porticoInjected = (function() {
 			affixes: tag === "input" ? affixesOf(el) : "",
 			labelOnly,
 			mask: el.getAttribute("data-charset") || el.getAttribute("data-placeholder") || "",
-			...rowOf(el)
+			...rowOf(el),
+			...type === "range" ? { slider: rangeInputFacts(el) } : {}
 		};
 	}
 	const SUMMARIES = ".govuk-error-summary, .error-summary, [role=\\"alert\\"], .alert-danger, .alert-error, .errors, .form-errors, [aria-live=\\"assertive\\"]";
@@ -603,7 +708,7 @@ var __porticoInjected = (function() {
 			const role = (el.getAttribute("role") || "").toLowerCase();
 			const isField = tag === "input" || tag === "select" || tag === "textarea";
 			const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : tag;
-			if ((el.getAttribute("aria-haspopup") === "listbox" || /^(combobox|switch|checkbox|radio|option)$/.test(role) || pressedGroupOf(el) !== null) && !isField) continue;
+			if ((el.getAttribute("aria-haspopup") === "listbox" || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null) && !isField) continue;
 			const button = buttonOf(el, tag, type, role);
 			if (button) {
 				if (button !== "skip") buttons.push(button);
@@ -613,7 +718,7 @@ var __porticoInjected = (function() {
 			const control = nativeControlOf(el, tag, type, role);
 			if (control) controls.push(control);
 		}
-		controls.push(...scanAriaWidgets(all));
+		controls.push(...scanAriaWidgets(all), ...scanSliders(all));
 		const headings = all.filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e)).map(textOf).filter(Boolean).slice(0, 8);
 		return {
 			url: location.href,
@@ -1012,6 +1117,33 @@ var __porticoInjected = (function() {
 		};
 	}
 	return loginScan;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** calendarOpen.ts */
+export const calendarOpenSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/calendarOpen.ts
+	function calendarOpen(el) {
+		if (el.closest("[aria-modal=true],dialog")) return null;
+		const calendars = Array.from(document.querySelectorAll("[role=grid],[role=application]")).filter((g) => {
+			const r = g.getBoundingClientRect();
+			return !g.contains(el) && r.width > 0 && r.height > 0 && getComputedStyle(g).visibility !== "hidden";
+		});
+		if (!calendars.length) return null;
+		const quiet = (x, y) => {
+			const hit = document.elementFromPoint(x, y);
+			return !!hit && !hit.closest("a,button,input,select,textarea,label,[role],[tabindex],[onclick]") && !calendars.some((c) => c.contains(hit));
+		};
+		for (const h of Array.from(document.querySelectorAll("h1,h2"))) {
+			const r = h.getBoundingClientRect();
+			const [x, y] = [r.left + Math.min(4, r.width / 2), r.top + r.height / 2];
+			if (r.width > 0 && r.height > 0 && quiet(x, y)) return [x, y];
+		}
+		return quiet(1, 1) ? [1, 1] : [-1, -1];
+	}
+	return calendarOpen;
 })();
 return __porticoInjected(...args);
 }`;
