@@ -31,7 +31,7 @@ export function addButtonFor(array: string, title: string, buttons: ScannedButto
 }
 
 /** How many of the item's keys find a control in `row` (one apiece). */
-function fit(item: Entry[], row: Target[]): number {
+function rowFit(item: Entry[], row: Target[]): number {
   return item.filter((e) => row.some((t) => scoreMatch(e, t) >= MATCH_THRESHOLD)).length;
 }
 
@@ -57,7 +57,7 @@ export function arrayRows(entries: Entry[], targets: Target[], buttons: ScannedB
     let best: { set: string; score: number } | null = null;
     for (const [set, rows] of sets) {
       if (claimed.has(set)) continue;
-      const score = fit(first, rows.get(0) ?? []);
+      const score = rowFit(first, rows.get(0) ?? []);
       if (score >= need && (!best || score > best.score)) best = { set, score };
     }
     const title = list[0]?.item?.arrayTitle ?? '';
