@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { jsonSchemas } from '../../src-main/base/jsonSchema.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { KNOWN_FAILING, LIBRARIES, REACT_CORPUS, buildReactCorpus, reactCorpusHandlers, selectedForms, submitPath, type ReactCorpusForm } from '../fixtures/react-forms/corpus.ts';
+import { KNOWN_FAILING, LIBRARIES, UNSTABLE, REACT_CORPUS, buildReactCorpus, reactCorpusHandlers, selectedForms, submitPath, type ReactCorpusForm } from '../fixtures/react-forms/corpus.ts';
 import { launchTestBrowser } from '../helpers/chromium.ts';
 import { startFormServer, type FormPost, type FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
@@ -75,7 +75,8 @@ describe('React widget corpus', () => {
       expect(validate(form.formData) ? [] : validate.errors, form.name).toEqual([]);
       expect(form.components.length, form.name).toBeGreaterThan(0);
     }
-    expect(Object.keys(KNOWN_FAILING).filter((name) => !REACT_CORPUS.some((f) => f.name === name))).toEqual([]);
+    expect(Object.keys({ ...KNOWN_FAILING, ...UNSTABLE }).filter((name) => !REACT_CORPUS.some((f) => f.name === name))).toEqual([]);
+    expect(Object.keys(UNSTABLE).filter((name) => name in KNOWN_FAILING)).toEqual([]);
   });
 
   for (const form of FORMS) {
@@ -90,7 +91,8 @@ describe('React widget corpus', () => {
 
   for (const form of FORMS) {
     const known = KNOWN_FAILING[form.name];
-    it(`autofill ${known ? 'submits no wrong value on' : 'fills'} ${form.name}`, async () => {
+    const unstable = UNSTABLE[form.name];
+    it(`autofill ${known || unstable ? 'submits no wrong value on' : 'fills'} ${form.name}`, async () => {
       const since = (server as FormServer).posts.length;
       const ctx = fakeContext({
         page,
@@ -109,6 +111,7 @@ describe('React widget corpus', () => {
       const report = diagnosis(form, failure, posts, ctx.logs);
       // Never a wrong value: every submission that reached the site is exactly the expected one.
       expect(posts.filter((p) => !isDeepStrictEqual(p.json, form.expected)).map((p) => p.json), report).toEqual([]);
+      if (unstable) return;
       if (known) {
         const filled = !failure && posts.length === 1;
         expect(filled, `${form.name} is filled now: remove it from KNOWN_FAILING (it said: ${known})\n${report}`).toBe(false);
