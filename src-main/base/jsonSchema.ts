@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
+import ajvDraft04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import type { JsonObject } from '../contract/common.ts';
 import { ValidationError } from './errors.ts';
@@ -14,10 +15,13 @@ export type { ErrorObject, ValidateFunction };
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 
 /** The JSON Schema dialects Portico compiles; each gets its own Ajv. */
-export type SchemaDialect = 'draft-07' | '2019-09' | '2020-12';
+export type SchemaDialect = 'draft-04' | 'draft-07' | '2019-09' | '2020-12';
 
 // ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: AnyAjv) => AnyAjv;
+// ajv-draft-04 is CommonJS with its class on `exports.default`; the same Ajv core (and options) as the others.
+type AjvConstructor = new (options: ConstructorParameters<typeof Ajv>[0]) => Ajv;
+const AjvDraft04 = ((ajvDraft04Module as unknown as { default?: unknown }).default ?? ajvDraft04Module) as AjvConstructor;
 
 // Plenty for every portal's form and output schema; past it the least recently used is dropped (from Ajv too).
 const DEFAULT_CACHE_SIZE = 500;
@@ -28,12 +32,13 @@ const MAX_GENERATIONS = 8;
 // A schema nested deeper than this is refused before anything recurses through it.
 const MAX_SCHEMA_DEPTH = 256;
 
-/** The dialect `$schema` declares: draft-06/07 → draft-07 rules, 2019-09, else (2020-12 or none) 2020-12; draft-04 is refused. */
-export function schemaDialect(schema: JsonObject, field: string): SchemaDialect {
+/**
+ * The dialect `$schema` declares: draft-04 (Ajv's draft-04 build: `id`, boolean `exclusiveMaximum`),
+ * draft-06/07 → draft-07 rules, 2019-09, else (2020-12 or none) 2020-12.
+ */
+export function schemaDialect(schema: JsonObject, _field: string): SchemaDialect {
   const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (declared.includes('draft-04')) {
-    throw new ValidationError(`${field}: not a valid JSON Schema: draft-04 is not supported; declare draft-07, 2019-09 or 2020-12`);
-  }
+  if (declared.includes('draft-04')) return 'draft-04';
   if (declared.includes('draft-07') || declared.includes('draft-06')) return 'draft-07';
   return declared.includes('2019-09') ? '2019-09' : '2020-12';
 }
@@ -50,7 +55,7 @@ const regExpEngine = Object.assign((pattern: string, _flags: string): LinearRegE
 function newAjv(dialect: SchemaDialect): AnyAjv {
   // Unknown keywords are allowed (`strict: false`): portal schemas come from many tools.
   const options = { strict: false, allErrors: true, validateFormats: true, code: { regExp: regExpEngine } } as const;
-  const ajv = dialect === 'draft-07' ? new Ajv(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+  const ajv = dialect === 'draft-04' ? new AjvDraft04(options) : dialect === 'draft-07' ? new Ajv(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
   if (dialect === 'draft-07') ajv.addMetaSchema(draft06MetaSchema);
   addFormats(ajv);
   return ajv;
@@ -176,8 +181,14 @@ export class JsonSchemaCompiler {
 
   /** Compiles `schema` (or returns its cached validator); an invalid schema is a 422 naming `field` and the reason. */
   compile(schema: JsonObject, field: string): ValidateFunction {
-    // Without $id: re-submitting an edited schema under the same $id must not clash with the old one.
-    const { $id: _ignored, ...withoutId } = schema;
+    // Without $id (draft-04: `id`): re-submitting an edited schema under the same id must not clash with the old one.
+    const dialect = schemaDialect(schema, field);
+    const { $id: _ignored, ...withoutDollarId } = schema;
+    let withoutId: JsonObject = withoutDollarId;
+    if (dialect === 'draft-04' && typeof withoutDollarId.id === 'string') {
+      const { id: _draft04Id, ...rest } = withoutDollarId;
+      withoutId = rest;
+    }
     const key = schemaKey(withoutId, field);
     const hit = this.#compiled.get(key);
     if (hit) {
@@ -187,7 +198,7 @@ export class JsonSchemaCompiler {
     }
     const refused = this.#refused.get(key);
     if (refused !== undefined) throw new ValidationError(`${field}: not a valid JSON Schema: ${refused}`);
-    const generation = this.#generationFor(schemaDialect(schema, field));
+    const generation = this.#generationFor(dialect);
     generation.compiles += 1;
     let validate: ValidateFunction;
     try {

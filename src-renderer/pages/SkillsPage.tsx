@@ -39,7 +39,7 @@ export function SkillsPage() {
   const list = skills.data ?? [];
   return (
     <section className="page">
-      <PageHeader title="Skills" subtitle="A skill is a .zip with a SKILL.md: know-how a portal's agent can use." />
+      <PageHeader title="Skills" subtitle="A skill is a .zip of instructions (a SKILL.md, or a README): know-how a portal's agent can use." />
       <form className="panel inline-form wrap" onSubmit={submit} aria-label="Upload a skill">
         <label className="grow">
           Skill zip
@@ -61,7 +61,7 @@ export function SkillsPage() {
       {skills.loading && <Loading what="skills" />}
       {skills.data && list.length === 0 && (
         <Empty title="No skills yet">
-          <p>Zip a folder holding a <code>SKILL.md</code> (with <code>name</code> and <code>description</code> in its front matter) and upload it above.</p>
+          <p>Zip a folder of instructions and upload it above. A <code>SKILL.md</code> (with <code>name</code> and <code>description</code> in its front matter) is optional; without one the description is the README's first heading.</p>
         </Empty>
       )}
       <div className="cards">
@@ -96,7 +96,7 @@ function SkillCard(props: { skill: Skill; org: string; onDelete: () => void }) {
       <span className="card-meta">
         {skill.folder_name} · {skill.org_id === org ? (skill.is_public ? 'public' : 'private') : `shared by ${skill.org_name}`} · {formatWhen(skill.updated_at)}
       </span>
-      <span className="card-task">{skill.description ?? 'No SKILL.md description.'}</span>
+      <span className="card-task">{skill.description || 'No description.'}</span>
       {open && (
         <div id={panelId}>
           {markdown === undefined && <Loading what="SKILL.md" />}

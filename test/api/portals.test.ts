@@ -60,6 +60,19 @@ describe('portals (§4.1)', () => {
     expect(body).toMatchObject({ form_schema: {}, output_schema: null, profile_id: null, humanized_urls: null, webhook_url: null, replay_enabled: true, assist_model: null, record_video: null, browser_session_id: null, credential_id: null, skills: [] });
   });
 
+  it('a draft-04 form_schema (id, boolean exclusiveMaximum) is accepted and returned as sent', async () => {
+    const draft04 = {
+      $schema: 'http://json-schema.org/draft-04/schema#', id: 'http://forms.example.test/old.json#', type: 'object',
+      properties: { guests: { type: 'integer', minimum: 0, maximum: 10, exclusiveMaximum: true } }, required: ['guests'],
+    };
+    const { status, body } = await jsonOf(await create({ endpoint_name: 'draft04', start_url: 'https://a.test', task: 't', form_schema: draft04 }));
+    expect(status).toBe(200);
+    expect((body as { form_schema: unknown }).form_schema).toEqual(draft04);
+    const refused = await jsonOf(await create({ endpoint_name: 'draft04-bad', start_url: 'https://a.test', task: 't', form_schema: { ...draft04, properties: { guests: { exclusiveMaximum: 3 } } } }));
+    expect(refused.status).toBe(422);
+    expect((refused.body as { detail: string }).detail).toMatch(/^body\.form_schema: not a valid JSON Schema/);
+  });
+
   it('replay_enabled (Portico addition) is set at create, changed by PATCH and kept when a PATCH omits it', async () => {
     const created = await jsonOf(await create({ endpoint_name: 'no-replay', start_url: 'http://localhost:3000/', task: 't', replay_enabled: false }));
     expect(created.body).toMatchObject({ replay_enabled: false });

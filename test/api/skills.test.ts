@@ -54,6 +54,27 @@ describe('skills (§4.4)', () => {
     expect(files).toBe('export const pick = 1;\n');
   });
 
+  it('a zip without SKILL.md is accepted (§4.4): named after the file, described by its README\'s first heading, else empty', async () => {
+    const withReadme = await jsonOf(await upload('?folder=plain', form(buildRawZip([
+      { name: 'pack/README.md', data: Buffer.from('Intro line\n\n## Fill Oregon permits\n\nDetails.\n') },
+      { name: 'pack/steps.txt', data: Buffer.from('1. open\n') },
+    ]), 'oregon-permits.zip')));
+    expect(withReadme.status).toBe(200);
+    const skill = withReadme.body as Record<string, unknown>;
+    expect(Object.keys(skill).sort()).toEqual(SKILL_FIELDS);
+    expect(skill).toMatchObject({ name: 'oregon-permits', folder_name: 'plain', description: 'Fill Oregon permits', config: null, template_id: null });
+    expect(await readFile(join(svc.dataDir, 'skills', String(skill.id), 'pack', 'steps.txt'), 'utf8')).toBe('1. open\n');
+    // Its SKILL.md endpoint says there is none; the listing shows it.
+    expect(await jsonOf(await svc.api(`/skills/default/${String(skill.id)}/skill-md`))).toEqual({ status: 404, body: { detail: 'This skill has no SKILL.md' } });
+
+    const bare = await jsonOf(await upload('?folder=plain', form(buildRawZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'bare notes.zip')));
+    expect(bare.status).toBe(200);
+    expect(bare.body).toMatchObject({ name: 'bare notes', description: '' });
+    const listed = (await jsonOf(await svc.api('/skills/default'))).body as { name: string; description: string | null }[];
+    expect(listed.filter((s) => s.name === 'oregon-permits' || s.name === 'bare notes').map((s) => s.description).sort()).toEqual(['', 'Fill Oregon permits']);
+    for (const id of [skill.id, (bare.body as { id: string }).id]) expect((await svc.api(`/skills/default/${String(id)}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('the same name in the same folder is 409 with the interface message; another folder is fine', async () => {
     const dup = await jsonOf(await upload('?folder=widgets', form(goodZip(), 'date-pickers.zip')));
     expect(dup).toEqual({ status: 409, body: { detail: "Skill 'date-pickers' already exists in folder 'widgets'" } });
@@ -118,9 +139,9 @@ describe('skills (§4.4)', () => {
       ['absolute path', () => form(buildRawZip([{ name: '/etc/cron.d/x', data: Buffer.from('x') }]), 'abs.zip'), '?folder=bad', 422, /\/etc\/cron\.d\/x/],
       ['a symlink', () => form(buildRawZip([{ name: 'link', data: Buffer.from('/etc/passwd'), method: 0, externalAttributes: unixAttributes(0o120777) }]), 'link.zip'), '?folder=bad', 422, /link/],
       ['a decompression bomb', () => form(buildRawZip([{ name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]), 'bomb.zip'), '?folder=bad', 422, /zeros\.bin/],
-      // The console says a SKILL.md is required: without one the upload is refused before any byte is extracted.
-      ['no SKILL.md', () => form(buildRawZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'no-manifest.zip'), '?folder=bad', 422, /^Skill zip rejected: it has no SKILL\.md/],
-      ['SKILL.md beside other root content instead of at the root', () => form(buildRawZip([{ name: 'pack/SKILL.md', data: skillMd('pack', 'Nested') }, { name: 'other.txt', data: Buffer.from('x') }]), 'misplaced.zip'), '?folder=bad', 422, /^Skill zip rejected: it has no SKILL\.md/],
+      // Without SKILL.md a zip is still checked like any other: hostile ones are refused the same way.
+      ['path traversal, no SKILL.md', () => form(buildRawZip([{ name: 'README.md', data: Buffer.from('# Hi\n') }, { name: 'docs/../../escape.txt', data: Buffer.from('x') }]), 'trav2.zip'), '?folder=bad', 422, /escape\.txt/],
+      ['a bomb, no SKILL.md', () => form(buildRawZip([{ name: 'README.md', data: Buffer.from('# Hi\n') }, { name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]), 'bomb2.zip'), '?folder=bad', 422, /zeros\.bin/],
       ['a broken SKILL.md', () => form(buildRawZip([{ name: 'SKILL.md', data: Buffer.from('---\nname: x\n---\nbody') }]), 'badmd.zip'), '?folder=bad', 422, /description/],
       ['not a .zip name', () => form(goodZip(), 'skill.tar'), '?folder=bad', 422, /^body\.file: must be a \.zip file/],
       ['no folder', () => form(goodZip(), 'nofolder.zip'), '', 422, /^query\.folder: is required$/],

@@ -13,14 +13,48 @@ const failure = (run: () => unknown): { status: number; detail: string } => {
 };
 
 describe('the one JSON Schema compiler', () => {
-  it('chooses the dialect by $schema: draft-06/07, 2019-09, else 2020-12; draft-04 is refused', () => {
+  it('chooses the dialect by $schema: draft-04, draft-06/07, 2019-09, else 2020-12', () => {
+    expect(schemaDialect({ $schema: 'http://json-schema.org/draft-04/schema#' }, 'f')).toBe('draft-04');
     expect(schemaDialect({ $schema: 'http://json-schema.org/draft-07/schema#' }, 'f')).toBe('draft-07');
     expect(schemaDialect({ $schema: 'http://json-schema.org/draft-06/schema#' }, 'f')).toBe('draft-07');
     expect(schemaDialect({ $schema: 'https://json-schema.org/draft/2019-09/schema' }, 'f')).toBe('2019-09');
     expect(schemaDialect({ $schema: 'https://json-schema.org/draft/2020-12/schema' }, 'f')).toBe('2020-12');
     expect(schemaDialect({}, 'f')).toBe('2020-12');
-    expect(failure(() => new JsonSchemaCompiler().compile({ $schema: 'http://json-schema.org/draft-04/schema#' }, 'body.form_schema')))
-      .toEqual({ status: 422, detail: 'body.form_schema: not a valid JSON Schema: draft-04 is not supported; declare draft-07, 2019-09 or 2020-12' });
+  });
+
+  it('compiles a real draft-04 schema by draft-04 rules: `id`, boolean exclusiveMaximum/Minimum, formats, RE2 patterns', () => {
+    const schemas = new JsonSchemaCompiler();
+    // The shape draft-04 tools (and older form builders) emit.
+    const draft04 = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      id: 'http://forms.example.test/permit.json#',
+      type: 'object',
+      required: ['applicant', 'age', 'score'],
+      additionalProperties: false,
+      definitions: { name: { type: 'string', minLength: 1, pattern: '^[A-Za-z ]+$' } },
+      properties: {
+        applicant: { $ref: '#/definitions/name' },
+        email: { type: 'string', format: 'email' },
+        age: { type: 'integer', minimum: 18, exclusiveMinimum: true, maximum: 130 },
+        score: { type: 'number', maximum: 10, exclusiveMaximum: true },
+      },
+    };
+    const validate = schemas.compileObjectSchema(draft04, 'body.form_schema');
+    expect(validate({ applicant: 'Ada Lovelace', age: 36, score: 9.5, email: 'ada@example.com' })).toBe(true);
+    // Boolean exclusive bounds: 18 and 10 themselves are out (in draft-06+ `true` would be a bad number).
+    expect(validate({ applicant: 'Ada', age: 18, score: 1 })).toBe(false);
+    expect(validate({ applicant: 'Ada', age: 19, score: 10 })).toBe(false);
+    expect(validate({ applicant: 'Ada', age: 19, score: 9.99 })).toBe(true);
+    expect(validate({ applicant: 'Ada 1', age: 19, score: 1 })).toBe(false);
+    expect(validate({ applicant: 'Ada', age: 19, score: 1, email: 'nope' })).toBe(false);
+    expect(validate({ applicant: 'Ada', age: 19, score: 1, extra: true })).toBe(false);
+    // The same schema under the same `id`, edited, is a new schema and not a clash with the old one.
+    const edited = schemas.compileObjectSchema({ ...draft04, required: ['applicant'] }, 'body.form_schema');
+    expect(edited({ applicant: 'Ada' })).toBe(true);
+    expect(schemas.compileObjectSchema({ ...draft04 }, 'body.form_schema')).toBe(validate);
+    // A draft-04 schema breaking draft-04's own meta-schema is refused as any other.
+    expect(failure(() => schemas.compile({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: { a: { exclusiveMaximum: 3 } } }, 'body.form_schema')))
+      .toMatchObject({ status: 422, detail: expect.stringMatching(/^body\.form_schema: not a valid JSON Schema: .*exclusiveMaximum.*boolean/) });
   });
 
   it('every dialect compiles with its own keywords and checks formats', () => {

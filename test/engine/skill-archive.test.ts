@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { ValidationError } from '../../src-main/base/errors.ts';
 import { DEFAULT_ZIP_LIMITS, extractZipSafely, type ZipLimits } from '../../src-main/engine/skills/safeZipExtraction.ts';
-import { extractSkillArchive, NO_MANIFEST_DETAIL } from '../../src-main/engine/skills/skillArchive.ts';
+import { extractSkillArchive } from '../../src-main/engine/skills/skillArchive.ts';
 import { parseSkillManifest } from '../../src-main/engine/skills/skillManifest.ts';
 import { buildRawZip, unixAttributes, type RawZipEntry } from '../helpers/rawZip.ts';
 
@@ -125,12 +125,36 @@ describe('extractSkillArchive: accepted archives', () => {
     expect(await readFile(path.join(dest, 'my-skill', 'scripts', 'run.sh'), 'utf8')).toBe('echo hi\n');
   });
 
-  it('rejects a zip without SKILL.md, or with it in a folder next to other root content, writing nothing', async () => {
-    const none = await expectRejected(await yazlZip({ 'README.md': 'hi' }), /no SKILL\.md/, undefined, extractSkillArchive);
-    expect(none.detail).toBe(NO_MANIFEST_DETAIL);
-    await expectRejected(await yazlZip({ 'a/SKILL.md': SKILL_MD, 'b.txt': 'x' }), /no SKILL\.md/, undefined, extractSkillArchive);
-    // Checked from the headers, before anything is inflated: even a corrupt entry is not reached.
-    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]), /no SKILL\.md/, undefined, extractSkillArchive);
+  it('accepts a zip without SKILL.md (the interface asks for none): described by its README\'s first heading, else its first line, else empty', async () => {
+    const headed = await extractSkillArchive(await yazlZip({ 'README.md': 'Some intro\n\n# Pay the water bill\n\nText.\n', 'a.txt': 'a' }), dest);
+    expect(headed).toMatchObject({ manifest: null, description: 'Pay the water bill', fileCount: 2 });
+    await rm(dest, { recursive: true });
+    const setext = await extractSkillArchive(await yazlZip({ 'tool/readme': 'Renew a passport\n================\nsteps\n', 'tool/x.js': '1' }), dest);
+    expect(setext.description).toBe('Renew a passport');
+    await rm(dest, { recursive: true });
+    const lineOnly = await extractSkillArchive(await yazlZip({ 'README.txt': '\n\n  just a line  \nmore\n' }), dest);
+    expect(lineOnly.description).toBe('just a line');
+    await rm(dest, { recursive: true });
+    // A README beside other root content is still the root's; one in a folder next to root files is not looked at.
+    const none = await extractSkillArchive(await yazlZip({ 'a/README.md': '# Not this', 'b.txt': 'x' }), dest);
+    expect(none).toMatchObject({ manifest: null, description: '' });
+    expect(await readFile(path.join(dest, 'a', 'README.md'), 'utf8')).toBe('# Not this');
+    await rm(dest, { recursive: true });
+    const long = await extractSkillArchive(await yazlZip({ 'README.md': `# ${'y'.repeat(5000)}\n` }), dest);
+    expect(long.description).toBe('y'.repeat(1024));
+  });
+
+  it('a zip without SKILL.md gets every safety check: traversal, symlinks, bombs and bad CRCs are still refused, nothing written', async () => {
+    const readme = { name: 'README.md', data: Buffer.from('# ok\n') };
+    await expectRejected(await rawZip([readme, { name: '../escape.txt', data: Buffer.from('x') }]), /\.\.\/escape\.txt/, undefined, extractSkillArchive);
+    await expectRejected(await rawZip([readme, { name: 'link', data: Buffer.from('/etc/passwd'), method: 0, externalAttributes: unixAttributes(0o120777) }]), /link/, undefined, extractSkillArchive);
+    await expectRejected(await rawZip([readme, { name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]), /zeros\.bin/, undefined, extractSkillArchive);
+    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]), /a\.txt/, undefined, extractSkillArchive);
+  });
+
+  it('a SKILL.md in a folder next to other root content is not the manifest: the zip is a skill without one', async () => {
+    const result = await extractSkillArchive(await yazlZip({ 'a/SKILL.md': SKILL_MD, 'b.txt': 'x' }), dest);
+    expect(result.manifest).toBeNull();
   });
 
   it('rejects a SKILL.md over 1 MiB before extracting it', async () => {

@@ -46,6 +46,58 @@ export function findManifestPath(entries: readonly SkillTreeEntry[]): string | n
   return found?.path ?? null;
 }
 
+/** README file names a skill without SKILL.md is described from (case-insensitive), in order of preference. */
+const README_NAMES = ['readme.md', 'readme.markdown', 'readme.txt', 'readme'];
+/** A README is read only this far for its description. */
+export const MAX_README_BYTES = 64 * 1024;
+/** The description of a skill without SKILL.md is cut to the length SKILL.md allows its own. */
+export const MAX_DESCRIPTION_CHARS = 1024;
+
+/**
+ * Where a skill without SKILL.md keeps its README: at the root, else in the single top-level folder
+ * that holds everything (the same rule as for SKILL.md). Null when there is none.
+ */
+export function findReadmePath(entries: readonly SkillTreeEntry[]): string | null {
+  const files = entries.filter((p) => !p.isDirectory);
+  const pick = (prefix: string): string | undefined => {
+    for (const wanted of README_NAMES) {
+      const hit = files.find((f) => f.path.startsWith(prefix) && f.path.slice(prefix.length).toLowerCase() === wanted);
+      if (hit) return hit.path;
+    }
+    return undefined;
+  };
+  let found = pick('');
+  if (found === undefined) {
+    const tops = new Set(entries.map((p) => p.path.split('/')[0]));
+    const [top] = tops;
+    const nested = entries.every((p) => p.path.includes('/') || p.isDirectory);
+    if (tops.size === 1 && nested) found = pick(`${top}/`);
+  }
+  return found ?? null;
+}
+
+/**
+ * The description of a skill without SKILL.md, from its README's text: the first markdown heading
+ * (`# Title`, or a Setext `Title` over `===`/`---`), else the first non-empty line; '' when the README
+ * has no text. Markdown markers are left as written apart from the heading's `#`s; cut at 1024 chars.
+ */
+export function describeFromReadme(text: string): string {
+  const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split(/\r?\n/);
+  let firstText: string | undefined;
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = (lines[i] ?? '').trim();
+    const atx = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (atx && (atx[1] ?? '').length > 0) return clip(atx[1] ?? '');
+    if (line.length > 0 && /^(=+|-+)$/.test((lines[i + 1] ?? '').trim()) && !/^(=+|-+)$/.test(line)) return clip(line);
+    if (firstText === undefined && line.length > 0 && !/^#+$/.test(line)) firstText = line;
+  }
+  return clip(firstText ?? '');
+}
+
+function clip(text: string): string {
+  return text.length > MAX_DESCRIPTION_CHARS ? text.slice(0, MAX_DESCRIPTION_CHARS) : text;
+}
+
 /**
  * Reads the SKILL.md of an extracted skill, found by the rule the upload used (the root `SKILL.md`,
  * else `<single top folder>/SKILL.md`) rather than by a remembered path, and only if it is a regular

@@ -63,7 +63,7 @@ export class SkillService {
     return name;
   }
 
-  /** Streams the zip to a temp file, checks and extracts it (a SKILL.md is required), then records the skill. */
+  /** Streams the zip to a temp file, checks and extracts it (a SKILL.md, if any, must be valid), then records the skill. */
   async upload(upload: SkillUpload): Promise<Skill> {
     const name = this.skillNameFrom(upload.filename);
     if (this.#store.skills.nameTaken(upload.orgId, upload.folder, name)) {
@@ -79,7 +79,7 @@ export class SkillService {
       await pipeline(upload.content, createWriteStream(zipPath, { mode: 0o600 }));
       if (upload.wasTruncated()) throw new PayloadTooLargeError(messages.skillTooLarge);
       const extracted = await extractSkillArchive(zipPath, extractDir, DEFAULT_SKILL_ARCHIVE_LIMITS, await this.#room(upload.orgId));
-      const record = this.#insert(upload, name, id, extracted.manifest, extracted.totalBytes, extracted.fileCount);
+      const record = this.#insert(upload, name, id, extracted.manifest, extracted.description, extracted.totalBytes, extracted.fileCount);
       try {
         await rename(extractDir, this.skillDir(id));
       } catch (error) {
@@ -101,7 +101,7 @@ export class SkillService {
     return { bytes: Math.max(0, quotas.quota('skills') - used), refuse: (declared) => quotas.refusal('skills', orgId, used, declared) };
   }
 
-  #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest, sizeBytes: number, fileCount: number): SkillRecord {
+  #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest | null, description: string, sizeBytes: number, fileCount: number): SkillRecord {
     try {
       return this.#store.skills.insert({
         id,
@@ -109,8 +109,8 @@ export class SkillService {
         folderName: upload.folder,
         name,
         isPublic: upload.isPublic,
-        manifestName: manifest.name,
-        description: manifest.description,
+        manifestName: manifest?.name ?? null,
+        description,
         sizeBytes,
         fileCount,
       });
