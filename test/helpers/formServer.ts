@@ -140,7 +140,11 @@ function confirmation(post: FormPost, count: number): string {
  * `/submit/<name>` with a confirmation page, and routes other paths to `handlers` (dynamic pages).
  * A handler key ending in `/*` is a prefix route (e.g. static assets, see `staticFiles`); exact keys win.
  */
-export async function startFormServer(handlers: Record<string, Handler> = {}): Promise<FormServer> {
+export async function startFormServer(
+  handlers: Record<string, Handler> = {},
+  // Namespace browser hosts (test/helpers/netns.ts) reach 0.0.0.0 through their gateway address, used in URLs then.
+  listen: { host: string; urlHost: string } = { host: '127.0.0.1', urlHost: '127.0.0.1' },
+): Promise<FormServer> {
   const posts: FormPost[] = [];
   let altOrigin = '';
   const server = createServer((req, res) => {
@@ -170,9 +174,9 @@ export async function startFormServer(handlers: Record<string, Handler> = {}): P
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listen.host, resolve));
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://${listen.urlHost}:${port}`;
   altOrigin = `http://localhost:${port}`;
   const api: FormServer = {
     origin,

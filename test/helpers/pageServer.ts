@@ -10,8 +10,11 @@ export interface PageServer {
 
 type Handler = (req: IncomingMessage, body: string) => { status?: number; type?: string; body: string | Buffer; headers?: Record<string, string> } | undefined;
 
-/** A real HTTP server on loopback serving the given pages (path → html or handler). */
-export async function startPageServer(pages: Record<string, string | Handler>): Promise<PageServer> {
+/**
+ * A real HTTP server serving the given pages (path → html or handler), on loopback unless `listen` says
+ * otherwise (namespace hosts reach `0.0.0.0` through their gateway; `urlHost` then names the address for URLs).
+ */
+export async function startPageServer(pages: Record<string, string | Handler>, listen: { host: string; urlHost: string } = { host: '127.0.0.1', urlHost: '127.0.0.1' }): Promise<PageServer> {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -28,10 +31,10 @@ export async function startPageServer(pages: Record<string, string | Handler>): 
       res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', ...answer.headers }).end(answer.body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listen.host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${listen.urlHost}:${port}`,
     hits,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
