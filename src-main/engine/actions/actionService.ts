@@ -82,17 +82,25 @@ class NavigationWatch {
     for (const wake of this.#waiters.splice(0)) wake();
   }
 
-  /** Waits (bounded) until no main-frame navigation is under way; the round trip first lets every event the browser already sent arrive. */
+  /**
+   * Waits (bounded) until no main-frame navigation is under way. Each check starts with a round trip, which
+   * lets every event the browser sent before it arrive (Playwright's own included, so page.url() is current
+   * afterwards); a navigation that settled while another began is waited for too.
+   */
   async settled(): Promise<void> {
-    await this.#cdp.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
-    if (!this.#pending) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, PENDING_NAVIGATION_MS);
-      this.#waiters.push(() => {
-        clearTimeout(timer);
-        resolve();
+    const deadline = performance.now() + PENDING_NAVIGATION_MS;
+    for (;;) {
+      await this.#cdp.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
+      const left = deadline - performance.now();
+      if (!this.#pending || left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
-    });
+    }
   }
 }
 
