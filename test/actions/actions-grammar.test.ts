@@ -93,6 +93,24 @@ describe('the action grammar reads plain imperative English', () => {
     expect(actionVariables('type "{{a}} {{b}}" into {{a}}')).toEqual(['a', 'b']);
   });
 
+  it('reads a target in a row as every place its words could split (each tried against the page\'s rows)', () => {
+    const readings = (action: string) => {
+      const parsed = parseAction(action);
+      const target = parsed && 'target' in parsed ? parsed.target : undefined;
+      return (target?.rows ?? []).map((r) => `${r.target.kind}:${templateSource(r.target.name)} | ${templateSource(r.row)}`);
+    };
+    expect(readings('click the Delete button for Invoice 7')).toEqual(['button:Delete | Invoice 7']);
+    expect(readings('click Edit in the row of Rent')).toEqual(['any:Edit | Rent']);
+    expect(readings('click Delete in the Invoice 7 row')).toEqual(['any:Delete | Invoice 7']);
+    expect(readings('what is the rate for vehicles for February?')).toEqual(['any:rate | vehicles for February', 'any:rate for vehicles | February']);
+    expect(readings('read the status of order 1042')).toEqual(['any:status | order 1042']);
+    expect(readings('type 3 into Quantity for Apples')).toEqual(['field:Quantity | Apples']);
+    // Quoted words are never split; two-word names have no row.
+    expect(readings('click "Terms of use"')).toEqual([]);
+    expect(readings('read Terms of')).toEqual([]);
+    expect(read('click the Delete button for Invoice 7')).toEqual({ op: 'click', target: 'any:Delete button for Invoice 7' });
+  });
+
   it('names keys as Playwright does', () => {
     expect(keyName('shift+tab')).toBe('Shift+Tab');
     expect(keyName('F5')).toBe('F5');
@@ -107,6 +125,7 @@ describe('the action grammar reads plain imperative English', () => {
     const quotes = `click ${'"a '.repeat(40_000)}`;
     const wordy = `type ${'into in '.repeat(20_000)}x`;
     const braces = `click ${'{'.repeat(50_000)}`;
+    expect(parseAction(`read ${'the status of '.repeat(20_000)}x`)?.op).toBe('extract');
     expect(parseAction(quotes)?.op).toBe('click');
     expect(parseAction(wordy)?.op).toBe('fill');
     expect(() => parseAction(braces)).toThrow(ActionSyntaxError);

@@ -14,6 +14,18 @@ export interface TargetSpec {
   kind: TargetKind;
   /** Written in quotes: the name is matched as written (still case- and space-tolerant, never as a substring first). */
   quoted: boolean;
+  /**
+   * Readings of the name as a target inside one row: "Delete for Invoice 7", "the status of order 1042",
+   * "Edit in the row of Rent" — the target (or, read, the column) and the row's key, one per place the
+   * words could split. Tried before the whole name; a reading applies only when a row has that key.
+   */
+  rows?: RowReading[];
+}
+
+/** One way to read a target's words as "<target> <for|of|in the row of|next to> <row key>". */
+export interface RowReading {
+  target: Omit<TargetSpec, 'rows'>;
+  row: Template;
 }
 
 /** One imperative action, its texts still templates (values are filled in only when it runs). */
@@ -81,8 +93,40 @@ function kindAt(tokens: readonly ActionToken[], at: number, fromEnd: boolean): {
   return undefined;
 }
 
+/** Words joining a target to the row it is in ("Delete for Invoice 7", "Edit in the row of Rent"), longest first. */
+const ROW_JOINS: ReadonlyArray<readonly string[]> = [
+  ['in', 'the', 'row', 'of'], ['in', 'the', 'row', 'for'], ['in', 'the', 'row', 'with'], ['on', 'the', 'row', 'of'], ['on', 'the', 'row', 'for'],
+  ['in', 'row'], ['next', 'to'], ['beside'], ['for'], ['of'],
+];
+
+/** Every reading of the tokens as "<target> <join> <row key>" (and "<target> in|on the <row key> row"). */
+function rowReadings(tokens: readonly ActionToken[], fallbackKind: TargetKind): RowReading[] {
+  const readings: RowReading[] = [];
+  const add = (targetTokens: readonly ActionToken[], rowTokens: readonly ActionToken[]) => {
+    let key = rowTokens;
+    if (key.length > 1 && findWord(key, ARTICLES, 0, 1) === 0) key = key.slice(1);
+    if (key.length > 1 && startsWithWords(key, 0, ['row'])) key = key.slice(1);
+    if (key.length > 1 && startsWithWords(key, key.length - 1, ['row'])) key = key.slice(0, -1);
+    const target = parseTarget(targetTokens, fallbackKind, false);
+    if (target && key.length > 0) readings.push({ target, row: tokensTemplate(key) });
+  };
+  let joined = 0;
+  for (let at = 1; at < tokens.length - 1; at += 1) {
+    const join = at >= joined ? ROW_JOINS.find((words) => startsWithWords(tokens, at, words) && at + words.length < tokens.length) : undefined;
+    if (join) {
+      add(tokens.slice(0, at), tokens.slice(at + join.length));
+      joined = at + join.length;
+    }
+    // "Delete in the Invoice 7 row", "Edit on the Rent row"
+    if ((startsWithWords(tokens, at, ['in']) || startsWithWords(tokens, at, ['on'])) && tokens.length - at > 2 && startsWithWords(tokens, tokens.length - 1, ['row'])) {
+      add(tokens.slice(0, at), tokens.slice(at + 1));
+    }
+  }
+  return readings;
+}
+
 /** Reads "the Continue button", "the link 'Privacy'", "Email address": the name and what kind of element it is. */
-function parseTarget(tokens: readonly ActionToken[], fallbackKind: TargetKind = 'any'): TargetSpec | undefined {
+function parseTarget(tokens: readonly ActionToken[], fallbackKind: TargetKind = 'any', withRows = true): TargetSpec | undefined {
   let from = 0;
   let to = tokens.length;
   while (from < to && startsWithWords(tokens, from, ['on'])) from += 1;
@@ -107,7 +151,9 @@ function parseTarget(tokens: readonly ActionToken[], fallbackKind: TargetKind = 
   const rest = tokens.slice(from, to);
   if (rest.length === 0) return undefined;
   const only = rest.length === 1 ? rest[0] : undefined;
-  return { name: tokensTemplate(rest), kind, quoted: only?.quoted === true };
+  // Bounded: a name of more than 40 words is no row and target, and hostile input stays linear.
+  const rows = withRows && rest.length > 2 && tokens.length <= 40 ? rowReadings(tokens, fallbackKind) : [];
+  return { name: tokensTemplate(rest), kind, quoted: only?.quoted === true, ...(rows.length > 0 && { rows }) };
 }
 
 /**

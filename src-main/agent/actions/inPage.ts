@@ -16,7 +16,7 @@ export type Perceived = 0 | 1 | 2;
  * text, not as a control), text that is visually hidden (clipped to 1px, `clip: rect(0 0 0 0)`, moved
  * off-screen): such text still names its control, it is not something to click or read on its own.
  */
-export const perceivable = inPage<(els: Element[], textOnly: boolean) => Perceived[]>(`(els, textOnly) => {
+const PERCEIVABLE = `(els, textOnly) => {
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
   const shown = (e) => {
     if (!e.getClientRects().length) return false;
@@ -62,6 +62,116 @@ export const perceivable = inPage<(els: Element[], textOnly: boolean) => Perceiv
     if (textOnly && hiddenText(el)) return 0;
     return covered(el) ? 2 : 1;
   });
+}`;
+export const perceivable = inPage<(els: Element[], textOnly: boolean) => Perceived[]>(PERCEIVABLE);
+
+/** Rows a key may name: table rows (ARIA ones too) and the rows of a description list (GOV.UK / NHS.UK summary lists). */
+export const ROW_CSS = 'tr, [role=row], dl > div';
+
+/** How one row matched a key, and (when a column was asked for) what its cell under that header holds. */
+export interface RowMatch {
+  index: number;
+  /** 2: a cell reads the key; 1: the key is the cell's column header's word(s) and the cell ("order 1042" for 1042 under "Order"). */
+  level: 1 | 2;
+  cell?: { value: string } | { missing: true } | { ambiguous: number };
+}
+
+/**
+ * The rows (of `rows`, matched by ROW_CSS) a person would say "the row of <key>" for: a cell of it reads
+ * the key (its shown text: never aria-hidden or visually hidden text, such as a responsive table's
+ * repeated heading or a link's hidden context), else the key is the cell's column header word(s) and the
+ * cell ("order 1042"). Header rows, rows a person cannot perceive (hidden, aria-hidden, inert, outside an
+ * open modal) are never matched. Only the best level is returned. With `column`, each row's cell under
+ * the header named so (the same text, else the one header containing those words).
+ */
+export const matchRows = inPage<(rows: Element[], args: { key: string; column?: string }) => RowMatch[]>(`(rows, args) => {
+  const perceivable = (${PERCEIVABLE});
+  const norm = (t) => (t || '').replace(/\\s+/g, ' ').trim().toLowerCase();
+  const words = (t) => norm(t).split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);
+  const shown = (root) => {
+    let out = '';
+    const walk = (n) => {
+      if (n.nodeType === 3) { out += n.textContent; return; }
+      if (n.nodeType !== 1) return;
+      if (n.getAttribute('aria-hidden') === 'true') return;
+      const s = getComputedStyle(n);
+      if (s.display === 'none' || s.visibility === 'hidden' || s.clip === 'rect(0px, 0px, 0px, 0px)' || s.clipPath === 'inset(50%)') return;
+      const block = s.display !== 'inline';
+      if (block) out += ' ';
+      if (n.tagName === 'BR') out += ' ';
+      for (const c of n.childNodes) walk(c);
+      if (block) out += ' ';
+    };
+    walk(root);
+    return out.replace(/\\s+/g, ' ').trim();
+  };
+  const isCell = (c) => /^(TD|TH|DT|DD)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute('role') || '');
+  const cellsOf = (r) => Array.from(r.children).filter(isCell);
+  const tableOf = (r) => r.closest('table, [role=table], [role=grid], [role=treegrid]');
+  const isHeaderRow = (r) => {
+    if (r.closest('thead')) return true;
+    const cells = cellsOf(r);
+    return cells.length > 0 && r.tagName !== 'DIV' && cells.every((c) => (c.tagName === 'TH' && c.getAttribute('scope') !== 'row') || c.getAttribute('role') === 'columnheader');
+  };
+  const columnsOf = (cells) => { const at = []; let col = 0; for (const c of cells) { at.push(col); col += Number(c.getAttribute('colspan') || 1) || 1; } return at; };
+  const headersCache = new Map();
+  const headersOf = (table) => {
+    if (!table) return [];
+    if (headersCache.has(table)) return headersCache.get(table);
+    const headerRows = Array.from(table.querySelectorAll('tr, [role=row]')).filter((r) => tableOf(r) === table && isHeaderRow(r));
+    const names = [];
+    const last = headerRows[headerRows.length - 1];
+    if (last) { const cells = cellsOf(last); const at = columnsOf(cells); cells.forEach((c, i) => { names[at[i]] = shown(c); }); }
+    headersCache.set(table, names);
+    return names;
+  };
+  const key = norm(args.key);
+  const seen = perceivable(rows, false);
+  const out = [];
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index];
+    if (seen[index] === 0 || !row.getClientRects().length || isHeaderRow(row)) continue;
+    if (row.tagName === 'DIV' && !row.querySelector(':scope > dt')) continue;
+    const cells = cellsOf(row);
+    const at = columnsOf(cells);
+    const headers = row.tagName === 'DIV' ? [] : headersOf(tableOf(row));
+    let level = 0;
+    cells.forEach((c, i) => {
+      const text = norm(shown(c));
+      if (!text) return;
+      if (text === key) { level = 2; return; }
+      const header = headers[at[i]];
+      if (level < 1 && header && key.endsWith(' ' + text)) {
+        const lead = words(key.slice(0, key.length - text.length));
+        const heading = new Set(words(header));
+        if (lead.length && lead.every((w) => heading.has(w))) level = 1;
+      }
+    });
+    if (level === 0) continue;
+    const match = { index, level };
+    if (args.column !== undefined) {
+      const wanted = norm(args.column);
+      const wantedWords = words(args.column);
+      let columns = headers.map((h, col) => (h !== undefined && norm(h) === wanted ? col : -1)).filter((c) => c >= 0);
+      if (!columns.length && wantedWords.length) {
+        columns = headers.map((h, col) => {
+          if (h === undefined) return -1;
+          const hw = words(h);
+          for (let k = 0; k + wantedWords.length <= hw.length; k += 1) if (wantedWords.every((w, j) => hw[k + j] === w)) return col;
+          return -1;
+        }).filter((c) => c >= 0);
+      }
+      if (columns.length > 1) match.cell = { ambiguous: columns.length };
+      else if (!columns.length) match.cell = { missing: true };
+      else {
+        const i = at.indexOf(columns[0]);
+        match.cell = i >= 0 && cells[i] ? { value: shown(cells[i]) } : { missing: true };
+      }
+    }
+    out.push(match);
+  }
+  const best = Math.max(0, ...out.map((m) => m.level));
+  return out.filter((m) => m.level === best);
 }`);
 
 /**

@@ -10,7 +10,7 @@ export const ACTION_TIMEOUT_MS = 5_000;
 /** How long "wait for" waits for its text. */
 export const WAIT_FOR_TEXT_MS = 10_000;
 /** Upper bound on text returned by extract. */
-const MAX_EXTRACT_CHARS = 100_000;
+export const MAX_EXTRACT_CHARS = 100_000;
 
 /** An operation that ran into the page (timeout, detached element, bad URL): the action fails with this message, the service stays well. */
 export class OperationError extends Error {

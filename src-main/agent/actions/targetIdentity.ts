@@ -91,10 +91,10 @@ function sameIdentity(snapshot: string, identity: TargetIdentity): boolean {
 /**
  * The stored target on the current page, only if exactly one element still has its role and name:
  * first by role and name, else by the fallback selector when that element still reads the same.
- * Undefined means the entry does not apply to this page.
+ * Undefined means the entry does not apply to this page. `within`: only inside that element (a row).
  */
-export async function findAgain(page: Page, identity: TargetIdentity): Promise<Locator | undefined> {
-  const frames = await searchFrames(page);
+export async function findAgain(page: Page, identity: TargetIdentity, within?: Locator): Promise<Locator | undefined> {
+  const frames: Array<Pick<Locator, 'getByRole' | 'getByText' | 'locator'>> = within ? [within] : await searchFrames(page);
   // Only what a person can perceive now (not aria-hidden, inert or behind an open modal dialog).
   const primary = await perceivableAcross(frames, (frame) => (identity.by === 'role'
     ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })

@@ -105,7 +105,7 @@ async function describeAll(locators: Locator[]): Promise<string> {
   return found.flat().slice(0, 4).join(', ');
 }
 
-const KIND_WORD: Readonly<Record<TargetKind, string>> = {
+export const KIND_WORD: Readonly<Record<TargetKind, string>> = {
   any: 'element', button: 'button', link: 'link', field: 'field', checkbox: 'checkbox', radio: 'radio button', choice: 'checkbox or radio button', dropdown: 'dropdown', tab: 'tab', option: 'option', group: 'question',
   box: 'checkbox or text box', navigable: 'link or button',
 };
