@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { actionVariables, keyName, parseAction, type ParsedAction } from '../../src-main/agent/actions/actionGrammar.ts';
 import { ActionSyntaxError, MissingVariableError, renderTemplate, templateSource, type Template } from '../../src-main/agent/actions/actionTemplate.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 /**
  * Field arrays (issue 20): an array of objects in form_data becomes one entry per leaf of each item,
  * and each item's keys match only the controls of its own repeated row, so a label repeated in every

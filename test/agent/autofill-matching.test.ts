@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 
 import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 /**
  * The pure parts of three widget patterns (docs/autofill.md): slider goals and key plans, numbers read
  * back by meaning ("$12,500" = 12500), and date ranges held in one input. No browser.

@@ -1,3 +1,4 @@
+// tier: unit
 // The pure value rules of masked inputs, time pickers, hierarchical choices and the read-back check
 // (src-main/agent/autofill/widgetValues.ts), without a browser.
 import { describe, expect, it } from 'vitest';

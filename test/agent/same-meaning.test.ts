@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 
 import { sameMeaning, samePhone, timeOfDay } from '../../src-main/agent/autofill/sameMeaning.ts';

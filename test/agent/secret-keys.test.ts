@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { withoutSecrets } from '../../src-main/agent/model/secretValues.ts';
 

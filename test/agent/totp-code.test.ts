@@ -1,3 +1,4 @@
+// tier: unit
 import { createGuardrails, generateSync } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import { totpCode, TOTP_MIN_SECONDS_LEFT } from '../../src-main/agent/model/secretValues.ts';

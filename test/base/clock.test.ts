@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { isoNow, systemClock, timeoutSignal } from '../../src-main/base/clock.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { ConfigError, providerEnvNames, readConfig } from '../../src-main/base/config.ts';
 import { PROVIDERS } from '../../src-main/llm/index.ts';

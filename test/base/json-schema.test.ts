@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src-main/base/errors.ts';
 import { JsonSchemaCompiler, schemaDialect } from '../../src-main/base/jsonSchema.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 
 import { ChromiumNotFoundError } from '../../src-main/browser/browserErrors.ts';

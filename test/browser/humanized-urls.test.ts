@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 
 import { humanKeyDelays, humanMousePath } from '../../src-main/browser/humanInput.ts';

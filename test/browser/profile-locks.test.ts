@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 
 import { ProfileLocks } from '../../src-main/browser/profileLocks.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { createLogger, redactingLogger, SecretRedactor, secretEncodings } from '../../src-main/base/logger.ts';
 

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { DOCUMENT_READ_TIMEOUT_MS } from '../../src-main/engine/documents/documentService.ts';
 import type { DocumentReader } from '../../src-main/engine/documents/types.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { extractFormData } from '../../src-main/engine/documents/extract.ts';
 import type { DocumentField, ReadDocument } from '../../src-main/engine/documents/types.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { AgentFailure, type AgentQuestion } from '../../src-main/agent/agentTypes.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { formDataFromBundle, type BundleJob } from '../../src-main/engine/documents/extractJob.ts';
 import { uploadParts, useDocumentServiceRig } from './serviceRig.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { ActiveClock } from '../../src-main/engine/jobs/activeClock.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';

@@ -1,3 +1,4 @@
+// tier: unit
 import { createWriteStream, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../src-main/base/config.ts';
 import { ModelProvider as ConsoleModelProvider, ProviderParams } from '../../src-main/contract/console.ts';
