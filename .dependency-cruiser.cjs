@@ -59,7 +59,7 @@ const packageOwners = [
 ];
 
 /** Contract modules the console may import as values (the typed API client: no schemas, no zod values). */
-const rendererRuntimeContract = '^src-main/contract/(client|operationRoutes|orchestrators)\\.ts$';
+const rendererRuntimeContract = '^src-main/contract/(client|generated/operationRoutes|orchestrators)\\.ts$';
 
 /** The only npm packages the console (a browser bundle) may import. */
 const rendererPackages = ['react', 'react-dom', 'zustand'];

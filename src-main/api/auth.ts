@@ -6,8 +6,6 @@ import { messages } from '../contract/messages.ts';
 import type { ApiKeyPrincipal, ApiKeyRepository } from '../store/apiKeys.ts';
 import { firstHeader } from './presentedKey.ts';
 
-export type AuthMode = 'none' | 'org' | 'account' | 'console';
-
 /** How the operator console authenticates: one random token per start, sent as `X-Console-Token`. */
 export interface ConsoleAuth {
   readonly token: string;

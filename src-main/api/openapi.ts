@@ -41,12 +41,13 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const errorContent = { 'application/json': { schema: toSchema(ErrorResponse, 'output') } };
   for (const route of routes) {
-    const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const status = String(route.status ?? 200);
     const success: JsonSchema = { description: status === '204' ? 'No content' : 'Success' };
     if (route.response) success.content = { 'application/json': { schema: toSchema(route.response, 'output') } };
     if (route.produces) success.content = { [route.produces.type]: { schema: route.produces.schema ? toSchema(route.produces.schema, 'output') : BINARY } };
     const operation: JsonSchema = {
+      ...(route.operationId !== undefined && { operationId: route.operationId }),
       summary: route.summary,
       tags: [route.tag],
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { AuthMode, HttpMethod, ProducedBody } from '../contract/declaration.ts';
 import type { ApiKeyRepository } from '../store/apiKeys.ts';
 import {
   authenticate, consoleAsAccount, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
-  type AccountPrincipal, type AuthMode, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
+  type AccountPrincipal, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
 } from './auth.ts';
 import { parseInput, serializeOutput } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../base/errors.ts';
@@ -31,18 +32,11 @@ export interface RouteContext<A extends AuthMode, P, Q, B> {
   reply: FastifyReply;
 }
 
-/** A success body that is not JSON: the handler sends it (file, archive, text) or hijacks the reply (event streams). */
-export interface ProducedBody {
-  /** Its content type, as OpenAPI publishes it. */
-  type: string;
-  /** Documents the body (or one event's JSON) in OpenAPI; the handler writes the bytes, so it is not checked. */
-  schema?: z.ZodType;
-}
-
 /**
- * One HTTP operation: its contract (validated, serialized and published in OpenAPI) and its handler.
- * Exactly one of: `response` (a JSON body the handler returns), `status: 204` (no body), `produces`
- * (a body the handler writes itself); the last two handlers return nothing.
+ * One route: an operation's contract (validated, serialized and published in OpenAPI; the fields of
+ * `contract/declaration.ts`) and its handler. Exactly one of: `response` (a JSON body the handler
+ * returns), `status: 204` (no body), `produces` (a body the handler writes itself); the last two
+ * handlers return nothing. The API's routes come from `contract/operations.ts` (`api/operationTable.ts`).
  */
 export interface RouteSpec<
   A extends AuthMode,
@@ -51,9 +45,11 @@ export interface RouteSpec<
   B extends z.ZodType | undefined,
   R extends z.ZodType | undefined = undefined,
 > {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  method: HttpMethod;
   /** Fastify path, e.g. `/portals/:org_id/:endpoint_name`. */
-  url: string;
+  path: string;
+  /** The operation's name, published as OpenAPI `operationId`. */
+  operationId?: string;
   summary: string;
   tag: string;
   auth: A;
@@ -61,7 +57,7 @@ export interface RouteSpec<
   query?: Q;
   /** JSON body schema; `multipart` documents a file upload read by the handler itself. */
   body?: B;
-  multipart?: { fileField: string };
+  multipart?: { readonly fileField: string };
   /** `route`: an account route whose handler checks workspace membership itself, to answer its own 403 (interface §7's workflow executions text). */
   membership?: 'route';
   /** Success status: 200 unless given; 204 has no body. */
@@ -76,7 +72,7 @@ export interface RouteSpec<
 export type AnyRouteSpec = RouteSpec<AuthMode, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
 
 /** `GET /portals/:org_id`: how logs and tests name a route. */
-export const routeName = (spec: Pick<AnyRouteSpec, 'method' | 'url'>): string => `${spec.method} ${spec.url}`;
+export const routeName = (spec: Pick<AnyRouteSpec, 'method' | 'path'>): string => `${spec.method} ${spec.path}`;
 
 function assertOneBodyKind(spec: AnyRouteSpec): void {
   const kinds = [spec.response !== undefined, spec.status === 204, spec.produces !== undefined].filter(Boolean).length;
@@ -104,7 +100,7 @@ export class RouteTable {
     for (const spec of this.routes) {
       app.route({
         method: spec.method,
-        url: spec.url,
+        url: spec.path,
         handler: async (request, reply) => {
           let principal: OrgPrincipal | AccountPrincipal | ConsolePrincipal | undefined;
           const orgId = (request.params as Record<string, string | undefined>).org_id ?? '';

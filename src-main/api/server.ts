@@ -23,28 +23,27 @@ import { installMcpEndpoint } from './mcp.ts';
 import { hostChecker, installHostGuard } from './hostGuard.ts';
 import { installRateLimit, type RateLimitOptions } from './rateLimit.ts';
 import { buildOpenApi } from './openapi.ts';
-import { RouteTable, type AnyRouteSpec } from './routeTable.ts';
-import { addAdminRoutes, type AdminDeps } from './routes/admin.ts';
-import { addHealthRoutes } from './routes/health.ts';
-import { addJobRoutes } from './routes/jobs.ts';
-import { addWebhookRoutes } from './routes/webhooks.ts';
+import type { OperationName } from '../contract/operations.ts';
+import { operationTable, type Handlers } from './operationTable.ts';
+import type { AnyRouteSpec } from './routeTable.ts';
+import { adminHandlers, type AdminDeps } from './routes/admin.ts';
+import { healthHandlers } from './routes/health.ts';
+import { jobHandlers } from './routes/jobs.ts';
+import { webhookHandlers } from './routes/webhooks.ts';
 import type { WebhookDispatcher } from '../webhooks/webhookDispatcher.ts';
 import type { WebhookKeyService } from '../webhooks/webhookKeys.ts';
-import { addJobScreenshotRoute } from './routes/jobScreenshots.ts';
-import { addLiveViewRoutes } from './routes/liveView.ts';
-import { addPortalRoutes } from './routes/portals.ts';
-import { addProfileRoutes } from './routes/profiles.ts';
-import { addRecordingRoutes, addSessionRecordingRoute } from './routes/recordings.ts';
-import { addSessionRoutes } from './routes/sessions.ts';
-import { addCredentialRoutes } from './routes/credentials.ts';
-import { addSingleActionRoutes } from './routes/singleActions.ts';
-import { addSkillRoutes } from './routes/skills.ts';
-import { addDocumentRoutes } from './routes/documents.ts';
-import { addDocumentExtractRoute, type ExtractionPreviewer } from './routes/documentExtract.ts';
-import { addConnectedAccountRoutes } from './routes/connectedAccounts.ts';
-import { addOAuthCallbackRoute } from './routes/oauthCallback.ts';
-import { addWorkflowRoutes } from './routes/workflows.ts';
-import { addSampleRoutes } from './routes/samples.ts';
+import { liveViewHandlers } from './routes/liveView.ts';
+import { portalHandlers } from './routes/portals.ts';
+import { profileHandlers } from './routes/profiles.ts';
+import { sessionHandlers } from './routes/sessions.ts';
+import { credentialHandlers } from './routes/credentials.ts';
+import { singleActionHandlers } from './routes/singleActions.ts';
+import { skillHandlers } from './routes/skills.ts';
+import { documentHandlers } from './routes/documents.ts';
+import type { ExtractionPreviewer } from './routes/documentExtract.ts';
+import { connectedAccountHandlers } from './routes/connectedAccounts.ts';
+import { workflowHandlers } from './routes/workflows.ts';
+import { sampleHandlers } from './routes/samples.ts';
 import { installSamplesSite } from './samplesSite.ts';
 import { SAMPLE_SITE_HOSTNAME } from '../engine/samples/sampleCatalog.ts';
 import type { SampleService } from '../engine/samples/sampleService.ts';
@@ -66,31 +65,31 @@ export interface ApiDeps {
   /** The built console; served at `/`. */
   rendererDir: string;
   /** Live-view pages (`/live/<token>`) of job and profile-login browsers. */
-  liveViews?: LiveViewHub;
+  liveViews: LiveViewHub;
   /** Browser profiles and their login sessions (§4.3). */
-  profiles?: ProfileService;
-  /** The operator console's token; without it no request is treated as the console. */
-  consoleAuth?: ConsoleAuth;
+  profiles: ProfileService;
+  /** The operator console's token: requests carrying it act as the console. */
+  consoleAuth: ConsoleAuth;
   /** `/admin/*` routes (console token only). */
-  admin?: AdminDeps;
+  admin: AdminDeps;
   /** Signing keys and the delivery log (local-service.md §4). */
-  webhooks?: { keys: WebhookKeyService; dispatcher: WebhookDispatcher };
+  webhooks: { keys: WebhookKeyService; dispatcher: WebhookDispatcher };
   /** `/public/sessions` and their CDP URLs (local-service.md §5.2). */
-  sessions?: SessionService;
+  sessions: SessionService;
   /** `/public/single-actions` (local-service.md §5.3). */
-  actions?: ActionService;
+  actions: ActionService;
   /** `/public/connected-accounts` and the loopback `/oauth/callback` (local-service.md §5.4). */
-  connectedAccounts?: ConnectedAccountService;
+  connectedAccounts: ConnectedAccountService;
   /** `/public/workflows` and their executions (local-service.md §5.5). */
-  workflows?: WorkflowService;
+  workflows: WorkflowService;
   /** `/public/credentials`, phone numbers and pushed codes (local-service.md §5.4). */
-  credentials?: CredentialService;
+  credentials: CredentialService;
   /** `/documents/{org_id}` bundles (local-service.md §7). */
-  documents?: DocumentService;
+  documents: DocumentService;
   /** `POST /documents/{org_id}/{id}/extract` (local-service.md §7). */
-  documentExtract?: ExtractionPreviewer;
+  documentExtract: ExtractionPreviewer;
   /** The sample portals and the sample site at `/samples/…` (docs/api.md, "Samples"); `origin` is the service's own URL once it listens. */
-  samples?: { service: SampleService; origin(): string };
+  samples: { service: SampleService; origin(): string };
   /** Requests a minute per API key (docs/api.md, "Limits and quotas"); absent: unlimited. */
   rateLimit?: RateLimitOptions;
 }
@@ -101,51 +100,44 @@ export interface ApiServer {
   routes: readonly AnyRouteSpec[];
 }
 
-/** Builds the HTTP API (not yet listening): one route table feeds routing and OpenAPI alike. */
+/** One handler per declared operation (contract/operations.ts): leaving one out does not compile. */
+function handlersOf(deps: ApiDeps): Handlers<OperationName> {
+  return {
+    ...healthHandlers(deps.version),
+    ...portalHandlers(deps.portals),
+    ...skillHandlers(deps.skills),
+    ...jobHandlers(deps.jobs, deps.jobEvents, deps.store),
+    ...webhookHandlers(deps.store, deps.webhooks.keys, deps.webhooks.dispatcher),
+    ...adminHandlers(deps.admin),
+    ...profileHandlers(deps.profiles),
+    ...liveViewHandlers(deps.liveViews, { logger: deps.logger, onInput: (token) => deps.profiles.sessions.noteInput(token) }),
+    ...sessionHandlers(deps.sessions),
+    ...singleActionHandlers(deps.actions),
+    ...connectedAccountHandlers(deps.connectedAccounts),
+    ...workflowHandlers(deps.workflows),
+    ...credentialHandlers(deps.credentials),
+    ...documentHandlers(deps.documents, deps.documentExtract),
+    ...sampleHandlers(deps.samples.service, deps.samples.origin),
+  };
+}
+
+/** Builds the HTTP API (not yet listening): one route table, from the contract's operations, feeds routing and OpenAPI alike. */
 export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   // requireHostHeader off: Node would answer a Host-less HTTP/1.1 request with an empty 400; the host guard answers it with {detail}.
   const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true, http: { requireHostHeader: false }, ...frameworkErrorOptions });
   installErrorHandler(app, deps.logger);
   installJsonBodyParser(app);
-  installHostGuard(app, deps.boundHost, deps.allowedHosts, deps.samples ? [{ hostname: SAMPLE_SITE_HOSTNAME, pathPrefix: '/samples/' }] : []);
+  installHostGuard(app, deps.boundHost, deps.allowedHosts, [{ hostname: SAMPLE_SITE_HOSTNAME, pathPrefix: '/samples/' }]);
   await app.register(multipart, { throwFileSizeLimit: true });
   // Before the routes: the limiter attaches itself to each route as it is added.
   if (deps.rateLimit) await installRateLimit(app, deps.rateLimit);
 
-  const routes = new RouteTable();
-  addHealthRoutes(routes, deps.version);
-  addPortalRoutes(routes, deps.portals);
-  addSkillRoutes(routes, deps.skills);
-  addJobRoutes(routes, deps.jobs, deps.jobEvents, deps.store);
-  addJobScreenshotRoute(routes, deps.jobs);
-  addRecordingRoutes(routes, deps.jobs);
-  if (deps.webhooks) addWebhookRoutes(routes, deps.store, deps.webhooks.keys, deps.webhooks.dispatcher);
-  if (deps.admin) addAdminRoutes(routes, deps.admin);
-  const profiles = deps.profiles;
-  if (profiles) addProfileRoutes(routes, profiles);
-  if (deps.liveViews) addLiveViewRoutes(routes, deps.liveViews, { logger: deps.logger, onInput: (token) => profiles?.sessions.noteInput(token) });
-  const sessions = deps.sessions;
-  if (sessions) {
-    addSessionRoutes(routes, sessions);
-    addSessionRecordingRoute(routes, sessions);
-    installCdpProxy(app.server, (token) => sessions.cdpTarget(token), {
-      hostProblem: hostChecker(deps.boundHost, deps.allowedHosts),
-      allowedOrigins: deps.cdpAllowedOrigins ?? (() => []),
-    });
-  }
-  if (deps.actions) addSingleActionRoutes(routes, deps.actions);
-  if (deps.connectedAccounts) {
-    addConnectedAccountRoutes(routes, deps.connectedAccounts);
-    addOAuthCallbackRoute(routes, deps.connectedAccounts);
-  }
-  if (deps.workflows) addWorkflowRoutes(routes, deps.workflows);
-  if (deps.credentials) addCredentialRoutes(routes, deps.credentials);
-  if (deps.documents) addDocumentRoutes(routes, deps.documents);
-  if (deps.documentExtract) addDocumentExtractRoute(routes, deps.documentExtract);
-  if (deps.samples) {
-    addSampleRoutes(routes, deps.samples.service, deps.samples.origin);
-    installSamplesSite(app, deps.samples.service);
-  }
+  const routes = operationTable(handlersOf(deps));
+  installCdpProxy(app.server, (token) => deps.sessions.cdpTarget(token), {
+    hostProblem: hostChecker(deps.boundHost, deps.allowedHosts),
+    allowedOrigins: deps.cdpAllowedOrigins ?? (() => []),
+  });
+  installSamplesSite(app, deps.samples.service);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
   // MCP over Streamable HTTP: JSON-RPC for assistants, beside the route table (docs/decisions.md).
   installMcpEndpoint(app, { apiKeys: deps.store.apiKeys, logger: deps.logger, version: deps.version });

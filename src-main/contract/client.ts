@@ -1,8 +1,10 @@
 import type { z } from 'zod';
-import { operationRoutes, type OperationName } from './operationRoutes.ts';
-import type { Operations } from './operations.ts';
+import type { HttpMethod } from './declaration.ts';
+import { operationRoutes } from './generated/operationRoutes.ts';
+import type { OperationName, Operations } from './operations.ts';
 
-export type { OperationName } from './operationRoutes.ts';
+export type { HttpMethod } from './declaration.ts';
+export type { OperationName } from './operations.ts';
 
 /** The empty object type: `NoFields extends T` holds when every field of T is optional. */
 type NoFields = Record<never, never>;
@@ -22,8 +24,6 @@ export type OperationResponse<N extends OperationName> = SchemaOf<N, 'response'>
 
 /** The arguments as a rest tuple: optional when the operation needs nothing the caller must give. */
 export type ArgsTuple<N extends OperationName> = NoFields extends OperationArgs<N> ? [args?: OperationArgs<N>] : [args: OperationArgs<N>];
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One request as the transport sends it: `path` includes the query string. */
 export interface OperationRequest {

@@ -1,7 +1,7 @@
-import { createApiClient, type ApiClient, type OperationRequest } from '../contract/client.ts';
+import { createApiClient, operationPath, type ApiClient, type OperationBody, type OperationRequest } from '../contract/client.ts';
 import { ErrorResponse } from '../contract/common.ts';
 import { JobStatusResponse } from '../contract/job.ts';
-import { SingleActionResponse, type SingleActionRequest } from '../contract/singleAction.ts';
+import { SingleActionResponse } from '../contract/singleAction.ts';
 
 /** The HTTP API answered with an error status; `detail` is its `{detail}` text. */
 export class PorticoHttpError extends Error {
@@ -31,7 +31,7 @@ export class ServiceUnreachableError extends Error {
 export const serviceNotRunning = (url: string): string =>
   `The Portico service is not running at ${url} (nothing answered there). Start it with \`npm run serve\` in the Portico folder, or open the Portico desktop app; if it runs elsewhere, set PORTICO_URL to its address.`;
 
-/** The part of the HTTP API the MCP tools use: the typed operations plus the three calls the console's client does not name. */
+/** The part of the HTTP API the MCP tools use: the typed operations, plus the three whose bodies are not plain JSON results. */
 export interface PorticoApi extends ApiClient {
   /** POST /public/single-actions/run-action. */
   runAction(body: SingleActionInput): Promise<SingleActionResponse>;
@@ -45,7 +45,7 @@ export interface PorticoApi extends ApiClient {
 }
 
 /** The run-action body as a caller writes it (defaults may be left out). */
-export type SingleActionInput = Partial<Pick<SingleActionRequest, 'variables' | 'set_cache'>> & Omit<SingleActionRequest, 'variables' | 'set_cache'>;
+export type SingleActionInput = OperationBody<'runSingleAction'>;
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -128,21 +128,19 @@ export function httpPorticoApi(options: HttpApiOptions): PorticoApi {
     return text === '' ? undefined : (JSON.parse(text) as unknown);
   };
   const client = createApiClient(json);
-  const taskPath = (orgId: string, endpointName: string, tail: string): string =>
-    `/task/${encodeURIComponent(orgId)}/${encodeURIComponent(endpointName)}/${tail}`;
   return {
     call: client.call,
     async runAction(body) {
-      return SingleActionResponse.parse(await json({ method: 'POST', path: '/public/single-actions/run-action', body }));
+      return SingleActionResponse.parse(await client.call('runSingleAction', { body }));
     },
     async jobScreenshot(orgId, endpointName, jobId, index) {
-      const response = await send(`${taskPath(orgId, endpointName, `screenshots/${index}`)}?job_id=${encodeURIComponent(jobId)}`);
+      const response = await send(operationPath('getJobScreenshot', { params: { org_id: orgId, endpoint_name: endpointName, index }, query: { job_id: jobId } }));
       if (response.status === 404) return null;
       if (!response.ok) throw new PorticoHttpError(response.status, await errorDetail(response));
       return new Uint8Array(await response.arrayBuffer());
     },
     async followJob(orgId, endpointName, jobId, onStatus, signal) {
-      const path = `${taskPath(orgId, endpointName, 'logs')}?job_id=${encodeURIComponent(jobId)}&status=true`;
+      const path = operationPath('streamJobLogs', { params: { org_id: orgId, endpoint_name: endpointName }, query: { job_id: jobId, status: 'true' } });
       const controller = new AbortController();
       const abort = (): void => controller.abort();
       signal?.addEventListener('abort', abort, { once: true });

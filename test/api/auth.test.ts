@@ -1,4 +1,6 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src-main/contract/operations.ts';
 import { cli } from '../helpers/cli.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 
@@ -155,16 +157,48 @@ describe('HTTP surface', () => {
     expect(doc.paths['/skills/{org_id}']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
   });
 
+  it('GET /openapi.json names every operation (unique operationId, the declared name) and stays a valid OpenAPI 3.1 document', async () => {
+    type Parameter = { name: string; in: string; required?: boolean; schema: object };
+    type Operation = { operationId?: string; parameters: Parameter[]; responses: Record<string, { content?: Record<string, { schema: object }> }>; requestBody?: { content: Record<string, { schema: object }> } };
+    const doc = (await jsonOf(await svc.api('/openapi.json', { key: null }))).body as { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
+    expect(doc.info.title).toBe('Portico');
+    const ids: string[] = [];
+    const schemas: object[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      // OpenAPI: a templated path names each parameter once, and every `{name}` is a required path parameter.
+      const templated = [...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => name).sort();
+      for (const [method, operation] of Object.entries(methods)) {
+        expect(['get', 'put', 'post', 'delete', 'patch']).toContain(method);
+        ids.push(operation.operationId ?? `(none: ${method} ${path})`);
+        const inPath = operation.parameters.filter((p) => p.in === 'path');
+        expect(inPath.map((p) => p.name).sort(), `${method} ${path}`).toEqual(templated);
+        expect(inPath.every((p) => p.required === true), `${method} ${path}`).toBe(true);
+        expect(new Set(operation.parameters.map((p) => `${p.in}:${p.name}`)).size).toBe(operation.parameters.length);
+        expect(Object.keys(operation.responses).length).toBeGreaterThan(0);
+        schemas.push(...operation.parameters.map((p) => p.schema));
+        for (const media of [...Object.values(operation.responses).flatMap((r) => Object.values(r.content ?? {})), ...Object.values(operation.requestBody?.content ?? {})]) schemas.push(media.schema);
+      }
+    }
+    // operationIds: unique, usable as method names by generated clients, and exactly the declared operations.
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(ids.every((id) => /^[a-z][A-Za-z0-9]*$/.test(id))).toBe(true);
+    expect(ids.sort()).toEqual(Object.keys(operations).sort());
+    // Every schema is valid JSON Schema 2020-12 (OpenAPI 3.1's dialect).
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const invalid = schemas.filter((schema) => !ajv.validateSchema(schema));
+    expect(invalid).toEqual([]);
+  });
+
   it('GET /openapi.json publishes a success body schema for every route but the 204s', async () => {
     const doc = (await jsonOf(await svc.api('/openapi.json', { key: null }))).body as {
       paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>>;
     };
     for (const route of svc.app.routes) {
       const status = String(route.status ?? 200);
-      const success = doc.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]?.responses[status];
+      const success = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]?.responses[status];
       const contentType = route.response ? 'application/json' : route.produces?.type;
-      if (status === '204') expect(success?.content, `${route.method} ${route.url}`).toBeUndefined();
-      else expect(success?.content?.[contentType ?? '']?.schema, `${route.method} ${route.url}`).toBeDefined();
+      if (status === '204') expect(success?.content, `${route.method} ${route.path}`).toBeUndefined();
+      else expect(success?.content?.[contentType ?? '']?.schema, `${route.method} ${route.path}`).toBeDefined();
     }
     const status = doc.paths['/task/{org_id}/{endpoint_name}/status']?.get?.responses['200']?.content?.['application/json']?.schema as { required?: string[] };
     expect(status.required).toEqual(expect.arrayContaining(['job_id', 'portal_id', 'status', 'events', 'log_url']));

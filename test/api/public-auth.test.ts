@@ -12,9 +12,9 @@ describe('/public routes take account keys, and membership is checked on every r
   afterAll(() => svc.dispose());
 
   /** Every /public route of the route table, with placeholder ids: authentication comes before anything else. */
-  const publicCalls = () => svc.app.routes.filter((route) => route.url.startsWith('/public/')).map((route) => ({
+  const publicCalls = () => svc.app.routes.filter((route) => route.path.startsWith('/public/')).map((route) => ({
     method: route.method,
-    path: route.url.replace(/:(\w+)/g, '00000000-0000-4000-8000-000000000000'),
+    path: route.path.replace(/:(\w+)/g, '00000000-0000-4000-8000-000000000000'),
     auth: route.auth,
   }));
 

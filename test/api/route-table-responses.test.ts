@@ -20,7 +20,7 @@ const row = { id: 't1', name: 'first', secret_hash: 'do-not-send', tags: [{ labe
  */
 // biome-ignore lint/suspicious/noExportsInTest: a type-level spec that tsc checks and nothing runs; the export marks it as deliberately uncalled
 export function routeTypeErrors(routes: RouteTable): void {
-  const route = { method: 'GET', url: '/typed', tag: 't', summary: 's', auth: 'none' } as const;
+  const route = { method: 'GET', path: '/typed', tag: 't', summary: 's', auth: 'none' } as const;
   // @ts-expect-error name is required by the response schema
   routes.add({ ...route, response: Thing, handler: () => ({ id: 'x', tags: [] }) });
   // @ts-expect-error name must be a string
@@ -42,16 +42,16 @@ describe('responses are serialized through their schema', () => {
     app = Fastify();
     installErrorHandler(app, createLogger('error', (line) => logged.push(line)));
     const routes = new RouteTable();
-    routes.add({ method: 'GET', url: '/extra', tag: 't', summary: 'extra fields', auth: 'none', response: Thing, handler: () => row });
+    routes.add({ method: 'GET', path: '/extra', tag: 't', summary: 'extra fields', auth: 'none', response: Thing, handler: () => row });
     routes.add({
-      method: 'GET', url: '/missing/:id', tag: 't', summary: 'a required field missing', auth: 'none', params: z.object({ id: z.string() }), response: Thing,
+      method: 'GET', path: '/missing/:id', tag: 't', summary: 'a required field missing', auth: 'none', params: z.object({ id: z.string() }), response: Thing,
       // Bypasses the type on purpose, the way a bad row or a mapper that drifted from the contract would.
       handler: () => ({ id: 't2', tags: [] }) as unknown as ThingInput,
     });
-    routes.add({ method: 'GET', url: '/list', tag: 't', summary: 'array', auth: 'none', response: z.array(Thing), handler: () => [row, row] });
-    routes.add({ method: 'DELETE', url: '/gone', tag: 't', summary: 'no body', auth: 'none', status: 204, handler: () => undefined });
+    routes.add({ method: 'GET', path: '/list', tag: 't', summary: 'array', auth: 'none', response: z.array(Thing), handler: () => [row, row] });
+    routes.add({ method: 'DELETE', path: '/gone', tag: 't', summary: 'no body', auth: 'none', status: 204, handler: () => undefined });
     routes.add({
-      method: 'GET', url: '/raw', tag: 't', summary: 'handler-written body', auth: 'none', produces: { type: 'text/plain', schema: z.string() },
+      method: 'GET', path: '/raw', tag: 't', summary: 'handler-written body', auth: 'none', produces: { type: 'text/plain', schema: z.string() },
       handler: ({ reply }) => {
         reply.type('text/plain').send('written by the handler');
       },
@@ -65,20 +65,20 @@ describe('responses are serialized through their schema', () => {
   });
 
   it('a handler returning an extra field (also nested) does not leak it', async () => {
-    const res = await app.inject({ method: 'GET', url: '/extra' });
+    const res = await app.inject({ method: 'GET', path: '/extra' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ id: 't1', name: 'first', tags: [{ label: 'a' }] });
     expect(res.body).not.toContain('do-not-send');
   });
 
   it('arrays are serialized item by item', async () => {
-    const res = await app.inject({ method: 'GET', url: '/list' });
+    const res = await app.inject({ method: 'GET', path: '/list' });
     expect(res.json()).toEqual([{ id: 't1', name: 'first', tags: [{ label: 'a' }] }, { id: 't1', name: 'first', tags: [{ label: 'a' }] }]);
   });
 
   it('a handler missing a required field is a 500 {detail}, logged with the route and the zod issue, nothing half-valid sent', async () => {
     logged.length = 0;
-    const res = await app.inject({ method: 'GET', url: '/missing/t2' });
+    const res = await app.inject({ method: 'GET', path: '/missing/t2' });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ detail: 'Internal server error' });
     expect(logged).toHaveLength(1);
@@ -87,26 +87,26 @@ describe('responses are serialized through their schema', () => {
   });
 
   it('a 204 sends no body and a handler-written body is left as the handler wrote it', async () => {
-    const gone = await app.inject({ method: 'DELETE', url: '/gone' });
+    const gone = await app.inject({ method: 'DELETE', path: '/gone' });
     expect(gone.statusCode).toBe(204);
     expect(gone.body).toBe('');
-    const raw = await app.inject({ method: 'GET', url: '/raw' });
+    const raw = await app.inject({ method: 'GET', path: '/raw' });
     expect(raw.headers['content-type']).toMatch(/^text\/plain/);
     expect(raw.body).toBe('written by the handler');
   });
 
   it('a route must declare exactly one kind of body', () => {
     const routes = new RouteTable();
-    expect(() => routes.add({ method: 'GET', url: '/nothing', tag: 't', summary: 's', auth: 'none', handler: () => undefined }))
+    expect(() => routes.add({ method: 'GET', path: '/nothing', tag: 't', summary: 's', auth: 'none', handler: () => undefined }))
       .toThrow('GET /nothing: declare exactly one of response (JSON), status 204 or produces');
-    expect(() => routes.add({ method: 'GET', url: '/both', tag: 't', summary: 's', auth: 'none', status: 204, response: Thing, handler: () => row }))
+    expect(() => routes.add({ method: 'GET', path: '/both', tag: 't', summary: 's', auth: 'none', status: 204, response: Thing, handler: () => row }))
       .toThrow('GET /both: declare exactly one');
   });
 
   it('OpenAPI publishes the response schema of JSON routes and the content type of handler-written ones', () => {
     const routes = new RouteTable();
-    routes.add({ method: 'GET', url: '/thing', tag: 't', summary: 's', auth: 'none', response: Thing, handler: () => row });
-    routes.add({ method: 'GET', url: '/file', tag: 't', summary: 's', auth: 'none', produces: { type: 'application/zip' }, handler: () => undefined });
+    routes.add({ method: 'GET', path: '/thing', tag: 't', summary: 's', auth: 'none', response: Thing, handler: () => row });
+    routes.add({ method: 'GET', path: '/file', tag: 't', summary: 's', auth: 'none', produces: { type: 'application/zip' }, handler: () => undefined });
     const doc = buildOpenApi(routes.routes, '0') as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> } }> };
     expect(doc.paths['/thing']?.get.responses['200']?.content['application/json']?.schema).toMatchObject({ type: 'object', required: ['id', 'name', 'tags'] });
     expect(doc.paths['/file']?.get.responses['200']?.content['application/zip']?.schema).toEqual({ type: 'string', format: 'binary' });

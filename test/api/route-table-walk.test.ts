@@ -180,7 +180,7 @@ describe('every JSON route answers exactly its declared response schema (walked 
     const missing: string[] = [];
     let path = fixture?.path;
     if (path === undefined) {
-      path = route.url.replace(/:(\w+)/g, (_, name: string) => {
+      path = route.path.replace(/:(\w+)/g, (_, name: string) => {
         const id = ids[name];
         if (id !== undefined) return id;
         missing.push(`path parameter '${name}'`);

@@ -25,7 +25,7 @@ const WRONG_ORG = (orgId: string) => ({ status: 403, body: { detail: `API key do
 const VICTIM_TEXT = ['the victim task text', 'victim-bank', 'victim@example.test', 'victim-secret-1', '+15550001111', 'victim-flow', 'victim-skill', 'victim-form-value'];
 
 const bodyCarrying = (route: AnyRouteSpec): boolean => route.method !== 'GET' && route.method !== 'DELETE';
-const resourceParams = (route: AnyRouteSpec): string[] => [...route.url.matchAll(/:(\w+)/g)].map(([, name = '']) => name).filter((name) => name !== 'org_id');
+const resourceParams = (route: AnyRouteSpec): string[] => [...route.path.matchAll(/:(\w+)/g)].map(([, name = '']) => name).filter((name) => name !== 'org_id');
 /** Whether a route names a job in its query (`?job_id=`): a resource id as much as a path parameter. */
 const takesJobId = (route: AnyRouteSpec): boolean => route.query instanceof z.ZodObject && 'job_id' in route.query.shape;
 const requiresJobId = (route: AnyRouteSpec): boolean => route.query instanceof z.ZodObject && !route.query.safeParse({}).success;
@@ -95,7 +95,7 @@ describe('cross-org and cross-workspace matrix (every route of the route table)'
   });
 
   const pathFor = (route: AnyRouteSpec, orgId: string): string =>
-    route.url.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? orgId : (ids[name] ?? PLACEHOLDER_UUID))) + (takesJobId(route) ? `?job_id=${ids.job_id}` : '');
+    route.path.replace(/:(\w+)/g, (_, name: string) => (name === 'org_id' ? orgId : (ids[name] ?? PLACEHOLDER_UUID))) + (takesJobId(route) ? `?job_id=${ids.job_id}` : '');
   /** One call; a body that is not JSON comes back as its text (a leak shows either way). */
   const call = async (route: AnyRouteSpec, path: string, key: string | null): Promise<{ status: number; body: unknown }> => {
     const response = await svc.api(path, { method: route.method, key, ...(bodyCarrying(route) ? { json: {} } : {}) });

@@ -112,8 +112,8 @@ interface Case {
   json?: unknown;
 }
 
-const pathOf = (route: AnyRouteSpec, segments: Record<string, string>): string => route.url.replace(/:(\w+)/g, (_, name: string) => segments[name] ?? PLACEHOLDERS[name] ?? PLACEHOLDER_UUID);
-const defaults = (route: AnyRouteSpec): Record<string, string> => Object.fromEntries([...route.url.matchAll(/:(\w+)/g)].map(([, name = '']) => [name, PLACEHOLDERS[name] ?? PLACEHOLDER_UUID]));
+const pathOf = (route: AnyRouteSpec, segments: Record<string, string>): string => route.path.replace(/:(\w+)/g, (_, name: string) => segments[name] ?? PLACEHOLDERS[name] ?? PLACEHOLDER_UUID);
+const defaults = (route: AnyRouteSpec): Record<string, string> => Object.fromEntries([...route.path.matchAll(/:(\w+)/g)].map(([, name = '']) => [name, PLACEHOLDERS[name] ?? PLACEHOLDER_UUID]));
 const queryString = (query: Record<string, string>): string => (Object.keys(query).length === 0 ? '' : `?${new URLSearchParams(query)}`);
 
 function jsonOrUndefined(body: RawBody): unknown {

@@ -1,13 +1,26 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateRoutes, routesPath } from '../../scripts/build-routes.ts';
 import { routeName } from '../../src-main/api/routeTable.ts';
 import { createApiClient, operationPath, type OperationRequest } from '../../src-main/contract/client.ts';
-import { operationRoutes, type OperationName } from '../../src-main/contract/operationRoutes.ts';
-import { operations } from '../../src-main/contract/operations.ts';
+import { operationRoutes } from '../../src-main/contract/generated/operationRoutes.ts';
+import { operations, type OperationName } from '../../src-main/contract/operations.ts';
 import { startService, type TestService } from '../helpers/service.ts';
 
-const names = Object.keys(operationRoutes) as OperationName[];
+const names = Object.keys(operations) as OperationName[];
 
-describe('the console client is the route table, by operation', () => {
+describe('the console\'s route map is generated from the declarations', () => {
+  it('the committed generated/operationRoutes.ts is what a fresh build gives (run npm run build:routes)', () => {
+    expect(readFileSync(routesPath, 'utf8')).toBe(generateRoutes());
+  });
+
+  it('names every declared operation as METHOD /path', () => {
+    expect(Object.keys(operationRoutes)).toEqual(names);
+    for (const name of names) expect(operationRoutes[name]).toBe(`${operations[name].method} ${operations[name].path}`);
+  });
+});
+
+describe('the server registers each declared operation, and the client reaches it', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startService();
@@ -16,28 +29,30 @@ describe('the console client is the route table, by operation', () => {
     await svc?.dispose();
   });
 
-  it('every client operation is a registered route, validated with the very same schema objects', () => {
-    const byName = new Map(svc.app.routes.map((route) => [routeName(route), route]));
+  it('registers exactly the declared operations, each under its name with the declaration\'s very schema objects', () => {
+    const routes = svc.app.routes;
+    expect(routes.map((route) => route.operationId)).toEqual(names);
     const problems: string[] = [];
-    for (const name of names) {
-      const route = byName.get(operationRoutes[name]);
-      if (!route) {
-        problems.push(`${name}: no route ${operationRoutes[name]}`);
-        continue;
-      }
-      const schemas: { params?: unknown; query?: unknown; body?: unknown; response?: unknown } = operations[name];
+    for (const route of routes) {
+      const declared: { path: string; method: string; params?: unknown; query?: unknown; body?: unknown; response?: unknown } = operations[route.operationId as OperationName];
+      if (routeName(route) !== `${declared.method} ${declared.path}`) problems.push(`${route.operationId}: registered as ${routeName(route)}`);
       for (const part of ['params', 'query', 'body', 'response'] as const) {
-        if (schemas[part] !== route[part]) problems.push(`${name}: its ${part} schema is not the one ${operationRoutes[name]} uses`);
+        if (declared[part] !== route[part]) problems.push(`${route.operationId}: its ${part} schema is not the declared one`);
       }
     }
     expect(problems).toEqual([]);
+    expect(new Set(routes.map(routeName)).size).toBe(routes.length);
   });
 
-  it('every route the console can reach has a client operation (the live view\'s token pages, the provider\'s /oauth/callback redirect and the /public API for scripts aside)', () => {
-    const covered = new Set<string>(Object.values(operationRoutes));
-    const missing = svc.app.routes.map(routeName).filter((name) => !/ \/(live|public|oauth)\//.test(name) && !covered.has(name));
-    expect(missing).toEqual([]);
-    expect(names.length).toBeGreaterThan(35);
+  it('every path parameter of a path template is a field of its params schema, and the other way round', () => {
+    const problems: string[] = [];
+    for (const name of names) {
+      const declared: { path: string; params?: { shape?: Record<string, unknown> } } = operations[name];
+      const inPath = [...declared.path.matchAll(/:(\w+)/g)].map(([, key = '']) => key).sort();
+      const inSchema = Object.keys(declared.params?.shape ?? {}).sort();
+      if (inPath.join() !== inSchema.join()) problems.push(`${name}: path ${inPath.join()} vs params ${inSchema.join()}`);
+    }
+    expect(problems).toEqual([]);
   });
 
   it('builds paths from the route template, encoding each parameter, and appends only given query values', () => {

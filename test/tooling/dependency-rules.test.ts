@@ -130,9 +130,9 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
   it('lets the renderer use the typed API client as a value only while the client holds no schemas', () => {
     const root = tempTree({
       'src-main/contract/portal.ts': "import { z } from 'zod';\nexport const Portal = z.object({});\n",
-      'src-main/contract/operationRoutes.ts': "export const operationRoutes = { listPortals: ['GET', '/portals'] } as const;\n",
+      'src-main/contract/generated/operationRoutes.ts': "export const operationRoutes = { listPortals: ['GET', '/portals'] } as const;\n",
       'src-main/contract/client.ts':
-        "import type { z } from 'zod';\nimport { operationRoutes } from './operationRoutes.ts';\nimport { Portal } from './portal.ts';\nexport const client = [operationRoutes, Portal] as unknown as z.ZodType;\n",
+        "import type { z } from 'zod';\nimport { operationRoutes } from './generated/operationRoutes.ts';\nimport { Portal } from './portal.ts';\nexport const client = [operationRoutes, Portal] as unknown as z.ZodType;\n",
       'src-renderer/api.ts': "import { client } from '../src-main/contract/client.ts';\nexport { client };\n",
     });
     const { status, violations } = cruise(root);

@@ -1,20 +1,15 @@
 import { InternalError, isAppError } from '../../base/errors.ts';
-import { ConnectedAccountList, ConnectedAccountParams, ConnectRequest, ConnectResponse, oauthMessages } from '../../contract/oauth.ts';
+import { oauthMessages } from '../../contract/oauth.ts';
+import type { OperationsTagged } from '../../contract/operations.ts';
 import type { ConnectedAccountService } from '../../engine/oauth/connectedAccounts.ts';
-import type { RouteTable } from '../routeTable.ts';
+import type { Handlers } from '../operationTable.ts';
+import { oauthCallbackHandler } from './oauthCallback.ts';
 
-/** Interface §4.7 and local-service.md §5.4: the caller's connected accounts. */
-export function addConnectedAccountRoutes(routes: RouteTable, accounts: ConnectedAccountService): void {
-  routes.add({
-    method: 'POST', url: '/public/connected-accounts', tag: 'connected-accounts', auth: 'account',
-    summary: 'Start connecting an account: open authorization_url in a browser; the provider returns to /oauth/callback',
-    body: ConnectRequest, response: ConnectResponse,
-    handler: ({ principal, body }) => accounts.start({ userId: principal.userId, workspaceId: principal.workspaceId }, body),
-  });
-  routes.add({
-    method: 'GET', url: '/public/connected-accounts', tag: 'connected-accounts', auth: 'account',
-    summary: "The caller's own connected accounts (never their tokens)", response: ConnectedAccountList,
-    handler: ({ principal }) => {
+/** Interface §4.7 and local-service.md §5.4: the caller's connected accounts, and the loopback `/oauth/callback`. */
+export function connectedAccountHandlers(accounts: ConnectedAccountService): Handlers<OperationsTagged<'connected-accounts'>> {
+  return {
+    connectAccount: ({ principal, body }) => accounts.start({ userId: principal.userId, workspaceId: principal.workspaceId }, body),
+    listConnectedAccounts: ({ principal }) => {
       try {
         return accounts.list(principal.userId);
       } catch (error) {
@@ -22,10 +17,7 @@ export function addConnectedAccountRoutes(routes: RouteTable, accounts: Connecte
         throw new InternalError(oauthMessages.listFailed, { cause: error });
       }
     },
-  });
-  routes.add({
-    method: 'DELETE', url: '/public/connected-accounts/:account_id', tag: 'connected-accounts', auth: 'account',
-    summary: 'Forget a connected account and its tokens', params: ConnectedAccountParams, status: 204,
-    handler: ({ principal, params }) => accounts.remove(principal.userId, params.account_id),
-  });
+    deleteConnectedAccount: ({ principal, params }) => accounts.remove(principal.userId, params.account_id),
+    completeOAuth: oauthCallbackHandler(accounts),
+  };
 }

@@ -1,10 +1,9 @@
-import { HealthResponse } from '../../contract/common.ts';
-import type { RouteTable } from '../routeTable.ts';
+import type { OperationsTagged } from '../../contract/operations.ts';
+import type { Handlers } from '../operationTable.ts';
 
 /** Liveness for scripts and the README check. */
-export function addHealthRoutes(routes: RouteTable, version: string): void {
-  routes.add({
-    method: 'GET', url: '/health', tag: 'meta', summary: 'Service health', auth: 'none', response: HealthResponse,
-    handler: () => ({ status: 'ok' as const, version }),
-  });
+export function healthHandlers(version: string): Handlers<OperationsTagged<'meta'>> {
+  return {
+    getHealth: () => ({ status: 'ok' as const, version }),
+  };
 }

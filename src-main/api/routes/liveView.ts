@@ -1,14 +1,12 @@
 import type { ServerResponse } from 'node:http';
 
-import { z } from 'zod';
-
 import type { Logger } from '../../base/logger.ts';
-import { LiveFrame, LiveInput, LiveInputAccepted, LiveViewParams } from '../../contract/liveView.ts';
 import { messages } from '../../contract/messages.ts';
 import { LiveChannels } from '../../engine/liveChannel.ts';
 import type { LiveViewHub } from '../../engine/liveViewHub.ts';
 import { LIVE_VIEW_HEADERS, liveViewPage } from '../liveViewPage.ts';
-import type { RouteTable } from '../routeTable.ts';
+import type { OperationsTagged } from '../../contract/operations.ts';
+import type { Handlers } from '../operationTable.ts';
 
 const HEARTBEAT_MS = 15_000;
 // A viewer this far behind skips frames instead of buffering without bound.
@@ -21,28 +19,21 @@ function writeEvent(raw: ServerResponse, event: string, data: unknown): void {
 export interface LiveViewRouteOptions {
   logger: Logger;
   /** Called after each input is delivered, e.g. to keep a profile-login session from idling out. */
-  onInput?: (token: string) => void;
+  onInput: (token: string) => void;
 }
 
 /** Live view (local-service §6): the page, its frame stream and its input, credentialed by the unguessable token. */
-export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options: LiveViewRouteOptions): void {
+export function liveViewHandlers(hub: LiveViewHub, options: LiveViewRouteOptions): Handlers<OperationsTagged<'live view'>> {
   const channels = new LiveChannels(hub, options.logger);
-
-  routes.add({
-    method: 'GET', url: '/live/:token', tag: 'live view', summary: 'The live-view page of a browser (no API key: the token is the credential)', auth: 'none',
-    params: LiveViewParams, produces: { type: 'text/html', schema: z.string() },
-    handler: ({ params, reply }) => {
+  return {
+    getLiveView: ({ params, reply }) => {
       const target = channels.target(params.token);
       const base = `/live/${encodeURIComponent(params.token)}`;
       reply.headers(LIVE_VIEW_HEADERS).type('text/html; charset=utf-8');
       reply.send(liveViewPage({ title: target.title, framesUrl: `${base}/frames`, inputUrl: `${base}/input`, interactive: target.interactive }));
     },
-  });
 
-  routes.add({
-    method: 'GET', url: '/live/:token/frames', tag: 'live view', summary: 'Screen frames as server-sent events (`frame`, then `end`)', auth: 'none',
-    params: LiveViewParams, produces: { type: 'text/event-stream', schema: LiveFrame },
-    handler: ({ params, reply }) => {
+    streamLiveFrames: ({ params, reply }) => {
       const channel = channels.channel(params.token);
       reply.hijack();
       const raw = reply.raw;
@@ -75,16 +66,12 @@ export function addLiveViewRoutes(routes: RouteTable, hub: LiveViewHub, options:
       raw.on('close', finish);
       if (channel.ended) finish();
     },
-  });
 
-  routes.add({
-    method: 'POST', url: '/live/:token/input', tag: 'live view', summary: 'Send one mouse, wheel, key, text or navigation input to the page (CSS pixels; a navigation answers the page address)', auth: 'none',
-    params: LiveViewParams, body: LiveInput, response: LiveInputAccepted,
-    handler: async ({ params, body }) => {
+    sendLiveInput: async ({ params, body }) => {
       const url = await channels.sendInput(params.token, body);
       // Reading the address is the page's own upkeep, not the person acting: it must not keep a session awake.
-      if (!(body.kind === 'navigation' && body.action === 'where')) options.onInput?.(params.token);
+      if (!(body.kind === 'navigation' && body.action === 'where')) options.onInput(params.token);
       return url === undefined ? { ok: true as const } : { ok: true as const, url };
     },
-  });
+  };
 }

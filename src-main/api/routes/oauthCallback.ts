@@ -1,5 +1,5 @@
 import type { CallbackOutcome, CallbackQuery, ConnectedAccountService } from '../../engine/oauth/connectedAccounts.ts';
-import type { RouteTable } from '../routeTable.ts';
+import type { Handler } from '../operationTable.ts';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -23,26 +23,21 @@ const single = (value: unknown): string | undefined => (typeof value === 'string
  * `GET /oauth/callback` (RFC 8252 loopback redirect): no API key, the single-use `state` is the
  * authentication. Always an HTML page, errors included, with the status that fits.
  */
-export function addOAuthCallbackRoute(routes: RouteTable, accounts: ConnectedAccountService): void {
-  routes.add({
-    method: 'GET', url: '/oauth/callback', tag: 'connected-accounts', auth: 'none',
-    summary: 'Where the OAuth provider returns the browser: exchanges the code and shows "connected, you can close this tab"',
-    produces: { type: 'text/html' },
-    handler: async ({ request, reply }) => {
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      const query: CallbackQuery = {};
-      for (const key of ['state', 'code', 'error', 'error_description'] as const) {
-        const value = single(raw[key]);
-        if (value !== undefined) query[key] = value;
-      }
-      const outcome = await accounts.complete(query);
-      await reply
-        .status(outcome.status)
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-        .send(callbackPage(outcome));
-    },
-  });
+export function oauthCallbackHandler(accounts: ConnectedAccountService): Handler<'completeOAuth'> {
+  return async ({ request, reply }) => {
+    const raw = (request.query ?? {}) as Record<string, unknown>;
+    const query: CallbackQuery = {};
+    for (const key of ['state', 'code', 'error', 'error_description'] as const) {
+      const value = single(raw[key]);
+      if (value !== undefined) query[key] = value;
+    }
+    const outcome = await accounts.complete(query);
+    await reply
+      .status(outcome.status)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+      .send(callbackPage(outcome));
+  };
 }
