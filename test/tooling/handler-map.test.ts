@@ -1,3 +1,4 @@
+// tier: unit
 import { describe, expect, it } from 'vitest';
 import { operationTable, type Handler, type Handlers } from '../../src-main/api/operationTable.ts';
 import { operations, type OperationName, type OperationsTagged } from '../../src-main/contract/operations.ts';
