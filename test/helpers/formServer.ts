@@ -22,6 +22,8 @@ export interface FormPost {
   json?: unknown;
   /** The body's bytes as received. */
   body?: Buffer;
+  /** The address the request came from: which machine's browser sent it (browser hosts, test/helpers/netns.ts). */
+  from?: string;
 }
 
 export interface FormServer {
@@ -154,7 +156,7 @@ export async function startFormServer(
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       let post: FormPost | null = null;
       if (req.method === 'POST') {
-        post = parseBody(path, String(req.headers['content-type'] ?? ''), Buffer.concat(chunks));
+        post = { ...parseBody(path, String(req.headers['content-type'] ?? ''), Buffer.concat(chunks)), from: req.socket.remoteAddress };
         posts.push(post);
       }
       const handler = routeFor(handlers, path);
