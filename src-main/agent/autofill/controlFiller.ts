@@ -5,8 +5,10 @@ import { calendarOpen, readAndLeave } from '../injected/index.ts';
 import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
 import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
 import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
+import type { SegmentedField } from '../injected/index.ts';
 import type { ScannedControl } from './pageScan.ts';
 import { dateRangeValue, formatDateRange, numericMeaning, plainNumber, showsDateRange } from './rangeAndNumber.ts';
+import { readSegments, sameSegmentValue, segmentGoal, segmentKeys, segmentText, type SegmentKeys, type SegmentReading } from './segments.ts';
 import { planSliderKeys, sameSliderValue, sliderGoal } from './slider.ts';
 import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
 import { digitSlots, digitsForMask, fillDigitSlots, formatTwelveHour, parseTimeOfDay, readBackMatches, wantsTwelveHour, type ReadBackKind } from './widgetValues.ts';
@@ -163,22 +165,43 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     const typed = await loc.inputValue();
     return { shown: typed, how: typed === text ? 'exact' : 'normalised' };
   }
-  const match = findChoice(text, seen.map((label) => ({ label, value: label })));
-  if (!('how' in match)) {
-    // The suggestions are what the typed text brought up; the question offers the whole list when it opens on ArrowDown.
-    await env.page.keyboard.press('Escape');
-    throw optionProblem(target, text, match.index, seen);
+  /** The list once two readings 150 ms apart agree (an async list that was still loading re-renders). */
+  const settledList = async (): Promise<string[]> => {
+    let last = await listed(1000);
+    for (let round = 0; round < 10; round += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const again = await listed(300);
+      if (again.join('\n') === last.join('\n')) return again;
+      last = again;
+    }
+    return last;
+  };
+  let match: ReturnType<typeof findChoice>;
+  let label: string;
+  for (let attempt = 0; ; attempt += 1) {
+    match = findChoice(text, seen.map((l) => ({ label: l, value: l })));
+    if (!('how' in match)) {
+      // The suggestions are what the typed text brought up; the question offers the whole list when it opens on ArrowDown.
+      await env.page.keyboard.press('Escape');
+      throw optionProblem(target, text, match.index, seen);
+    }
+    label = seen[match.index] as string;
+    // Async and filtering lists re-render while they settle: the option clicked must still be the one
+    // matched (by its accessible name), never whatever now sits at that position. A list that changed
+    // is read again once it settles (twice at most), and matched again.
+    const option = options.nth(match.index);
+    const now = (await option.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+    if (now === label) {
+      await click(env, option);
+      break;
+    }
+    if (attempt >= 2) {
+      await env.page.keyboard.press('Escape');
+      throw new AgentFailure(`'${target.label}': the list changed while choosing '${label}' (that place now shows '${now}'); nothing was chosen`);
+    }
+    env.log(`${target.label}: the list changed while choosing '${label}'; reading it again`);
+    seen = await settledList();
   }
-  const label = seen[match.index] as string;
-  // Async and filtering lists re-render while they settle: the option clicked must still be the one
-  // matched (by its accessible name), never whatever now sits at that position.
-  const option = options.nth(match.index);
-  const now = (await option.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
-  if (now !== label) {
-    await env.page.keyboard.press('Escape');
-    throw new AgentFailure(`'${target.label}': the list changed while choosing '${label}' (that place now shows '${now}'); nothing was chosen`);
-  }
-  await click(env, option);
   // Most widgets put the choice in the input; react-select clears the input and shows it beside.
   let shown = '';
   const took = await waitFor(async () => {
@@ -311,6 +334,57 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   return { shown: String(now), how: typeof value === 'number' ? 'exact' : 'normalised' };
 }
 
+/** What each segment of a sectioned field shows now. */
+async function readSegmentsNow(target: Target, field: SegmentedField): Promise<SegmentReading[]> {
+  const out: SegmentReading[] = [];
+  for (const s of field.list) {
+    const read = await target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate((el) => {
+      const now = el.getAttribute('aria-valuenow');
+      return { text: (el.textContent ?? '').trim(), now: now === null || now.trim() === '' ? null : Number(now), valueText: el.getAttribute('aria-valuetext') ?? '' };
+    });
+    out.push({ kind: s.kind, part: s.part, text: read.text, now: read.now !== null && Number.isFinite(read.now) ? read.now : null, valueText: read.valueText });
+  }
+  return out;
+}
+
+/**
+ * A sectioned date/time field (docs/autofill.md, Sectioned date and time fields): each segment is
+ * focused and typed the way a person types it (its digits, A or P for AM/PM), then every segment is
+ * read back and the whole field must show the value meant; a segment that did not take is typed
+ * once more, then the job fails naming what the field shows. A value the field cannot hold (a time
+ * for a date, a month 13) is a FillProblem: asked or failed, nothing typed.
+ */
+async function fillSegments(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
+  const field = (target.controls[0] as ScannedControl).segments as SegmentedField;
+  const wanted = segmentGoal(field, value);
+  if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
+  const plan = segmentKeys(field, wanted.goal);
+  if ('problem' in plan) throw new FillProblem(`${plan.problem} for '${target.label}'`);
+  const type = async (steps: SegmentKeys[]): Promise<void> => {
+    for (const step of steps) {
+      await click(env, target.frame.locator(`[data-portico-id="${step.pid}"]`));
+      if (env.human) await env.human.type(step.keys);
+      else await env.page.keyboard.type(step.keys, { delay: 15 });
+    }
+  };
+  await type(plan.keys);
+  let readings = await readSegmentsNow(target, field);
+  let shown = readSegments(field, readings);
+  if (!sameSegmentValue(field, shown, wanted.goal)) {
+    // Typed once more, segment by segment: a field that re-rendered under the first keys.
+    await type(plan.keys);
+    readings = await readSegmentsNow(target, field);
+    shown = readSegments(field, readings);
+  }
+  const text = segmentText(field, wanted.goal);
+  if (!sameSegmentValue(field, shown, wanted.goal)) {
+    const showing = readings.map((r) => r.text).join(' ');
+    throw new AgentFailure(`'${target.label}' shows '${showing}' after typing ${text} into its parts; the value was not placed`);
+  }
+  await target.frame.locator(`[data-portico-id="${plan.keys.at(-1)?.pid}"]`).blur().catch(() => undefined);
+  return { shown: text, how: text === asText(value) ? 'exact' : 'normalised' };
+}
+
 /**
  * A text date field that opened a calendar popup (flatpickr, a date range input) leaves it open over
  * the next fields and the form's buttons: Escape closes it, and the field must still show the date.
@@ -402,6 +476,8 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
       return fillDateSplit(env, target, value);
     case 'slider':
       return fillSlider(target, loc, value);
+    case 'segments':
+      return fillSegments(env, target, value);
     case 'dateRange': {
       const range = dateRangeValue(value);
       const format = target.rangeFormat;

@@ -3,6 +3,7 @@ import type { Target } from './targets.ts';
 import { conceptTokens, pageTokenWeights, textSimilarity, type TokenWeight } from './textNorm.ts';
 import { dateReadings, parseMonthYear } from './dates.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
+import { segmentGoal } from './segments.ts';
 import { sliderNumber } from './slider.ts';
 import { asBoolean, findChoice, matchChoice, realChoices } from './valueAdapter.ts';
 
@@ -40,6 +41,10 @@ export function compatibility(value: unknown, target: Target): number {
   if (file) return 0;
   if (target.kind === 'slider') return sliderNumber(value) !== null ? 1 : 0;
   if (target.kind === 'dateRange') return dateRangeValue(value) ? 1 : 0;
+  if (target.kind === 'segments') {
+    const field = target.controls[0]?.segments;
+    return field && 'goal' in segmentGoal(field, value) ? 1 : 0;
+  }
   // A {start, end} pair belongs in a range input only (its two dates also reach two inputs as two keys).
   if (dateRangeValue(value) && typeof value === 'object') return 0;
   if (target.kind === 'dateSplit') return dateReadings(value).length || (!target.dateParts?.day && parseMonthYear(value)) ? 1 : 0;
@@ -198,6 +203,8 @@ export function eliminationFits(entry: Entry, target: Target): boolean {
       return (Array.isArray(entry.value) ? entry.value : [entry.value]).every((v) => 'how' in findChoice(v, target.choices));
     case 'checkbox':
       return asBoolean(entry.value) !== null;
+    case 'segments':
+      return target.controls[0]?.segments?.kind !== 'date' || dateReadings(entry.value).length === 1;
     case 'date': case 'dateSplit':
       return dateReadings(entry.value).length === 1 || (target.kind === 'dateSplit' && !target.dateParts?.day && parseMonthYear(entry.value) !== null);
     case 'file':

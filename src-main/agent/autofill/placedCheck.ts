@@ -72,6 +72,10 @@ export async function placedCheckFor(target: Target, key: string, value: unknown
     case 'dateSplit':
       sent = states.map(({ state }) => state?.value ?? '');
       break;
+    case 'segments':
+      // A sectioned field has no value of its own to read: what its segments were read back as.
+      sent = [shown];
+      break;
     default:
       sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
   }

@@ -13,7 +13,9 @@ export type TargetKind =
   /** A slider: `role=slider` or `<input type=range>`, moved by keys (slider.ts). */
   | 'slider'
   /** One text input holding a date range ("MM/DD/YYYY – MM/DD/YYYY"), see rangeAndNumber.ts. */
-  | 'dateRange';
+  | 'dateRange'
+  /** A sectioned date/time field: one spinbutton per part in one group (segments.ts). */
+  | 'segments';
 
 /** A choice inside a radio group, checkbox group or select. */
 export interface Choice {
@@ -159,7 +161,8 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     const groups = new Map<string, ScannedControl[]>();
     for (const c of usable) {
       if (c.type !== 'radio' && c.type !== 'checkbox') continue;
-      const key = `${c.type}|${c.formKey}|${c.aria ? `aria:${c.groupKey}` : c.name || c.pid}`;
+      // Nameless native checkboxes in one labelled group are one group too (groupKey `checkgroup:…`, pageScan.ts).
+      const key = `${c.type}|${c.formKey}|${c.aria ? `aria:${c.groupKey}` : c.name || (c.groupKey.startsWith('checkgroup:') ? c.groupKey : c.pid)}`;
       const list = groups.get(key) ?? [];
       list.push(c);
       groups.set(key, list);
@@ -193,6 +196,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       if (used.has(c.pid) || twins.has(c.pid) || c.readOnly && !c.hasListbox) continue;
       let kind: TargetKind | null = null;
       if (c.slider) kind = 'slider';
+      else if (c.segments) kind = c.readOnly ? null : 'segments';
       else if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
       // A select with no real option (a library's hidden mirror holding only its placeholder) takes no value.
       else if (c.tag === 'select') kind = selectChoices(c).length || c.value !== '' ? 'select' : null;
@@ -205,9 +209,12 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       // A text input whose hint shows two dates ("MM/DD/YYYY – MM/DD/YYYY") holds a date range.
       const rangeFormat = kind === 'text' && !c.hasListbox ? rangeFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' ')) : null;
       if (rangeFormat) kind = 'dateRange';
+      // A sectioned field's kind is part of what it says: "Start" holding a date reads "Start date".
+      const texts = ownTexts(c, 0.7);
+      if (c.segments) for (const label of [...c.labels, c.ariaLabel, c.labelledBy].filter(Boolean)) texts.push({ text: `${label} ${SEGMENT_WORDS[c.segments.kind]}`, weight: 0.95 });
       targets.push({
         ...(rangeFormat && { rangeFormat }),
-        id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts: ownTexts(c, 0.7), context: c.legends,
+        id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts, context: c.legends,
         choices: (c.tag === 'select' ? selectChoices(c) : c.options.filter((o) => !o.disabled)).map((o) => ({ label: o.label, value: o.value, pid: c.pid })),
         required: c.required, hasValue: c.tag === 'select' ? c.value !== '' && c.options.findIndex((o) => o.value === c.value) > 0 : c.value !== '',
         errorText: c.errorText,
@@ -217,6 +224,8 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
   return targets;
 }
 
+const SEGMENT_WORDS: Record<NonNullable<ScannedControl['segments']>['kind'], string> = { date: 'date', time: 'time', dateTime: 'date time', dateRange: 'dates date range' };
+
 /** A readable description of a target for logs and messages. */
 export function describeTarget(target: Target): string {
   const c = target.controls[0] as ScannedControl;
@@ -225,6 +234,7 @@ export function describeTarget(target: Target): string {
     : target.kind === 'editable' ? (c.role === 'textbox' ? 'textbox-aria' : 'contenteditable')
     : target.kind === 'slider' ? (c.aria ? 'slider-aria' : 'range')
     : target.kind === 'dateRange' ? 'date-range'
+    : target.kind === 'segments' ? `${c.segments?.kind ?? 'date'}-segments`
     : c.aria ? `${c.role === 'switch' ? 'switch' : target.kind}-aria` : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

@@ -118,24 +118,36 @@ function isChecked(el: Element): boolean {
   return (el as HTMLInputElement).checked === true;
 }
 
+/** A button beside a text combobox in the same wrapper, opening its list: `<input role=combobox><button aria-haspopup=listbox>`. */
+function comboboxButton(el: Element): boolean {
+  if (!(el.tagName === 'BUTTON' || el.getAttribute('role') === 'button')) return false;
+  const wrapper = el.parentElement;
+  const inputs = wrapper ? Array.from(wrapper.querySelectorAll('input:not([type=hidden]),textarea')) : [];
+  return inputs.length === 1 && (inputs[0] as Element).getAttribute('role') === 'combobox';
+}
+
 function widgetTypeOf(el: Element, role: string): WidgetType | null {
   if (role === 'radio') return 'radio';
   if (role === 'checkbox' || role === 'switch') return 'checkbox';
   if (role === 'combobox' || el.getAttribute('aria-haspopup') === 'listbox') {
     // The ARIA 1.0 pattern wraps a text input in the combobox: the input is the field.
-    return el.querySelector('input:not([type=hidden]),textarea') ? null : 'listbox';
+    if (el.querySelector('input:not([type=hidden]),textarea')) return null;
+    // The button an editable combobox draws beside its input to open the list (APG: the combobox's own
+    // button, out of the tab order) is part of that combobox, not a second field.
+    if (role !== 'combobox' && comboboxButton(el)) return null;
+    return 'listbox';
   }
   const html = el as HTMLElement;
   if (html.isContentEditable && !html.parentElement?.isContentEditable) return 'editable';
   return null;
 }
 
-/** The ARIA widgets among `all`, in tree order. */
-export function scanAriaWidgets(all: Element[]): ScannedControl[] {
+/** The ARIA widgets among `all`, in tree order; `claimed` are parts of a field scanned elsewhere (date segments). */
+export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set()): ScannedControl[] {
   const controls: ScannedControl[] = [];
   for (const el of all) {
     const tag = el.tagName.toLowerCase();
-    if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'option') continue;
+    if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'option' || claimed.has(el)) continue;
     const pressedGroup = pressedGroupOf(el);
     const role = (el.getAttribute('role') || internalsRoleOf(el)).toLowerCase();
     const type = pressedGroup ? 'checkbox' : widgetTypeOf(el, role);

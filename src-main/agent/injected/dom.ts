@@ -77,6 +77,19 @@ export function visible(el: Element): boolean {
   return r.width > 0 && r.height > 0;
 }
 
+/**
+ * Drawn for screen readers only: the element or one of its three closest ancestors is a box of 1px
+ * or less (the "visually hidden" clip a live announcer sits in), so no person reads it on screen.
+ */
+export function visuallyHidden(el: Element): boolean {
+  let n: Element | null = el;
+  for (let depth = 0; n && depth < 4; depth++, n = n.parentElement) {
+    const r = n.getBoundingClientRect();
+    if (r.width <= 1 && r.height <= 1) return true;
+  }
+  return false;
+}
+
 /** The element with `id` in `el`'s own tree (its shadow root), else in the document. */
 export function elementById(el: Node, id: string): Element | null {
   const root = el.getRootNode() as Partial<DocumentOrShadowRoot> & Partial<NonElementParentNode>;

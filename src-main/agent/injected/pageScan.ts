@@ -2,7 +2,8 @@
 // included. Each element the engine may act on is stamped with a `data-portico-id` marker (pid).
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
-import { allElements, byIds, clean, closestAcross, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible } from './dom.ts';
+import { allElements, byIds, clean, closestAcross, flatQueryAll, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible, visuallyHidden } from './dom.ts';
+import { scanSegmentedFields } from './segmentScan.ts';
 import { rangeInputFacts, scanSliders } from './sliderScan.ts';
 import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
 import type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
@@ -72,6 +73,17 @@ const patternIgnored = (el: NativeField): boolean => {
   const v = el.validity;
   return !!el.form?.noValidate && v.patternMismatch && !v.valueMissing && !v.typeMismatch && !v.tooLong && !v.tooShort && !v.customError && !v.badInput;
 };
+
+/**
+ * Checkboxes with no name (a React app keeps their state itself) inside one fieldset or `role=group`
+ * holding several are one checkbox group, as a person reads them: its key, prefixed `checkgroup:`
+ * (targets.ts groups by it). '' when the checkbox stands alone.
+ */
+function namelessCheckboxGroup(el: Element): string {
+  const group = closestAcross(el, 'fieldset,[role=group]');
+  if (!group || group.tagName === 'FORM') return '';
+  return flatQueryAll(group, 'input[type=checkbox]').length > 1 ? `checkgroup:${pidOf(group)}` : '';
+}
 
 /** A native input, select or textarea as a ScannedControl; null for ones that are not fields to fill. */
 function nativeControlOf(el: NativeField, tag: string, type: string, role: string): ScannedControl | null {
@@ -172,7 +184,7 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     errorText: vis ? errorTextOf(el) : '',
     pattern: el.getAttribute('pattern') || '',
     maxLength: el.maxLength > 0 ? el.maxLength : -1,
-    groupKey: groupKeyOf(el),
+    groupKey: type === 'checkbox' && !el.getAttribute('name') ? namelessCheckboxGroup(el) || groupKeyOf(el) : groupKeyOf(el),
     formKey: formKeyOf(el),
     // An input that opens a listbox (aria-haspopup=listbox) is a combobox even without the role (PrimeReact's Dropdown input).
     hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId || el.getAttribute('aria-haspopup') === 'listbox',
@@ -195,7 +207,8 @@ const SUMMARIES =
 /** Page-level error messages; a summary link pointing at a control names it. */
 function pageErrorsOf(all: Element[]): FrameScan['errors'] {
   const errors: FrameScan['errors'] = [];
-  const summaries = all.filter((e) => e.matches(SUMMARIES) && visible(e));
+  // A live region drawn for screen readers only (a date field announcing the digits typed) says nothing to a person.
+  const summaries = all.filter((e) => e.matches(SUMMARIES) && visible(e) && !visuallyHidden(e));
   for (const s of summaries) {
     if (summaries.some((o) => o !== s && o.contains(s))) continue;
     const links = Array.from(s.querySelectorAll('a[href^="#"]'));
@@ -239,7 +252,10 @@ export default function scanPage(): FrameScan {
     const control = nativeControlOf(el as NativeField, tag, type, role);
     if (control) controls.push(control);
   }
-  controls.push(...scanAriaWidgets(all), ...scanSliders(all));
+  // Sectioned date/time fields first: their segments are parts of one field, not fields of their own.
+  const claimed = new Set<Element>();
+  const segmented = scanSegmentedFields(all, claimed);
+  controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
   const headings = all
     .filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e))
     .map(textOf)

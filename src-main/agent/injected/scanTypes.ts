@@ -71,6 +71,32 @@ export interface ScannedControl {
   rowIndex?: number;
   /** Set for sliders (`role=slider`, `<input type=range>`). */
   slider?: SliderFacts;
+  /** Set for sectioned date/time fields (one `role=spinbutton` per part inside one group), see segmentScan.ts. */
+  segments?: SegmentedField;
+}
+
+/** A part of a sectioned date or time field. */
+export type SegmentKind = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'dayPeriod';
+
+/** One `role=spinbutton` segment of a sectioned field, as read when scanned. */
+export interface SegmentFacts {
+  pid: string;
+  kind: SegmentKind;
+  /** 0, or 1 for the end date of a date range held in one group. */
+  part: number;
+  /** aria-valuemin / aria-valuemax / aria-valuenow (null when absent: an empty segment has no aria-valuenow). */
+  min: number | null;
+  max: number | null;
+  now: number | null;
+  /** What the segment shows ("07", "PM", "mm" while empty) and its aria-valuetext. */
+  text: string;
+  valueText: string;
+}
+
+/** A sectioned field: what it holds, and its segments in the order they are drawn. */
+export interface SegmentedField {
+  kind: 'date' | 'time' | 'dateTime' | 'dateRange';
+  list: SegmentFacts[];
 }
 
 /** What a slider (`role=slider` or `<input type=range>`) says about its range. */

@@ -68,6 +68,14 @@ var __porticoInjected = (function() {
 		const r = el.getBoundingClientRect();
 		return r.width > 0 && r.height > 0;
 	}
+	function visuallyHidden(el) {
+		let n = el;
+		for (let depth = 0; n && depth < 4; depth++, n = n.parentElement) {
+			const r = n.getBoundingClientRect();
+			if (r.width <= 1 && r.height <= 1) return true;
+		}
+		return false;
+	}
 	function elementById(el, id) {
 		const root = el.getRootNode();
 		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
@@ -344,19 +352,29 @@ var __porticoInjected = (function() {
 		if (state !== null) return state === "true";
 		return el.checked === true;
 	}
+	function comboboxButton(el) {
+		if (!(el.tagName === "BUTTON" || el.getAttribute("role") === "button")) return false;
+		const wrapper = el.parentElement;
+		const inputs = wrapper ? Array.from(wrapper.querySelectorAll("input:not([type=hidden]),textarea")) : [];
+		return inputs.length === 1 && inputs[0].getAttribute("role") === "combobox";
+	}
 	function widgetTypeOf(el, role) {
 		if (role === "radio") return "radio";
 		if (role === "checkbox" || role === "switch") return "checkbox";
-		if (role === "combobox" || el.getAttribute("aria-haspopup") === "listbox") return el.querySelector("input:not([type=hidden]),textarea") ? null : "listbox";
+		if (role === "combobox" || el.getAttribute("aria-haspopup") === "listbox") {
+			if (el.querySelector("input:not([type=hidden]),textarea")) return null;
+			if (role !== "combobox" && comboboxButton(el)) return null;
+			return "listbox";
+		}
 		const html = el;
 		if (html.isContentEditable && !html.parentElement?.isContentEditable) return "editable";
 		return null;
 	}
-	function scanAriaWidgets(all) {
+	function scanAriaWidgets(all, claimed = new Set()) {
 		const controls = [];
 		for (const el of all) {
 			const tag = el.tagName.toLowerCase();
-			if (tag === "input" || tag === "select" || tag === "textarea" || tag === "option") continue;
+			if (tag === "input" || tag === "select" || tag === "textarea" || tag === "option" || claimed.has(el)) continue;
 			const pressedGroup = pressedGroupOf(el);
 			const role = (el.getAttribute("role") || internalsRoleOf(el)).toLowerCase();
 			const type = pressedGroup ? "checkbox" : widgetTypeOf(el, role);
@@ -430,6 +448,146 @@ var __porticoInjected = (function() {
 			});
 		}
 		return controls;
+	}
+	// src-main/agent/injected/segmentScan.ts
+	const KINDS = [
+		["dayPeriod", /\\b(am\\s*\\/\\s*pm|a\\.m\\.\\s*\\/\\s*p\\.m\\.|day\\s*period|meridiem)\\b/i],
+		["year", /\\byears?\\b/i],
+		["month", /\\bmonths?\\b/i],
+		["day", /\\bdays?\\b/i],
+		["hour", /\\bhours?\\b/i],
+		["minute", /\\bminutes?\\b/i],
+		["second", /\\bseconds?\\b/i]
+	];
+	const num$1 = (s) => {
+		const n = s === null || s.trim() === "" ? NaN : Number(s);
+		return Number.isFinite(n) ? n : null;
+	};
+	function segmentName(el, group) {
+		const own = clean(el.getAttribute("aria-label"));
+		if (own) return own;
+		const groupIds = new Set((group.getAttribute("aria-labelledby") || "").split(/\\s+/));
+		return byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((id) => id && id !== el.id && !groupIds.has(id)).join(" ")) || clean(el.getAttribute("title"));
+	}
+	function kindOf(name) {
+		for (const [kind, re] of KINDS) if (re.test(name)) return kind;
+		return null;
+	}
+	function containerOf(el) {
+		const group = closestAcross(el, "[role=group]");
+		if (group) return group;
+		const parent = parentAcross(el);
+		return parent && parent.nodeType === Node.ELEMENT_NODE ? parent : null;
+	}
+	const DATE_KINDS = [
+		"year",
+		"month",
+		"day"
+	];
+	const TIME_KINDS = [
+		"hour",
+		"minute",
+		"second",
+		"dayPeriod"
+	];
+	function factsOf(el, kind, part) {
+		return {
+			pid: pidOf(el),
+			kind,
+			part,
+			min: num$1(el.getAttribute("aria-valuemin")),
+			max: num$1(el.getAttribute("aria-valuemax")),
+			now: num$1(el.getAttribute("aria-valuenow")),
+			text: clean(textOf(el).replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, "")),
+			valueText: clean(el.getAttribute("aria-valuetext"))
+		};
+	}
+	function scanSegmentedFields(all, claimed) {
+		const groups = new Map();
+		for (const el of all) {
+			if ((el.getAttribute("role") || "").toLowerCase() !== "spinbutton" || el.tagName === "INPUT") continue;
+			const container = containerOf(el);
+			if (!container) continue;
+			groups.set(container, [...groups.get(container) ?? [], el]);
+		}
+		const out = [];
+		for (const [group, elements] of groups) {
+			if (elements.length < 2) continue;
+			const kinds = elements.map((el) => kindOf(segmentName(el, group)));
+			if (kinds.some((k) => k === null)) continue;
+			const segments = [];
+			let part = 0;
+			let seen = new Set();
+			for (const [i, el] of elements.entries()) {
+				const kind = kinds[i];
+				if (seen.has(kind)) {
+					part += 1;
+					seen = new Set();
+				}
+				seen.add(kind);
+				segments.push(factsOf(el, kind, part));
+			}
+			if (part > 1) continue;
+			const partKinds = (p) => segments.filter((s) => s.part === p).map((s) => s.kind).sort().join(",");
+			if (part === 1 && partKinds(0) !== partKinds(1)) continue;
+			const hasDate = segments.some((s) => DATE_KINDS.includes(s.kind));
+			const hasTime = segments.some((s) => TIME_KINDS.includes(s.kind));
+			if (part === 1 && hasTime) continue;
+			for (const el of elements) claimed.add(el);
+			const ariaLabel = clean(group.getAttribute("aria-label"));
+			const labelledBy = byIds(group, group.getAttribute("aria-labelledby"));
+			const labels = labelTextsOf(group, false).filter(Boolean);
+			const vis = elements.some(visible);
+			const empty = segments.some((s) => s.now === null);
+			out.push({
+				pid: pidOf(group),
+				tag: group.tagName.toLowerCase(),
+				type: "segments",
+				role: (group.getAttribute("role") || "").toLowerCase(),
+				name: "",
+				id: group.id || "",
+				labels,
+				ariaLabel,
+				labelledBy,
+				describedBy: byIds(group, group.getAttribute("aria-describedby")),
+				placeholder: "",
+				title: clean(group.getAttribute("title")),
+				legends: legendsOf(group),
+				nearText: labels.length || ariaLabel || labelledBy ? "" : nearTextOf(group),
+				autocomplete: "",
+				ariaAutocomplete: "",
+				required: group.getAttribute("aria-required") === "true" || elements.some((el) => el.getAttribute("aria-required") === "true"),
+				visible: vis,
+				disabled: group.getAttribute("aria-disabled") === "true" || elements.every((el) => el.getAttribute("aria-disabled") === "true"),
+				readOnly: elements.every((el) => el.getAttribute("aria-readonly") === "true"),
+				value: empty ? "" : clean(textOf(group).replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, "")),
+				checked: false,
+				options: [],
+				multiple: false,
+				valid: group.getAttribute("aria-invalid") !== "true" && elements.every((el) => el.getAttribute("aria-invalid") !== "true"),
+				validationMessage: "",
+				errorText: vis ? errorTextOf(group) : "",
+				pattern: "",
+				maxLength: -1,
+				groupKey: groupKeyOf(group),
+				formKey: formKeyOf(group),
+				hasListbox: false,
+				aria: true,
+				hiddenPid: "",
+				datalist: false,
+				lang: langOf(group),
+				hintText: "",
+				affixes: "",
+				labelOnly: false,
+				mask: "",
+				...rowOf(group),
+				segments: {
+					kind: part === 1 ? "dateRange" : hasDate && hasTime ? "dateTime" : hasDate ? "date" : "time",
+					list: segments
+				}
+			});
+		}
+		return out;
 	}
 	// src-main/agent/injected/sliderScan.ts
 	const num = (s, fallback) => {
@@ -576,6 +734,11 @@ var __porticoInjected = (function() {
 		const v = el.validity;
 		return !!el.form?.noValidate && v.patternMismatch && !v.valueMissing && !v.typeMismatch && !v.tooLong && !v.tooShort && !v.customError && !v.badInput;
 	};
+	function namelessCheckboxGroup(el) {
+		const group = closestAcross(el, "fieldset,[role=group]");
+		if (!group || group.tagName === "FORM") return "";
+		return flatQueryAll(group, "input[type=checkbox]").length > 1 ? \`checkgroup:\${pidOf(group)}\` : "";
+	}
 	function nativeControlOf(el, tag, type, role) {
 		if (type === "hidden" || type === "reset") return null;
 		if (tag === "input" && type !== "file" && el.getAttribute("aria-hidden") === "true" && el.tabIndex < 0) return null;
@@ -657,7 +820,7 @@ var __porticoInjected = (function() {
 			errorText: vis ? errorTextOf(el) : "",
 			pattern: el.getAttribute("pattern") || "",
 			maxLength: el.maxLength > 0 ? el.maxLength : -1,
-			groupKey: groupKeyOf(el),
+			groupKey: type === "checkbox" && !el.getAttribute("name") ? namelessCheckboxGroup(el) || groupKeyOf(el) : groupKeyOf(el),
 			formKey: formKeyOf(el),
 			hasListbox: role === "combobox" || /list|both/.test(el.getAttribute("aria-autocomplete") || "") || !!controlsId || el.getAttribute("aria-haspopup") === "listbox",
 			aria: false,
@@ -675,7 +838,7 @@ var __porticoInjected = (function() {
 	const SUMMARIES = ".govuk-error-summary, .error-summary, [role=\\"alert\\"], .alert-danger, .alert-error, .errors, .form-errors, [aria-live=\\"assertive\\"]";
 	function pageErrorsOf(all) {
 		const errors = [];
-		const summaries = all.filter((e) => e.matches(SUMMARIES) && visible(e));
+		const summaries = all.filter((e) => e.matches(SUMMARIES) && visible(e) && !visuallyHidden(e));
 		for (const s of summaries) {
 			if (summaries.some((o) => o !== s && o.contains(s))) continue;
 			const links = Array.from(s.querySelectorAll("a[href^=\\"#\\"]"));
@@ -718,7 +881,9 @@ var __porticoInjected = (function() {
 			const control = nativeControlOf(el, tag, type, role);
 			if (control) controls.push(control);
 		}
-		controls.push(...scanAriaWidgets(all), ...scanSliders(all));
+		const claimed = new Set();
+		const segmented = scanSegmentedFields(all, claimed);
+		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
 		const headings = all.filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e)).map(textOf).filter(Boolean).slice(0, 8);
 		return {
 			url: location.href,

@@ -1,0 +1,156 @@
+// Runs in the page, as part of pageScan.ts: sectioned date and time fields. A date or time drawn as
+// one `role=spinbutton` per part (month, day, year; hour, minute, AM/PM) inside one group labelled as
+// the field (React Aria's DateField/TimeField, MUI X's sectioned fields) is ONE field: it becomes one
+// ScannedControl of type `segments` carrying its segments (what each part is, by the segment's own
+// accessible name, and its range), so the key lands on the field, never on one of its parts.
+// Two runs of the same parts in one group (month/day/year twice) are a date range.
+import { byIds, clean, closestAcross, labelTextsOf, parentAcross, textOf, visible } from './dom.ts';
+import { errorTextOf, formKeyOf, groupKeyOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
+import type { ScannedControl, SegmentFacts, SegmentKind } from './scanTypes.ts';
+
+// What a segment is, from its own accessible name ("month, ", "AM/PM, ", "hour, Start time"). The
+// day period is tested before "day"; a name naming none of these (era, time zone) is no part we fill.
+const KINDS: Array<[SegmentKind, RegExp]> = [
+  ['dayPeriod', /\b(am\s*\/\s*pm|a\.m\.\s*\/\s*p\.m\.|day\s*period|meridiem)\b/i],
+  ['year', /\byears?\b/i],
+  ['month', /\bmonths?\b/i],
+  ['day', /\bdays?\b/i],
+  ['hour', /\bhours?\b/i],
+  ['minute', /\bminutes?\b/i],
+  ['second', /\bseconds?\b/i],
+];
+
+const num = (s: string | null): number | null => {
+  const n = s === null || s.trim() === '' ? Number.NaN : Number(s);
+  return Number.isFinite(n) ? n : null;
+};
+
+/** A segment's own name: aria-label, else the elements aria-labelledby names other than itself and the group's label. */
+function segmentName(el: Element, group: Element): string {
+  const own = clean(el.getAttribute('aria-label'));
+  if (own) return own;
+  const groupIds = new Set((group.getAttribute('aria-labelledby') || '').split(/\s+/));
+  const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter((id) => id && id !== el.id && !groupIds.has(id));
+  return byIds(el, ids.join(' ')) || clean(el.getAttribute('title'));
+}
+
+function kindOf(name: string): SegmentKind | null {
+  for (const [kind, re] of KINDS) if (re.test(name)) return kind;
+  return null;
+}
+
+/** The element holding a segment's field: the closest `role=group` around it, else its parent when that holds another segment. */
+function containerOf(el: Element): Element | null {
+  const group = closestAcross(el, '[role=group]');
+  if (group) return group;
+  const parent = parentAcross(el);
+  return parent && parent.nodeType === Node.ELEMENT_NODE ? (parent as Element) : null;
+}
+
+const DATE_KINDS: SegmentKind[] = ['year', 'month', 'day'];
+const TIME_KINDS: SegmentKind[] = ['hour', 'minute', 'second', 'dayPeriod'];
+
+/** The facts of one segment, read now (the filler reads them again after typing). */
+function factsOf(el: Element, kind: SegmentKind, part: number): SegmentFacts {
+  return {
+    pid: pidOf(el),
+    kind,
+    part,
+    min: num(el.getAttribute('aria-valuemin')),
+    max: num(el.getAttribute('aria-valuemax')),
+    now: num(el.getAttribute('aria-valuenow')),
+    text: clean(textOf(el).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
+    valueText: clean(el.getAttribute('aria-valuetext')),
+  };
+}
+
+/**
+ * Every sectioned date/time field among `all`, as controls; `claimed` receives the segment
+ * elements, which are then no fields of their own (not contenteditable text boxes).
+ */
+export function scanSegmentedFields(all: Element[], claimed: Set<Element>): ScannedControl[] {
+  const groups = new Map<Element, Element[]>();
+  for (const el of all) {
+    if ((el.getAttribute('role') || '').toLowerCase() !== 'spinbutton' || el.tagName === 'INPUT') continue;
+    const container = containerOf(el);
+    if (!container) continue;
+    groups.set(container, [...(groups.get(container) ?? []), el]);
+  }
+  const out: ScannedControl[] = [];
+  for (const [group, elements] of groups) {
+    if (elements.length < 2) continue;
+    const kinds = elements.map((el) => kindOf(segmentName(el, group)));
+    if (kinds.some((k) => k === null)) continue;
+    // A kind seen again starts the second half of a range ("Start date – End date" in one group).
+    const segments: SegmentFacts[] = [];
+    let part = 0;
+    let seen = new Set<SegmentKind>();
+    for (const [i, el] of elements.entries()) {
+      const kind = kinds[i] as SegmentKind;
+      if (seen.has(kind)) {
+        part += 1;
+        seen = new Set();
+      }
+      seen.add(kind);
+      segments.push(factsOf(el, kind, part));
+    }
+    if (part > 1) continue;
+    const partKinds = (p: number): string => segments.filter((s) => s.part === p).map((s) => s.kind).sort().join(',');
+    if (part === 1 && partKinds(0) !== partKinds(1)) continue;
+    const hasDate = segments.some((s) => DATE_KINDS.includes(s.kind));
+    const hasTime = segments.some((s) => TIME_KINDS.includes(s.kind));
+    // A range of times, or of date-times, is not a pattern the filler knows: left alone.
+    if (part === 1 && hasTime) continue;
+    for (const el of elements) claimed.add(el);
+    const ariaLabel = clean(group.getAttribute('aria-label'));
+    const labelledBy = byIds(group, group.getAttribute('aria-labelledby'));
+    const labels = labelTextsOf(group, false).filter(Boolean);
+    const vis = elements.some(visible);
+    const empty = segments.some((s) => s.now === null);
+    out.push({
+      pid: pidOf(group),
+      tag: group.tagName.toLowerCase(),
+      type: 'segments',
+      role: (group.getAttribute('role') || '').toLowerCase(),
+      name: '',
+      id: group.id || '',
+      labels,
+      ariaLabel,
+      labelledBy,
+      describedBy: byIds(group, group.getAttribute('aria-describedby')),
+      placeholder: '',
+      title: clean(group.getAttribute('title')),
+      legends: legendsOf(group),
+      nearText: labels.length || ariaLabel || labelledBy ? '' : nearTextOf(group),
+      autocomplete: '',
+      ariaAutocomplete: '',
+      required: group.getAttribute('aria-required') === 'true' || elements.some((el) => el.getAttribute('aria-required') === 'true'),
+      visible: vis,
+      disabled: group.getAttribute('aria-disabled') === 'true' || elements.every((el) => el.getAttribute('aria-disabled') === 'true'),
+      readOnly: elements.every((el) => el.getAttribute('aria-readonly') === 'true'),
+      value: empty ? '' : clean(textOf(group).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
+      checked: false,
+      options: [],
+      multiple: false,
+      valid: group.getAttribute('aria-invalid') !== 'true' && elements.every((el) => el.getAttribute('aria-invalid') !== 'true'),
+      validationMessage: '',
+      errorText: vis ? errorTextOf(group) : '',
+      pattern: '',
+      maxLength: -1,
+      groupKey: groupKeyOf(group),
+      formKey: formKeyOf(group),
+      hasListbox: false,
+      aria: true,
+      hiddenPid: '',
+      datalist: false,
+      lang: langOf(group),
+      hintText: '',
+      affixes: '',
+      labelOnly: false,
+      mask: '',
+      ...rowOf(group),
+      segments: { kind: part === 1 ? 'dateRange' : hasDate && hasTime ? 'dateTime' : hasDate ? 'date' : 'time', list: segments },
+    });
+  }
+  return out;
+}
