@@ -23,14 +23,16 @@ describe('portals (§4.1)', () => {
   });
   afterAll(() => svc.dispose());
 
-  const create = (json: Record<string, unknown>, key?: string) => svc.api('/portals/default', { method: 'POST', json, ...(key ? { key } : {}) });
+  /** Portal `endpoint_name` of org `default`, as path parameters. */
+  const named = (endpoint_name: string) => ({ org_id: 'default', endpoint_name });
+  const create = (json: Record<string, unknown>, key?: string) => svc.send('createPortal', { params: { org_id: 'default' }, body: json }, key ? { key } : {});
 
   it('create returns every field of §2.1, webhook_url included', async () => {
-    const { status, body } = await jsonOf(await create({
+    const { status, body } = await create({
       endpoint_name: 'signup', start_url: 'https://example.test/form', task: 'Fill the signup form',
       form_schema: formSchema, output_schema: { type: 'object', properties: { ref: { type: 'string' } } },
       humanized_urls: ['https://example.test/*'], webhook_url: 'http://127.0.0.1:9/hook',
-    }));
+    });
     expect(status).toBe(200);
     const portal = body as Record<string, unknown>;
     expect(Object.keys(portal).sort()).toEqual(PORTAL_FIELDS);
@@ -45,17 +47,17 @@ describe('portals (§4.1)', () => {
   });
 
   it('get and list return the same portal with webhook_url', async () => {
-    const got = await jsonOf(await svc.api('/portals/default/signup'));
+    const got = await svc.send('getPortal', { params: named('signup') });
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ endpoint_name: 'signup', webhook_url: 'http://127.0.0.1:9/hook' });
-    const list = await jsonOf(await svc.api('/portals/default'));
+    const list = await svc.send('listPortals', { params: { org_id: 'default' } });
     expect(list.status).toBe(200);
     expect((list.body as { endpoint_name: string }[]).map((p) => p.endpoint_name)).toEqual(['signup']);
     expect((list.body as Record<string, unknown>[])[0]).toEqual(got.body);
   });
 
   it('create with only the required fields defaults the rest', async () => {
-    const { status, body } = await jsonOf(await create({ endpoint_name: 'minimal', start_url: 'http://localhost:3000/', task: 't' }));
+    const { status, body } = await create({ endpoint_name: 'minimal', start_url: 'http://localhost:3000/', task: 't' });
     expect(status).toBe(200);
     expect(body).toMatchObject({ form_schema: {}, output_schema: null, profile_id: null, humanized_urls: null, webhook_url: null, replay_enabled: true, assist_model: null, record_video: null, browser_session_id: null, credential_id: null, skills: [] });
   });
@@ -65,41 +67,41 @@ describe('portals (§4.1)', () => {
       $schema: 'http://json-schema.org/draft-04/schema#', id: 'http://forms.example.test/old.json#', type: 'object',
       properties: { guests: { type: 'integer', minimum: 0, maximum: 10, exclusiveMaximum: true } }, required: ['guests'],
     };
-    const { status, body } = await jsonOf(await create({ endpoint_name: 'draft04', start_url: 'https://a.test', task: 't', form_schema: draft04 }));
+    const { status, body } = await create({ endpoint_name: 'draft04', start_url: 'https://a.test', task: 't', form_schema: draft04 });
     expect(status).toBe(200);
     expect((body as { form_schema: unknown }).form_schema).toEqual(draft04);
-    const refused = await jsonOf(await create({ endpoint_name: 'draft04-bad', start_url: 'https://a.test', task: 't', form_schema: { ...draft04, properties: { guests: { exclusiveMaximum: 3 } } } }));
+    const refused = await create({ endpoint_name: 'draft04-bad', start_url: 'https://a.test', task: 't', form_schema: { ...draft04, properties: { guests: { exclusiveMaximum: 3 } } } });
     expect(refused.status).toBe(422);
     expect((refused.body as { detail: string }).detail).toMatch(/^body\.form_schema: not a valid JSON Schema/);
   });
 
   it('replay_enabled (Portico addition) is set at create, changed by PATCH and kept when a PATCH omits it', async () => {
-    const created = await jsonOf(await create({ endpoint_name: 'no-replay', start_url: 'http://localhost:3000/', task: 't', replay_enabled: false }));
+    const created = await create({ endpoint_name: 'no-replay', start_url: 'http://localhost:3000/', task: 't', replay_enabled: false });
     expect(created.body).toMatchObject({ replay_enabled: false });
-    const patched = await jsonOf(await svc.api('/portals/default/no-replay', { method: 'PATCH', json: { replay_enabled: true } }));
+    const patched = await svc.send('updatePortal', { params: named('no-replay'), body: { replay_enabled: true } });
     expect(patched.body).toMatchObject({ replay_enabled: true });
-    const untouched = await jsonOf(await svc.api('/portals/default/no-replay', { method: 'PATCH', json: { task: 'u' } }));
+    const untouched = await svc.send('updatePortal', { params: named('no-replay'), body: { task: 'u' } });
     expect(untouched.body).toMatchObject({ replay_enabled: true, task: 'u' });
-    const invalid = await jsonOf(await svc.api('/portals/default/no-replay', { method: 'PATCH', json: { replay_enabled: 'no' } }));
+    const invalid = await svc.send('updatePortal', { params: named('no-replay'), body: { replay_enabled: 'no' } });
     expect(invalid.status).toBe(422);
     expect((invalid.body as { detail: string }).detail).toMatch(/replay_enabled/);
   });
 
   it('a taken endpoint_name is 409 with the interface message', async () => {
-    const { status, body } = await jsonOf(await create({ endpoint_name: 'signup', start_url: 'https://a.test', task: 't' }));
+    const { status, body } = await create({ endpoint_name: 'signup', start_url: 'https://a.test', task: 't' });
     expect(status).toBe(409);
     expect(body).toEqual({ detail: "Portal with endpoint_name 'signup' already exists" });
   });
 
   it('the same endpoint_name is free in another organization', async () => {
-    const res = await svc.api('/portals/other', { method: 'POST', key: otherOrgKey, json: { endpoint_name: 'signup', start_url: 'https://a.test', task: 't' } });
+    const res = await svc.send('createPortal', { params: { org_id: 'other' }, body: { endpoint_name: 'signup', start_url: 'https://a.test', task: 't' } }, { key: otherOrgKey });
     expect(res.status).toBe(200);
   });
 
   it('PATCH changes only the fields given and bumps updated_at', async () => {
-    const before = (await jsonOf(await svc.api('/portals/default/signup'))).body as Record<string, unknown>;
+    const before = (await svc.send('getPortal', { params: named('signup') })).body as Record<string, unknown>;
     await new Promise((r) => setTimeout(r, 5));
-    const { status, body } = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { task: 'New task' } }));
+    const { status, body } = await svc.send('updatePortal', { params: named('signup'), body: { task: 'New task' } });
     expect(status).toBe(200);
     const after = body as Record<string, unknown>;
     expect(after.task).toBe('New task');
@@ -110,9 +112,9 @@ describe('portals (§4.1)', () => {
   });
 
   it('PATCH webhook_url null disables webhooks, and null clears output_schema', async () => {
-    const { body } = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { webhook_url: null, output_schema: null } }));
+    const { body } = await svc.send('updatePortal', { params: named('signup'), body: { webhook_url: null, output_schema: null } });
     expect(body).toMatchObject({ webhook_url: null, output_schema: null });
-    const got = (await jsonOf(await svc.api('/portals/default/signup'))).body;
+    const got = (await svc.send('getPortal', { params: named('signup') })).body;
     expect(got).toMatchObject({ webhook_url: null, output_schema: null });
   });
 
@@ -125,10 +127,10 @@ describe('portals (§4.1)', () => {
 
   it('DELETE removes the portal permanently', async () => {
     await create({ endpoint_name: 'doomed', start_url: 'https://a.test', task: 't' });
-    const del = await svc.api('/portals/default/doomed', { method: 'DELETE' });
+    const del = await svc.send('deletePortal', { params: named('doomed') });
     expect(del.status).toBe(204);
-    expect(await del.text()).toBe('');
-    expect((await svc.api('/portals/default/doomed')).status).toBe(404);
+    expect(del.body).toBeUndefined();
+    expect((await svc.send('getPortal', { params: named('doomed') })).status).toBe(404);
     expect((await create({ endpoint_name: 'doomed', start_url: 'https://a.test', task: 't' })).status).toBe(200);
   });
 
@@ -150,14 +152,14 @@ describe('portals (§4.1)', () => {
       ['an unknown field', { endpoint_name: 'x1', start_url: 'https://a.test', task: 't', webhookUrl: 'https://a.test' }, /^body: unknown field 'webhookUrl'$/],
     ];
     it.each(cases)('%s', async (_name, json, detail) => {
-      const { status, body } = await jsonOf(await create(json));
+      const { status, body } = await create(json);
       expect(status).toBe(422);
       expect((body as { detail: string }).detail).toMatch(detail);
-      expect((await svc.api('/portals/default/x1')).status).toBe(404);
+      expect((await svc.send('getPortal', { params: named('x1') })).status).toBe(404);
     });
 
     it('several failing fields are all named', async () => {
-      const { status, body } = await jsonOf(await create({ endpoint_name: '', start_url: 'x' }));
+      const { status, body } = await create({ endpoint_name: '', start_url: 'x' });
       expect(status).toBe(422);
       const detail = (body as { detail: string }).detail;
       expect(detail).toContain('body.endpoint_name');
@@ -166,25 +168,25 @@ describe('portals (§4.1)', () => {
     });
 
     it('PATCH validates like create and leaves the portal unchanged on failure', async () => {
-      const before = (await jsonOf(await svc.api('/portals/default/signup'))).body;
-      const res = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { task: 'changed', form_schema: { type: 7 } } }));
+      const before = (await svc.send('getPortal', { params: named('signup') })).body;
+      const res = await svc.send('updatePortal', { params: named('signup'), body: { task: 'changed', form_schema: { type: 7 } } });
       expect(res.status).toBe(422);
-      expect((await jsonOf(await svc.api('/portals/default/signup'))).body).toEqual(before);
+      expect((await svc.send('getPortal', { params: named('signup') })).body).toEqual(before);
     });
 
     it('PATCH refuses a changed endpoint_name (it identifies the portal) or any other read-only field, and unknown names', async () => {
-      const res = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { endpoint_name: 'renamed' } }));
+      const res = await svc.send('updatePortal', { params: named('signup'), body: { endpoint_name: 'renamed' } });
       expect(res).toEqual({ status: 422, body: { detail: 'body.endpoint_name: is read-only (a PATCH may repeat the stored value, not change it)' } });
-      const before = (await jsonOf(await svc.api('/portals/default/signup'))).body as Record<string, unknown>;
-      const twice = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { ...before, task: 'changed', id: '00000000-0000-4000-8000-000000000000', created_at: '2020-01-01T00:00:00.000Z' } }));
+      const before = (await svc.send('getPortal', { params: named('signup') })).body as Record<string, unknown>;
+      const twice = await svc.send('updatePortal', { params: named('signup'), body: { ...before, task: 'changed', id: '00000000-0000-4000-8000-000000000000', created_at: '2020-01-01T00:00:00.000Z' } });
       expect(twice).toEqual({ status: 422, body: { detail: 'body.id: is read-only (a PATCH may repeat the stored value, not change it); body.created_at: is read-only (a PATCH may repeat the stored value, not change it)' } });
-      expect((await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { ...before, colour: 'red' } }))).body).toEqual({ detail: "body: unknown field 'colour'" });
-      expect((await jsonOf(await svc.api('/portals/default/signup'))).body).toEqual(before);
+      expect((await svc.send('updatePortal', { params: named('signup'), body: { ...before, colour: 'red' } })).body).toEqual({ detail: "body: unknown field 'colour'" });
+      expect((await svc.send('getPortal', { params: named('signup') })).body).toEqual(before);
     });
 
     it('PATCH takes back the whole object a GET returned, edited: read-only fields equal to the stored ones are ignored', async () => {
-      const got = (await jsonOf(await svc.api('/portals/default/signup'))).body as Record<string, unknown>;
-      const res = await jsonOf(await svc.api('/portals/default/signup', { method: 'PATCH', json: { ...got, task: 'Fill the signup form, edited' } }));
+      const got = (await svc.send('getPortal', { params: named('signup') })).body as Record<string, unknown>;
+      const res = await svc.send('updatePortal', { params: named('signup'), body: { ...got, task: 'Fill the signup form, edited' } });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: got.id, endpoint_name: 'signup', task: 'Fill the signup form, edited', created_at: got.created_at });
     });
@@ -199,7 +201,7 @@ describe('portals (§4.1)', () => {
     });
 
     it('a JSON array body is 422', async () => {
-      const { status, body } = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: [1, 2] }));
+      const { status, body } = await svc.send('createPortal', { params: { org_id: 'default' }, body: [1, 2] });
       expect(status).toBe(422);
       expect(typeof (body as { detail: unknown }).detail).toBe('string');
     });

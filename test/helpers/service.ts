@@ -4,6 +4,31 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApp, type AppOptions, type RunningApp } from '../../src-main/app.ts';
 import { readConfig, type PorticoConfig } from '../../src-main/base/config.ts';
+import { createApiClient, operationMethod, operationPath, type ApiClient, type OperationArgs, type OperationName } from '../../src-main/contract/client.ts';
+
+/** Who a request is from: the org key unless `key` says another (null: none); extra headers (e.g. `x-console-token`). */
+export interface Caller {
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What `send` takes for operation `N`: path parameters and query typed by the contract (the path is
+ * built from the declaration), and any JSON body, so a test can send what the schema refuses.
+ */
+export type SendArgs<N extends OperationName> = Pick<OperationArgs<N>, 'params' | 'query'> & { body?: unknown };
+
+/** A non-2xx answer to a typed `call`: its status and body (`{detail}` for API errors). */
+export class ApiCallError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+
+  constructor(status: number, body: unknown, request: string) {
+    super(`${request}: ${status} ${JSON.stringify(body)}`);
+    this.status = status;
+    this.body = body;
+  }
+}
 
 export interface TestService {
   app: RunningApp;
@@ -17,6 +42,12 @@ export interface TestService {
   consoleToken: string;
   /** fetch against the service with the org key unless headers say otherwise. */
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
+  /** Operation `name` by its contract (path, method, JSON body), answered as status and parsed body, errors included. */
+  send<N extends OperationName>(name: N, args?: SendArgs<N>, caller?: Caller): Promise<{ status: number; body: unknown }>;
+  /** The contract's typed client as the org key (or `caller`): results typed by the response schema; a non-2xx throws `ApiCallError`. */
+  client(caller?: Caller): ApiClient;
+  /** `client().call`: the typed client as the org key. */
+  call: ApiClient['call'];
   /** Stops the service; keeps the data dir for a restart. */
   stop(): Promise<void>;
   /** Stops the service and removes the data dir. */
@@ -57,6 +88,23 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     if (json !== undefined) headers.set('content-type', 'application/json');
     return fetch(`${app.url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
   };
+  const send: TestService['send'] = async (name, args, caller = {}) => {
+    // SendArgs has the typed params and query of OperationArgs; its body is free, which operationPath never reads.
+    const path = (operationPath as (operation: OperationName, args?: { params?: unknown; query?: unknown }) => string)(name, args);
+    const init: RequestInit & { key?: string | null; json?: unknown } = { method: operationMethod(name), headers: caller.headers ?? {} };
+    if (caller.key !== undefined) init.key = caller.key;
+    if (args?.body !== undefined) init.json = args.body;
+    return jsonOf(await api(path, init));
+  };
+  const client = (caller: Caller = {}): ApiClient =>
+    createApiClient(async (request) => {
+      const init: RequestInit & { key?: string | null; json?: unknown } = { method: request.method, headers: caller.headers ?? {} };
+      if (caller.key !== undefined) init.key = caller.key;
+      if (request.body !== undefined) init.json = request.body;
+      const { status, body } = await jsonOf(await api(request.path, init));
+      if (status < 200 || status > 299) throw new ApiCallError(status, body, `${request.method} ${request.path}`);
+      return body;
+    });
   return {
     app,
     url: app.url,
@@ -65,6 +113,9 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     accountKey,
     consoleToken: app.consoleToken,
     api,
+    send,
+    client,
+    call: client().call,
     stop: () => app.close(),
     dispose: async () => {
       await app.close();
@@ -84,7 +135,7 @@ export async function waitForJob(svc: TestService, endpoint: string, jobId: stri
   const deadline = Date.now() + timeoutMs;
   let last: Record<string, unknown> = {};
   while (Date.now() < deadline) {
-    last = (await (await svc.api(`/task/default/${endpoint}/status?job_id=${jobId}`)).json()) as Record<string, unknown>;
+    last = await svc.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
     if (statuses.includes(String(last.status))) return last;
     await new Promise((r) => setTimeout(r, 50));
   }
