@@ -185,8 +185,8 @@ export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Va
     }
     scope = found.row;
   }
-  const locator = recipe.target ? await findAgain(page, recipe.target, scope) : undefined;
-  if (recipe.target && !locator) return undefined;
+  const found = recipe.target ? await findAgain(page, recipe.target, scope, recipe.op) : undefined;
+  if (recipe.target && !found) return undefined;
   const operation: Operation = {
     op: recipe.op,
     ...(recipe.text !== undefined && { text: renderTemplate(parseTemplate(recipe.text), variables) }),
@@ -194,5 +194,5 @@ export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Va
     ...(recipe.checked !== undefined && { checked: recipe.checked }),
     ...(recipe.direction !== undefined && { direction: recipe.direction }),
   };
-  return settled(async () => ({ success: true, result: await perform(page, operation, locator, recipe.target), recipe }));
+  return settled(async () => ({ success: true, result: await perform(page, operation, found?.locator, recipe.target, found?.facts), recipe }));
 }

@@ -181,7 +181,7 @@ export const matchRows = inPage<(rows: Element[], args: { key: string; column?: 
  * legend the chosen options of its fieldset. Null when the element is none of these (its own text is
  * read). `{ambiguous: n}` when a column header heads several rows.
  */
-export const pairedValue = inPage<(el: Element) => { value: string } | { ambiguous: number } | null>(`(el) => {
+const PAIRED_VALUE = `(el) => {
   const text = (e) => (e.innerText || e.textContent || '').replace(/[ \\t]+\\n/g, '\\n').replace(/\\s+$/, '').trim();
   const controlValue = (c) => {
     if (c instanceof HTMLSelectElement) return Array.from(c.selectedOptions).map((o) => o.text.trim()).join(', ');
@@ -233,6 +233,68 @@ export const pairedValue = inPage<(el: Element) => { value: string } | { ambiguo
     return { value: chosen.join(', ') };
   }
   return null;
+}`;
+export const pairedValue = inPage<(el: Element) => { value: string } | { ambiguous: number } | null>(PAIRED_VALUE);
+
+/**
+ * What an operation needs to know of its element, read in the same call that found it (a replay then
+ * costs one call into each frame searched): whether a click toggles a checkbox or radio, whether the
+ * input is drawn by its label, whether it is a native select and its options, and what a read returns.
+ */
+export interface TargetFacts {
+  toggle?: boolean | null;
+  drawnByLabel?: boolean;
+  native?: boolean;
+  options?: Array<{ label: string; value: string }>;
+  read?: { value: string } | { ambiguous: number } | { text: string | null };
+}
+
+/** One probe of a stored target's candidates in one frame (or row): see `probe`. */
+export interface Probe {
+  seen: Perceived[];
+  /** The candidate a person would mean (the only perceivable one, or the only uncovered one), when there is one. */
+  pick?: number;
+  /** The stored fallback selector matches that element alone in its document (a cheap locator for the operation). */
+  bySelector?: boolean;
+  /** The element's role is, without doubt, the stored one (found by text: a plain dt is a term). */
+  roleSame?: boolean;
+  facts?: TargetFacts;
+}
+
+/**
+ * For the elements a stored role and name (or text) match in one frame: what a person perceives of
+ * each (as `perceivable`), the one they would mean, whether the stored selector is that element, and
+ * the facts the operation needs (`TargetFacts`): everything a cached replay needs, in one call.
+ */
+export const probe = inPage<(els: Element[], args: { textOnly: boolean; selector: string; role: string; op: string }) => Probe>(`(els, args) => {
+  const perceivable = (${PERCEIVABLE});
+  const paired = (${PAIRED_VALUE});
+  const seen = perceivable(els, args.textOnly);
+  const hits = [];
+  seen.forEach((s, i) => { if (s !== 0) hits.push(i); });
+  let pick = hits.length === 1 ? hits[0] : -1;
+  if (hits.length > 1) { const open = hits.filter((i) => seen[i] === 1); if (open.length === 1) pick = open[0]; }
+  if (pick < 0) return { seen };
+  const el = els[pick];
+  let bySelector = false;
+  if (args.selector) { try { const all = el.ownerDocument.querySelectorAll(args.selector); bySelector = all.length === 1 && all[0] === el; } catch (e) { /* not a selector here */ } }
+  const implicit = { DT: 'term', DD: 'definition', P: 'paragraph', CAPTION: 'caption', BLOCKQUOTE: 'blockquote' };
+  const roleSame = !el.hasAttribute('role') && implicit[el.tagName] === args.role;
+  const facts = {};
+  if (args.op === 'click' || args.op === 'check') {
+    facts.toggle = el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio') ? (el.type === 'radio' || !el.checked) : null;
+    const r = el.getBoundingClientRect();
+    facts.drawnByLabel = r.right <= 0 || r.bottom + scrollY <= 0 || (r.width <= 1 && r.height <= 1);
+  }
+  if (args.op === 'fill' || args.op === 'select') {
+    facts.native = el.tagName === 'SELECT';
+    if (facts.native) facts.options = Array.from(el.options).map((o) => ({ label: o.text.replace(/\\s+/g, ' ').trim(), value: o.value }));
+  }
+  if (args.op === 'extract') {
+    const p = el.matches('input, select, textarea') ? null : paired(el);
+    facts.read = p || { text: el instanceof HTMLInputElement && el.type === 'password' ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : el.innerText };
+  }
+  return { seen, pick, bySelector, roleSame, facts };
 }`);
 
 /** The names a person reads on each control (its labels, aria-label, aria-labelledby, placeholder, a fieldset's legend), for the lexicon tier. */

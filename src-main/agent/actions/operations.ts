@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import type { ActionOp } from './actionGrammar.ts';
 import { normaliseText } from '../autofill/lexicon.ts';
 import { findChoice } from '../autofill/valueAdapter.ts';
-import { pairedValue } from './inPage.ts';
+import { pairedValue, type TargetFacts } from './inPage.ts';
 import type { TargetIdentity } from './targetIdentity.ts';
 
 /** How long one element operation may wait for its target to be actionable. */
@@ -53,9 +53,9 @@ export function resolveUrl(text: string, current: string): URL {
   return url;
 }
 
-async function setChecked(locator: Locator, checked: boolean): Promise<void> {
+async function setChecked(locator: Locator, checked: boolean, facts?: TargetFacts): Promise<void> {
   // An input moved off-screen or shrunk to a pixel (USWDS, sr-only) is never clicked itself: its label is what a person clicks.
-  const drawnByLabel = await locator.evaluate((el) => {
+  const drawnByLabel = facts?.drawnByLabel ?? await locator.evaluate((el) => {
     const r = el.getBoundingClientRect();
     return r.right <= 0 || r.bottom + scrollY <= 0 || (r.width <= 1 && r.height <= 1);
   }).catch(() => false);
@@ -100,12 +100,12 @@ export function chooseOption(wanted: string, options: ReadonlyArray<{ label: str
   return halves.length > 1 ? 'ambiguous' : undefined;
 }
 
-async function selectOption(page: Page, locator: Locator, option: string): Promise<void> {
-  const isNative = await locator.evaluate((el) => el.tagName === 'SELECT');
+async function selectOption(page: Page, locator: Locator, option: string, facts?: TargetFacts): Promise<void> {
+  const isNative = facts?.native ?? await locator.evaluate((el) => el.tagName === 'SELECT');
   const wanted = option.replace(/\s+/g, ' ').trim();
   if (isNative) {
     // Read the options once: a missing option fails at once instead of after two selectOption timeouts.
-    const options = await locator.evaluate((el) => Array.from((el as HTMLSelectElement).options).map((o) => ({ label: o.text.replace(/\s+/g, ' ').trim(), value: o.value })));
+    const options = facts?.options ?? await locator.evaluate((el) => Array.from((el as HTMLSelectElement).options).map((o) => ({ label: o.text.replace(/\s+/g, ' ').trim(), value: o.value })));
     const index = chooseOption(wanted, options);
     if (index === 'ambiguous') throw new OperationError(`Ambiguous option ${JSON.stringify(option)}: several options of the dropdown could mean it`);
     if (index === undefined) throw new OperationError(`No option ${JSON.stringify(option)} in the dropdown; options are ${JSON.stringify(options.slice(0, 20).map((o) => o.label))}`);
@@ -127,12 +127,12 @@ async function selectOption(page: Page, locator: Locator, option: string): Promi
 }
 
 /** Reads the text of an element (a field's value) or of the whole page. */
-async function extractText(page: Page, locator: Locator | undefined): Promise<string> {
+async function extractText(page: Page, locator: Locator | undefined, read?: TargetFacts['read']): Promise<string> {
   // A label's value (summary list key → its value, table header → its cell, label → its field), never the label.
-  const paired = locator ? await locator.evaluate(pairedValue) : null;
+  const paired = read ? ('text' in read ? null : read) : locator ? await locator.evaluate(pairedValue) : null;
   if (paired && 'ambiguous' in paired) throw new OperationError(`That header heads ${paired.ambiguous} rows: name the row too`);
   if (paired) return paired.value.replace(/[ \t]+\n/g, '\n').trim().slice(0, MAX_EXTRACT_CHARS);
-  const text = locator
+  const text = read && 'text' in read ? read.text : locator
     ? await locator.evaluate((el) => (el instanceof HTMLInputElement && el.type === 'password' ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : (el as HTMLElement).innerText))
     : await page.evaluate(() => document.body?.innerText ?? '');
   // A password field may hold a secret typed from a variable: it is never read back.
@@ -144,7 +144,7 @@ async function extractText(page: Page, locator: Locator | undefined): Promise<st
  * Performs one operation and says what it did (the `result`); page failures become OperationError
  * with the first line of Playwright's message. Typed text is never echoed: it may be a secret.
  */
-export async function perform(page: Page, operation: Operation, locator: Locator | undefined, target: TargetIdentity | undefined): Promise<string> {
+export async function perform(page: Page, operation: Operation, locator: Locator | undefined, target: TargetIdentity | undefined, facts?: TargetFacts): Promise<string> {
   const on = describeTarget(target);
   try {
     switch (operation.op) {
@@ -155,9 +155,9 @@ export async function perform(page: Page, operation: Operation, locator: Locator
       }
       case 'click': {
         // A design-system checkbox or radio draws its box on the label and moves the input aside: clicking it means toggling it.
-        const toggle = await need(locator).evaluate((el) => (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio') ? el.type === 'radio' || !el.checked : null));
+        const toggle = facts?.toggle !== undefined ? facts.toggle : await need(locator).evaluate((el) => (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio') ? el.type === 'radio' || !el.checked : null));
         if (toggle !== null) {
-          await setChecked(need(locator), toggle);
+          await setChecked(need(locator), toggle, facts);
           return `Clicked ${on}`;
         }
         await need(locator).click({ timeout: ACTION_TIMEOUT_MS });
@@ -166,16 +166,16 @@ export async function perform(page: Page, operation: Operation, locator: Locator
       }
       case 'fill': {
         const field = need(locator);
-        const isSelect = await field.evaluate((el) => el.tagName === 'SELECT');
-        if (isSelect) await selectOption(page, field, operation.text ?? '');
+        const isSelect = facts?.native ?? await field.evaluate((el) => el.tagName === 'SELECT');
+        if (isSelect) await selectOption(page, field, operation.text ?? '', facts);
         else await field.fill(operation.text ?? '', { timeout: ACTION_TIMEOUT_MS });
         return `Filled ${on}`;
       }
       case 'select':
-        await selectOption(page, need(locator), operation.text ?? '');
+        await selectOption(page, need(locator), operation.text ?? '', facts);
         return `Selected ${JSON.stringify(operation.text ?? '')} in ${on}`;
       case 'check':
-        await setChecked(need(locator), operation.checked !== false);
+        await setChecked(need(locator), operation.checked !== false, facts);
         return `${operation.checked === false ? 'Unchecked' : 'Checked'} ${on}`;
       case 'press':
         if (locator) await locator.press(operation.key ?? '', { timeout: ACTION_TIMEOUT_MS });
@@ -205,7 +205,7 @@ export async function perform(page: Page, operation: Operation, locator: Locator
         return `Text ${JSON.stringify(text)} is shown`;
       }
       case 'extract':
-        return await extractText(page, locator);
+        return await extractText(page, locator, facts?.read);
     }
   } catch (error) {
     if (error instanceof OperationError) throw error;

@@ -31,6 +31,7 @@ export function isStepRecipe(value: unknown): value is StepRecipe {
   if (v.target !== undefined) {
     const t = v.target as Partial<TargetIdentity>;
     if (typeof t.role !== 'string' || typeof t.name !== 'string' || typeof t.selector !== 'string' || (t.by !== 'role' && t.by !== 'text')) return false;
+    if (t.frame !== undefined && typeof t.frame !== 'string') return false;
   }
   return true;
 }

@@ -1,5 +1,7 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
+import { scriptableFrames } from '../../browser/frameAccess.ts';
 import { uniqueSelector } from '../injected/index.ts';
+import { probe, type Probe, type TargetFacts } from './inPage.ts';
 import { perceivableAcross, searchFrames } from './searchFrames.ts';
 
 /** How a resolved target is found again: its role and accessible name (or its text, for an element with no role), plus a CSS fallback. */
@@ -9,6 +11,21 @@ export interface TargetIdentity {
   /** `role`: found again by getByRole(role, name); `text`: an element with no role, found by its exact text. */
   by: 'role' | 'text';
   selector: string;
+  /**
+   * The document it was found in: '' the page's own, else the frame's origin + path. A replay looks only
+   * there; absent (steps stored before it was kept) means the page and all its shown frames.
+   */
+  frame?: string;
+}
+
+/** Origin + path of a frame's address (what a stored target's frame is known by). */
+export function frameKey(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.origin === 'null' ? parsed.href : `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
 }
 
 type AriaRole = Parameters<Page['getByRole']>[0];
@@ -76,10 +93,13 @@ export function parseAriaLine(snapshot: string): { role: string; name: string; t
 
 /** Role and name (as getByRole sees them) of one resolved element, and its fallback selector. */
 export async function identify(locator: Locator): Promise<TargetIdentity> {
-  const [snapshot, selector] = await Promise.all([locator.ariaSnapshot({ timeout: 5_000 }), locator.evaluate(uniqueSelector)]);
+  const [snapshot, selector, href] = await Promise.all([
+    locator.ariaSnapshot({ timeout: 5_000 }), locator.evaluate(uniqueSelector), locator.evaluate(() => (window === window.top ? '' : location.href)),
+  ]);
   const { role, name, text } = parseAriaLine(snapshot);
-  if (name && role !== 'text') return { role, name, by: 'role', selector };
-  return { role: role || 'text', name: text, by: 'text', selector };
+  const frame = href === '' ? '' : frameKey(href);
+  if (name && role !== 'text') return { role, name, by: 'role', selector, frame };
+  return { role: role || 'text', name: text, by: 'text', selector, frame };
 }
 
 /** Whether a snapshot line shows the same role and name as the stored identity. */
@@ -88,24 +108,68 @@ function sameIdentity(snapshot: string, identity: TargetIdentity): boolean {
   return identity.by === 'role' ? seen.role === identity.role && seen.name === identity.name : (seen.role || 'text') === identity.role && seen.text === identity.name;
 }
 
+type Scope = Pick<Frame, 'getByRole' | 'getByText' | 'locator'>;
+
+/**
+ * Where a stored target is looked for: inside `within` (a row); else its own document when the step knows
+ * it (the page's, or the shown frames with that address; none → the step does not apply); else the page
+ * and all its shown frames.
+ */
+async function scopesFor(page: Page, identity: TargetIdentity, within?: Locator): Promise<Scope[] | undefined> {
+  if (within) return [within];
+  if (identity.frame === undefined) return searchFrames(page);
+  const main = page.mainFrame();
+  if (identity.frame === '') return [main];
+  const same = scriptableFrames(page).filter((f) => f !== main && frameKey(f.url()) === identity.frame);
+  const shown = await Promise.all(same.map(async (frame) => {
+    const owner = await frame.frameElement().catch(() => null);
+    return owner !== null && (await owner.isVisible().catch(() => false));
+  }));
+  const frames = same.filter((_, i) => shown[i]);
+  return frames.length > 0 ? frames : undefined;
+}
+
+/** What findAgain found: the element's locator and what its operation needs to know of it (when read in the same call). */
+export interface FoundAgain {
+  locator: Locator;
+  facts?: TargetFacts;
+}
+
 /**
  * The stored target on the current page, only if exactly one element still has its role and name:
  * first by role and name, else by the fallback selector when that element still reads the same.
  * Undefined means the entry does not apply to this page. `within`: only inside that element (a row).
+ * The first way costs one call into each document searched, which also reads the operation's facts;
+ * the element is then driven through its stored selector when that selector is it alone.
  */
-export async function findAgain(page: Page, identity: TargetIdentity, within?: Locator): Promise<Locator | undefined> {
-  const frames: Array<Pick<Locator, 'getByRole' | 'getByText' | 'locator'>> = within ? [within] : await searchFrames(page);
+export async function findAgain(page: Page, identity: TargetIdentity, within?: Locator, op = ''): Promise<FoundAgain | undefined> {
+  const frames = await scopesFor(page, identity, within);
+  if (!frames) return undefined;
   // Only what a person can perceive now (not aria-hidden, inert or behind an open modal dialog).
-  const primary = await perceivableAcross(frames, (frame) => (identity.by === 'role'
-    ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
-    : frame.getByText(identity.name, { exact: true })), identity.by === 'text');
-  if (primary.only) {
-    if (identity.by === 'role') return primary.only;
-    if (sameIdentity(await primary.only.ariaSnapshot({ timeout: 2_000 }), identity)) return primary.only;
+  const textOnly = identity.by === 'text';
+  const args = { textOnly, selector: identity.selector, role: identity.role, op };
+  const probes = await Promise.all(frames.map(async (frame) => {
+    const candidates = identity.by === 'role'
+      ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
+      : frame.getByText(identity.name, { exact: true });
+    const seen: Probe = await candidates.evaluateAll(probe, args).catch(() => ({ seen: [] }));
+    return { frame, candidates, probe: seen };
+  }));
+  const hits = probes.flatMap((p) => p.probe.seen.map((s, index) => ({ p, index, s })).filter((h) => h.s !== 0));
+  const open = hits.filter((h) => h.s === 1);
+  const chosen = hits.length === 1 ? hits[0] : hits.length > 1 && open.length === 1 ? open[0] : undefined;
+  // The frame's own pick is the page-wide one whenever there is a page-wide one (one hit, or one uncovered hit).
+  const picked = chosen && chosen.p.probe.pick === chosen.index ? chosen.p : undefined;
+  if (picked && chosen) {
+    const { frame, candidates, probe: found } = picked;
+    const locator = found.bySelector && !within ? frame.locator(`css:light=${identity.selector}`) : candidates.nth(chosen.index);
+    const facts = found.facts;
+    if (identity.by === 'role' || found.roleSame) return { locator, ...(facts && { facts }) };
+    if (sameIdentity(await locator.ariaSnapshot({ timeout: 2_000 }), identity)) return { locator, ...(facts && { facts }) };
   }
   if (!identity.selector) return undefined;
-  const fallback = await perceivableAcross(frames, (frame) => frame.locator(identity.selector), identity.by === 'text');
+  const fallback = await perceivableAcross(frames, (frame) => frame.locator(identity.selector), textOnly);
   if (!fallback.only) return undefined;
   const snapshot = await fallback.only.ariaSnapshot({ timeout: 2_000 }).catch(() => '');
-  return sameIdentity(snapshot, identity) ? fallback.only : undefined;
+  return sameIdentity(snapshot, identity) ? { locator: fallback.only } : undefined;
 }

@@ -137,7 +137,7 @@ async function currentUrl(page: Page): Promise<string> {
 
 /** Whether any string of a recipe carries a variable's value (then it is not stored: values never reach the cache). */
 function carriesValue(recipe: StepRecipe, variables: Variables): boolean {
-  const strings = [recipe.text, recipe.key, recipe.target?.name, recipe.target?.selector, recipe.row, recipe.column].filter((s): s is string => typeof s === 'string');
+  const strings = [recipe.text, recipe.key, recipe.target?.name, recipe.target?.selector, recipe.target?.frame, recipe.row, recipe.column].filter((s): s is string => typeof s === 'string');
   return Object.values(variables).some((value) => value.length >= 2 && strings.some((s) => s.includes(value)));
 }
 
