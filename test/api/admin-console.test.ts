@@ -13,9 +13,9 @@ describe('operator console auth and /admin routes', () => {
   });
 
   it('admin routes need the console token: none or a wrong one is 401, an API key is not enough', async () => {
-    expect(await jsonOf(await svc.api('/admin/orgs', { key: null }))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
+    expect(await svc.send('listOrgs', {}, { key: null })).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
     expect(await jsonOf(await svc.api('/admin/orgs', asConsole('ct_wrong')))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
-    expect((await svc.api('/admin/orgs')).status).toBe(401);
+    expect((await svc.send('listOrgs')).status).toBe(401);
     const orgs = await jsonOf(await svc.api('/admin/orgs', asConsole(svc.consoleToken)));
     expect(orgs).toMatchObject({ status: 200, body: { orgs: [{ id: 'default', name: 'Default organization' }] } });
   });
@@ -23,7 +23,7 @@ describe('operator console auth and /admin routes', () => {
   it('the console token acts on any existing org through the public org routes', async () => {
     const created = await svc.api('/portals/default', { ...asConsole(svc.consoleToken, { endpoint_name: 'by-console', start_url: 'http://127.0.0.1:9/', task: 't' }), method: 'POST' });
     expect(created.status).toBe(200);
-    expect((await svc.api('/portals/default/by-console')).status).toBe(200);
+    expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'by-console' } })).status).toBe(200);
     expect(await jsonOf(await svc.api('/portals/nowhere', asConsole(svc.consoleToken)))).toEqual({ status: 404, body: { detail: "Organization 'nowhere' not found" } });
     expect(await jsonOf(await svc.api('/portals/default', asConsole('ct_nope')))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
   });
@@ -33,13 +33,13 @@ describe('operator console auth and /admin routes', () => {
     expect(created.status).toBe(201);
     const key = created.body as { id: string; api_key: string; prefix: string };
     expect(key.api_key).toMatch(/^pk_org_/);
-    expect((await svc.api('/portals/default', { key: key.api_key })).status).toBe(200);
+    expect((await svc.send('listPortals', { params: { org_id: 'default' } }, { key: key.api_key })).status).toBe(200);
     const listed = await jsonOf(await svc.api('/admin/orgs/default/keys', asConsole(svc.consoleToken)));
     expect(JSON.stringify(listed.body)).not.toContain(key.api_key);
     expect((listed.body as { keys: { id: string }[] }).keys.map((k) => k.id)).toContain(key.id);
     const revoked = await jsonOf(await svc.api(`/admin/orgs/default/keys/${key.id}/revoke`, { ...asConsole(svc.consoleToken), method: 'POST' }));
     expect(revoked).toEqual({ status: 200, body: { revoked: true } });
-    expect((await svc.api('/portals/default', { key: key.api_key })).status).toBe(401);
+    expect((await svc.send('listPortals', { params: { org_id: 'default' } }, { key: key.api_key })).status).toBe(401);
     expect((await svc.api('/admin/orgs/other/keys/nope/revoke', { ...asConsole(svc.consoleToken), method: 'POST' })).status).toBe(404);
   });
 
@@ -48,7 +48,7 @@ describe('operator console auth and /admin routes', () => {
     expect((await cli(svc.dataDir, ['org', 'create', 'keyed'])).code).toBe(0);
     const made = await cli(svc.dataDir, ['user', 'create', 'dora', '--workspace', 'keyed-ws', '--org', 'keyed']);
     const accountKey = String(made.json.api_key);
-    expect((await svc.api('/public/sessions', { key: accountKey })).status).toBe(200);
+    expect((await svc.send('listSessions', {}, { key: accountKey })).status).toBe(200);
     const listed = await jsonOf(await svc.api('/admin/orgs/keyed/keys', asConsole(svc.consoleToken)));
     const keys = (listed.body as { keys: Record<string, unknown>[] }).keys;
     const account = keys.find((key) => key.kind === 'account');
@@ -60,7 +60,7 @@ describe('operator console auth and /admin routes', () => {
     expect(defaults.keys.map((key) => key.id)).not.toContain(id);
     expect(await jsonOf(await svc.api(`/admin/orgs/default/keys/${id}/revoke`, { ...asConsole(svc.consoleToken), method: 'POST' }))).toEqual({ status: 404, body: { detail: 'API key not found' } });
     expect(await jsonOf(await svc.api(`/admin/orgs/keyed/keys/${id}/revoke`, { ...asConsole(svc.consoleToken), method: 'POST' }))).toEqual({ status: 200, body: { revoked: true } });
-    expect(await jsonOf(await svc.api('/public/sessions', { key: accountKey }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+    expect(await svc.send('listSessions', {}, { key: accountKey })).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
   });
 
   it('settings show the data folder; concurrency changes; a Chromium path is checked by running it', async () => {

@@ -124,7 +124,7 @@ describe('provider base URL from the console (PUT /admin/providers/{provider} ba
   const statusOf = async (provider: string) =>
     ((await jsonOf(await svc.api('/admin/providers', asConsole()))).body as { providers: { provider: string }[] }).providers.find((p) => p.provider === provider);
   const startJob = async () =>
-    jsonOf(await svc.api('/jobs/default/local-model/start', { method: 'POST', json: { form_data: {}, orchestrator_model: 'openai-compatible:qwen' } }));
+    await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'local-model' }, body: { form_data: {}, orchestrator_model: 'openai-compatible:qwen' } });
 
   beforeAll(async () => {
     // Only the console route may supply base URLs here.
@@ -132,7 +132,7 @@ describe('provider base URL from the console (PUT /admin/providers/{provider} ba
     model = await startModelServer();
     pages = await startPageServer({ '/form': '<!doctype html><title>Local form</title><h1>Hello</h1>' });
     svc = await startService(undefined, { secrets: memorySecrets(), llmRetry: { maxRetries: 0, timeoutMs: 10_000 }, jobConcurrency: 1 });
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'local-model', start_url: `${pages.url}/form`, task: 'Read the heading' } })).status).toBe(200);
+    expect((await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'local-model', start_url: `${pages.url}/form`, task: 'Read the heading' } })).status).toBe(200);
   });
   afterAll(async () => {
     await svc?.dispose();

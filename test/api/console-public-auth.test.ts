@@ -19,8 +19,8 @@ describe('the console token on /public acts for exactly the operator\'s default 
   });
 
   it('sees and ends the default workspace\'s sessions, never another workspace\'s', async () => {
-    const mine = (await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: { timeout_minutes: 5 } }))).body as SessionBody;
-    const theirs = (await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: otherKey, json: { timeout_minutes: 5 } }))).body as SessionBody;
+    const mine = (await svc.send('createSession', { body: { timeout_minutes: 5 } }, { key: svc.accountKey })).body as SessionBody;
+    const theirs = (await svc.send('createSession', { body: { timeout_minutes: 5 } }, { key: otherKey })).body as SessionBody;
     expect(mine.status).toBe('active');
     expect(theirs.status).toBe('active');
 
@@ -32,27 +32,27 @@ describe('the console token on /public acts for exactly the operator\'s default 
 
     // Another workspace's session is not found for the console, and stays active.
     expect(await jsonOf(await svc.api(`/public/sessions/${theirs.session_id}/terminate`, asConsole({ method: 'POST' })))).toMatchObject({ status: 404 });
-    expect(((await jsonOf(await svc.api(`/public/sessions/${theirs.session_id}`, { key: otherKey }))).body as SessionBody).status).toBe('active');
+    expect(((await svc.send('getSession', { params: { session_id: theirs.session_id } }, { key: otherKey })).body as SessionBody).status).toBe('active');
 
     // A session the console makes belongs to the default workspace: its account key sees it.
     const made = await jsonOf(await svc.api('/public/sessions', asConsole({ method: 'POST', json: { timeout_minutes: 5 } })));
     expect(made.status).toBe(200);
     const madeId = (made.body as SessionBody).session_id;
-    expect((await svc.api(`/public/sessions/${madeId}`, { key: svc.accountKey })).status).toBe(200);
-    expect((await svc.api(`/public/sessions/${madeId}`, { key: otherKey })).status).toBe(404);
+    expect((await svc.send('getSession', { params: { session_id: madeId } }, { key: svc.accountKey })).status).toBe(200);
+    expect((await svc.send('getSession', { params: { session_id: madeId } }, { key: otherKey })).status).toBe(404);
 
     const ended = await jsonOf(await svc.api(`/public/sessions/${mine.session_id}/terminate`, asConsole({ method: 'POST' })));
     expect(ended).toMatchObject({ status: 200, body: { status: 'terminated', cdp_url: null } });
     for (const id of [madeId, theirs.session_id]) {
-      await svc.api(`/public/sessions/${id}/terminate`, { method: 'POST', key: id === madeId ? svc.accountKey : otherKey });
+      await svc.send('terminateSession', { params: { session_id: id } }, { key: id === madeId ? svc.accountKey : otherKey });
     }
   });
 
   it('a wrong console token is 401; an org key (without the console token) is still 403 on /public', async () => {
     expect(await jsonOf(await svc.api('/public/sessions', asConsole({ token: 'ct_wrong' })))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
     expect(await jsonOf(await svc.api('/public/single-actions/cache', asConsole({ token: '' })))).toEqual({ status: 401, body: { detail: 'Invalid console token' } });
-    expect(await jsonOf(await svc.api('/public/sessions', { key: svc.orgKey }))).toEqual({ status: 403, body: { detail: 'This endpoint requires an account API key' } });
-    expect(await jsonOf(await svc.api('/public/single-actions/cache', { key: svc.orgKey }))).toEqual({ status: 403, body: { detail: 'This endpoint requires an account API key' } });
+    expect(await svc.send('listSessions', {}, { key: svc.orgKey })).toEqual({ status: 403, body: { detail: 'This endpoint requires an account API key' } });
+    expect(await svc.send('listActionCache', {}, { key: svc.orgKey })).toEqual({ status: 403, body: { detail: 'This endpoint requires an account API key' } });
     expect(await jsonOf(await svc.api('/public/single-actions/cache', asConsole()))).toEqual({ status: 200, body: { entries: [], total: 0 } });
   });
 

@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 
 /** Start validates everything before anything is queued. */
 describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   let svc: TestService;
-  const start = (json: unknown, endpoint = 'strict') => svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json });
-  const jobCount = async () => ((await jsonOf(await svc.api('/jobs/default'))).body as { total: number }).total;
+  const start = (json: unknown, endpoint = 'strict') => svc.send('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: json });
+  const jobCount = async () => ((await svc.send('listJobs', { params: { org_id: 'default' } })).body as { total: number }).total;
 
   beforeAll(async () => {
     svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 0 });
-    await svc.api('/portals/default', {
-      method: 'POST',
-      json: {
+    await svc.send('createPortal', { params: { org_id: 'default' }, body: {
         endpoint_name: 'strict', start_url: 'http://127.0.0.1:9/', task: 'script:visit',
         form_schema: { type: 'object', properties: { email: { type: 'string', format: 'email' }, age: { type: 'integer', minimum: 18 } }, required: ['email'] },
-      },
-    });
+      } });
   });
   afterAll(() => svc.dispose());
 
@@ -39,7 +36,7 @@ describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   ];
   it.each(cases)('%s', async (_name, body, status, detail) => {
     const before = await jobCount();
-    const res = await jsonOf(await start(body));
+    const res = await start(body);
     expect(res.status).toBe(status);
     const text = (res.body as { detail: string }).detail;
     if (typeof detail === 'string') expect(text).toBe(detail);
@@ -48,7 +45,7 @@ describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   });
 
   it('an unknown portal is 404 Portal not found', async () => {
-    expect(await jsonOf(await start({ form_data: {} }, 'missing'))).toEqual({ status: 404, body: { detail: 'Portal not found' } });
+    expect(await start({ form_data: {} }, 'missing')).toEqual({ status: 404, body: { detail: 'Portal not found' } });
   });
 
   it('Content-Type must be application/json', async () => {
@@ -57,11 +54,11 @@ describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   });
 
   it('a valid start returns only {job_id} at once, queued with the defaults applied', async () => {
-    const res = await jsonOf(await start({ form_data: { email: 'a@b.co' }, orchestrator_model: 'autofill' }));
+    const res = await start({ form_data: { email: 'a@b.co' }, orchestrator_model: 'autofill' });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body as object)).toEqual(['job_id']);
     const jobId = (res.body as { job_id: string }).job_id;
-    const status = (await jsonOf(await svc.api(`/task/default/strict/status?job_id=${jobId}`))).body;
+    const status = (await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: 'strict' }, query: { job_id: jobId } })).body;
     expect(status).toMatchObject({ status: 'queued', orchestrator_model: 'builtin:autofill', vision_model: 'anthropic:claude-haiku-4-5-20251001', steps: 0, started_at: null, browser_url: null });
     const { openStore } = await import('../../src-main/store/store.ts');
     const store = openStore(`${svc.dataDir}/portico.db`);
@@ -70,7 +67,7 @@ describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   });
 
   it('a proxy password is kept in memory only, never in the database', async () => {
-    const res = await jsonOf(await start({ form_data: { email: 'a@b.co' }, proxy: { server: 'http://127.0.0.1:3128', username: 'me', password: 'hunter2-secret' } }));
+    const res = await start({ form_data: { email: 'a@b.co' }, proxy: { server: 'http://127.0.0.1:3128', username: 'me', password: 'hunter2-secret' } });
     expect(res.status).toBe(200);
     const { readFile } = await import('node:fs/promises');
     const files = await Promise.all(['portico.db', 'portico.db-wal'].map((f) => readFile(`${svc.dataDir}/${f}`).catch(() => Buffer.alloc(0))));
@@ -80,9 +77,9 @@ describe('POST /jobs/{org_id}/{endpoint_name}/start validation', () => {
   it('another org cannot start, read or cancel this org\'s jobs', async () => {
     const { cli } = await import('../helpers/cli.ts');
     const rival = String((await cli(svc.dataDir, ['org', 'create', 'rival2'])).json.api_key);
-    const jobId = ((await jsonOf(await start({ form_data: { email: 'a@b.co' } }))).body as { job_id: string }).job_id;
-    expect((await svc.api('/jobs/default/strict/start', { method: 'POST', key: rival, json: { form_data: {} } })).status).toBe(403);
-    expect((await svc.api(`/task/default/strict/status?job_id=${jobId}`, { key: rival })).status).toBe(403);
-    expect(await jsonOf(await svc.api(`/task/rival2/strict/status?job_id=${jobId}`, { key: rival }))).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    const jobId = ((await start({ form_data: { email: 'a@b.co' } })).body as { job_id: string }).job_id;
+    expect((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'strict' }, body: { form_data: {} } }, { key: rival })).status).toBe(403);
+    expect((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: 'strict' }, query: { job_id: jobId } }, { key: rival })).status).toBe(403);
+    expect(await svc.send('getJobStatus', { params: { org_id: 'rival2', endpoint_name: 'strict' }, query: { job_id: jobId } }, { key: rival })).toEqual({ status: 404, body: { detail: 'Job not found' } });
   });
 });

@@ -51,13 +51,13 @@ describe('live view (local-service §6)', () => {
     });
     svc = await startService();
     const [created] = await Promise.all([
-      svc.api('/profiles/default', { method: 'POST', json: { name: 'Live', start_url: pages.url('/login'), timeout_minutes: 30 } }),
+      svc.send('openProfileSession', { params: { org_id: 'default' }, body: { name: 'Live', start_url: pages.url('/login'), timeout_minutes: 30 } }),
       (async () => {
         viewerLease = await viewerRuntime.lease();
       })(),
     ]);
     expect(created.status).toBe(200);
-    session = (await created.json()) as typeof session;
+    session = created.body as typeof session;
   });
 
   afterAll(async () => {
@@ -142,7 +142,7 @@ describe('live view (local-service §6)', () => {
     const viewer = viewerLease.page;
     await viewer.goto(session.live_url);
     await viewer.waitForSelector('body[data-state="live"]');
-    const closed = await svc.api(`/profiles/default/sessions/${session.session_id}/close`, { method: 'POST' });
+    const closed = await svc.send('closeProfileSession', { params: { org_id: 'default', session_id: session.session_id } });
     expect(closed.status).toBe(200);
     await viewer.waitForSelector('body[data-state="ended"]', { timeout: 5_000 });
     expect(await viewer.locator('#status-text').textContent()).toBe('ended');

@@ -40,9 +40,9 @@ describe('profiles (§4.3) and their login sessions', () => {
   const cookiesSeen: string[] = [];
 
   const create = (json: Record<string, unknown>, key?: string) => svc.api('/profiles/default', { method: 'POST', json, ...(key ? { key } : {}) });
-  const closeSession = (sessionId: string) => svc.api(`/profiles/default/sessions/${sessionId}/close`, { method: 'POST' });
-  const listProfiles = async () => (await (await svc.api('/profiles/default')).json()) as Profile[];
-  const listSessions = async () => (await (await svc.api('/profiles/default/sessions')).json()) as ProfileSession[];
+  const closeSession = (sessionId: string) => svc.send('closeProfileSession', { params: { org_id: 'default', session_id: sessionId } });
+  const listProfiles = async () => (await svc.send('listProfiles', { params: { org_id: 'default' } })).body as Profile[];
+  const listSessions = async () => (await svc.send('listProfileSessions', { params: { org_id: 'default' } })).body as ProfileSession[];
   const input = (liveUrl: string, json: unknown) => fetch(`${liveUrl}/input`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
 
   beforeAll(async () => {
@@ -91,18 +91,18 @@ describe('profiles (§4.3) and their login sessions', () => {
 
   it('a second session on a profile that is open is 409, and so is deleting it', async () => {
     expect(await jsonOf(await create({ profile_id: profileId }))).toEqual({ status: 409, body: { detail: `Profile '${profileId}' is in use` } });
-    expect(await jsonOf(await svc.api(`/profiles/default/${profileId}`, { method: 'DELETE' }))).toEqual({ status: 409, body: { detail: `Profile '${profileId}' is in use` } });
+    expect(await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } })).toEqual({ status: 409, body: { detail: `Profile '${profileId}' is in use` } });
   });
 
   it('closing the session saves the login; a new session on the same profile is still signed in', async () => {
     await input(first.live_url, { kind: 'mouse', type: 'click', x: 150, y: 150 });
     const before = (await listProfiles())[0]!;
-    const closed = await jsonOf(await closeSession(first.session_id));
+    const closed = await closeSession(first.session_id);
     expect(closed).toEqual({ status: 200, body: { success: true, message: expect.any(String), profile_id: profileId, session_id: first.session_id } });
     expect(await listSessions()).toEqual([]);
     expect(browsersOn(svc.dataDir)).toEqual([]);
     expect((await listProfiles())[0]!.updated_at > before.updated_at).toBe(true);
-    expect(await jsonOf(await closeSession(first.session_id))).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(await closeSession(first.session_id)).toEqual({ status: 404, body: { detail: 'Session not found' } });
 
     cookiesSeen.length = 0;
     const again = await jsonOf(await create({ profile_id: profileId, start_url: pages.url('/login') }));
@@ -118,12 +118,12 @@ describe('profiles (§4.3) and their login sessions', () => {
   it('delete is 204 once no session is open, and removes the saved state', async () => {
     const folder = join(svc.dataDir, 'profiles', profileId);
     expect(existsSync(folder)).toBe(true);
-    const res = await svc.api(`/profiles/default/${profileId}`, { method: 'DELETE' });
+    const res = await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } });
     expect(res.status).toBe(204);
-    expect(await res.text()).toBe('');
+    expect(res.body).toBeUndefined();
     expect(existsSync(folder)).toBe(false);
     expect(await listProfiles()).toEqual([]);
-    expect(await jsonOf(await svc.api(`/profiles/default/${profileId}`, { method: 'DELETE' }))).toEqual({ status: 404, body: { detail: 'Profile not found' } });
+    expect(await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } })).toEqual({ status: 404, body: { detail: 'Profile not found' } });
   });
 
   // The exact idle expiry is tested on a fake clock (test/engine/profile-sessions.test.ts); here the
@@ -147,14 +147,14 @@ describe('profiles (§4.3) and their login sessions', () => {
 
   it('an unknown profile_id or session is 404; another org\'s profile and key are 403/404', async () => {
     expect(await jsonOf(await create({ profile_id: '6f1c7c1e-0000-4000-8000-000000000000' }))).toEqual({ status: 404, body: { detail: 'Profile not found' } });
-    expect(await jsonOf(await closeSession('nope'))).toEqual({ status: 404, body: { detail: 'Session not found' } });
-    expect((await svc.api('/profiles/default', { key: otherOrgKey })).status).toBe(403);
+    expect(await closeSession('nope')).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect((await svc.send('listProfiles', { params: { org_id: 'default' } }, { key: otherOrgKey })).status).toBe(403);
     expect((await create({}, otherOrgKey)).status).toBe(403);
-    expect((await svc.api('/profiles/default', { key: null })).status).toBe(401);
+    expect((await svc.send('listProfiles', { params: { org_id: 'default' } }, { key: null })).status).toBe(401);
     const mine = (await listProfiles())[0]!;
-    const theirs = await svc.api('/profiles/other', { method: 'POST', key: otherOrgKey, json: { profile_id: mine.id } });
-    expect(await jsonOf(theirs)).toEqual({ status: 404, body: { detail: 'Profile not found' } });
-    expect((await svc.api(`/profiles/other/${mine.id}`, { method: 'DELETE', key: otherOrgKey })).status).toBe(404);
+    const theirs = await svc.send('openProfileSession', { params: { org_id: 'other' }, body: { profile_id: mine.id } }, { key: otherOrgKey });
+    expect(theirs).toEqual({ status: 404, body: { detail: 'Profile not found' } });
+    expect((await svc.send('deleteProfile', { params: { org_id: 'other', profile_id: mine.id } }, { key: otherOrgKey })).status).toBe(404);
   });
 
   it('bad bodies are 422 naming the field; use_proxy without a configured proxy is 422', async () => {
@@ -190,7 +190,7 @@ describe('profiles (§4.3) and their login sessions', () => {
     expect(reopened.status).toBe(200);
     expect(cookiesSeen).toEqual(['sid=ana-42']);
     const reopenedId = (reopened.body as Created).session_id;
-    expect((await svc.api(`/profiles/default/sessions/${reopenedId}/close`, { method: 'POST', key: orgKey })).status).toBe(200);
+    expect((await svc.send('closeProfileSession', { params: { org_id: 'default', session_id: reopenedId } }, { key: orgKey })).status).toBe(200);
   });
 });
 
@@ -212,9 +212,9 @@ describe('profiles with a default proxy', () => {
   });
 
   it('use_proxy: true browses through PORTICO_DEFAULT_PROXY', async () => {
-    const { status, body } = await jsonOf(await svc.api('/profiles/default', { method: 'POST', json: { use_proxy: true, start_url: 'http://portal.example.test/login' } }));
+    const { status, body } = await svc.send('openProfileSession', { params: { org_id: 'default' }, body: { use_proxy: true, start_url: 'http://portal.example.test/login' } });
     expect(status).toBe(200);
     expect(proxy.requests.map((r) => r.url)).toContain('http://portal.example.test/login');
-    expect((await svc.api(`/profiles/default/sessions/${(body as Created).session_id}/close`, { method: 'POST' })).status).toBe(200);
+    expect((await svc.send('closeProfileSession', { params: { org_id: 'default', session_id: (body as Created).session_id } })).status).toBe(200);
   });
 });

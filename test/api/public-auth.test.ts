@@ -36,7 +36,7 @@ describe('/public routes take account keys, and membership is checked on every r
 
   it('remove-member takes effect on the very next request, on every /public route; add-member restores it', async () => {
     const key = String((await cli(svc.dataDir, ['user', 'create', 'mallory', '--workspace', 'crew'])).json.api_key);
-    expect((await svc.api('/public/sessions', { key })).status).toBe(200);
+    expect((await svc.send('listSessions', {}, { key })).status).toBe(200);
     expect((await cli(svc.dataDir, ['workspace', 'remove-member', 'crew', 'mallory'])).json).toEqual({ ok: true });
     for (const call of publicCalls()) {
       const withBody = call.method !== 'GET' && call.method !== 'DELETE' ? { json: {} } : {};
@@ -46,11 +46,11 @@ describe('/public routes take account keys, and membership is checked on every r
         .toEqual({ status: 403, body: { detail } });
     }
     expect((await cli(svc.dataDir, ['workspace', 'add-member', 'crew', 'mallory'])).json).toEqual({ ok: true });
-    expect((await svc.api('/public/sessions', { key })).status).toBe(200);
+    expect((await svc.send('listSessions', {}, { key })).status).toBe(200);
   });
 
   it('an account key is never an org key: org routes refuse it', async () => {
-    expect(await jsonOf(await svc.api('/portals/default', { key: svc.accountKey }))).toEqual({ status: 403, body: { detail: 'This endpoint requires an organization API key' } });
+    expect(await svc.send('listPortals', { params: { org_id: 'default' } }, { key: svc.accountKey })).toEqual({ status: 403, body: { detail: 'This endpoint requires an organization API key' } });
   });
 
   it('user create puts a new workspace in the org given by --org (default: default); a workspace never changes org', async () => {
@@ -90,8 +90,8 @@ describe('/public routes take account keys, and membership is checked on every r
       store.close();
     }
     expect(acmeOrgKey).toMatch(/^pk_org_/);
-    expect(await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: acmeUser, json: { profile_id: '11111111-1111-4111-8111-111111111111' } })))
+    expect(await svc.send('createSession', { body: { profile_id: '11111111-1111-4111-8111-111111111111' } }, { key: acmeUser }))
       .toEqual({ status: 404, body: { detail: 'Profile not found' } });
-    expect(((await jsonOf(await svc.api('/public/sessions', { key: acmeUser }))).body as { total: number }).total).toBe(0);
+    expect(((await svc.send('listSessions', {}, { key: acmeUser })).body as { total: number }).total).toBe(0);
   });
 });

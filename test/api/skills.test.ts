@@ -65,14 +65,14 @@ describe('skills (§4.4)', () => {
     expect(skill).toMatchObject({ name: 'oregon-permits', folder_name: 'plain', description: 'Fill Oregon permits', config: null, template_id: null });
     expect(await readFile(join(svc.dataDir, 'skills', String(skill.id), 'pack', 'steps.txt'), 'utf8')).toBe('1. open\n');
     // Its SKILL.md endpoint says there is none; the listing shows it.
-    expect(await jsonOf(await svc.api(`/skills/default/${String(skill.id)}/skill-md`))).toEqual({ status: 404, body: { detail: 'This skill has no SKILL.md' } });
+    expect(await svc.send('getSkillMarkdown', { params: { org_id: 'default', skill_id: String(skill.id) } })).toEqual({ status: 404, body: { detail: 'This skill has no SKILL.md' } });
 
     const bare = await jsonOf(await upload('?folder=plain', form(buildRawZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'bare notes.zip')));
     expect(bare.status).toBe(200);
     expect(bare.body).toMatchObject({ name: 'bare notes', description: '' });
-    const listed = (await jsonOf(await svc.api('/skills/default'))).body as { name: string; description: string | null }[];
+    const listed = (await svc.send('listSkills', { params: { org_id: 'default' } })).body as { name: string; description: string | null }[];
     expect(listed.filter((s) => s.name === 'oregon-permits' || s.name === 'bare notes').map((s) => s.description).sort()).toEqual(['', 'Fill Oregon permits']);
-    for (const id of [skill.id, (bare.body as { id: string }).id]) expect((await svc.api(`/skills/default/${String(id)}`, { method: 'DELETE' })).status).toBe(204);
+    for (const id of [skill.id, (bare.body as { id: string }).id]) expect((await svc.send('deleteSkill', { params: { org_id: 'default', skill_id: String(id) } })).status).toBe(204);
   });
 
   it('the same name in the same folder is 409 with the interface message; another folder is fine', async () => {
@@ -94,44 +94,44 @@ describe('skills (§4.4)', () => {
     expect((await svc.api('/skills/rival?folder=shared&is_public=true', { method: 'POST', key: rivalKey, body: form(rivalZip, 'rival-public.zip') })).status).toBe(200);
     expect((await svc.api('/skills/rival?folder=shared', { method: 'POST', key: rivalKey, body: form(rivalZip, 'rival-private.zip') })).status).toBe(200);
 
-    const own = (await jsonOf(await svc.api('/skills/default'))).body as { name: string; org_id: string }[];
+    const own = (await svc.send('listSkills', { params: { org_id: 'default' } })).body as { name: string; org_id: string }[];
     expect(own.every((s) => s.org_id === 'default')).toBe(true);
     expect(own.map((s) => s.name).sort()).toEqual(['Notes', 'date-pickers', 'date-pickers']);
 
-    const withPublic = (await jsonOf(await svc.api('/skills/default?include_public=true'))).body as { name: string; org_id: string }[];
+    const withPublic = (await svc.send('listSkills', { params: { org_id: 'default' }, query: { include_public: 'true' } })).body as { name: string; org_id: string }[];
     expect(withPublic.map((s) => `${s.org_id}/${s.name}`)).toContain('rival/rival-public');
     expect(withPublic.map((s) => s.name)).not.toContain('rival-private');
 
-    const explicitFalse = (await jsonOf(await svc.api('/skills/default?include_public=false'))).body as unknown[];
+    const explicitFalse = (await svc.send('listSkills', { params: { org_id: 'default' }, query: { include_public: 'false' } })).body as unknown[];
     expect(explicitFalse).toHaveLength(3);
-    expect((await jsonOf(await svc.api('/skills/default?include_public=maybe'))).status).toBe(422);
+    expect((await svc.send('listSkills', { params: { org_id: 'default' }, query: { include_public: 'maybe' } })).status).toBe(422);
   });
 
   it('portals attach own and public skills, not another org\'s private ones; skill_ids replaces the set', async () => {
-    const all = (await jsonOf(await svc.api('/skills/default?include_public=true'))).body as { id: string; name: string; org_id: string }[];
+    const all = (await svc.send('listSkills', { params: { org_id: 'default' }, query: { include_public: 'true' } })).body as { id: string; name: string; org_id: string }[];
     const own = all.find((s) => s.name === 'Notes');
     const pub = all.find((s) => s.name === 'rival-public');
-    const rivalPrivate = ((await jsonOf(await svc.api('/skills/rival', { key: rivalKey }))).body as { id: string; name: string }[]).find((s) => s.name === 'rival-private');
-    const created = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'with-skills', start_url: 'https://a.test', task: 't', skill_ids: [own?.id, pub?.id] } }));
+    const rivalPrivate = ((await svc.send('listSkills', { params: { org_id: 'rival' } }, { key: rivalKey })).body as { id: string; name: string }[]).find((s) => s.name === 'rival-private');
+    const created = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'with-skills', start_url: 'https://a.test', task: 't', skill_ids: [own?.id, pub?.id] } });
     expect(created.status).toBe(200);
     expect((created.body as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual([own?.id, pub?.id]);
 
-    const refused = await jsonOf(await svc.api('/portals/default/with-skills', { method: 'PATCH', json: { skill_ids: [rivalPrivate?.id] } }));
+    const refused = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'with-skills' }, body: { skill_ids: [rivalPrivate?.id] } });
     expect(refused.status).toBe(422);
     expect((refused.body as { detail: string }).detail).toBe(`body.skill_ids: no skill '${String(rivalPrivate?.id)}' visible to this organization`);
 
-    const replaced = await jsonOf(await svc.api('/portals/default/with-skills', { method: 'PATCH', json: { skill_ids: [pub?.id] } }));
+    const replaced = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'with-skills' }, body: { skill_ids: [pub?.id] } });
     expect((replaced.body as { skills: { id: string; name: string }[] }).skills.map((s) => s.name)).toEqual(['rival-public']);
   });
 
   describe('bad uploads are refused and leave nothing behind', () => {
     const expectNothingStored = async (before: number) => {
-      expect(((await jsonOf(await svc.api('/skills/default'))).body as unknown[]).length).toBe(before);
+      expect(((await svc.send('listSkills', { params: { org_id: 'default' } })).body as unknown[]).length).toBe(before);
       expect(await listDir(join(svc.dataDir, 'tmp'))).toEqual([]);
       const dirs = await listDir(join(svc.dataDir, 'skills'));
       expect(dirs.length).toBe(before + 2);
     };
-    const count = async () => ((await jsonOf(await svc.api('/skills/default'))).body as unknown[]).length;
+    const count = async () => ((await svc.send('listSkills', { params: { org_id: 'default' } })).body as unknown[]).length;
 
     const cases: [string, () => FormData, string, number, RegExp][] = [
       ['not a zip', () => form('this is plain text, not a zip', 'fake.zip'), '?folder=bad', 422, /^Skill zip rejected: .*(not a zip|zip)/i],
@@ -172,7 +172,7 @@ describe('skills (§4.4)', () => {
     });
 
     it('a JSON body instead of multipart is 422', async () => {
-      const res = await jsonOf(await svc.api('/skills/default?folder=x', { method: 'POST', json: { file: 'x' } }));
+      const res = await svc.send('uploadSkill', { params: { org_id: 'default' }, query: { folder: 'x' }, body: { file: 'x' } });
       expect(res.status).toBe(422);
       expect((res.body as { detail: string }).detail).toMatch(/multipart/);
     });
@@ -226,12 +226,12 @@ describe('skills (§4.4)', () => {
   it('delete removes the skill, its files and its portal attachments; a second delete is 404', async () => {
     const zip = buildRawZip([{ name: 'SKILL.md', data: skillMd('temp', 'Temporary') }, { name: 'x.txt', data: Buffer.from('x') }]);
     const skill = (await jsonOf(await upload('?folder=temp', form(zip, 'temp.zip')))).body as { id: string };
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'uses-temp', start_url: 'https://a.test', task: 't', skill_ids: [skill.id] } });
-    expect((await svc.api(`/skills/default/${skill.id}`, { method: 'DELETE' })).status).toBe(204);
+    await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'uses-temp', start_url: 'https://a.test', task: 't', skill_ids: [skill.id] } });
+    expect((await svc.send('deleteSkill', { params: { org_id: 'default', skill_id: skill.id } })).status).toBe(204);
     expect(await listDir(join(svc.dataDir, 'skills', skill.id))).toEqual([]);
-    const portal = (await jsonOf(await svc.api('/portals/default/uses-temp'))).body as { skills: unknown[] };
+    const portal = (await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'uses-temp' } })).body as { skills: unknown[] };
     expect(portal.skills).toEqual([]);
-    expect(await jsonOf(await svc.api(`/skills/default/${skill.id}`, { method: 'DELETE' }))).toEqual({ status: 404, body: { detail: 'Skill not found' } });
+    expect(await svc.send('deleteSkill', { params: { org_id: 'default', skill_id: skill.id } })).toEqual({ status: 404, body: { detail: 'Skill not found' } });
   });
 
   describe('GET /skills/{org_id}/{skill_id}/skill-md', () => {
@@ -251,8 +251,8 @@ describe('skills (§4.4)', () => {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(await res.text()).toBe(text);
       // The console token reads it as the operator, like every org route.
-      const asConsole = await svc.api(`/skills/default/${skill.id}/skill-md`, { key: null, headers: { 'x-console-token': svc.consoleToken } });
-      expect(await asConsole.text()).toBe(text);
+      const asConsole = await svc.send('getSkillMarkdown', { params: { org_id: 'default', skill_id: skill.id } }, { key: null, headers: { 'x-console-token': svc.consoleToken } });
+      expect(asConsole.body).toBe(text);
     });
 
     it('finds SKILL.md inside the single top-level folder', async () => {
@@ -298,8 +298,8 @@ describe('skills (§4.4)', () => {
   });
 
   it('another org can neither see nor delete a private skill', async () => {
-    const own = ((await jsonOf(await svc.api('/skills/default'))).body as { id: string }[])[0];
-    const res = await jsonOf(await svc.api(`/skills/rival/${String(own?.id)}`, { method: 'DELETE', key: rivalKey }));
+    const own = ((await svc.send('listSkills', { params: { org_id: 'default' } })).body as { id: string }[])[0];
+    const res = await svc.send('deleteSkill', { params: { org_id: 'rival', skill_id: String(own?.id) } }, { key: rivalKey });
     expect(res).toEqual({ status: 404, body: { detail: 'Skill not found' } });
   });
 });

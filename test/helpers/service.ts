@@ -13,10 +13,10 @@ export interface Caller {
 }
 
 /**
- * What `send` takes for operation `N`: path parameters and query typed by the contract (the path is
- * built from the declaration), and any JSON body, so a test can send what the schema refuses.
+ * What `send` takes for operation `N`: path parameters typed by the contract (the path is built from
+ * the declaration), and any query and JSON body, so a test can send what the schemas refuse.
  */
-export type SendArgs<N extends OperationName> = Pick<OperationArgs<N>, 'params' | 'query'> & { body?: unknown };
+export type SendArgs<N extends OperationName> = Pick<OperationArgs<N>, 'params'> & { query?: Record<string, string | number | boolean | undefined>; body?: unknown };
 
 /** A non-2xx answer to a typed `call`: its status and body (`{detail}` for API errors). */
 export class ApiCallError extends Error {
@@ -42,7 +42,10 @@ export interface TestService {
   consoleToken: string;
   /** fetch against the service with the org key unless headers say otherwise. */
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
-  /** Operation `name` by its contract (path, method, JSON body), answered as status and parsed body, errors included. */
+  /**
+   * Operation `name` by its contract (path, method, JSON body), answered as status and body, errors
+   * included: JSON parsed, any other text as a string (binary bodies: `api` with `operationPath`).
+   */
   send<N extends OperationName>(name: N, args?: SendArgs<N>, caller?: Caller): Promise<{ status: number; body: unknown }>;
   /** The contract's typed client as the org key (or `caller`): results typed by the response schema; a non-2xx throws `ApiCallError`. */
   client(caller?: Caller): ApiClient;
@@ -94,7 +97,10 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     const init: RequestInit & { key?: string | null; json?: unknown } = { method: operationMethod(name), headers: caller.headers ?? {} };
     if (caller.key !== undefined) init.key = caller.key;
     if (args?.body !== undefined) init.json = args.body;
-    return jsonOf(await api(path, init));
+    const response = await api(path, init);
+    const text = await response.text();
+    const json = /^application\/([\w.+-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
+    return { status: response.status, body: text === '' ? undefined : json ? (JSON.parse(text) as unknown) : text };
   };
   const client = (caller: Caller = {}): ApiClient =>
     createApiClient(async (request) => {
