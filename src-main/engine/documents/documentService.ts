@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,7 +13,7 @@ import {
   type DocumentBundleListQuery,
 } from '../../contract/document.ts';
 import type { BundleRow, DocumentRepository, FileOutcome } from '../../store/documents.ts';
-import { inProcessReading, type DocumentReading, type StoredDocument } from './readStored.ts';
+import { inProcessReading, type DocumentReading, type ReadTarget, type StoredDocument, type StoredRead } from './readStored.ts';
 import { sniffContentType } from './sniff.ts';
 import { DocumentReadError, MODEL_MAX_PAGE_IMAGES, type DocumentReader, type ReadDocument } from './types.ts';
 
@@ -309,7 +309,7 @@ export class DocumentService {
   }
 
   /** Reads one document, aborting it (a clear error; a read worker is terminated) when it runs past the read time limit or the bundle is stopped. */
-  async #readWithTimeout(file: StoredDocument, maxPages: number, bundle: AbortSignal): Promise<ReadDocument> {
+  async #readWithTimeout(file: StoredDocument, maxPages: number, target: ReadTarget, bundle: AbortSignal): Promise<StoredRead> {
     const controller = new AbortController();
     const stop = (): void => controller.abort(bundle.reason);
     bundle.addEventListener('abort', stop, { once: true });
@@ -322,7 +322,7 @@ export class DocumentService {
       }, this.#readTimeoutMs);
     });
     try {
-      return await Promise.race([this.#reading.read(file, { maxPages, signal: controller.signal }), timedOut]);
+      return await Promise.race([this.#reading.readAndStore(file, { maxPages, signal: controller.signal }, target), timedOut]);
     } finally {
       this.#clock.clearTimeout(timer);
       bundle.removeEventListener('abort', stop);
@@ -333,7 +333,6 @@ export class DocumentService {
     const files = this.#repo.files(id);
     const dir = this.bundleDir(id);
     const outcomes: FileOutcome[] = [];
-    const written: string[] = [];
     let pagesLeft = DOCUMENT_MAX_PAGES;
     let bundleError: string | null = null;
     for (const file of files) {
@@ -343,26 +342,12 @@ export class DocumentService {
       try {
         contentType = await sniffContentType(path, file.name, file.content_type);
         if (pagesLeft <= 0) throw new DocumentReadError(documentMessages.tooManyPages);
-        const read = await this.#readWithTimeout({ path, name: file.name, contentType, size: file.size }, pagesLeft, signal);
+        // Read and stored off this thread (the read worker): only counts come back, never the text.
+        const stored = await this.#readWithTimeout({ path, name: file.name, contentType, size: file.size }, pagesLeft, { dir, fileIndex: file.file_index }, signal);
         signal.throwIfAborted();
-        pagesLeft -= read.pages;
+        pagesLeft -= stored.pages;
         if (pagesLeft < 0) throw new DocumentReadError(documentMessages.tooManyPages);
-        // Page images (pages read by OCR) are kept beside what was read, for a model's extraction.
-        for (const page of read.pageTexts) {
-          const bytes = page.imageBytes;
-          delete page.imageBytes;
-          delete page.imageBase64;
-          if (!bytes || page.page === null) continue;
-          const image = `${file.file_index}.p${page.page}.jpg`;
-          await writeFile(join(dir, image), bytes, { mode: 0o600 });
-          written.push(join(dir, image));
-          page.image = image;
-        }
-        const target = join(dir, `${file.file_index}.read.json`);
-        await writeFile(`${target}.tmp`, JSON.stringify(read), { mode: 0o600 });
-        await rename(`${target}.tmp`, target);
-        written.push(target);
-        outcomes.push({ fileIndex: file.file_index, contentType, pages: read.pages, textChars: read.pageTexts.reduce((n, p) => n + p.text.length, 0), error: null });
+        outcomes.push({ fileIndex: file.file_index, contentType, pages: stored.pages, textChars: stored.textChars, error: null });
       } catch (error) {
         if (signal.aborted) throw error;
         const message = error instanceof DocumentReadError ? error.message : `${file.name}: could not be read (${describe(error)})`;
@@ -371,8 +356,8 @@ export class DocumentService {
       }
     }
     if (bundleError !== null) {
-      // A failed bundle keeps no half of what was read.
-      for (const target of written) await rm(target, { force: true });
+      // A failed bundle keeps no half of what was read (nor what a reader cut off mid-write left): only the uploads.
+      for (const entry of await readdir(dir)) if (!/^\d+$/.test(entry)) await rm(join(dir, entry), { force: true });
       for (const outcome of outcomes) {
         outcome.pages = outcome.error ? null : outcome.pages;
       }

@@ -1,3 +1,5 @@
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { labelLineFields } from './labelLines.ts';
 import { readHead } from './sniff.ts';
 import { DocumentReadError, type DocumentReader, type ReadDocument } from './types.ts';
@@ -33,10 +35,46 @@ export async function readStoredDocument(readers: readonly DocumentReader[], fil
   return read;
 }
 
+/** Where a read is kept: the bundle's folder and the file's index (`<index>.read.json`, `<index>.p<page>.jpg`). */
+export interface ReadTarget {
+  dir: string;
+  fileIndex: number;
+}
+
+/** What storing a read leaves for the service's thread: counts, never the text. */
+export interface StoredRead {
+  pages: number;
+  textChars: number;
+}
+
+/**
+ * Keeps what was read beside the file: page images (pages read by OCR, for a model's extraction) as
+ * `<index>.p<page>.jpg`, and the read itself as `<index>.read.json` (written whole, then renamed).
+ * Runs where the read was made — the read worker — so a 50 MB document's text is never serialized on the
+ * service's thread (issue 21, item 7).
+ */
+export async function storeRead(read: ReadDocument, target: ReadTarget): Promise<StoredRead> {
+  for (const page of read.pageTexts) {
+    const bytes = page.imageBytes;
+    delete page.imageBytes;
+    delete page.imageBase64;
+    if (!bytes || page.page === null) continue;
+    const image = `${target.fileIndex}.p${page.page}.jpg`;
+    await writeFile(join(target.dir, image), bytes, { mode: 0o600 });
+    page.image = image;
+  }
+  const file = join(target.dir, `${target.fileIndex}.read.json`);
+  await writeFile(`${file}.tmp`, JSON.stringify(read), { mode: 0o600 });
+  await rename(`${file}.tmp`, file);
+  return { pages: read.pages, textChars: read.pageTexts.reduce((n, p) => n + p.text.length, 0) };
+}
+
 /** How a bundle's files are read: in this thread (tests with their own readers) or in a worker thread (readingWorker.ts). */
 export interface DocumentReading {
   /** Reads one file; rejects with `DocumentReadError` for a file that cannot be read, with `signal.reason` once aborted. */
   read(file: StoredDocument, limits: ReadLimits): Promise<ReadDocument>;
+  /** Reads one file and stores what was read at `target` (storeRead), answering only counts; rejects as `read` does. */
+  readAndStore(file: StoredDocument, limits: ReadLimits, target: ReadTarget): Promise<StoredRead>;
   /** Stops whatever the reading keeps running (workers). */
   close(): Promise<void>;
 }
@@ -45,6 +83,11 @@ export interface DocumentReading {
 export function inProcessReading(readers: readonly DocumentReader[], close: () => Promise<void> = async () => {}): DocumentReading {
   return {
     read: (file, limits) => readStoredDocument(readers, file, limits),
+    readAndStore: async (file, limits, target) => {
+      const read = await readStoredDocument(readers, file, limits);
+      limits.signal?.throwIfAborted();
+      return storeRead(read, target);
+    },
     close,
   };
 }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../base/logger.ts';
-import type { DocumentReading, ReadLimits, StoredDocument } from './readStored.ts';
+import type { DocumentReading, ReadLimits, ReadTarget, StoredDocument, StoredRead } from './readStored.ts';
 import { DocumentReadError, type ReadDocument } from './types.ts';
 
 /** What the read worker is started with. */
@@ -9,16 +9,18 @@ export interface ReadWorkerData {
   readersModule?: string;
 }
 
-/** Main thread → worker: read one file. */
+/** Main thread → worker: read one file (and, with `store`, keep what was read there and answer counts only). */
 export interface ReadRequest {
   id: number;
   file: StoredDocument;
   maxPages: number;
+  store?: ReadTarget;
 }
 
-/** Worker → main thread: what was read, or why not (`readError`: a user-facing DocumentReadError message). */
+/** Worker → main thread: what was read (or, for a `store` request, its counts), or why not (`readError`: a user-facing DocumentReadError message). */
 export type ReadResponse =
   | { id: number; ok: true; read: ReadDocument }
+  | { id: number; ok: true; stored: StoredRead }
   | { id: number; ok: false; readError: boolean; message: string };
 
 export interface WorkerReadingOptions {
@@ -53,7 +55,7 @@ export class WorkerReading implements DocumentReading {
   readonly #options: WorkerReadingOptions;
   #worker: Worker | undefined;
   #nextId = 1;
-  #pending: { id: number; resolve: (read: ReadDocument) => void; reject: (error: unknown) => void; name: string } | undefined;
+  #pending: { id: number; resolve: (response: ReadResponse & { ok: true }) => void; reject: (error: unknown) => void; name: string } | undefined;
 
   constructor(options: WorkerReadingOptions = {}) {
     this.#options = options;
@@ -72,7 +74,7 @@ export class WorkerReading implements DocumentReading {
       const pending = this.#pending;
       if (!pending || pending.id !== response.id) return;
       this.#pending = undefined;
-      if (response.ok) pending.resolve(response.read);
+      if (response.ok) pending.resolve(response);
       else pending.reject(response.readError ? new DocumentReadError(response.message) : new Error(response.message));
     });
     const died = (reason: string): void => {
@@ -89,12 +91,25 @@ export class WorkerReading implements DocumentReading {
     return worker;
   }
 
-  read(file: StoredDocument, limits: ReadLimits): Promise<ReadDocument> {
+  async read(file: StoredDocument, limits: ReadLimits): Promise<ReadDocument> {
+    const response = await this.#ask(file, limits, undefined);
+    if (!('read' in response)) throw new Error('the read worker answered a read with counts');
+    return response.read;
+  }
+
+  /** The worker reads and stores the file itself: only counts cross to this thread, never the text. */
+  async readAndStore(file: StoredDocument, limits: ReadLimits, target: ReadTarget): Promise<StoredRead> {
+    const response = await this.#ask(file, limits, target);
+    if (!('stored' in response)) throw new Error('the read worker answered a store request with the whole read');
+    return response.stored;
+  }
+
+  #ask(file: StoredDocument, limits: ReadLimits, store: ReadTarget | undefined): Promise<ReadResponse & { ok: true }> {
     limits.signal?.throwIfAborted();
     if (this.#pending) return Promise.reject(new Error('the read worker is already reading a file'));
     const worker = this.#worker ?? this.#start();
     const id = this.#nextId++;
-    return new Promise<ReadDocument>((resolve, reject) => {
+    return new Promise<ReadResponse & { ok: true }>((resolve, reject) => {
       const signal = limits.signal;
       const onAbort = (): void => {
         if (this.#pending?.id !== id) return;
@@ -106,9 +121,9 @@ export class WorkerReading implements DocumentReading {
       this.#pending = {
         id,
         name: file.name,
-        resolve: (read) => {
+        resolve: (response) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(read);
+          resolve(response);
         },
         reject: (error) => {
           signal?.removeEventListener('abort', onAbort);
@@ -116,7 +131,12 @@ export class WorkerReading implements DocumentReading {
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const request: ReadRequest = { id, file: { path: file.path, name: file.name, contentType: file.contentType, size: file.size }, maxPages: limits.maxPages };
+      const request: ReadRequest = {
+        id,
+        file: { path: file.path, name: file.name, contentType: file.contentType, size: file.size },
+        maxPages: limits.maxPages,
+        ...(store && { store: { dir: store.dir, fileIndex: store.fileIndex } }),
+      };
       worker.postMessage(request);
     });
   }
