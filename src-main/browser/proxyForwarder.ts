@@ -9,8 +9,10 @@ import { silentLogger, type Logger } from '../base/logger.ts';
  *
  * Chromium's `--proxy-server` takes no credentials, and answering the proxy's 407 from Portico's own
  * CDP connection races the session's clients (docs/decisions.md, "Session proxies with credentials").
- * So the session's Chromium talks to this forwarder (127.0.0.1, ephemeral port, no auth), and the
- * forwarder adds `Proxy-Authorization: Basic …` to everything it sends upstream:
+ * So the session's Chromium talks to this forwarder (127.0.0.1, ephemeral port), and the forwarder adds
+ * `Proxy-Authorization: Basic …` to everything it sends upstream. Chromium cannot send the forwarder a
+ * secret, so who may use it is decided per connection by `admits` (the session passes a check that the
+ * client is a process of its own Chromium, loopbackPeer.ts); anyone else gets 403 and nothing upstream.
  * - plain HTTP: the absolute-form request is forwarded as is, with the header added;
  * - HTTPS / WebSockets: `CONNECT host:port` is sent upstream with the header; on its 200 the tunnel is
  *   answered to Chromium and bytes are piped both ways.
@@ -32,6 +34,11 @@ export interface ProxyForwarderOptions {
   logFields?: Record<string, unknown>;
   /** How long to wait for the upstream to accept a connection and answer a CONNECT (network guard, not business time). */
   upstreamTimeoutMs?: number;
+  /**
+   * Who may use the forwarder, asked once per connection before anything is sent upstream; a connection it
+   * refuses gets 403 and is closed. Without it every local client is served (the forwarder's own tests).
+   */
+  admits?: (socket: Socket) => Promise<boolean>;
 }
 
 export interface ProxyForwarder {
@@ -88,6 +95,9 @@ function errorPage(res: ServerResponse, reason: string): void {
   res.writeHead(502, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
 }
 
+const NOT_ADMITTED_TEXT = 'This proxy serves only the browser it was started for';
+const NOT_ADMITTED = `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${NOT_ADMITTED_TEXT}`;
+
 const refusedReason = (status: number): string => status === 407
   ? 'The upstream proxy refused the session\'s proxy credentials (407 Proxy Authentication Required)'
   : `The upstream proxy answered ${status}`;
@@ -106,8 +116,29 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
   };
   const agent = new Agent({ keepAlive: true, timeout: timeoutMs });
   let closed = false;
+  // One verdict per connection, asked when it is accepted; every request on it waits for that verdict.
+  const verdicts = new WeakMap<Socket, Promise<boolean>>();
+  const admitted = (socket: Socket): Promise<boolean> => {
+    const admits = options.admits;
+    if (!admits) return Promise.resolve(true);
+    let verdict = verdicts.get(socket);
+    if (!verdict) {
+      verdict = admits(socket).catch(() => false);
+      verdicts.set(socket, verdict);
+    }
+    return verdict;
+  };
+  const notAdmitted = (): void => logger.warn('proxy forwarder: a client other than the session\'s browser was refused', fields);
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    void admitted(req.socket).then((ok) => {
+      if (ok) return forwardRequest(req, res);
+      notAdmitted();
+      res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(NOT_ADMITTED_TEXT);
+    });
+  };
+
+  const forwardRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const target = req.url ?? '';
     if (!/^http:\/\//i.test(target)) {
       // Only absolute-form requests are proxy requests; anything else is not for this forwarder.
@@ -150,6 +181,14 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
   const onConnect = (req: IncomingMessage, client: Duplex, head: Buffer): void => {
     track(client);
     client.on('error', () => undefined);
+    void admitted(req.socket).then((ok) => {
+      if (ok) return tunnel(req, client, head);
+      notAdmitted();
+      client.end(NOT_ADMITTED);
+    });
+  };
+
+  const tunnel = (req: IncomingMessage, client: Duplex, head: Buffer): void => {
     const authority = req.url ?? '';
     if (!/^[^\s/@]+:\d{1,5}$/.test(authority)) {
       client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
@@ -213,7 +252,10 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
   server.on('connect', onConnect);
   server.on('connection', (socket: Socket) => {
     if (closed) socket.destroy();
-    else track(socket);
+    else {
+      track(socket);
+      void admitted(socket);
+    }
   });
   server.on('clientError', (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {

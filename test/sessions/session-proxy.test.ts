@@ -224,6 +224,43 @@ describe('session proxies with username/password: a local forwarder adds the cre
     expect(await connectOutcome(forwarderPort!)).toBe('ECONNREFUSED');
   });
 
+  it('the forwarder serves only its session\'s Chromium: another local process and another session\'s browser get 403, and nothing reaches the upstream (issue 21)', async () => {
+    const withProxy = await create({ proxy: { server: upstream.server, username: USER, password: PASSWORD } });
+    expect(withProxy.status).toBe(200);
+    const [forwarderPort] = proxyPortsOf(svc.dataDir);
+    expect(forwarderPort).toBeGreaterThan(0);
+    const target = `http://site.test:${new URL(pages.url).port}/hello`;
+    const seen = upstream.requests.length;
+
+    // A local process (this test) speaking the proxy protocol to the forwarder's port: plain request and tunnel.
+    expect(await rawExchange(forwarderPort!, `GET ${target} HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+    expect(await rawExchange(forwarderPort!, `CONNECT secure.test:${httpsPort} HTTP/1.1\r\nHost: secure.test:${httpsPort}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+
+    // Another tenant's session: its cdp_url may give a new context a proxy, and names this forwarder.
+    const other = await create({});
+    expect(other.status).toBe(200);
+    const intruder = await chromium.connectOverCDP(other.body.cdp_url);
+    try {
+      const context = await intruder.newContext({ proxy: { server: `http://127.0.0.1:${forwarderPort}` } });
+      const page = await context.newPage();
+      // A plain page gets the forwarder's 403; a tunnel fails.
+      expect(await page.goto(target).then((response) => `status ${response?.status()}`, (error: Error) => error.message)).toBe('status 403');
+      expect(await page.goto(`https://secure.test:${httpsPort}/tunnel`).then((response) => `status ${response?.status()}`, (error: Error) => error.message)).toMatch(/net::ERR_/);
+    } finally {
+      await intruder.close();
+    }
+    // (The session's own Chromium may send its background requests meanwhile: only the test hosts are the intruders'.)
+    expect(upstream.requests.slice(seen).filter((request) => request.target.includes('.test'))).toEqual([]);
+
+    // The session's own browser still goes through, with the credentials.
+    const { browser, page } = await drive(withProxy.body.cdp_url);
+    await page.goto(target);
+    expect(await page.textContent('#via')).toBe('upstream');
+    await browser.close();
+    await terminate(withProxy.body.session_id);
+    await terminate(other.body.session_id);
+  });
+
   it('a wrong password fails the navigation with a clear error instead of hanging', async () => {
     const { status, body } = await create({ proxy: { server: upstream.server, username: USER, password: 'wrong-password' } });
     expect(status).toBe(200);

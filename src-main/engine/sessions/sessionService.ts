@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 
@@ -11,6 +12,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../base/errors
 import { newId, newSecretToken } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks.ts';
+import { canIdentifyLoopbackPeers, ProcessGroupPeers } from '../../browser/loopbackPeer.ts';
 import { forwardableUpstreamProblem, startProxyForwarder, type ProxyForwarder } from '../../browser/proxyForwarder.ts';
 import { startRecording, type Recording } from '../../browser/recorder.ts';
 import type { SessionBrowser, SessionBrowserPool, SessionLaunchSpec } from '../../browser/sessionBrowsers.ts';
@@ -161,15 +163,20 @@ export class SessionService {
     }
     let forwarder: ProxyForwarder | undefined;
     let browser: SessionBrowser;
+    // The forwarder serves only this session's Chromium (its process group), once it is launched; where the
+    // OS cannot tell who a local client is (no /proc), any local client (docs/security.md, residual risks).
+    let peers: ProcessGroupPeers | undefined;
+    const admits = canIdentifyLoopbackPeers ? { admits: async (socket: Socket) => (await peers?.admits(socket)) ?? false } : {};
     try {
       if (request.proxy && credentials && spec.proxy) {
         forwarder = await startProxyForwarder(
           { server: request.proxy.server, username: request.proxy.username ?? '', password: request.proxy.password ?? '' },
-          { logger: this.#logger, logFields: { session_id: sessionId } },
+          { logger: this.#logger, logFields: { session_id: sessionId }, ...admits },
         );
         spec.proxy.server = forwarder.server;
       }
       ({ browser } = await this.#pool.take(spec));
+      peers = new ProcessGroupPeers(browser.pid);
     } catch (error) {
       await forwarder?.close();
       lock?.release();
