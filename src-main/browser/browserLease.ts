@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 
+import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { Emitter, type Disposable, type Listener } from '../base/emitter.ts';
 import { BrowserDisconnectedError } from './browserErrors.ts';
 import type { CapturedDownload, DownloadCapture } from './downloadCapture.ts';
@@ -36,6 +37,11 @@ export interface LeaseParts {
   downloadSettleMs: number;
   /** Releases everything behind the context once it is closed: browser, temp folder, lock, counters. */
   teardown(): Promise<void>;
+  /** How long closing the context may take (on `clock`) before `kill` ends its browser. */
+  closeTimeoutMs: number;
+  clock?: Clock;
+  /** Kills the browser process tree behind the context (SIGKILL of its process group). */
+  kill(): Promise<void>;
 }
 
 /** The lease the runtime hands out; disconnect detection rides on the context's close event. */
@@ -91,11 +97,21 @@ export class RuntimeLease implements BrowserLease {
     this.#disconnect.dispose();
   }
 
+  #within(work: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
+    const clock = this.#parts.clock ?? systemClock;
+    let timer: TimerHandle | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = clock.setTimeout(() => resolve('timeout'), ms);
+    });
+    return Promise.race([work.then(() => 'done' as const), timedOut]).finally(() => clock.clearTimeout(timer));
+  }
+
   async #close(): Promise<void> {
     try {
       if (!this.#abort.signal.aborted) await this.#parts.capture?.settle(this.#parts.downloadSettleMs);
-      // Closing a context whose browser already died rejects; there is nothing left to close then.
-      await this.context.close().catch(() => undefined);
+      // Closing a context whose browser already died rejects; there is nothing left to close then. A browser
+      // that does not answer (stopped, wedged) is killed, so the lock and slot behind the lease come back.
+      if ((await this.#within(this.context.close().catch(() => undefined), this.#parts.closeTimeoutMs)) === 'timeout') await this.#parts.kill();
     } finally {
       this.#disconnect.dispose();
       await this.#parts.teardown();

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 
 import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions } from 'playwright-core';
 
+import type { Clock } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
+import { killLaunch, newLaunchMarker } from './browserProcess.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
 import { RuntimeLease, type BrowserLease, type LeaseKind } from './browserLease.ts';
 import { blockedHostRules, chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
@@ -67,6 +69,10 @@ export interface BrowserRuntimeOptions {
   launchTimeoutMs?: number;
   /** How long close() waits for downloads still in flight. */
   downloadSettleMs?: number;
+  /** How long a lease's context may take to close (on `clock`) before its browser's process group is killed; default 10 s. */
+  closeTimeoutMs?: number;
+  /** The clock of that bound; default the system clock. */
+  clock?: Clock;
   /**
    * Keep one fresh context (default size, no proxy) open in the shared browser, so a job's lease
    * skips context creation; it is handed out once and replaced in the background.
@@ -96,6 +102,8 @@ export class BrowserRuntime {
   readonly #host: ChromiumHost;
   readonly #browserType: BrowserType;
   readonly #leases = new Set<RuntimeLease>();
+  /** The launch marker of each browser (browserProcess.ts): a persistent context is its own browser. */
+  readonly #markers = new WeakMap<Browser | BrowserContext, string>();
   readonly #counts: Record<Counter, number> = { browsers: 0, contexts: 0, tempDirs: 0 };
   #executablePath: string | undefined;
   /** The operator's choice (setExecutablePath), else the constructor's; undefined means discovery. */
@@ -282,11 +290,15 @@ export class BrowserRuntime {
         userDataDir = await copyProfileToTemp(folder, this.#options.tempDir ?? tmpdir());
         untrackTemp = this.#track('tempDirs');
       }
+      const marker = newLaunchMarker();
+      const launchOptions = this.#launchOptions(options.headed ?? false, options.viewport);
       const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(userDataDir, {
-        ...this.#launchOptions(options.headed ?? false, options.viewport),
+        ...launchOptions,
+        args: [...(launchOptions.args ?? []), marker.arg],
         ...this.#contextOptions(options),
         ...(env && { env }),
       }));
+      this.#markers.set(context, marker.id);
       const untrackBrowser = this.#track('browsers');
       // The persistent context is its browser: closing one closes the other.
       context.on('close', untrackBrowser);
@@ -313,6 +325,14 @@ export class BrowserRuntime {
         userDataDir,
         capture,
         downloadSettleMs: this.#options.downloadSettleMs ?? 30_000,
+        closeTimeoutMs: this.#options.closeTimeoutMs ?? 10_000,
+        ...(this.#options.clock && { clock: this.#options.clock }),
+        kill: async () => {
+          const browser = context.browser();
+          const marker = this.#markers.get(context) ?? (browser ? this.#markers.get(browser) : undefined);
+          const killed = marker === undefined ? [] : await killLaunch(marker);
+          this.#logger.warn('browser did not close in time; its process group was killed', { kind, groups: killed });
+        },
         teardown: async () => {
           untrackContext();
           this.#leases.delete(lease);
@@ -358,7 +378,10 @@ export class BrowserRuntime {
   }
 
   async #launch(headed: boolean, viewport: ScreenSize | undefined): Promise<Browser> {
-    const browser = await this.#inTemp((env) => this.#browserType.launch({ ...this.#launchOptions(headed, viewport), ...(env && { env }) }));
+    const marker = newLaunchMarker();
+    const launchOptions = this.#launchOptions(headed, viewport);
+    const browser = await this.#inTemp((env) => this.#browserType.launch({ ...launchOptions, args: [...(launchOptions.args ?? []), marker.arg], ...(env && { env }) }));
+    this.#markers.set(browser, marker.id);
     const untrack = this.#track('browsers');
     browser.on('disconnected', untrack);
     this.#logger.debug('browser launched', { headed, version: browser.version() });

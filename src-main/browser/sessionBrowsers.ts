@@ -7,6 +7,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
 import { blockedHostRules, chromiumArgs } from './chromiumDiscovery.ts';
 import { CdpPipe, type CdpChannel } from './cdpPipe.ts';
@@ -47,8 +48,10 @@ export interface SessionBrowserLauncherOptions {
   tempDir?: string;
   logger?: Logger;
   launchTimeoutMs?: number;
-  /** How long close() waits for Chromium to exit after `Browser.close` before killing it. */
+  /** How long close() waits (on `clock`) for Chromium to exit after `Browser.close` before killing its process group. */
   closeTimeoutMs?: number;
+  /** The clock of that bound; default the system clock. */
+  clock?: Clock;
   /** `host:port` pairs the browser must never reach (Portico's own port), read at each launch. */
   blockedHostPorts?: () => readonly string[];
 }
@@ -69,11 +72,13 @@ export class SessionBrowser {
   readonly #pipe: CdpPipe;
   readonly #workDir: string;
   readonly #closeTimeoutMs: number;
+  readonly #clock: Clock;
   #engine: Promise<Browser> | undefined;
   #closing: Promise<void> | undefined;
   #hasExited = false;
 
-  constructor(child: ChildProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number) {
+  constructor(child: ChildProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#child = child;
     this.#pipe = pipe;
     this.#workDir = workDir;
@@ -179,15 +184,15 @@ export class SessionBrowser {
   async #close(): Promise<void> {
     if (this.alive) {
       this.#pipe.notify('Browser.close');
-      // Process shutdown, not business time: a wall-clock guard so a hung Chromium is still killed.
-      let timer: NodeJS.Timeout | undefined;
+      // A Chromium that does not exit in time (stopped, wedged) is killed with everything it started.
+      let timer: TimerHandle | undefined;
       const gaveUp = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), this.#closeTimeoutMs);
+        timer = this.#clock.setTimeout(() => resolve('timeout'), this.#closeTimeoutMs);
       });
       const outcome = await Promise.race([this.exited.then(() => 'exited' as const), gaveUp]);
-      clearTimeout(timer);
+      this.#clock.clearTimeout(timer);
       if (outcome === 'timeout') {
-        this.#child.kill('SIGKILL');
+        killProcessTree(this.#child);
         await this.exited;
       }
     }
@@ -302,6 +307,19 @@ export class SessionBrowserPool {
   }
 }
 
+/**
+ * SIGKILL to the browser's whole process group (it is spawned detached: the group is the browser and every
+ * process it started, even when a wrapper script is what was spawned); Windows: the process itself.
+ */
+function killProcessTree(child: ChildProcess): void {
+  try {
+    if (process.platform !== 'win32' && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
 const HEADLESS_FRAME_PX = 87;
 
 const DEFAULT_SESSION_SCREEN_SPEC: SessionLaunchSpec = { screen: DEFAULT_SESSION_SCREEN };
@@ -389,9 +407,9 @@ export async function launchSessionBrowser(spec: SessionLaunchSpec, options: Ses
         resolve();
       }, fail);
     });
-    return new SessionBrowser(spawned, pipe, workDir, options.closeTimeoutMs ?? 5_000);
+    return new SessionBrowser(spawned, pipe, workDir, options.closeTimeoutMs ?? 5_000, options.clock);
   } catch (error) {
-    child?.kill('SIGKILL');
+    if (child) killProcessTree(child);
     await rm(workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
     throw error;
   }
