@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     sampler.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
     });
-    const exited = new Promise((resolve) => sampler.once('exit', resolve));
+    const exited = new Promise((resolve) => sampler.once('close', resolve));
     // A baseline: /health on this machine, at this load, with nothing else going on.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     sampler.stdin.write('upload\n');

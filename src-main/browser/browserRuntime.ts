@@ -69,7 +69,7 @@ export interface BrowserRuntimeOptions {
   launchTimeoutMs?: number;
   /** How long close() waits for downloads still in flight. */
   downloadSettleMs?: number;
-  /** How long a lease's context may take to close (on `clock`) before its browser's process group is killed; default 10 s. */
+  /** How long a lease's context may take to close (on `clock`) before its browser's process group is killed; default 30 s. */
   closeTimeoutMs?: number;
   /** The clock of that bound; default the system clock. */
   clock?: Clock;
@@ -325,7 +325,7 @@ export class BrowserRuntime {
         userDataDir,
         capture,
         downloadSettleMs: this.#options.downloadSettleMs ?? 30_000,
-        closeTimeoutMs: this.#options.closeTimeoutMs ?? 10_000,
+        closeTimeoutMs: this.#options.closeTimeoutMs ?? 30_000,
         ...(this.#options.clock && { clock: this.#options.clock }),
         kill: async () => {
           const browser = context.browser();
