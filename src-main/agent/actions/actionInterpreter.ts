@@ -4,7 +4,7 @@ import { parseTemplate, renderTemplate, templateSource, templateVariables, type 
 import { MAX_EXTRACT_CHARS, OperationError, perform, type Operation } from './operations.ts';
 import { findRow } from './rowScope.ts';
 import type { StepRecipe } from './stepRecipe.ts';
-import { findAgain, identify } from './targetIdentity.ts';
+import { findAgain, identify, type FoundAgain } from './targetIdentity.ts';
 import { KIND_WORD, resolveTarget, TargetError, type TargetPurpose } from './targetResolver.ts';
 
 /** How one action ended. `recipe` is what the step cache may keep (absent when the action must not be cached). */
@@ -166,11 +166,23 @@ export async function runParsedAction(page: Page, action: ParsedAction, variable
   });
 }
 
+/** A recipe's operation with the variables' values filled in. */
+function operationOf(recipe: StepRecipe, variables: Variables): Operation {
+  return {
+    op: recipe.op,
+    ...(recipe.text !== undefined && { text: renderTemplate(parseTemplate(recipe.text), variables) }),
+    ...(recipe.key !== undefined && { key: recipe.key }),
+    ...(recipe.checked !== undefined && { checked: recipe.checked }),
+    ...(recipe.direction !== undefined && { direction: recipe.direction }),
+  };
+}
+
 /**
  * Replays a cached recipe: the target must still have the same role and name (else `undefined`,
  * meaning the entry does not apply and a fresh resolution should run).
  */
-export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Variables): Promise<ActionOutcome | undefined> {
+export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Variables, found?: FoundAgain): Promise<ActionOutcome | undefined> {
+  if (found && recipe.row === undefined) return settled(async () => ({ success: true, result: await perform(page, operationOf(recipe, variables), found.locator, recipe.target, found.facts), recipe }));
   let scope: Locator | undefined;
   if (recipe.row !== undefined) {
     // The same row by the same rule (its key), wherever it has moved; none, or several, and the entry does not apply.
@@ -185,14 +197,7 @@ export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Va
     }
     scope = found.row;
   }
-  const found = recipe.target ? await findAgain(page, recipe.target, scope, recipe.op) : undefined;
-  if (recipe.target && !found) return undefined;
-  const operation: Operation = {
-    op: recipe.op,
-    ...(recipe.text !== undefined && { text: renderTemplate(parseTemplate(recipe.text), variables) }),
-    ...(recipe.key !== undefined && { key: recipe.key }),
-    ...(recipe.checked !== undefined && { checked: recipe.checked }),
-    ...(recipe.direction !== undefined && { direction: recipe.direction }),
-  };
-  return settled(async () => ({ success: true, result: await perform(page, operation, found?.locator, recipe.target, found?.facts), recipe }));
+  const again = recipe.target ? await findAgain(page, recipe.target, scope, recipe.op) : undefined;
+  if (recipe.target && !again) return undefined;
+  return settled(async () => ({ success: true, result: await perform(page, operationOf(recipe, variables), again?.locator, recipe.target, again?.facts), recipe }));
 }

@@ -259,6 +259,8 @@ export interface Probe {
   /** The element's role is, without doubt, the stored one (found by text: a plain dt is a term). */
   roleSame?: boolean;
   facts?: TargetFacts;
+  /** The document's time origin (one document from the next at the same address). */
+  doc?: number;
 }
 
 /**
@@ -294,7 +296,7 @@ export const probe = inPage<(els: Element[], args: { textOnly: boolean; selector
     const p = el.matches('input, select, textarea') ? null : paired(el);
     facts.read = p || { text: el instanceof HTMLInputElement && el.type === 'password' ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : el.innerText };
   }
-  return { seen, pick, bySelector, roleSame, facts };
+  return { seen, pick, bySelector, roleSame, facts, doc: performance.timeOrigin };
 }`);
 
 /** The names a person reads on each control (its labels, aria-label, aria-labelledby, placeholder, a fieldset's legend), for the lexicon tier. */

@@ -133,6 +133,8 @@ async function scopesFor(page: Page, identity: TargetIdentity, within?: Locator)
 export interface FoundAgain {
   locator: Locator;
   facts?: TargetFacts;
+  /** The time origin of the document it was found in (tells whether that document is still the page's). */
+  doc?: number;
 }
 
 /**
@@ -163,9 +165,9 @@ export async function findAgain(page: Page, identity: TargetIdentity, within?: L
   if (picked && chosen) {
     const { frame, candidates, probe: found } = picked;
     const locator = found.bySelector && !within ? frame.locator(`css:light=${identity.selector}`) : candidates.nth(chosen.index);
-    const facts = found.facts;
-    if (identity.by === 'role' || found.roleSame) return { locator, ...(facts && { facts }) };
-    if (sameIdentity(await locator.ariaSnapshot({ timeout: 2_000 }), identity)) return { locator, ...(facts && { facts }) };
+    const result: FoundAgain = { locator, ...(found.facts && { facts: found.facts }), ...(found.doc !== undefined && { doc: found.doc }) };
+    if (identity.by === 'role' || found.roleSame) return result;
+    if (sameIdentity(await locator.ariaSnapshot({ timeout: 2_000 }), identity)) return result;
   }
   if (!identity.selector) return undefined;
   const fallback = await perceivableAcross(frames, (frame) => frame.locator(identity.selector), textOnly);

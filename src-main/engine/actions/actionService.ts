@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CDPSession, Page } from 'playwright-core';
 import {
-  ActionSyntaxError, actionVariables, isStepRecipe, MissingVariableError, parseAction, replayRecipe, runParsedAction, runWithModel,
+  ActionSyntaxError, actionVariables, findAgain, isStepRecipe, MissingVariableError, parseAction, replayRecipe, runParsedAction, runWithModel,
   type ActionOutcome, type StepRecipe, type Variables,
 } from '../../agent/actions/index.ts';
 import { systemClock, type Clock } from '../../base/clock.ts';
@@ -87,12 +87,14 @@ class NavigationWatch {
    * lets every event the browser sent before it arrive (Playwright's own included, so page.url() is current
    * afterwards); a navigation that settled while another began is waited for too.
    */
-  async settled(): Promise<void> {
+  async settled(): Promise<number | undefined> {
     const deadline = performance.now() + PENDING_NAVIGATION_MS;
     for (;;) {
-      await this.#cdp.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
+      // The document's time origin tells one document from the next (a reload keeps the address, not the origin).
+      const doc = await this.#cdp.send('Runtime.evaluate', { expression: 'performance.timeOrigin', returnByValue: true })
+        .then((r) => (typeof r.result.value === 'number' ? r.result.value : undefined), () => undefined);
       const left = deadline - performance.now();
-      if (!this.#pending || left <= 0) return;
+      if (!this.#pending || left <= 0) return doc;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#waiters.push(() => {
@@ -107,11 +109,11 @@ class NavigationWatch {
 const watches = new WeakMap<Page, Promise<NavigationWatch | undefined>>();
 
 /**
- * The page's address as the page itself reports it now. Another client (over cdp_url) may have just
- * navigated: a navigation under way is waited out first, then the address is read from the document
- * (`page.url()` is only as fresh as the events this connection has handled).
+ * The page's address as the page itself reports it now, and (read by the watch) its main document's time
+ * origin. Another client (over cdp_url) may have just navigated: a navigation under way is waited out
+ * first, then the address is read (`page.url()` is only as fresh as the events this connection has handled).
  */
-async function currentUrl(page: Page): Promise<string> {
+async function currentDocument(page: Page): Promise<{ url: string; doc?: number }> {
   let watch = watches.get(page);
   if (!watch) {
     watch = NavigationWatch.start(page).catch(() => undefined);
@@ -120,19 +122,19 @@ async function currentUrl(page: Page): Promise<string> {
   const watching = await watch;
   if (watching) {
     // Its round trip came back after every event the browser sent before it, Playwright's own included: page.url() is current.
-    await watching.settled();
-    return page.url();
+    const doc = await watching.settled();
+    return { url: page.url(), ...(doc !== undefined && { doc }) };
   }
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       const href = await page.mainFrame().evaluate(() => location.href);
-      if (href === page.url()) return href;
+      if (href === page.url()) return { url: href };
     } catch {
       // The document went away mid-read: a navigation is committing; read again once it has.
     }
     await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined);
   }
-  return page.url();
+  return { url: page.url() };
 }
 
 /** Whether any string of a recipe carries a variable's value (then it is not stored: values never reach the cache). */
@@ -230,13 +232,26 @@ export class ActionService {
 
   async #cachedOrFresh(page: Page, workspaceId: string, request: SingleActionRequest, variables: Variables, names: string[]): Promise<SingleActionResponse> {
     const cache = this.#deps.cache;
-    const where = pageKey(await currentUrl(page));
-    const cacheKey = request.id !== undefined
+    const keyFor = (where: string): string => (request.id !== undefined
       ? `id:${request.id}`
-      : `h:${createHash('sha256').update(JSON.stringify([request.action, where, [...names].sort()])).digest('hex').slice(0, 40)}`;
+      : `h:${createHash('sha256').update(JSON.stringify([request.action, where, [...names].sort()])).digest('hex').slice(0, 40)}`);
+    const usable = (found: { action: string; recipe: unknown } | undefined): StepRecipe | undefined => (found && found.action === request.action && isStepRecipe(found.recipe) ? found.recipe : undefined);
+    // The step the page's last known address files this action under is looked for while the page is checked
+    // for a navigation under way (two calls into the page at once, not one after the other). The look is
+    // read-only; it counts only if the page is still at that address and on the same document afterwards.
+    const seen = pageKey(page.url());
+    const guess = usable(cache.get(workspaceId, keyFor(seen)));
+    const early = guess?.target?.frame === '' && guess.row === undefined ? findAgain(page, guess.target, undefined, guess.op).catch(() => undefined) : undefined;
+    const now = await currentDocument(page);
+    const where = pageKey(now.url);
+    const probed = await early;
+    const cacheKey = keyFor(where);
     const entry = cache.get(workspaceId, cacheKey);
-    if (entry && entry.action === request.action && isStepRecipe(entry.recipe)) {
-      const replayed = await replayRecipe(page, entry.recipe, variables);
+    const recipe = usable(entry);
+    if (recipe) {
+      const sameStep = guess !== undefined && recipe.op === guess.op && JSON.stringify(recipe.target) === JSON.stringify(guess.target);
+      const ready = probed && where === seen && sameStep && now.doc !== undefined && probed.doc === now.doc ? probed : undefined;
+      const replayed = await replayRecipe(page, recipe, variables, ready);
       if (replayed) {
         cache.count(workspaceId, cacheKey, 'hit');
         return this.#response(replayed, ACTION_CREDITS, { used_cache: true, set_cache: false, cache_failed: false });
