@@ -25,6 +25,15 @@ describe('the cache key follows the page after another client navigates it over 
   /** Pages whose Go button was clicked, in order. */
   const clicks: string[] = [];
   let onClick: (() => void) | undefined;
+  const clickWaiters: Array<() => void> = [];
+  /** Resolves once `n` clicks have been reported (a click's report is a request of its own, sent after the action's answer may have come). */
+  const clicked = (n: number): Promise<void> => new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (clicks.length >= n) resolve();
+      else clickWaiters.push(check);
+    };
+    check();
+  });
   /** The next request for this path is held until `release` is called. */
   let hold: { path: string; requested: () => void; res?: ServerResponse } | undefined;
 
@@ -34,6 +43,7 @@ describe('the cache key follows the page after another client navigates it over 
       clicks.push(url.searchParams.get('page') ?? '?');
       res.writeHead(204).end();
       onClick?.();
+      for (const wake of clickWaiters.splice(0)) wake();
       return;
     }
     const name = url.pathname === '/a' ? 'A' : 'B';
@@ -64,6 +74,7 @@ describe('the cache key follows the page after another client navigates it over 
     expect(await run(`go to ${origin}/a`)).toMatchObject({ success: true });
     // The step is stored under page A: an action filed under A's key by mistake would replay it on A.
     expect(await run('click Go')).toMatchObject({ success: true, set_cache: true });
+    await clicked(1);
     expect(clicks).toEqual(['A']);
     client = await chromium.connectOverCDP(session.cdp_url);
     const remote = client.contexts().flatMap((c) => c.pages()).find((p) => p.url() === `${origin}/a`);
@@ -88,6 +99,7 @@ describe('the cache key follows the page after another client navigates it over 
       // Filed under the page it ran on: keyed by A while B was still loading, the first would replay A's step.
       expect(await action).toMatchObject({ success: true, used_cache: cached, set_cache: !cached });
       // The click landed on the page the navigation led to, never on the one it left.
+      await clicked(before + 1);
       expect(clicks.slice(before)).toEqual([name]);
     }
 
