@@ -5,7 +5,8 @@
 #                                  (so every host reaches every root-side 10.200.*.1 address)
 #   netns-host.sh kill N         → SIGKILL every process in the namespace (the host "dies"; its address
 #                                  still answers, with refused connections)
-#   netns-host.sh unplug N       → the cable is pulled: the root end goes down, packets get no answer
+#   netns-host.sh unplug N       → the cable is pulled: the host's end goes down, packets get no answer (the
+#                                  root end keeps its route, marked linkdown, so nothing leaks to the default route)
 #   netns-host.sh down N         → kill, delete the namespace and the veth pair, release N
 #   netns-host.sh reap           → tear down what dead owners left behind
 #   netns-host.sh probe          → exit 0 when namespaces and veth pairs can be made here
@@ -90,7 +91,7 @@ flock 9
 case "$cmd" in
   up) up "${2:?owner pid}" ;;
   kill) kill_all "${2:?N}" ;;
-  unplug) ip link set "ptch${2:?N}" down ;;
+  unplug) ip netns exec "$(ns "${2:?N}")" ip link set "ptcn$2" down ;;
   down) teardown "${2:?N}" ;;
   reap) reap ;;
   probe)

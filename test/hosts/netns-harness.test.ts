@@ -99,12 +99,17 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
     }
   });
 
-  test('kill() is a dead host: connections are refused, the other hosts still serve', async () => {
+  test('kill() is a dead host (refused); unplug() leaves it silent (timeouts); the other hosts still serve', async () => {
     const doomed = await startBrowserHost({ engine: 'cdp' });
     try {
       expect((await fetch(`${doomed.httpUrl}/json/version`)).ok).toBe(true);
       doomed.kill();
-      await expect(fetch(`${doomed.httpUrl}/json/version`)).rejects.toThrow();
+      // Killed: the machine is there but nothing listens: a kept-alive connection is reset, a new one refused, at once.
+      const refused = await fetch(`${doomed.httpUrl}/json/version`, { signal: AbortSignal.timeout(5000) }).then(() => 'answered', (error: Error) => (error.cause as { code?: string } | undefined)?.code);
+      expect(['ECONNREFUSED', 'ECONNRESET']).toContain(refused);
+      doomed.unplug();
+      // Unplugged: no answer at all (a timeout, not a refusal).
+      await expect(fetch(`${doomed.httpUrl}/json/version`, { signal: AbortSignal.timeout(500) })).rejects.toThrow(/timeout|aborted/i);
       const browser = await chromium.connect(hosts[0]!.url);
       expect(browser.isConnected()).toBe(true);
       await browser.close();
