@@ -126,11 +126,17 @@ export const matchRows = inPage<(rows: Element[], args: { key: string; column?: 
     return names;
   };
   const key = norm(args.key);
-  const seen = perceivable(rows, false);
+  // Cheap first: a row that can match holds the key's last word somewhere in its text (a long table is
+  // then read cell by cell, styles and all, only where it may match).
+  const last = key.split(' ').pop() || '';
+  const maybe = [];
+  rows.forEach((row, index) => { if (norm(row.textContent).includes(last)) maybe.push(index); });
+  const seen = new Map();
+  perceivable(maybe.map((i) => rows[i]), false).forEach((s, k) => seen.set(maybe[k], s));
   const out = [];
-  for (let index = 0; index < rows.length; index += 1) {
+  for (const index of maybe) {
     const row = rows[index];
-    if (seen[index] === 0 || !row.getClientRects().length || isHeaderRow(row)) continue;
+    if (seen.get(index) === 0 || !row.getClientRects().length || isHeaderRow(row)) continue;
     if (row.tagName === 'DIV' && !row.querySelector(':scope > dt')) continue;
     const cells = cellsOf(row);
     const at = columnsOf(cells);
