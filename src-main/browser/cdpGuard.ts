@@ -54,6 +54,21 @@ export interface CdpGuardContext {
   targetInfo(targetId: string): Promise<{ type: string; url: string } | undefined>;
 }
 
+/**
+ * Portico's own (trusted) channel to a session browser passes unguarded, except for where downloads go:
+ * its Playwright connection asks for `allowAndName` into a throwaway folder of its own (outside the data
+ * folder, GUID names, removed when the connection closes), and a download behaviour applies to the whole
+ * browser context, so every client's unconfigured downloads went there. Portico never takes a session's
+ * downloads, so its channel leaves them to Chromium's default: the session's downloads folder, set in the
+ * profile's preferences at launch, under the file's own name.
+ */
+export function trustedCdpParams(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  if (method !== 'Browser.setDownloadBehavior' && method !== 'Page.setDownloadBehavior') return params;
+  if (params.behavior !== 'allow' && params.behavior !== 'allowAndName') return params;
+  const { downloadPath: _ignored, ...rest } = params;
+  return { ...rest, behavior: 'default' };
+}
+
 export type CdpVerdict = { params: Record<string, unknown> } | { refused: string };
 
 function inside(dir: string, path: unknown): boolean {

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 
-import { guardCdpCommand, forbiddenTarget, type CdpGuardContext } from './cdpGuard.ts';
+import { guardCdpCommand, forbiddenTarget, trustedCdpParams, type CdpGuardContext } from './cdpGuard.ts';
 
 /**
  * One Chromium's `--remote-debugging-pipe` (fds 3/4, NUL-delimited JSON) shared by several CDP
@@ -228,7 +228,7 @@ export class CdpChannel {
         this.#answer(errorAnswer(id, sessionId, 'Session with given id not found.', -32001));
         return;
       }
-      const verdict = this.#guard ? await guardCdpCommand(method, params, this.#guard).catch((error: unknown) => ({ refused: String(error) })) : { params };
+      const verdict = this.#guard ? await guardCdpCommand(method, params, this.#guard).catch((error: unknown) => ({ refused: String(error) })) : { params: trustedCdpParams(method, params) };
       if (this.#closed) return;
       if ('refused' in verdict) {
         this.#answer(errorAnswer(id, sessionId, `Portico refused ${method}: ${verdict.refused}`));

@@ -77,8 +77,12 @@ export class SessionBrowser {
   #closing: Promise<void> | undefined;
   #hasExited = false;
 
-  constructor(child: ChildProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number, clock: Clock = systemClock) {
+  /** A profile's folder the browser ran in (its preferences name this session's downloads folder until it ends). */
+  readonly #profileDir: string | undefined;
+
+  constructor(child: ChildProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number, clock: Clock = systemClock, profileDir?: string) {
     this.#clock = clock;
+    this.#profileDir = profileDir;
     this.#child = child;
     this.#pipe = pipe;
     this.#workDir = workDir;
@@ -197,6 +201,8 @@ export class SessionBrowser {
       }
     }
     await this.#engine?.then((browser) => browser.close()).catch(() => undefined);
+    // The profile outlives this session's folder: it must not keep pointing its downloads at a deleted folder.
+    if (this.#profileDir !== undefined) await forgetDownloadFolder(this.#profileDir, this.downloadsDir).catch(() => undefined);
     await rm(this.#workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
 }
@@ -324,24 +330,48 @@ const HEADLESS_FRAME_PX = 87;
 
 const DEFAULT_SESSION_SCREEN_SPEC: SessionLaunchSpec = { screen: DEFAULT_SESSION_SCREEN };
 
-/** Points the profile's default download folder at `downloadsDir` (what Chromium uses when no client set one). */
-async function setDownloadFolder(userDataDir: string, downloadsDir: string): Promise<void> {
-  const file = join(userDataDir, 'Default', 'Preferences');
-  let prefs: Record<string, unknown> = {};
+type Preferences = Record<string, unknown>;
+
+async function readPreferences(userDataDir: string): Promise<Preferences> {
   try {
-    const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) prefs = parsed as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(await readFile(join(userDataDir, 'Default', 'Preferences'), 'utf8'));
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Preferences;
   } catch {
     // No profile yet (or an unreadable one Chromium will replace): start from nothing.
   }
-  const section = (name: string): Record<string, unknown> => {
-    const value = prefs[name];
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  };
-  prefs.download = { ...section('download'), default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
-  prefs.savefile = { ...section('savefile'), default_directory: downloadsDir };
+  return {};
+}
+
+async function writePreferences(userDataDir: string, prefs: Preferences): Promise<void> {
   await mkdir(join(userDataDir, 'Default'), { recursive: true });
-  await writeFile(file, JSON.stringify(prefs), { mode: 0o600 });
+  await writeFile(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(prefs), { mode: 0o600 });
+}
+
+function section(prefs: Preferences, name: string): Record<string, unknown> {
+  const value = prefs[name];
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** Points the profile's default download folder at `downloadsDir` (what Chromium uses when no client set one). */
+async function setDownloadFolder(userDataDir: string, downloadsDir: string): Promise<void> {
+  const prefs = await readPreferences(userDataDir);
+  prefs.download = { ...section(prefs, 'download'), default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
+  prefs.savefile = { ...section(prefs, 'savefile'), default_directory: downloadsDir };
+  await writePreferences(userDataDir, prefs);
+}
+
+/** After the browser exited: the profile's download folders no longer name `downloadsDir` (removed with the session). */
+async function forgetDownloadFolder(userDataDir: string, downloadsDir: string): Promise<void> {
+  const prefs = await readPreferences(userDataDir);
+  let changed = false;
+  for (const name of ['download', 'savefile']) {
+    const values = section(prefs, name);
+    if (values.default_directory !== downloadsDir) continue;
+    const { default_directory: _removed, ...rest } = values;
+    prefs[name] = rest;
+    changed = true;
+  }
+  if (changed) await writePreferences(userDataDir, prefs);
 }
 
 /** Starts one session browser and waits until it answers over its pipe. */
@@ -407,7 +437,7 @@ export async function launchSessionBrowser(spec: SessionLaunchSpec, options: Ses
         resolve();
       }, fail);
     });
-    return new SessionBrowser(spawned, pipe, workDir, options.closeTimeoutMs ?? 5_000, options.clock);
+    return new SessionBrowser(spawned, pipe, workDir, options.closeTimeoutMs ?? 5_000, options.clock, spec.userDataDir);
   } catch (error) {
     if (child) killProcessTree(child);
     await rm(workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
