@@ -55,6 +55,10 @@ export interface AppOptions {
   limits?: Partial<ResourceLimits>;
   /** Time source of the request-rate window and the artifacts usage cache; only tests change it. */
   limitsClock?: Clock;
+  /** Time source of browser host probes (docs/scale.md); only tests change it. */
+  hostsClock?: Clock;
+  /** How often each browser host is probed (default 15 s). */
+  hostProbeIntervalMs?: number;
   /** Time source of OAuth connect requests (their 10-minute expiry) and token refreshes; only tests change it. */
   oauthClock?: Clock;
   /** Called once each time `/oauth/callback` connects an account (not on a failed callback); the desktop host focuses its window. */

@@ -18,6 +18,8 @@ import { BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, isOrchestratorModel } fro
 import { DEFAULT_USER_ID, DEFAULT_WORKSPACE_ID, seedFirstStart, type SeededKeys } from './engine/firstStart.ts';
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { BrowserSlots } from './engine/limits/browserSlots.ts';
+import { browserCapacity, createBrowserHosts, hostStatuses, placementHosts } from './engine/hosts/browserHostSetup.ts';
+import { chromiumVersion } from './browser/chromiumVersion.ts';
 import { DiskQuotas } from './engine/limits/diskQuotas.ts';
 import { resolveLimits } from './engine/limits/resourceLimits.ts';
 import { AdminService } from './engine/admin/adminService.ts';
@@ -117,8 +119,16 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
     const operatorSettings = OperatorSettings.load(paths.root);
     // What one organization may hold: live browsers, requests a minute, disk (docs/api.md, "Limits and quotas").
-    const limits = resolveLimits(operatorSettings.values, options.limits);
-    const browserSlots = new BrowserSlots({ perOrg: limits.browsersPerOrg, total: limits.browsersTotal });
+    const limits = resolveLimits(operatorSettings.values, options.limits, browserCapacity(operatorSettings.values));
+    // Browser hosts (docs/scale.md): the local Chromium and settings.json's browser_hosts, probed on a timer;
+    // each browser goes to the least-loaded one with room. Tokens come from the keychain/vault when connecting.
+    const browserHosts = createBrowserHosts({
+      settings: operatorSettings.values, secrets: openSecrets, onSecret: (value) => redactor.add(value), logger,
+      ...(options.hostsClock && { clock: options.hostsClock }),
+      ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
+    });
+    const browserSlots = new BrowserSlots({ perOrg: limits.browsersPerOrg, total: limits.browsersTotal }, () => hostPlaces);
+    const hostPlaces = placementHosts(operatorSettings.values, browserHosts);
     const documentRepo = new DocumentRepository(store.db);
     const quotas = new DiskQuotas({
       quotas: { skills: limits.skillsQuotaBytes, documents: limits.documentsQuotaBytes, artifacts: limits.artifactsQuotaBytes },
@@ -137,7 +147,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     let listeningPort = 0;
     const blockedHostPorts = (): string[] => (listeningPort === 0 ? [] : [...new Set([...allowedHostNames(host), ...(options.allowedHosts ?? []), '0.0.0.0', '[::]'])].map((name) => `${name}:${listeningPort}`));
     const runtime = new BrowserRuntime({
-      blockedHostPorts,
+      blockedHostPorts, remoteHosts: browserHosts,
       dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), launcherTempDir: join(paths.tmp, 'playwright'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
       ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
       ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
@@ -189,6 +199,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     let baseUrl = '';
     const jobs = new JobService({
       store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions, credentials,
+      unplaceable: (labels) => browserSlots.unplaceable({ labels }),
       recordVideoDefault: () => operatorSettings.values.record_video ?? false,
       documents: { get: (orgId, id) => documents.get(orgId, id) },
       artifactsQuota: quotas,
@@ -245,6 +256,12 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,
       jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
       browser: runtime,
+      hosts: {
+        statuses: () => hostStatuses(operatorSettings.values, browserHosts, browserSlots, openSecrets, async () => {
+          const path = findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath });
+          return chromiumVersion(path, 'chromium');
+        }),
+      },
     };
     const consoleAuth = {
       token: consoleToken,
@@ -270,6 +287,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     // First start creates the samples in `default`; every start points sample portals at this origin (the port may differ).
     if (seeded && (options.samples ?? true)) samples.seed(seeded.orgId, callbackOrigin);
     samples.repoint(callbackOrigin);
+    void browserHosts.start();
     scheduler.recover();
     webhookDispatcher.poke();
     sessionPool.fill();
@@ -288,6 +306,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
       routes,
       close: () => {
         closing ??= (async () => {
+          browserHosts.close();
           await scheduler.close();
           await documents.close();
           // Runs end as their sessions close (below); their last writes land before the store closes.

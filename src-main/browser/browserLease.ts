@@ -9,7 +9,7 @@ import type { CapturedDownload, DownloadCapture } from './downloadCapture.ts';
  * Where a lease's browser state lives: a context of the shared browser, a profile folder, a
  * throwaway copy of one, or a dedicated (headed) browser without a profile.
  */
-export type LeaseKind = 'shared' | 'profile' | 'profile-copy' | 'dedicated';
+export type LeaseKind = 'shared' | 'profile' | 'profile-copy' | 'dedicated' | 'remote';
 
 /** A job's hold on a browser context and its first page; `close()` gives everything back. */
 export interface BrowserLease {
@@ -42,6 +42,10 @@ export interface LeaseParts {
   clock?: Clock;
   /** Kills the browser process tree behind the context (SIGKILL of its process group). */
   kill(): Promise<void>;
+  /** Runs before the context closes when the browser is still there (a remote profile's state is read back). */
+  beforeClose?: () => Promise<void>;
+  /** What a lost browser is called in the error (a remote lease names its host). */
+  disconnectDetail?: string;
 }
 
 /** The lease the runtime hands out; disconnect detection rides on the context's close event. */
@@ -89,9 +93,14 @@ export class RuntimeLease implements BrowserLease {
     if (this.#closing === undefined) this.#markDisconnected();
   }
 
+  /** Whether the browser went away under the lease. */
+  get disconnected(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
   #markDisconnected(): void {
     if (this.#abort.signal.aborted) return;
-    const error = new BrowserDisconnectedError();
+    const error = new BrowserDisconnectedError(this.#parts.disconnectDetail);
     this.#abort.abort(error);
     this.#disconnect.fire(error);
     this.#disconnect.dispose();
@@ -109,6 +118,8 @@ export class RuntimeLease implements BrowserLease {
   async #close(): Promise<void> {
     try {
       if (!this.#abort.signal.aborted) await this.#parts.capture?.settle(this.#parts.downloadSettleMs);
+      const beforeClose = this.#abort.signal.aborted ? undefined : this.#parts.beforeClose;
+      if (beforeClose) await this.#within(beforeClose().catch(() => undefined), this.#parts.closeTimeoutMs);
       // Closing a context whose browser already died rejects; there is nothing left to close then. A browser
       // that does not answer (stopped, wedged) is killed, so the lock and slot behind the lease come back.
       if ((await this.#within(this.context.close().catch(() => undefined), this.#parts.closeTimeoutMs)) === 'timeout') await this.#parts.kill();

@@ -7,7 +7,7 @@ import type { Clock } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
 import { killLaunch, newLaunchMarker } from './browserProcess.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
-import { RuntimeLease, type BrowserLease, type LeaseKind } from './browserLease.ts';
+import { RuntimeLease, type BrowserLease, type LeaseKind, type LeaseParts } from './browserLease.ts';
 import { blockedHostRules, chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
 import { DownloadCapture } from './downloadCapture.ts';
 import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
@@ -44,7 +44,21 @@ export interface LeaseOptions {
   headed?: boolean;
   /** Gives up waiting for a busy profile; the lease rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * A remote browser host (`browser_hosts` in settings.json) to run on instead of the local Chromium; a
+   * profile then travels as storage state (docs/scale.md, "What a remote profile keeps"). HostRefusedError
+   * when the host says no (the caller moves to the next host).
+   */
+  host?: string;
 }
+
+/** The remote hosts a runtime can lease from (browser/browserHosts.ts). */
+export interface RemoteBrowserSource {
+  connect(name: string): Promise<Browser>;
+  noteFailure(name: string, message: string, unreachable: boolean): void;
+}
+
+type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 export interface BrowserRuntimeOptions {
   /** The app's data folder; profiles live in `<dataDir>/profiles/`. */
@@ -73,6 +87,8 @@ export interface BrowserRuntimeOptions {
   closeTimeoutMs?: number;
   /** The clock of that bound; default the system clock. */
   clock?: Clock;
+  /** The remote browser hosts (leases with `host`). */
+  remoteHosts?: RemoteBrowserSource;
   /**
    * Keep one fresh context (default size, no proxy) open in the shared browser, so a job's lease
    * skips context creation; it is handed out once and replaced in the background.
@@ -193,9 +209,11 @@ export class BrowserRuntime {
   /** Opens a browser context for one job; see LeaseOptions for where it runs. */
   async lease(options: LeaseOptions = {}): Promise<BrowserLease> {
     this.#assertOpen();
-    const lease = options.profileId === undefined
-      ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
-      : await this.#leaseProfile(options.profileId, options);
+    const lease = options.host !== undefined
+      ? await this.#leaseRemote(options.host, options)
+      : options.profileId === undefined
+        ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
+        : await this.#leaseProfile(options.profileId, options);
     if (this.#closed) {
       await lease.close();
       throw new BrowserRuntimeClosedError();
@@ -312,7 +330,102 @@ export class BrowserRuntime {
     }
   }
 
-  async #adopt(kind: LeaseKind, context: BrowserContext, userDataDir: string | undefined, options: LeaseOptions, release: () => Promise<unknown>): Promise<RuntimeLease> {
+  /**
+   * A context in a browser on a remote host. With a profile, the profile's cookies, localStorage and
+   * IndexedDB are read from its local folder (a short local headless launch), loaded into the remote
+   * context, and — when the lease saves its profile and the browser was not lost — read back at the end
+   * and written into the folder the same way (docs/scale.md, "What a remote profile keeps").
+   */
+  async #leaseRemote(hostName: string, options: LeaseOptions): Promise<RuntimeLease> {
+    const hosts = this.#options.remoteHosts;
+    if (!hosts) throw new Error(`no browser host '${hostName}' in this runtime`);
+    const profileId = options.profileId;
+    const saveProfile = profileId !== undefined && (options.saveProfile ?? true);
+    let lock: ProfileLockHandle | undefined;
+    let browser: Browser | undefined;
+    try {
+      let state: StorageState | undefined;
+      if (profileId !== undefined) {
+        if (saveProfile) lock = await this.locks.acquire(profileId, options.signal);
+        this.#assertOpen();
+        state = await this.#readProfileState(profileId, saveProfile);
+      }
+      browser = await hosts.connect(hostName);
+      const connected = browser;
+      const context = await connected.newContext({ ...this.#contextOptions(options), ...(state && { storageState: state }) });
+      let finalState: StorageState | undefined;
+      let lost = false;
+      const heldLock = lock;
+      const lease = await this.#adopt('remote', context, undefined, options, async () => {
+        await connected.close().catch(() => undefined);
+        try {
+          if (finalState && profileId !== undefined) await this.#writeProfileState(profileId, finalState);
+        } catch (error) {
+          this.#logger.warn('remote profile state not saved', { profile_id: profileId, host: hostName, error: String(error) });
+        } finally {
+          heldLock?.release();
+        }
+      }, {
+        disconnectDetail: `The browser host '${hostName}' went away (the connection to its browser closed)`,
+        // A remote browser that does not close in time: the connection is dropped (the host closes its browser).
+        kill: async () => {
+          await connected.close().catch(() => undefined);
+        },
+        ...(saveProfile && {
+          beforeClose: async () => {
+            if (lost) return;
+            finalState = await context.storageState({ indexedDB: true }).catch((error: unknown) => {
+              this.#logger.warn('remote profile state not read back', { profile_id: profileId, host: hostName, error: String(error) });
+              return undefined;
+            });
+          },
+        }),
+      });
+      // The lock now belongs to the lease (released by its teardown).
+      lock = undefined;
+      connected.on('disconnected', () => {
+        lost = true;
+        if (this.#closed || !this.#leases.has(lease)) return;
+        hosts.noteFailure(hostName, 'the connection to a browser closed while it was in use', true);
+        lease.markDisconnected();
+      });
+      return lease;
+    } catch (error) {
+      await browser?.close().catch(() => undefined);
+      lock?.release();
+      throw error;
+    }
+  }
+
+  /** A profile's cookies, localStorage and IndexedDB, read from its folder (or a copy of it) by a short local headless launch. */
+  async #readProfileState(profileId: string, ownsFolder: boolean): Promise<StorageState> {
+    const folder = this.profileDir(profileId);
+    await mkdir(folder, { recursive: true });
+    const dir = ownsFolder ? folder : await copyProfileToTemp(folder, this.#options.tempDir ?? tmpdir());
+    try {
+      const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(dir, { ...this.#launchOptions(false, undefined), ...(env && { env }) }));
+      try {
+        return await context.storageState({ indexedDB: true });
+      } finally {
+        await context.close().catch(() => undefined);
+      }
+    } finally {
+      if (!ownsFolder) await removeFolder(dir).catch(() => undefined);
+    }
+  }
+
+  /** Writes storage state read back from a remote browser into the profile's folder (its cookies, localStorage and IndexedDB replaced). */
+  async #writeProfileState(profileId: string, state: StorageState): Promise<void> {
+    const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(this.profileDir(profileId), { ...this.#launchOptions(false, undefined), ...(env && { env }) }));
+    try {
+      await context.setStorageState(state);
+    } finally {
+      await context.close().catch(() => undefined);
+    }
+  }
+
+  async #adopt(kind: LeaseKind, context: BrowserContext, userDataDir: string | undefined, options: LeaseOptions, release: () => Promise<unknown>, extra: Partial<Pick<LeaseParts, 'beforeClose' | 'disconnectDetail' | 'kill'>> = {}): Promise<RuntimeLease> {
+
     const untrackContext = this.#track('contexts');
     context.on('close', untrackContext);
     try {
@@ -333,6 +446,7 @@ export class BrowserRuntime {
           const killed = marker === undefined ? [] : await killLaunch(marker);
           this.#logger.warn('browser did not close in time; its process group was killed', { kind, groups: killed });
         },
+        ...extra,
         teardown: async () => {
           untrackContext();
           this.#leases.delete(lease);

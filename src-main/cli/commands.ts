@@ -2,6 +2,7 @@ import { ValidationError } from '../base/errors.ts';
 import { PrincipalId } from '../contract/admin.ts';
 import { MODEL_PROVIDERS, ModelProvider } from '../contract/models.ts';
 import type { AdminService } from '../engine/admin/adminService.ts';
+import type { HostAdmin } from '../engine/hosts/hostAdmin.ts';
 import type { SampleService } from '../engine/samples/sampleService.ts';
 import type { WebhookKeyService } from '../webhooks/webhookKeys.ts';
 
@@ -15,6 +16,8 @@ export interface CliContext {
   webhookKeys: WebhookKeyService;
   /** The sample portals (`samples add`). */
   samples: SampleService;
+  /** Remote browser hosts (`host add/list/remove`): settings.json and the keychain/vault. */
+  hosts: HostAdmin;
   /** Reads all of standard input (for secrets passed by pipe). */
   readStdin(): Promise<string>;
 }
@@ -104,6 +107,28 @@ export const commands: Record<string, Command> = {
   },
   'webhook-key generate': ({ webhookKeys }, { options }) => webhookKeys.generate(principalId(options.org, '--org')),
   'webhook-key revoke': ({ webhookKeys }, { options }) => webhookKeys.revoke(principalId(options.org, '--org')),
+  'host add': async ({ hosts, readStdin }, { positionals, options }) => {
+    const name = positionals[0];
+    if (!name) throw new UsageError('<name> is required');
+    if (!options.kind) throw new UsageError('--kind is required (playwright or cdp)');
+    if (!options.url) throw new UsageError('--url is required');
+    const maxBrowsers = options['max-browsers'];
+    if (maxBrowsers === undefined || !/^\d+$/.test(maxBrowsers)) throw new UsageError('--max-browsers is required: a whole number');
+    let token: string | undefined;
+    if (options['token-stdin']) {
+      token = (await readStdin()).replace(/\r?\n$/, '');
+      if (!token) throw new UsageError('--token-stdin: standard input was empty');
+    }
+    const labels = options.labels?.split(',').map((label) => label.trim()).filter(Boolean);
+    const added = await hosts.add({ name, kind: options.kind, url: options.url, max_browsers: Number(maxBrowsers), ...(labels && labels.length > 0 && { labels }) }, token);
+    return { ...added };
+  },
+  'host list': async ({ hosts }) => ({ ...(await hosts.list()) }),
+  'host remove': async ({ hosts }, { positionals }) => {
+    const name = positionals[0];
+    if (!name) throw new UsageError('<name> is required');
+    return { ...(await hosts.remove(name)) };
+  },
   'samples add': ({ samples }, { options }) => ({ samples: samples.add(options.org === undefined ? 'default' : principalId(options.org, '--org'), serviceOrigin(options.url)) }),
 };
 
@@ -136,5 +161,9 @@ export const USAGE = `usage: portico [--data-dir DIR] <command>
                 (presets google, microsoft: only --client-id, and the secret where the provider needs one)
   oauth-app list
   oauth-app remove <id>
+  host add <name> --kind <playwright|cdp> --url <ws://…|http://…> --max-browsers N [--labels a,b] [--token-stdin]
+                (connects once to check it; a Playwright server must run this Portico's Playwright version)
+  host list
+  host remove <name>   (host changes apply at the next start of the service)
   samples add [--org <org_id>] [--url <service URL>]   (creates again the sample portals that are missing; default org 'default')
   mcp   (an MCP server on stdio for AI assistants; env PORTICO_URL, PORTICO_API_KEY; see README)`;

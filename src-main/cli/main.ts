@@ -5,6 +5,8 @@ import { readConfig, type PorticoConfig } from '../base/config.ts';
 import { isAppError } from '../base/errors.ts';
 import { dataPaths, resolveDataDir } from '../base/paths.ts';
 import { AdminService } from '../engine/admin/adminService.ts';
+import { HostAdmin } from '../engine/hosts/hostAdmin.ts';
+import { OperatorSettings } from '../engine/operatorSettings.ts';
 import { openAppSecrets, type SecretStore } from '../secrets/index.ts';
 import { openStore } from '../store/store.ts';
 import { jsonSchemas } from '../base/jsonSchema.ts';
@@ -49,6 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         'data-dir': { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean' },
         'authorize-url': { type: 'string' }, 'token-url': { type: 'string' }, 'userinfo-url': { type: 'string' }, 'client-id': { type: 'string' },
         'client-secret-stdin': { type: 'boolean' }, scopes: { type: 'string' }, url: { type: 'string' },
+        kind: { type: 'string' }, 'max-browsers': { type: 'string' }, labels: { type: 'string' }, 'token-stdin': { type: 'boolean' },
       },
       allowPositionals: true,
       strict: true,
@@ -79,6 +82,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     const output = await command(
       {
         admin, webhookKeys: new WebhookKeyService(store, openSecrets), readStdin: io.readStdin,
+        // settings.json is read when a host command needs it: a broken file must not stop `key create`.
+        get hosts() {
+          return new HostAdmin({ settings: OperatorSettings.load(paths.root), secrets: openSecrets });
+        },
         // No session is live in the CLI: a portal it creates names none.
         samples: new SampleService({ store, portals: new PortalService(store, jsonSchemas, { isActiveInOrg: () => false }) }),
       },
@@ -89,6 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
           'authorize-url': parsed.values['authorize-url'], 'token-url': parsed.values['token-url'], 'userinfo-url': parsed.values['userinfo-url'],
           'client-id': parsed.values['client-id'], 'client-secret-stdin': parsed.values['client-secret-stdin'] ? 'true' : undefined, scopes: parsed.values.scopes,
           url: parsed.values.url,
+          kind: parsed.values.kind, 'max-browsers': parsed.values['max-browsers'], labels: parsed.values.labels, 'token-stdin': parsed.values['token-stdin'] ? 'true' : undefined,
         },
       },
     );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common.ts';
 import { ModelId } from './models.ts';
+import { BrowserHostLabels } from './hosts.ts';
 
 export const JOB_STATUSES = ['queued', 'running', 'waiting_for_input', 'completed', 'failed', 'cancelled'] as const;
 export const JobStatus = z.enum(JOB_STATUSES);
@@ -38,6 +39,8 @@ export const JobStartRequest = z.strictObject({
   credential_id: Uuid.optional(),
   /** Portico addition: record the job's screen as WebM (`video_recording_url`); default the portal's setting, else the operator's. */
   record_video: z.boolean().optional(),
+  /** Portico addition (issue 22): run on a browser host carrying every one of these labels (`local`: the local Chromium); default the portal's. */
+  browser_host_labels: BrowserHostLabels.optional(),
 });
 export type JobStartRequest = z.infer<typeof JobStartRequest>;
 

@@ -4,6 +4,7 @@ import {
   ProviderKeyRequest, ProviderList, ProviderParams, ProviderStatus, ProviderTestResult, ScreenshotParams,
 } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
+import { BrowserHostList } from './hosts.ts';
 import type { OperationDeclaration } from './declaration.ts';
 import {
   DOCUMENT_MAX_FILE_BYTES, DOCUMENT_MAX_FILES, DocumentBundle, DocumentBundleCreated, DocumentBundleList, DocumentBundleListQuery, DocumentBundleParams,
@@ -185,6 +186,11 @@ export const operations = {
   updateSettings: {
     method: 'PATCH', path: '/admin/settings', tag: 'admin', summary: 'Change job concurrency, the Chromium path (validated) or the recording default; all apply at once', auth: 'console',
     body: ConsoleSettingsUpdate, response: ConsoleSettings,
+  },
+  // Issue 22: the browser hosts (docs/scale.md); never a token.
+  listBrowserHosts: {
+    method: 'GET', path: '/admin/hosts', tag: 'admin', summary: 'Browser hosts: reachable, version, browsers in use / max, last error (never a token)', auth: 'console',
+    response: BrowserHostList,
   },
   listOAuthApps: { method: 'GET', path: '/admin/oauth-apps', tag: 'admin', summary: 'OAuth apps for connected accounts (never the client secrets)', auth: 'console', response: OAuthAppList },
   addOAuthApp: {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HttpUrl, JsonObject, Timestamp, Uuid } from './common.ts';
 import { AssistModelId } from './models.ts';
 import { Skill } from './skill.ts';
+import { BrowserHostLabels } from './hosts.ts';
 
 /** URL-safe slug: letters, digits, `-` and `_`, starting with a letter or digit. */
 export const EndpointName = z
@@ -29,6 +30,8 @@ const portalWritableFields = {
   browser_session_id: Uuid.nullable(),
   /** Its jobs sign in with this stored credential (of one of the org's workspaces) unless the job names its own. */
   credential_id: Uuid.nullable(),
+  /** Portico addition (issue 22): its jobs run on a browser host carrying every one of these labels (null: any host). */
+  browser_host_labels: BrowserHostLabels.nullable(),
 };
 
 /** POST /portals/{org_id}. */
@@ -47,6 +50,7 @@ export const PortalCreateRequest = z.strictObject({
   record_video: portalWritableFields.record_video.optional(),
   browser_session_id: portalWritableFields.browser_session_id.optional(),
   credential_id: portalWritableFields.credential_id.optional(),
+  browser_host_labels: portalWritableFields.browser_host_labels.optional(),
 });
 export type PortalCreateRequest = z.infer<typeof PortalCreateRequest>;
 
@@ -77,6 +81,7 @@ export const PortalUpdateRequest = z.strictObject({
   record_video: portalWritableFields.record_video.optional(),
   browser_session_id: portalWritableFields.browser_session_id.optional(),
   credential_id: portalWritableFields.credential_id.optional(),
+  browser_host_labels: portalWritableFields.browser_host_labels.optional(),
 });
 export type PortalUpdateRequest = z.infer<typeof PortalUpdateRequest>;
 
@@ -97,6 +102,7 @@ export const Portal = z.object({
   record_video: z.boolean().nullable(),
   browser_session_id: Uuid.nullable(),
   credential_id: Uuid.nullable(),
+  browser_host_labels: z.array(z.string()).nullable(),
   skills: z.array(Skill),
   created_at: Timestamp,
   updated_at: Timestamp,

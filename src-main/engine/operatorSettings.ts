@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../base/config.ts';
 import { describeZodIssues } from '../base/zodIssues.ts';
 import { JobConcurrency } from '../contract/console.ts';
+import { BrowserHostSettings, LocalMaxBrowsers, type BrowserHostSetting } from '../contract/hosts.ts';
 import { LimitSettingsShape } from './limits/resourceLimits.ts';
 
 function isOrigin(value: string): boolean {
@@ -17,8 +18,11 @@ function isOrigin(value: string): boolean {
   }
 }
 
-/** `settings.json`: what the operator changed in the console; absent fields keep the environment's defaults. */
-const StoredOperatorSettings = z.object({
+/**
+ * `settings.json`: what the operator changed in the console; absent fields keep the environment's defaults.
+ * A field Portico does not know stops start-up naming it (a misspelt limit must not be silently ignored).
+ */
+const StoredOperatorSettings = z.strictObject({
   job_concurrency: JobConcurrency.optional(),
   chromium_path: z.string().min(1, 'must not be empty').optional(),
   /** Warm browsers kept for `/public/sessions` (0 turns the pool off); default 1. */
@@ -32,10 +36,22 @@ const StoredOperatorSettings = z.object({
   cdp_allowed_origins: z.array(z.string().refine(isOrigin, 'must be an origin: scheme://host[:port], nothing after it')).max(100).optional(),
   /** Live browsers, request rate and disk quotas (docs/api.md, "Limits and quotas"); read at start. */
   ...LimitSettingsShape,
+  /** Remote browser hosts (docs/scale.md); their tokens live in the keychain/vault, never here. Read at start. */
+  browser_hosts: BrowserHostSettings.optional(),
+  /** Browsers the local Chromium runs at once (the implicit host `local`); default 8, 0 = every browser on the hosts. */
+  local_max_browsers: LocalMaxBrowsers.optional(),
 });
 export type StoredOperatorSettings = z.infer<typeof StoredOperatorSettings>;
 
 export const OPERATOR_SETTINGS_FILE = 'settings.json';
+
+/** One change to settings.json; `null` removes an override; `browser_hosts` maps the current list to the new one. */
+export interface OperatorSettingsChange {
+  job_concurrency?: number;
+  chromium_path?: string | null;
+  record_video?: boolean;
+  browser_hosts?: (current: readonly BrowserHostSetting[]) => BrowserHostSetting[];
+}
 
 /** Parses the file's text; a broken file names itself and the field, so the operator can fix it by hand. */
 export function parseOperatorSettings(text: string, path: string): StoredOperatorSettings {
@@ -83,14 +99,19 @@ export class OperatorSettings {
   }
 
   /** Applies a change (`null` removes an override) and writes the file atomically; concurrent updates apply in call order. */
-  update(change: { job_concurrency?: number; chromium_path?: string | null; record_video?: boolean }): Promise<void> {
+  update(change: OperatorSettingsChange): Promise<void> {
     const done = this.#writes.then(() => this.#apply(change));
     this.#writes = done.catch(() => undefined);
     return done;
   }
 
-  async #apply(change: { job_concurrency?: number; chromium_path?: string | null; record_video?: boolean }): Promise<void> {
+  async #apply(change: OperatorSettingsChange): Promise<void> {
     const next: StoredOperatorSettings = { ...this.#values };
+    if (change.browser_hosts !== undefined) {
+      const hosts = change.browser_hosts(this.#values.browser_hosts ?? []);
+      if (hosts.length > 0) next.browser_hosts = hosts;
+      else delete next.browser_hosts;
+    }
     if (change.job_concurrency !== undefined) next.job_concurrency = change.job_concurrency;
     if (change.chromium_path === null) delete next.chromium_path;
     else if (change.chromium_path !== undefined) next.chromium_path = change.chromium_path;

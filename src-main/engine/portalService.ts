@@ -50,6 +50,7 @@ export class PortalService {
       record_video: record.record_video,
       browser_session_id: record.browser_session_id,
       credential_id: record.credential_id,
+      browser_host_labels: record.browser_host_labels,
       skills,
       created_at: record.created_at,
       updated_at: record.updated_at,
@@ -94,6 +95,7 @@ export class PortalService {
       record_video: request.record_video ?? null,
       browser_session_id: request.browser_session_id ?? null,
       credential_id: request.credential_id ?? null,
+      browser_host_labels: request.browser_host_labels ?? null,
       skill_ids: request.skill_ids ?? [],
     };
     this.#validate(orgId, fields, request.browser_session_id, request.credential_id);
@@ -140,6 +142,7 @@ export class PortalService {
       record_video: patch.record_video === undefined ? current.record_video : patch.record_video,
       browser_session_id: patch.browser_session_id === undefined ? current.browser_session_id : patch.browser_session_id,
       credential_id: patch.credential_id === undefined ? current.credential_id : patch.credential_id,
+      browser_host_labels: patch.browser_host_labels === undefined ? current.browser_host_labels : patch.browser_host_labels,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
     this.#validate(orgId, fields, patch.browser_session_id, patch.credential_id);

@@ -34,6 +34,8 @@ export interface JobOptions {
   browser_session_id?: string | null;
   /** The stored credential the job signs in with; absent on older rows. */
   credential_id?: string | null;
+  /** The labels its browser host must carry (the job's, else its portal's); absent or null: any host. */
+  browser_host_labels?: string[] | null;
 }
 
 export interface JobRecord {

@@ -20,6 +20,8 @@ interface PortalRowRaw {
   browser_session_id: string | null;
   /** Migration 0014; absent only on rows read before it ran. */
   credential_id?: string | null;
+  /** Migration 0020 (JSON array); absent only on rows read before it ran. */
+  browser_host_labels?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -46,6 +48,8 @@ export interface PortalRecord {
   browser_session_id: string | null;
   /** The stored credential its jobs sign in with (a job's `credential_id` overrides); null: none. */
   credential_id: string | null;
+  /** The labels its jobs' browser host must carry (a job's `browser_host_labels` overrides); null: any host. */
+  browser_host_labels: string[] | null;
   skill_ids: string[];
   created_at: string;
   updated_at: string;
@@ -85,6 +89,7 @@ export class PortalRepository {
       record_video: row.record_video === null ? null : row.record_video !== 0,
       browser_session_id: row.browser_session_id,
       credential_id: row.credential_id ?? null,
+      browser_host_labels: row.browser_host_labels ? (JSON.parse(row.browser_host_labels) as string[]) : null,
       skill_ids: skillIds,
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -109,11 +114,11 @@ export class PortalRepository {
       this.#db
         .prepare(
           `INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, output_schema, profile_id,
-             humanized_urls, webhook_url, replay_enabled, assist_model, record_video, browser_session_id, credential_id, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             humanized_urls, webhook_url, replay_enabled, assist_model, record_video, browser_session_id, credential_id, browser_host_labels, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(id, orgId, endpointName, fields.start_url, fields.task, JSON.stringify(fields.form_schema),
-          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), fields.browser_session_id, fields.credential_id, now, now);
+          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), fields.browser_session_id, fields.credential_id, jsonOrNull(fields.browser_host_labels), now, now);
       this.#replaceSkills(id, fields.skill_ids);
     })();
     const created = this.get(orgId, endpointName);
@@ -143,10 +148,10 @@ export class PortalRepository {
       this.#db
         .prepare(
           `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
-             humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, record_video = ?, browser_session_id = ?, credential_id = ?, updated_at = ? WHERE id = ?`,
+             humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, record_video = ?, browser_session_id = ?, credential_id = ?, browser_host_labels = ?, updated_at = ? WHERE id = ?`,
         )
         .run(fields.start_url, fields.task, JSON.stringify(fields.form_schema), jsonOrNull(fields.output_schema),
-          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), fields.browser_session_id, fields.credential_id, isoNow(), current.id);
+          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), fields.browser_session_id, fields.credential_id, jsonOrNull(fields.browser_host_labels), isoNow(), current.id);
       this.#replaceSkills(current.id, fields.skill_ids);
     })();
     return this.get(orgId, endpointName);

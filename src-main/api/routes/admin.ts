@@ -5,6 +5,7 @@ import type { OperationsTagged } from '../../contract/operations.ts';
 import type { AdminService } from '../../engine/admin/adminService.ts';
 import type { OperatorSettings } from '../../engine/operatorSettings.ts';
 import type { Handlers } from '../operationTable.ts';
+import type { BrowserHostStatus } from '../../contract/hosts.ts';
 
 export interface AdminDeps {
   /** Orgs, keys and model providers: the same operations as the `portico` CLI. */
@@ -16,6 +17,8 @@ export interface AdminDeps {
   jobConcurrency: { get(): number; set(concurrency: number): void };
   /** The running browsers: a saved Chromium path applies to the next browser launched. */
   browser: { setExecutablePath(path: string | undefined): Promise<void> };
+  /** The browser hosts (`local` and settings.json's browser_hosts) as they are now: never a token. */
+  hosts?: { statuses(): Promise<BrowserHostStatus[]> };
 }
 
 async function chromiumInfo(configured: string | undefined, fromEnv: string | undefined): Promise<ChromiumInfo> {
@@ -67,5 +70,6 @@ export function adminHandlers(deps: AdminDeps): Handlers<OperationsTagged<'admin
       if (body.chromium_path !== undefined) await deps.browser.setExecutablePath(body.chromium_path ?? undefined);
       return currentSettings();
     },
+    listBrowserHosts: async () => ({ hosts: (await deps.hosts?.statuses()) ?? [] }),
   };
 }

@@ -45,6 +45,7 @@ export const operationRoutes = {
   testProvider: 'POST /admin/providers/:provider/test',
   getSettings: 'GET /admin/settings',
   updateSettings: 'PATCH /admin/settings',
+  listBrowserHosts: 'GET /admin/hosts',
   listOAuthApps: 'GET /admin/oauth-apps',
   addOAuthApp: 'POST /admin/oauth-apps',
   deleteOAuthApp: 'DELETE /admin/oauth-apps/:oauth_app_id',

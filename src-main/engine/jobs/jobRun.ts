@@ -7,7 +7,10 @@ import type { Disposable } from '../../base/emitter.ts';
 import { newId } from '../../base/ids.ts';
 import type { Logger, SecretRedactor } from '../../base/logger.ts';
 import type { BrowserLease } from '../../browser/browserLease.ts';
-import type { BrowserRuntime, ProxySettings } from '../../browser/browserRuntime.ts';
+import type { BrowserRuntime, LeaseOptions, ProxySettings } from '../../browser/browserRuntime.ts';
+import { HostRefusedError } from '../../browser/browserHosts.ts';
+import { LOCAL_HOST } from '../../contract/hosts.ts';
+import type { BrowserSlot } from '../limits/browserSlots.ts';
 import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
 import { fullPageScreenshot } from '../../browser/pageScreenshot.ts';
 import { RecordingUnavailable, startRecording, type Recording } from '../../browser/recorder.ts';
@@ -115,8 +118,12 @@ export class JobRun {
   #costUsd = 0;
   #lease: BrowserLease | undefined;
 
-  constructor(deps: JobRunDeps, job: JobRecord, agent: Agent, proxyPassword: string | undefined) {
+  /** Where the job's browser was placed (engine/limits/browserSlots.ts); absent: the local Chromium (or its session's browser). */
+  readonly #slot: BrowserSlot | undefined;
+
+  constructor(deps: JobRunDeps, job: JobRecord, agent: Agent, proxyPassword: string | undefined, slot?: BrowserSlot) {
     this.#deps = deps;
+    this.#slot = slot;
     this.jobId = job.id;
     this.profileId = job.profile_id;
     this.locksProfile = job.profile_id !== null && job.options.save_profile;
@@ -314,7 +321,7 @@ export class JobRun {
       await mkdir(dlDir, { recursive: true });
       const sessionId = job.options.browser_session_id ?? undefined;
       if (sessionId !== undefined && !this.#deps.sessionLease) throw new Error('browser sessions are not available in this service');
-      this.#lease = sessionId !== undefined && this.#deps.sessionLease ? await this.#deps.sessionLease(sessionId, job.org_id) : await this.#deps.runtime.lease({
+      this.#lease = sessionId !== undefined && this.#deps.sessionLease ? await this.#deps.sessionLease(sessionId, job.org_id) : await this.#leaseOnHost({
         ...(job.profile_id !== null && { profileId: job.profile_id }),
         saveProfile: job.options.save_profile,
         ...(proxy && { proxy }),
@@ -354,6 +361,28 @@ export class JobRun {
     if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
     if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
     this.#finish(ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
+  }
+
+  /**
+   * The job's browser on the host its slot was placed on; a host that refuses (a 429, a refused connect)
+   * hands the slot to the next host with room. Nothing has run on a page yet, so moving on is safe.
+   */
+  async #leaseOnHost(options: LeaseOptions): Promise<BrowserLease> {
+    const tried = new Set<string>();
+    const refusals: string[] = [];
+    for (;;) {
+      const host = this.#slot?.host ?? LOCAL_HOST;
+      if (host !== LOCAL_HOST) this.#log(`browser on host '${host}'`);
+      try {
+        return await this.#deps.runtime.lease({ ...options, ...(host !== LOCAL_HOST && { host }) });
+      } catch (error) {
+        if (!(error instanceof HostRefusedError) || !this.#slot) throw error;
+        tried.add(host);
+        refusals.push(error.message);
+        this.#log(`${error.message}; trying another host`);
+        if (!this.#slot.moveOn(tried)) throw new AgentFailure(`No browser host could take the job: ${refusals.join('; ')}`);
+      }
+    }
   }
 
   /** Waits for one step of ending the job, at most stopStepMs: past that the job ends anyway and the step finishes (or not) on its own. */

@@ -145,10 +145,15 @@ export class JobScheduler {
         this.#fail(job, `No agent can run orchestrator_model '${job.orchestrator_model}' in this build`);
         continue;
       }
-      // A job in a live session uses that session's browser; any other opens one, within the limits.
-      const slot = job.options.browser_session_id ? undefined : this.#options.browserSlots?.tryAcquire(job.org_id);
+      const unplaceable = job.options.browser_host_labels ? this.#options.browserSlots?.unplaceable({ labels: job.options.browser_host_labels }) : undefined;
+      if (unplaceable) {
+        this.#fail(job, `No browser host can run it: ${unplaceable}`);
+        continue;
+      }
+      // A job in a live session uses that session's browser; any other opens one, within the limits and on a host with room.
+      const slot = job.options.browser_session_id ? undefined : this.#options.browserSlots?.tryAcquire(job.org_id, { labels: job.options.browser_host_labels ?? undefined });
       if (slot === undefined && this.#options.browserSlots && !job.options.browser_session_id) continue;
-      const run = new JobRun(this.#deps, job, agent, this.#proxyPasswords.get(job.id));
+      const run = new JobRun(this.#deps, job, agent, this.#proxyPasswords.get(job.id), slot);
       this.#lastOrg = job.org_id;
       this.#proxyPasswords.delete(job.id);
       const done = run.execute().finally(() => {

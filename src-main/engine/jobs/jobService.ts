@@ -43,6 +43,8 @@ export interface JobServiceDeps {
   baseUrl(): string;
   /** Live public sessions, for `browser_session_id` (absent: every session id is not found). */
   sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean; workspaceOf(sessionId: string): string | undefined };
+  /** Why no browser host could ever take a job asking for these labels (engine/limits/browserSlots.ts), or undefined. */
+  unplaceable?: (labels: readonly string[]) => string | undefined;
   /** Stored credentials, for `credential_id` (absent: every credential id is not found). */
   credentials?: { requireForOrg(orgId: string, credentialId: string): { workspace_id: string } };
   /** The operator's recording default, for jobs whose request and portal do not say (default false). */
@@ -138,6 +140,13 @@ export class JobService {
     if (profileId && !this.#deps.store.profiles.getForOrg(orgId, profileId)) {
       throw new ValidationError(`body.profile_id: no browser profile '${profileId}' in this organization`);
     }
+    // A job in a session runs where its session's browser is; any other on a host carrying these labels.
+    if (sessionId !== undefined && request.browser_host_labels !== undefined) {
+      throw new ValidationError("body.browser_host_labels: a job in a session uses that session's browser, wherever it runs; leave out browser_host_labels");
+    }
+    const hostLabels = sessionId !== undefined ? null : (request.browser_host_labels ?? portal.browser_host_labels);
+    const unplaceable = hostLabels ? this.#deps.unplaceable?.(hostLabels) : undefined;
+    if (unplaceable) throw new ValidationError(`${request.browser_host_labels !== undefined ? 'body.browser_host_labels' : `portal '${endpointName}' browser_host_labels`}: ${unplaceable}`);
     const { password, ...proxy } = request.proxy ?? { server: '' };
     const job = this.#deps.store.jobs.insert({
       id: newId(),
@@ -162,6 +171,7 @@ export class JobService {
         replay: request.replay ?? portal.replay_enabled,
         record_video: request.record_video ?? portal.record_video ?? this.#deps.recordVideoDefault?.() ?? false,
         proxy: request.proxy ? { ...proxy, has_password: password !== undefined } : null,
+        ...(hostLabels && { browser_host_labels: hostLabels }),
       },
       orchestrator_model: orchestrator,
       vision_model: visionModel,

@@ -46,12 +46,16 @@ export const LimitSettingsShape = {
 const LimitSettings = z.object(LimitSettingsShape);
 export type LimitSettings = z.infer<typeof LimitSettings>;
 
-/** The limits in force: an explicit override (tests) wins over settings.json, which wins over the defaults. */
-export function resolveLimits(settings: LimitSettings, overrides: Partial<ResourceLimits> = {}): ResourceLimits {
+/**
+ * The limits in force: an explicit override (tests) wins over settings.json, which wins over the defaults.
+ * `browserCapacity` is what the browser hosts hold together (local_max_browsers + every host's
+ * max_browsers, docs/scale.md): without browsers_total in settings.json, that is the service's total.
+ */
+export function resolveLimits(settings: LimitSettings, overrides: Partial<ResourceLimits> = {}, browserCapacity?: number): ResourceLimits {
   const mb = (value: number | undefined): number | undefined => (value === undefined ? undefined : value * MB);
   return {
     browsersPerOrg: overrides.browsersPerOrg ?? settings.browsers_per_org ?? DEFAULT_RESOURCE_LIMITS.browsersPerOrg,
-    browsersTotal: overrides.browsersTotal ?? settings.browsers_total ?? DEFAULT_RESOURCE_LIMITS.browsersTotal,
+    browsersTotal: overrides.browsersTotal ?? settings.browsers_total ?? (browserCapacity === undefined || browserCapacity < 1 ? DEFAULT_RESOURCE_LIMITS.browsersTotal : browserCapacity),
     requestsPerMinute: overrides.requestsPerMinute ?? settings.requests_per_minute ?? DEFAULT_RESOURCE_LIMITS.requestsPerMinute,
     skillsQuotaBytes: overrides.skillsQuotaBytes ?? mb(settings.skills_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.skillsQuotaBytes,
     documentsQuotaBytes: overrides.documentsQuotaBytes ?? mb(settings.documents_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.documentsQuotaBytes,

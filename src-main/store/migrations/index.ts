@@ -17,6 +17,7 @@ import { migration0015 } from './0015_documents.ts';
 import { migration0016 } from './0016_oauth_pending.ts';
 import { migration0018 } from './0018_webhook_key_prefix.ts';
 import { migration0019 } from './0019_samples.ts';
+import { migration0020 } from './0020_portal_host_labels.ts';
 
 /** Every migration, in version order. Append new files here; never edit an applied one. */
-export const migrations: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0018, migration0019];
+export const migrations: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0018, migration0019, migration0020];

@@ -1,0 +1,319 @@
+import { chromium, type Browser, type BrowserType } from 'playwright-core';
+import playwrightPackage from 'playwright-core/package.json' with { type: 'json' };
+
+import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
+import { silentLogger, type Logger } from '../base/logger.ts';
+import type { BrowserHostKind } from '../contract/hosts.ts';
+
+/**
+ * Remote browser hosts (issue 22, docs/scale.md): engines other machines already run, driven over their
+ * own protocols — Playwright's browser server (`chromium.connect`) and any Chrome DevTools endpoint
+ * (`connectOverCDP`). This module knows how to reach them, probes them on the injected clock, and keeps
+ * what `GET /admin/hosts` shows; placement (which host takes a browser) is engine/limits/browserSlots.ts.
+ *
+ * A host's token comes from the keychain/vault at each connection and goes only into that connection
+ * (a `cdp` host: `token=` in the URL's query; a `playwright` host: an `Authorization: Bearer` header);
+ * every message kept or thrown here has it replaced by `[redacted]`.
+ */
+
+export interface RemoteHostSpec {
+  name: string;
+  kind: BrowserHostKind;
+  url: string;
+  maxBrowsers: number;
+  labels: readonly string[];
+}
+
+/** What is known of one host right now. */
+export interface RemoteHostState {
+  readonly spec: RemoteHostSpec;
+  reachable: boolean;
+  version: string | null;
+  lastError: string | null;
+  lastCheckedAt: string | null;
+}
+
+export interface BrowserHostsOptions {
+  hosts: readonly RemoteHostSpec[];
+  /** The host's token from the keychain/vault (`browser-host/<name>`), or undefined when none is stored. */
+  token: (name: string) => Promise<string | undefined>;
+  /** Told each token once it is read, so every log line and job message is cleaned of it. */
+  onSecret?: (value: string) => void;
+  clock?: Clock;
+  /** How often each host is probed; default 15 s. */
+  probeIntervalMs?: number;
+  /** How long one probe may take; default 5 s. */
+  probeTimeoutMs?: number;
+  /** How long a connection (a remote browser's launch included) may take; default 30 s. */
+  connectTimeoutMs?: number;
+  logger?: Logger;
+  browserType?: BrowserType;
+}
+
+/** A host refused a browser (429, refused or reset connection): the lease moves to the next host. */
+export class HostRefusedError extends Error {
+  readonly host: string;
+  constructor(host: string, detail: string) {
+    super(`browser host '${host}' refused the browser: ${detail}`);
+    this.name = 'HostRefusedError';
+    this.host = host;
+  }
+}
+
+/** A Playwright browser server of another Playwright version: it cannot serve this Portico. */
+export class HostVersionMismatchError extends Error {
+  readonly host: string;
+  constructor(host: string, serverVersion: string | undefined) {
+    super(`browser host '${host}' runs Playwright ${serverVersion ?? '(another version)'}, but this Portico's Playwright is ${PLAYWRIGHT_VERSION}: the two must match. Run \`npx playwright-core@${PLAYWRIGHT_VERSION} run-server\` on the host.`);
+    this.name = 'HostVersionMismatchError';
+    this.host = host;
+  }
+}
+
+/** The Playwright this Portico runs (a `playwright` host must run the same major.minor). */
+export const PLAYWRIGHT_VERSION: string = playwrightPackage.version;
+
+/** `text` without the token (raw or URL-encoded). */
+export function scrubToken(text: string, token: string | undefined): string {
+  if (!token) return text;
+  let out = text;
+  for (const form of new Set([token, encodeURIComponent(token)])) out = out.split(form).join('[redacted]');
+  return out;
+}
+
+/** The URL a `cdp` host is reached at, with its token in the query. */
+export function cdpUrlWithToken(url: string, token: string | undefined): string {
+  if (!token) return url;
+  const parsed = new URL(url);
+  parsed.searchParams.set('token', token);
+  return parsed.toString();
+}
+
+/** Whether a connection failure is the host saying no (429) or not there (refused, reset): worth another host. */
+export function isRefusal(message: string): boolean {
+  return /\b429\b|Too Many Requests|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up|Unexpected server response: 5\d\d/i.test(message);
+}
+
+function httpBase(url: string): string {
+  const parsed = new URL(url);
+  parsed.protocol = parsed.protocol === 'wss:' || parsed.protocol === 'https:' ? 'https:' : 'http:';
+  return `${parsed.protocol}//${parsed.host}`;
+}
+
+/** The browsers' hosts other than `local`: how to reach each, and whether it answers. */
+export class BrowserHosts {
+  readonly #states = new Map<string, RemoteHostState>();
+  readonly #options: BrowserHostsOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #browserType: BrowserType;
+  readonly #timers = new Map<string, TimerHandle>();
+  readonly #probing = new Map<string, Promise<void>>();
+  #closed = false;
+
+  constructor(options: BrowserHostsOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#browserType = options.browserType ?? chromium;
+    for (const spec of options.hosts) this.#states.set(spec.name, { spec, reachable: false, version: null, lastError: null, lastCheckedAt: null });
+  }
+
+  /** Every host, in settings order. */
+  states(): readonly Readonly<RemoteHostState>[] {
+    return [...this.#states.values()];
+  }
+
+  state(name: string): Readonly<RemoteHostState> | undefined {
+    return this.#states.get(name);
+  }
+
+  /** Probes every host now, then each on its own timer (the injected clock). */
+  start(): Promise<void> {
+    return Promise.all([...this.#states.keys()].map((name) => this.probe(name))).then(() => undefined);
+  }
+
+  /** Probes one host now (a probe already running is shared) and schedules its next probe. */
+  probe(name: string): Promise<void> {
+    const running = this.#probing.get(name);
+    if (running) return running;
+    const probe = this.#probe(name).finally(() => {
+      this.#probing.delete(name);
+      this.#schedule(name);
+    });
+    this.#probing.set(name, probe);
+    return probe;
+  }
+
+  #schedule(name: string): void {
+    if (this.#closed) return;
+    this.#clock.clearTimeout(this.#timers.get(name));
+    this.#timers.set(name, this.#clock.setTimeout(() => void this.probe(name), this.#options.probeIntervalMs ?? 15_000, { unref: true }));
+  }
+
+  async #probe(name: string): Promise<void> {
+    const state = this.#states.get(name);
+    if (!state || this.#closed) return;
+    const token = await this.#token(name);
+    try {
+      const version = await probeHost(state.spec, token, this.#options.probeTimeoutMs ?? 5_000);
+      if (this.#closed) return;
+      if (!state.reachable) this.#logger.info('browser host answers', { host: name });
+      state.reachable = true;
+      if (version !== undefined) state.version = version;
+      state.lastError = null;
+    } catch (error) {
+      if (this.#closed) return;
+      const message = scrubToken(error instanceof Error ? error.message : String(error), token);
+      if (state.reachable || state.lastError !== message) this.#logger.warn('browser host does not answer; it takes no new browsers until it does', { host: name, error: message });
+      state.reachable = false;
+      state.lastError = message;
+    }
+    state.lastCheckedAt = this.#clock.now().toISOString();
+  }
+
+  async #token(name: string): Promise<string | undefined> {
+    const token = await this.#options.token(name).catch(() => undefined);
+    if (token) this.#options.onSecret?.(token);
+    return token;
+  }
+
+  /** A host failed in use (a refused connect, a browser lost mid-job): noted, and it is probed again at once. */
+  noteFailure(name: string, message: string, unreachable: boolean): void {
+    const state = this.#states.get(name);
+    if (!state || this.#closed) return;
+    state.lastError = message;
+    if (unreachable) state.reachable = false;
+    void this.probe(name);
+  }
+
+  /**
+   * A new browser on the host: for `playwright`, the server launches one for this connection (closing
+   * the connection closes it); for `cdp`, a connection to the DevTools endpoint (the caller makes its own
+   * context there). HostRefusedError when the host says no or is not there; other failures as they are.
+   */
+  async connect(name: string): Promise<Browser> {
+    const state = this.#states.get(name);
+    if (!state) throw new Error(`no browser host '${name}'`);
+    const token = await this.#token(name);
+    const timeout = this.#options.connectTimeoutMs ?? 30_000;
+    try {
+      const browser = await connectHost(state.spec, token, timeout, this.#browserType);
+      state.reachable = true;
+      state.version = browser.version();
+      state.lastError = null;
+      return browser;
+    } catch (error) {
+      const raw = error instanceof Error ? error.message : String(error);
+      const message = scrubToken(raw.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 6).join(' '), token);
+      if (/version mismatch/i.test(raw)) {
+        const mismatch = new HostVersionMismatchError(name, /server version: v?([\d.]+)/.exec(raw)?.[1]);
+        this.noteFailure(name, mismatch.message, true);
+        throw mismatch;
+      }
+      const refused = isRefusal(raw);
+      this.noteFailure(name, message, refused && !/\b429\b|Too Many Requests/i.test(raw));
+      if (refused) throw new HostRefusedError(name, message);
+      throw new Error(`browser host '${name}': ${message}`);
+    }
+  }
+
+  /** The host's CDP WebSocket address with its token (a `cdp` host only), for the session proxy's own connection. */
+  async cdpEndpoint(name: string, timeoutMs = 5_000): Promise<string> {
+    const state = this.#states.get(name);
+    if (!state || state.spec.kind !== 'cdp') throw new Error(`no cdp browser host '${name}'`);
+    const token = await this.#token(name);
+    return cdpWebSocketUrl(state.spec.url, token, timeoutMs);
+  }
+
+  /** Stops probing. */
+  close(): void {
+    this.#closed = true;
+    for (const timer of this.#timers.values()) this.#clock.clearTimeout(timer);
+    this.#timers.clear();
+  }
+}
+
+/** Connects once, as jobs do (for `host add`'s check and for the runtime). */
+export async function connectHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, token: string | undefined, timeout: number, browserType: BrowserType = chromium): Promise<Browser> {
+  if (spec.kind === 'playwright') {
+    return browserType.connect(spec.url, {
+      timeout,
+      headers: {
+        // What the server may take from a client without --unsafe: a headless browser and its launch timeout.
+        'x-playwright-launch-options': JSON.stringify({ headless: true, timeout }),
+        ...(token !== undefined && { authorization: `Bearer ${token}` }),
+      },
+    });
+  }
+  return browserType.connectOverCDP(cdpUrlWithToken(spec.url, token), { timeout });
+}
+
+/**
+ * One probe: a `playwright` server answers `GET /json`; a `cdp` debugging address answers
+ * `/json/version` (its browser version), a DevTools WebSocket (a provider's `wss://…`) answers
+ * `Browser.getVersion`. Resolves with the version when the probe learns it.
+ */
+export async function probeHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, token: string | undefined, timeoutMs: number): Promise<string | undefined> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  if (spec.kind === 'playwright') {
+    const response = await fetch(`${httpBase(spec.url)}/json`, { signal, ...(token !== undefined && { headers: { authorization: `Bearer ${token}` } }) });
+    await response.body?.cancel();
+    if (response.status === 429) throw new Error('429 Too Many Requests');
+    if (!response.ok) throw new Error(`GET /json answered ${response.status}`);
+    return undefined;
+  }
+  const url = new URL(spec.url);
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    const response = await fetch(`${httpBase(spec.url)}/json/version${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`, { signal });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`GET /json/version answered ${response.status}`);
+    }
+    const body = (await response.json()) as { Browser?: unknown };
+    return typeof body.Browser === 'string' ? body.Browser : undefined;
+  }
+  return cdpBrowserVersion(cdpUrlWithToken(spec.url, token), timeoutMs);
+}
+
+/** The WebSocket address of a `cdp` host (an http(s) debugging address is resolved through /json/version). */
+export async function cdpWebSocketUrl(url: string, token: string | undefined, timeoutMs: number): Promise<string> {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'ws:' || parsed.protocol === 'wss:') return cdpUrlWithToken(url, token);
+  const response = await fetch(`${httpBase(url)}/json/version${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!response.ok) throw new Error(`GET /json/version answered ${response.status}`);
+  const body = (await response.json()) as { webSocketDebuggerUrl?: unknown };
+  if (typeof body.webSocketDebuggerUrl !== 'string') throw new Error('/json/version named no webSocketDebuggerUrl');
+  // Chromium writes its own idea of its address; the host and port Portico reaches it at are the ones that work.
+  const ws = new URL(body.webSocketDebuggerUrl);
+  ws.host = parsed.host;
+  ws.protocol = parsed.protocol === 'https:' ? 'wss:' : 'ws:';
+  return cdpUrlWithToken(ws.toString(), token);
+}
+
+/** `Browser.getVersion` over a DevTools WebSocket, then the socket is closed. */
+function cdpBrowserVersion(url: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    function finish(error: Error | undefined, version?: string): void {
+      clearTimeout(timer);
+      socket.onopen = null;
+      socket.onmessage = null;
+      socket.onerror = null;
+      socket.close();
+      if (error) reject(error);
+      else resolve(version);
+    }
+    socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: 'Browser.getVersion' }));
+    socket.onmessage = (event) => {
+      try {
+        const message = JSON.parse(String(event.data)) as { id?: number; result?: { product?: unknown } };
+        if (message.id === 1) finish(undefined, typeof message.result?.product === 'string' ? message.result.product : undefined);
+      } catch {
+        // Not ours: keep waiting.
+      }
+    };
+    socket.onerror = (event) => finish(new Error(`WebSocket error: ${(event as { message?: string }).message ?? 'connection failed'}`));
+  });
+}
