@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 import { chromium, type Browser, type BrowserType } from 'playwright-core';
 import playwrightPackage from 'playwright-core/package.json' with { type: 'json' };
 
@@ -60,6 +64,14 @@ export class HostRefusedError extends Error {
   }
 }
 
+/** A probe's answer from a host that is there but takes no more browsers now (429): it stays reachable. */
+export class HostFullError extends Error {
+  constructor() {
+    super('429 Too Many Requests (the host is full)');
+    this.name = 'HostFullError';
+  }
+}
+
 /** A Playwright browser server of another Playwright version: it cannot serve this Portico. */
 export class HostVersionMismatchError extends Error {
   readonly host: string;
@@ -72,6 +84,13 @@ export class HostVersionMismatchError extends Error {
 
 /** The Playwright this Portico runs (a `playwright` host must run the same major.minor). */
 export const PLAYWRIGHT_VERSION: string = playwrightPackage.version;
+
+/** An error's message with its cause (fetch says only "fetch failed"; the cause says ECONNREFUSED). */
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
+}
 
 /** `text` without the token (raw or URL-encoded). */
 export function scrubToken(text: string, token: string | undefined): string {
@@ -145,10 +164,10 @@ export class BrowserHosts {
     return probe;
   }
 
-  #schedule(name: string): void {
+  #schedule(name: string, inMs = this.#options.probeIntervalMs ?? 15_000): void {
     if (this.#closed) return;
     this.#clock.clearTimeout(this.#timers.get(name));
-    this.#timers.set(name, this.#clock.setTimeout(() => void this.probe(name), this.#options.probeIntervalMs ?? 15_000, { unref: true }));
+    this.#timers.set(name, this.#clock.setTimeout(() => void this.probe(name), inMs, { unref: true }));
   }
 
   async #probe(name: string): Promise<void> {
@@ -164,7 +183,14 @@ export class BrowserHosts {
       state.lastError = null;
     } catch (error) {
       if (this.#closed) return;
-      const message = scrubToken(error instanceof Error ? error.message : String(error), token);
+      const message = scrubToken(errorText(error), token);
+      if (error instanceof HostFullError) {
+        // There, but full: placement may still try it (a connect then moves on); the error says why it refused.
+        state.reachable = true;
+        state.lastError = message;
+        state.lastCheckedAt = this.#clock.now().toISOString();
+        return;
+      }
       if (state.reachable || state.lastError !== message) this.#logger.warn('browser host does not answer; it takes no new browsers until it does', { host: name, error: message });
       state.reachable = false;
       state.lastError = message;
@@ -178,13 +204,16 @@ export class BrowserHosts {
     return token;
   }
 
-  /** A host failed in use (a refused connect, a browser lost mid-job): noted, and it is probed again at once. */
+  /**
+   * A host failed in use (a refused connect, a browser lost mid-job): noted, and probed again soon (not at
+   * once: a host going down answers for a moment while it dies). Until a probe answers it takes nothing.
+   */
   noteFailure(name: string, message: string, unreachable: boolean): void {
     const state = this.#states.get(name);
     if (!state || this.#closed) return;
     state.lastError = message;
     if (unreachable) state.reachable = false;
-    void this.probe(name);
+    if (!this.#probing.has(name)) this.#schedule(name, Math.min(this.#options.probeIntervalMs ?? 15_000, 2_000));
   }
 
   /**
@@ -221,7 +250,7 @@ export class BrowserHosts {
   /** The host's CDP WebSocket address with its token (a `cdp` host only), for the session proxy's own connection. */
   async cdpEndpoint(name: string, timeoutMs = 5_000): Promise<string> {
     const state = this.#states.get(name);
-    if (!state || state.spec.kind !== 'cdp') throw new Error(`no cdp browser host '${name}'`);
+    if (state?.spec.kind !== 'cdp') throw new Error(`no cdp browser host '${name}'`);
     const token = await this.#token(name);
     return cdpWebSocketUrl(state.spec.url, token, timeoutMs);
   }
@@ -259,7 +288,7 @@ export async function probeHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, toke
   if (spec.kind === 'playwright') {
     const response = await fetch(`${httpBase(spec.url)}/json`, { signal, ...(token !== undefined && { headers: { authorization: `Bearer ${token}` } }) });
     await response.body?.cancel();
-    if (response.status === 429) throw new Error('429 Too Many Requests');
+    if (response.status === 429) throw new HostFullError();
     if (!response.ok) throw new Error(`GET /json answered ${response.status}`);
     return undefined;
   }
@@ -273,7 +302,7 @@ export async function probeHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, toke
     const body = (await response.json()) as { Browser?: unknown };
     return typeof body.Browser === 'string' ? body.Browser : undefined;
   }
-  return cdpBrowserVersion(cdpUrlWithToken(spec.url, token), timeoutMs);
+  return probeUpgrade(cdpUrlWithToken(spec.url, token), timeoutMs);
 }
 
 /** The WebSocket address of a `cdp` host (an http(s) debugging address is resolved through /json/version). */
@@ -291,29 +320,32 @@ export async function cdpWebSocketUrl(url: string, token: string | undefined, ti
   return cdpUrlWithToken(ws.toString(), token);
 }
 
-/** `Browser.getVersion` over a DevTools WebSocket, then the socket is closed. */
-function cdpBrowserVersion(url: string, timeoutMs: number): Promise<string | undefined> {
+/**
+ * A WebSocket upgrade to the DevTools address, closed as soon as it is accepted: 101 answers, a 429 is a
+ * host that is there but full (HostFullError), any other status or a failed connection is an error.
+ */
+function probeUpgrade(url: string, timeoutMs: number): Promise<undefined> {
+  const target = new URL(url);
+  const request = (target.protocol === 'wss:' ? httpsRequest : httpRequest)({
+    protocol: target.protocol === 'wss:' ? 'https:' : 'http:',
+    hostname: target.hostname,
+    port: target.port,
+    path: `${target.pathname}${target.search}`,
+    headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+    timeout: timeoutMs,
+  });
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    function finish(error: Error | undefined, version?: string): void {
-      clearTimeout(timer);
-      socket.onopen = null;
-      socket.onmessage = null;
-      socket.onerror = null;
-      socket.close();
-      if (error) reject(error);
-      else resolve(version);
-    }
-    socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: 'Browser.getVersion' }));
-    socket.onmessage = (event) => {
-      try {
-        const message = JSON.parse(String(event.data)) as { id?: number; result?: { product?: unknown } };
-        if (message.id === 1) finish(undefined, typeof message.result?.product === 'string' ? message.result.product : undefined);
-      } catch {
-        // Not ours: keep waiting.
-      }
-    };
-    socket.onerror = (event) => finish(new Error(`WebSocket error: ${(event as { message?: string }).message ?? 'connection failed'}`));
+    request.once('upgrade', (_response, socket) => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    request.once('response', (response) => {
+      response.resume();
+      if (response.statusCode === 429) reject(new HostFullError());
+      else reject(new Error(`the DevTools address answered ${response.statusCode} instead of accepting a connection`));
+    });
+    request.once('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.once('error', reject);
+    request.end();
   });
 }

@@ -1,5 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions } from 'playwright-core';
 
@@ -383,11 +384,14 @@ export class BrowserRuntime {
       });
       // The lock now belongs to the lease (released by its teardown).
       lock = undefined;
+      // Lost under the lease (its context or the connection closed, not by close()): the host is suspect.
+      lease.onDidDisconnect(() => {
+        lost = true;
+        if (!this.#closed) hosts.noteFailure(hostName, 'the connection to a browser closed while it was in use', true);
+      });
       connected.on('disconnected', () => {
         lost = true;
-        if (this.#closed || !this.#leases.has(lease)) return;
-        hosts.noteFailure(hostName, 'the connection to a browser closed while it was in use', true);
-        lease.markDisconnected();
+        if (!this.#closed && this.#leases.has(lease)) lease.markDisconnected();
       });
       return lease;
     } catch (error) {
@@ -397,7 +401,13 @@ export class BrowserRuntime {
     }
   }
 
-  /** A profile's cookies, localStorage and IndexedDB, read from its folder (or a copy of it) by a short local headless launch. */
+  /**
+   * A profile's cookies, localStorage and IndexedDB, read from its folder (or a copy of it) by a short local
+   * headless launch. Playwright reads an origin's storage only once a page of the context has been there, and
+   * a fresh launch has been nowhere: each origin the profile is known to use — those a remote job saved
+   * (REMOTE_ORIGINS_FILE) and those its cookies name — is visited first, on a blank answer Portico makes
+   * itself (nothing goes to the network).
+   */
   async #readProfileState(profileId: string, ownsFolder: boolean): Promise<StorageState> {
     const folder = this.profileDir(profileId);
     await mkdir(folder, { recursive: true });
@@ -405,6 +415,17 @@ export class BrowserRuntime {
     try {
       const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(dir, { ...this.#launchOptions(false, undefined), ...(env && { env }) }));
       try {
+        const origins = new Set(await readRemoteOrigins(dir));
+        for (const cookie of await context.cookies()) {
+          const domain = cookie.domain.replace(/^\./, '');
+          origins.add(`https://${domain}`);
+          if (!cookie.secure) origins.add(`http://${domain}`);
+        }
+        if (origins.size > 0) {
+          const page = context.pages()[0] ?? (await context.newPage());
+          await page.route('**/*', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title></title>' }));
+          for (const origin of origins) await page.goto(origin, { timeout: 10_000 }).catch(() => undefined);
+        }
         return await context.storageState({ indexedDB: true });
       } finally {
         await context.close().catch(() => undefined);
@@ -419,6 +440,7 @@ export class BrowserRuntime {
     const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(this.profileDir(profileId), { ...this.#launchOptions(false, undefined), ...(env && { env }) }));
     try {
       await context.setStorageState(state);
+      await writeRemoteOrigins(this.profileDir(profileId), state.origins.map((origin) => origin.origin));
     } finally {
       await context.close().catch(() => undefined);
     }
@@ -546,6 +568,23 @@ export class BrowserRuntime {
   #assertOpen(): void {
     if (this.#closed) throw new BrowserRuntimeClosedError();
   }
+}
+
+/** Origins a remote job left storage in, kept in the profile's folder (names only; the values are Chromium's). */
+const REMOTE_ORIGINS_FILE = 'portico-remote-origins.json';
+
+async function readRemoteOrigins(folder: string): Promise<string[]> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(join(folder, REMOTE_ORIGINS_FILE), 'utf8'));
+    return Array.isArray(parsed) ? parsed.filter((origin): origin is string => typeof origin === 'string' && /^https?:\/\//.test(origin)) : [];
+  } catch {
+    return [];
+  }
+}
+
+async function writeRemoteOrigins(folder: string, origins: readonly string[]): Promise<void> {
+  const known = new Set([...(await readRemoteOrigins(folder)), ...origins]);
+  await writeFile(join(folder, REMOTE_ORIGINS_FILE), JSON.stringify([...known]), { mode: 0o600 });
 }
 
 /** Whether `browser` is gone, waiting up to `timeoutMs` for a pending 'disconnected' event. */

@@ -4,7 +4,7 @@ import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 
 const PORTAL_FIELDS = [
   'id', 'org_id', 'endpoint_name', 'start_url', 'task', 'form_schema', 'output_schema', 'profile_id',
-  'humanized_urls', 'webhook_url', 'replay_enabled', 'assist_model', 'record_video', 'browser_session_id', 'credential_id', 'skills', 'created_at', 'updated_at',
+  'humanized_urls', 'webhook_url', 'replay_enabled', 'assist_model', 'record_video', 'browser_session_id', 'credential_id', 'browser_host_labels', 'skills', 'created_at', 'updated_at',
 ].sort();
 
 const formSchema = {

@@ -93,7 +93,8 @@ export class ProfileSessionManager {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     if (request.useProxy && !this.#options.defaultProxy) throw new ValidationError(messages.noDefaultProxy);
     if (this.isOpen(profile.id) || this.#runtime.locks.isHeld(profile.id)) throw new ConflictError(messages.profileInUse(profile.id));
-    const slot = this.#options.browserSlots?.acquire(profile.org_id);
+    // A person logs in there: always the local Chromium (docs/scale.md, "How Portico places work").
+    const slot = this.#options.browserSlots?.acquire(profile.org_id, { loginWindow: true });
     this.#opening.add(profile.id);
     try {
       const lease = await this.#leaseProfile(profile.id, request.useProxy);

@@ -123,7 +123,8 @@ export class SessionService {
   /** Opens a session with its own browser; `origin` is this server's base URL as the caller reached it. */
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
-    const slot = this.#browserSlots?.acquire(actor.orgId);
+    // Session browsers run on the local Chromium (docs/scale.md).
+    const slot = this.#browserSlots?.acquire(actor.orgId, { localOnly: true });
     try {
       return await this.#create(actor, request, origin, slot);
     } catch (error) {
