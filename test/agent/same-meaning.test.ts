@@ -94,6 +94,30 @@ describe('choices sent as codes the page never showed (custom listboxes)', () =>
   });
 });
 
+describe('a list of choices (multi-select lists) in the request', () => {
+  const topics = [{ label: 'Testing', value: '' }, { label: 'Performance', value: '' }, { label: 'Accessibility', value: '' }];
+  const placedList = (items: string[], extra: Partial<PlacedCheck> = {}): PlacedCheck => ({
+    key: 'topics', label: 'Topics', given: items.join(', '), names: [], sent: [], options: topics, kind: 'choice', secret: false, items, ...extra,
+  });
+  it('verifies a list whose every item is carried by a field of its name', () => {
+    const fields = [{ name: 'topics[0]', value: 'testing' }, { name: 'topics[1]', value: 'performance' }];
+    expect(checkRequest(fields, [placedList(['Testing', 'Performance'])])).toEqual({ verified: ['topics'], mismatches: [] });
+  });
+  it('holds a list carrying another option; a code nobody can read is neither verified nor held', () => {
+    const other = [{ name: 'topics[0]', value: 'testing' }, { name: 'topics[1]', value: 'accessibility' }];
+    expect(checkRequest(other, [placedList(['Testing', 'Performance'])]).mismatches.map((m) => m.key)).toEqual(['topics']);
+    const coded = [{ name: 'topics[0]', value: 'testing' }, { name: 'topics[1]', value: 'perf' }];
+    expect(checkRequest(coded, [placedList(['Testing', 'Performance'])])).toEqual({ verified: [], mismatches: [] });
+  });
+  it('options with values of their own: the values the list held are what must be sent', () => {
+    const coded = [{ label: 'Saturday', value: 'sat' }, { label: 'Sunday', value: 'sun' }, { label: 'Monday', value: 'mon' }];
+    const fields = [{ name: 'days[0]', value: 'sat' }, { name: 'days[1]', value: 'sun' }];
+    const placed = placedList(['Saturday', 'Sunday'], { key: 'days', options: coded, sent: ['sat', 'sun'] });
+    expect(checkRequest(fields, [placed]).verified).toEqual(['days']);
+    expect(checkRequest([{ name: 'days[0]', value: 'sat' }, { name: 'days[1]', value: 'mon' }], [placed]).mismatches.map((m) => m.key)).toEqual(['days']);
+  });
+});
+
 describe('the result says submitted only as observed', () => {
   const facts: PageFacts = { url: 'http://x/done', title: 'Done', confirmation: 'Thank you', reference: 'AB-1234', pairs: [], text: 'Thank you' };
   it('without an output_schema and with one (a boolean "submitted"-like property)', () => {

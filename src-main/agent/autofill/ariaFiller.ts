@@ -5,11 +5,12 @@ import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
 import { findListbox, readOptions } from '../injected/index.ts';
-import { click, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
+import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
-import { asText, findChoice, realChoices, sameValue } from './valueAdapter.ts';
+import { asText, findChoice, realChoices, sameValue, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
+import { matchAll } from './widgetValues.ts';
 
 /** The widget's state: aria-checked, aria-pressed (toggle buttons), else the `checked` property (form-associated custom elements keep their ARIA state in ElementInternals). */
 async function ariaChecked(loc: Locator): Promise<boolean> {
@@ -94,6 +95,81 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   // A list left open (multi-select, or a slow close) would swallow the next click on the page.
   if (await options?.first().isVisible().catch(() => false)) await env.page.keyboard.press('Escape');
   return { shown: choice.label, how: match.how };
+}
+
+/** What a multi-select placed besides what it shows: the options it listed and the values of those chosen (for the submission check). */
+type MultiFillResult = FillResult & { options: ChoiceLike[]; sent: string[] };
+
+/**
+ * Several choices in one list (docs/autofill.md, Multi-select lists): a listbox that says it takes
+ * several (`aria-multiselectable`), a menu of `menuitemcheckbox` items, or a component marked
+ * `multiple`. The list is opened, every value must name exactly one option (else asked or failed,
+ * nothing chosen), each option whose state differs from the wanted one is clicked (wanted ones
+ * selected, the others released), and the options' `aria-selected`/`aria-checked` must then be
+ * exactly the wanted set. A list that takes one choice gets a one-value list as a single choice; more
+ * values are a problem, never a partial fill.
+ */
+export async function fillMultiListbox(env: FillEnv, target: Target, values: unknown[]): Promise<MultiFillResult> {
+  const trigger = locate(target);
+  const token = (target.controls[0] as ScannedControl).pid;
+  let options = await openListbox(env, target, trigger);
+  if (!options) throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
+  const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
+  const multi = (target.controls[0] as ScannedControl).multiple
+    || (await list.evaluate((l) => l.getAttribute('aria-multiselectable') === 'true' || !!l.querySelector('[role=menuitemcheckbox]')).catch(() => false));
+  const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
+  const enabled = realChoices(all.filter((o) => !o.disabled && o.label));
+  if (!multi) {
+    await env.page.keyboard.press('Escape');
+    if (values.length !== 1) throw new FillProblem(`'${target.label}' takes one choice; form_data gives ${values.length} (${values.map(asText).join(', ')})`, enabled.map((o) => o.label));
+    const single = await fillListbox(env, target, values[0]);
+    return { ...single, options: enabled.map(({ label, value }) => ({ label, value })), sent: [] };
+  }
+  const matched = matchAll(values, enabled);
+  if (!('indices' in matched)) {
+    await env.page.keyboard.press('Escape');
+    throw optionProblem(target, asText(matched.value), matched.index, enabled.map((o) => o.label));
+  }
+  const hows = values.map((v) => {
+    const m = findChoice(v, enabled);
+    return 'how' in m ? m.how : 'exact';
+  });
+  const wanted = new Set(matched.indices.map((i) => (enabled[i] as (typeof enabled)[number]).index));
+  const states = async (): Promise<boolean[]> =>
+    (options as Locator).evaluateAll((els) => els.map((e) => (e.getAttribute('aria-selected') ?? e.getAttribute('aria-checked')) === 'true'));
+  const right = async (): Promise<boolean> => (await states()).every((on, i) => !all[i] || all[i]?.disabled || on === wanted.has(i));
+  for (const option of all) {
+    if (option.disabled) continue;
+    const now = (await states())[option.index] === true;
+    if (now === wanted.has(option.index)) continue;
+    // A list that closes on each choice is opened again (its options keep their places).
+    if (!(await options.nth(option.index).isVisible().catch(() => false))) {
+      options = await openListbox(env, target, trigger);
+      if (!options) throw new AgentFailure(`'${target.label}' did not open its list again to choose '${option.label}'`);
+    }
+    const label = (await options.nth(option.index).evaluateAll(readOptions))[0]?.label;
+    if (label !== option.label) {
+      await env.page.keyboard.press('Escape');
+      throw new AgentFailure(`'${target.label}': the list changed while choosing (that place now shows '${label ?? ''}', not '${option.label}'); stopped`);
+    }
+    await click(env, options.nth(option.index));
+  }
+  if (!(await waitFor(right, 1000))) {
+    const on = await states().catch(() => [] as boolean[]);
+    const chosen = all.filter((o) => on[o.index]).map((o) => o.label);
+    await env.page.keyboard.press('Escape');
+    throw new AgentFailure(`'${target.label}' has ${chosen.length ? chosen.map((c) => `'${c}'`).join(', ') : 'nothing'} selected after choosing ${[...wanted].map((i) => `'${all[i]?.label}'`).join(', ')}`);
+  }
+  const picked = all.filter((o) => wanted.has(o.index));
+  if (await options.first().isVisible().catch(() => false)) await env.page.keyboard.press('Escape');
+  const order: PlacementHow[] = ['exact', 'normalised', 'synonym', 'answer'];
+  return {
+    shown: picked.map((o) => o.label).join(', '),
+    how: hows.reduce<PlacementHow>((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'exact'),
+    options: enabled.map(({ label, value }) => ({ label, value })),
+    // Options with values of their own are what the form sends; labels alone prove nothing about the request.
+    sent: picked.every((o) => o.value) ? picked.map((o) => o.value) : [],
+  };
 }
 
 /** Types into a contenteditable element; editors that ignore inserted text get real key presses. */

@@ -2,7 +2,7 @@ import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
 import { calendarOpen, readAndLeave } from '../injected/index.ts';
-import { fillEditable, fillListbox, setAriaChecked } from './ariaFiller.ts';
+import { fillEditable, fillListbox, fillMultiListbox, setAriaChecked } from './ariaFiller.ts';
 import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
 import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
 import type { SegmentedField } from '../injected/index.ts';
@@ -441,10 +441,12 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
         await loc.blur().catch(() => undefined);
         return { shown, how: textHow(value, shown) };
       }
+      // A list value into a combobox: several choices of its list (a multiselect combobox), never typed as one text.
+      if (Array.isArray(value)) return fillMultiListbox(env, target, value);
       return fillCombobox(env, target, loc, value);
     }
     case 'listbox':
-      return fillListbox(env, target, value);
+      return Array.isArray(value) ? fillMultiListbox(env, target, value) : fillListbox(env, target, value);
     case 'select':
       return fillSelectLike(loc, target, first, Array.isArray(value) && first.multiple ? value : [value]);
     case 'radio': {

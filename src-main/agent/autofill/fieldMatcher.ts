@@ -48,7 +48,13 @@ export function compatibility(value: unknown, target: Target): number {
   // A {start, end} pair belongs in a range input only (its two dates also reach two inputs as two keys).
   if (dateRangeValue(value) && typeof value === 'object') return 0;
   if (target.kind === 'dateSplit') return dateReadings(value).length || (!target.dateParts?.day && parseMonthYear(value)) ? 1 : 0;
-  if (Array.isArray(value)) return target.kind === 'checkboxGroup' || (target.kind === 'select' && target.controls[0]?.multiple) ? 1 : 0.4;
+  if (Array.isArray(value)) {
+    if (target.kind === 'checkboxGroup' || ((target.kind === 'select' || target.kind === 'listbox') && target.controls[0]?.multiple)) return 1;
+    // A list drawn only while open may take several choices (it says so once open: aria-multiselectable,
+    // menuitemcheckbox items); the filler checks, and a list taking one choice asks or fails.
+    if ((target.kind === 'listbox' || target.kind === 'combobox') && !target.choices.length) return 0.9;
+    return 0.4;
+  }
   if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' || target.kind === 'listbox' ? 0.9 : 0.3;
   if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
   // A value that is none of a choice control's options leans towards another control that has it,

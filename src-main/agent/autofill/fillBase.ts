@@ -33,6 +33,9 @@ export function optionProblem(target: Target, value: string, index: number, choi
 export interface FillResult {
   shown: string;
   how: PlacementHow;
+  /** A list's options as read while it was open, and the values of those chosen (multi-select lists), for the submission check. */
+  options?: Array<{ label: string; value: string }>;
+  sent?: string[];
 }
 
 export interface FillEnv {

@@ -4,7 +4,7 @@
 import type { ScannedControl } from './pageScan.ts';
 import type { PlacedCheck } from './submissionCheck.ts';
 import type { Target } from './targets.ts';
-import { asText, filePayloads, realChoices } from './valueAdapter.ts';
+import { asText, filePayloads, realChoices, type ChoiceLike } from './valueAdapter.ts';
 
 interface ControlState {
   name: string;
@@ -37,7 +37,10 @@ function checkKind(target: Target): PlacedCheck['kind'] {
 }
 
 /** The check record of `key` placed into `target` with `value` (what was meant) now showing `shown`. */
-export async function placedCheckFor(target: Target, key: string, value: unknown, shown: string, secret: boolean): Promise<PlacedCheck> {
+export async function placedCheckFor(
+  target: Target, key: string, value: unknown, shown: string, secret: boolean,
+  seen: { options?: ChoiceLike[]; sent?: string[] } = {},
+): Promise<PlacedCheck> {
   const kind = checkKind(target);
   const controls = target.kind === 'dateSplit' && target.dateParts
     ? [target.dateParts.day, target.dateParts.month, target.dateParts.year].filter((c): c is ScannedControl => !!c)
@@ -64,7 +67,13 @@ export async function placedCheckFor(target: Target, key: string, value: unknown
       break;
     }
     case 'listbox':
-      sent = hidden?.value ? [hidden.value] : [];
+    case 'combobox':
+      if (target.kind === 'combobox' && !Array.isArray(value)) {
+        sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
+        break;
+      }
+      // A multi-select list: the values of the options chosen, as read while the list was open.
+      sent = seen.sent?.length ? seen.sent : hidden?.value ? [hidden.value] : [];
       break;
     case 'file':
       sent = [];
@@ -80,5 +89,6 @@ export async function placedCheckFor(target: Target, key: string, value: unknown
       sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
   }
   const given = target.kind === 'file' ? filePayloads(value).map((f) => f.name).join(', ') : asText(value);
-  return { key, label: target.label, given, names, sent, options: realChoices(target.choices).map((c) => ({ label: c.label, value: c.value })), kind, secret };
+  const options = target.choices.length ? realChoices(target.choices).map((c) => ({ label: c.label, value: c.value })) : (seen.options ?? []);
+  return { key, label: target.label, given, names, sent, options, kind, secret, ...(Array.isArray(value) && kind === 'choice' ? { items: value.map(asText) } : {}) };
 }

@@ -28,6 +28,8 @@ export interface PlacedCheck {
   options: ChoiceLike[];
   kind: 'text' | 'choice' | 'checkbox' | 'file' | 'date';
   secret: boolean;
+  /** For a list of choices (a multi-select, a checkbox group): each value meant, one by one. */
+  items?: string[];
 }
 
 export interface Mismatch {
@@ -179,6 +181,19 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
       const values = new Set(own.map((f) => f.value));
       if (p.sent.every((v) => values.has(v))) verified.push(p.key);
       else mismatches.push({ key: p.key, label: p.label, sent: own.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+      continue;
+    }
+    if (p.kind === 'choice' && p.items?.length && own.length) {
+      // A list of choices whose sent values were not all known: each field of its name must mean one of
+      // the items (or be a code nobody can read); one meaning another option holds the request.
+      const meaning = (item: string, f: SentField): string => {
+        const m = sameMeaning(item, f.value, { options: p.options, choice: true });
+        // A value the control itself held is no stray, though which item it carries is not known.
+        return m === 'different' && p.sent.includes(f.value) ? 'unknown' : m;
+      };
+      const stray = own.filter((f) => f.value !== '' && !f.file && p.items?.every((item) => meaning(item, f) === 'different'));
+      if (stray.length) mismatches.push({ key: p.key, label: p.label, sent: own.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+      else if (p.items.every((item) => own.some((f) => meaning(item, f) === 'same'))) verified.push(p.key);
       continue;
     }
     if (own.some((f) => carries(f, p))) {

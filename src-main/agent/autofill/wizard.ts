@@ -8,7 +8,7 @@ import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { isFileObject, loggable, type Entry } from './entries.ts';
 import { dateReadings } from './dates.ts';
 import { arrayRows, matchScoped } from './fieldArrays.ts';
-import { compatibility, eliminationFits, type Placement } from './fieldMatcher.ts';
+import { compatibility, eliminationFits, MATCH_THRESHOLD, scoreMatch, type Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
 import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
@@ -461,7 +461,9 @@ export class Wizard {
     const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        let { shown, how } = await fillTarget(this.#env(), target, current, options);
+        const filledWith = await fillTarget(this.#env(), target, current, options);
+        let { shown } = filledWith;
+        const { how } = filledWith;
         if (entry) {
           const read = await this.#readBack(target, entry, current, shown);
           if (read.retype !== undefined) {
@@ -476,7 +478,7 @@ export class Wizard {
             signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown,
             how: this.#answered.has(entry.key) ? 'answer' : how,
             matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : this.#byModel.has(entry.key) ? 'model' : matchedBy,
-            check: await placedCheckFor(target, entry.key, current, shown, entry.secret || target.controls.some((c) => c.type === 'password')),
+            check: await placedCheckFor(target, entry.key, current, shown, entry.secret || target.controls.some((c) => c.type === 'password'), filledWith),
           });
           // A date range placed as one value places both of its keys.
           for (const leaf of this.#ranges.find((r) => r.entry.key === entry.key)?.leaves ?? []) {
@@ -558,6 +560,13 @@ export class Wizard {
       }
       const key = controlKey(error.target);
       const entry = this.#allEntries().find((e) => this.#placed.get(e.key)?.controlKey === key);
+      // A message on a field a pending key will fill (a page that validated as it appeared: React swapping
+      // a "Next" button for a submit button under the click): filling it is the answer, not a question.
+      const target = error.target;
+      if (!entry && this.#entries.some((e) => !this.#placed.has(e.key) && !this.#declined.has(e.key) && scoreMatch(e, target) >= MATCH_THRESHOLD)) {
+        this.#ctx.log(`page message on '${target.label}': ${quote(error.text, 120)}; a form_data key will fill it`);
+        continue;
+      }
       if (!entry) {
         const answer = await this.#askForField(error.target, {
           question: `What should be entered for '${error.target.label}'?`,

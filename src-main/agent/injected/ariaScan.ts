@@ -46,6 +46,13 @@ function listboxOf(el: Element): Element | null {
   return null;
 }
 
+/** A select-only combobox known to take several choices now (its list is multiselectable, its component `multiple`); often known only once open. */
+function multipleOf(el: Element): boolean {
+  const host = hostOf(el) as (Element & { multiple?: unknown }) | null;
+  if (host && (host.hasAttribute('multiple') || host.multiple === true)) return true;
+  return listboxOf(el)?.getAttribute('aria-multiselectable') === 'true';
+}
+
 /** The value of the component an option, radio or chip button is drawn inside of (an option element's shadow `<li role=option>`, a chip's `<button aria-pressed>`). */
 const hostValueOf = (o: Element): string => {
   const host = hostOf(o);
@@ -118,12 +125,15 @@ function isChecked(el: Element): boolean {
   return (el as HTMLInputElement).checked === true;
 }
 
-/** A button beside a text combobox in the same wrapper, opening its list: `<input role=combobox><button aria-haspopup=listbox>`. */
+/** A button beside a combobox input in the same wrapper, opening its list: `<input role=combobox><button aria-haspopup=listbox>` (or an input with aria-haspopup=listbox). */
 function comboboxButton(el: Element): boolean {
   if (!(el.tagName === 'BUTTON' || el.getAttribute('role') === 'button')) return false;
   const wrapper = el.parentElement;
-  const inputs = wrapper ? Array.from(wrapper.querySelectorAll('input:not([type=hidden]),textarea')) : [];
-  return inputs.length === 1 && (inputs[0] as Element).getAttribute('role') === 'combobox';
+  // The combobox's own wrapper: not the form, holding one input and no button but this one.
+  if (!wrapper || /^(FORM|FIELDSET|BODY)$/.test(wrapper.tagName) || wrapper.querySelectorAll('button,[role=button]').length !== 1) return false;
+  const inputs = Array.from(wrapper.querySelectorAll('input:not([type=hidden]),textarea'));
+  const input = inputs.length === 1 ? (inputs[0] as Element) : null;
+  return !!input && (input.getAttribute('role') === 'combobox' || input.getAttribute('aria-haspopup') === 'listbox');
 }
 
 function widgetTypeOf(el: Element, role: string): WidgetType | null {
@@ -209,7 +219,7 @@ export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set(
       value,
       checked: isChecked(el),
       options,
-      multiple: false,
+      multiple: type === 'listbox' && multipleOf(el),
       valid: el.getAttribute('aria-invalid') !== 'true',
       validationMessage: '',
       errorText: vis ? errorTextOf(el) : '',

@@ -47,6 +47,8 @@ function buttonOf(el: Element, tag: string, type: string, role: string): Scanned
   const text = clean(tag === 'input' ? (el as HTMLInputElement).value || el.getAttribute('aria-label') || '' : el.getAttribute('aria-label') || textOf(el));
   if (!text || text.length > 80) return 'skip';
   if (tag === 'a' && !role && !ADVANCE.test(text)) return 'skip';
+  // A link in a <nav> (a site menu, a wizard's step indicator) or out of the tab order moves no form on.
+  if (tag === 'a' && (closestAcross(el, 'nav') || el.getAttribute('tabindex') === '-1')) return 'skip';
   return {
     pid: pidOf(el),
     text,
@@ -67,11 +69,16 @@ function untiedGroupText(el: Element): string {
 }
 /**
  * A `pattern` the page told the browser not to enforce (`<form novalidate>`): a number input that
- * formats its value ("$12,500") against its own pattern="[0-9]*" does not block the submit.
+ * formats its value ("$12,500") against its own pattern="[0-9]*" does not block the submit. Likewise
+ * `required` on a combobox's empty text box (a multiselect shows its choices elsewhere).
  */
 const patternIgnored = (el: NativeField): boolean => {
   const v = el.validity;
-  return !!el.form?.noValidate && v.patternMismatch && !v.valueMissing && !v.typeMismatch && !v.tooLong && !v.tooShort && !v.customError && !v.badInput;
+  if (!el.form?.noValidate || v.typeMismatch || v.tooLong || v.tooShort || v.customError || v.badInput) return false;
+  // A multiselect combobox keeps its choices beside its text box, which stays empty: `required` on
+  // that box is not what the form checks (the browser does not either, under novalidate).
+  if (v.valueMissing) return !v.patternMismatch && el.getAttribute('role') === 'combobox';
+  return v.patternMismatch;
 };
 
 /**

@@ -305,6 +305,11 @@ var __porticoInjected = (function() {
 		}
 		return null;
 	}
+	function multipleOf(el) {
+		const host = hostOf(el);
+		if (host && (host.hasAttribute("multiple") || host.multiple === true)) return true;
+		return listboxOf(el)?.getAttribute("aria-multiselectable") === "true";
+	}
 	const hostValueOf = (o) => {
 		const host = hostOf(o);
 		return host ? host.getAttribute("data-value") || host.getAttribute("value") || propertyValueOf(host) : "";
@@ -355,8 +360,10 @@ var __porticoInjected = (function() {
 	function comboboxButton(el) {
 		if (!(el.tagName === "BUTTON" || el.getAttribute("role") === "button")) return false;
 		const wrapper = el.parentElement;
-		const inputs = wrapper ? Array.from(wrapper.querySelectorAll("input:not([type=hidden]),textarea")) : [];
-		return inputs.length === 1 && inputs[0].getAttribute("role") === "combobox";
+		if (!wrapper || /^(FORM|FIELDSET|BODY)$/.test(wrapper.tagName) || wrapper.querySelectorAll("button,[role=button]").length !== 1) return false;
+		const inputs = Array.from(wrapper.querySelectorAll("input:not([type=hidden]),textarea"));
+		const input = inputs.length === 1 ? inputs[0] : null;
+		return !!input && (input.getAttribute("role") === "combobox" || input.getAttribute("aria-haspopup") === "listbox");
 	}
 	function widgetTypeOf(el, role) {
 		if (role === "radio") return "radio";
@@ -427,7 +434,7 @@ var __porticoInjected = (function() {
 				value,
 				checked: isChecked(el),
 				options,
-				multiple: false,
+				multiple: type === "listbox" && multipleOf(el),
 				valid: el.getAttribute("aria-invalid") !== "true",
 				validationMessage: "",
 				errorText: vis ? errorTextOf(el) : "",
@@ -714,6 +721,7 @@ var __porticoInjected = (function() {
 		const text = clean(tag === "input" ? el.value || el.getAttribute("aria-label") || "" : el.getAttribute("aria-label") || textOf(el));
 		if (!text || text.length > 80) return "skip";
 		if (tag === "a" && !role && !ADVANCE.test(text)) return "skip";
+		if (tag === "a" && (closestAcross(el, "nav") || el.getAttribute("tabindex") === "-1")) return "skip";
 		return {
 			pid: pidOf(el),
 			text,
@@ -732,7 +740,9 @@ var __porticoInjected = (function() {
 	}
 	const patternIgnored = (el) => {
 		const v = el.validity;
-		return !!el.form?.noValidate && v.patternMismatch && !v.valueMissing && !v.typeMismatch && !v.tooLong && !v.tooShort && !v.customError && !v.badInput;
+		if (!el.form?.noValidate || v.typeMismatch || v.tooLong || v.tooShort || v.customError || v.badInput) return false;
+		if (v.valueMissing) return !v.patternMismatch && el.getAttribute("role") === "combobox";
+		return v.patternMismatch;
 	};
 	function namelessCheckboxGroup(el) {
 		const group = closestAcross(el, "fieldset,[role=group]");
@@ -951,9 +961,11 @@ var __porticoInjected = (function() {
 		return all;
 	}
 	// src-main/agent/injected/findListbox.ts
+	const OPTIONS = "[role=option],[role=menuitemcheckbox]";
 	function findListbox(el, args) {
 		const { token, mark } = args;
-		const open = allElements().filter((l) => l.getAttribute("role") === "listbox" && visible(l));
+		const isList = (l) => l.getAttribute("role") === "listbox" || l.getAttribute("role") === "menu" && !!l.querySelector("[role=menuitemcheckbox]");
+		const open = allElements().filter((l) => isList(l) && visible(l));
 		if (mark) {
 			for (const l of open) l.setAttribute("data-portico-seen", "1");
 			return false;
@@ -961,14 +973,14 @@ var __porticoInjected = (function() {
 		let lb = null;
 		for (const id of (el.getAttribute("aria-controls") || el.getAttribute("aria-owns") || "").split(/\\s+/).filter(Boolean)) {
 			const t = elementById(el, id);
-			const l = t && (t.getAttribute("role") === "listbox" ? t : flatQueryAll(t, "[role=listbox]")[0]);
+			const l = t && (isList(t) ? t : flatQueryAll(t, "[role=listbox],[role=menu]").find(isList));
 			if (l && visible(l)) {
 				lb = l;
 				break;
 			}
 		}
 		lb = lb || open.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || open.pop() || null;
-		const options = lb ? flatQueryAll(lb, "[role=option]") : [];
+		const options = lb ? flatQueryAll(lb, OPTIONS) : [];
 		if (!lb || !options.some(visible)) return false;
 		for (const old of allElements().filter((e) => e.getAttribute("data-portico-listbox") === token || e.getAttribute("data-portico-option") === token)) {
 			old.removeAttribute("data-portico-listbox");

@@ -1,0 +1,141 @@
+/**
+ * Multi-select lists (docs/autofill.md, "Multi-select lists"), on a hand-written page with no library:
+ * a select-only button opening an `aria-multiselectable` listbox (one option chosen beforehand, to be
+ * released), and a text combobox opening a menu of `menuitemcheckbox` items; a list value chooses
+ * exactly its options and the form sends them. A list that takes one choice is never given two: the
+ * job fails naming it, nothing sent.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { JsonObject } from '../../src-main/contract/common.ts';
+import { launchTestBrowser } from '../helpers/chromium.ts';
+import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import { fakeContext } from './fakeContext.ts';
+
+const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title>
+<style>[role=listbox],[role=menu]{border:1px solid #888;padding:4px;width:220px}[role=option],[role=menuitemcheckbox]{padding:2px}</style></head><body>
+<form id="f" action="/submit/multi" method="post">
+  <h1>Language course</h1>
+  <span id="ll">Languages you want to learn</span>
+  <button type="button" id="lang" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="ll lang">French</button>
+  <p id="dl">Dietary needs</p>
+  <input id="diet" role="combobox" aria-labelledby="dl" aria-expanded="false" autocomplete="off" placeholder="Choose any">
+  <span id="cl">Certificate colour</span>
+  <button type="button" id="colour" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="cl colour">Choose</button>
+  <div id="hidden"></div>
+  <button type="submit">Enrol</button>
+</form>
+<script>
+  const state = { lang: new Set(['fr']), diet: new Set(), colour: new Set() };
+  const LISTS = {
+    lang: { role: 'listbox', item: 'option', multi: true, options: [['fr', 'French'], ['de', 'German'], ['es', 'Spanish']] },
+    diet: { role: 'menu', item: 'menuitemcheckbox', multi: true, options: [['vg', 'Vegan'], ['nf', 'Nut-free'], ['gf', 'Gluten-free']] },
+    colour: { role: 'listbox', item: 'option', multi: false, options: [['red', 'Red'], ['blue', 'Blue']] },
+  };
+  let open = null;
+  function close() { if (open) { open.el.remove(); document.getElementById(open.name).setAttribute('aria-expanded', 'false'); open = null; } }
+  function render(name) {
+    const spec = LISTS[name];
+    const trigger = document.getElementById(name);
+    close();
+    const list = document.createElement('div');
+    list.id = name + '-list';
+    list.setAttribute('role', spec.role);
+    if (spec.role === 'listbox' && spec.multi) list.setAttribute('aria-multiselectable', 'true');
+    for (const [value, label] of spec.options) {
+      const o = document.createElement('div');
+      o.setAttribute('role', spec.item);
+      o.textContent = label;
+      const on = () => state[name].has(value);
+      o.setAttribute(spec.item === 'option' ? 'aria-selected' : 'aria-checked', String(on()));
+      o.addEventListener('mousedown', (e) => e.preventDefault());
+      o.addEventListener('click', () => {
+        if (!spec.multi) state[name].clear();
+        if (on()) state[name].delete(value); else state[name].add(value);
+        sync();
+        if (!spec.multi) { close(); return; }
+        o.setAttribute(spec.item === 'option' ? 'aria-selected' : 'aria-checked', String(on()));
+      });
+      list.append(o);
+    }
+    trigger.after(list);
+    trigger.setAttribute('aria-controls', list.id);
+    trigger.setAttribute('aria-expanded', 'true');
+    open = { name, el: list };
+  }
+  function sync() {
+    const hidden = document.getElementById('hidden');
+    hidden.innerHTML = '';
+    for (const name of Object.keys(state)) for (const v of state[name]) {
+      const i = document.createElement('input'); i.type = 'hidden'; i.name = name; i.value = v; hidden.append(i);
+    }
+    for (const name of ['lang', 'colour']) {
+      const labels = LISTS[name].options.filter(([v]) => state[name].has(v)).map(([, l]) => l);
+      document.getElementById(name).textContent = labels.join(', ') || 'Choose';
+    }
+  }
+  for (const name of Object.keys(LISTS)) document.getElementById(name).addEventListener('click', () => (open && open.name === name ? close() : render(name)));
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') close(); });
+  sync();
+</script></body></html>`;
+
+describe('multi-select lists in a page (no library)', () => {
+  let browser: Browser;
+  let close: (() => Promise<void>) | undefined;
+  let server: FormServer | undefined;
+  let page: Page;
+  beforeAll(async () => {
+    const [launched, started] = await Promise.all([
+      launchTestBrowser(),
+      startFormServer({ '/multi/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE) }),
+    ]);
+    browser = launched.browser;
+    close = launched.close;
+    server = started;
+    page = await browser.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await close?.();
+    await server?.close();
+  });
+
+  const run = async (formData: JsonObject) => {
+    const ctx = fakeContext({
+      page,
+      startUrl: (server as FormServer).url('/multi/form'),
+      formData,
+      formSchema: {
+        type: 'object',
+        properties: {
+          languages: { type: 'array', items: { type: 'string' }, title: 'Languages you want to learn' },
+          dietary_needs: { type: 'array', items: { type: 'string' }, title: 'Dietary needs' },
+          certificate_colour: { type: 'array', items: { type: 'string' }, title: 'Certificate colour' },
+        },
+      },
+    });
+    const since = (server as FormServer).posts.length;
+    const result = await new AutofillAgent().run(ctx).then((r) => ({ ok: r }), (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+    return { result, posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/multi'), logs: ctx.logs };
+  };
+
+  it('chooses exactly the listed options (releasing one chosen before) in a multiselectable listbox and a menu of checkable items', async () => {
+    const { result, posts, logs } = await run({ languages: ['German', 'Spanish'], dietary_needs: ['Vegan', 'Nut-free'] });
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ lang: ['de', 'es'], diet: ['vg', 'nf'] }]);
+    expect(logs.join('\n')).toContain("languages → 'Languages you want to learn' (select-aria #lang) = German, Spanish (exact)");
+  });
+
+  it('a value naming no option chooses nothing: the job fails naming it, nothing is sent', async () => {
+    const { result, posts } = await run({ languages: ['German', 'Klingon'] });
+    expect(result).toEqual({ error: expect.stringContaining("'Klingon' isn't one of the options for 'Languages you want to learn") });
+    expect(posts).toEqual([]);
+  });
+
+  it('a list that takes one choice is never given two: the job fails, nothing is sent', async () => {
+    const { result, posts } = await run({ certificate_colour: ['Red', 'Blue'] });
+    expect(result).toEqual({ error: expect.stringContaining('takes one choice; form_data gives 2 (Red, Blue)') });
+    expect(posts).toEqual([]);
+  });
+});
