@@ -26,19 +26,17 @@ function bigJson(bytes: number): Buffer {
 // The sampler runs in its own process, so its timing is not held by the service's thread it measures.
 const SAMPLER = `
 const url = process.argv[1];
-const latencies = [];
 let phase = 'idle';
-let failures = 0;
 let stop = false;
 process.stdin.on('data', (chunk) => { for (const word of String(chunk).split('\\n').filter(Boolean)) { if (word === 'stop') stop = true; else phase = word; } });
 (async () => {
   while (!stop) {
     const started = performance.now();
-    try { const res = await fetch(url); await res.arrayBuffer(); if (res.status !== 200) failures += 1; } catch { failures += 1; }
-    latencies.push([phase, performance.now() - started]);
+    let ok = false;
+    try { const res = await fetch(url); await res.arrayBuffer(); ok = res.status === 200; } catch {}
+    process.stdout.write(JSON.stringify([phase, performance.now() - started, ok]) + '\\n');
     await new Promise((r) => setTimeout(r, 10));
   }
-  process.stdout.write(JSON.stringify({ latencies, failures }));
   process.exit(0);
 })();
 `;
@@ -64,7 +62,7 @@ async function main(): Promise<void> {
     sampler.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
     });
-    const exited = new Promise((resolve) => sampler.once('close', resolve));
+    const exited = new Promise<string>((resolve) => sampler.once('close', (code, signal) => resolve(`${code ?? signal}`)));
     // A baseline: /health on this machine, at this load, with nothing else going on.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     sampler.stdin.write('upload\n');
@@ -81,8 +79,11 @@ async function main(): Promise<void> {
     }
     const readMs = performance.now() - t0 - uploadMs;
     sampler.stdin.write('stop\n');
-    await exited;
-    const { latencies, failures } = JSON.parse(out) as { latencies: [string, number][]; failures: number };
+    const exit = await exited;
+    if (exit !== '0') throw new Error(`the /health sampler ended with ${exit}`);
+    const samples = out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as [string, number, boolean]);
+    const latencies = samples.map(([name, ms]) => [name, ms] as [string, number]);
+    const failures = samples.filter(([, , ok]) => !ok).length;
     const phase = (name: string): number[] => latencies.filter(([p]) => p === name).map(([, ms]) => ms);
     const stats = (values: number[]) => ({ samples: values.length, p50_ms: round(percentile(values, 50)), p99_ms: round(percentile(values, 99)), max_ms: round(Math.max(...values)) });
     if (bundle.status !== 'completed') throw new Error(`the bundle did not complete: ${JSON.stringify(bundle)}`);
