@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../base/errors
 import { CONSOLE_TOKEN_HEADER, consoleMessages } from '../contract/console.ts';
 import { messages } from '../contract/messages.ts';
 import type { ApiKeyPrincipal, ApiKeyRepository } from '../store/apiKeys.ts';
-import { firstHeader } from './presentedKey.ts';
+import { firstHeader, keyHashFor } from './presentedKey.ts';
 
 /** How the operator console authenticates: one random token per start, sent as `X-Console-Token`. */
 export interface ConsoleAuth {
@@ -33,7 +33,7 @@ export type AccountPrincipal = Extract<ApiKeyPrincipal, { kind: 'account' }>;
 export function authenticate(request: FastifyRequest, apiKeys: ApiKeyRepository): ApiKeyPrincipal {
   const key = firstHeader(request, 'x-api-key');
   if (!key) throw new UnauthorizedError(messages.invalidApiKey);
-  const principal = apiKeys.authenticate(key);
+  const principal = apiKeys.authenticateHash(keyHashFor(request, key));
   if (!principal) throw new UnauthorizedError(messages.invalidApiKey);
   return principal;
 }

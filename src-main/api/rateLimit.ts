@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../base/clock.ts';
 import { TooManyRequestsError } from '../base/errors.ts';
 import { CONSOLE_TOKEN_HEADER } from '../contract/console.ts';
-import { firstHeader, presentedKey } from './presentedKey.ts';
+import { firstHeader, keyHashFor, presentedKey } from './presentedKey.ts';
 
 export interface RateLimitOptions {
   /** Requests per minute per API key (and for the console token). */
@@ -25,7 +24,7 @@ const MAX_TRACKED_KEYS = 10_000;
 export function rateLimitKey(request: FastifyRequest): string | undefined {
   if (firstHeader(request, CONSOLE_TOKEN_HEADER) !== undefined) return 'console';
   const key = presentedKey(request);
-  return key === undefined ? undefined : `key:${createHash('sha256').update(key).digest('hex')}`;
+  return key === undefined ? undefined : `key:${keyHashFor(request, key)}`;
 }
 
 /** A fixed one-minute window per key on the injected clock, bounded like the plugin's own LRU store. */

@@ -6,8 +6,12 @@ import {
   authenticate, consoleAsAccount, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
   type AccountPrincipal, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
 } from './auth.ts';
+import { responseJsonSchema } from './responseSerializer.ts';
 import { parseInput, serializeOutput } from './validation.ts';
 import { UnsupportedMediaTypeError } from '../base/errors.ts';
+
+/** What Fastify itself sends a JSON body as; the body arrives here already written (validation.ts serializeOutput). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 const isJson = (contentType: string | undefined): boolean => /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '');
 
@@ -98,9 +102,13 @@ export class RouteTable {
   /** Registers every route: authenticate, validate path, query and body, handle, then serialize the body through its schema. */
   register(app: FastifyInstance, apiKeys: ApiKeyRepository, consoleAuth?: ConsoleAuth): void {
     for (const spec of this.routes) {
+      // Fastify compiles this into the route's serializer (fast-json-stringify); null keeps zod (validation.ts).
+      const responseSchema = spec.response ? responseJsonSchema(spec.response) : null;
+      const status = spec.status ?? 200;
       app.route({
         method: spec.method,
         url: spec.path,
+        ...(responseSchema && { schema: { response: { [status]: responseSchema } } }),
         handler: async (request, reply) => {
           let principal: OrgPrincipal | AccountPrincipal | ConsolePrincipal | undefined;
           const orgId = (request.params as Record<string, string | undefined>).org_id ?? '';
@@ -132,8 +140,9 @@ export class RouteTable {
           const result = await spec.handler({ principal, params, query, body, request, reply } as RouteContext<AuthMode, z.ZodType, z.ZodType, z.ZodType>);
           if (spec.response) {
             // Only what the schema names goes out, and a body that breaks it is a 500, never half sent.
-            const sent = serializeOutput(spec.response, result, routeName(spec));
-            return reply.status(spec.status ?? 200).send(sent);
+            reply.status(status);
+            const sent = serializeOutput(spec.response, result, routeName(spec), responseSchema ? (value) => String(reply.serialize(value)) : undefined);
+            return reply.type(JSON_CONTENT_TYPE).send(sent);
           }
           if (spec.status === 204) return reply.status(204).send();
           // The handler sent or hijacked the reply; returning it makes Fastify wait for that body.

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../base/deepFreeze.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../base/errors.ts';
 import type { JsonObject } from '../contract/common.ts';
 import { credentialMessages } from '../contract/credential.ts';
@@ -7,8 +8,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { PORTAL_READ_ONLY_FIELDS, type Portal, type PortalCreateRequest, type PortalUpdateRequest } from '../contract/portal.ts';
 import type { PortalFields, PortalRecord } from '../store/portals.ts';
 import { isUniqueViolation, type Store } from '../store/store.ts';
-import { toSkill } from '../store/skills.ts';
+import { toSkill, type SkillRecord } from '../store/skills.ts';
 import type { JsonSchemaCompiler } from '../base/jsonSchema.ts';
+
+/** Orgs whose last portal list is kept (see PortalService.list). */
+const LIST_CACHE_ORGS = 64;
+
 
 /** Live public sessions, for a portal's `browser_session_id`. */
 export interface PortalSessions {
@@ -20,6 +25,8 @@ export class PortalService {
   readonly #store: Store;
   readonly #schemas: JsonSchemaCompiler;
   readonly #sessions: PortalSessions | undefined;
+  /** Each org's last list and the database generation it was read at (the most recently listed orgs). */
+  readonly #lists = new Map<string, { generation: string; portals: readonly Portal[] }>();
 
   /** Without `sessions`, every `browser_session_id` is not found. */
   constructor(store: Store, schemas: JsonSchemaCompiler, sessions?: PortalSessions) {
@@ -29,9 +36,9 @@ export class PortalService {
   }
 
   /** The portal as the API returns it, with its attached skills resolved. */
-  toPortal(record: PortalRecord): Portal {
+  toPortal(record: PortalRecord, skillsById: ReadonlyMap<string, SkillRecord> = this.#store.skills.getMany(record.skill_ids)): Portal {
     const skills = record.skill_ids.flatMap((id) => {
-      const skill = this.#store.skills.get(id);
+      const skill = skillsById.get(id);
       return skill ? [toSkill(skill)] : [];
     });
     return {
@@ -118,8 +125,22 @@ export class PortalService {
     return this.toPortal(this.getRecord(orgId, endpointName));
   }
 
+  /**
+   * The org's portals: one query for the portals, one for their attachments, one for every skill they
+   * name. Served again without a query while the database is unchanged (Store.generation: no write
+   * here, no commit elsewhere), as clients poll it; the portals served are frozen, shared by every caller.
+   */
   list(orgId: string): Portal[] {
-    return this.#store.portals.list(orgId).map((record) => this.toPortal(record));
+    const generation = this.#store.generation();
+    const cached = this.#lists.get(orgId);
+    if (cached?.generation === generation) return [...cached.portals];
+    const records = this.#store.portals.list(orgId);
+    const skills = this.#store.skills.getMany(records.flatMap((record) => record.skill_ids));
+    const portals = deepFreeze(records.map((record) => this.toPortal(record, skills)));
+    this.#lists.delete(orgId);
+    this.#lists.set(orgId, { generation, portals });
+    if (this.#lists.size > LIST_CACHE_ORGS) this.#lists.delete(this.#lists.keys().next().value as string);
+    return [...portals];
   }
 
   /** Changes only the fields present in the patch; `skill_ids` replaces the set. */

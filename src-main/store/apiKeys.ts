@@ -53,12 +53,36 @@ const KEYS_WITH_ORG = `SELECT k.id, k.kind, CASE WHEN k.kind = 'account' THEN ${
   k.user_id, k.workspace_id, k.key_hash, k.prefix, k.created_at, k.revoked_at
   FROM api_keys k LEFT JOIN workspaces w ON w.id = k.workspace_id`;
 
-/** API keys: random, shown once, stored as SHA-256 hashes, revocable. */
+/** Live keys remembered by hash at once; past it the least recently used is forgotten (and read again when next presented). */
+const AUTH_CACHE_SIZE = 1000;
+
+/**
+ * API keys: random, shown once, stored as SHA-256 hashes, revocable.
+ *
+ * Who a key speaks for is cached by the key's hash, so a request costs one hash and a map lookup, not a
+ * join. The cache is dropped whole whenever what it depends on may have changed: a revoke or a
+ * membership/workspace change through this process (`forgetCached`, called by the repositories that
+ * write them), and any commit by another connection — the CLI revoking a key or removing a member
+ * from its own process — which SQLite's `PRAGMA data_version` shows at the next request. Unknown or
+ * revoked keys are never cached: a key issued elsewhere works at once.
+ */
 export class ApiKeyRepository {
   readonly #db: Db;
+  readonly #cache = new Map<string, ApiKeyPrincipal>();
+  #cacheVersion = -1;
 
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  /** Drops every cached principal (a key revoked, a membership or workspace changed). */
+  forgetCached(): void {
+    this.#cache.clear();
+  }
+
+  /** How many principals are cached now (tests). */
+  get cachedCount(): number {
+    return this.#cache.size;
   }
 
   issueOrgKey(orgId: string): IssuedKey {
@@ -90,6 +114,34 @@ export class ApiKeyRepository {
 
   /** The principal of a live key, or undefined for an unknown or revoked one. */
   authenticate(apiKey: string): ApiKeyPrincipal | undefined {
+    return this.authenticateHash(sha256Hex(apiKey));
+  }
+
+  /** {@link authenticate} by the key's SHA-256 (hex), for a caller that hashed it already. */
+  authenticateHash(keyHash: string): ApiKeyPrincipal | undefined {
+    // Another connection committed since the cache was filled: anything in it may be stale.
+    const version = this.#db.prepare<[], { data_version: number }>('PRAGMA data_version').get()?.data_version ?? -1;
+    if (version !== this.#cacheVersion) {
+      this.#cache.clear();
+      this.#cacheVersion = version;
+    }
+    const cached = this.#cache.get(keyHash);
+    if (cached) {
+      this.#cache.delete(keyHash);
+      this.#cache.set(keyHash, cached);
+      // A copy: callers may not change what the next request gets.
+      return { ...cached };
+    }
+    const principal = this.#lookup(keyHash);
+    if (principal) {
+      this.#cache.set(keyHash, principal);
+      if (this.#cache.size > AUTH_CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string);
+      return { ...principal };
+    }
+    return undefined;
+  }
+
+  #lookup(keyHash: string): ApiKeyPrincipal | undefined {
     const row = this.#db
       .prepare<[string], ApiKeyRow & { workspace_org_id: string | null; member: number }>(
         `SELECT k.*, w.org_id AS workspace_org_id,
@@ -97,7 +149,7 @@ export class ApiKeyRepository {
          FROM api_keys k LEFT JOIN workspaces w ON w.id = k.workspace_id
          WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
       )
-      .get(sha256Hex(apiKey));
+      .get(keyHash);
     if (!row) return undefined;
     if (row.kind === 'org' && row.org_id) return { kind: 'org', keyId: row.id, orgId: row.org_id };
     if (row.kind === 'account' && row.user_id && row.workspace_id) {
@@ -111,7 +163,9 @@ export class ApiKeyRepository {
 
   /** Marks a key revoked; false when no live key has that id. */
   revoke(id: string): boolean {
-    return this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id).changes > 0;
+    const revoked = this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id).changes > 0;
+    this.forgetCached();
+    return revoked;
   }
 
   /** A key by id; an account key's `org_id` is its workspace's organization (the one it acts for). */

@@ -2,6 +2,7 @@ import type { JsonObject } from '../contract/common.ts';
 import { JobEvent, type JobStatus, type ProxyConfig } from '../contract/job.ts';
 import { isoNow } from '../base/clock.ts';
 import type { Db } from './database.ts';
+import { ParsedJsonCache } from './jsonColumns.ts';
 import { listPage } from './paging.ts';
 
 /** The portal as it was when the job started: later edits do not change a running job. */
@@ -106,17 +107,25 @@ export interface JobLogLine {
 /** Fields a run may change as it goes. */
 export type JobProgress = Partial<Pick<JobRecord, 'result' | 'error' | 'steps' | 'credits' | 'session_cost_usd' | 'active_ms' | 'has_screenshots' | 'has_downloads' | 'has_recording' | 'pending_question_id' | 'started_at' | 'completed_at'>>;
 
+/** Event data texts, parsed once each (frozen: see jsonColumns.ts): a status poll re-reads every event. */
+const eventJson = new ParsedJsonCache();
+
 function toRecord(row: JobRow): JobRecord {
   const { portal_snapshot, options, result, has_screenshots, has_downloads, has_recording, ...rest } = row;
-  return {
+  let portal: PortalSnapshot | undefined;
+  let parsedOptions: JobOptions | undefined;
+  const record = {
     ...rest,
-    portal: JSON.parse(portal_snapshot) as PortalSnapshot,
-    options: JSON.parse(options) as JobOptions,
     result: result === null ? null : (JSON.parse(result) as JsonObject),
     has_screenshots: has_screenshots === 1,
     has_downloads: has_downloads === 1,
     has_recording: has_recording === 1,
   };
+  // The portal snapshot (with its schemas) and the options are parsed when first read: a status poll reads neither.
+  return Object.defineProperties(record, {
+    portal: { enumerable: true, configurable: true, get: () => (portal ??= JSON.parse(portal_snapshot) as PortalSnapshot), set: (value: PortalSnapshot) => { portal = value; } },
+    options: { enumerable: true, configurable: true, get: () => (parsedOptions ??= JSON.parse(options) as JobOptions), set: (value: JobOptions) => { parsedOptions = value; } },
+  }) as JobRecord;
 }
 
 /** `column = @column` assignments (plus updated_at) for the given progress fields, values in SQLite form. */
@@ -209,15 +218,21 @@ export class JobRepository {
   /** Stores one event; its data must be what the contract's `JobEvent` union says for its type (checked before writing). */
   appendEvent(jobId: string, type: string, data: JsonObject): JobEvent {
     const event = JobEvent.parse({ type, timestamp: isoNow(), data });
-    this.#db.prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)').run(jobId, type, event.timestamp, JSON.stringify(data));
+    // What the schema read (unknown keys dropped) is what is stored, so reading needs no check again.
+    this.#db.prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)').run(jobId, type, event.timestamp, JSON.stringify(event.data));
     return event;
   }
 
+  /**
+   * A job's events in order. Each was checked against `JobEvent` when written (appendEvent), so rows are
+   * only JSON-parsed here: a status poll of a long job no longer runs the zod union per event. The
+   * response serializer still writes only the fields the schema names.
+   */
   events(jobId: string): JobEvent[] {
     return this.#db
       .prepare<[string], { type: string; timestamp: string; data: string }>('SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq')
       .all(jobId)
-      .map((row) => JobEvent.parse({ type: row.type, timestamp: row.timestamp, data: JSON.parse(row.data) as unknown }));
+      .map((row) => ({ type: row.type, timestamp: row.timestamp, data: eventJson.parse(row.data) }) as JobEvent);
   }
 
   appendLog(jobId: string, line: string): JobLogLine {

@@ -2,6 +2,10 @@ import type { JsonObject } from '../contract/common.ts';
 import { isoNow } from '../base/clock.ts';
 import { newId } from '../base/ids.ts';
 import type { Db } from './database.ts';
+import { ParsedJsonCache } from './jsonColumns.ts';
+
+/** form_schema, output_schema and humanized_urls texts, parsed once each (frozen: see jsonColumns.ts). */
+const portalJson = new ParsedJsonCache();
 
 interface PortalRowRaw {
   id: string;
@@ -68,21 +72,17 @@ export class PortalRepository {
     this.#db = db;
   }
 
-  #toRecord(row: PortalRowRaw): PortalRecord {
-    const skillIds = this.#db
-      .prepare<[string], { skill_id: string }>('SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position')
-      .all(row.id)
-      .map((r) => r.skill_id);
+  #toRecord(row: PortalRowRaw, skillIds = this.#skillIdsOf(row.id)): PortalRecord {
     return {
       id: row.id,
       org_id: row.org_id,
       endpoint_name: row.endpoint_name,
       start_url: row.start_url,
       task: row.task,
-      form_schema: JSON.parse(row.form_schema) as JsonObject,
-      output_schema: row.output_schema === null ? null : (JSON.parse(row.output_schema) as JsonObject),
+      form_schema: portalJson.parse<JsonObject>(row.form_schema),
+      output_schema: row.output_schema === null ? null : portalJson.parse<JsonObject>(row.output_schema),
       profile_id: row.profile_id,
-      humanized_urls: row.humanized_urls === null ? null : (JSON.parse(row.humanized_urls) as string[]),
+      humanized_urls: row.humanized_urls === null ? null : [...portalJson.parse<string[]>(row.humanized_urls)],
       webhook_url: row.webhook_url,
       replay_enabled: row.replay_enabled !== 0,
       assist_model: row.assist_model,
@@ -94,6 +94,13 @@ export class PortalRepository {
       created_at: row.created_at,
       updated_at: row.updated_at,
     };
+  }
+
+  #skillIdsOf(portalId: string): string[] {
+    return this.#db
+      .prepare<[string], { skill_id: string }>('SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position')
+      .all(portalId)
+      .map((r) => r.skill_id);
   }
 
   #replaceSkills(portalId: string, skillIds: readonly string[]): void {
@@ -133,11 +140,23 @@ export class PortalRepository {
     return row ? this.#toRecord(row) : undefined;
   }
 
+  /** The org's portals in two queries, whatever their number: the rows, then every skill attachment of the org. */
   list(orgId: string): PortalRecord[] {
-    return this.#db
+    const rows = this.#db
       .prepare<[string], PortalRowRaw>('SELECT * FROM portals WHERE org_id = ? ORDER BY created_at, endpoint_name')
-      .all(orgId)
-      .map((row) => this.#toRecord(row));
+      .all(orgId);
+    const skillIds = new Map<string, string[]>();
+    const attachments = this.#db
+      .prepare<[string], { portal_id: string; skill_id: string }>(
+        'SELECT ps.portal_id, ps.skill_id FROM portal_skills ps JOIN portals p ON p.id = ps.portal_id WHERE p.org_id = ? ORDER BY ps.portal_id, ps.position',
+      )
+      .all(orgId);
+    for (const { portal_id, skill_id } of attachments) {
+      const list = skillIds.get(portal_id);
+      if (list) list.push(skill_id);
+      else skillIds.set(portal_id, [skill_id]);
+    }
+    return rows.map((row) => this.#toRecord(row, skillIds.get(row.id) ?? []));
   }
 
   /** Writes the full new field set (the caller merged the patch) and bumps updated_at. */

@@ -10,9 +10,12 @@ export interface OrgRow {
 /** Organizations, users, workspaces and workspace memberships. */
 export class PrincipalRepository {
   readonly #db: Db;
+  readonly #changed: () => void;
 
-  constructor(db: Db) {
+  /** `changed`: told after a workspace or membership write (who an API key speaks for may have changed). */
+  constructor(db: Db, changed: () => void = () => {}) {
     this.#db = db;
+    this.#changed = changed;
   }
 
   createOrg(id: string, name = id): OrgRow {
@@ -48,6 +51,7 @@ export class PrincipalRepository {
   /** Makes the workspace in `orgId` when absent (an existing one keeps its org: see workspaceOrg); null: no org exists yet, read as `default`. */
   ensureWorkspace(id: string, orgId: string | null = 'default'): void {
     this.#db.prepare('INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)').run(id, orgId, isoNow());
+    this.#changed();
   }
 
   /** The organization a workspace belongs to; undefined when there is no such workspace. */
@@ -59,11 +63,14 @@ export class PrincipalRepository {
     this.#db
       .prepare('INSERT OR IGNORE INTO memberships (workspace_id, user_id, created_at) VALUES (?, ?, ?)')
       .run(workspaceId, userId, isoNow());
+    this.#changed();
   }
 
   /** Returns whether a membership was removed. */
   removeMember(workspaceId: string, userId: string): boolean {
-    return this.#db.prepare('DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId).changes > 0;
+    const removed = this.#db.prepare('DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId).changes > 0;
+    this.#changed();
+    return removed;
   }
 
   isMember(workspaceId: string, userId: string): boolean {

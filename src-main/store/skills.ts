@@ -132,6 +132,16 @@ export class SkillRepository {
     return row ? toRecord(row) : undefined;
   }
 
+  /** Several skills in one query, by id (ids not found are absent from the map). */
+  getMany(ids: readonly string[]): Map<string, SkillRecord> {
+    const found = new Map<string, SkillRecord>();
+    if (ids.length === 0) return found;
+    // One statement text for any number of ids: they travel as one JSON array.
+    const rows = this.#db.prepare<[string], SkillJoinedRow>(`${SELECT_JOINED} WHERE s.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify([...new Set(ids)]));
+    for (const row of rows) found.set(row.id, toRecord(row));
+    return found;
+  }
+
   /** The org's own skills, plus other orgs' public skills when asked. */
   list(orgId: string, includePublic: boolean): SkillRecord[] {
     const sql = includePublic

@@ -18,6 +18,12 @@ import { SkillRepository } from './skills.ts';
 /** Every repository over one database handle. */
 export interface Store {
   readonly db: Db;
+  /**
+   * A value that changes whenever the database may have: a write through this connection (SQLite's
+   * total_changes) or a commit by another one (data_version: the CLI in its own process). Equal values
+   * mean nothing was written in between, so a result computed from the database may be served again.
+   */
+  generation(): string;
   readonly principals: PrincipalRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly portals: PortalRepository;
@@ -37,10 +43,12 @@ export interface Store {
 }
 
 export function createStore(db: Db): Store {
+  const apiKeys = new ApiKeyRepository(db);
   return {
     db,
-    principals: new PrincipalRepository(db),
-    apiKeys: new ApiKeyRepository(db),
+    // A membership or workspace change may change who a cached key speaks for.
+    principals: new PrincipalRepository(db, () => apiKeys.forgetCached()),
+    apiKeys,
     portals: new PortalRepository(db),
     profiles: new ProfileRepository(db),
     skills: new SkillRepository(db),
@@ -54,6 +62,10 @@ export function createStore(db: Db): Store {
     sessions: new SessionRepository(db),
     credentials: new CredentialRepository(db),
     samples: new SampleRepository(db),
+    generation: () => {
+      const row = db.prepare<[], { v: number; c: number }>('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c').get();
+      return `${row?.v}:${row?.c}`;
+    },
     close: () => db.close(),
   };
 }

@@ -33,6 +33,15 @@ describe('API keys and organization isolation', () => {
     expect((await svc.api('/portals/default')).status).toBe(200);
   });
 
+  it('a key revoked from the console (in the service\'s own process) fails on the very next request, though it was cached', async () => {
+    const created = await cli(svc.dataDir, ['key', 'create', '--org', 'default']);
+    const key = String(created.json.api_key);
+    for (let i = 0; i < 3; i += 1) expect((await svc.api('/portals/default', { key })).status).toBe(200);
+    const revoked = await svc.api(`/admin/orgs/default/keys/${String(created.json.id)}/revoke`, { method: 'POST', key: null, headers: { 'x-console-token': svc.app.consoleToken } });
+    expect(revoked.status).toBe(200);
+    expect(await jsonOf(await svc.api('/portals/default', { key }))).toEqual({ status: 401, body: { detail: 'Invalid API key' } });
+  });
+
   // The full matrix (every route × every wrong key) is test/hostile/cross-org.test.ts.
   it('an org only lists its own portals', async () => {
     const names = ((await jsonOf(await svc.api('/portals/default'))).body as { endpoint_name: string }[]).map((p) => p.endpoint_name);

@@ -6,6 +6,7 @@ import { createLogger } from '../../src-main/base/logger.ts';
 import { installErrorHandler } from '../../src-main/api/errorHandler.ts';
 import { buildOpenApi } from '../../src-main/api/openapi.ts';
 import { RouteTable } from '../../src-main/api/routeTable.ts';
+import { checkingResponses } from '../../src-main/api/validation.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 
 const Thing = z.object({ id: z.string(), name: z.string(), tags: z.array(z.object({ label: z.string() })) });
@@ -84,6 +85,70 @@ describe('responses are serialized through their schema', () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toContain('"route":"GET /missing/:id"');
     expect(logged[0]).toContain('the response of GET /missing/:id breaks its schema: response.name: is required');
+  });
+
+  describe('as a served build writes them (the compiled serializer alone, no zod parse)', () => {
+    const saved = process.env.NODE_ENV;
+    beforeAll(() => {
+      process.env.NODE_ENV = 'production';
+      expect(checkingResponses()).toBe(false);
+    });
+    afterAll(() => {
+      process.env.NODE_ENV = saved;
+    });
+
+    it('an extra field (also nested, also in arrays) cannot leak', async () => {
+      const res = await app.inject({ method: 'GET', url: '/extra' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toBe('{"id":"t1","name":"first","tags":[{"label":"a"}]}');
+      const list = await app.inject({ method: 'GET', url: '/list' });
+      expect(list.json()).toEqual([{ id: 't1', name: 'first', tags: [{ label: 'a' }] }, { id: 't1', name: 'first', tags: [{ label: 'a' }] }]);
+      expect(list.body).not.toContain('internal_rank');
+    });
+
+    it('a required field missing is a 500 {detail} naming it in the log, never a body without it', async () => {
+      logged.length = 0;
+      const res = await app.inject({ method: 'GET', url: '/missing/t2' });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ detail: 'Internal server error' });
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toContain('the response of GET /missing/:id breaks its schema: \\"name\\" is required');
+    });
+  });
+
+  it('every response schema of the real API compiles to a serializer, or is one that computes its output and keeps zod', async () => {
+    const { responseJsonSchema, isPlainSchema } = await import('../../src-main/api/responseSerializer.ts');
+    const { operations } = await import('../../src-main/contract/operations.ts');
+    const schemas = Object.values(operations as Record<string, { response?: z.ZodType }>).flatMap((op) => (op.response ? [op.response] : []));
+    expect(schemas.length).toBeGreaterThan(20);
+    const fast = schemas.filter((schema) => responseJsonSchema(schema) !== null);
+    // Nearly all are plain (output = input): those are written by fast-json-stringify.
+    expect(fast.length).toBeGreaterThan(schemas.length * 0.8);
+    for (const schema of schemas) expect(responseJsonSchema(schema) !== null).toBe(isPlainSchema(schema));
+    const serializer = Fastify();
+    for (const [i, schema] of fast.entries()) serializer.get(`/s${i}`, { schema: { response: { 200: responseJsonSchema(schema) as object } } }, async () => ({}));
+    await serializer.ready();
+    await serializer.close();
+  });
+
+  it('a discriminated union is written branch by branch: each branch keeps only its own fields', async () => {
+    const Event = z.discriminatedUnion('type', [
+      z.object({ type: z.literal('step'), data: z.object({ step: z.int() }) }),
+      z.object({ type: z.literal('note'), data: z.object({ text: z.string(), at: z.string().nullable() }) }),
+    ]);
+    const Body = z.object({ events: z.array(Event), result: z.record(z.string(), z.unknown()).nullable() });
+    const { responseJsonSchema } = await import('../../src-main/api/responseSerializer.ts');
+    const server = Fastify();
+    const body = {
+      events: [{ type: 'step', data: { step: 1, leak: 'x' } }, { type: 'note', data: { text: 'hi', at: null, step: 9 }, extra: true }],
+      result: { anything: { nested: [1, 'two'] } },
+    };
+    server.get('/u', { schema: { response: { 200: responseJsonSchema(Body) as object } } }, async () => body);
+    const res = await server.inject({ method: 'GET', url: '/u' });
+    await server.close();
+    expect(res.body).toBe(JSON.stringify(Body.parse(body)));
+    expect(res.json()).toEqual({ events: [{ type: 'step', data: { step: 1 } }, { type: 'note', data: { text: 'hi', at: null } }], result: { anything: { nested: [1, 'two'] } } });
   });
 
   it('a 204 sends no body and a handler-written body is left as the handler wrote it', async () => {

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../base/deepFreeze.ts';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
@@ -55,9 +56,15 @@ export interface JobServiceDeps {
   artifactsQuota?: { assertRoom(kind: 'artifacts', orgId: string): Promise<void> };
 }
 
+/** Jobs whose last status answer is kept (see JobService.status). */
+const STATUS_CACHE_JOBS = 256;
+
+
 /** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
 export class JobService {
   readonly #deps: JobServiceDeps;
+  /** The last status answer of recently polled jobs, with the database generation it was read at. */
+  readonly #statuses = new Map<string, { key: string; orgId: string; endpointName: string; status: JobStatusResponse }>();
 
   constructor(deps: JobServiceDeps) {
     this.#deps = deps;
@@ -228,8 +235,24 @@ export class JobService {
     };
   }
 
+  /**
+   * Get Job Status. Clients poll it, so the answer is kept per job and served again without a query
+   * while the database is unchanged (Store.generation: no write here, no commit elsewhere — a running
+   * job's every step is a write). What is served is frozen.
+   */
   status(orgId: string, endpointName: string, jobId: string): JobStatusResponse {
-    return this.toStatus(this.getRecord(orgId, endpointName, jobId));
+    const key = `${this.#deps.store.generation()}|${this.#deps.baseUrl()}`;
+    const cached = this.#statuses.get(jobId);
+    if (cached?.key === key) {
+      if (cached.orgId !== orgId || cached.endpointName !== endpointName) throw new NotFoundError(messages.jobNotFound);
+      return cached.status;
+    }
+    const job = this.getRecord(orgId, endpointName, jobId);
+    const status = deepFreeze(this.toStatus(job));
+    this.#statuses.delete(jobId);
+    this.#statuses.set(jobId, { key, orgId, endpointName, status });
+    if (this.#statuses.size > STATUS_CACHE_JOBS) this.#statuses.delete(this.#statuses.keys().next().value as string);
+    return status;
   }
 
   list(orgId: string, query: z.output<typeof JobListQuery>): { jobs: JobStatusResponse[]; total: number } {
