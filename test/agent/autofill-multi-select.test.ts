@@ -3,7 +3,8 @@
  * a select-only button opening an `aria-multiselectable` listbox (one option chosen beforehand, to be
  * released), and a text combobox opening a menu of `menuitemcheckbox` items; a list value chooses
  * exactly its options and the form sends them. A list that takes one choice is never given two: the
- * job fails naming it, nothing sent.
+ * job fails naming it, nothing sent. A long list that draws only some rows is searched through the
+ * filter box in its popup.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,17 +23,22 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
   <button type="button" id="lang" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="ll lang">French</button>
   <p id="dl">Dietary needs</p>
   <input id="diet" role="combobox" aria-labelledby="dl" aria-expanded="false" autocomplete="off" placeholder="Choose any">
+  <span id="kl">Country of residence</span>
+  <button type="button" id="country" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="kl country">Choose</button>
   <span id="cl">Certificate colour</span>
   <button type="button" id="colour" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="cl colour">Choose</button>
   <div id="hidden"></div>
   <button type="submit">Enrol</button>
 </form>
 <script>
-  const state = { lang: new Set(['fr']), diet: new Set(), colour: new Set() };
+  const state = { lang: new Set(['fr']), diet: new Set(), colour: new Set(), country: new Set() };
+  // A long list that draws only its first five rows, with a filter box in its popup.
+  const COUNTRIES = ['Albania', 'Algeria', 'Andorra', 'Angola', 'Argentina', 'Armenia', 'Australia', 'Austria', 'Bahamas', 'Belgium', 'Zambia', 'Zimbabwe'];
   const LISTS = {
     lang: { role: 'listbox', item: 'option', multi: true, options: [['fr', 'French'], ['de', 'German'], ['es', 'Spanish']] },
     diet: { role: 'menu', item: 'menuitemcheckbox', multi: true, options: [['vg', 'Vegan'], ['nf', 'Nut-free'], ['gf', 'Gluten-free']] },
     colour: { role: 'listbox', item: 'option', multi: false, options: [['red', 'Red'], ['blue', 'Blue']] },
+    country: { role: 'listbox', item: 'option', multi: false, filter: '', options: COUNTRIES.map((c) => [c.slice(0, 3).toUpperCase(), c]) },
   };
   let open = null;
   function close() { if (open) { open.el.remove(); document.getElementById(open.name).setAttribute('aria-expanded', 'false'); open = null; } }
@@ -44,7 +50,8 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
     list.id = name + '-list';
     list.setAttribute('role', spec.role);
     if (spec.role === 'listbox' && spec.multi) list.setAttribute('aria-multiselectable', 'true');
-    for (const [value, label] of spec.options) {
+    const shown = spec.filter === undefined ? spec.options : spec.options.filter(([, l]) => l.toLowerCase().includes(spec.filter.toLowerCase())).slice(0, 5);
+    for (const [value, label] of shown) {
       const o = document.createElement('div');
       o.setAttribute('role', spec.item);
       o.textContent = label;
@@ -60,10 +67,20 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
       });
       list.append(o);
     }
-    trigger.after(list);
+    let popup = list;
+    if (spec.filter !== undefined) {
+      popup = document.createElement('div');
+      const box = document.createElement('input');
+      box.value = spec.filter;
+      box.setAttribute('aria-label', 'Filter');
+      box.addEventListener('input', () => { spec.filter = box.value; render(name); document.querySelector('#' + name + '-pop input').focus(); });
+      popup.id = name + '-pop';
+      popup.append(box, list);
+    }
+    trigger.after(popup);
     trigger.setAttribute('aria-controls', list.id);
     trigger.setAttribute('aria-expanded', 'true');
-    open = { name, el: list };
+    open = { name, el: popup };
   }
   function sync() {
     const hidden = document.getElementById('hidden');
@@ -71,7 +88,7 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
     for (const name of Object.keys(state)) for (const v of state[name]) {
       const i = document.createElement('input'); i.type = 'hidden'; i.name = name; i.value = v; hidden.append(i);
     }
-    for (const name of ['lang', 'colour']) {
+    for (const name of ['lang', 'colour', 'country']) {
       const labels = LISTS[name].options.filter(([v]) => state[name].has(v)).map(([, l]) => l);
       document.getElementById(name).textContent = labels.join(', ') || 'Choose';
     }
@@ -112,6 +129,7 @@ describe('multi-select lists in a page (no library)', () => {
           languages: { type: 'array', items: { type: 'string' }, title: 'Languages you want to learn' },
           dietary_needs: { type: 'array', items: { type: 'string' }, title: 'Dietary needs' },
           certificate_colour: { type: 'array', items: { type: 'string' }, title: 'Certificate colour' },
+          country_of_residence: { type: 'string', title: 'Country of residence' },
         },
       },
     });
@@ -137,5 +155,15 @@ describe('multi-select lists in a page (no library)', () => {
     const { result, posts } = await run({ certificate_colour: ['Red', 'Blue'] });
     expect(result).toEqual({ error: expect.stringContaining('takes one choice; form_data gives 2 (Red, Blue)') });
     expect(posts).toEqual([]);
+  });
+
+  it('a long list drawing only some rows is searched through its filter box, and only a match as written counts there', async () => {
+    const { result, posts, logs } = await run({ country_of_residence: 'Zambia' });
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ lang: 'fr', country: 'ZAM' }]);
+    expect(logs).toContain("Country of residence: typing 'Zambia' into its list's filter box");
+    const unknown = await run({ country_of_residence: 'Narnia' });
+    expect(unknown.result).toEqual({ error: expect.stringContaining("'Narnia' isn't one of the options for 'Country of residence") });
+    expect(unknown.posts).toEqual([]);
   });
 });

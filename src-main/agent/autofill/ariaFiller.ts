@@ -58,6 +58,42 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
   return (await waitFor(found, 1000)) ? options : null;
 }
 
+/**
+ * The filter box of an open list's popup (a text input with no name beside the list, inside the
+ * popup: below any ancestor holding the trigger), typed with `text`; the list's options once it
+ * re-rendered, or null when the popup has no filter box or the list did not change.
+ */
+async function filterList(env: FillEnv, target: Target, trigger: Locator, text: string): Promise<Locator | null> {
+  const token = (target.controls[0] as ScannedControl).pid;
+  const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
+  const has = await list.evaluate((lb, args) => {
+    // Only inside the popup: an ancestor holding the trigger (or a form, or the body) is the page, not the popup.
+    let n: Element | null = lb.parentElement;
+    for (let depth = 0; n && depth < 4 && n.tagName !== 'BODY' && n.tagName !== 'FORM' && !(args.trigger && n.contains(args.trigger)); depth += 1, n = n.parentElement) {
+      const box = Array.from(n.querySelectorAll('input:not([type=hidden]):not([readonly]):not([name])')).find((i) => {
+        const r = i.getBoundingClientRect();
+        return !lb.contains(i) && r.width > 1 && r.height > 1;
+      });
+      if (box) {
+        box.setAttribute('data-portico-filter', args.token);
+        return true;
+      }
+    }
+    return false;
+  }, { token, trigger: await trigger.elementHandle() }).catch(() => false);
+  if (!has) return null;
+  env.log(`${target.label}: typing '${text}' into its list's filter box`);
+  const box = target.frame.locator(`[data-portico-filter="${token}"]`);
+  const before = (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts().catch(() => [] as string[])).join('\n');
+  await box.fill(text, { timeout: 3000 });
+  const changed = async (): Promise<boolean> => {
+    if (!(await trigger.evaluate(findListbox, { token, mark: false }))) return false;
+    return (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts()).join('\n') !== before;
+  };
+  if (!(await waitFor(changed, 1500))) return null;
+  return target.frame.locator(`[data-portico-option="${token}"]:visible`);
+}
+
 /** Chooses the option meaning `value` in a select-only combobox and checks the widget took it. */
 export async function fillListbox(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const trigger = locate(target);
@@ -67,9 +103,22 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   const before = await hiddenValue();
   let options = await openListbox(env, target, trigger);
   if (!options) throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
-  const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
-  const enabled = realChoices(all.filter((o) => !o.disabled && o.label));
-  const match = findChoice(value, enabled);
+  let all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
+  let enabled = realChoices(all.filter((o) => !o.disabled && o.label));
+  let match = findChoice(value, enabled);
+  if (match.index === -1 && typeof value === 'string' && value.trim()) {
+    // A long list draws only the rows in view (virtualised) and offers a filter box in its popup: the
+    // value is typed there, as a person does, and the filtered rows are read again. Only a match as
+    // written (exact or normalised) counts there: a synonym may sit among the rows the filter hid.
+    const filtered = await filterList(env, target, trigger, value.trim());
+    if (filtered) {
+      options = filtered;
+      all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
+      enabled = realChoices(all.filter((o) => !o.disabled && o.label));
+      match = findChoice(value, enabled);
+      if ('how' in match && match.how === 'synonym') match = { index: -1 };
+    }
+  }
   if (!('how' in match)) {
     await env.page.keyboard.press('Escape');
     throw optionProblem(target, asText(value), match.index, enabled.map((o) => o.label));
