@@ -3,7 +3,7 @@
 // CDP provider that wants a token). Portico and the test's HTTP servers stay in the root namespace.
 // Needs root and iproute2 (CI runs as root): `describe.skipIf(!netnsAvailable())` in tests that use it.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,8 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Allocates, kills and removes the namespaces (a flock-guarded shell script; usable by hand too). */
 export const NETNS_SCRIPT = join(HERE, 'netns-host.sh');
+/** Where netns-host.sh keeps its locks (root-only tmpfs, /run). */
+const NETNS_DIR = '/run/portico-netns';
 const GATE_SCRIPT = join(HERE, 'hostGate.mjs');
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_DIR = dirname(require.resolve('playwright-core/package.json'));
@@ -83,11 +85,12 @@ function release(index: number): void {
 /**
  * A folder laid out as Playwright expects its downloaded browsers, whose executables are symlinks to
  * Debian's Chromium: `PLAYWRIGHT_BROWSERS_PATH` pointed here makes run-server launch /usr/bin/chromium
- * without the client sending an executablePath (which run-server accepts only with --unsafe).
+ * without the client sending an executablePath (which run-server accepts only with --unsafe). It lives
+ * outside /tmp (each host has its own /tmp) and is shared by every run: the same content each time.
  */
 function playwrightBrowsersFolder(): string {
   const browsers = JSON.parse(readFileSync(join(PLAYWRIGHT_DIR, 'browsers.json'), 'utf8')) as { browsers: { name: string; revision: string }[] };
-  const folder = mkdtempSync(join(tmpdir(), 'portico-pw-browsers-'));
+  const folder = join(NETNS_DIR, 'playwright-browsers');
   const layout: Record<string, string> = {
     chromium: 'chrome-linux64/chrome',
     'chromium-headless-shell': 'chrome-headless-shell-linux64/chrome-headless-shell',
@@ -97,14 +100,43 @@ function playwrightBrowsersFolder(): string {
     if (!executable) continue;
     const path = join(folder, `${browser.name.replaceAll('-', '_')}-${browser.revision}`, executable);
     mkdirSync(dirname(path), { recursive: true });
-    symlinkSync(CHROMIUM_PATH, path);
+    try {
+      symlinkSync(CHROMIUM_PATH, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
   return folder;
 }
 
+/**
+ * What a host process runs first: /tmp becomes an empty tmpfs of its own, so the host cannot read or write
+ * this machine's temporary files (Portico's data folder in tests, Playwright's download folders) — as a
+ * real remote host could not. The paths in PORTICO_HOST_KEEP (the checkout and node_modules, when they
+ * happen to live under /tmp) are carried over by bind mounts, so the host still finds its programs.
+ */
+const HOST_PRELUDE = [
+  'set -e',
+  'i=0',
+  'if [ -n "$PORTICO_HOST_KEEP" ]; then mount -t tmpfs portico-hold /mnt; fi',
+  'for keep in $PORTICO_HOST_KEEP; do i=$((i+1)); mkdir /mnt/$i; mount --bind "$keep" /mnt/$i; done',
+  'mount -t tmpfs -o mode=1777 portico-host-tmp /tmp',
+  'i=0',
+  'for keep in $PORTICO_HOST_KEEP; do i=$((i+1)); mkdir -p "$keep"; mount --move /mnt/$i "$keep"; done',
+  'exec "$@"',
+].join('\n');
+
+/** The paths under /tmp a host process needs (this checkout, node_modules' real place): kept visible. */
+const HOST_KEEP = [...new Set([join(HERE, '..', '..'), realpathSync(PLAYWRIGHT_DIR)])].filter((path) => path.startsWith(`${tmpdir()}/`)).join(' ');
+
+/** `command` as a process of another machine (see HOST_PRELUDE), in a mount namespace of its own. */
+function asHost(command: string[]): string[] {
+  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', HOST_PRELUDE, 'host', ...command];
+}
+
 /** Spawns `command` inside the namespace and resolves once `ready` appears in its output (or rejects with that output). */
 function startIn(namespace: string, command: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
-  const child = spawn('ip', ['netns', 'exec', namespace, ...command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('ip', ['netns', 'exec', namespace, ...asHost(command)], { env: { ...env, PORTICO_HOST_KEEP: HOST_KEEP }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${command[1] ?? command[0]} did not start in ${namespace} within 20 s:\n${output}`)), 20_000);
@@ -140,28 +172,22 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Net
   }
   const namespace = `portico-h${index}`;
   const address = `10.200.${index}.2`;
-  const temp: string[] = [];
-  const close = () => {
-    release(index);
-    for (const dir of temp.splice(0)) rmSync(dir, { recursive: true, force: true });
-  };
+  const close = () => release(index);
   try {
     let url: string;
     let httpUrl = '';
     if (options.engine === 'playwright') {
       const browsers = playwrightBrowsersFolder();
-      temp.push(browsers);
       await startIn(namespace, [process.execPath, PLAYWRIGHT_CLI, 'run-server', '--host', address, '--port', String(PLAYWRIGHT_PORT)], /Listening on ws:/, {
         ...process.env,
         PLAYWRIGHT_BROWSERS_PATH: browsers,
       });
       url = `ws://${address}:${PLAYWRIGHT_PORT}/`;
     } else {
-      const profile = mkdtempSync(join(tmpdir(), 'portico-cdp-host-'));
-      temp.push(profile);
       await startIn(
         namespace,
-        [CHROMIUM_PATH, ...CHROMIUM_ARGS, '--headless', `--remote-debugging-port=${DEBUGGING_PORT}`, `--user-data-dir=${profile}`, 'about:blank'],
+        // The profile is in the host's own /tmp (gone with the host).
+        [CHROMIUM_PATH, ...CHROMIUM_ARGS, '--headless', `--remote-debugging-port=${DEBUGGING_PORT}`, '--user-data-dir=/tmp/portico-cdp-host', 'about:blank'],
         /DevTools listening on ws:/,
       );
       const provider = options.engine === 'cdp-provider';

@@ -1,7 +1,9 @@
 // The browser-host harness itself (needs network namespaces: root + iproute2, as in CI): each engine runs in
 // its own namespace and address, a root-namespace page is reachable from it, and kill() is a dead host.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -131,6 +133,24 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
     expect(existsSync(`/run/portico-netns/${index}`)).toBe(false);
     // Live owners' namespaces are left alone.
     for (const host of hosts) expect(existsSync(`/run/netns/${host.namespace}`)).toBe(true);
+  });
+
+  test("a host cannot see this machine's /tmp (its own is empty), as another machine could not", async () => {
+    const mark = `portico-netns-mark-${process.pid}`;
+    writeFileSync(join(tmpdir(), mark), 'here');
+    try {
+      const browser = await chromium.connect(hosts[0]!.url);
+      try {
+        const page = await browser.newPage();
+        // The host's browser reads file:// from the host's own file system.
+        const answer = await page.goto(`file://${join(tmpdir(), mark)}`).then(() => page.textContent('body'), (error: Error) => error.message);
+        expect(answer).not.toBe('here');
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      rmSync(join(tmpdir(), mark), { force: true });
+    }
   });
 
   test('a namespace is owned by this process until closed (another run cannot take or reap it)', () => {
