@@ -48,6 +48,7 @@ import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { findFfmpeg, removeUnfinishedRecordings } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
+import { Lifecycle } from './base/lifecycle.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,10 +86,71 @@ function builtinAgents(modelDeps: ModelAgentDeps, mappings: MappingCache): Agent
   return { get: (id) => (id === BUILTIN_AUTOFILL ? autofill : isOrchestratorModel(id) ? model : undefined) };
 }
 
-/** The composition root shared by both hosts: builds every service, then listens. */
-export async function startApp(options: AppOptions & { logger?: Logger }): Promise<RunningApp> {
-  const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+/**
+ * Where this server answers, known once it listens. Services that put links in what they return
+ * (job live-view URLs, the OAuth redirect, the samples' origin) read it per request; before
+ * `listen()` there is nothing to read and asking is a bug.
+ */
+class ListenAddress {
+  #url: string | undefined;
+  #callbackOrigin: string | undefined;
+  /** 0 until listening. */
+  port = 0;
+
+  set(host: string, port: number): { url: string; callbackOrigin: string } {
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    this.port = port;
+    this.#url = `http://${urlHost}:${port}`;
+    // The RFC 8252 loopback redirect: an IP literal the browser reaches this server at, on the port it listens on.
+    this.#callbackOrigin = `http://${host === '::1' ? '[::1]' : host === '0.0.0.0' || host === '::' || isLoopback(host) ? '127.0.0.1' : urlHost}:${port}`;
+    return { url: this.#url, callbackOrigin: this.#callbackOrigin };
+  }
+
+  url(): string {
+    if (this.#url === undefined) throw new Error('the server is not listening yet');
+    return this.#url;
+  }
+
+  callbackOrigin(): string {
+    if (this.#callbackOrigin === undefined) throw new Error('the server is not listening yet');
+    return this.#callbackOrigin;
+  }
+}
+
+/** Every setting that has several sources, resolved once: options (tests, hosts) › the console's settings.json › environment › default. */
+function resolveSettings(options: AppOptions, operatorSettings: OperatorSettings, config: AppOptions['config']) {
+  const warmBrowser = options.warmBrowser ?? true;
+  return {
+    warmBrowser,
+    minuteMs: options.minuteMs ?? 60_000,
+    // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
+    jobConcurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY,
+    sessionPoolSize: options.sessionPoolSize ?? (warmBrowser ? (operatorSettings.values.session_pool_size ?? 1) : 0),
+    limits: resolveLimits(operatorSettings.values, options.limits, browserCapacity(operatorSettings.values)),
+  };
+}
+
+/**
+ * The order things are released in at close (or when a start fails half-way): each phase is a scope,
+ * and scopes release in reverse of the order made here — first the work in flight (jobs end, and their
+ * end still reaches the console's open log streams), then the HTTP server (and the clients' CDP
+ * connections), then sessions and browsers, then what records how the work ended, then the store.
+ */
+function shutdownPhases(scope: Lifecycle) {
+  const storage = scope.child('storage');
+  const records = scope.child('records');
+  const browsers = scope.child('browsers');
+  const http = scope.child('http');
+  const work = scope.child('work');
+  return { storage, records, browsers, http, work };
+}
+
+type Phases = ReturnType<typeof shutdownPhases>;
+
+/** Builds every service in dependency order (no forward references), registering each release in its phase. */
+async function buildServices(options: AppOptions & { logger?: Logger }, phases: Phases, address: ListenAddress) {
   const { config } = options;
+  const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Every secret value the app handles (credential passwords, TOTP seeds and codes) is redacted from its log, in every encoding.
   const redactor = new SecretRedactor();
   const logger = redactingLogger(options.logger ?? createLogger(config.logLevel), redactor);
@@ -107,227 +169,226 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');
   }
 
-  const store = openStore(paths.database);
+  const store = phases.storage.add(openStore(paths.database), (opened) => opened.close(), 'store');
   // One secret store for the whole app (tests may hand in their own), opened on first use so the
   // keychain is only probed when a secret is touched.
   let secrets: Promise<SecretStore> | undefined;
   const openSecrets = (): Promise<SecretStore> =>
     (secrets ??= options.secrets ? Promise.resolve(options.secrets) : openAppSecrets(paths.root, store.meta.installId(), config));
-  try {
-    const schemas = jsonSchemas;
-    // A portal's browser_session_id is checked against the live sessions (made below; looked up per request).
-    const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
-    const operatorSettings = OperatorSettings.load(paths.root);
-    // What one organization may hold: live browsers, requests a minute, disk (docs/api.md, "Limits and quotas").
-    const limits = resolveLimits(operatorSettings.values, options.limits, browserCapacity(operatorSettings.values));
-    // Browser hosts (docs/scale.md): the local Chromium and settings.json's browser_hosts, probed on a timer;
-    // each browser goes to the least-loaded one with room. Tokens come from the keychain/vault when connecting.
-    const browserHosts = createBrowserHosts({
-      settings: operatorSettings.values, secrets: openSecrets, onSecret: (value) => redactor.add(value), logger,
-      ...(options.hostsClock && { clock: options.hostsClock }),
-      ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
-    });
-    const browserSlots = new BrowserSlots({ perOrg: limits.browsersPerOrg, total: limits.browsersTotal }, () => hostPlaces);
-    const hostPlaces = placementHosts(operatorSettings.values, browserHosts);
-    const documentRepo = new DocumentRepository(store.db);
-    const quotas = new DiskQuotas({
-      quotas: { skills: limits.skillsQuotaBytes, documents: limits.documentsQuotaBytes, artifacts: limits.artifactsQuotaBytes },
-      usage: {
-        skills: (orgId) => store.skills.totalBytes(orgId),
-        documents: (orgId) => documentRepo.totalBytes(orgId),
-        artifactDirs: (orgId) => store.jobs.idsForOrg(orgId).map((jobId) => join(paths.artifacts, jobId)),
-      },
-      ...(options.limitsClock && { clock: options.limitsClock }),
-    });
-    const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger, quotas);
-    await skills.cleanUp();
-    const chromiumPath = operatorSettings.values.chromium_path;
-    // No browser of Portico may reach Portico's own port, by any name it answers to (docs/security.md);
-    // known once listening, and every browser is launched after that.
-    let listeningPort = 0;
-    const blockedHostPorts = (): string[] => (listeningPort === 0 ? [] : [...new Set([...allowedHostNames(host), ...(options.allowedHosts ?? []), '0.0.0.0', '[::]'])].map((name) => `${name}:${listeningPort}`));
-    const runtime = new BrowserRuntime({
-      blockedHostPorts, remoteHosts: browserHosts,
-      dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), launcherTempDir: join(paths.tmp, 'playwright'), logger, spareContext: options.warmBrowser ?? true, disableSandbox: config.chromiumNoSandbox,
-      ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
-      ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
-    });
-    const liveViews = new LiveViewHub();
-    // Session browsers: one Chromium each, a few kept warm (docs/decisions.md, "Session browsers").
-    const chromiumHost = systemChromiumHost();
-    const sessionPool = new SessionBrowserPool({
-      executablePath: () => findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath }),
-      noSandbox: needsNoSandbox(chromiumHost.platform, config.chromiumNoSandbox, process.getuid?.()),
-      tempDir: join(paths.tmp, 'sessions'), logger, blockedHostPorts,
-    }, options.sessionPoolSize ?? (options.warmBrowser === false ? 0 : (operatorSettings.values.session_pool_size ?? 1)));
-    const sessions = new SessionService({
-      store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
-      minuteMs: options.minuteMs ?? 60_000, logger, browserSlots,
-      recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath), dir: join(paths.artifacts, 'sessions'), recordVideoDefault: () => operatorSettings.values.record_video ?? false },
-    });
-    sessions.recover();
-    const profileSessions = new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: options.minuteMs ?? 60_000, logger, browserSlots });
-    const profiles = new ProfileService(store, runtime, profileSessions);
-    const jobEvents = new JobEvents();
-    const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.credentialClock && { clock: options.credentialClock }) });
-    const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
-    // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
-    const actions = new ActionService({
-      sessions, cache: store.actionCache,
-      model: {
-        configured: async () => ((await llm.missing(DEFAULT_ORCHESTRATOR_MODEL).catch(() => 'unknown model')) === undefined ? DEFAULT_ORCHESTRATOR_MODEL : undefined),
-        create: (modelId) => llm.create(modelId),
-      },
-    });
-    const agents = options.agents ?? builtinAgents({
-      llm, traces: store.replayTraces, skillsDir: paths.skills,
-      skill: (id) => {
-        const record = store.skills.get(id);
-        return record && { id, name: record.name, description: record.description ?? '' };
-      },
-    }, store.autofillMappings);
-    const scheduler = new JobScheduler(
-      { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: options.minuteMs ?? 60_000, answerTimeoutMs: 24 * 60 * (options.minuteMs ?? 60_000), sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
-        // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
-        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) }, credentials, redactor,
-        // A job started with document_bundle_id reads its form_data from the bundle (documents is set before any job runs).
-        bundleFormData: (job, hooks) => formDataFromBundle({ documents, llm, schemas }, job, hooks) },
-      agents,
-      // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
-      { concurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY, browserSlots },
-    );
-    let baseUrl = '';
-    const jobs = new JobService({
-      store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => baseUrl, sessions, credentials,
-      unplaceable: (labels) => browserSlots.unplaceable({ labels }),
-      recordVideoDefault: () => operatorSettings.values.record_video ?? false,
-      documents: { get: (orgId, id) => documents.get(orgId, id) },
-      artifactsQuota: quotas,
-      models: {
-        canRun: (model) => agents.get(model) !== undefined,
-        hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
-        missing: (model) => llm.missing(model),
-      },
-    });
-    // Workflows: single actions and portal jobs in order, in one session (local-service.md §5.5).
-    const workflows = new WorkflowService({
-      workflows: new WorkflowRepository(store.db), principals: store.principals, portals: store.portals, sessions, actions,
-      jobs: { start: (orgId, endpointName, request) => jobs.start(orgId, endpointName, request), get: (jobId) => store.jobs.get(jobId), onDidChangeStatus: jobEvents.onDidChangeStatus },
-      screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.workflowClock && { clock: options.workflowClock }),
-    });
-    workflows.recover();
-    // Document bundles: read one at a time off the request path; those a stop left mid-read resume (local-service.md §7).
-    const documents = new DocumentService({
-      repo: documentRepo, paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
-      // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
-      reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
-      logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
-      readTimeoutMs: limits.documentReadTimeoutMs,
-    });
-    await documents.recover();
-    const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {
-      const portal = portals.getRecord(orgId, endpointName);
-      return previewExtraction({ documents, llm, schemas }, orgId, bundleId, { form_schema: portal.form_schema, assist_model: portal.assist_model });
-    };
-    const seeded = seedFirstStart(store);
-    // Sample portals served by Portico itself (/samples/…): a first job that works offline (docs/api.md, "Samples").
-    const samples = new SampleService({ store, portals });
-    // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
-    const consoleToken = newSecretToken('ct_');
-    const webhookKeys = new WebhookKeyService(store, openSecrets);
-    const webhookDispatcher = new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming });
-    const webhookEmitter = new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents });
-    const adminService = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
-    // The RFC 8252 loopback redirect: an IP literal the browser reaches this server at, on the port it listens on.
-    let callbackOrigin = '';
-    const connectedAccounts = new ConnectedAccountService({
-      repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${callbackOrigin}/oauth/callback`,
-      onSecret: (value) => redactor.add(value),
-      ...(options.oauthClock && { clock: options.oauthClock }),
-      ...(options.onAccountConnected && { onAccountConnected: options.onAccountConnected }),
-    });
-    // Codes by mail: a credential linked to its creator's connected Google account reads them through the Gmail API.
-    credentials.codeWaiter.register(new GmailCodeSource(
-      new GmailCodeReader({ accessToken: (id) => connectedAccounts.accessToken(id), ...(config.gmailApiBase !== undefined && { baseUrl: config.gmailApiBase }) }),
-      (id) => connectedAccounts.ownerOf(id),
-    ));
-    const admin = {
-      admin: adminService,
-      settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,
-      jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
-      browser: runtime,
-      hosts: {
-        statuses: () => hostStatuses(operatorSettings.values, browserHosts, browserSlots, openSecrets, async () => {
-          const path = findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath });
-          return chromiumVersion(path, 'chromium');
-        }),
-      },
-    };
-    const consoleAuth = {
-      token: consoleToken,
-      orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined,
-      // The console on /public acts as the first-start operator: user `local` in workspace `default` (docs/decisions.md).
-      operatorAccount: () => ({
-        kind: 'account' as const, userId: DEFAULT_USER_ID, workspaceId: DEFAULT_WORKSPACE_ID,
-        orgId: store.principals.workspaceOrg(DEFAULT_WORKSPACE_ID) ?? 'default',
-        member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
+  const schemas = jsonSchemas;
+  const operatorSettings = OperatorSettings.load(paths.root);
+  const settings = resolveSettings(options, operatorSettings, config);
+  // What one organization may hold: live browsers, requests a minute, disk (docs/api.md, "Limits and quotas").
+  const { limits } = settings;
+  // Browser hosts (docs/scale.md): the local Chromium and settings.json's browser_hosts, probed on a timer;
+  // each browser goes to the least-loaded one with room. Tokens come from the keychain/vault when connecting.
+  const browserHosts = phases.browsers.add(createBrowserHosts({
+    settings: operatorSettings.values, secrets: openSecrets, onSecret: (value) => redactor.add(value), logger,
+    ...(options.hostsClock && { clock: options.hostsClock }),
+    ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
+  }), (hosts) => hosts.close(), 'browser host probes');
+  const hostPlaces = placementHosts(operatorSettings.values, browserHosts);
+  const browserSlots = new BrowserSlots({ perOrg: limits.browsersPerOrg, total: limits.browsersTotal }, () => hostPlaces);
+  const documentRepo = new DocumentRepository(store.db);
+  const quotas = new DiskQuotas({
+    quotas: { skills: limits.skillsQuotaBytes, documents: limits.documentsQuotaBytes, artifacts: limits.artifactsQuotaBytes },
+    usage: {
+      skills: (orgId) => store.skills.totalBytes(orgId),
+      documents: (orgId) => documentRepo.totalBytes(orgId),
+      artifactDirs: (orgId) => store.jobs.idsForOrg(orgId).map((jobId) => join(paths.artifacts, jobId)),
+    },
+    ...(options.limitsClock && { clock: options.limitsClock }),
+  });
+  const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger, quotas);
+  await skills.cleanUp();
+  const jobEvents = phases.records.add(new JobEvents(), (events) => events.dispose(), 'job events');
+
+  // No browser of Portico may reach Portico's own port, by any name it answers to (docs/security.md);
+  // known once listening, and every browser is launched after that.
+  const blockedHostPorts = (): string[] =>
+    address.port === 0 ? [] : [...new Set([...allowedHostNames(host), ...(options.allowedHosts ?? []), '0.0.0.0', '[::]'])].map((name) => `${name}:${address.port}`);
+  const chromiumPath = operatorSettings.values.chromium_path;
+  const runtime = phases.browsers.add(new BrowserRuntime({
+    blockedHostPorts, remoteHosts: browserHosts,
+    dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), launcherTempDir: join(paths.tmp, 'playwright'), logger, spareContext: settings.warmBrowser, disableSandbox: config.chromiumNoSandbox,
+    ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
+    ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
+  }), (browsers) => browsers.close(), 'job browsers');
+  const liveViews = new LiveViewHub();
+  // Session browsers: one Chromium each, a few kept warm (docs/decisions.md, "Session browsers").
+  const chromiumHost = systemChromiumHost();
+  const sessionPool = phases.browsers.add(new SessionBrowserPool({
+    executablePath: () => findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath }),
+    noSandbox: needsNoSandbox(chromiumHost.platform, config.chromiumNoSandbox, process.getuid?.()),
+    tempDir: join(paths.tmp, 'sessions'), logger, blockedHostPorts,
+  }, settings.sessionPoolSize), (pool) => pool.close(), 'session browser pool');
+  const sessions = phases.browsers.add(new SessionService({
+    store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
+    minuteMs: settings.minuteMs, logger, browserSlots,
+    recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath), dir: join(paths.artifacts, 'sessions'), recordVideoDefault: () => operatorSettings.values.record_video ?? false },
+  }), (service) => service.close(), 'sessions');
+  sessions.recover();
+  const profileSessions = phases.browsers.add(
+    new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: settings.minuteMs, logger, browserSlots }),
+    (manager) => manager.close(), 'profile login windows',
+  );
+  const profiles = new ProfileService(store, runtime, profileSessions);
+  // A portal's browser_session_id is checked against the live sessions (looked up per request).
+  const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
+  const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.credentialClock && { clock: options.credentialClock }) });
+  const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
+  // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
+  const actions = new ActionService({
+    sessions, cache: store.actionCache,
+    model: {
+      configured: async () => ((await llm.missing(DEFAULT_ORCHESTRATOR_MODEL).catch(() => 'unknown model')) === undefined ? DEFAULT_ORCHESTRATOR_MODEL : undefined),
+      create: (modelId) => llm.create(modelId),
+    },
+  });
+  // Document bundles: read one at a time off the request path; those a stop left mid-read resume (local-service.md §7).
+  const documents = phases.work.add(new DocumentService({
+    repo: documentRepo, paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
+    // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
+    reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
+    logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
+    readTimeoutMs: limits.documentReadTimeoutMs,
+  }), (service) => service.close(), 'document reading');
+  await documents.recover();
+  const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {
+    const portal = portals.getRecord(orgId, endpointName);
+    return previewExtraction({ documents, llm, schemas }, orgId, bundleId, { form_schema: portal.form_schema, assist_model: portal.assist_model });
+  };
+  const agents = options.agents ?? builtinAgents({
+    llm, traces: store.replayTraces, skillsDir: paths.skills,
+    skill: (id) => {
+      const record = store.skills.get(id);
+      return record && { id, name: record.name, description: record.description ?? '' };
+    },
+  }, store.autofillMappings);
+  const scheduler = phases.work.add(new JobScheduler(
+    { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: settings.minuteMs, answerTimeoutMs: 24 * 60 * settings.minuteMs, sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
+      // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
+      recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) }, credentials, redactor,
+      // A job started with document_bundle_id reads its form_data from the bundle.
+      bundleFormData: (job, hooks) => formDataFromBundle({ documents, llm, schemas }, job, hooks) },
+    agents,
+    { concurrency: settings.jobConcurrency, browserSlots },
+  ), (jobScheduler) => jobScheduler.close(), 'running jobs');
+  const jobs = new JobService({
+    store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => address.url(), sessions, credentials,
+    unplaceable: (labels) => browserSlots.unplaceable({ labels }),
+    recordVideoDefault: () => operatorSettings.values.record_video ?? false,
+    documents: { get: (orgId, id) => documents.get(orgId, id) },
+    artifactsQuota: quotas,
+    models: {
+      canRun: (model) => agents.get(model) !== undefined,
+      hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
+      missing: (model) => llm.missing(model),
+    },
+  });
+  // Workflows: single actions and portal jobs in order, in one session (local-service.md §5.5). Closing
+  // stops new steps at once (work phase); the runs in flight end as their jobs and sessions end, and
+  // their last writes land before the store closes (records phase).
+  const workflows = new WorkflowService({
+    workflows: new WorkflowRepository(store.db), principals: store.principals, portals: store.portals, sessions, actions,
+    jobs: { start: (orgId, endpointName, request) => jobs.start(orgId, endpointName, request), get: (jobId) => store.jobs.get(jobId), onDidChangeStatus: jobEvents.onDidChangeStatus },
+    screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.workflowClock && { clock: options.workflowClock }),
+  });
+  let workflowsClosed: Promise<void> = Promise.resolve();
+  phases.records.defer(() => workflowsClosed, 'workflow runs in flight');
+  phases.work.defer(() => {
+    workflowsClosed = workflows.close();
+  }, 'workflows');
+  workflows.recover();
+  const seeded = seedFirstStart(store);
+  // Sample portals served by Portico itself (/samples/…): a first job that works offline (docs/api.md, "Samples").
+  const samples = new SampleService({ store, portals });
+  const webhookKeys = new WebhookKeyService(store, openSecrets);
+  // Jobs that shutdown interrupts still send their final webhook: both close after the work phase.
+  const webhookDispatcher = phases.records.add(
+    new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming }),
+    (dispatcher) => dispatcher.close(), 'webhook deliveries',
+  );
+  phases.records.add(new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents }), (emitter) => emitter.dispose(), 'webhook events');
+  const adminService = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
+  const connectedAccounts = new ConnectedAccountService({
+    repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${address.callbackOrigin()}/oauth/callback`,
+    onSecret: (value) => redactor.add(value),
+    ...(options.oauthClock && { clock: options.oauthClock }),
+    ...(options.onAccountConnected && { onAccountConnected: options.onAccountConnected }),
+  });
+  // Codes by mail: a credential linked to its creator's connected Google account reads them through the Gmail API.
+  credentials.codeWaiter.register(new GmailCodeSource(
+    new GmailCodeReader({ accessToken: (id) => connectedAccounts.accessToken(id), ...(config.gmailApiBase !== undefined && { baseUrl: config.gmailApiBase }) }),
+    (id) => connectedAccounts.ownerOf(id),
+  ));
+  // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
+  const consoleToken = newSecretToken('ct_');
+  const consoleAuth = {
+    token: consoleToken,
+    orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined,
+    // The console on /public acts as the first-start operator: user `local` in workspace `default` (docs/decisions.md).
+    operatorAccount: () => ({
+      kind: 'account' as const, userId: DEFAULT_USER_ID, workspaceId: DEFAULT_WORKSPACE_ID,
+      orgId: store.principals.workspaceOrg(DEFAULT_WORKSPACE_ID) ?? 'default',
+      member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
+    }),
+  };
+  const admin = {
+    admin: adminService,
+    settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,
+    jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
+    browser: runtime,
+    hosts: {
+      statuses: () => hostStatuses(operatorSettings.values, browserHosts, browserSlots, openSecrets, async () => {
+        const path = findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath });
+        return chromiumVersion(path, 'chromium');
       }),
-    };
-    const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, cdpAllowedOrigins: () => operatorSettings.values.cdp_allowed_origins ?? [], liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
-      samples: { service: samples, origin: () => callbackOrigin },
-      rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.limitsClock && { clock: options.limitsClock }) } });
-    await server.listen({ host, port: options.port ?? 8787 });
-    const address = server.server.address();
-    const port = typeof address === 'object' && address ? address.port : (options.port ?? 8787);
-    listeningPort = port;
-    const urlHost = host.includes(':') ? `[${host}]` : host;
-    const url = `http://${urlHost}:${port}`;
-    baseUrl = url;
-    callbackOrigin = `http://${host === '::1' ? '[::1]' : host === '0.0.0.0' || host === '::' || isLoopback(host) ? '127.0.0.1' : urlHost}:${port}`;
+    },
+  };
+  const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, cdpAllowedOrigins: () => operatorSettings.values.cdp_allowed_origins ?? [], liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
+    samples: { service: samples, origin: () => address.callbackOrigin() },
+    rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.limitsClock && { clock: options.limitsClock }) } });
+  // Closing the server ends the clients' CDP connections too (api/cdpProxy.ts), before their sessions end.
+  phases.http.add(server, (fastify) => fastify.close(), 'HTTP server');
+  return { notice, host, server, routes, consoleToken, seeded, samples, browserHosts, scheduler, webhookDispatcher, sessionPool, runtime, warmBrowser: settings.warmBrowser };
+}
+
+type Services = Awaited<ReturnType<typeof buildServices>>;
+
+/** Listens on the asked address; returns where the server answers. */
+async function listen(services: Services, options: AppOptions, address: ListenAddress): Promise<{ url: string; port: number; callbackOrigin: string }> {
+  await services.server.listen({ host: services.host, port: options.port ?? 8787 });
+  const bound = services.server.server.address();
+  const port = typeof bound === 'object' && bound ? bound.port : (options.port ?? 8787);
+  return { port, ...address.set(services.host, port) };
+}
+
+/** The composition root shared by both hosts: builds every service, listens, then starts the work. */
+export async function startApp(options: AppOptions & { logger?: Logger }): Promise<RunningApp> {
+  const scope = new Lifecycle('app');
+  const phases = shutdownPhases(scope);
+  const address = new ListenAddress();
+  try {
+    const services = await buildServices(options, phases, address);
+    const { url, port, callbackOrigin } = await listen(services, options, address);
+    const { notice, seeded } = services;
     // First start creates the samples in `default`; every start points sample portals at this origin (the port may differ).
-    if (seeded && (options.samples ?? true)) samples.seed(seeded.orgId, callbackOrigin);
-    samples.repoint(callbackOrigin);
-    void browserHosts.start();
-    scheduler.recover();
-    webhookDispatcher.poke();
-    sessionPool.fill();
-    if (options.warmBrowser ?? true) {
-      runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
+    if (seeded && (options.samples ?? true)) services.samples.seed(seeded.orgId, callbackOrigin);
+    services.samples.repoint(callbackOrigin);
+    void services.browserHosts.start();
+    services.scheduler.recover();
+    services.webhookDispatcher.poke();
+    services.sessionPool.fill();
+    if (services.warmBrowser) {
+      services.runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
     }
     if (seeded) for (const line of firstStartNotice(seeded)) notice(line);
-    if (options.announceConsole ?? true) notice(`Console: ${url}/#token=${consoleToken}`);
-
-    let closing: Promise<void> | undefined;
-    return {
-      url,
-      host,
-      port,
-      consoleToken,
-      routes,
-      close: () => {
-        closing ??= (async () => {
-          browserHosts.close();
-          await scheduler.close();
-          await documents.close();
-          // Runs end as their sessions close (below); their last writes land before the store closes.
-          const workflowsClosed = workflows.close();
-          webhookEmitter.dispose();
-          await webhookDispatcher.close();
-          // Sessions first: their CDP sockets are upgraded connections the HTTP server would wait for.
-          await sessions.close();
-          await workflowsClosed;
-          await sessionPool.close();
-          await server.close();
-          await profileSessions.close();
-          await runtime.close();
-          jobEvents.dispose();
-          store.close();
-        })();
-        return closing;
-      },
-    };
+    if (options.announceConsole ?? true) notice(`Console: ${url}/#token=${services.consoleToken}`);
+    return { url, host: services.host, port, consoleToken: services.consoleToken, routes: services.routes, close: () => scope.dispose() };
   } catch (error) {
-    store.close();
+    // A start that fails half-way releases what it acquired, newest first; the start's own error is the one reported.
+    await scope.dispose().catch(() => {});
     throw error;
   }
 }

@@ -24,8 +24,12 @@ export interface CdpProxyChecks {
  * refuses upgrades carrying a browser `Origin` unless the operator trusts that origin: scripts
  * (Playwright, Puppeteer) send none, a web page always does. Anything else is refused and closed.
  */
-export function installCdpProxy(server: Server, resolve: (token: string) => CdpTarget | undefined, checks: CdpProxyChecks): void {
+export function installCdpProxy(server: Server, resolve: (token: string) => CdpTarget | undefined, checks: CdpProxyChecks): CdpProxy {
+  // Upgraded sockets are no longer the HTTP server's: it would wait for them at close. They are ours to end.
+  const upgraded = new Set<Duplex>();
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
     const hostProblem = checks.hostProblem(request.headers.host);
     if (hostProblem !== undefined) return refuse(socket, '403 Forbidden', hostProblem);
@@ -39,4 +43,15 @@ export function installCdpProxy(server: Server, resolve: (token: string) => CdpT
     if (!target || request.method !== 'GET') return refuse(socket, '404 Not Found', 'Session not found');
     target.accept(request, socket, head);
   });
+  return {
+    disconnectAll: () => {
+      for (const socket of upgraded) socket.destroy();
+      upgraded.clear();
+    },
+  };
+}
+
+/** The installed proxy: `disconnectAll()` ends every client's CDP connection (the server is closing). */
+export interface CdpProxy {
+  disconnectAll(): void;
 }

@@ -133,9 +133,14 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   if (deps.rateLimit) await installRateLimit(app, deps.rateLimit);
 
   const routes = operationTable(handlersOf(deps));
-  installCdpProxy(app.server, (token) => deps.sessions.cdpTarget(token), {
+  const cdpProxy = installCdpProxy(app.server, (token) => deps.sessions.cdpTarget(token), {
     hostProblem: hostChecker(deps.boundHost, deps.allowedHosts),
     allowedOrigins: deps.cdpAllowedOrigins ?? (() => []),
+  });
+  // Closing the server ends the clients' CDP connections (the sessions themselves end later, in their own turn).
+  app.addHook('preClose', (done) => {
+    cdpProxy.disconnectAll();
+    done();
   });
   installSamplesSite(app, deps.samples.service);
   routes.register(app, deps.store.apiKeys, deps.consoleAuth);
