@@ -54,8 +54,8 @@ async function main(): Promise<void> {
   const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   const get = async (path: string): Promise<unknown> => (await fetch(`${app.url}${path}`, { headers: { 'x-api-key': key } })).json();
   try {
-    const data = bigJson(FILE_BYTES);
-    const form = new FormData();
+    let data: Buffer | undefined = bigJson(FILE_BYTES);
+    let form: FormData | undefined = new FormData();
     for (let i = 0; i < FILES; i += 1) form.append('files', new Blob([new Uint8Array(data)], { type: 'application/json' }), `doc-${i}.json`);
     const sampler = spawn(process.execPath, ['-e', SAMPLER, `${app.url}/health`], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
@@ -70,7 +70,21 @@ async function main(): Promise<void> {
     const uploaded = await fetch(`${app.url}/documents/default`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
     const { document_bundle_id: id } = (await uploaded.json()) as { document_bundle_id: string };
     const uploadMs = performance.now() - t0;
+    data = undefined;
+    form = undefined;
     sampler.stdin.write('read\n');
+    // The service thread's own CPU between 5 ms ticks: the longest it worked in one piece, whatever the machine's load.
+    const cpu = (): number => {
+      const usage = process.threadCpuUsage();
+      return (usage.user + usage.system) / 1000;
+    };
+    let lastCpu = cpu();
+    let longestCpuStall = 0;
+    const ticker = setInterval(() => {
+      const now = cpu();
+      longestCpuStall = Math.max(longestCpuStall, now - lastCpu);
+      lastCpu = now;
+    }, 5);
     let bundle: { status: string; documents: { error: string | null }[] };
     for (;;) {
       bundle = (await get(`/documents/default/${id}`)) as typeof bundle;
@@ -78,6 +92,7 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const readMs = performance.now() - t0 - uploadMs;
+    clearInterval(ticker);
     sampler.stdin.write('stop\n');
     const exit = await exited;
     if (exit !== '0') throw new Error(`the /health sampler ended with ${exit}`);
@@ -94,6 +109,7 @@ async function main(): Promise<void> {
       target: '/health p99 under 100 ms while a 20-file, 50 MB-each bundle is read (issue 21); the upload (same process sends it) and an idle baseline at the same load reported apart',
       bundle: { files: FILES, mb_each: round(FILE_BYTES / (1024 * 1024)), upload_ms: Math.round(uploadMs), read_ms: Math.round(readMs) },
       health_while_read: stats(phase('read')),
+      service_thread_longest_cpu_ms_while_read: round(longestCpuStall),
       health_while_uploading: stats(phase('upload')),
       health_idle_baseline: stats(phase('idle')),
       failures,
