@@ -6,7 +6,7 @@ import { memorySecrets } from '../helpers/memorySecrets.ts';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
 import { elementIndex } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 
 const PASSWORD = 'Very-Secret-Pass-42';
 
@@ -27,8 +27,8 @@ describe('POST /public/single-actions/run-action (real service, real session bro
   const posted: string[] = [];
 
   const run = async (json: Record<string, unknown>, key?: string) =>
-    jsonOf(await svc.api('/public/single-actions/run-action', { method: 'POST', key: key ?? svc.accountKey, json: { session_id: sessionId, ...json } }));
-  const cacheList = async (key?: string) => jsonOf(await svc.api('/public/single-actions/cache', { key: key ?? svc.accountKey }));
+    await svc.send('runSingleAction', { body: { session_id: sessionId, ...json } }, { key: key ?? svc.accountKey });
+  const cacheList = async (key?: string) => await svc.send('listActionCache', {}, { key: key ?? svc.accountKey });
 
   beforeAll(async () => {
     model = await startModelServer();
@@ -42,7 +42,7 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
     svc = await startService(undefined, { sessionPoolSize: 0, secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 } });
     otherKey = String((await cli(svc.dataDir, ['user', 'create', 'eve', '--workspace', 'elsewhere'])).json.api_key);
-    const created = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: {} }));
+    const created = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     expect(created.status).toBe(200);
     sessionId = String((created.body as { session_id: string }).session_id);
   });
@@ -149,9 +149,9 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     expect(await run({ action: 'click OK', session_id: 'no-such-session' })).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect(await run({ action: 'click OK' }, otherKey)).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect((await run({ action: 'click OK' }, svc.orgKey)).status).toBe(403);
-    const other = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: {} }));
+    const other = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     const otherId = String((other.body as { session_id: string }).session_id);
-    await svc.api(`/public/sessions/${otherId}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: otherId } }, { key: svc.accountKey });
     expect(await run({ action: 'click OK', session_id: otherId })).toEqual({ status: 404, body: { detail: 'Session not found' } });
   });
 

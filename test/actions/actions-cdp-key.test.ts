@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 
 const page = (name: string) => `<!doctype html><title>${name}</title><h1>Page ${name}</h1>
 <button onclick="fetch('/clicked?page=${name}', {method: 'POST', keepalive: true})">Go</button>`;
@@ -68,9 +68,9 @@ describe('the cache key follows the page after another client navigates it over 
   });
 
   it('a navigation under way when the action arrives (its response held by the site) is waited for: the action runs on the new page and is filed under it', async () => {
-    const created = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: {} }));
+    const created = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     const session = created.body as { session_id: string; cdp_url: string };
-    const run = async (action: string) => (await jsonOf(await svc.api('/public/single-actions/run-action', { method: 'POST', key: svc.accountKey, json: { session_id: session.session_id, action } }))).body as Record<string, unknown>;
+    const run = async (action: string) => (await svc.send('runSingleAction', { body: { session_id: session.session_id, action } }, { key: svc.accountKey })).body as Record<string, unknown>;
     expect(await run(`go to ${origin}/a`)).toMatchObject({ success: true });
     // The step is stored under page A: an action filed under A's key by mistake would replay it on A.
     expect(await run('click Go')).toMatchObject({ success: true, set_cache: true });
@@ -103,7 +103,7 @@ describe('the cache key follows the page after another client navigates it over 
       expect(clicks.slice(before)).toEqual([name]);
     }
 
-    const list = (await jsonOf(await svc.api('/public/single-actions/cache', { key: svc.accountKey }))).body as { entries: Array<{ action: string; page: string; hits: number; misses: number }> };
+    const list = (await svc.send('listActionCache', {}, { key: svc.accountKey })).body as { entries: Array<{ action: string; page: string; hits: number; misses: number }> };
     const entries = list.entries.filter((e) => e.action === 'click Go').map((e) => ({ page: e.page, hits: e.hits, misses: e.misses })).sort((x, y) => x.page.localeCompare(y.page));
     // A: stored by the first run, replayed after the navigation back; B: stored by the run after the first navigation.
     expect(entries).toEqual([{ page: `${origin}/a`, hits: 1, misses: 1 }, { page: `${origin}/b`, hits: 0, misses: 1 }]);

@@ -5,7 +5,7 @@ import { page, startFormServer, type FormServer } from '../helpers/formServer.ts
 import { memorySecrets } from '../helpers/memorySecrets.ts';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
 import { lastTurnText } from '../helpers/modelTurns.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 const HAIKU = 'anthropic:claude-haiku-4-5';
 const LOCAL = 'openai-compatible:scripted';
@@ -59,19 +59,16 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
   let forms: FormServer;
 
   const createPortal = async (name: string, assistModel: string | null) => {
-    const res = await jsonOf(await svc.api('/portals/default', {
-      method: 'POST',
-      json: { endpoint_name: name, start_url: forms.url('/form'), task: 'Send the contact details', form_schema: FORM_SCHEMA, assist_model: assistModel },
-    }));
+    const res = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: forms.url('/form'), task: 'Send the contact details', form_schema: FORM_SCHEMA, assist_model: assistModel } });
     expect(res.status).toBe(200);
     return res.body as { id: string };
   };
   const run = async (name: string, extra: Record<string, unknown> = {}) => {
-    const started = await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: FORM_DATA, orchestrator_model: 'builtin:autofill', ...extra } }));
+    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { form_data: FORM_DATA, orchestrator_model: 'builtin:autofill', ...extra } });
     expect(started.status).toBe(200);
     return waitForJob(svc, name, (started.body as { job_id: string }).job_id, ['completed', 'failed'], 60_000);
   };
-  const logsOf = async (name: string, job: Record<string, unknown>) => (await svc.api(`/task/default/${name}/logs?job_id=${String(job.job_id)}`)).text();
+  const logsOf = async (name: string, job: Record<string, unknown>) => (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: name }, query: { job_id: String(job.job_id) } })).text();
   const lastPost = () => forms.postsTo('/submit/contact').at(-1)?.fields;
 
   beforeAll(async () => {
@@ -90,30 +87,30 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
 
   describe('the portal field', () => {
     it('is null (off) by default, set at create (aliases made canonical), changed and cleared by PATCH, shown by GET', async () => {
-      const plain = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'api-plain', start_url: forms.url('/form'), task: 't' } }));
+      const plain = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'api-plain', start_url: forms.url('/form'), task: 't' } });
       expect(plain.body).toMatchObject({ assist_model: null });
-      const created = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'api-assist', start_url: forms.url('/form'), task: 't', assist_model: 'claude-haiku-4-5' } }));
+      const created = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'api-assist', start_url: forms.url('/form'), task: 't', assist_model: 'claude-haiku-4-5' } });
       expect(created).toMatchObject({ status: 200, body: { assist_model: HAIKU } });
-      expect((await jsonOf(await svc.api('/portals/default/api-assist'))).body).toMatchObject({ assist_model: HAIKU });
-      const local = await jsonOf(await svc.api('/portals/default/api-assist', { method: 'PATCH', json: { assist_model: LOCAL } }));
+      expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'api-assist' } })).body).toMatchObject({ assist_model: HAIKU });
+      const local = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'api-assist' }, body: { assist_model: LOCAL } });
       expect(local).toMatchObject({ status: 200, body: { assist_model: LOCAL } });
-      const kept = await jsonOf(await svc.api('/portals/default/api-assist', { method: 'PATCH', json: { task: 'u' } }));
+      const kept = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'api-assist' }, body: { task: 'u' } });
       expect(kept.body).toMatchObject({ assist_model: LOCAL, task: 'u' });
-      const cleared = await jsonOf(await svc.api('/portals/default/api-assist', { method: 'PATCH', json: { assist_model: null } }));
+      const cleared = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'api-assist' }, body: { assist_model: null } });
       expect(cleared.body).toMatchObject({ assist_model: null });
-      expect((await jsonOf(await svc.api('/portals/default/api-assist'))).body).toMatchObject({ assist_model: null });
+      expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'api-assist' } })).body).toMatchObject({ assist_model: null });
     });
 
     it('an unknown model id, or the builtin engine, is a 422 naming the field', async () => {
       for (const id of ['acme:mind-reader', 'gpt-4-turbo', 'builtin:autofill']) {
-        const created = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'api-bad', start_url: forms.url('/form'), task: 't', assist_model: id } }));
+        const created = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'api-bad', start_url: forms.url('/form'), task: 't', assist_model: id } });
         expect(created.status).toBe(422);
         expect((created.body as { detail: string }).detail).toMatch(/^body\.assist_model: /);
       }
-      const patched = await jsonOf(await svc.api('/portals/default/api-plain', { method: 'PATCH', json: { assist_model: 'acme:mind-reader' } }));
+      const patched = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'api-plain' }, body: { assist_model: 'acme:mind-reader' } });
       expect(patched.status).toBe(422);
       expect((patched.body as { detail: string }).detail).toContain('body.assist_model');
-      expect((await jsonOf(await svc.api('/portals/default/api-plain'))).body).toMatchObject({ assist_model: null });
+      expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'api-plain' } })).body).toMatchObject({ assist_model: null });
     });
   });
 
@@ -238,12 +235,12 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
   });
 
   it('deleting a portal deletes its cached mappings', async () => {
-    const portal = (await jsonOf(await svc.api('/portals/default/contact'))).body as { id: string };
+    const portal = (await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'contact' } })).body as { id: string };
     const db = new Database(join(svc.dataDir, 'portico.db'), { readonly: true });
     const count = () => (db.prepare('SELECT COUNT(*) AS n FROM autofill_mappings WHERE portal_id = ?').get(portal.id) as { n: number }).n;
     try {
       expect(count()).toBe(1);
-      expect((await svc.api('/portals/default/contact', { method: 'DELETE' })).status).toBe(204);
+      expect((await svc.request('deletePortal', { params: { org_id: 'default', endpoint_name: 'contact' } })).status).toBe(204);
       expect(count()).toBe(0);
     } finally {
       db.close();

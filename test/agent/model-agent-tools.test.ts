@@ -66,16 +66,16 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
   let foreign = '';
 
   const createPortal = async (name: string, path: string, extra: Record<string, unknown> = {}) => {
-    const res = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}${path}`, task: 'Do the task', ...extra } });
+    const res = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}${path}`, task: 'Do the task', ...extra } });
     expect(res.status).toBe(200);
   };
   const credential = async (json: Record<string, unknown>, key = svc.accountKey): Promise<string> => {
-    const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key, json }));
+    const made = await svc.send('createCredential', { body: json }, { key });
     expect(made.status).toBe(200);
     return String((made.body as { id: string }).id);
   };
   const runJob = async (name: string, body: Record<string, unknown>) => {
-    const started = await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { orchestrator_model: MODEL, replay: false, form_data: {}, ...body } }));
+    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { orchestrator_model: MODEL, replay: false, form_data: {}, ...body } });
     expect(started.status).toBe(200);
     return waitForJob(svc, name, (started.body as { job_id: string }).job_id, ['completed', 'failed']);
   };
@@ -174,7 +174,7 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     expect(code).toBe(generateSync({ secret: TOTP_SEED, epoch: Math.floor(CLOCK_START / 1000) }));
     expect(model.requests).toHaveLength(2);
     expect(toolResults(model.requests[1]!)).toEqual(expect.arrayContaining([`typed {{credential:${bank}.password}} into [1]`, `typed {{credential:${bank}.totp}} into [2]`]));
-    const logs = await (await svc.api(`/task/default/bank/logs?job_id=${String(job.job_id)}`)).text();
+    const logs = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'bank' }, query: { job_id: String(job.job_id) } })).text();
     for (const secret of [PASSWORD, TOTP_SEED, code]) {
       for (const request of model.requests) expect(request.raw).not.toContain(secret);
       expect(logs).not.toContain(secret);

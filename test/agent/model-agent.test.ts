@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
 
 const PASSWORD = 'hunter2-Secret-Value';
@@ -49,11 +49,11 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
   const formData = { email: 'ada@example.com', password: PASSWORD, country: 'France' };
 
   const createPortal = async (name: string, extra: Record<string, unknown> = {}) => {
-    const res = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'Sign up with the given data', form_schema: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' }, country: { type: 'string' } } }, ...extra } });
+    const res = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'Sign up with the given data', form_schema: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' }, country: { type: 'string' } } }, ...extra } });
     expect(res.status).toBe(200);
   };
   const start = async (name: string, body: Record<string, unknown> = {}) =>
-    jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: formData, orchestrator_model: MODEL, ...body } }));
+    await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { form_data: formData, orchestrator_model: MODEL, ...body } });
   const modeOf = (status: Record<string, unknown>) => (status.events as Array<{ type: string; data: { mode?: string } }>).find((e) => e.type === 'agent_mode')?.data.mode;
 
   beforeAll(async () => {
@@ -85,7 +85,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     expect(first.system).toContain('"password":"{{form_data.password}}"');
     expect(first.messages[0].content.some((b: { type: string; source?: { media_type: string } }) => b.type === 'image' && b.source?.media_type === 'image/jpeg')).toBe(true);
     for (const request of model.requests) expect(request.raw).not.toContain(PASSWORD);
-    const logs = await (await svc.api(`/task/default/signup/logs?job_id=${job.job_id as string}`)).text();
+    const logs = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'signup' }, query: { job_id: job.job_id as string } })).text();
     expect(logs).not.toContain(PASSWORD);
     expect(JSON.stringify(job)).not.toContain(PASSWORD);
     // The job page shows what the job started with, minus the secret, which it names so a re-run asks for it.
@@ -128,7 +128,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
   });
 
   it('portal replay_enabled: false runs fresh; a job\'s replay: true overrides it', async () => {
-    expect((await svc.api('/portals/default/signup', { method: 'PATCH', json: { replay_enabled: false } })).status).toBe(200);
+    expect((await svc.request('updatePortal', { params: { org_id: 'default', endpoint_name: 'signup' }, body: { replay_enabled: false } })).status).toBe(200);
     model.reset((request) => formFiller(request));
     const fresh = await waitForJob(svc, 'signup', ((await start('signup')).body as { job_id: string }).job_id, ['completed', 'failed']);
     expect(modeOf(fresh)).toBe('fresh');
@@ -137,7 +137,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     const replayed = await waitForJob(svc, 'signup', ((await start('signup', { replay: true })).body as { job_id: string }).job_id, ['completed', 'failed']);
     expect(modeOf(replayed)).toBe('replayed');
     expect(model.requests).toHaveLength(0);
-    expect((await svc.api('/portals/default/signup', { method: 'PATCH', json: { replay_enabled: true } })).status).toBe(200);
+    expect((await svc.request('updatePortal', { params: { org_id: 'default', endpoint_name: 'signup' }, body: { replay_enabled: true } })).status).toBe(200);
   });
 
   it('ask_human becomes a question event; the answer goes back to the model', async () => {
@@ -149,7 +149,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     const waiting = await waitForJob(svc, 'hitl', id, ['waiting_for_input', 'failed']);
     const question = (waiting.events as Array<{ type: string; data: { question_id: string; options: string[] } }>).find((e) => e.type === 'question')!;
     expect(question.data.options).toEqual(['Basic', 'Pro']);
-    await svc.api(`/jobs/default/hitl/answer?job_id=${id}`, { method: 'POST', json: { question_id: question.data.question_id, answer: 'Pro' } });
+    await svc.request('answerJob', { params: { org_id: 'default', endpoint_name: 'hitl' }, query: { job_id: id }, body: { question_id: question.data.question_id, answer: 'Pro' } });
     const done = await waitForJob(svc, 'hitl', id, ['completed', 'failed']);
     expect(done.result).toEqual({ plan: '"the human answered: Pro"' });
   });
@@ -174,6 +174,6 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     expect(res).toEqual({ status: 422, body: { detail: "body.vision_model: model 'openai:gpt-5.4' is not configured: no API key; run `portico provider set-key openai` or set OPENAI_API_KEY" } });
     const builtin = await start('local', { vision_model: 'openai:gpt-5.4', orchestrator_model: 'builtin:autofill' });
     expect(builtin.status).toBe(200);
-    await svc.api(`/jobs/default/local/cancel?job_id=${(builtin.body as { job_id: string }).job_id}`, { method: 'POST' });
+    await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'local' }, query: { job_id: (builtin.body as { job_id: string }).job_id } });
   });
 });

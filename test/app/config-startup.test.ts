@@ -51,7 +51,7 @@ describe('start-up refuses a configuration it cannot use', () => {
     await writeFile(file, JSON.stringify({ job_concurrency: 3 }));
     const svc = await startService(dataDir);
     try {
-      const settings = await svc.api('/admin/settings', { key: null, headers: { 'x-console-token': svc.consoleToken } });
+      const settings = await svc.request('getSettings', {}, { key: null, headers: { 'x-console-token': svc.consoleToken } });
       expect(await settings.json()).toMatchObject({ job_concurrency: 3 });
     } finally {
       await svc.stop();

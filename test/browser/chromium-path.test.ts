@@ -74,9 +74,9 @@ describe('changing the Chromium path while the service runs', () => {
     const svc = await startService(undefined, { agents: scriptedRegistry });
     try {
       const asConsole = { key: null, headers: { 'x-console-token': svc.consoleToken } };
-      expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'visit', start_url: pages.url('/'), task: 'script:visit' } })).status).toBe(200);
+      expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'visit', start_url: pages.url('/'), task: 'script:visit' } })).status).toBe(200);
       const runVisit = async () => {
-        const { job_id } = (await (await svc.api('/jobs/default/visit/start', { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
+        const { job_id } = (await (await svc.request('startJob', { params: { org_id: 'default', endpoint_name: 'visit' }, body: { form_data: {} } })).json()) as { job_id: string };
         expect(await waitForJob(svc, 'visit', job_id, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { title: 'Home' } });
       };
       // A browser is already running on the discovered Chromium: the change must not wait for a restart.

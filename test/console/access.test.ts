@@ -50,8 +50,8 @@ describe('console access: the token, the keyboard, organizations', () => {
     await dialog.getByRole('button', { name: 'Create organization' }).click();
     const secret = (await dialog.getByTestId('secret').textContent()) ?? '';
     expect(secret).toMatch(/^pk_org_/);
-    expect((await world.svc.api(`/portals/${orgId}`, { key: secret })).status).toBe(200);
-    expect((await world.svc.api('/portals/default', { key: secret })).status).toBe(403);
+    expect((await world.svc.request('listPortals', { params: { org_id: orgId } }, { key: secret })).status).toBe(200);
+    expect((await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(403);
     await snap(page, 'org-new');
     await dialog.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => switcher.inputValue()).toBe(orgId);
@@ -97,6 +97,6 @@ describe('console access: the token, the keyboard, organizations', () => {
     await tabTo(/^BUTTON\|Create portal/, 80);
     await kb.keyboard.press('Enter');
     await kb.getByRole('form', { name: 'Run a job' }).waitFor();
-    expect((await world.svc.api(`/portals/default/${endpoint}`)).status).toBe(200);
+    expect((await world.svc.request('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).status).toBe(200);
   });
 });

@@ -19,7 +19,7 @@ describe('Connected accounts page: OAuth apps, connect in a new tab through a re
   afterAll(async () => {
     await provider?.stop();
   });
-  const accounts = async () => (await (await world.svc.api('/public/connected-accounts', { key: world.svc.accountKey })).json()) as AccountBody[];
+  const accounts = async () => (await (await world.svc.request('listConnectedAccounts', {}, { key: world.svc.accountKey })).json()) as AccountBody[];
 
   /** Clicks `button`, follows the tab it opens through the provider to Portico's callback page. */
   async function signInThroughNewTab(page: Page, click: () => Promise<void>): Promise<void> {
@@ -82,7 +82,7 @@ describe('Connected accounts page: OAuth apps, connect in a new tab through a re
     await page.getByRole('button', { name: 'Save credential' }).click();
     const credentialRow = page.locator('tr[data-credential]').filter({ hasText: 'Mail-coded site' });
     await credentialRow.waitFor();
-    const credential = await (await world.svc.api(`/public/credentials/${await credentialRow.getAttribute('data-credential')}`, { key: world.svc.accountKey })).json() as { has_gmail_oauth: boolean };
+    const credential = await (await world.svc.request('getCredential', { params: { credential_id: (await credentialRow.getAttribute('data-credential')) ?? '' } }, { key: world.svc.accountKey })).json() as { has_gmail_oauth: boolean };
     expect(credential.has_gmail_oauth).toBe(true);
     await page.evaluate(() => { window.location.hash = '#/accounts'; });
 

@@ -43,7 +43,7 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     // The full list still carries both, and bad filters are refused with a detail.
     const full = await world.api.call('listJobs', { params: { org_id: 'default' }, query: { limit: 1 } });
     expect(full.jobs[0]).toHaveProperty('events');
-    const bad = await world.svc.api('/jobs/default/summary?status=nope&limit=0');
+    const bad = await world.svc.request('listJobSummaries', { params: { org_id: 'default' }, query: { status: 'nope', limit: '0' } });
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
     expect(await bad.json()).toHaveProperty('detail');
@@ -61,7 +61,7 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     await page.getByText('complete', { exact: true }).waitFor();
     expect(polls.count).toBe(0);
     // A bad flag on the stream is refused, not ignored.
-    const bad = await world.svc.api(`/task/default/${endpoint}/logs?job_id=${jobId}&status=maybe`);
+    const bad = await world.svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId, status: 'maybe' } });
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
   }, 60_000);

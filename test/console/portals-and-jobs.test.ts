@@ -24,7 +24,7 @@ describe('portals and jobs: create, run, watch, download', () => {
     await snap(page, 'portal-new');
     await page.getByRole('button', { name: 'Create portal' }).click();
     await page.getByRole('form', { name: 'Run a job' }).waitFor();
-    const stored = (await (await world.svc.api(`/portals/default/${endpoint}`)).json()) as { task: string };
+    const stored = (await (await world.svc.request('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).json()) as { task: string };
     expect(stored.task).toBe('script:visit');
   });
 

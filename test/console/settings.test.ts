@@ -29,7 +29,7 @@ describe('settings: keys, webhooks, system, model providers', () => {
     await page.getByRole('button', { name: 'Create API key' }).click();
     const secret = (await page.getByTestId('secret').textContent()) ?? '';
     expect(secret).toMatch(/^pk_org_/);
-    expect((await world.svc.api('/portals/default', { key: secret })).status).toBe(200);
+    expect((await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(200);
     await snap(page, 'settings-key-created');
     await page.getByRole('button', { name: 'Done' }).click();
     await page.reload();
@@ -38,7 +38,7 @@ describe('settings: keys, webhooks, system, model providers', () => {
     const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: new RegExp(secret.slice(0, 13)) });
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('button', { name: 'Revoke key' }).click();
-    await expect.poll(async () => (await world.svc.api('/portals/default', { key: secret })).status).toBe(401);
+    await expect.poll(async () => (await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(401);
   });
 
   it('generates a webhook signing key shown once, then rotates and revokes it', async () => {

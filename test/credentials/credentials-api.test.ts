@@ -24,8 +24,8 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
   let keychain: SecretStore;
   let otherKey: string;
 
-  const create = (json: unknown, key = svc.accountKey) => svc.api('/public/credentials', { method: 'POST', key, json });
-  const list = async (key = svc.accountKey) => (await jsonOf(await svc.api('/public/credentials', { key }))).body as Array<Record<string, unknown>>;
+  const create = (json: unknown, key = svc.accountKey) => svc.request('createCredential', { body: json }, { key });
+  const list = async (key = svc.accountKey) => (await svc.send('listCredentials', {}, { key })).body as Array<Record<string, unknown>>;
 
   beforeAll(async () => {
     svc = await startService();
@@ -58,7 +58,7 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
     expect(await dataFolderHolds(svc.dataDir, TOTP_SEED)).toEqual([]);
     expect(await dataFolderHolds(svc.dataDir, 'Tr0ub4dor')).toEqual([]);
 
-    const got = await jsonOf(await svc.api(`/public/credentials/${id}`, { key: svc.accountKey }));
+    const got = await svc.send('getCredential', { params: { credential_id: id } }, { key: svc.accountKey });
     expect(got).toMatchObject({ status: 200, body: { id, has_password: true, has_totp: true } });
     expect(JSON.stringify(got.body)).not.toContain(PASSWORD);
     expect(await list()).toContainEqual({ id, user_id: 'local', service_name: 'Bank', username_or_email: 'ada@example.com' });
@@ -67,14 +67,14 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
   it('delete removes the metadata and the secrets; the credential then reads 404', async () => {
     const id = String(((await jsonOf(await create({ service_name: 'Shop', username_or_email: 'ada', password: 'shop-pass-1234' }))).body as { id: string }).id);
     expect(await keychain.get(`credential/${id}/password`)).toBe('shop-pass-1234');
-    expect((await svc.api(`/public/credentials/${id}`, { method: 'DELETE', key: svc.accountKey })).status).toBe(204);
+    expect((await svc.request('deleteCredential', { params: { credential_id: id } }, { key: svc.accountKey })).status).toBe(204);
     expect(await keychain.get(`credential/${id}/password`)).toBeUndefined();
-    expect(await jsonOf(await svc.api(`/public/credentials/${id}`, { key: svc.accountKey }))).toEqual({ status: 404, body: { detail: 'Credential not found' } });
+    expect(await svc.send('getCredential', { params: { credential_id: id } }, { key: svc.accountKey })).toEqual({ status: 404, body: { detail: 'Credential not found' } });
     expect((await list()).map((c) => c.id)).not.toContain(id);
   });
 
   it('a list item without a username leaves username_or_email out; any combination of methods is accepted', async () => {
-    const phone = await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: svc.accountKey, json: { phone_number: '+15551234567', label: 'work phone' } }));
+    const phone = await svc.send('createPhoneNumber', { body: { phone_number: '+15551234567', label: 'work phone' } }, { key: svc.accountKey });
     expect(phone).toMatchObject({ status: 200, body: { phone_number: '+15551234567', label: 'work phone' } });
     const phoneId = String((phone.body as { id: string }).id);
     const made = await jsonOf(await create({ service_name: 'SMS only', phone_number_id: phoneId }));
@@ -85,12 +85,12 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
 
   it("another workspace's credential reads 404 and cannot be deleted; its list does not show ours", async () => {
     const id = String(((await jsonOf(await create({ service_name: 'Private', password: 'private-pass-99' }))).body as { id: string }).id);
-    expect(await jsonOf(await svc.api(`/public/credentials/${id}`, { key: otherKey }))).toEqual({ status: 404, body: { detail: 'Credential not found' } });
-    expect(await jsonOf(await svc.api(`/public/credentials/${id}`, { method: 'DELETE', key: otherKey }))).toEqual({ status: 404, body: { detail: 'Credential not found' } });
+    expect(await svc.send('getCredential', { params: { credential_id: id } }, { key: otherKey })).toEqual({ status: 404, body: { detail: 'Credential not found' } });
+    expect(await svc.send('deleteCredential', { params: { credential_id: id } }, { key: otherKey })).toEqual({ status: 404, body: { detail: 'Credential not found' } });
     expect(await keychain.get(`credential/${id}/password`)).toBe('private-pass-99');
     expect(await list(otherKey)).toEqual([]);
     // A phone number of another workspace cannot be linked.
-    const foreignPhone = String(((await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: otherKey, json: { phone_number: '+4930123456' } }))).body as { id: string }).id);
+    const foreignPhone = String(((await svc.send('createPhoneNumber', { body: { phone_number: '+4930123456' } }, { key: otherKey })).body as { id: string }).id);
     const before = (await list()).length;
     expect(await jsonOf(await create({ service_name: 'X', phone_number_id: foreignPhone }))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
     expect((await list()).length).toBe(before);
@@ -101,7 +101,7 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
     expect((await create({ service_name: 'Before' }, key)).status).toBe(200);
     await cli(svc.dataDir, ['workspace', 'remove-member', 'default', 'leaver']);
     expect(await jsonOf(await create({ service_name: 'After', password: 'after-pass-1' }, key))).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
-    expect(await jsonOf(await svc.api('/public/credentials', { key }))).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
+    expect(await svc.send('listCredentials', {}, { key })).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
     expect((await create({ service_name: 'Org' }, svc.orgKey)).status).toBe(403);
     expect((await list()).map((c) => c.service_name)).not.toContain('After');
   });
@@ -127,7 +127,7 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
     const malformed = await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, headers: { 'content-type': 'application/json' }, body: '{"service_name": "X", "password": ' });
     expect(malformed.status).toBe(400);
     expect((await list()).length).toBe(before);
-    expect((await jsonOf(await svc.api('/public/credentials/..%2F..%2Fetc', { key: svc.accountKey }))).status).toBe(404);
+    expect((await svc.send('getCredential', { params: { credential_id: '../../etc' } }, { key: svc.accountKey })).status).toBe(404);
   });
 });
 
@@ -154,13 +154,13 @@ describe('a keychain that refuses the write leaves nothing half-written', () => 
   });
 
   it('create answers 500 Failed to create credential and no metadata row appears; the error logged never shows the password in any encoding', async () => {
-    const res = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Bank', password: 'never-stored-123' } }));
+    const res = await svc.send('createCredential', { body: { service_name: 'Bank', password: 'never-stored-123' } }, { key: svc.accountKey });
     expect(res).toEqual({ status: 500, body: { detail: 'Failed to create credential' } });
     const log = logLines.join('');
     expect(log).toContain('the keychain is locked; could not store');
     for (const form of secretEncodings('never-stored-123')) expect(log).not.toContain(form);
     expect(log).toContain('[redacted]');
-    expect((await jsonOf(await svc.api('/public/credentials', { key: svc.accountKey }))).body).toEqual([]);
+    expect((await svc.send('listCredentials', {}, { key: svc.accountKey })).body).toEqual([]);
     expect(await dataFolderHolds(svc.dataDir, 'never-stored-123')).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_WAIT_MS } from '../../src-main/engine/credentials/codeWaiter.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
 const PASSWORD = 'sms-only-pass-5';
@@ -33,9 +33,9 @@ describe('a job whose SMS code never arrives asks for it after 60 s on the servi
       },
     });
     svc = await startService(undefined, { credentialClock: clock });
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'texted', start_url: `${site.url}/login`, task: 'Sign in' } })).status).toBe(200);
-    const phone = (await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: svc.accountKey, json: { phone_number: '+15550003333' } }))).body as { id: string };
-    credentialId = String(((await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Texted', username_or_email: 'ada', password: PASSWORD, phone_number_id: phone.id } }))).body as { id: string }).id);
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'texted', start_url: `${site.url}/login`, task: 'Sign in' } })).status).toBe(200);
+    const phone = (await svc.send('createPhoneNumber', { body: { phone_number: '+15550003333' } }, { key: svc.accountKey })).body as { id: string };
+    credentialId = String(((await svc.send('createCredential', { body: { service_name: 'Texted', username_or_email: 'ada', password: PASSWORD, phone_number_id: phone.id } }, { key: svc.accountKey })).body as { id: string }).id);
   });
   afterAll(async () => {
     await svc?.dispose();
@@ -43,7 +43,7 @@ describe('a job whose SMS code never arrives asks for it after 60 s on the servi
   });
 
   const start = async (hitl: boolean): Promise<string> =>
-    String(((await jsonOf(await svc.api('/jobs/default/texted/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: {}, credential_id: credentialId, human_in_the_loop: hitl } }))).body as { job_id: string }).job_id);
+    String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'texted' }, body: { orchestrator_model: 'builtin:autofill', form_data: {}, credential_id: credentialId, human_in_the_loop: hitl } })).body as { job_id: string }).job_id);
   /** The job has started its 60 s wait for a code on the fake clock. */
   const waiting = () => until(() => clock.pending().includes(CODE_WAIT_MS), 'the job to wait for a code');
 
@@ -51,13 +51,13 @@ describe('a job whose SMS code never arrives asks for it after 60 s on the servi
     const jobId = await start(true);
     await waiting();
     clock.advance(CODE_WAIT_MS - 1);
-    expect((await jsonOf(await svc.api(`/task/default/texted/status?job_id=${jobId}`))).body).toMatchObject({ status: 'running' });
+    expect((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: 'texted' }, query: { job_id: jobId } })).body).toMatchObject({ status: 'running' });
     clock.advance(1);
     const asked = await waitForJob(svc, 'texted', jobId, ['waiting_for_input', 'failed']);
     expect(asked.status).toBe('waiting_for_input');
     const question = (asked.events as Array<{ type: string; data: Record<string, unknown> }>).find((e) => e.type === 'question')?.data;
     expect(question).toMatchObject({ question: 'Enter the verification code sent for Texted', options: [], message: expect.stringContaining('within 60 s') });
-    const answered = await jsonOf(await svc.api(`/jobs/default/texted/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: question?.question_id, answer: CODE } }));
+    const answered = await svc.send('answerJob', { params: { org_id: 'default', endpoint_name: 'texted' }, query: { job_id: jobId }, body: { question_id: question?.question_id, answer: CODE } });
     expect(answered.status).toBe(200);
     const done = await waitForJob(svc, 'texted', jobId, ['completed', 'failed']);
     expect(done.status, String(done.error)).toBe('completed');
@@ -73,7 +73,7 @@ describe('a job whose SMS code never arrives asks for it after 60 s on the servi
     const jobId = await start(true);
     await waiting();
     clock.advance(30_000);
-    const pushed = await jsonOf(await svc.api('/public/verification-codes', { method: 'POST', key: svc.accountKey, json: { credential_id: credentialId, code: CODE } }));
+    const pushed = await svc.send('pushVerificationCode', { body: { credential_id: credentialId, code: CODE } }, { key: svc.accountKey });
     expect(pushed).toEqual({ status: 200, body: { accepted: true, delivered_to_jobs: 1 } });
     const done = await waitForJob(svc, 'texted', jobId, ['completed', 'failed', 'waiting_for_input']);
     expect(done.status, String(done.error)).toBe('completed');

@@ -17,14 +17,14 @@ describe("a credential links only the caller's connected account and a phone num
   /** Every secret name the app wrote to the keychain, in order. */
   const written: string[] = [];
 
-  const create = (json: Record<string, unknown>, key = svc.accountKey) => svc.api('/public/credentials', { method: 'POST', key, json });
-  const count = async (): Promise<number> => ((await jsonOf(await svc.api('/public/credentials', { key: svc.accountKey }))).body as unknown[]).length;
+  const create = (json: Record<string, unknown>, key = svc.accountKey) => svc.request('createCredential', { body: json }, { key });
+  const count = async (): Promise<number> => ((await svc.send('listCredentials', {}, { key: svc.accountKey })).body as unknown[]).length;
   /** Connects an account of the key's user through the provider and the loopback callback; returns its id. */
   const connect = async (key: string): Promise<string> => {
-    const started = await jsonOf(await svc.api('/public/connected-accounts', { method: 'POST', key, json: { oauth_app_id: 'mail' } }));
+    const started = await svc.send('connectAccount', { body: { oauth_app_id: 'mail' } }, { key });
     expect(started.status).toBe(200);
     expect((await fetch(await authorize((started.body as { authorization_url: string }).authorization_url))).status).toBe(200);
-    const list = (await jsonOf(await svc.api('/public/connected-accounts', { key }))).body as Array<{ id: string }>;
+    const list = (await svc.send('listConnectedAccounts', {}, { key })).body as Array<{ id: string }>;
     return list.at(-1)!.id;
   };
   /** Creating with `link` answers 404 `detail` and writes nothing: no credential row, no keychain entry. */
@@ -51,10 +51,7 @@ describe("a credential links only the caller's connected account and a phone num
     svc = await startService(undefined, { secrets: recording });
     bobKey = String((await cli(svc.dataDir, ['user', 'create', 'bob', '--workspace', 'default'])).json.api_key);
     eveKey = String((await cli(svc.dataDir, ['user', 'create', 'eve', '--workspace', 'elsewhere'])).json.api_key);
-    const added = await svc.api('/admin/oauth-apps', {
-      method: 'POST', key: null, headers: { 'x-console-token': svc.consoleToken },
-      json: { id: 'mail', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: ['openid', 'email'] },
-    });
+    const added = await svc.request('addOAuthApp', { body: { id: 'mail', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: ['openid', 'email'] } }, { key: null, headers: { 'x-console-token': svc.consoleToken } });
     expect(added.status).toBe(201);
   });
   afterAll(async () => {
@@ -81,11 +78,11 @@ describe("a credential links only the caller's connected account and a phone num
 
   it("an unknown phone number, or another workspace's, answers 404 Phone number not found; nothing is written", async () => {
     await refused({ phone_number_id: randomUUID() }, 'Phone number not found');
-    const foreign = await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: eveKey, json: { phone_number: '+4930123456' } }));
+    const foreign = await svc.send('createPhoneNumber', { body: { phone_number: '+4930123456' } }, { key: eveKey });
     expect(foreign.status).toBe(200);
     await refused({ phone_number_id: (foreign.body as { id: string }).id }, 'Phone number not found');
     // Both links checked: a good phone does not let a foreign mail account through.
-    const phone = await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: svc.accountKey, json: { phone_number: '+15550001111' } }));
+    const phone = await svc.send('createPhoneNumber', { body: { phone_number: '+15550001111' } }, { key: svc.accountKey });
     await refused({ phone_number_id: (phone.body as { id: string }).id, gmail_oauth_account_id: randomUUID() }, 'Connected account not found');
     expect(await jsonOf(await create({ service_name: 'SMS', phone_number_id: (phone.body as { id: string }).id }))).toMatchObject({ status: 200, body: { has_phone_number: true } });
   });

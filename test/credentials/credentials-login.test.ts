@@ -99,13 +99,13 @@ describe('a job with credential_id signs in with the builtin filler: password, T
     // startApp takes a logger beside its options; every line the service logs is kept for the leak search.
     const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)) };
     svc = await startService(undefined, options);
-    expect((await svc.api('/webhooks/default/key', { method: 'POST' })).status).toBe(200);
+    expect((await svc.request('createWebhookKey', { params: { org_id: 'default' } })).status).toBe(200);
     const schema = { type: 'object', properties: { nickname: { type: 'string' } } };
     for (const [endpoint_name, path] of [['bank', '/login'], ['sms', '/sms-login'], ['stepwise', '/id']] as const) {
-      const made = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name, start_url: `${site.url}${path}`, task: 'Sign in and set the nickname', form_schema: schema, webhook_url: `${hooks.url}/hook` } });
+      const made = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name, start_url: `${site.url}${path}`, task: 'Sign in and set the nickname', form_schema: schema, webhook_url: `${hooks.url}/hook` } });
       expect(made.status).toBe(200);
     }
-    phoneId = String(((await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: svc.accountKey, json: { phone_number: '+15550001111' } }))).body as { id: string }).id);
+    phoneId = String(((await svc.send('createPhoneNumber', { body: { phone_number: '+15550001111' } }, { key: svc.accountKey })).body as { id: string }).id);
   });
   afterAll(async () => {
     await svc?.dispose();
@@ -114,12 +114,12 @@ describe('a job with credential_id signs in with the builtin filler: password, T
   });
 
   const credential = async (json: Record<string, unknown>): Promise<string> => {
-    const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json }));
+    const made = await svc.send('createCredential', { body: json }, { key: svc.accountKey });
     expect(made.status).toBe(200);
     return String((made.body as { id: string }).id);
   };
   const start = (endpoint: string, json: Record<string, unknown>) =>
-    svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, ...json } });
+    svc.request('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, ...json } });
 
   it('username + password, then a TOTP page: signed in, the form behind it filled; no secret in logs, events, results, webhooks or the data folder', async () => {
     const id = await credential({ service_name: 'Bank', username_or_email: USER, password: PASSWORD, totp_secret: SEED, service_url: `${site.url}/login` });
@@ -153,7 +153,7 @@ describe('a job with credential_id signs in with the builtin filler: password, T
     const started = await jsonOf(await start('sms', { credential_id: id }));
     const jobId = String((started.body as { job_id: string }).job_id);
     await until(() => site.hits.includes('GET /sms'), 'the SMS code page');
-    const pushed = await jsonOf(await svc.api('/public/verification-codes', { method: 'POST', key: svc.accountKey, json: { phone_number_id: phoneId, message: `Your Phone bank code is ${SMS_CODE}. Do not share it.` } }));
+    const pushed = await svc.send('pushVerificationCode', { body: { phone_number_id: phoneId, message: `Your Phone bank code is ${SMS_CODE}. Do not share it.` } }, { key: svc.accountKey });
     expect(pushed).toMatchObject({ status: 200, body: { accepted: true } });
     const done = await waitForJob(svc, 'sms', jobId, ['completed', 'failed'], 60_000);
     expect(done.status, String(done.error)).toBe('completed');
@@ -171,7 +171,7 @@ describe('a job with credential_id signs in with the builtin filler: password, T
   });
 
   it('verification-codes: bad input is 4xx with detail; an unknown credential is 404', async () => {
-    const res = async (json: unknown) => jsonOf(await svc.api('/public/verification-codes', { method: 'POST', key: svc.accountKey, json }));
+    const res = async (json: unknown) => await svc.send('pushVerificationCode', { body: json }, { key: svc.accountKey });
     expect(await res({ code: '123456' })).toMatchObject({ status: 422, body: { detail: expect.stringContaining('credential_id, phone_number_id or email') } });
     expect(await res({ phone_number_id: phoneId })).toMatchObject({ status: 422, body: { detail: expect.stringContaining('send a code or a message') } });
     expect(await res({ phone_number_id: phoneId, message: 'no digits here' })).toMatchObject({ status: 422, body: { detail: 'body.message: no 4 to 8 digit code found in the message' } });
@@ -181,10 +181,10 @@ describe('a job with credential_id signs in with the builtin filler: password, T
   });
 
   it("credential_id of another organization's workspace, or unknown, is 404 Credential not found and queues nothing", async () => {
-    const before = ((await jsonOf(await svc.api('/jobs/default'))).body as { total?: number } | undefined)?.total;
+    const before = ((await svc.send('listJobs', { params: { org_id: 'default' } })).body as { total?: number } | undefined)?.total;
     const start404 = await jsonOf(await start('bank', { credential_id: '00000000-0000-4000-8000-000000000000' }));
     expect(start404).toEqual({ status: 404, body: { detail: 'Credential not found' } });
-    const after = ((await jsonOf(await svc.api('/jobs/default'))).body as { total?: number } | undefined)?.total;
+    const after = ((await svc.send('listJobs', { params: { org_id: 'default' } })).body as { total?: number } | undefined)?.total;
     expect(after).toBe(before);
   });
 
@@ -198,7 +198,7 @@ describe('a job with credential_id signs in with the builtin filler: password, T
     });
     const outer = await startPageServer({ '/outer': page('Outer', `<h1>Outer</h1><iframe src="${inner.url}/inner" width="600" height="400"></iframe>`) });
     try {
-      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'framed2', start_url: `${outer.url}/outer`, task: 'Sign in', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
+      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'framed2', start_url: `${outer.url}/outer`, task: 'Sign in', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
       const id = await credential({ service_name: 'Outer site', username_or_email: USER, password: PASSWORD, service_url: `${outer.url}/` });
       const jobId = String(((await jsonOf(await start('framed2', { credential_id: id }))).body as { job_id: string }).job_id);
       const done = await waitForJob(svc, 'framed2', jobId, ['completed', 'failed'], 60_000);

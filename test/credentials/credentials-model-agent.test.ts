@@ -5,7 +5,7 @@ import { KeychainSecretStore, scopedSecretStore } from '../../src-main/secrets/i
 import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 const MODEL = 'anthropic:claude-sonnet-4-6';
 const PASSWORD = 'Model-Agent-Pass/"9"';
@@ -30,12 +30,12 @@ describe("the model agent signs in with the job's stored credential (real keycha
   const posted: URLSearchParams[] = [];
 
   const credential = async (json: Record<string, unknown>): Promise<string> => {
-    const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json }));
+    const made = await svc.send('createCredential', { body: json }, { key: svc.accountKey });
     expect(made.status).toBe(200);
     return String((made.body as { id: string }).id);
   };
   const runJob = async (credentialId: string) => {
-    const started = await jsonOf(await svc.api('/jobs/default/bank/start', { method: 'POST', json: { orchestrator_model: MODEL, replay: false, form_data: {}, credential_id: credentialId } }));
+    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'bank' }, body: { orchestrator_model: MODEL, replay: false, form_data: {}, credential_id: credentialId } });
     expect(started.status).toBe(200);
     return waitForJob(svc, 'bank', (started.body as { job_id: string }).job_id, ['completed', 'failed'], 60_000);
   };
@@ -66,7 +66,7 @@ describe("the model agent signs in with the job's stored credential (real keycha
     const secrets = scopedSecretStore(new KeychainSecretStore(), `test-model-credentials-${Date.now()}`);
     await secrets.set('provider/anthropic', 'sk-ant-test');
     svc = await startService(undefined, { secrets, llmRetry: { maxRetries: 1, timeoutMs: 10_000 }, jobConcurrency: 1 });
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'bank', start_url: `${pages.url}/login`, task: 'Sign in to the bank' } })).status).toBe(200);
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'bank', start_url: `${pages.url}/login`, task: 'Sign in to the bank' } })).status).toBe(200);
   });
   afterAll(async () => {
     await svc?.dispose();

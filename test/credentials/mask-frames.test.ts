@@ -6,7 +6,7 @@ import { memorySecrets } from '../helpers/memorySecrets.ts';
 import type { ModelServer } from '../helpers/modelServer.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, waitForJob, type TestService } from '../helpers/service.ts';
+import { waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { maskedShare, placedAt, type Rect } from './maskPixels.ts';
 import { startMaskRig, type MaskRig } from './maskRig.ts';
@@ -64,8 +64,8 @@ describe('secret fields are masked in every frame and in workflow step screensho
   });
 
   it('a job step screenshot paints over the password fields of a same-origin and a cross-origin iframe and a shadow root, not the ordinary fields next to them', async () => {
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'frames', start_url: `${site.url}/outer`, task: 'script:visit' } })).status).toBe(200);
-    const started = await jsonOf(await svc.api('/jobs/default/frames/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: {} } }));
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'frames', start_url: `${site.url}/outer`, task: 'script:visit' } })).status).toBe(200);
+    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'frames' }, body: { orchestrator_model: 'builtin:autofill', form_data: {} } });
     expect(started.status).toBe(200);
     const jobId = String((started.body as { job_id: string }).job_id);
     const done = await waitForJob(svc, 'frames', jobId, ['completed', 'failed'], 60_000);
@@ -83,16 +83,16 @@ describe('secret fields are masked in every frame and in workflow step screensho
   });
 
   it('a workflow step screenshot taken with a one-time code in an autocomplete=one-time-code field paints the field over', async () => {
-    const made = await jsonOf(await svc.api('/public/workflows', { method: 'POST', key: svc.accountKey, json: {
+    const made = await svc.send('createWorkflow', { body: {
       name: 'Enter the code', steps: [{ action: `go to ${site.url}/otp` }, { action: 'type {{code}} into Verification code' }], parameters: { code: null },
-    } }));
+    } }, { key: svc.accountKey });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const workflowId = (made.body as { id: string }).id;
-    const ran = await jsonOf(await svc.api(`/public/workflows/${workflowId}/run`, { method: 'POST', key: svc.accountKey, json: { variables: { code: CODE } } }));
+    const ran = await svc.send('runWorkflow', { params: { workflow_id: workflowId }, body: { variables: { code: CODE } } }, { key: svc.accountKey });
     expect(ran.status, JSON.stringify(ran.body)).toBe(200);
     const executionId = (ran.body as { id: string }).id;
     const done = await until(async () => {
-      const { body } = await jsonOf(await svc.api(`/public/workflows/${workflowId}/executions/${executionId}`, { key: svc.accountKey }));
+      const { body } = await svc.send('getWorkflowExecution', { params: { workflow_id: workflowId, execution_id: executionId } }, { key: svc.accountKey });
       const execution = body as { status: string; steps: { success: boolean | null; screenshot_url: string | null }[] };
       return execution.status !== 'running' ? execution : undefined;
     }, 'the workflow run to end', 60_000);

@@ -6,7 +6,7 @@ import { KeychainSecretStore, scopedSecretStore } from '../../src-main/secrets/i
 import type { ModelServer, RecordedRequest, ScriptedReply } from '../helpers/modelServer.ts';
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, waitForJob, type TestService } from '../helpers/service.ts';
+import { waitForJob, type TestService } from '../helpers/service.ts';
 import { maskedShare, placedAt, type Rect } from './maskPixels.ts';
 import { startMaskRig, type MaskRig } from './maskRig.ts';
 
@@ -46,7 +46,7 @@ describe('a code the model agent types is masked in the job screenshot and in th
     await secrets.set('provider/anthropic', 'sk-ant-test');
     rig = await startMaskRig({ secrets, llmRetry: { maxRetries: 1, timeoutMs: 10_000 }, jobConcurrency: 1 });
     ({ svc, model } = rig);
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'verify', start_url: `${pages.url}/verify`, task: 'Enter the one-time code' } })).status).toBe(200);
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'verify', start_url: `${pages.url}/verify`, task: 'Enter the one-time code' } })).status).toBe(200);
   });
   afterAll(async () => {
     await rig?.dispose();
@@ -54,7 +54,7 @@ describe('a code the model agent types is masked in the job screenshot and in th
   });
 
   it('totp_code into an autocomplete=one-time-code field and a {{credential:…totp}} placeholder typed into an unmarked field are both painted over; an ordinary field is not', async () => {
-    const made = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Verify', username_or_email: 'ada', totp_secret: SEED } }));
+    const made = await svc.send('createCredential', { body: { service_name: 'Verify', username_or_email: 'ada', totp_secret: SEED } }, { key: svc.accountKey });
     expect(made.status).toBe(200);
     const id = String((made.body as { id: string }).id);
     model.reset((request: RecordedRequest): ScriptedReply => {
@@ -67,7 +67,7 @@ describe('a code the model agent types is masked in the job screenshot and in th
         ],
       };
     });
-    const started = await jsonOf(await svc.api('/jobs/default/verify/start', { method: 'POST', json: { orchestrator_model: MODEL, replay: false, form_data: {}, credential_id: id } }));
+    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'verify' }, body: { orchestrator_model: MODEL, replay: false, form_data: {}, credential_id: id } });
     expect(started.status).toBe(200);
     const jobId = String((started.body as { job_id: string }).job_id);
     const done = await waitForJob(svc, 'verify', jobId, ['completed', 'failed'], 60_000);

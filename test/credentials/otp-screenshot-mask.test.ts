@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshotName, screenshotsDir } from '../../src-main/engine/jobs/jobRun.ts';
 import { launchTestBrowser } from '../helpers/chromium.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { EXACT_MAGENTA, maskedShare, type Rect } from './maskPixels.ts';
 
 const USER = 'ada@example.com';
@@ -68,10 +68,10 @@ describe('one-time-code fields are masked in the step screenshot taken while the
   });
 
   it('the code pages\' screenshots show the mask colour over every box holding a digit, while an ordinary field on the same page shows its text', async () => {
-    const credential = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Mask bank', username_or_email: USER, password: PASSWORD, totp_secret: TOTP } }));
+    const credential = await svc.send('createCredential', { body: { service_name: 'Mask bank', username_or_email: USER, password: PASSWORD, totp_secret: TOTP } }, { key: svc.accountKey });
     expect(credential.status).toBe(200);
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'maskbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } })).status).toBe(200);
-    const job = await jsonOf(await svc.api('/jobs/default/maskbank/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: (credential.body as { id: string }).id } }));
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'maskbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } })).status).toBe(200);
+    const job = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'maskbank' }, body: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: (credential.body as { id: string }).id } });
     const jobId = String((job.body as { job_id: string }).job_id);
     const done = await waitForJob(svc, 'maskbank', jobId, ['completed', 'failed'], 60_000);
     expect(done.status, String(done.error)).toBe('completed');

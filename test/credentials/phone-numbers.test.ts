@@ -6,13 +6,13 @@ import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 describe('phone numbers: list and delete; a number credentials still use is refused with 409 naming them', () => {
   let svc: TestService;
   let eveKey: string;
-  const numbers = (key = svc.accountKey) => svc.api('/public/phone-numbers', { key }).then(jsonOf);
+  const numbers = (key = svc.accountKey) => svc.request('listPhoneNumbers', {}, { key }).then(jsonOf);
   const add = async (phone_number: string, label: string): Promise<string> => {
-    const made = await jsonOf(await svc.api('/public/phone-numbers', { method: 'POST', key: svc.accountKey, json: { phone_number, label } }));
+    const made = await svc.send('createPhoneNumber', { body: { phone_number, label } }, { key: svc.accountKey });
     expect(made.status).toBe(200);
     return (made.body as { id: string }).id;
   };
-  const remove = (id: string, key = svc.accountKey) => svc.api(`/public/phone-numbers/${id}`, { method: 'DELETE', key });
+  const remove = (id: string, key = svc.accountKey) => svc.request('deletePhoneNumber', { params: { phone_number_id: id } }, { key });
 
   beforeAll(async () => {
     svc = await startService();
@@ -40,22 +40,22 @@ describe('phone numbers: list and delete; a number credentials still use is refu
 
   it('a number a credential receives codes on is refused with 409 naming the credential; nothing changes; once the credential is gone it deletes', async () => {
     const id = await add('+15551230003', 'sms');
-    const credential = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Bank', username_or_email: 'ada', phone_number_id: id } }));
+    const credential = await svc.send('createCredential', { body: { service_name: 'Bank', username_or_email: 'ada', phone_number_id: id } }, { key: svc.accountKey });
     expect(credential.status).toBe(200);
     const credentialId = (credential.body as { id: string }).id;
 
     expect(await jsonOf(await remove(id))).toEqual({ status: 409, body: { detail: `Phone number is used by 1 credential(s): 'Bank' (${credentialId}); delete them first` } });
     expect((await numbers()).body).toEqual(expect.arrayContaining([expect.objectContaining({ id })]));
-    expect(await jsonOf(await svc.api(`/public/credentials/${credentialId}`, { key: svc.accountKey }))).toMatchObject({ status: 200, body: { has_phone_number: true } });
+    expect(await svc.send('getCredential', { params: { credential_id: credentialId } }, { key: svc.accountKey })).toMatchObject({ status: 200, body: { has_phone_number: true } });
 
-    expect((await svc.api(`/public/credentials/${credentialId}`, { method: 'DELETE', key: svc.accountKey })).status).toBe(204);
+    expect((await svc.request('deleteCredential', { params: { credential_id: credentialId } }, { key: svc.accountKey })).status).toBe(204);
     expect((await remove(id)).status).toBe(204);
     expect((await numbers()).body).not.toEqual(expect.arrayContaining([expect.objectContaining({ id })]));
     expect(await jsonOf(await remove(id))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
     // Codes can no longer be pushed to it, and a new credential cannot link it.
-    expect(await jsonOf(await svc.api('/public/verification-codes', { method: 'POST', key: svc.accountKey, json: { phone_number_id: id, code: '123456' } })))
+    expect(await svc.send('pushVerificationCode', { body: { phone_number_id: id, code: '123456' } }, { key: svc.accountKey }))
       .toEqual({ status: 404, body: { detail: 'Phone number not found' } });
-    expect(await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Bank', phone_number_id: id } })))
+    expect(await svc.send('createCredential', { body: { service_name: 'Bank', phone_number_id: id } }, { key: svc.accountKey }))
       .toEqual({ status: 404, body: { detail: 'Phone number not found' } });
   });
 
@@ -68,6 +68,6 @@ describe('phone numbers: list and delete; a number credentials still use is refu
     }
     expect(await jsonOf(await remove(randomUUID()))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
     expect((await numbers()).body).toEqual(before);
-    expect((await svc.api('/public/phone-numbers', { key: null })).status).toBe(401);
+    expect((await svc.request('listPhoneNumbers', {}, { key: null })).status).toBe(401);
   });
 });

@@ -22,7 +22,7 @@ async function upload(svc: TestService, files: Parameters<typeof filesForm>[0], 
 async function settled(svc: TestService, id: string, key = svc.orgKey, timeoutMs = 60_000): Promise<Bundle> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const bundle = (await (await svc.api(`/documents/default/${id}`, { key })).json()) as Bundle;
+    const bundle = (await (await svc.request('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } }, { key })).json()) as Bundle;
     if (bundle.status !== 'processing') return bundle;
     if (Date.now() > deadline) throw new Error(`bundle ${id} still processing`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -134,25 +134,25 @@ describe('document bundles', () => {
     const created = await upload(svc, [{ name: 'a.txt', data: Buffer.from('Name: A') }]);
     const id = String(created.body.document_bundle_id);
     await settled(svc, id);
-    expect(await jsonOf(await svc.api(`/documents/default/${id}`, { key: otherOrgKey }))).toMatchObject({ status: 403 });
-    expect(await jsonOf(await svc.api(`/documents/other/${id}`, { key: otherOrgKey }))).toEqual({ status: 404, body: { detail: 'Document bundle not found' } });
-    expect((await svc.api(`/documents/other/${id}`, { key: otherOrgKey, method: 'DELETE' })).status).toBe(404);
+    expect(await svc.send('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } }, { key: otherOrgKey })).toMatchObject({ status: 403 });
+    expect(await svc.send('getDocumentBundle', { params: { org_id: 'other', document_bundle_id: id } }, { key: otherOrgKey })).toEqual({ status: 404, body: { detail: 'Document bundle not found' } });
+    expect((await svc.request('deleteDocumentBundle', { params: { org_id: 'other', document_bundle_id: id } }, { key: otherOrgKey })).status).toBe(404);
     expect(existsSync(join(svc.dataDir, 'documents', id, '0'))).toBe(true);
-    expect((await svc.api(`/documents/default/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await svc.request('deleteDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).status).toBe(204);
     expect(existsSync(join(svc.dataDir, 'documents', id))).toBe(false);
-    expect(await jsonOf(await svc.api(`/documents/default/${id}`))).toEqual({ status: 404, body: { detail: 'Document bundle not found' } });
+    expect(await svc.send('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).toEqual({ status: 404, body: { detail: 'Document bundle not found' } });
   }, 60_000);
 
   it('DELETE while the bundle is being read stops it and leaves no file behind', async () => {
     const big = await textPdf(Array.from({ length: 150 }, (_, i) => [`Name ${i}: value ${i}`]));
     const created = await upload(svc, [{ name: 'big.pdf', data: big }, { name: 'big2.pdf', data: big }]);
     const id = String(created.body.document_bundle_id);
-    expect((await svc.api(`/documents/default/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await svc.request('deleteDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).status).toBe(204);
     // Bundles are read one at a time: once a later one is read, the deleted one's reading is over.
     const after = await upload(svc, [{ name: 'after.txt', data: Buffer.from('Name: after') }]);
     expect((await settled(svc, String(after.body.document_bundle_id))).status).toBe('completed');
     expect(existsSync(join(svc.dataDir, 'documents', id))).toBe(false);
-    expect((await svc.api(`/documents/default/${id}`)).status).toBe(404);
+    expect((await svc.request('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).status).toBe(404);
   }, 60_000);
 
   it('hostile file names are sanitised and the bytes stay under the data folder', async () => {
@@ -208,7 +208,7 @@ describe('document bundles', () => {
     expect(big).toEqual({ status: 413, body: { detail: 'body.files: a file is larger than 50 MB' } });
     const none = await jsonOf(await svc.api('/documents/default', { method: 'POST', body: (() => { const f = new FormData(); f.append('note', 'hi'); return f; })() }));
     expect(none).toEqual({ status: 422, body: { detail: "body.files: is required (one or more files in the multipart field 'files')" } });
-    const json = await jsonOf(await svc.api('/documents/default', { method: 'POST', json: { files: [] } }));
+    const json = await svc.send('uploadDocuments', { params: { org_id: 'default' }, body: { files: [] } });
     expect(json.status).toBe(422);
     expect(dirEntries(join(svc.dataDir, 'documents')).length).toBe(before);
     expect(dirEntries(join(svc.dataDir, 'tmp')).filter((e) => e.startsWith('documents-'))).toEqual([]);

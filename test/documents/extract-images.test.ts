@@ -60,15 +60,15 @@ describe('page images go to the model for pages without a text layer', () => {
     let status = 'processing';
     while (status === 'processing' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      status = ((await (await svc.api(`/documents/default/${id}`)).json()) as { status: string }).status;
+      status = ((await (await svc.request('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).json()) as { status: string }).status;
     }
     expect(status).toBe('completed');
     // The images are kept in the bundle's folder: the scanned page 2 of file 0 and page 1 of file 1.
     expect(readdirSync(join(svc.dataDir, 'documents', id)).filter((f) => f.endsWith('.jpg')).sort()).toEqual(['0.p2.jpg', '1.p1.jpg']);
 
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'scans', start_url: 'http://127.0.0.1:9/form', task: 'Fill it', form_schema: schema, assist_model: HAIKU } })).status).toBe(200);
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'scans', start_url: 'http://127.0.0.1:9/form', task: 'Fill it', form_schema: schema, assist_model: HAIKU } })).status).toBe(200);
     model.reset([{ toolCalls: [{ name: 'extract_values', input: { values: [] } }] }]);
-    const preview = await jsonOf(await svc.api(`/documents/default/${id}/extract?endpoint_name=scans`, { method: 'POST' }));
+    const preview = await svc.send('previewDocumentExtraction', { params: { org_id: 'default', document_bundle_id: id }, query: { endpoint_name: 'scans' } });
     expect(preview.status).toBe(200);
     expect(model.requests).toHaveLength(1);
     const content = model.requests[0]?.body.messages[0].content as SentBlock[];
@@ -93,7 +93,7 @@ describe('page images go to the model for pages without a text layer', () => {
     expect(bigImage.width / bigImage.height).toBeCloseTo(1.5, 1);
 
     // DELETE takes the images with the bundle.
-    expect((await svc.api(`/documents/default/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await svc.request('deleteDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).status).toBe(204);
     expect(existsSync(join(svc.dataDir, 'documents', id))).toBe(false);
   }, 180_000);
 });

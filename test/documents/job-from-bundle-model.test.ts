@@ -44,11 +44,9 @@ describe('a job from a bundle with the portal\'s assist model', () => {
     const created = await jsonOf(await svc.api('/documents/default', { method: 'POST', body: form }));
     expect(created.status).toBe(200);
     const id = (created.body as { document_bundle_id: string }).document_bundle_id;
-    const portal = await jsonOf(await svc.api('/portals/default', {
-      method: 'POST', json: { endpoint_name: 'passport-model', start_url: forms.url(FORM.startPath), task: 'Apply for a passport', form_schema: FORM.formSchema, assist_model: HAIKU },
-    }));
+    const portal = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'passport-model', start_url: forms.url(FORM.startPath), task: 'Apply for a passport', form_schema: FORM.formSchema, assist_model: HAIKU } });
     expect(portal.status).toBe(200);
-    const started = await jsonOf(await svc.api('/jobs/default/passport-model/start', { method: 'POST', json: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' } }));
+    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'passport-model' }, body: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' } });
     expect(started.status).toBe(200);
     const job = await waitForJob(svc, 'passport-model', (started.body as { job_id: string }).job_id, ['completed', 'failed'], 90_000);
     expect(job.error ?? null).toBeNull();

@@ -22,7 +22,7 @@ async function upload(svc: TestService, files: Parameters<typeof filesForm>[0]):
 }
 
 async function bundleOf(svc: TestService, id: string): Promise<Bundle> {
-  return (await (await svc.api(`/documents/default/${id}`)).json()) as Bundle;
+  return (await (await svc.request('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).json()) as Bundle;
 }
 
 async function settled(svc: TestService, id: string): Promise<Bundle> {
@@ -64,7 +64,7 @@ describe('documents are read in a worker thread', () => {
     await spinning(dataDir, id, 1);
     // ok.txt was read first; spin.txt now holds the worker busy. The server keeps answering.
     for (let i = 0; i < 3; i += 1) {
-      const health = await svc.api('/health', { key: null });
+      const health = await svc.request('getHealth', {}, { key: null });
       expect(health.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect((await bundleOf(svc, id)).status).toBe('processing');
@@ -89,7 +89,7 @@ describe('documents are read in a worker thread', () => {
     expect(bundle).toMatchObject({ status: 'failed', error: 'crash.txt: could not be read (the reader stopped: exit code 3)' });
     const next = await upload(svc, [{ name: 'fine.txt', data: Buffer.from('Name: fine') }]);
     expect(await settled(svc, next)).toMatchObject({ status: 'completed', error: null });
-    expect((await svc.api('/health', { key: null })).status).toBe(200);
+    expect((await svc.request('getHealth', {}, { key: null })).status).toBe(200);
   }, 60_000);
 
   it('a stop mid-read leaves the bundle processing; after the restart it is read again and completes', async () => {

@@ -3,7 +3,7 @@ import { openStore } from '../../src-main/store/store.ts';
 import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService } from '../helpers/service.ts';
+import { startService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
 /** Fair slots (issue 21, item 6): a job waiting for a human holds no running slot; organizations start jobs in turn. */
@@ -21,14 +21,14 @@ describe('fair job slots', () => {
     for (const org of others) keys[org] = String((await cli(svc.dataDir, ['org', 'create', org])).json.api_key);
     for (const [org, key] of Object.entries(keys)) {
       for (const script of ['ask', 'hang', 'visit']) {
-        const made = await svc.api(`/portals/${org}`, { method: 'POST', key, json: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } });
+        const made = await svc.request('createPortal', { params: { org_id: org }, body: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } }, { key });
         expect(made.status).toBe(200);
       }
     }
     const start = async (org: string, endpoint: string, body: Record<string, unknown> = {}) =>
-      String(((await jsonOf(await svc.api(`/jobs/${org}/${endpoint}/start`, { method: 'POST', key: keys[org], json: { form_data: {}, ...body } }))).body as { job_id: string }).job_id);
+      String(((await svc.send('startJob', { params: { org_id: org, endpoint_name: endpoint }, body: { form_data: {}, ...body } }, { key: keys[org] })).body as { job_id: string }).job_id);
     const status = async (org: string, endpoint: string, jobId: string) =>
-      String(((await jsonOf(await svc.api(`/task/${org}/${endpoint}/status?job_id=${jobId}`, { key: keys[org] }))).body as { status: string }).status);
+      String(((await svc.send('getJobStatus', { params: { org_id: org, endpoint_name: endpoint }, query: { job_id: jobId } }, { key: keys[org] })).body as { status: string }).status);
     const reaches = (org: string, endpoint: string, jobId: string, wanted: string) =>
       until(async () => (await status(org, endpoint, jobId)) === wanted, `${org}/${endpoint} ${jobId} to be ${wanted}`, 30_000);
     return { svc, keys, start, status, reaches };
@@ -56,7 +56,7 @@ describe('fair job slots', () => {
       await reaches('default', 'hang', blocker, 'running');
       const queued: [string, string][] = [];
       for (const org of ['default', 'default', 'default', 'org-b', 'org-b', 'org-c']) queued.push([org, await start(org, 'visit')]);
-      await svc.api(`/jobs/default/hang/cancel?job_id=${blocker}`, { method: 'POST' });
+      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: blocker } });
       for (const [org, jobId] of queued) await reaches(org, 'visit', jobId, 'completed');
       const store = openStore(`${svc.dataDir}/portico.db`);
       try {

@@ -6,12 +6,12 @@ import { jsonOf, startService, waitForJob, type TestService } from '../helpers/s
 describe('human in the loop (§3, §4.2)', () => {
   let svc: TestService;
   let pages: PageServer;
-  const answer = (jobId: string, json: Record<string, unknown>) => svc.api(`/jobs/default/ask/answer?job_id=${jobId}`, { method: 'POST', json });
+  const answer = (jobId: string, json: Record<string, unknown>) => svc.request('answerJob', { params: { org_id: 'default', endpoint_name: 'ask' }, query: { job_id: jobId }, body: json });
 
   beforeAll(async () => {
     pages = await startPageServer({ '/form': '<!doctype html><title>Q</title><input id="colour">' });
     svc = await startService(undefined, { agents: scriptedRegistry });
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'ask', start_url: `${pages.url}/form`, task: 'script:ask' } });
+    await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'ask', start_url: `${pages.url}/form`, task: 'script:ask' } });
   });
   afterAll(async () => {
     await svc.dispose();
@@ -19,7 +19,7 @@ describe('human in the loop (§3, §4.2)', () => {
   });
 
   const startAsk = async (hitl: boolean) =>
-    String(((await jsonOf(await svc.api('/jobs/default/ask/start', { method: 'POST', json: { form_data: {}, human_in_the_loop: hitl } }))).body as { job_id: string }).job_id);
+    String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'ask' }, body: { form_data: {}, human_in_the_loop: hitl } })).body as { job_id: string }).job_id);
 
   it('the agent asks: waiting_for_input with a question event; a stale id is 409; the right answer resumes; answering again is 409', async () => {
     const jobId = await startAsk(true);
@@ -46,12 +46,12 @@ describe('human in the loop (§3, §4.2)', () => {
   });
 
   it('answering a job that is running (not waiting) is 409', async () => {
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'hang', start_url: `${pages.url}/form`, task: 'script:hang' } });
-    const jobId = String(((await jsonOf(await svc.api('/jobs/default/hang/start', { method: 'POST', json: { form_data: {} } }))).body as { job_id: string }).job_id);
+    await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'hang', start_url: `${pages.url}/form`, task: 'script:hang' } });
+    const jobId = String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'hang' }, body: { form_data: {} } })).body as { job_id: string }).job_id);
     await waitForJob(svc, 'hang', jobId, ['running']);
-    const res = await jsonOf(await svc.api(`/jobs/default/hang/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: '00000000-0000-4000-8000-000000000000', answer: 'x' } }));
+    const res = await svc.send('answerJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId }, body: { question_id: '00000000-0000-4000-8000-000000000000', answer: 'x' } });
     expect(res).toEqual({ status: 409, body: { detail: 'Job is not waiting for input (status: running)' } });
-    await svc.api(`/jobs/default/hang/cancel?job_id=${jobId}`, { method: 'POST' });
+    await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
   });
 
   it('without human_in_the_loop the question becomes the failure', async () => {
@@ -62,15 +62,15 @@ describe('human in the loop (§3, §4.2)', () => {
   it('a job waiting for input can be cancelled', async () => {
     const jobId = await startAsk(true);
     await waitForJob(svc, 'ask', jobId, ['waiting_for_input']);
-    expect((await svc.api(`/jobs/default/ask/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+    expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'ask' }, query: { job_id: jobId } })).status).toBe(200);
     expect(await waitForJob(svc, 'ask', jobId, ['cancelled'])).toMatchObject({ status: 'cancelled' });
   });
 
   it('answer validates its body and query', async () => {
-    expect((await svc.api('/jobs/default/ask/answer?job_id=nope', { method: 'POST', json: { question_id: '00000000-0000-4000-8000-000000000000', answer: 'x' } })).status).toBe(422);
-    const missing = await jsonOf(await svc.api('/jobs/default/ask/answer?job_id=00000000-0000-4000-8000-000000000000', { method: 'POST', json: { answer: 'x' } }));
+    expect((await svc.request('answerJob', { params: { org_id: 'default', endpoint_name: 'ask' }, query: { job_id: 'nope' }, body: { question_id: '00000000-0000-4000-8000-000000000000', answer: 'x' } })).status).toBe(422);
+    const missing = await svc.send('answerJob', { params: { org_id: 'default', endpoint_name: 'ask' }, query: { job_id: '00000000-0000-4000-8000-000000000000' }, body: { answer: 'x' } });
     expect(missing).toEqual({ status: 422, body: { detail: 'body.question_id: is required' } });
-    const unknown = await jsonOf(await svc.api('/jobs/default/ask/answer?job_id=00000000-0000-4000-8000-000000000000', { method: 'POST', json: { question_id: '00000000-0000-4000-8000-000000000000', answer: 'x' } }));
+    const unknown = await svc.send('answerJob', { params: { org_id: 'default', endpoint_name: 'ask' }, query: { job_id: '00000000-0000-4000-8000-000000000000' }, body: { question_id: '00000000-0000-4000-8000-000000000000', answer: 'x' } });
     expect(unknown).toEqual({ status: 404, body: { detail: 'Job not found' } });
   });
 });

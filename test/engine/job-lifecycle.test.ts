@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 const STATUS_FIELDS = [
   'job_id', 'portal_id', 'status', 'result', 'error', 'created_at', 'updated_at', 'started_at', 'completed_at', 'browser_url',
@@ -18,9 +18,9 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   let pages: PageServer;
 
   const portal = (name: string, script: string, extra: Record<string, unknown> = {}) =>
-    svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: `script:${script}`, ...extra } });
+    svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: `script:${script}`, ...extra } });
   const start = async (name: string, body: Record<string, unknown> = { form_data: {} }) => {
-    const res = await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: body }));
+    const res = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return String((res.body as { job_id: string }).job_id);
   };
@@ -58,7 +58,7 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('screenshots come back as a tar.gz of screenshot_NNNN.png, one per step, full PNGs', async () => {
     const jobId = await start('visit');
     await waitForJob(svc, 'visit', jobId, ['completed']);
-    const res = await svc.api(`/task/default/visit/screenshots?job_id=${jobId}`);
+    const res = await svc.request('getJobScreenshots', { params: { org_id: 'default', endpoint_name: 'visit' }, query: { job_id: jobId } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/gzip');
     const dir = await mkdtemp(join(tmpdir(), 'portico-shots-'));
@@ -78,9 +78,9 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('screenshots of a running job or an unknown job are 404', async () => {
     const jobId = await start('hang');
     await waitForJob(svc, 'hang', jobId, ['running']);
-    expect((await svc.api(`/task/default/hang/screenshots?job_id=${jobId}`)).status).toBe(404);
-    expect(await jsonOf(await svc.api('/task/default/hang/screenshots?job_id=00000000-0000-4000-8000-000000000000'))).toEqual({ status: 404, body: { detail: 'Job not found' } });
-    await svc.api(`/jobs/default/hang/cancel?job_id=${jobId}`, { method: 'POST' });
+    expect((await svc.request('getJobScreenshots', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } })).status).toBe(404);
+    expect(await svc.send('getJobScreenshots', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: '00000000-0000-4000-8000-000000000000' } })).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     await waitForJob(svc, 'hang', jobId, ['cancelled']);
   });
 
@@ -88,11 +88,11 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
     const jobId = await start('hang');
     const running = await waitForJob(svc, 'hang', jobId, ['running']);
     expect(String(running.browser_url)).toMatch(new RegExp(`^${svc.url}/live/lv_`));
-    const cancel = await jsonOf(await svc.api(`/jobs/default/hang/cancel?job_id=${jobId}`, { method: 'POST' }));
+    const cancel = await svc.send('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     expect(cancel).toEqual({ status: 200, body: { success: true, message: 'Job cancellation requested', job_id: jobId } });
     const ended = await waitForJob(svc, 'hang', jobId, ['cancelled', 'failed', 'completed']);
     expect(ended).toMatchObject({ status: 'cancelled', error: 'Cancelled by user', browser_url: null });
-    const again = await jsonOf(await svc.api(`/jobs/default/hang/cancel?job_id=${jobId}`, { method: 'POST' }));
+    const again = await svc.send('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     expect(again).toEqual({ status: 409, body: { detail: 'Job has already ended (status: cancelled)' } });
   });
 
@@ -113,7 +113,7 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
     const done = await waitForJob(svc, 'download', jobId, ['completed', 'failed']);
     expect(done.status).toBe('completed');
     expect(done.downloads_link).toBe(`${svc.url}/task/default/download/downloads?job_id=${jobId}`);
-    const res = await svc.api(`/task/default/download/downloads?job_id=${jobId}`);
+    const res = await svc.request('getJobDownloads', { params: { org_id: 'default', endpoint_name: 'download' }, query: { job_id: jobId } });
     expect(res.headers.get('content-type')).toBe('application/zip');
     const dir = await mkdtemp(join(tmpdir(), 'portico-dl-'));
     try {
@@ -129,7 +129,7 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('the log stream replays from the start and ends with the job', async () => {
     const jobId = await start('visit');
     await waitForJob(svc, 'visit', jobId, ['completed']);
-    const res = await svc.api(`/task/default/visit/logs?job_id=${jobId}`);
+    const res = await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'visit' }, query: { job_id: jobId } });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const text = await res.text();
     const lines = [...text.matchAll(/^event: log\ndata: (.*)$/gm)].map((m) => (JSON.parse(m[1] ?? '{}') as { line: string }).line);
@@ -143,23 +143,23 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('a log stream opened while the job runs delivers the live lines and ends when it ends', async () => {
     const jobId = await start('hang');
     await waitForJob(svc, 'hang', jobId, ['running']);
-    const streaming = svc.api(`/task/default/hang/logs?job_id=${jobId}`).then((r) => r.text());
+    const streaming = svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } }).then((r) => r.text());
     await new Promise((r) => setTimeout(r, 300));
-    await svc.api(`/jobs/default/hang/cancel?job_id=${jobId}`, { method: 'POST' });
+    await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     const text = await streaming;
     expect(text).toContain('job cancelled');
     expect(text).toContain('event: end\ndata: {"status":"cancelled"}');
   });
 
   it('lists jobs newest first with filters and a total', async () => {
-    const all = (await jsonOf(await svc.api('/jobs/default?limit=500'))).body as { jobs: { job_id: string; created_at: string }[]; total: number };
+    const all = (await svc.send('listJobs', { params: { org_id: 'default' }, query: { limit: '500' } })).body as { jobs: { job_id: string; created_at: string }[]; total: number };
     expect(all.total).toBe(all.jobs.length);
     const times = all.jobs.map((j) => j.created_at);
     expect(times).toEqual([...times].sort().reverse());
-    const visits = (await jsonOf(await svc.api('/jobs/default?endpoint_name=visit&status=completed&limit=1'))).body as { jobs: { portal_id: string }[]; total: number };
+    const visits = (await svc.send('listJobs', { params: { org_id: 'default' }, query: { endpoint_name: 'visit', status: 'completed', limit: '1' } })).body as { jobs: { portal_id: string }[]; total: number };
     expect(visits.jobs).toHaveLength(1);
     expect(visits.jobs[0]?.portal_id).toBe('default/visit');
     expect(visits.total).toBeGreaterThanOrEqual(3);
-    expect((await svc.api('/jobs/default?status=bogus')).status).toBe(422);
+    expect((await svc.request('listJobs', { params: { org_id: 'default' }, query: { status: 'bogus' } })).status).toBe(422);
   });
 });

@@ -6,7 +6,7 @@ import { openStore } from '../../src-main/store/store.ts';
 import { startRecordingProxy } from '../helpers/browserFixtures.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 function addProfile(dataDir: string): string {
   const store = openStore(`${dataDir}/portico.db`);
@@ -25,13 +25,13 @@ describe('the job queue', () => {
 
   const setUp = async (svc: TestService) => {
     for (const script of ['hang', 'visit']) {
-      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } });
+      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } });
     }
   };
   const start = async (svc: TestService, endpoint: string, body: Record<string, unknown> = {}) =>
-    String(((await jsonOf(await svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json: { form_data: {}, ...body } }))).body as { job_id: string }).job_id);
+    String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { form_data: {}, ...body } })).body as { job_id: string }).job_id);
   const statusOf = async (svc: TestService, endpoint: string, jobId: string) =>
-    String(((await jsonOf(await svc.api(`/task/default/${endpoint}/status?job_id=${jobId}`))).body as { status: string }).status);
+    String(((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } })).body as { status: string }).status);
 
   it('runs at most `concurrency` jobs; the next starts when one ends', async () => {
     const svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 1 });
@@ -42,7 +42,7 @@ describe('the job queue', () => {
       const second = await start(svc, 'visit');
       await new Promise((r) => setTimeout(r, 1200));
       expect(await statusOf(svc, 'visit', second)).toBe('queued');
-      await svc.api(`/jobs/default/hang/cancel?job_id=${first}`, { method: 'POST' });
+      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: first } });
       expect((await waitForJob(svc, 'visit', second, ['completed', 'failed'])).status).toBe('completed');
     } finally {
       await svc.dispose();
@@ -54,7 +54,7 @@ describe('the job queue', () => {
     try {
       await setUp(svc);
       const jobId = await start(svc, 'visit');
-      expect((await svc.api(`/jobs/default/visit/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+      expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'visit' }, query: { job_id: jobId } })).status).toBe(200);
       expect(await waitForJob(svc, 'visit', jobId, ['cancelled'])).toMatchObject({ status: 'cancelled', started_at: null, error: 'Cancelled by user' });
     } finally {
       await svc.dispose();
@@ -72,7 +72,7 @@ describe('the job queue', () => {
       const copy = await start(svc, 'visit', { profile_id: profileId, save_profile: false });
       expect((await waitForJob(svc, 'visit', copy, ['completed', 'failed'])).status).toBe('completed');
       expect(await statusOf(svc, 'visit', waiter)).toBe('queued');
-      await svc.api(`/jobs/default/hang/cancel?job_id=${holder}`, { method: 'POST' });
+      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: holder } });
       expect((await waitForJob(svc, 'visit', waiter, ['completed', 'failed'])).status).toBe('completed');
     } finally {
       await svc.dispose();
@@ -88,7 +88,7 @@ describe('the job queue', () => {
     try {
       const profileId = addProfile(svc.dataDir);
       for (const [name, path] of [['login', '/login'], ['home', '/home']]) {
-        await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${site.url}${path}`, task: 'script:storage' } });
+        await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${site.url}${path}`, task: 'script:storage' } });
       }
       const first = await start(svc, 'login', { profile_id: profileId, form_data: { write: 'yes' } });
       expect(await waitForJob(svc, 'login', first, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { cookie: 'session=kept-123', remember: 'yes' } });
@@ -106,7 +106,7 @@ describe('the job queue', () => {
     const proxy = await startRecordingProxy({ username: 'jobuser', password: 'proxy-pass-1' });
     const svc = await startService(undefined, { agents: scriptedRegistry });
     try {
-      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'proxied', start_url: 'http://portal.invalid/apply', task: 'script:visit' } });
+      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'proxied', start_url: 'http://portal.invalid/apply', task: 'script:visit' } });
       const jobId = await start(svc, 'proxied', { proxy: { server: proxy.server, username: 'jobuser', password: 'proxy-pass-1' } });
       expect(await waitForJob(svc, 'proxied', jobId, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { title: 'via proxy' } });
       const authed = proxy.requests.filter((r) => r.url === 'http://portal.invalid/apply' && r.proxyAuthorization !== undefined);
@@ -129,7 +129,7 @@ describe('the job queue', () => {
       await waitForJob(svc, 'visit', kept, ['completed']);
       await waitForJob(svc, 'visit', copied, ['completed']);
       await waitForJob(svc, 'hang', hung, ['running']);
-      await svc.api(`/jobs/default/hang/cancel?job_id=${hung}`, { method: 'POST' });
+      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: hung } });
       await waitForJob(svc, 'hang', hung, ['cancelled']);
       const { readdir } = await import('node:fs/promises');
       expect(await readdir(`${svc.dataDir}/tmp/browser`).catch(() => [])).toEqual([]);

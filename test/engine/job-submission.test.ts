@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { JobStatusResponse, type JobEventData } from '../../src-main/contract/job.ts';
 import { page, startFormServer, type FormServer, type Handler } from '../helpers/formServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
 
 const previousHeadless = process.env.PORTICO_HEADLESS;
@@ -21,13 +21,11 @@ describe('a builtin job completes only when it saw the form submitted', () => {
   const formData = { full_name: 'Ada Lovelace', email: 'ada@example.org' };
 
   const portal = async (name: string, task: string) => {
-    const res = await jsonOf(await svc.api('/portals/default', {
-      method: 'POST', json: { endpoint_name: name, start_url: forms.url('/start'), task, form_schema: schema, webhook_url: receiver.url(`/hook/${name}`) },
-    }));
+    const res = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: forms.url('/start'), task, form_schema: schema, webhook_url: receiver.url(`/hook/${name}`) } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   };
   const start = async (name: string) => {
-    const res = await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: formData } }));
+    const res = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { form_data: formData } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return String((res.body as { job_id: string }).job_id);
   };
@@ -41,7 +39,7 @@ describe('a builtin job completes only when it saw the form submitted', () => {
         <button type="submit">Submit application</button></form>`, 'Your details'),
     });
     svc = await startService();
-    const key = await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }));
+    const key = await svc.send('createWebhookKey', { params: { org_id: 'default' } });
     receiver = await startPythonReceiver(String((key.body as { secret: string }).secret));
   });
   afterAll(async () => {

@@ -42,9 +42,11 @@ export interface TestService {
   consoleToken: string;
   /** fetch against the service with the org key unless headers say otherwise. */
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
+  /** Operation `name` by its contract (path, method, JSON body): the raw response, for headers, bytes and streams. */
+  request<N extends OperationName>(name: N, args?: SendArgs<N>, caller?: Caller): Promise<Response>;
   /**
    * Operation `name` by its contract (path, method, JSON body), answered as status and body, errors
-   * included: JSON parsed, any other text as a string (binary bodies: `api` with `operationPath`).
+   * included: JSON parsed, any other text as a string.
    */
   send<N extends OperationName>(name: N, args?: SendArgs<N>, caller?: Caller): Promise<{ status: number; body: unknown }>;
   /** The contract's typed client as the org key (or `caller`): results typed by the response schema; a non-2xx throws `ApiCallError`. */
@@ -91,27 +93,7 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     if (json !== undefined) headers.set('content-type', 'application/json');
     return fetch(`${app.url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
   };
-  const send: TestService['send'] = async (name, args, caller = {}) => {
-    // SendArgs has the typed params and query of OperationArgs; its body is free, which operationPath never reads.
-    const path = (operationPath as (operation: OperationName, args?: { params?: unknown; query?: unknown }) => string)(name, args);
-    const init: RequestInit & { key?: string | null; json?: unknown } = { method: operationMethod(name), headers: caller.headers ?? {} };
-    if (caller.key !== undefined) init.key = caller.key;
-    if (args?.body !== undefined) init.json = args.body;
-    const response = await api(path, init);
-    const text = await response.text();
-    const json = /^application\/([\w.+-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
-    return { status: response.status, body: text === '' ? undefined : json ? (JSON.parse(text) as unknown) : text };
-  };
-  const client = (caller: Caller = {}): ApiClient =>
-    createApiClient(async (request) => {
-      const init: RequestInit & { key?: string | null; json?: unknown } = { method: request.method, headers: caller.headers ?? {} };
-      if (caller.key !== undefined) init.key = caller.key;
-      if (request.body !== undefined) init.json = request.body;
-      const { status, body } = await jsonOf(await api(request.path, init));
-      if (status < 200 || status > 299) throw new ApiCallError(status, body, `${request.method} ${request.path}`);
-      return body;
-    });
-  return {
+  const service: TestService = {
     app,
     url: app.url,
     dataDir: dir,
@@ -119,15 +101,41 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     accountKey,
     consoleToken: app.consoleToken,
     api,
-    send,
-    client,
-    call: client().call,
+    // Methods on `this`, so a copy with another `api` (another key after a restart) sends through it.
+    request(name, args, caller = {}) {
+      // SendArgs has the typed params of OperationArgs; query and body are free (operationPath never reads the body).
+      const path = (operationPath as (operation: OperationName, args?: { params?: unknown; query?: unknown }) => string)(name, args);
+      const init: RequestInit & { key?: string | null; json?: unknown } = { method: operationMethod(name), headers: caller.headers ?? {} };
+      if (caller.key !== undefined) init.key = caller.key;
+      if (args?.body !== undefined) init.json = args.body;
+      return this.api(path, init);
+    },
+    async send(name, args, caller) {
+      const response = await this.request(name, args, caller);
+      const text = await response.text();
+      const json = /^application\/([\w.+-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
+      return { status: response.status, body: text === '' ? undefined : json ? (JSON.parse(text) as unknown) : text };
+    },
+    client(caller = {}) {
+      return createApiClient(async (request) => {
+        const init: RequestInit & { key?: string | null; json?: unknown } = { method: request.method, headers: caller.headers ?? {} };
+        if (caller.key !== undefined) init.key = caller.key;
+        if (request.body !== undefined) init.json = request.body;
+        const { status, body } = await jsonOf(await this.api(request.path, init));
+        if (status < 200 || status > 299) throw new ApiCallError(status, body, `${request.method} ${request.path}`);
+        return body;
+      });
+    },
+    call(name, ...args) {
+      return this.client().call(name, ...args);
+    },
     stop: () => app.close(),
     dispose: async () => {
       await app.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
+  return service;
 }
 
 /** Reads a JSON response and its status together, for one-line assertions. */

@@ -99,7 +99,7 @@ describe('POST /mcp: the MCP tools over Streamable HTTP (SDK client, real servic
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const created = await mcp.svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'silent', start_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, task: 'Wait' } });
+      const created = await mcp.svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'silent', start_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, task: 'Wait' } });
       expect(created.status).toBe(200);
       const client = await connect({ 'x-api-key': mcp.svc.orgKey });
       const giveUp = new AbortController();

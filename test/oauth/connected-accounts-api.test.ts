@@ -29,19 +29,16 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
   });
 
   it('the console adds an OAuth app; the client secret is never returned', async () => {
-    const added = await jsonOf(await svc.api('/admin/oauth-apps', {
-      method: 'POST', key: null, headers: consoleHeaders(),
-      json: { id: 'acme', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: ['openid', 'email'] },
-    }));
+    const added = await svc.send('addOAuthApp', { body: { id: 'acme', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: ['openid', 'email'] } }, { key: null, headers: consoleHeaders() });
     expect(added).toMatchObject({ status: 201, body: { id: 'acme', client_id: CLIENT_ID, has_client_secret: true, scopes: ['openid', 'email'] } });
-    const listed = await (await svc.api('/admin/oauth-apps', { key: null, headers: consoleHeaders() })).text();
+    const listed = await (await svc.request('listOAuthApps', {}, { key: null, headers: consoleHeaders() })).text();
     expect(listed).toContain('"acme"');
     expect(listed).not.toContain(CLIENT_SECRET);
-    expect((await svc.api('/admin/oauth-apps', { key: svc.accountKey })).status).toBe(401);
+    expect((await svc.request('listOAuthApps', {}, { key: svc.accountKey })).status).toBe(401);
   });
 
   it('connect → provider → /oauth/callback shows "connected, you can close this tab"; the list has the account (§2.7 fields), never a token', async () => {
-    const started = await jsonOf(await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'acme' } }));
+    const started = await svc.send('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey });
     expect(started.status).toBe(200);
     const { authorization_url: authorizationUrl, state } = started.body as { authorization_url: string; state: string };
     const asked = new URL(authorizationUrl);
@@ -64,7 +61,7 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     expect(again.status).toBe(400);
     expect(await again.text()).toContain('unknown or was already used');
 
-    const list = await jsonOf(await svc.api('/public/connected-accounts', { key: svc.accountKey }));
+    const list = await svc.send('listConnectedAccounts', {}, { key: svc.accountKey });
     expect(list.status).toBe(200);
     const accounts = list.body as Record<string, unknown>[];
     expect(accounts).toHaveLength(1);
@@ -77,7 +74,7 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     try {
       const context = await chromium.newContext();
       const tab = await context.newPage();
-      const { authorization_url: authorizationUrl } = (await (await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'acme' } })).json()) as { authorization_url: string };
+      const { authorization_url: authorizationUrl } = (await (await svc.request('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey })).json()) as { authorization_url: string };
       const landed = await tab.goto(authorizationUrl);
       expect(landed?.status()).toBe(200);
       expect(new URL(tab.url()).pathname).toBe('/oauth/callback');
@@ -87,25 +84,25 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
       await chromium.close();
     }
     // The same provider user again: still one account.
-    expect((await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as unknown[]).toHaveLength(1);
+    expect((await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as unknown[]).toHaveLength(1);
   });
 
   it("another user sees none of these accounts and cannot delete them (404)", async () => {
-    expect(await jsonOf(await svc.api('/public/connected-accounts', { key: otherKey }))).toEqual({ status: 200, body: [] });
-    const [account] = (await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as { id: string }[];
-    expect(await jsonOf(await svc.api(`/public/connected-accounts/${account?.id}`, { method: 'DELETE', key: otherKey })))
+    expect(await svc.send('listConnectedAccounts', {}, { key: otherKey })).toEqual({ status: 200, body: [] });
+    const [account] = (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as { id: string }[];
+    expect(await svc.send('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: otherKey }))
       .toEqual({ status: 404, body: { detail: 'Connected account not found' } });
   });
 
   it('bad requests get a {"detail"} 4xx and start nothing', async () => {
-    const post = (json: unknown) => svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json });
+    const post = (json: unknown) => svc.request('connectAccount', { body: json }, { key: svc.accountKey });
     expect(await jsonOf(await post({ oauth_app_id: 'nope' }))).toEqual({ status: 404, body: { detail: "OAuth app 'nope' not found" } });
     for (const body of [{}, { oauth_app_id: '../etc' }, { oauth_app_id: 'acme', scopes: ['has space'] }, { oauth_app_id: 'acme', extra: 1 }, { oauth_app_id: 'x'.repeat(10_000) }]) {
       const answer = await jsonOf(await post(body));
       expect(answer.status, JSON.stringify(body).slice(0, 60)).toBe(422);
       expect(typeof (answer.body as { detail: unknown }).detail).toBe('string');
     }
-    expect((await svc.api('/public/connected-accounts/not-a-uuid', { method: 'DELETE', key: svc.accountKey })).status).toBe(422);
+    expect((await svc.request('deleteConnectedAccount', { params: { account_id: 'not-a-uuid' } }, { key: svc.accountKey })).status).toBe(422);
   });
 
   it('the callback answers hostile or broken returns with a clear HTML page and the right status', async () => {
@@ -120,7 +117,7 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     }
     provider.setDecision('deny');
     try {
-      const started = (await (await svc.api('/public/connected-accounts', { method: 'POST', key: svc.accountKey, json: { oauth_app_id: 'acme' } })).json()) as { authorization_url: string };
+      const started = (await (await svc.request('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey })).json()) as { authorization_url: string };
       const back = await authorize(started.authorization_url);
       const page = await fetch(back);
       expect(page.status).toBe(403);
@@ -140,17 +137,17 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
   });
 
   it('DELETE forgets the account; the list is empty again', async () => {
-    const [account] = (await (await svc.api('/public/connected-accounts', { key: svc.accountKey })).json()) as { id: string }[];
-    expect(await jsonOf(await svc.api('/admin/oauth-apps/acme', { method: 'DELETE', key: null, headers: consoleHeaders() })))
+    const [account] = (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as { id: string }[];
+    expect(await svc.send('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() }))
       .toEqual({ status: 409, body: { detail: "OAuth app 'acme' has 1 connected account(s); remove them first" } });
-    expect((await svc.api(`/public/connected-accounts/${account?.id}`, { method: 'DELETE', key: svc.accountKey })).status).toBe(204);
-    expect(await jsonOf(await svc.api('/public/connected-accounts', { key: svc.accountKey }))).toEqual({ status: 200, body: [] });
-    expect((await svc.api(`/public/connected-accounts/${account?.id}`, { method: 'DELETE', key: svc.accountKey })).status).toBe(404);
+    expect((await svc.request('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: svc.accountKey })).status).toBe(204);
+    expect(await svc.send('listConnectedAccounts', {}, { key: svc.accountKey })).toEqual({ status: 200, body: [] });
+    expect((await svc.request('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: svc.accountKey })).status).toBe(404);
   });
 
   it('an OAuth app without connected accounts can be removed, once', async () => {
-    const removed = await svc.api('/admin/oauth-apps/acme', { method: 'DELETE', key: null, headers: consoleHeaders() });
+    const removed = await svc.request('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() });
     expect(removed.status).toBe(204);
-    expect(await jsonOf(await svc.api('/admin/oauth-apps/acme', { method: 'DELETE', key: null, headers: consoleHeaders() }))).toEqual({ status: 404, body: { detail: "OAuth app 'acme' not found" } });
+    expect(await svc.send('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() })).toEqual({ status: 404, body: { detail: "OAuth app 'acme' not found" } });
   });
 });

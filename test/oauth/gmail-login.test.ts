@@ -4,7 +4,7 @@ import type { AppOptions } from '../../src-main/app.ts';
 import { createLogger, type Logger } from '../../src-main/base/logger.ts';
 import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { type GoogleMail, page, passwordLogin, see, startGoogleMail } from './helpers/googleMail.ts';
 
@@ -53,11 +53,11 @@ describe('a job signs in with a code the site mailed: the credential reads it fr
     expect(new URL(authorizationUrl).searchParams.get('scope')).toContain('https://www.googleapis.com/auth/gmail.readonly');
     expect(account?.oauth_user_name).toBe('ada@gmail.example');
 
-    const credential = await jsonOf(await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, json: { service_name: 'Mail bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id } }));
+    const credential = await svc.send('createCredential', { body: { service_name: 'Mail bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id } }, { key: svc.accountKey });
     expect(credential).toMatchObject({ status: 200, body: { has_gmail_oauth: true } });
-    const portal = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'mailbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
+    const portal = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'mailbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
     expect(portal.status).toBe(200);
-    const job = await jsonOf(await svc.api('/jobs/default/mailbank/start', { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: (credential.body as { id: string }).id } }));
+    const job = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'mailbank' }, body: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: (credential.body as { id: string }).id } });
     expect(job.status).toBe(200);
     const jobId = String((job.body as { job_id: string }).job_id);
 

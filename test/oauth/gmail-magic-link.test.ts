@@ -6,7 +6,7 @@ import { CODE_WAIT_MS } from '../../src-main/engine/credentials/codeWaiter.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { dataFilesUnder } from '../helpers/files.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { type GoogleMail, page, passwordLogin, see, startGoogleMail } from './helpers/googleMail.ts';
 
@@ -36,7 +36,7 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     });
   };
   const runJob = async (endpoint = 'magicbank'): Promise<string> => {
-    const job = await jsonOf(await svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: credentialId } }));
+    const job = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { orchestrator_model: 'builtin:autofill', form_data: { nickname: 'ada' }, credential_id: credentialId } });
     expect(job.status).toBe(200);
     return String((job.body as { job_id: string }).job_id);
   };
@@ -76,15 +76,12 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     svc = await startService(undefined, options);
 
     const { account } = await google.connect(svc);
-    const credential = await jsonOf(await svc.api('/public/credentials', {
-      method: 'POST', key: svc.accountKey,
-      json: { service_name: 'Magic bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id, service_url: `${site.url}/login` },
-    }));
+    const credential = await svc.send('createCredential', { body: { service_name: 'Magic bank', username_or_email: USER, password: PASSWORD, gmail_oauth_account_id: account?.id, service_url: `${site.url}/login` } }, { key: svc.accountKey });
     expect(credential.status).toBe(200);
     credentialId = (credential.body as { id: string }).id;
-    const portal = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'magicbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
+    const portal = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'magicbank', start_url: `${site.url}/login`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
     expect(portal.status).toBe(200);
-    const byLink = await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'linkbank', start_url: `${site.url}/login-by-link`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
+    const byLink = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'linkbank', start_url: `${site.url}/login-by-link`, task: 'Sign in and set the nickname', form_schema: { type: 'object', properties: { nickname: { type: 'string' } } } } });
     expect(byLink.status).toBe(200);
   });
   afterAll(async () => {
@@ -116,7 +113,7 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     expect(typed).toEqual({ link: `${new URL(site.url).host} valid`, nickname: 'ada' });
 
     // The job's log stream (replayed, ends with the job) says what happened, without the link.
-    const jobLog = await (await svc.api(`/task/default/magicbank/logs?job_id=${jobId}`)).text();
+    const jobLog = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'magicbank' }, query: { job_id: jobId } })).text();
     expect(jobLog).toContain('sign-in link received');
     expect(jobLog).toContain('login: opening the sign-in link mailed for Magic bank');
     const haystacks: Array<[string, string]> = [['service log', logLines.join('')], ['status', JSON.stringify(done)], ['job log', jobLog]];
@@ -133,7 +130,7 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
     const done = await waitForJob(svc, 'linkbank', jobId, ['completed', 'failed'], 60_000);
     expect(done.status, String(done.error)).toBe('completed');
     expect(typed).toMatchObject({ link: `${new URL(site.url).host} valid`, nickname: 'ada' });
-    const jobLog = await (await svc.api(`/task/default/linkbank/logs?job_id=${jobId}`)).text();
+    const jobLog = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'linkbank' }, query: { job_id: jobId } })).text();
     expect(jobLog).toContain('login: opening the sign-in link mailed for Magic bank');
     expect(jobLog.includes(TOKEN)).toBe(false);
   });

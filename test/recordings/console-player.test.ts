@@ -2,7 +2,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, RENDERER_DIR, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { RENDERER_DIR, startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 // The built console (`npm test` builds it; PORTICO_TEST_RENDERER_DIR points at another build).
 const rendererDir = process.env.PORTICO_TEST_RENDERER_DIR ?? RENDERER_DIR;
@@ -19,7 +19,7 @@ describe('console job page plays the recording (real Chromium on the built conso
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);
     for (const [name, record] of [['rec', true], ['norec', false], ['norec-default', null]] as const) {
-      const res = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', record_video: record } }));
+      const res = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', record_video: record } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
   });
@@ -30,7 +30,7 @@ describe('console job page plays the recording (real Chromium on the built conso
   });
 
   const run = async (endpoint: string): Promise<string> => {
-    const started = (await (await svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
+    const started = (await (await svc.request('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { form_data: {} } })).json()) as { job_id: string };
     await waitForJob(svc, endpoint, started.job_id, ['completed']);
     return started.job_id;
   };
@@ -66,7 +66,7 @@ describe('console job page plays the recording (real Chromium on the built conso
     await expect.poll(async () => box.isEnabled()).toBe(true);
     expect(await box.isChecked()).toBe(false);
     await box.check();
-    const settings = async () => (await jsonOf(await svc.api('/admin/settings', { key: null, headers: { 'x-console-token': svc.consoleToken } }))).body as { record_video: boolean };
+    const settings = async () => (await svc.send('getSettings', {}, { key: null, headers: { 'x-console-token': svc.consoleToken } })).body as { record_video: boolean };
     await expect.poll(async () => (await settings()).record_video).toBe(true);
     const jobId = await run('norec-default');
     expect((await waitForJob(svc, 'norec-default', jobId, ['completed'])).video_recording_url).toMatch(/\/recording\?job_id=/);

@@ -65,7 +65,7 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
   let scratch: string;
 
   const start = async (endpoint: string, body: Record<string, unknown>): Promise<string> => {
-    const res = await jsonOf(await svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json: body }));
+    const res = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return String((res.body as { job_id: string }).job_id);
   };
@@ -83,7 +83,7 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     pages = await startPageServer({ '/login': LOGIN_PAGE });
     svc = await startService(undefined, { agents: registry, jobConcurrency: 2 });
     for (const [name, extra] of [['login', {}], ['login-recorded', { record_video: true }], ['hang', { task: 'script:hang' }]] as const) {
-      const res = await jsonOf(await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/login`, task: 'script:login', ...extra } }));
+      const res = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/login`, task: 'script:login', ...extra } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
   });
@@ -130,19 +130,19 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     expect(await waitForJob(svc, 'login-recorded', recorded, ['completed'])).toMatchObject({ video_recording_url: `${svc.url}/task/default/login-recorded/recording?job_id=${recorded}` });
     expect(await waitForJob(svc, 'login-recorded', declined, ['completed'])).toMatchObject({ video_recording_url: null });
     expect(await waitForJob(svc, 'login', plain, ['completed'])).toMatchObject({ video_recording_url: null });
-    expect(await jsonOf(await svc.api(`/task/default/login/recording?job_id=${plain}`))).toEqual({ status: 404, body: { detail: 'This job has no recording' } });
+    expect(await svc.send('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: plain } })).toEqual({ status: 404, body: { detail: 'This job has no recording' } });
     // The portal says what it was told; a bad value is refused and changes nothing.
-    expect((await jsonOf(await svc.api('/portals/default/login-recorded'))).body).toMatchObject({ record_video: true });
-    const bad = await jsonOf(await svc.api('/portals/default/login-recorded', { method: 'PATCH', json: { record_video: 'yes' } }));
+    expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' } })).body).toMatchObject({ record_video: true });
+    const bad = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' }, body: { record_video: 'yes' } });
     expect(bad.status).toBe(422);
     expect((bad.body as { detail: string }).detail).toMatch(/record_video/);
-    expect((await jsonOf(await svc.api('/portals/default/login-recorded'))).body).toMatchObject({ record_video: true });
-    expect((await jsonOf(await svc.api('/jobs/default/login/start', { method: 'POST', json: { form_data: {}, record_video: 1 } }))).status).toBe(422);
+    expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' } })).body).toMatchObject({ record_video: true });
+    expect((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'login' }, body: { form_data: {}, record_video: 1 } })).status).toBe(422);
     // Another portal's path, an unknown job, a bad id, no key or another org: the same answers as the other job routes.
-    expect(await jsonOf(await svc.api(`/task/default/login/recording?job_id=${recorded}`))).toEqual({ status: 404, body: { detail: 'Job not found' } });
-    expect(await jsonOf(await svc.api('/task/default/login/recording?job_id=00000000-0000-4000-8000-000000000000'))).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    expect(await svc.send('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: recorded } })).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    expect(await svc.send('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: '00000000-0000-4000-8000-000000000000' } })).toEqual({ status: 404, body: { detail: 'Job not found' } });
     expect((await svc.api('/task/default/login/recording?job_id=..%2F..%2Fsettings.json')).status).toBe(422);
-    expect((await svc.api(`/task/default/login-recorded/recording?job_id=${recorded}`, { key: null })).status).toBe(401);
+    expect((await svc.request('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login-recorded' }, query: { job_id: recorded } }, { key: null })).status).toBe(401);
     for (const path of [`/task/other-org/login-recorded/recording?job_id=${recorded}`]) {
       const recording = await jsonOf(await svc.api(path));
       const status = await jsonOf(await svc.api(path.replace('/recording?', '/status?')));
@@ -152,7 +152,7 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
   });
 
   it('the operator setting records jobs whose request and portal do not say', async () => {
-    const patch = async (value: boolean) => jsonOf(await svc.api('/admin/settings', { method: 'PATCH', key: null, headers: { 'x-console-token': svc.consoleToken }, json: { record_video: value } }));
+    const patch = async (value: boolean) => await svc.send('updateSettings', { body: { record_video: value } }, { key: null, headers: { 'x-console-token': svc.consoleToken } });
     expect(await patch(true)).toMatchObject({ status: 200, body: { record_video: true } });
     try {
       const jobId = await start('login', { form_data: { username: 'a', password: 'b' } });
@@ -177,7 +177,7 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     expect(done).toMatchObject({ status: 'completed', video_recording_url: null });
     const reason = 'ffmpeg was not found on PATH; install ffmpeg or set PORTICO_FFMPEG to its path';
     expect(done.events).toContainEqual(expect.objectContaining({ type: 'recording', data: { status: 'skipped', detail: reason } }));
-    const logs = await (await svc.api(`/task/default/login/logs?job_id=${jobId}`)).text();
+    const logs = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: jobId } })).text();
     expect(logs).toContain(`recording skipped: ${reason}`);
   });
 
@@ -185,7 +185,7 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     const jobId = await start('hang', { form_data: {}, record_video: true });
     await until(async () => ((await waitForJob(svc, 'hang', jobId, ['running'])).events as { type: string }[]).some((e) => e.type === 'step'), 'the job on its page');
     await until(() => ffmpegFor(jobId).length > 0, 'ffmpeg recording the job');
-    expect((await svc.api(`/jobs/default/hang/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+    expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } })).status).toBe(200);
     const done = await waitForJob(svc, 'hang', jobId, ['cancelled']);
     expect(ffmpegFor(jobId)).toEqual([]);
     expect(done.events).not.toContainEqual(expect.objectContaining({ type: 'recording' }));

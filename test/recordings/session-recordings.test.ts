@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORDING_MASK_COLOR } from '../../src-main/browser/recorder.ts';
 import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 
 const PAGE = `<!doctype html><title>Sign in</title><body style="margin:0;background:#fff">
 <input id="password" type="password" style="position:absolute;left:40px;top:40px;width:320px;height:60px;font-size:40px;border:0;outline:none;background:#fff;color:#000">
@@ -20,7 +20,7 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
   let otherKey: string;
 
   const create = async (json: Record<string, unknown>): Promise<{ session_id: string; cdp_url: string }> => {
-    const res = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json }));
+    const res = await svc.send('createSession', { body: json }, { key: svc.accountKey });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body as { session_id: string; cdp_url: string };
   };
@@ -49,10 +49,10 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
   it('a session with record_video is served as a WebM of its screen once it ended, password masked', async () => {
     const session = await create({ record_video: true, screen_config: { width: 800, height: 600 } });
     await drive(session.cdp_url);
-    const early = await jsonOf(await svc.api(`/public/sessions/${session.session_id}/recording`, { key: svc.accountKey }));
+    const early = await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey });
     expect(early).toEqual({ status: 404, body: { detail: 'The recording is available once the session has ended' } });
-    expect((await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey })).status).toBe(200);
-    const res = await svc.api(`/public/sessions/${session.session_id}/recording`, { key: svc.accountKey });
+    expect((await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey })).status).toBe(200);
+    const res = await svc.request('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('video/webm');
     const file = join(scratch, 'session.webm');
@@ -74,18 +74,18 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
     }
     expect(off.slice(0, 5)).toEqual([]);
     // Another workspace's key does not see the session at all.
-    expect(await jsonOf(await svc.api(`/public/sessions/${session.session_id}/recording`, { key: otherKey }))).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: otherKey })).toEqual({ status: 404, body: { detail: 'Session not found' } });
     // An org key is not an account key.
-    expect((await svc.api(`/public/sessions/${session.session_id}/recording`)).status).toBe(403);
+    expect((await svc.request('getSessionRecording', { params: { session_id: session.session_id } })).status).toBe(403);
   });
 
   it('without record_video there is no recording, and an unknown session is not found', async () => {
     const session = await create({});
     await drive(session.cdp_url);
-    expect((await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey })).status).toBe(200);
-    expect(await jsonOf(await svc.api(`/public/sessions/${session.session_id}/recording`, { key: svc.accountKey }))).toEqual({ status: 404, body: { detail: 'This session has no recording' } });
-    expect(await jsonOf(await svc.api('/public/sessions/00000000-0000-4000-8000-000000000000/recording', { key: svc.accountKey }))).toEqual({ status: 404, body: { detail: 'Session not found' } });
-    expect((await svc.api('/public/sessions/..%2F..%2Fportico.db/recording', { key: svc.accountKey })).status).toBe(404);
-    expect([414, 422]).toContain((await svc.api(`/public/sessions/${'x'.repeat(500)}/recording`, { key: svc.accountKey })).status);
+    expect((await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey })).status).toBe(200);
+    expect(await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey })).toEqual({ status: 404, body: { detail: 'This session has no recording' } });
+    expect(await svc.send('getSessionRecording', { params: { session_id: '00000000-0000-4000-8000-000000000000' } }, { key: svc.accountKey })).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect((await svc.request('getSessionRecording', { params: { session_id: '../../portico.db' } }, { key: svc.accountKey })).status).toBe(404);
+    expect([414, 422]).toContain((await svc.request('getSessionRecording', { params: { session_id: 'x'.repeat(500) } }, { key: svc.accountKey })).status);
   });
 });

@@ -42,7 +42,7 @@ describe('samples', () => {
     return { ...svc, orgKey: key, api };
   }
   async function portalNames(svc: TestService): Promise<string[]> {
-    const list = (await (await svc.api('/portals/default')).json()) as { portals?: Array<{ endpoint_name: string }> } | Array<{ endpoint_name: string }>;
+    const list = (await (await svc.request('listPortals', { params: { org_id: 'default' } })).json()) as { portals?: Array<{ endpoint_name: string }> } | Array<{ endpoint_name: string }>;
     const portals = Array.isArray(list) ? list : (list.portals ?? []);
     return portals.map((p) => p.endpoint_name).sort();
   }
@@ -120,14 +120,14 @@ describe('samples', () => {
     expect(reference).toBeDefined();
     const done = await fetch(`${svc.url}${location}`);
     expect(await done.text()).toContain(reference as string);
-    const received = await jsonOf(await svc.api(`/sample-portals/default/submissions/${reference}`));
+    const received = await svc.send('getSampleSubmission', { params: { org_id: 'default', reference: reference as string } });
     expect(received).toEqual({ status: 200, body: { reference, sample: 'parking-permit', received_at: expect.any(String), fields: {
       full_name: 'Ada Lovelace', email: 'ada@example.com', address_line_1: '12 Mill Lane', town: 'Riverside', postcode: 'RV1 2AB',
       registration: 'AB12 CDE', vehicle_type: 'car', zone: 'B', start_date: '2027-01-04', declaration: 'yes' } } });
     // Another sample's page never shows this reference; an unknown one is 404.
     expect((await fetch(`${svc.url}/samples/library-card/done?ref=${reference}`)).status).toBe(404);
-    expect((await svc.api('/sample-portals/default/submissions/PP-NOPE00')).status).toBe(404);
-    expect((await svc.api(`/sample-portals/default/submissions/${reference}`, { key: null })).status).toBe(401);
+    expect((await svc.request('getSampleSubmission', { params: { org_id: 'default', reference: 'PP-NOPE00' } })).status).toBe(404);
+    expect((await svc.request('getSampleSubmission', { params: { org_id: 'default', reference: reference as string } }, { key: null })).status).toBe(401);
 
     const huge = await postForm(svc, '/samples/parking-permit/submit', { full_name: 'x'.repeat(70_000) });
     expect(huge.status).toBe(413);
@@ -140,13 +140,13 @@ describe('samples', () => {
 
   it('a builtin job on the parking-permit sample completes with the reference the site gave, and the site received the data', async () => {
     const svc = await start();
-    const started = (await (await svc.api('/jobs/default/parking-permit/start', { method: 'POST', json: { form_data: PARKING_DATA } })).json()) as { job_id: string };
+    const started = (await (await svc.request('startJob', { params: { org_id: 'default', endpoint_name: 'parking-permit' }, body: { form_data: PARKING_DATA } })).json()) as { job_id: string };
     const done = await waitForJob(svc, 'parking-permit', started.job_id, ['completed', 'failed'], 90_000);
     expect(done.error ?? null).toBeNull();
     expect(done.status).toBe('completed');
     const result = done.result as { reference: string; submitted: boolean };
     expect(result.reference).toMatch(/^PP-[A-Z0-9]{6}$/);
-    const received = (await (await svc.api(`/sample-portals/default/submissions/${result.reference}`)).json()) as { fields: Record<string, string> };
+    const received = (await (await svc.request('getSampleSubmission', { params: { org_id: 'default', reference: result.reference } })).json()) as { fields: Record<string, string> };
     expect(received.fields).toEqual({
       full_name: 'Ada Lovelace', email: 'ada@example.com', address_line_1: '12 Mill Lane', town: 'Riverside', postcode: 'RV1 2AB',
       registration: 'AB12 CDE', vehicle_type: 'car', zone: 'B', start_date: '2027-01-04', declaration: 'yes',
@@ -155,7 +155,7 @@ describe('samples', () => {
 
   it('the library-card sample asks which branch (the real options), and completes with the branch the human chose', async () => {
     const svc = await start();
-    const started = (await (await svc.api('/jobs/default/library-card/start', { method: 'POST', json: {
+    const started = (await (await svc.request('startJob', { params: { org_id: 'default', endpoint_name: 'library-card' }, body: {
       form_data: { full_name: 'Grace Hopper', email: 'grace@example.com', branch: 'Harbour Library' }, human_in_the_loop: true,
     } })).json()) as { job_id: string };
     const waiting = await waitForJob(svc, 'library-card', started.job_id, ['waiting_for_input', 'completed', 'failed'], 90_000);
@@ -163,22 +163,22 @@ describe('samples', () => {
     const question = (waiting.events as Array<{ type: string; data: { question_id: string; question: string; options: string[] } }>).find((e) => e.type === 'question');
     expect(question?.data.options).toEqual(['Central Library', 'Riverside Library', 'Hillcrest Library']);
     expect(question?.data.question).toContain('Harbour Library');
-    const answered = await svc.api(`/jobs/default/library-card/answer?job_id=${started.job_id}`, { method: 'POST', json: { question_id: question?.data.question_id, answer: 'Riverside Library' } });
+    const answered = await svc.request('answerJob', { params: { org_id: 'default', endpoint_name: 'library-card' }, query: { job_id: started.job_id }, body: { question_id: question?.data.question_id, answer: 'Riverside Library' } });
     expect(answered.status).toBe(200);
     const done = await waitForJob(svc, 'library-card', started.job_id, ['completed', 'failed'], 90_000);
     expect(done.status).toBe('completed');
     const reference = (done.result as { reference: string }).reference;
     expect(reference).toMatch(/^LC-[A-Z0-9]{6}$/);
-    const received = (await (await svc.api(`/sample-portals/default/submissions/${reference}`)).json()) as { fields: Record<string, string> };
+    const received = (await (await svc.request('getSampleSubmission', { params: { org_id: 'default', reference } })).json()) as { fields: Record<string, string> };
     expect(received.fields).toEqual({ full_name: 'Grace Hopper', email: 'grace@example.com', branch: 'riverside' });
   }, 120_000);
 
   it('portico samples add creates again what is missing, never over a portal of the same name the user made', async () => {
     const dataDir = await makeDataDir();
     const svc = await startService(dataDir, { samples: true });
-    await svc.api('/portals/default/parking-permit', { method: 'DELETE' });
-    await svc.api('/portals/default/library-card', { method: 'DELETE' });
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'library-card', start_url: 'https://example.org/mine', task: 'Mine' } });
+    await svc.request('deletePortal', { params: { org_id: 'default', endpoint_name: 'parking-permit' } });
+    await svc.request('deletePortal', { params: { org_id: 'default', endpoint_name: 'library-card' } });
+    await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'library-card', start_url: 'https://example.org/mine', task: 'Mine' } });
     await svc.stop();
     const out: string[] = [];
     const code = await runCli(['--data-dir', dataDir, 'samples', 'add', '--url', 'http://127.0.0.1:8899'], { stdout: (l) => out.push(l), stderr: (l) => out.push(l), readStdin: async () => '', env: {} });

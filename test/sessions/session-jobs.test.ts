@@ -11,17 +11,17 @@ describe('a job run inside a live session (browser_session_id): a script logs in
   let pages: PageServer;
 
   const createSession = async (key = svc.accountKey): Promise<{ session_id: string; cdp_url: string }> => {
-    const made = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key, json: {} }));
+    const made = await svc.send('createSession', { body: {} }, { key });
     expect(made.status).toBe(200);
     return made.body as { session_id: string; cdp_url: string };
   };
-  const start = (endpoint: string, json: Record<string, unknown>) => svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json });
+  const start = (endpoint: string, json: Record<string, unknown>) => svc.request('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: json });
 
   beforeAll(async () => {
     pages = await startPageServer({ '/app': '<!doctype html><title>App</title><p>signed-in area</p>' });
     svc = await startService(undefined, { agents: scriptedRegistry });
     for (const [endpoint_name, task] of [['stored', 'script:storage'], ['hangs', 'script:hang']]) {
-      expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name, start_url: `${pages.url}/app`, task } })).status).toBe(200);
+      expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name, start_url: `${pages.url}/app`, task } })).status).toBe(200);
     }
   });
   afterAll(async () => {
@@ -49,11 +49,11 @@ describe('a job run inside a live session (browser_session_id): a script logs in
     const freshDone = await waitForJob(svc, 'stored', String((fresh.body as { job_id: string }).job_id), ['completed', 'failed']);
     expect(freshDone).toMatchObject({ status: 'completed', result: { cookie: '', remember: null } });
 
-    expect((await jsonOf(await svc.api(`/public/sessions/${session.session_id}`, { key: svc.accountKey }))).body).toMatchObject({ status: 'active' });
+    expect((await svc.send('getSession', { params: { session_id: session.session_id } }, { key: svc.accountKey })).body).toMatchObject({ status: 'active' });
     expect(client.isConnected()).toBe(true);
     expect(page.url()).toBe(`${pages.url}/app`);
     await client.close();
-    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey });
   });
 
   it('a single action on a session a job is driving is 409 and touches nothing; once the job has ended it runs', async () => {
@@ -61,19 +61,17 @@ describe('a job run inside a live session (browser_session_id): a script logs in
     const started = await jsonOf(await start('hangs', { form_data: {}, browser_session_id: session.session_id }));
     const jobId = String((started.body as { job_id: string }).job_id);
     await waitForJob(svc, 'hangs', jobId, ['running']);
-    const events = async () => ((await jsonOf(await svc.api(`/task/default/hangs/status?job_id=${jobId}`))).body as { events?: { type: string }[] }).events ?? [];
+    const events = async () => ((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: 'hangs' }, query: { job_id: jobId } })).body as { events?: { type: string }[] }).events ?? [];
     await until(async () => (await events()).some((event) => event.type === 'step'), 'the job to open its page');
 
-    const act = () => svc.api('/public/single-actions/run-action', {
-      method: 'POST', key: svc.accountKey, json: { session_id: session.session_id, action: `go to ${pages.url}/app`, set_cache: false },
-    });
+    const act = () => svc.request('runSingleAction', { body: { session_id: session.session_id, action: `go to ${pages.url}/app`, set_cache: false } }, { key: svc.accountKey });
     expect(await jsonOf(await act())).toEqual({ status: 409, body: { detail: 'This session is running a job; try the action again when the job has ended' } });
 
-    expect((await svc.api(`/jobs/default/hangs/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+    expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hangs' }, query: { job_id: jobId } })).status).toBe(200);
     await waitForJob(svc, 'hangs', jobId, ['cancelled']);
     const after = await jsonOf(await act());
     expect(after).toMatchObject({ status: 200, body: { success: true } });
-    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey });
   });
 
   it('a session ending under a running job fails the job and says so', async () => {
@@ -82,19 +80,19 @@ describe('a job run inside a live session (browser_session_id): a script logs in
     const jobId = String((started.body as { job_id: string }).job_id);
     await waitForJob(svc, 'hangs', jobId, ['running']);
     // Let the job reach its page before the session goes.
-    const events = async () => ((await jsonOf(await svc.api(`/task/default/hangs/status?job_id=${jobId}`))).body as { events?: { type: string }[] }).events ?? [];
+    const events = async () => ((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: 'hangs' }, query: { job_id: jobId } })).body as { events?: { type: string }[] }).events ?? [];
     await until(async () => (await events()).some((event) => event.type === 'step'), 'the job to open its page');
-    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey });
     const failed = await waitForJob(svc, 'hangs', jobId, ['failed', 'completed', 'cancelled']);
     expect(failed.status).toBe('failed');
     expect(String(failed.error)).toContain('session ended');
   });
 
   it('an unknown, ended or other org\'s session is 404 Session not found; profile_id or proxy with it is 422; nothing is queued', async () => {
-    const before = ((await jsonOf(await svc.api('/jobs/default'))).body as { total: number }).total;
+    const before = ((await svc.send('listJobs', { params: { org_id: 'default' } })).body as { total: number }).total;
     expect(await jsonOf(await start('stored', { form_data: {}, browser_session_id: '00000000-0000-4000-8000-000000000000' }))).toEqual({ status: 404, body: { detail: 'Session not found' } });
     const ended = await createSession();
-    await svc.api(`/public/sessions/${ended.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: ended.session_id } }, { key: svc.accountKey });
     expect(await jsonOf(await start('stored', { form_data: {}, browser_session_id: ended.session_id }))).toEqual({ status: 404, body: { detail: 'Session not found' } });
 
     expect((await cli(svc.dataDir, ['org', 'create', 'rival'])).code).toBe(0);
@@ -107,9 +105,9 @@ describe('a job run inside a live session (browser_session_id): a script logs in
     expect(withProfile.status).toBe(422);
     expect(String((withProfile.body as { detail: string }).detail)).toContain('browser_session_id');
     expect((await jsonOf(await start('stored', { form_data: {}, browser_session_id: 'not-a-uuid' }))).status).toBe(422);
-    expect(((await jsonOf(await svc.api('/jobs/default'))).body as { total: number }).total).toBe(before);
+    expect(((await svc.send('listJobs', { params: { org_id: 'default' } })).body as { total: number }).total).toBe(before);
     for (const [id, key] of [[theirs.session_id, rivalKey], [mine.session_id, svc.accountKey]] as const) {
-      await svc.api(`/public/sessions/${id}/terminate`, { method: 'POST', key });
+      await svc.request('terminateSession', { params: { session_id: id } }, { key });
     }
   });
 });

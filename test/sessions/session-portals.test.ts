@@ -14,13 +14,13 @@ describe('a portal with browser_session_id runs its jobs inside that live sessio
   const opened: { id: string; key: string }[] = [];
 
   const createSession = async (key = svc.accountKey): Promise<{ session_id: string; cdp_url: string }> => {
-    const made = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key, json: {} }));
+    const made = await svc.send('createSession', { body: {} }, { key });
     expect(made.status).toBe(200);
     const session = made.body as { session_id: string; cdp_url: string };
     opened.push({ id: session.session_id, key });
     return session;
   };
-  const terminate = (sessionId: string, key = svc.accountKey) => svc.api(`/public/sessions/${sessionId}/terminate`, { method: 'POST', key });
+  const terminate = (sessionId: string, key = svc.accountKey) => svc.request('terminateSession', { params: { session_id: sessionId } }, { key });
   /** A session whose page a script signed into by hand over CDP (a cookie and localStorage). */
   const signedInSession = async (who: string): Promise<string> => {
     const session = await createSession();
@@ -34,16 +34,16 @@ describe('a portal with browser_session_id runs its jobs inside that live sessio
     await client.close();
     return session.session_id;
   };
-  const createPortal = (json: Record<string, unknown>) => svc.api('/portals/default', { method: 'POST', json: { start_url: `${pages.url}/app`, task: 'script:storage', ...json } });
-  const patchPortal = (endpoint: string, json: Record<string, unknown>) => svc.api(`/portals/default/${endpoint}`, { method: 'PATCH', json });
-  const getPortal = async (endpoint: string) => jsonOf(await svc.api(`/portals/default/${endpoint}`));
-  const start = (endpoint: string, json: Record<string, unknown>) => svc.api(`/jobs/default/${endpoint}/start`, { method: 'POST', json });
+  const createPortal = (json: Record<string, unknown>) => svc.request('createPortal', { params: { org_id: 'default' }, body: { start_url: `${pages.url}/app`, task: 'script:storage', ...json } });
+  const patchPortal = (endpoint: string, json: Record<string, unknown>) => svc.request('updatePortal', { params: { org_id: 'default', endpoint_name: endpoint }, body: json });
+  const getPortal = async (endpoint: string) => await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } });
+  const start = (endpoint: string, json: Record<string, unknown>) => svc.request('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: json });
   const run = async (endpoint: string, json: Record<string, unknown> = {}) => {
     const started = await jsonOf(await start(endpoint, { form_data: {}, ...json }));
     expect(started.status).toBe(200);
     return waitForJob(svc, endpoint, String((started.body as { job_id: string }).job_id), ['completed', 'failed']);
   };
-  const jobTotal = async () => ((await jsonOf(await svc.api('/jobs/default'))).body as { total: number }).total;
+  const jobTotal = async () => ((await svc.send('listJobs', { params: { org_id: 'default' } })).body as { total: number }).total;
 
   beforeAll(async () => {
     pages = await startPageServer({ '/app': '<!doctype html><title>App</title><p>signed-in area</p>' });
@@ -63,12 +63,12 @@ describe('a portal with browser_session_id runs its jobs inside that live sessio
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ browser_session_id: alice, profile_id: null });
     expect((await getPortal('in-session')).body).toMatchObject({ browser_session_id: alice });
-    expect(((await jsonOf(await svc.api('/portals/default'))).body as { endpoint_name: string; browser_session_id: string | null }[])
+    expect(((await svc.send('listPortals', { params: { org_id: 'default' } })).body as { endpoint_name: string; browser_session_id: string | null }[])
       .find((p) => p.endpoint_name === 'in-session')?.browser_session_id).toBe(alice);
 
     // No browser_session_id on the job: the portal's session is used.
     expect(await run('in-session')).toMatchObject({ status: 'completed', result: { cookie: 'login=alice', remember: 'by-hand-alice' } });
-    expect((await jsonOf(await svc.api(`/public/sessions/${alice}`, { key: svc.accountKey }))).body).toMatchObject({ status: 'active' });
+    expect((await svc.send('getSession', { params: { session_id: alice } }, { key: svc.accountKey })).body).toMatchObject({ status: 'active' });
 
     // The job's own session wins over the portal's.
     const bob = await signedInSession('bob');
@@ -137,10 +137,10 @@ describe('a portal with browser_session_id runs its jobs inside that live sessio
   });
 
   it('profile_id with browser_session_id on a portal is 422 naming the field; with a portal session, profile_id or proxy on the job is 422', async () => {
-    const made = await jsonOf(await svc.api('/profiles/default', { method: 'POST', json: { name: 'Bank' } }));
+    const made = await svc.send('openProfileSession', { params: { org_id: 'default' }, body: { name: 'Bank' } });
     expect(made.status).toBe(200);
     const { profile_id: profileId, session_id: loginSession } = made.body as { profile_id: string; session_id: string };
-    expect((await svc.api(`/profiles/default/sessions/${loginSession}/close`, { method: 'POST' })).status).toBe(200);
+    expect((await svc.request('closeProfileSession', { params: { org_id: 'default', session_id: loginSession } })).status).toBe(200);
     const session = await createSession();
 
     const both = await jsonOf(await createPortal({ endpoint_name: 'both', profile_id: profileId, browser_session_id: session.session_id }));

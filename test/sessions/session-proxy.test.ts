@@ -22,7 +22,7 @@ import { CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { until } from '../helpers/wait.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 
 const USER = 'proxy-user';
 const PASSWORD = 'Upstream-Pa55word-7f3kq';
@@ -147,8 +147,8 @@ describe('session proxies with username/password: a local forwarder adds the cre
   const logs: string[] = [];
 
   const create = async (json: unknown) =>
-    (await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json }))) as { status: number; body: Record<string, unknown> & { session_id: string; cdp_url: string; detail?: string } };
-  const terminate = async (id: string) => jsonOf(await svc.api(`/public/sessions/${id}/terminate`, { method: 'POST', key: svc.accountKey }));
+    (await svc.send('createSession', { body: json }, { key: svc.accountKey })) as { status: number; body: Record<string, unknown> & { session_id: string; cdp_url: string; detail?: string } };
+  const terminate = async (id: string) => await svc.send('terminateSession', { params: { session_id: id } }, { key: svc.accountKey });
 
   /** Connects over the session's CDP URL, trusting the test's self-signed certificate. */
   async function drive(cdpUrl: string): Promise<{ browser: Browser; page: Page }> {
@@ -188,7 +188,7 @@ describe('session proxies with username/password: a local forwarder adds the cre
     const { status, body } = await create({ proxy: { server: upstream.server, username: USER, password: PASSWORD } });
     expect(status).toBe(200);
     expect(JSON.stringify(body)).not.toContain(PASSWORD);
-    const got = await jsonOf(await svc.api(`/public/sessions/${body.session_id}`, { key: svc.accountKey }));
+    const got = await svc.send('getSession', { params: { session_id: body.session_id } }, { key: svc.accountKey });
     expect(JSON.stringify(got.body)).not.toContain(PASSWORD);
 
     // Chromium itself was given a local forwarder with no credentials, never the upstream.
@@ -293,7 +293,7 @@ describe('session proxies with username/password: a local forwarder adds the cre
   });
 
   it('credentials with a proxy the forwarder cannot speak to, or a password without a username, are a 422 and create nothing', async () => {
-    const before = ((await jsonOf(await svc.api('/public/sessions', { key: svc.accountKey }))).body as { total: number }).total;
+    const before = ((await svc.send('listSessions', {}, { key: svc.accountKey })).body as { total: number }).total;
     for (const proxy of [
       { server: 'socks5://127.0.0.1:1080', username: USER, password: PASSWORD },
       { server: 'https://127.0.0.1:8443', username: USER, password: PASSWORD },
@@ -305,7 +305,7 @@ describe('session proxies with username/password: a local forwarder adds the cre
       expect(body.detail).toMatch(/^body\.proxy\./);
       expect(body.detail).not.toContain(PASSWORD);
     }
-    const after = ((await jsonOf(await svc.api('/public/sessions', { key: svc.accountKey }))).body as { total: number }).total;
+    const after = ((await svc.send('listSessions', {}, { key: svc.accountKey })).body as { total: number }).total;
     expect(after).toBe(before);
   });
 

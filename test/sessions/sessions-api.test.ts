@@ -6,7 +6,7 @@ import puppeteer from 'puppeteer-core';
 import { startRecordingProxy } from '../helpers/browserFixtures.ts';
 import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
 interface SessionBody {
@@ -33,9 +33,9 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
   let otherKey: string;
 
   const create = async (json: unknown = {}, key?: string): Promise<{ status: number; body: SessionBody & { detail?: string } }> =>
-    (await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: key ?? svc.accountKey, json }))) as { status: number; body: SessionBody & { detail?: string } };
-  const get = async (id: string, key?: string) => jsonOf(await svc.api(`/public/sessions/${id}`, { key: key ?? svc.accountKey }));
-  const terminate = async (id: string, key?: string) => jsonOf(await svc.api(`/public/sessions/${id}/terminate`, { method: 'POST', key: key ?? svc.accountKey }));
+    (await svc.send('createSession', { body: json }, { key: key ?? svc.accountKey })) as { status: number; body: SessionBody & { detail?: string } };
+  const get = async (id: string, key?: string) => await svc.send('getSession', { params: { session_id: id } }, { key: key ?? svc.accountKey });
+  const terminate = async (id: string, key?: string) => await svc.send('terminateSession', { params: { session_id: id } }, { key: key ?? svc.accountKey });
 
   beforeAll(async () => {
     pages = await startPageServer({
@@ -223,19 +223,19 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     const made: string[] = [];
     for (let i = 0; i < 3; i += 1) made.push((await create({ metadata: { n: i } }, key)).body.session_id);
     await terminate(made[0]!, key);
-    const all = (await jsonOf(await svc.api('/public/sessions', { key: colleague }))).body as { sessions: SessionBody[]; total: number };
+    const all = (await svc.send('listSessions', {}, { key: colleague })).body as { sessions: SessionBody[]; total: number };
     expect(all.total).toBe(3);
     expect(all.sessions.map((s) => s.session_id)).toEqual([made[2], made[1], made[0]]);
     expect(all.sessions.map((s) => s.metadata)).toEqual([{ n: 2 }, { n: 1 }, { n: 0 }]);
-    const active = (await jsonOf(await svc.api('/public/sessions?status_filter=active&limit=1&offset=1', { key }))).body as { sessions: SessionBody[]; total: number };
+    const active = (await svc.send('listSessions', { query: { status_filter: 'active', limit: '1', offset: '1' } }, { key })).body as { sessions: SessionBody[]; total: number };
     expect(active.total).toBe(2);
     expect(active.sessions.map((s) => s.session_id)).toEqual([made[1]]);
-    const terminated = (await jsonOf(await svc.api('/public/sessions?status_filter=terminated', { key }))).body as { sessions: SessionBody[]; total: number };
+    const terminated = (await svc.send('listSessions', { query: { status_filter: 'terminated' } }, { key })).body as { sessions: SessionBody[]; total: number };
     expect(terminated).toMatchObject({ total: 1, sessions: [{ session_id: made[0], status: 'terminated', cdp_url: null }] });
-    expect(await jsonOf(await svc.api('/public/sessions?offset=3', { key }))).toEqual({ status: 200, body: { sessions: [], total: 3 } });
-    expect(await jsonOf(await svc.api('/public/sessions?status_filter=gone', { key }))).toMatchObject({ status: 422 });
-    expect(await jsonOf(await svc.api('/public/sessions?limit=0', { key }))).toMatchObject({ status: 422 });
-    expect(await jsonOf(await svc.api('/public/sessions?limit=abc', { key }))).toMatchObject({ status: 422 });
+    expect(await svc.send('listSessions', { query: { offset: '3' } }, { key })).toEqual({ status: 200, body: { sessions: [], total: 3 } });
+    expect(await svc.send('listSessions', { query: { status_filter: 'gone' } }, { key })).toMatchObject({ status: 422 });
+    expect(await svc.send('listSessions', { query: { limit: '0' } }, { key })).toMatchObject({ status: 422 });
+    expect(await svc.send('listSessions', { query: { limit: 'abc' } }, { key })).toMatchObject({ status: 422 });
     for (const id of made.slice(1)) await terminate(id, colleague);
   });
 
@@ -243,14 +243,14 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     const { body } = await create();
     expect(await get(body.session_id, otherKey)).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect(await terminate(body.session_id, otherKey)).toEqual({ status: 404, body: { detail: 'Session not found' } });
-    expect((await jsonOf(await svc.api('/public/sessions', { key: otherKey }))).body).toEqual({ sessions: [], total: 0 });
+    expect((await svc.send('listSessions', {}, { key: otherKey })).body).toEqual({ sessions: [], total: 0 });
     expect(await get('00000000-0000-4000-8000-000000000000')).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect((await get(body.session_id)).body).toMatchObject({ status: 'active' });
     await terminate(body.session_id);
   });
 
   it('bad input is a 4xx with a detail and creates nothing', async () => {
-    const before = ((await jsonOf(await svc.api('/public/sessions', { key: svc.accountKey }))).body as { total: number }).total;
+    const before = ((await svc.send('listSessions', {}, { key: svc.accountKey })).body as { total: number }).total;
     const bad: unknown[] = [
       { timeout_minutes: 0 },
       { timeout_minutes: 1.5 },
@@ -276,7 +276,7 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     }
     const malformed = await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, headers: { 'content-type': 'application/json' }, body: '{"timeout' });
     expect(malformed.status).toBe(400);
-    const after = ((await jsonOf(await svc.api('/public/sessions', { key: svc.accountKey }))).body as { total: number }).total;
+    const after = ((await svc.send('listSessions', {}, { key: svc.accountKey })).body as { total: number }).total;
     expect(after).toBe(before);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
 
@@ -41,7 +41,7 @@ describe('webhook delivery: redelivery and restarts', () => {
     });
     // No retries: a failing receiver fails the delivery at once, so redelivery needs no waiting.
     svc = await startService(undefined, { agents: scriptedRegistry, webhookTiming: { retryDelaysMs: [] } });
-    const secret = String(((await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string }).secret);
+    const secret = String(((await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string }).secret);
     receiver = await startPythonReceiver(secret);
   });
   afterAll(async () => {
@@ -51,19 +51,19 @@ describe('webhook delivery: redelivery and restarts', () => {
   });
 
   const deliveryOf = async (jobId: string) =>
-    ((await jsonOf(await svc.api(`/webhooks/default/deliveries?job_id=${jobId}`))).body as { deliveries: Record<string, unknown>[] }).deliveries[0];
+    ((await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as { deliveries: Record<string, unknown>[] }).deliveries[0];
 
   it('redeliver sends a failed delivery again under the same id, counting attempts afresh', async () => {
     const path = '/status/503/1';
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'again', start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: receiver.url(path) } });
-    const jobId = String(((await jsonOf(await svc.api('/jobs/default/again/start', { method: 'POST', json: { form_data: {} } }))).body as { job_id: string }).job_id);
+    await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'again', start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: receiver.url(path) } });
+    const jobId = String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'again' }, body: { form_data: {} } })).body as { job_id: string }).job_id);
     await waitForJob(svc, 'again', jobId, ['completed']);
     const failed = await until(async () => {
       const delivery = await deliveryOf(jobId);
       return delivery?.status === 'failed' ? delivery : undefined;
     }, 'the delivery to fail');
     expect(failed).toMatchObject({ attempts: 1, last_status_code: 503, last_error: 'HTTP 503' });
-    const again = await jsonOf(await svc.api(`/webhooks/default/deliveries/${String(failed.id)}/redeliver`, { method: 'POST' }));
+    const again = await svc.send('redeliver', { params: { org_id: 'default', delivery_id: String(failed.id) } });
     expect(again).toMatchObject({ status: 200, body: { id: failed.id, status: 'pending', attempts: 0 } });
     const hits = await receiver.waitFor(2, path);
     expect(hits[1]).toMatchObject({ answered: 200, raw_ok: true });

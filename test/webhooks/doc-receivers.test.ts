@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 const EXAMPLES = fileURLToPath(new URL('../../docs/examples/', import.meta.url));
 
@@ -25,7 +25,7 @@ describe('documented webhook receivers', () => {
   beforeAll(async () => {
     pages = await startPageServer({ '/form': '<!doctype html><title>ex</title>' });
     svc = await startService(undefined, { agents: scriptedRegistry });
-    secret = String(((await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string }).secret);
+    secret = String(((await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string }).secret);
   });
   afterAll(async () => {
     await svc.dispose();
@@ -48,12 +48,12 @@ describe('documented webhook receivers', () => {
       const forged = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'x-webhook-signature': '00'.repeat(32) }, body: '{"event_type":"completed"}' });
       expect(forged.status).toBe(401);
       const name = file.replace(/\W/g, '');
-      await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: `http://127.0.0.1:${port}/hook` } });
-      const jobId = String(((await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: { form_data: { note: 'héllo 😀', n: 0.1 } } }))).body as { job_id: string }).job_id);
+      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: `http://127.0.0.1:${port}/hook` } });
+      const jobId = String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { form_data: { note: 'héllo 😀', n: 0.1 } } })).body as { job_id: string }).job_id);
       await waitForJob(svc, name, jobId, ['completed']);
       for (let i = 0; i < 50 && !out.includes(jobId); i += 1) await new Promise((r) => setTimeout(r, 100));
       expect(out).toContain(`completed ${jobId} completed`);
-      const [delivery] = ((await jsonOf(await svc.api(`/webhooks/default/deliveries?job_id=${jobId}`))).body as { deliveries: { status: string; last_status_code: number }[] }).deliveries;
+      const [delivery] = ((await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as { deliveries: { status: string; last_status_code: number }[] }).deliveries;
       expect(delivery).toMatchObject({ status: 'succeeded', last_status_code: 204 });
     } finally {
       child.kill('SIGKILL');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
-import { jsonOf, startService, testConfig, waitForJob, type TestService } from '../helpers/service.ts';
+import { startService, testConfig, waitForJob, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { startPythonReceiver, type PythonReceiver } from '../helpers/webhookReceiver.ts';
 
@@ -20,16 +20,16 @@ describe('webhooks (§6, local-service §4)', () => {
   let secret: string;
 
   const portal = (name: string, script: string, path: string | null) =>
-    svc.api('/portals/default', { method: 'POST', json: { endpoint_name: name, start_url: `${pages.url}/form`, task: `script:${script}`, webhook_url: path === null ? null : receiver.url(path) } });
+    svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: `script:${script}`, webhook_url: path === null ? null : receiver.url(path) } });
   const start = async (name: string, body: Record<string, unknown> = { form_data: {} }) =>
-    String(((await jsonOf(await svc.api(`/jobs/default/${name}/start`, { method: 'POST', json: body }))).body as { job_id: string }).job_id);
+    String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body })).body as { job_id: string }).job_id);
   const deliveries = async (jobId: string) =>
-    ((await jsonOf(await svc.api(`/webhooks/default/deliveries?job_id=${jobId}`))).body as { deliveries: Record<string, unknown>[] }).deliveries;
+    ((await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as { deliveries: Record<string, unknown>[] }).deliveries;
 
   beforeAll(async () => {
     pages = await startPageServer({ '/form': '<!doctype html><title>Hook form</title><input id="colour">' });
     svc = await startService(undefined, { agents: scriptedRegistry, webhookTiming: { retryDelaysMs: [1000, 3000, 9000] } });
-    const key = await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }));
+    const key = await svc.send('createWebhookKey', { params: { org_id: 'default' } });
     expect(key.status).toBe(200);
     secret = String((key.body as { secret: string }).secret);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
@@ -69,7 +69,7 @@ describe('webhooks (§6, local-service §4)', () => {
     expect(question).toMatchObject({ raw_ok: true, reserialized_ok: true });
     expect(body).toMatchObject({ event_type: 'question', status: 'waiting_for_input', job_id: jobId, question: { question: 'Which colour?', options: ['red', 'green'], message: "form_data has no key 'colour'" } });
     expect(String(body.browser_url)).toContain('/live/');
-    const answer = await svc.api(`/jobs/default/asks/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: body.question.question_id, answer: 'red' } });
+    const answer = await svc.request('answerJob', { params: { org_id: 'default', endpoint_name: 'asks' }, query: { job_id: jobId }, body: { question_id: body.question.question_id, answer: 'red' } });
     expect(answer.status).toBe(200);
     const both = await receiver.waitFor(2, '/ok/asks');
     expect(both.map((r) => r.body.event_type)).toEqual(['question', 'completed']);
@@ -81,7 +81,7 @@ describe('webhooks (§6, local-service §4)', () => {
     const jobId = await start('ordered', { form_data: {}, human_in_the_loop: true });
     const [first] = await receiver.waitFor(1, '/status/500/1');
     const questionId = (first!.body.question as { question_id: string }).question_id;
-    await svc.api(`/jobs/default/ordered/answer?job_id=${jobId}`, { method: 'POST', json: { question_id: questionId, answer: 'green' } });
+    await svc.request('answerJob', { params: { org_id: 'default', endpoint_name: 'ordered' }, query: { job_id: jobId }, body: { question_id: questionId, answer: 'green' } });
     await waitForJob(svc, 'ordered', jobId, ['completed']);
     const hits = await receiver.waitFor(3, '/status/500/1', 15_000);
     expect(hits.map((h) => [h.body.event_type, h.answered])).toEqual([['question', 500], ['question', 200], ['completed', 200]]);
@@ -124,18 +124,18 @@ describe('webhooks (§6, local-service §4)', () => {
   });
 
   it('without a signing key nothing is sent; generating again rotates the key', async () => {
-    expect(await jsonOf(await svc.api('/webhooks/default/key', { method: 'DELETE' }))).toEqual({ status: 200, body: { revoked: true } });
-    expect((await jsonOf(await svc.api('/webhooks/default/key'))).body).toEqual({ org_id: 'default', configured: false, prefix: null, created_at: null });
+    expect(await svc.send('revokeWebhookKey', { params: { org_id: 'default' } })).toEqual({ status: 200, body: { revoked: true } });
+    expect((await svc.send('getWebhookKey', { params: { org_id: 'default' } })).body).toEqual({ org_id: 'default', configured: false, prefix: null, created_at: null });
     await portal('nokey', 'visit', '/ok/nokey');
     const jobId = await start('nokey');
     await waitForJob(svc, 'nokey', jobId, ['completed']);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received.filter((r) => r.path === '/ok/nokey')).toEqual([]);
     expect(await deliveries(jobId)).toEqual([]);
-    expect((await jsonOf(await svc.api('/webhooks/default/key', { method: 'DELETE' }))).status).toBe(409);
-    const rotated = (await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string };
+    expect((await svc.send('revokeWebhookKey', { params: { org_id: 'default' } })).status).toBe(409);
+    const rotated = (await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string };
     expect(rotated.secret).not.toBe(secret);
-    const again = (await jsonOf(await svc.api('/webhooks/default/key', { method: 'POST' }))).body as { secret: string };
+    const again = (await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string };
     expect(again.secret).not.toBe(rotated.secret);
     // The receiver still verifies with the first secret: re-issue that one for the tests after this.
     const { openAppSecrets } = await import('../../src-main/secrets/index.ts');

@@ -13,7 +13,7 @@ describe('workflow executions over time: step timing, one run per session, a ser
   beforeAll(async () => {
     pages = await startPageServer({ '/app': '<!doctype html><title>App</title><p>waiting</p>' });
     svc = await startService(undefined, { agents: scriptedRegistry, sessionPoolSize: 0, workflowClock: clock });
-    expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'hangs', start_url: `${pages.url}/app`, task: 'script:hang' } })).status).toBe(200);
+    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'hangs', start_url: `${pages.url}/app`, task: 'script:hang' } })).status).toBe(200);
   });
   afterAll(async () => {
     await svc?.dispose();
@@ -30,7 +30,7 @@ describe('workflow executions over time: step timing, one run per session, a ser
     const detail = async () => (await api(`/public/workflows/${workflow.id}/executions/${executionId}`)).body as Detail;
     const jobId = await until(async () => (await detail()).steps[1]?.job_id, 'the portal step to start its job');
     clock.advance(7_000);
-    expect((await svc.api(`/jobs/default/hangs/cancel?job_id=${jobId}`, { method: 'POST' })).status).toBe(200);
+    expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hangs' }, query: { job_id: jobId } })).status).toBe(200);
     const done = await until(async () => {
       const d = await detail();
       return d.status !== 'running' ? d : undefined;

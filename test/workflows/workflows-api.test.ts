@@ -69,7 +69,7 @@ describe('workflows (real service, real session browsers, scripted model server 
       secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
     });
     for (const [endpoint_name, task] of [['stored', 'script:storage'], ['visit', 'script:visit'], ['refuses', 'script:fail']] as const) {
-      expect((await svc.api('/portals/default', { method: 'POST', json: { endpoint_name, start_url: `${pages.url}/app`, task } })).status).toBe(200);
+      expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name, start_url: `${pages.url}/app`, task } })).status).toBe(200);
     }
   });
   afterAll(async () => {
@@ -152,7 +152,7 @@ describe('workflows (real service, real session browsers, scripted model server 
     expect(JSON.parse(String(done.steps[3]?.result))).toMatchObject({ echo: { who: 'ada', greeting: 'hello ada', count: 3 } });
     expect(done.steps[3]?.action).toBe('run portal visit');
     const jobId = String(done.steps[2]?.job_id);
-    expect((await jsonOf(await svc.api(`/task/default/stored/status?job_id=${jobId}`))).body).toMatchObject({ status: 'completed' });
+    expect((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: 'stored' }, query: { job_id: jobId } })).body).toMatchObject({ status: 'completed' });
     // A session the caller gave outlives the run.
     expect(await sessionStatus(session.session_id)).toBe('active');
 
@@ -162,7 +162,7 @@ describe('workflows (real service, real session browsers, scripted model server 
     expect(failed.error).toContain("passport_number");
     expect(failed.steps[0]).toMatchObject({ success: false, job_id: expect.any(String) });
     expect(failed.steps[1]).toMatchObject({ success: null, started_at: null });
-    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey });
   });
 
   it('resume re-runs from the failed step in the same live session; 409 once completed, or when the session has gone', async () => {
@@ -197,7 +197,7 @@ describe('workflows (real service, real session browsers, scripted model server 
 
     expect(await api(`/public/workflows/${workflow.id}/executions/${started.id}/resume`, { method: 'POST' }))
       .toEqual({ status: 409, body: { detail: 'Only a failed execution can be resumed (status: completed)' } });
-    await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
+    await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey });
 
     // A run without a session keeps the one it made for the resume window after failing, then ends it.
     const own = (await run(workflow.id)).body as Execution;
@@ -221,7 +221,7 @@ describe('workflows (real service, real session browsers, scripted model server 
     expect(await api(`/public/workflows/${workflow.id}/executions/${mine.id}`, { key: eve })).toEqual({ status: 404, body: { detail: 'Workflow not found' } });
     expect(await api(`/public/workflows/${workflow.id}/executions/${mine.id}/resume`, { method: 'POST', key: eve })).toEqual({ status: 404, body: { detail: 'Workflow not found' } });
     expect(await api(`/public/workflows/${workflow.id}`, { key: eve })).toEqual({ status: 403, body: { detail: "User eve is not a member of the workflow's workspace" } });
-    expect((await svc.api(`/public/workflows/${workflow.id}/executions/${mine.id}/steps/0/screenshot`, { key: eve })).status).toBe(404);
+    expect((await svc.request('getWorkflowStepScreenshot', { params: { workflow_id: workflow.id, execution_id: mine.id, index: '0' } }, { key: eve })).status).toBe(404);
 
     const bob = String((await cli(svc.dataDir, ['user', 'create', 'bob', '--workspace', 'default'])).json.api_key);
     const bobs = (await api(`/public/workflows/${workflow.id}/run`, { method: 'POST', json: {}, key: bob })).body as Execution;
