@@ -3,7 +3,8 @@
  * (segments.ts: the goal a value means, the keys typed per segment, what the segments read back as)
  * without a browser, then one hand-written page in Chromium: a day/month/year field and a 24-hour
  * time field built from plain `role=spinbutton` divs (no library), filled by builtin:autofill and
- * read back; and a field that shows another day than the one typed, which is never claimed.
+ * read back; and a field that shows another day than the one typed, which is never claimed. Also a
+ * one-time code in a row of one-character boxes, which is one field too.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,22 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Book a visit</title></
   }
 </script></body></html>`;
 
+// A one-time code in six one-character boxes (no auto-advance: each box takes what is typed into it).
+const BOXES = `<!doctype html><html lang="en"><head><title>Verify</title></head><body>
+<form action="/submit/boxes" method="post">
+  <h1>Verify your phone</h1>
+  <span id="sc">Security code</span>
+  <div role="group" aria-labelledby="sc" id="code">
+    ${[1, 2, 3, 4, 5, 6].map(() => '<input type="text" inputmode="numeric" maxlength="1" autocomplete="one-time-code">').join('')}
+  </div>
+  <input type="hidden" name="code" id="joined">
+  <button type="submit">Verify</button>
+</form>
+<script>
+  const boxes = [...document.querySelectorAll('#code input')];
+  for (const b of boxes) b.addEventListener('input', () => { document.getElementById('joined').value = boxes.map((x) => x.value).join(''); });
+</script></body></html>`;
+
 describe('sectioned fields in a page (no library)', () => {
   let browser: Browser;
   let close: (() => Promise<void>) | undefined;
@@ -138,7 +155,10 @@ describe('sectioned fields in a page (no library)', () => {
   beforeAll(async () => {
     const [launched, started] = await Promise.all([
       launchTestBrowser(),
-      startFormServer({ '/segments/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE) }),
+      startFormServer({
+        '/segments/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
+        '/boxes/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BOXES),
+      }),
     ]);
     browser = launched.browser;
     close = launched.close;
@@ -173,5 +193,17 @@ describe('sectioned fields in a page (no library)', () => {
     const { result, posts } = await run('?broken');
     expect(result).toEqual({ error: expect.stringContaining("'Visit date' shows '10 03 2026' after typing 2026-03-09 into its parts") });
     expect(posts).toEqual([]);
+  });
+
+  it('a row of one-character boxes is one field: the code goes in one character per box and is read back whole', async () => {
+    const schema = { type: 'object', properties: { security_code: { type: 'string', title: 'Security code' } } };
+    const ctx = fakeContext({ page, startUrl: (server as FormServer).url('/boxes/form'), formData: { security_code: '482 913' }, formSchema: schema });
+    const since = (server as FormServer).posts.length;
+    await new AutofillAgent().run(ctx);
+    expect((server as FormServer).posts.slice(since).map((p) => p.fields)).toEqual([{ code: '482913' }]);
+    expect(ctx.logs.join('\n')).toContain("security_code → 'Security code' (6-boxes #code) = 482913 (normalised)");
+    const short = fakeContext({ page, startUrl: (server as FormServer).url('/boxes/form'), formData: { security_code: '48291' }, formSchema: schema });
+    await expect(new AutofillAgent().run(short)).rejects.toThrow("'48291' has 5 characters; 'Security code' takes exactly 6, one per box");
+    expect((server as FormServer).posts.length).toBe(since + 1);
   });
 });

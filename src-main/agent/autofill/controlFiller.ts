@@ -386,6 +386,45 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
 }
 
 /**
+ * A row of one-character boxes taking one code (docs/autofill.md, "One character per box"): the
+ * code's characters (spaces and hyphens between groups dropped) must be exactly one per box, else it
+ * is a problem (asked or failed, nothing typed); each box is clicked and given its character, then
+ * every box is read back and the row must hold the code, in order.
+ */
+async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
+  const pids = (target.controls[0] as ScannedControl).boxes ?? [];
+  const code = asText(value).replace(/[\s-]+/g, '');
+  if ([...code].length !== pids.length) {
+    throw new FillProblem(`'${asText(value)}' has ${[...code].length} characters; '${target.label}' takes exactly ${pids.length}, one per box`);
+  }
+  const box = (pid: string): Locator => target.frame.locator(`[data-portico-id="${pid}"]`);
+  const read = async (): Promise<string> => {
+    const out: string[] = [];
+    for (const pid of pids) out.push(await box(pid).inputValue().catch(() => ''));
+    return out.join('');
+  };
+  for (const [i, ch] of [...code].entries()) {
+    const loc = box(pids[i] as string);
+    await click(env, loc);
+    await env.page.keyboard.press('ControlOrMeta+A');
+    if (env.human) await env.human.type(ch);
+    else await env.page.keyboard.type(ch);
+  }
+  let shown = await read();
+  if (shown !== code) {
+    // Boxes that move the focus on their own may have taken the characters elsewhere: the whole code once into the first box.
+    env.log(`${target.label}: the boxes show '${target.controls.some((c) => c.type === 'password') ? '…' : shown}' after typing box by box; typing the code into the first box`);
+    await click(env, box(pids[0] as string));
+    if (env.human) await env.human.type(code);
+    else await env.page.keyboard.type(code, { delay: 15 });
+    shown = await read();
+  }
+  if (shown !== code) throw new AgentFailure(`'${target.label}' shows '${shown}' in its boxes after typing the ${pids.length}-character code; the value was not placed`);
+  await box(pids.at(-1) as string).blur().catch(() => undefined);
+  return { shown, how: shown === asText(value) ? 'exact' : 'normalised' };
+}
+
+/**
  * A text date field that opened a calendar popup (flatpickr, a date range input) leaves it open over
  * the next fields and the form's buttons: Escape closes it, and the field must still show the date.
  */
@@ -480,6 +519,8 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
       return fillSlider(target, loc, value);
     case 'segments':
       return fillSegments(env, target, value);
+    case 'boxes':
+      return fillBoxes(env, target, value);
     case 'dateRange': {
       const range = dateRangeValue(value);
       const format = target.rangeFormat;

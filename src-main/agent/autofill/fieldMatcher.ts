@@ -41,6 +41,8 @@ export function compatibility(value: unknown, target: Target): number {
   if (file) return 0;
   if (target.kind === 'slider') return sliderNumber(value) !== null ? 1 : 0;
   if (target.kind === 'dateRange') return dateRangeValue(value) ? 1 : 0;
+  // A code of one character per box: any text or number (its length is checked when filled).
+  if (target.kind === 'boxes') return typeof value === 'string' || typeof value === 'number' ? 1 : 0;
   if (target.kind === 'segments') {
     const field = target.controls[0]?.segments;
     return field && 'goal' in segmentGoal(field, value) ? 1 : 0;

@@ -82,7 +82,8 @@ export async function placedCheckFor(
       sent = states.map(({ state }) => state?.value ?? '');
       break;
     case 'segments':
-      // A sectioned field has no value of its own to read: what its segments were read back as.
+    case 'boxes':
+      // A sectioned field or a row of boxes has no value of its own to read: what its parts were read back as.
       sent = [shown];
       break;
     default:

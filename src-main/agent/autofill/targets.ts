@@ -15,7 +15,9 @@ export type TargetKind =
   /** One text input holding a date range ("MM/DD/YYYY – MM/DD/YYYY"), see rangeAndNumber.ts. */
   | 'dateRange'
   /** A sectioned date/time field: one spinbutton per part in one group (segments.ts). */
-  | 'segments';
+  | 'segments'
+  /** A row of one-character boxes taking one code (a PIN, a one-time code). */
+  | 'boxes';
 
 /** A choice inside a radio group, checkbox group or select. */
 export interface Choice {
@@ -197,6 +199,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       let kind: TargetKind | null = null;
       if (c.slider) kind = 'slider';
       else if (c.segments) kind = c.readOnly ? null : 'segments';
+      else if (c.boxes) kind = c.readOnly ? null : 'boxes';
       else if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
       // A select with no real option (a library's hidden mirror holding only its placeholder) takes no value.
       else if (c.tag === 'select') kind = selectChoices(c).length || c.value !== '' ? 'select' : null;
@@ -235,6 +238,7 @@ export function describeTarget(target: Target): string {
     : target.kind === 'slider' ? (c.aria ? 'slider-aria' : 'range')
     : target.kind === 'dateRange' ? 'date-range'
     : target.kind === 'segments' ? `${c.segments?.kind ?? 'date'}-segments`
+    : target.kind === 'boxes' ? `${c.boxes?.length ?? 0}-boxes`
     : c.aria ? `${c.role === 'switch' ? 'switch' : target.kind}-aria` : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

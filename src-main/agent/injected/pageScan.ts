@@ -3,7 +3,7 @@
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
 import { allElements, byIds, clean, closestAcross, flatQueryAll, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible, visuallyHidden } from './dom.ts';
-import { scanSegmentedFields } from './segmentScan.ts';
+import { scanCharacterBoxes, scanSegmentedFields } from './segmentScan.ts';
 import { rangeInputFacts, scanSliders } from './sliderScan.ts';
 import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
 import type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
@@ -238,6 +238,9 @@ function pageErrorsOf(all: Element[]): FrameScan['errors'] {
 /** Everything one frame offers. */
 export default function scanPage(): FrameScan {
   const all = allElements();
+  // A row of one-character boxes is one field (segmentScan.ts): its boxes are no fields of their own.
+  const claimedBox = new Set<Element>();
+  const boxRows = scanCharacterBoxes(all, claimedBox);
   const controls: ScannedControl[] = [];
   const buttons: ScannedButton[] = [];
   for (const el of all) {
@@ -255,13 +258,13 @@ export default function scanPage(): FrameScan {
       if (button !== 'skip') buttons.push(button);
       continue;
     }
-    if (!isField) continue;
+    if (!isField || claimedBox.has(el)) continue;
     const control = nativeControlOf(el as NativeField, tag, type, role);
     if (control) controls.push(control);
   }
   // Sectioned date/time fields first: their segments are parts of one field, not fields of their own.
   const claimed = new Set<Element>();
-  const segmented = scanSegmentedFields(all, claimed);
+  const segmented = [...scanSegmentedFields(all, claimed), ...boxRows];
   controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
   const headings = all
     .filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e))

@@ -73,6 +73,8 @@ export interface ScannedControl {
   slider?: SliderFacts;
   /** Set for sectioned date/time fields (one `role=spinbutton` per part inside one group), see segmentScan.ts. */
   segments?: SegmentedField;
+  /** Set for a row of one-character boxes taking one code (a PIN, a one-time code): the boxes' pids in order, see segmentScan.ts. */
+  boxes?: string[];
 }
 
 /** A part of a sectioned date or time field. */

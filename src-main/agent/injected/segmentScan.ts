@@ -154,3 +154,84 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
   }
   return out;
 }
+
+// One character per box: a code typed into a row of single-character inputs (a PIN or one-time code:
+// Chakra/Ark's PinInput, most OTP widgets) is ONE field too. Recognised when a container holds three
+// or more text inputs and nothing else to fill, each taking one character (maxlength=1) or named as
+// its place in the row ("pin code 2 of 6"), labelled as a whole by the container.
+const PLACE = /\b(\d+)\s+of\s+(\d+)\b/i;
+
+/** Every row of one-character boxes among `all`, as one control each; `claimed` receives the boxes. */
+export function scanCharacterBoxes(all: Element[], claimed: Set<Element>): ScannedControl[] {
+  const rows = new Map<Element, HTMLInputElement[]>();
+  for (const el of all) {
+    if (el.tagName !== 'INPUT') continue;
+    const input = el as HTMLInputElement;
+    if (!/^(text|tel|number|password|)$/.test((input.getAttribute('type') || '').toLowerCase())) continue;
+    const place = PLACE.exec(input.getAttribute('aria-label') || '');
+    if (input.maxLength !== 1 && !place) continue;
+    const container = closestAcross(input, '[role=group]') || input.parentElement;
+    if (container) rows.set(container, [...(rows.get(container) ?? []), input]);
+  }
+  const out: ScannedControl[] = [];
+  for (const [group, boxes] of rows) {
+    if (boxes.length < 3) continue;
+    // Nothing else to fill in the container, and every box one place of the same row.
+    const fields = Array.from(group.querySelectorAll('input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[contenteditable]'));
+    if (fields.length !== boxes.length) continue;
+    const places = boxes.map((b) => PLACE.exec(b.getAttribute('aria-label') || ''));
+    const byPlace = places.every((p, i) => p && Number(p[1]) === i + 1 && Number(p[2]) === boxes.length);
+    if (!byPlace && !boxes.every((b) => b.maxLength === 1)) continue;
+    for (const b of boxes) claimed.add(b);
+    const first = boxes[0] as HTMLInputElement;
+    const ariaLabel = clean(group.getAttribute('aria-label'));
+    const labelledBy = byIds(group, group.getAttribute('aria-labelledby'));
+    const labels = labelTextsOf(group, false).filter(Boolean);
+    const vis = boxes.some(visible);
+    out.push({
+      pid: pidOf(group),
+      tag: group.tagName.toLowerCase(),
+      type: 'boxes',
+      role: (group.getAttribute('role') || '').toLowerCase(),
+      name: '',
+      id: group.id || '',
+      labels,
+      ariaLabel,
+      labelledBy,
+      describedBy: byIds(group, group.getAttribute('aria-describedby')),
+      placeholder: '',
+      title: clean(group.getAttribute('title')),
+      legends: legendsOf(group),
+      nearText: labels.length || ariaLabel || labelledBy ? '' : nearTextOf(group),
+      autocomplete: (first.getAttribute('autocomplete') || '').toLowerCase(),
+      ariaAutocomplete: '',
+      required: boxes.some((b) => b.required || b.getAttribute('aria-required') === 'true'),
+      visible: vis,
+      disabled: boxes.every((b) => b.disabled),
+      readOnly: boxes.every((b) => b.readOnly),
+      value: boxes.every((b) => b.value !== '') ? boxes.map((b) => b.value).join('') : '',
+      checked: false,
+      options: [],
+      multiple: false,
+      valid: boxes.every((b) => b.getAttribute('aria-invalid') !== 'true'),
+      validationMessage: '',
+      errorText: vis ? errorTextOf(group) : '',
+      pattern: '',
+      maxLength: boxes.length,
+      groupKey: groupKeyOf(group),
+      formKey: formKeyOf(first),
+      hasListbox: false,
+      aria: true,
+      hiddenPid: '',
+      datalist: false,
+      lang: langOf(group),
+      hintText: '',
+      affixes: '',
+      labelOnly: false,
+      mask: '',
+      ...rowOf(group),
+      boxes: boxes.map((b) => pidOf(b)),
+    });
+  }
+  return out;
+}

@@ -596,6 +596,76 @@ var __porticoInjected = (function() {
 		}
 		return out;
 	}
+	const PLACE = /\\b(\\d+)\\s+of\\s+(\\d+)\\b/i;
+	function scanCharacterBoxes(all, claimed) {
+		const rows = new Map();
+		for (const el of all) {
+			if (el.tagName !== "INPUT") continue;
+			const input = el;
+			if (!/^(text|tel|number|password|)$/.test((input.getAttribute("type") || "").toLowerCase())) continue;
+			const place = PLACE.exec(input.getAttribute("aria-label") || "");
+			if (input.maxLength !== 1 && !place) continue;
+			const container = closestAcross(input, "[role=group]") || input.parentElement;
+			if (container) rows.set(container, [...rows.get(container) ?? [], input]);
+		}
+		const out = [];
+		for (const [group, boxes] of rows) {
+			if (boxes.length < 3) continue;
+			if (Array.from(group.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[contenteditable]")).length !== boxes.length) continue;
+			if (!boxes.map((b) => PLACE.exec(b.getAttribute("aria-label") || "")).every((p, i) => p && Number(p[1]) === i + 1 && Number(p[2]) === boxes.length) && !boxes.every((b) => b.maxLength === 1)) continue;
+			for (const b of boxes) claimed.add(b);
+			const first = boxes[0];
+			const ariaLabel = clean(group.getAttribute("aria-label"));
+			const labelledBy = byIds(group, group.getAttribute("aria-labelledby"));
+			const labels = labelTextsOf(group, false).filter(Boolean);
+			const vis = boxes.some(visible);
+			out.push({
+				pid: pidOf(group),
+				tag: group.tagName.toLowerCase(),
+				type: "boxes",
+				role: (group.getAttribute("role") || "").toLowerCase(),
+				name: "",
+				id: group.id || "",
+				labels,
+				ariaLabel,
+				labelledBy,
+				describedBy: byIds(group, group.getAttribute("aria-describedby")),
+				placeholder: "",
+				title: clean(group.getAttribute("title")),
+				legends: legendsOf(group),
+				nearText: labels.length || ariaLabel || labelledBy ? "" : nearTextOf(group),
+				autocomplete: (first.getAttribute("autocomplete") || "").toLowerCase(),
+				ariaAutocomplete: "",
+				required: boxes.some((b) => b.required || b.getAttribute("aria-required") === "true"),
+				visible: vis,
+				disabled: boxes.every((b) => b.disabled),
+				readOnly: boxes.every((b) => b.readOnly),
+				value: boxes.every((b) => b.value !== "") ? boxes.map((b) => b.value).join("") : "",
+				checked: false,
+				options: [],
+				multiple: false,
+				valid: boxes.every((b) => b.getAttribute("aria-invalid") !== "true"),
+				validationMessage: "",
+				errorText: vis ? errorTextOf(group) : "",
+				pattern: "",
+				maxLength: boxes.length,
+				groupKey: groupKeyOf(group),
+				formKey: formKeyOf(first),
+				hasListbox: false,
+				aria: true,
+				hiddenPid: "",
+				datalist: false,
+				lang: langOf(group),
+				hintText: "",
+				affixes: "",
+				labelOnly: false,
+				mask: "",
+				...rowOf(group),
+				boxes: boxes.map((b) => pidOf(b))
+			});
+		}
+		return out;
+	}
 	// src-main/agent/injected/sliderScan.ts
 	const num = (s, fallback) => {
 		const n = s == null || s.trim() === "" ? NaN : Number(s);
@@ -874,6 +944,8 @@ var __porticoInjected = (function() {
 	}
 	function scanPage() {
 		const all = allElements();
+		const claimedBox = new Set();
+		const boxRows = scanCharacterBoxes(all, claimedBox);
 		const controls = [];
 		const buttons = [];
 		for (const el of all) {
@@ -887,12 +959,12 @@ var __porticoInjected = (function() {
 				if (button !== "skip") buttons.push(button);
 				continue;
 			}
-			if (!isField) continue;
+			if (!isField || claimedBox.has(el)) continue;
 			const control = nativeControlOf(el, tag, type, role);
 			if (control) controls.push(control);
 		}
 		const claimed = new Set();
-		const segmented = scanSegmentedFields(all, claimed);
+		const segmented = [...scanSegmentedFields(all, claimed), ...boxRows];
 		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
 		const headings = all.filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e)).map(textOf).filter(Boolean).slice(0, 8);
 		return {
