@@ -39,28 +39,23 @@ export interface AppOptions {
   secrets?: SecretStore;
   /** Model call retries and timeout; tests shorten them. */
   llmRetry?: RetryPolicy;
+  /**
+   * The one time source of the service's timed behaviour — workflow runs (step times, the resume window),
+   * credentials (TOTP codes, the wait for a one-time code), document bundles (the wait for a bundle still
+   * being read), the request-rate window and the artifacts usage cache, OAuth connect requests and token
+   * refreshes, browser host probes. Default: the system clock; tests hand in test/helpers/fakeClock.ts.
+   */
+  clock?: Clock;
   /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
   minuteMs?: number;
   /** Warm session browsers kept ready, ahead of the console's saved value (default 1; 0 when warmBrowser is false). */
   sessionPoolSize?: number;
-  /** Time source of workflow runs (step times, the resume window); only tests change it. */
-  workflowClock?: Clock;
-  /** Time source of credentials (TOTP codes, the 60 s wait for a one-time code); only tests change it. */
-  credentialClock?: Clock;
-  /** Time source of document bundles (timestamps, the wait for a bundle still being read); only tests change it. */
-  documentClock?: Clock;
   /** Tests only: a module whose `documentReaders()` the document read worker uses instead of the built-in readers. */
   documentReading?: { readersModule?: string };
   /** Live browsers, request rate and disk quotas, ahead of settings.json (docs/api.md, "Limits and quotas"); tests set them low. */
   limits?: Partial<ResourceLimits>;
-  /** Time source of the request-rate window and the artifacts usage cache; only tests change it. */
-  limitsClock?: Clock;
-  /** Time source of browser host probes (docs/scale.md); only tests change it. */
-  hostsClock?: Clock;
   /** How often each browser host is probed (default 15 s). */
   hostProbeIntervalMs?: number;
-  /** Time source of OAuth connect requests (their 10-minute expiry) and token refreshes; only tests change it. */
-  oauthClock?: Clock;
   /** Called once each time `/oauth/callback` connects an account (not on a failed callback); the desktop host focuses its window. */
   onAccountConnected?: (account: ConnectedAccount) => void;
 }

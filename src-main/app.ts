@@ -184,7 +184,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   // each browser goes to the least-loaded one with room. Tokens come from the keychain/vault when connecting.
   const browserHosts = phases.browsers.add(createBrowserHosts({
     settings: operatorSettings.values, secrets: openSecrets, onSecret: (value) => redactor.add(value), logger,
-    ...(options.hostsClock && { clock: options.hostsClock }),
+    // BISECT
     ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
   }), (hosts) => hosts.close(), 'browser host probes');
   const hostPlaces = placementHosts(operatorSettings.values, browserHosts);
@@ -197,7 +197,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       documents: (orgId) => documentRepo.totalBytes(orgId),
       artifactDirs: (orgId) => store.jobs.idsForOrg(orgId).map((jobId) => join(paths.artifacts, jobId)),
     },
-    ...(options.limitsClock && { clock: options.limitsClock }),
+    ...(options.clock && { clock: options.clock }),
   });
   const skills = new SkillService(store, { skillsDir: paths.skills, tmpDir: paths.tmp }, logger, quotas);
   await skills.cleanUp();
@@ -235,7 +235,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const profiles = new ProfileService(store, runtime, profileSessions);
   // A portal's browser_session_id is checked against the live sessions (looked up per request).
   const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
-  const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.credentialClock && { clock: options.credentialClock }) });
+  const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.clock && { clock: options.clock }) });
   const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
   // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
   const actions = new ActionService({
@@ -250,7 +250,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     repo: documentRepo, paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
     // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
     reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
-    logger, quotas, ...(options.documentClock && { clock: options.documentClock }),
+    logger, quotas, ...(options.clock && { clock: options.clock }),
     readTimeoutMs: limits.documentReadTimeoutMs,
   }), (service) => service.close(), 'document reading');
   await documents.recover();
@@ -292,7 +292,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const workflows = new WorkflowService({
     workflows: new WorkflowRepository(store.db), principals: store.principals, portals: store.portals, sessions, actions,
     jobs: { start: (orgId, endpointName, request) => jobs.start(orgId, endpointName, request), get: (jobId) => store.jobs.get(jobId), onDidChangeStatus: jobEvents.onDidChangeStatus },
-    screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.workflowClock && { clock: options.workflowClock }),
+    screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.clock && { clock: options.clock }),
   });
   let workflowsClosed: Promise<void> = Promise.resolve();
   phases.records.defer(() => workflowsClosed, 'workflow runs in flight');
@@ -314,7 +314,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const connectedAccounts = new ConnectedAccountService({
     repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${address.callbackOrigin()}/oauth/callback`,
     onSecret: (value) => redactor.add(value),
-    ...(options.oauthClock && { clock: options.oauthClock }),
+    ...(options.clock && { clock: options.clock }),
     ...(options.onAccountConnected && { onAccountConnected: options.onAccountConnected }),
   });
   // Codes by mail: a credential linked to its creator's connected Google account reads them through the Gmail API.
@@ -348,7 +348,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   };
   const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, cdpAllowedOrigins: () => operatorSettings.values.cdp_allowed_origins ?? [], liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
     samples: { service: samples, origin: () => address.callbackOrigin() },
-    rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.limitsClock && { clock: options.limitsClock }) } });
+    rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.clock && { clock: options.clock }) } });
   // Closing the server ends the clients' CDP connections too (api/cdpProxy.ts), before their sessions end.
   phases.http.add(server, (fastify) => fastify.close(), 'HTTP server');
   return { notice, host, server, routes, consoleToken, seeded, samples, browserHosts, scheduler, webhookDispatcher, sessionPool, runtime, warmBrowser: settings.warmBrowser };

@@ -114,7 +114,7 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
           return store.get(name);
         },
       },
-      credentialClock: new FakeClock(CLOCK_START),
+      clock: new FakeClock(CLOCK_START),
       llmRetry: { maxRetries: 1, timeoutMs: 10_000 },
       jobConcurrency: 1,
     });

@@ -32,7 +32,7 @@ describe('a job whose SMS code never arrives asks for it after 60 s on the servi
         return code === CODE ? { body: page('Home', '<h1>Signed in</h1>') } : { body: page('Code', 'Invalid code') };
       },
     });
-    svc = await startService(undefined, { credentialClock: clock });
+    svc = await startService(undefined, { clock: clock });
     expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'texted', start_url: `${site.url}/login`, task: 'Sign in' } })).status).toBe(200);
     const phone = (await svc.send('createPhoneNumber', { body: { phone_number: '+15550003333' } }, { key: svc.accountKey })).body as { id: string };
     credentialId = String(((await svc.send('createCredential', { body: { service_name: 'Texted', username_or_email: 'ada', password: PASSWORD, phone_number_id: phone.id } }, { key: svc.accountKey })).body as { id: string }).id);

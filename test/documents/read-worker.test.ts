@@ -55,7 +55,7 @@ describe('documents are read in a worker thread', () => {
     dataDir = await makeDataDir();
     // The read time limit comes from settings.json (document_read_timeout_s), on the service clock.
     await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ document_read_timeout_s: timeoutMs / 1000 }));
-    svc = await startService(dataDir, { documentClock: clock, documentReading: { readersModule: spinReaders } });
+    svc = await startService(dataDir, { clock: clock, documentReading: { readersModule: spinReaders } });
   }, 60_000);
   afterAll(async () => svc?.dispose());
 
@@ -99,7 +99,7 @@ describe('documents are read in a worker thread', () => {
     const key = svc.orgKey;
     await svc.stop();
     // Restarted without the spinning reader: the same file is now plain text.
-    svc = await startService(dataDir, { documentClock: clock });
+    svc = await startService(dataDir, { clock: clock });
     const res = await fetch(`${svc.url}/documents/default/${id}`, { headers: { 'x-api-key': key } });
     let bundle = (await res.json()) as Bundle;
     const deadline = Date.now() + 60_000;

@@ -45,7 +45,7 @@ describe('per-organization disk quotas', () => {
   beforeAll(async () => {
     pages = await startPageServer({ '/form': '<!doctype html><title>Quota</title><input id="colour">' });
     svc = await startService(undefined, {
-      agents: scriptedRegistry, limitsClock: clock,
+      agents: scriptedRegistry, clock: clock,
       limits: { skillsQuotaBytes: 100 * KB, documentsQuotaBytes: 100 * KB, artifactsQuotaBytes: 1 },
     });
     rivalKey = String((await cli(svc.dataDir, ['org', 'create', 'rival'])).json.api_key);

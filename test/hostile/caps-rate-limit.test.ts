@@ -11,7 +11,7 @@ describe('requests a minute per API key', () => {
   const clock = new FakeClock();
 
   beforeAll(async () => {
-    svc = await startService(undefined, { limits: { requestsPerMinute: LIMIT }, limitsClock: clock });
+    svc = await startService(undefined, { limits: { requestsPerMinute: LIMIT }, clock: clock });
     otherKey = String((await cli(svc.dataDir, ['key', 'create', '--org', 'default'])).json.api_key);
   });
   afterAll(() => svc.dispose());

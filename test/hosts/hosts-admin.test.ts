@@ -148,7 +148,7 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
     const settings = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as { browser_hosts: unknown[] };
     await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ ...settings, browser_hosts: [...settings.browser_hosts, { name: 'gone', kind: 'cdp', url: dead, max_browsers: 4, labels: ['eu'] }], local_max_browsers: 1 }));
     const clock = new FakeClock();
-    const svc = await startService(dataDir, { config: readConfig(env), hostsClock: clock, hostProbeIntervalMs: 15_000 });
+    const svc = await startService(dataDir, { config: readConfig(env), clock: clock, hostProbeIntervalMs: 15_000 });
     try {
       const hosts = async () => {
         const response = await svc.api('/admin/hosts', { key: null, headers: { 'x-console-token': svc.consoleToken } });

@@ -72,7 +72,7 @@ describe('a mail with only a sign-in link: the login flow opens it in the job\'s
         return { body: page('Saved', '<h1>Saved</h1><p>Your changes were saved.</p>') };
       },
     });
-    const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)), credentialClock: clock };
+    const options: Partial<AppOptions> & { logger: Logger } = { logger: createLogger('debug', (line) => void logLines.push(line)), clock: clock };
     svc = await startService(undefined, options);
 
     const { account } = await google.connect(svc);

@@ -12,7 +12,7 @@ describe('workflow executions over time: step timing, one run per session, a ser
 
   beforeAll(async () => {
     pages = await startPageServer({ '/app': '<!doctype html><title>App</title><p>waiting</p>' });
-    svc = await startService(undefined, { agents: scriptedRegistry, sessionPoolSize: 0, workflowClock: clock });
+    svc = await startService(undefined, { agents: scriptedRegistry, sessionPoolSize: 0, clock: clock });
     expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'hangs', start_url: `${pages.url}/app`, task: 'script:hang' } })).status).toBe(200);
   });
   afterAll(async () => {

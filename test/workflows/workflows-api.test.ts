@@ -65,7 +65,7 @@ describe('workflows (real service, real session browsers, scripted model server 
     });
     process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
     svc = await startService(undefined, {
-      agents: scriptedRegistry, sessionPoolSize: 0, workflowClock: clock,
+      agents: scriptedRegistry, sessionPoolSize: 0, clock: clock,
       secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
     });
     for (const [endpoint_name, task] of [['stored', 'script:storage'], ['visit', 'script:visit'], ['refuses', 'script:fail']] as const) {
