@@ -45,7 +45,7 @@ describe('a job whose SMS code never arrives asks for it after 60 s on the servi
   const start = async (hitl: boolean): Promise<string> =>
     String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'texted' }, body: { orchestrator_model: 'builtin:autofill', form_data: {}, credential_id: credentialId, human_in_the_loop: hitl } })).body as { job_id: string }).job_id);
   /** The job has started its 60 s wait for a code on the fake clock. */
-  const waiting = () => until(() => clock.pending().includes(CODE_WAIT_MS), 'the job to wait for a code');
+  const waiting = () => until(() => clock.pending().includes(CODE_WAIT_MS), 'the job to wait for a code', 60_000);
 
   it('with human_in_the_loop: no question before 60 s; then waiting_for_input asking for the code; the answer is typed and never stored', async () => {
     const jobId = await start(true);
