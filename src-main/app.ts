@@ -45,6 +45,7 @@ import { formDataFromBundle, previewExtraction } from './engine/documents/extrac
 import { WorkerReading } from './engine/documents/readingWorker.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
+import { remoteSessionBrowser } from './browser/remoteCdp.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { findFfmpeg, removeUnfinishedRecordings } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
@@ -225,6 +226,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const sessions = phases.browsers.add(new SessionService({
     store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
     minuteMs: settings.minuteMs, logger, browserSlots,
+    // On a remote `playwright` host: its own browser there, served through the same CDP proxy (docs/scale.md).
+    remoteBrowser: async (hostName) => remoteSessionBrowser(await browserHosts.connect(hostName), { tempDir: join(paths.tmp, 'sessions') }),
     recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath), dir: join(paths.artifacts, 'sessions'), recordVideoDefault: () => operatorSettings.values.record_video ?? false },
   }), (service) => service.close(), 'sessions');
   sessions.recover();

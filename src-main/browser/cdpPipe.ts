@@ -37,8 +37,18 @@ function errorAnswer(id: number, sessionId: string | undefined, message: string,
   return JSON.stringify({ id, error: { code, message }, ...(sessionId !== undefined && { sessionId }) });
 }
 
+/**
+ * A root CDP connection other than a pipe (a remote host's, browser/remoteCdp.ts): JSON text both ways.
+ * The pipe sets `onMessage` and `onClose`.
+ */
+export interface CdpTransport {
+  send(text: string): void;
+  onMessage: ((text: string) => void) | undefined;
+  onClose: (() => void) | undefined;
+}
+
 export class CdpPipe {
-  readonly #input: Writable;
+  readonly #send: (text: string) => void;
   readonly #pending = new Map<number, Pending>();
   /** Every session a channel owns (its browser session and what it attached), to that channel. */
   readonly #owners = new Map<string, CdpChannel>();
@@ -46,8 +56,16 @@ export class CdpPipe {
   #nextId = 1;
   #closed = false;
 
-  constructor(input: Writable, output: Readable) {
-    this.#input = input;
+  constructor(input: Writable | CdpTransport, output?: Readable) {
+    if (!('write' in input)) {
+      const transport = input;
+      this.#send = (text) => transport.send(text);
+      transport.onMessage = (text) => this.#dispatch(text);
+      transport.onClose = () => this.#close();
+      return;
+    }
+    this.#send = (text) => input.write(`${text}\0`);
+    if (!output) throw new Error('a pipe needs its output stream');
     let chunks: Buffer[] = [];
     output.on('data', (chunk: Buffer) => {
       let start = 0;
@@ -118,7 +136,7 @@ export class CdpPipe {
 
   #write(message: CdpMessage): void {
     try {
-      this.#input.write(`${JSON.stringify(message)}\0`);
+      this.#send(JSON.stringify(message));
     } catch {
       this.#close();
     }

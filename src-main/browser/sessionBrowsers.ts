@@ -61,6 +61,14 @@ function isDefaultSpec(spec: SessionLaunchSpec): boolean {
     && spec.screen.width === DEFAULT_SESSION_SCREEN.width && spec.screen.height === DEFAULT_SESSION_SCREEN.height;
 }
 
+/** What a session browser runs as: a Chromium child process, or a remote host's browser (browser/remoteCdp.ts). */
+export interface SessionProcess {
+  readonly pid?: number | undefined;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  once(event: 'exit', listener: () => void): unknown;
+}
+
 /** One Chromium process of one session, with Portico's own Playwright connection to it. */
 export class SessionBrowser {
   readonly pid: number;
@@ -68,7 +76,6 @@ export class SessionBrowser {
   readonly downloadsDir: string;
   /** Resolves once the process has exited (for whatever reason). */
   readonly exited: Promise<void>;
-  readonly #child: ChildProcess;
   readonly #pipe: CdpPipe;
   readonly #workDir: string;
   readonly #closeTimeoutMs: number;
@@ -80,10 +87,13 @@ export class SessionBrowser {
   /** A profile's folder the browser ran in (its preferences name this session's downloads folder until it ends). */
   readonly #profileDir: string | undefined;
 
-  constructor(child: ChildProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number, clock: Clock = systemClock, profileDir?: string) {
+  /** Ends the browser when it does not close in time (the process tree; a remote browser's connection). */
+  readonly #kill: () => void;
+
+  constructor(child: SessionProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number, clock: Clock = systemClock, profileDir?: string, kill?: () => void) {
+    this.#kill = kill ?? (() => killProcessTree(child as ChildProcess));
     this.#clock = clock;
     this.#profileDir = profileDir;
-    this.#child = child;
     this.#pipe = pipe;
     this.#workDir = workDir;
     this.downloadsDir = join(workDir, 'downloads');
@@ -167,6 +177,21 @@ export class SessionBrowser {
     return context.pages().find((page) => !page.isClosed()) ?? (await context.newPage());
   }
 
+  /**
+   * Makes the page's window `screen` large (the viewport exactly `screen`), for a browser Portico did not
+   * launch with that window size (a remote host's).
+   */
+  async fitWindow(screen: SessionScreen): Promise<void> {
+    const page = await this.page();
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      const { windowId } = await cdp.send('Browser.getWindowForTarget');
+      await cdp.send('Browser.setWindowBounds', { windowId, bounds: { width: screen.width, height: screen.height + HEADLESS_FRAME_PX } });
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
+  }
+
   /** The engine's page right now, if connected (for the live view, which asks synchronously). */
   currentPage(): Page | undefined {
     return this.#connected?.contexts()[0]?.pages().find((page) => !page.isClosed());
@@ -196,7 +221,7 @@ export class SessionBrowser {
       const outcome = await Promise.race([this.exited.then(() => 'exited' as const), gaveUp]);
       this.#clock.clearTimeout(timer);
       if (outcome === 'timeout') {
-        killProcessTree(this.#child);
+        this.#kill();
         await this.exited;
       }
     }

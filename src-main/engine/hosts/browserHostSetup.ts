@@ -49,6 +49,8 @@ export function placementHosts(settings: BrowserHostSettingsView, hosts: Browser
   };
   return [local, ...hosts.states().map((state): PlacementHost => ({
     name: state.spec.name, maxBrowsers: state.spec.maxBrowsers, labels: state.spec.labels,
+    // A DevTools endpoint is one browser every connection shares: a session's client there would see other browsers' pages.
+    sessions: state.spec.kind === 'playwright',
     accepting: () => state.reachable,
     unavailableReason: () => (state.reachable ? undefined : `unreachable${state.lastError ? ` (${state.lastError})` : state.lastCheckedAt === null ? ' (not probed yet)' : ''}`),
   }))];

@@ -27,6 +27,8 @@ export interface PlacementHost {
   readonly name: string;
   readonly maxBrowsers: number;
   readonly labels: readonly string[];
+  /** Whether it can run `/public` session browsers (local and `playwright` hosts; absent: yes). */
+  readonly sessions?: boolean;
   /** Whether it takes new browsers now (a host that stopped answering does not). */
   accepting(): boolean;
   /** Why it does not take browsers now (for refusals), e.g. `unreachable: connect ECONNREFUSED`. */
@@ -39,6 +41,8 @@ export interface PlacementWish {
   labels?: readonly string[] | undefined;
   /** Only the local Chromium (a session on a profile folder). */
   localOnly?: boolean;
+  /** A `/public` session's browser: only hosts that can run one. */
+  session?: boolean;
   /**
    * A profile login window: a person logs in there, so always the local Chromium, and it does not count
    * against local_max_browsers (which may be 0 when every job runs on the hosts); the other limits hold.
@@ -123,6 +127,7 @@ export class BrowserSlots {
     return this.#hosts().filter((host) => {
       if (tried.has(host.name)) return false;
       if ((wish.localOnly || wish.loginWindow) && host.name !== LOCAL_HOST) return false;
+      if (wish.session && host.sessions === false) return false;
       if (!labels.every((label) => host.labels.includes(label))) return false;
       if (!withRoom) return true;
       if (!host.accepting()) return false;

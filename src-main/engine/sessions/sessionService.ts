@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 
 import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
 import type { Disposable } from '../../base/emitter.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
+import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks.ts';
@@ -22,6 +22,8 @@ import type { SessionRow } from '../../store/sessions.ts';
 import type { Store } from '../../store/store.ts';
 import type { BrowserSlot, BrowserSlots } from '../limits/browserSlots.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
+import { HostRefusedError } from '../../browser/browserHosts.ts';
+import { LOCAL_HOST } from '../../contract/hosts.ts';
 import { SessionLease } from './sessionLease.ts';
 
 /** Who acts on sessions: an account key's user in its workspace (the workspace's org owns its profiles). */
@@ -47,6 +49,11 @@ export interface SessionServiceDeps {
   recorder?: { ffmpegPath(): Promise<string>; dir: string; recordVideoDefault?(): boolean };
   /** The live-browser limits (engine/limits/browserSlots.ts): a session past them is 429. */
   browserSlots?: BrowserSlots;
+  /**
+   * A session browser on a remote `playwright` host (docs/scale.md): the host launches it for Portico's
+   * connection; HostRefusedError when the host says no (the slot then moves to the next host).
+   */
+  remoteBrowser?: (host: string) => Promise<SessionBrowser>;
 }
 
 /** Where a CDP proxy connection goes: a guarded channel of the session browser's pipe. */
@@ -100,6 +107,7 @@ export class SessionService {
   readonly #browserSlots: BrowserSlots | undefined;
   readonly #live = new Map<string, LiveSession>();
   readonly #byCdpToken = new Map<string, LiveSession>();
+  readonly #remoteBrowser: ((host: string) => Promise<SessionBrowser>) | undefined;
   #closed = false;
 
   constructor(deps: SessionServiceDeps) {
@@ -113,6 +121,7 @@ export class SessionService {
     this.#logger = deps.logger ?? silentLogger;
     this.#recorder = deps.recorder;
     this.#browserSlots = deps.browserSlots;
+    this.#remoteBrowser = deps.remoteBrowser;
   }
 
   /** At start-up: sessions the previous run left active lost their browser with it; they read `terminated`. */
@@ -123,8 +132,10 @@ export class SessionService {
   /** Opens a session with its own browser; `origin` is this server's base URL as the caller reached it. */
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
-    // Session browsers run on the local Chromium (docs/scale.md).
-    const slot = this.#browserSlots?.acquire(actor.orgId, { localOnly: true });
+    // A session on a profile folder, through a local proxy forwarder or with its own user agent runs on the
+    // local Chromium; any other may go to a remote `playwright` host (docs/scale.md, "How Portico places work").
+    const localOnly = request.profile_id !== undefined || request.proxy !== undefined || request.user_agent !== undefined || !this.#remoteBrowser;
+    const slot = this.#browserSlots?.acquire(actor.orgId, { session: true, localOnly });
     try {
       return await this.#create(actor, request, origin, slot);
     } catch (error) {
@@ -176,8 +187,12 @@ export class SessionService {
         );
         spec.proxy.server = forwarder.server;
       }
-      ({ browser } = await this.#pool.take(spec));
-      peers = new ProcessGroupPeers(browser.pid);
+      if (slot === undefined || slot.host === LOCAL_HOST) {
+        ({ browser } = await this.#pool.take(spec));
+        peers = new ProcessGroupPeers(browser.pid);
+      } else {
+        browser = await this.#remote(slot, spec.screen);
+      }
     } catch (error) {
       await forwarder?.close();
       lock?.release();
@@ -345,6 +360,32 @@ export class SessionService {
         live.browser.acceptClient(request, socket, head);
       },
     };
+  }
+
+  /** A browser on the slot's remote host, moving on to the next host with room when one refuses. */
+  async #remote(slot: BrowserSlot, screen: { width: number; height: number }): Promise<SessionBrowser> {
+    const tried = new Set<string>();
+    const refusals: string[] = [];
+    for (;;) {
+      try {
+        const browser = await (this.#remoteBrowser as (host: string) => Promise<SessionBrowser>)(slot.host);
+        try {
+          await browser.connect();
+          await browser.fitWindow(screen);
+        } catch (error) {
+          await browser.close();
+          throw error;
+        }
+        this.#logger.info('session browser on a remote host', { host: slot.host });
+        return browser;
+      } catch (error) {
+        if (!(error instanceof HostRefusedError)) throw error;
+        tried.add(slot.host);
+        refusals.push(error.message);
+        if (slot.host === LOCAL_HOST || !slot.moveOn(tried)) throw new TooManyRequestsError(`No browser host could take the session: ${refusals.join('; ')}`);
+        if (slot.host === LOCAL_HOST) return (await this.#pool.take({ screen })).browser;
+      }
+    }
   }
 
   /** How many sessions have a browser right now. */
