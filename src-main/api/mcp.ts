@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ForbiddenError, UnauthorizedError } from '../base/errors.ts';
 import type { Logger } from '../base/logger.ts';
 import { messages } from '../contract/messages.ts';
-import { handleMcpHttpRequest } from '../mcp/mcpServer.ts';
 import { httpPorticoApi } from '../mcp/porticoApi.ts';
 import type { McpIdentity } from '../mcp/tools.ts';
 import type { ApiKeyRepository } from '../store/apiKeys.ts';
@@ -62,6 +61,8 @@ export function installMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps):
     const serviceUrl = ownUrl(request);
     reply.hijack();
     try {
+      // The MCP SDK is imported at the first MCP request, not at start (docs/performance.md).
+      const { handleMcpHttpRequest } = await import('../mcp/mcpServer.ts');
       await handleMcpHttpRequest(request.raw, reply.raw, request.body, {
         api: httpPorticoApi({ baseUrl: serviceUrl, apiKey: key }), identity, serviceUrl, version: deps.version,
       });

@@ -102,13 +102,10 @@ export class RouteTable {
   /** Registers every route: authenticate, validate path, query and body, handle, then serialize the body through its schema. */
   register(app: FastifyInstance, apiKeys: ApiKeyRepository, consoleAuth?: ConsoleAuth): void {
     for (const spec of this.routes) {
-      // Fastify compiles this into the route's serializer (fast-json-stringify); null keeps zod (validation.ts).
-      const responseSchema = spec.response ? responseJsonSchema(spec.response) : null;
       const status = spec.status ?? 200;
       app.route({
         method: spec.method,
         url: spec.path,
-        ...(responseSchema && { schema: { response: { [status]: responseSchema } } }),
         handler: async (request, reply) => {
           let principal: OrgPrincipal | AccountPrincipal | ConsolePrincipal | undefined;
           const orgId = (request.params as Record<string, string | undefined>).org_id ?? '';
@@ -141,7 +138,10 @@ export class RouteTable {
           if (spec.response) {
             // Only what the schema names goes out, and a body that breaks it is a 500, never half sent.
             reply.status(status);
-            const sent = serializeOutput(spec.response, result, routeName(spec), responseSchema ? (value) => String(reply.serialize(value)) : undefined);
+            // The route's JSON Schema for fast-json-stringify (null keeps zod: validation.ts), which Fastify
+            // compiles at the route's first response and keeps (reply.serializeInput), so a start compiles none.
+            const responseSchema = responseJsonSchema(spec.response);
+            const sent = serializeOutput(spec.response, result, routeName(spec), responseSchema ? (value) => reply.serializeInput(value as Record<string, unknown>, responseSchema as Record<string, unknown>) : undefined);
             return reply.type(JSON_CONTENT_TYPE).send(sent);
           }
           if (spec.status === 204) return reply.status(204).send();

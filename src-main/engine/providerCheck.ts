@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import { createClient, PROVIDERS, type ModelProvider, type RetryPolicy } from '../llm/index.ts';
 
 /** The answer of a "Test connection": whether the stored key works, in words for the operator. */
@@ -65,6 +64,8 @@ export function providerChecker(options: ProviderCheckOptions): (provider: Model
     try {
       if (info.probe.kind === 'model-list') {
         // Local servers mostly need no key, but the SDK insists on one (as in LlmFactory).
+        // Imported on first use, like the clients (llm/llmFactory.ts).
+        const { default: OpenAI } = await import('openai');
         const sdk = new OpenAI({ apiKey: apiKey ?? 'not-needed', baseURL: baseUrl, maxRetries: retry.maxRetries, timeout: retry.timeoutMs });
         const models = await sdk.models.list();
         const count = models.data.length;
@@ -72,7 +73,7 @@ export function providerChecker(options: ProviderCheckOptions): (provider: Model
       }
       if (apiKey === undefined) return { ok: false, detail: 'No key is stored for this provider' };
       const { modelId } = info.probe;
-      const client = createClient(provider, { modelId, apiKey, baseUrl, retry });
+      const client = await createClient(provider, { modelId, apiKey, baseUrl, retry });
       await client.complete({ system: 'Connection test.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Reply with OK.' }] }], maxTokens: 1 });
       return { ok: true, detail: `${info.label} accepted the key at ${baseUrl} (${modelId} answered)` };
     } catch (error) {

@@ -1,9 +1,7 @@
 import type { ProviderEnvironment } from '../base/config.ts';
 import type { SecretStore } from '../secrets/index.ts';
-import { AnthropicClient } from './anthropicClient.ts';
 import { resolveBaseUrl, type ResolvedBaseUrl } from './baseUrls.ts';
 import { ModelNotConfiguredError, UnknownModelError } from './llmErrors.ts';
-import { OpenAiClient } from './openaiClient.ts';
 import { isModelProvider, PROVIDERS, providerSecretName, type ModelProvider } from './providers.ts';
 import { DEFAULT_RETRY_POLICY, type LlmClient, type RetryPolicy } from './types.ts';
 
@@ -17,11 +15,19 @@ export interface LlmFactoryOptions {
   retry?: RetryPolicy;
 }
 
-/** A client of `modelId` through its provider's SDK, at `baseUrl` (the SDK's own default when absent). */
-export function createClient(provider: ModelProvider, options: { modelId: string; apiKey: string | undefined; baseUrl: string | undefined; retry: RetryPolicy }): LlmClient {
+/**
+ * A client of `modelId` through its provider's SDK, at `baseUrl` (the SDK's own default when absent).
+ * The SDK is imported on first use (each is ~25-30 MB and 150-250 ms to load): a service that never
+ * calls a model never loads one (docs/performance.md).
+ */
+export async function createClient(provider: ModelProvider, options: { modelId: string; apiKey: string | undefined; baseUrl: string | undefined; retry: RetryPolicy }): Promise<LlmClient> {
   const { modelId, apiKey, baseUrl, retry } = options;
   const at = baseUrl !== undefined ? { baseUrl } : {};
-  if (PROVIDERS[provider].sdk === 'anthropic') return new AnthropicClient({ modelId, apiKey: apiKey ?? '', retry, ...at });
+  if (PROVIDERS[provider].sdk === 'anthropic') {
+    const { AnthropicClient } = await import('./anthropicClient.ts');
+    return new AnthropicClient({ modelId, apiKey: apiKey ?? '', retry, ...at });
+  }
+  const { OpenAiClient } = await import('./openaiClient.ts');
   // Local servers mostly ignore the key, but the SDK insists on one.
   return new OpenAiClient({ modelId, apiKey: apiKey ?? 'not-needed', retry, ...at });
 }

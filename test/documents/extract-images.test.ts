@@ -112,7 +112,7 @@ describe('page images through an OpenAI-compatible model', () => {
       pageTexts: [{ page: 1, text: 'Employer: Analytical Engines Ltd', ocr: false }, { page: 2, text: 'City: London', ocr: true, imageBase64: jpeg }],
     }];
     model.reset([{ toolCalls: [{ name: 'extract_values', input: { values: [{ key: 'city', value: 'London', document: 'scan.pdf', quote: 'City: London' }] } }] }]);
-    const client = createClient('openai-compatible', { modelId: 'openai-compatible:local-vision', apiKey: undefined, baseUrl: model.openaiBaseUrl, retry: { maxRetries: 0, timeoutMs: 10_000 } });
+    const client = await createClient('openai-compatible', { modelId: 'openai-compatible:local-vision', apiKey: undefined, baseUrl: model.openaiBaseUrl, retry: { maxRetries: 0, timeoutMs: 10_000 } });
     const result = await extractWithModel(client, docs, schema);
     expect(result.form_data).toMatchObject({ city: 'London', employer: 'Analytical Engines Ltd' });
     expect(result.sources.city).toEqual({ document: 'scan.pdf', page: 2, text: 'City: London', ocr: true });

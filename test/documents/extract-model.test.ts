@@ -44,7 +44,7 @@ describe('extraction with a model (scripted model server, real SDK)', () => {
       // A key the schema does not have is ignored.
       { key: 'password', value: 'x', document: 'letter.pdf', quote: 'Ada' },
     ] } }] }]);
-    const r = await extractWithModel(client(), [letter], schema);
+    const r = await extractWithModel(await client(), [letter], schema);
     expect(r.form_data).toEqual({ full_name: 'Ada Lovelace', dob: '1815-12-10', salary: 52000, city: 'London' });
     expect(r.sources.full_name).toEqual({ document: 'letter.pdf', page: 1, text: 'This confirms that Ada Lovelace, born' });
     expect(r.sources.salary).toEqual({ document: 'letter.pdf', page: 2, text: 'Her salary is 52,000 a year.', ocr: true });
@@ -64,7 +64,7 @@ describe('extraction with a model (scripted model server, real SDK)', () => {
       { key: 'city', value: 'Paris', document: 'letter.pdf', quote: 'To whom it may concern' },
       { key: 'employer', value: 'Analytical Engines Ltd', document: 'letter.pdf', quote: 'works for Analytical Engines Ltd.' },
     ] } }] }]);
-    const r = await extractWithModel(client(), [letter], schema);
+    const r = await extractWithModel(await client(), [letter], schema);
     expect(r.form_data.full_name).toBeUndefined();
     expect(r.reasons.full_name).toMatch(/not in the text it quotes/);
     // "Paris" is not in its quote either; the built-in rules still read "City: London".

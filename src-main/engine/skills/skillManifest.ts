@@ -1,9 +1,14 @@
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ValidationError } from '../../base/errors.ts';
 import { unsafeNameProblem } from '../../contract/names.ts';
+
+// The YAML parser (72 modules) is loaded when the first SKILL.md is parsed, not at start (docs/performance.md).
+const requireModule = createRequire(import.meta.url);
+let yaml: typeof import('yaml') | undefined;
+const parseYaml = (text: string): unknown => (yaml ??= requireModule('yaml') as typeof import('yaml')).parse(text);
 
 /** A skill's SKILL.md (agentskills.io): YAML frontmatter between '---' lines, then markdown. */
 export interface SkillManifest {
