@@ -8,7 +8,10 @@ import { unsafeNameProblem } from '../../contract/names.ts';
 // The YAML parser (72 modules) is loaded when the first SKILL.md is parsed, not at start (docs/performance.md).
 const requireModule = createRequire(import.meta.url);
 let yaml: typeof import('yaml') | undefined;
-const parseYaml = (text: string): unknown => (yaml ??= requireModule('yaml') as typeof import('yaml')).parse(text);
+function parseYaml(text: string): unknown {
+  if (yaml === undefined) yaml = requireModule('yaml') as typeof import('yaml');
+  return yaml.parse(text);
+}
 
 /** A skill's SKILL.md (agentskills.io): YAML frontmatter between '---' lines, then markdown. */
 export interface SkillManifest {
