@@ -39,14 +39,26 @@ const packageOwners = [
   { name: 'sqlite-only-in-store', packages: ['better-sqlite3'], from: ['^src-main/store/'] },
   { name: 'keyring-only-in-secrets', packages: ['@napi-rs/keyring'], from: ['^src-main/secrets/'] },
   { name: 'fastify-only-in-api', packages: ['fastify', '@fastify/[^/]+'], from: ['^src-main/api/'] },
-  { name: 'ajv-only-in-json-schema-service', packages: ['ajv', 'ajv-formats'], from: ['^src-main/base/jsonSchema\\.ts$'] },
+  {
+    name: 'ajv-only-in-json-schema-service',
+    packages: ['ajv', 'ajv-formats'],
+    from: ['^src-main/base/jsonSchema\\.ts$'],
+  },
   // Patterns written by someone else run on RE2 (linear time) through one module.
   { name: 're2js-only-in-linear-regexp', packages: ['re2js'], from: ['^src-main/base/linearRegExp\\.ts$'] },
   { name: 'otp-only-in-agent', packages: ['otplib'], from: ['^src-main/agent/'] },
   { name: 'skill-archive-packages-only-in-engine', packages: ['yauzl', 'yaml'], from: ['^src-main/engine/'] },
   // OCR (tesseract.js, its npm-installed English data) and page rendering (@napi-rs/canvas) serve document reading only.
-  { name: 'ocr-only-in-documents', packages: ['tesseract.js', '@tesseract.js-data/[^/]+', '@napi-rs/canvas'], from: ['^src-main/engine/documents/'] },
-  { name: 'mcp-sdk-only-in-mcp-and-api', packages: ['@modelcontextprotocol/sdk'], from: ['^src-main/mcp/', '^src-main/api/'] },
+  {
+    name: 'ocr-only-in-documents',
+    packages: ['tesseract.js', '@tesseract.js-data/[^/]+', '@napi-rs/canvas'],
+    from: ['^src-main/engine/documents/'],
+  },
+  {
+    name: 'mcp-sdk-only-in-mcp-and-api',
+    packages: ['@modelcontextprotocol/sdk'],
+    from: ['^src-main/mcp/', '^src-main/api/'],
+  },
   { name: 'zip-writer-only-in-api-and-engine', packages: ['yazl'], from: ['^src-main/api/', '^src-main/engine/'] },
   // Playwright runs in browser/; the folders that may use browser/ may name its types (Page, BrowserContext).
   {
@@ -65,7 +77,8 @@ const rendererRuntimeContract = '^src-main/contract/(client|generated/operationR
 const rendererPackages = ['react', 'react-dom', 'zustand'];
 
 const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const packagePath = (names) => `(^|/)node_modules/(${names.map((name) => (name.includes('[') ? name : escapeRegex(name))).join('|')})/`;
+const packagePath = (names) =>
+  `(^|/)node_modules/(${names.map((name) => (name.includes('[') ? name : escapeRegex(name))).join('|')})/`;
 const notNpmOrCore = ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'];
 const describe = (rule) => (rule.length === 0 ? 'itself' : `itself, ${rule.map((folder) => `${folder}/`).join(', ')}`);
 
@@ -106,7 +119,8 @@ module.exports = {
   forbidden: [
     {
       name: 'electron-only-in-hosts',
-      comment: 'only src-main/desktop/, src-main/index.ts and src-preload/ may import electron: the engine runs under plain Node',
+      comment:
+        'only src-main/desktop/, src-main/index.ts and src-preload/ may import electron: the engine runs under plain Node',
       severity: 'error',
       from: { pathNot: ['^src-main/desktop/', '^src-main/index\\.ts$', '^src-preload/'] },
       to: { path: packagePath(['electron']) },
@@ -128,21 +142,24 @@ module.exports = {
     },
     {
       name: 'contract-zod-only',
-      comment: 'src-main/contract/ is shared with the renderer: it may import zod only (no Node builtins, no other packages)',
+      comment:
+        'src-main/contract/ is shared with the renderer: it may import zod only (no Node builtins, no other packages)',
       severity: 'error',
       from: { path: '^src-main/contract/' },
       to: { dependencyTypes: notNpmOrCore, pathNot: packagePath(['zod']) },
     },
     {
       name: 'renderer-contract-types-only',
-      comment: 'src-renderer/ may import src-main/contract types only (use `import type`), the zod-free typed API client aside',
+      comment:
+        'src-renderer/ may import src-main/contract types only (use `import type`), the zod-free typed API client aside',
       severity: 'error',
       from: { path: '^src-renderer/' },
       to: { path: '^src-main/contract/', pathNot: rendererRuntimeContract, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'renderer-runtime-contract-types-only',
-      comment: 'the typed API client is bundled into the console: it imports zod and other contract modules as types only',
+      comment:
+        'the typed API client is bundled into the console: it imports zod and other contract modules as types only',
       severity: 'error',
       from: { path: rendererRuntimeContract },
       to: { pathNot: rendererRuntimeContract, dependencyTypesNot: ['type-only'] },
@@ -203,7 +220,8 @@ module.exports = {
     ...packageRules,
     {
       name: 'no-dev-dependencies-at-runtime',
-      comment: 'src-main/ runs from source on a production install: runtime imports must be dependencies, not devDependencies',
+      comment:
+        'src-main/ runs from source on a production install: runtime imports must be dependencies, not devDependencies',
       severity: 'error',
       from: { path: '^src-' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: packagePath(['electron']) },

@@ -13,8 +13,12 @@ const extensions = ['.ts', '.tsx', '.mjs', '.js', '.json'];
 const injectedScripts = {
   name: 'portico-injected-scripts',
   buildStart(): void {
-    const result = spawnSync(process.execPath, [resolve(root, 'scripts/build-injected.mjs')], { cwd: root, stdio: 'inherit' });
-    if (result.status !== 0) throw new Error(`scripts/build-injected.mjs failed (exit ${result.status ?? result.signal})`);
+    const result = spawnSync(process.execPath, [resolve(root, 'scripts/build-injected.mjs')], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    if (result.status !== 0)
+      throw new Error(`scripts/build-injected.mjs failed (exit ${result.status ?? result.signal})`);
   },
 };
 

@@ -24,7 +24,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...unit, '**/node_modules/**'] },
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [...unit, '**/node_modules/**'],
+        },
       },
     ],
   },

@@ -35,8 +35,14 @@ interface Server {
 function startServer(args: string[]): Promise<Server> {
   return new Promise((resolve, reject) => {
     // BENCH_PORTICO_NODE_ARGS / BENCH_BARE_NODE_ARGS: extra Node flags for either server (e.g. --cpu-prof to see where its time goes).
-    const nodeArgs = ((args[0] === 'portico' ? process.env.BENCH_PORTICO_NODE_ARGS : process.env.BENCH_BARE_NODE_ARGS) ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, join(benchDir, 'apiServers.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const nodeArgs = (
+      (args[0] === 'portico' ? process.env.BENCH_PORTICO_NODE_ARGS : process.env.BENCH_BARE_NODE_ARGS) ?? ''
+    )
+      .split(' ')
+      .filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, join(benchDir, 'apiServers.ts'), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -55,11 +61,19 @@ async function stop(server: Server): Promise<void> {
 
 function skillZip(name: string): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  zip.addBuffer(Buffer.from(`---\nname: ${name}\ndescription: How to handle ${name} widgets on government forms\n---\n# ${name}\n\nSteps.\n`), 'SKILL.md');
+  zip.addBuffer(
+    Buffer.from(
+      `---\nname: ${name}\ndescription: How to handle ${name} widgets on government forms\n---\n# ${name}\n\nSteps.\n`,
+    ),
+    'SKILL.md',
+  );
   zip.end();
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    zip.outputStream
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
   });
 }
 
@@ -78,12 +92,19 @@ function portalBody(i: number, skillIds: string[]): Record<string, unknown> {
         email: { type: 'string', format: 'email', title: 'Email address' },
         phone: { type: 'string', title: 'Phone number', pattern: '^[0-9 +()-]{7,20}$' },
         date_of_birth: { type: 'string', format: 'date', title: 'Date of birth' },
-        permit_type: { type: 'string', enum: ['residential', 'commercial', 'event', 'temporary'], title: 'Permit type' },
+        permit_type: {
+          type: 'string',
+          enum: ['residential', 'commercial', 'event', 'temporary'],
+          title: 'Permit type',
+        },
         guests: { type: 'integer', minimum: 0, maximum: 500, title: 'Expected guests' },
         notes: { type: 'string', title: 'Anything else we should know?' },
       },
     },
-    output_schema: { type: 'object', properties: { confirmation_number: { type: 'string' }, submitted_at: { type: 'string' } } },
+    output_schema: {
+      type: 'object',
+      properties: { confirmation_number: { type: 'string' }, submitted_at: { type: 'string' } },
+    },
     humanized_urls: ['https://permits.example.gov/*'],
     ...(i % 2 === 0 && { skill_ids: skillIds }),
   };
@@ -100,7 +121,11 @@ async function seed(dataDir: string, portico: Server): Promise<{ portalsPath: st
     skillIds.push(String(((await res.json()) as { id: string }).id));
   }
   for (let i = 0; i < 20; i += 1) {
-    const res = await fetch(`${portico.url}/portals/default`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(portalBody(i, skillIds)) });
+    const res = await fetch(`${portico.url}/portals/default`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(portalBody(i, skillIds)),
+    });
     if (!res.ok) throw new Error(`portal create: ${res.status} ${await res.text()}`);
   }
   // A finished job with 30 events, written as a run writes them (the store's own checks on every event).
@@ -110,18 +135,56 @@ async function seed(dataDir: string, portico: Server): Promise<{ portalsPath: st
     if (!portal) throw new Error('seeded portal missing');
     const jobId = newId();
     store.jobs.insert({
-      id: jobId, org_id: 'default', endpoint_name: 'permit-00', portal_id: portal.id,
-      portal: { start_url: portal.start_url, task: portal.task, form_schema: portal.form_schema, output_schema: portal.output_schema, humanized_urls: portal.humanized_urls, webhook_url: null, skill_ids: portal.skill_ids },
-      options: { form_data: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, document_bundle_id: null, max_turns: 30, timeout_minutes: 10, save_profile: false, human_in_the_loop: false, proxy: null },
-      orchestrator_model: 'builtin:autofill', vision_model: 'builtin:autofill', profile_id: null, view_token: newId(),
+      id: jobId,
+      org_id: 'default',
+      endpoint_name: 'permit-00',
+      portal_id: portal.id,
+      portal: {
+        start_url: portal.start_url,
+        task: portal.task,
+        form_schema: portal.form_schema,
+        output_schema: portal.output_schema,
+        humanized_urls: portal.humanized_urls,
+        webhook_url: null,
+        skill_ids: portal.skill_ids,
+      },
+      options: {
+        form_data: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+        document_bundle_id: null,
+        max_turns: 30,
+        timeout_minutes: 10,
+        save_profile: false,
+        human_in_the_loop: false,
+        proxy: null,
+      },
+      orchestrator_model: 'builtin:autofill',
+      vision_model: 'builtin:autofill',
+      profile_id: null,
+      view_token: newId(),
     });
-    store.jobs.appendEvent(jobId, 'queued', { form_data: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, hidden_keys: [], max_turns: 30, timeout_minutes: 10, human_in_the_loop: false });
-    store.jobs.appendEvent(jobId, 'agent_mode', { mode: 'autofill', detail: 'builtin:autofill: rules first, no model' });
+    store.jobs.appendEvent(jobId, 'queued', {
+      form_data: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      hidden_keys: [],
+      max_turns: 30,
+      timeout_minutes: 10,
+      human_in_the_loop: false,
+    });
+    store.jobs.appendEvent(jobId, 'agent_mode', {
+      mode: 'autofill',
+      detail: 'builtin:autofill: rules first, no model',
+    });
     for (let step = 1; step <= 28; step += 1) {
-      store.jobs.appendEvent(jobId, 'step', { step, description: `Filled field ${step} of the permit application ('First name' ← first_name) and checked it reads back as typed` });
+      store.jobs.appendEvent(jobId, 'step', {
+        step,
+        description: `Filled field ${step} of the permit application ('First name' ← first_name) and checked it reads back as typed`,
+      });
     }
     store.jobs.transition(jobId, ['queued'], 'running', { started_at: new Date().toISOString() });
-    store.jobs.transition(jobId, ['running'], 'completed', { completed_at: new Date().toISOString(), steps: 28, result: { confirmation_number: 'PRM-2026-004211', submitted_at: '2026-11-27T09:00:00Z' } });
+    store.jobs.transition(jobId, ['running'], 'completed', {
+      completed_at: new Date().toISOString(),
+      steps: 28,
+      result: { confirmation_number: 'PRM-2026-004211', submitted_at: '2026-11-27T09:00:00Z' },
+    });
     return { portalsPath: '/portals/default', statusPath: `/task/default/permit-00/status?job_id=${jobId}` };
   } finally {
     store.close();
@@ -131,7 +194,9 @@ async function seed(dataDir: string, portico: Server): Promise<{ portalsPath: st
 /** CPU seconds (user + system) from a /proc stat file (Linux); NaN elsewhere. */
 function statCpu(file: string, systemOnly = false): number {
   try {
-    const fields = readFileSync(file, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(file, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     // utime, stime in clock ticks (USER_HZ 100)
     return ((systemOnly ? 0 : Number(fields[11])) + Number(fields[12])) / 100;
   } catch {
@@ -141,7 +206,11 @@ function statCpu(file: string, systemOnly = false): number {
 
 /** CPU seconds a process has used: all its threads, and its main (JavaScript) thread alone. */
 function cpuSeconds(pid: number | undefined): { all: number; main: number; system: number } {
-  return { all: statCpu(`/proc/${pid}/stat`), main: statCpu(`/proc/${pid}/task/${pid}/stat`), system: statCpu(`/proc/${pid}/stat`, true) };
+  return {
+    all: statCpu(`/proc/${pid}/stat`),
+    main: statCpu(`/proc/${pid}/task/${pid}/stat`),
+    system: statCpu(`/proc/${pid}/stat`, true),
+  };
 }
 
 interface Measured {
@@ -162,7 +231,12 @@ interface Measured {
 
 async function hammer(server: Server, path: string, headers: Record<string, string>): Promise<Measured> {
   const cpuBefore = cpuSeconds(server.child.pid);
-  const result = await autocannon({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: SECONDS, headers });
+  const result = await autocannon({
+    url: `${server.url}${path}`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers,
+  });
   const cpuAfter = cpuSeconds(server.child.pid);
   const requests = Math.max(1, result.requests.total);
   return {
@@ -190,7 +264,10 @@ try {
   // The bare server answers the exact bodies Portico answers (fetched once), at the same paths.
   const bodies: Record<string, unknown> = {};
   const sizes: Record<string, number> = {};
-  for (const [name, path] of [['portals', portalsPath], ['status', statusPath]] as const) {
+  for (const [name, path] of [
+    ['portals', portalsPath],
+    ['status', statusPath],
+  ] as const) {
     const res = await fetch(`${portico.url}${path}`, { headers });
     const text = await res.text();
     if (!res.ok) throw new Error(`${path}: ${res.status} ${text}`);
@@ -203,13 +280,18 @@ try {
   for (const path of [portalsPath, statusPath]) {
     const mine = await (await fetch(`${portico.url}${path}`, { headers })).json();
     const theirs = await (await fetch(`${bare.url}${path}`)).json();
-    if (JSON.stringify(mine) !== JSON.stringify(theirs)) throw new Error(`${path}: the bare server does not answer the same JSON`);
+    if (JSON.stringify(mine) !== JSON.stringify(theirs))
+      throw new Error(`${path}: the bare server does not answer the same JSON`);
   }
 
   // BENCH_ROUTES=portals (or status) measures one of the two.
   const only = process.env.BENCH_ROUTES?.split(',');
-  const routes = Object.fromEntries(Object.entries({ portals: portalsPath, status: statusPath }).filter(([name]) => !only || only.includes(name))) as { portals: string; status: string };
-  const samples: Record<string, { portico: Measured[]; bare: Measured[] }> = Object.fromEntries(Object.keys(routes).map((name) => [name, { portico: [], bare: [] }]));
+  const routes = Object.fromEntries(
+    Object.entries({ portals: portalsPath, status: statusPath }).filter(([name]) => !only || only.includes(name)),
+  ) as { portals: string; status: string };
+  const samples: Record<string, { portico: Measured[]; bare: Measured[] }> = Object.fromEntries(
+    Object.keys(routes).map((name) => [name, { portico: [], bare: [] }]),
+  );
   // One warm-up of each (JIT, SQLite page cache), untimed.
   for (const path of Object.values(routes)) {
     await autocannon({ url: `${portico.url}${path}`, connections: CONNECTIONS, duration: 1, headers });
@@ -222,7 +304,9 @@ try {
       entry.portico.push(await hammer(portico, path, headers));
       entry.bare.push(await hammer(bare, path, {}));
       const [p, b] = [entry.portico.at(-1), entry.bare.at(-1)];
-      process.stderr.write(`run ${run + 1}/${RUNS} ${name}: portico ${p?.requests_per_s} req/s ${p?.cpu_us_per_request} µs CPU/req (${p?.main_thread_cpu_us_per_request} main, ${p?.system_cpu_us_per_request} sys), bare ${b?.requests_per_s} req/s ${b?.cpu_us_per_request} µs CPU/req (${b?.main_thread_cpu_us_per_request} main, ${b?.system_cpu_us_per_request} sys) (load ${load()[0]})\n`);
+      process.stderr.write(
+        `run ${run + 1}/${RUNS} ${name}: portico ${p?.requests_per_s} req/s ${p?.cpu_us_per_request} µs CPU/req (${p?.main_thread_cpu_us_per_request} main, ${p?.system_cpu_us_per_request} sys), bare ${b?.requests_per_s} req/s ${b?.cpu_us_per_request} µs CPU/req (${b?.main_thread_cpu_us_per_request} main, ${b?.system_cpu_us_per_request} sys) (load ${load()[0]})\n`,
+      );
     }
   }
   const summary = (list: Measured[]) => ({
@@ -237,23 +321,38 @@ try {
     target: 'Portico ≥ 0.5× the requests/s of a bare Fastify 5 route returning the same JSON; p99 ≤ 2× bare',
     client: `autocannon, ${CONNECTIONS} connections, keep-alive, ${SECONDS} s per measurement, ${RUNS} alternations`,
     body_bytes: sizes,
-    routes: Object.fromEntries(Object.entries(samples).map(([name, entry]) => {
-      const p = summary(entry.portico);
-      const b = summary(entry.bare);
-      return [name, {
-        path: String(routes[name as keyof typeof routes]).replace(/job_id=.*/, 'job_id=…'),
-        portico: p, bare_fastify: b,
-        ratio_requests_per_s: round(p.requests_per_s_median / b.requests_per_s_median),
-        ratio_p99: round(p.latency_p99_ms_median / b.latency_p99_ms_median),
-        // Bare CPU per request over Portico's: the throughput ratio a CPU-bound server would reach.
-        ratio_cpu_per_request: round(b.cpu_us_per_request_median / p.cpu_us_per_request_median),
-        runs: entry,
-      }];
-    })),
-    machine: { cpus: cpus().length, platform: process.platform, node: process.version, load_average_at_start: loadAtStart, load_average_at_end: load(), note: 'a 2-core machine shared with other engineers\' tests while measured' },
+    routes: Object.fromEntries(
+      Object.entries(samples).map(([name, entry]) => {
+        const p = summary(entry.portico);
+        const b = summary(entry.bare);
+        return [
+          name,
+          {
+            path: String(routes[name as keyof typeof routes]).replace(/job_id=.*/, 'job_id=…'),
+            portico: p,
+            bare_fastify: b,
+            ratio_requests_per_s: round(p.requests_per_s_median / b.requests_per_s_median),
+            ratio_p99: round(p.latency_p99_ms_median / b.latency_p99_ms_median),
+            // Bare CPU per request over Portico's: the throughput ratio a CPU-bound server would reach.
+            ratio_cpu_per_request: round(b.cpu_us_per_request_median / p.cpu_us_per_request_median),
+            runs: entry,
+          },
+        ];
+      }),
+    ),
+    machine: {
+      cpus: cpus().length,
+      platform: process.platform,
+      node: process.version,
+      load_average_at_start: loadAtStart,
+      load_average_at_end: load(),
+      note: "a 2-core machine shared with other engineers' tests while measured",
+    },
   };
   writeFileSync(join(benchDir, 'results', 'api.json'), `${JSON.stringify(results, null, 2)}\n`);
-  process.stderr.write(`${JSON.stringify(Object.fromEntries(Object.entries(results.routes).map(([n, r]) => [n, { portico: r.portico.requests_per_s_median, bare: r.bare_fastify.requests_per_s_median, ratio: r.ratio_requests_per_s, cpu_ratio: r.ratio_cpu_per_request, p99: [r.portico.latency_p99_ms_median, r.bare_fastify.latency_p99_ms_median] }])))}\n`);
+  process.stderr.write(
+    `${JSON.stringify(Object.fromEntries(Object.entries(results.routes).map(([n, r]) => [n, { portico: r.portico.requests_per_s_median, bare: r.bare_fastify.requests_per_s_median, ratio: r.ratio_requests_per_s, cpu_ratio: r.ratio_cpu_per_request, p99: [r.portico.latency_p99_ms_median, r.bare_fastify.latency_p99_ms_median] }])))}\n`,
+  );
 } finally {
   if (bare) await stop(bare);
   if (portico) await stop(portico);

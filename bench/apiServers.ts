@@ -16,8 +16,16 @@ if (mode === 'portico') {
   const { BENCH_LIMITS } = await import('./lib.ts');
   const notices: string[] = [];
   const app = await startApp({
-    dataDir: String(arg), port: 0, rendererDir: join(String(arg), 'no-console'), notice: (line) => notices.push(line),
-    warmBrowser: false, sessionPoolSize: 0, samples: false, announceConsole: false, limits: BENCH_LIMITS, config: readConfig(process.env),
+    dataDir: String(arg),
+    port: 0,
+    rendererDir: join(String(arg), 'no-console'),
+    notice: (line) => notices.push(line),
+    warmBrowser: false,
+    sessionPoolSize: 0,
+    samples: false,
+    announceConsole: false,
+    limits: BENCH_LIMITS,
+    config: readConfig(process.env),
   });
   const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   process.stdout.write(`${JSON.stringify({ url: app.url, key, pid: process.pid })}\n`);

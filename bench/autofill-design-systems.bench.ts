@@ -23,9 +23,17 @@ runMain(async () => {
     resultName: 'autofill-design-systems',
     site: await startFormServer(corpusHandlers()),
     forms: CORPUS.filter((f) => !only || only.includes(f.name)).map((form) => ({
-      name: form.name, group: form.system, startPath: form.startPath, formData: form.formData, formSchema: form.formSchema, script: form.script,
+      name: form.name,
+      group: form.system,
+      startPath: form.startPath,
+      formData: form.formData,
+      formSchema: form.formSchema,
+      script: form.script,
       check(site, since) {
-        const post = site.posts.slice(since).filter((p) => p.path === form.submitPath).at(-1);
+        const post = site.posts
+          .slice(since)
+          .filter((p) => p.path === form.submitPath)
+          .at(-1);
         const got = post ? receivedFields(post) : undefined;
         return { verdict: !got ? 'missing' : sameFields(got, form.expected) ? 'ok' : 'wrong', got };
       },

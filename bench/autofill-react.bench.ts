@@ -7,7 +7,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { buildReactCorpus, reactCorpusHandlers, selectedForms, submitPath } from '../test/fixtures/react-forms/corpus.ts';
+import {
+  buildReactCorpus,
+  reactCorpusHandlers,
+  selectedForms,
+  submitPath,
+} from '../test/fixtures/react-forms/corpus.ts';
 import { startFormServer } from '../test/helpers/formServer.ts';
 import { runCorpusBench, runMain } from './corpusBench.ts';
 
@@ -18,11 +23,22 @@ runMain(async () => {
     resultName: 'autofill-react',
     site: await startFormServer(reactCorpusHandlers(await buildReactCorpus(forms))),
     forms: forms.map((form) => ({
-      name: form.name, group: form.library, startPath: `/rf/${form.name}/`, formData: form.formData, formSchema: form.formSchema, script: form.script,
+      name: form.name,
+      group: form.library,
+      startPath: `/rf/${form.name}/`,
+      formData: form.formData,
+      formSchema: form.formSchema,
+      script: form.script,
       check(site, since) {
-        const bodies = site.posts.slice(since).filter((p) => p.path === submitPath(form)).map((p) => p.json);
+        const bodies = site.posts
+          .slice(since)
+          .filter((p) => p.path === submitPath(form))
+          .map((p) => p.json);
         const wrong = bodies.find((b) => !isDeepStrictEqual(b, form.expected));
-        return { verdict: wrong !== undefined ? 'wrong' : bodies.length ? 'ok' : 'missing', got: wrong ?? bodies.at(-1) };
+        return {
+          verdict: wrong !== undefined ? 'wrong' : bodies.length ? 'ok' : 'missing',
+          got: wrong ?? bodies.at(-1),
+        };
       },
     })),
   });

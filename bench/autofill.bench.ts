@@ -30,18 +30,34 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {};
   try {
     await api('/portals/default', {
-      endpoint_name: 'fishing', start_url: site.url('/wizard/name'), task: 'Apply for a fishing licence',
-      form_schema: { type: 'object', properties: { full_name: { type: 'string' }, contact: { type: 'string' }, email: { type: 'string' }, date_of_birth: { type: 'string', format: 'date' } } },
+      endpoint_name: 'fishing',
+      start_url: site.url('/wizard/name'),
+      task: 'Apply for a fishing licence',
+      form_schema: {
+        type: 'object',
+        properties: {
+          full_name: { type: 'string' },
+          contact: { type: 'string' },
+          email: { type: 'string' },
+          date_of_birth: { type: 'string', format: 'date' },
+        },
+      },
     });
     const runJob = async (): Promise<{ totalMs: number; firstActionMs: number; status: string }> => {
       const before = firstGetAt.length;
       const startedAt = Date.now();
-      const { job_id: jobId } = (await api('/jobs/default/fishing/start', { form_data: formData })) as { job_id: string };
+      const { job_id: jobId } = (await api('/jobs/default/fishing/start', { form_data: formData })) as {
+        job_id: string;
+      };
       for (;;) {
         const status = await api(`/task/default/fishing/status?job_id=${jobId}`);
         if (['completed', 'failed', 'cancelled'].includes(String(status.status))) {
           const done = Date.parse(String(status.completed_at));
-          return { totalMs: done - startedAt, firstActionMs: (firstGetAt[before] ?? Number.NaN) - startedAt, status: `${String(status.status)}${status.error ? `: ${String(status.error)}` : ''}` };
+          return {
+            totalMs: done - startedAt,
+            firstActionMs: (firstGetAt[before] ?? Number.NaN) - startedAt,
+            status: `${String(status.status)}${status.error ? `: ${String(status.error)}` : ''}`,
+          };
         }
         await new Promise((r) => setTimeout(r, 5));
       }
@@ -99,7 +115,9 @@ async function main(): Promise<void> {
   const out = fileURLToPath(new URL('./results/autofill.json', import.meta.url));
   await mkdir(join(out, '..'), { recursive: true });
   await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify({ job_median_ms: results.job_median_ms, script_median_ms: results.script_median_ms, ratio: results.ratio, first_action_median_ms: results.first_action_median_ms, meets_targets: results.meets_targets })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ job_median_ms: results.job_median_ms, script_median_ms: results.script_median_ms, ratio: results.ratio, first_action_median_ms: results.first_action_median_ms, meets_targets: results.meets_targets })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

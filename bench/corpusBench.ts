@@ -42,7 +42,12 @@ interface FormResult {
 }
 
 /** Runs `forms` on `site` and writes bench/results/<resultName>.json; prints the headline. */
-export async function runCorpusBench(options: { title: string; resultName: string; site: FormServer; forms: BenchForm[] }): Promise<void> {
+export async function runCorpusBench(options: {
+  title: string;
+  resultName: string;
+  site: FormServer;
+  forms: BenchForm[];
+}): Promise<void> {
   const { site, forms } = options;
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-corpus-'));
   const { app, api } = await startBenchApp(dataDir);
@@ -50,7 +55,12 @@ export async function runCorpusBench(options: { title: string; resultName: strin
   try {
     for (const form of forms) {
       const endpoint = form.name;
-      await api('/portals/default', { endpoint_name: endpoint, start_url: site.url(form.startPath), task: `Fill in ${form.name}`, form_schema: form.formSchema });
+      await api('/portals/default', {
+        endpoint_name: endpoint,
+        start_url: site.url(form.startPath),
+        task: `Fill in ${form.name}`,
+        form_schema: form.formSchema,
+      });
       let wrong = 0;
       const runJob = async (): Promise<{ ms: number; problem?: string }> => {
         const since = site.posts.length;
@@ -58,14 +68,16 @@ export async function runCorpusBench(options: { title: string; resultName: strin
         const started = await api(`/jobs/default/${endpoint}/start`, { form_data: form.formData });
         const jobId = started.job_id;
         if (typeof jobId !== 'string') return { ms: 0, problem: `the job did not start: ${JSON.stringify(started)}` };
-        for (const deadline = Date.now() + 120_000; ;) {
-          if (Date.now() > deadline) return { ms: Date.now() - startedAt, problem: 'the job did not end within 2 minutes' };
+        for (const deadline = Date.now() + 120_000; ; ) {
+          if (Date.now() > deadline)
+            return { ms: Date.now() - startedAt, problem: 'the job did not end within 2 minutes' };
           const status = await api(`/task/default/${endpoint}/status?job_id=${jobId}`);
           if (['completed', 'failed', 'cancelled'].includes(String(status.status))) {
             const ms = Date.parse(String(status.completed_at)) - startedAt;
             const { verdict, got } = form.check(site, since);
             if (verdict === 'wrong') wrong += 1;
-            if (status.status !== 'completed') return { ms, problem: `${String(status.status)}: ${String(status.error)}` };
+            if (status.status !== 'completed')
+              return { ms, problem: `${String(status.status)}: ${String(status.error)}` };
             return verdict === 'ok' ? { ms } : { ms, problem: `the site received ${JSON.stringify(got)}` };
           }
           await new Promise((r) => setTimeout(r, 5));
@@ -90,10 +102,20 @@ export async function runCorpusBench(options: { title: string; resultName: strin
       const jobMedian = median(jobs);
       const scriptMedian = median(scripts);
       results.push({
-        form: form.name, group: form.group, passed: !problem, wrong_values: wrong, ...(problem && { problem }), job_ms: jobs, script_ms: scripts,
-        job_median_ms: jobMedian, script_median_ms: scriptMedian, ratio: Number((jobMedian / scriptMedian).toFixed(2)),
+        form: form.name,
+        group: form.group,
+        passed: !problem,
+        wrong_values: wrong,
+        ...(problem && { problem }),
+        job_ms: jobs,
+        script_ms: scripts,
+        job_median_ms: jobMedian,
+        script_median_ms: scriptMedian,
+        ratio: Number((jobMedian / scriptMedian).toFixed(2)),
       });
-      process.stderr.write(`${form.name}: ${problem ? `FAIL ${problem}` : `ok ${jobMedian} ms vs ${scriptMedian} ms`}${wrong ? ` (${wrong} WRONG submission(s))` : ''}\n`);
+      process.stderr.write(
+        `${form.name}: ${problem ? `FAIL ${problem}` : `ok ${jobMedian} ms vs ${scriptMedian} ms`}${wrong ? ` (${wrong} WRONG submission(s))` : ''}\n`,
+      );
     }
   } finally {
     await app.close();

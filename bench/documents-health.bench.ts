@@ -50,24 +50,44 @@ function percentile(values: number[], p: number): number {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-health-'));
   const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, samples: false, limits: BENCH_LIMITS, config: readConfig(process.env) });
+  const app = await startApp({
+    dataDir,
+    port: 0,
+    rendererDir: join(dataDir, 'no-console'),
+    notice: (l) => notices.push(l),
+    warmBrowser: false,
+    sessionPoolSize: 0,
+    samples: false,
+    limits: BENCH_LIMITS,
+    config: readConfig(process.env),
+  });
   const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
-  const get = async (path: string): Promise<unknown> => (await fetch(`${app.url}${path}`, { headers: { 'x-api-key': key } })).json();
+  const get = async (path: string): Promise<unknown> =>
+    (await fetch(`${app.url}${path}`, { headers: { 'x-api-key': key } })).json();
   try {
     let data: Buffer | undefined = bigJson(FILE_BYTES);
     let form: FormData | undefined = new FormData();
-    for (let i = 0; i < FILES; i += 1) form.append('files', new Blob([new Uint8Array(data)], { type: 'application/json' }), `doc-${i}.json`);
-    const sampler = spawn(process.execPath, ['-e', SAMPLER, `${app.url}/health`], { stdio: ['pipe', 'pipe', 'inherit'] });
+    for (let i = 0; i < FILES; i += 1)
+      form.append('files', new Blob([new Uint8Array(data)], { type: 'application/json' }), `doc-${i}.json`);
+    const sampler = spawn(process.execPath, ['-e', SAMPLER, `${app.url}/health`], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     sampler.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
     });
-    const exited = new Promise<string>((resolve) => sampler.once('close', (code, signal) => resolve(`${code ?? signal}`)));
+    const exited = new Promise<string>((resolve) =>
+      sampler.once('close', (code, signal) => resolve(`${code ?? signal}`)),
+    );
     // A baseline: /health on this machine, at this load, with nothing else going on.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     sampler.stdin.write('upload\n');
     const t0 = performance.now();
-    const uploaded = await fetch(`${app.url}/documents/default`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+    const uploaded = await fetch(`${app.url}/documents/default`, {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+      body: form,
+    });
     const { document_bundle_id: id } = (await uploaded.json()) as { document_bundle_id: string };
     const uploadMs = performance.now() - t0;
     data = undefined;
@@ -96,18 +116,32 @@ async function main(): Promise<void> {
     sampler.stdin.write('stop\n');
     const exit = await exited;
     if (exit !== '0') throw new Error(`the /health sampler ended with ${exit}`);
-    const samples = out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as [string, number, boolean]);
+    const samples = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as [string, number, boolean]);
     const latencies = samples.map(([name, ms]) => [name, ms] as [string, number]);
     const failures = samples.filter(([, , ok]) => !ok).length;
     const phase = (name: string): number[] => latencies.filter(([p]) => p === name).map(([, ms]) => ms);
-    const stats = (values: number[]) => ({ samples: values.length, p50_ms: round(percentile(values, 50)), p99_ms: round(percentile(values, 99)), max_ms: round(Math.max(...values)) });
+    const stats = (values: number[]) => ({
+      samples: values.length,
+      p50_ms: round(percentile(values, 50)),
+      p99_ms: round(percentile(values, 99)),
+      max_ms: round(Math.max(...values)),
+    });
     if (bundle.status !== 'completed') throw new Error(`the bundle did not complete: ${JSON.stringify(bundle)}`);
     const p99 = percentile(phase('read'), 99);
     const result = {
       bench: 'documents-health',
       date: new Date().toISOString(),
-      target: '/health p99 under 100 ms while a 20-file, 50 MB-each bundle is read (issue 21); the upload (same process sends it) and an idle baseline at the same load reported apart',
-      bundle: { files: FILES, mb_each: round(FILE_BYTES / (1024 * 1024)), upload_ms: Math.round(uploadMs), read_ms: Math.round(readMs) },
+      target:
+        '/health p99 under 100 ms while a 20-file, 50 MB-each bundle is read (issue 21); the upload (same process sends it) and an idle baseline at the same load reported apart',
+      bundle: {
+        files: FILES,
+        mb_each: round(FILE_BYTES / (1024 * 1024)),
+        upload_ms: Math.round(uploadMs),
+        read_ms: Math.round(readMs),
+      },
       health_while_read: stats(phase('read')),
       service_thread_longest_cpu_ms_while_read: round(longestCpuStall),
       health_while_uploading: stats(phase('upload')),
@@ -115,9 +149,18 @@ async function main(): Promise<void> {
       failures,
       met: p99 < 100 && failures === 0,
       quick,
-      machine: { cpus: cpus().length, platform: process.platform, node: process.version, loadavg: loadavg().map(round) },
+      machine: {
+        cpus: cpus().length,
+        platform: process.platform,
+        node: process.version,
+        loadavg: loadavg().map(round),
+      },
     };
-    if (!quick) await writeFile(join(import.meta.dirname, 'results', 'documents-health.json'), `${JSON.stringify(result, null, 2)}\n`);
+    if (!quick)
+      await writeFile(
+        join(import.meta.dirname, 'results', 'documents-health.json'),
+        `${JSON.stringify(result, null, 2)}\n`,
+      );
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await app.close();

@@ -10,7 +10,12 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { chromium } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { readConfig } from '../src-main/base/config.ts';
-import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost } from '../src-main/browser/chromiumDiscovery.ts';
+import {
+  chromiumArgs,
+  findChromium,
+  needsNoSandbox,
+  systemChromiumHost,
+} from '../src-main/browser/chromiumDiscovery.ts';
 import { close, ocrPdfPages, ocrReader } from '../src-main/engine/documents/readers/ocr.ts';
 import { WorkerReading } from '../src-main/engine/documents/readingWorker.ts';
 import { documentReaders } from '../src-main/engine/documents/readers/index.ts';
@@ -69,7 +74,12 @@ async function textPdf(pages: number): Promise<Uint8Array> {
     const page = pdf.addPage([612, 792]);
     page.drawText(`Page ${n}`, { x: 50, y: 740, size: 16, font });
     for (let line = 0; line < 40; line += 1) {
-      page.drawText(`Line ${line + 1}: Full name: Ada Lovelace, Date of birth: 10/12/1815, reference ${n}-${line}`, { x: 50, y: 710 - line * 16, size: 10, font });
+      page.drawText(`Line ${line + 1}: Full name: Ada Lovelace, Date of birth: 10/12/1815, reference ${n}-${line}`, {
+        x: 50,
+        y: 710 - line * 16,
+        size: 10,
+        font,
+      });
     }
   }
   return pdf.save();
@@ -101,7 +111,8 @@ async function main(): Promise<void> {
       const { totalPages, text } = await extractText(pdf, { mergePages: false });
       await pdf.loadingTask.destroy();
       const elapsed = performance.now() - t0;
-      if (totalPages !== TEXT_PAGES || !text[TEXT_PAGES - 1]?.includes('Ada Lovelace')) throw new Error('the text layer was not read');
+      if (totalPages !== TEXT_PAGES || !text[TEXT_PAGES - 1]?.includes('Ada Lovelace'))
+        throw new Error('the text layer was not read');
       textChars = text.reduce((sum, page) => sum + page.length, 0);
       if (run > 0) textPerPage.push(elapsed / TEXT_PAGES);
     }
@@ -114,7 +125,8 @@ async function main(): Promise<void> {
     const w0 = performance.now();
     const first = await ocrReader.read(file, { maxPages: 200 });
     const warmUp = performance.now() - w0;
-    if (!first.pageTexts[0]?.text.includes('Full name: Ada Lovelace')) throw new Error(`OCR misread the form: ${first.pageTexts[0]?.text}`);
+    if (!first.pageTexts[0]?.text.includes('Full name: Ada Lovelace'))
+      throw new Error(`OCR misread the form: ${first.pageTexts[0]?.text}`);
     const pngPerPage: number[] = [];
     for (let run = 0; run < OCR_RUNS; run += 1) {
       const t0 = performance.now();
@@ -151,9 +163,13 @@ async function main(): Promise<void> {
       }
       for (let run = 0; run < 2; run += 1) {
         const t0 = performance.now();
-        const read = await reading.read({ path: scannedPath, name: 'scanned.pdf', contentType: 'application/pdf', size: 0 }, { maxPages: 200 });
+        const read = await reading.read(
+          { path: scannedPath, name: 'scanned.pdf', contentType: 'application/pdf', size: 0 },
+          { maxPages: 200 },
+        );
         workerScanned.push((performance.now() - t0) / SCANNED_PAGES);
-        if (!read.pageTexts.every((page) => page.ocr && page.imageBytes)) throw new Error('the worker did not OCR the scanned pages with their images');
+        if (!read.pageTexts.every((page) => page.ocr && page.imageBytes))
+          throw new Error('the worker did not OCR the scanned pages with their images');
       }
       loopDelay.disable();
     } finally {
@@ -163,15 +179,27 @@ async function main(): Promise<void> {
     const inProcess = inProcessReading(documentReaders());
     const inProcessDelay = monitorEventLoopDelay({ resolution: 5 });
     inProcessDelay.enable();
-    for (let run = 0; run < 3; run += 1) await inProcess.read({ path: textPath, name: 'text.pdf', contentType: 'application/pdf', size: 0 }, { maxPages: 200 });
-    await inProcess.read({ path: scannedPath, name: 'scanned.pdf', contentType: 'application/pdf', size: 0 }, { maxPages: 200 });
+    for (let run = 0; run < 3; run += 1)
+      await inProcess.read(
+        { path: textPath, name: 'text.pdf', contentType: 'application/pdf', size: 0 },
+        { maxPages: 200 },
+      );
+    await inProcess.read(
+      { path: scannedPath, name: 'scanned.pdf', contentType: 'application/pdf', size: 0 },
+      { maxPages: 200 },
+    );
     inProcessDelay.disable();
 
     const result = {
       bench: 'documents',
       date: new Date().toISOString(),
       target: 'extraction time per page: text layer and OCR (reported, no hard target in the issue)',
-      text_pdf_unpdf: { pages: TEXT_PAGES, runs: TEXT_RUNS, chars: textChars, ms_per_page_median: round(median(textPerPage)) },
+      text_pdf_unpdf: {
+        pages: TEXT_PAGES,
+        runs: TEXT_RUNS,
+        chars: textChars,
+        ms_per_page_median: round(median(textPerPage)),
+      },
       ocr_png: {
         image: '1240×760 Chromium screenshot of a form',
         runs: OCR_RUNS,
@@ -189,9 +217,17 @@ async function main(): Promise<void> {
         text_pdf_ms_per_page_median: round(median(workerText)),
         scanned_pdf_ms_per_page_median: round(median(workerScanned)),
         main_loop_delay_ms: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
-        in_process_main_loop_delay_ms: { p99: round(inProcessDelay.percentile(99) / 1e6), max: round(inProcessDelay.max / 1e6) },
+        in_process_main_loop_delay_ms: {
+          p99: round(inProcessDelay.percentile(99) / 1e6),
+          max: round(inProcessDelay.max / 1e6),
+        },
       },
-      machine: { cpus: cpus().length, platform: process.platform, node: process.version, loadavg: loadavg().map(round) },
+      machine: {
+        cpus: cpus().length,
+        platform: process.platform,
+        node: process.version,
+        loadavg: loadavg().map(round),
+      },
     };
     await writeFile(join(import.meta.dirname, 'results', 'documents.json'), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(

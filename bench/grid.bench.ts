@@ -60,9 +60,18 @@ function cpuTimes(): { busy: number; total: number } {
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
-async function run(setup: string, origin: string, hosts: HostSetting[], submissions: () => FormPost[], placeOf: (address: string | undefined) => string): Promise<RunResult> {
+async function run(
+  setup: string,
+  origin: string,
+  hosts: HostSetting[],
+  submissions: () => FormPost[],
+  placeOf: (address: string | undefined) => string,
+): Promise<RunResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-grid-'));
-  await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ local_max_browsers: PER_HOST, ...(hosts.length > 0 ? { browser_hosts: hosts } : {}) }));
+  await writeFile(
+    join(dataDir, 'settings.json'),
+    JSON.stringify({ local_max_browsers: PER_HOST, ...(hosts.length > 0 ? { browser_hosts: hosts } : {}) }),
+  );
   const browsers = PER_HOST * (1 + hosts.length);
   // As many job slots as browsers: the hosts' room, not the scheduler, is what differs between the setups.
   const { app, api } = await startBenchApp(dataDir, { jobConcurrency: browsers, warmBrowser: false });
@@ -76,8 +85,11 @@ async function run(setup: string, origin: string, hosts: HostSetting[], submissi
       }
     };
     // One untimed job first: the replay cache and the local Chromium start are the same for both setups then.
-    const warm = await awaitJob(String((await api('/jobs/default/registration/start', { form_data: registrationData(0) })).job_id));
-    if (warm.status !== 'completed') throw new Error(`${setup}: the warm-up job ${String(warm.status)}: ${String(warm.error)}`);
+    const warm = await awaitJob(
+      String((await api('/jobs/default/registration/start', { form_data: registrationData(0) })).job_id),
+    );
+    if (warm.status !== 'completed')
+      throw new Error(`${setup}: the warm-up job ${String(warm.status)}: ${String(warm.error)}`);
 
     const before = submissions().length;
     const loadBefore = loadavg().map(round1);
@@ -86,7 +98,9 @@ async function run(setup: string, origin: string, hosts: HostSetting[], submissi
     const started = await Promise.all(
       Array.from({ length: JOBS }, async (_, i) => {
         const at = Date.now();
-        const { job_id: jobId } = (await api('/jobs/default/registration/start', { form_data: registrationData(i + 1) })) as { job_id: string };
+        const { job_id: jobId } = (await api('/jobs/default/registration/start', {
+          form_data: registrationData(i + 1),
+        })) as { job_id: string };
         return { at, jobId };
       }),
     );
@@ -94,9 +108,13 @@ async function run(setup: string, origin: string, hosts: HostSetting[], submissi
     const wall = Date.now() - t0;
     const cpuAfter = cpuTimes();
     const failed = done.filter((d) => d.status.status !== 'completed');
-    if (failed.length > 0) throw new Error(`${setup}: ${failed.length} of ${JOBS} jobs did not complete, e.g. ${String(failed[0]?.status.error)}`);
+    if (failed.length > 0)
+      throw new Error(
+        `${setup}: ${failed.length} of ${JOBS} jobs did not complete, e.g. ${String(failed[0]?.status.error)}`,
+      );
     const received = submissions().slice(before);
-    if (received.length !== JOBS) throw new Error(`${setup}: the form received ${received.length} submissions for ${JOBS} jobs`);
+    if (received.length !== JOBS)
+      throw new Error(`${setup}: the form received ${received.length} submissions for ${JOBS} jobs`);
     const byPlace: Record<string, number> = {};
     for (const post of received) byPlace[placeOf(post.from)] = (byPlace[placeOf(post.from)] ?? 0) + 1;
     const timings: JobTiming[] = done.map(({ at, status }) => {
@@ -129,7 +147,10 @@ async function main(): Promise<void> {
   // One form server every browser reaches: bound to all addresses, named by the first host's gateway.
   const forms = await startFormServer({}, { host: '0.0.0.0', urlHost: hosts[0]!.gateway });
   const submissions = () => forms.postsTo(REGISTRATION_SUBMIT);
-  const names = new Map([[hosts[0]!.address, 'pw-host'], [hosts[1]!.address, 'cdp-host']]);
+  const names = new Map([
+    [hosts[0]!.address, 'pw-host'],
+    [hosts[1]!.address, 'cdp-host'],
+  ]);
   const placeOf = (address: string | undefined) => names.get(address ?? '') ?? 'local';
   try {
     const local = await run('local only', forms.origin, [], submissions, placeOf);
@@ -140,20 +161,25 @@ async function main(): Promise<void> {
     ];
     const grid = await run('local + 2 hosts', forms.origin, settings, submissions, placeOf);
     process.stderr.write(`${JSON.stringify(grid)}\n`);
-    if (!grid.jobs_by_place['pw-host'] || !grid.jobs_by_place['cdp-host']) throw new Error(`the hosts did not both take jobs (${JSON.stringify(grid.jobs_by_place)}): is browser_hosts in force?`);
+    if (!grid.jobs_by_place['pw-host'] || !grid.jobs_by_place['cdp-host'])
+      throw new Error(
+        `the hosts did not both take jobs (${JSON.stringify(grid.jobs_by_place)}): is browser_hosts in force?`,
+      );
     const result = {
       bench: 'grid',
       date: new Date().toISOString(),
       form: 'six fields (test/fixtures/forms/registration.html), builtin:autofill, all jobs started at once',
       cpus: cpus().length,
-      expected: '~3x the jobs per minute with three times the browsers (the hosts share this machine\'s CPUs)',
+      expected: "~3x the jobs per minute with three times the browsers (the hosts share this machine's CPUs)",
       speedup_jobs_per_minute: round1(grid.jobs_per_minute / local.jobs_per_minute),
       runs: [local, grid],
     };
     const out = fileURLToPath(new URL('./results/grid.json', import.meta.url));
     await mkdir(join(out, '..'), { recursive: true });
     await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify({ local_jobs_per_minute: local.jobs_per_minute, grid_jobs_per_minute: grid.jobs_per_minute, speedup: result.speedup_jobs_per_minute, local_p50_ms: local.p50_job_ms, grid_p50_ms: grid.p50_job_ms })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ local_jobs_per_minute: local.jobs_per_minute, grid_jobs_per_minute: grid.jobs_per_minute, speedup: result.speedup_jobs_per_minute, local_p50_ms: local.p50_job_ms, grid_p50_ms: grid.p50_job_ms })}\n`,
+    );
   } finally {
     await forms.close();
     close();

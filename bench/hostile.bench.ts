@@ -44,8 +44,15 @@ type ChildMessage = { ready: true; url: string; orgKey: string };
 async function serveChild(dataDir: string): Promise<void> {
   const notices: string[] = [];
   const app = await startApp({
-    dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (line) => notices.push(line), jobConcurrency: 1,
-    limits: BENCH_LIMITS, secrets: memorySecrets(), config: readConfig(process.env), announceConsole: false,
+    dataDir,
+    port: 0,
+    rendererDir: join(dataDir, 'no-console'),
+    notice: (line) => notices.push(line),
+    jobConcurrency: 1,
+    limits: BENCH_LIMITS,
+    secrets: memorySecrets(),
+    config: readConfig(process.env),
+    announceConsole: false,
   });
   const orgKey = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   process.send?.({ ready: true, url: app.url, orgKey } satisfies ChildMessage);
@@ -67,14 +74,21 @@ function bareChild(bodyFile: string): void {
     res.end(body);
   });
   server.listen(0, '127.0.0.1', () => {
-    process.send?.({ ready: true, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, orgKey: '' } satisfies ChildMessage);
+    process.send?.({
+      ready: true,
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      orgKey: '',
+    } satisfies ChildMessage);
   });
   process.on('disconnect', () => server.close(() => process.exit(0)));
 }
 
 function startChild(args: string[]): Promise<{ child: ChildProcess; url: string; orgKey: string }> {
   return new Promise((resolve, reject) => {
-    const child = fork(SELF, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.env.BENCH_TRACE_GC ? ['--trace-gc'] : [] });
+    const child = fork(SELF, args, {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: process.env.BENCH_TRACE_GC ? ['--trace-gc'] : [],
+    });
     child.once('message', (message: ChildMessage) => resolve({ child, url: message.url, orgKey: message.orgKey }));
     child.once('exit', (code) => reject(new Error(`${args[0]} child exited (${code}) before it was ready`)));
   });
@@ -83,10 +97,17 @@ function startChild(args: string[]): Promise<{ child: ChildProcess; url: string;
 const mb = (bytes: number): number => Math.round(bytes / 104857.6) / 10;
 
 /** The service's memory as it reports it (MB): RSS, V8 heap used and total, outside the heap. */
-function memoryOf(child: ChildProcess): Promise<{ rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number }> {
+function memoryOf(
+  child: ChildProcess,
+): Promise<{ rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number }> {
   return new Promise((resolve) => {
     child.once('message', (m: { rss: number; heapUsed: number; heapTotal: number; external: number }) => {
-      resolve({ rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external) });
+      resolve({
+        rss_mb: mb(m.rss),
+        heap_used_mb: mb(m.heapUsed),
+        heap_total_mb: mb(m.heapTotal),
+        external_mb: mb(m.external),
+      });
     });
     child.send({ memory: true });
   });
@@ -94,9 +115,14 @@ function memoryOf(child: ChildProcess): Promise<{ rss_mb: number; heap_used_mb: 
 
 // ---- the run ---------------------------------------------------------------------------------
 
-async function fire(url: string, headers: Record<string, string>, load: { amount: number } | { duration: number }): Promise<autocannon.Result> {
+async function fire(
+  url: string,
+  headers: Record<string, string>,
+  load: { amount: number } | { duration: number },
+): Promise<autocannon.Result> {
   const result = await autocannon({ url, headers, connections: CONNECTIONS, ...load });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result;
 }
 
@@ -123,7 +149,8 @@ interface Receiver {
 /** A local site: the form a job fills, and the webhook receiver. */
 async function startReceiver(): Promise<Receiver> {
   const firstAttempts = new Map<string, { at: number; body: Record<string, unknown> }>();
-  const form = '<!doctype html><title>Contact</title><form method="post" action="/done"><label for="n">Full name</label><input id="n" name="full_name"><button type="submit">Send</button></form>';
+  const form =
+    '<!doctype html><title>Contact</title><form method="post" action="/done"><label for="n">Full name</label><input id="n" name="full_name"><button type="submit">Send</button></form>';
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -135,7 +162,9 @@ async function startReceiver(): Promise<Receiver> {
         if (req.headers['x-webhook-attempt'] === '1' && !firstAttempts.has(id)) firstAttempts.set(id, { at, body });
         res.writeHead(204).end();
       } else if (req.url === '/done') {
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Sent</title><h1>Thank you, your message was sent</h1>');
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>Sent</title><h1>Thank you, your message was sent</h1>');
       } else {
         res.writeHead(200, { 'content-type': 'text/html' }).end(form);
       }
@@ -150,31 +179,49 @@ async function main(): Promise<void> {
   const service = await startChild(['--serve', dataDir]);
   const receiver = await startReceiver();
   const results: Record<string, unknown> = {
-    benchmark: 'hostile load: service RSS under GET /portals, throughput vs bare node:http, webhook first attempt after job end',
+    benchmark:
+      'hostile load: service RSS under GET /portals, throughput vs bare node:http, webhook first attempt after job end',
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, loadavg_at_start: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version },
+    machine: {
+      cpus: cpus().length,
+      loadavg_at_start: loadavg().map((l) => Math.round(l * 100) / 100),
+      node: process.version,
+    },
     scale: SCALE,
   };
   let bare: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
     const headers = { 'x-api-key': service.orgKey };
     const call = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-      const res = await fetch(`${service.url}${path}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${service.url}${path}`, {
+        method,
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       const text = await res.text();
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
       return text ? (JSON.parse(text) as Record<string, unknown>) : {};
     };
     for (let i = 0; i < PORTALS; i += 1) {
       await call('POST', '/portals/default', {
-        endpoint_name: `contact-${i}`, start_url: `${receiver.url}/form`, task: 'Send the contact form', webhook_url: `${receiver.url}/hook`,
-        form_schema: { type: 'object', properties: { full_name: { type: 'string', pattern: '^[A-Za-z ]{1,80}$' } }, required: ['full_name'] },
+        endpoint_name: `contact-${i}`,
+        start_url: `${receiver.url}/form`,
+        task: 'Send the contact form',
+        webhook_url: `${receiver.url}/hook`,
+        form_schema: {
+          type: 'object',
+          properties: { full_name: { type: 'string', pattern: '^[A-Za-z ]{1,80}$' } },
+          required: ['full_name'],
+        },
       });
     }
     const listUrl = `${service.url}/portals/default`;
 
     // ---- RSS: idle, after FIRST_STAGE and after SECOND_STAGE requests (sampled every tenth) ----
     await sleep(2000);
-    const rss: ({ requests: number } & Awaited<ReturnType<typeof memoryOf>>)[] = [{ requests: 0, ...(await memoryOf(service.child)) }];
+    const rss: ({ requests: number } & Awaited<ReturnType<typeof memoryOf>>)[] = [
+      { requests: 0, ...(await memoryOf(service.child)) },
+    ];
     let sent = 0;
     for (const target of [FIRST_STAGE, SECOND_STAGE]) {
       const chunk = Math.ceil((target - sent) / CHUNKS);
@@ -184,7 +231,9 @@ async function main(): Promise<void> {
         sent += amount;
         rss.push({ requests: sent, ...(await memoryOf(service.child)) });
         const last = rss.at(-1);
-        process.stderr.write(`  ${sent} GET /portals/default: RSS ${last?.rss_mb} MB, heap ${last?.heap_used_mb}/${last?.heap_total_mb} MB, external ${last?.external_mb} MB\n`);
+        process.stderr.write(
+          `  ${sent} GET /portals/default: RSS ${last?.rss_mb} MB, heap ${last?.heap_used_mb}/${last?.heap_total_mb} MB, external ${last?.external_mb} MB\n`,
+        );
       }
     }
     const at = (n: number): number => rss.find((s) => s.requests === n)?.rss_mb ?? Number.NaN;
@@ -205,7 +254,9 @@ async function main(): Promise<void> {
     const portico = await fire(listUrl, headers, { duration: THROUGHPUT_SECONDS });
     const node = await fire(`${bare.url}/portals/default`, headers, { duration: THROUGHPUT_SECONDS });
     results.throughput = {
-      body_bytes: bytes.length, connections: CONNECTIONS, seconds: THROUGHPUT_SECONDS,
+      body_bytes: bytes.length,
+      connections: CONNECTIONS,
+      seconds: THROUGHPUT_SECONDS,
       portico: { req_per_s: portico.requests.average, p50_ms: portico.latency.p50, p99_ms: portico.latency.p99 },
       bare_node_http: { req_per_s: node.requests.average, p50_ms: node.latency.p50, p99_ms: node.latency.p99 },
       throughput_ratio_portico_over_bare: Math.round((portico.requests.average / node.requests.average) * 1000) / 1000,
@@ -216,14 +267,17 @@ async function main(): Promise<void> {
     await call('POST', '/webhooks/default/key');
     const latencies: number[] = [];
     for (let i = 0; i < JOBS + 1; i += 1) {
-      const { job_id: jobId } = (await call('POST', '/jobs/default/contact-0/start', { form_data: { full_name: 'Ada Lovelace' } })) as { job_id: string };
+      const { job_id: jobId } = (await call('POST', '/jobs/default/contact-0/start', {
+        form_data: { full_name: 'Ada Lovelace' },
+      })) as { job_id: string };
       let delivery: { at: number; body: Record<string, unknown> } | undefined;
       for (let waited = 0; !delivery && waited < 120_000; waited += 5) {
         delivery = [...receiver.firstAttempts.values()].find((d) => d.body.job_id === jobId);
         if (!delivery) await sleep(5);
       }
       if (!delivery) throw new Error(`job ${jobId}: no webhook within 120 s`);
-      if (delivery.body.status !== 'completed') throw new Error(`job ${jobId} ended ${String(delivery.body.status)}: ${String(delivery.body.error)}`);
+      if (delivery.body.status !== 'completed')
+        throw new Error(`job ${jobId} ended ${String(delivery.body.status)}: ${String(delivery.body.error)}`);
       // The first job warms the browser and the dispatcher; it is not counted.
       if (i > 0) latencies.push(delivery.at - preciseMs(String(delivery.body.completed_at)));
     }
@@ -238,21 +292,43 @@ async function main(): Promise<void> {
 
     // ---- schema compiles: rejected job starts with a 40-field schema, then portals with distinct schemas ----
     const fortyFields = (tag: string): Record<string, unknown> => ({
-      type: 'object', required: ['field_0'],
-      properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, { type: 'string', maxLength: 100, pattern: `^${tag}_[a-z]*$` }])),
+      type: 'object',
+      required: ['field_0'],
+      properties: Object.fromEntries(
+        Array.from({ length: 40 }, (_, i) => [
+          `field_${i}`,
+          { type: 'string', maxLength: 100, pattern: `^${tag}_[a-z]*$` },
+        ]),
+      ),
     });
-    await call('POST', '/portals/default', { endpoint_name: 'forty', start_url: `${receiver.url}/form`, task: 'Fill the form', form_schema: fortyFields('forty') });
+    await call('POST', '/portals/default', {
+      endpoint_name: 'forty',
+      start_url: `${receiver.url}/form`,
+      task: 'Fill the form',
+      form_schema: fortyFields('forty'),
+    });
     const beforeRejected = await memoryOf(service.child);
     const rejected = await autocannon({
-      url: `${service.url}/jobs/default/forty/start`, method: 'POST', connections: CONNECTIONS, amount: REJECTED_STARTS,
-      headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ form_data: { field_0: 'not valid' } }),
+      url: `${service.url}/jobs/default/forty/start`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      amount: REJECTED_STARTS,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ form_data: { field_0: 'not valid' } }),
     });
-    if (rejected['4xx'] !== REJECTED_STARTS) throw new Error(`rejected job starts: ${rejected['4xx']} of ${REJECTED_STARTS} were 4xx`);
+    if (rejected['4xx'] !== REJECTED_STARTS)
+      throw new Error(`rejected job starts: ${rejected['4xx']} of ${REJECTED_STARTS} were 4xx`);
     const afterRejected = await memoryOf(service.child);
     const distinct: { portals: number; rss_mb: number; heap_used_mb: number }[] = [];
     for (let i = 0; i < DISTINCT_SCHEMAS; i += 1) {
-      await call('POST', '/portals/default', { endpoint_name: `distinct-${i}`, start_url: `${receiver.url}/form`, task: 'Fill the form', form_schema: fortyFields(`d${i}`) });
-      if ((i + 1) % Math.ceil(DISTINCT_SCHEMAS / 4) === 0 || i + 1 === DISTINCT_SCHEMAS) distinct.push({ portals: i + 1, ...(await memoryOf(service.child)) });
+      await call('POST', '/portals/default', {
+        endpoint_name: `distinct-${i}`,
+        start_url: `${receiver.url}/form`,
+        task: 'Fill the form',
+        form_schema: fortyFields(`d${i}`),
+      });
+      if ((i + 1) % Math.ceil(DISTINCT_SCHEMAS / 4) === 0 || i + 1 === DISTINCT_SCHEMAS)
+        distinct.push({ portals: i + 1, ...(await memoryOf(service.child)) });
     }
     results.schema_compiles = {
       schema: '40 string fields, each with a pattern',

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { startApp, type AppOptions, type RunningApp } from '../src-main/app.ts';
 import { readConfig } from '../src-main/base/config.ts';
-import { chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost } from '../src-main/browser/chromiumDiscovery.ts';
+import {
+  chromiumArgs,
+  findChromium,
+  needsNoSandbox,
+  systemChromiumHost,
+} from '../src-main/browser/chromiumDiscovery.ts';
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -53,10 +58,23 @@ export const BENCH_LIMITS = Object.freeze({ requestsPerMinute: 1_000_000_000, br
 /** Starts Portico in-process on a free port with one job at a time, as both benchmarks measure it. */
 export async function startBenchApp(dataDir: string, options: Partial<AppOptions> = {}): Promise<BenchApp> {
   const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), jobConcurrency: 1, limits: BENCH_LIMITS, ...options, config: options.config ?? readConfig(process.env) });
+  const app = await startApp({
+    dataDir,
+    port: 0,
+    rendererDir: join(dataDir, 'no-console'),
+    notice: (l) => notices.push(l),
+    jobConcurrency: 1,
+    limits: BENCH_LIMITS,
+    ...options,
+    config: options.config ?? readConfig(process.env),
+  });
   const key = /Organization API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${app.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${app.url}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return (await res.json()) as Record<string, unknown>;
   };
   return { app, api };
@@ -80,10 +98,23 @@ export async function startSessionBench(name: string, html: string): Promise<Ses
   const pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/draft`;
   const dataDir = await mkdtemp(join(tmpdir(), `portico-bench-${name}-`));
   const notices: string[] = [];
-  const app = await startApp({ dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (l) => notices.push(l), warmBrowser: false, sessionPoolSize: 0, limits: BENCH_LIMITS, config: readConfig(process.env) });
+  const app = await startApp({
+    dataDir,
+    port: 0,
+    rendererDir: join(dataDir, 'no-console'),
+    notice: (l) => notices.push(l),
+    warmBrowser: false,
+    sessionPoolSize: 0,
+    limits: BENCH_LIMITS,
+    config: readConfig(process.env),
+  });
   const accountKey = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'x-api-key': accountKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${app.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': accountKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as Record<string, unknown>;
     if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;

@@ -19,7 +19,9 @@ async function main(): Promise<void> {
   const { app, pageUrl, accountKey: key, post, close } = await startSessionBench('mcp', PAGE);
   const client = new Client({ name: 'bench', version: '1' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }),
+    );
     const session = await post('/public/sessions', {});
     const sessionId = String(session.session_id);
     const body = { session_id: sessionId, action: 'click the Save button', id: 'bench-save' };
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
       const t1 = performance.now();
       const fromHttp = await post('/public/single-actions/run-action', body);
       const t2 = performance.now();
-      if (fromMcp.used_cache !== true || fromHttp.used_cache !== true) throw new Error(`run ${i} did not replay: ${JSON.stringify({ fromMcp, fromHttp })}`);
+      if (fromMcp.used_cache !== true || fromHttp.used_cache !== true)
+        throw new Error(`run ${i} did not replay: ${JSON.stringify({ fromMcp, fromHttp })}`);
       if (i === 0) continue; // warm-up
       mcp.push(t1 - t0);
       http.push(t2 - t1);
@@ -57,7 +60,9 @@ async function main(): Promise<void> {
       machine: { cpus: cpus().length, platform: process.platform, loadavg: loadavg().map(round) },
     };
     await writeFile(join(import.meta.dirname, 'results', 'mcp.json'), `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify({ mcp: result.mcp_ms, http: result.http_ms, overhead_ms: result.overhead_ms_median, met: result.met })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ mcp: result.mcp_ms, http: result.http_ms, overhead_ms: result.overhead_ms_median, met: result.met })}\n`,
+    );
   } finally {
     await client.close();
     await close();
@@ -65,6 +70,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -18,7 +18,15 @@ import { memorySecrets } from '../test/helpers/memorySecrets.ts';
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const GAP_MS = 250;
 const MODEL = 'anthropic:claude-sonnet-4-6';
-const formData = { full_name: 'Ada Lovelace', email: 'ada@example.com', country: 'France', phone: '+33 1 23 45 67 89', plan: 'Pro', message: 'Please call after 5pm.', agree: true };
+const formData = {
+  full_name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  country: 'France',
+  phone: '+33 1 23 45 67 89',
+  plan: 'Pro',
+  message: 'Please call after 5pm.',
+  agree: true,
+};
 
 const page1 = `<!doctype html><title>Apply — your details</title><main><h1>Your details</h1>
   <form method="post" action="/apply">
@@ -33,7 +41,8 @@ const page2 = `<!doctype html><title>Apply — your plan</title><main><h1>Your p
     <label>Message <textarea name="message"></textarea></label>
     <label><input type="checkbox" name="agree"> I agree to the terms</label>
     <button type="submit">Submit application</button></form></main>`;
-const donePage = (ref: string): string => `<!doctype html><title>Application received</title><h1>Application received</h1><p>Reference ${ref}</p>`;
+const donePage = (ref: string): string =>
+  `<!doctype html><title>Application received</title><h1>Application received</h1><p>Reference ${ref}</p>`;
 
 /** Anthropic-like token estimate of a request: text at ~4 characters a token, ~1600 tokens a screenshot. */
 function estimateInputTokens(request: RecordedRequest): number {
@@ -74,7 +83,6 @@ function orchestrator(request: RecordedRequest): ScriptedReply {
   };
 }
 
-
 interface JobRun {
   totalMs: number;
   status: string;
@@ -88,7 +96,8 @@ interface JobRun {
 async function main(): Promise<void> {
   let submissions = 0;
   const site = await startPageServer({
-    '/apply': (req) => (req.method === 'POST' ? { status: 303, body: '', headers: { location: '/apply/plan' } } : { body: page1 }),
+    '/apply': (req) =>
+      req.method === 'POST' ? { status: 303, body: '', headers: { location: '/apply/plan' } } : { body: page1 },
     '/apply/plan': (req, body) => {
       if (req.method !== 'POST') return { body: page2 };
       const form = new URLSearchParams(body);
@@ -101,18 +110,30 @@ async function main(): Promise<void> {
   const model = await startModelServer((request) => orchestrator(request));
   process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
-  const { app, api } = await startBenchApp(dataDir, { secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-bench' }) });
+  const { app, api } = await startBenchApp(dataDir, {
+    secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-bench' }),
+  });
   const results: Record<string, unknown> = {};
   try {
     await api('/portals/default', {
-      endpoint_name: 'apply', start_url: `${site.url}/apply`, task: 'Apply for an account with the given details',
-      form_schema: { type: 'object', properties: Object.fromEntries(Object.entries(formData).map(([k, v]) => [k, { type: typeof v === 'boolean' ? 'boolean' : 'string' }])) },
+      endpoint_name: 'apply',
+      start_url: `${site.url}/apply`,
+      task: 'Apply for an account with the given details',
+      form_schema: {
+        type: 'object',
+        properties: Object.fromEntries(
+          Object.entries(formData).map(([k, v]) => [k, { type: typeof v === 'boolean' ? 'boolean' : 'string' }]),
+        ),
+      },
       output_schema: { type: 'object', properties: { reference: { type: 'string' } }, required: ['reference'] },
     });
     const runJob = async (): Promise<JobRun> => {
       const before = model.requests.length;
       const startedAt = Date.now();
-      const { job_id: jobId } = (await api('/jobs/default/apply/start', { form_data: formData, orchestrator_model: MODEL })) as { job_id: string };
+      const { job_id: jobId } = (await api('/jobs/default/apply/start', {
+        form_data: formData,
+        orchestrator_model: MODEL,
+      })) as { job_id: string };
       for (;;) {
         const status = await api(`/task/default/apply/status?job_id=${jobId}`);
         if (['completed', 'failed', 'cancelled'].includes(String(status.status))) {
@@ -132,13 +153,15 @@ async function main(): Promise<void> {
       }
     };
     const fresh = await runJob();
-    if (!fresh.status.startsWith('completed') || fresh.mode !== 'fresh') throw new Error(`fresh job: ${fresh.status} (${fresh.mode})`);
+    if (!fresh.status.startsWith('completed') || fresh.mode !== 'fresh')
+      throw new Error(`fresh job: ${fresh.status} (${fresh.mode})`);
     const replayed: JobRun[] = [];
     for (let i = 0; i < RUNS; i += 1) {
       // Jobs arrive a moment apart, as from a script or a person, not within the same millisecond.
       await new Promise((r) => setTimeout(r, GAP_MS));
       const run = await runJob();
-      if (!run.status.startsWith('completed') || run.mode !== 'replayed') throw new Error(`replayed job ${i}: ${run.status} (${run.mode})`);
+      if (!run.status.startsWith('completed') || run.mode !== 'replayed')
+        throw new Error(`replayed job ${i}: ${run.status} (${run.mode})`);
       replayed.push(run);
     }
 
@@ -152,21 +175,37 @@ async function main(): Promise<void> {
       await page.getByLabel('Plan').selectOption(formData.plan);
       await page.getByLabel('Message').fill(formData.message);
       await page.getByLabel('I agree to the terms').check();
-      await Promise.all([page.waitForURL('**/apply/done**'), page.getByRole('button', { name: 'Submit application' }).click()]);
+      await Promise.all([
+        page.waitForURL('**/apply/done**'),
+        page.getByRole('button', { name: 'Submit application' }).click(),
+      ]);
       await page.textContent('p');
     });
 
     const replayMedian = median(replayed.map((j) => j.totalMs));
     const scriptMedian = median(scripts);
-    const perJob = (j: JobRun) => ({ ms: j.totalMs, model_calls: j.modelCalls, input_tokens: j.inputTokens, output_tokens: j.outputTokens, cost_usd: Number(j.costUsd.toFixed(6)) });
+    const perJob = (j: JobRun) => ({
+      ms: j.totalMs,
+      model_calls: j.modelCalls,
+      input_tokens: j.inputTokens,
+      output_tokens: j.outputTokens,
+      cost_usd: Number(j.costUsd.toFixed(6)),
+    });
     Object.assign(results, {
-      benchmark: 'model-driven agent: fresh run vs replayed runs vs hand-written Playwright script (2-page application form, 7 fields)',
+      benchmark:
+        'model-driven agent: fresh run vs replayed runs vs hand-written Playwright script (2-page application form, 7 fields)',
       date: new Date().toISOString(),
       model: `${MODEL} (scripted local server; tokens estimated from request size, ~1600 per screenshot)`,
       runs: RUNS,
       gap_between_jobs_ms: GAP_MS,
       fresh: perJob(fresh),
-      replayed: { job_ms: replayed.map((j) => j.totalMs), median_ms: replayMedian, model_calls_per_job: Math.max(...replayed.map((j) => j.modelCalls)), input_tokens_per_job: Math.max(...replayed.map((j) => j.inputTokens)), cost_usd_per_job: Math.max(...replayed.map((j) => j.costUsd)) },
+      replayed: {
+        job_ms: replayed.map((j) => j.totalMs),
+        median_ms: replayMedian,
+        model_calls_per_job: Math.max(...replayed.map((j) => j.modelCalls)),
+        input_tokens_per_job: Math.max(...replayed.map((j) => j.inputTokens)),
+        cost_usd_per_job: Math.max(...replayed.map((j) => j.costUsd)),
+      },
       script_ms: scripts,
       script_median_ms: scriptMedian,
       ratio: Number((replayMedian / scriptMedian).toFixed(2)),
@@ -182,7 +221,9 @@ async function main(): Promise<void> {
   const out = fileURLToPath(new URL('./results/model-agent.json', import.meta.url));
   await mkdir(join(out, '..'), { recursive: true });
   await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify({ fresh: results.fresh, replayed_median_ms: (results.replayed as { median_ms: number }).median_ms, script_median_ms: results.script_median_ms, ratio: results.ratio, meets_targets: results.meets_targets })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ fresh: results.fresh, replayed_median_ms: (results.replayed as { median_ms: number }).median_ms, script_median_ms: results.script_median_ms, ratio: results.ratio, meets_targets: results.meets_targets })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -25,15 +25,25 @@ async function start(poolSize: number): Promise<Started> {
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-sessions-'));
   const notices: string[] = [];
   const app = await startApp({
-    dataDir, port: 0, rendererDir: join(dataDir, 'no-console'), notice: (line) => notices.push(line),
-    warmBrowser: false, sessionPoolSize: poolSize, limits: BENCH_LIMITS, config: readConfig(process.env),
+    dataDir,
+    port: 0,
+    rendererDir: join(dataDir, 'no-console'),
+    notice: (line) => notices.push(line),
+    warmBrowser: false,
+    sessionPoolSize: poolSize,
+    limits: BENCH_LIMITS,
+    config: readConfig(process.env),
   });
   const accountKey = /Account API key[^:]*:\s+(\S+)/.exec(notices.join('\n'))?.[1] ?? '';
   return { app, dataDir, accountKey };
 }
 
 async function post(s: Started, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${s.app.url}${path}`, { method: 'POST', headers: { 'x-api-key': s.accountKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${s.app.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': s.accountKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
 }
@@ -59,7 +69,9 @@ function cdpRoundTrip(url: string): Promise<void> {
  * honest total, Linux only).
  */
 function memoryKiB(marker: string): { processes: number; rss: number; pss: number | null } {
-  const lines = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(marker) && line.includes('chromium'));
+  const lines = execFileSync('ps', ['-eo', 'pid=,rss=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && line.includes('chromium'));
   let rss = 0;
   let pss: number | null = 0;
   for (const line of lines) {
@@ -116,17 +128,37 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     runs: RUNS,
     target: 'warm create → CDP-ready ≤ 150 ms (median)',
-    warm: { create_to_cdp_ready_ms_median: round([median(warmRuns.cdpReady)])[0], create_to_playwright_connected_ms_median: round([median(warmRuns.playwright)])[0], create_to_cdp_ready_ms: round(warmRuns.cdpReady) },
-    cold: { create_to_cdp_ready_ms_median: round([median(coldRuns.cdpReady)])[0], create_to_playwright_connected_ms_median: round([median(coldRuns.playwright)])[0], create_to_cdp_ready_ms: round(coldRuns.cdpReady) },
-    pool: { size: 1, idle_processes: idle.processes, idle_pss_mib: idle.pss === null ? null : Math.round(idle.pss / 102.4) / 10, idle_rss_sum_mib: Math.round(idle.rss / 102.4) / 10 },
-    machine: { cpus: cpus().length, platform: process.platform, load_average_1m: Math.round(loadavg()[0]! * 10) / 10, note: 'shared by other engineers\' test runs while measured' },
+    warm: {
+      create_to_cdp_ready_ms_median: round([median(warmRuns.cdpReady)])[0],
+      create_to_playwright_connected_ms_median: round([median(warmRuns.playwright)])[0],
+      create_to_cdp_ready_ms: round(warmRuns.cdpReady),
+    },
+    cold: {
+      create_to_cdp_ready_ms_median: round([median(coldRuns.cdpReady)])[0],
+      create_to_playwright_connected_ms_median: round([median(coldRuns.playwright)])[0],
+      create_to_cdp_ready_ms: round(coldRuns.cdpReady),
+    },
+    pool: {
+      size: 1,
+      idle_processes: idle.processes,
+      idle_pss_mib: idle.pss === null ? null : Math.round(idle.pss / 102.4) / 10,
+      idle_rss_sum_mib: Math.round(idle.rss / 102.4) / 10,
+    },
+    machine: {
+      cpus: cpus().length,
+      platform: process.platform,
+      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+      note: "shared by other engineers' test runs while measured",
+    },
   };
   const out = join(import.meta.dirname, 'results', 'sessions.json');
   await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify({ warm: result.warm.create_to_cdp_ready_ms_median, cold: result.cold.create_to_cdp_ready_ms_median, pool: result.pool })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ warm: result.warm.create_to_cdp_ready_ms_median, cold: result.cold.create_to_cdp_ready_ms_median, pool: result.pool })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

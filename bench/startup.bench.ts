@@ -78,7 +78,9 @@ try {
     await sleep(IDLE_MS);
     bare.push({ ms: round(b.ms), rss: rssMiB(b.child.pid) });
     await stop(b.child);
-    process.stderr.write(`run ${run + 1}/${RUNS}: portico ${portico.at(-1)?.ms} ms ${portico.at(-1)?.rss} MiB, bare ${bare.at(-1)?.ms} ms ${bare.at(-1)?.rss} MiB (load ${load()[0]})\n`);
+    process.stderr.write(
+      `run ${run + 1}/${RUNS}: portico ${portico.at(-1)?.ms} ms ${portico.at(-1)?.rss} MiB, bare ${bare.at(-1)?.ms} ms ${bare.at(-1)?.rss} MiB (load ${load()[0]})\n`,
+    );
   }
   const results = {
     bench: 'startup',
@@ -86,12 +88,29 @@ try {
     target: 'spawn → listening ≤ 500 ms warm; service RSS idle ≤ 120 MB',
     runs: RUNS,
     idle_ms_before_rss: IDLE_MS,
-    portico: { start_to_listening_ms_median: median(portico.map((r) => r.ms)), rss_idle_mib_median: median(portico.map((r) => r.rss)), samples: portico },
-    bare_fastify: { start_to_listening_ms_median: median(bare.map((r) => r.ms)), rss_idle_mib_median: median(bare.map((r) => r.rss)), samples: bare },
-    machine: { cpus: cpus().length, platform: process.platform, node: process.version, load_average_at_start: loadAtStart, load_average_at_end: load(), note: 'a 2-core machine shared with other engineers\' tests while measured' },
+    portico: {
+      start_to_listening_ms_median: median(portico.map((r) => r.ms)),
+      rss_idle_mib_median: median(portico.map((r) => r.rss)),
+      samples: portico,
+    },
+    bare_fastify: {
+      start_to_listening_ms_median: median(bare.map((r) => r.ms)),
+      rss_idle_mib_median: median(bare.map((r) => r.rss)),
+      samples: bare,
+    },
+    machine: {
+      cpus: cpus().length,
+      platform: process.platform,
+      node: process.version,
+      load_average_at_start: loadAtStart,
+      load_average_at_end: load(),
+      note: "a 2-core machine shared with other engineers' tests while measured",
+    },
   };
   writeFileSync(join(benchDir, 'results', 'startup.json'), `${JSON.stringify(results, null, 2)}\n`);
-  process.stderr.write(`${JSON.stringify({ portico: results.portico.start_to_listening_ms_median, portico_rss: results.portico.rss_idle_mib_median, bare: results.bare_fastify.start_to_listening_ms_median, bare_rss: results.bare_fastify.rss_idle_mib_median })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ portico: results.portico.start_to_listening_ms_median, portico_rss: results.portico.rss_idle_mib_median, bare: results.bare_fastify.start_to_listening_ms_median, bare_rss: results.bare_fastify.rss_idle_mib_median })}\n`,
+  );
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }

@@ -43,17 +43,25 @@ function ensureNode22() {
   const current = existsSync(candidate) ? versionOf(candidate) : undefined;
   if (current !== undefined && nodeIsRecentEnough(current)) return candidate;
   if (process.platform === 'win32') {
-    note(`Node ${process.versions.node} is too old; install Node ${minimumNode.join('.')} or newer from https://nodejs.org`);
+    note(
+      `Node ${process.versions.node} is too old; install Node ${minimumNode.join('.')} or newer from https://nodejs.org`,
+    );
     process.exit(1);
   }
-  note(`Node ${process.versions.node} is older than ${minimumNode.join('.')}; installing Node 22 from npm into ${node22Prefix} (once)`);
+  note(
+    `Node ${process.versions.node} is older than ${minimumNode.join('.')}; installing Node 22 from npm into ${node22Prefix} (once)`,
+  );
   // `node@22` only fetches `node-<os>-<cpu>@22` in a preinstall script, which npm 12 blocks unless
   // allowed; the platform package holds the same binary with no install script.
   const packages = [`node-${process.platform}-${process.arch}@22`, 'node@22'];
   for (const spec of packages) {
-    const install = spawnSync('npm', ['install', '--global', '--no-fund', '--no-audit', '--prefix', node22Prefix, spec], {
-      stdio: ['ignore', 2, 2],
-    });
+    const install = spawnSync(
+      'npm',
+      ['install', '--global', '--no-fund', '--no-audit', '--prefix', node22Prefix, spec],
+      {
+        stdio: ['ignore', 2, 2],
+      },
+    );
     if (install.status === 0 && existsSync(candidate)) break;
   }
   const installed = existsSync(candidate) ? versionOf(candidate) : undefined;

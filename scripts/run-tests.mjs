@@ -16,7 +16,11 @@ const keyringPassword = 'portico-test';
 
 // Tools launched through `#!/usr/bin/env node` must get this Node, not an older one on PATH.
 // IBM_TELEMETRY_DISABLED: Carbon's packages (test fixtures) ship a telemetry client; nothing leaves this machine.
-const env = { ...process.env, IBM_TELEMETRY_DISABLED: 'true', PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+const env = {
+  ...process.env,
+  IBM_TELEMETRY_DISABLED: 'true',
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+};
 
 function onPath(command) {
   return env.PATH.split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
@@ -29,7 +33,8 @@ function step(name, command, args, extraEnv = {}) {
   const code = result.error ? 1 : (result.status ?? 1);
   if (result.error) process.stderr.write(`could not run ${command}: ${result.error.message}\n`);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (code !== 0) process.stderr.write(`✖ ${name} failed (exit ${result.status ?? result.signal ?? code}, ${seconds}s)\n`);
+  if (code !== 0)
+    process.stderr.write(`✖ ${name} failed (exit ${result.status ?? result.signal ?? code}, ${seconds}s)\n`);
   else process.stderr.write(`✔ ${name} (${seconds}s)\n`);
   return code;
 }
@@ -70,9 +75,13 @@ function vitestCommand(args) {
 
 // Exactly `npm run check:imports`: the import table of docs/architecture.md, known violations listed apart.
 const importRulesArgs = [
-  '--config', '.dependency-cruiser.cjs',
-  '--ignore-known', '.dependency-cruiser-known-violations.json',
-  'src-main', 'src-preload', 'src-renderer',
+  '--config',
+  '.dependency-cruiser.cjs',
+  '--ignore-known',
+  '.dependency-cruiser-known-violations.json',
+  'src-main',
+  'src-preload',
+  'src-renderer',
 ];
 // `biome lint .` (npm run lint). On by default; PORTICO_LINT=0 skips it.
 const lintDefault = true;
@@ -83,7 +92,10 @@ const vitestArgs = args[0] === '--' ? args.slice(1) : args;
 
 // The in-page scripts (src-main/agent/injected/) compile to a generated module that tsc, vitest and
 // the build all read: refresh it first when a source is newer (cheap otherwise, even with SKIP_BUILD).
-requireStep('injected scripts (scripts/build-injected.mjs --if-stale)', process.execPath, [join(root, 'scripts/build-injected.mjs'), '--if-stale']);
+requireStep('injected scripts (scripts/build-injected.mjs --if-stale)', process.execPath, [
+  join(root, 'scripts/build-injected.mjs'),
+  '--if-stale',
+]);
 
 if (process.env.PORTICO_TEST_SKIP_BUILD === '1') {
   process.stderr.write('PORTICO_TEST_SKIP_BUILD=1: skipping typecheck, import rules, lint and build\n');
@@ -92,6 +104,8 @@ if (process.env.PORTICO_TEST_SKIP_BUILD === '1') {
   requireStep('import rules (dependency-cruiser, .dependency-cruiser.cjs)', bin('depcruise'), importRulesArgs);
   if (lintEnabled) requireStep('lint (biome lint, biome.json)', bin('biome'), ['lint', '.']);
   else process.stderr.write(`skipping biome lint (PORTICO_LINT=${process.env.PORTICO_LINT ?? 'unset, default off'})\n`);
+  // The formatter's word on every source file (biome.json; `npx biome format --write .` applies it).
+  requireStep('format (biome format, biome.json)', bin('biome'), ['format', '.']);
   requireStep('build (electron-vite build)', bin('electron-vite'), ['build']);
 }
 

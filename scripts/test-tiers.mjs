@@ -34,7 +34,11 @@ function testFiles(dir) {
 /** The unit tier's files, relative to `root` with forward slashes, sorted. */
 export function unitTestFiles(root) {
   return testFiles(join(root, 'test'))
-    .filter((path) => head(path).split('\n', 8).some((line) => line.trim() === UNIT_MARKER))
+    .filter((path) =>
+      head(path)
+        .split('\n', 8)
+        .some((line) => line.trim() === UNIT_MARKER),
+    )
     .map((path) => relative(root, path).split('\\').join('/'))
     .sort();
 }

@@ -68,7 +68,7 @@ function isLoopback(host: string): boolean {
 
 function firstStartNotice(keys: SeededKeys): string[] {
   return [
-    'Portico first start: created organization \'default\' and user \'local\' in workspace \'default\'.',
+    "Portico first start: created organization 'default' and user 'local' in workspace 'default'.",
     `  Organization API key (org '${keys.orgId}'):  ${keys.orgApiKey}`,
     `  Account API key (user '${keys.userId}', workspace '${keys.workspaceId}'):  ${keys.accountApiKey}`,
     '  These keys are shown only this once; keep them. Create more with `npm run cli -- key create --org default`.',
@@ -81,7 +81,10 @@ function firstStartNotice(keys: SeededKeys): string[] {
  */
 function builtinAgents(modelDeps: ModelAgentDeps, mappings: MappingCache): AgentRegistry {
   const autofill = new AutofillAgent({
-    keyMapper: (ctx) => (ctx.job?.assistModel ? new ModelKeyMapper({ llm: modelDeps.llm, cache: mappings }, ctx, ctx.job.assistModel) : null),
+    keyMapper: (ctx) =>
+      ctx.job?.assistModel
+        ? new ModelKeyMapper({ llm: modelDeps.llm, cache: mappings }, ctx, ctx.job.assistModel)
+        : null,
   });
   const model = new ModelAgent(modelDeps);
   return { get: (id) => (id === BUILTIN_AUTOFILL ? autofill : isOrchestratorModel(id) ? model : undefined) };
@@ -125,7 +128,11 @@ function resolveSettings(options: AppOptions, operatorSettings: OperatorSettings
     warmBrowser,
     minuteMs: options.minuteMs ?? 60_000,
     // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
-    jobConcurrency: options.jobConcurrency ?? operatorSettings.values.job_concurrency ?? config.jobConcurrency ?? DEFAULT_JOB_CONCURRENCY,
+    jobConcurrency:
+      options.jobConcurrency ??
+      operatorSettings.values.job_concurrency ??
+      config.jobConcurrency ??
+      DEFAULT_JOB_CONCURRENCY,
     sessionPoolSize: options.sessionPoolSize ?? (warmBrowser ? (operatorSettings.values.session_pool_size ?? 1) : 0),
     limits: resolveLimits(operatorSettings.values, options.limits, browserCapacity(operatorSettings.values)),
   };
@@ -159,15 +166,23 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const paths = dataPaths(options.dataDir);
   // Nothing in the data folder is readable by other local users (docs/api.md, "Data folder").
   const notPrivate = securePrivateDataDir(paths.root);
-  if (notPrivate.length > 0) notice(`WARNING: could not make ${notPrivate.length} item(s) in the data folder private to this user, e.g. ${notPrivate[0]}`);
+  if (notPrivate.length > 0)
+    notice(
+      `WARNING: could not make ${notPrivate.length} item(s) in the data folder private to this user, e.g. ${notPrivate[0]}`,
+    );
   // What a kill -9 left there: browsers' profile copies and Playwright's folders, half-done uploads (one service per data folder).
   rmSync(paths.tmp, { recursive: true, force: true });
   // Recordings a kill -9 cut off (`*.webm.part`): never finished, never served.
   const unfinished = await removeUnfinishedRecordings(paths.artifacts);
   if (unfinished > 0) logger.info('removed unfinished recordings left by an earlier stop', { count: unfinished });
   if (!isLoopback(host)) {
-    notice(`WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`);
-    if (!options.allowedHosts?.length) notice('  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).');
+    notice(
+      `WARNING: binding ${host} exposes the Portico API beyond this machine; every request still needs an API key.`,
+    );
+    if (!options.allowedHosts?.length)
+      notice(
+        '  Requests must name this server in their Host header: allow the names clients use with --allow-host NAME (or PORTICO_ALLOWED_HOSTS).',
+      );
   }
 
   const store = phases.storage.add(openStore(paths.database), (opened) => opened.close(), 'store');
@@ -175,7 +190,9 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   // keychain is only probed when a secret is touched.
   let secrets: Promise<SecretStore> | undefined;
   const openSecrets = (): Promise<SecretStore> =>
-    (secrets ??= options.secrets ? Promise.resolve(options.secrets) : openAppSecrets(paths.root, store.meta.installId(), config));
+    (secrets ??= options.secrets
+      ? Promise.resolve(options.secrets)
+      : openAppSecrets(paths.root, store.meta.installId(), config));
   const schemas = jsonSchemas;
   const operatorSettings = OperatorSettings.load(paths.root);
   const settings = resolveSettings(options, operatorSettings, config);
@@ -183,16 +200,30 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const { limits } = settings;
   // Browser hosts (docs/scale.md): the local Chromium and settings.json's browser_hosts, probed on a timer;
   // each browser goes to the least-loaded one with room. Tokens come from the keychain/vault when connecting.
-  const browserHosts = phases.browsers.add(createBrowserHosts({
-    settings: operatorSettings.values, secrets: openSecrets, onSecret: (value) => redactor.add(value), logger,
-    // BISECT
-    ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
-  }), (hosts) => hosts.close(), 'browser host probes');
+  const browserHosts = phases.browsers.add(
+    createBrowserHosts({
+      settings: operatorSettings.values,
+      secrets: openSecrets,
+      onSecret: (value) => redactor.add(value),
+      logger,
+      // BISECT
+      ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
+    }),
+    (hosts) => hosts.close(),
+    'browser host probes',
+  );
   const hostPlaces = placementHosts(operatorSettings.values, browserHosts);
-  const browserSlots = new BrowserSlots({ perOrg: limits.browsersPerOrg, total: limits.browsersTotal }, () => hostPlaces);
+  const browserSlots = new BrowserSlots(
+    { perOrg: limits.browsersPerOrg, total: limits.browsersTotal },
+    () => hostPlaces,
+  );
   const documentRepo = new DocumentRepository(store.db);
   const quotas = new DiskQuotas({
-    quotas: { skills: limits.skillsQuotaBytes, documents: limits.documentsQuotaBytes, artifacts: limits.artifactsQuotaBytes },
+    quotas: {
+      skills: limits.skillsQuotaBytes,
+      documents: limits.documentsQuotaBytes,
+      artifacts: limits.artifactsQuotaBytes,
+    },
     usage: {
       skills: (orgId) => store.skills.totalBytes(orgId),
       documents: (orgId) => documentRepo.totalBytes(orgId),
@@ -207,85 +238,194 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   // No browser of Portico may reach Portico's own port, by any name it answers to (docs/security.md);
   // known once listening, and every browser is launched after that.
   const blockedHostPorts = (): string[] =>
-    address.port === 0 ? [] : [...new Set([...allowedHostNames(host), ...(options.allowedHosts ?? []), '0.0.0.0', '[::]'])].map((name) => `${name}:${address.port}`);
+    address.port === 0
+      ? []
+      : [...new Set([...allowedHostNames(host), ...(options.allowedHosts ?? []), '0.0.0.0', '[::]'])].map(
+          (name) => `${name}:${address.port}`,
+        );
   const chromiumPath = operatorSettings.values.chromium_path;
-  const runtime = phases.browsers.add(new BrowserRuntime({
-    blockedHostPorts, remoteHosts: browserHosts,
-    dataDir: paths.root, tempDir: join(paths.tmp, 'browser'), launcherTempDir: join(paths.tmp, 'playwright'), logger, spareContext: settings.warmBrowser, disableSandbox: config.chromiumNoSandbox,
-    ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
-    ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
-  }), (browsers) => browsers.close(), 'job browsers');
+  const runtime = phases.browsers.add(
+    new BrowserRuntime({
+      blockedHostPorts,
+      remoteHosts: browserHosts,
+      dataDir: paths.root,
+      tempDir: join(paths.tmp, 'browser'),
+      launcherTempDir: join(paths.tmp, 'playwright'),
+      logger,
+      spareContext: settings.warmBrowser,
+      disableSandbox: config.chromiumNoSandbox,
+      ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
+      ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
+    }),
+    (browsers) => browsers.close(),
+    'job browsers',
+  );
   const liveViews = new LiveViewHub();
   // Session browsers: one Chromium each, a few kept warm (docs/decisions.md, "Session browsers").
   const chromiumHost = systemChromiumHost();
-  const sessionPool = phases.browsers.add(new SessionBrowserPool({
-    executablePath: () => findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath }),
-    noSandbox: needsNoSandbox(chromiumHost.platform, config.chromiumNoSandbox, process.getuid?.()),
-    tempDir: join(paths.tmp, 'sessions'), logger, blockedHostPorts,
-  }, settings.sessionPoolSize), (pool) => pool.close(), 'session browser pool');
-  const sessions = phases.browsers.add(new SessionService({
-    store, pool: sessionPool, locks: runtime.locks, profileDir: (profileId) => runtime.profileDir(profileId), liveViews,
-    minuteMs: settings.minuteMs, logger, browserSlots,
-    // On a remote `playwright` host: its own browser there, served through the same CDP proxy (docs/scale.md).
-    remoteBrowser: async (hostName) => remoteSessionBrowser(await browserHosts.connect(hostName), { tempDir: join(paths.tmp, 'sessions') }),
-    recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath), dir: join(paths.artifacts, 'sessions'), recordVideoDefault: () => operatorSettings.values.record_video ?? false },
-  }), (service) => service.close(), 'sessions');
+  const sessionPool = phases.browsers.add(
+    new SessionBrowserPool(
+      {
+        executablePath: () =>
+          findChromium(chromiumHost, {
+            configuredPath: operatorSettings.values.chromium_path,
+            envPath: config.chromiumPath,
+          }),
+        noSandbox: needsNoSandbox(chromiumHost.platform, config.chromiumNoSandbox, process.getuid?.()),
+        tempDir: join(paths.tmp, 'sessions'),
+        logger,
+        blockedHostPorts,
+      },
+      settings.sessionPoolSize,
+    ),
+    (pool) => pool.close(),
+    'session browser pool',
+  );
+  const sessions = phases.browsers.add(
+    new SessionService({
+      store,
+      pool: sessionPool,
+      locks: runtime.locks,
+      profileDir: (profileId) => runtime.profileDir(profileId),
+      liveViews,
+      minuteMs: settings.minuteMs,
+      logger,
+      browserSlots,
+      // On a remote `playwright` host: its own browser there, served through the same CDP proxy (docs/scale.md).
+      remoteBrowser: async (hostName) =>
+        remoteSessionBrowser(await browserHosts.connect(hostName), { tempDir: join(paths.tmp, 'sessions') }),
+      recorder: {
+        ffmpegPath: () => findFfmpeg(config.ffmpegPath),
+        dir: join(paths.artifacts, 'sessions'),
+        recordVideoDefault: () => operatorSettings.values.record_video ?? false,
+      },
+    }),
+    (service) => service.close(),
+    'sessions',
+  );
   sessions.recover();
   const profileSessions = phases.browsers.add(
-    new ProfileSessionManager(store, runtime, liveViews, { ...loginBrowserConfig(config), minuteMs: settings.minuteMs, logger, browserSlots }),
-    (manager) => manager.close(), 'profile login windows',
+    new ProfileSessionManager(store, runtime, liveViews, {
+      ...loginBrowserConfig(config),
+      minuteMs: settings.minuteMs,
+      logger,
+      browserSlots,
+    }),
+    (manager) => manager.close(),
+    'profile login windows',
   );
   const profiles = new ProfileService(store, runtime, profileSessions);
   // A portal's browser_session_id is checked against the live sessions (looked up per request).
-  const portals = new PortalService(store, schemas, { isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId) });
-  const credentials = new CredentialService({ store, secrets: openSecrets, redactor, logger, ...(options.clock && { clock: options.clock }) });
-  const llm = new LlmFactory({ secrets: openSecrets, storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider), environment: config.providers, ...(options.llmRetry && { retry: options.llmRetry }) });
+  const portals = new PortalService(store, schemas, {
+    isActiveInOrg: (sessionId, orgId) => sessions.isActiveInOrg(sessionId, orgId),
+  });
+  const credentials = new CredentialService({
+    store,
+    secrets: openSecrets,
+    redactor,
+    logger,
+    ...(options.clock && { clock: options.clock }),
+  });
+  const llm = new LlmFactory({
+    secrets: openSecrets,
+    storedBaseUrl: (provider) => store.providerSettings.baseUrl(provider),
+    environment: config.providers,
+    ...(options.llmRetry && { retry: options.llmRetry }),
+  });
   // An action the built-in interpreter cannot read goes to the default orchestrator model, when it is configured.
   const actions = new ActionService({
-    sessions, cache: store.actionCache,
+    sessions,
+    cache: store.actionCache,
     model: {
-      configured: async () => ((await llm.missing(DEFAULT_ORCHESTRATOR_MODEL).catch(() => 'unknown model')) === undefined ? DEFAULT_ORCHESTRATOR_MODEL : undefined),
+      configured: async () =>
+        (await llm.missing(DEFAULT_ORCHESTRATOR_MODEL).catch(() => 'unknown model')) === undefined
+          ? DEFAULT_ORCHESTRATOR_MODEL
+          : undefined,
       create: (modelId) => llm.create(modelId),
     },
   });
   // Document bundles: read one at a time off the request path; those a stop left mid-read resume (local-service.md §7).
-  const documents = phases.work.add(new DocumentService({
-    repo: documentRepo, paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
-    // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
-    reading: new WorkerReading({ logger, ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }) }),
-    logger, quotas, ...(options.clock && { clock: options.clock }),
-    readTimeoutMs: limits.documentReadTimeoutMs,
-  }), (service) => service.close(), 'document reading');
+  const documents = phases.work.add(
+    new DocumentService({
+      repo: documentRepo,
+      paths: { documentsDir: join(paths.root, 'documents'), tmpDir: paths.tmp },
+      // Files are read in a worker thread (pdf.js, OCR, …), so a heavy or hanging file never blocks the server.
+      reading: new WorkerReading({
+        logger,
+        ...(options.documentReading?.readersModule && { readersModule: options.documentReading.readersModule }),
+      }),
+      logger,
+      quotas,
+      ...(options.clock && { clock: options.clock }),
+      readTimeoutMs: limits.documentReadTimeoutMs,
+    }),
+    (service) => service.close(),
+    'document reading',
+  );
   await documents.recover();
   const documentExtract = async (orgId: string, bundleId: string, endpointName: string) => {
     const portal = portals.getRecord(orgId, endpointName);
-    return previewExtraction({ documents, llm, schemas }, orgId, bundleId, { form_schema: portal.form_schema, assist_model: portal.assist_model });
+    return previewExtraction({ documents, llm, schemas }, orgId, bundleId, {
+      form_schema: portal.form_schema,
+      assist_model: portal.assist_model,
+    });
   };
-  const agents = options.agents ?? builtinAgents({
-    llm, traces: store.replayTraces, skillsDir: paths.skills,
-    skill: (id) => {
-      const record = store.skills.get(id);
-      return record && { id, name: record.name, description: record.description ?? '' };
-    },
-  }, store.autofillMappings);
-  const scheduler = phases.work.add(new JobScheduler(
-    { store, runtime, events: jobEvents, liveViews, logger, artifactsDir: paths.artifacts, minuteMs: settings.minuteMs, answerTimeoutMs: 24 * 60 * settings.minuteMs, sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
-      // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
-      recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) }, credentials, redactor,
-      // A job started with document_bundle_id reads its form_data from the bundle.
-      bundleFormData: (job, hooks) => formDataFromBundle({ documents, llm, schemas }, job, hooks) },
-    agents,
-    { concurrency: settings.jobConcurrency, browserSlots },
-  ), (jobScheduler) => jobScheduler.close(), 'running jobs');
+  const agents =
+    options.agents ??
+    builtinAgents(
+      {
+        llm,
+        traces: store.replayTraces,
+        skillsDir: paths.skills,
+        skill: (id) => {
+          const record = store.skills.get(id);
+          return record && { id, name: record.name, description: record.description ?? '' };
+        },
+      },
+      store.autofillMappings,
+    );
+  const scheduler = phases.work.add(
+    new JobScheduler(
+      {
+        store,
+        runtime,
+        events: jobEvents,
+        liveViews,
+        logger,
+        artifactsDir: paths.artifacts,
+        minuteMs: settings.minuteMs,
+        answerTimeoutMs: 24 * 60 * settings.minuteMs,
+        sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
+        // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
+        recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) },
+        credentials,
+        redactor,
+        // A job started with document_bundle_id reads its form_data from the bundle.
+        bundleFormData: (job, hooks) => formDataFromBundle({ documents, llm, schemas }, job, hooks),
+      },
+      agents,
+      { concurrency: settings.jobConcurrency, browserSlots },
+    ),
+    (jobScheduler) => jobScheduler.close(),
+    'running jobs',
+  );
   const jobs = new JobService({
-    store, portals, schemas, scheduler, artifactsDir: paths.artifacts, baseUrl: () => address.url(), sessions, credentials,
+    store,
+    portals,
+    schemas,
+    scheduler,
+    artifactsDir: paths.artifacts,
+    baseUrl: () => address.url(),
+    sessions,
+    credentials,
     unplaceable: (labels) => browserSlots.unplaceable({ labels }),
     recordVideoDefault: () => operatorSettings.values.record_video ?? false,
     documents: { get: (orgId, id) => documents.get(orgId, id) },
     artifactsQuota: quotas,
     models: {
       canRun: (model) => agents.get(model) !== undefined,
-      hasKey: async (model) => model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
+      hasKey: async (model) =>
+        model === BUILTIN_AUTOFILL || (await llm.missing(model).catch(() => 'unknown model')) === undefined,
       missing: (model) => llm.missing(model),
     },
   });
@@ -293,9 +433,19 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   // stops new steps at once (work phase); the runs in flight end as their jobs and sessions end, and
   // their last writes land before the store closes (records phase).
   const workflows = new WorkflowService({
-    workflows: new WorkflowRepository(store.db), principals: store.principals, portals: store.portals, sessions, actions,
-    jobs: { start: (orgId, endpointName, request) => jobs.start(orgId, endpointName, request), get: (jobId) => store.jobs.get(jobId), onDidChangeStatus: jobEvents.onDidChangeStatus },
-    screenshotsDir: join(paths.artifacts, 'workflows'), logger, ...(options.clock && { clock: options.clock }),
+    workflows: new WorkflowRepository(store.db),
+    principals: store.principals,
+    portals: store.portals,
+    sessions,
+    actions,
+    jobs: {
+      start: (orgId, endpointName, request) => jobs.start(orgId, endpointName, request),
+      get: (jobId) => store.jobs.get(jobId),
+      onDidChangeStatus: jobEvents.onDidChangeStatus,
+    },
+    screenshotsDir: join(paths.artifacts, 'workflows'),
+    logger,
+    ...(options.clock && { clock: options.clock }),
   });
   let workflowsClosed: Promise<void> = Promise.resolve();
   phases.records.defer(() => workflowsClosed, 'workflow runs in flight');
@@ -309,22 +459,39 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const webhookKeys = new WebhookKeyService(store, openSecrets);
   // Jobs that shutdown interrupts still send their final webhook: both close after the work phase.
   const webhookDispatcher = phases.records.add(
-    new WebhookDispatcher(store, webhookKeys, logger, { userAgent: `Portico-Webhooks/${VERSION}`, ...options.webhookTiming }),
-    (dispatcher) => dispatcher.close(), 'webhook deliveries',
+    new WebhookDispatcher(store, webhookKeys, logger, {
+      userAgent: `Portico-Webhooks/${VERSION}`,
+      ...options.webhookTiming,
+    }),
+    (dispatcher) => dispatcher.close(),
+    'webhook deliveries',
   );
-  phases.records.add(new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents }), (emitter) => emitter.dispose(), 'webhook events');
+  phases.records.add(
+    new WebhookEmitter({ store, jobs, keys: webhookKeys, dispatcher: webhookDispatcher, events: jobEvents }),
+    (emitter) => emitter.dispose(),
+    'webhook events',
+  );
   const adminService = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
   const connectedAccounts = new ConnectedAccountService({
-    repo: new OAuthRepository(store.db), apps: adminService.oauthApps, secrets: openSecrets, logger, redirectUri: () => `${address.callbackOrigin()}/oauth/callback`,
+    repo: new OAuthRepository(store.db),
+    apps: adminService.oauthApps,
+    secrets: openSecrets,
+    logger,
+    redirectUri: () => `${address.callbackOrigin()}/oauth/callback`,
     onSecret: (value) => redactor.add(value),
     ...(options.clock && { clock: options.clock }),
     ...(options.onAccountConnected && { onAccountConnected: options.onAccountConnected }),
   });
   // Codes by mail: a credential linked to its creator's connected Google account reads them through the Gmail API.
-  credentials.codeWaiter.register(new GmailCodeSource(
-    new GmailCodeReader({ accessToken: (id) => connectedAccounts.accessToken(id), ...(config.gmailApiBase !== undefined && { baseUrl: config.gmailApiBase }) }),
-    (id) => connectedAccounts.ownerOf(id),
-  ));
+  credentials.codeWaiter.register(
+    new GmailCodeSource(
+      new GmailCodeReader({
+        accessToken: (id) => connectedAccounts.accessToken(id),
+        ...(config.gmailApiBase !== undefined && { baseUrl: config.gmailApiBase }),
+      }),
+      (id) => connectedAccounts.ownerOf(id),
+    ),
+  );
   // The console's credential: new at every start, never stored, handed to the window or printed as a URL.
   const consoleToken = newSecretToken('ct_');
   const consoleAuth = {
@@ -332,35 +499,85 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     orgExists: (orgId: string) => store.principals.getOrg(orgId) !== undefined,
     // The console on /public acts as the first-start operator: user `local` in workspace `default` (docs/decisions.md).
     operatorAccount: () => ({
-      kind: 'account' as const, userId: DEFAULT_USER_ID, workspaceId: DEFAULT_WORKSPACE_ID,
+      kind: 'account' as const,
+      userId: DEFAULT_USER_ID,
+      workspaceId: DEFAULT_WORKSPACE_ID,
       orgId: store.principals.workspaceOrg(DEFAULT_WORKSPACE_ID) ?? 'default',
       member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
     }),
   };
   const admin = {
     admin: adminService,
-    settings: operatorSettings, dataDir: paths.root, chromiumEnvPath: config.chromiumPath,
+    settings: operatorSettings,
+    dataDir: paths.root,
+    chromiumEnvPath: config.chromiumPath,
     jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
     browser: runtime,
     hosts: {
-      statuses: () => hostStatuses(operatorSettings.values, browserHosts, browserSlots, openSecrets, async () => {
-        const path = findChromium(chromiumHost, { configuredPath: operatorSettings.values.chromium_path, envPath: config.chromiumPath });
-        return chromiumVersion(path, 'chromium');
-      }),
+      statuses: () =>
+        hostStatuses(operatorSettings.values, browserHosts, browserSlots, openSecrets, async () => {
+          const path = findChromium(chromiumHost, {
+            configuredPath: operatorSettings.values.chromium_path,
+            envPath: config.chromiumPath,
+          });
+          return chromiumVersion(path, 'chromium');
+        }),
     },
   };
-  const { server, routes } = await buildServer({ store, portals, skills, jobs, jobEvents, logger, version: VERSION, boundHost: host, ...(options.allowedHosts && { allowedHosts: options.allowedHosts }), rendererDir: options.rendererDir, cdpAllowedOrigins: () => operatorSettings.values.cdp_allowed_origins ?? [], liveViews, profiles, consoleAuth, admin, webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher }, sessions, actions, connectedAccounts, credentials, workflows, documents, documentExtract,
+  const { server, routes } = await buildServer({
+    store,
+    portals,
+    skills,
+    jobs,
+    jobEvents,
+    logger,
+    version: VERSION,
+    boundHost: host,
+    ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
+    rendererDir: options.rendererDir,
+    cdpAllowedOrigins: () => operatorSettings.values.cdp_allowed_origins ?? [],
+    liveViews,
+    profiles,
+    consoleAuth,
+    admin,
+    webhooks: { keys: webhookKeys, dispatcher: webhookDispatcher },
+    sessions,
+    actions,
+    connectedAccounts,
+    credentials,
+    workflows,
+    documents,
+    documentExtract,
     samples: { service: samples, origin: () => address.callbackOrigin() },
-    rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.clock && { clock: options.clock }) } });
+    rateLimit: { requestsPerMinute: limits.requestsPerMinute, ...(options.clock && { clock: options.clock }) },
+  });
   // Closing the server ends the clients' CDP connections too (api/cdpProxy.ts), before their sessions end.
   phases.http.add(server, (fastify) => fastify.close(), 'HTTP server');
-  return { notice, host, server, routes, consoleToken, seeded, samples, browserHosts, scheduler, webhookDispatcher, sessionPool, runtime, warmBrowser: settings.warmBrowser };
+  return {
+    notice,
+    host,
+    server,
+    routes,
+    consoleToken,
+    seeded,
+    samples,
+    browserHosts,
+    scheduler,
+    webhookDispatcher,
+    sessionPool,
+    runtime,
+    warmBrowser: settings.warmBrowser,
+  };
 }
 
 type Services = Awaited<ReturnType<typeof buildServices>>;
 
 /** Listens on the asked address; returns where the server answers. */
-async function listen(services: Services, options: AppOptions, address: ListenAddress): Promise<{ url: string; port: number; callbackOrigin: string }> {
+async function listen(
+  services: Services,
+  options: AppOptions,
+  address: ListenAddress,
+): Promise<{ url: string; port: number; callbackOrigin: string }> {
   await services.server.listen({ host: services.host, port: options.port ?? 8787 });
   const bound = services.server.server.address();
   const port = typeof bound === 'object' && bound ? bound.port : (options.port ?? 8787);
@@ -384,11 +601,22 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     services.webhookDispatcher.poke();
     services.sessionPool.fill();
     if (services.warmBrowser) {
-      services.runtime.warm().catch((error: unknown) => notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`));
+      services.runtime
+        .warm()
+        .catch((error: unknown) =>
+          notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`),
+        );
     }
     if (seeded) for (const line of firstStartNotice(seeded)) notice(line);
     if (options.announceConsole ?? true) notice(`Console: ${url}/#token=${services.consoleToken}`);
-    return { url, host: services.host, port, consoleToken: services.consoleToken, routes: services.routes, close: () => scope.dispose() };
+    return {
+      url,
+      host: services.host,
+      port,
+      consoleToken: services.consoleToken,
+      routes: services.routes,
+      close: () => scope.dispose(),
+    };
   } catch (error) {
     // A start that fails half-way releases what it acquired, newest first; the start's own error is the one reported.
     await scope.dispose().catch(() => {});

@@ -24,7 +24,11 @@ if (!app.requestSingleInstanceLock()) {
   const showWindow = (): void => {
     if (running === undefined) return;
     if (mainWindow === undefined) {
-      mainWindow = createMainWindow({ consoleUrl: `${running.url}/`, apiBaseUrl: running.url, consoleToken: running.consoleToken });
+      mainWindow = createMainWindow({
+        consoleUrl: `${running.url}/`,
+        apiBaseUrl: running.url,
+        consoleToken: running.consoleToken,
+      });
       // Closing the window hides it: jobs, profile logins and webhooks keep running in the tray.
       mainWindow.on('close', (event) => {
         if (quitting) return;
@@ -81,7 +85,9 @@ if (!app.requestSingleInstanceLock()) {
     // out/main/index.js → out/renderer, built by the same `electron-vite build`.
     const rendererDir = join(import.meta.dirname, '../renderer');
     // Packaged builds ship resources/ beside the app (electron-builder extraResources); dev runs use the repo's.
-    const resourcesDir = app.isPackaged ? join(process.resourcesPath, 'resources') : join(import.meta.dirname, '../../resources');
+    const resourcesDir = app.isPackaged
+      ? join(process.resourcesPath, 'resources')
+      : join(import.meta.dirname, '../../resources');
     // After the system browser came back to /oauth/callback, the user returns to Portico: bring its window to the front.
     const onAccountConnected = (): void => {
       if (mainWindow) bringToFront(mainWindow);

@@ -39,7 +39,9 @@ function stopOnSignals(): { onStop(stop: () => Promise<void>): void } {
   const run = (): void => {
     if (stop === undefined) return;
     setTimeout(() => {
-      say(`portico: shutdown did not finish within ${SHUTDOWN_BOUND_MS / 1000} s; exiting (the next start fails what was left running)`);
+      say(
+        `portico: shutdown did not finish within ${SHUTDOWN_BOUND_MS / 1000} s; exiting (the next start fails what was left running)`,
+      );
       process.exit(1);
     }, SHUTDOWN_BOUND_MS).unref();
     stop().then(
@@ -88,7 +90,8 @@ async function main(): Promise<void> {
     strict: true,
   });
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer from 0 to 65535 (got '${values.port}')`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be an integer from 0 to 65535 (got '${values.port}')`);
   const { startApp } = await import('./app.ts');
   const app = await startApp({
     host: values.host,

@@ -69,12 +69,17 @@ function CurrentPage(props: { route: Route }) {
 }
 
 const REFUSED: Record<'stale' | 'rejected', string> = {
-  stale: 'Portico no longer accepts the token this console was opened with: the service has restarted since then. Open or paste the new console URL.',
+  stale:
+    'Portico no longer accepts the token this console was opened with: the service has restarted since then. Open or paste the new console URL.',
   rejected: 'Portico refused that token. Copy the whole Console: line from the latest start of the service.',
 };
 
 /** Shown when the console has no valid token: why, how to get one, and a field to paste it. */
-function ConnectScreen(props: { reason: 'unauthorized' | 'down'; why?: 'none' | 'stale' | 'rejected'; detail?: string }) {
+function ConnectScreen(props: {
+  reason: 'unauthorized' | 'down';
+  why?: 'none' | 'stale' | 'rejected';
+  detail?: string;
+}) {
   const connect = useConsole((s) => s.connect);
   const [token, setToken] = useState('');
   const submit = (event: FormEvent) => {
@@ -84,19 +89,40 @@ function ConnectScreen(props: { reason: 'unauthorized' | 'down'; why?: 'none' | 
   return (
     <main className="connect">
       <div className="connect-card">
-        <div className="brand big"><span className="logo" aria-hidden>◆</span> Portico</div>
-        {props.why !== undefined && props.why !== 'none' && <p className="error-note" role="alert" data-testid="token-refused">{REFUSED[props.why]}</p>}
+        <div className="brand big">
+          <span className="logo" aria-hidden>
+            ◆
+          </span>{' '}
+          Portico
+        </div>
+        {props.why !== undefined && props.why !== 'none' && (
+          <p className="error-note" role="alert" data-testid="token-refused">
+            {REFUSED[props.why]}
+          </p>
+        )}
         {props.reason === 'down' ? (
-          <p className="error-note" role="alert">{props.detail}</p>
+          <p className="error-note" role="alert">
+            {props.detail}
+          </p>
         ) : (
           <p>
-            This console needs the address the service printed when it started — the <code>Console: http://…/#token=…</code> line
-            of <code>npm run serve</code>. The token changes at every start.
+            This console needs the address the service printed when it started — the{' '}
+            <code>Console: http://…/#token=…</code> line of <code>npm run serve</code>. The token changes at every
+            start.
           </p>
         )}
         <form onSubmit={submit} className="inline-form">
-          <input aria-label="Console URL or token" className="grow" value={token} onChange={(e) => setToken(e.target.value)} placeholder="Paste the console URL or its token" ref={focusOnMount} />
-          <button type="submit" className="primary" disabled={token.trim() === ''}>Connect</button>
+          <input
+            aria-label="Console URL or token"
+            className="grow"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            placeholder="Paste the console URL or its token"
+            ref={focusOnMount}
+          />
+          <button type="submit" className="primary" disabled={token.trim() === ''}>
+            Connect
+          </button>
         </form>
       </div>
     </main>
@@ -106,7 +132,12 @@ function ConnectScreen(props: { reason: 'unauthorized' | 'down'; why?: 'none' | 
 export function App() {
   const { route, connection, toast, org } = useConsole();
   useEffect(boot, []);
-  if (connection.state === 'checking') return <main className="connect"><p className="muted">Connecting to Portico…</p></main>;
+  if (connection.state === 'checking')
+    return (
+      <main className="connect">
+        <p className="muted">Connecting to Portico…</p>
+      </main>
+    );
   if (connection.state === 'unauthorized') return <ConnectScreen reason="unauthorized" why={connection.why} />;
   if (connection.state === 'down') return <ConnectScreen reason="down" detail={connection.detail} />;
   return <Shell route={route} toast={toast} org={org} />;
@@ -122,12 +153,20 @@ function Shell(props: { route: Route; toast: string | undefined; org: string }) 
     <div className="shell">
       {!reachable && (
         <div className="unreachable" role="alert">
-          <strong>Portico is not reachable.</strong> Retrying, less often the longer it stays away; this page updates when it is back.
+          <strong>Portico is not reachable.</strong> Retrying, less often the longer it stays away; this page updates
+          when it is back.
         </div>
       )}
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <aside className="sidebar">
-        <div className="brand"><span className="logo" aria-hidden>◆</span> Portico</div>
+        <div className="brand">
+          <span className="logo" aria-hidden>
+            ◆
+          </span>{' '}
+          Portico
+        </div>
         <OrgSwitcher />
         <nav aria-label="Main">
           {NAV.map((item) => {
@@ -151,7 +190,11 @@ function Shell(props: { route: Route; toast: string | undefined; org: string }) 
         <CurrentPage route={route} />
       </main>
       <WaitingNotice jobs={waiting} route={route} />
-      {toast !== undefined && <div className="toast" role="status">{toast}</div>}
+      {toast !== undefined && (
+        <div className="toast" role="status">
+          {toast}
+        </div>
+      )}
     </div>
   );
 }

@@ -1,4 +1,12 @@
-import { createApiClient, operationMethod, operationPath, type ArgsTuple, type HttpMethod, type OperationName, type OperationResponse } from '../src-main/contract/client.ts';
+import {
+  createApiClient,
+  operationMethod,
+  operationPath,
+  type ArgsTuple,
+  type HttpMethod,
+  type OperationName,
+  type OperationResponse,
+} from '../src-main/contract/client.ts';
 import type { PorticoBridge } from '../src-preload/bridge.ts';
 
 declare global {
@@ -49,13 +57,21 @@ async function detailOf(response: Response): Promise<string> {
   // Every route the console calls judges the console token; a 401 means that token is no longer the service's.
   if (response.status === 401) onUnauthorized();
   const body: unknown = await response.json().catch(() => null);
-  if (body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string') return body.detail;
+  if (body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string')
+    return body.detail;
   return `${response.status} ${response.statusText}`;
 }
 
 /** A JSON request; resolves the parsed body (undefined for 204) or throws `ApiError` with the detail. */
 async function request(method: HttpMethod, path: string, body?: unknown): Promise<unknown> {
-  const init: RequestInit = { method, headers: headers(body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' }) };
+  const init: RequestInit = {
+    method,
+    headers: headers(
+      body === undefined
+        ? { Accept: 'application/json' }
+        : { Accept: 'application/json', 'Content-Type': 'application/json' },
+    ),
+  };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(`${apiBaseUrl}${path}`, init);
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
@@ -70,15 +86,25 @@ async function request(method: HttpMethod, path: string, body?: unknown): Promis
 export const { call } = createApiClient(({ method, path, body }) => request(method, path, body));
 
 /** A multipart upload (a skill zip) to operation `N`; same error handling as JSON requests. */
-export async function upload<N extends OperationName>(form: FormData, name: N, ...args: ArgsTuple<N>): Promise<OperationResponse<N>> {
-  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { method: operationMethod(name), headers: headers(), body: form });
+export async function upload<N extends OperationName>(
+  form: FormData,
+  name: N,
+  ...args: ArgsTuple<N>
+): Promise<OperationResponse<N>> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, {
+    method: operationMethod(name),
+    headers: headers(),
+    body: form,
+  });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return (await response.json()) as OperationResponse<N>;
 }
 
 /** A text body (a skill's SKILL.md), returned as the string it is: callers render it as text, never as HTML. */
 export async function text<N extends OperationName>(name: N, ...args: ArgsTuple<N>): Promise<string> {
-  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers({ Accept: 'text/markdown, text/plain' }) });
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, {
+    headers: headers({ Accept: 'text/markdown, text/plain' }),
+  });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return response.text();
 }
@@ -100,7 +126,11 @@ function dispositionName(header: string | null, fallback: string): string {
  * Downloads an authorised file (a job's downloads zip, its screenshots tar.gz): a plain link cannot send
  * the console token, so the file is fetched with it and saved from a blob; the console stays open.
  */
-export async function downloadFile<N extends OperationName>(fallbackName: string, name: N, ...args: ArgsTuple<N>): Promise<void> {
+export async function downloadFile<N extends OperationName>(
+  fallbackName: string,
+  name: N,
+  ...args: ArgsTuple<N>
+): Promise<void> {
   const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers() });
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   const url = URL.createObjectURL(await response.blob());
@@ -130,8 +160,16 @@ export interface SseEvent {
  * Reads a `text/event-stream` with fetch rather than EventSource, because EventSource cannot send the
  * console token header (and a token in the URL would end up in logs and history).
  */
-export async function readEventStream<N extends OperationName>(onEvent: (event: SseEvent) => void, signal: AbortSignal, name: N, ...args: ArgsTuple<N>): Promise<void> {
-  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, { headers: headers({ Accept: 'text/event-stream' }), signal });
+export async function readEventStream<N extends OperationName>(
+  onEvent: (event: SseEvent) => void,
+  signal: AbortSignal,
+  name: N,
+  ...args: ArgsTuple<N>
+): Promise<void> {
+  const response = await fetch(`${apiBaseUrl}${operationPath(name, ...args)}`, {
+    headers: headers({ Accept: 'text/event-stream' }),
+    signal,
+  });
   if (!response.ok || !response.body) throw new ApiError(response.status, await detailOf(response));
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

@@ -29,4 +29,5 @@ export const statusLabel: Record<JobStatus, string> = {
   cancelled: 'Cancelled',
 };
 
-export const isActive = (status: JobStatus): boolean => status === 'queued' || status === 'running' || status === 'waiting_for_input';
+export const isActive = (status: JobStatus): boolean =>
+  status === 'queued' || status === 'running' || status === 'waiting_for_input';

@@ -19,7 +19,13 @@ const MAX_RETRY_MS = 30_000;
  * Polling stops once `keepPolling(data)` is false (a finished job) or on a 404 (it is gone), slows down
  * (doubling, up to 30 s) while the service does not answer, and pauses while the tab is hidden.
  */
-export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: number, keepPolling?: (data: T) => boolean, options: { whileHidden?: boolean } = {}): Resource<T> {
+export function useResource<T>(
+  load: () => Promise<T>,
+  key: string,
+  pollMs?: number,
+  keepPolling?: (data: T) => boolean,
+  options: { whileHidden?: boolean } = {},
+): Resource<T> {
   const whileHidden = options.whileHidden ?? false;
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -95,7 +101,12 @@ export function useResource<T>(load: () => Promise<T>, key: string, pollMs?: num
 }
 
 /** Runs an action, keeping its pending state and its failure's detail for the button that started it. */
-export function useAction(): { busy: boolean; error: string | undefined; run(action: () => Promise<void>): Promise<void>; clear(): void } {
+export function useAction(): {
+  busy: boolean;
+  error: string | undefined;
+  run(action: () => Promise<void>): Promise<void>;
+  clear(): void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const run = useCallback(async (action: () => Promise<void>) => {

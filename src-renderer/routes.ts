@@ -21,7 +21,9 @@ export function parseRoute(hash: string): Route {
   const [first, second, third] = parts;
   switch (first) {
     case 'jobs':
-      return second !== undefined && third !== undefined ? { page: 'job', endpoint: second, jobId: third } : { page: 'jobs' };
+      return second !== undefined && third !== undefined
+        ? { page: 'job', endpoint: second, jobId: third }
+        : { page: 'jobs' };
     case 'portals':
       if (second === undefined) return { page: 'portals' };
       if (second === 'new' && third === undefined) return { page: 'portal-new' };
@@ -38,7 +40,9 @@ export function parseRoute(hash: string): Route {
       return { page: 'accounts' };
     case 'workflows':
       if (second === undefined) return { page: 'workflows' };
-      return third === undefined ? { page: 'workflow', workflowId: second } : { page: 'workflow-execution', workflowId: second, executionId: third };
+      return third === undefined
+        ? { page: 'workflow', workflowId: second }
+        : { page: 'workflow-execution', workflowId: second, executionId: third };
     case 'documents':
       return second === undefined ? { page: 'documents' } : { page: 'documents', bundleId: second };
     case 'settings':

@@ -97,7 +97,8 @@ export const useConsole = create<ConsoleState>((set, get) => ({
       const org = orgs.some((o) => o.id === get().org) ? get().org : (orgs[0]?.id ?? 'default');
       set({ orgs, org, connection: { state: 'ok' } });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) set({ connection: { state: 'unauthorized', why: source === 'saved' ? 'stale' : 'rejected' } });
+      if (error instanceof ApiError && error.status === 401)
+        set({ connection: { state: 'unauthorized', why: source === 'saved' ? 'stale' : 'rejected' } });
       else set({ connection: { state: 'down', detail: errorDetail(error) } });
     }
   },
@@ -121,7 +122,8 @@ window.addEventListener('hashchange', () => {
 
 // Mid-session, a refused token means the service restarted with a new one.
 setUnauthorizedHandler(() => {
-  if (useConsole.getState().connection.state === 'ok') useConsole.setState({ connection: { state: 'unauthorized', why: 'stale' } });
+  if (useConsole.getState().connection.state === 'ok')
+    useConsole.setState({ connection: { state: 'unauthorized', why: 'stale' } });
 });
 
 /** Starts the console: the first connection attempt with whatever token is at hand. */

@@ -6,7 +6,9 @@ const CDP_PATH = /^\/devtools\/browser\/([A-Za-z0-9_-]{1,200})$/;
 
 function refuse(socket: Duplex, status: string, detail: string): void {
   const body = JSON.stringify({ detail });
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /** What the proxy checks before a token is even looked up (see installCdpProxy). */
@@ -24,7 +26,11 @@ export interface CdpProxyChecks {
  * refuses upgrades carrying a browser `Origin` unless the operator trusts that origin: scripts
  * (Playwright, Puppeteer) send none, a web page always does. Anything else is refused and closed.
  */
-export function installCdpProxy(server: Server, resolve: (token: string) => CdpTarget | undefined, checks: CdpProxyChecks): CdpProxy {
+export function installCdpProxy(
+  server: Server,
+  resolve: (token: string) => CdpTarget | undefined,
+  checks: CdpProxyChecks,
+): CdpProxy {
   // Upgraded sockets are no longer the HTTP server's: it would wait for them at close. They are ours to end.
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -35,7 +41,11 @@ export function installCdpProxy(server: Server, resolve: (token: string) => CdpT
     if (hostProblem !== undefined) return refuse(socket, '403 Forbidden', hostProblem);
     const origin = request.headers.origin;
     if (origin !== undefined && !checks.allowedOrigins().includes(origin.toLowerCase())) {
-      return refuse(socket, '403 Forbidden', `Origin '${origin}' may not open a CDP URL: add it to cdp_allowed_origins in the settings to trust that page`);
+      return refuse(
+        socket,
+        '403 Forbidden',
+        `Origin '${origin}' may not open a CDP URL: add it to cdp_allowed_origins in the settings to trust that page`,
+      );
     }
     const path = (request.url ?? '').split('?')[0] ?? '';
     const token = CDP_PATH.exec(path)?.[1];

@@ -16,7 +16,10 @@ function frameworkDetail(error: FrameworkError): { status: number; detail: strin
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, detail: `Malformed JSON body: ${error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'not valid JSON')}` };
+      return {
+        status: 400,
+        detail: `Malformed JSON body: ${error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'not valid JSON')}`,
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, detail: 'Unsupported Content-Type: send application/json' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -44,8 +47,12 @@ function frameworkDetail(error: FrameworkError): { status: number; detail: strin
 
 // What busboy (behind @fastify/multipart) throws on a body it cannot frame: plain Errors with no code.
 const MULTIPART_FAILURES = [
-  /^Multipart: Boundary not found$/, /^Boundary required$/, /^The needle cannot/, /^Unexpected end of (multipart data|form)$/,
-  /terminated early due to unexpected end of multipart data$/, /^Malformed part header$/,
+  /^Multipart: Boundary not found$/,
+  /^Boundary required$/,
+  /^The needle cannot/,
+  /^Unexpected end of (multipart data|form)$/,
+  /terminated early due to unexpected end of multipart data$/,
+  /^Malformed part header$/,
 ];
 
 function multipartDetail(error: FrameworkError): string | undefined {
@@ -73,18 +80,27 @@ export const MAX_PARAM_LENGTH = 100;
  */
 function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, detail] = error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request headers too large']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request timed out']
-      : [400, 'Malformed HTTP request'];
+  const [status, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timed out']
+        : [400, 'Malformed HTTP request'];
   const body = JSON.stringify({ detail });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }
 
 /** Fastify constructor options that route its own pre-routing failures to `{detail}` bodies. */
-export const frameworkErrorOptions = { frameworkErrors, clientErrorHandler, routerOptions: { maxParamLength: MAX_PARAM_LENGTH } };
+export const frameworkErrorOptions = {
+  frameworkErrors,
+  clientErrorHandler,
+  routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+};
 
 /** The single place errors become `{"detail": string}`; internals never reach a client. */
 export function installErrorHandler(app: FastifyInstance, logger: Logger): void {

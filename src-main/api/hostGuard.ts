@@ -20,7 +20,10 @@ export function hostnameOf(hostHeader: string): string | undefined {
 }
 
 /** Why a Host header is refused (undefined: it names this server); `extraNames` are the operator's --allow-host names. */
-export function hostChecker(boundHost: string, extraNames: readonly string[] = []): (host: string | undefined) => string | undefined {
+export function hostChecker(
+  boundHost: string,
+  extraNames: readonly string[] = [],
+): (host: string | undefined) => string | undefined {
   const allowed = allowedHostNames(boundHost);
   for (const name of extraNames) allowed.add(name.toLowerCase());
   return (host) => {
@@ -43,7 +46,12 @@ export interface SiteHost {
  * through DNS rebinding. `extraNames` lets an operator who binds 0.0.0.0 name the hosts to accept;
  * `sites` are names accepted only for their own path.
  */
-export function installHostGuard(app: FastifyInstance, boundHost: string, extraNames: readonly string[] = [], sites: readonly SiteHost[] = []): void {
+export function installHostGuard(
+  app: FastifyInstance,
+  boundHost: string,
+  extraNames: readonly string[] = [],
+  sites: readonly SiteHost[] = [],
+): void {
   const problem = hostChecker(boundHost, extraNames);
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host;

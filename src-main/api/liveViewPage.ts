@@ -214,7 +214,9 @@ if (!config.interactive) for (const el of document.querySelectorAll('input,butto
 
 /** The live-view page: a browser's screen streamed as images, with mouse and keyboard forwarded to it. */
 export function liveViewPage(config: LiveViewPageConfig): string {
-  const hint = config.interactive ? 'Click the screen to control the browser; keys go to it while it has focus.' : 'View only.';
+  const hint = config.interactive
+    ? 'Click the screen to control the browser; keys go to it while it has focus.'
+    : 'View only.';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -228,12 +230,16 @@ export function liveViewPage(config: LiveViewPageConfig): string {
 <header>
 <span class="status"><span class="dot"></span><span id="status-text">connecting</span></span>
 <h1>${escapeHtml(config.title)}</h1>
-${config.interactive ? `<nav id="browser-nav" aria-label="Browser">
+${
+  config.interactive
+    ? `<nav id="browser-nav" aria-label="Browser">
 <button type="button" class="icon" id="nav-back" aria-label="Back" title="Back">&#8592;</button>
 <button type="button" class="icon" id="nav-reload" aria-label="Reload" title="Reload">&#8635;</button>
 <form id="address-form" autocomplete="off"><input id="address" type="text" inputmode="url" aria-label="Address" placeholder="Type an address, e.g. https://example.org/login"><button type="button" id="address-go">Go</button></form>
 <span id="nav-note" role="status"></span>
-</nav>` : '<span id="nav-note" hidden></span><input id="address" hidden><form id="address-form" hidden></form><button type="button" id="address-go" hidden></button><button type="button" id="nav-back" hidden></button><button type="button" id="nav-reload" hidden></button>'}
+</nav>`
+    : '<span id="nav-note" hidden></span><input id="address" hidden><form id="address-form" hidden></form><button type="button" id="address-go" hidden></button><button type="button" id="nav-back" hidden></button><button type="button" id="nav-reload" hidden></button>'
+}
 </header>
 <main>
 <img id="screen" tabindex="0" alt="Live browser screen" draggable="false">

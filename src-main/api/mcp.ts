@@ -14,7 +14,8 @@ export interface McpEndpointDeps {
 }
 
 /** 405 text for GET and DELETE: the endpoint keeps no sessions and pushes nothing outside a request. */
-export const mcpStatelessOnly = 'This MCP endpoint is stateless: POST each JSON-RPC message to /mcp (no GET stream, no session to delete)';
+export const mcpStatelessOnly =
+  'This MCP endpoint is stateless: POST each JSON-RPC message to /mcp (no GET stream, no session to delete)';
 
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -23,7 +24,8 @@ const isLoopbackAddress = (address: string | undefined): boolean =>
 
 /** Loopback peers only, and a browser page only from a loopback origin (DNS rebinding, drive-by pages). */
 function checkCaller(request: FastifyRequest): void {
-  if (!isLoopbackAddress(request.socket.remoteAddress)) throw new ForbiddenError('The MCP endpoint answers only on this machine (loopback)');
+  if (!isLoopbackAddress(request.socket.remoteAddress))
+    throw new ForbiddenError('The MCP endpoint answers only on this machine (loopback)');
   const origin = firstHeader(request, 'origin');
   if (origin === undefined) return;
   let hostname: string | undefined;
@@ -32,7 +34,8 @@ function checkCaller(request: FastifyRequest): void {
   } catch {
     hostname = undefined;
   }
-  if (hostname === undefined || !LOOPBACK_HOSTNAMES.has(hostname)) throw new ForbiddenError(`Origin '${origin.slice(0, 200)}' is not allowed to use the MCP endpoint`);
+  if (hostname === undefined || !LOOPBACK_HOSTNAMES.has(hostname))
+    throw new ForbiddenError(`Origin '${origin.slice(0, 200)}' is not allowed to use the MCP endpoint`);
 }
 
 /** The URL this request reached the server at: the MCP tools call the HTTP API there with the same key. */
@@ -64,11 +67,17 @@ export function installMcpEndpoint(app: FastifyInstance, deps: McpEndpointDeps):
       // The MCP SDK is imported at the first MCP request, not at start (docs/performance.md).
       const { handleMcpHttpRequest } = await import('../mcp/mcpServer.ts');
       await handleMcpHttpRequest(request.raw, reply.raw, request.body, {
-        api: httpPorticoApi({ baseUrl: serviceUrl, apiKey: key }), identity, serviceUrl, version: deps.version,
+        api: httpPorticoApi({ baseUrl: serviceUrl, apiKey: key }),
+        identity,
+        serviceUrl,
+        version: deps.version,
       });
     } catch (error) {
       deps.logger.error('mcp request failed', { error: error instanceof Error ? error.message : String(error) });
-      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: messages.internal }));
+      if (!reply.raw.headersSent)
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ detail: messages.internal }));
       else reply.raw.end();
     }
   });

@@ -5,7 +5,11 @@ import type { AnyRouteSpec } from './routeTable.ts';
 type JsonSchema = Record<string, unknown>;
 
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonSchema;
   return rest;
 }
 
@@ -45,7 +49,10 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
     const status = String(route.status ?? 200);
     const success: JsonSchema = { description: status === '204' ? 'No content' : 'Success' };
     if (route.response) success.content = { 'application/json': { schema: toSchema(route.response, 'output') } };
-    if (route.produces) success.content = { [route.produces.type]: { schema: route.produces.schema ? toSchema(route.produces.schema, 'output') : BINARY } };
+    if (route.produces)
+      success.content = {
+        [route.produces.type]: { schema: route.produces.schema ? toSchema(route.produces.schema, 'output') : BINARY },
+      };
     const operation: JsonSchema = {
       ...(route.operationId !== undefined && { operationId: route.operationId }),
       summary: route.summary,
@@ -53,19 +60,29 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       responses: {
         [status]: success,
-        ...Object.fromEntries(Object.entries(ERROR_STATUSES).map(([code, description]) => [code, { description, content: errorContent }])),
+        ...Object.fromEntries(
+          Object.entries(ERROR_STATUSES).map(([code, description]) => [code, { description, content: errorContent }]),
+        ),
       },
     };
     if (route.auth === 'console') operation.security = [{ consoleToken: [] }];
     else if (route.auth === 'org') operation.security = [{ apiKey: [] }, { consoleToken: [] }];
     else if (route.auth !== 'none') operation.security = [{ apiKey: [] }];
-    if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } };
+    if (route.body)
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+      };
     if (route.multipart) {
       operation.requestBody = {
         required: true,
         content: {
           'multipart/form-data': {
-            schema: { type: 'object', required: [route.multipart.fileField], properties: { [route.multipart.fileField]: { type: 'string', format: 'binary' } } },
+            schema: {
+              type: 'object',
+              required: [route.multipart.fileField],
+              properties: { [route.multipart.fileField]: { type: 'string', format: 'binary' } },
+            },
           },
         },
       };
@@ -78,7 +95,12 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        consoleToken: { type: 'apiKey', in: 'header', name: 'X-Console-Token', description: 'The operator console token, new at every start' },
+        consoleToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Console-Token',
+          description: 'The operator console token, new at every start',
+        },
       },
     },
     paths,

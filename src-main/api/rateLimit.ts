@@ -31,7 +31,11 @@ export function rateLimitKey(request: FastifyRequest): string | undefined {
 function clockStore(clock: Clock): new () => FastifyRateLimitStore {
   const windows = new Map<string, { count: number; startMs: number }>();
   return class ClockStore implements FastifyRateLimitStore {
-    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ): void {
       const now = clock.now().getTime();
       let window = windows.get(key);
       if (window === undefined || window.startMs + timeWindow <= now) window = { count: 0, startMs: now };
@@ -62,8 +66,9 @@ export async function installRateLimit(app: FastifyInstance, options: RateLimitO
     store: clockStore(options.clock ?? systemClock),
     keyGenerator: (request) => rateLimitKey(request) ?? 'uncounted',
     allowList: (request) => request.routeOptions.url === '/health' || rateLimitKey(request) === undefined,
-    errorResponseBuilder: (_request, context) => new TooManyRequestsError(
-      `Rate limit exceeded: ${max} requests a minute per API key (requests_per_minute); retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s, or raise requests_per_minute in settings.json in the data folder and restart`,
-    ),
+    errorResponseBuilder: (_request, context) =>
+      new TooManyRequestsError(
+        `Rate limit exceeded: ${max} requests a minute per API key (requests_per_minute); retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s, or raise requests_per_minute in settings.json in the data folder and restart`,
+      ),
   });
 }

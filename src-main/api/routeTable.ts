@@ -3,8 +3,17 @@ import type { z } from 'zod';
 import type { AuthMode, HttpMethod, ProducedBody } from '../contract/declaration.ts';
 import type { ApiKeyRepository } from '../store/apiKeys.ts';
 import {
-  authenticate, consoleAsAccount, consoleAsOrg, hasConsoleToken, requireAccount, requireConsole, requireOrg,
-  type AccountPrincipal, type ConsoleAuth, type ConsolePrincipal, type OrgPrincipal,
+  authenticate,
+  consoleAsAccount,
+  consoleAsOrg,
+  hasConsoleToken,
+  requireAccount,
+  requireConsole,
+  requireOrg,
+  type AccountPrincipal,
+  type ConsoleAuth,
+  type ConsolePrincipal,
+  type OrgPrincipal,
 } from './auth.ts';
 import { responseJsonSchema } from './responseSerializer.ts';
 import { parseInput, serializeOutput } from './validation.ts';
@@ -13,9 +22,16 @@ import { UnsupportedMediaTypeError } from '../base/errors.ts';
 /** What Fastify itself sends a JSON body as; the body arrives here already written (validation.ts serializeOutput). */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-const isJson = (contentType: string | undefined): boolean => /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '');
+const isJson = (contentType: string | undefined): boolean =>
+  /^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '');
 
-type Principal<A extends AuthMode> = A extends 'org' ? OrgPrincipal : A extends 'account' ? AccountPrincipal : A extends 'console' ? ConsolePrincipal : undefined;
+type Principal<A extends AuthMode> = A extends 'org'
+  ? OrgPrincipal
+  : A extends 'account'
+    ? AccountPrincipal
+    : A extends 'console'
+      ? ConsolePrincipal
+      : undefined;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -73,14 +89,21 @@ export interface RouteSpec<
   handler(ctx: RouteContext<A, P, Q, B>): Awaitable<NoInfer<HandlerResult<R>>>;
 }
 
-export type AnyRouteSpec = RouteSpec<AuthMode, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+export type AnyRouteSpec = RouteSpec<
+  AuthMode,
+  z.ZodType | undefined,
+  z.ZodType | undefined,
+  z.ZodType | undefined,
+  z.ZodType | undefined
+>;
 
 /** `GET /portals/:org_id`: how logs and tests name a route. */
 export const routeName = (spec: Pick<AnyRouteSpec, 'method' | 'path'>): string => `${spec.method} ${spec.path}`;
 
 function assertOneBodyKind(spec: AnyRouteSpec): void {
   const kinds = [spec.response !== undefined, spec.status === 204, spec.produces !== undefined].filter(Boolean).length;
-  if (kinds !== 1) throw new Error(`${routeName(spec)}: declare exactly one of response (JSON), status 204 or produces`);
+  if (kinds !== 1)
+    throw new Error(`${routeName(spec)}: declare exactly one of response (JSON), status 204 or produces`);
 }
 
 /** Collects route specs so the server registers them and OpenAPI describes the same set. */
@@ -133,15 +156,30 @@ export class RouteTable {
             throw new UnsupportedMediaTypeError('Content-Type must be application/json');
           }
           // No body at all stands for `{}`; a JSON `null` (or any non-object) is the schema's 422.
-          const body = spec.body ? parseInput(spec.body, request.body === undefined ? {} : request.body, 'body') : undefined;
-          const result = await spec.handler({ principal, params, query, body, request, reply } as RouteContext<AuthMode, z.ZodType, z.ZodType, z.ZodType>);
+          const body = spec.body
+            ? parseInput(spec.body, request.body === undefined ? {} : request.body, 'body')
+            : undefined;
+          const result = await spec.handler({ principal, params, query, body, request, reply } as RouteContext<
+            AuthMode,
+            z.ZodType,
+            z.ZodType,
+            z.ZodType
+          >);
           if (spec.response) {
             // Only what the schema names goes out, and a body that breaks it is a 500, never half sent.
             reply.status(status);
             // The route's JSON Schema for fast-json-stringify (null keeps zod: validation.ts), which Fastify
             // compiles at the route's first response and keeps (reply.serializeInput), so a start compiles none.
             const responseSchema = responseJsonSchema(spec.response);
-            const sent = serializeOutput(spec.response, result, routeName(spec), responseSchema ? (value) => reply.serializeInput(value as Record<string, unknown>, responseSchema as Record<string, unknown>) : undefined);
+            const sent = serializeOutput(
+              spec.response,
+              result,
+              routeName(spec),
+              responseSchema
+                ? (value) =>
+                    reply.serializeInput(value as Record<string, unknown>, responseSchema as Record<string, unknown>)
+                : undefined,
+            );
             return reply.type(JSON_CONTENT_TYPE).send(sent);
           }
           if (spec.status === 204) return reply.status(204).send();

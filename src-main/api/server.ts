@@ -110,7 +110,10 @@ function handlersOf(deps: ApiDeps): Handlers<OperationName> {
     ...webhookHandlers(deps.store, deps.webhooks.keys, deps.webhooks.dispatcher),
     ...adminHandlers(deps.admin),
     ...profileHandlers(deps.profiles),
-    ...liveViewHandlers(deps.liveViews, { logger: deps.logger, onInput: (token) => deps.profiles.sessions.noteInput(token) }),
+    ...liveViewHandlers(deps.liveViews, {
+      logger: deps.logger,
+      onInput: (token) => deps.profiles.sessions.noteInput(token),
+    }),
     ...sessionHandlers(deps.sessions),
     ...singleActionHandlers(deps.actions),
     ...connectedAccountHandlers(deps.connectedAccounts),
@@ -124,10 +127,18 @@ function handlersOf(deps: ApiDeps): Handlers<OperationName> {
 /** Builds the HTTP API (not yet listening): one route table, from the contract's operations, feeds routing and OpenAPI alike. */
 export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   // requireHostHeader off: Node would answer a Host-less HTTP/1.1 request with an empty 400; the host guard answers it with {detail}.
-  const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024, forceCloseConnections: true, http: { requireHostHeader: false }, ...frameworkErrorOptions });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 10 * 1024 * 1024,
+    forceCloseConnections: true,
+    http: { requireHostHeader: false },
+    ...frameworkErrorOptions,
+  });
   installErrorHandler(app, deps.logger);
   installJsonBodyParser(app);
-  installHostGuard(app, deps.boundHost, deps.allowedHosts, [{ hostname: SAMPLE_SITE_HOSTNAME, pathPrefix: '/samples/' }]);
+  installHostGuard(app, deps.boundHost, deps.allowedHosts, [
+    { hostname: SAMPLE_SITE_HOSTNAME, pathPrefix: '/samples/' },
+  ]);
   await app.register(multipart, { throwFileSizeLimit: true });
   // Before the routes: the limiter attaches itself to each route as it is added.
   if (deps.rateLimit) await installRateLimit(app, deps.rateLimit);

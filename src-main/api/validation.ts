@@ -20,7 +20,9 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
  * PORTICO_CHECK_RESPONSES=1. A served build writes bodies with the compiled serializer alone.
  */
 export const checkingResponses = (): boolean =>
-  process.env.PORTICO_CHECK_RESPONSES === '1' || process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development';
+  process.env.PORTICO_CHECK_RESPONSES === '1' ||
+  process.env.NODE_ENV === 'test' ||
+  process.env.NODE_ENV === 'development';
 
 function brokenResponse(route: string, why: string, cause?: unknown): InternalError {
   return new InternalError(messages.internal, { cause: new Error(`the response of ${route} ${why}`, { cause }) });
@@ -34,28 +36,45 @@ function brokenResponse(route: string, why: string, cause?: unknown): InternalEr
  * is also parsed through zod: a result that breaks the schema, or a compiled serializer writing another
  * value than zod's output, is a 500 whose cause (route and issues) is logged only.
  */
-export function serializeOutput<S extends z.ZodType>(schema: S, output: unknown, route: string, compiled?: (value: unknown) => string): string {
+export function serializeOutput<S extends z.ZodType>(
+  schema: S,
+  output: unknown,
+  route: string,
+  compiled?: (value: unknown) => string,
+): string {
   if (compiled && !checkingResponses()) {
     try {
       return compiled(output);
     } catch (error) {
-      throw brokenResponse(route, `breaks its schema: ${error instanceof Error ? error.message : String(error)}`, error);
+      throw brokenResponse(
+        route,
+        `breaks its schema: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
     }
   }
   const result = schema.safeParse(output);
-  if (!result.success) throw brokenResponse(route, `breaks its schema: ${describeIssues('response', result.error.issues)}`);
+  if (!result.success)
+    throw brokenResponse(route, `breaks its schema: ${describeIssues('response', result.error.issues)}`);
   const json = JSON.stringify(result.data);
   if (!compiled) return json;
   let written: string;
   try {
     written = compiled(output);
   } catch (error) {
-    throw brokenResponse(route, `could not be written by its compiled serializer: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw brokenResponse(
+      route,
+      `could not be written by its compiled serializer: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
   }
   // The same value (fast-json-stringify writes required properties first, so the text may differ in
   // key order); what is sent is what a served build sends.
   if (!isDeepStrictEqual(JSON.parse(written), JSON.parse(json))) {
-    throw brokenResponse(route, `was written differently by its compiled serializer than its schema reads it: ${written.slice(0, 300)} vs ${json.slice(0, 300)}`);
+    throw brokenResponse(
+      route,
+      `was written differently by its compiled serializer than its schema reads it: ${written.slice(0, 300)} vs ${json.slice(0, 300)}`,
+    );
   }
   return written;
 }
@@ -92,7 +111,10 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      done(new ValidationError(`body: must not nest objects or arrays deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      done(
+        new ValidationError(`body: must not nest objects or arrays deeper than ${MAX_JSON_DEPTH} levels`),
+        undefined,
+      );
       return;
     }
     parse(request, text, done);

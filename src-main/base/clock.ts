@@ -38,6 +38,9 @@ export function isoNow(clock: Pick<Clock, 'now'> = systemClock): string {
  */
 export function timeoutSignal(clock: Clock, ms: number): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
-  const timer = clock.setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms);
+  const timer = clock.setTimeout(
+    () => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
   return { signal: controller.signal, clear: () => clock.clearTimeout(timer) };
 }

@@ -77,16 +77,27 @@ export class ConfigError extends Error {
  * The environment variables of a provider, by one rule (ANTHROPIC_API_KEY, PORTICO_ANTHROPIC_BASE_URL,
  * OPENAI_COMPATIBLE_API_KEY…); src-main/llm/providers.ts shows them with the provider's other facts.
  */
-export function providerEnvNames(provider: ModelProvider): { apiKeyEnv: string; baseUrlEnv: string; sdkBaseUrlEnv: string | undefined } {
+export function providerEnvNames(provider: ModelProvider): {
+  apiKeyEnv: string;
+  baseUrlEnv: string;
+  sdkBaseUrlEnv: string | undefined;
+} {
   const stem = provider.toUpperCase().replace(/-/g, '_');
-  return { apiKeyEnv: `${stem}_API_KEY`, baseUrlEnv: `PORTICO_${stem}_BASE_URL`, sdkBaseUrlEnv: SDK_BASE_URL_ENV[provider] };
+  return {
+    apiKeyEnv: `${stem}_API_KEY`,
+    baseUrlEnv: `PORTICO_${stem}_BASE_URL`,
+    sdkBaseUrlEnv: SDK_BASE_URL_ENV[provider],
+  };
 }
 
 /**
  * The base-URL variables the official SDKs read themselves. Portico always hands its SDK clients a base
  * URL, so it reads these for them: a key meant for a gateway named there must not go to the public API.
  */
-const SDK_BASE_URL_ENV: Partial<Record<ModelProvider, string>> = { anthropic: 'ANTHROPIC_BASE_URL', openai: 'OPENAI_BASE_URL' };
+const SDK_BASE_URL_ENV: Partial<Record<ModelProvider, string>> = {
+  anthropic: 'ANTHROPIC_BASE_URL',
+  openai: 'OPENAI_BASE_URL',
+};
 
 export interface ReadConfigOptions {
   platform?: NodeJS.Platform;
@@ -96,10 +107,16 @@ export interface ReadConfigOptions {
 type Env = Readonly<Record<string, string | undefined>>;
 
 // An empty variable counts as unset, as a shell's `PORTICO_X=` means.
-const setting = z.string().optional().transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const setting = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
 // Secrets keep their exact bytes (a passphrase may end in a space); only "empty" means unset.
-const secretSetting = z.string().optional().transform((value) => (value === undefined || value === '' ? undefined : value));
+const secretSetting = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value === '' ? undefined : value));
 
 const flag = setting.transform((value, ctx) => {
   if (value === undefined) return false;
@@ -114,7 +131,10 @@ const concurrency = setting.transform((value, ctx) => {
   if (value === undefined) return undefined;
   const parsed = /^\d+$/.test(value) ? JobConcurrency.safeParse(Number(value)) : undefined;
   if (parsed?.success) return parsed.data;
-  ctx.addIssue({ code: 'custom', message: `must be a whole number from ${JobConcurrency.minValue} to ${JobConcurrency.maxValue} (got '${value}')` });
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be a whole number from ${JobConcurrency.minValue} to ${JobConcurrency.maxValue} (got '${value}')`,
+  });
   return z.NEVER;
 });
 
@@ -126,7 +146,12 @@ const logLevel = setting.transform((value, ctx): LogLevel => {
   return z.NEVER;
 });
 
-const hostList = setting.transform((value) => (value ?? '').split(',').map((host) => host.trim()).filter(Boolean));
+const hostList = setting.transform((value) =>
+  (value ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter(Boolean),
+);
 
 const baseUrl = setting.transform((value, ctx) => {
   if (value === undefined) return undefined;
@@ -194,8 +219,10 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
   const providers: Partial<Record<ModelProvider, ProviderEnvValues>> = {};
   for (const { provider, apiKeyEnv, baseUrlEnv, sdkBaseUrlEnv, schema } of providerSchemas) {
     const values = schema.safeParse(env);
-    const read = (name: string | undefined): string | undefined => (name === undefined || !values.success ? undefined : (values.data[name] as string | undefined));
-    if (values.success) providers[provider] = { apiKey: read(apiKeyEnv), baseUrl: read(baseUrlEnv), sdkBaseUrl: read(sdkBaseUrlEnv) };
+    const read = (name: string | undefined): string | undefined =>
+      name === undefined || !values.success ? undefined : (values.data[name] as string | undefined);
+    if (values.success)
+      providers[provider] = { apiKey: read(apiKeyEnv), baseUrl: read(baseUrlEnv), sdkBaseUrl: read(sdkBaseUrlEnv) };
     else issues.push(...values.error.issues);
   }
   if (!parsed.success || issues.length > 0) {
@@ -205,7 +232,12 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
   const values = parsed.data;
   return {
     dataDir: values.PORTICO_DATA_DIR,
-    defaultDataDir: platformDataDir({ platform, home: options.home ?? homedir(), appData: values.APPDATA, xdgDataHome: values.XDG_DATA_HOME }),
+    defaultDataDir: platformDataDir({
+      platform,
+      home: options.home ?? homedir(),
+      appData: values.APPDATA,
+      xdgDataHome: values.XDG_DATA_HOME,
+    }),
     allowedHosts: values.PORTICO_ALLOWED_HOSTS,
     jobConcurrency: values.PORTICO_JOB_CONCURRENCY,
     logLevel: values.PORTICO_LOG_LEVEL,
@@ -213,7 +245,11 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
     chromiumNoSandbox: values.PORTICO_CHROMIUM_NO_SANDBOX,
     ffmpegPath: values.PORTICO_FFMPEG,
     headless: values.PORTICO_HEADLESS,
-    hasDisplay: platform === 'darwin' || platform === 'win32' || values.DISPLAY !== undefined || values.WAYLAND_DISPLAY !== undefined,
+    hasDisplay:
+      platform === 'darwin' ||
+      platform === 'win32' ||
+      values.DISPLAY !== undefined ||
+      values.WAYLAND_DISPLAY !== undefined,
     defaultProxy: values.PORTICO_DEFAULT_PROXY,
     vaultKey: values.PORTICO_VAULT_KEY,
     keychainService: values.PORTICO_KEYCHAIN_SERVICE,

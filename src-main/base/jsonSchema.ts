@@ -18,10 +18,13 @@ type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 export type SchemaDialect = 'draft-04' | 'draft-07' | '2019-09' | '2020-12';
 
 // ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: AnyAjv) => AnyAjv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: AnyAjv,
+) => AnyAjv;
 // ajv-draft-04 is CommonJS with its class on `exports.default`; the same Ajv core (and options) as the others.
 type AjvConstructor = new (options: ConstructorParameters<typeof Ajv>[0]) => Ajv;
-const AjvDraft04 = ((ajvDraft04Module as unknown as { default?: unknown }).default ?? ajvDraft04Module) as AjvConstructor;
+const AjvDraft04 = ((ajvDraft04Module as unknown as { default?: unknown }).default ??
+  ajvDraft04Module) as AjvConstructor;
 
 // Plenty for every portal's form and output schema; past it the least recently used is dropped (from Ajv too).
 const DEFAULT_CACHE_SIZE = 500;
@@ -55,14 +58,23 @@ const regExpEngine = Object.assign((pattern: string, _flags: string): LinearRegE
 function newAjv(dialect: SchemaDialect): AnyAjv {
   // Unknown keywords are allowed (`strict: false`): portal schemas come from many tools.
   const options = { strict: false, allErrors: true, validateFormats: true, code: { regExp: regExpEngine } } as const;
-  const ajv = dialect === 'draft-04' ? new AjvDraft04(options) : dialect === 'draft-07' ? new Ajv(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+  const ajv =
+    dialect === 'draft-04'
+      ? new AjvDraft04(options)
+      : dialect === 'draft-07'
+        ? new Ajv(options)
+        : dialect === '2019-09'
+          ? new Ajv2019(options)
+          : new Ajv2020(options);
   if (dialect === 'draft-07') ajv.addMetaSchema(draft06MetaSchema);
   addFormats(ajv);
   return ajv;
 }
 
 // Started with the cache off (node --no-compilation-cache): leave it off.
-const compilationCacheOffAlready = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--no-compilation-cache');
+const compilationCacheOffAlready = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes(
+  '--no-compilation-cache',
+);
 
 /**
  * Runs an Ajv compile with V8's compilation cache off. Ajv turns each schema into source code for
@@ -82,7 +94,8 @@ function withoutCompilationCache<T>(compile: () => T): T {
 
 /** JSON with every object's keys sorted: the same schema written in another key order gives the same text. */
 function canonicalJson(value: unknown, field: string, depth = 0): string {
-  if (depth > MAX_SCHEMA_DEPTH) throw new ValidationError(`${field}: not a valid JSON Schema: nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  if (depth > MAX_SCHEMA_DEPTH)
+    throw new ValidationError(`${field}: not a valid JSON Schema: nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null, field, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
@@ -126,7 +139,9 @@ function depthGuarded(validate: ValidateFunction): ValidateFunction {
       return valid;
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
-      guarded.errors = [{ instancePath: '', schemaPath: '#', keyword: 'depth', params: {}, message: 'is nested too deeply to check' }];
+      guarded.errors = [
+        { instancePath: '', schemaPath: '#', keyword: 'depth', params: {}, message: 'is nested too deeply to check' },
+      ];
       return false;
     }
   } as ValidateFunction;
@@ -221,7 +236,9 @@ export class JsonSchemaCompiler {
   compileObjectSchema(schema: JsonObject, field: string): ValidateFunction {
     const validate = this.compile(schema, field);
     if (schema.type !== undefined && schema.type !== 'object') {
-      throw new ValidationError(`${field}: must describe an object (type 'object'), not type ${JSON.stringify(schema.type)}`);
+      throw new ValidationError(
+        `${field}: must describe an object (type 'object'), not type ${JSON.stringify(schema.type)}`,
+      );
     }
     return validate;
   }
@@ -281,7 +298,10 @@ export const jsonSchemas = new JsonSchemaCompiler();
 export function describeSchemaErrors(prefix: string, errors: readonly ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .map((error) => {
-      const missing = error.keyword === 'required' ? `.${String((error.params as { missingProperty?: unknown }).missingProperty)}` : '';
+      const missing =
+        error.keyword === 'required'
+          ? `.${String((error.params as { missingProperty?: unknown }).missingProperty)}`
+          : '';
       const path = error.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
       const where = [prefix, path].filter(Boolean).join('.') + missing;
       return error.keyword === 'required' ? `${where}: is required` : `${where}: ${error.message ?? 'is invalid'}`;

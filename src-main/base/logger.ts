@@ -13,7 +13,10 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel = 'info',
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>): void => {
     if (ORDER[at] < ORDER[level]) return;
     const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
@@ -68,7 +71,8 @@ export class SecretRedactor {
     let out = redactUrlsIn(text);
     if (this.#forms.size === 0) return out;
     // Longest first, so a form that contains another is replaced whole.
-    for (const form of [...this.#forms].sort((a, b) => b.length - a.length)) if (out.includes(form)) out = out.split(form).join('[redacted]');
+    for (const form of [...this.#forms].sort((a, b) => b.length - a.length))
+      if (out.includes(form)) out = out.split(form).join('[redacted]');
     return out;
   }
 
@@ -91,7 +95,8 @@ export class SecretRedactor {
 
 /** A logger whose messages and fields pass through `redactor` before they are written. */
 export function redactingLogger(inner: Logger, redactor: SecretRedactor): Logger {
-  const clean = (fields?: Record<string, unknown>): Record<string, unknown> | undefined => (fields ? redactor.redactJson(fields) : fields);
+  const clean = (fields?: Record<string, unknown>): Record<string, unknown> | undefined =>
+    fields ? redactor.redactJson(fields) : fields;
   return {
     debug: (m, f) => inner.debug(redactor.redact(m), clean(f)),
     info: (m, f) => inner.info(redactor.redact(m), clean(f)),

@@ -23,12 +23,20 @@ export function dataPaths(root: string): DataPaths {
 }
 
 /** `--data-dir`, else PORTICO_DATA_DIR, else the platform's app-data folder (both from base/config.ts). */
-export function resolveDataDir(explicit: string | undefined, config: { dataDir: string | undefined; defaultDataDir: string }): string {
+export function resolveDataDir(
+  explicit: string | undefined,
+  config: { dataDir: string | undefined; defaultDataDir: string },
+): string {
   return explicit || config.dataDir || config.defaultDataDir;
 }
 
 /** Portico's folder in the platform's app-data place: %APPDATA%, ~/Library/Application Support, $XDG_DATA_HOME or ~/.local/share. */
-export function platformDataDir(where: { platform: NodeJS.Platform; home: string; appData: string | undefined; xdgDataHome: string | undefined }): string {
+export function platformDataDir(where: {
+  platform: NodeJS.Platform;
+  home: string;
+  appData: string | undefined;
+  xdgDataHome: string | undefined;
+}): string {
   if (where.platform === 'win32') return join(where.appData ?? join(where.home, 'AppData', 'Roaming'), 'Portico');
   if (where.platform === 'darwin') return join(where.home, 'Library', 'Application Support', 'Portico');
   return join(where.xdgDataHome ?? join(where.home, '.local', 'share'), 'portico');

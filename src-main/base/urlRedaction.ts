@@ -3,12 +3,48 @@ export const REDACTED_URL_VALUE = '[redacted]';
 
 /** Parameter names (lower case, without `-`, `_` and `.`) whose whole name says "secret". */
 const SECRET_NAMES = new Set([
-  'pass', 'passwd', 'pwd', 'pw', 'pin', 'code', 'otp', 'totp', 'mfa', 'key', 'token', 'secret', 'auth', 'sig', 'signature',
-  'sid', 'session', 'sessionid', 'ssn', 'cvv', 'cvc', 'credential', 'credentials', 'assertion', 'nonce', 'ticket',
+  'pass',
+  'passwd',
+  'pwd',
+  'pw',
+  'pin',
+  'code',
+  'otp',
+  'totp',
+  'mfa',
+  'key',
+  'token',
+  'secret',
+  'auth',
+  'sig',
+  'signature',
+  'sid',
+  'session',
+  'sessionid',
+  'ssn',
+  'cvv',
+  'cvc',
+  'credential',
+  'credentials',
+  'assertion',
+  'nonce',
+  'ticket',
 ]);
 
 /** Fragments that make any parameter name secret: `user_password`, `csrf_token`, `x-api-key`, `client_secret`. */
-const SECRET_PARTS = ['password', 'passwd', 'passphrase', 'token', 'secret', 'apikey', 'accesskey', 'privatekey', 'authcode', 'signature', 'credential'];
+const SECRET_PARTS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'token',
+  'secret',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'authcode',
+  'signature',
+  'credential',
+];
 
 /** Whether a query or fragment parameter of this name carries a secret (password, token, one-time code, key…). */
 export function isSecretParamName(name: string): boolean {

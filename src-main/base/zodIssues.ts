@@ -2,9 +2,11 @@ import type { z } from 'zod';
 
 /** One zod issue in the project's words: `is required`, `must be of type string`, `unknown field 'x'`, or the schema's own message. */
 export function describeZodIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
-  if (issue.code === 'invalid_type') return `must be ${issue.expected === 'record' ? 'an object' : `of type ${issue.expected}`}`;
+  if (issue.code === 'invalid_type')
+    return `must be ${issue.expected === 'record' ? 'an object' : `of type ${issue.expected}`}`;
   return issue.message;
 }
 

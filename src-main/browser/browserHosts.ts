@@ -76,7 +76,9 @@ export class HostFullError extends Error {
 export class HostVersionMismatchError extends Error {
   readonly host: string;
   constructor(host: string, serverVersion: string | undefined) {
-    super(`browser host '${host}' runs Playwright ${serverVersion ?? '(another version)'}, but this Portico's Playwright is ${PLAYWRIGHT_VERSION}: the two must match. Run \`npx playwright-core@${PLAYWRIGHT_VERSION} run-server\` on the host.`);
+    super(
+      `browser host '${host}' runs Playwright ${serverVersion ?? '(another version)'}, but this Portico's Playwright is ${PLAYWRIGHT_VERSION}: the two must match. Run \`npx playwright-core@${PLAYWRIGHT_VERSION} run-server\` on the host.`,
+    );
     this.name = 'HostVersionMismatchError';
     this.host = host;
   }
@@ -110,7 +112,9 @@ export function cdpUrlWithToken(url: string, token: string | undefined): string 
 
 /** Whether a connection failure is the host saying no (429) or not there (refused, reset): worth another host. */
 export function isRefusal(message: string): boolean {
-  return /\b429\b|Too Many Requests|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up|Unexpected server response: 5\d\d/i.test(message);
+  return /\b429\b|Too Many Requests|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up|Unexpected server response: 5\d\d/i.test(
+    message,
+  );
 }
 
 function httpBase(url: string): string {
@@ -135,7 +139,8 @@ export class BrowserHosts {
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
     this.#browserType = options.browserType ?? chromium;
-    for (const spec of options.hosts) this.#states.set(spec.name, { spec, reachable: false, version: null, lastError: null, lastCheckedAt: null });
+    for (const spec of options.hosts)
+      this.#states.set(spec.name, { spec, reachable: false, version: null, lastError: null, lastCheckedAt: null });
   }
 
   /** Every host, in settings order. */
@@ -167,7 +172,10 @@ export class BrowserHosts {
   #schedule(name: string, inMs = this.#options.probeIntervalMs ?? 15_000): void {
     if (this.#closed) return;
     this.#clock.clearTimeout(this.#timers.get(name));
-    this.#timers.set(name, this.#clock.setTimeout(() => void this.probe(name), inMs, { unref: true }));
+    this.#timers.set(
+      name,
+      this.#clock.setTimeout(() => void this.probe(name), inMs, { unref: true }),
+    );
   }
 
   async #probe(name: string): Promise<void> {
@@ -191,7 +199,11 @@ export class BrowserHosts {
         state.lastCheckedAt = this.#clock.now().toISOString();
         return;
       }
-      if (state.reachable || state.lastError !== message) this.#logger.warn('browser host does not answer; it takes no new browsers until it does', { host: name, error: message });
+      if (state.reachable || state.lastError !== message)
+        this.#logger.warn('browser host does not answer; it takes no new browsers until it does', {
+          host: name,
+          error: message,
+        });
       state.reachable = false;
       state.lastError = message;
     }
@@ -234,7 +246,15 @@ export class BrowserHosts {
       return browser;
     } catch (error) {
       const raw = error instanceof Error ? error.message : String(error);
-      const message = scrubToken(raw.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 6).join(' '), token);
+      const message = scrubToken(
+        raw
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean)
+          .slice(0, 6)
+          .join(' '),
+        token,
+      );
       if (/version mismatch/i.test(raw)) {
         const mismatch = new HostVersionMismatchError(name, /server version: v?([\d.]+)/.exec(raw)?.[1]);
         this.noteFailure(name, mismatch.message, true);
@@ -264,7 +284,12 @@ export class BrowserHosts {
 }
 
 /** Connects once, as jobs do (for `host add`'s check and for the runtime). */
-export async function connectHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, token: string | undefined, timeout: number, browserType: BrowserType = chromium): Promise<Browser> {
+export async function connectHost(
+  spec: Pick<RemoteHostSpec, 'kind' | 'url'>,
+  token: string | undefined,
+  timeout: number,
+  browserType: BrowserType = chromium,
+): Promise<Browser> {
   if (spec.kind === 'playwright') {
     return browserType.connect(spec.url, {
       timeout,
@@ -283,10 +308,17 @@ export async function connectHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, to
  * `/json/version` (its browser version), a DevTools WebSocket (a provider's `wss://…`) answers
  * `Browser.getVersion`. Resolves with the version when the probe learns it.
  */
-export async function probeHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, token: string | undefined, timeoutMs: number): Promise<string | undefined> {
+export async function probeHost(
+  spec: Pick<RemoteHostSpec, 'kind' | 'url'>,
+  token: string | undefined,
+  timeoutMs: number,
+): Promise<string | undefined> {
   const signal = AbortSignal.timeout(timeoutMs);
   if (spec.kind === 'playwright') {
-    const response = await fetch(`${httpBase(spec.url)}/json`, { signal, ...(token !== undefined && { headers: { authorization: `Bearer ${token}` } }) });
+    const response = await fetch(`${httpBase(spec.url)}/json`, {
+      signal,
+      ...(token !== undefined && { headers: { authorization: `Bearer ${token}` } }),
+    });
     await response.body?.cancel();
     if (response.status === 429) throw new HostFullError();
     if (!response.ok) throw new Error(`GET /json answered ${response.status}`);
@@ -294,7 +326,10 @@ export async function probeHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, toke
   }
   const url = new URL(spec.url);
   if (url.protocol === 'http:' || url.protocol === 'https:') {
-    const response = await fetch(`${httpBase(spec.url)}/json/version${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`, { signal });
+    const response = await fetch(
+      `${httpBase(spec.url)}/json/version${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`,
+      { signal },
+    );
     if (!response.ok) {
       await response.body?.cancel();
       throw new Error(`GET /json/version answered ${response.status}`);
@@ -309,7 +344,10 @@ export async function probeHost(spec: Pick<RemoteHostSpec, 'kind' | 'url'>, toke
 export async function cdpWebSocketUrl(url: string, token: string | undefined, timeoutMs: number): Promise<string> {
   const parsed = new URL(url);
   if (parsed.protocol === 'ws:' || parsed.protocol === 'wss:') return cdpUrlWithToken(url, token);
-  const response = await fetch(`${httpBase(url)}/json/version${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`, { signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(
+    `${httpBase(url)}/json/version${token !== undefined ? `?token=${encodeURIComponent(token)}` : ''}`,
+    { signal: AbortSignal.timeout(timeoutMs) },
+  );
   if (!response.ok) throw new Error(`GET /json/version answered ${response.status}`);
   const body = (await response.json()) as { webSocketDebuggerUrl?: unknown };
   if (typeof body.webSocketDebuggerUrl !== 'string') throw new Error('/json/version named no webSocketDebuggerUrl');
@@ -331,7 +369,12 @@ function probeUpgrade(url: string, timeoutMs: number): Promise<undefined> {
     hostname: target.hostname,
     port: target.port,
     path: `${target.pathname}${target.search}`,
-    headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64') },
+    headers: {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': randomBytes(16).toString('base64'),
+    },
     timeout: timeoutMs,
   });
   return new Promise((resolve, reject) => {

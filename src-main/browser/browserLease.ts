@@ -119,10 +119,20 @@ export class RuntimeLease implements BrowserLease {
     try {
       if (!this.#abort.signal.aborted) await this.#parts.capture?.settle(this.#parts.downloadSettleMs);
       const beforeClose = this.#abort.signal.aborted ? undefined : this.#parts.beforeClose;
-      if (beforeClose) await this.#within(beforeClose().catch(() => undefined), this.#parts.closeTimeoutMs);
+      if (beforeClose)
+        await this.#within(
+          beforeClose().catch(() => undefined),
+          this.#parts.closeTimeoutMs,
+        );
       // Closing a context whose browser already died rejects; there is nothing left to close then. A browser
       // that does not answer (stopped, wedged) is killed, so the lock and slot behind the lease come back.
-      if ((await this.#within(this.context.close().catch(() => undefined), this.#parts.closeTimeoutMs)) === 'timeout') await this.#parts.kill();
+      if (
+        (await this.#within(
+          this.context.close().catch(() => undefined),
+          this.#parts.closeTimeoutMs,
+        )) === 'timeout'
+      )
+        await this.#parts.kill();
     } finally {
       this.#disconnect.dispose();
       await this.#parts.teardown();

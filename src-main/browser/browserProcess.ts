@@ -31,7 +31,9 @@ export async function launchGroups(id: string): Promise<number[]> {
   });
   // Never our own group: a browser not launched detached would share it.
   const own = rows.find((row) => row.pid === process.pid)?.group;
-  const marked = rows.filter((row) => row.args.split(/\s+/).includes(`${MARKER}${id}`) && row.group > 1 && row.group !== own);
+  const marked = rows.filter(
+    (row) => row.args.split(/\s+/).includes(`${MARKER}${id}`) && row.group > 1 && row.group !== own,
+  );
   return [...new Set(marked.map((row) => row.group))];
 }
 

@@ -9,7 +9,14 @@ import { silentLogger, type Logger } from '../base/logger.ts';
 import { killLaunch, newLaunchMarker } from './browserProcess.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
 import { RuntimeLease, type BrowserLease, type LeaseKind, type LeaseParts } from './browserLease.ts';
-import { blockedHostRules, chromiumArgs, findChromium, needsNoSandbox, systemChromiumHost, type ChromiumHost } from './chromiumDiscovery.ts';
+import {
+  blockedHostRules,
+  chromiumArgs,
+  findChromium,
+  needsNoSandbox,
+  systemChromiumHost,
+  type ChromiumHost,
+} from './chromiumDiscovery.ts';
 import { DownloadCapture } from './downloadCapture.ts';
 import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
 import { inPlaywrightTemp } from './playwrightTemp.ts';
@@ -203,18 +210,24 @@ export class BrowserRuntime {
   /** A fresh spare context for a lease whose options match the spare's, else undefined. */
   async #takeSpare(options: LeaseOptions): Promise<SpareContext | undefined> {
     const size = options.viewport ?? DEFAULT_SCREEN;
-    const fits = !options.proxy && !options.headed && options.downloadsDir !== undefined && size.width === DEFAULT_SCREEN.width && size.height === DEFAULT_SCREEN.height;
+    const fits =
+      !options.proxy &&
+      !options.headed &&
+      options.downloadsDir !== undefined &&
+      size.width === DEFAULT_SCREEN.width &&
+      size.height === DEFAULT_SCREEN.height;
     return fits ? this.#spare.take() : undefined;
   }
 
   /** Opens a browser context for one job; see LeaseOptions for where it runs. */
   async lease(options: LeaseOptions = {}): Promise<BrowserLease> {
     this.#assertOpen();
-    const lease = options.host !== undefined
-      ? await this.#leaseRemote(options.host, options)
-      : options.profileId === undefined
-        ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
-        : await this.#leaseProfile(options.profileId, options);
+    const lease =
+      options.host !== undefined
+        ? await this.#leaseRemote(options.host, options)
+        : options.profileId === undefined
+          ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
+          : await this.#leaseProfile(options.profileId, options);
     if (this.#closed) {
       await lease.close();
       throw new BrowserRuntimeClosedError();
@@ -294,7 +307,9 @@ export class BrowserRuntime {
     let untrackTemp: (() => void) | undefined;
     const cleanup = async (): Promise<void> => {
       if (untrackTemp) {
-        await removeFolder(userDataDir).catch((error: unknown) => this.#logger.warn('temp profile not removed', { userDataDir, error: String(error) }));
+        await removeFolder(userDataDir).catch((error: unknown) =>
+          this.#logger.warn('temp profile not removed', { userDataDir, error: String(error) }),
+        );
         untrackTemp();
       }
       lock?.release();
@@ -311,12 +326,14 @@ export class BrowserRuntime {
       }
       const marker = newLaunchMarker();
       const launchOptions = this.#launchOptions(options.headed ?? false, options.viewport);
-      const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(userDataDir, {
-        ...launchOptions,
-        args: [...(launchOptions.args ?? []), marker.arg],
-        ...this.#contextOptions(options),
-        ...(env && { env }),
-      }));
+      const context = await this.#inTemp((env) =>
+        this.#browserType.launchPersistentContext(userDataDir, {
+          ...launchOptions,
+          args: [...(launchOptions.args ?? []), marker.arg],
+          ...this.#contextOptions(options),
+          ...(env && { env }),
+        }),
+      );
       this.#markers.set(context, marker.id);
       const untrackBrowser = this.#track('browsers');
       // The persistent context is its browser: closing one closes the other.
@@ -353,35 +370,53 @@ export class BrowserRuntime {
       }
       browser = await hosts.connect(hostName);
       const connected = browser;
-      const context = await connected.newContext({ ...this.#contextOptions(options), ...(state && { storageState: state }) });
+      const context = await connected.newContext({
+        ...this.#contextOptions(options),
+        ...(state && { storageState: state }),
+      });
       let finalState: StorageState | undefined;
       let lost = false;
       const heldLock = lock;
-      const lease = await this.#adopt('remote', context, undefined, options, async () => {
-        await connected.close().catch(() => undefined);
-        try {
-          if (finalState && profileId !== undefined) await this.#writeProfileState(profileId, finalState);
-        } catch (error) {
-          this.#logger.warn('remote profile state not saved', { profile_id: profileId, host: hostName, error: String(error) });
-        } finally {
-          heldLock?.release();
-        }
-      }, {
-        disconnectDetail: `The browser host '${hostName}' went away (the connection to its browser closed)`,
-        // A remote browser that does not close in time: the connection is dropped (the host closes its browser).
-        kill: async () => {
+      const lease = await this.#adopt(
+        'remote',
+        context,
+        undefined,
+        options,
+        async () => {
           await connected.close().catch(() => undefined);
-        },
-        ...(saveProfile && {
-          beforeClose: async () => {
-            if (lost) return;
-            finalState = await context.storageState({ indexedDB: true }).catch((error: unknown) => {
-              this.#logger.warn('remote profile state not read back', { profile_id: profileId, host: hostName, error: String(error) });
-              return undefined;
+          try {
+            if (finalState && profileId !== undefined) await this.#writeProfileState(profileId, finalState);
+          } catch (error) {
+            this.#logger.warn('remote profile state not saved', {
+              profile_id: profileId,
+              host: hostName,
+              error: String(error),
             });
+          } finally {
+            heldLock?.release();
+          }
+        },
+        {
+          disconnectDetail: `The browser host '${hostName}' went away (the connection to its browser closed)`,
+          // A remote browser that does not close in time: the connection is dropped (the host closes its browser).
+          kill: async () => {
+            await connected.close().catch(() => undefined);
           },
-        }),
-      });
+          ...(saveProfile && {
+            beforeClose: async () => {
+              if (lost) return;
+              finalState = await context.storageState({ indexedDB: true }).catch((error: unknown) => {
+                this.#logger.warn('remote profile state not read back', {
+                  profile_id: profileId,
+                  host: hostName,
+                  error: String(error),
+                });
+                return undefined;
+              });
+            },
+          }),
+        },
+      );
       // The lock now belongs to the lease (released by its teardown).
       lock = undefined;
       // Lost under the lease (its context or the connection closed, not by close()): the host is suspect.
@@ -413,7 +448,12 @@ export class BrowserRuntime {
     await mkdir(folder, { recursive: true });
     const dir = ownsFolder ? folder : await copyProfileToTemp(folder, this.#options.tempDir ?? tmpdir());
     try {
-      const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(dir, { ...this.#launchOptions(false, undefined), ...(env && { env }) }));
+      const context = await this.#inTemp((env) =>
+        this.#browserType.launchPersistentContext(dir, {
+          ...this.#launchOptions(false, undefined),
+          ...(env && { env }),
+        }),
+      );
       try {
         const origins = new Set(await readRemoteOrigins(dir));
         for (const cookie of await context.cookies()) {
@@ -423,7 +463,9 @@ export class BrowserRuntime {
         }
         if (origins.size > 0) {
           const page = context.pages()[0] ?? (await context.newPage());
-          await page.route('**/*', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title></title>' }));
+          await page.route('**/*', (route) =>
+            route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title></title>' }),
+          );
           for (const origin of origins) await page.goto(origin, { timeout: 10_000 }).catch(() => undefined);
         }
         return await context.storageState({ indexedDB: true });
@@ -437,21 +479,38 @@ export class BrowserRuntime {
 
   /** Writes storage state read back from a remote browser into the profile's folder (its cookies, localStorage and IndexedDB replaced). */
   async #writeProfileState(profileId: string, state: StorageState): Promise<void> {
-    const context = await this.#inTemp((env) => this.#browserType.launchPersistentContext(this.profileDir(profileId), { ...this.#launchOptions(false, undefined), ...(env && { env }) }));
+    const context = await this.#inTemp((env) =>
+      this.#browserType.launchPersistentContext(this.profileDir(profileId), {
+        ...this.#launchOptions(false, undefined),
+        ...(env && { env }),
+      }),
+    );
     try {
       await context.setStorageState(state);
-      await writeRemoteOrigins(this.profileDir(profileId), state.origins.map((origin) => origin.origin));
+      await writeRemoteOrigins(
+        this.profileDir(profileId),
+        state.origins.map((origin) => origin.origin),
+      );
     } finally {
       await context.close().catch(() => undefined);
     }
   }
 
-  async #adopt(kind: LeaseKind, context: BrowserContext, userDataDir: string | undefined, options: LeaseOptions, release: () => Promise<unknown>, extra: Partial<Pick<LeaseParts, 'beforeClose' | 'disconnectDetail' | 'kill'>> = {}): Promise<RuntimeLease> {
-
+  async #adopt(
+    kind: LeaseKind,
+    context: BrowserContext,
+    userDataDir: string | undefined,
+    options: LeaseOptions,
+    release: () => Promise<unknown>,
+    extra: Partial<Pick<LeaseParts, 'beforeClose' | 'disconnectDetail' | 'kill'>> = {},
+  ): Promise<RuntimeLease> {
     const untrackContext = this.#track('contexts');
     context.on('close', untrackContext);
     try {
-      const capture = options.downloadsDir === undefined ? undefined : new DownloadCapture(context, options.downloadsDir, this.#logger);
+      const capture =
+        options.downloadsDir === undefined
+          ? undefined
+          : new DownloadCapture(context, options.downloadsDir, this.#logger);
       const page = context.pages()[0] ?? (await context.newPage());
       const lease: RuntimeLease = new RuntimeLease({
         kind,
@@ -502,7 +561,8 @@ export class BrowserRuntime {
       // A retired browser closing is the plan, not a failure.
       const retired = this.#retired.delete(browser);
       // The context close events normally say this too; the browser's event is the authoritative one.
-      for (const lease of this.#leases) if (lease.kind === 'shared' && lease.context.browser() === browser) lease.markDisconnected();
+      for (const lease of this.#leases)
+        if (lease.kind === 'shared' && lease.context.browser() === browser) lease.markDisconnected();
       if (!this.#closed && !retired) this.#logger.warn('shared browser disconnected; the next lease relaunches it');
     });
     if (this.#closed) {
@@ -516,7 +576,13 @@ export class BrowserRuntime {
   async #launch(headed: boolean, viewport: ScreenSize | undefined): Promise<Browser> {
     const marker = newLaunchMarker();
     const launchOptions = this.#launchOptions(headed, viewport);
-    const browser = await this.#inTemp((env) => this.#browserType.launch({ ...launchOptions, args: [...(launchOptions.args ?? []), marker.arg], ...(env && { env }) }));
+    const browser = await this.#inTemp((env) =>
+      this.#browserType.launch({
+        ...launchOptions,
+        args: [...(launchOptions.args ?? []), marker.arg],
+        ...(env && { env }),
+      }),
+    );
     this.#markers.set(browser, marker.id);
     const untrack = this.#track('browsers');
     browser.on('disconnected', untrack);
@@ -525,13 +591,19 @@ export class BrowserRuntime {
   }
 
   #launchOptions(headed: boolean, viewport: ScreenSize | undefined): LaunchOptions {
-    this.#executablePath ??= findChromium(this.#host, { configuredPath: this.#configuredPath, envPath: this.#options.chromiumEnvPath });
+    this.#executablePath ??= findChromium(this.#host, {
+      configuredPath: this.#configuredPath,
+      envPath: this.#options.chromiumEnvPath,
+    });
     const noSandbox = needsNoSandbox(this.#host.platform, this.#options.disableSandbox ?? false, process.getuid?.());
     return {
       executablePath: this.#executablePath,
       headless: !headed,
       chromiumSandbox: !noSandbox,
-      args: [...chromiumArgs({ noSandbox, ...(headed ? { headed: viewport ?? DEFAULT_SCREEN } : {}) }), ...blockedHostRules(this.#options.blockedHostPorts?.() ?? [])],
+      args: [
+        ...chromiumArgs({ noSandbox, ...(headed ? { headed: viewport ?? DEFAULT_SCREEN } : {}) }),
+        ...blockedHostRules(this.#options.blockedHostPorts?.() ?? []),
+      ],
       // Shutdown order is the composition root's job (runtime.close()); Playwright still kills browsers on exit.
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -576,7 +648,9 @@ const REMOTE_ORIGINS_FILE = 'portico-remote-origins.json';
 async function readRemoteOrigins(folder: string): Promise<string[]> {
   try {
     const parsed: unknown = JSON.parse(await readFile(join(folder, REMOTE_ORIGINS_FILE), 'utf8'));
-    return Array.isArray(parsed) ? parsed.filter((origin): origin is string => typeof origin === 'string' && /^https?:\/\//.test(origin)) : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((origin): origin is string => typeof origin === 'string' && /^https?:\/\//.test(origin))
+      : [];
   } catch {
     return [];
   }

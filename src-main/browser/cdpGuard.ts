@@ -33,7 +33,7 @@ export function forbiddenTarget(info: { type: string; url: string }): string | u
 
 /** Methods no client may send, with the reason it is told. */
 const REFUSED_METHODS = new Map<string, string>([
-  ['Target.exposeDevToolsProtocol', 'it would hand a page the browser\'s DevTools protocol'],
+  ['Target.exposeDevToolsProtocol', "it would hand a page the browser's DevTools protocol"],
   ['Target.sendMessageToTarget', 'use flat sessions (sessionId on each message)'],
   ['Target.setRemoteLocations', 'remote targets are not available'],
   ['Network.loadNetworkResource', 'it loads any URL, file: included, in the browser process'],
@@ -86,7 +86,11 @@ function checkUrl(params: Record<string, unknown>, key: string, optional: boolea
 }
 
 /** The verdict on one command of a client: forwarded (possibly with adjusted params) or refused with a reason. */
-export async function guardCdpCommand(method: string, params: Record<string, unknown>, context: CdpGuardContext): Promise<CdpVerdict> {
+export async function guardCdpCommand(
+  method: string,
+  params: Record<string, unknown>,
+  context: CdpGuardContext,
+): Promise<CdpVerdict> {
   const refusedReason = REFUSED_METHODS.get(method) ?? REFUSED_DOMAINS.get(method.split('.')[0] ?? '');
   if (refusedReason) return { refused: refusedReason };
   const refuse = (why: string | undefined): CdpVerdict => (why === undefined ? { params } : { refused: why });
@@ -99,7 +103,8 @@ export async function guardCdpCommand(method: string, params: Record<string, unk
     case 'Network.continueInterceptedRequest': {
       const url = params.url;
       if (url === undefined) return { params };
-      if (typeof url !== 'string' || !/^https?:$/.test(safeProtocol(url))) return { refused: 'url: a request may only be rewritten to http or https' };
+      if (typeof url !== 'string' || !/^https?:$/.test(safeProtocol(url)))
+        return { refused: 'url: a request may only be rewritten to http or https' };
       return { params };
     }
     case 'Target.attachToTarget': {
@@ -118,20 +123,25 @@ export async function guardCdpCommand(method: string, params: Record<string, unk
       // Downloads of a session land in its own folder whatever path the client names (Playwright and
       // Puppeteer name a folder of their own machine): allowed, but always there.
       const behavior = params.behavior;
-      if (behavior === 'allow' || behavior === 'allowAndName') return { params: { ...params, downloadPath: context.downloadsDir } };
+      if (behavior === 'allow' || behavior === 'allowAndName')
+        return { params: { ...params, downloadPath: context.downloadsDir } };
       return { params };
     }
     case 'DOM.setFileInputFiles': {
       const files = params.files;
       if (!Array.isArray(files) || files.some((file) => !inside(context.downloadsDir, file))) {
-        return { refused: 'files: only files the session downloaded can be uploaded (send file contents from your side instead)' };
+        return {
+          refused:
+            'files: only files the session downloaded can be uploaded (send file contents from your side instead)',
+        };
       }
       return { params };
     }
     case 'Input.dispatchDragEvent': {
       const data = params.data;
       const files = data !== null && typeof data === 'object' ? (data as { files?: unknown }).files : undefined;
-      if (Array.isArray(files) && files.some((file) => !inside(context.downloadsDir, file))) return { refused: 'data.files: local files cannot be dropped on a page' };
+      if (Array.isArray(files) && files.some((file) => !inside(context.downloadsDir, file)))
+        return { refused: 'data.files: local files cannot be dropped on a page' };
       return { params };
     }
     default:

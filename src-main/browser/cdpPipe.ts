@@ -107,7 +107,8 @@ export class CdpPipe {
   async openChannel(guard: CdpGuardContext | undefined): Promise<CdpChannel> {
     const answer = await this.call('Target.attachToBrowserTarget');
     const sessionId = answer.result?.sessionId;
-    if (typeof sessionId !== 'string') throw new Error(`the browser refused a new CDP session: ${answer.error?.message ?? 'no session id'}`);
+    if (typeof sessionId !== 'string')
+      throw new Error(`the browser refused a new CDP session: ${answer.error?.message ?? 'no session id'}`);
     const channel = new CdpChannel(this, sessionId, guard);
     this.#owners.set(sessionId, channel);
     this.#channels.add(channel);
@@ -115,7 +116,14 @@ export class CdpPipe {
   }
 
   /** @internal a channel's command, already checked, with a fresh id. */
-  forward(channel: CdpChannel, clientId: number, clientSessionId: string | undefined, method: string, params: Record<string, unknown>, sessionId: string): void {
+  forward(
+    channel: CdpChannel,
+    clientId: number,
+    clientSessionId: string | undefined,
+    method: string,
+    params: Record<string, unknown>,
+    sessionId: string,
+  ): void {
     const id = this.#nextId++;
     this.#pending.set(id, { channel, clientId, clientSessionId });
     this.#write({ id, method, params, sessionId });
@@ -180,7 +188,10 @@ export class CdpPipe {
     if (message.method === 'Target.attachedToTarget' && typeof params.sessionId === 'string') {
       const child = params.sessionId;
       const info = params.targetInfo as { type?: unknown; url?: unknown } | undefined;
-      if (owner.guarded && forbiddenTarget({ type: String(info?.type ?? ''), url: String(info?.url ?? '') }) !== undefined) {
+      if (
+        owner.guarded &&
+        forbiddenTarget({ type: String(info?.type ?? ''), url: String(info?.url ?? '') }) !== undefined
+      ) {
         // Chromium's own UI is not the client's to drive: detached before the client hears of it.
         void this.call('Target.detachFromTarget', { sessionId: child }, sessionId);
         return;
@@ -196,7 +207,8 @@ export class CdpPipe {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const pending of this.#pending.values()) pending.resolve?.({ error: { code: -32000, message: 'the browser has closed' } });
+    for (const pending of this.#pending.values())
+      pending.resolve?.({ error: { code: -32000, message: 'the browser has closed' } });
     this.#pending.clear();
     for (const channel of [...this.#channels]) channel.close();
   }
@@ -235,8 +247,23 @@ export class CdpChannel {
     }
     const { id, method, sessionId } = message;
     const params = message.params ?? {};
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof method !== 'string' || typeof params !== 'object' || params === null || Array.isArray(params) || (sessionId !== undefined && typeof sessionId !== 'string')) {
-      this.#answer(errorAnswer(typeof id === 'number' ? id : 0, undefined, 'Message must have an integer id, a string method and an object params', -32600));
+    if (
+      typeof id !== 'number' ||
+      !Number.isSafeInteger(id) ||
+      typeof method !== 'string' ||
+      typeof params !== 'object' ||
+      params === null ||
+      Array.isArray(params) ||
+      (sessionId !== undefined && typeof sessionId !== 'string')
+    ) {
+      this.#answer(
+        errorAnswer(
+          typeof id === 'number' ? id : 0,
+          undefined,
+          'Message must have an integer id, a string method and an object params',
+          -32600,
+        ),
+      );
       return;
     }
     const target = sessionId ?? this.browserSessionId;
@@ -246,7 +273,9 @@ export class CdpChannel {
         this.#answer(errorAnswer(id, sessionId, 'Session with given id not found.', -32001));
         return;
       }
-      const verdict = this.#guard ? await guardCdpCommand(method, params, this.#guard).catch((error: unknown) => ({ refused: String(error) })) : { params: trustedCdpParams(method, params) };
+      const verdict = this.#guard
+        ? await guardCdpCommand(method, params, this.#guard).catch((error: unknown) => ({ refused: String(error) }))
+        : { params: trustedCdpParams(method, params) };
       if (this.#closed) return;
       if ('refused' in verdict) {
         this.#answer(errorAnswer(id, sessionId, `Portico refused ${method}: ${verdict.refused}`));

@@ -32,7 +32,11 @@ const MAC_BUNDLES = [
   'Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
 ];
 
-const WINDOWS_EXES = ['Google\\Chrome\\Application\\chrome.exe', 'Chromium\\Application\\chrome.exe', 'Microsoft\\Edge\\Application\\msedge.exe'];
+const WINDOWS_EXES = [
+  'Google\\Chrome\\Application\\chrome.exe',
+  'Chromium\\Application\\chrome.exe',
+  'Microsoft\\Edge\\Application\\msedge.exe',
+];
 
 // Windows environment names are case-insensitive, but an injected plain object is not.
 function envValue(host: ChromiumHost, name: string): string | undefined {
@@ -141,11 +145,17 @@ export function chromiumArgs(options: { noSandbox: boolean; headed?: { width: nu
  * rules match IP literals too, and apply to every request of every page, navigations and fetches alike.
  */
 export function blockedHostRules(hostPorts: readonly string[]): string[] {
-  return hostPorts.length === 0 ? [] : [`--host-resolver-rules=${hostPorts.map((hostPort) => `MAP ${hostPort} ~NOTFOUND`).join(', ')}`];
+  return hostPorts.length === 0
+    ? []
+    : [`--host-resolver-rules=${hostPorts.map((hostPort) => `MAP ${hostPort} ~NOTFOUND`).join(', ')}`];
 }
 
 /** Chromium's sandbox cannot start as root on Linux; elsewhere it stays on unless explicitly disabled (PORTICO_CHROMIUM_NO_SANDBOX). */
-export function needsNoSandbox(platform: NodeJS.Platform, disabledByOperator: boolean, uid: number | undefined): boolean {
+export function needsNoSandbox(
+  platform: NodeJS.Platform,
+  disabledByOperator: boolean,
+  uid: number | undefined,
+): boolean {
   if (disabledByOperator) return true;
   return platform === 'linux' && uid === 0;
 }

@@ -14,11 +14,17 @@ const LAUNCHED_FAMILY = /(?:chrom(?:e|ium)|edg)\b[^\d]*\d+\.\d+/i;
  * path the operator typed is known to be a working Chrome, Chromium or Edge before it is saved; 422
  * naming the reason otherwise (missing, failing, no version, or another program).
  */
-export async function chromiumVersion(path: string, field = 'body.chromium_path', platform: NodeJS.Platform = process.platform): Promise<string> {
-  if (!systemChromiumHost().exists(path)) throw new ValidationError(`${field}: ${path} does not exist or is not an executable file`);
+export async function chromiumVersion(
+  path: string,
+  field = 'body.chromium_path',
+  platform: NodeJS.Platform = process.platform,
+): Promise<string> {
+  if (!systemChromiumHost().exists(path))
+    throw new ValidationError(`${field}: ${path} does not exist or is not an executable file`);
   const output = await new Promise<string>((resolve, reject) => {
     execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, windowsHide: true }, (error, stdout) => {
-      if (error) reject(new ValidationError(`${field}: running '${path} --version' failed: ${error.message.split('\n')[0]}`));
+      if (error)
+        reject(new ValidationError(`${field}: running '${path} --version' failed: ${error.message.split('\n')[0]}`));
       else resolve(stdout.trim());
     });
   });
@@ -26,10 +32,15 @@ export async function chromiumVersion(path: string, field = 'body.chromium_path'
   // chrome.exe and msedge.exe on Windows print nothing for --version (they open a window and detach):
   // there the browser is asked itself, by launching it headless once.
   if (firstLine === '' && platform === 'win32') return launchedVersion(path, field);
-  if (!/\d+\.\d+/.test(firstLine)) throw new ValidationError(`${field}: '${path} --version' did not print a browser version (got '${firstLine.slice(0, 120)}')`);
+  if (!/\d+\.\d+/.test(firstLine))
+    throw new ValidationError(
+      `${field}: '${path} --version' did not print a browser version (got '${firstLine.slice(0, 120)}')`,
+    );
   // Any program may answer --version (GNU `true` prints "true (GNU coreutils) 9.1"): the browser must say which one it is.
   if (!CHROMIUM_FAMILY.test(firstLine)) {
-    throw new ValidationError(`${field}: ${path} is not Chrome, Chromium or Edge ('--version' printed '${firstLine.slice(0, 120)}')`);
+    throw new ValidationError(
+      `${field}: ${path} is not Chrome, Chromium or Edge ('--version' printed '${firstLine.slice(0, 120)}')`,
+    );
   }
   return firstLine;
 }
@@ -38,16 +49,26 @@ export async function chromiumVersion(path: string, field = 'body.chromium_path'
 async function launchedVersion(path: string, field: string): Promise<string> {
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   const browser = await chromium
-    .launch({ executablePath: path, headless: true, timeout: VERSION_TIMEOUT_MS, args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, false, uid) }) })
+    .launch({
+      executablePath: path,
+      headless: true,
+      timeout: VERSION_TIMEOUT_MS,
+      args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, false, uid) }),
+    })
     .catch((error: unknown) => {
       const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      throw new ValidationError(`${field}: ${path} printed no version and did not start as Chrome, Chromium or Edge (${reason})`);
+      throw new ValidationError(
+        `${field}: ${path} printed no version and did not start as Chrome, Chromium or Edge (${reason})`,
+      );
     });
   try {
     const session = await browser.newBrowserCDPSession();
     const { product } = await session.send('Browser.getVersion');
     const line = product.replace('/', ' ');
-    if (!LAUNCHED_FAMILY.test(line)) throw new ValidationError(`${field}: ${path} is not Chrome, Chromium or Edge (it reported '${line.slice(0, 120)}')`);
+    if (!LAUNCHED_FAMILY.test(line))
+      throw new ValidationError(
+        `${field}: ${path} is not Chrome, Chromium or Edge (it reported '${line.slice(0, 120)}')`,
+      );
     return line;
   } finally {
     await browser.close().catch(() => undefined);

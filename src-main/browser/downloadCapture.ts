@@ -83,6 +83,9 @@ export class DownloadCapture {
 
 /** A file name safe on every platform: no folders, no reserved characters, never empty. */
 export function safeFileName(name: string): string {
-  const cleaned = path.basename(name.replace(/\\/g, '/')).replace(/[<>:"|?*\u0000-\u001f]/g, '_').trim();
+  const cleaned = path
+    .basename(name.replace(/\\/g, '/'))
+    .replace(/[<>:"|?*\u0000-\u001f]/g, '_')
+    .trim();
   return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'download' : cleaned;
 }

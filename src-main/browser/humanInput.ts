@@ -52,8 +52,14 @@ export function humanMousePath(from: Point, to: Point, random: RandomSource, ste
   const bow = (): number => between(random, 0.08, 0.3) * distance * (random() < 0.5 ? -1 : 1);
   const b1 = bow();
   const b2 = bow();
-  const c1 = { x: from.x + dx * between(random, 0.2, 0.4) + nx * b1, y: from.y + dy * between(random, 0.2, 0.4) + ny * b1 };
-  const c2 = { x: from.x + dx * between(random, 0.6, 0.8) + nx * b2, y: from.y + dy * between(random, 0.6, 0.8) + ny * b2 };
+  const c1 = {
+    x: from.x + dx * between(random, 0.2, 0.4) + nx * b1,
+    y: from.y + dy * between(random, 0.2, 0.4) + ny * b1,
+  };
+  const c2 = {
+    x: from.x + dx * between(random, 0.6, 0.8) + nx * b2,
+    y: from.y + dy * between(random, 0.6, 0.8) + ny * b2,
+  };
   const points: Point[] = [];
   for (let i = 1; i <= count; i += 1) {
     const linear = i / count;

@@ -16,7 +16,8 @@ import { answerWithin, FrameDidNotAnswer, scriptableFrames } from './frameAccess
  */
 export const SECRET_FIELD_ATTRIBUTE = 'data-portico-secret';
 
-const TEXT_LIKE = ':is(:not([type]), [type="" i], [type="text" i], [type="tel" i], [type="number" i], [type="password" i])';
+const TEXT_LIKE =
+  ':is(:not([type]), [type="" i], [type="text" i], [type="tel" i], [type="number" i], [type="password" i])';
 
 export const SECRET_FIELDS_SELECTOR = [
   'input[type="password" i]',
@@ -39,14 +40,16 @@ export const SECRET_FIELDS_SELECTOR = [
  */
 export async function secretFieldMasks(page: Page): Promise<Locator[]> {
   // A frame too busy to answer may show a secret field: the screenshot fails (FrameDidNotAnswer) rather than go unmasked.
-  const found = await Promise.all(scriptableFrames(page).map(async (frame) => {
-    const locator = frame.locator(SECRET_FIELDS_SELECTOR);
-    const count = await answerWithin(frame, locator.count()).catch((error: unknown) => {
-      if (error instanceof FrameDidNotAnswer) throw error;
-      return 0;
-    });
-    return count > 0 ? locator : null;
-  }));
+  const found = await Promise.all(
+    scriptableFrames(page).map(async (frame) => {
+      const locator = frame.locator(SECRET_FIELDS_SELECTOR);
+      const count = await answerWithin(frame, locator.count()).catch((error: unknown) => {
+        if (error instanceof FrameDidNotAnswer) throw error;
+        return 0;
+      });
+      return count > 0 ? locator : null;
+    }),
+  );
   return found.filter((l): l is Locator => l !== null);
 }
 
@@ -55,7 +58,10 @@ export async function secretFieldMasks(page: Page): Promise<Locator[]> {
  * masks and painting them fails the capture; it is retried once with masks found afresh, and never
  * taken without them.
  */
-export async function maskedScreenshot(page: Page, options: { type: 'png' | 'jpeg'; quality?: number; fullPage?: boolean; timeout?: number; path?: string }): Promise<Buffer> {
+export async function maskedScreenshot(
+  page: Page,
+  options: { type: 'png' | 'jpeg'; quality?: number; fullPage?: boolean; timeout?: number; path?: string },
+): Promise<Buffer> {
   const take = async (): Promise<Buffer> => {
     const mask = await secretFieldMasks(page);
     return page.screenshot({ ...options, timeout: options.timeout ?? 15_000, ...(mask.length ? { mask } : {}) });
@@ -89,8 +95,19 @@ export async function fullPageScreenshot(page: Page, path: string): Promise<void
   try {
     const cdp = await session;
     const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
-    const clip = { x: 0, y: 0, width: Math.max(1, Math.ceil(cssContentSize.width)), height: Math.max(1, Math.ceil(cssContentSize.height)), scale: 1 };
-    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, optimizeForSpeed: true, clip });
+    const clip = {
+      x: 0,
+      y: 0,
+      width: Math.max(1, Math.ceil(cssContentSize.width)),
+      height: Math.max(1, Math.ceil(cssContentSize.height)),
+      scale: 1,
+    };
+    const { data } = await cdp.send('Page.captureScreenshot', {
+      format: 'png',
+      captureBeyondViewport: true,
+      optimizeForSpeed: true,
+      clip,
+    });
     await writeFile(path, Buffer.from(data, 'base64'));
   } catch {
     // A session that cannot be opened or has gone (navigation to another process, a closed target): Playwright's way.

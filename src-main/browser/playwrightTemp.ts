@@ -21,7 +21,10 @@ function setTempVariables(values: Partial<Record<(typeof TEMP_VARIABLES)[number]
  * environment as it was (`chromiumEnv`): its singleton socket lives in the system temp folder, whose
  * short path a Unix socket needs. Launches that overlap share the first one's folder.
  */
-export async function inPlaywrightTemp<T>(dir: string, launch: (chromiumEnv: Record<string, string>) => Promise<T>): Promise<T> {
+export async function inPlaywrightTemp<T>(
+  dir: string,
+  launch: (chromiumEnv: Record<string, string>) => Promise<T>,
+): Promise<T> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if (open === 0) {
     saved = {};

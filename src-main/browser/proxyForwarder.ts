@@ -1,4 +1,12 @@
-import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -68,14 +76,25 @@ function parseUpstream(server: string): { host: string; port: number } {
     throw new Error('must be a proxy URL such as http://host:port');
   }
   if (url.protocol !== 'http:') throw new Error('a proxy with username and password must be an http:// proxy');
-  if (url.username || url.password) throw new Error('put the credentials in username and password, not in the server URL');
+  if (url.username || url.password)
+    throw new Error('put the credentials in username and password, not in the server URL');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw new Error('must name a host');
   return { host, port: url.port ? Number(url.port) : 80 };
 }
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy credentials a client might send: never forwarded as they came.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 const MAX_CONNECT_HEAD = 16 * 1024;
 
 function forwardHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
@@ -92,18 +111,28 @@ function errorPage(res: ServerResponse, reason: string): void {
     return;
   }
   const body = `<!doctype html><title>Proxy error</title><h1>Proxy error</h1><p>${reason.replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`)}</p>`;
-  res.writeHead(502, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+  res
+    .writeHead(502, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    })
+    .end(body);
 }
 
 const NOT_ADMITTED_TEXT = 'This proxy serves only the browser it was started for';
 const NOT_ADMITTED = `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${NOT_ADMITTED_TEXT}`;
 
-const refusedReason = (status: number): string => status === 407
-  ? 'The upstream proxy refused the session\'s proxy credentials (407 Proxy Authentication Required)'
-  : `The upstream proxy answered ${status}`;
+const refusedReason = (status: number): string =>
+  status === 407
+    ? "The upstream proxy refused the session's proxy credentials (407 Proxy Authentication Required)"
+    : `The upstream proxy answered ${status}`;
 
 /** Starts a forwarder on 127.0.0.1 with an ephemeral port. */
-export async function startProxyForwarder(upstream: UpstreamProxy, options: ProxyForwarderOptions = {}): Promise<ProxyForwarder> {
+export async function startProxyForwarder(
+  upstream: UpstreamProxy,
+  options: ProxyForwarderOptions = {},
+): Promise<ProxyForwarder> {
   const { host: upstreamHost, port: upstreamPort } = parseUpstream(upstream.server);
   const authorization = `Basic ${Buffer.from(`${upstream.username}:${upstream.password}`, 'utf8').toString('base64')}`;
   const logger = options.logger ?? silentLogger;
@@ -128,7 +157,8 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
     }
     return verdict;
   };
-  const notAdmitted = (): void => logger.warn('proxy forwarder: a client other than the session\'s browser was refused', fields);
+  const notAdmitted = (): void =>
+    logger.warn("proxy forwarder: a client other than the session's browser was refused", fields);
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     void admitted(req.socket).then((ok) => {
@@ -142,7 +172,9 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
     const target = req.url ?? '';
     if (!/^http:\/\//i.test(target)) {
       // Only absolute-form requests are proxy requests; anything else is not for this forwarder.
-      res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('This is a forwarding proxy: absolute-form http:// requests and CONNECT only');
+      res
+        .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
+        .end('This is a forwarding proxy: absolute-form http:// requests and CONNECT only');
       return;
     }
     const upstreamReq = httpRequest({
@@ -155,7 +187,9 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
       timeout: timeoutMs,
     });
     upstreamReq.on('socket', (socket) => track(socket));
-    upstreamReq.on('timeout', () => upstreamReq.destroy(new Error(`no answer from the upstream proxy within ${timeoutMs} ms`)));
+    upstreamReq.on('timeout', () =>
+      upstreamReq.destroy(new Error(`no answer from the upstream proxy within ${timeoutMs} ms`)),
+    );
     upstreamReq.on('error', (error) => {
       logger.warn('proxy forwarder: upstream request failed', { ...fields, error: error.message });
       errorPage(res, `The upstream proxy could not be reached: ${error.message}`);
@@ -218,7 +252,9 @@ export async function startProxyForwarder(upstream: UpstreamProxy, options: Prox
     });
     client.on('close', () => upstreamSocket.destroy());
     upstreamSocket.once('connect', () => {
-      upstreamSocket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: ${authorization}\r\n\r\n`);
+      upstreamSocket.write(
+        `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\nProxy-Authorization: ${authorization}\r\n\r\n`,
+      );
     });
     let received = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {

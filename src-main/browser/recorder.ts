@@ -86,10 +86,18 @@ const removeMaskSource = (key: string): string => `(() => {
  * The ffmpeg to record with: `configured` (PORTICO_FFMPEG) when given — it must be an executable file —
  * else the first `ffmpeg` on PATH. Throws RecordingUnavailable saying what to do when there is none.
  */
-export async function findFfmpeg(configured: string | undefined, env: { PATH?: string | undefined; platform?: NodeJS.Platform } = { PATH: process.env.PATH }): Promise<string> {
-  const executable = async (path: string): Promise<boolean> => access(path, fsConstants.X_OK).then(() => true, () => false);
+export async function findFfmpeg(
+  configured: string | undefined,
+  env: { PATH?: string | undefined; platform?: NodeJS.Platform } = { PATH: process.env.PATH },
+): Promise<string> {
+  const executable = async (path: string): Promise<boolean> =>
+    access(path, fsConstants.X_OK).then(
+      () => true,
+      () => false,
+    );
   if (configured !== undefined) {
-    if (!isAbsolute(configured)) throw new RecordingUnavailable(`PORTICO_FFMPEG must be an absolute path to ffmpeg (got '${configured}')`);
+    if (!isAbsolute(configured))
+      throw new RecordingUnavailable(`PORTICO_FFMPEG must be an absolute path to ffmpeg (got '${configured}')`);
     if (await executable(configured)) return configured;
     throw new RecordingUnavailable(`PORTICO_FFMPEG '${configured}' is not an executable file`);
   }
@@ -105,12 +113,49 @@ export async function findFfmpeg(configured: string | undefined, env: { PATH?: s
 /** ffmpeg's arguments: MJPEG frames in on stdin at `fps`, VP8 WebM out, tuned to keep up in real time on one thread. */
 export function ffmpegArgs(width: number, height: number, fps: number, outFile: string): string[] {
   return [
-    '-hide_banner', '-loglevel', 'error', '-nostdin',
-    '-f', 'image2pipe', '-avioflags', 'direct', '-fpsprobesize', '0', '-probesize', '32', '-analyzeduration', '0',
-    '-framerate', String(fps), '-c:v', 'mjpeg', '-i', 'pipe:0',
-    '-an', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-qmin', '0', '-qmax', '50', '-crf', '8', '-b:v', '1M', '-threads', '1',
-    '-vf', `pad=${width}:${height}:0:0:gray,crop=${width}:${height}:0:0,format=yuv420p`,
-    '-f', 'webm', '-y', outFile,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-f',
+    'image2pipe',
+    '-avioflags',
+    'direct',
+    '-fpsprobesize',
+    '0',
+    '-probesize',
+    '32',
+    '-analyzeduration',
+    '0',
+    '-framerate',
+    String(fps),
+    '-c:v',
+    'mjpeg',
+    '-i',
+    'pipe:0',
+    '-an',
+    '-c:v',
+    'libvpx',
+    '-deadline',
+    'realtime',
+    '-cpu-used',
+    '8',
+    '-qmin',
+    '0',
+    '-qmax',
+    '50',
+    '-crf',
+    '8',
+    '-b:v',
+    '1M',
+    '-threads',
+    '1',
+    '-vf',
+    `pad=${width}:${height}:0:0:gray,crop=${width}:${height}:0:0,format=yuv420p`,
+    '-f',
+    'webm',
+    '-y',
+    outFile,
   ];
 }
 
@@ -163,7 +208,10 @@ async function viewportOf(target: Page | CDPSession, cdp: CDPSession): Promise<{
     const size = target.viewportSize();
     if (size) return size;
   }
-  const { result } = await cdp.send('Runtime.evaluate', { expression: '[window.innerWidth, window.innerHeight]', returnByValue: true });
+  const { result } = await cdp.send('Runtime.evaluate', {
+    expression: '[window.innerWidth, window.innerHeight]',
+    returnByValue: true,
+  });
   const [width, height] = (result.value as [number, number] | undefined) ?? [1280, 800];
   return { width, height };
 }
@@ -173,7 +221,11 @@ async function viewportOf(target: Page | CDPSession, cdp: CDPSession): Promise<{
  * `outFile` (WebM). The file appears only when the recording ended well (written as `<outFile>.part`
  * and renamed). Throws RecordingUnavailable when ffmpeg cannot be started.
  */
-export async function startRecording(target: Page | CDPSession, outFile: string, options: RecorderOptions): Promise<Recording> {
+export async function startRecording(
+  target: Page | CDPSession,
+  outFile: string,
+  options: RecorderOptions,
+): Promise<Recording> {
   const clock = options.clock ?? systemClock;
   const fps = options.fps ?? 15;
   const ownSession = 'context' in target;
@@ -194,7 +246,9 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   // The CDP script reaches this target's documents only; Playwright's init script also reaches cross-origin (out-of-process) iframes.
   const frameScript = ownSession ? await target.addInitScript(installMask) : undefined;
   if (ownSession) {
-    await Promise.all(scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(installMask)).catch(() => undefined)));
+    await Promise.all(
+      scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(installMask)).catch(() => undefined)),
+    );
   } else {
     await cdp.send('Runtime.evaluate', { expression: installMask }).catch(() => undefined);
   }
@@ -202,10 +256,15 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   /** Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. */
   const unmask = async (): Promise<void> => {
     // Each call bounded: a renderer in an endless loop answers none of them, and the file must still be finished.
-    await answeredWithin(cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }), CAPTURE_TIMEOUT_MS);
+    await answeredWithin(
+      cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }),
+      CAPTURE_TIMEOUT_MS,
+    );
     if (frameScript) await answeredWithin(frameScript.dispose(), CAPTURE_TIMEOUT_MS);
     if (ownSession) {
-      await Promise.all(scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(removeMask)).catch(() => undefined)));
+      await Promise.all(
+        scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(removeMask)).catch(() => undefined)),
+      );
       await answeredWithin(cdp.detach(), CAPTURE_TIMEOUT_MS);
     } else {
       await answeredWithin(cdp.send('Runtime.evaluate', { expression: removeMask }), CAPTURE_TIMEOUT_MS);
@@ -214,7 +273,11 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
 
   // Its own process group: a signal to the service's group (systemd's SIGTERM) must not cut the file short;
   // the service ends its input on shutdown and ffmpeg finishes the file. Should the service die first, the input ends with it.
-  const child: ChildProcessWithoutNullStreams = spawn(options.ffmpegPath, ffmpegArgs(width, height, fps, partFile), { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: true });
+  const child: ChildProcessWithoutNullStreams = spawn(options.ffmpegPath, ffmpegArgs(width, height, fps, partFile), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+    detached: true,
+  });
   let stderr = '';
   let failure: string | undefined;
   child.stderr.on('data', (chunk: Buffer) => {
@@ -287,11 +350,15 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
   };
   let holdTimer: TimerHandle | undefined;
   const scheduleHold = (): void => {
-    holdTimer = clock.setTimeout(() => {
-      if (stopping) return;
-      hold();
-      scheduleHold();
-    }, 1000, { unref: true });
+    holdTimer = clock.setTimeout(
+      () => {
+        if (stopping) return;
+        hold();
+        scheduleHold();
+      },
+      1000,
+      { unref: true },
+    );
   };
   scheduleHold();
   cdp.on('Page.screencastFrame', onFrame);
@@ -303,7 +370,10 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
     await answeredWithin(cdp.send('Page.stopScreencast'), CAPTURE_TIMEOUT_MS);
     // A page that painted nothing since the start sent no frame: one capture of it now (still masked) stands in.
     if (!last) {
-      const shot = await answeredWithin(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }), CAPTURE_TIMEOUT_MS);
+      const shot = await answeredWithin(
+        cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }),
+        CAPTURE_TIMEOUT_MS,
+      );
       if (shot) last = { data: Buffer.from(shot.data, 'base64'), frameNumber: 0, arrivedMs: clock.now().getTime() };
     }
     await unmask();
@@ -325,7 +395,8 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
     const code = await exited;
     clock.clearTimeout(guard);
     if (failure === undefined && frames === 0) failure = 'the page showed no frame to record';
-    if (failure === undefined && code !== 0) failure = `ffmpeg exited with code ${String(code)}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+    if (failure === undefined && code !== 0)
+      failure = `ffmpeg exited with code ${String(code)}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
     if (failure !== undefined) {
       await rm(partFile, { force: true });
       options.onError?.(failure);
@@ -337,18 +408,27 @@ export async function startRecording(target: Page | CDPSession, outFile: string,
 
   const recording: Recording = {
     path: outFile,
-    stop: () => (stopped ??= stop().catch(async (error: unknown) => {
-      // Whatever went wrong, ffmpeg must not outlive the recording.
-      if (child.exitCode === null) child.kill('SIGKILL');
-      await rm(partFile, { force: true }).catch(() => undefined);
-      return { ok: false as const, reason: error instanceof Error ? error.message : String(error) };
-    })),
+    stop: () =>
+      (stopped ??= stop().catch(async (error: unknown) => {
+        // Whatever went wrong, ffmpeg must not outlive the recording.
+        if (child.exitCode === null) child.kill('SIGKILL');
+        await rm(partFile, { force: true }).catch(() => undefined);
+        return { ok: false as const, reason: error instanceof Error ? error.message : String(error) };
+      })),
   };
   try {
-    await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 80, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
+    await cdp.send('Page.startScreencast', {
+      format: 'jpeg',
+      quality: 80,
+      maxWidth: width,
+      maxHeight: height,
+      everyNthFrame: 1,
+    });
   } catch (error) {
     await recording.stop();
-    throw new RecordingUnavailable(`the page's screencast could not start: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RecordingUnavailable(
+      `the page's screencast could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return recording;
 }

@@ -89,7 +89,12 @@ export class PlaywrightCdpTransport implements CdpTransport {
       return;
     }
     void this.#handle(message).catch((error: unknown) => {
-      if (message.id !== undefined) this.#deliver({ id: message.id, error: { code: -32000, message: String(error instanceof Error ? error.message : error) }, ...(message.sessionId !== undefined && { sessionId: message.sessionId }) });
+      if (message.id !== undefined)
+        this.#deliver({
+          id: message.id,
+          error: { code: -32000, message: String(error instanceof Error ? error.message : error) },
+          ...(message.sessionId !== undefined && { sessionId: message.sessionId }),
+        });
     });
   }
 
@@ -101,10 +106,15 @@ export class PlaywrightCdpTransport implements CdpTransport {
     if (sessionId === undefined) return this.#rootCommand(id, method, params);
     const browserSession = this.#browserSessions.get(sessionId);
     // A browser session asked of a browser session (Playwright's newCDPSession does so): one more of Portico's.
-    if (browserSession && method === 'Target.attachToBrowserTarget') return this.#rootCommand(id, method, params, sessionId);
+    if (browserSession && method === 'Target.attachToBrowserTarget')
+      return this.#rootCommand(id, method, params, sessionId);
     if (browserSession && method === 'Target.setAutoAttach') {
       // Chromium auto-attaches at browser level only in flat mode: new pages are attached to here, one by one.
-      if (params.autoAttach === true) this.#autoAttach.set(sessionId, Array.isArray(params.filter) ? (params.filter as TargetFilter) : DEFAULT_FILTER);
+      if (params.autoAttach === true)
+        this.#autoAttach.set(
+          sessionId,
+          Array.isArray(params.filter) ? (params.filter as TargetFilter) : DEFAULT_FILTER,
+        );
       else this.#autoAttach.delete(sessionId);
       this.#deliver({ id, result: {}, sessionId });
       if (params.autoAttach === true) await this.#attachExisting(sessionId, browserSession);
@@ -149,7 +159,12 @@ export class PlaywrightCdpTransport implements CdpTransport {
       this.#deliver({ id, result: { sessionId }, ...(askedOn !== undefined && { sessionId: askedOn }) });
       return;
     }
-    if (method === 'Target.detachFromTarget' && typeof params.sessionId === 'string' && this.#browserSessions.has(params.sessionId) && askedOn === undefined) {
+    if (
+      method === 'Target.detachFromTarget' &&
+      typeof params.sessionId === 'string' &&
+      this.#browserSessions.has(params.sessionId) &&
+      askedOn === undefined
+    ) {
       const session = this.#browserSessions.get(params.sessionId);
       this.#browserSessions.delete(params.sessionId);
       this.#autoAttach.delete(params.sessionId);
@@ -171,7 +186,10 @@ export class PlaywrightCdpTransport implements CdpTransport {
   /** Attaches `sessionId` to every page there is, and from now on to each new one (Portico's own session watches for them). */
   async #attachExisting(sessionId: string, session: CDPSession): Promise<void> {
     await this.#watchTargets();
-    const { targetInfos } = (await session.send('Target.getTargets' as never, { filter: [{}] } as never)) as unknown as { targetInfos: { targetId: string; type: string }[] };
+    const { targetInfos } = (await session.send(
+      'Target.getTargets' as never,
+      { filter: [{}] } as never,
+    )) as unknown as { targetInfos: { targetId: string; type: string }[] };
     for (const info of targetInfos) await this.#attach(sessionId, info.targetId, info.type);
   }
 
@@ -184,9 +202,12 @@ export class PlaywrightCdpTransport implements CdpTransport {
     const known = attached.get(targetId);
     if (known) return known;
     // Chromium tells the session `Target.attachedToTarget` for it (before this answers), as auto-attach would have.
-    const attaching = session.send('Target.attachToTarget' as never, { targetId, flatten: false } as never).then(() => undefined, () => {
-      attached.delete(targetId);
-    });
+    const attaching = session.send('Target.attachToTarget' as never, { targetId, flatten: false } as never).then(
+      () => undefined,
+      () => {
+        attached.delete(targetId);
+      },
+    );
     attached.set(targetId, attaching);
     return attaching;
   }
@@ -195,9 +216,13 @@ export class PlaywrightCdpTransport implements CdpTransport {
     this.#watching ??= (async () => {
       this.#root ??= this.#browser.newBrowserCDPSession();
       const root = await this.#root;
-      root.on('Target.targetCreated' as never, ((event: { targetInfo: { targetId: string; type: string } }) => {
-        for (const sessionId of this.#autoAttach.keys()) void this.#attach(sessionId, event.targetInfo.targetId, event.targetInfo.type);
-      }) as never);
+      root.on(
+        'Target.targetCreated' as never,
+        ((event: { targetInfo: { targetId: string; type: string } }) => {
+          for (const sessionId of this.#autoAttach.keys())
+            void this.#attach(sessionId, event.targetInfo.targetId, event.targetInfo.type);
+        }) as never,
+      );
       await root.send('Target.setDiscoverTargets' as never, { discover: true, filter: [{}] } as never);
     })();
     return this.#watching;
@@ -208,14 +233,19 @@ export class PlaywrightCdpTransport implements CdpTransport {
     const emitter = session as unknown as { emit(event: string | symbol, ...args: unknown[]): boolean };
     const emit = emitter.emit.bind(session);
     emitter.emit = (event, ...args) => {
-      if (typeof event === 'string' && event.includes('.')) this.#event(sessionId, event, (args[0] ?? {}) as Record<string, unknown>);
+      if (typeof event === 'string' && event.includes('.'))
+        this.#event(sessionId, event, (args[0] ?? {}) as Record<string, unknown>);
       return emit(event, ...args);
     };
   }
 
   /** An event of `sessionId` (a browser-level session or a target's): unwrapped when it carries a target's message. */
   #event(sessionId: string, method: string, params: Record<string, unknown>): void {
-    if (method === 'Target.receivedMessageFromTarget' && typeof params.sessionId === 'string' && typeof params.message === 'string') {
+    if (
+      method === 'Target.receivedMessageFromTarget' &&
+      typeof params.sessionId === 'string' &&
+      typeof params.message === 'string'
+    ) {
       let inner: Message;
       try {
         inner = JSON.parse(params.message) as Message;
@@ -242,8 +272,10 @@ export class PlaywrightCdpTransport implements CdpTransport {
 
   /** Keeps the tree of attached sessions up to date. */
   #note(sessionId: string, method: string, params: Record<string, unknown>): void {
-    if (method === 'Target.attachedToTarget' && typeof params.sessionId === 'string') this.#parents.set(params.sessionId, sessionId);
-    if (method === 'Target.detachedFromTarget' && typeof params.sessionId === 'string') this.#parents.delete(params.sessionId);
+    if (method === 'Target.attachedToTarget' && typeof params.sessionId === 'string')
+      this.#parents.set(params.sessionId, sessionId);
+    if (method === 'Target.detachedFromTarget' && typeof params.sessionId === 'string')
+      this.#parents.delete(params.sessionId);
   }
 
   #deliver(message: Message): void {
@@ -282,7 +314,10 @@ export interface RemoteSessionOptions {
 }
 
 /** A session browser on a `playwright` host's browser (a connection of its own; closing it closes the browser). */
-export async function remoteSessionBrowser(browser: Browser, options: RemoteSessionOptions = {}): Promise<SessionBrowser> {
+export async function remoteSessionBrowser(
+  browser: Browser,
+  options: RemoteSessionOptions = {},
+): Promise<SessionBrowser> {
   const parent = options.tempDir ?? tmpdir();
   await mkdir(parent, { recursive: true });
   const workDir = await mkdtemp(join(parent, 'portico-remote-session-'));
@@ -291,7 +326,15 @@ export async function remoteSessionBrowser(browser: Browser, options: RemoteSess
     const pipe = new CdpPipe(new PlaywrightCdpTransport(browser));
     const answer = await pipe.call('Browser.getVersion');
     if (answer.error) throw new Error(`the remote browser did not answer: ${answer.error.message}`);
-    return new SessionBrowser(new RemoteProcess(browser), pipe, workDir, options.closeTimeoutMs ?? 5_000, options.clock ?? systemClock, undefined, () => void browser.close().catch(() => undefined));
+    return new SessionBrowser(
+      new RemoteProcess(browser),
+      pipe,
+      workDir,
+      options.closeTimeoutMs ?? 5_000,
+      options.clock ?? systemClock,
+      undefined,
+      () => void browser.close().catch(() => undefined),
+    );
   } catch (error) {
     await browser.close().catch(() => undefined);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);

@@ -57,8 +57,13 @@ export interface SessionBrowserLauncherOptions {
 }
 
 function isDefaultSpec(spec: SessionLaunchSpec): boolean {
-  return spec.userDataDir === undefined && spec.proxy === undefined && spec.userAgent === undefined
-    && spec.screen.width === DEFAULT_SESSION_SCREEN.width && spec.screen.height === DEFAULT_SESSION_SCREEN.height;
+  return (
+    spec.userDataDir === undefined &&
+    spec.proxy === undefined &&
+    spec.userAgent === undefined &&
+    spec.screen.width === DEFAULT_SESSION_SCREEN.width &&
+    spec.screen.height === DEFAULT_SESSION_SCREEN.height
+  );
 }
 
 /** What a session browser runs as: a Chromium child process, or a remote host's browser (browser/remoteCdp.ts). */
@@ -90,7 +95,15 @@ export class SessionBrowser {
   /** Ends the browser when it does not close in time (the process tree; a remote browser's connection). */
   readonly #kill: () => void;
 
-  constructor(child: SessionProcess, pipe: CdpPipe, workDir: string, closeTimeoutMs: number, clock: Clock = systemClock, profileDir?: string, kill?: () => void) {
+  constructor(
+    child: SessionProcess,
+    pipe: CdpPipe,
+    workDir: string,
+    closeTimeoutMs: number,
+    clock: Clock = systemClock,
+    profileDir?: string,
+    kill?: () => void,
+  ) {
     this.#kill = kill ?? (() => killProcessTree(child as ChildProcess));
     this.#clock = clock;
     this.#profileDir = profileDir;
@@ -125,7 +138,9 @@ export class SessionBrowser {
     const dir = await mkdtemp(join(tmpdir(), 'portico-cdp-'));
     const socketPath = join(dir, 's');
     const server = createServer((_request, response) => response.writeHead(404).end());
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.#bridge(request, socket, head, false));
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.#bridge(request, socket, head, false),
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -160,13 +175,16 @@ export class SessionBrowser {
           },
         }
       : undefined;
-    this.#pipe.openChannel(guard).then((opened) => {
-      channel = opened;
-      opened.onMessage = (text) => peer.send(text);
-      opened.onClose = () => peer.close();
-      if (socket.destroyed) return opened.close();
-      for (const text of early.splice(0)) opened.receive(text);
-    }, () => peer.close(1011));
+    this.#pipe.openChannel(guard).then(
+      (opened) => {
+        channel = opened;
+        opened.onMessage = (text) => peer.send(text);
+        opened.onClose = () => peer.close();
+        if (socket.destroyed) return opened.close();
+        for (const text of early.splice(0)) opened.receive(text);
+      },
+      () => peer.close(1011),
+    );
   }
 
   /** The page Portico drives: the first open page of the default context, opened when there is none. */
@@ -186,7 +204,10 @@ export class SessionBrowser {
     const cdp = await page.context().newCDPSession(page);
     try {
       const { windowId } = await cdp.send('Browser.getWindowForTarget');
-      await cdp.send('Browser.setWindowBounds', { windowId, bounds: { width: screen.width, height: screen.height + HEADLESS_FRAME_PX } });
+      await cdp.send('Browser.setWindowBounds', {
+        windowId,
+        bounds: { width: screen.width, height: screen.height + HEADLESS_FRAME_PX },
+      });
     } finally {
       await cdp.detach().catch(() => undefined);
     }
@@ -194,7 +215,10 @@ export class SessionBrowser {
 
   /** The engine's page right now, if connected (for the live view, which asks synchronously). */
   currentPage(): Page | undefined {
-    return this.#connected?.contexts()[0]?.pages().find((page) => !page.isClosed());
+    return this.#connected
+      ?.contexts()[0]
+      ?.pages()
+      .find((page) => !page.isClosed());
   }
 
   #connected: Browser | undefined;
@@ -227,7 +251,8 @@ export class SessionBrowser {
     }
     await this.#engine?.then((browser) => browser.close()).catch(() => undefined);
     // The profile outlives this session's folder: it must not keep pointing its downloads at a deleted folder.
-    if (this.#profileDir !== undefined) await forgetDownloadFolder(this.#profileDir, this.downloadsDir).catch(() => undefined);
+    if (this.#profileDir !== undefined)
+      await forgetDownloadFolder(this.#profileDir, this.downloadsDir).catch(() => undefined);
     await rm(this.#workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
 }
@@ -264,10 +289,12 @@ export class SessionBrowserPool {
   /** Launches warm browsers until the pool is full (in the background). */
   fill(): void {
     while (!this.#closed && this.#ready.length < this.#size) {
-      this.#ready.push(this.#launch(DEFAULT_SESSION_SCREEN_SPEC, true).catch((error: unknown) => {
-        if (!this.#closed) this.#logger.warn('warm session browser not launched', { error: String(error) });
-        return undefined;
-      }));
+      this.#ready.push(
+        this.#launch(DEFAULT_SESSION_SCREEN_SPEC, true).catch((error: unknown) => {
+          if (!this.#closed) this.#logger.warn('warm session browser not launched', { error: String(error) });
+          return undefined;
+        }),
+      );
     }
   }
 
@@ -314,7 +341,10 @@ export class SessionBrowserPool {
   #launch(spec: SessionLaunchSpec, connect: boolean): Promise<SessionBrowser> {
     const launch = this.#launchNow(spec, connect);
     this.#launching.add(launch);
-    void launch.then(() => this.#launching.delete(launch), () => this.#launching.delete(launch));
+    void launch.then(
+      () => this.#launching.delete(launch),
+      () => this.#launching.delete(launch),
+    );
     return launch;
   }
 
@@ -380,7 +410,12 @@ function section(prefs: Preferences, name: string): Record<string, unknown> {
 /** Points the profile's default download folder at `downloadsDir` (what Chromium uses when no client set one). */
 async function setDownloadFolder(userDataDir: string, downloadsDir: string): Promise<void> {
   const prefs = await readPreferences(userDataDir);
-  prefs.download = { ...section(prefs, 'download'), default_directory: downloadsDir, prompt_for_download: false, directory_upgrade: true };
+  prefs.download = {
+    ...section(prefs, 'download'),
+    default_directory: downloadsDir,
+    prompt_for_download: false,
+    directory_upgrade: true,
+  };
   prefs.savefile = { ...section(prefs, 'savefile'), default_directory: downloadsDir };
   await writePreferences(userDataDir, prefs);
 }
@@ -400,7 +435,10 @@ async function forgetDownloadFolder(userDataDir: string, downloadsDir: string): 
 }
 
 /** Starts one session browser and waits until it answers over its pipe. */
-export async function launchSessionBrowser(spec: SessionLaunchSpec, options: SessionBrowserLauncherOptions): Promise<SessionBrowser> {
+export async function launchSessionBrowser(
+  spec: SessionLaunchSpec,
+  options: SessionBrowserLauncherOptions,
+): Promise<SessionBrowser> {
   const parent = options.tempDir ?? tmpdir();
   await mkdir(parent, { recursive: true });
   // The browser's working folder (its cwd, downloads, and its user data unless a profile is given).
@@ -426,13 +464,22 @@ export async function launchSessionBrowser(spec: SessionLaunchSpec, options: Ses
       '--password-store=basic',
       '--use-mock-keychain',
       ...blockedHostRules(options.blockedHostPorts?.() ?? []),
-      ...(spec.proxy ? [`--proxy-server=${spec.proxy.server}`, ...(spec.proxy.bypass ? [`--proxy-bypass-list=${spec.proxy.bypass.replaceAll(',', ';')}`] : [])] : []),
+      ...(spec.proxy
+        ? [
+            `--proxy-server=${spec.proxy.server}`,
+            ...(spec.proxy.bypass ? [`--proxy-bypass-list=${spec.proxy.bypass.replaceAll(',', ';')}`] : []),
+          ]
+        : []),
       ...(spec.userAgent ? [`--user-agent=${spec.userAgent}`] : []),
       'about:blank',
     ];
     // Its own process group (as Playwright does): a signal to the service's group must not kill the
     // browser under a live session before the service closes it; the pipe still ends it if we die.
-    const spawned = spawn(options.executablePath(), args, { cwd: workDir, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const spawned = spawn(options.executablePath(), args, {
+      cwd: workDir,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+    });
     child = spawned;
     const pipe = new CdpPipe(spawned.stdio[3] as Writable, spawned.stdio[4] as Readable);
     const stderr = spawned.stderr as Readable;
@@ -442,8 +489,14 @@ export async function launchSessionBrowser(spec: SessionLaunchSpec, options: Ses
       text = (text + chunk.toString('utf8')).slice(-4096);
     });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`Chromium did not answer over its DevTools pipe within ${timeoutMs} ms`)), timeoutMs);
-      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => fail(new Error(`Chromium exited before it was ready (code ${code}, signal ${signal}): ${text.slice(-500).trim()}`));
+      const timer = setTimeout(
+        () => fail(new Error(`Chromium did not answer over its DevTools pipe within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void =>
+        fail(
+          new Error(`Chromium exited before it was ready (code ${code}, signal ${signal}): ${text.slice(-500).trim()}`),
+        );
       const onError = (error: Error): void => fail(error);
       function cleanup(): void {
         clearTimeout(timer);

@@ -18,16 +18,33 @@ export interface WebSocketPeer {
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
 /** Answers the upgrade (101) and returns the peer; undefined (socket answered 400 and closed) when it is not a WebSocket handshake. */
-export function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: Buffer, maxMessageBytes = 64 * 1024 * 1024): WebSocketPeer | undefined {
+export function acceptWebSocket(
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  maxMessageBytes = 64 * 1024 * 1024,
+): WebSocketPeer | undefined {
   const key = request.headers['sec-websocket-key'];
   const upgrade = request.headers.upgrade;
-  if (typeof key !== 'string' || !/^[A-Za-z0-9+/]{22}==$/.test(key) || typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket' || request.headers['sec-websocket-version'] !== '13') {
+  if (
+    typeof key !== 'string' ||
+    !/^[A-Za-z0-9+/]{22}==$/.test(key) ||
+    typeof upgrade !== 'string' ||
+    upgrade.toLowerCase() !== 'websocket' ||
+    request.headers['sec-websocket-version'] !== '13'
+  ) {
     const body = '{"detail":"Expected a WebSocket upgrade"}';
-    socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     return undefined;
   }
-  const accept = createHash('sha1').update(key + GUID).digest('base64');
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  const accept = createHash('sha1')
+    .update(key + GUID)
+    .digest('base64');
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+  );
   return new ServerWebSocket(socket, head, maxMessageBytes);
 }
 

@@ -53,7 +53,13 @@ export const commands: Record<string, Command> = {
   },
   'key create': ({ admin }, { options }) => {
     const issued = admin.issueOrgKey(principalId(options.org, '--org'));
-    return { id: issued.info.id, org_id: issued.info.org_id, api_key: issued.apiKey, prefix: issued.info.prefix, created_at: issued.info.created_at };
+    return {
+      id: issued.info.id,
+      org_id: issued.info.org_id,
+      api_key: issued.apiKey,
+      prefix: issued.info.prefix,
+      created_at: issued.info.created_at,
+    };
   },
   'key revoke': ({ admin }, { positionals }) => {
     const keyId = positionals[0];
@@ -61,8 +67,13 @@ export const commands: Record<string, Command> = {
     return admin.revokeKey(keyId);
   },
   'key list': ({ admin }, { options }) => ({ keys: admin.listOrgKeys(principalId(options.org, '--org')) }),
-  'user create': ({ admin }, { positionals, options }) =>
-    ({ ...admin.createUser(principalId(positionals[0], '<user_id>'), principalId(options.workspace, '--workspace'), options.org === undefined ? undefined : principalId(options.org, '--org')) }),
+  'user create': ({ admin }, { positionals, options }) => ({
+    ...admin.createUser(
+      principalId(positionals[0], '<user_id>'),
+      principalId(options.workspace, '--workspace'),
+      options.org === undefined ? undefined : principalId(options.org, '--org'),
+    ),
+  }),
   'workspace add-member': ({ admin }, { positionals }) =>
     admin.addMember(principalId(positionals[0], '<workspace_id>'), principalId(positionals[1], '<user_id>')),
   'workspace remove-member': ({ admin }, { positionals }) =>
@@ -77,7 +88,7 @@ export const commands: Record<string, Command> = {
   'provider set-base-url': ({ admin }, { positionals }) => {
     const name = provider(positionals[0]);
     const url = positionals[1];
-    if (!url) throw new UsageError('<url> is required (or `default` to go back to the provider\'s own endpoint)');
+    if (!url) throw new UsageError("<url> is required (or `default` to go back to the provider's own endpoint)");
     return admin.setProviderBaseUrl(name, url === 'default' ? null : url);
   },
   'oauth-app add': async ({ admin, readStdin }, { positionals, options }) => {
@@ -90,7 +101,8 @@ export const commands: Record<string, Command> = {
       if (!clientSecret) throw new UsageError('--client-secret-stdin: standard input was empty');
     }
     const app = await admin.addOAuthApp({
-      id, client_id: options['client-id'],
+      id,
+      client_id: options['client-id'],
       ...(options['authorize-url'] !== undefined && { authorize_url: options['authorize-url'] }),
       ...(options['token-url'] !== undefined && { token_url: options['token-url'] }),
       ...(options['userinfo-url'] !== undefined && { userinfo_url: options['userinfo-url'] }),
@@ -113,14 +125,27 @@ export const commands: Record<string, Command> = {
     if (!options.kind) throw new UsageError('--kind is required (playwright or cdp)');
     if (!options.url) throw new UsageError('--url is required');
     const maxBrowsers = options['max-browsers'];
-    if (maxBrowsers === undefined || !/^\d+$/.test(maxBrowsers)) throw new UsageError('--max-browsers is required: a whole number');
+    if (maxBrowsers === undefined || !/^\d+$/.test(maxBrowsers))
+      throw new UsageError('--max-browsers is required: a whole number');
     let token: string | undefined;
     if (options['token-stdin']) {
       token = (await readStdin()).replace(/\r?\n$/, '');
       if (!token) throw new UsageError('--token-stdin: standard input was empty');
     }
-    const labels = options.labels?.split(',').map((label) => label.trim()).filter(Boolean);
-    const added = await hosts.add({ name, kind: options.kind, url: options.url, max_browsers: Number(maxBrowsers), ...(labels && labels.length > 0 && { labels }) }, token);
+    const labels = options.labels
+      ?.split(',')
+      .map((label) => label.trim())
+      .filter(Boolean);
+    const added = await hosts.add(
+      {
+        name,
+        kind: options.kind,
+        url: options.url,
+        max_browsers: Number(maxBrowsers),
+        ...(labels && labels.length > 0 && { labels }),
+      },
+      token,
+    );
     return { ...added };
   },
   'host list': async ({ hosts }) => ({ ...(await hosts.list()) }),
@@ -129,7 +154,12 @@ export const commands: Record<string, Command> = {
     if (!name) throw new UsageError('<name> is required');
     return { ...(await hosts.remove(name)) };
   },
-  'samples add': ({ samples }, { options }) => ({ samples: samples.add(options.org === undefined ? 'default' : principalId(options.org, '--org'), serviceOrigin(options.url)) }),
+  'samples add': ({ samples }, { options }) => ({
+    samples: samples.add(
+      options.org === undefined ? 'default' : principalId(options.org, '--org'),
+      serviceOrigin(options.url),
+    ),
+  }),
 };
 
 /** The origin sample portals point at: --url, else the default listening address (the service re-points them at start). */

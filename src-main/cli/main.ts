@@ -48,10 +48,21 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     parsed = parseArgs({
       args: [...argv],
       options: {
-        'data-dir': { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean' },
-        'authorize-url': { type: 'string' }, 'token-url': { type: 'string' }, 'userinfo-url': { type: 'string' }, 'client-id': { type: 'string' },
-        'client-secret-stdin': { type: 'boolean' }, scopes: { type: 'string' }, url: { type: 'string' },
-        kind: { type: 'string' }, 'max-browsers': { type: 'string' }, labels: { type: 'string' }, 'token-stdin': { type: 'boolean' },
+        'data-dir': { type: 'string' },
+        org: { type: 'string' },
+        workspace: { type: 'string' },
+        help: { type: 'boolean' },
+        'authorize-url': { type: 'string' },
+        'token-url': { type: 'string' },
+        'userinfo-url': { type: 'string' },
+        'client-id': { type: 'string' },
+        'client-secret-stdin': { type: 'boolean' },
+        scopes: { type: 'string' },
+        url: { type: 'string' },
+        kind: { type: 'string' },
+        'max-browsers': { type: 'string' },
+        labels: { type: 'string' },
+        'token-stdin': { type: 'boolean' },
       },
       allowPositionals: true,
       strict: true,
@@ -81,22 +92,35 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     const admin = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
     const output = await command(
       {
-        admin, webhookKeys: new WebhookKeyService(store, openSecrets), readStdin: io.readStdin,
+        admin,
+        webhookKeys: new WebhookKeyService(store, openSecrets),
+        readStdin: io.readStdin,
         // settings.json is read when a host command needs it: a broken file must not stop `key create`.
         get hosts() {
           return new HostAdmin({ settings: OperatorSettings.load(paths.root), secrets: openSecrets });
         },
         // No session is live in the CLI: a portal it creates names none.
-        samples: new SampleService({ store, portals: new PortalService(store, jsonSchemas, { isActiveInOrg: () => false }) }),
+        samples: new SampleService({
+          store,
+          portals: new PortalService(store, jsonSchemas, { isActiveInOrg: () => false }),
+        }),
       },
       {
         positionals: rest,
         options: {
-          org: parsed.values.org, workspace: parsed.values.workspace,
-          'authorize-url': parsed.values['authorize-url'], 'token-url': parsed.values['token-url'], 'userinfo-url': parsed.values['userinfo-url'],
-          'client-id': parsed.values['client-id'], 'client-secret-stdin': parsed.values['client-secret-stdin'] ? 'true' : undefined, scopes: parsed.values.scopes,
+          org: parsed.values.org,
+          workspace: parsed.values.workspace,
+          'authorize-url': parsed.values['authorize-url'],
+          'token-url': parsed.values['token-url'],
+          'userinfo-url': parsed.values['userinfo-url'],
+          'client-id': parsed.values['client-id'],
+          'client-secret-stdin': parsed.values['client-secret-stdin'] ? 'true' : undefined,
+          scopes: parsed.values.scopes,
           url: parsed.values.url,
-          kind: parsed.values.kind, 'max-browsers': parsed.values['max-browsers'], labels: parsed.values.labels, 'token-stdin': parsed.values['token-stdin'] ? 'true' : undefined,
+          kind: parsed.values.kind,
+          'max-browsers': parsed.values['max-browsers'],
+          labels: parsed.values.labels,
+          'token-stdin': parsed.values['token-stdin'] ? 'true' : undefined,
         },
       },
     );
@@ -111,7 +135,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
   }
 }
 
-const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+const invokedDirectly =
+  process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
   runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;

@@ -20,4 +20,7 @@ export type ApiKeyInfo = z.infer<typeof ApiKeyInfo>;
 /** Org and user ids: short identifiers used in paths. */
 export const PrincipalId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, ".", "-" or "_", starting with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+    'must be 1-64 characters: letters, digits, ".", "-" or "_", starting with a letter or digit',
+  );

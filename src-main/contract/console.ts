@@ -21,7 +21,10 @@ export type Org = z.infer<typeof Org>;
 export const OrgList = z.object({ orgs: z.array(Org) });
 export type OrgList = z.infer<typeof OrgList>;
 
-export const OrgCreateRequest = z.strictObject({ org_id: PrincipalId, name: z.string().trim().min(1).max(200).optional() });
+export const OrgCreateRequest = z.strictObject({
+  org_id: PrincipalId,
+  name: z.string().trim().min(1).max(200).optional(),
+});
 export type OrgCreateRequest = z.infer<typeof OrgCreateRequest>;
 
 export const ApiKeyListResponse = z.object({ keys: z.array(ApiKeyInfo) });

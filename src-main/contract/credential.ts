@@ -7,8 +7,13 @@ const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 const line = (max: number) => safeName(z.string().min(1).max(max));
 
 /** A TOTP seed as sites show it: base32, spaces allowed (removed before use), 80 to 512 bits. */
-const TotpSecret = z.string().max(128).transform((value) => value.replace(/\s+/g, '').toUpperCase())
-  .pipe(z.string().regex(/^[A-Z2-7]{16,103}=*$/, 'must be a base32 TOTP key (letters A-Z and digits 2-7, at least 16)'));
+const TotpSecret = z
+  .string()
+  .max(128)
+  .transform((value) => value.replace(/\s+/g, '').toUpperCase())
+  .pipe(
+    z.string().regex(/^[A-Z2-7]{16,103}=*$/, 'must be a base32 TOTP key (letters A-Z and digits 2-7, at least 16)'),
+  );
 
 /** POST /public/credentials (interface §4.7): any combination of ways to sign in; secrets go to the keychain. */
 export const CredentialCreateRequest = z.strictObject({
@@ -18,7 +23,9 @@ export const CredentialCreateRequest = z.strictObject({
   totp_secret: TotpSecret.optional(),
   gmail_oauth_account_id: Uuid.optional(),
   phone_number_id: Uuid.optional(),
-  service_url: HttpUrl.optional().describe('Portico addition: the site the credential belongs to; when set, its values are typed only into frames of this origin'),
+  service_url: HttpUrl.optional().describe(
+    'Portico addition: the site the credential belongs to; when set, its values are typed only into frames of this origin',
+  ),
 });
 export type CredentialCreateRequest = z.infer<typeof CredentialCreateRequest>;
 
@@ -59,7 +66,12 @@ export const PhoneNumberCreateRequest = z.strictObject({
 });
 export type PhoneNumberCreateRequest = z.infer<typeof PhoneNumberCreateRequest>;
 
-export const PhoneNumber = z.object({ id: Uuid, phone_number: z.string(), label: z.string().nullable(), created_at: Timestamp });
+export const PhoneNumber = z.object({
+  id: Uuid,
+  phone_number: z.string(),
+  label: z.string().nullable(),
+  created_at: Timestamp,
+});
 export type PhoneNumber = z.infer<typeof PhoneNumber>;
 
 /** GET /public/phone-numbers: the workspace's phone numbers, oldest first. */
@@ -72,15 +84,26 @@ export const PhoneNumberParams = z.object({ phone_number_id: Uuid });
  * POST /public/verification-codes (local-service.md §5.4): a code, or a whole SMS or mail text to read
  * one from, for the job waiting on that credential, phone number or address.
  */
-export const VerificationCodeRequest = z.strictObject({
-  credential_id: Uuid.optional(),
-  phone_number_id: Uuid.optional(),
-  email: z.string().min(3).max(320).regex(NO_CONTROL).optional(),
-  code: z.string().regex(/^[A-Za-z0-9-]{4,12}$/, 'must be 4 to 12 letters or digits').optional(),
-  message: z.string().min(1).max(8192).optional(),
-}).refine((body) => body.credential_id !== undefined || body.phone_number_id !== undefined || body.email !== undefined, {
-  message: 'name the credential_id, phone_number_id or email the code is for',
-}).refine((body) => body.code !== undefined || body.message !== undefined, { message: 'send a code or a message to read it from' });
+export const VerificationCodeRequest = z
+  .strictObject({
+    credential_id: Uuid.optional(),
+    phone_number_id: Uuid.optional(),
+    email: z.string().min(3).max(320).regex(NO_CONTROL).optional(),
+    code: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{4,12}$/, 'must be 4 to 12 letters or digits')
+      .optional(),
+    message: z.string().min(1).max(8192).optional(),
+  })
+  .refine(
+    (body) => body.credential_id !== undefined || body.phone_number_id !== undefined || body.email !== undefined,
+    {
+      message: 'name the credential_id, phone_number_id or email the code is for',
+    },
+  )
+  .refine((body) => body.code !== undefined || body.message !== undefined, {
+    message: 'send a code or a message to read it from',
+  });
 export type VerificationCodeRequest = z.infer<typeof VerificationCodeRequest>;
 
 /** How many waiting jobs took the code (0: nobody was waiting; it is kept for 10 minutes for a job that asks next). */
@@ -97,5 +120,8 @@ export const credentialMessages = {
   noCodeInMessage: 'body.message: no 4 to 8 digit code found in the message',
   /** 409 on DELETE /public/phone-numbers/{id}: credentials still receive their codes on it. */
   phoneNumberInUse: (credentials: readonly { id: string; service_name: string }[]): string =>
-    `Phone number is used by ${credentials.length} credential(s): ${credentials.slice(0, 10).map((c) => `'${c.service_name}' (${c.id})`).join(', ')}${credentials.length > 10 ? ', …' : ''}; delete them first`,
+    `Phone number is used by ${credentials.length} credential(s): ${credentials
+      .slice(0, 10)
+      .map((c) => `'${c.service_name}' (${c.id})`)
+      .join(', ')}${credentials.length > 10 ? ', …' : ''}; delete them first`,
 } as const;

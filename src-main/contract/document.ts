@@ -10,11 +10,11 @@ export const documentMessages = {
   bundleNotFound: 'Document bundle not found',
   fileTooLarge: `body.files: a file is larger than ${DOCUMENT_MAX_FILE_BYTES / (1024 * 1024)} MB`,
   tooManyFiles: `body.files: at most ${DOCUMENT_MAX_FILES} files a bundle`,
-  noFiles: 'body.files: is required (one or more files in the multipart field \'files\')',
+  noFiles: "body.files: is required (one or more files in the multipart field 'files')",
   tooManyPages: `The bundle has more than ${DOCUMENT_MAX_PAGES} pages`,
   stillProcessing: 'The document bundle is still being processed',
   bundleFailed: (error: string) => `The document bundle could not be read: ${error}`,
-  notMultipart: 'body: must be multipart/form-data with one or more file fields named \'files\'',
+  notMultipart: "body: must be multipart/form-data with one or more file fields named 'files'",
 } as const;
 
 export const DocumentBundleParams = z.object({ org_id: z.string().min(1), document_bundle_id: z.string().min(1) });
@@ -65,7 +65,12 @@ export type DocumentBundleList = z.infer<typeof DocumentBundleList>;
 export const DocumentExtractQuery = z.object({ endpoint_name: z.string().min(1) });
 
 /** Where an extracted value came from; `ocr` when that text was read by OCR. */
-export const ExtractionSource = z.object({ document: z.string(), page: z.number().int().nullable(), text: z.string(), ocr: z.boolean().optional() });
+export const ExtractionSource = z.object({
+  document: z.string(),
+  page: z.number().int().nullable(),
+  text: z.string(),
+  ocr: z.boolean().optional(),
+});
 
 /** Response of POST …/extract: the form_data a job on the portal would get, each value's source, and the keys the documents do not settle (with why). */
 export const DocumentExtraction = z.object({

@@ -16,10 +16,21 @@ export type BrowserHostKind = z.infer<typeof BrowserHostKind>;
 
 export const BrowserHostName = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be 1-63 lowercase letters, digits, "-" or "_", starting with a letter or digit')
-  .refine((name) => name !== LOCAL_HOST, `'${LOCAL_HOST}' is the local Chromium's name (set local_max_browsers for it)`);
+  .regex(
+    /^[a-z0-9][a-z0-9_-]{0,62}$/,
+    'must be 1-63 lowercase letters, digits, "-" or "_", starting with a letter or digit',
+  )
+  .refine(
+    (name) => name !== LOCAL_HOST,
+    `'${LOCAL_HOST}' is the local Chromium's name (set local_max_browsers for it)`,
+  );
 
-export const BrowserHostLabel = z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/, 'must be 1-63 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit');
+export const BrowserHostLabel = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9_.-]{0,62}$/,
+    'must be 1-63 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit',
+  );
 
 /** The labels a portal or a job asks its browser's host to carry (every one of them); `local` names the local Chromium. */
 export const BrowserHostLabels = z.array(BrowserHostLabel).min(1).max(20);
@@ -39,9 +50,11 @@ export function browserHostUrlProblem(kind: BrowserHostKind, value: string): str
       : 'must be a ws(s):// DevTools URL or an http(s):// debugging address (http://host:9222)';
   }
   // A secret written into settings.json would be readable by anyone who can read the file.
-  if (url.username !== '' || url.password !== '') return 'must not carry credentials; store the token with `portico host add --token-stdin` (or the console)';
+  if (url.username !== '' || url.password !== '')
+    return 'must not carry credentials; store the token with `portico host add --token-stdin` (or the console)';
   for (const key of url.searchParams.keys()) {
-    if (/token|key|secret|password|auth/i.test(key)) return `must not carry a secret in the query ('${key}'); store the token with \`portico host add --token-stdin\` (or the console)`;
+    if (/token|key|secret|password|auth/i.test(key))
+      return `must not carry a secret in the query ('${key}'); store the token with \`portico host add --token-stdin\` (or the console)`;
   }
   return undefined;
 }
@@ -67,7 +80,8 @@ export const BrowserHostSettings = z
   .superRefine((hosts, ctx) => {
     const seen = new Set<string>();
     hosts.forEach((host, index) => {
-      if (seen.has(host.name)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `'${host.name}' is named twice` });
+      if (seen.has(host.name))
+        ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `'${host.name}' is named twice` });
       seen.add(host.name);
     });
   });

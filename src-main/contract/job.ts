@@ -12,7 +12,13 @@ export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 
 
 /** Browser proxy for one job (or a session). */
 export const ProxyConfig = z.strictObject({
-  server: z.string().min(1).refine((value) => /^(https?|socks5?):\/\/[^\s]+$/i.test(value) || /^[^\s:/]+:\d+$/.test(value), 'must be a proxy URL such as http://host:port or socks5://host:port'),
+  server: z
+    .string()
+    .min(1)
+    .refine(
+      (value) => /^(https?|socks5?):\/\/[^\s]+$/i.test(value) || /^[^\s:/]+:\d+$/.test(value),
+      'must be a proxy URL such as http://host:port or socks5://host:port',
+    ),
   username: z.string().optional(),
   password: z.string().optional(),
   bypass: z.string().optional(),
@@ -26,7 +32,11 @@ export const JobStartRequest = z.strictObject({
   orchestrator_model: ModelId.optional(),
   vision_model: ModelId.optional(),
   max_turns: z.int().min(1).max(1000).optional(),
-  timeout_minutes: z.int().min(1).max(24 * 60).optional(),
+  timeout_minutes: z
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .optional(),
   profile_id: Uuid.optional(),
   save_profile: z.boolean().optional(),
   human_in_the_loop: z.boolean().optional(),
@@ -70,7 +80,8 @@ export const SubmissionReceipt = z.object({
 });
 export type SubmissionReceipt = z.infer<typeof SubmissionReceipt>;
 
-const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ type: z.literal(type), timestamp: Timestamp, data });
+const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ type: z.literal(type), timestamp: Timestamp, data });
 
 /**
  * One entry of a job's history, told apart by `type`: `queued` (with the form_data and options the job
@@ -82,9 +93,18 @@ const jobEventOf = <T extends string, D extends z.ZodType>(type: T, data: D) => 
 export const JobEvent = z.discriminatedUnion('type', [
   // The start options as applied (absent on jobs queued before Portico recorded them). Secret values are
   // left out of form_data; `hidden_keys` names them (they must be typed again to run the job again).
-  jobEventOf('queued', z.object({
-    form_data: JsonObject.nullable(), hidden_keys: z.array(z.string()), max_turns: z.int(), timeout_minutes: z.int(), human_in_the_loop: z.boolean(),
-  }).partial()),
+  jobEventOf(
+    'queued',
+    z
+      .object({
+        form_data: JsonObject.nullable(),
+        hidden_keys: z.array(z.string()),
+        max_turns: z.int(),
+        timeout_minutes: z.int(),
+        human_in_the_loop: z.boolean(),
+      })
+      .partial(),
+  ),
   jobEventOf('step', z.object({ step: z.int().min(0), description: z.string() })),
   jobEventOf('agent_mode', z.object({ mode: z.string(), detail: z.string() })),
   jobEventOf('fill_report', z.object({ placements: z.record(z.string(), JsonObject), unplaced: z.array(JsonObject) })),
@@ -97,11 +117,21 @@ export const JobEvent = z.discriminatedUnion('type', [
   jobEventOf('recording', z.object({ status: z.enum(['skipped', 'failed']), detail: z.string() })),
   // A job started from a document bundle: the form_data read from it (secret values left out, as in `queued`), where each
   // value came from (`sources`: document, page, the text; `ocr` when that text was read by OCR), and the keys the documents did not settle, with why.
-  jobEventOf('extraction', z.object({
-    document_bundle_id: z.string(), extractor: z.string(), form_data: JsonObject, hidden_keys: z.array(z.string()),
-    sources: z.record(z.string(), z.object({ document: z.string(), page: z.int().nullable(), text: z.string(), ocr: z.boolean().optional() })),
-    missing: z.array(z.string()), reasons: z.record(z.string(), z.string()),
-  })),
+  jobEventOf(
+    'extraction',
+    z.object({
+      document_bundle_id: z.string(),
+      extractor: z.string(),
+      form_data: JsonObject,
+      hidden_keys: z.array(z.string()),
+      sources: z.record(
+        z.string(),
+        z.object({ document: z.string(), page: z.int().nullable(), text: z.string(), ocr: z.boolean().optional() }),
+      ),
+      missing: z.array(z.string()),
+      reasons: z.record(z.string(), z.string()),
+    }),
+  ),
 ]);
 export type JobEvent = z.infer<typeof JobEvent>;
 export type JobEventType = JobEvent['type'];
@@ -169,4 +199,3 @@ export const JobLogsQuery = JobIdQuery.extend({ status: z.stringbool().optional(
 /** The JSON of each `log` event of Stream Job Logs (the stream ends with an `end` event carrying `{status}`). */
 export const JobLogEvent = z.object({ seq: z.int(), timestamp: Timestamp, line: z.string() });
 export type JobLogEvent = z.infer<typeof JobLogEvent>;
-

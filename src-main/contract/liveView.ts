@@ -50,11 +50,24 @@ export const LiveTextInput = z.strictObject({
  * just read where the page is (`where`). The answer carries the page's address afterwards.
  */
 export const LiveNavigationInput = z
-  .strictObject({ kind: z.literal('navigation'), action: z.enum(['goto', 'back', 'forward', 'reload', 'where']), url: HttpUrl.optional() })
-  .refine((input) => input.action !== 'goto' || input.url !== undefined, { message: 'is required to go to an address', path: ['url'] });
+  .strictObject({
+    kind: z.literal('navigation'),
+    action: z.enum(['goto', 'back', 'forward', 'reload', 'where']),
+    url: HttpUrl.optional(),
+  })
+  .refine((input) => input.action !== 'goto' || input.url !== undefined, {
+    message: 'is required to go to an address',
+    path: ['url'],
+  });
 
 /** POST /live/{token}/input: one input event for the page behind a live view. */
-export const LiveInput = z.discriminatedUnion('kind', [LiveMouseInput, LiveWheelInput, LiveKeyInput, LiveTextInput, LiveNavigationInput]);
+export const LiveInput = z.discriminatedUnion('kind', [
+  LiveMouseInput,
+  LiveWheelInput,
+  LiveKeyInput,
+  LiveTextInput,
+  LiveNavigationInput,
+]);
 export type LiveInput = z.infer<typeof LiveInput>;
 
 export const LiveInputAccepted = z.object({

@@ -50,7 +50,10 @@ export const ModelId = z
   .min(1)
   .max(200)
   .transform((value) => MODEL_ALIASES[value] ?? value)
-  .refine((value) => /^[a-z][a-z0-9-]*:[^\s]+$/.test(value), { message: 'must be a model id of the form provider:model', abort: true });
+  .refine((value) => /^[a-z][a-z0-9-]*:[^\s]+$/.test(value), {
+    message: 'must be a model id of the form provider:model',
+    abort: true,
+  });
 
 /** Whether a canonical id names a model of a local OpenAI-compatible server. */
 export function isLocalModel(id: string): boolean {

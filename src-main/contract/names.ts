@@ -9,12 +9,15 @@ import type { z } from 'zod';
 const UNSAFE_NAME_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /** The rule a refused name breaks, as the 422 detail states it after the field. */
-export const UNSAFE_NAME_RULE = 'must not contain control characters (such as NUL, CR or LF) or bidirectional text controls';
+export const UNSAFE_NAME_RULE =
+  'must not contain control characters (such as NUL, CR or LF) or bidirectional text controls';
 
 /** The first character a name may not hold, as `U+202E`; undefined when the name is safe to show. */
 export function unsafeNameCharacter(value: string): string | undefined {
   const found = UNSAFE_NAME_CHARACTER.exec(value)?.[0];
-  return found === undefined ? undefined : `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return found === undefined
+    ? undefined
+    : `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** Why `value` cannot be a name: `<rule> (found U+202E)`; undefined when it can. */

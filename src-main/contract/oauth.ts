@@ -4,24 +4,32 @@ import { HttpUrl, Timestamp } from './common.ts';
 /** An OAuth app's id: what `oauth_app_id` names (`google`, `microsoft`, or the operator's own). */
 export const OAuthAppId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, ".", "-" or "_", starting with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+    'must be 1-64 characters: letters, digits, ".", "-" or "_", starting with a letter or digit',
+  );
 
-const Scope = z.string().min(1).max(256).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token (printable ASCII, no spaces, quotes or backslashes)');
+const Scope = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token (printable ASCII, no spaces, quotes or backslashes)');
 
 /** Scopes as a list, or as one space-separated string (OAuth's own spelling). */
-export const ScopeList = z
-  .union([z.array(Scope).max(50), z.string().max(4096)])
-  .transform((value, ctx) => {
-    const list = typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : value;
-    for (const scope of list) {
-      const checked = Scope.safeParse(scope);
-      if (!checked.success) {
-        ctx.addIssue({ code: 'custom', message: `'${scope.slice(0, 40)}' ${checked.error.issues[0]?.message ?? 'is not a scope'}` });
-        return z.NEVER;
-      }
+export const ScopeList = z.union([z.array(Scope).max(50), z.string().max(4096)]).transform((value, ctx) => {
+  const list = typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : value;
+  for (const scope of list) {
+    const checked = Scope.safeParse(scope);
+    if (!checked.success) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${scope.slice(0, 40)}' ${checked.error.issues[0]?.message ?? 'is not a scope'}`,
+      });
+      return z.NEVER;
     }
-    return [...new Set(list)];
-  });
+  }
+  return [...new Set(list)];
+});
 
 /** Add (or replace) an OAuth app: `portico oauth-app add` and `POST /admin/oauth-apps`. */
 export const OAuthAppAddRequest = z.strictObject({
@@ -61,7 +69,9 @@ export const ConnectRequest = z.strictObject({
 export type ConnectRequest = z.infer<typeof ConnectRequest>;
 
 export const ConnectResponse = z.object({
-  authorization_url: z.string().describe('Open in a browser; the provider sends it back to http://127.0.0.1:<port>/oauth/callback'),
+  authorization_url: z
+    .string()
+    .describe('Open in a browser; the provider sends it back to http://127.0.0.1:<port>/oauth/callback'),
   state: z.string().describe('Single use; expires 10 minutes after it was issued'),
 });
 export type ConnectResponse = z.infer<typeof ConnectResponse>;

@@ -7,7 +7,10 @@ import { BrowserHostLabels } from './hosts.ts';
 /** URL-safe slug: letters, digits, `-` and `_`, starting with a letter or digit. */
 export const EndpointName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, 'must be a URL-safe slug: letters, digits, "-" or "_", 1-100 characters, starting with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/,
+    'must be a URL-safe slug: letters, digits, "-" or "_", 1-100 characters, starting with a letter or digit',
+  );
 
 const HumanizedUrls = z.array(z.string().min(1).max(2048)).max(200);
 

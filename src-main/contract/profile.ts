@@ -17,9 +17,16 @@ export const ProfileList = z.array(Profile);
 
 /** POST /profiles/{org_id}: a new profile, or (with `profile_id`) a new login session on an existing one. */
 export const ProfileCreateRequest = z.strictObject({
-  name: safeName(z.string().trim().min(1).max(200)).optional().describe('Auto-generated when absent; ignored with profile_id'),
+  name: safeName(z.string().trim().min(1).max(200))
+    .optional()
+    .describe('Auto-generated when absent; ignored with profile_id'),
   profile_id: z.string().min(1).max(128).optional().describe('An existing profile to open a new login session for'),
-  timeout_minutes: z.int().min(1).max(1440).default(10).describe('The session closes (and saves) after this long without input'),
+  timeout_minutes: z
+    .int()
+    .min(1)
+    .max(1440)
+    .default(10)
+    .describe('The session closes (and saves) after this long without input'),
   use_proxy: z.boolean().default(false).describe('Browse through the configured default proxy'),
   start_url: HttpUrl.optional().describe('Portico addition: where the login browser opens; default about:blank'),
 });

@@ -19,20 +19,46 @@ const MAX_METADATA_BYTES = 16 * 1024;
 export const SessionCreateRequest = z.strictObject({
   timeout_minutes: z.int().min(1).max(1440).default(30).describe('The session expires this long after it was created'),
   screen_config: ScreenConfig.default({ width: 1280, height: 800 }),
-  profile_id: z.string().min(1).max(128).optional().describe("A browser profile of the workspace's organization; held while the session lives and saved when it ends"),
-  proxy: ProxyConfig.optional().describe('The proxy every page of the session goes through. With username/password (an http:// proxy) the browser uses a local forwarder of this service that adds them; the password is kept in memory only, never stored or echoed'),
-  metadata: JsonObject.refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes of JSON`).default({}),
+  profile_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe("A browser profile of the workspace's organization; held while the session lives and saved when it ends"),
+  proxy: ProxyConfig.optional().describe(
+    'The proxy every page of the session goes through. With username/password (an http:// proxy) the browser uses a local forwarder of this service that adds them; the password is kept in memory only, never stored or echoed',
+  ),
+  metadata: JsonObject.refine(
+    (value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES,
+    `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+  ).default({}),
   // eslint-disable-next-line no-control-regex
-  user_agent: z.string().min(1).max(512).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters').optional(),
-  record_video: z.boolean().optional().describe("Record the session's screen as WebM (GET /public/sessions/{id}/recording once it ended); default the operator's setting, itself false unless set"),
+  user_agent: z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+    .optional(),
+  record_video: z
+    .boolean()
+    .optional()
+    .describe(
+      "Record the session's screen as WebM (GET /public/sessions/{id}/recording once it ended); default the operator's setting, itself false unless set",
+    ),
 });
 export type SessionCreateRequest = z.infer<typeof SessionCreateRequest>;
 
 /** A browser session as every session endpoint returns it (interface §2.5, plus `live_url`). */
 export const Session = z.object({
   session_id: z.string(),
-  cdp_url: z.string().nullable().describe('ws:// DevTools URL of this session\'s own browser (carries its token); null once the session ended'),
-  live_url: z.string().nullable().describe('Page of this server showing the session\'s browser live; null once the session ended'),
+  cdp_url: z
+    .string()
+    .nullable()
+    .describe("ws:// DevTools URL of this session's own browser (carries its token); null once the session ended"),
+  live_url: z
+    .string()
+    .nullable()
+    .describe("Page of this server showing the session's browser live; null once the session ended"),
   screen_config: z.object({ width: z.int(), height: z.int() }),
   status: SessionStatus,
   expires_at: Timestamp,

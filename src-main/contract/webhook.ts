@@ -14,7 +14,12 @@ export const WebhookPayload = JobStatusResponse.extend({
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
 export const WebhookKeyCreated = z.object({ org_id: z.string(), secret: z.string() });
-export const WebhookKeyStatus = z.object({ org_id: z.string(), configured: z.boolean(), prefix: z.string().nullable(), created_at: Timestamp.nullable() });
+export const WebhookKeyStatus = z.object({
+  org_id: z.string(),
+  configured: z.boolean(),
+  prefix: z.string().nullable(),
+  created_at: Timestamp.nullable(),
+});
 export const WebhookKeyRevoked = z.object({ revoked: z.literal(true) });
 
 export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed']);

@@ -30,12 +30,23 @@ export const workflowMessages = {
   stoppedByRestart: 'The service stopped while this execution was running',
 } as const;
 
-const VariableName = z.string().min(1).max(WORKFLOW_LIMITS.variableName).regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'must start with a letter or "_" and hold only letters, digits, "_", "." or "-"');
+const VariableName = z
+  .string()
+  .min(1)
+  .max(WORKFLOW_LIMITS.variableName)
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_.-]*$/,
+    'must start with a letter or "_" and hold only letters, digits, "_", "." or "-"',
+  );
 const VariableValue = z.union([z.string().max(WORKFLOW_LIMITS.variableValue), z.number(), z.boolean()]);
 
 /** name → value; at most WORKFLOW_LIMITS.variables entries. */
-export const WorkflowVariables = z.record(VariableName, VariableValue)
-  .refine((v) => Object.keys(v).length <= WORKFLOW_LIMITS.variables, `must have at most ${WORKFLOW_LIMITS.variables} entries`);
+export const WorkflowVariables = z
+  .record(VariableName, VariableValue)
+  .refine(
+    (v) => Object.keys(v).length <= WORKFLOW_LIMITS.variables,
+    `must have at most ${WORKFLOW_LIMITS.variables} entries`,
+  );
 export type WorkflowVariables = z.infer<typeof WorkflowVariables>;
 
 /** Depth of nested objects and arrays, walked without recursion (a hostile body cannot exhaust the stack). */
@@ -53,31 +64,42 @@ export function jsonDepth(value: unknown): number {
 
 /** A single action (interface §4.5), `{{variables}}` from the run and its own `variables`. */
 export const WorkflowActionStep = z.strictObject({
-  action: z.string().trim().min(1).max(MAX_ACTION_LENGTH).describe('Plain imperative English, as a single action; may contain {{variable_name}} references'),
+  action: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_ACTION_LENGTH)
+    .describe('Plain imperative English, as a single action; may contain {{variable_name}} references'),
   variables: WorkflowVariables.optional().describe("This step's own values; they win over the run's"),
 });
 
 /** A portal job of the workspace's organization, run inside the workflow's session. */
 export const WorkflowPortalStep = z.strictObject({
   portal: EndpointName.describe("endpoint_name of a portal of the workspace's organization"),
-  form_data: JsonObject
-    .superRefine((value, ctx) => {
-      // Depth first: serializing a hostile, deeply nested value would exhaust the stack.
-      if (jsonDepth(value) > WORKFLOW_LIMITS.formDataDepth) ctx.addIssue({ code: 'custom', message: `must nest at most ${WORKFLOW_LIMITS.formDataDepth} levels` });
-      else if (Buffer.byteLength(JSON.stringify(value)) > WORKFLOW_LIMITS.formDataBytes) ctx.addIssue({ code: 'custom', message: `must be at most ${WORKFLOW_LIMITS.formDataBytes} bytes of JSON` });
-    })
-    .describe('The job\'s form_data; a string value that is exactly "{{name}}" (or contains it) takes the variable'),
+  form_data: JsonObject.superRefine((value, ctx) => {
+    // Depth first: serializing a hostile, deeply nested value would exhaust the stack.
+    if (jsonDepth(value) > WORKFLOW_LIMITS.formDataDepth)
+      ctx.addIssue({ code: 'custom', message: `must nest at most ${WORKFLOW_LIMITS.formDataDepth} levels` });
+    else if (Buffer.byteLength(JSON.stringify(value)) > WORKFLOW_LIMITS.formDataBytes)
+      ctx.addIssue({ code: 'custom', message: `must be at most ${WORKFLOW_LIMITS.formDataBytes} bytes of JSON` });
+  }).describe('The job\'s form_data; a string value that is exactly "{{name}}" (or contains it) takes the variable'),
 });
 
-export const WorkflowStep = z.union([WorkflowActionStep, WorkflowPortalStep], { error: 'must be either {action, variables?} or {portal, form_data}' });
+export const WorkflowStep = z.union([WorkflowActionStep, WorkflowPortalStep], {
+  error: 'must be either {action, variables?} or {portal, form_data}',
+});
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
 /** POST /public/workflows (local-service.md §5.5). */
 export const WorkflowCreateRequest = z.strictObject({
   name: safeName(z.string().trim().min(1).max(WORKFLOW_LIMITS.nameLength)),
   steps: z.array(WorkflowStep).min(1).max(WORKFLOW_LIMITS.steps),
-  parameters: z.record(VariableName, VariableValue.nullable())
-    .refine((v) => Object.keys(v).length <= WORKFLOW_LIMITS.variables, `must have at most ${WORKFLOW_LIMITS.variables} entries`)
+  parameters: z
+    .record(VariableName, VariableValue.nullable())
+    .refine(
+      (v) => Object.keys(v).length <= WORKFLOW_LIMITS.variables,
+      `must have at most ${WORKFLOW_LIMITS.variables} entries`,
+    )
     .optional()
     .describe('The variables a run may give: name → default value, or null for one every run must give'),
 });
@@ -98,11 +120,21 @@ export type WorkflowList = z.infer<typeof WorkflowList>;
 
 export const WorkflowParams = z.object({ workflow_id: Uuid });
 export const ExecutionParams = z.object({ workflow_id: Uuid, execution_id: Uuid });
-export const StepScreenshotParams = z.object({ workflow_id: Uuid, execution_id: Uuid, index: z.coerce.number().int().min(0).max(WORKFLOW_LIMITS.steps - 1) });
+export const StepScreenshotParams = z.object({
+  workflow_id: Uuid,
+  execution_id: Uuid,
+  index: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(WORKFLOW_LIMITS.steps - 1),
+});
 
 /** POST /public/workflows/{workflow_id}/run. */
 export const WorkflowRunRequest = z.strictObject({
-  session_id: Uuid.optional().describe('Run in this live session of the workspace; without it a session is created and terminated at the end'),
+  session_id: Uuid.optional().describe(
+    'Run in this live session of the workspace; without it a session is created and terminated at the end',
+  ),
   variables: WorkflowVariables.default({}).describe('Values for {{name}} references; never stored'),
 });
 export type WorkflowRunRequest = z.infer<typeof WorkflowRunRequest>;
@@ -119,7 +151,7 @@ export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
 /** A workflow execution (interface §2.8) plus the session it runs in and why it failed. */
 export const WorkflowExecution = z.object({
   id: z.string(),
-  name: z.string().describe('The workflow\'s name'),
+  name: z.string().describe("The workflow's name"),
   workflow_id: z.string(),
   status: ExecutionStatus,
   created_at: Timestamp,

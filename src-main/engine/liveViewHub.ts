@@ -21,9 +21,11 @@ export class LiveViewHub {
   /** Makes `target` reachable at `/live/<token>` until the returned handle is disposed. */
   register(token: string, target: LiveTarget): Disposable {
     this.#targets.set(token, target);
-    return { dispose: () => {
-      if (this.#targets.get(token) === target) this.#targets.delete(token);
-    } };
+    return {
+      dispose: () => {
+        if (this.#targets.get(token) === target) this.#targets.delete(token);
+      },
+    };
   }
 
   get(token: string): LiveTarget | undefined {

@@ -33,7 +33,10 @@ const StoredOperatorSettings = z.strictObject({
    * Web pages (origins, `https://tool.example`) trusted to open a session's `cdp_url` from a browser;
    * any other page's WebSocket is refused (docs/security.md). Read at start; default none.
    */
-  cdp_allowed_origins: z.array(z.string().refine(isOrigin, 'must be an origin: scheme://host[:port], nothing after it')).max(100).optional(),
+  cdp_allowed_origins: z
+    .array(z.string().refine(isOrigin, 'must be an origin: scheme://host[:port], nothing after it'))
+    .max(100)
+    .optional(),
   /** Live browsers, request rate and disk quotas (docs/api.md, "Limits and quotas"); read at start. */
   ...LimitSettingsShape,
   /** Remote browser hosts (docs/scale.md); their tokens live in the keychain/vault, never here. Read at start. */
@@ -59,10 +62,15 @@ export function parseOperatorSettings(text: string, path: string): StoredOperato
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it or delete it to go back to the defaults`);
+    throw new ConfigError(
+      `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it or delete it to go back to the defaults`,
+    );
   }
   const parsed = StoredOperatorSettings.safeParse(json, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(`${path}: ${describeZodIssues('', parsed.error.issues)}; fix it or delete it to go back to the defaults`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${path}: ${describeZodIssues('', parsed.error.issues)}; fix it or delete it to go back to the defaults`,
+    );
   return parsed.data;
 }
 

@@ -5,7 +5,12 @@ import { credentialMessages } from '../contract/credential.ts';
 import { messages } from '../contract/messages.ts';
 import { isDeepStrictEqual } from 'node:util';
 
-import { PORTAL_READ_ONLY_FIELDS, type Portal, type PortalCreateRequest, type PortalUpdateRequest } from '../contract/portal.ts';
+import {
+  PORTAL_READ_ONLY_FIELDS,
+  type Portal,
+  type PortalCreateRequest,
+  type PortalUpdateRequest,
+} from '../contract/portal.ts';
 import type { PortalFields, PortalRecord } from '../store/portals.ts';
 import { isUniqueViolation, type Store } from '../store/store.ts';
 import { toSkill, type SkillRecord } from '../store/skills.ts';
@@ -13,7 +18,6 @@ import type { JsonSchemaCompiler } from '../base/jsonSchema.ts';
 
 /** Orgs whose last portal list is kept (see PortalService.list). */
 const LIST_CACHE_ORGS = 64;
-
 
 /** Live public sessions, for a portal's `browser_session_id`. */
 export interface PortalSessions {
@@ -36,7 +40,10 @@ export class PortalService {
   }
 
   /** The portal as the API returns it, with its attached skills resolved. */
-  toPortal(record: PortalRecord, skillsById: ReadonlyMap<string, SkillRecord> = this.#store.skills.getMany(record.skill_ids)): Portal {
+  toPortal(
+    record: PortalRecord,
+    skillsById: ReadonlyMap<string, SkillRecord> = this.#store.skills.getMany(record.skill_ids),
+  ): Portal {
     const skills = record.skill_ids.flatMap((id) => {
       const skill = skillsById.get(id);
       return skill ? [toSkill(skill)] : [];
@@ -68,9 +75,16 @@ export class PortalService {
    * `newSessionId`: the session this request names (checked to be live in the org). One stored earlier
    * may have ended since; that is only refused when a job starts, so the portal stays editable.
    */
-  #validate(orgId: string, fields: PortalFields, newSessionId: string | null | undefined, newCredentialId?: string | null): void {
+  #validate(
+    orgId: string,
+    fields: PortalFields,
+    newSessionId: string | null | undefined,
+    newCredentialId?: string | null,
+  ): void {
     if (fields.browser_session_id !== null && fields.profile_id !== null) {
-      throw new ValidationError("body.browser_session_id: a portal cannot have both profile_id and browser_session_id (jobs in a session use that session's browser and its profile); set one of them to null");
+      throw new ValidationError(
+        "body.browser_session_id: a portal cannot have both profile_id and browser_session_id (jobs in a session use that session's browser and its profile); set one of them to null",
+      );
     }
     this.#schemas.compileObjectSchema(fields.form_schema, 'body.form_schema');
     if (fields.output_schema) this.#schemas.compile(fields.output_schema, 'body.output_schema');
@@ -82,13 +96,16 @@ export class PortalService {
         throw new ValidationError(`body.skill_ids: no skill '${skillId}' visible to this organization`);
       }
     }
-    if (newSessionId && !this.#sessions?.isActiveInOrg(newSessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
-    if (newCredentialId && !this.#store.credentials.getForOrg(orgId, newCredentialId)) throw new NotFoundError(credentialMessages.notFound);
+    if (newSessionId && !this.#sessions?.isActiveInOrg(newSessionId, orgId))
+      throw new NotFoundError(messages.sessionNotFound);
+    if (newCredentialId && !this.#store.credentials.getForOrg(orgId, newCredentialId))
+      throw new NotFoundError(credentialMessages.notFound);
   }
 
   /** Creates a portal; 409 with the interface's message when the endpoint name is taken. */
   create(orgId: string, request: PortalCreateRequest): Portal {
-    if (this.#store.portals.exists(orgId, request.endpoint_name)) throw new ConflictError(messages.portalExists(request.endpoint_name));
+    if (this.#store.portals.exists(orgId, request.endpoint_name))
+      throw new ConflictError(messages.portalExists(request.endpoint_name));
     const fields: PortalFields = {
       start_url: request.start_url,
       task: request.task,
@@ -148,8 +165,15 @@ export class PortalService {
     const current = this.getRecord(orgId, endpointName);
     // The object a GET returned may come back whole: its read-only fields must still say what is stored.
     const stored = this.toPortal(current);
-    const changed = PORTAL_READ_ONLY_FIELDS.filter((name) => patch[name] !== undefined && !isDeepStrictEqual(patch[name], stored[name]));
-    if (changed.length) throw new ValidationError(changed.map((name) => `body.${name}: is read-only (a PATCH may repeat the stored value, not change it)`).join('; '));
+    const changed = PORTAL_READ_ONLY_FIELDS.filter(
+      (name) => patch[name] !== undefined && !isDeepStrictEqual(patch[name], stored[name]),
+    );
+    if (changed.length)
+      throw new ValidationError(
+        changed
+          .map((name) => `body.${name}: is read-only (a PATCH may repeat the stored value, not change it)`)
+          .join('; '),
+      );
     const fields: PortalFields = {
       start_url: patch.start_url ?? current.start_url,
       task: patch.task ?? current.task,
@@ -161,9 +185,11 @@ export class PortalService {
       replay_enabled: patch.replay_enabled ?? current.replay_enabled,
       assist_model: patch.assist_model === undefined ? current.assist_model : patch.assist_model,
       record_video: patch.record_video === undefined ? current.record_video : patch.record_video,
-      browser_session_id: patch.browser_session_id === undefined ? current.browser_session_id : patch.browser_session_id,
+      browser_session_id:
+        patch.browser_session_id === undefined ? current.browser_session_id : patch.browser_session_id,
       credential_id: patch.credential_id === undefined ? current.credential_id : patch.credential_id,
-      browser_host_labels: patch.browser_host_labels === undefined ? current.browser_host_labels : patch.browser_host_labels,
+      browser_host_labels:
+        patch.browser_host_labels === undefined ? current.browser_host_labels : patch.browser_host_labels,
       skill_ids: patch.skill_ids ?? current.skill_ids,
     };
     this.#validate(orgId, fields, patch.browser_session_id, patch.credential_id);

@@ -53,20 +53,30 @@ export function describeFailure(provider: ModelProvider, url: string, error: unk
  * completion for hosted providers, the model list for an OpenAI-compatible server (whose model names
  * Portico cannot guess).
  */
-export function providerChecker(options: ProviderCheckOptions): (provider: ModelProvider, apiKey: string | undefined) => Promise<ProviderCheckResult> {
+export function providerChecker(
+  options: ProviderCheckOptions,
+): (provider: ModelProvider, apiKey: string | undefined) => Promise<ProviderCheckResult> {
   const retry = options.retry ?? DEFAULT_CHECK_RETRY;
   return async (provider, apiKey) => {
     const info = PROVIDERS[provider];
     const baseUrl = options.baseUrl(provider);
     if (baseUrl === undefined) {
-      return { ok: false, detail: `No base URL is set; set it in the console, run \`portico provider set-base-url ${provider} <url>\` or set ${info.baseUrlEnv}` };
+      return {
+        ok: false,
+        detail: `No base URL is set; set it in the console, run \`portico provider set-base-url ${provider} <url>\` or set ${info.baseUrlEnv}`,
+      };
     }
     try {
       if (info.probe.kind === 'model-list') {
         // Local servers mostly need no key, but the SDK insists on one (as in LlmFactory).
         // Imported on first use, like the clients (llm/llmFactory.ts).
         const { default: OpenAI } = await import('openai');
-        const sdk = new OpenAI({ apiKey: apiKey ?? 'not-needed', baseURL: baseUrl, maxRetries: retry.maxRetries, timeout: retry.timeoutMs });
+        const sdk = new OpenAI({
+          apiKey: apiKey ?? 'not-needed',
+          baseURL: baseUrl,
+          maxRetries: retry.maxRetries,
+          timeout: retry.timeoutMs,
+        });
         const models = await sdk.models.list();
         const count = models.data.length;
         return { ok: true, detail: `${baseUrl} answered and lists ${count} model${count === 1 ? '' : 's'}` };
@@ -74,7 +84,11 @@ export function providerChecker(options: ProviderCheckOptions): (provider: Model
       if (apiKey === undefined) return { ok: false, detail: 'No key is stored for this provider' };
       const { modelId } = info.probe;
       const client = await createClient(provider, { modelId, apiKey, baseUrl, retry });
-      await client.complete({ system: 'Connection test.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Reply with OK.' }] }], maxTokens: 1 });
+      await client.complete({
+        system: 'Connection test.',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Reply with OK.' }] }],
+        maxTokens: 1,
+      });
       return { ok: true, detail: `${info.label} accepted the key at ${baseUrl} (${modelId} answered)` };
     } catch (error) {
       return { ok: false, detail: describeFailure(provider, baseUrl, error) };

@@ -1,6 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { LlmCallError } from './llmErrors.ts';
-import type { AssistantContent, LlmClient, LlmMessage, LlmRequest, LlmResponse, RetryPolicy, StopReason } from './types.ts';
+import type {
+  AssistantContent,
+  LlmClient,
+  LlmMessage,
+  LlmRequest,
+  LlmResponse,
+  RetryPolicy,
+  StopReason,
+} from './types.ts';
 
 export interface AnthropicClientOptions {
   modelId: string;
@@ -22,7 +30,12 @@ function toParam(message: LlmMessage): MessageParam {
       case 'tool_use':
         return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
       case 'tool_result':
-        return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, ...(block.isError && { is_error: true }) };
+        return {
+          type: 'tool_result',
+          tool_use_id: block.toolUseId,
+          content: block.content,
+          ...(block.isError && { is_error: true }),
+        };
       default: {
         const unknown: never = block;
         throw new TypeError(`unknown content block ${JSON.stringify(unknown)}`);
@@ -62,9 +75,14 @@ export class AnthropicClient implements LlmClient {
           max_tokens: request.maxTokens ?? 4096,
           system: request.system,
           messages: request.messages.map(toParam),
-          ...(request.tools && request.tools.length > 0 && {
-            tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { type: 'object' as const, ...tool.inputSchema } })),
-          }),
+          ...(request.tools &&
+            request.tools.length > 0 && {
+              tools: request.tools.map((tool) => ({
+                name: tool.name,
+                description: tool.description,
+                input_schema: { type: 'object' as const, ...tool.inputSchema },
+              })),
+            }),
         },
         { ...(request.signal && { signal: request.signal }) },
       );
@@ -75,7 +93,13 @@ export class AnthropicClient implements LlmClient {
     const content: AssistantContent[] = [];
     for (const block of message.content) {
       if (block.type === 'text') content.push({ type: 'text', text: block.text });
-      else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> });
+      else if (block.type === 'tool_use')
+        content.push({
+          type: 'tool_use',
+          id: block.id,
+          name: block.name,
+          input: (block.input ?? {}) as Record<string, unknown>,
+        });
     }
     return {
       content,

@@ -11,7 +11,10 @@ export interface ResolvedBaseUrl {
  * stored setting, then the SDK's own variable (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), then the
  * provider's own. One function so jobs, "Test connection" and the console's status can never disagree.
  */
-export function resolveBaseUrl(provider: ModelProvider, from: { env: string | undefined; stored: string | undefined; sdkEnv?: string | undefined }): ResolvedBaseUrl | undefined {
+export function resolveBaseUrl(
+  provider: ModelProvider,
+  from: { env: string | undefined; stored: string | undefined; sdkEnv?: string | undefined },
+): ResolvedBaseUrl | undefined {
   if (from.env !== undefined) return { url: from.env, source: 'env' };
   if (from.stored !== undefined) return { url: from.stored, source: 'stored' };
   if (from.sdkEnv !== undefined) return { url: from.sdkEnv, source: 'sdk_env' };

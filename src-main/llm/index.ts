@@ -5,6 +5,13 @@ export { createClient, LlmFactory, type LlmFactoryOptions } from './llmFactory.t
 export { TOKEN_PRICES, costOfUsage, type TokenPrice } from './prices.ts';
 export { resolveBaseUrl, type ResolvedBaseUrl } from './baseUrls.ts';
 export {
-  isModelProvider, MODEL_PROVIDERS, PROVIDERS, providerNameList, providerSecretName,
-  type ConnectionProbe, type ModelProvider, type ProviderInfo, type SdkFamily,
+  isModelProvider,
+  MODEL_PROVIDERS,
+  PROVIDERS,
+  providerNameList,
+  providerSecretName,
+  type ConnectionProbe,
+  type ModelProvider,
+  type ProviderInfo,
+  type SdkFamily,
 } from './providers.ts';

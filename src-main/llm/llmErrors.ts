@@ -18,7 +18,9 @@ export class ModelNotConfiguredError extends AppError {
 /** A model call that failed after the SDK's retries; the message never carries request content. */
 export class LlmCallError extends Error {
   constructor(modelId: string, cause: unknown) {
-    super(`The model '${modelId}' could not be reached: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`The model '${modelId}' could not be reached: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.name = 'LlmCallError';
   }
 }

@@ -20,7 +20,10 @@ export interface LlmFactoryOptions {
  * The SDK is imported on first use (each is ~25-30 MB and 150-250 ms to load): a service that never
  * calls a model never loads one (docs/performance.md).
  */
-export async function createClient(provider: ModelProvider, options: { modelId: string; apiKey: string | undefined; baseUrl: string | undefined; retry: RetryPolicy }): Promise<LlmClient> {
+export async function createClient(
+  provider: ModelProvider,
+  options: { modelId: string; apiKey: string | undefined; baseUrl: string | undefined; retry: RetryPolicy },
+): Promise<LlmClient> {
   const { modelId, apiKey, baseUrl, retry } = options;
   const at = baseUrl !== undefined ? { baseUrl } : {};
   if (PROVIDERS[provider].sdk === 'anthropic') {
@@ -48,7 +51,11 @@ export class LlmFactory {
 
   /** The base URL `provider` is called at and where it comes from; undefined when there is none yet. */
   baseUrl(provider: ModelProvider): ResolvedBaseUrl | undefined {
-    return resolveBaseUrl(provider, { env: this.#options.environment[provider].baseUrl, stored: this.#options.storedBaseUrl(provider), sdkEnv: this.#options.environment[provider].sdkBaseUrl });
+    return resolveBaseUrl(provider, {
+      env: this.#options.environment[provider].baseUrl,
+      stored: this.#options.storedBaseUrl(provider),
+      sdkEnv: this.#options.environment[provider].sdkBaseUrl,
+    });
   }
 
   async #settings(modelId: string): Promise<ProviderSettings> {
@@ -56,8 +63,15 @@ export class LlmFactory {
     const provider = colon > 0 ? modelId.slice(0, colon) : '';
     if (!isModelProvider(provider) || colon === modelId.length - 1) throw new UnknownModelError(modelId);
     // The keychain is what `portico provider set-key` writes; an unreadable keychain falls back to the environment.
-    const stored = await this.#options.secrets().then((s) => s.get(providerSecretName(provider))).catch(() => undefined);
-    return { provider, apiKey: stored ?? this.#options.environment[provider].apiKey, baseUrl: this.baseUrl(provider)?.url };
+    const stored = await this.#options
+      .secrets()
+      .then((s) => s.get(providerSecretName(provider)))
+      .catch(() => undefined);
+    return {
+      provider,
+      apiKey: stored ?? this.#options.environment[provider].apiKey,
+      baseUrl: this.baseUrl(provider)?.url,
+    };
   }
 
   /** What a model still needs before it can be called, as an instruction; undefined when it is ready. */
@@ -67,7 +81,9 @@ export class LlmFactory {
     if (baseUrl === undefined) {
       return `no base URL; run \`portico provider set-base-url ${provider} <url>\`, set it in the console (Settings › Model providers) or set ${info.baseUrlEnv}`;
     }
-    return info.needsKey && apiKey === undefined ? `no API key; run \`portico provider set-key ${provider}\` or set ${info.apiKeyEnv}` : undefined;
+    return info.needsKey && apiKey === undefined
+      ? `no API key; run \`portico provider set-key ${provider}\` or set ${info.apiKeyEnv}`
+      : undefined;
   }
 
   /** A ready client; throws UnknownModelError or ModelNotConfiguredError (both 422). */

@@ -1,6 +1,14 @@
 import OpenAI from 'openai';
 import { LlmCallError } from './llmErrors.ts';
-import type { AssistantContent, LlmClient, LlmMessage, LlmRequest, LlmResponse, RetryPolicy, StopReason } from './types.ts';
+import type {
+  AssistantContent,
+  LlmClient,
+  LlmMessage,
+  LlmRequest,
+  LlmResponse,
+  RetryPolicy,
+  StopReason,
+} from './types.ts';
 
 export interface OpenAiClientOptions {
   modelId: string;
@@ -16,20 +24,34 @@ type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 /** Chat Completions has no tool results inside a user turn: each becomes its own `tool` message, before the rest. */
 function toMessages(message: LlmMessage): ChatMessage[] {
   if (message.role === 'assistant') {
-    const text = message.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+    const text = message.content
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join('\n');
     const calls = message.content.filter((b) => b.type === 'tool_use');
-    return [{
-      role: 'assistant',
-      content: text || null,
-      ...(calls.length > 0 && {
-        tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.input) } })),
-      }),
-    }];
+    return [
+      {
+        role: 'assistant',
+        content: text || null,
+        ...(calls.length > 0 && {
+          tool_calls: calls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: JSON.stringify(call.input) },
+          })),
+        }),
+      },
+    ];
   }
   const out: ChatMessage[] = [];
   const parts: UserPart[] = [];
   for (const block of message.content) {
-    if (block.type === 'tool_result') out.push({ role: 'tool', tool_call_id: block.toolUseId, content: block.isError ? `ERROR: ${block.content}` : block.content });
+    if (block.type === 'tool_result')
+      out.push({
+        role: 'tool',
+        tool_call_id: block.toolUseId,
+        content: block.isError ? `ERROR: ${block.content}` : block.content,
+      });
     else if (block.type === 'text') parts.push({ type: 'text', text: block.text });
     else parts.push({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } });
   }
@@ -46,7 +68,9 @@ function stopReasonOf(reason: string | null | undefined): StopReason {
 function parseArguments(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text || '{}');
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : { value: parsed };
   } catch {
     // A model that emits broken JSON gets the raw text back as a tool error through the loop.
     return { _unparsed: text };
@@ -78,9 +102,17 @@ export class OpenAiClient implements LlmClient {
           model: this.#model,
           max_completion_tokens: request.maxTokens ?? 4096,
           messages: [{ role: 'system', content: request.system }, ...request.messages.flatMap(toMessages)],
-          ...(request.tools && request.tools.length > 0 && {
-            tools: request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: { type: 'object', ...tool.inputSchema } } })),
-          }),
+          ...(request.tools &&
+            request.tools.length > 0 && {
+              tools: request.tools.map((tool) => ({
+                type: 'function' as const,
+                function: {
+                  name: tool.name,
+                  description: tool.description,
+                  parameters: { type: 'object', ...tool.inputSchema },
+                },
+              })),
+            }),
         },
         { ...(request.signal && { signal: request.signal }) },
       );
@@ -92,12 +124,21 @@ export class OpenAiClient implements LlmClient {
     const content: AssistantContent[] = [];
     if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
     for (const call of choice?.message.tool_calls ?? []) {
-      if (call.type === 'function') content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
+      if (call.type === 'function')
+        content.push({
+          type: 'tool_use',
+          id: call.id,
+          name: call.function.name,
+          input: parseArguments(call.function.arguments),
+        });
     }
     return {
       content,
       stopReason: stopReasonOf(choice?.finish_reason),
-      usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+      usage: {
+        inputTokens: completion.usage?.prompt_tokens ?? 0,
+        outputTokens: completion.usage?.completion_tokens ?? 0,
+      },
     };
   }
 }

@@ -24,6 +24,7 @@ const UNLISTED_PRICE: TokenPrice = { inputPerMillion: 3, outputPerMillion: 15 };
 /** What one call's tokens cost in USD under the published table. */
 export function costOfUsage(modelId: string, usage: LlmUsage): number {
   const provider = providerOf(modelId);
-  const price = TOKEN_PRICES[modelId] ?? (isModelProvider(provider) && PROVIDERS[provider].local ? LOCAL_PRICE : UNLISTED_PRICE);
+  const price =
+    TOKEN_PRICES[modelId] ?? (isModelProvider(provider) && PROVIDERS[provider].local ? LOCAL_PRICE : UNLISTED_PRICE);
   return (usage.inputTokens * price.inputPerMillion + usage.outputTokens * price.outputPerMillion) / 1_000_000;
 }

@@ -29,9 +29,7 @@ export interface ToolResultBlock {
 export type UserContent = TextBlock | ImageBlock | ToolResultBlock;
 export type AssistantContent = TextBlock | ToolUseBlock;
 
-export type LlmMessage =
-  | { role: 'user'; content: UserContent[] }
-  | { role: 'assistant'; content: AssistantContent[] };
+export type LlmMessage = { role: 'user'; content: UserContent[] } | { role: 'assistant'; content: AssistantContent[] };
 
 /** A tool the model may call; `inputSchema` is a JSON Schema object. */
 export interface LlmTool {

@@ -1,4 +1,10 @@
-import { createApiClient, operationPath, type ApiClient, type OperationBody, type OperationRequest } from '../contract/client.ts';
+import {
+  createApiClient,
+  operationPath,
+  type ApiClient,
+  type OperationBody,
+  type OperationRequest,
+} from '../contract/client.ts';
 import { ErrorResponse } from '../contract/common.ts';
 import { JobStatusResponse } from '../contract/job.ts';
 import { SingleActionResponse } from '../contract/singleAction.ts';
@@ -41,13 +47,28 @@ export interface PorticoApi extends ApiClient {
    * Follows the job's status over Stream Job Logs (`status=true`): `onStatus` gets each status response
    * and returns true to stop; resolves when it stopped or the job ended.
    */
-  followJob(orgId: string, endpointName: string, jobId: string, onStatus: (status: JobStatusResponse) => boolean | Promise<boolean>, signal?: AbortSignal): Promise<void>;
+  followJob(
+    orgId: string,
+    endpointName: string,
+    jobId: string,
+    onStatus: (status: JobStatusResponse) => boolean | Promise<boolean>,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 /** The run-action body as a caller writes it (defaults may be left out). */
 export type SingleActionInput = OperationBody<'runSingleAction'>;
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Whether `error` (or one of its causes) says that nothing answered at the address. */
 export function isUnreachable(error: unknown): boolean {
@@ -134,13 +155,21 @@ export function httpPorticoApi(options: HttpApiOptions): PorticoApi {
       return SingleActionResponse.parse(await client.call('runSingleAction', { body }));
     },
     async jobScreenshot(orgId, endpointName, jobId, index) {
-      const response = await send(operationPath('getJobScreenshot', { params: { org_id: orgId, endpoint_name: endpointName, index }, query: { job_id: jobId } }));
+      const response = await send(
+        operationPath('getJobScreenshot', {
+          params: { org_id: orgId, endpoint_name: endpointName, index },
+          query: { job_id: jobId },
+        }),
+      );
       if (response.status === 404) return null;
       if (!response.ok) throw new PorticoHttpError(response.status, await errorDetail(response));
       return new Uint8Array(await response.arrayBuffer());
     },
     async followJob(orgId, endpointName, jobId, onStatus, signal) {
-      const path = operationPath('streamJobLogs', { params: { org_id: orgId, endpoint_name: endpointName }, query: { job_id: jobId, status: 'true' } });
+      const path = operationPath('streamJobLogs', {
+        params: { org_id: orgId, endpoint_name: endpointName },
+        query: { job_id: jobId, status: 'true' },
+      });
       const controller = new AbortController();
       const abort = (): void => controller.abort();
       signal?.addEventListener('abort', abort, { once: true });

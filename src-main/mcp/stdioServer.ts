@@ -3,7 +3,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { INSTRUCTIONS } from './mcpServer.ts';
 import { isUnreachable, serviceNotRunning } from './porticoApi.ts';
@@ -31,9 +36,14 @@ export function parseServiceUrl(value: string | undefined): string {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`PORTICO_URL must be the service's http(s) address such as ${DEFAULT_PORTICO_URL}; got '${text.slice(0, 200)}'`);
+    throw new Error(
+      `PORTICO_URL must be the service's http(s) address such as ${DEFAULT_PORTICO_URL}; got '${text.slice(0, 200)}'`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PORTICO_URL must be an http(s) address such as ${DEFAULT_PORTICO_URL}; got '${text.slice(0, 200)}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(
+      `PORTICO_URL must be an http(s) address such as ${DEFAULT_PORTICO_URL}; got '${text.slice(0, 200)}'`,
+    );
   return url.origin;
 }
 
@@ -74,7 +84,9 @@ export async function runStdioMcpServer(options: StdioMcpOptions): Promise<void>
   const connect = (): Promise<Client> => {
     remote ??= (async () => {
       const client = new Client({ name: 'portico-stdio', version: options.version });
-      const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { 'x-api-key': options.apiKey ?? '' } } });
+      const transport = new StreamableHTTPClientTransport(endpoint, {
+        requestInit: { headers: { 'x-api-key': options.apiKey ?? '' } },
+      });
       await client.connect(transport);
       return client;
     })();
@@ -84,9 +96,13 @@ export async function runStdioMcpServer(options: StdioMcpOptions): Promise<void>
     });
     return remote;
   };
-  const missingKey = 'PORTICO_API_KEY is not set: give this MCP server an organization key (portal and job tools) or an account key (session, action and credential tools), e.g. `claude mcp add portico --env PORTICO_API_KEY=pk_org_… -- npx portico mcp`';
+  const missingKey =
+    'PORTICO_API_KEY is not set: give this MCP server an organization key (portal and job tools) or an account key (session, action and credential tools), e.g. `claude mcp add portico --env PORTICO_API_KEY=pk_org_… -- npx portico mcp`';
 
-  const server = new Server({ name: 'portico', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'portico', version: options.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     if (!options.apiKey) return { tools: offlineTools() };
     try {
@@ -102,13 +118,27 @@ export async function runStdioMcpServer(options: StdioMcpOptions): Promise<void>
     let forwarded = Promise.resolve();
     try {
       const client = await connect();
-      const result = (await client.callTool({ name: request.params.name, arguments: request.params.arguments }, undefined, {
-        signal: extra.signal,
-        timeout: TOOL_CALL_TIMEOUT_MS,
-        onprogress: progressToken === undefined ? undefined : (progress) => {
-          forwarded = forwarded.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })).catch(() => undefined);
+      const result = (await client.callTool(
+        { name: request.params.name, arguments: request.params.arguments },
+        undefined,
+        {
+          signal: extra.signal,
+          timeout: TOOL_CALL_TIMEOUT_MS,
+          onprogress:
+            progressToken === undefined
+              ? undefined
+              : (progress) => {
+                  forwarded = forwarded
+                    .then(() =>
+                      extra.sendNotification({
+                        method: 'notifications/progress',
+                        params: { ...progress, progressToken },
+                      }),
+                    )
+                    .catch(() => undefined);
+                },
         },
-      })) as CallToolResult;
+      )) as CallToolResult;
       await forwarded;
       return result;
     } catch (error) {

@@ -14,7 +14,12 @@ export {
   type SecretStore,
   type SecretStoreKind,
 } from './secretStore.ts';
-export { DEFAULT_KEYCHAIN_SERVICE, KeychainSecretStore, type KeychainProbeResult, type KeychainStoreOptions } from './keychainStore.ts';
+export {
+  DEFAULT_KEYCHAIN_SERVICE,
+  KeychainSecretStore,
+  type KeychainProbeResult,
+  type KeychainStoreOptions,
+} from './keychainStore.ts';
 export { openVaultStore, VAULT_FILE_NAME, VaultSecretStore, type VaultStoreOptions } from './vaultStore.ts';
 
 export interface CreateSecretStoreOptions {
@@ -47,7 +52,10 @@ export async function createSecretStore(options: CreateSecretStoreOptions): Prom
   if (options.vaultKey !== undefined && options.vaultKey.length > 0) {
     // A wrong key throws here on purpose: starting with an empty-looking vault would hide every secret.
     const vault = await openVaultStore({ dataDir: options.dataDir, vaultKey: options.vaultKey });
-    options.logger?.info('Secrets are stored in the encrypted file vault', { path: vault.path, keychain: probe.reason });
+    options.logger?.info('Secrets are stored in the encrypted file vault', {
+      path: vault.path,
+      keychain: probe.reason,
+    });
     return vault;
   }
   options.logger?.warn('No OS keychain answered and PORTICO_VAULT_KEY is not set; secrets cannot be stored', {
@@ -55,7 +63,6 @@ export async function createSecretStore(options: CreateSecretStoreOptions): Prom
   });
   return new UnavailableSecretStore();
 }
-
 
 /** The app's secret store: keychain, vault or unavailable (PORTICO_VAULT_KEY / PORTICO_KEYCHAIN_SERVICE, read by base/config.ts), scoped to one install. */
 export async function openAppSecrets(

@@ -87,6 +87,7 @@ export class KeychainSecretStore implements SecretStore {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof SecretsUnavailableError) return error.cause instanceof Error ? error.cause.message : error.detail;
+  if (error instanceof SecretsUnavailableError)
+    return error.cause instanceof Error ? error.cause.message : error.detail;
   return error instanceof Error ? error.message : String(error);
 }

@@ -31,7 +31,12 @@ const MAX_NAME_LENGTH = 256;
 
 /** Rejects names that would be ambiguous or invisible in a keychain UI; a bad name is a caller bug. */
 export function assertSecretName(name: string): void {
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name) || name.trim() !== name) {
+  if (
+    name.length === 0 ||
+    name.length > MAX_NAME_LENGTH ||
+    /[\u0000-\u001f\u007f]/.test(name) ||
+    name.trim() !== name
+  ) {
     throw new TypeError(`Invalid secret name ${JSON.stringify(name)}`);
   }
 }

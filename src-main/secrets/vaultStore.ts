@@ -22,7 +22,11 @@ const MAX_P = 4;
 
 const KdfParams = z.object({
   name: z.literal('scrypt'),
-  N: z.int().min(2).max(2 ** MAX_LOG2_N).refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+  N: z
+    .int()
+    .min(2)
+    .max(2 ** MAX_LOG2_N)
+    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
   r: z.int().min(1).max(MAX_R),
   p: z.int().min(1).max(MAX_P),
   salt: z.string(),
@@ -131,7 +135,10 @@ export class VaultSecretStore implements SecretStore {
       const decipher = createDecipheriv(CIPHER, key, Buffer.from(envelope.iv, 'base64'));
       decipher.setAAD(associatedData(envelope.kdf));
       decipher.setAuthTag(Buffer.from(envelope.tag, 'base64'));
-      plaintext = Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64')), decipher.final()]).toString('utf8');
+      plaintext = Buffer.concat([
+        decipher.update(Buffer.from(envelope.ciphertext, 'base64')),
+        decipher.final(),
+      ]).toString('utf8');
     } catch (error) {
       throw new SecretsUnavailableError(
         `The secrets vault ${this.path} could not be decrypted: PORTICO_VAULT_KEY is wrong or the file was altered`,
@@ -146,7 +153,10 @@ export class VaultSecretStore implements SecretStore {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(CIPHER, key, iv);
     cipher.setAAD(associatedData(kdf));
-    const ciphertext = Buffer.concat([cipher.update(JSON.stringify({ secrets: [...secrets] }), 'utf8'), cipher.final()]);
+    const ciphertext = Buffer.concat([
+      cipher.update(JSON.stringify({ secrets: [...secrets] }), 'utf8'),
+      cipher.final(),
+    ]);
     const envelope: VaultEnvelope = {
       format: FORMAT,
       version: VERSION,
@@ -163,7 +173,11 @@ export class VaultSecretStore implements SecretStore {
   // The salt belongs to the file: the key is derived once per salt, and a new file gets a fresh salt.
   async #keyFor(kdf: KdfParams | undefined): Promise<DerivedKey> {
     if (this.#derived && (kdf === undefined || sameKdf(this.#derived.kdf, kdf))) return this.#derived;
-    const params: KdfParams = kdf ?? { name: 'scrypt', ...DEFAULT_KDF, salt: randomBytes(SALT_BYTES).toString('base64') };
+    const params: KdfParams = kdf ?? {
+      name: 'scrypt',
+      ...DEFAULT_KDF,
+      salt: randomBytes(SALT_BYTES).toString('base64'),
+    };
     const key = await deriveKey(this.#vaultKey, params);
     this.#derived = { kdf: params, key };
     return this.#derived;
@@ -198,7 +212,10 @@ async function writeFileAtomically(path: string, contents: string): Promise<void
 }
 
 function damaged(path: string, detail?: string, cause?: unknown): SecretsUnavailableError {
-  return new SecretsUnavailableError(`The secrets vault ${path} is damaged or not a Portico vault${detail ? `: ${detail}` : ''}`, cause === undefined ? undefined : { cause });
+  return new SecretsUnavailableError(
+    `The secrets vault ${path} is damaged or not a Portico vault${detail ? `: ${detail}` : ''}`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 function parseEnvelope(raw: string, path: string): VaultEnvelope {
@@ -211,7 +228,9 @@ function parseEnvelope(raw: string, path: string): VaultEnvelope {
   // A newer Portico's vault says so, rather than reading as damaged.
   const version = z.object({ format: z.literal(FORMAT), version: z.unknown() }).safeParse(value);
   if (version.success && version.data.version !== VERSION) {
-    throw new SecretsUnavailableError(`The secrets vault ${path} has version ${String(version.data.version)}, which this Portico cannot read`);
+    throw new SecretsUnavailableError(
+      `The secrets vault ${path} has version ${String(version.data.version)}, which this Portico cannot read`,
+    );
   }
   const envelope = VaultEnvelope.safeParse(value, { reportInput: true });
   if (!envelope.success) throw damaged(path, describeZodIssues('', envelope.error.issues));
@@ -227,7 +246,11 @@ function parseSecrets(plaintext: string, path: string): Map<string, string> {
   }
   const parsed = VaultSecrets.safeParse(value, { reportInput: true });
   // Secret values are never echoed: only where the shape breaks.
-  if (!parsed.success) throw damaged(path, `decrypted content: ${parsed.error.issues.map((issue) => zodIssuePath('', issue) || 'value').join(', ')}`);
+  if (!parsed.success)
+    throw damaged(
+      path,
+      `decrypted content: ${parsed.error.issues.map((issue) => zodIssuePath('', issue) || 'value').join(', ')}`,
+    );
   return new Map(parsed.data.secrets);
 }
 

@@ -34,9 +34,17 @@ interface Row {
 }
 
 const toEntry = (row: Row): ActionCacheEntry => ({
-  workspaceId: row.workspace_id, cacheKey: row.cache_key, stepId: row.step_id, action: row.action, page: row.page,
-  recipe: JSON.parse(row.recipe_json) as unknown, hits: row.hits, misses: row.misses,
-  createdAt: row.created_at, updatedAt: row.updated_at, lastUsedAt: row.last_used_at,
+  workspaceId: row.workspace_id,
+  cacheKey: row.cache_key,
+  stepId: row.step_id,
+  action: row.action,
+  page: row.page,
+  recipe: JSON.parse(row.recipe_json) as unknown,
+  hits: row.hits,
+  misses: row.misses,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  lastUsedAt: row.last_used_at,
 });
 
 /** The single-action step cache, one entry per workspace and key, with hit and miss counts. */
@@ -50,7 +58,9 @@ export class ActionCacheRepository {
   }
 
   get(workspaceId: string, cacheKey: string): ActionCacheEntry | undefined {
-    const row = this.#db.prepare<[string, string], Row>('SELECT * FROM action_cache WHERE workspace_id = ? AND cache_key = ?').get(workspaceId, cacheKey);
+    const row = this.#db
+      .prepare<[string, string], Row>('SELECT * FROM action_cache WHERE workspace_id = ? AND cache_key = ?')
+      .get(workspaceId, cacheKey);
     return row && toEntry(row);
   }
 
@@ -58,27 +68,49 @@ export class ActionCacheRepository {
    * Stores or replaces an entry's recipe. Counts carry over on replace; `missed` adds the lookup that
    * found nothing usable (a new entry starts with that miss).
    */
-  put(entry: { workspaceId: string; cacheKey: string; stepId: string | null; action: string; page: string; recipe: unknown }, missed: boolean): void {
+  put(
+    entry: {
+      workspaceId: string;
+      cacheKey: string;
+      stepId: string | null;
+      action: string;
+      page: string;
+      recipe: unknown;
+    },
+    missed: boolean,
+  ): void {
     const now = isoNow(this.#clock);
-    this.#db.prepare(
-      `INSERT INTO action_cache (workspace_id, cache_key, step_id, action, page, recipe_json, hits, misses, created_at, updated_at, last_used_at)
+    this.#db
+      .prepare(
+        `INSERT INTO action_cache (workspace_id, cache_key, step_id, action, page, recipe_json, hits, misses, created_at, updated_at, last_used_at)
        VALUES (@workspaceId, @cacheKey, @stepId, @action, @page, @recipe, 0, @missed, @now, @now, @now)
        ON CONFLICT(workspace_id, cache_key) DO UPDATE SET step_id = excluded.step_id, action = excluded.action, page = excluded.page,
          recipe_json = excluded.recipe_json, misses = misses + excluded.misses, updated_at = excluded.updated_at, last_used_at = excluded.last_used_at`,
-    ).run({ ...entry, recipe: JSON.stringify(entry.recipe), missed: missed ? 1 : 0, now });
+      )
+      .run({ ...entry, recipe: JSON.stringify(entry.recipe), missed: missed ? 1 : 0, now });
   }
 
   /** Counts one replay of an entry (hit) or one lookup where it did not apply (miss). */
   count(workspaceId: string, cacheKey: string, outcome: 'hit' | 'miss'): void {
     const column = outcome === 'hit' ? 'hits' : 'misses';
-    this.#db.prepare(`UPDATE action_cache SET ${column} = ${column} + 1, last_used_at = ? WHERE workspace_id = ? AND cache_key = ?`)
+    this.#db
+      .prepare(
+        `UPDATE action_cache SET ${column} = ${column} + 1, last_used_at = ? WHERE workspace_id = ? AND cache_key = ?`,
+      )
       .run(isoNow(this.#clock), workspaceId, cacheKey);
   }
 
   /** A workspace's entries, most recently used first, with the total. */
   list(workspaceId: string, limit: number, offset: number): { entries: ActionCacheEntry[]; total: number } {
-    const total = this.#db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM action_cache WHERE workspace_id = ?').get(workspaceId)?.n ?? 0;
-    const rows = this.#db.prepare<[string, number, number], Row>('SELECT * FROM action_cache WHERE workspace_id = ? ORDER BY last_used_at DESC, cache_key LIMIT ? OFFSET ?').all(workspaceId, limit, offset);
+    const total =
+      this.#db
+        .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM action_cache WHERE workspace_id = ?')
+        .get(workspaceId)?.n ?? 0;
+    const rows = this.#db
+      .prepare<[string, number, number], Row>(
+        'SELECT * FROM action_cache WHERE workspace_id = ? ORDER BY last_used_at DESC, cache_key LIMIT ? OFFSET ?',
+      )
+      .all(workspaceId, limit, offset);
     return { entries: rows.map(toEntry), total };
   }
 }

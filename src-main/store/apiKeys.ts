@@ -19,12 +19,15 @@ interface ApiKeyRow {
 export type ApiKeyPrincipal =
   | { kind: 'org'; keyId: string; orgId: string }
   | {
-    kind: 'account'; keyId: string; userId: string; workspaceId: string;
-    /** The organization of the key's workspace. */
-    orgId: string;
-    /** Whether the user is a member of the workspace right now (read with the key, on every request). */
-    member: boolean;
-  };
+      kind: 'account';
+      keyId: string;
+      userId: string;
+      workspaceId: string;
+      /** The organization of the key's workspace. */
+      orgId: string;
+      /** Whether the user is a member of the workspace right now (read with the key, on every request). */
+      member: boolean;
+    };
 
 export interface IssuedKey {
   info: ApiKeyInfo;
@@ -154,8 +157,12 @@ export class ApiKeyRepository {
     if (row.kind === 'org' && row.org_id) return { kind: 'org', keyId: row.id, orgId: row.org_id };
     if (row.kind === 'account' && row.user_id && row.workspace_id) {
       return {
-        kind: 'account', keyId: row.id, userId: row.user_id, workspaceId: row.workspace_id,
-        orgId: row.workspace_org_id ?? 'default', member: row.member === 1,
+        kind: 'account',
+        keyId: row.id,
+        userId: row.user_id,
+        workspaceId: row.workspace_id,
+        orgId: row.workspace_org_id ?? 'default',
+        member: row.member === 1,
       };
     }
     return undefined;
@@ -163,7 +170,9 @@ export class ApiKeyRepository {
 
   /** Marks a key revoked; false when no live key has that id. */
   revoke(id: string): boolean {
-    const revoked = this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id).changes > 0;
+    const revoked =
+      this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id)
+        .changes > 0;
     this.forgetCached();
     return revoked;
   }
@@ -177,7 +186,9 @@ export class ApiKeyRepository {
   /** An organization's keys: its org keys and the account keys of its workspaces, oldest first. */
   listForOrg(orgId: string): ApiKeyInfo[] {
     return this.#db
-      .prepare<[string, string], ApiKeyRow>(`${KEYS_WITH_ORG} WHERE (k.kind = 'org' AND k.org_id = ?) OR (k.kind = 'account' AND ${WORKSPACE_ORG} = ?) ORDER BY k.created_at, k.id`)
+      .prepare<[string, string], ApiKeyRow>(
+        `${KEYS_WITH_ORG} WHERE (k.kind = 'org' AND k.org_id = ?) OR (k.kind = 'account' AND ${WORKSPACE_ORG} = ?) ORDER BY k.created_at, k.id`,
+      )
       .all(orgId, orgId)
       .map(toInfo);
   }

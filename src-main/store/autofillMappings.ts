@@ -15,7 +15,9 @@ export class AutofillMappingRepository {
 
   get(portalId: string, cacheKey: string): unknown {
     const row = this.#db
-      .prepare<[string, string], { mapping_json: string }>('SELECT mapping_json FROM autofill_mappings WHERE portal_id = ? AND cache_key = ?')
+      .prepare<[string, string], { mapping_json: string }>(
+        'SELECT mapping_json FROM autofill_mappings WHERE portal_id = ? AND cache_key = ?',
+      )
       .get(portalId, cacheKey);
     return row ? (JSON.parse(row.mapping_json) as unknown) : undefined;
   }

@@ -48,24 +48,34 @@ export class CredentialRepository {
   }
 
   getForWorkspace(workspaceId: string, id: string): CredentialRow | undefined {
-    return this.#db.prepare<[string, string], CredentialRow>('SELECT * FROM credentials WHERE id = ? AND workspace_id = ?').get(id, workspaceId);
+    return this.#db
+      .prepare<[string, string], CredentialRow>('SELECT * FROM credentials WHERE id = ? AND workspace_id = ?')
+      .get(id, workspaceId);
   }
 
   /** A credential of any workspace of `orgId` (what a job of that org may use). */
   getForOrg(orgId: string, id: string): CredentialRow | undefined {
     return this.#db
-      .prepare<[string, string], CredentialRow>('SELECT c.* FROM credentials c JOIN workspaces w ON w.id = c.workspace_id WHERE c.id = ? AND w.org_id = ?')
+      .prepare<[string, string], CredentialRow>(
+        'SELECT c.* FROM credentials c JOIN workspaces w ON w.id = c.workspace_id WHERE c.id = ? AND w.org_id = ?',
+      )
       .get(id, orgId);
   }
 
   /** The workspace's credentials, oldest first. */
   list(workspaceId: string): CredentialRow[] {
-    return this.#db.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE workspace_id = ? ORDER BY created_at, rowid').all(workspaceId);
+    return this.#db
+      .prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE workspace_id = ? ORDER BY created_at, rowid')
+      .all(workspaceId);
   }
 
   /** Credentials that receive codes on this phone number. */
   listByPhoneNumber(phoneNumberId: string): CredentialRow[] {
-    return this.#db.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE phone_number_id = ? ORDER BY created_at, rowid').all(phoneNumberId);
+    return this.#db
+      .prepare<[string], CredentialRow>(
+        'SELECT * FROM credentials WHERE phone_number_id = ? ORDER BY created_at, rowid',
+      )
+      .all(phoneNumberId);
   }
 
   delete(id: string): boolean {
@@ -74,13 +84,19 @@ export class CredentialRepository {
 
   insertPhoneNumber(row: PhoneNumberRow): void {
     this.#db
-      .prepare('INSERT INTO phone_numbers (id, workspace_id, created_by, phone_number, label, created_at) VALUES (@id, @workspace_id, @created_by, @phone_number, @label, @created_at)')
+      .prepare(
+        'INSERT INTO phone_numbers (id, workspace_id, created_by, phone_number, label, created_at) VALUES (@id, @workspace_id, @created_by, @phone_number, @label, @created_at)',
+      )
       .run(row);
   }
 
   /** The workspace's phone numbers, oldest first. */
   listPhoneNumbers(workspaceId: string): PhoneNumberRow[] {
-    return this.#db.prepare<[string], PhoneNumberRow>('SELECT * FROM phone_numbers WHERE workspace_id = ? ORDER BY created_at, rowid').all(workspaceId);
+    return this.#db
+      .prepare<[string], PhoneNumberRow>(
+        'SELECT * FROM phone_numbers WHERE workspace_id = ? ORDER BY created_at, rowid',
+      )
+      .all(workspaceId);
   }
 
   /**
@@ -88,14 +104,18 @@ export class CredentialRepository {
    * linked meanwhile is seen, never silently unlinked by the foreign key). Returns those credentials.
    */
   deletePhoneNumberIfUnused(id: string): { deleted: boolean; usedBy: CredentialRow[] } {
-    return this.#db.transaction(() => {
-      const usedBy = this.listByPhoneNumber(id);
-      if (usedBy.length > 0) return { deleted: false, usedBy };
-      return { deleted: this.#db.prepare('DELETE FROM phone_numbers WHERE id = ?').run(id).changes > 0, usedBy };
-    }).immediate();
+    return this.#db
+      .transaction(() => {
+        const usedBy = this.listByPhoneNumber(id);
+        if (usedBy.length > 0) return { deleted: false, usedBy };
+        return { deleted: this.#db.prepare('DELETE FROM phone_numbers WHERE id = ?').run(id).changes > 0, usedBy };
+      })
+      .immediate();
   }
 
   getPhoneNumberForWorkspace(workspaceId: string, id: string): PhoneNumberRow | undefined {
-    return this.#db.prepare<[string, string], PhoneNumberRow>('SELECT * FROM phone_numbers WHERE id = ? AND workspace_id = ?').get(id, workspaceId);
+    return this.#db
+      .prepare<[string, string], PhoneNumberRow>('SELECT * FROM phone_numbers WHERE id = ? AND workspace_id = ?')
+      .get(id, workspaceId);
   }
 }

@@ -65,7 +65,10 @@ export function applyMigrations(db: Db, migrations: readonly Migration[]): numbe
     applied_at TEXT NOT NULL
   )`);
   const applied = new Set(
-    db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((row) => row.version),
+    db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+      .all()
+      .map((row) => row.version),
   );
   const pending = [...migrations].sort((a, b) => a.version - b.version).filter((m) => !applied.has(m.version));
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');

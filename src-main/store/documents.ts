@@ -42,28 +42,53 @@ export class DocumentRepository {
     this.#db = db;
   }
 
-  insert(bundle: { id: string; orgId: string; createdAt: string }, files: readonly { name: string; contentType: string; size: number }[]): void {
+  insert(
+    bundle: { id: string; orgId: string; createdAt: string },
+    files: readonly { name: string; contentType: string; size: number }[],
+  ): void {
     this.#db.transaction(() => {
-      this.#db.prepare(`INSERT INTO document_bundles (id, org_id, status, error, created_at, updated_at) VALUES (?, ?, 'processing', NULL, ?, ?)`)
+      this.#db
+        .prepare(
+          `INSERT INTO document_bundles (id, org_id, status, error, created_at, updated_at) VALUES (?, ?, 'processing', NULL, ?, ?)`,
+        )
         .run(bundle.id, bundle.orgId, bundle.createdAt, bundle.createdAt);
-      const insertFile = this.#db.prepare(`INSERT INTO document_files (bundle_id, file_index, name, content_type, size) VALUES (?, ?, ?, ?, ?)`);
-      for (const [index, file] of files.entries()) insertFile.run(bundle.id, index, file.name, file.contentType, file.size);
+      const insertFile = this.#db.prepare(
+        `INSERT INTO document_files (bundle_id, file_index, name, content_type, size) VALUES (?, ?, ?, ?, ?)`,
+      );
+      for (const [index, file] of files.entries())
+        insertFile.run(bundle.id, index, file.name, file.contentType, file.size);
     })();
   }
 
   /** The bundle when it belongs to `orgId`. */
   get(orgId: string, id: string): BundleRow | undefined {
-    return this.#db.prepare(`SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as BundleRow | undefined;
+    return this.#db.prepare(`SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as
+      | BundleRow
+      | undefined;
   }
 
   /** One page of the org's bundles, newest first, and how many match in all. */
-  list(orgId: string, filter: { status?: BundleStatus | undefined; limit: number; offset: number }): { rows: BundleRow[]; total: number } {
-    return listPage<BundleRow>(this.#db, 'document_bundles', { org_id: orgId, status: filter.status }, 'created_at DESC, rowid DESC', filter.limit, filter.offset);
+  list(
+    orgId: string,
+    filter: { status?: BundleStatus | undefined; limit: number; offset: number },
+  ): { rows: BundleRow[]; total: number } {
+    return listPage<BundleRow>(
+      this.#db,
+      'document_bundles',
+      { org_id: orgId, status: filter.status },
+      'created_at DESC, rowid DESC',
+      filter.limit,
+      filter.offset,
+    );
   }
 
   /** Bytes the org's uploaded documents hold (its disk quota). */
   totalBytes(orgId: string): number {
-    const row = this.#db.prepare(`SELECT SUM(f.size) AS total FROM document_files f JOIN document_bundles b ON b.id = f.bundle_id WHERE b.org_id = ?`).get(orgId) as { total: number | null } | undefined;
+    const row = this.#db
+      .prepare(
+        `SELECT SUM(f.size) AS total FROM document_files f JOIN document_bundles b ON b.id = f.bundle_id WHERE b.org_id = ?`,
+      )
+      .get(orgId) as { total: number | null } | undefined;
     return row?.total ?? 0;
   }
 
@@ -72,20 +97,36 @@ export class DocumentRepository {
   }
 
   files(bundleId: string): DocumentFileRow[] {
-    return this.#db.prepare(`SELECT * FROM document_files WHERE bundle_id = ? ORDER BY file_index`).all(bundleId) as DocumentFileRow[];
+    return this.#db
+      .prepare(`SELECT * FROM document_files WHERE bundle_id = ? ORDER BY file_index`)
+      .all(bundleId) as DocumentFileRow[];
   }
 
   /** Bundles a stopped service left mid-read, oldest first. */
   processing(): BundleRow[] {
-    return this.#db.prepare(`SELECT * FROM document_bundles WHERE status = 'processing' ORDER BY created_at`).all() as BundleRow[];
+    return this.#db
+      .prepare(`SELECT * FROM document_bundles WHERE status = 'processing' ORDER BY created_at`)
+      .all() as BundleRow[];
   }
 
   /** Records the outcome of every file and the bundle's final status in one transaction. */
-  finish(bundleId: string, status: Exclude<BundleStatus, 'processing'>, error: string | null, outcomes: readonly FileOutcome[], at: string): void {
+  finish(
+    bundleId: string,
+    status: Exclude<BundleStatus, 'processing'>,
+    error: string | null,
+    outcomes: readonly FileOutcome[],
+    at: string,
+  ): void {
     this.#db.transaction(() => {
-      const update = this.#db.prepare(`UPDATE document_files SET content_type = ?, pages = ?, text_chars = ?, error = ? WHERE bundle_id = ? AND file_index = ?`);
+      const update = this.#db.prepare(
+        `UPDATE document_files SET content_type = ?, pages = ?, text_chars = ?, error = ? WHERE bundle_id = ? AND file_index = ?`,
+      );
       for (const o of outcomes) update.run(o.contentType, o.pages, o.textChars, o.error, bundleId, o.fileIndex);
-      this.#db.prepare(`UPDATE document_bundles SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`).run(status, error, at, bundleId);
+      this.#db
+        .prepare(
+          `UPDATE document_bundles SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`,
+        )
+        .run(status, error, at, bundleId);
     })();
   }
 

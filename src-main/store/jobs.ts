@@ -68,7 +68,8 @@ export interface JobRecord {
   completed_at: string | null;
 }
 
-interface JobRow extends Omit<JobRecord, 'portal' | 'options' | 'result' | 'has_screenshots' | 'has_downloads' | 'has_recording'> {
+interface JobRow
+  extends Omit<JobRecord, 'portal' | 'options' | 'result' | 'has_screenshots' | 'has_downloads' | 'has_recording'> {
   portal_snapshot: string;
   options: string;
   result: string | null;
@@ -105,7 +106,23 @@ export interface JobLogLine {
 }
 
 /** Fields a run may change as it goes. */
-export type JobProgress = Partial<Pick<JobRecord, 'result' | 'error' | 'steps' | 'credits' | 'session_cost_usd' | 'active_ms' | 'has_screenshots' | 'has_downloads' | 'has_recording' | 'pending_question_id' | 'started_at' | 'completed_at'>>;
+export type JobProgress = Partial<
+  Pick<
+    JobRecord,
+    | 'result'
+    | 'error'
+    | 'steps'
+    | 'credits'
+    | 'session_cost_usd'
+    | 'active_ms'
+    | 'has_screenshots'
+    | 'has_downloads'
+    | 'has_recording'
+    | 'pending_question_id'
+    | 'started_at'
+    | 'completed_at'
+  >
+>;
 
 /** Event data texts, parsed once each (frozen: see jsonColumns.ts): a status poll re-reads every event. */
 const eventJson = new ParsedJsonCache();
@@ -123,8 +140,22 @@ function toRecord(row: JobRow): JobRecord {
   };
   // The portal snapshot (with its schemas) and the options are parsed when first read: a status poll reads neither.
   return Object.defineProperties(record, {
-    portal: { enumerable: true, configurable: true, get: () => (portal ??= JSON.parse(portal_snapshot) as PortalSnapshot), set: (value: PortalSnapshot) => { portal = value; } },
-    options: { enumerable: true, configurable: true, get: () => (parsedOptions ??= JSON.parse(options) as JobOptions), set: (value: JobOptions) => { parsedOptions = value; } },
+    portal: {
+      enumerable: true,
+      configurable: true,
+      get: () => (portal ??= JSON.parse(portal_snapshot) as PortalSnapshot),
+      set: (value: PortalSnapshot) => {
+        portal = value;
+      },
+    },
+    options: {
+      enumerable: true,
+      configurable: true,
+      get: () => (parsedOptions ??= JSON.parse(options) as JobOptions),
+      set: (value: JobOptions) => {
+        parsedOptions = value;
+      },
+    },
   }) as JobRecord;
 }
 
@@ -134,7 +165,16 @@ function progressAssignments(progress: JobProgress): { sets: string[]; params: R
   const params: Record<string, unknown> = { now: isoNow() };
   for (const [key, value] of Object.entries(progress)) {
     sets.push(`${key} = @${key}`);
-    params[key] = key === 'result' ? (value === null ? null : JSON.stringify(value)) : typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    params[key] =
+      key === 'result'
+        ? value === null
+          ? null
+          : JSON.stringify(value)
+        : typeof value === 'boolean'
+          ? value
+            ? 1
+            : 0
+          : value;
   }
   return { sets, params };
 }
@@ -155,8 +195,20 @@ export class JobRepository {
            profile_id, view_token, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
       )
-      .run(job.id, job.org_id, job.endpoint_name, job.portal_id, JSON.stringify(job.portal), JSON.stringify(job.options),
-        job.orchestrator_model, job.vision_model, job.profile_id, job.view_token, now, now);
+      .run(
+        job.id,
+        job.org_id,
+        job.endpoint_name,
+        job.portal_id,
+        JSON.stringify(job.portal),
+        JSON.stringify(job.options),
+        job.orchestrator_model,
+        job.vision_model,
+        job.profile_id,
+        job.view_token,
+        now,
+        now,
+      );
     const created = this.get(job.id);
     if (!created) throw new Error('job vanished after insert');
     return created;
@@ -164,7 +216,10 @@ export class JobRepository {
 
   /** Every job id of an org (the folders its artifacts live in). */
   idsForOrg(orgId: string): string[] {
-    return this.#db.prepare<[string], { id: string }>('SELECT id FROM jobs WHERE org_id = ?').all(orgId).map((row) => row.id);
+    return this.#db
+      .prepare<[string], { id: string }>('SELECT id FROM jobs WHERE org_id = ?')
+      .all(orgId)
+      .map((row) => row.id);
   }
 
   get(id: string): JobRecord | undefined {
@@ -178,13 +233,23 @@ export class JobRepository {
   }
 
   list(filter: JobListFilter): { jobs: JobRecord[]; total: number } {
-    const { rows, total } = listPage<JobRow>(this.#db, 'jobs', { org_id: filter.orgId, endpoint_name: filter.endpointName, status: filter.status }, 'created_at DESC, rowid DESC', filter.limit, filter.offset);
+    const { rows, total } = listPage<JobRow>(
+      this.#db,
+      'jobs',
+      { org_id: filter.orgId, endpoint_name: filter.endpointName, status: filter.status },
+      'created_at DESC, rowid DESC',
+      filter.limit,
+      filter.offset,
+    );
     return { jobs: rows.map(toRecord), total };
   }
 
   /** Queued jobs, oldest first. */
   listQueued(): JobRecord[] {
-    return this.#db.prepare<[], JobRow>("SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid").all().map(toRecord);
+    return this.#db
+      .prepare<[], JobRow>("SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid")
+      .all()
+      .map(toRecord);
   }
 
   /**
@@ -192,14 +257,23 @@ export class JobRepository {
    * in the same transaction with the job as moved: what it writes (the webhook outbox) commits with
    * the move, and if it throws neither happens.
    */
-  transition(id: string, from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}, withMove?: (job: JobRecord) => void): boolean {
+  transition(
+    id: string,
+    from: readonly JobStatus[],
+    to: JobStatus,
+    progress: JobProgress = {},
+    withMove?: (job: JobRecord) => void,
+  ): boolean {
     const { sets, params } = progressAssignments(progress);
     sets.unshift('status = @to');
     Object.assign(params, { id, to });
     for (const [i, status] of from.entries()) params[`from${i}`] = status;
     const placeholders = from.map((_, i) => `@from${i}`).join(', ');
     return this.#db.transaction(() => {
-      const moved = this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(params).changes > 0;
+      const moved =
+        this.#db
+          .prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`)
+          .run(params).changes > 0;
       if (moved && withMove) {
         const job = this.get(id);
         if (!job) throw new Error(`job ${id} vanished during its transition`);
@@ -219,7 +293,9 @@ export class JobRepository {
   appendEvent(jobId: string, type: string, data: JsonObject): JobEvent {
     const event = JobEvent.parse({ type, timestamp: isoNow(), data });
     // What the schema read (unknown keys dropped) is what is stored, so reading needs no check again.
-    this.#db.prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)').run(jobId, type, event.timestamp, JSON.stringify(event.data));
+    this.#db
+      .prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)')
+      .run(jobId, type, event.timestamp, JSON.stringify(event.data));
     return event;
   }
 
@@ -230,28 +306,43 @@ export class JobRepository {
    */
   events(jobId: string): JobEvent[] {
     return this.#db
-      .prepare<[string], { type: string; timestamp: string; data: string }>('SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq')
+      .prepare<[string], { type: string; timestamp: string; data: string }>(
+        'SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq',
+      )
       .all(jobId)
       .map((row) => ({ type: row.type, timestamp: row.timestamp, data: eventJson.parse(row.data) }) as JobEvent);
   }
 
   appendLog(jobId: string, line: string): JobLogLine {
     const timestamp = isoNow();
-    const info = this.#db.prepare('INSERT INTO job_logs (job_id, timestamp, line) VALUES (?, ?, ?)').run(jobId, timestamp, line);
+    const info = this.#db
+      .prepare('INSERT INTO job_logs (job_id, timestamp, line) VALUES (?, ?, ?)')
+      .run(jobId, timestamp, line);
     return { seq: Number(info.lastInsertRowid), timestamp, line };
   }
 
   logs(jobId: string, afterSeq = 0): JobLogLine[] {
-    return this.#db.prepare<[string, number], JobLogLine>('SELECT seq, timestamp, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq').all(jobId, afterSeq);
+    return this.#db
+      .prepare<[string, number], JobLogLine>(
+        'SELECT seq, timestamp, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq',
+      )
+      .all(jobId, afterSeq);
   }
 
   /** Jobs that were running or waiting when the service stopped. */
   listInterrupted(): JobRecord[] {
-    return this.#db.prepare<[], JobRow>("SELECT * FROM jobs WHERE status IN ('running', 'waiting_for_input')").all().map(toRecord);
+    return this.#db
+      .prepare<[], JobRow>("SELECT * FROM jobs WHERE status IN ('running', 'waiting_for_input')")
+      .all()
+      .map(toRecord);
   }
 
   /** Whether a job that has not ended uses the profile (delete refuses then). */
   profileInUse(profileId: string): boolean {
-    return this.#db.prepare("SELECT 1 FROM jobs WHERE profile_id = ? AND status IN ('queued', 'running', 'waiting_for_input')").get(profileId) !== undefined;
+    return (
+      this.#db
+        .prepare("SELECT 1 FROM jobs WHERE profile_id = ? AND status IN ('queued', 'running', 'waiting_for_input')")
+        .get(profileId) !== undefined
+    );
   }
 }

@@ -42,4 +42,3 @@ export class ParsedJsonCache {
     return this.#entries.size;
   }
 }
-

@@ -74,13 +74,19 @@ export class OAuthRepository {
   }
 
   countAccountsOfApp(appId: string): number {
-    return this.#db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM connected_accounts WHERE oauth_app_id = ?').get(appId)?.n ?? 0;
+    return (
+      this.#db
+        .prepare<[string], { n: number }>('SELECT count(*) AS n FROM connected_accounts WHERE oauth_app_id = ?')
+        .get(appId)?.n ?? 0
+    );
   }
 
   /** The account a user already has for this app and provider identity (a reconnect reuses it). */
   findAccount(userId: string, appId: string, userName: string): ConnectedAccountRow | undefined {
     return this.#db
-      .prepare<[string, string, string], ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE user_id = ? AND oauth_app_id = ? AND oauth_user_name = ?')
+      .prepare<[string, string, string], ConnectedAccountRow>(
+        'SELECT * FROM connected_accounts WHERE user_id = ? AND oauth_app_id = ? AND oauth_user_name = ?',
+      )
       .get(userId, appId, userName);
   }
 
@@ -95,7 +101,9 @@ export class OAuthRepository {
 
   /** A reconnect: the account works again with the scopes just granted. */
   reconnectAccount(id: string, scopes: string, at: string): void {
-    this.#db.prepare("UPDATE connected_accounts SET status = 'connected', scopes = ?, updated_at = ? WHERE id = ?").run(scopes, at, id);
+    this.#db
+      .prepare("UPDATE connected_accounts SET status = 'connected', scopes = ?, updated_at = ? WHERE id = ?")
+      .run(scopes, at, id);
   }
 
   setAccountStatus(id: string, status: ConnectedAccountStatus, at: string): void {
@@ -108,7 +116,11 @@ export class OAuthRepository {
 
   /** One user's accounts, oldest first. */
   listAccountsOfUser(userId: string): ConnectedAccountRow[] {
-    return this.#db.prepare<[string], ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE user_id = ? ORDER BY created_at, rowid').all(userId);
+    return this.#db
+      .prepare<[string], ConnectedAccountRow>(
+        'SELECT * FROM connected_accounts WHERE user_id = ? ORDER BY created_at, rowid',
+      )
+      .all(userId);
   }
 
   deleteAccount(id: string): boolean {
@@ -126,7 +138,9 @@ export class OAuthRepository {
 
   /** Reads and deletes a pending connect in one statement: of two callbacks with the same state, one gets it. */
   takePending(stateHash: string): PendingConnectRow | undefined {
-    return this.#db.prepare<[string], PendingConnectRow>('DELETE FROM oauth_pending_connects WHERE state_hash = ? RETURNING *').get(stateHash);
+    return this.#db
+      .prepare<[string], PendingConnectRow>('DELETE FROM oauth_pending_connects WHERE state_hash = ? RETURNING *')
+      .get(stateHash);
   }
 
   /**
@@ -135,7 +149,11 @@ export class OAuthRepository {
    */
   prunePending(nowIso: string, keep: number): string[] {
     return this.#db.transaction(() => {
-      const expired = this.#db.prepare<[string], { state_hash: string }>('DELETE FROM oauth_pending_connects WHERE expires_at < ? RETURNING state_hash').all(nowIso);
+      const expired = this.#db
+        .prepare<[string], { state_hash: string }>(
+          'DELETE FROM oauth_pending_connects WHERE expires_at < ? RETURNING state_hash',
+        )
+        .all(nowIso);
       const excess = this.#db
         .prepare<[number], { state_hash: string }>(
           `DELETE FROM oauth_pending_connects WHERE state_hash IN (

@@ -7,11 +7,24 @@ export type Filters = Record<string, string | number | undefined>;
  * One page of `table` rows matching every given filter, ordered by `orderBy`, with the total
  * count of matches (what the list endpoints answer as `total`).
  */
-export function listPage<Row>(db: Db, table: string, filters: Filters, orderBy: string, limit: number, offset: number): { rows: Row[]; total: number } {
+export function listPage<Row>(
+  db: Db,
+  table: string,
+  filters: Filters,
+  orderBy: string,
+  limit: number,
+  offset: number,
+): { rows: Row[]; total: number } {
   const given = Object.entries(filters).filter(([, value]) => value !== undefined);
   const where = given.length ? `WHERE ${given.map(([column]) => `${column} = @${column}`).join(' AND ')}` : '';
   const params = Object.fromEntries(given);
-  const total = db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM ${table} ${where}`).get(params)?.n ?? 0;
-  const rows = db.prepare<Record<string, unknown>, Row>(`SELECT * FROM ${table} ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset });
+  const total =
+    db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM ${table} ${where}`).get(params)?.n ??
+    0;
+  const rows = db
+    .prepare<Record<string, unknown>, Row>(
+      `SELECT * FROM ${table} ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`,
+    )
+    .all({ ...params, limit, offset });
   return { rows, total };
 }

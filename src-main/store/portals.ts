@@ -61,8 +61,10 @@ export interface PortalRecord {
 
 export type PortalFields = Omit<PortalRecord, 'id' | 'org_id' | 'endpoint_name' | 'created_at' | 'updated_at'>;
 
-const jsonOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
-const boolOrNull = (value: boolean | null | undefined): number | null => (value === null || value === undefined ? null : value ? 1 : 0);
+const jsonOrNull = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);
+const boolOrNull = (value: boolean | null | undefined): number | null =>
+  value === null || value === undefined ? null : value ? 1 : 0;
 
 /** Portals, unique by (org_id, endpoint_name), and their ordered skill attachments. */
 export class PortalRepository {
@@ -98,7 +100,9 @@ export class PortalRepository {
 
   #skillIdsOf(portalId: string): string[] {
     return this.#db
-      .prepare<[string], { skill_id: string }>('SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position')
+      .prepare<[string], { skill_id: string }>(
+        'SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position',
+      )
       .all(portalId)
       .map((r) => r.skill_id);
   }
@@ -110,7 +114,10 @@ export class PortalRepository {
   }
 
   exists(orgId: string, endpointName: string): boolean {
-    return this.#db.prepare('SELECT 1 FROM portals WHERE org_id = ? AND endpoint_name = ?').get(orgId, endpointName) !== undefined;
+    return (
+      this.#db.prepare('SELECT 1 FROM portals WHERE org_id = ? AND endpoint_name = ?').get(orgId, endpointName) !==
+      undefined
+    );
   }
 
   /** Inserts the portal and its skills in one transaction. Throws SQLITE_CONSTRAINT_UNIQUE on a taken name. */
@@ -124,8 +131,26 @@ export class PortalRepository {
              humanized_urls, webhook_url, replay_enabled, assist_model, record_video, browser_session_id, credential_id, browser_host_labels, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, orgId, endpointName, fields.start_url, fields.task, JSON.stringify(fields.form_schema),
-          jsonOrNull(fields.output_schema), fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), fields.browser_session_id, fields.credential_id, jsonOrNull(fields.browser_host_labels), now, now);
+        .run(
+          id,
+          orgId,
+          endpointName,
+          fields.start_url,
+          fields.task,
+          JSON.stringify(fields.form_schema),
+          jsonOrNull(fields.output_schema),
+          fields.profile_id,
+          jsonOrNull(fields.humanized_urls),
+          fields.webhook_url,
+          fields.replay_enabled ? 1 : 0,
+          fields.assist_model,
+          boolOrNull(fields.record_video),
+          fields.browser_session_id,
+          fields.credential_id,
+          jsonOrNull(fields.browser_host_labels),
+          now,
+          now,
+        );
       this.#replaceSkills(id, fields.skill_ids);
     })();
     const created = this.get(orgId, endpointName);
@@ -169,14 +194,32 @@ export class PortalRepository {
           `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
              humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, record_video = ?, browser_session_id = ?, credential_id = ?, browser_host_labels = ?, updated_at = ? WHERE id = ?`,
         )
-        .run(fields.start_url, fields.task, JSON.stringify(fields.form_schema), jsonOrNull(fields.output_schema),
-          fields.profile_id, jsonOrNull(fields.humanized_urls), fields.webhook_url, fields.replay_enabled ? 1 : 0, fields.assist_model, boolOrNull(fields.record_video), fields.browser_session_id, fields.credential_id, jsonOrNull(fields.browser_host_labels), isoNow(), current.id);
+        .run(
+          fields.start_url,
+          fields.task,
+          JSON.stringify(fields.form_schema),
+          jsonOrNull(fields.output_schema),
+          fields.profile_id,
+          jsonOrNull(fields.humanized_urls),
+          fields.webhook_url,
+          fields.replay_enabled ? 1 : 0,
+          fields.assist_model,
+          boolOrNull(fields.record_video),
+          fields.browser_session_id,
+          fields.credential_id,
+          jsonOrNull(fields.browser_host_labels),
+          isoNow(),
+          current.id,
+        );
       this.#replaceSkills(current.id, fields.skill_ids);
     })();
     return this.get(orgId, endpointName);
   }
 
   delete(orgId: string, endpointName: string): boolean {
-    return this.#db.prepare('DELETE FROM portals WHERE org_id = ? AND endpoint_name = ?').run(orgId, endpointName).changes > 0;
+    return (
+      this.#db.prepare('DELETE FROM portals WHERE org_id = ? AND endpoint_name = ?').run(orgId, endpointName).changes >
+      0
+    );
   }
 }

@@ -50,13 +50,18 @@ export class PrincipalRepository {
 
   /** Makes the workspace in `orgId` when absent (an existing one keeps its org: see workspaceOrg); null: no org exists yet, read as `default`. */
   ensureWorkspace(id: string, orgId: string | null = 'default'): void {
-    this.#db.prepare('INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)').run(id, orgId, isoNow());
+    this.#db
+      .prepare('INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)')
+      .run(id, orgId, isoNow());
     this.#changed();
   }
 
   /** The organization a workspace belongs to; undefined when there is no such workspace. */
   workspaceOrg(id: string): string | undefined {
-    return this.#db.prepare<[string], { org_id: string | null }>('SELECT org_id FROM workspaces WHERE id = ?').get(id)?.org_id ?? undefined;
+    return (
+      this.#db.prepare<[string], { org_id: string | null }>('SELECT org_id FROM workspaces WHERE id = ?').get(id)
+        ?.org_id ?? undefined
+    );
   }
 
   addMember(workspaceId: string, userId: string): void {
@@ -68,12 +73,17 @@ export class PrincipalRepository {
 
   /** Returns whether a membership was removed. */
   removeMember(workspaceId: string, userId: string): boolean {
-    const removed = this.#db.prepare('DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId).changes > 0;
+    const removed =
+      this.#db.prepare('DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId)
+        .changes > 0;
     this.#changed();
     return removed;
   }
 
   isMember(workspaceId: string, userId: string): boolean {
-    return this.#db.prepare('SELECT 1 FROM memberships WHERE workspace_id = ? AND user_id = ?').get(workspaceId, userId) !== undefined;
+    return (
+      this.#db.prepare('SELECT 1 FROM memberships WHERE workspace_id = ? AND user_id = ?').get(workspaceId, userId) !==
+      undefined
+    );
   }
 }

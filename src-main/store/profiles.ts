@@ -31,11 +31,15 @@ export class ProfileRepository {
   }
 
   getForOrg(orgId: string, id: string): ProfileRow | undefined {
-    return this.#db.prepare<[string, string], ProfileRow>('SELECT * FROM profiles WHERE id = ? AND org_id = ?').get(id, orgId);
+    return this.#db
+      .prepare<[string, string], ProfileRow>('SELECT * FROM profiles WHERE id = ? AND org_id = ?')
+      .get(id, orgId);
   }
 
   list(orgId: string): ProfileRow[] {
-    return this.#db.prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE org_id = ? ORDER BY created_at, id').all(orgId);
+    return this.#db
+      .prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE org_id = ? ORDER BY created_at, id')
+      .all(orgId);
   }
 
   /** Records that the profile's saved browser state changed at `updatedAt`. */

@@ -10,7 +10,9 @@ export class ProviderSettingsRepository {
   }
 
   baseUrl(provider: string): string | undefined {
-    const row = this.#db.prepare<[string], { base_url: string | null }>('SELECT base_url FROM provider_settings WHERE provider = ?').get(provider);
+    const row = this.#db
+      .prepare<[string], { base_url: string | null }>('SELECT base_url FROM provider_settings WHERE provider = ?')
+      .get(provider);
     return row?.base_url ?? undefined;
   }
 

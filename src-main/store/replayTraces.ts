@@ -20,7 +20,9 @@ export class ReplayTraceRepository {
 
   get(portalId: string): ReplayTraceRow | undefined {
     const row = this.#db
-      .prepare<[string], Omit<ReplayTraceRow, 'trace'> & { trace: string }>('SELECT * FROM replay_traces WHERE portal_id = ?')
+      .prepare<[string], Omit<ReplayTraceRow, 'trace'> & { trace: string }>(
+        'SELECT * FROM replay_traces WHERE portal_id = ?',
+      )
       .get(portalId);
     return row ? { ...row, trace: JSON.parse(row.trace) as unknown } : undefined;
   }

@@ -50,12 +50,26 @@ export class SessionRepository {
   }
 
   getForWorkspace(workspaceId: string, id: string): SessionRow | undefined {
-    return this.#db.prepare<[string, string], SessionRow>('SELECT * FROM browser_sessions WHERE id = ? AND workspace_id = ?').get(id, workspaceId);
+    return this.#db
+      .prepare<[string, string], SessionRow>('SELECT * FROM browser_sessions WHERE id = ? AND workspace_id = ?')
+      .get(id, workspaceId);
   }
 
   /** One page of a workspace's sessions, newest first, and how many match. */
-  list(workspaceId: string, status: SessionStatus | undefined, limit: number, offset: number): { rows: SessionRow[]; total: number } {
-    return listPage<SessionRow>(this.#db, 'browser_sessions', { workspace_id: workspaceId, status }, 'created_at DESC, rowid DESC', limit, offset);
+  list(
+    workspaceId: string,
+    status: SessionStatus | undefined,
+    limit: number,
+    offset: number,
+  ): { rows: SessionRow[]; total: number } {
+    return listPage<SessionRow>(
+      this.#db,
+      'browser_sessions',
+      { workspace_id: workspaceId, status },
+      'created_at DESC, rowid DESC',
+      limit,
+      offset,
+    );
   }
 
   /** Ends an active session; false when it had ended already (the first ending wins). */
@@ -65,15 +79,21 @@ export class SessionRepository {
   }
 
   end(id: string, status: Exclude<SessionStatus, 'active'>, at: string): boolean {
-    return this.#db
-      .prepare("UPDATE browser_sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'")
-      .run(status, at, at, id).changes > 0;
+    return (
+      this.#db
+        .prepare(
+          "UPDATE browser_sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'",
+        )
+        .run(status, at, at, id).changes > 0
+    );
   }
 
   /** At start-up: sessions left active by the previous run lost their browser with it. */
   terminateAllActive(at: string): number {
     return this.#db
-      .prepare("UPDATE browser_sessions SET status = 'terminated', ended_at = ?, updated_at = ? WHERE status = 'active'")
+      .prepare(
+        "UPDATE browser_sessions SET status = 'terminated', ended_at = ?, updated_at = ? WHERE status = 'active'",
+      )
       .run(at, at).changes;
   }
 }

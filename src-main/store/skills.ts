@@ -119,8 +119,19 @@ export class SkillRepository {
              size_bytes, file_count, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, folder.id, skill.orgId, skill.name, skill.isPublic ? 1 : 0, skill.manifestName, skill.description,
-          skill.sizeBytes, skill.fileCount, now, now);
+        .run(
+          id,
+          folder.id,
+          skill.orgId,
+          skill.name,
+          skill.isPublic ? 1 : 0,
+          skill.manifestName,
+          skill.description,
+          skill.sizeBytes,
+          skill.fileCount,
+          now,
+          now,
+        );
     })();
     const created = this.get(id);
     if (!created) throw new Error('skill vanished after insert');
@@ -137,7 +148,9 @@ export class SkillRepository {
     const found = new Map<string, SkillRecord>();
     if (ids.length === 0) return found;
     // One statement text for any number of ids: they travel as one JSON array.
-    const rows = this.#db.prepare<[string], SkillJoinedRow>(`${SELECT_JOINED} WHERE s.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify([...new Set(ids)]));
+    const rows = this.#db
+      .prepare<[string], SkillJoinedRow>(`${SELECT_JOINED} WHERE s.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify([...new Set(ids)]));
     for (const row of rows) found.set(row.id, toRecord(row));
     return found;
   }
@@ -161,7 +174,11 @@ export class SkillRepository {
 
   /** Bytes the org's extracted skills hold (its disk quota). */
   totalBytes(orgId: string): number {
-    return this.#db.prepare<[string], { total: number | null }>('SELECT SUM(size_bytes) AS total FROM skills WHERE org_id = ?').get(orgId)?.total ?? 0;
+    return (
+      this.#db
+        .prepare<[string], { total: number | null }>('SELECT SUM(size_bytes) AS total FROM skills WHERE org_id = ?')
+        .get(orgId)?.total ?? 0
+    );
   }
 
   delete(id: string): boolean {

@@ -63,7 +63,11 @@ export function createStore(db: Db): Store {
     credentials: new CredentialRepository(db),
     samples: new SampleRepository(db),
     generation: () => {
-      const row = db.prepare<[], { v: number; c: number }>('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c').get();
+      const row = db
+        .prepare<[], { v: number; c: number }>(
+          'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+        )
+        .get();
       return `${row?.v}:${row?.c}`;
     },
     close: () => db.close(),
@@ -77,5 +81,7 @@ export function openStore(file: string): Store {
 
 /** True when SQLite refused a write for a UNIQUE constraint. */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+  return (
+    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
 }

@@ -48,12 +48,18 @@ export class WebhookRepository {
   }
 
   keyInfo(orgId: string): { prefix: string; created_at: string } | undefined {
-    return this.#db.prepare<[string], { prefix: string; created_at: string }>('SELECT prefix, created_at FROM webhook_keys WHERE org_id = ?').get(orgId);
+    return this.#db
+      .prepare<[string], { prefix: string; created_at: string }>(
+        'SELECT prefix, created_at FROM webhook_keys WHERE org_id = ?',
+      )
+      .get(orgId);
   }
 
   setKey(orgId: string, prefix: string): void {
     this.#db
-      .prepare('INSERT INTO webhook_keys (org_id, prefix, created_at) VALUES (?, ?, ?) ON CONFLICT(org_id) DO UPDATE SET prefix = excluded.prefix, created_at = excluded.created_at')
+      .prepare(
+        'INSERT INTO webhook_keys (org_id, prefix, created_at) VALUES (?, ?, ?) ON CONFLICT(org_id) DO UPDATE SET prefix = excluded.prefix, created_at = excluded.created_at',
+      )
       .run(orgId, prefix, isoNow());
   }
 
@@ -65,13 +71,27 @@ export class WebhookRepository {
   insertDelivery(delivery: Pick<DeliveryRow, 'id' | 'org_id' | 'job_id' | 'event_type' | 'url' | 'body'>): DeliveryRow {
     const now = isoNow();
     this.#db.transaction(() => {
-      const seq = (this.#db.prepare<[string], { n: number | null }>('SELECT MAX(job_seq) AS n FROM webhook_deliveries WHERE job_id = ?').get(delivery.job_id)?.n ?? 0) + 1;
+      const seq =
+        (this.#db
+          .prepare<[string], { n: number | null }>('SELECT MAX(job_seq) AS n FROM webhook_deliveries WHERE job_id = ?')
+          .get(delivery.job_id)?.n ?? 0) + 1;
       this.#db
         .prepare(
           `INSERT INTO webhook_deliveries (id, org_id, job_id, job_seq, event_type, url, body, status, attempts, next_attempt_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
         )
-        .run(delivery.id, delivery.org_id, delivery.job_id, seq, delivery.event_type, delivery.url, delivery.body, now, now, now);
+        .run(
+          delivery.id,
+          delivery.org_id,
+          delivery.job_id,
+          seq,
+          delivery.event_type,
+          delivery.url,
+          delivery.body,
+          now,
+          now,
+          now,
+        );
     })();
     const row = this.get(delivery.id);
     if (!row) throw new Error('delivery vanished after insert');
@@ -94,11 +114,17 @@ export class WebhookRepository {
       .all();
   }
 
-  recordAttempt(deliveryId: string, attempt: WebhookAttemptRow, next: { status: DeliveryStatus; nextAttemptAt: string | null }): void {
+  recordAttempt(
+    deliveryId: string,
+    attempt: WebhookAttemptRow,
+    next: { status: DeliveryStatus; nextAttemptAt: string | null },
+  ): void {
     const now = isoNow();
     this.#db.transaction(() => {
       this.#db
-        .prepare('INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)',
+        )
         .run(deliveryId, attempt.attempt, attempt.started_at, attempt.duration_ms, attempt.status_code, attempt.error);
       this.#db
         .prepare(
@@ -111,24 +137,41 @@ export class WebhookRepository {
 
   /** Ends a pending delivery without an attempt (e.g. its signing key is gone). */
   fail(deliveryId: string, reason: string): void {
-    this.#db.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'").run(reason, isoNow(), deliveryId);
+    this.#db
+      .prepare(
+        "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'",
+      )
+      .run(reason, isoNow(), deliveryId);
   }
 
   /** Queues an ended delivery again with a fresh retry budget; false while it is still pending. */
   requeue(deliveryId: string): boolean {
     const now = isoNow();
-    return this.#db
-      .prepare("UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND status != 'pending'")
-      .run(now, now, deliveryId).changes > 0;
+    return (
+      this.#db
+        .prepare(
+          "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND status != 'pending'",
+        )
+        .run(now, now, deliveryId).changes > 0
+    );
   }
 
   attempts(deliveryId: string): WebhookAttemptRow[] {
     return this.#db
-      .prepare<[string], WebhookAttemptRow>('SELECT attempt, started_at, duration_ms, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id')
+      .prepare<[string], WebhookAttemptRow>(
+        'SELECT attempt, started_at, duration_ms, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id',
+      )
       .all(deliveryId);
   }
 
   list(filter: DeliveryListFilter): { rows: DeliveryRow[]; total: number } {
-    return listPage<DeliveryRow>(this.#db, 'webhook_deliveries', { org_id: filter.orgId, job_id: filter.jobId, status: filter.status }, 'created_at DESC, job_seq DESC', filter.limit, filter.offset);
+    return listPage<DeliveryRow>(
+      this.#db,
+      'webhook_deliveries',
+      { org_id: filter.orgId, job_id: filter.jobId, status: filter.status },
+      'created_at DESC, job_seq DESC',
+      filter.limit,
+      filter.offset,
+    );
   }
 }

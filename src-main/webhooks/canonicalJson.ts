@@ -10,9 +10,12 @@ export function canonicalJson(value: unknown): string {
   if (typeof value === 'number') return pythonNumber(value);
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'string') return pythonString(value);
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== 'function');
+    const entries = Object.entries(value as Record<string, unknown>).filter(
+      ([, v]) => v !== undefined && typeof v !== 'function',
+    );
     entries.sort(([a], [b]) => compareCodePoints(a, b));
     return `{${entries.map(([k, v]) => `${pythonString(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
@@ -33,7 +36,15 @@ function compareCodePoints(a: string, b: string): number {
   }
 }
 
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 
 /** A string as `json.dumps(ensure_ascii=True)` writes it: printable ASCII as is, the rest \uXXXX (lowercase hex, UTF-16 units). */
 function pythonString(text: string): string {

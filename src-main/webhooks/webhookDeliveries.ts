@@ -24,7 +24,13 @@ export class WebhookDeliveryService {
 
   /** The org's deliveries with their attempts, newest first. */
   list(orgId: string, query: DeliveryFilter): { deliveries: WebhookDelivery[]; total: number } {
-    const { rows, total } = this.#store.webhooks.list({ orgId, jobId: query.job_id, status: query.status, limit: query.limit, offset: query.offset });
+    const { rows, total } = this.#store.webhooks.list({
+      orgId,
+      jobId: query.job_id,
+      status: query.status,
+      limit: query.limit,
+      offset: query.offset,
+    });
     return { deliveries: rows.map((row) => this.#toDelivery(row)), total };
   }
 
@@ -45,11 +51,24 @@ export class WebhookDeliveryService {
   // org_id, job_seq and the raw body stay internal: the body goes out parsed, as `payload`.
   #toDelivery(row: DeliveryRow): WebhookDelivery {
     return {
-      id: row.id, job_id: row.job_id, event_type: row.event_type, url: row.url, status: row.status, attempts: row.attempts,
-      next_attempt_at: row.next_attempt_at, last_status_code: row.last_status_code, last_error: row.last_error,
-      created_at: row.created_at, updated_at: row.updated_at, delivered_at: row.delivered_at,
+      id: row.id,
+      job_id: row.job_id,
+      event_type: row.event_type,
+      url: row.url,
+      status: row.status,
+      attempts: row.attempts,
+      next_attempt_at: row.next_attempt_at,
+      last_status_code: row.last_status_code,
+      last_error: row.last_error,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      delivered_at: row.delivered_at,
       attempt_log: this.#store.webhooks.attempts(row.id).map((attempt) => ({
-        attempt: attempt.attempt, started_at: attempt.started_at, duration_ms: attempt.duration_ms, status_code: attempt.status_code, error: attempt.error,
+        attempt: attempt.attempt,
+        started_at: attempt.started_at,
+        duration_ms: attempt.duration_ms,
+        status_code: attempt.status_code,
+        error: attempt.error,
       })),
       payload: JSON.parse(row.body) as Record<string, unknown>,
     };

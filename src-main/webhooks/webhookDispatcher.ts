@@ -84,7 +84,10 @@ export class WebhookDispatcher {
   async #attempt(row: DeliveryRow): Promise<void> {
     const secret = await this.#keys.secret(row.org_id);
     if (secret === undefined) {
-      this.#store.webhooks.fail(row.id, "The organization's webhook signing key was revoked before this delivery was sent");
+      this.#store.webhooks.fail(
+        row.id,
+        "The organization's webhook signing key was revoked before this delivery was sent",
+      );
       return;
     }
     const attempt = row.attempts + 1;
@@ -117,7 +120,10 @@ export class WebhookDispatcher {
       if (this.#shutdown.signal.aborted) return;
       const name = (caught as Error | undefined)?.name;
       const cause = (caught as { cause?: { code?: string; message?: string } }).cause;
-      error = name === 'TimeoutError' ? `no answer within ${Math.round(this.#timeoutMs / 1000)} s` : (cause?.code ?? cause?.message ?? String(caught));
+      error =
+        name === 'TimeoutError'
+          ? `no answer within ${Math.round(this.#timeoutMs / 1000)} s`
+          : (cause?.code ?? cause?.message ?? String(caught));
     } finally {
       deadline.clear();
     }
@@ -130,8 +136,13 @@ export class WebhookDispatcher {
       : retryDelay !== undefined
         ? { status: 'pending' as const, nextAttemptAt: new Date(finished.getTime() + retryDelay).toISOString() }
         : { status: 'failed' as const, nextAttemptAt: null };
-    this.#store.webhooks.recordAttempt(row.id, { attempt, started_at: started.toISOString(), duration_ms: durationMs, status_code: statusCode, error }, next);
-    if (!succeeded) this.#logger.info('webhook attempt failed', { delivery: row.id, attempt, error, next: next.status });
+    this.#store.webhooks.recordAttempt(
+      row.id,
+      { attempt, started_at: started.toISOString(), duration_ms: durationMs, status_code: statusCode, error },
+      next,
+    );
+    if (!succeeded)
+      this.#logger.info('webhook attempt failed', { delivery: row.id, attempt, error, next: next.status });
   }
 
   /** Resolves once no attempt is in flight (its outcome recorded); what is merely due later does not count. */

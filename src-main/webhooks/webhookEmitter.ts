@@ -60,12 +60,21 @@ export class WebhookEmitter {
     const payload: WebhookPayload = { ...status, event_type: type, timestamp: isoMicros() };
     if (type === 'question') {
       // The question event is stored before the job moves to waiting_for_input (JobRun.#ask).
-      const asked = status.events.findLast((event) => event.type === 'question' && event.data.question_id === job.pending_question_id);
+      const asked = status.events.findLast(
+        (event) => event.type === 'question' && event.data.question_id === job.pending_question_id,
+      );
       if (asked?.type !== 'question') throw new Error(`job ${job.id} waits for input without its question event`);
       const { question_id, question, options, message } = asked.data;
       payload.question = { question_id, question, options, message };
     }
-    deps.store.webhooks.insertDelivery({ id: newId(), org_id: job.org_id, job_id: job.id, event_type: type, url, body: canonicalJson(payload) });
+    deps.store.webhooks.insertDelivery({
+      id: newId(),
+      org_id: job.org_id,
+      job_id: job.id,
+      event_type: type,
+      url,
+      body: canonicalJson(payload),
+    });
   }
 
   dispose(): void {

@@ -32,14 +32,20 @@ export class WebhookKeyService {
   /** Revokes the org's signing key: no webhooks are signed (or sent) until a new one is generated. */
   async revoke(orgId: string): Promise<{ revoked: true }> {
     if (!this.#store.principals.getOrg(orgId)) throw new NotFoundError(`Organization '${orgId}' not found`);
-    if (!this.#store.webhooks.deleteKey(orgId)) throw new ConflictError(`Organization '${orgId}' has no webhook signing key`);
+    if (!this.#store.webhooks.deleteKey(orgId))
+      throw new ConflictError(`Organization '${orgId}' has no webhook signing key`);
     await (await this.#secrets()).delete(secretName(orgId));
     return { revoked: true };
   }
 
   status(orgId: string): { org_id: string; configured: boolean; prefix: string | null; created_at: string | null } {
     const info = this.#store.webhooks.keyInfo(orgId);
-    return { org_id: orgId, configured: info !== undefined, prefix: info?.prefix ?? null, created_at: info?.created_at ?? null };
+    return {
+      org_id: orgId,
+      configured: info !== undefined,
+      prefix: info?.prefix ?? null,
+      created_at: info?.created_at ?? null,
+    };
   }
 
   hasKey(orgId: string): boolean {

@@ -99,9 +99,14 @@ export function LogStream(props: { stream: JobStream }) {
   return (
     <div className="log-panel">
       <div className="panel-title">
-        Log <span className={`dot dot-${state}`} aria-hidden /> <span className="muted">{state === 'live' ? 'following' : state === 'ended' ? 'complete' : 'interrupted'}</span>
+        Log <span className={`dot dot-${state}`} aria-hidden />{' '}
+        <span className="muted">{state === 'live' ? 'following' : state === 'ended' ? 'complete' : 'interrupted'}</span>
       </div>
-      {error !== undefined && <div className="error-note" role="alert">{error}</div>}
+      {error !== undefined && (
+        <div className="error-note" role="alert">
+          {error}
+        </div>
+      )}
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the log scrolls, so it must take focus for the keyboard to scroll it (WCAG 2.1.1) */}
       <div className="log" role="log" ref={box} tabIndex={0} aria-label="Job log" data-testid="log">
         {lines.length === 0 && <span className="muted">No log lines yet.</span>}

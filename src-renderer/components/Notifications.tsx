@@ -44,9 +44,14 @@ export const useNotifyQuestions = create<NotifyState>((set) => ({
 /** The question a waiting job asks, for the notification's text; undefined when it cannot be read. */
 async function questionOf(job: WaitingJob, org: string): Promise<string | undefined> {
   try {
-    const status: JobStatusResponse = await call('getJobStatus', { params: { org_id: org, endpoint_name: job.endpoint }, query: { job_id: job.jobId } });
+    const status: JobStatusResponse = await call('getJobStatus', {
+      params: { org_id: org, endpoint_name: job.endpoint },
+      query: { job_id: job.jobId },
+    });
     const answered = new Set(status.events.flatMap((e) => (e.type === 'answer' ? [e.data.question_id] : [])));
-    return status.events.flatMap((e) => (e.type === 'question' && !answered.has(e.data.question_id) ? [e.data.question] : [])).at(-1);
+    return status.events
+      .flatMap((e) => (e.type === 'question' && !answered.has(e.data.question_id) ? [e.data.question] : []))
+      .at(-1);
   } catch {
     return undefined;
   }
@@ -78,7 +83,11 @@ export function useQuestionNotifications(jobs: WaitingJob[], loaded: boolean, ro
       known.add(job.jobId);
       if (!enabled || Notification.permission !== 'granted') continue;
       const current = routeRef.current;
-      const onItsPage = current.page === 'job' && current.jobId === job.jobId && document.visibilityState === 'visible' && document.hasFocus();
+      const onItsPage =
+        current.page === 'job' &&
+        current.jobId === job.jobId &&
+        document.visibilityState === 'visible' &&
+        document.hasFocus();
       if (onItsPage) continue;
       void questionOf(job, org).then((question) => {
         const notification = new Notification(`${job.endpoint} needs your answer`, {
@@ -104,7 +113,12 @@ export function NotificationsSection() {
       <h2 id="notifications-title">Notifications</h2>
       <div className="setting">
         <label className="check">
-          <input type="checkbox" checked={enabled} disabled={permission === 'unsupported'} onChange={(e) => toggle(e.target.checked)} />
+          <input
+            type="checkbox"
+            checked={enabled}
+            disabled={permission === 'unsupported'}
+            onChange={(e) => toggle(e.target.checked)}
+          />
           Notify me on this computer when a job asks a question
         </label>
         <p className="muted small" data-testid="notify-status" role="status">

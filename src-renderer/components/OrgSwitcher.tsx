@@ -30,7 +30,9 @@ function NewOrgDialog(props: { onClosed: () => void }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void action.run(async () => {
-      const org = await call('createOrg', { body: { org_id: id.trim(), ...(name.trim() !== '' && { name: name.trim() }) } });
+      const org = await call('createOrg', {
+        body: { org_id: id.trim(), ...(name.trim() !== '' && { name: name.trim() }) },
+      });
       const key = await call('createOrgKey', { params: { org_id: org.id } });
       setCreated({ org, key });
       await refreshOrgs();
@@ -44,7 +46,14 @@ function NewOrgDialog(props: { onClosed: () => void }) {
           <p className="muted">An organization has its own portals, jobs, profiles, skills and keys.</p>
           <label>
             Organization id
-            <input value={id} onChange={(e) => setId(e.target.value)} required pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}" placeholder="acme" autoFocus />
+            <input
+              value={id}
+              onChange={(e) => setId(e.target.value)}
+              required
+              pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}"
+              placeholder="acme"
+              autoFocus
+            />
             <span className="hint">Used in API paths: letters, digits, “.”, “-” or “_”.</span>
           </label>
           <label>
@@ -53,18 +62,20 @@ function NewOrgDialog(props: { onClosed: () => void }) {
           </label>
           <ErrorNote detail={action.error} title="Not created:" />
           <div className="actions end">
-            <button type="button" className="ghost" onClick={close}>Cancel</button>
-            <button type="submit" className="primary" disabled={action.busy || id.trim() === ''}>{action.busy ? 'Creating…' : 'Create organization'}</button>
+            <button type="button" className="ghost" onClick={close}>
+              Cancel
+            </button>
+            <button type="submit" className="primary" disabled={action.busy || id.trim() === ''}>
+              {action.busy ? 'Creating…' : 'Create organization'}
+            </button>
           </div>
         </form>
       ) : (
         <div className="stack">
-          <p>Organization <strong>{orgLabel(created.org)}</strong> is ready. Scripts use this key to act for it.</p>
-          <SecretOnce
-            label="API key"
-            secret={created.key.api_key}
-            onDone={close}
-          />
+          <p>
+            Organization <strong>{orgLabel(created.org)}</strong> is ready. Scripts use this key to act for it.
+          </p>
+          <SecretOnce label="API key" secret={created.key.api_key} onDone={close} />
         </div>
       )}
     </dialog>
@@ -82,13 +93,19 @@ export function OrgSwitcher() {
   };
   return (
     <div className="org-switch">
-      <label htmlFor="org-select" className="org-label">Organization</label>
+      <label htmlFor="org-select" className="org-label">
+        Organization
+      </label>
       <select id="org-select" title={org} value={org} onChange={(e) => setOrg(e.target.value)}>
         {orgs.map((o) => (
-          <option key={o.id} value={o.id} title={o.id}>{o.name}</option>
+          <option key={o.id} value={o.id} title={o.id}>
+            {o.name}
+          </option>
         ))}
       </select>
-      <button ref={opener} type="button" className="org-new" onClick={() => setCreating(true)}>+ New organization</button>
+      <button ref={opener} type="button" className="org-new" onClick={() => setCreating(true)}>
+        + New organization
+      </button>
       {creating && <NewOrgDialog onClosed={closed} />}
     </div>
   );

@@ -17,8 +17,17 @@ export function useWaitingJobs(): { jobs: WaitingJob[]; loaded: boolean } {
   // With desktop notifications on, a hidden tab keeps checking: that is when a notification matters.
   const notify = useNotifyQuestions((s) => s.enabled);
   const waiting = useResource(
-    async () => ({ org, list: await call('listJobSummaries', { params: { org_id: org }, query: { status: 'waiting_for_input', limit: 50 } }) }),
-    `waiting/${org}`, 3000, undefined, { whileHidden: notify },
+    async () => ({
+      org,
+      list: await call('listJobSummaries', {
+        params: { org_id: org },
+        query: { status: 'waiting_for_input', limit: 50 },
+      }),
+    }),
+    `waiting/${org}`,
+    3000,
+    undefined,
+    { whileHidden: notify },
   );
   const answersSent = useConsole((s) => s.answersSent);
   const reload = waiting.reload;
@@ -29,7 +38,9 @@ export function useWaitingJobs(): { jobs: WaitingJob[]; loaded: boolean } {
   const reachable = useConsole((s) => s.reachable);
   // Until the switched-to org's list arrives, the previous org's is not shown as this one's.
   const current = waiting.data?.org === org ? waiting.data.list : undefined;
-  const jobs = reachable ? (current?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse() : [];
+  const jobs = reachable
+    ? (current?.jobs ?? []).map((job) => ({ endpoint: endpointOf(job.portal_id), jobId: job.job_id })).reverse()
+    : [];
   const count = jobs.length;
   useEffect(() => {
     document.title = count > 0 ? `(${count}) Needs answer — Portico` : 'Portico';
@@ -42,8 +53,12 @@ export function WaitingBadge(props: { count: number; descriptionId: string }) {
   if (props.count === 0) return null;
   return (
     <>
-      <span className="nav-badge" aria-hidden data-testid="waiting-badge">{props.count}</span>
-      <span id={props.descriptionId} hidden>{props.count === 1 ? '1 job needs an answer' : `${props.count} jobs need an answer`}</span>
+      <span className="nav-badge" aria-hidden data-testid="waiting-badge">
+        {props.count}
+      </span>
+      <span id={props.descriptionId} hidden>
+        {props.count === 1 ? '1 job needs an answer' : `${props.count} jobs need an answer`}
+      </span>
     </>
   );
 }
@@ -56,7 +71,11 @@ export function WaitingNotice(props: { jobs: WaitingJob[]; route: Route }) {
   if (first === undefined) return null;
   return (
     <div className="question-toast" role="status" aria-live="polite">
-      <strong>{others.length === 1 ? 'A job is waiting for your answer.' : `${others.length} jobs are waiting for your answer.`}</strong>{' '}
+      <strong>
+        {others.length === 1
+          ? 'A job is waiting for your answer.'
+          : `${others.length} jobs are waiting for your answer.`}
+      </strong>{' '}
       <a href={routeHash({ page: 'job', endpoint: first.endpoint, jobId: first.jobId })}>Answer {first.endpoint}</a>
     </div>
   );

@@ -11,7 +11,10 @@ export function RecordingPlayer(props: { org: string; endpoint: string; jobId: s
     let loaded: string | undefined;
     setUrl(undefined);
     setError(undefined);
-    blobUrl('getJobRecording', { params: { org_id: props.org, endpoint_name: props.endpoint }, query: { job_id: props.jobId } })
+    blobUrl('getJobRecording', {
+      params: { org_id: props.org, endpoint_name: props.endpoint },
+      query: { job_id: props.jobId },
+    })
       .then((objectUrl) => {
         if (!alive) {
           URL.revokeObjectURL(objectUrl);
@@ -34,7 +37,13 @@ export function RecordingPlayer(props: { org: string; endpoint: string; jobId: s
   return (
     <figure className="recording">
       {/* biome-ignore lint/a11y/useMediaCaption: a silent screen recording has no speech to caption; the figcaption says what it shows */}
-      <video controls preload="metadata" src={url} aria-label="Screen recording of the job" style={{ maxWidth: '100%' }} />
+      <video
+        controls
+        preload="metadata"
+        src={url}
+        aria-label="Screen recording of the job"
+        style={{ maxWidth: '100%' }}
+      />
       <figcaption className="muted">Screen recording (password fields are masked)</figcaption>
     </figure>
   );

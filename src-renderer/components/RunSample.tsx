@@ -20,7 +20,10 @@ export function RunSample() {
     setBusy(true);
     setError(undefined);
     try {
-      const { job_id } = await call('startJob', { params: { org_id: org, endpoint_name: endpoint }, body: { form_data: formData, ...(asksHuman && { human_in_the_loop: true }) } });
+      const { job_id } = await call('startJob', {
+        params: { org_id: org, endpoint_name: endpoint },
+        body: { form_data: formData, ...(asksHuman && { human_in_the_loop: true }) },
+      });
       navigate({ page: 'job', endpoint, jobId: job_id });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -32,8 +35,14 @@ export function RunSample() {
       <p>See a job from start to finish on a sample form Portico serves itself (nothing leaves this machine):</p>
       <div className="actions">
         {runnable.map((s) => (
-          <button key={s.sample} type="button" className={s.asks_human ? 'button' : 'button primary'} disabled={busy} title={s.description}
-            onClick={() => void run(s.endpoint_name, s.example_form_data, s.asks_human)}>
+          <button
+            key={s.sample}
+            type="button"
+            className={s.asks_human ? 'button' : 'button primary'}
+            disabled={busy}
+            title={s.description}
+            onClick={() => void run(s.endpoint_name, s.example_form_data, s.asks_human)}
+          >
             {s.asks_human ? 'Run the sample that asks you' : 'Run the sample'}
           </button>
         ))}

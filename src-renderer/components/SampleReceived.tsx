@@ -15,14 +15,22 @@ export function SampleReceived(props: { endpoint: string; reference: string | un
 }
 
 function Received(props: { org: string; reference: string }) {
-  const received = useResource(() => call('getSampleSubmission', { params: { org_id: props.org, reference: props.reference } }), `${props.org}/${props.reference}`);
+  const received = useResource(
+    () => call('getSampleSubmission', { params: { org_id: props.org, reference: props.reference } }),
+    `${props.org}/${props.reference}`,
+  );
   if (!received.data) return null;
   return (
     <section className="panel" aria-label="What the sample form received">
-      <div className="panel-title">What the sample form received <span className="muted">— {received.data.reference}</span></div>
+      <div className="panel-title">
+        What the sample form received <span className="muted">— {received.data.reference}</span>
+      </div>
       <dl className="pairs">
         {Object.entries(received.data.fields).map(([name, value]) => (
-          <div key={name}><dt>{name}</dt><dd>{value}</dd></div>
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
         ))}
       </dl>
     </section>

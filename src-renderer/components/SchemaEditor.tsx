@@ -25,7 +25,11 @@ export function SchemaEditor(props: SchemaEditorProps) {
   const bad = refused || (check !== undefined && !check.ok);
   const verdict = refused
     ? `Portico refused this schema: ${props.serverError ?? ''}`
-    : check === undefined ? 'No schema: the result is not checked.' : check.ok ? `Valid JSON Schema${check.warnings.length > 0 ? ` — ${check.warnings.join('; ')}` : ''}` : check.error;
+    : check === undefined
+      ? 'No schema: the result is not checked.'
+      : check.ok
+        ? `Valid JSON Schema${check.warnings.length > 0 ? ` — ${check.warnings.join('; ')}` : ''}`
+        : check.error;
   return (
     <div className="schema-editor">
       <div className="field">
@@ -40,14 +44,23 @@ export function SchemaEditor(props: SchemaEditorProps) {
           aria-invalid={bad}
           aria-describedby={`${props.id}-check`}
         />
-        <span id={`${props.id}-check`} className={bad ? 'check bad' : 'check good'} role="status" data-testid={`${props.id}-check`}>
+        <span
+          id={`${props.id}-check`}
+          className={bad ? 'check bad' : 'check good'}
+          role="status"
+          data-testid={`${props.id}-check`}
+        >
           {verdict}
         </span>
       </div>
       {props.kind === 'form' && (
         <section className="preview" aria-label="Form preview">
           <div className="panel-title">Preview of the form</div>
-          {check?.ok ? <SchemaForm fields={fields} values={{}} preview idPrefix={`${props.id}-preview`} /> : <p className="muted">Fix the schema to see its form.</p>}
+          {check?.ok ? (
+            <SchemaForm fields={fields} values={{}} preview idPrefix={`${props.id}-preview`} />
+          ) : (
+            <p className="muted">Fix the schema to see its form.</p>
+          )}
         </section>
       )}
     </div>

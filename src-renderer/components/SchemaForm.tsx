@@ -13,7 +13,8 @@ interface SchemaFormProps {
 export function SchemaForm(props: SchemaFormProps) {
   const { fields, values, preview = false } = props;
   const set = (name: string, value: unknown) => props.onChange?.({ ...values, [name]: value });
-  if (fields.length === 0) return <p className="muted">This schema names no fields; jobs take free-form JSON form data.</p>;
+  if (fields.length === 0)
+    return <p className="muted">This schema names no fields; jobs take free-form JSON form data.</p>;
   return (
     <div className="schema-form">
       {fields.map((field) => {
@@ -21,7 +22,15 @@ export function SchemaForm(props: SchemaFormProps) {
         const label = (
           <span className="field-label">
             {field.label}
-            {field.required && <><span className="required" aria-hidden> *</span><span className="sr-only"> (required)</span></>}
+            {field.required && (
+              <>
+                <span className="required" aria-hidden>
+                  {' '}
+                  *
+                </span>
+                <span className="sr-only"> (required)</span>
+              </>
+            )}
           </span>
         );
         const hint = field.description !== undefined ? <span className="hint">{field.description}</span> : null;
@@ -29,7 +38,13 @@ export function SchemaForm(props: SchemaFormProps) {
         if (field.kind === 'boolean') {
           return (
             <label key={field.name} className="check" htmlFor={id}>
-              <input id={id} type="checkbox" disabled={preview} checked={values[field.name] === true} onChange={(e) => set(field.name, e.target.checked)} />
+              <input
+                id={id}
+                type="checkbox"
+                disabled={preview}
+                checked={values[field.name] === true}
+                onChange={(e) => set(field.name, e.target.checked)}
+              />
               {label}
               {hint}
             </label>
@@ -46,7 +61,9 @@ export function SchemaForm(props: SchemaFormProps) {
                     type="checkbox"
                     disabled={preview}
                     checked={chosen.includes(option)}
-                    onChange={(e) => set(field.name, e.target.checked ? [...chosen, option] : chosen.filter((c) => c !== option))}
+                    onChange={(e) =>
+                      set(field.name, e.target.checked ? [...chosen, option] : chosen.filter((c) => c !== option))
+                    }
                   />
                   {option}
                 </label>
@@ -61,17 +78,35 @@ export function SchemaForm(props: SchemaFormProps) {
             <select id={id} disabled={preview} value={text} onChange={(e) => set(field.name, e.target.value)}>
               <option value="">—</option>
               {field.options.map((option) => (
-                <option key={option} value={option}>{option}</option>
+                <option key={option} value={option}>
+                  {option}
+                </option>
               ))}
             </select>
           );
         } else if (field.kind === 'textarea' || field.kind === 'json') {
           control = (
-            <textarea id={id} disabled={preview} rows={field.kind === 'json' ? 4 : 3} value={text} placeholder={field.kind === 'json' ? 'JSON' : undefined} onChange={(e) => set(field.name, e.target.value)} />
+            <textarea
+              id={id}
+              disabled={preview}
+              rows={field.kind === 'json' ? 4 : 3}
+              value={text}
+              placeholder={field.kind === 'json' ? 'JSON' : undefined}
+              onChange={(e) => set(field.name, e.target.value)}
+            />
           );
         } else {
           const type = field.kind === 'number' || field.kind === 'integer' ? 'number' : field.inputType;
-          control = <input id={id} type={type} step={field.kind === 'number' ? 'any' : undefined} disabled={preview} value={text} onChange={(e) => set(field.name, e.target.value)} />;
+          control = (
+            <input
+              id={id}
+              type={type}
+              step={field.kind === 'number' ? 'any' : undefined}
+              disabled={preview}
+              value={text}
+              onChange={(e) => set(field.name, e.target.value)}
+            />
+          );
         }
         return (
           <div key={field.name} className="field">

@@ -11,7 +11,11 @@ function shown(value: unknown): string {
 }
 
 /** Each value read from documents, with its source beside it: the document, the page, and the text quoted. */
-export function SourcedValues(props: { values: Record<string, unknown>; sources: Record<string, ValueSource>; hiddenKeys?: string[] }) {
+export function SourcedValues(props: {
+  values: Record<string, unknown>;
+  sources: Record<string, ValueSource>;
+  hiddenKeys?: string[];
+}) {
   const keys = [...new Set([...Object.keys(props.values), ...(props.hiddenKeys ?? [])])];
   if (keys.length === 0) return <p className="muted">No value was read from the documents.</p>;
   return (
@@ -20,7 +24,11 @@ export function SourcedValues(props: { values: Record<string, unknown>; sources:
       <section className="table-scroll" tabIndex={0} aria-label="Values table">
         <table className="table compact sourced-values" aria-label="Values read from the documents">
           <thead>
-            <tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Source</th></tr>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Value</th>
+              <th scope="col">Source</th>
+            </tr>
           </thead>
           <tbody>
             {keys.map((key) => {
@@ -31,7 +39,9 @@ export function SourcedValues(props: { values: Record<string, unknown>; sources:
                   <td className="mono">{key}</td>
                   <td>{hidden ? <span className="muted">hidden (secret)</span> : shown(props.values[key])}</td>
                   <td>
-                    {source === undefined ? <span className="muted">—</span> : (
+                    {source === undefined ? (
+                      <span className="muted">—</span>
+                    ) : (
                       <>
                         <span className="source-doc">{source.document}</span>
                         {source.page !== null && <span>, page {source.page}</span>}

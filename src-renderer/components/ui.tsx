@@ -40,7 +40,11 @@ export function PageHeader(props: { title: ReactNode; subtitle?: ReactNode; acti
 export function StatusBadge(props: { status: JobStatus }) {
   const reachable = useConsole((s) => s.reachable);
   if (!reachable && isActive(props.status)) {
-    return <span className="status status-unknown" title={`Last known: ${statusLabel[props.status]}`}>Unknown — Portico is not reachable</span>;
+    return (
+      <span className="status status-unknown" title={`Last known: ${statusLabel[props.status]}`}>
+        Unknown — Portico is not reachable
+      </span>
+    );
   }
   return <span className={`status status-${props.status}`}>{statusLabel[props.status]}</span>;
 }
@@ -53,7 +57,10 @@ export function Loading(props: { what: string }) {
 export function SecretOnce(props: { label: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   const copy = () => {
-    void navigator.clipboard?.writeText(props.secret).then(() => setCopied(true), () => setCopied(false));
+    void navigator.clipboard?.writeText(props.secret).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
   };
   return (
     <div className="secret-once" role="status">
@@ -61,9 +68,15 @@ export function SecretOnce(props: { label: string; secret: string; onDone: () =>
         <strong>{props.label}</strong> — copy it now: it is shown only this once.
       </p>
       <div className="secret-row">
-        <code className="secret" data-testid="secret">{props.secret}</code>
-        <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
-        <button type="button" className="ghost" onClick={props.onDone}>Done</button>
+        <code className="secret" data-testid="secret">
+          {props.secret}
+        </code>
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" className="ghost" onClick={props.onDone}>
+          Done
+        </button>
       </div>
     </div>
   );
@@ -84,10 +97,20 @@ export function ConfirmButton(props: { label: string; confirm: string; onConfirm
   }
   return (
     <span className="confirm">
-      <button type="button" className="danger" ref={focusOnMount} onClick={() => { setAsking(false); props.onConfirm(); }}>
+      <button
+        type="button"
+        className="danger"
+        ref={focusOnMount}
+        onClick={() => {
+          setAsking(false);
+          props.onConfirm();
+        }}
+      >
         {props.confirm}
       </button>
-      <button type="button" className="ghost" onClick={() => setAsking(false)}>Keep</button>
+      <button type="button" className="ghost" onClick={() => setAsking(false)}>
+        Keep
+      </button>
     </span>
   );
 }

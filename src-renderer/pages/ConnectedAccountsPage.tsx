@@ -6,7 +6,10 @@ import { formatWhen } from '../format.ts';
 import { useAction, useResource } from '../hooks.ts';
 import { useConsole } from '../store.ts';
 
-const STATUS_LABEL: Record<ConnectedAccountStatus, string> = { connected: 'Connected', needs_reconnect: 'Needs reconnecting' };
+const STATUS_LABEL: Record<ConnectedAccountStatus, string> = {
+  connected: 'Connected',
+  needs_reconnect: 'Needs reconnecting',
+};
 const PRESETS = new Set(['google', 'microsoft']);
 
 /**
@@ -48,10 +51,16 @@ function ConnectForm(props: { apps: OAuthApp[]; connect: ReturnType<typeof useCo
       <label>
         OAuth app
         <select value={chosen} onChange={(e) => setAppId(e.target.value)}>
-          {props.apps.map((app) => <option key={app.id} value={app.id}>{app.id}</option>)}
+          {props.apps.map((app) => (
+            <option key={app.id} value={app.id}>
+              {app.id}
+            </option>
+          ))}
         </select>
       </label>
-      <button type="submit" className="primary" disabled={connect.busy || chosen === ''}>{connect.busy ? 'Opening…' : 'Connect'}</button>
+      <button type="submit" className="primary" disabled={connect.busy || chosen === ''}>
+        {connect.busy ? 'Opening…' : 'Connect'}
+      </button>
       <span className="muted small">Sign in at the provider in the new tab; this list updates when you are back.</span>
     </form>
   );
@@ -83,23 +92,38 @@ function OAuthAppsSection(props: { apps: OAuthApp[]; onChange: () => void }) {
           ...(scopes.trim() !== '' && { scopes: scopes.trim() }),
         },
       });
-      for (const set of [setId, setClientId, setClientSecret, setAuthorizeUrl, setTokenUrl, setUserinfoUrl, setScopes]) set('');
+      for (const set of [setId, setClientId, setClientSecret, setAuthorizeUrl, setTokenUrl, setUserinfoUrl, setScopes])
+        set('');
       props.onChange();
     });
   };
   return (
     <section className="section" aria-labelledby="oauth-apps-title">
       <h2 id="oauth-apps-title">OAuth apps</h2>
-      <p className="muted">Apps registered with a provider; <code>google</code> and <code>microsoft</code> need only a client id and secret. Client secrets stay in the keychain.</p>
+      <p className="muted">
+        Apps registered with a provider; <code>google</code> and <code>microsoft</code> need only a client id and
+        secret. Client secrets stay in the keychain.
+      </p>
       {props.apps.length > 0 && (
         <ul className="plain-list">
           {props.apps.map((app) => (
             <li key={app.id} data-oauth-app={app.id}>
-              <strong>{app.id}</strong> <span className="muted">client {app.client_id}{app.has_client_secret ? ', secret stored' : ''}; scopes {app.scopes.join(' ') || '—'}</span>{' '}
-              <ConfirmButton label="Remove" confirm={`Remove OAuth app ${app.id}`} disabled={remove.busy} onConfirm={() => void remove.run(async () => {
-                await call('deleteOAuthApp', { params: { oauth_app_id: app.id } });
-                props.onChange();
-              })} />
+              <strong>{app.id}</strong>{' '}
+              <span className="muted">
+                client {app.client_id}
+                {app.has_client_secret ? ', secret stored' : ''}; scopes {app.scopes.join(' ') || '—'}
+              </span>{' '}
+              <ConfirmButton
+                label="Remove"
+                confirm={`Remove OAuth app ${app.id}`}
+                disabled={remove.busy}
+                onConfirm={() =>
+                  void remove.run(async () => {
+                    await call('deleteOAuthApp', { params: { oauth_app_id: app.id } });
+                    props.onChange();
+                  })
+                }
+              />
             </li>
           ))}
         </ul>
@@ -108,7 +132,13 @@ function OAuthAppsSection(props: { apps: OAuthApp[]; onChange: () => void }) {
       <form className="panel form-grid" onSubmit={submit} aria-label="Add an OAuth app">
         <label>
           App id
-          <input required maxLength={64} value={id} onChange={(e) => setId(e.target.value)} placeholder="google, microsoft or your own" />
+          <input
+            required
+            maxLength={64}
+            value={id}
+            onChange={(e) => setId(e.target.value)}
+            placeholder="google, microsoft or your own"
+          />
         </label>
         <label>
           Client id
@@ -116,11 +146,20 @@ function OAuthAppsSection(props: { apps: OAuthApp[]; onChange: () => void }) {
         </label>
         <label>
           Client secret
-          <input type="password" autoComplete="off" value={clientSecret} onChange={(e) => setClientSecret(e.target.value)} />
+          <input
+            type="password"
+            autoComplete="off"
+            value={clientSecret}
+            onChange={(e) => setClientSecret(e.target.value)}
+          />
         </label>
         <label>
           Scopes
-          <input value={scopes} onChange={(e) => setScopes(e.target.value)} placeholder={preset ? "The preset's" : 'openid email'} />
+          <input
+            value={scopes}
+            onChange={(e) => setScopes(e.target.value)}
+            placeholder={preset ? "The preset's" : 'openid email'}
+          />
         </label>
         {!preset && (
           <>
@@ -139,7 +178,9 @@ function OAuthAppsSection(props: { apps: OAuthApp[]; onChange: () => void }) {
           </>
         )}
         <div>
-          <button type="submit" disabled={add.busy}>{add.busy ? 'Saving…' : 'Add OAuth app'}</button>
+          <button type="submit" disabled={add.busy}>
+            {add.busy ? 'Saving…' : 'Add OAuth app'}
+          </button>
         </div>
         <ErrorNote detail={add.error} />
       </form>
@@ -164,7 +205,10 @@ export function ConnectedAccountsPage() {
   const appList = apps.data?.oauth_apps ?? [];
   return (
     <section className="page">
-      <PageHeader title="Connected accounts" subtitle="Accounts you signed in to through OAuth (user local). Tokens stay in the keychain and are never shown." />
+      <PageHeader
+        title="Connected accounts"
+        subtitle="Accounts you signed in to through OAuth (user local). Tokens stay in the keychain and are never shown."
+      />
       <ConnectForm apps={appList} connect={connect} />
       <ErrorNote detail={connect.error} />
       <ErrorNote detail={action.error} />
@@ -180,20 +224,42 @@ export function ConnectedAccountsPage() {
         <section className="table-scroll" tabIndex={0} aria-label="Connected accounts table">
           <table className="table">
             <thead>
-              <tr><th>Account</th><th>App</th><th>Status</th><th>Connected</th><th aria-label="Actions" /></tr>
+              <tr>
+                <th>Account</th>
+                <th>App</th>
+                <th>Status</th>
+                <th>Connected</th>
+                <th aria-label="Actions" />
+              </tr>
             </thead>
             <tbody>
               {list.map((account) => (
                 <tr key={account.id} data-account={account.id}>
                   <td>{account.oauth_user_name}</td>
                   <td>{account.oauth_app_id}</td>
-                  <td><span className={`status account-${account.status}`} data-testid="account-status">{STATUS_LABEL[account.status]}</span></td>
+                  <td>
+                    <span className={`status account-${account.status}`} data-testid="account-status">
+                      {STATUS_LABEL[account.status]}
+                    </span>
+                  </td>
                   <td>{formatWhen(account.created_at)}</td>
                   <td className="row-actions">
                     {account.status === 'needs_reconnect' && (
-                      <button type="button" disabled={connect.busy} onClick={() => connect.start(account.oauth_app_id)} aria-label={`Reconnect ${account.oauth_user_name}`}>Reconnect</button>
+                      <button
+                        type="button"
+                        disabled={connect.busy}
+                        onClick={() => connect.start(account.oauth_app_id)}
+                        aria-label={`Reconnect ${account.oauth_user_name}`}
+                      >
+                        Reconnect
+                      </button>
                     )}
-                    <ConfirmButton label="Remove" confirm={`Remove account ${account.oauth_user_name}`} disabled={action.busy} onConfirm={() => void remove(account)} />
+                    <ConfirmButton
+                      label="Remove"
+                      confirm={`Remove account ${account.oauth_user_name}`}
+                      disabled={action.busy}
+                      onConfirm={() => void remove(account)}
+                    />
                   </td>
                 </tr>
               ))}

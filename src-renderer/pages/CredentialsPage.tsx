@@ -32,7 +32,10 @@ function NewCredentialForm(props: { onCreated: (name: string) => void }) {
       if (gmail !== '') body.gmail_oauth_account_id = gmail;
       const number = phone.trim();
       if (number !== '') {
-        const id = addedPhone?.number === number ? addedPhone.id : (await call('createPhoneNumber', { body: { phone_number: number } })).id;
+        const id =
+          addedPhone?.number === number
+            ? addedPhone.id
+            : (await call('createPhoneNumber', { body: { phone_number: number } })).id;
         setAddedPhone({ number, id });
         body.phone_number_id = id;
       }
@@ -53,11 +56,22 @@ function NewCredentialForm(props: { onCreated: (name: string) => void }) {
     <form className="panel form-grid" onSubmit={submit} aria-label="New credential">
       <label>
         Service name
-        <input required maxLength={200} value={serviceName} onChange={(e) => setServiceName(e.target.value)} placeholder="Acme supplier portal" />
+        <input
+          required
+          maxLength={200}
+          value={serviceName}
+          onChange={(e) => setServiceName(e.target.value)}
+          placeholder="Acme supplier portal"
+        />
       </label>
       <label>
         Site address
-        <input type="url" value={serviceUrl} onChange={(e) => setServiceUrl(e.target.value)} placeholder="https://portal.example.com" />
+        <input
+          type="url"
+          value={serviceUrl}
+          onChange={(e) => setServiceUrl(e.target.value)}
+          placeholder="https://portal.example.com"
+        />
       </label>
       <label>
         Username or email
@@ -65,11 +79,24 @@ function NewCredentialForm(props: { onCreated: (name: string) => void }) {
       </label>
       <label>
         Password
-        <input type="password" autoComplete="new-password" maxLength={1024} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          type="password"
+          autoComplete="new-password"
+          maxLength={1024}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       <label>
         TOTP secret
-        <input type="password" autoComplete="off" maxLength={128} value={totp} onChange={(e) => setTotp(e.target.value)} placeholder="Base32 key the site showed with its QR code" />
+        <input
+          type="password"
+          autoComplete="off"
+          maxLength={128}
+          value={totp}
+          onChange={(e) => setTotp(e.target.value)}
+          placeholder="Base32 key the site showed with its QR code"
+        />
       </label>
       <label>
         Phone number for SMS codes
@@ -80,13 +107,17 @@ function NewCredentialForm(props: { onCreated: (name: string) => void }) {
         <select value={gmail} onChange={(e) => setGmail(e.target.value)}>
           <option value="">None</option>
           {connected.map((account) => (
-            <option key={account.id} value={account.id}>{account.oauth_user_name} ({account.oauth_app_id})</option>
+            <option key={account.id} value={account.id}>
+              {account.oauth_user_name} ({account.oauth_app_id})
+            </option>
           ))}
         </select>
       </label>
       <p className="muted small">Secrets go to the system keychain and are never shown again, here or by the API.</p>
       <div>
-        <button type="submit" className="primary" disabled={create.busy || serviceName.trim() === ''}>{create.busy ? 'Saving…' : 'Save credential'}</button>
+        <button type="submit" className="primary" disabled={create.busy || serviceName.trim() === ''}>
+          {create.busy ? 'Saving…' : 'Save credential'}
+        </button>
       </div>
       <ErrorNote detail={create.error} />
     </form>
@@ -107,7 +138,10 @@ export function CredentialsPage() {
   const credentials = list.data ?? [];
   return (
     <section className="page">
-      <PageHeader title="Credentials" subtitle="Sign-ins that automations use in the default workspace. Passwords and TOTP keys stay in the keychain." />
+      <PageHeader
+        title="Credentials"
+        subtitle="Sign-ins that automations use in the default workspace. Passwords and TOTP keys stay in the keychain."
+      />
       <NewCredentialForm
         onCreated={(name) => {
           showToast(`Credential ${name} saved`);
@@ -127,7 +161,12 @@ export function CredentialsPage() {
         <section className="table-scroll" tabIndex={0} aria-label="Credentials table">
           <table className="table">
             <thead>
-              <tr><th>Service</th><th>Username or email</th><th>Id</th><th aria-label="Actions" /></tr>
+              <tr>
+                <th>Service</th>
+                <th>Username or email</th>
+                <th>Id</th>
+                <th aria-label="Actions" />
+              </tr>
             </thead>
             <tbody>
               {credentials.map((credential) => (
@@ -136,7 +175,12 @@ export function CredentialsPage() {
                   <td>{credential.username_or_email ?? <span className="muted">—</span>}</td>
                   <td className="mono">{credential.id}</td>
                   <td className="row-actions">
-                    <ConfirmButton label="Delete" confirm={`Delete credential ${credential.service_name}`} disabled={action.busy} onConfirm={() => void remove(credential)} />
+                    <ConfirmButton
+                      label="Delete"
+                      confirm={`Delete credential ${credential.service_name}`}
+                      disabled={action.busy}
+                      onConfirm={() => void remove(credential)}
+                    />
                   </td>
                 </tr>
               ))}

@@ -21,7 +21,10 @@ function referenceOf(result: unknown): string | undefined {
   return typeof reference === 'string' ? reference : undefined;
 }
 
-function newest(polled: JobStatusResponse | undefined, pushed: JobStatusResponse | undefined): JobStatusResponse | undefined {
+function newest(
+  polled: JobStatusResponse | undefined,
+  pushed: JobStatusResponse | undefined,
+): JobStatusResponse | undefined {
   if (polled === undefined || pushed === undefined) return polled ?? pushed;
   return Date.parse(pushed.updated_at) >= Date.parse(polled.updated_at) ? pushed : polled;
 }
@@ -51,8 +54,12 @@ function submissionOf(job: JobStatusResponse): JobEventData<'submission'> | unde
 
 /** Each question the job asked, with the answer it got (undefined while none came). */
 function questionHistory(job: JobStatusResponse): { question: QuestionData; answer: string | undefined; at: string }[] {
-  const answers = new Map(job.events.flatMap((e) => (e.type === 'answer' ? [[e.data.question_id, e.data.answer] as const] : [])));
-  return job.events.flatMap((e) => (e.type === 'question' ? [{ question: e.data, answer: answers.get(e.data.question_id), at: e.timestamp }] : []));
+  const answers = new Map(
+    job.events.flatMap((e) => (e.type === 'answer' ? [[e.data.question_id, e.data.answer] as const] : [])),
+  );
+  return job.events.flatMap((e) =>
+    e.type === 'question' ? [{ question: e.data, answer: answers.get(e.data.question_id), at: e.timestamp }] : [],
+  );
 }
 
 /** The description the engine gives the screenshot it takes when a job fails (engine/jobs/jobRun.ts). */
@@ -63,7 +70,8 @@ function captionsOf(job: JobStatusResponse, shots: number): ShotCaption[] {
   const steps = job.events.flatMap((e) => (e.type === 'step' ? [e.data] : []));
   return Array.from({ length: shots }, (_, index) => {
     const description = steps[index]?.description ?? '';
-    if (job.status === 'failed' && index === shots - 1 && description === FAILURE_STEP) return { title: 'Failure screenshot', caption: 'the page when the job failed' };
+    if (job.status === 'failed' && index === shots - 1 && description === FAILURE_STEP)
+      return { title: 'Failure screenshot', caption: 'the page when the job failed' };
     return { title: `Step ${index + 1}`, caption: description };
   });
 }
@@ -96,19 +104,45 @@ function RunAgain(props: { org: string; endpoint: string; job: JobStatusResponse
   const start = () => (hiddenKeys.length > 0 && !asking ? setAsking(true) : void again());
   return (
     <>
-      <button type="button" className="ghost" disabled={action.busy} onClick={start} title="Start this portal again with the same input data and options">Run again</button>
+      <button
+        type="button"
+        className="ghost"
+        disabled={action.busy}
+        onClick={start}
+        title="Start this portal again with the same input data and options"
+      >
+        Run again
+      </button>
       {asking && (
-        <form className="inline-form wrap" aria-label="Values to type again" onSubmit={(e) => { e.preventDefault(); void again(); }}>
+        <form
+          className="inline-form wrap"
+          aria-label="Values to type again"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void again();
+          }}
+        >
           {hiddenKeys.map((key) => (
             <label key={key}>
               {key}
-              <input type="password" autoComplete="off" value={secrets[key] ?? ''} onChange={(e) => setSecrets({ ...secrets, [key]: e.target.value })} />
+              <input
+                type="password"
+                autoComplete="off"
+                value={secrets[key] ?? ''}
+                onChange={(e) => setSecrets({ ...secrets, [key]: e.target.value })}
+              />
             </label>
           ))}
-          <button type="submit" className="primary" disabled={action.busy}>Run with these</button>
+          <button type="submit" className="primary" disabled={action.busy}>
+            Run with these
+          </button>
         </form>
       )}
-      {action.error !== undefined && <span className="error-text" role="alert">Not started: {action.error}</span>}
+      {action.error !== undefined && (
+        <span className="error-text" role="alert">
+          Not started: {action.error}
+        </span>
+      )}
     </>
   );
 }
@@ -121,7 +155,12 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   // Status is pushed over the log stream while it is connected; the page polls only while it is not.
   const stream = useJobStream(org, props.endpoint, props.jobId);
   const pollMs = stream.pushing || stream.state === 'ended' ? undefined : 1000;
-  const job = useResource(() => call('getJobStatus', jobArgs), `${org}/${props.endpoint}/${props.jobId}`, pollMs, (status) => isActive(status.status));
+  const job = useResource(
+    () => call('getJobStatus', jobArgs),
+    `${org}/${props.endpoint}/${props.jobId}`,
+    pollMs,
+    (status) => isActive(status.status),
+  );
   const cancel = useAction();
   const fileDownload = useAction();
   const now = useNow(1000);
@@ -140,7 +179,9 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
 
   // While Portico does not answer, what the job is doing now is unknown: no live view, no question to answer.
   const active = isActive(data.status) && reachable;
-  const elapsed = data.started_at ? (data.completed_at ? Date.parse(data.completed_at) : now) - Date.parse(data.started_at) : 0;
+  const elapsed = data.started_at
+    ? (data.completed_at ? Date.parse(data.completed_at) : now) - Date.parse(data.started_at)
+    : 0;
   const question = reachable ? pendingQuestion(data) : undefined;
   // Every screenshot is a step, the one taken when a job fails included.
   const shots = data.steps;
@@ -157,7 +198,9 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
   const doDownload = (what: 'downloads' | 'screenshots' | 'recording') =>
     void fileDownload.run(() => {
       if (what === 'recording') return downloadFile(`recording_${props.jobId}.webm`, 'getJobRecording', jobArgs);
-      return what === 'downloads' ? downloadFile(`downloads_${props.jobId}.zip`, 'getJobDownloads', jobArgs) : downloadFile(`screenshots_${props.jobId}.tar.gz`, 'getJobScreenshots', jobArgs);
+      return what === 'downloads'
+        ? downloadFile(`downloads_${props.jobId}.zip`, 'getJobDownloads', jobArgs)
+        : downloadFile(`screenshots_${props.jobId}.tar.gz`, 'getJobScreenshots', jobArgs);
     });
 
   return (
@@ -173,33 +216,79 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
             <a href={routeHash({ page: 'jobs' })}>← All jobs</a> · <span className="mono">{data.job_id}</span>
           </>
         }
-        actions={active ? <ConfirmButton label="Cancel job" confirm="Yes, cancel it" onConfirm={() => void doCancel()} disabled={cancel.busy} /> : <RunAgain org={org} endpoint={props.endpoint} job={data} />}
+        actions={
+          active ? (
+            <ConfirmButton
+              label="Cancel job"
+              confirm="Yes, cancel it"
+              onConfirm={() => void doCancel()}
+              disabled={cancel.busy}
+            />
+          ) : (
+            <RunAgain org={org} endpoint={props.endpoint} job={data} />
+          )
+        }
       />
       <ErrorNote detail={cancel.error} />
       <ErrorNote detail={job.error} title="Could not refresh:" />
 
       <section className="stats" aria-label="Progress">
-        <div className="stat"><span className="stat-value" data-testid="steps">{data.steps}</span><span className="stat-label">steps</span></div>
-        <div className="stat"><span className="stat-value">{data.started_at ? formatDuration(elapsed) : '—'}</span><span className="stat-label">{active ? 'elapsed' : 'duration'}</span></div>
-        <div className="stat"><span className="stat-value">{data.credits}</span><span className="stat-label">credits</span></div>
-        <div className="stat"><span className="stat-value mono small">{data.orchestrator_model}</span><span className="stat-label">model</span></div>
-        {active && <div className={`progress ${data.status}`} aria-hidden><span /></div>}
+        <div className="stat">
+          <span className="stat-value" data-testid="steps">
+            {data.steps}
+          </span>
+          <span className="stat-label">steps</span>
+        </div>
+        <div className="stat">
+          <span className="stat-value">{data.started_at ? formatDuration(elapsed) : '—'}</span>
+          <span className="stat-label">{active ? 'elapsed' : 'duration'}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-value">{data.credits}</span>
+          <span className="stat-label">credits</span>
+        </div>
+        <div className="stat">
+          <span className="stat-value mono small">{data.orchestrator_model}</span>
+          <span className="stat-label">model</span>
+        </div>
+        {active && (
+          <div className={`progress ${data.status}`} aria-hidden>
+            <span />
+          </div>
+        )}
       </section>
 
-      {question && <QuestionCard org={org} endpoint={props.endpoint} jobId={data.job_id} question={question} onAnswered={() => { showToast('Answer sent'); job.reload(); }} />}
+      {question && (
+        <QuestionCard
+          org={org}
+          endpoint={props.endpoint}
+          jobId={data.job_id}
+          question={question}
+          onAnswered={() => {
+            showToast('Answer sent');
+            job.reload();
+          }}
+        />
+      )}
 
       {data.status === 'failed' && data.error !== null && (
         <div className="failure" role="alert">
           <strong>The job failed.</strong> {data.error}
         </div>
       )}
-      {data.status === 'cancelled' && <div className="notice">This job was cancelled{data.error ? `: ${data.error}` : ''}.</div>}
-      {data.status === 'queued' && <div className="notice">Waiting for a free slot or for its browser profile to be released.</div>}
+      {data.status === 'cancelled' && (
+        <div className="notice">This job was cancelled{data.error ? `: ${data.error}` : ''}.</div>
+      )}
+      {data.status === 'queued' && (
+        <div className="notice">Waiting for a free slot or for its browser profile to be released.</div>
+      )}
 
       <div className="job-grid">
         {data.browser_url !== null && active && (
           <div className="panel live-panel">
-            <div className="panel-title">Live browser <span className="muted">— click to take over</span></div>
+            <div className="panel-title">
+              Live browser <span className="muted">— click to take over</span>
+            </div>
             <iframe className="live" title="Live view of the job's browser" src={pageUrl(data.browser_url)} />
           </div>
         )}
@@ -209,7 +298,14 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
             <JsonBlock value={data.result} label="Result JSON" />
             {data.downloads_link !== null && (
               <p>
-                <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('downloads')}>Download the files this job fetched</button>
+                <button
+                  type="button"
+                  className="ghost"
+                  disabled={fileDownload.busy}
+                  onClick={() => doDownload('downloads')}
+                >
+                  Download the files this job fetched
+                </button>
               </p>
             )}
           </div>
@@ -222,13 +318,25 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
 
       {extraction && (
         <section className="panel" aria-label="Read from documents">
-          <div className="panel-title">Read from documents <span className="muted">— {extraction.extractor}</span></div>
-          <p className="small"><a href={routeHash({ page: 'documents', bundleId: extraction.document_bundle_id })}>Open the document bundle</a></p>
-          <SourcedValues values={extraction.form_data} sources={extraction.sources} hiddenKeys={extraction.hidden_keys} />
+          <div className="panel-title">
+            Read from documents <span className="muted">— {extraction.extractor}</span>
+          </div>
+          <p className="small">
+            <a href={routeHash({ page: 'documents', bundleId: extraction.document_bundle_id })}>
+              Open the document bundle
+            </a>
+          </p>
+          <SourcedValues
+            values={extraction.form_data}
+            sources={extraction.sources}
+            hiddenKeys={extraction.hidden_keys}
+          />
           {extraction.missing.length > 0 && (
             <ul className="missing-keys" aria-label="Not settled by the documents">
               {extraction.missing.map((key) => (
-                <li key={key}><span className="mono">{key}</span>: {extraction.reasons[key] ?? 'nothing in the documents gives it'}</li>
+                <li key={key}>
+                  <span className="mono">{key}</span>: {extraction.reasons[key] ?? 'nothing in the documents gives it'}
+                </li>
               ))}
             </ul>
           )}
@@ -238,20 +346,39 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
       <div className="job-grid">
         <div className="panel">
           <div className="panel-title">Input data</div>
-          {input?.form_data ? <JsonBlock value={input.form_data} label="Input data" /> : <p className="muted">Not recorded for this job.</p>}
+          {input?.form_data ? (
+            <JsonBlock value={input.form_data} label="Input data" />
+          ) : (
+            <p className="muted">Not recorded for this job.</p>
+          )}
           {input?.max_turns !== undefined && (
-            <p className="muted small">At most {input.max_turns} steps, {input.timeout_minutes} min; {input.human_in_the_loop ? 'asks you when data is missing' : 'fails instead of asking'}.</p>
+            <p className="muted small">
+              At most {input.max_turns} steps, {input.timeout_minutes} min;{' '}
+              {input.human_in_the_loop ? 'asks you when data is missing' : 'fails instead of asking'}.
+            </p>
           )}
         </div>
         <div className="panel">
           <div className="panel-title">Questions and answers</div>
-          {history.length === 0 ? <p className="muted">The job asked nothing.</p> : (
+          {history.length === 0 ? (
+            <p className="muted">The job asked nothing.</p>
+          ) : (
             <ol className="qa-history" aria-label="Questions and answers">
               {history.map((entry) => (
                 <li key={entry.question.question_id}>
                   <strong>{entry.question.question}</strong>
                   {entry.question.message !== '' && <span className="muted"> — {entry.question.message}</span>}
-                  <div>{entry.answer !== undefined ? <>Answered: <span className="answer">{entry.answer}</span></> : <span className="muted">{data.status === 'waiting_for_input' ? 'Waiting for your answer' : 'Not answered'}</span>}</div>
+                  <div>
+                    {entry.answer !== undefined ? (
+                      <>
+                        Answered: <span className="answer">{entry.answer}</span>
+                      </>
+                    ) : (
+                      <span className="muted">
+                        {data.status === 'waiting_for_input' ? 'Waiting for your answer' : 'Not answered'}
+                      </span>
+                    )}
+                  </div>
                 </li>
               ))}
             </ol>
@@ -263,15 +390,40 @@ export function JobPage(props: { endpoint: string; jobId: string }) {
         <div className="panel-title">Screenshots</div>
         {!active && data.has_screenshots && (
           <p>
-            <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('screenshots')}>Download screenshots</button>
+            <button
+              type="button"
+              className="ghost"
+              disabled={fileDownload.busy}
+              onClick={() => doDownload('screenshots')}
+            >
+              Download screenshots
+            </button>
             {data.video_recording_url !== null && (
-              <> <button type="button" className="ghost" disabled={fileDownload.busy} onClick={() => doDownload('recording')}>Download the screen recording</button></>
+              <>
+                {' '}
+                <button
+                  type="button"
+                  className="ghost"
+                  disabled={fileDownload.busy}
+                  onClick={() => doDownload('recording')}
+                >
+                  Download the screen recording
+                </button>
+              </>
             )}
           </p>
         )}
         <ErrorNote detail={fileDownload.error} title="Could not download:" />
-        <Filmstrip org={org} endpoint={props.endpoint} jobId={data.job_id} count={shots} captions={captionsOf(data, shots)} />
-        {!active && data.video_recording_url !== null && <RecordingPlayer org={org} endpoint={props.endpoint} jobId={data.job_id} />}
+        <Filmstrip
+          org={org}
+          endpoint={props.endpoint}
+          jobId={data.job_id}
+          count={shots}
+          captions={captionsOf(data, shots)}
+        />
+        {!active && data.video_recording_url !== null && (
+          <RecordingPlayer org={org} endpoint={props.endpoint} jobId={data.job_id} />
+        )}
       </div>
     </section>
   );

@@ -15,7 +15,11 @@ export function JobsPage() {
   const [endpoint, setEndpoint] = useState('');
   const now = useNow(1000);
   const query = { limit: 200, ...(status !== '' && { status }), ...(endpoint !== '' && { endpoint_name: endpoint }) };
-  const jobs = useResource(() => call('listJobSummaries', { params: { org_id: org }, query }), `${org}?${JSON.stringify(query)}`, 2000);
+  const jobs = useResource(
+    () => call('listJobSummaries', { params: { org_id: org }, query }),
+    `${org}?${JSON.stringify(query)}`,
+    2000,
+  );
   const portals = useResource(() => call('listPortals', { params: { org_id: org } }), org);
 
   const filters = (
@@ -25,7 +29,9 @@ export function JobsPage() {
         <select value={status} onChange={(e) => setStatus(e.target.value as JobStatus | '')}>
           <option value="">All</option>
           {(Object.keys(statusLabel) as JobStatus[]).map((s) => (
-            <option key={s} value={s}>{statusLabel[s]}</option>
+            <option key={s} value={s}>
+              {statusLabel[s]}
+            </option>
           ))}
         </select>
       </label>
@@ -34,7 +40,9 @@ export function JobsPage() {
         <select value={endpoint} onChange={(e) => setEndpoint(e.target.value)}>
           <option value="">All</option>
           {(portals.data ?? []).map((p) => (
-            <option key={p.id} value={p.endpoint_name}>{p.endpoint_name}</option>
+            <option key={p.id} value={p.endpoint_name}>
+              {p.endpoint_name}
+            </option>
           ))}
         </select>
       </label>
@@ -47,7 +55,11 @@ export function JobsPage() {
     <section className="page">
       <PageHeader
         title="Jobs"
-        subtitle={jobs.data ? `${jobs.data.total} job${jobs.data.total === 1 ? '' : 's'}${waiting > 0 ? ` · ${waiting} waiting for an answer` : ''}` : 'Every job of this organization, live'}
+        subtitle={
+          jobs.data
+            ? `${jobs.data.total} job${jobs.data.total === 1 ? '' : 's'}${waiting > 0 ? ` · ${waiting} waiting for an answer` : ''}`
+            : 'Every job of this organization, live'
+        }
         actions={filters}
       />
       <ErrorNote detail={jobs.error} />
@@ -58,8 +70,8 @@ export function JobsPage() {
             <>
               <RunSample />
               <p>
-                Open a <a href={routeHash({ page: 'portals' })}>portal</a> and press <em>Run a job</em>, or start one from a script with{' '}
-                <code>POST /jobs/{org}/&lt;endpoint&gt;/start</code>.
+                Open a <a href={routeHash({ page: 'portals' })}>portal</a> and press <em>Run a job</em>, or start one
+                from a script with <code>POST /jobs/{org}/&lt;endpoint&gt;/start</code>.
               </p>
             </>
           ) : (
@@ -69,43 +81,47 @@ export function JobsPage() {
       )}
       {list.length > 0 && (
         <>
-        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
-        <section className="table-scroll" tabIndex={0} aria-label="Jobs table">
-          <table className="table jobs-table">
-          <thead>
-            <tr>
-              <th>Status</th>
-              <th>Portal</th>
-              <th>Model</th>
-              <th className="num">Steps</th>
-              <th className="num">Duration</th>
-              <th className="num">Credits</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((job) => {
-              const end = job.completed_at ? Date.parse(job.completed_at) : now;
-              const duration = job.started_at ? formatDuration(end - Date.parse(job.started_at)) : '—';
-              const href = routeHash({ page: 'job', endpoint: endpointOf(job.portal_id), jobId: job.job_id });
-              return (
-                <tr key={job.job_id} className={job.status === 'waiting_for_input' ? 'attention' : undefined}>
-                  <td><StatusBadge status={job.status} /></td>
-                  <td>
-                    <a className="row-link" href={href}>{endpointOf(job.portal_id)}</a>
-                    <span className="id">{job.job_id.slice(0, 8)}</span>
-                  </td>
-                  <td className="mono">{job.orchestrator_model}</td>
-                  <td className="num">{job.steps}</td>
-                  <td className="num">{duration}</td>
-                  <td className="num">{job.credits}</td>
-                  <td title={new Date(job.created_at).toLocaleString()}>{formatWhen(job.created_at, now)}</td>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+          <section className="table-scroll" tabIndex={0} aria-label="Jobs table">
+            <table className="table jobs-table">
+              <thead>
+                <tr>
+                  <th>Status</th>
+                  <th>Portal</th>
+                  <th>Model</th>
+                  <th className="num">Steps</th>
+                  <th className="num">Duration</th>
+                  <th className="num">Credits</th>
+                  <th>Created</th>
                 </tr>
-              );
-            })}
-          </tbody>
-          </table>
-        </section>
+              </thead>
+              <tbody>
+                {list.map((job) => {
+                  const end = job.completed_at ? Date.parse(job.completed_at) : now;
+                  const duration = job.started_at ? formatDuration(end - Date.parse(job.started_at)) : '—';
+                  const href = routeHash({ page: 'job', endpoint: endpointOf(job.portal_id), jobId: job.job_id });
+                  return (
+                    <tr key={job.job_id} className={job.status === 'waiting_for_input' ? 'attention' : undefined}>
+                      <td>
+                        <StatusBadge status={job.status} />
+                      </td>
+                      <td>
+                        <a className="row-link" href={href}>
+                          {endpointOf(job.portal_id)}
+                        </a>
+                        <span className="id">{job.job_id.slice(0, 8)}</span>
+                      </td>
+                      <td className="mono">{job.orchestrator_model}</td>
+                      <td className="num">{job.steps}</td>
+                      <td className="num">{duration}</td>
+                      <td className="num">{job.credits}</td>
+                      <td title={new Date(job.created_at).toLocaleString()}>{formatWhen(job.created_at, now)}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </section>
         </>
       )}
     </section>

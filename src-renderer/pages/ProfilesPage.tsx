@@ -22,13 +22,24 @@ function LoginSession(props: { session: ProfileSession; name: string; onClosed: 
     <div className="panel login-session">
       <div className="panel-title">
         Logging in to <strong>{props.name}</strong>
-        <span className="muted"> — sign in to the sites this profile needs, then save. A browser window may also have opened on this computer.</span>
+        <span className="muted">
+          {' '}
+          — sign in to the sites this profile needs, then save. A browser window may also have opened on this computer.
+        </span>
       </div>
-      <iframe className="live" title={`Live view of the login browser for ${props.name}`} src={pageUrl(props.session.live_url)} />
+      <iframe
+        className="live"
+        title={`Live view of the login browser for ${props.name}`}
+        src={pageUrl(props.session.live_url)}
+      />
       <ErrorNote detail={close.error} />
       <div className="form-actions">
-        <button type="button" className="primary" onClick={() => void doClose()} disabled={close.busy}>{close.busy ? 'Saving…' : 'Save and close'}</button>
-        <span className="muted">Left idle, it saves and closes itself at {new Date(props.session.expires_at).toLocaleTimeString()}.</span>
+        <button type="button" className="primary" onClick={() => void doClose()} disabled={close.busy}>
+          {close.busy ? 'Saving…' : 'Save and close'}
+        </button>
+        <span className="muted">
+          Left idle, it saves and closes itself at {new Date(props.session.expires_at).toLocaleTimeString()}.
+        </span>
       </div>
     </div>
   );
@@ -36,10 +47,17 @@ function LoginSession(props: { session: ProfileSession; name: string; onClosed: 
 
 /** The page a profile's login last started at, kept in this browser so "Log in again" can offer it. */
 const loginUrlKey = (org: string, profileId: string) => `portico.loginUrl.${org}.${profileId}`;
-const rememberedLoginUrl = (org: string, profileId: string): string => localStorage.getItem(loginUrlKey(org, profileId)) ?? '';
+const rememberedLoginUrl = (org: string, profileId: string): string =>
+  localStorage.getItem(loginUrlKey(org, profileId)) ?? '';
 
 /** "Log in again": asks where the login browser opens, starting from the address used last time. */
-function LoginAgainForm(props: { org: string; profile: Profile; busy: boolean; onOpen: (startUrl: string) => void; onCancel: () => void }) {
+function LoginAgainForm(props: {
+  org: string;
+  profile: Profile;
+  busy: boolean;
+  onOpen: (startUrl: string) => void;
+  onCancel: () => void;
+}) {
   const [url, setUrl] = useState(() => rememberedLoginUrl(props.org, props.profile.id));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -49,10 +67,20 @@ function LoginAgainForm(props: { org: string; profile: Profile; busy: boolean; o
     <form className="inline-form wrap relogin" onSubmit={submit} aria-label={`Log in again to ${props.profile.name}`}>
       <label className="grow">
         Start page
-        <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.org/login" ref={focusOnMount} />
+        <input
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://example.org/login"
+          ref={focusOnMount}
+        />
       </label>
-      <button type="submit" className="primary" disabled={props.busy}>Open login browser</button>
-      <button type="button" className="ghost" onClick={props.onCancel}>Cancel</button>
+      <button type="submit" className="primary" disabled={props.busy}>
+        Open login browser
+      </button>
+      <button type="button" className="ghost" onClick={props.onCancel}>
+        Cancel
+      </button>
     </form>
   );
 }
@@ -108,15 +136,27 @@ export function ProfilesPage() {
         </label>
         <label className="grow">
           Start page (optional)
-          <input type="url" value={startUrl} onChange={(e) => setStartUrl(e.target.value)} placeholder="https://example.org/login" />
+          <input
+            type="url"
+            value={startUrl}
+            onChange={(e) => setStartUrl(e.target.value)}
+            placeholder="https://example.org/login"
+          />
         </label>
-        <button type="submit" className="primary" disabled={create.busy}>{create.busy ? 'Opening…' : 'New profile and log in'}</button>
+        <button type="submit" className="primary" disabled={create.busy}>
+          {create.busy ? 'Opening…' : 'New profile and log in'}
+        </button>
       </form>
       <ErrorNote detail={create.error} />
       <ErrorNote detail={action.error} />
       <ErrorNote detail={sessions.error} />
       {open.map((session) => (
-        <LoginSession key={session.session_id} session={session} name={nameOf(session.profile_id)} onClosed={reloadAll} />
+        <LoginSession
+          key={session.session_id}
+          session={session}
+          name={nameOf(session.profile_id)}
+          onClosed={reloadAll}
+        />
       ))}
       <ErrorNote detail={profiles.error} />
       {profiles.loading && <Loading what="profiles" />}
@@ -127,42 +167,72 @@ export function ProfilesPage() {
       )}
       {list.length > 0 && (
         <>
-        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
-        <section className="table-scroll" tabIndex={0} aria-label="Profiles table">
-          <table className="table">
-          <thead>
-            <tr><th>Name</th><th>Created</th><th>Updated</th><th aria-label="Actions" /></tr>
-          </thead>
-          <tbody>
-            {list.map((profile) => {
-              const inUse = open.some((s) => s.profile_id === profile.id);
-              return (
-                <Fragment key={profile.id}>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+          <section className="table-scroll" tabIndex={0} aria-label="Profiles table">
+            <table className="table">
+              <thead>
                 <tr>
-                  <td>{profile.name}<span className="id">{profile.id.slice(0, 8)}</span></td>
-                  <td>{formatWhen(profile.created_at)}</td>
-                  <td>{formatWhen(profile.updated_at)}</td>
-                  <td className="row-actions">
-                    <button type="button" className="ghost" disabled={inUse || create.busy} aria-expanded={relogin === profile.id} onClick={() => setRelogin(relogin === profile.id ? undefined : profile.id)}>Log in again</button>
-                    <ConfirmButton label="Delete" confirm="Delete profile" disabled={inUse} onConfirm={() => void remove(profile)} />
-                  </td>
+                  <th>Name</th>
+                  <th>Created</th>
+                  <th>Updated</th>
+                  <th aria-label="Actions" />
                 </tr>
-                {relogin === profile.id && !inUse && (
-                  <tr className="detail-row">
-                    <td colSpan={4}>
-                      <LoginAgainForm
-                        org={org} profile={profile} busy={create.busy} onCancel={() => setRelogin(undefined)}
-                        onOpen={(url) => void startLogin({ profile_id: profile.id, timeout_minutes: 30, ...(url !== '' && { start_url: url }) })}
-                      />
-                    </td>
-                  </tr>
-                )}
-                </Fragment>
-              );
-            })}
-          </tbody>
-          </table>
-        </section>
+              </thead>
+              <tbody>
+                {list.map((profile) => {
+                  const inUse = open.some((s) => s.profile_id === profile.id);
+                  return (
+                    <Fragment key={profile.id}>
+                      <tr>
+                        <td>
+                          {profile.name}
+                          <span className="id">{profile.id.slice(0, 8)}</span>
+                        </td>
+                        <td>{formatWhen(profile.created_at)}</td>
+                        <td>{formatWhen(profile.updated_at)}</td>
+                        <td className="row-actions">
+                          <button
+                            type="button"
+                            className="ghost"
+                            disabled={inUse || create.busy}
+                            aria-expanded={relogin === profile.id}
+                            onClick={() => setRelogin(relogin === profile.id ? undefined : profile.id)}
+                          >
+                            Log in again
+                          </button>
+                          <ConfirmButton
+                            label="Delete"
+                            confirm="Delete profile"
+                            disabled={inUse}
+                            onConfirm={() => void remove(profile)}
+                          />
+                        </td>
+                      </tr>
+                      {relogin === profile.id && !inUse && (
+                        <tr className="detail-row">
+                          <td colSpan={4}>
+                            <LoginAgainForm
+                              org={org}
+                              profile={profile}
+                              busy={create.busy}
+                              onCancel={() => setRelogin(undefined)}
+                              onOpen={(url) =>
+                                void startLogin({
+                                  profile_id: profile.id,
+                                  timeout_minutes: 30,
+                                  ...(url !== '' && { start_url: url }),
+                                })
+                              }
+                            />
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
+                  );
+                })}
+              </tbody>
+            </table>
+          </section>
         </>
       )}
     </section>

@@ -10,7 +10,11 @@ import { useConsole } from '../store.ts';
 const PAGE_SIZE = 10;
 const CACHE_PAGE_SIZE = 50;
 
-const SESSION_STATUS_LABEL: Record<SessionStatus, string> = { active: 'Active', terminated: 'Terminated', expired: 'Expired' };
+const SESSION_STATUS_LABEL: Record<SessionStatus, string> = {
+  active: 'Active',
+  terminated: 'Terminated',
+  expired: 'Expired',
+};
 const FILTERS: { value: SessionStatus | ''; label: string }[] = [
   { value: '', label: 'All' },
   { value: 'active', label: 'Active' },
@@ -19,14 +23,36 @@ const FILTERS: { value: SessionStatus | ''; label: string }[] = [
 ];
 
 /** "21–40 of 57", and the buttons that move a page. */
-function Pager(props: { offset: number; size: number; total: number; label: string; onMove: (offset: number) => void }) {
+function Pager(props: {
+  offset: number;
+  size: number;
+  total: number;
+  label: string;
+  onMove: (offset: number) => void;
+}) {
   const { offset, size, total } = props;
   if (total <= size && offset === 0) return null;
   return (
     <nav className="pager" aria-label={props.label}>
-      <button type="button" className="ghost" disabled={offset === 0} onClick={() => props.onMove(Math.max(0, offset - size))}>Previous</button>
-      <span className="muted" aria-live="polite">{total === 0 ? '0' : `${offset + 1}–${Math.min(offset + size, total)}`} of {total}</span>
-      <button type="button" className="ghost" disabled={offset + size >= total} onClick={() => props.onMove(offset + size)}>Next</button>
+      <button
+        type="button"
+        className="ghost"
+        disabled={offset === 0}
+        onClick={() => props.onMove(Math.max(0, offset - size))}
+      >
+        Previous
+      </button>
+      <span className="muted" aria-live="polite">
+        {total === 0 ? '0' : `${offset + 1}–${Math.min(offset + size, total)}`} of {total}
+      </span>
+      <button
+        type="button"
+        className="ghost"
+        disabled={offset + size >= total}
+        onClick={() => props.onMove(offset + size)}
+      >
+        Next
+      </button>
     </nav>
   );
 }
@@ -35,13 +61,24 @@ function Pager(props: { offset: number; size: number; total: number; label: stri
 function CdpUrl(props: { url: string }) {
   const [copied, setCopied] = useState<boolean | undefined>(undefined);
   const copy = () => {
-    void navigator.clipboard?.writeText(props.url).then(() => setCopied(true), () => setCopied(false));
+    void navigator.clipboard?.writeText(props.url).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
   };
   return (
     <span className="cdp">
-      <code className="mono cdp-url" title={props.url}>{props.url}</code>
-      <button type="button" className="ghost small-button" onClick={copy} aria-label="Copy CDP URL">{copied === true ? 'Copied' : 'Copy'}</button>
-      {copied === false && <span className="muted" role="alert">Copy refused by the browser: select the URL instead.</span>}
+      <code className="mono cdp-url" title={props.url}>
+        {props.url}
+      </code>
+      <button type="button" className="ghost small-button" onClick={copy} aria-label="Copy CDP URL">
+        {copied === true ? 'Copied' : 'Copy'}
+      </button>
+      {copied === false && (
+        <span className="muted" role="alert">
+          Copy refused by the browser: select the URL instead.
+        </span>
+      )}
     </span>
   );
 }
@@ -55,7 +92,9 @@ function NewSessionForm(props: { onCreated: (session: Session) => void }) {
     event.preventDefault();
     const [width = 1280, height = 800] = size.split('x').map(Number);
     void create.run(async () => {
-      props.onCreated(await call('createSession', { body: { timeout_minutes: Number(minutes), screen_config: { width, height } } }));
+      props.onCreated(
+        await call('createSession', { body: { timeout_minutes: Number(minutes), screen_config: { width, height } } }),
+      );
     });
   };
   return (
@@ -63,7 +102,15 @@ function NewSessionForm(props: { onCreated: (session: Session) => void }) {
       <form className="panel inline-form wrap" onSubmit={submit} aria-label="New session">
         <label>
           Expires after (minutes)
-          <input type="number" min={1} max={1440} step={1} required value={minutes} onChange={(e) => setMinutes(e.target.value)} />
+          <input
+            type="number"
+            min={1}
+            max={1440}
+            step={1}
+            required
+            value={minutes}
+            onChange={(e) => setMinutes(e.target.value)}
+          />
         </label>
         <label>
           Screen
@@ -74,7 +121,9 @@ function NewSessionForm(props: { onCreated: (session: Session) => void }) {
             <option value="390x844">390 × 844 (phone)</option>
           </select>
         </label>
-        <button type="submit" className="primary" disabled={create.busy}>{create.busy ? 'Starting…' : 'New session'}</button>
+        <button type="submit" className="primary" disabled={create.busy}>
+          {create.busy ? 'Starting…' : 'New session'}
+        </button>
       </form>
       <ErrorNote detail={create.error} />
     </>
@@ -87,7 +136,8 @@ function SessionsTab() {
   const [offset, setOffset] = useState(0);
   const [watching, setWatching] = useState<string>();
   const sessions = useResource(
-    () => call('listSessions', { query: { limit: PAGE_SIZE, offset, ...(filter !== '' && { status_filter: filter }) } }),
+    () =>
+      call('listSessions', { query: { limit: PAGE_SIZE, offset, ...(filter !== '' && { status_filter: filter }) } }),
     `${filter}/${offset}`,
     3000,
   );
@@ -115,8 +165,18 @@ function SessionsTab() {
       <div className="toolbar">
         <label>
           Status
-          <select value={filter} onChange={(e) => { setFilter(e.target.value as SessionStatus | ''); setOffset(0); }}>
-            {FILTERS.map((f) => <option key={f.value} value={f.value}>{f.label}</option>)}
+          <select
+            value={filter}
+            onChange={(e) => {
+              setFilter(e.target.value as SessionStatus | '');
+              setOffset(0);
+            }}
+          >
+            {FILTERS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
           </select>
         </label>
       </div>
@@ -125,7 +185,9 @@ function SessionsTab() {
       {sessions.loading && !sessions.data && <Loading what="sessions" />}
       {sessions.data && list.length === 0 && (
         <Empty title={filter === '' ? 'No sessions yet' : `No ${SESSION_STATUS_LABEL[filter].toLowerCase()} sessions`}>
-          <p>Start one above, or from a script with <code>POST /public/sessions</code> and an account key.</p>
+          <p>
+            Start one above, or from a script with <code>POST /public/sessions</code> and an account key.
+          </p>
         </Empty>
       )}
       {list.length > 0 && (
@@ -133,7 +195,13 @@ function SessionsTab() {
         <section className="table-scroll" tabIndex={0} aria-label="Sessions table">
           <table className="table">
             <thead>
-              <tr><th>Session</th><th>Status</th><th>Expires</th><th>CDP URL</th><th aria-label="Actions" /></tr>
+              <tr>
+                <th>Session</th>
+                <th>Status</th>
+                <th>Expires</th>
+                <th>CDP URL</th>
+                <th aria-label="Actions" />
+              </tr>
             </thead>
             <tbody>
               {list.map((session) => {
@@ -142,24 +210,56 @@ function SessionsTab() {
                 return (
                   <Fragment key={session.session_id}>
                     <tr data-session={session.session_id}>
-                      <td>{formatWhen(session.created_at)}<span className="id">{short}</span></td>
-                      <td><span className={`status session-${session.status}`}>{SESSION_STATUS_LABEL[session.status]}</span></td>
-                      <td><time dateTime={session.expires_at}>{new Date(session.expires_at).toLocaleString()}</time></td>
-                      <td>{session.cdp_url !== null ? <CdpUrl url={session.cdp_url} /> : <span className="muted">—</span>}</td>
+                      <td>
+                        {formatWhen(session.created_at)}
+                        <span className="id">{short}</span>
+                      </td>
+                      <td>
+                        <span className={`status session-${session.status}`}>
+                          {SESSION_STATUS_LABEL[session.status]}
+                        </span>
+                      </td>
+                      <td>
+                        <time dateTime={session.expires_at}>{new Date(session.expires_at).toLocaleString()}</time>
+                      </td>
+                      <td>
+                        {session.cdp_url !== null ? <CdpUrl url={session.cdp_url} /> : <span className="muted">—</span>}
+                      </td>
                       <td className="row-actions">
                         {active && session.live_url !== null && (
-                          <button type="button" className="ghost" aria-expanded={watching === session.session_id} aria-label={`Live view of session ${short}`} onClick={() => setWatching(watching === session.session_id ? undefined : session.session_id)}>
+                          <button
+                            type="button"
+                            className="ghost"
+                            aria-expanded={watching === session.session_id}
+                            aria-label={`Live view of session ${short}`}
+                            onClick={() =>
+                              setWatching(watching === session.session_id ? undefined : session.session_id)
+                            }
+                          >
                             {watching === session.session_id ? 'Hide live view' : 'Live view'}
                           </button>
                         )}
-                        {active && <ConfirmButton label="Terminate" confirm={`Terminate session ${short}`} disabled={action.busy} onConfirm={() => void terminate(session)} />}
+                        {active && (
+                          <ConfirmButton
+                            label="Terminate"
+                            confirm={`Terminate session ${short}`}
+                            disabled={action.busy}
+                            onConfirm={() => void terminate(session)}
+                          />
+                        )}
                       </td>
                     </tr>
                     {active && session.live_url !== null && watching === session.session_id && (
                       <tr className="detail-row">
                         <td colSpan={5}>
-                          <iframe className="live" title={`Live view of session ${short}`} src={pageUrl(session.live_url)} />
-                          <a href={pageUrl(session.live_url)} target="_blank" rel="noreferrer">Open the live view in a new tab</a>
+                          <iframe
+                            className="live"
+                            title={`Live view of session ${short}`}
+                            src={pageUrl(session.live_url)}
+                          />
+                          <a href={pageUrl(session.live_url)} target="_blank" rel="noreferrer">
+                            Open the live view in a new tab
+                          </a>
                         </td>
                       </tr>
                     )}
@@ -177,7 +277,11 @@ function SessionsTab() {
 
 function CacheTab() {
   const [offset, setOffset] = useState(0);
-  const cache = useResource(() => call('listActionCache', { query: { limit: CACHE_PAGE_SIZE, offset } }), String(offset), 5000);
+  const cache = useResource(
+    () => call('listActionCache', { query: { limit: CACHE_PAGE_SIZE, offset } }),
+    String(offset),
+    5000,
+  );
   const entries = cache.data?.entries ?? [];
   return (
     <>
@@ -185,7 +289,10 @@ function CacheTab() {
       {cache.loading && !cache.data && <Loading what="the step cache" />}
       {cache.data && entries.length === 0 && (
         <Empty title="No cached steps yet">
-          <p>Each <code>POST /public/single-actions/run-action</code> keeps the step it resolved, so the next run of the same action on the same page replays it without a model.</p>
+          <p>
+            Each <code>POST /public/single-actions/run-action</code> keeps the step it resolved, so the next run of the
+            same action on the same page replays it without a model.
+          </p>
         </Empty>
       )}
       {entries.length > 0 && (
@@ -193,16 +300,38 @@ function CacheTab() {
         <section className="table-scroll" tabIndex={0} aria-label="Step cache table">
           <table className="table">
             <thead>
-              <tr><th>Action</th><th>Page</th><th>Step</th><th className="num">Hits</th><th className="num">Misses</th><th>Last used</th></tr>
+              <tr>
+                <th>Action</th>
+                <th>Page</th>
+                <th>Step</th>
+                <th className="num">Hits</th>
+                <th className="num">Misses</th>
+                <th>Last used</th>
+              </tr>
             </thead>
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.cache_key} data-cache-key={entry.cache_key}>
-                  <td>{entry.action}{entry.id !== null && <span className="id">id {entry.id}</span>}</td>
+                  <td>
+                    {entry.action}
+                    {entry.id !== null && <span className="id">id {entry.id}</span>}
+                  </td>
                   <td className="mono">{entry.page}</td>
-                  <td>{entry.operation}{entry.target !== null && <span className="muted"> {entry.target.role} “{entry.target.name}”</span>}</td>
-                  <td className="num" data-testid="hits">{entry.hits}</td>
-                  <td className="num" data-testid="misses">{entry.misses}</td>
+                  <td>
+                    {entry.operation}
+                    {entry.target !== null && (
+                      <span className="muted">
+                        {' '}
+                        {entry.target.role} “{entry.target.name}”
+                      </span>
+                    )}
+                  </td>
+                  <td className="num" data-testid="hits">
+                    {entry.hits}
+                  </td>
+                  <td className="num" data-testid="misses">
+                    {entry.misses}
+                  </td>
                   <td>{formatWhen(entry.last_used_at)}</td>
                 </tr>
               ))}
@@ -210,7 +339,13 @@ function CacheTab() {
           </table>
         </section>
       )}
-      <Pager offset={offset} size={CACHE_PAGE_SIZE} total={cache.data?.total ?? 0} label="Step cache pages" onMove={setOffset} />
+      <Pager
+        offset={offset}
+        size={CACHE_PAGE_SIZE}
+        total={cache.data?.total ?? 0}
+        label="Step cache pages"
+        onMove={setOffset}
+      />
     </>
   );
 }
@@ -219,8 +354,15 @@ function CacheTab() {
 export function SessionsPage(props: { tab: 'sessions' | 'cache' }) {
   const tabs = (
     <nav className="tabs" aria-label="Sessions">
-      <a href={routeHash({ page: 'sessions', tab: 'sessions' })} aria-current={props.tab === 'sessions' ? 'page' : undefined}>Sessions</a>
-      <a href={routeHash({ page: 'sessions', tab: 'cache' })} aria-current={props.tab === 'cache' ? 'page' : undefined}>Step cache</a>
+      <a
+        href={routeHash({ page: 'sessions', tab: 'sessions' })}
+        aria-current={props.tab === 'sessions' ? 'page' : undefined}
+      >
+        Sessions
+      </a>
+      <a href={routeHash({ page: 'sessions', tab: 'cache' })} aria-current={props.tab === 'cache' ? 'page' : undefined}>
+        Step cache
+      </a>
     </nav>
   );
   return (

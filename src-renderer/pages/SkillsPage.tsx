@@ -10,7 +10,10 @@ import { useConsole } from '../store.ts';
 export function SkillsPage() {
   const org = useConsole((s) => s.org);
   const showToast = useConsole((s) => s.showToast);
-  const skills = useResource(() => call('listSkills', { params: { org_id: org }, query: { include_public: 'true' } }), org);
+  const skills = useResource(
+    () => call('listSkills', { params: { org_id: org }, query: { include_public: 'true' } }),
+    org,
+  );
   const [folder, setFolder] = useState('default');
   const [isPublic, setIsPublic] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -24,7 +27,10 @@ export function SkillsPage() {
     void send.run(async () => {
       const form = new FormData();
       form.append('file', file);
-      const skill = await upload(form, 'uploadSkill', { params: { org_id: org }, query: { folder: folder.trim(), is_public: isPublic ? 'true' : 'false' } });
+      const skill = await upload(form, 'uploadSkill', {
+        params: { org_id: org },
+        query: { folder: folder.trim(), is_public: isPublic ? 'true' : 'false' },
+      });
       showToast(`Skill ${skill.name} uploaded`);
       if (fileInput.current) fileInput.current.value = '';
       skills.reload();
@@ -39,7 +45,10 @@ export function SkillsPage() {
   const list = skills.data ?? [];
   return (
     <section className="page">
-      <PageHeader title="Skills" subtitle="A skill is a .zip of instructions (a SKILL.md, or a README): know-how a portal's agent can use." />
+      <PageHeader
+        title="Skills"
+        subtitle="A skill is a .zip of instructions (a SKILL.md, or a README): know-how a portal's agent can use."
+      />
       <form className="panel inline-form wrap" onSubmit={submit} aria-label="Upload a skill">
         <label className="grow">
           Skill zip
@@ -53,7 +62,9 @@ export function SkillsPage() {
           <input type="checkbox" checked={isPublic} onChange={(e) => setIsPublic(e.target.checked)} />
           Public (other organizations can use it)
         </label>
-        <button type="submit" className="primary" disabled={send.busy}>{send.busy ? 'Uploading…' : 'Upload'}</button>
+        <button type="submit" className="primary" disabled={send.busy}>
+          {send.busy ? 'Uploading…' : 'Upload'}
+        </button>
       </form>
       <ErrorNote detail={send.error} title="Not uploaded:" />
       <ErrorNote detail={action.error} />
@@ -61,7 +72,11 @@ export function SkillsPage() {
       {skills.loading && <Loading what="skills" />}
       {skills.data && list.length === 0 && (
         <Empty title="No skills yet">
-          <p>Zip a folder of instructions and upload it above. A <code>SKILL.md</code> (with <code>name</code> and <code>description</code> in its front matter) is optional; without one the description is the README's first heading.</p>
+          <p>
+            Zip a folder of instructions and upload it above. A <code>SKILL.md</code> (with <code>name</code> and{' '}
+            <code>description</code> in its front matter) is optional; without one the description is the README's first
+            heading.
+          </p>
         </Empty>
       )}
       <div className="cards">
@@ -94,7 +109,9 @@ function SkillCard(props: { skill: Skill; org: string; onDelete: () => void }) {
     <article className={open ? 'card static expanded' : 'card static'} aria-label={skill.name}>
       <span className="card-title">{skill.name}</span>
       <span className="card-meta">
-        {skill.folder_name} · {skill.org_id === org ? (skill.is_public ? 'public' : 'private') : `shared by ${skill.org_name}`} · {formatWhen(skill.updated_at)}
+        {skill.folder_name} ·{' '}
+        {skill.org_id === org ? (skill.is_public ? 'public' : 'private') : `shared by ${skill.org_name}`} ·{' '}
+        {formatWhen(skill.updated_at)}
       </span>
       <span className="card-task">{skill.description || 'No description.'}</span>
       {open && (
@@ -102,7 +119,11 @@ function SkillCard(props: { skill: Skill; org: string; onDelete: () => void }) {
           {markdown === undefined && <Loading what="SKILL.md" />}
           <ErrorNote detail={markdown?.error} />
           {/* A text child, never innerHTML: whatever the uploaded file holds shows as characters. */}
-          {markdown?.text !== undefined && <figure className="json-block" aria-label={`SKILL.md of ${skill.name}`}><pre className="skill-md">{markdown.text}</pre></figure>}
+          {markdown?.text !== undefined && (
+            <figure className="json-block" aria-label={`SKILL.md of ${skill.name}`}>
+              <pre className="skill-md">{markdown.text}</pre>
+            </figure>
+          )}
         </div>
       )}
       <span className="card-actions">

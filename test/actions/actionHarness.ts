@@ -13,9 +13,11 @@ import { launchTestBrowser } from '../helpers/chromium.ts';
 import { startFormServer, type FormServer, type Handler } from '../helpers/formServer.ts';
 
 /** A handler answering one fixed HTML page. */
-export const html = (body: string): Handler => (_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-};
+export const html =
+  (body: string): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  };
 
 export interface ActionHarness {
   server: FormServer;
@@ -31,7 +33,10 @@ export interface ActionHarness {
  * One Chromium, one form server (the design-system corpus plus `pages`) and one real SQLite store per
  * file; a fresh page per test, served to the action service as session `s1` of workspace `default`.
  */
-export function useActionHarness(pages: Record<string, Handler>, options: { model?: () => ActionModel | undefined } = {}): ActionHarness {
+export function useActionHarness(
+  pages: Record<string, Handler>,
+  options: { model?: () => ActionModel | undefined } = {},
+): ActionHarness {
   let browser: Awaited<ReturnType<typeof launchTestBrowser>> | undefined;
   let context: BrowserContext | undefined;
   let dataDir = '';
@@ -53,7 +58,8 @@ export function useActionHarness(pages: Record<string, Handler>, options: { mode
       },
       ...(model && { model }),
     });
-    h.run = (action, extra = {}) => h.service.run(DEFAULT_WORKSPACE_ID, SingleActionRequest.parse({ action, session_id: 's1', ...extra }));
+    h.run = (action, extra = {}) =>
+      h.service.run(DEFAULT_WORKSPACE_ID, SingleActionRequest.parse({ action, session_id: 's1', ...extra }));
   });
   afterAll(async () => {
     await browser?.close();

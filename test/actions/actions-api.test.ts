@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
-import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
+import {
+  startModelServer,
+  type ModelServer,
+  type RecordedRequest,
+  type ScriptedReply,
+} from '../helpers/modelServer.ts';
 import { elementIndex } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { startService, type TestService } from '../helpers/service.ts';
@@ -36,11 +41,17 @@ describe('POST /public/single-actions/run-action (real service, real session bro
       '/sign-in': signIn,
       '/signed-in': (_req, body) => {
         posted.push(body);
-        return { body: '<!doctype html><title>Welcome</title><h1>Welcome back</h1><p>Account number <strong aria-label="Account number">AC-7781</strong></p>' };
+        return {
+          body: '<!doctype html><title>Welcome</title><h1>Welcome back</h1><p>Account number <strong aria-label="Account number">AC-7781</strong></p>',
+        };
       },
     });
     process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
-    svc = await startService(undefined, { sessionPoolSize: 0, secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 } });
+    svc = await startService(undefined, {
+      sessionPoolSize: 0,
+      secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }),
+      llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
+    });
     otherKey = String((await cli(svc.dataDir, ['user', 'create', 'eve', '--workspace', 'elsewhere'])).json.api_key);
     const created = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     expect(created.status).toBe(200);
@@ -54,30 +65,59 @@ describe('POST /public/single-actions/run-action (real service, real session bro
   });
 
   it('signs in with three actions; variables are typed, never echoed', async () => {
-    expect(await run({ action: `go to ${pages.url}/sign-in` })).toMatchObject({ status: 200, body: { success: true, credits: 1, used_cache: false, set_cache: true, cache_failed: false } });
+    expect(await run({ action: `go to ${pages.url}/sign-in` })).toMatchObject({
+      status: 200,
+      body: { success: true, credits: 1, used_cache: false, set_cache: true, cache_failed: false },
+    });
     const typed = await run({ action: 'type {{user}} into Username', variables: { user: 'ada' } });
-    expect(typed).toEqual({ status: 200, body: { success: true, result: 'Filled textbox "Username"', credits: 1, used_cache: false, set_cache: true, cache_failed: false } });
+    expect(typed).toEqual({
+      status: 200,
+      body: {
+        success: true,
+        result: 'Filled textbox "Username"',
+        credits: 1,
+        used_cache: false,
+        set_cache: true,
+        cache_failed: false,
+      },
+    });
     const pw = await run({ action: 'type {{password}} into Password', variables: { password: PASSWORD } });
     expect(JSON.stringify(pw.body)).not.toContain(PASSWORD);
     expect(await run({ action: 'click Sign in' })).toMatchObject({ body: { success: true } });
     expect(posted.at(-1)).toBe(`user=ada&pw=${PASSWORD}`);
-    expect(await run({ action: 'extract the text of Account number' })).toMatchObject({ body: { success: true, result: 'AC-7781' } });
+    expect(await run({ action: 'extract the text of Account number' })).toMatchObject({
+      body: { success: true, result: 'AC-7781' },
+    });
   });
 
   it('the second run of the same steps replays the cache; GET /public/single-actions/cache shows hits and misses', async () => {
     await run({ action: `go to ${pages.url}/sign-in` });
-    expect(await run({ action: 'type {{user}} into Username', variables: { user: 'grace' } })).toMatchObject({ body: { success: true, used_cache: true, set_cache: false } });
+    expect(await run({ action: 'type {{user}} into Username', variables: { user: 'grace' } })).toMatchObject({
+      body: { success: true, used_cache: true, set_cache: false },
+    });
     const list = await cacheList();
     expect(list.status).toBe(200);
-    const entry = (list.body as { entries: Array<Record<string, unknown>> }).entries.find((e) => e.action === 'type {{user}} into Username');
-    expect(entry).toMatchObject({ page: `${pages.url}/sign-in`, operation: 'fill', target: { role: 'textbox', name: 'Username' }, hits: 1, misses: 1 });
+    const entry = (list.body as { entries: Array<Record<string, unknown>> }).entries.find(
+      (e) => e.action === 'type {{user}} into Username',
+    );
+    expect(entry).toMatchObject({
+      page: `${pages.url}/sign-in`,
+      operation: 'fill',
+      target: { role: 'textbox', name: 'Username' },
+      hits: 1,
+      misses: 1,
+    });
     // Another workspace sees none of it.
     expect(await cacheList(otherKey)).toEqual({ status: 200, body: { entries: [], total: 0 } });
   });
 
   it('an action the interpreter cannot read goes to the model once (elements + screenshot → one tool call); the replay needs no model', async () => {
     await run({ action: `go to ${pages.url}/sign-in` });
-    model.reset((request: RecordedRequest): ScriptedReply => ({ toolCalls: [{ name: 'click', input: { index: elementIndex(request, 'Accept all cookies') } }] }));
+    model.reset(
+      (request: RecordedRequest): ScriptedReply => ({
+        toolCalls: [{ name: 'click', input: { index: elementIndex(request, 'Accept all cookies') } }],
+      }),
+    );
     const action = 'get rid of the cookie banner';
     const first = await run({ action });
     expect(first).toMatchObject({ status: 200, body: { success: true, used_cache: false, set_cache: true } });
@@ -87,7 +127,17 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     const request = model.requests[0]!;
     const content = request.body.messages[0].content as Array<{ type: string }>;
     expect(content.map((b) => b.type).sort()).toEqual(['image', 'text']);
-    expect((request.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(['check', 'click', 'extract', 'fail', 'navigate', 'press_key', 'scroll', 'select', 'type']);
+    expect((request.body.tools as Array<{ name: string }>).map((t) => t.name).sort()).toEqual([
+      'check',
+      'click',
+      'extract',
+      'fail',
+      'navigate',
+      'press_key',
+      'scroll',
+      'select',
+      'type',
+    ]);
 
     await run({ action: `go to ${pages.url}/sign-in` });
     expect(await run({ action })).toMatchObject({ body: { success: true, used_cache: true, credits: 1 } });
@@ -96,23 +146,47 @@ describe('POST /public/single-actions/run-action (real service, real session bro
 
   it('a variable the model types reaches it only as a placeholder; the cached step keeps {{name}} and replays other values', async () => {
     await run({ action: `go to ${pages.url}/sign-in` });
-    model.reset((request: RecordedRequest): ScriptedReply => ({ toolCalls: [{ name: 'type', input: { index: elementIndex(request, 'Username'), text: '{{form_data.login}}' } }] }));
+    model.reset(
+      (request: RecordedRequest): ScriptedReply => ({
+        toolCalls: [{ name: 'type', input: { index: elementIndex(request, 'Username'), text: '{{form_data.login}}' } }],
+      }),
+    );
     const action = 'put {{login}} where the account name goes';
-    expect(await run({ action, variables: { login: 'ada.lovelace@example.com' } })).toMatchObject({ body: { success: true, set_cache: true } });
+    expect(await run({ action, variables: { login: 'ada.lovelace@example.com' } })).toMatchObject({
+      body: { success: true, set_cache: true },
+    });
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]!.raw).not.toContain('ada.lovelace@example.com');
     expect(model.requests[0]!.raw).toContain('{{form_data.login}}');
-    expect(await run({ action: 'extract the text of Username' })).toMatchObject({ body: { result: 'ada.lovelace@example.com' } });
+    expect(await run({ action: 'extract the text of Username' })).toMatchObject({
+      body: { result: 'ada.lovelace@example.com' },
+    });
     // The page now shows the value in the Username field; the next model call still sees only the placeholder.
-    model.reset((request: RecordedRequest): ScriptedReply => ({ toolCalls: [{ name: 'click', input: { index: elementIndex(request, 'Accept all cookies') } }] }));
-    expect(await run({ action: 'dismiss the cookie notice for {{login}}', variables: { login: 'ada.lovelace@example.com' }, set_cache: false })).toMatchObject({ body: { success: true } });
+    model.reset(
+      (request: RecordedRequest): ScriptedReply => ({
+        toolCalls: [{ name: 'click', input: { index: elementIndex(request, 'Accept all cookies') } }],
+      }),
+    );
+    expect(
+      await run({
+        action: 'dismiss the cookie notice for {{login}}',
+        variables: { login: 'ada.lovelace@example.com' },
+        set_cache: false,
+      }),
+    ).toMatchObject({ body: { success: true } });
     expect(model.requests[0]!.raw).not.toContain('ada.lovelace@example.com');
     expect(model.requests[0]!.raw).toContain('value=\\"{{form_data.login}}\\"');
     model.reset([]);
-    expect(await run({ action, variables: { login: 'grace.hopper@example.com' } })).toMatchObject({ body: { success: true, used_cache: true, credits: 1 } });
+    expect(await run({ action, variables: { login: 'grace.hopper@example.com' } })).toMatchObject({
+      body: { success: true, used_cache: true, credits: 1 },
+    });
     expect(model.requests).toHaveLength(0);
-    expect(await run({ action: 'extract the text of Username' })).toMatchObject({ body: { result: 'grace.hopper@example.com' } });
-    const entry = ((await cacheList()).body as { entries: Array<Record<string, unknown>> }).entries.find((e) => e.action === action);
+    expect(await run({ action: 'extract the text of Username' })).toMatchObject({
+      body: { result: 'grace.hopper@example.com' },
+    });
+    const entry = ((await cacheList()).body as { entries: Array<Record<string, unknown>> }).entries.find(
+      (e) => e.action === action,
+    );
     expect(entry).toMatchObject({ operation: 'fill', target: { role: 'textbox', name: 'Username' } });
   });
 
@@ -120,17 +194,25 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     await run({ action: `go to ${pages.url}/sign-in` });
     model.reset([{ toolCalls: [{ name: 'fail', input: { reason: 'There is no newsletter checkbox on this page' } }] }]);
     expect(await run({ action: 'make sure I do not get the newsletter', set_cache: false })).toMatchObject({
-      status: 200, body: { success: false, error: 'There is no newsletter checkbox on this page', used_cache: false, set_cache: false },
+      status: 200,
+      body: {
+        success: false,
+        error: 'There is no newsletter checkbox on this page',
+        used_cache: false,
+        set_cache: false,
+      },
     });
   });
 
-  it('a model provider that fails is this action\'s failure (success: false naming it), not a 500', async () => {
+  it("a model provider that fails is this action's failure (success: false naming it), not a 500", async () => {
     await run({ action: `go to ${pages.url}/sign-in` });
     model.reset([{ status: 500, error: 'overloaded' }]);
     const outcome = await run({ action: 'do the thing the banner wants', set_cache: false });
     expect(outcome.status).toBe(200);
     expect(outcome.body).toMatchObject({ success: false, used_cache: false, set_cache: false });
-    expect((outcome.body as { error: string }).error).toMatch(/^The model 'anthropic:claude-sonnet-4-6' could not be reached/);
+    expect((outcome.body as { error: string }).error).toMatch(
+      /^The model 'anthropic:claude-sonnet-4-6' could not be reached/,
+    );
   });
 
   it('bad input is a 422 {detail}; an oversized action never reaches the browser', async () => {
@@ -141,26 +223,40 @@ describe('POST /public/single-actions/run-action (real service, real session bro
     expect((await run({ action: 'click OK', variables: { a: { nested: true } } })).status).toBe(422);
     expect((await run({ action: 'click OK', user_agent: 'bad\nagent' })).status).toBe(422);
     expect((await run({ action: 'click OK', extra: 1 })).status).toBe(422);
-    const malformed = await svc.api('/public/single-actions/run-action', { method: 'POST', key: svc.accountKey, headers: { 'content-type': 'application/json' }, body: '{"action": ' });
+    const malformed = await svc.api('/public/single-actions/run-action', {
+      method: 'POST',
+      key: svc.accountKey,
+      headers: { 'content-type': 'application/json' },
+      body: '{"action": ',
+    });
     expect(malformed.status).toBe(400);
   });
 
   it('a missing, foreign or terminated session is 404 Session not found; an org key is 403', async () => {
-    expect(await run({ action: 'click OK', session_id: 'no-such-session' })).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(await run({ action: 'click OK', session_id: 'no-such-session' })).toEqual({
+      status: 404,
+      body: { detail: 'Session not found' },
+    });
     expect(await run({ action: 'click OK' }, otherKey)).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect((await run({ action: 'click OK' }, svc.orgKey)).status).toBe(403);
     const other = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     const otherId = String((other.body as { session_id: string }).session_id);
     await svc.request('terminateSession', { params: { session_id: otherId } }, { key: svc.accountKey });
-    expect(await run({ action: 'click OK', session_id: otherId })).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(await run({ action: 'click OK', session_id: otherId })).toEqual({
+      status: 404,
+      body: { detail: 'Session not found' },
+    });
   });
 
-  it('an internal fault is a 500 with the interface\'s message and no internals', async () => {
+  it("an internal fault is a 500 with the interface's message and no internals", async () => {
     // A real fault: the cache table disappears under the running service.
     const db = new Database(join(svc.dataDir, 'portico.db'));
     db.exec('DROP TABLE action_cache');
     db.close();
     await run({ action: `go to ${pages.url}/sign-in`, set_cache: false }).catch(() => undefined);
-    expect(await run({ action: 'click Sign in' })).toEqual({ status: 500, body: { detail: 'Failed to run single action: internal error' } });
+    expect(await run({ action: 'click Sign in' })).toEqual({
+      status: 500,
+      body: { detail: 'Failed to run single action: internal error' },
+    });
   });
 });

@@ -27,13 +27,14 @@ describe('the cache key follows the page after another client navigates it over 
   let onClick: (() => void) | undefined;
   const clickWaiters: Array<() => void> = [];
   /** Resolves once `n` clicks have been reported (a click's report is a request of its own, sent after the action's answer may have come). */
-  const clicked = (n: number): Promise<void> => new Promise<void>((resolve) => {
-    const check = (): void => {
-      if (clicks.length >= n) resolve();
-      else clickWaiters.push(check);
-    };
-    check();
-  });
+  const clicked = (n: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (clicks.length >= n) resolve();
+        else clickWaiters.push(check);
+      };
+      check();
+    });
   /** The next request for this path is held until `release` is called. */
   let hold: { path: string; requested: () => void; res?: ServerResponse } | undefined;
 
@@ -70,27 +71,46 @@ describe('the cache key follows the page after another client navigates it over 
   it('a navigation under way when the action arrives (its response held by the site) is waited for: the action runs on the new page and is filed under it', async () => {
     const created = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     const session = created.body as { session_id: string; cdp_url: string };
-    const run = async (action: string) => (await svc.send('runSingleAction', { body: { session_id: session.session_id, action } }, { key: svc.accountKey })).body as Record<string, unknown>;
+    const run = async (action: string) =>
+      (await svc.send('runSingleAction', { body: { session_id: session.session_id, action } }, { key: svc.accountKey }))
+        .body as Record<string, unknown>;
     expect(await run(`go to ${origin}/a`)).toMatchObject({ success: true });
     // The step is stored under page A: an action filed under A's key by mistake would replay it on A.
     expect(await run('click Go')).toMatchObject({ success: true, set_cache: true });
     await clicked(1);
     expect(clicks).toEqual(['A']);
     client = await chromium.connectOverCDP(session.cdp_url);
-    const remote = client.contexts().flatMap((c) => c.pages()).find((p) => p.url() === `${origin}/a`);
+    const remote = client
+      .contexts()
+      .flatMap((c) => c.pages())
+      .find((p) => p.url() === `${origin}/a`);
     if (!remote) throw new Error('the session page is not visible over cdp_url');
 
     // To B (never seen: resolved afresh and stored under B), then back to A (its stored step replayed).
-    for (const [to, name, cached] of [['/b', 'B', false], ['/a', 'A', true]] as const) {
-      const requested = new Promise<void>((resolve) => { hold = { path: to, requested: resolve }; });
+    for (const [to, name, cached] of [
+      ['/b', 'B', false],
+      ['/a', 'A', true],
+    ] as const) {
+      const requested = new Promise<void>((resolve) => {
+        hold = { path: to, requested: resolve };
+      });
       // The other client starts the navigation; the site has received its request and holds the answer.
-      await remote.evaluate((href) => { location.href = href; }, `${origin}${to}`);
+      await remote.evaluate((href) => {
+        location.href = href;
+      }, `${origin}${to}`);
       await requested;
       const before = clicks.length;
-      const clickedOnOldPage = new Promise<void>((resolve) => { onClick = resolve; });
+      const clickedOnOldPage = new Promise<void>((resolve) => {
+        onClick = resolve;
+      });
       const action = run('click Go');
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([clickedOnOldPage, new Promise<void>((resolve) => { timer = setTimeout(resolve, HOLD_MS); })]);
+      await Promise.race([
+        clickedOnOldPage,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, HOLD_MS);
+        }),
+      ]);
       clearTimeout(timer);
       onClick = undefined;
       const held = hold?.res;
@@ -103,9 +123,17 @@ describe('the cache key follows the page after another client navigates it over 
       expect(clicks.slice(before)).toEqual([name]);
     }
 
-    const list = (await svc.send('listActionCache', {}, { key: svc.accountKey })).body as { entries: Array<{ action: string; page: string; hits: number; misses: number }> };
-    const entries = list.entries.filter((e) => e.action === 'click Go').map((e) => ({ page: e.page, hits: e.hits, misses: e.misses })).sort((x, y) => x.page.localeCompare(y.page));
+    const list = (await svc.send('listActionCache', {}, { key: svc.accountKey })).body as {
+      entries: Array<{ action: string; page: string; hits: number; misses: number }>;
+    };
+    const entries = list.entries
+      .filter((e) => e.action === 'click Go')
+      .map((e) => ({ page: e.page, hits: e.hits, misses: e.misses }))
+      .sort((x, y) => x.page.localeCompare(y.page));
     // A: stored by the first run, replayed after the navigation back; B: stored by the run after the first navigation.
-    expect(entries).toEqual([{ page: `${origin}/a`, hits: 1, misses: 1 }, { page: `${origin}/b`, hits: 0, misses: 1 }]);
+    expect(entries).toEqual([
+      { page: `${origin}/a`, hits: 1, misses: 1 },
+      { page: `${origin}/b`, hits: 0, misses: 1 },
+    ]);
   });
 });

@@ -1,7 +1,18 @@
 // tier: unit
 import { describe, expect, it } from 'vitest';
-import { actionVariables, keyName, parseAction, type ParsedAction } from '../../src-main/agent/actions/actionGrammar.ts';
-import { ActionSyntaxError, MissingVariableError, renderTemplate, templateSource, type Template } from '../../src-main/agent/actions/actionTemplate.ts';
+import {
+  actionVariables,
+  keyName,
+  parseAction,
+  type ParsedAction,
+} from '../../src-main/agent/actions/actionGrammar.ts';
+import {
+  ActionSyntaxError,
+  MissingVariableError,
+  renderTemplate,
+  templateSource,
+  type Template,
+} from '../../src-main/agent/actions/actionTemplate.ts';
 
 /** The parse with templates written back as text, so expectations read like the actions. */
 function read(action: string): Record<string, unknown> | undefined {
@@ -26,17 +37,26 @@ describe('the action grammar reads plain imperative English', () => {
     ['visit "/account"', { op: 'goto', url: '/account' }],
     ['click the Continue button', { op: 'click', target: 'button:Continue' }],
     ['Click on "Sign in".', { op: 'click', target: 'any:Sign in (quoted)' }],
-    ['click the link \'Privacy policy\'', { op: 'click', target: 'link:Privacy policy (quoted)' }],
+    ["click the link 'Privacy policy'", { op: 'click', target: 'link:Privacy policy (quoted)' }],
     ['open the menu', { op: 'click', target: 'any:menu' }],
     ['type {{email}} into the Email address field', { op: 'fill', text: '{{email}}', target: 'field:Email address' }],
     ['enter "New York" in City', { op: 'fill', text: 'New York', target: 'field:City' }],
     ['fill in Full name with Ada Lovelace', { op: 'fill', text: 'Ada Lovelace', target: 'field:Full name' }],
-    ['fill the "Search" box with "type into me"', { op: 'fill', text: 'type into me', target: 'field:Search (quoted)' }],
+    [
+      'fill the "Search" box with "type into me"',
+      { op: 'fill', text: 'type into me', target: 'field:Search (quoted)' },
+    ],
     ['set Quantity to 3', { op: 'fill', text: '3', target: 'field:Quantity' }],
     ['type "{{first}} {{last}}" into Name', { op: 'fill', text: '{{first}} {{last}}', target: 'field:Name' }],
     ['select France from the Country dropdown', { op: 'select', option: 'France', target: 'dropdown:Country' }],
-    ['choose "Option in the middle" in Size', { op: 'select', option: 'Option in the middle', target: 'dropdown:Size' }],
-    ['choose Yes for Were you born in the UK?', { op: 'select', option: 'Yes', target: 'dropdown:Were you born in the UK?' }],
+    [
+      'choose "Option in the middle" in Size',
+      { op: 'select', option: 'Option in the middle', target: 'dropdown:Size' },
+    ],
+    [
+      'choose Yes for Were you born in the UK?',
+      { op: 'select', option: 'Yes', target: 'dropdown:Were you born in the UK?' },
+    ],
     ['select the Yes radio button', { op: 'check', checked: true, target: 'radio:Yes' }],
     ['check "I agree to the terms"', { op: 'check', checked: true, target: 'choice:I agree to the terms (quoted)' }],
     ['tick the Email me updates checkbox', { op: 'check', checked: true, target: 'checkbox:Email me updates' }],
@@ -57,7 +77,7 @@ describe('the action grammar reads plain imperative English', () => {
     ['please click Next', { op: 'click', target: 'any:Next' }],
     // Issue 24: questions read as extract; a quoted or page-named word is a link, not a URL; "box" is a hint.
     ['What is the reference number?', { op: 'extract', target: 'any:reference number' }],
-    ['what\'s the date of birth', { op: 'extract', target: 'any:date of birth' }],
+    ["what's the date of birth", { op: 'extract', target: 'any:date of birth' }],
     ['open "Privacy"', { op: 'click', target: 'navigable:Privacy (quoted)' }],
     ['open the Privacy page', { op: 'click', target: 'navigable:Privacy' }],
     ['open gov.uk/apply', { op: 'goto', url: 'gov.uk/apply' }],
@@ -67,12 +87,27 @@ describe('the action grammar reads plain imperative English', () => {
     expect(read(action)).toEqual(expected);
   });
 
-  it.each(['summarise this page for me', 'get rid of the cookie banner', 'go to "Privacy"', 'what is',  'type hello', 'click', 'go to the settings page', '', '   ', 'select'])('does not pretend to read %j', (action) => {
+  it.each([
+    'summarise this page for me',
+    'get rid of the cookie banner',
+    'go to "Privacy"',
+    'what is',
+    'type hello',
+    'click',
+    'go to the settings page',
+    '',
+    '   ',
+    'select',
+  ])('does not pretend to read %j', (action) => {
     expect(parseAction(action)).toBeUndefined();
   });
 
   it('keeps keywords inside quotes as text and variable values out of parsing', () => {
-    expect(read('type "into the in box" into "Subject"')).toEqual({ op: 'fill', text: 'into the in box', target: 'field:Subject (quoted)' });
+    expect(read('type "into the in box" into "Subject"')).toEqual({
+      op: 'fill',
+      text: 'into the in box',
+      target: 'field:Subject (quoted)',
+    });
     const parsed = parseAction('type {{text}} into Message');
     expect(parsed?.op).toBe('fill');
     // A value full of keywords cannot change what the action does: it is only filled in afterwards.
@@ -85,7 +120,9 @@ describe('the action grammar reads plain imperative English', () => {
     const parsed = parseAction('type {{email}} into Email');
     if (parsed?.op !== 'fill') throw new Error('not a fill');
     expect(() => renderTemplate(parsed.text, {})).toThrow(MissingVariableError);
-    expect(() => renderTemplate(parsed.text, { toString: 'x' } as Record<string, string>)).toThrow(MissingVariableError);
+    expect(() => renderTemplate(parsed.text, { toString: 'x' } as Record<string, string>)).toThrow(
+      MissingVariableError,
+    );
   });
 
   it('a broken variable reference is a syntax error naming where', () => {
@@ -94,22 +131,30 @@ describe('the action grammar reads plain imperative English', () => {
     expect(actionVariables('type "{{a}} {{b}}" into {{a}}')).toEqual(['a', 'b']);
   });
 
-  it('reads a target in a row as every place its words could split (each tried against the page\'s rows)', () => {
+  it("reads a target in a row as every place its words could split (each tried against the page's rows)", () => {
     const readings = (action: string) => {
       const parsed = parseAction(action);
       const target = parsed && 'target' in parsed ? parsed.target : undefined;
-      return (target?.rows ?? []).map((r) => `${r.target.kind}:${templateSource(r.target.name)} | ${templateSource(r.row)}`);
+      return (target?.rows ?? []).map(
+        (r) => `${r.target.kind}:${templateSource(r.target.name)} | ${templateSource(r.row)}`,
+      );
     };
     expect(readings('click the Delete button for Invoice 7')).toEqual(['button:Delete | Invoice 7']);
     expect(readings('click Edit in the row of Rent')).toEqual(['any:Edit | Rent']);
     expect(readings('click Delete in the Invoice 7 row')).toEqual(['any:Delete | Invoice 7']);
-    expect(readings('what is the rate for vehicles for February?')).toEqual(['any:rate | vehicles for February', 'any:rate for vehicles | February']);
+    expect(readings('what is the rate for vehicles for February?')).toEqual([
+      'any:rate | vehicles for February',
+      'any:rate for vehicles | February',
+    ]);
     expect(readings('read the status of order 1042')).toEqual(['any:status | order 1042']);
     expect(readings('type 3 into Quantity for Apples')).toEqual(['field:Quantity | Apples']);
     // Quoted words are never split; two-word names have no row.
     expect(readings('click "Terms of use"')).toEqual([]);
     expect(readings('read Terms of')).toEqual([]);
-    expect(read('click the Delete button for Invoice 7')).toEqual({ op: 'click', target: 'any:Delete button for Invoice 7' });
+    expect(read('click the Delete button for Invoice 7')).toEqual({
+      op: 'click',
+      target: 'any:Delete button for Invoice 7',
+    });
   });
 
   it('names keys as Playwright does', () => {

@@ -18,27 +18,48 @@ const widgets = `<!doctype html><title>Widgets</title>
 <div style="height: 3000px"></div><a href="/widgets">Back to top</a>
 <script>document.getElementById('q').addEventListener('keydown', (e) => { document.getElementById('pressed').textContent = e.key; });</script>`;
 
-const uaPage = (req: { headers: Record<string, string | string[] | undefined> }) => `<!doctype html><title>UA</title><p id="header">${String(req.headers['user-agent'] ?? '').replace(/</g, '')}</p>`;
+const uaPage = (req: { headers: Record<string, string | string[] | undefined> }) =>
+  `<!doctype html><title>UA</title><p id="header">${String(req.headers['user-agent'] ?? '').replace(/</g, '')}</p>`;
 
 describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real Chromium)', () => {
   const h = useActionHarness({
     '/widgets': html(widgets),
-    '/framed': html('<!doctype html><title>Checkout</title><h1>Checkout</h1><iframe src="/card" title="Card details" style="width:400px;height:200px"></iframe><iframe src="/card" hidden></iframe>'),
-    '/framed-twice': html('<!doctype html><title>Checkout</title><button>Pay</button><iframe src="/card" style="width:400px;height:200px"></iframe>'),
-    '/card': html('<!doctype html><title>Card</title><label>Card number <input id="card"></label><button onclick="document.body.dataset.paid = \'yes\'">Pay</button>'),
+    '/framed': html(
+      '<!doctype html><title>Checkout</title><h1>Checkout</h1><iframe src="/card" title="Card details" style="width:400px;height:200px"></iframe><iframe src="/card" hidden></iframe>',
+    ),
+    '/framed-twice': html(
+      '<!doctype html><title>Checkout</title><button>Pay</button><iframe src="/card" style="width:400px;height:200px"></iframe>',
+    ),
+    '/card': html(
+      '<!doctype html><title>Card</title><label>Card number <input id="card"></label><button onclick="document.body.dataset.paid = \'yes\'">Pay</button>',
+    ),
     '/ua': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(uaPage(req)),
   });
 
   it('fills fields by their labels, then clicks Continue: the site receives exactly what was typed', async () => {
     expect(await h.run(`go to ${h.server.url(`${ADDRESS}/start`)}`)).toMatchObject({ success: true, credits: 1 });
-    expect(await h.run('type {{street}} into Address line 1', { variables: { street: '72 Guild Street' } })).toMatchObject({ success: true, result: 'Filled textbox "Address line 1"' });
+    expect(
+      await h.run('type {{street}} into Address line 1', { variables: { street: '72 Guild Street' } }),
+    ).toMatchObject({ success: true, result: 'Filled textbox "Address line 1"' });
     expect((await h.run('enter London in "Town or city"')).success).toBe(true);
-    expect((await h.run('fill in the Postcode field with {{postcode}}', { variables: { postcode: 'SE23 6FH' } })).success).toBe(true);
+    expect(
+      (await h.run('fill in the Postcode field with {{postcode}}', { variables: { postcode: 'SE23 6FH' } })).success,
+    ).toBe(true);
     expect((await h.run('type 4 into Month')).success).toBe(true);
     expect((await h.run('type 2019 into Year')).success).toBe(true);
-    expect(await h.run('click the Continue button')).toMatchObject({ success: true, result: 'Clicked button "Continue"' });
+    expect(await h.run('click the Continue button')).toMatchObject({
+      success: true,
+      result: 'Clicked button "Continue"',
+    });
     const [post] = h.server.postsTo(`${ADDRESS}/submit`);
-    expect(post && receivedFields(post)).toMatchObject({ 'address-line-1': '72 Guild Street', 'address-line-2': '', 'address-town': 'London', 'address-postcode': 'SE23 6FH', 'moved-month': '4', 'moved-year': '2019' });
+    expect(post && receivedFields(post)).toMatchObject({
+      'address-line-1': '72 Guild Street',
+      'address-line-2': '',
+      'address-town': 'London',
+      'address-postcode': 'SE23 6FH',
+      'moved-month': '4',
+      'moved-year': '2019',
+    });
   });
 
   it('two equally good matches are refused, and neither field is touched', async () => {
@@ -53,7 +74,14 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
   it('a target that is not on the page says what was not found, and nothing is clicked', async () => {
     await h.page.goto(h.server.url(`${ADDRESS}/start`));
     const before = h.server.postsTo(`${ADDRESS}/submit`).length;
-    expect(await h.run('click the Submit button')).toEqual({ success: false, error: 'No button "Submit" found on the page', credits: 1, used_cache: false, set_cache: false, cache_failed: false });
+    expect(await h.run('click the Submit button')).toEqual({
+      success: false,
+      error: 'No button "Submit" found on the page',
+      credits: 1,
+      used_cache: false,
+      set_cache: false,
+      cache_failed: false,
+    });
     // "Contin" is no button's whole name; a look-alike is never clicked.
     expect((await h.run('click "Contin"')).error).toBe('No element "Contin" found on the page');
     expect(h.server.postsTo(`${ADDRESS}/submit`).length).toBe(before);
@@ -62,15 +90,23 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
   it('a missing variable fails clearly and never types {{name}}', async () => {
     await h.page.goto(h.server.url(`${ADDRESS}/start`));
     expect(await h.run('type {{street}} into Address line 1', { variables: { town: 'London' } })).toMatchObject({
-      success: false, error: 'Variable \'street\' is used in the action but not given in variables', used_cache: false, set_cache: false,
+      success: false,
+      error: "Variable 'street' is used in the action but not given in variables",
+      used_cache: false,
+      set_cache: false,
     });
     expect(await h.page.locator('#address-line-1').inputValue()).toBe('');
-    expect((await h.run('type {{street into Address line 1')).error).toMatch(/^Could not read this action: unreadable variable reference at character 6/);
+    expect((await h.run('type {{street into Address line 1')).error).toMatch(
+      /^Could not read this action: unreadable variable reference at character 6/,
+    );
   });
 
   it('radios with conditional reveal, checkboxes and a declaration tick by label', async () => {
     await h.page.goto(h.server.url(`${CONTACT}/start`));
-    expect(await h.run('select the Email radio button')).toMatchObject({ success: true, result: 'Checked radio "Email"' });
+    expect(await h.run('select the Email radio button')).toMatchObject({
+      success: true,
+      result: 'Checked radio "Email"',
+    });
     expect((await h.run('type ada@example.com into Email address')).success).toBe(true);
     expect(await h.page.getByRole('radio', { name: 'Email', exact: true }).isChecked()).toBe(true);
     expect(await h.page.getByLabel('Email address').inputValue()).toBe('ada@example.com');
@@ -92,22 +128,32 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
     expect(outcome.error).toMatch(/^Ambiguous target: 2 elements match radio button "Yes" exactly/);
     expect(await h.page.getByRole('radio', { checked: true }).count()).toBe(0);
     // Named by its question, the same Yes is one radio button.
-    expect(await h.run('select Yes for Do you smoke?')).toMatchObject({ success: true, result: 'Checked radio "Yes"', set_cache: true });
+    expect(await h.run('select Yes for Do you smoke?')).toMatchObject({
+      success: true,
+      result: 'Checked radio "Yes"',
+      set_cache: true,
+    });
     expect(await h.run('choose No in "Do you vape?"')).toMatchObject({ success: true });
     expect(await h.page.locator('input[name=smoker]:checked').getAttribute('value')).toBe('yes');
     expect(await h.page.locator('input[name=vape]:checked').getAttribute('value')).toBe('no');
-    expect((await h.run('select Maybe for Do you smoke?')).error).toBe('No checkbox or radio button "Maybe" found there');
+    expect((await h.run('select Maybe for Do you smoke?')).error).toBe(
+      'No checkbox or radio button "Maybe" found there',
+    );
     // The cached step finds the same radio again (by its unique selector: two radios are named Yes).
     await h.page.reload();
     expect(await h.run('select Yes for Do you smoke?')).toMatchObject({ success: true, used_cache: true });
     expect(await h.page.locator('input[name=smoker]:checked').getAttribute('value')).toBe('yes');
-    expect((await h.run('select 2 to 4 times a month from How often do you have a drink containing alcohol?')).success).toBe(true);
+    expect(
+      (await h.run('select 2 to 4 times a month from How often do you have a drink containing alcohol?')).success,
+    ).toBe(true);
     expect(await h.page.getByLabel('How often do you have a drink containing alcohol?').inputValue()).toBe('2');
   });
 
   it('selects an option of a native select by its label; a missing option lists the options', async () => {
     await h.page.goto(h.server.url(`${PROBLEM}/start`));
-    expect(await h.run('select Broken street light from the Type of problem dropdown')).toMatchObject({ success: true });
+    expect(await h.run('select Broken street light from the Type of problem dropdown')).toMatchObject({
+      success: true,
+    });
     expect(await h.page.getByLabel('Type of problem').inputValue()).toBe('street-light');
     const missing = await h.run('select Volcano from Type of problem');
     expect(missing.success).toBe(false);
@@ -117,7 +163,10 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
   it('a USWDS combo box (a custom ARIA combobox over a hidden select) takes "select … from …"', async () => {
     await h.page.goto(h.server.url('/ds/uswds-address-combo-box/start'));
     await h.page.getByRole('combobox', { name: 'State, territory, or military post' }).waitFor();
-    expect(await h.run('select California from State, territory, or military post')).toMatchObject({ success: true, result: 'Selected "California" in combobox "State, territory, or military post"' });
+    expect(await h.run('select California from State, territory, or military post')).toMatchObject({
+      success: true,
+      result: 'Selected "California" in combobox "State, territory, or military post"',
+    });
     expect(await h.page.locator('select#state, select[name=state]').inputValue()).toBe('CA');
   });
 
@@ -140,7 +189,9 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
   });
 
   it('user_agent applies to this action only', async () => {
-    expect((await h.run(`go to ${h.server.url('/ua')}`, { user_agent: 'PorticoTest/1.0 (action)' })).success).toBe(true);
+    expect((await h.run(`go to ${h.server.url('/ua')}`, { user_agent: 'PorticoTest/1.0 (action)' })).success).toBe(
+      true,
+    );
     expect(await h.page.locator('#header').textContent()).toBe('PorticoTest/1.0 (action)');
     expect((await h.run(`go to ${h.server.url('/ua')}`)).success).toBe(true);
     const header = await h.page.locator('#header').textContent();
@@ -159,28 +210,38 @@ describe('the built-in interpreter on real GOV.UK, NHS.UK and USWDS markup (real
     await h.page.goto(h.server.url('/framed'));
     const card = h.page.frameLocator('iframe[title="Card details"]');
     await card.locator('#card').waitFor();
-    expect(await h.run('type {{card}} into Card number', { variables: { card: '4242 4242 4242 4242' } })).toMatchObject({ success: true, set_cache: true });
+    expect(await h.run('type {{card}} into Card number', { variables: { card: '4242 4242 4242 4242' } })).toMatchObject(
+      { success: true, set_cache: true },
+    );
     expect(await card.locator('#card').inputValue()).toBe('4242 4242 4242 4242');
     expect(await h.run('click Pay')).toMatchObject({ success: true });
     expect(await card.locator('body').getAttribute('data-paid')).toBe('yes');
     await h.page.goto(h.server.url('/framed'));
     await card.locator('#card').waitFor();
-    expect(await h.run('type {{card}} into Card number', { variables: { card: '5555 5555 5555 4444' } })).toMatchObject({ success: true, used_cache: true });
+    expect(await h.run('type {{card}} into Card number', { variables: { card: '5555 5555 5555 4444' } })).toMatchObject(
+      { success: true, used_cache: true },
+    );
     expect(await card.locator('#card').inputValue()).toBe('5555 5555 5555 4444');
 
     await h.page.goto(h.server.url('/framed-twice'));
     await h.page.frameLocator('iframe').locator('#card').waitFor();
-    expect((await h.run('click Pay', { set_cache: false })).error).toMatch(/^Ambiguous target: 2 elements match element "Pay" exactly/);
+    expect((await h.run('click Pay', { set_cache: false })).error).toMatch(
+      /^Ambiguous target: 2 elements match element "Pay" exactly/,
+    );
   });
 
   it('actions sent at once to one session run one at a time, in arrival order', async () => {
     await h.page.goto(h.server.url(`${ADDRESS}/start`));
-    const outcomes = await Promise.all(['first', 'second', 'third'].map((word) => h.run(`type ${word} into Address line 1`, { set_cache: false })));
+    const outcomes = await Promise.all(
+      ['first', 'second', 'third'].map((word) => h.run(`type ${word} into Address line 1`, { set_cache: false })),
+    );
     expect(outcomes.map((o) => o.success)).toEqual([true, true, true]);
     expect(await h.page.locator('#address-line-1').inputValue()).toBe('third');
   });
 
-  it('a session that is not this workspace\'s is a 404', async () => {
-    await expect(h.service.run('default', { action: 'click OK', session_id: 'nope', variables: {}, set_cache: true })).rejects.toMatchObject({ status: 404, detail: 'Session not found' });
+  it("a session that is not this workspace's is a 404", async () => {
+    await expect(
+      h.service.run('default', { action: 'click OK', session_id: 'nope', variables: {}, set_cache: true }),
+    ).rejects.toMatchObject({ status: 404, detail: 'Session not found' });
   });
 });

@@ -15,11 +15,21 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     const ctx = fakeContext({
       page,
       startUrl: server.url('/forms/aria-choices.html'),
-      formData: { plan: 'superfast', add_ons: ['static ip address', 'Premium support'], paperless_billing: true, accept_terms: 'yes' },
+      formData: {
+        plan: 'superfast',
+        add_ons: ['static ip address', 'Premium support'],
+        paperless_billing: true,
+        accept_terms: 'yes',
+      },
     });
     await new AutofillAgent().run(ctx);
     expect(server.postsTo('/submit/aria-choices')).toHaveLength(1);
-    expect(server.postsTo('/submit/aria-choices')[0]?.fields).toEqual({ plan: 's', paperless: 'on', 'addons[]': ['ip', 'support'], terms: 'yes' });
+    expect(server.postsTo('/submit/aria-choices')[0]?.fields).toEqual({
+      plan: 's',
+      paperless: 'on',
+      'addons[]': ['ip', 'support'],
+      terms: 'yes',
+    });
     const log = ctx.logs.join('\n');
     expect(log).toContain("plan → 'Choose your plan' (radio-aria name=plan) = Superfast — 80 Mb");
     expect(log).toContain("add_ons → 'Add-ons' (checkboxGroup-aria) = Static IP address, Premium support");
@@ -32,10 +42,20 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     const ctx = fakeContext({
       page,
       startUrl: server.url('/forms/aria-selects.html'),
-      formData: { full_name: 'Hedy Lamarr', department: 'engineering', start_month: 'march', preferred_language: 'spanish' },
+      formData: {
+        full_name: 'Hedy Lamarr',
+        department: 'engineering',
+        start_month: 'march',
+        preferred_language: 'spanish',
+      },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/aria-selects')[0]?.fields).toEqual({ full_name: 'Hedy Lamarr', department: 'eng', start_month: 'March', language: 'es' });
+    expect(server.postsTo('/submit/aria-selects')[0]?.fields).toEqual({
+      full_name: 'Hedy Lamarr',
+      department: 'eng',
+      start_month: 'March',
+      language: 'es',
+    });
     const log = ctx.logs.join('\n');
     expect(log).toContain("department → 'Department' (select-aria name=department) = Engineering");
     expect(log).toContain("start_month → 'Start month' (select-aria name=start_month) = March");
@@ -46,20 +66,36 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     const ctx = fakeContext({
       page,
       startUrl: server.url('/forms/aria-selects.html'),
-      formData: { full_name: 'Hedy Lamarr', department: 'Marketing', start_month: 'February', preferred_language: 'Klingon' },
+      formData: {
+        full_name: 'Hedy Lamarr',
+        department: 'Marketing',
+        start_month: 'February',
+        preferred_language: 'Klingon',
+      },
       answers: ['Sales', 'April', 'German'],
     });
     await new AutofillAgent().run(ctx);
     expect(ctx.questions).toEqual([
-      expect.objectContaining({ question: "'Marketing' isn't one of the options for 'Department'. Which should I choose?", options: ['Engineering', 'Design', 'Sales', 'Customer support'] }),
+      expect.objectContaining({
+        question: "'Marketing' isn't one of the options for 'Department'. Which should I choose?",
+        options: ['Engineering', 'Design', 'Sales', 'Customer support'],
+      }),
       // February is fully booked (aria-disabled), so it is not offered.
-      expect.objectContaining({ question: "'February' isn't one of the options for 'Start month'. Which should I choose?", options: ['January', 'March', 'April', 'May', 'June'] }),
+      expect.objectContaining({
+        question: "'February' isn't one of the options for 'Start month'. Which should I choose?",
+        options: ['January', 'March', 'April', 'May', 'June'],
+      }),
       expect.objectContaining({
         question: "'Klingon' isn't one of the options for 'Preferred language'. Which should I choose?",
         options: ['English', 'French', 'German', 'Portuguese (Brazil)', 'Portuguese (Portugal)', 'Spanish'],
       }),
     ]);
-    expect(server.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({ full_name: 'Hedy Lamarr', department: 'sales', start_month: 'April', language: 'de' });
+    expect(server.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({
+      full_name: 'Hedy Lamarr',
+      department: 'sales',
+      start_month: 'April',
+      language: 'de',
+    });
   });
 
   it('types into contenteditable editors and picks datalist suggestions by label', async () => {
@@ -67,12 +103,18 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
       page,
       startUrl: server.url('/forms/editable.html'),
       formData: {
-        cover_letter: 'I have built forms for ten years.', short_bio: 'Maintainer of Portico', nearest_airport: 'london heathrow', job_title: 'software engineer',
+        cover_letter: 'I have built forms for ten years.',
+        short_bio: 'Maintainer of Portico',
+        nearest_airport: 'london heathrow',
+        job_title: 'software engineer',
       },
     });
     await new AutofillAgent().run(ctx);
     expect(server.postsTo('/submit/editable')[0]?.fields).toEqual({
-      cover_letter: 'I have built forms for ten years.', bio: 'Maintainer of Portico', airport: 'LHR', job: 'Software engineer',
+      cover_letter: 'I have built forms for ten years.',
+      bio: 'Maintainer of Portico',
+      airport: 'LHR',
+      job: 'Software engineer',
     });
     const log = ctx.logs.join('\n');
     expect(log).toContain("cover_letter → 'Cover letter' (contenteditable #cover) = I have built forms for ten years.");

@@ -3,7 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
-import { dateFormatForLang, dateFormatFromExample, dateReadings, parseDateValue } from '../../src-main/agent/autofill/dates.ts';
+import {
+  dateFormatForLang,
+  dateFormatFromExample,
+  dateReadings,
+  parseDateValue,
+} from '../../src-main/agent/autofill/dates.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
@@ -12,7 +17,9 @@ import { useFormBrowser } from './formBrowser.ts';
 /** One date field on a page in the language `?lang=` names, with no format hint at all. */
 function localePage(req: IncomingMessage, res: ServerResponse): void {
   const lang = new URL(req.url ?? '/', 'http://x').searchParams.get('lang') ?? 'en';
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="${lang}"><head><meta charset="utf-8">
+  res
+    .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    .end(`<!doctype html><html lang="${lang}"><head><meta charset="utf-8">
     <title>Form</title></head><body><h1>Registration</h1><form method="post" action="/submit/locale-${lang}">
     <p><label for="dob">Date of birth</label> <input id="dob" name="dob"></p><button type="submit">Send</button></form></body></html>`);
 }
@@ -20,7 +27,16 @@ function localePage(req: IncomingMessage, res: ServerResponse): void {
 describe('autofill dates (no browser)', () => {
   it('reads dates written the ways people write them, and both ways when numeric and ambiguous', () => {
     const dec10 = { year: 1990, month: 12, day: 10 };
-    for (const text of ['1990-12-10', '1990-12-10T00:00:00Z', '10 December 1990', 'Dec 10, 1990', '10th Dec 1990', 'Monday 10 December 1990', '10-Dec-1990', '10.12.1990']) {
+    for (const text of [
+      '1990-12-10',
+      '1990-12-10T00:00:00Z',
+      '10 December 1990',
+      'Dec 10, 1990',
+      '10th Dec 1990',
+      'Monday 10 December 1990',
+      '10-Dec-1990',
+      '10.12.1990',
+    ]) {
       expect(dateReadings(text), text).toEqual([dec10]);
     }
     expect(dateReadings('25/12/1990')).toEqual([{ year: 1990, month: 12, day: 25 }]);
@@ -28,7 +44,8 @@ describe('autofill dates (no browser)', () => {
     expect(dateReadings('10/12/1990')).toEqual([dec10, { year: 1990, month: 10, day: 12 }]);
     expect(parseDateValue('10/12/1990')).toBeNull();
     expect(parseDateValue('10/12/1990', 'MDY')).toEqual({ year: 1990, month: 10, day: 12 });
-    for (const text of ['31/02/1990', 'hello 10 1990', '1990-13-01', 'ACME-10-12']) expect(dateReadings(text), text).toEqual([]);
+    for (const text of ['31/02/1990', 'hello 10 1990', '1990-13-01', 'ACME-10-12'])
+      expect(dateReadings(text), text).toEqual([]);
   });
 
   it('picks a text field format from an example or the page language', () => {
@@ -37,7 +54,12 @@ describe('autofill dates (no browser)', () => {
     expect(dateFormatFromExample('e.g. 31 January 2030', null)).toBe('D MMMM YYYY');
     expect(dateFormatFromExample('e.g. 01/02/2003', null)).toBeNull();
     expect(dateFormatFromExample('e.g. 01/02/2003', 'DMY')).toBe('DD/MM/YYYY');
-    expect([dateFormatForLang('en-GB'), dateFormatForLang('en-US'), dateFormatForLang('de-AT'), dateFormatForLang('en')]).toEqual(['DD/MM/YYYY', 'MM/DD/YYYY', 'DD.MM.YYYY', null]);
+    expect([
+      dateFormatForLang('en-GB'),
+      dateFormatForLang('en-US'),
+      dateFormatForLang('de-AT'),
+      dateFormatForLang('en'),
+    ]).toEqual(['DD/MM/YYYY', 'MM/DD/YYYY', 'DD.MM.YYYY', null]);
   });
 });
 
@@ -50,17 +72,27 @@ describe('AutofillAgent — dates', () => {
     const ctx = fakeContext({
       page,
       startUrl: server.url('/forms/dates.html'),
-      formData: { date_of_birth: '10 December 1990', moving_date: 'Dec 10, 2026', passport_expiry_date: '2031-03-05T00:00:00Z' },
+      formData: {
+        date_of_birth: '10 December 1990',
+        moving_date: 'Dec 10, 2026',
+        passport_expiry_date: '2031-03-05T00:00:00Z',
+      },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/dates')[0]?.fields).toEqual({ dob: '10 12 1990', moving: '10/12/2026', expiry: '5 March 2031' });
+    expect(server.postsTo('/submit/dates')[0]?.fields).toEqual({
+      dob: '10 12 1990',
+      moving: '10/12/2026',
+      expiry: '5 March 2031',
+    });
     // One filled page and the final one: the site never had to reject a format.
     expect(ctx.steps).toHaveLength(2);
   });
 
   it('follows lang="de" and lang="en-US" when a date field gives no hint', async () => {
     for (const lang of ['de', 'en-US']) {
-      await new AutofillAgent().run(fakeContext({ page, startUrl: server.url(`/locale?lang=${lang}`), formData: { date_of_birth: '1990-12-25' } }));
+      await new AutofillAgent().run(
+        fakeContext({ page, startUrl: server.url(`/locale?lang=${lang}`), formData: { date_of_birth: '1990-12-25' } }),
+      );
     }
     expect(server.postsTo('/submit/locale-de')[0]?.fields).toEqual({ dob: '25.12.1990' });
     expect(server.postsTo('/submit/locale-en-US')[0]?.fields).toEqual({ dob: '12/25/1990' });
@@ -71,21 +103,35 @@ describe('AutofillAgent — dates', () => {
       page,
       startUrl: server.url('/forms/date-native.html'),
       formData: { course: 'Welding', start_date: '10/12/2026' },
-      formSchema: { type: 'object', properties: { start_date: { type: 'string', description: 'Start date (DD/MM/YYYY)' } } },
+      formSchema: {
+        type: 'object',
+        properties: { start_date: { type: 'string', description: 'Start date (DD/MM/YYYY)' } },
+      },
     });
     await new AutofillAgent().run(hinted);
     expect(server.postsTo('/submit/date-native').at(-1)?.fields).toEqual({ course: 'Welding', start: '2026-12-10' });
 
-    const asking = fakeContext({ page, startUrl: server.url('/forms/date-native.html'), formData: { course: 'Welding', start_date: '10/12/2026' }, answers: ['12 October 2026'] });
+    const asking = fakeContext({
+      page,
+      startUrl: server.url('/forms/date-native.html'),
+      formData: { course: 'Welding', start_date: '10/12/2026' },
+      answers: ['12 October 2026'],
+    });
     await new AutofillAgent().run(asking);
-    expect(asking.questions).toEqual([{
-      question: "Which date is '10/12/2026' for 'Start date'?",
-      options: ['10 December 2026', '12 October 2026'],
-      message: "form_data 'start_date' reads as 10 December 2026 (day first) or 12 October 2026 (month first).",
-    }]);
+    expect(asking.questions).toEqual([
+      {
+        question: "Which date is '10/12/2026' for 'Start date'?",
+        options: ['10 December 2026', '12 October 2026'],
+        message: "form_data 'start_date' reads as 10 December 2026 (day first) or 12 October 2026 (month first).",
+      },
+    ]);
     expect(server.postsTo('/submit/date-native').at(-1)?.fields).toEqual({ course: 'Welding', start: '2026-10-12' });
 
-    const failing = fakeContext({ page, startUrl: server.url('/forms/date-native.html'), formData: { course: 'Welding', start_date: '10/12/2026' } });
+    const failing = fakeContext({
+      page,
+      startUrl: server.url('/forms/date-native.html'),
+      formData: { course: 'Welding', start_date: '10/12/2026' },
+    });
     await expect(new AutofillAgent().run(failing)).rejects.toThrow(
       "form_data 'start_date' is the ambiguous date '10/12/2026' (10 December 2026 or 12 October 2026) and 'Start date' needs an exact date; give it as YYYY-MM-DD",
     );

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { CORPUS, REQUIRED_COMPONENTS, corpusHandlers, receivedFields, type CorpusForm } from '../fixtures/design-systems/corpus.ts';
+import {
+  CORPUS,
+  REQUIRED_COMPONENTS,
+  corpusHandlers,
+  receivedFields,
+  type CorpusForm,
+} from '../fixtures/design-systems/corpus.ts';
 import type { FormPost, FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
 import { useFormBrowser } from './formBrowser.ts';
@@ -19,13 +25,21 @@ function describePost(post: FormPost): string {
 }
 
 /** What went wrong in an autofill run, for the failure message: error, mismatching fields, posts and the agent's log. */
-function diagnosis(form: CorpusForm, failure: unknown, got: Record<string, string | string[]> | undefined, posts: FormPost[], logs: string[]): string {
+function diagnosis(
+  form: CorpusForm,
+  failure: unknown,
+  got: Record<string, string | string[]> | undefined,
+  posts: FormPost[],
+  logs: string[],
+): string {
   const lines = [`--- autofill on ${form.name} ---`];
-  if (failure) lines.push(`failure: ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`);
+  if (failure)
+    lines.push(`failure: ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`);
   if (!got) lines.push(`no POST reached ${form.submitPath}`);
   else {
     for (const key of new Set([...Object.keys(form.expected), ...Object.keys(got)])) {
-      if (!isDeepStrictEqual(got[key], form.expected[key])) lines.push(`field ${key}: expected ${JSON.stringify(form.expected[key])}, got ${JSON.stringify(got[key])}`);
+      if (!isDeepStrictEqual(got[key], form.expected[key]))
+        lines.push(`field ${key}: expected ${JSON.stringify(form.expected[key])}, got ${JSON.stringify(got[key])}`);
     }
   }
   lines.push('posts:', ...posts.map((p) => `  ${describePost(p)}`), 'logs:', ...logs.map((l) => `  ${l}`));
@@ -43,7 +57,10 @@ describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () =>
   }
 
   function finalPost(form: CorpusForm, since: number): FormPost | undefined {
-    return server.posts.slice(since).filter((p) => p.path === form.submitPath).at(-1);
+    return server.posts
+      .slice(since)
+      .filter((p) => p.path === form.submitPath)
+      .at(-1);
   }
 
   it('has at least 22 forms over the three systems covering every required component', () => {
@@ -56,7 +73,10 @@ describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () =>
     expect(REQUIRED_COMPONENTS.filter((c) => !covered.has(c))).toEqual([]);
     for (const form of CORPUS) {
       // Keys are API names, never the label text: no key may contain a space or an upper-case letter.
-      expect(Object.keys(form.formData).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k)), form.name).toEqual([]);
+      expect(
+        Object.keys(form.formData).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k)),
+        form.name,
+      ).toEqual([]);
       expect(form.startPath.startsWith(`/ds/${form.name}/`), form.name).toBe(true);
       // The job API refuses form_data its portal's schema rejects, so every corpus entry must be valid.
       const validate = new Ajv2020({ strict: false, allErrors: true }).compile(form.formSchema);

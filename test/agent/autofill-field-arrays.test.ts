@@ -16,17 +16,64 @@ let seq = 0;
 function input(label: string, row?: { set: string; index: number }): ScannedControl {
   seq += 1;
   return {
-    pid: `p${seq}`, tag: 'input', type: 'text', role: '', name: '', id: '', labels: [label], ariaLabel: '', labelledBy: '', describedBy: '',
-    placeholder: '', title: '', legends: [], nearText: '', autocomplete: '', ariaAutocomplete: '', required: true, visible: true, disabled: false,
-    readOnly: false, value: '', checked: false, options: [], multiple: false, valid: true, validationMessage: '', errorText: '', pattern: '',
-    maxLength: -1, groupKey: `g${seq}`, formKey: 'f', hasListbox: false, aria: false, hiddenPid: '', datalist: false, lang: 'en', hintText: '',
-    affixes: '', labelOnly: false, mask: '',
+    pid: `p${seq}`,
+    tag: 'input',
+    type: 'text',
+    role: '',
+    name: '',
+    id: '',
+    labels: [label],
+    ariaLabel: '',
+    labelledBy: '',
+    describedBy: '',
+    placeholder: '',
+    title: '',
+    legends: [],
+    nearText: '',
+    autocomplete: '',
+    ariaAutocomplete: '',
+    required: true,
+    visible: true,
+    disabled: false,
+    readOnly: false,
+    value: '',
+    checked: false,
+    options: [],
+    multiple: false,
+    valid: true,
+    validationMessage: '',
+    errorText: '',
+    pattern: '',
+    maxLength: -1,
+    groupKey: `g${seq}`,
+    formKey: 'f',
+    hasListbox: false,
+    aria: false,
+    hiddenPid: '',
+    datalist: false,
+    lang: 'en',
+    hintText: '',
+    affixes: '',
+    labelOnly: false,
+    mask: '',
     ...(row && { row: `${row.set}-${row.index}`, rowSet: row.set, rowIndex: row.index }),
   };
 }
-const button = (text: string): ScannedButton => ({ pid: `b${text.length}`, text, tag: 'button', type: 'button', visible: true, disabled: false, formKey: 'f', primary: false });
+const button = (text: string): ScannedButton => ({
+  pid: `b${text.length}`,
+  text,
+  tag: 'button',
+  type: 'button',
+  visible: true,
+  disabled: false,
+  formKey: 'f',
+  primary: false,
+});
 const scan = (controls: ScannedControl[], buttons: ScannedButton[] = []): Array<{ frame: Frame; scan: FrameScan }> => [
-  { frame: {} as Frame, scan: { url: 'http://x/', title: 'x', headings: [], controls, buttons, errors: [], bodyText: '' } },
+  {
+    frame: {} as Frame,
+    scan: { url: 'http://x/', title: 'x', headings: [], controls, buttons, errors: [], bodyText: '' },
+  },
 ];
 
 const DATA = {
@@ -41,7 +88,11 @@ const SCHEMA = {
   required: ['full_name', 'contacts'],
   properties: {
     full_name: { type: 'string', title: 'Full name' },
-    contacts: { type: 'array', title: 'Emergency contacts', items: { type: 'object', required: ['name'], properties: { name: { title: 'Name' }, phone: { title: 'Phone' } } } },
+    contacts: {
+      type: 'array',
+      title: 'Emergency contacts',
+      items: { type: 'object', required: ['name'], properties: { name: { title: 'Name' }, phone: { title: 'Phone' } } },
+    },
   },
 };
 
@@ -59,9 +110,12 @@ describe('field arrays', () => {
     expect(flattenFormData({ needs: ['Hotel', 'Car'] }, {}).map((e) => e.key)).toEqual(['needs']);
   });
 
-  it('asks for another row with the form\'s own Add control while the page shows fewer rows than items', () => {
+  it("asks for another row with the form's own Add control while the page shows fewer rows than items", () => {
     const entries = flattenFormData(DATA, SCHEMA);
-    const one = scan([input('Full name'), input('Name'), input('Phone')], [button('Add another contact'), button('Save contacts')]);
+    const one = scan(
+      [input('Full name'), input('Name'), input('Phone')],
+      [button('Add another contact'), button('Save contacts')],
+    );
     const [layout] = arrayRows(entries, buildTargets(one), one[0]?.scan.buttons ?? []);
     expect(layout?.rows.length).toBe(0);
     expect(layout?.add?.text).toBe('Add another contact');
@@ -73,8 +127,10 @@ describe('field arrays', () => {
     const entries = flattenFormData(DATA, SCHEMA);
     const controls = [
       input('Full name'),
-      input('Name', { set: 'rows', index: 0 }), input('Phone', { set: 'rows', index: 0 }),
-      input('Name', { set: 'rows', index: 1 }), input('Phone', { set: 'rows', index: 1 }),
+      input('Name', { set: 'rows', index: 0 }),
+      input('Phone', { set: 'rows', index: 0 }),
+      input('Name', { set: 'rows', index: 1 }),
+      input('Phone', { set: 'rows', index: 1 }),
     ];
     const targets = buildTargets(scan(controls));
     const layout = arrayRows(entries, targets, []);
@@ -94,7 +150,14 @@ describe('field arrays', () => {
 
   it('leaves items without a row unplaced rather than putting them in another row', () => {
     const entries = flattenFormData(DATA, SCHEMA);
-    const targets = buildTargets(scan([input('Full name'), input('Name', { set: 'rows', index: 0 }), input('Phone', { set: 'rows', index: 0 }), input('Company', { set: 'other', index: 0 })]));
+    const targets = buildTargets(
+      scan([
+        input('Full name'),
+        input('Name', { set: 'rows', index: 0 }),
+        input('Phone', { set: 'rows', index: 0 }),
+        input('Company', { set: 'other', index: 0 }),
+      ]),
+    );
     const { placements } = matchScoped(entries, targets, arrayRows(entries, targets, []));
     expect(placements.map((p) => p.entry.key).sort()).toEqual(['contacts[0].name', 'contacts[0].phone', 'full_name']);
   });

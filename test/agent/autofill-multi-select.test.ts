@@ -106,7 +106,9 @@ describe('multi-select lists in a page (no library)', () => {
   beforeAll(async () => {
     const [launched, started] = await Promise.all([
       launchTestBrowser(),
-      startFormServer({ '/multi/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE) }),
+      startFormServer({
+        '/multi/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
+      }),
     ]);
     browser = launched.browser;
     close = launched.close;
@@ -134,20 +136,34 @@ describe('multi-select lists in a page (no library)', () => {
       },
     });
     const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(ctx).then((r) => ({ ok: r }), (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
-    return { result, posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/multi'), logs: ctx.logs };
+    const result = await new AutofillAgent().run(ctx).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
+    return {
+      result,
+      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/multi'),
+      logs: ctx.logs,
+    };
   };
 
   it('chooses exactly the listed options (releasing one chosen before) in a multiselectable listbox and a menu of checkable items', async () => {
-    const { result, posts, logs } = await run({ languages: ['German', 'Spanish'], dietary_needs: ['Vegan', 'Nut-free'] });
+    const { result, posts, logs } = await run({
+      languages: ['German', 'Spanish'],
+      dietary_needs: ['Vegan', 'Nut-free'],
+    });
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ lang: ['de', 'es'], diet: ['vg', 'nf'] }]);
-    expect(logs.join('\n')).toContain("languages → 'Languages you want to learn' (select-aria #lang) = German, Spanish (exact)");
+    expect(logs.join('\n')).toContain(
+      "languages → 'Languages you want to learn' (select-aria #lang) = German, Spanish (exact)",
+    );
   });
 
   it('a value naming no option chooses nothing: the job fails naming it, nothing is sent', async () => {
     const { result, posts } = await run({ languages: ['German', 'Klingon'] });
-    expect(result).toEqual({ error: expect.stringContaining("'Klingon' isn't one of the options for 'Languages you want to learn") });
+    expect(result).toEqual({
+      error: expect.stringContaining("'Klingon' isn't one of the options for 'Languages you want to learn"),
+    });
     expect(posts).toEqual([]);
   });
 
@@ -163,7 +179,9 @@ describe('multi-select lists in a page (no library)', () => {
     expect(posts.map((p) => p.fields)).toEqual([{ lang: 'fr', country: 'ZAM' }]);
     expect(logs).toContain("Country of residence: typing 'Zambia' into its list's filter box");
     const unknown = await run({ country_of_residence: 'Narnia' });
-    expect(unknown.result).toEqual({ error: expect.stringContaining("'Narnia' isn't one of the options for 'Country of residence") });
+    expect(unknown.result).toEqual({
+      error: expect.stringContaining("'Narnia' isn't one of the options for 'Country of residence"),
+    });
     expect(unknown.posts).toEqual([]);
   });
 });

@@ -13,7 +13,17 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { jsonSchemas } from '../../src-main/base/jsonSchema.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { KNOWN_FAILING, LIBRARIES, UNSTABLE, REACT_CORPUS, buildReactCorpus, reactCorpusHandlers, selectedForms, submitPath, type ReactCorpusForm } from '../fixtures/react-forms/corpus.ts';
+import {
+  KNOWN_FAILING,
+  LIBRARIES,
+  UNSTABLE,
+  REACT_CORPUS,
+  buildReactCorpus,
+  reactCorpusHandlers,
+  selectedForms,
+  submitPath,
+  type ReactCorpusForm,
+} from '../fixtures/react-forms/corpus.ts';
 import { launchTestBrowser } from '../helpers/chromium.ts';
 import { startFormServer, type FormPost, type FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
@@ -23,9 +33,15 @@ const FORMS = selectedForms();
 /** What went wrong in an autofill run: the error, the submissions the site got, and the agent's log. */
 function diagnosis(form: ReactCorpusForm, failure: unknown, posts: FormPost[], logs: string[]): string {
   const lines = [`--- autofill on ${form.name} ---`];
-  if (failure) lines.push(`failure: ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`);
+  if (failure)
+    lines.push(`failure: ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`);
   lines.push(`expected: ${JSON.stringify(form.expected)}`);
-  lines.push('submissions:', ...posts.map((p) => `  ${p.path} ${JSON.stringify(p.json)}`), 'logs:', ...logs.map((l) => `  ${l}`));
+  lines.push(
+    'submissions:',
+    ...posts.map((p) => `  ${p.path} ${JSON.stringify(p.json)}`),
+    'logs:',
+    ...logs.map((l) => `  ${l}`),
+  );
   return lines.join('\n');
 }
 
@@ -69,13 +85,18 @@ describe('React widget corpus', () => {
     }
     for (const form of REACT_CORPUS) {
       expect(form.name.startsWith(`${form.library}-`), form.name).toBe(true);
-      expect(Object.keys(form.formData).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k)), form.name).toEqual([]);
+      expect(
+        Object.keys(form.formData).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k)),
+        form.name,
+      ).toEqual([]);
       // The job API refuses form_data its portal's schema rejects (formats included): validated as the API does.
       const validate = jsonSchemas.compile(form.formSchema, 'form_schema');
       expect(validate(form.formData) ? [] : validate.errors, form.name).toEqual([]);
       expect(form.components.length, form.name).toBeGreaterThan(0);
     }
-    expect(Object.keys({ ...KNOWN_FAILING, ...UNSTABLE }).filter((name) => !REACT_CORPUS.some((f) => f.name === name))).toEqual([]);
+    expect(
+      Object.keys({ ...KNOWN_FAILING, ...UNSTABLE }).filter((name) => !REACT_CORPUS.some((f) => f.name === name)),
+    ).toEqual([]);
     expect(Object.keys(UNSTABLE).filter((name) => name in KNOWN_FAILING)).toEqual([]);
   });
 
@@ -110,11 +131,16 @@ describe('React widget corpus', () => {
       const posts = submissions(form, since);
       const report = diagnosis(form, failure, posts, ctx.logs);
       // Never a wrong value: every submission that reached the site is exactly the expected one.
-      expect(posts.filter((p) => !isDeepStrictEqual(p.json, form.expected)).map((p) => p.json), report).toEqual([]);
+      expect(
+        posts.filter((p) => !isDeepStrictEqual(p.json, form.expected)).map((p) => p.json),
+        report,
+      ).toEqual([]);
       if (unstable) return;
       if (known) {
         const filled = !failure && posts.length === 1;
-        expect(filled, `${form.name} is filled now: remove it from KNOWN_FAILING (it said: ${known})\n${report}`).toBe(false);
+        expect(filled, `${form.name} is filled now: remove it from KNOWN_FAILING (it said: ${known})\n${report}`).toBe(
+          false,
+        );
         return;
       }
       if (failure) throw new Error(report, { cause: failure });

@@ -10,18 +10,47 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { readSegments, sameSegmentValue, segmentGoal, segmentKeys, segmentText, type SegmentReading } from '../../src-main/agent/autofill/segments.ts';
+import {
+  readSegments,
+  sameSegmentValue,
+  segmentGoal,
+  segmentKeys,
+  segmentText,
+  type SegmentReading,
+} from '../../src-main/agent/autofill/segments.ts';
 import type { SegmentedField, SegmentFacts, SegmentKind } from '../../src-main/agent/injected/index.ts';
 import { launchTestBrowser } from '../helpers/chromium.ts';
 import { startFormServer, type FormServer } from '../helpers/formServer.ts';
 import { fakeContext } from './fakeContext.ts';
 
-const seg = (pid: string, kind: SegmentKind, min: number, max: number, part = 0): SegmentFacts => ({ pid, kind, part, min, max, now: null, text: '', valueText: 'Empty' });
-const US_DATE: SegmentedField = { kind: 'date', list: [seg('m', 'month', 1, 12), seg('d', 'day', 1, 31), seg('y', 'year', 1, 9999)] };
-const TIME_12: SegmentedField = { kind: 'time', list: [seg('h', 'hour', 1, 12), seg('min', 'minute', 0, 59), seg('ap', 'dayPeriod', 0, 1)] };
+const seg = (pid: string, kind: SegmentKind, min: number, max: number, part = 0): SegmentFacts => ({
+  pid,
+  kind,
+  part,
+  min,
+  max,
+  now: null,
+  text: '',
+  valueText: 'Empty',
+});
+const US_DATE: SegmentedField = {
+  kind: 'date',
+  list: [seg('m', 'month', 1, 12), seg('d', 'day', 1, 31), seg('y', 'year', 1, 9999)],
+};
+const TIME_12: SegmentedField = {
+  kind: 'time',
+  list: [seg('h', 'hour', 1, 12), seg('min', 'minute', 0, 59), seg('ap', 'dayPeriod', 0, 1)],
+};
 const RANGE: SegmentedField = {
   kind: 'dateRange',
-  list: [seg('m1', 'month', 1, 12), seg('d1', 'day', 1, 31), seg('y1', 'year', 1, 9999), seg('m2', 'month', 1, 12, 1), seg('d2', 'day', 1, 31, 1), seg('y2', 'year', 1, 9999, 1)],
+  list: [
+    seg('m1', 'month', 1, 12),
+    seg('d1', 'day', 1, 31),
+    seg('y1', 'year', 1, 9999),
+    seg('m2', 'month', 1, 12, 1),
+    seg('d2', 'day', 1, 31, 1),
+    seg('y2', 'year', 1, 9999, 1),
+  ],
 };
 const read = (field: SegmentedField, texts: string[]): SegmentReading[] =>
   field.list.map((s, i) => ({ kind: s.kind, part: s.part, text: texts[i] as string, now: null, valueText: '' }));
@@ -31,7 +60,13 @@ describe('sectioned fields: goals and keys', () => {
     const goal = segmentGoal(US_DATE, '1990-07-04');
     expect(goal).toEqual({ goal: { date: { year: 1990, month: 7, day: 4 } } });
     if (!('goal' in goal)) throw new Error('no goal');
-    expect(segmentKeys(US_DATE, goal.goal)).toEqual({ keys: [{ pid: 'm', kind: 'month', keys: '07' }, { pid: 'd', kind: 'day', keys: '04' }, { pid: 'y', kind: 'year', keys: '1990' }] });
+    expect(segmentKeys(US_DATE, goal.goal)).toEqual({
+      keys: [
+        { pid: 'm', kind: 'month', keys: '07' },
+        { pid: 'd', kind: 'day', keys: '04' },
+        { pid: 'y', kind: 'year', keys: '1990' },
+      ],
+    });
   });
   it('writes a 24-hour time on a 12-hour field with its AM/PM part (noon and midnight are 12)', () => {
     const keys = (value: string): string[] => {
@@ -58,8 +93,13 @@ describe('sectioned fields: goals and keys', () => {
     expect(segmentGoal(TIME_12, '2026-12-14')).toHaveProperty('problem');
     expect(segmentGoal(RANGE, { start: '2027-01-22', end: '2027-01-18' })).toHaveProperty('problem');
     const withTime: SegmentedField = { kind: 'date', list: [...US_DATE.list, seg('h', 'hour', 0, 23)] };
-    expect(segmentKeys(withTime, { date: { year: 2026, month: 12, day: 14 } })).toEqual({ problem: 'the field has a hour part the value does not give' });
-    const twoDigitYear: SegmentedField = { kind: 'date', list: [seg('d', 'day', 1, 31), seg('m', 'month', 1, 12), seg('y', 'year', 0, 99)] };
+    expect(segmentKeys(withTime, { date: { year: 2026, month: 12, day: 14 } })).toEqual({
+      problem: 'the field has a hour part the value does not give',
+    });
+    const twoDigitYear: SegmentedField = {
+      kind: 'date',
+      list: [seg('d', 'day', 1, 31), seg('m', 'month', 1, 12), seg('y', 'year', 0, 99)],
+    };
     expect(segmentKeys(twoDigitYear, { date: { year: 1990, month: 7, day: 4 } })).toHaveProperty('problem');
   });
 });
@@ -81,7 +121,9 @@ describe('sectioned fields: reading back', () => {
     expect(readSegments(TIME_12, read(TIME_12, ['2', '30', '––']))).toBeNull();
   });
   it('writes what it read as ISO text for the receipt and the submission check', () => {
-    expect(segmentText(RANGE, { date: { year: 2027, month: 1, day: 18 }, end: { year: 2027, month: 1, day: 22 } })).toBe('2027-01-18 – 2027-01-22');
+    expect(
+      segmentText(RANGE, { date: { year: 2027, month: 1, day: 18 }, end: { year: 2027, month: 1, day: 22 } }),
+    ).toBe('2027-01-18 – 2027-01-22');
     expect(segmentText(TIME_12, { time: { hour: 9, minute: 5, second: 0 } })).toBe('09:05');
   });
 });
@@ -175,11 +217,24 @@ describe('sectioned fields in a page (no library)', () => {
       page,
       startUrl: (server as FormServer).url(`/segments/form${query}`),
       formData: { visit_date: '2026-03-09', arrival_time: '17:05' },
-      formSchema: { type: 'object', properties: { visit_date: { type: 'string', format: 'date', title: 'Visit date' }, arrival_time: { type: 'string', title: 'Arrival time' } } },
+      formSchema: {
+        type: 'object',
+        properties: {
+          visit_date: { type: 'string', format: 'date', title: 'Visit date' },
+          arrival_time: { type: 'string', title: 'Arrival time' },
+        },
+      },
     });
     const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(ctx).then((r) => ({ ok: r }), (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
-    return { result, posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/segments'), logs: ctx.logs };
+    const result = await new AutofillAgent().run(ctx).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
+    return {
+      result,
+      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/segments'),
+      logs: ctx.logs,
+    };
   };
 
   it('fills each field part by part and sends the value the parts read back as', async () => {
@@ -191,19 +246,33 @@ describe('sectioned fields in a page (no library)', () => {
 
   it('never claims a day the field does not show: the job fails, nothing is sent', async () => {
     const { result, posts } = await run('?broken');
-    expect(result).toEqual({ error: expect.stringContaining("'Visit date' shows '10 03 2026' after typing 2026-03-09 into its parts") });
+    expect(result).toEqual({
+      error: expect.stringContaining("'Visit date' shows '10 03 2026' after typing 2026-03-09 into its parts"),
+    });
     expect(posts).toEqual([]);
   });
 
   it('a row of one-character boxes is one field: the code goes in one character per box and is read back whole', async () => {
     const schema = { type: 'object', properties: { security_code: { type: 'string', title: 'Security code' } } };
-    const ctx = fakeContext({ page, startUrl: (server as FormServer).url('/boxes/form'), formData: { security_code: '482 913' }, formSchema: schema });
+    const ctx = fakeContext({
+      page,
+      startUrl: (server as FormServer).url('/boxes/form'),
+      formData: { security_code: '482 913' },
+      formSchema: schema,
+    });
     const since = (server as FormServer).posts.length;
     await new AutofillAgent().run(ctx);
     expect((server as FormServer).posts.slice(since).map((p) => p.fields)).toEqual([{ code: '482913' }]);
     expect(ctx.logs.join('\n')).toContain("security_code → 'Security code' (6-boxes #code) = 482913 (normalised)");
-    const short = fakeContext({ page, startUrl: (server as FormServer).url('/boxes/form'), formData: { security_code: '48291' }, formSchema: schema });
-    await expect(new AutofillAgent().run(short)).rejects.toThrow("'48291' has 5 characters; 'Security code' takes exactly 6, one per box");
+    const short = fakeContext({
+      page,
+      startUrl: (server as FormServer).url('/boxes/form'),
+      formData: { security_code: '48291' },
+      formSchema: schema,
+    });
+    await expect(new AutofillAgent().run(short)).rejects.toThrow(
+      "'48291' has 5 characters; 'Security code' takes exactly 6, one per box",
+    );
     expect((server as FormServer).posts.length).toBe(since + 1);
   });
 });

@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 
 import type { Entry } from '../../src-main/agent/autofill/entries.ts';
-import { dateRangeValue, formatDateRange, numericMeaning, rangeFormatFromHint, showsDateRange } from '../../src-main/agent/autofill/rangeAndNumber.ts';
+import {
+  dateRangeValue,
+  formatDateRange,
+  numericMeaning,
+  rangeFormatFromHint,
+  showsDateRange,
+} from '../../src-main/agent/autofill/rangeAndNumber.ts';
 import { planSliderKeys, sameSliderValue, sliderGoal } from '../../src-main/agent/autofill/slider.ts';
 import { rangeEntries } from '../../src-main/agent/autofill/wizard.ts';
 
@@ -86,7 +92,9 @@ describe('date ranges in one input', () => {
   });
   it('writes the range in the input format and reads it back day by day', () => {
     const f = { format: 'MM/DD/YYYY', separator: ' – ' };
-    const range = dateRangeValue({ start: '2027-03-01', end: '2027-08-31' }) as NonNullable<ReturnType<typeof dateRangeValue>>;
+    const range = dateRangeValue({ start: '2027-03-01', end: '2027-08-31' }) as NonNullable<
+      ReturnType<typeof dateRangeValue>
+    >;
     expect(formatDateRange(range, f)).toBe('03/01/2027 – 08/31/2027');
     expect(showsDateRange('03/01/2027 – 08/31/2027', range, f)).toBe(true);
     expect(showsDateRange('03/01/2027 to 08/31/2027', range, f)).toBe(true);
@@ -94,7 +102,16 @@ describe('date ranges in one input', () => {
     expect(showsDateRange('03/01/2027', range, f)).toBe(false);
   });
   it('pairs two date keys under one parent as one range entry', () => {
-    const leaf = (path: string[], value: unknown): Entry => ({ key: path.join('.'), path, value, title: '', description: '', required: true, secret: false, format: 'date' });
+    const leaf = (path: string[], value: unknown): Entry => ({
+      key: path.join('.'),
+      path,
+      value,
+      title: '',
+      description: '',
+      required: true,
+      secret: false,
+      format: 'date',
+    });
     const pairs = rangeEntries([
       leaf(['project_period', 'start'], '2027-03-01'),
       leaf(['project_period', 'end'], '2027-08-31'),

@@ -9,13 +9,20 @@ import { page as htmlPage, type FormServer, type Handler } from '../helpers/form
 import { fakeContext, type FakeContext, type FakeOptions } from './fakeContext.ts';
 import { useFormBrowser } from './formBrowser.ts';
 
-const html = (body: string, title = 'Form'): Handler => (_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(htmlPage(body, title));
-};
-const json = (status: number, body: unknown): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-};
-const sha256 = (bytes: Buffer | undefined): string => createHash('sha256').update(bytes ?? Buffer.alloc(0)).digest('hex');
+const html =
+  (body: string, title = 'Form'): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(htmlPage(body, title));
+  };
+const json =
+  (status: number, body: unknown): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+const sha256 = (bytes: Buffer | undefined): string =>
+  createHash('sha256')
+    .update(bytes ?? Buffer.alloc(0))
+    .digest('hex');
 
 /** A phone mask applied only when the form is sent: it keeps the first ten digits, so a leading country code shifts them. */
 const SUBMIT_MASK = `<script>
@@ -43,11 +50,17 @@ function pages(): Record<string, Handler> {
     '/masked-short': html(`<h1>Contact</h1><form method="post" action="/submit/masked-short">
       <label for="mobile">Mobile phone</label><input id="mobile" name="mobile" type="tel">
       <button type="submit">Send</button></form>${liveMask(9)}`),
-    '/linked/start': html('<h1>Apply for a fishing licence</h1><p>Read the guidance first.</p><p><a href="/linked/form">Open the application</a></p>', 'Fishing licences'),
-    '/linked/form': html(`<h1>Your details</h1><form method="post" action="/submit/linked">
+    '/linked/start': html(
+      '<h1>Apply for a fishing licence</h1><p>Read the guidance first.</p><p><a href="/linked/form">Open the application</a></p>',
+      'Fishing licences',
+    ),
+    '/linked/form': html(
+      `<h1>Your details</h1><form method="post" action="/submit/linked">
       <label for="fn">Full name</label><input id="fn" name="fn" required>
       <label for="em">Email address</label><input id="em" name="em" type="email" required>
-      <button type="submit">Submit application</button></form>`, 'Your details'),
+      <button type="submit">Submit application</button></form>`,
+      'Your details',
+    ),
     '/thanks-js': html(`<h1>Newsletter</h1><div id="f"><label for="nm">Your name</label><input id="nm" name="nm">
       <button type="button" id="go">Submit</button></div>
       <script>document.getElementById('go').onclick = () => { document.getElementById('f').outerHTML = '<p>Thank you, your application has been received.</p>'; };</script>`),
@@ -123,34 +136,71 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     return ctx;
   };
   const receiptOf = (result: Record<string, unknown>): SubmissionReceipt => result.receipt as SubmissionReceipt;
-  const linkedSchema = { type: 'object', required: ['full_name', 'email'], properties: { full_name: { type: 'string' }, email: { type: 'string' } } };
+  const linkedSchema = {
+    type: 'object',
+    required: ['full_name', 'email'],
+    properties: { full_name: { type: 'string' }, email: { type: 'string' } },
+  };
 
   it('follows the link the task names to the form, fills it and completes with the values sent', async () => {
     const ctx = context({
-      startUrl: server.url('/linked/start'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' }, formSchema: linkedSchema,
+      startUrl: server.url('/linked/start'),
+      formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
+      formSchema: linkedSchema,
       task: "Click the 'Open the application' link, then fill in and submit the form",
     });
     const { result } = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/linked').map((p) => p.fields)).toEqual([{ fn: 'Ada Lovelace', em: 'ada@example.org' }]);
-    expect(result).toMatchObject({ submitted: true, placements: { full_name: { value: 'Ada Lovelace' }, email: { value: 'ada@example.org' } }, unplaced: [] });
-    expect(receiptOf(result)).toMatchObject({ method: 'POST', url: server.url('/submit/linked'), response_status: 200, verified: ['full_name', 'email'], unverified: [] });
+    expect(server.postsTo('/submit/linked').map((p) => p.fields)).toEqual([
+      { fn: 'Ada Lovelace', em: 'ada@example.org' },
+    ]);
+    expect(result).toMatchObject({
+      submitted: true,
+      placements: { full_name: { value: 'Ada Lovelace' }, email: { value: 'ada@example.org' } },
+      unplaced: [],
+    });
+    expect(receiptOf(result)).toMatchObject({
+      method: 'POST',
+      url: server.url('/submit/linked'),
+      response_status: 200,
+      verified: ['full_name', 'email'],
+      unverified: [],
+    });
     expect(ctx.steps[0]?.description).toContain("Click the 'Open the application' link");
   });
 
   it('never completes when the form is a link away and the task does not name the link', async () => {
     const before = server.postsTo('/submit/linked').length;
-    const ctx = context({ startUrl: server.url('/linked/start'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' }, formSchema: linkedSchema });
-    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: no control on the pages it reached took a value \(form_data keys full_name, email\)/);
+    const ctx = context({
+      startUrl: server.url('/linked/start'),
+      formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
+      formSchema: linkedSchema,
+    });
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
+      /Not submitted: no control on the pages it reached took a value \(form_data keys full_name, email\)/,
+    );
     // With a human: asked, and Cancel fails the job.
-    const asked = context({ startUrl: server.url('/linked/start'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' }, formSchema: linkedSchema, answers: ['Cancel'] });
+    const asked = context({
+      startUrl: server.url('/linked/start'),
+      formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
+      formSchema: linkedSchema,
+      answers: ['Cancel'],
+    });
     await expect(new AutofillAgent().run(asked)).rejects.toThrow(/Not submitted \(cancelled by a human\)/);
-    expect(asked.questions[0]).toMatchObject({ question: expect.stringContaining('Portico did not see the form submitted'), options: ['Continue', 'Cancel'] });
+    expect(asked.questions[0]).toMatchObject({
+      question: expect.stringContaining('Portico did not see the form submitted'),
+      options: ['Continue', 'Cancel'],
+    });
     expect(server.postsTo('/submit/linked')).toHaveLength(before);
   });
 
   it('with a human, Continue goes on from the page the human brought on screen (the live view), and completes once the form is sent', async () => {
     const before = server.postsTo('/submit/linked').length;
-    const ctx = context({ startUrl: server.url('/linked/start'), formData: { full_name: 'Grace Hopper', email: 'grace@example.org' }, formSchema: linkedSchema, answers: ['Continue'] });
+    const ctx = context({
+      startUrl: server.url('/linked/start'),
+      formData: { full_name: 'Grace Hopper', email: 'grace@example.org' },
+      formSchema: linkedSchema,
+      answers: ['Continue'],
+    });
     const scripted = ctx.ask.bind(ctx);
     ctx.ask = async (question) => {
       await page.goto(server.url('/linked/form'));
@@ -158,7 +208,12 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     };
     const { result } = await new AutofillAgent().run(ctx);
     expect(ctx.questions.map((q) => q.options)).toEqual([['Continue', 'Cancel']]);
-    expect(server.postsTo('/submit/linked').slice(before).map((p) => p.fields)).toEqual([{ fn: 'Grace Hopper', em: 'grace@example.org' }]);
+    expect(
+      server
+        .postsTo('/submit/linked')
+        .slice(before)
+        .map((p) => p.fields),
+    ).toEqual([{ fn: 'Grace Hopper', em: 'grace@example.org' }]);
     expect(result).toMatchObject({ submitted: true, receipt: { verified: ['full_name', 'email'] } });
   });
 
@@ -170,27 +225,54 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
 
   it('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async () => {
     const ctx = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' } });
-    await expect(new AutofillAgent().run(ctx)).rejects.toThrow("The form was about to send '(150) 355-5018' for form_data 'mobile_phone' ('Mobile phone') but form_data gave '+1 503 555 0182'; the request was held and not sent");
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
+      "The form was about to send '(150) 355-5018' for form_data 'mobile_phone' ('Mobile phone') but form_data gave '+1 503 555 0182'; the request was held and not sent",
+    );
     expect(server.postsTo('/submit/phone')).toHaveLength(0);
   });
 
   it('asks Send / Correct / Cancel about a held request; Cancel never sends it', async () => {
-    const ctx = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' }, answers: ['Cancel'] });
+    const ctx = context({
+      startUrl: server.url('/phone'),
+      formData: { mobile_phone: '+1 503 555 0182' },
+      answers: ['Cancel'],
+    });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Cancelled by a human/);
-    expect(ctx.questions[0]).toMatchObject({ question: "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.", options: ['Send', 'Correct', 'Cancel'] });
+    expect(ctx.questions[0]).toMatchObject({
+      question: "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.",
+      options: ['Send', 'Correct', 'Cancel'],
+    });
     expect(server.postsTo('/submit/phone')).toHaveLength(0);
   });
 
-  it('Correct types the human\'s value and checks the request again; Send sends it as it was', async () => {
-    const corrected = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' }, answers: ['Correct', '503 555 0182'] });
+  it("Correct types the human's value and checks the request again; Send sends it as it was", async () => {
+    const corrected = context({
+      startUrl: server.url('/phone'),
+      formData: { mobile_phone: '+1 503 555 0182' },
+      answers: ['Correct', '503 555 0182'],
+    });
     const { result } = await new AutofillAgent().run(corrected);
-    expect(corrected.questions.map((q) => q.question)).toEqual(["About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.", "What should be typed into 'Mobile phone' for mobile_phone?"]);
+    expect(corrected.questions.map((q) => q.question)).toEqual([
+      "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.",
+      "What should be typed into 'Mobile phone' for mobile_phone?",
+    ]);
     expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
-    expect(receiptOf(result)).toMatchObject({ verified: ['mobile_phone'], unverified: [], fields: { mobile: '(503) 555-0182' } });
+    expect(receiptOf(result)).toMatchObject({
+      verified: ['mobile_phone'],
+      unverified: [],
+      fields: { mobile: '(503) 555-0182' },
+    });
 
-    const sent = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' }, answers: ['Send'] });
+    const sent = context({
+      startUrl: server.url('/phone'),
+      formData: { mobile_phone: '+1 503 555 0182' },
+      answers: ['Send'],
+    });
     const second = await new AutofillAgent().run(sent);
-    expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }, { mobile: '(150) 355-5018' }]);
+    expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([
+      { mobile: '(503) 555-0182' },
+      { mobile: '(150) 355-5018' },
+    ]);
     expect(receiptOf(second.result)).toMatchObject({ verified: [], approved: ['mobile_phone'] });
   });
 
@@ -198,89 +280,158 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     const ctx = context({ startUrl: server.url('/masked'), formData: { mobile_phone: '+1 503 555 0182' } });
     const { result } = await new AutofillAgent().run(ctx);
     expect(server.postsTo('/submit/masked').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
-    expect(result).toMatchObject({ placements: { mobile_phone: { value: '(503) 555-0182', how: 'normalised' } }, receipt: { verified: ['mobile_phone'] } });
+    expect(result).toMatchObject({
+      placements: { mobile_phone: { value: '(503) 555-0182', how: 'normalised' } },
+      receipt: { verified: ['mobile_phone'] },
+    });
 
     const short = context({ startUrl: server.url('/masked-short'), formData: { mobile_phone: '503 555 0182' } });
-    await expect(new AutofillAgent().run(short)).rejects.toThrow("'Mobile phone' took '(503) 555-018' for form_data 'mobile_phone' but form_data gave '503 555 0182': the field changed its meaning");
-    const asked = context({ startUrl: server.url('/masked-short'), formData: { mobile_phone: '503 555 0182' }, answers: ['Cancel'] });
+    await expect(new AutofillAgent().run(short)).rejects.toThrow(
+      "'Mobile phone' took '(503) 555-018' for form_data 'mobile_phone' but form_data gave '503 555 0182': the field changed its meaning",
+    );
+    const asked = context({
+      startUrl: server.url('/masked-short'),
+      formData: { mobile_phone: '503 555 0182' },
+      answers: ['Cancel'],
+    });
     await expect(new AutofillAgent().run(asked)).rejects.toThrow(/Cancelled by a human/);
-    expect(asked.questions[0]).toMatchObject({ question: "'Mobile phone' shows '(503) 555-018' for mobile_phone; you gave '503 555 0182'.", options: ['Keep', 'Correct', 'Cancel'] });
+    expect(asked.questions[0]).toMatchObject({
+      question: "'Mobile phone' shows '(503) 555-018' for mobile_phone; you gave '503 555 0182'.",
+      options: ['Keep', 'Correct', 'Cancel'],
+    });
     expect(server.postsTo('/submit/masked-short')).toHaveLength(0);
   });
 
-  it('a select whose submitted value is not its label verifies by the option\'s value; a page that changes the option before sending is held', async () => {
+  it("a select whose submitted value is not its label verifies by the option's value; a page that changes the option before sending is held", async () => {
     const ok = context({ startUrl: server.url('/state'), formData: { state: 'Texas' } });
     const { result } = await new AutofillAgent().run(ok);
     expect(server.postsTo('/submit/state').map((p) => p.fields)).toEqual([{ state: 'TX' }]);
     expect(receiptOf(result)).toMatchObject({ fields: { state: 'TX' }, verified: ['state'], unverified: [] });
 
     const rewritten = context({ startUrl: server.url('/state-rewrite'), formData: { state: 'Texas' } });
-    await expect(new AutofillAgent().run(rewritten)).rejects.toThrow("The form was about to send 'TN' for form_data 'state' ('State') but form_data gave 'Texas'");
+    await expect(new AutofillAgent().run(rewritten)).rejects.toThrow(
+      "The form was about to send 'TN' for form_data 'state' ('State') but form_data gave 'Texas'",
+    );
     expect(server.postsTo('/submit/state-rewrite')).toHaveLength(0);
   });
 
   it('receipt of a fetch with a nested JSON body: fields flattened, sha256 of the bytes the server got, its status', async () => {
-    const ctx = context({ startUrl: server.url('/fetch-json'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org', start_date: '27/03/2026' } });
+    const ctx = context({
+      startUrl: server.url('/fetch-json'),
+      formData: { full_name: 'Ada Lovelace', email: 'ada@example.org', start_date: '27/03/2026' },
+    });
     const { result } = await new AutofillAgent().run(ctx);
     const [post] = server.postsTo('/api/register');
-    expect(post?.json).toEqual({ applicant: { name: 'Ada Lovelace', contact: { email: 'ada@example.org' } }, start: '2026-03-27' });
+    expect(post?.json).toEqual({
+      applicant: { name: 'Ada Lovelace', contact: { email: 'ada@example.org' } },
+      start: '2026-03-27',
+    });
     expect(receiptOf(result)).toEqual({
-      method: 'POST', url: server.url('/api/register'), response_status: 201, body_sha256: sha256(post?.body),
+      method: 'POST',
+      url: server.url('/api/register'),
+      response_status: 201,
+      body_sha256: sha256(post?.body),
       fields: { 'applicant.name': 'Ada Lovelace', 'applicant.contact.email': 'ada@example.org', start: '2026-03-27' },
-      verified: ['full_name', 'email', 'start_date'], unverified: [], approved: [],
+      verified: ['full_name', 'email', 'start_date'],
+      unverified: [],
+      approved: [],
     });
     expect(result).toMatchObject({ submitted: true, reference: 'REG-4411' });
   });
 
   it('receipt of a GraphQL mutation: the variables are the fields', async () => {
-    const ctx = context({ startUrl: server.url('/graphql-form'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' } });
+    const ctx = context({
+      startUrl: server.url('/graphql-form'),
+      formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
+    });
     const { result } = await new AutofillAgent().run(ctx);
     const [post] = server.postsTo('/graphql');
     expect(receiptOf(result)).toMatchObject({
-      method: 'POST', url: server.url('/graphql'), response_status: 200, body_sha256: sha256(post?.body),
-      fields: { 'input.fullName': 'Ada Lovelace', 'input.email': 'ada@example.org' }, verified: ['full_name', 'email'], unverified: [],
+      method: 'POST',
+      url: server.url('/graphql'),
+      response_status: 200,
+      body_sha256: sha256(post?.body),
+      fields: { 'input.fullName': 'Ada Lovelace', 'input.email': 'ada@example.org' },
+      verified: ['full_name', 'email'],
+      unverified: [],
     });
   });
 
   it('receipt of a GET form: the query is what was sent, no body', async () => {
-    const ctx = context({ startUrl: server.url('/search'), formData: { course_name: 'Pottery for beginners', town: 'York' } });
+    const ctx = context({
+      startUrl: server.url('/search'),
+      formData: { course_name: 'Pottery for beginners', town: 'York' },
+    });
     const { result } = await new AutofillAgent().run(ctx);
     expect(receiptOf(result)).toEqual({
-      method: 'GET', url: `${server.url('/results')}?q=Pottery+for+beginners&town=York`, fields: { q: 'Pottery for beginners', town: 'York' },
-      body_sha256: null, response_status: 200, verified: ['course_name', 'town'], unverified: [], approved: [],
+      method: 'GET',
+      url: `${server.url('/results')}?q=Pottery+for+beginners&town=York`,
+      fields: { q: 'Pottery for beginners', town: 'York' },
+      body_sha256: null,
+      response_status: 200,
+      verified: ['course_name', 'town'],
+      unverified: [],
+      approved: [],
     });
     expect(result).toMatchObject({ submitted: true, final_url: expect.stringContaining('/results?q=') });
   });
 
   it('receipt of a sendBeacon carrying the values', async () => {
-    const ctx = context({ startUrl: server.url('/beacon'), formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' } });
+    const ctx = context({
+      startUrl: server.url('/beacon'),
+      formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
+    });
     const { result } = await new AutofillAgent().run(ctx);
     const [post] = server.postsTo('/api/beacon');
     expect(post?.fields).toEqual({ who: 'Ada Lovelace', mail: 'ada@example.org' });
     expect(receiptOf(result)).toMatchObject({
-      method: 'POST', url: server.url('/api/beacon'), response_status: 204, body_sha256: sha256(post?.body),
-      fields: { who: 'Ada Lovelace', mail: 'ada@example.org' }, verified: ['full_name', 'email'], unverified: [],
+      method: 'POST',
+      url: server.url('/api/beacon'),
+      response_status: 204,
+      body_sha256: sha256(post?.body),
+      fields: { who: 'Ada Lovelace', mail: 'ada@example.org' },
+      verified: ['full_name', 'email'],
+      unverified: [],
     });
   });
 
   it('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async () => {
-    const file = { name: 'bill.pdf', mime_type: 'application/pdf', content_base64: Buffer.from('%PDF-1.4 bill').toString('base64') };
-    const upload = context({ startUrl: server.url('/upload'), formData: { full_name: 'Ada Lovelace', proof_of_address: file } });
+    const file = {
+      name: 'bill.pdf',
+      mime_type: 'application/pdf',
+      content_base64: Buffer.from('%PDF-1.4 bill').toString('base64'),
+    };
+    const upload = context({
+      startUrl: server.url('/upload'),
+      formData: { full_name: 'Ada Lovelace', proof_of_address: file },
+    });
     const { result } = await new AutofillAgent().run(upload);
     const [post] = server.postsTo('/submit/upload');
     expect(post?.files.map((f) => f.filename)).toEqual(['bill.pdf']);
     expect(receiptOf(result)).toMatchObject({
-      method: 'POST', response_status: 200, body_sha256: sha256(post?.body),
-      fields: { applicant_name: 'Ada Lovelace', proof: 'bill.pdf' }, verified: ['full_name', 'proof_of_address'], unverified: [],
+      method: 'POST',
+      response_status: 200,
+      body_sha256: sha256(post?.body),
+      fields: { applicant_name: 'Ada Lovelace', proof: 'bill.pdf' },
+      verified: ['full_name', 'proof_of_address'],
+      unverified: [],
     });
 
-    const plain = context({ startUrl: server.url('/plain'), formData: { full_name: 'Ada Lovelace', password: 'correct-horse-9' } });
+    const plain = context({
+      startUrl: server.url('/plain'),
+      formData: { full_name: 'Ada Lovelace', password: 'correct-horse-9' },
+    });
     const second = await new AutofillAgent().run(plain);
     const [sentPlain] = server.postsTo('/submit/plain');
     expect(sentPlain?.fields).toEqual({ full_name: 'Ada Lovelace', pw: 'correct-horse-9' });
     expect(receiptOf(second.result)).toMatchObject({
-      method: 'POST', url: server.url('/submit/plain'), response_status: 200, body_sha256: sha256(sentPlain?.body),
-      fields: { full_name: 'Ada Lovelace', pw: '[secret]' }, verified: ['full_name', 'password'], unverified: [],
+      method: 'POST',
+      url: server.url('/submit/plain'),
+      response_status: 200,
+      body_sha256: sha256(sentPlain?.body),
+      fields: { full_name: 'Ada Lovelace', pw: '[secret]' },
+      verified: ['full_name', 'password'],
+      unverified: [],
     });
     expect(JSON.stringify(second.result)).not.toContain('correct-horse-9');
   });

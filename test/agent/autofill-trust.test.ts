@@ -36,9 +36,14 @@ const FORMS: Record<string, string> = {
 };
 
 function handlers(): Record<string, Handler> {
-  return Object.fromEntries(Object.entries(FORMS).map(([name, body]) => [`/trust/${name}`, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(body));
-  }]));
+  return Object.fromEntries(
+    Object.entries(FORMS).map(([name, body]) => [
+      `/trust/${name}`,
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(body));
+      },
+    ]),
+  );
 }
 
 describe('autofill trust: a value goes in with its meaning, or a human is asked, or the job fails naming the key', () => {
@@ -48,7 +53,11 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
 
   /** Posts the site has received at `path` so far (the server lives for the whole file). */
   const posted = (path: string): number => server.postsTo(path).length;
-  const run = (name: string, formData: Record<string, unknown>, more: { answers?: string[]; formSchema?: Record<string, unknown>; humanInTheLoop?: boolean } = {}) => {
+  const run = (
+    name: string,
+    formData: Record<string, unknown>,
+    more: { answers?: string[]; formSchema?: Record<string, unknown>; humanInTheLoop?: boolean } = {},
+  ) => {
     const ctx = fakeContext({ page, startUrl: server.url(`/trust/${name}`), formData, ...more });
     const reports: FillReport[] = [];
     ctx.reportFill = (r) => reports.push(r);
@@ -60,33 +69,51 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     const plain = run('zone', { zone: 'Zone Ø' });
     const failure = await plain.outcome.catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentFailure);
-    expect((failure as Error).message).toBe("Cannot fill form_data 'zone': 'Zone Ø' isn't one of the options for 'Zone' (options: Café Zone ☕, Zone Über); enable human_in_the_loop to be asked");
+    expect((failure as Error).message).toBe(
+      "Cannot fill form_data 'zone': 'Zone Ø' isn't one of the options for 'Zone' (options: Café Zone ☕, Zone Über); enable human_in_the_loop to be asked",
+    );
     expect(posted('/submit/zone')).toBe(before);
 
     const asked = run('zone', { zone: 'Zone Ø' }, { answers: ['café zone'] });
     const { result } = await asked.outcome;
-    expect(asked.ctx.questions).toEqual([{
-      question: "'Zone Ø' isn't one of the options for 'Zone'. Which should I choose?", options: ['Café Zone ☕', 'Zone Über'], message: "form_data 'zone' is \"Zone Ø\".",
-    }]);
+    expect(asked.ctx.questions).toEqual([
+      {
+        question: "'Zone Ø' isn't one of the options for 'Zone'. Which should I choose?",
+        options: ['Café Zone ☕', 'Zone Über'],
+        message: 'form_data \'zone\' is "Zone Ø".',
+      },
+    ]);
     expect(server.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'cafe' });
-    expect(result.placements).toEqual({ zone: { control: 'Zone', value: 'Café Zone ☕', how: 'answer', matched_by: 'name' } });
+    expect(result.placements).toEqual({
+      zone: { control: 'Zone', value: 'Café Zone ☕', how: 'answer', matched_by: 'name' },
+    });
   });
 
   it('folds case and accents where the options stay distinct, and says so in the report', async () => {
     const { outcome, reports } = run('zone', { zone: 'zone uber' });
     const { result } = await outcome;
     expect(server.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'uber' });
-    expect(result.placements).toEqual({ zone: { control: 'Zone', value: 'Zone Über', how: 'normalised', matched_by: 'name' } });
+    expect(result.placements).toEqual({
+      zone: { control: 'Zone', value: 'Zone Über', how: 'normalised', matched_by: 'name' },
+    });
     expect(reports).toEqual([{ placements: result.placements, unplaced: [] }]);
   });
 
   it("asks about the value, not the field, when 'Bicycle' is no vehicle type — and asks again when the answer is none either", async () => {
-    const { ctx, outcome } = run('vehicle', { full_name: 'Ada', vehicle_type: 'Bicycle' }, { answers: ['Tricycle', 'van'] });
+    const { ctx, outcome } = run(
+      'vehicle',
+      { full_name: 'Ada', vehicle_type: 'Bicycle' },
+      { answers: ['Tricycle', 'van'] },
+    );
     const { result } = await outcome;
     const question = "'Bicycle' isn't one of the options for 'Vehicle type'. Which should I choose?";
     expect(ctx.questions).toEqual([
-      { question, options: ['Car', 'Van', 'Motorcycle'], message: "form_data 'vehicle_type' is \"Bicycle\"." },
-      { question, options: ['Car', 'Van', 'Motorcycle'], message: "The answer \"Tricycle\" isn't one of the options. form_data 'vehicle_type' is \"Bicycle\"." },
+      { question, options: ['Car', 'Van', 'Motorcycle'], message: 'form_data \'vehicle_type\' is "Bicycle".' },
+      {
+        question,
+        options: ['Car', 'Van', 'Motorcycle'],
+        message: 'The answer "Tricycle" isn\'t one of the options. form_data \'vehicle_type\' is "Bicycle".',
+      },
     ]);
     expect(server.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'van' });
     expect(result.placements).toMatchObject({ vehicle_type: { control: 'Vehicle type', value: 'Van', how: 'answer' } });
@@ -94,17 +121,28 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
 
   it('fails after a second answer that is none of the options, without defaulting to the first', async () => {
     const before = posted('/submit/vehicle');
-    const { outcome } = run('vehicle', { full_name: 'Ada', vehicle_type: 'Bicycle' }, { answers: ['Tricycle', 'Unicycle'] });
-    await expect(outcome).rejects.toThrow(`The answer "Unicycle" to "'Bicycle' isn't one of the options for 'Vehicle type'. Which should I choose?" isn't one of the options ("Car", "Van", "Motorcycle"), asked twice`);
+    const { outcome } = run(
+      'vehicle',
+      { full_name: 'Ada', vehicle_type: 'Bicycle' },
+      { answers: ['Tricycle', 'Unicycle'] },
+    );
+    await expect(outcome).rejects.toThrow(
+      `The answer "Unicycle" to "'Bicycle' isn't one of the options for 'Vehicle type'. Which should I choose?" isn't one of the options ("Car", "Van", "Motorcycle"), asked twice`,
+    );
     expect(posted('/submit/vehicle')).toBe(before);
   });
 
   it('without a human, a value that is no option fails the job naming the key — with an empty schema too', async () => {
     const before = [posted('/submit/vehicle'), posted('/submit/plan')];
-    for (const formData of [{ full_name: 'Ada', vehicle_type: 'Bicycle' }, { plan: 'gold', full_name: 'Ada' }]) {
+    for (const formData of [
+      { full_name: 'Ada', vehicle_type: 'Bicycle' },
+      { plan: 'gold', full_name: 'Ada' },
+    ]) {
       const { outcome } = run(formData.plan ? 'plan' : 'vehicle', formData);
       const key = formData.plan ? 'plan' : 'vehicle_type';
-      await expect(outcome).rejects.toThrow(`Cannot fill form_data '${key}': '${formData.plan ?? 'Bicycle'}' isn't one of the options`);
+      await expect(outcome).rejects.toThrow(
+        `Cannot fill form_data '${key}': '${formData.plan ?? 'Bicycle'}' isn't one of the options`,
+      );
     }
     expect([posted('/submit/vehicle'), posted('/submit/plan')]).toEqual(before);
   });
@@ -130,22 +168,32 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
 
     const schema = { type: 'object', required: ['shoe_size'], properties: { shoe_size: { type: 'string' } } };
     const strict = run('plan', { plan: 'silver', full_name: 'Ada', shoe_size: '9' }, { formSchema: schema });
-    await expect(strict.outcome).rejects.toThrow("No control on the page matches the required form_data key 'shoe_size'");
+    await expect(strict.outcome).rejects.toThrow(
+      "No control on the page matches the required form_data key 'shoe_size'",
+    );
     expect(posted('/submit/plan')).toBe(before + 1);
 
-    const asked = run('plan', { plan: 'silver', full_name: 'Ada', shoe_size: '9' }, { formSchema: schema, answers: ['Somewhere else', 'none of these'] });
+    const asked = run(
+      'plan',
+      { plan: 'silver', full_name: 'Ada', shoe_size: '9' },
+      { formSchema: schema, answers: ['Somewhere else', 'none of these'] },
+    );
     const answered = await asked.outcome;
     expect(asked.ctx.questions.map((q) => [q.question, q.options])).toEqual([
       ["Which field should receive form_data 'shoe_size' (9)?", ['None of these']],
       ["Which field should receive form_data 'shoe_size' (9)?", ['None of these']],
     ]);
     expect(answered.result.unplaced).toEqual(['shoe_size']);
-    expect(asked.reports[0]?.unplaced).toEqual([{ key: 'shoe_size', reason: 'a human said it belongs in none of the fields offered' }]);
+    expect(asked.reports[0]?.unplaced).toEqual([
+      { key: 'shoe_size', reason: 'a human said it belongs in none of the fields offered' },
+    ]);
   });
 
   it('asks again when the answer to "which field" is none of the fields, instead of taking the first', async () => {
     const ctx = fakeContext({
-      page, startUrl: server.url('/forms/account.html'), formData: { email: 'a@b.org', password: 'pa55-word!', city: 'Oslo' },
+      page,
+      startUrl: server.url('/forms/account.html'),
+      formData: { email: 'a@b.org', password: 'pa55-word!', city: 'Oslo' },
       answers: ['the town one', "'City' (text name=ci2)"],
     });
     const { result } = await new AutofillAgent().run(ctx);
@@ -155,16 +203,34 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   it('places the last required key in the last required field only when the value fits it beyond doubt', async () => {
-    const byOption = run('last', { full_name: 'Ada', tier: 'Silver' }, { formSchema: { type: 'object', required: ['full_name', 'tier'] } });
+    const byOption = run(
+      'last',
+      { full_name: 'Ada', tier: 'Silver' },
+      { formSchema: { type: 'object', required: ['full_name', 'tier'] } },
+    );
     const { result } = await byOption.outcome;
     expect(server.postsTo('/submit/last').at(-1)?.fields).toEqual({ nm: 'Ada', lvl: '2' });
-    expect(result.placements).toMatchObject({ tier: { control: 'Membership level', value: 'Silver', how: 'exact', matched_by: 'elimination' } });
+    expect(result.placements).toMatchObject({
+      tier: { control: 'Membership level', value: 'Silver', how: 'exact', matched_by: 'elimination' },
+    });
 
-    const byWord = run('code', { full_name: 'Ada', applicant_reference_code: 'AB-123' }, { formSchema: { type: 'object', required: ['applicant_reference_code'] } });
-    expect((await byWord.outcome).result.placements).toMatchObject({ applicant_reference_code: { control: 'Code shown on your letter, 8 characters', matched_by: 'elimination' } });
+    const byWord = run(
+      'code',
+      { full_name: 'Ada', applicant_reference_code: 'AB-123' },
+      { formSchema: { type: 'object', required: ['applicant_reference_code'] } },
+    );
+    expect((await byWord.outcome).result.placements).toMatchObject({
+      applicant_reference_code: { control: 'Code shown on your letter, 8 characters', matched_by: 'elimination' },
+    });
 
     // Nothing in common between the key and the field: no guess.
-    const unrelated = run('code', { full_name: 'Ada', favourite_colour: 'green' }, { formSchema: { type: 'object', required: ['favourite_colour'] } });
-    await expect(unrelated.outcome).rejects.toThrow("The page requires 'Code shown on your letter, 8 characters' (text name=c) but no form_data key matches it (unplaced keys: favourite_colour)");
+    const unrelated = run(
+      'code',
+      { full_name: 'Ada', favourite_colour: 'green' },
+      { formSchema: { type: 'object', required: ['favourite_colour'] } },
+    );
+    await expect(unrelated.outcome).rejects.toThrow(
+      "The page requires 'Code shown on your letter, 8 characters' (text name=c) but no form_data key matches it (unplaced keys: favourite_colour)",
+    );
   });
 });

@@ -18,11 +18,23 @@ describe('AutofillAgent — web components with shadow DOM', () => {
     const ctx = fakeContext({
       page,
       startUrl: server.url('/forms/web-components.html'),
-      formData: { full_name: 'Marianne Vos', membership: 'Family', rides: 'Training rides', newsletter: true, kit_sizes: ['Medium', 'Large'] },
+      formData: {
+        full_name: 'Marianne Vos',
+        membership: 'Family',
+        rides: 'Training rides',
+        newsletter: true,
+        kit_sizes: ['Medium', 'Large'],
+      },
     });
     await new AutofillAgent().run(ctx);
     expect(server.postsTo('/submit/web-components')).toHaveLength(1);
-    expect(server.postsTo('/submit/web-components')[0]?.fields).toEqual({ name: 'Marianne Vos', tier: 'fam', ride: 'training', newsletter: 'yes', kit: 'm,l' });
+    expect(server.postsTo('/submit/web-components')[0]?.fields).toEqual({
+      name: 'Marianne Vos',
+      tier: 'fam',
+      ride: 'training',
+      newsletter: 'yes',
+      kit: 'm,l',
+    });
     const log = ctx.logs.join('\n');
     expect(log).toContain("membership → 'Membership' (select-aria) = Family (exact)");
     expect(log).toContain("rides → 'Which rides will you join most?' (radio-aria) = Training rides (exact)");
@@ -36,11 +48,27 @@ describe('AutofillAgent — web components with shadow DOM', () => {
     const ctx = fakeContext({
       page,
       startUrl: server.url('/forms/web-components.html'),
-      formData: { full_name: 'Marianne Vos', membership: 'Standard', rides: 'Social rides', newsletter: false, kit_sizes: ['XXL'] },
+      formData: {
+        full_name: 'Marianne Vos',
+        membership: 'Standard',
+        rides: 'Social rides',
+        newsletter: false,
+        kit_sizes: ['XXL'],
+      },
       answers: ['Large'],
     });
     await new AutofillAgent().run(ctx);
-    expect(ctx.questions).toEqual([expect.objectContaining({ question: "'XXL' isn't one of the options for 'Kit sizes you need'. Which should I choose?", options: ['Small', 'Medium', 'Large'] })]);
-    expect(server.postsTo('/submit/web-components').at(-1)?.fields).toEqual({ name: 'Marianne Vos', tier: 'std', ride: 'social', kit: 'l' });
+    expect(ctx.questions).toEqual([
+      expect.objectContaining({
+        question: "'XXL' isn't one of the options for 'Kit sizes you need'. Which should I choose?",
+        options: ['Small', 'Medium', 'Large'],
+      }),
+    ]);
+    expect(server.postsTo('/submit/web-components').at(-1)?.fields).toEqual({
+      name: 'Marianne Vos',
+      tier: 'std',
+      ride: 'social',
+      kit: 'l',
+    });
   });
 });

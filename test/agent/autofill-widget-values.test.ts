@@ -3,7 +3,19 @@
 // (src-main/agent/autofill/widgetValues.ts), without a browser.
 import { describe, expect, it } from 'vitest';
 
-import { digitSlots, digitsForMask, fillDigitSlots, findPathNode, formatTwelveHour, matchAll, parseTimeOfDay, readBackMatches, valuePath, wantsTwelveHour, type PathNode } from '../../src-main/agent/autofill/widgetValues.ts';
+import {
+  digitSlots,
+  digitsForMask,
+  fillDigitSlots,
+  findPathNode,
+  formatTwelveHour,
+  matchAll,
+  parseTimeOfDay,
+  readBackMatches,
+  valuePath,
+  wantsTwelveHour,
+  type PathNode,
+} from '../../src-main/agent/autofill/widgetValues.ts';
 
 describe('digit masks', () => {
   it('counts the digit slots of drawn masks, and nothing else', () => {

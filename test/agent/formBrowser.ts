@@ -7,7 +7,10 @@ import { startFormServer, type FormServer, type Handler } from '../helpers/formS
  * The hooks every autofill test file needs: one Chromium and one form server per file (the
  * handlers are made in beforeAll), a fresh context and page per test, all closed afterwards.
  */
-export function useFormBrowser(handlers: () => Record<string, Handler>, use: { server(server: FormServer): void; page(page: Page): void }): void {
+export function useFormBrowser(
+  handlers: () => Record<string, Handler>,
+  use: { server(server: FormServer): void; page(page: Page): void },
+): void {
   let browser: Awaited<ReturnType<typeof launchTestBrowser>> | undefined;
   let server: FormServer | undefined;
   let context: BrowserContext | undefined;

@@ -33,7 +33,17 @@ describe('injected scripts as built', () => {
   });
 
   it('each entry is a self-contained function with no module import, export or require left', () => {
-    expect(Object.values(entries).sort()).toEqual(['calendarOpen', 'findListbox', 'loginScan', 'pageFacts', 'readAndLeave', 'readOptions', 'scanPage', 'shownValue', 'uniqueSelector']);
+    expect(Object.values(entries).sort()).toEqual([
+      'calendarOpen',
+      'findListbox',
+      'loginScan',
+      'pageFacts',
+      'readAndLeave',
+      'readOptions',
+      'scanPage',
+      'shownValue',
+      'uniqueSelector',
+    ]);
     for (const name of Object.values(entries)) {
       const fn = functions[name];
       expect(typeof fn, name).toBe('function');
@@ -47,9 +57,25 @@ describe('injected scripts as built', () => {
   it('runs in a blank page: the scan and the page facts answer with their full shapes', async () => {
     await page.goto('about:blank');
     const scan = await page.mainFrame().evaluate(injected.scanPage);
-    expect(scan).toEqual({ url: 'about:blank', title: '', headings: [], controls: [], buttons: [], errors: [], bodyText: '' });
+    expect(scan).toEqual({
+      url: 'about:blank',
+      title: '',
+      headings: [],
+      controls: [],
+      buttons: [],
+      errors: [],
+      bodyText: '',
+    });
     const facts = await page.mainFrame().evaluate(injected.pageFacts);
-    expect(facts).toEqual({ url: 'about:blank', title: '', confirmation: '', panel: false, panelRef: '', pairs: [], text: '' });
+    expect(facts).toEqual({
+      url: 'about:blank',
+      title: '',
+      confirmation: '',
+      panel: false,
+      panelRef: '',
+      pairs: [],
+      text: '',
+    });
   });
 
   it('the element scripts run on elements of a plain page', async () => {
@@ -59,7 +85,9 @@ describe('injected scripts as built', () => {
     expect(await page.locator('#a').evaluate(injected.readAndLeave)).toBe('Leeds');
     expect(await page.locator('#a').evaluate(injected.shownValue)).toBe('Leeds');
     expect(await page.locator('#a').evaluate(injected.uniqueSelector)).toBe('#a');
-    expect(await page.locator('[role=option]').nth(1).evaluate(injected.uniqueSelector)).toBe('#lb > div:nth-of-type(2)');
+    expect(await page.locator('[role=option]').nth(1).evaluate(injected.uniqueSelector)).toBe(
+      '#lb > div:nth-of-type(2)',
+    );
     expect(await page.locator('[role=option]').evaluateAll(injected.readOptions)).toEqual([
       { label: 'One', value: '1', disabled: false },
       { label: 'Two', value: '', disabled: true },
@@ -96,8 +124,20 @@ const GROUPS_PAGE = `
 </script>`;
 
 interface DomHelpers {
-  ownGroup(el: Element, options: { fields: string; maxDepth: number; acrossShadow?: boolean; sameField?: (o: Element) => boolean; stopAt?: (n: Element) => boolean }): Element | null;
-  ownGroupAncestors(el: Element, options: { fields: string; maxDepth: number; acrossShadow?: boolean }): Iterable<Element>;
+  ownGroup(
+    el: Element,
+    options: {
+      fields: string;
+      maxDepth: number;
+      acrossShadow?: boolean;
+      sameField?: (o: Element) => boolean;
+      stopAt?: (n: Element) => boolean;
+    },
+  ): Element | null;
+  ownGroupAncestors(
+    el: Element,
+    options: { fields: string; maxDepth: number; acrossShadow?: boolean },
+  ): Iterable<Element>;
   NATIVE_FIELDS: string;
 }
 
@@ -108,7 +148,10 @@ describe("the shared DOM helpers: a field's own group", () => {
   });
 
   /** The ids of the field's own group ancestors, innermost first, as the page computes them. */
-  async function chain(selector: string, options: { maxDepth: number; acrossShadow?: boolean; stem?: boolean; stopAtLabel?: boolean }): Promise<string[]> {
+  async function chain(
+    selector: string,
+    options: { maxDepth: number; acrossShadow?: boolean; stem?: boolean; stopAtLabel?: boolean },
+  ): Promise<string[]> {
     return page.evaluate(
       ({ selector, options }) => {
         const dom = (window as unknown as { __porticoDom: DomHelpers }).__porticoDom;
@@ -154,7 +197,7 @@ describe("the shared DOM helpers: a field's own group", () => {
     expect(await chain('#shadowed', { maxDepth: 4, acrossShadow: false })).toEqual(['in-shadow']);
   });
 
-  it("the scan blames an error message on the field whose group shows it, not on its neighbour", async () => {
+  it('the scan blames an error message on the field whose group shows it, not on its neighbour', async () => {
     const scan = await page.mainFrame().evaluate(injected.scanPage);
     const errorOf = (id: string): string | undefined => scan.controls.find((c) => c.id === id)?.errorText;
     expect(errorOf('name')).toBe('Enter your full name');

@@ -1,6 +1,11 @@
 import { generateSync } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, type ModelServer, type RecordedRequest, type ScriptedReply } from '../helpers/modelServer.ts';
+import {
+  startModelServer,
+  type ModelServer,
+  type RecordedRequest,
+  type ScriptedReply,
+} from '../helpers/modelServer.ts';
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
@@ -16,7 +21,6 @@ const OTHER_PASSWORD = 'Not-Yours-Pass-42';
 const FOREIGN_PASSWORD = 'Other-Workspace-Pass-77';
 // The credential service's clock: 10 s into a TOTP step, decades from the wall clock, so a code from Date.now() cannot match.
 const CLOCK_START = Date.parse('2031-03-04T05:06:10.000Z');
-
 
 const loginPage = `<!doctype html><title>Bank login</title><form method="post" action="/login">
   <label>Username <input name="username"></label>
@@ -52,7 +56,6 @@ const embeddedPage = `<!doctype html><title>Checkout</title><h1>Checkout</h1>
   });</script>`;
 const cardFrame = '<!doctype html><label>Card number <input name="card"></label>';
 
-
 describe('model agent tools end to end (real SDKs, scripted model server, real Chromium)', () => {
   let svc: TestService;
   let model: ModelServer;
@@ -66,7 +69,10 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
   let foreign = '';
 
   const createPortal = async (name: string, path: string, extra: Record<string, unknown> = {}) => {
-    const res = await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}${path}`, task: 'Do the task', ...extra } });
+    const res = await svc.request('createPortal', {
+      params: { org_id: 'default' },
+      body: { endpoint_name: name, start_url: `${pages.url}${path}`, task: 'Do the task', ...extra },
+    });
     expect(res.status).toBe(200);
   };
   const credential = async (json: Record<string, unknown>, key = svc.accountKey): Promise<string> => {
@@ -75,7 +81,10 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     return String((made.body as { id: string }).id);
   };
   const runJob = async (name: string, body: Record<string, unknown>) => {
-    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { orchestrator_model: MODEL, replay: false, form_data: {}, ...body } });
+    const started = await svc.send('startJob', {
+      params: { org_id: 'default', endpoint_name: name },
+      body: { orchestrator_model: MODEL, replay: false, form_data: {}, ...body },
+    });
     expect(started.status).toBe(200);
     return waitForJob(svc, name, (started.body as { job_id: string }).job_id, ['completed', 'failed']);
   };
@@ -118,8 +127,18 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
       llmRetry: { maxRetries: 1, timeoutMs: 10_000 },
       jobConcurrency: 1,
     });
-    bank = await credential({ service_name: 'Bank', username_or_email: 'ada', password: PASSWORD, totp_secret: TOTP_SEED });
-    other = await credential({ service_name: 'Other', username_or_email: 'eve', password: OTHER_PASSWORD, totp_secret: TOTP_SEED });
+    bank = await credential({
+      service_name: 'Bank',
+      username_or_email: 'ada',
+      password: PASSWORD,
+      totp_secret: TOTP_SEED,
+    });
+    other = await credential({
+      service_name: 'Other',
+      username_or_email: 'eve',
+      password: OTHER_PASSWORD,
+      totp_secret: TOTP_SEED,
+    });
     const eveKey = String((await cli(svc.dataDir, ['user', 'create', 'eve', '--workspace', 'elsewhere'])).json.api_key);
     foreign = await credential({ service_name: 'Foreign', password: FOREIGN_PASSWORD, totp_secret: TOTP_SEED }, eveKey);
   });
@@ -131,7 +150,12 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
 
   it('skills: the system prompt lists each attached skill; read_skill returns the SKILL.md body and a referenced file', async () => {
     const zip = buildRawZip([
-      { name: 'SKILL.md', data: Buffer.from('---\nname: bank-portal\ndescription: How to get past the bank portal\'s cookie wall\n---\n# Bank portal\nAlways dismiss the banner first. Steps are in reference/steps.md.\n') },
+      {
+        name: 'SKILL.md',
+        data: Buffer.from(
+          "---\nname: bank-portal\ndescription: How to get past the bank portal's cookie wall\n---\n# Bank portal\nAlways dismiss the banner first. Steps are in reference/steps.md.\n",
+        ),
+      },
       { name: 'reference/steps.md', data: Buffer.from('1. Click "Reject all".\n2. Wait for the login form.\n') },
     ]);
     const form = new FormData();
@@ -139,9 +163,16 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     const uploaded = await jsonOf(await svc.api('/skills/default?folder=agent', { method: 'POST', body: form }));
     expect(uploaded.status).toBe(200);
     await createPortal('skilled', '/signup', { skill_ids: [(uploaded.body as { id: string }).id] });
-    model.reset((_request, n) => (n === 0
-      ? { toolCalls: [{ name: 'read_skill', input: { skill: 'bank-portal' } }, { name: 'read_skill', input: { skill: 'bank-portal', file: 'reference/steps.md' } }] }
-      : { toolCalls: [{ name: 'done', input: { result: { read: true } } }] }));
+    model.reset((_request, n) =>
+      n === 0
+        ? {
+            toolCalls: [
+              { name: 'read_skill', input: { skill: 'bank-portal' } },
+              { name: 'read_skill', input: { skill: 'bank-portal', file: 'reference/steps.md' } },
+            ],
+          }
+        : { toolCalls: [{ name: 'done', input: { result: { read: true } } }] },
+    );
     const job = await runJob('skilled', {});
     expect(job).toMatchObject({ status: 'completed', result: { read: true } });
     expect(model.requests[0]!.body.system).toContain("- bank-portal: How to get past the bank portal's cookie wall");
@@ -153,7 +184,8 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
   it("use_credential and totp_code type the job's credential's password and a code on the service clock; no model request ever carries them", async () => {
     await createPortal('bank', '/login', { task: 'Sign in as ada with the stored credential (password and TOTP)' });
     model.reset((request: RecordedRequest): ScriptedReply => {
-      if (lastTurnText(request).includes('Welcome back')) return { toolCalls: [{ name: 'done', input: { result: { signed_in: true } } }] };
+      if (lastTurnText(request).includes('Welcome back'))
+        return { toolCalls: [{ name: 'done', input: { result: { signed_in: true } } }] };
       return {
         toolCalls: [
           { name: 'type', input: { index: elementIndex(request, 'Username'), text: 'ada' } },
@@ -173,8 +205,18 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     // The code of the credential service's (fake) clock, not of the wall clock.
     expect(code).toBe(generateSync({ secret: TOTP_SEED, epoch: Math.floor(CLOCK_START / 1000) }));
     expect(model.requests).toHaveLength(2);
-    expect(toolResults(model.requests[1]!)).toEqual(expect.arrayContaining([`typed {{credential:${bank}.password}} into [1]`, `typed {{credential:${bank}.totp}} into [2]`]));
-    const logs = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'bank' }, query: { job_id: String(job.job_id) } })).text();
+    expect(toolResults(model.requests[1]!)).toEqual(
+      expect.arrayContaining([
+        `typed {{credential:${bank}.password}} into [1]`,
+        `typed {{credential:${bank}.totp}} into [2]`,
+      ]),
+    );
+    const logs = await (
+      await svc.request('streamJobLogs', {
+        params: { org_id: 'default', endpoint_name: 'bank' },
+        query: { job_id: String(job.job_id) },
+      })
+    ).text();
     for (const secret of [PASSWORD, TOTP_SEED, code]) {
       for (const request of model.requests) expect(request.raw).not.toContain(secret);
       expect(logs).not.toContain(secret);
@@ -182,19 +224,24 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     }
   });
 
-  describe("a job reads only its own credential: the model naming another id gets an error, and nothing is read", () => {
+  describe('a job reads only its own credential: the model naming another id gets an error, and nothing is read', () => {
     /** The model tries every way to reach credential `target`, then fails the job with the tool answers it got. */
-    const attack = (target: string) => (request: RecordedRequest): ScriptedReply => {
-      const answers = toolResults(request);
-      if (answers.length > 0) return { toolCalls: [{ name: 'fail', input: { reason: answers.join(' | ') } }] };
-      return {
-        toolCalls: [
-          { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: target } },
-          { name: 'totp_code', input: { index: elementIndex(request, 'One-time code'), credential_id: target } },
-          { name: 'type', input: { index: elementIndex(request, 'Username'), text: `{{credential:${target}.password}}` } },
-        ],
+    const attack =
+      (target: string) =>
+      (request: RecordedRequest): ScriptedReply => {
+        const answers = toolResults(request);
+        if (answers.length > 0) return { toolCalls: [{ name: 'fail', input: { reason: answers.join(' | ') } }] };
+        return {
+          toolCalls: [
+            { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: target } },
+            { name: 'totp_code', input: { index: elementIndex(request, 'One-time code'), credential_id: target } },
+            {
+              name: 'type',
+              input: { index: elementIndex(request, 'Username'), text: `{{credential:${target}.password}}` },
+            },
+          ],
+        };
       };
-    };
     const attempt = async (target: string, body: Record<string, unknown>) => {
       delete posted.login;
       const before = reads.length;
@@ -230,12 +277,17 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     it("the portal's credential is the job's when the start names none", async () => {
       await createPortal('bank-portal', '/login', { task: 'Sign in', credential_id: bank });
       delete posted.login;
-      model.reset((request: RecordedRequest): ScriptedReply => (lastTurnText(request).includes('Welcome back')
-        ? { toolCalls: [{ name: 'done', input: { result: { signed_in: true } } }] }
-        : { toolCalls: [
-          { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: bank } },
-          { name: 'click', input: { index: elementIndex(request, 'Sign in') } },
-        ] }));
+      model.reset(
+        (request: RecordedRequest): ScriptedReply =>
+          lastTurnText(request).includes('Welcome back')
+            ? { toolCalls: [{ name: 'done', input: { result: { signed_in: true } } }] }
+            : {
+                toolCalls: [
+                  { name: 'use_credential', input: { index: elementIndex(request, 'Password'), credential_id: bank } },
+                  { name: 'click', input: { index: elementIndex(request, 'Sign in') } },
+                ],
+              },
+      );
       expect(await runJob('bank-portal', {})).toMatchObject({ status: 'completed', result: { signed_in: true } });
       const login: URLSearchParams | undefined = Reflect.get(posted, 'login');
       expect(login?.get('password')).toBe(PASSWORD);
@@ -245,10 +297,17 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
   it('locate_visually asks the vision model (Moonshot, over Chat Completions) with the screenshot; click_at hits the canvas button', async () => {
     await createPortal('canvas', '/canvas', { task: 'Press the green Confirm button' });
     model.reset((request: RecordedRequest): ScriptedReply => {
-      if (request.api === 'openai') return { text: '{"found": true, "x": 180, "y": 90, "description": "green Confirm button"}', usage: { input: 1500, output: 20 } };
+      if (request.api === 'openai')
+        return {
+          text: '{"found": true, "x": 180, "y": 90, "description": "green Confirm button"}',
+          usage: { input: 1500, output: 20 },
+        };
       const text = lastTurnText(request);
-      if (text.includes('Order confirmed')) return { toolCalls: [{ name: 'done', input: { result: { confirmed: true } } }] };
-      const found = toolResults(request).at(-1)?.match(/found at x=(\d+), y=(\d+)/);
+      if (text.includes('Order confirmed'))
+        return { toolCalls: [{ name: 'done', input: { result: { confirmed: true } } }] };
+      const found = toolResults(request)
+        .at(-1)
+        ?.match(/found at x=(\d+), y=(\d+)/);
       if (found) return { toolCalls: [{ name: 'click_at', input: { x: Number(found[1]), y: Number(found[2]) } }] };
       return { toolCalls: [{ name: 'locate_visually', input: { description: 'the green Confirm button' } }] };
     });
@@ -259,18 +318,26 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     expect(vision[0]!.path).toBe('/v1/chat/completions');
     expect(vision[0]!.headers.authorization).toBe('Bearer sk-moon-test');
     expect(vision[0]!.body.model).toBe('kimi-k2.5');
-    const parts = vision[0]!.body.messages[1].content as Array<{ type: string; image_url?: { url: string }; text?: string }>;
+    const parts = vision[0]!.body.messages[1].content as Array<{
+      type: string;
+      image_url?: { url: string };
+      text?: string;
+    }>;
     expect(parts[0]!.image_url?.url).toMatch(/^data:image\/png;base64,iVBOR/);
     expect(parts[1]!.text).toContain('Find: the green Confirm button');
     expect(pages.hits).toContain('GET /confirmed');
     // Three orchestrator calls at Sonnet prices plus one vision call at Kimi's.
-    expect(job.session_cost_usd).toBeCloseTo(3 * (1000 * 3 + 100 * 15) / 1e6 + (1500 * 0.6 + 20 * 2.5) / 1e6, 9);
+    expect(job.session_cost_usd).toBeCloseTo((3 * (1000 * 3 + 100 * 15)) / 1e6 + (1500 * 0.6 + 20 * 2.5) / 1e6, 9);
   });
 
   it('a full job through OpenAI Chat Completions (openai-compatible orchestrator at a local base URL)', async () => {
-    await createPortal('local', '/signup', { task: 'Create an account', form_schema: { type: 'object', properties: { email: { type: 'string' }, country: { type: 'string' } } } });
+    await createPortal('local', '/signup', {
+      task: 'Create an account',
+      form_schema: { type: 'object', properties: { email: { type: 'string' }, country: { type: 'string' } } },
+    });
     model.reset((request: RecordedRequest): ScriptedReply => {
-      if (lastTurnText(request).includes('ACC-77')) return { toolCalls: [{ name: 'done', input: { result: { account: 'ACC-77' } } }] };
+      if (lastTurnText(request).includes('ACC-77'))
+        return { toolCalls: [{ name: 'done', input: { result: { account: 'ACC-77' } } }] };
       return {
         toolCalls: [
           { name: 'type', input: { index: elementIndex(request, 'Email'), text: '{{form_data.email}}' } },
@@ -279,8 +346,16 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
         ],
       };
     });
-    const job = await runJob('local', { orchestrator_model: 'openai-compatible:qwen3-8b', form_data: { email: 'ada@example.com', country: 'Spain' } });
-    expect(job).toMatchObject({ status: 'completed', result: { account: 'ACC-77' }, orchestrator_model: 'openai-compatible:qwen3-8b', session_cost_usd: 0 });
+    const job = await runJob('local', {
+      orchestrator_model: 'openai-compatible:qwen3-8b',
+      form_data: { email: 'ada@example.com', country: 'Spain' },
+    });
+    expect(job).toMatchObject({
+      status: 'completed',
+      result: { account: 'ACC-77' },
+      orchestrator_model: 'openai-compatible:qwen3-8b',
+      session_cost_usd: 0,
+    });
     expect(posted.signup?.get('email')).toBe('ada@example.com');
     expect(posted.signup?.get('country')).toBe('Spain');
     expect(model.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
@@ -288,23 +363,41 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     expect(first.model).toBe('qwen3-8b');
     expect(first.messages[0]).toMatchObject({ role: 'system' });
     expect(first.messages[0].content).toContain('Task: Create an account');
-    expect(first.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(expect.arrayContaining(['click', 'type', 'done', 'use_credential']));
+    expect(first.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(
+      expect.arrayContaining(['click', 'type', 'done', 'use_credential']),
+    );
     expect(first.messages[1].content.some((p: { type: string }) => p.type === 'image_url')).toBe(true);
-    expect(second.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'tool', 'user']);
+    expect(second.messages.map((m: { role: string }) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'tool',
+      'user',
+    ]);
   });
 
   describe('done is checked against output_schema', () => {
-    const outputSchema = { type: 'object', properties: { reference: { type: 'string', pattern: '^REF-' }, amount: { type: 'number' } }, required: ['reference'] };
+    const outputSchema = {
+      type: 'object',
+      properties: { reference: { type: 'string', pattern: '^REF-' }, amount: { type: 'number' } },
+      required: ['reference'],
+    };
 
     it('an invalid result goes back to the model as a tool error naming the field; the corrected one completes the job', async () => {
       await createPortal('checked', '/confirmed', { output_schema: outputSchema });
-      model.reset((_request, n) => ({ toolCalls: [{ name: 'done', input: { result: n === 0 ? { amount: 12 } : { reference: 'REF-9', amount: 12 } } }] }));
+      model.reset((_request, n) => ({
+        toolCalls: [{ name: 'done', input: { result: n === 0 ? { amount: 12 } : { reference: 'REF-9', amount: 12 } } }],
+      }));
       const job = await runJob('checked', {});
       expect(job).toMatchObject({ status: 'completed', result: { reference: 'REF-9', amount: 12 } });
       expect(model.requests).toHaveLength(2);
       const back = model.requests[1]!.body.messages.at(-1).content[0];
       expect(back).toMatchObject({ type: 'tool_result', is_error: true });
-      expect(back.content).toBe('the result does not match output_schema: result.reference is required. Call done again with a corrected result.');
+      expect(back.content).toBe(
+        'the result does not match output_schema: result.reference is required. Call done again with a corrected result.',
+      );
     });
 
     it('after two rejected results the third fails the job with a message naming the field', async () => {
@@ -312,16 +405,22 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
       model.reset((_request, n) => ({ toolCalls: [{ name: 'done', input: { result: { reference: `X-${n}` } } }] }));
       const job = await runJob('unfixable', {});
       expect(job.status).toBe('failed');
-      expect(job.error).toBe(`The model's result does not match output_schema after 3 attempts: result.reference must match pattern "^REF-"`);
+      expect(job.error).toBe(
+        `The model's result does not match output_schema after 3 attempts: result.reference must match pattern "^REF-"`,
+      );
       expect(model.requests).toHaveLength(3);
     });
   });
 
   it('elements inside an iframe and an open shadow root are listed and acted on in their own frame; the trace replays there', async () => {
-    await createPortal('embedded', '/embedded', { task: 'Place the order', form_schema: { type: 'object', properties: { street: { type: 'string' }, card: { type: 'string' } } } });
+    await createPortal('embedded', '/embedded', {
+      task: 'Place the order',
+      form_schema: { type: 'object', properties: { street: { type: 'string' }, card: { type: 'string' } } },
+    });
     const formData = { street: '1 Analytical Way', card: '4111111111111111' };
     model.reset((request: RecordedRequest): ScriptedReply => {
-      if (lastTurnText(request).includes('Order placed')) return { toolCalls: [{ name: 'done', input: { result: { placed: true } } }] };
+      if (lastTurnText(request).includes('Order placed'))
+        return { toolCalls: [{ name: 'done', input: { result: { placed: true } } }] };
       return {
         toolCalls: [
           { name: 'type', input: { index: elementIndex(request, 'Street'), text: '{{form_data.street}}' } },
@@ -341,7 +440,10 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     model.reset([]);
     const replayed = await runJob('embedded', { form_data: formData, replay: true });
     expect(replayed.status).toBe('completed');
-    expect((replayed.events as Array<{ type: string; data: { mode?: string } }>).find((e) => e.type === 'agent_mode')?.data.mode).toBe('replayed');
+    expect(
+      (replayed.events as Array<{ type: string; data: { mode?: string } }>).find((e) => e.type === 'agent_mode')?.data
+        .mode,
+    ).toBe('replayed');
     expect(model.requests).toHaveLength(0);
     expect(Object.fromEntries(posted.placed!)).toEqual(formData);
   });

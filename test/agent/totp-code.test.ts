@@ -7,7 +7,8 @@ import { totpCode, TOTP_MIN_SECONDS_LEFT } from '../../src-main/agent/model/secr
 const SEED = 'JBSWY3DPEHPK3PXP';
 // The start of some 30 s TOTP step, in ms.
 const STEP_START = 30 * 57_000_000 * 1000;
-const codeAt = (epochSeconds: number): string => generateSync({ secret: SEED, epoch: epochSeconds, guardrails: createGuardrails({ MIN_SECRET_BYTES: 10 }) });
+const codeAt = (epochSeconds: number): string =>
+  generateSync({ secret: SEED, epoch: epochSeconds, guardrails: createGuardrails({ MIN_SECRET_BYTES: 10 }) });
 
 describe('TOTP codes for totp_code', () => {
   it('uses the current code while at least 5 s of it remain', () => {

@@ -18,12 +18,16 @@ interface RawResponse {
 /** A plain HTTP GET that leaves the body as sent, so the encoding itself can be checked. */
 function get(base: string, path: string, acceptEncoding?: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${base}${path}`,
+      { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -48,14 +52,22 @@ describe('console static files: compression', () => {
   let base: string;
   // A realistic bundle: real, varied source (this project's API folder), not a repeated string.
   const apiDir = join(process.cwd(), 'src-main', 'api');
-  const js = Buffer.concat(readdirSync(apiDir).filter((name) => name.endsWith('.ts')).sort().map((name) => readFileSync(join(apiDir, name))));
+  const js = Buffer.concat(
+    readdirSync(apiDir)
+      .filter((name) => name.endsWith('.ts'))
+      .sort()
+      .map((name) => readFileSync(join(apiDir, name))),
+  );
 
   beforeAll(async () => {
     mkdirSync(join(dir.path, 'assets'));
     writeFileSync(bundle, js);
     writeFileSync(join(dir.path, 'assets', 'tiny.css'), 'body{margin:0}');
     writeFileSync(join(dir.path, 'assets', 'logo.png'), Buffer.alloc(4096, 7));
-    writeFileSync(join(dir.path, 'index.html'), `<!doctype html><title>Portico</title>${'<!-- padding -->'.repeat(200)}<script src="/assets/index-abc123.js"></script>`);
+    writeFileSync(
+      join(dir.path, 'index.html'),
+      `<!doctype html><title>Portico</title>${'<!-- padding -->'.repeat(200)}<script src="/assets/index-abc123.js"></script>`,
+    );
     app = Fastify();
     installConsole(app, dir.path);
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -122,10 +134,12 @@ describe('console static files: compression', () => {
     expect(decoded(await get(base, '/assets/rebuilt.js', 'gzip')).equals(v2)).toBe(true);
   });
 
-  it('the console page may not be framed by any page: CSP frame-ancestors \'none\', X-Frame-Options DENY, never sniffed', async () => {
+  it("the console page may not be framed by any page: CSP frame-ancestors 'none', X-Frame-Options DENY, never sniffed", async () => {
     const page = await get(base, '/', 'br');
     const csp = String(page.headers['content-security-policy']);
-    expect(csp.split('; ')).toEqual(expect.arrayContaining(["frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"]));
+    expect(csp.split('; ')).toEqual(
+      expect.arrayContaining(["frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"]),
+    );
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect((await get(base, '/assets/tiny.css', undefined)).headers['x-content-type-options']).toBe('nosniff');

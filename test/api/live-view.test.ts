@@ -12,7 +12,6 @@ import { sleep, until } from '../helpers/wait.ts';
 const previousHeadless = process.env.PORTICO_HEADLESS;
 process.env.PORTICO_HEADLESS = '1';
 
-
 // A button at a fixed place in the 1280x800 viewport, so a point on the live image maps to it.
 const LOGIN_PAGE = `
 <style>body{margin:0} #user{position:absolute;left:100px;top:40px;width:300px;height:30px} #go{position:absolute;left:100px;top:100px;width:200px;height:80px}</style>
@@ -29,7 +28,9 @@ async function clickOnScreen(viewer: Page, x: number, y: number): Promise<void> 
   const ratio = 1280 / 800;
   const width = Math.min(box.width, box.height * ratio);
   const height = width / ratio;
-  await screen.click({ position: { x: (box.width - width) / 2 + (x / 1280) * width, y: (box.height - height) / 2 + (y / 800) * height } });
+  await screen.click({
+    position: { x: (box.width - width) / 2 + (x / 1280) * width, y: (box.height - height) / 2 + (y / 800) * height },
+  });
 }
 
 describe('live view (local-service §6)', () => {
@@ -51,7 +52,10 @@ describe('live view (local-service §6)', () => {
     });
     svc = await startService();
     const [created] = await Promise.all([
-      svc.send('openProfileSession', { params: { org_id: 'default' }, body: { name: 'Live', start_url: pages.url('/login'), timeout_minutes: 30 } }),
+      svc.send('openProfileSession', {
+        params: { org_id: 'default' },
+        body: { name: 'Live', start_url: pages.url('/login'), timeout_minutes: 30 },
+      }),
       (async () => {
         viewerLease = await viewerRuntime.lease();
       })(),
@@ -71,8 +75,15 @@ describe('live view (local-service §6)', () => {
   });
 
   it('an unknown token is 404 for the page, its frames and its input', async () => {
-    for (const [path, init] of [['/live/lv_nope', {}], ['/live/lv_nope/frames', {}], ['/live/lv_nope/input', { method: 'POST', json: { kind: 'text', text: 'x' } }]] as const) {
-      expect(await jsonOf(await svc.api(path, { key: null, ...init }))).toEqual({ status: 404, body: { detail: 'Live view not found or ended' } });
+    for (const [path, init] of [
+      ['/live/lv_nope', {}],
+      ['/live/lv_nope/frames', {}],
+      ['/live/lv_nope/input', { method: 'POST', json: { kind: 'text', text: 'x' } }],
+    ] as const) {
+      expect(await jsonOf(await svc.api(path, { key: null, ...init }))).toEqual({
+        status: 404,
+        body: { detail: 'Live view not found or ended' },
+      });
     }
   });
 
@@ -87,7 +98,8 @@ describe('live view (local-service §6)', () => {
   });
 
   it('bad input is 422 and names the field', async () => {
-    const send = (json: unknown) => svc.api(`${new URL(session.live_url).pathname}/input`, { method: 'POST', key: null, json });
+    const send = (json: unknown) =>
+      svc.api(`${new URL(session.live_url).pathname}/input`, { method: 'POST', key: null, json });
     const wrongKind = await jsonOf(await send({ kind: 'telepathy' }));
     expect(wrongKind.status).toBe(422);
     const noY = await jsonOf(await send({ kind: 'mouse', type: 'mousePressed', x: 1 }));
@@ -115,7 +127,11 @@ describe('live view (local-service §6)', () => {
 
   it('input posted straight to the API lands too (no viewer needed)', async () => {
     await viewerLease.page.goto('about:blank');
-    const res = await svc.api(`${new URL(session.live_url).pathname}/input`, { method: 'POST', key: null, json: { kind: 'mouse', type: 'click', x: 200, y: 140 } });
+    const res = await svc.api(`${new URL(session.live_url).pathname}/input`, {
+      method: 'POST',
+      key: null,
+      json: { kind: 'mouse', type: 'click', x: 200, y: 140 },
+    });
     expect(await jsonOf(res)).toEqual({ status: 200, body: { ok: true } });
     await until(() => clicks.length > 1, 'the posted click to reach the page');
   });
@@ -142,7 +158,9 @@ describe('live view (local-service §6)', () => {
     const viewer = viewerLease.page;
     await viewer.goto(session.live_url);
     await viewer.waitForSelector('body[data-state="live"]');
-    const closed = await svc.send('closeProfileSession', { params: { org_id: 'default', session_id: session.session_id } });
+    const closed = await svc.send('closeProfileSession', {
+      params: { org_id: 'default', session_id: session.session_id },
+    });
     expect(closed.status).toBe(200);
     await viewer.waitForSelector('body[data-state="ended"]', { timeout: 5_000 });
     expect(await viewer.locator('#status-text').textContent()).toBe('ended');

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Profile, ProfileSession } from '../../src-main/contract/profile.ts';
 import { cli } from '../helpers/cli.ts';
-import { html, startPageServer, startRecordingProxy, type LocalServer, type RecordingProxy } from '../helpers/browserFixtures.ts';
+import {
+  html,
+  startPageServer,
+  startRecordingProxy,
+  type LocalServer,
+  type RecordingProxy,
+} from '../helpers/browserFixtures.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 import { sleep, until } from '../helpers/wait.ts';
 
@@ -18,7 +24,6 @@ delete process.env.PORTICO_DEFAULT_PROXY;
 const PROFILE_FIELDS = ['created_at', 'id', 'name', 'org_id', 'provider_profile_id', 'updated_at'];
 // One "minute" of timeout_minutes in this suite.
 const MINUTE_MS = 1000;
-
 
 /** Chromium processes running on a folder under `dataDir`: what a leaked browser looks like from outside. */
 function browsersOn(dataDir: string): string[] {
@@ -39,11 +44,20 @@ describe('profiles (§4.3) and their login sessions', () => {
   let otherOrgKey: string;
   const cookiesSeen: string[] = [];
 
-  const create = (json: Record<string, unknown>, key?: string) => svc.api('/profiles/default', { method: 'POST', json, ...(key ? { key } : {}) });
-  const closeSession = (sessionId: string) => svc.send('closeProfileSession', { params: { org_id: 'default', session_id: sessionId } });
-  const listProfiles = async () => (await svc.send('listProfiles', { params: { org_id: 'default' } })).body as Profile[];
-  const listSessions = async () => (await svc.send('listProfileSessions', { params: { org_id: 'default' } })).body as ProfileSession[];
-  const input = (liveUrl: string, json: unknown) => fetch(`${liveUrl}/input`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  const create = (json: Record<string, unknown>, key?: string) =>
+    svc.api('/profiles/default', { method: 'POST', json, ...(key ? { key } : {}) });
+  const closeSession = (sessionId: string) =>
+    svc.send('closeProfileSession', { params: { org_id: 'default', session_id: sessionId } });
+  const listProfiles = async () =>
+    (await svc.send('listProfiles', { params: { org_id: 'default' } })).body as Profile[];
+  const listSessions = async () =>
+    (await svc.send('listProfileSessions', { params: { org_id: 'default' } })).body as ProfileSession[];
+  const input = (liveUrl: string, json: unknown) =>
+    fetch(`${liveUrl}/input`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
 
   beforeAll(async () => {
     pages = await startPageServer({
@@ -51,7 +65,10 @@ describe('profiles (§4.3) and their login sessions', () => {
       '/login': (req: IncomingMessage, res) => {
         cookiesSeen.push(req.headers.cookie ?? '');
         html(`<style>body{margin:0}</style><button id="go" style="position:absolute;left:0;top:0;width:300px;height:300px">Sign in</button>
-          <script>document.getElementById('go').onclick = () => { document.cookie = 'sid=ana-42; Max-Age=86400; Path=/'; localStorage.setItem('who', 'ana'); };</script>`)(req, res);
+          <script>document.getElementById('go').onclick = () => { document.cookie = 'sid=ana-42; Max-Age=86400; Path=/'; localStorage.setItem('who', 'ana'); };</script>`)(
+          req,
+          res,
+        );
       },
     });
     svc = await startService(undefined, { minuteMs: MINUTE_MS });
@@ -61,7 +78,10 @@ describe('profiles (§4.3) and their login sessions', () => {
   afterAll(async () => {
     await svc?.dispose();
     await pages?.close();
-    for (const [name, value] of [['PORTICO_HEADLESS', previousEnv.headless], ['PORTICO_DEFAULT_PROXY', previousEnv.proxy]] as const) {
+    for (const [name, value] of [
+      ['PORTICO_HEADLESS', previousEnv.headless],
+      ['PORTICO_DEFAULT_PROXY', previousEnv.proxy],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -71,34 +91,52 @@ describe('profiles (§4.3) and their login sessions', () => {
   let first: Created;
 
   it('create opens a login session and answers {profile_id, name, live_url, session_id}', async () => {
-    const { status, body } = await jsonOf(await create({ name: 'Bank', start_url: pages.url('/login'), timeout_minutes: 100 }));
+    const { status, body } = await jsonOf(
+      await create({ name: 'Bank', start_url: pages.url('/login'), timeout_minutes: 100 }),
+    );
     expect(status).toBe(200);
     first = body as Created;
     expect(Object.keys(first).sort()).toEqual(['live_url', 'name', 'profile_id', 'session_id']);
     expect(first.name).toBe('Bank');
     expect(first.live_url).toMatch(new RegExp(`^${svc.url}/live/[\\w-]{20,}$`));
     profileId = first.profile_id;
-    expect(await listSessions()).toEqual([{ session_id: first.session_id, profile_id: profileId, live_url: first.live_url, expires_at: expect.any(String) }]);
+    expect(await listSessions()).toEqual([
+      { session_id: first.session_id, profile_id: profileId, live_url: first.live_url, expires_at: expect.any(String) },
+    ]);
   });
 
   it('list shows the profile with exactly the fields of §2.3', async () => {
     const list = await listProfiles();
     expect(list).toHaveLength(1);
     expect(Object.keys(list[0]!).sort()).toEqual(PROFILE_FIELDS);
-    expect(list[0]).toMatchObject({ id: profileId, org_id: 'default', name: 'Bank', provider_profile_id: `local:${profileId}` });
+    expect(list[0]).toMatchObject({
+      id: profileId,
+      org_id: 'default',
+      name: 'Bank',
+      provider_profile_id: `local:${profileId}`,
+    });
     expect(new Date(list[0]!.created_at).toISOString()).toBe(list[0]!.created_at);
   });
 
   it('a second session on a profile that is open is 409, and so is deleting it', async () => {
-    expect(await jsonOf(await create({ profile_id: profileId }))).toEqual({ status: 409, body: { detail: `Profile '${profileId}' is in use` } });
-    expect(await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } })).toEqual({ status: 409, body: { detail: `Profile '${profileId}' is in use` } });
+    expect(await jsonOf(await create({ profile_id: profileId }))).toEqual({
+      status: 409,
+      body: { detail: `Profile '${profileId}' is in use` },
+    });
+    expect(await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } })).toEqual({
+      status: 409,
+      body: { detail: `Profile '${profileId}' is in use` },
+    });
   });
 
   it('closing the session saves the login; a new session on the same profile is still signed in', async () => {
     await input(first.live_url, { kind: 'mouse', type: 'click', x: 150, y: 150 });
     const before = (await listProfiles())[0]!;
     const closed = await closeSession(first.session_id);
-    expect(closed).toEqual({ status: 200, body: { success: true, message: expect.any(String), profile_id: profileId, session_id: first.session_id } });
+    expect(closed).toEqual({
+      status: 200,
+      body: { success: true, message: expect.any(String), profile_id: profileId, session_id: first.session_id },
+    });
     expect(await listSessions()).toEqual([]);
     expect(browsersOn(svc.dataDir)).toEqual([]);
     expect((await listProfiles())[0]!.updated_at > before.updated_at).toBe(true);
@@ -123,38 +161,56 @@ describe('profiles (§4.3) and their login sessions', () => {
     expect(res.body).toBeUndefined();
     expect(existsSync(folder)).toBe(false);
     expect(await listProfiles()).toEqual([]);
-    expect(await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } })).toEqual({ status: 404, body: { detail: 'Profile not found' } });
+    expect(await svc.send('deleteProfile', { params: { org_id: 'default', profile_id: profileId } })).toEqual({
+      status: 404,
+      body: { detail: 'Profile not found' },
+    });
   });
 
   // The exact idle expiry is tested on a fake clock (test/engine/profile-sessions.test.ts); here the
   // running service proves the wiring: live-view input reaches the session, and a real timer ends it.
-  it('live-view input moves a session\'s expiry on; idle for timeout_minutes it closes itself and saves', async () => {
+  it("live-view input moves a session's expiry on; idle for timeout_minutes it closes itself and saves", async () => {
     // Three "minutes" (3 s) leave the input below ample room to arrive before the session idles out.
     const { body } = await jsonOf(await create({ timeout_minutes: 3 }));
     const session = body as Created;
     expect(session.name).toMatch(/^Profile \d{4}-\d\d-\d\d \d\d:\d\d$/);
     const createdAt = (await listProfiles()).find((p) => p.id === session.profile_id)!.updated_at;
-    const expiry = async () => Date.parse((await listSessions()).find((s) => s.session_id === session.session_id)?.expires_at ?? '');
+    const expiry = async () =>
+      Date.parse((await listSessions()).find((s) => s.session_id === session.session_id)?.expires_at ?? '');
     const opened = await expiry();
     // Only so the new expiry differs at millisecond precision; nothing here depends on how long it takes.
     await sleep(20);
     expect((await input(session.live_url, { kind: 'mouse', type: 'mouseMoved', x: 10, y: 10 })).status).toBe(200);
     expect(await expiry()).toBeGreaterThan(opened);
-    await until(async () => (await listSessions()).length === 0 && browsersOn(svc.dataDir).length === 0, 'the idle session to close', 30_000);
+    await until(
+      async () => (await listSessions()).length === 0 && browsersOn(svc.dataDir).length === 0,
+      'the idle session to close',
+      30_000,
+    );
     expect((await fetch(session.live_url)).status).toBe(404);
     expect((await listProfiles()).find((p) => p.id === session.profile_id)!.updated_at > createdAt).toBe(true);
   });
 
-  it('an unknown profile_id or session is 404; another org\'s profile and key are 403/404', async () => {
-    expect(await jsonOf(await create({ profile_id: '6f1c7c1e-0000-4000-8000-000000000000' }))).toEqual({ status: 404, body: { detail: 'Profile not found' } });
+  it("an unknown profile_id or session is 404; another org's profile and key are 403/404", async () => {
+    expect(await jsonOf(await create({ profile_id: '6f1c7c1e-0000-4000-8000-000000000000' }))).toEqual({
+      status: 404,
+      body: { detail: 'Profile not found' },
+    });
     expect(await closeSession('nope')).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect((await svc.send('listProfiles', { params: { org_id: 'default' } }, { key: otherOrgKey })).status).toBe(403);
     expect((await create({}, otherOrgKey)).status).toBe(403);
     expect((await svc.send('listProfiles', { params: { org_id: 'default' } }, { key: null })).status).toBe(401);
     const mine = (await listProfiles())[0]!;
-    const theirs = await svc.send('openProfileSession', { params: { org_id: 'other' }, body: { profile_id: mine.id } }, { key: otherOrgKey });
+    const theirs = await svc.send(
+      'openProfileSession',
+      { params: { org_id: 'other' }, body: { profile_id: mine.id } },
+      { key: otherOrgKey },
+    );
     expect(theirs).toEqual({ status: 404, body: { detail: 'Profile not found' } });
-    expect((await svc.send('deleteProfile', { params: { org_id: 'other', profile_id: mine.id } }, { key: otherOrgKey })).status).toBe(404);
+    expect(
+      (await svc.send('deleteProfile', { params: { org_id: 'other', profile_id: mine.id } }, { key: otherOrgKey }))
+        .status,
+    ).toBe(404);
   });
 
   it('bad bodies are 422 naming the field; use_proxy without a configured proxy is 422', async () => {
@@ -186,11 +242,21 @@ describe('profiles (§4.3) and their login sessions', () => {
     const { orgKey } = svc;
     svc = await startService(svc.dataDir, { minuteMs: MINUTE_MS });
     cookiesSeen.length = 0;
-    const reopened = await jsonOf(await create({ profile_id: session.profile_id, start_url: pages.url('/login') }, orgKey));
+    const reopened = await jsonOf(
+      await create({ profile_id: session.profile_id, start_url: pages.url('/login') }, orgKey),
+    );
     expect(reopened.status).toBe(200);
     expect(cookiesSeen).toEqual(['sid=ana-42']);
     const reopenedId = (reopened.body as Created).session_id;
-    expect((await svc.send('closeProfileSession', { params: { org_id: 'default', session_id: reopenedId } }, { key: orgKey })).status).toBe(200);
+    expect(
+      (
+        await svc.send(
+          'closeProfileSession',
+          { params: { org_id: 'default', session_id: reopenedId } },
+          { key: orgKey },
+        )
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -212,9 +278,18 @@ describe('profiles with a default proxy', () => {
   });
 
   it('use_proxy: true browses through PORTICO_DEFAULT_PROXY', async () => {
-    const { status, body } = await svc.send('openProfileSession', { params: { org_id: 'default' }, body: { use_proxy: true, start_url: 'http://portal.example.test/login' } });
+    const { status, body } = await svc.send('openProfileSession', {
+      params: { org_id: 'default' },
+      body: { use_proxy: true, start_url: 'http://portal.example.test/login' },
+    });
     expect(status).toBe(200);
     expect(proxy.requests.map((r) => r.url)).toContain('http://portal.example.test/login');
-    expect((await svc.send('closeProfileSession', { params: { org_id: 'default', session_id: (body as Created).session_id } })).status).toBe(200);
+    expect(
+      (
+        await svc.send('closeProfileSession', {
+          params: { org_id: 'default', session_id: (body as Created).session_id },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

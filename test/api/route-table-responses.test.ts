@@ -41,18 +41,56 @@ describe('responses are serialized through their schema', () => {
   beforeAll(async () => {
     store = openStore(':memory:');
     app = Fastify();
-    installErrorHandler(app, createLogger('error', (line) => logged.push(line)));
+    installErrorHandler(
+      app,
+      createLogger('error', (line) => logged.push(line)),
+    );
     const routes = new RouteTable();
-    routes.add({ method: 'GET', path: '/extra', tag: 't', summary: 'extra fields', auth: 'none', response: Thing, handler: () => row });
     routes.add({
-      method: 'GET', path: '/missing/:id', tag: 't', summary: 'a required field missing', auth: 'none', params: z.object({ id: z.string() }), response: Thing,
+      method: 'GET',
+      path: '/extra',
+      tag: 't',
+      summary: 'extra fields',
+      auth: 'none',
+      response: Thing,
+      handler: () => row,
+    });
+    routes.add({
+      method: 'GET',
+      path: '/missing/:id',
+      tag: 't',
+      summary: 'a required field missing',
+      auth: 'none',
+      params: z.object({ id: z.string() }),
+      response: Thing,
       // Bypasses the type on purpose, the way a bad row or a mapper that drifted from the contract would.
       handler: () => ({ id: 't2', tags: [] }) as unknown as ThingInput,
     });
-    routes.add({ method: 'GET', path: '/list', tag: 't', summary: 'array', auth: 'none', response: z.array(Thing), handler: () => [row, row] });
-    routes.add({ method: 'DELETE', path: '/gone', tag: 't', summary: 'no body', auth: 'none', status: 204, handler: () => undefined });
     routes.add({
-      method: 'GET', path: '/raw', tag: 't', summary: 'handler-written body', auth: 'none', produces: { type: 'text/plain', schema: z.string() },
+      method: 'GET',
+      path: '/list',
+      tag: 't',
+      summary: 'array',
+      auth: 'none',
+      response: z.array(Thing),
+      handler: () => [row, row],
+    });
+    routes.add({
+      method: 'DELETE',
+      path: '/gone',
+      tag: 't',
+      summary: 'no body',
+      auth: 'none',
+      status: 204,
+      handler: () => undefined,
+    });
+    routes.add({
+      method: 'GET',
+      path: '/raw',
+      tag: 't',
+      summary: 'handler-written body',
+      auth: 'none',
+      produces: { type: 'text/plain', schema: z.string() },
       handler: ({ reply }) => {
         reply.type('text/plain').send('written by the handler');
       },
@@ -74,7 +112,10 @@ describe('responses are serialized through their schema', () => {
 
   it('arrays are serialized item by item', async () => {
     const res = await app.inject({ method: 'GET', path: '/list' });
-    expect(res.json()).toEqual([{ id: 't1', name: 'first', tags: [{ label: 'a' }] }, { id: 't1', name: 'first', tags: [{ label: 'a' }] }]);
+    expect(res.json()).toEqual([
+      { id: 't1', name: 'first', tags: [{ label: 'a' }] },
+      { id: 't1', name: 'first', tags: [{ label: 'a' }] },
+    ]);
   });
 
   it('a handler missing a required field is a 500 {detail}, logged with the route and the zod issue, nothing half-valid sent', async () => {
@@ -103,7 +144,10 @@ describe('responses are serialized through their schema', () => {
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(res.body).toBe('{"id":"t1","name":"first","tags":[{"label":"a"}]}');
       const list = await app.inject({ method: 'GET', url: '/list' });
-      expect(list.json()).toEqual([{ id: 't1', name: 'first', tags: [{ label: 'a' }] }, { id: 't1', name: 'first', tags: [{ label: 'a' }] }]);
+      expect(list.json()).toEqual([
+        { id: 't1', name: 'first', tags: [{ label: 'a' }] },
+        { id: 't1', name: 'first', tags: [{ label: 'a' }] },
+      ]);
       expect(list.body).not.toContain('internal_rank');
     });
 
@@ -120,14 +164,21 @@ describe('responses are serialized through their schema', () => {
   it('every response schema of the real API compiles to a serializer, or is one that computes its output and keeps zod', async () => {
     const { responseJsonSchema, isPlainSchema } = await import('../../src-main/api/responseSerializer.ts');
     const { operations } = await import('../../src-main/contract/operations.ts');
-    const schemas = Object.values(operations as Record<string, { response?: z.ZodType }>).flatMap((op) => (op.response ? [op.response] : []));
+    const schemas = Object.values(operations as Record<string, { response?: z.ZodType }>).flatMap((op) =>
+      op.response ? [op.response] : [],
+    );
     expect(schemas.length).toBeGreaterThan(20);
     const fast = schemas.filter((schema) => responseJsonSchema(schema) !== null);
     // Nearly all are plain (output = input): those are written by fast-json-stringify.
     expect(fast.length).toBeGreaterThan(schemas.length * 0.8);
     for (const schema of schemas) expect(responseJsonSchema(schema) !== null).toBe(isPlainSchema(schema));
     const serializer = Fastify();
-    for (const [i, schema] of fast.entries()) serializer.get(`/s${i}`, { schema: { response: { 200: responseJsonSchema(schema) as object } } }, async () => ({}));
+    for (const [i, schema] of fast.entries())
+      serializer.get(
+        `/s${i}`,
+        { schema: { response: { 200: responseJsonSchema(schema) as object } } },
+        async () => ({}),
+      );
     await serializer.ready();
     await serializer.close();
   });
@@ -141,14 +192,23 @@ describe('responses are serialized through their schema', () => {
     const { responseJsonSchema } = await import('../../src-main/api/responseSerializer.ts');
     const server = Fastify();
     const body = {
-      events: [{ type: 'step', data: { step: 1, leak: 'x' } }, { type: 'note', data: { text: 'hi', at: null, step: 9 }, extra: true }],
+      events: [
+        { type: 'step', data: { step: 1, leak: 'x' } },
+        { type: 'note', data: { text: 'hi', at: null, step: 9 }, extra: true },
+      ],
       result: { anything: { nested: [1, 'two'] } },
     };
     server.get('/u', { schema: { response: { 200: responseJsonSchema(Body) as object } } }, async () => body);
     const res = await server.inject({ method: 'GET', url: '/u' });
     await server.close();
     expect(res.body).toBe(JSON.stringify(Body.parse(body)));
-    expect(res.json()).toEqual({ events: [{ type: 'step', data: { step: 1 } }, { type: 'note', data: { text: 'hi', at: null } }], result: { anything: { nested: [1, 'two'] } } });
+    expect(res.json()).toEqual({
+      events: [
+        { type: 'step', data: { step: 1 } },
+        { type: 'note', data: { text: 'hi', at: null } },
+      ],
+      result: { anything: { nested: [1, 'two'] } },
+    });
   });
 
   it('a 204 sends no body and a handler-written body is left as the handler wrote it', async () => {
@@ -162,18 +222,56 @@ describe('responses are serialized through their schema', () => {
 
   it('a route must declare exactly one kind of body', () => {
     const routes = new RouteTable();
-    expect(() => routes.add({ method: 'GET', path: '/nothing', tag: 't', summary: 's', auth: 'none', handler: () => undefined }))
-      .toThrow('GET /nothing: declare exactly one of response (JSON), status 204 or produces');
-    expect(() => routes.add({ method: 'GET', path: '/both', tag: 't', summary: 's', auth: 'none', status: 204, response: Thing, handler: () => row }))
-      .toThrow('GET /both: declare exactly one');
+    expect(() =>
+      routes.add({ method: 'GET', path: '/nothing', tag: 't', summary: 's', auth: 'none', handler: () => undefined }),
+    ).toThrow('GET /nothing: declare exactly one of response (JSON), status 204 or produces');
+    expect(() =>
+      routes.add({
+        method: 'GET',
+        path: '/both',
+        tag: 't',
+        summary: 's',
+        auth: 'none',
+        status: 204,
+        response: Thing,
+        handler: () => row,
+      }),
+    ).toThrow('GET /both: declare exactly one');
   });
 
   it('OpenAPI publishes the response schema of JSON routes and the content type of handler-written ones', () => {
     const routes = new RouteTable();
-    routes.add({ method: 'GET', path: '/thing', tag: 't', summary: 's', auth: 'none', response: Thing, handler: () => row });
-    routes.add({ method: 'GET', path: '/file', tag: 't', summary: 's', auth: 'none', produces: { type: 'application/zip' }, handler: () => undefined });
-    const doc = buildOpenApi(routes.routes, '0') as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> } }> };
-    expect(doc.paths['/thing']?.get.responses['200']?.content['application/json']?.schema).toMatchObject({ type: 'object', required: ['id', 'name', 'tags'] });
-    expect(doc.paths['/file']?.get.responses['200']?.content['application/zip']?.schema).toEqual({ type: 'string', format: 'binary' });
+    routes.add({
+      method: 'GET',
+      path: '/thing',
+      tag: 't',
+      summary: 's',
+      auth: 'none',
+      response: Thing,
+      handler: () => row,
+    });
+    routes.add({
+      method: 'GET',
+      path: '/file',
+      tag: 't',
+      summary: 's',
+      auth: 'none',
+      produces: { type: 'application/zip' },
+      handler: () => undefined,
+    });
+    const doc = buildOpenApi(routes.routes, '0') as {
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }> } }
+      >;
+    };
+    expect(doc.paths['/thing']?.get.responses['200']?.content['application/json']?.schema).toMatchObject({
+      type: 'object',
+      required: ['id', 'name', 'tags'],
+    });
+    expect(doc.paths['/file']?.get.responses['200']?.content['application/zip']?.schema).toEqual({
+      type: 'string',
+      format: 'binary',
+    });
   });
 });

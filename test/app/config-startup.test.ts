@@ -19,7 +19,9 @@ describe('start-up refuses a configuration it cannot use', () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
     const run = spawnSync(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], {
-      encoding: 'utf8', timeout: 30_000, env: { ...process.env, PORTICO_HEADLESS: '1', PORTICO_JOB_CONCURRENCY: 'abc' },
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, PORTICO_HEADLESS: '1', PORTICO_JOB_CONCURRENCY: 'abc' },
     });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
@@ -32,11 +34,14 @@ describe('start-up refuses a configuration it cannot use', () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
     const run = spawnSync(process.execPath, [CLI_MAIN, '--data-dir', dataDir, 'org', 'create', 'acme'], {
-      encoding: 'utf8', env: { ...process.env, PORTICO_LOG_LEVEL: 'chatty' },
+      encoding: 'utf8',
+      env: { ...process.env, PORTICO_LOG_LEVEL: 'chatty' },
     });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
-    expect(JSON.parse(run.stderr)).toEqual({ detail: "Invalid environment: PORTICO_LOG_LEVEL must be one of debug, info, warn, error, silent (got 'chatty')" });
+    expect(JSON.parse(run.stderr)).toEqual({
+      detail: "Invalid environment: PORTICO_LOG_LEVEL must be one of debug, info, warn, error, silent (got 'chatty')",
+    });
     expect((await cli(dataDir, ['org', 'create', 'acme'])).code).toBe(0);
   });
 
@@ -45,13 +50,21 @@ describe('start-up refuses a configuration it cannot use', () => {
     dirs.push(dataDir);
     const file = join(dataDir, 'settings.json');
     await writeFile(file, JSON.stringify({ job_concurrency: 'four', chromium_path: '/usr/bin/chromium' }));
-    await expect(startService(dataDir)).rejects.toThrow(`${file}: job_concurrency: must be of type number; fix it or delete it to go back to the defaults`);
+    await expect(startService(dataDir)).rejects.toThrow(
+      `${file}: job_concurrency: must be of type number; fix it or delete it to go back to the defaults`,
+    );
     await writeFile(file, '{"job_concurrency": 3,');
-    await expect(startService(dataDir)).rejects.toThrow(new RegExp(`^${file.replace(/[.\\/]/g, '\\$&')} is not valid JSON`));
+    await expect(startService(dataDir)).rejects.toThrow(
+      new RegExp(`^${file.replace(/[.\\/]/g, '\\$&')} is not valid JSON`),
+    );
     await writeFile(file, JSON.stringify({ job_concurrency: 3 }));
     const svc = await startService(dataDir);
     try {
-      const settings = await svc.request('getSettings', {}, { key: null, headers: { 'x-console-token': svc.consoleToken } });
+      const settings = await svc.request(
+        'getSettings',
+        {},
+        { key: null, headers: { 'x-console-token': svc.consoleToken } },
+      );
       expect(await settings.json()).toMatchObject({ job_concurrency: 3 });
     } finally {
       await svc.stop();

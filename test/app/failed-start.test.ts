@@ -32,7 +32,10 @@ describe('a start that fails half-way', () => {
   it('reports the listen error and leaves nothing running: the resumed document read stopped, the database closed', async () => {
     // A first run leaves a bundle mid-read: the next start resumes reading it (a worker thread) before it listens.
     const first = await startService(dataDir, { documentReading: { readersModule: spinReaders } });
-    const upload = await first.api('/documents/default', { method: 'POST', body: filesForm([{ name: 'spin.txt', data: Buffer.from('Name: never') }]) });
+    const upload = await first.api('/documents/default', {
+      method: 'POST',
+      body: filesForm([{ name: 'spin.txt', data: Buffer.from('Name: never') }]),
+    });
     const bundleId = String(((await upload.json()) as { document_bundle_id: string }).document_bundle_id);
     const marker = join(dataDir, 'documents', bundleId, '0.spinning');
     await until(() => existsSync(marker), 'the first run reading the file');
@@ -42,9 +45,19 @@ describe('a start that fails half-way', () => {
     const threads = (): number => readdirSync('/proc/self/task').length;
     const before = threads();
     const failed = await startApp({
-      config: testConfig(), dataDir, host: '127.0.0.1', port: busyPort, rendererDir: RENDERER_DIR, notice: () => {}, warmBrowser: false, samples: false,
+      config: testConfig(),
+      dataDir,
+      host: '127.0.0.1',
+      port: busyPort,
+      rendererDir: RENDERER_DIR,
+      notice: () => {},
+      warmBrowser: false,
+      samples: false,
       documentReading: { readersModule: spinReaders },
-    }).then(() => 'started', (error: unknown) => error);
+    }).then(
+      () => 'started',
+      (error: unknown) => error,
+    );
     expect(failed).toMatchObject({ code: 'EADDRINUSE' });
     // The resumed read was stopped with the failed start: no worker thread is left spinning (Linux lists a
     // process's threads in /proc/self/task; a worker thread is one of them until it has ended).

@@ -15,15 +15,27 @@ describe('first start and restart', () => {
     const first = await startService(dataDir);
     expect(first.orgKey).toMatch(/^pk_org_/);
     expect(first.accountKey).toMatch(/^pk_acct_/);
-    await first.api('/portals/default', { method: 'POST', json: { endpoint_name: 'kept', start_url: 'https://k.test', task: 'stay', form_schema: { type: 'object' } } });
+    await first.api('/portals/default', {
+      method: 'POST',
+      json: { endpoint_name: 'kept', start_url: 'https://k.test', task: 'stay', form_schema: { type: 'object' } },
+    });
     await first.stop();
 
     const notices: string[] = [];
-    const second = await startApp({ config: testConfig(), dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+    const second = await startApp({
+      config: testConfig(),
+      dataDir,
+      port: 0,
+      rendererDir: RENDERER_DIR,
+      notice: (line) => notices.push(line),
+    });
     try {
       expect(notices.join('\n')).not.toMatch(/pk_/);
       const res = await fetch(`${second.url}/portals/default/kept`, { headers: { 'x-api-key': first.orgKey } });
-      expect(await jsonOf(res)).toMatchObject({ status: 200, body: { endpoint_name: 'kept', task: 'stay', form_schema: { type: 'object' } } });
+      expect(await jsonOf(res)).toMatchObject({
+        status: 200,
+        body: { endpoint_name: 'kept', task: 'stay', form_schema: { type: 'object' } },
+      });
     } finally {
       await second.close();
     }
@@ -33,7 +45,13 @@ describe('first start and restart', () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
     const notices: string[] = [];
-    const app = await startApp({ config: testConfig(), dataDir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line) });
+    const app = await startApp({
+      config: testConfig(),
+      dataDir,
+      port: 0,
+      rendererDir: RENDERER_DIR,
+      notice: (line) => notices.push(line),
+    });
     try {
       expect(app.port).toBeGreaterThan(0);
       expect(notices.join('\n')).toContain(`Console: ${app.url}/`);
@@ -48,10 +66,26 @@ describe('first start and restart', () => {
     const other = await makeDataDir();
     dirs.push(other);
     try {
-      await expect(startApp({ config: testConfig(), dataDir: other, port: svc.app.port, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(
+        startApp({
+          config: testConfig(),
+          dataDir: other,
+          port: svc.app.port,
+          rendererDir: RENDERER_DIR,
+          notice: () => undefined,
+          warmBrowser: false,
+        }),
+      ).rejects.toMatchObject({ code: 'EADDRINUSE' });
       // The failed start must leave no timer polling its closed database (it would throw from a timer).
       await new Promise((r) => setTimeout(r, 2500));
-      const retry = await startApp({ config: testConfig(), dataDir: other, port: 0, rendererDir: RENDERER_DIR, notice: () => undefined, warmBrowser: false });
+      const retry = await startApp({
+        config: testConfig(),
+        dataDir: other,
+        port: 0,
+        rendererDir: RENDERER_DIR,
+        notice: () => undefined,
+        warmBrowser: false,
+      });
       await retry.close();
     } finally {
       await svc.stop();

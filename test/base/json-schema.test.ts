@@ -54,19 +54,45 @@ describe('the one JSON Schema compiler', () => {
     expect(edited({ applicant: 'Ada' })).toBe(true);
     expect(schemas.compileObjectSchema({ ...draft04 }, 'body.form_schema')).toBe(validate);
     // A draft-04 schema breaking draft-04's own meta-schema is refused as any other.
-    expect(failure(() => schemas.compile({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: { a: { exclusiveMaximum: 3 } } }, 'body.form_schema')))
-      .toMatchObject({ status: 422, detail: expect.stringMatching(/^body\.form_schema: not a valid JSON Schema: .*exclusiveMaximum.*boolean/) });
+    expect(
+      failure(() =>
+        schemas.compile(
+          {
+            $schema: 'http://json-schema.org/draft-04/schema#',
+            type: 'object',
+            properties: { a: { exclusiveMaximum: 3 } },
+          },
+          'body.form_schema',
+        ),
+      ),
+    ).toMatchObject({
+      status: 422,
+      detail: expect.stringMatching(/^body\.form_schema: not a valid JSON Schema: .*exclusiveMaximum.*boolean/),
+    });
   });
 
   it('every dialect compiles with its own keywords and checks formats', () => {
     const schemas = new JsonSchemaCompiler();
-    const draft06 = schemas.compile({ $schema: 'http://json-schema.org/draft-06/schema#', type: 'object', properties: { email: { type: 'string', format: 'email' } } }, 'f');
+    const draft06 = schemas.compile(
+      {
+        $schema: 'http://json-schema.org/draft-06/schema#',
+        type: 'object',
+        properties: { email: { type: 'string', format: 'email' } },
+      },
+      'f',
+    );
     expect(draft06({ email: 'ada@example.com' })).toBe(true);
     expect(draft06({ email: 'not an email' })).toBe(false);
     // items as an array is a tuple in draft-07 and 2019-09; prefixItems is 2020-12's way.
-    const tuple07 = schemas.compile({ $schema: 'http://json-schema.org/draft-07/schema#', items: [{ type: 'string' }] }, 'f');
+    const tuple07 = schemas.compile(
+      { $schema: 'http://json-schema.org/draft-07/schema#', items: [{ type: 'string' }] },
+      'f',
+    );
     expect(tuple07([1])).toBe(false);
-    const tuple2019 = schemas.compile({ $schema: 'https://json-schema.org/draft/2019-09/schema', items: [{ type: 'string' }], unevaluatedItems: false }, 'f');
+    const tuple2019 = schemas.compile(
+      { $schema: 'https://json-schema.org/draft/2019-09/schema', items: [{ type: 'string' }], unevaluatedItems: false },
+      'f',
+    );
     expect(tuple2019(['a', 'b'])).toBe(false);
     const tuple2020 = schemas.compile({ prefixItems: [{ type: 'string' }], items: false }, 'f');
     expect(tuple2020(['a'])).toBe(true);
@@ -74,7 +100,7 @@ describe('the one JSON Schema compiler', () => {
     expect(schemas.compile({ type: 'string', format: 'date' }, 'f')('2026-02-30')).toBe(false);
   });
 
-  it('caches by the schema\'s JSON: the same schema (even another object, or another $id) compiles once', () => {
+  it("caches by the schema's JSON: the same schema (even another object, or another $id) compiles once", () => {
     const schemas = new JsonSchemaCompiler();
     const first = schemas.compile({ $id: 'https://x.test/a', type: 'object', required: ['a'] }, 'f');
     expect(schemas.compile({ type: 'object', required: ['a'] }, 'f')).toBe(first);
@@ -95,10 +121,14 @@ describe('the one JSON Schema compiler', () => {
     expect(again({})).toBe(true);
   });
 
-  it('an invalid schema is a 422 naming the field and Ajv\'s reason; an object schema must describe an object', () => {
-    expect(failure(() => new JsonSchemaCompiler().compile({ type: 'strnig' }, 'body.output_schema')))
-      .toMatchObject({ status: 422, detail: expect.stringMatching(/^body\.output_schema: not a valid JSON Schema: .*type/) });
-    expect(failure(() => new JsonSchemaCompiler().compileObjectSchema({ type: 'array' }, 'body.form_schema')))
-      .toEqual({ status: 422, detail: "body.form_schema: must describe an object (type 'object'), not type \"array\"" });
+  it("an invalid schema is a 422 naming the field and Ajv's reason; an object schema must describe an object", () => {
+    expect(failure(() => new JsonSchemaCompiler().compile({ type: 'strnig' }, 'body.output_schema'))).toMatchObject({
+      status: 422,
+      detail: expect.stringMatching(/^body\.output_schema: not a valid JSON Schema: .*type/),
+    });
+    expect(failure(() => new JsonSchemaCompiler().compileObjectSchema({ type: 'array' }, 'body.form_schema'))).toEqual({
+      status: 422,
+      detail: 'body.form_schema: must describe an object (type \'object\'), not type "array"',
+    });
   });
 });

@@ -43,7 +43,9 @@ describe('Lifecycle: resources released in reverse, at most once, errors collect
     const error = await scope.dispose().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DisposeError);
     expect((error as DisposeError).errors).toHaveLength(2);
-    expect((error as Error).message).toBe('session: 2 release(s) failed: forwarder (socket gone); browser (close hung)');
+    expect((error as Error).message).toBe(
+      'session: 2 release(s) failed: forwarder (socket gone); browser (close hung)',
+    );
     expect(order).toEqual(['third', 'first']);
   });
 
@@ -52,9 +54,13 @@ describe('Lifecycle: resources released in reverse, at most once, errors collect
     const scope = new Lifecycle('app');
     await scope.dispose();
     expect(() =>
-      scope.add({}, () => {
-        released = true;
-      }, 'late browser'),
+      scope.add(
+        {},
+        () => {
+          released = true;
+        },
+        'late browser',
+      ),
     ).toThrow("app is already disposed; 'late browser' was released at once");
     await Promise.resolve();
     expect(released).toBe(true);

@@ -32,15 +32,17 @@ async function browserGroup(context: BrowserContext): Promise<number> {
 
 /** Live (not zombie) processes of a process group. */
 function liveMembers(group: number): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(fields[2]) === group && fields[0] !== 'Z' ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(fields[2]) === group && fields[0] !== 'Z' ? [Number(entry)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Stops every process of the browser, closes the lease, and moves the clock past the bound once the close waits on it. */
@@ -86,7 +88,7 @@ describe('a browser that does not close in time is killed, and its lease release
     await again.close();
   });
 
-  it('the shared browser stopped under a job\'s context: killed, and the next lease gets a new one', async () => {
+  it("the shared browser stopped under a job's context: killed, and the next lease gets a new one", async () => {
     const lease = await runtime.lease();
     const group = await closeStopped(clock, lease);
     expect(runtime.resources()).toMatchObject({ leases: 0, contexts: 0 });
@@ -103,7 +105,16 @@ describe('a session browser that does not exit after Browser.close is killed wit
   it('every process of a stopped session Chromium is gone once the bound passes on the injected clock', async () => {
     const temp = scratchDir('portico-close-hang-sessions-');
     const clock = new FakeClock();
-    const pool = new SessionBrowserPool({ executablePath: () => CHROMIUM_PATH, noSandbox: true, tempDir: temp.path, clock, closeTimeoutMs: CLOSE_BOUND_MS }, 0);
+    const pool = new SessionBrowserPool(
+      {
+        executablePath: () => CHROMIUM_PATH,
+        noSandbox: true,
+        tempDir: temp.path,
+        clock,
+        closeTimeoutMs: CLOSE_BOUND_MS,
+      },
+      0,
+    );
     try {
       const { browser } = await pool.take({ screen: { width: 800, height: 600 } });
       // Launched detached: its process group is its pid.

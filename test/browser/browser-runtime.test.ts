@@ -3,9 +3,20 @@ import { join, relative } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { BrowserDisconnectedError, BrowserRuntimeClosedError, ProfileInUseError } from '../../src-main/browser/browserErrors.ts';
+import {
+  BrowserDisconnectedError,
+  BrowserRuntimeClosedError,
+  ProfileInUseError,
+} from '../../src-main/browser/browserErrors.ts';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
-import { html, killBrowserProcess, scratchDir, startPageServer, startRecordingProxy, type LocalServer } from '../helpers/browserFixtures.ts';
+import {
+  html,
+  killBrowserProcess,
+  scratchDir,
+  startPageServer,
+  startRecordingProxy,
+  type LocalServer,
+} from '../helpers/browserFixtures.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -40,7 +51,9 @@ describe('BrowserRuntime', () => {
       '/extra': html('<p>extra</p>', { 'set-cookie': 'extra=1; Max-Age=86400; Path=/' }),
       '/files': html('<a id="get" href="/report.csv">report</a>'),
       '/report.csv': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="report.csv"' }).end('a,b\n1,2\n');
+        res
+          .writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="report.csv"' })
+          .end('a,b\n1,2\n');
       },
     });
     await runtime.warm();
@@ -72,7 +85,12 @@ describe('BrowserRuntime', () => {
       await second.page.goto(pages.url('/'));
       expect((await first.context.cookies()).map((c) => c.name)).toEqual(['session']);
       expect(await second.context.cookies()).toEqual([]);
-      const size = await second.page.evaluate(() => [window.innerWidth, window.innerHeight, screen.width, screen.height]);
+      const size = await second.page.evaluate(() => [
+        window.innerWidth,
+        window.innerHeight,
+        screen.width,
+        screen.height,
+      ]);
       expect(size).toEqual([1280, 800, 1280, 800]);
     } finally {
       await Promise.all([first.close(), second.close()]);
@@ -83,7 +101,9 @@ describe('BrowserRuntime', () => {
     const lease = await runtime.lease({ viewport: { width: 800, height: 600 } });
     try {
       await lease.page.goto(pages.url('/screen'));
-      expect(await lease.page.evaluate(() => [window.innerWidth, window.innerHeight, screen.width, screen.height])).toEqual([800, 600, 800, 600]);
+      expect(
+        await lease.page.evaluate(() => [window.innerWidth, window.innerHeight, screen.width, screen.height]),
+      ).toEqual([800, 600, 800, 600]);
     } finally {
       await lease.close();
     }

@@ -33,8 +33,12 @@ describe('findChromium', () => {
     expect(findChromium(host('darwin', [systemEdge], { HOME: '/Users/ana' }))).toBe(systemEdge);
   });
 
-  it('on Windows looks under LocalAppData, Program Files and Program Files (x86), whatever the env names\' case', () => {
-    const env = { LOCALAPPDATA: 'C:\\Users\\ana\\AppData\\Local', programfiles: 'D:\\Apps', 'ProgramFiles(x86)': 'C:\\Program Files (x86)' };
+  it("on Windows looks under LocalAppData, Program Files and Program Files (x86), whatever the env names' case", () => {
+    const env = {
+      LOCALAPPDATA: 'C:\\Users\\ana\\AppData\\Local',
+      programfiles: 'D:\\Apps',
+      'ProgramFiles(x86)': 'C:\\Program Files (x86)',
+    };
     const edge = 'C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe';
     expect(findChromium(host('win32', [edge], env))).toBe(edge);
     const userChrome = 'C:\\Users\\ana\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe';
@@ -50,12 +54,16 @@ describe('findChromium', () => {
   it('uses PORTICO_CHROMIUM before any install path, and a configured path before PORTICO_CHROMIUM', () => {
     const machine = host('linux', ['/usr/bin/chromium', '/opt/custom/chrome', '/opt/configured/chrome']);
     expect(findChromium(machine, { envPath: '/opt/custom/chrome' })).toBe('/opt/custom/chrome');
-    expect(findChromium(machine, { configuredPath: '/opt/configured/chrome', envPath: '/opt/custom/chrome' })).toBe('/opt/configured/chrome');
+    expect(findChromium(machine, { configuredPath: '/opt/configured/chrome', envPath: '/opt/custom/chrome' })).toBe(
+      '/opt/configured/chrome',
+    );
   });
 
   it('refuses a PORTICO_CHROMIUM that does not exist instead of silently using another browser', () => {
     const machine = host('linux', ['/usr/bin/chromium']);
-    expect(() => findChromium(machine, { envPath: '/nowhere/chrome' })).toThrow(/PORTICO_CHROMIUM points to \/nowhere\/chrome, which does not exist/);
+    expect(() => findChromium(machine, { envPath: '/nowhere/chrome' })).toThrow(
+      /PORTICO_CHROMIUM points to \/nowhere\/chrome, which does not exist/,
+    );
   });
 
   it('when nothing is installed fails with a 503 naming every path tried and PORTICO_CHROMIUM', () => {
@@ -90,7 +98,16 @@ describe('Chromium switches', () => {
 
   it('always keep Chromium off the network on its own', () => {
     const args = chromiumArgs({ noSandbox: false });
-    expect(args).toEqual(expect.arrayContaining(['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ]),
+    );
     expect(args).not.toContain('--no-sandbox');
     expect(chromiumArgs({ noSandbox: true })).toContain('--no-sandbox');
   });

@@ -11,9 +11,15 @@ import { jsonOf, startService, waitForJob } from '../helpers/service.ts';
 function wrappedChromium(dir: string, name: string): { path: string; launches(): number } {
   const path = join(dir, name);
   const marker = `${path}.launches`;
-  writeFileSync(path, `#!/bin/sh\n[ "$1" = "--version" ] || echo launched >> '${marker}'\nexec '${CHROMIUM_PATH}' "$@"\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\n[ "$1" = "--version" ] || echo launched >> '${marker}'\nexec '${CHROMIUM_PATH}' "$@"\n`,
+  );
   chmodSync(path, 0o755);
-  return { path, launches: () => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0) };
+  return {
+    path,
+    launches: () => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean).length : 0),
+  };
 }
 
 describe('changing the Chromium path while the service runs', () => {
@@ -74,16 +80,39 @@ describe('changing the Chromium path while the service runs', () => {
     const svc = await startService(undefined, { agents: scriptedRegistry });
     try {
       const asConsole = { key: null, headers: { 'x-console-token': svc.consoleToken } };
-      expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'visit', start_url: pages.url('/'), task: 'script:visit' } })).status).toBe(200);
+      expect(
+        (
+          await svc.request('createPortal', {
+            params: { org_id: 'default' },
+            body: { endpoint_name: 'visit', start_url: pages.url('/'), task: 'script:visit' },
+          })
+        ).status,
+      ).toBe(200);
       const runVisit = async () => {
-        const { job_id } = (await (await svc.request('startJob', { params: { org_id: 'default', endpoint_name: 'visit' }, body: { form_data: {} } })).json()) as { job_id: string };
-        expect(await waitForJob(svc, 'visit', job_id, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { title: 'Home' } });
+        const { job_id } = (await (
+          await svc.request('startJob', {
+            params: { org_id: 'default', endpoint_name: 'visit' },
+            body: { form_data: {} },
+          })
+        ).json()) as { job_id: string };
+        expect(await waitForJob(svc, 'visit', job_id, ['completed', 'failed'])).toMatchObject({
+          status: 'completed',
+          result: { title: 'Home' },
+        });
       };
       // A browser is already running on the discovered Chromium: the change must not wait for a restart.
       await runVisit();
-      const bad = await jsonOf(await svc.api('/admin/settings', { ...asConsole, method: 'PATCH', json: { chromium_path: join(bin.path, 'missing') } }));
+      const bad = await jsonOf(
+        await svc.api('/admin/settings', {
+          ...asConsole,
+          method: 'PATCH',
+          json: { chromium_path: join(bin.path, 'missing') },
+        }),
+      );
       expect(bad.status).toBe(422);
-      const saved = await jsonOf(await svc.api('/admin/settings', { ...asConsole, method: 'PATCH', json: { chromium_path: chosen.path } }));
+      const saved = await jsonOf(
+        await svc.api('/admin/settings', { ...asConsole, method: 'PATCH', json: { chromium_path: chosen.path } }),
+      );
       expect(saved).toMatchObject({ status: 200, body: { chromium: { configured_path: chosen.path, error: null } } });
       expect(chosen.launches()).toBe(0);
       await runVisit();

@@ -16,7 +16,10 @@ function fakeProgram(dir: string, name: string, output: string, exitCode = 0): s
 }
 
 async function refusal(path: string): Promise<string> {
-  const error = await chromiumVersion(path).then(() => undefined, (caught: unknown) => caught);
+  const error = await chromiumVersion(path).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(ValidationError);
   expect((error as ValidationError).status).toBe(422);
   return (error as ValidationError).detail;
@@ -41,11 +44,17 @@ describe('chromiumVersion: a Chromium path must run and name Chrome, Chromium or
 
   it('refuses /bin/true, whose --version prints a version but not a browser', async () => {
     if (process.platform === 'win32') return;
-    expect(await refusal('/bin/true')).toMatch(/^body\.chromium_path: \/bin\/true is not Chrome, Chromium or Edge \('--version' printed 'true \(GNU coreutils\) \d+\.\d+'\)$/);
+    expect(await refusal('/bin/true')).toMatch(
+      /^body\.chromium_path: \/bin\/true is not Chrome, Chromium or Edge \('--version' printed 'true \(GNU coreutils\) \d+\.\d+'\)$/,
+    );
   });
 
   it.each([
-    ['firefox', 'Mozilla Firefox 128.0', /is not Chrome, Chromium or Edge \('--version' printed 'Mozilla Firefox 128\.0'\)$/],
+    [
+      'firefox',
+      'Mozilla Firefox 128.0',
+      /is not Chrome, Chromium or Edge \('--version' printed 'Mozilla Firefox 128\.0'\)$/,
+    ],
     ['chromedriver', 'ChromeDriver 140.0.7339.185 (abc)', /is not Chrome, Chromium or Edge/],
     ['silent', '', /did not print a browser version \(got ''\)$/],
   ])('refuses %s', async (name, output, detail) => {
@@ -61,13 +70,20 @@ describe('chromiumVersion: a Chromium path must run and name Chrome, Chromium or
     // Elsewhere silence is still a refusal, and on Windows a silent program that is no browser is refused too.
     expect(await refusal(silentChrome)).toMatch(/did not print a browser version/);
     const silent = fakeProgram(bin.path, 'silent-win', '');
-    const error = await chromiumVersion(silent, 'body.chromium_path', 'win32').then(() => undefined, (caught: unknown) => caught);
+    const error = await chromiumVersion(silent, 'body.chromium_path', 'win32').then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).detail).toMatch(/printed no version and did not start as Chrome, Chromium or Edge/);
+    expect((error as ValidationError).detail).toMatch(
+      /printed no version and did not start as Chrome, Chromium or Edge/,
+    );
   });
 
   it('refuses a program that fails, and a path that is missing', async () => {
-    expect(await refusal(fakeProgram(bin.path, 'broken', 'Chromium 140.0', 3))).toMatch(/running '.*broken --version' failed/);
+    expect(await refusal(fakeProgram(bin.path, 'broken', 'Chromium 140.0', 3))).toMatch(
+      /running '.*broken --version' failed/,
+    );
     expect(await refusal(join(bin.path, 'missing'))).toMatch(/does not exist or is not an executable file$/);
   });
 
@@ -77,9 +93,17 @@ describe('chromiumVersion: a Chromium path must run and name Chrome, Chromium or
     try {
       const asConsole = { key: null, headers: { 'x-console-token': svc.consoleToken } };
       const before = await jsonOf(await svc.api('/admin/settings', asConsole));
-      const refused = await jsonOf(await svc.api('/admin/settings', { ...asConsole, method: 'PATCH', json: { chromium_path: '/bin/true', job_concurrency: 5 } }));
+      const refused = await jsonOf(
+        await svc.api('/admin/settings', {
+          ...asConsole,
+          method: 'PATCH',
+          json: { chromium_path: '/bin/true', job_concurrency: 5 },
+        }),
+      );
       expect(refused.status).toBe(422);
-      expect((refused.body as { detail: string }).detail).toMatch(/^body\.chromium_path: \/bin\/true is not Chrome, Chromium or Edge/);
+      expect((refused.body as { detail: string }).detail).toMatch(
+        /^body\.chromium_path: \/bin\/true is not Chrome, Chromium or Edge/,
+      );
       expect(await jsonOf(await svc.api('/admin/settings', asConsole))).toEqual(before);
       const saved = (() => {
         try {

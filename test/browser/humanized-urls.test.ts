@@ -52,7 +52,8 @@ describe('human cadence', () => {
     expect(path.length).toBeGreaterThanOrEqual(8);
     expect(path.at(-1)).toEqual(to);
     const length = Math.hypot(to.x - from.x, to.y - from.y);
-    const offLine = (p: { x: number; y: number }): number => Math.abs((to.x - from.x) * (from.y - p.y) - (from.x - p.x) * (to.y - from.y)) / length;
+    const offLine = (p: { x: number; y: number }): number =>
+      Math.abs((to.x - from.x) * (from.y - p.y) - (from.x - p.x) * (to.y - from.y)) / length;
     expect(Math.max(...path.map(offLine))).toBeGreaterThan(20);
     expect(humanMousePath(from, to, seededRandom(3))).toEqual(path);
   });

@@ -10,10 +10,12 @@ describe('ProfileLocks', () => {
     const locks = new ProfileLocks();
     const order: string[] = [];
     const first = await locks.acquire('p');
-    const inOrder = (name: string) => <T>(handle: T): T => {
-      order.push(name);
-      return handle;
-    };
+    const inOrder =
+      (name: string) =>
+      <T>(handle: T): T => {
+        order.push(name);
+        return handle;
+      };
     const second = locks.acquire('p').then(inOrder('second'));
     const third = locks.acquire('p').then(inOrder('third'));
     await tick();

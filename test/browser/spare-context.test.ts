@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
-import { html, scratchDir, startPageServer, startRecordingProxy, type LocalServer } from '../helpers/browserFixtures.ts';
+import {
+  html,
+  scratchDir,
+  startPageServer,
+  startRecordingProxy,
+  type LocalServer,
+} from '../helpers/browserFixtures.ts';
 import { until } from '../helpers/wait.ts';
 
 /** A warm runtime keeps one fresh context ready; every job still gets a context nobody used before. */
@@ -14,9 +20,14 @@ describe('BrowserRuntime spare context', () => {
 
   beforeAll(async () => {
     site = await startPageServer({
-      '/set': html('<title>set</title><script>document.cookie = "seen=1; max-age=600"; localStorage.setItem("k", "v")</script>'),
+      '/set': html(
+        '<title>set</title><script>document.cookie = "seen=1; max-age=600"; localStorage.setItem("k", "v")</script>',
+      ),
       '/read': html('<title>read</title>'),
-      '/file': (_req, res) => res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="a.txt"' }).end('spare download'),
+      '/file': (_req, res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="a.txt"' })
+          .end('spare download'),
       '/dl': html('<a id="dl" href="/file" download>get</a>'),
     });
     await runtime.warm();
@@ -32,7 +43,10 @@ describe('BrowserRuntime spare context', () => {
   it('a lease after warm() starts on the ready context at once, and the next lease gets a different, clean one', async () => {
     // A lease that does not fit the spare (another size) shows what creating a context costs right now.
     let started = performance.now();
-    const fresh = await runtime.lease({ downloadsDir: join(downloads.path, '0'), viewport: { width: 1000, height: 700 } });
+    const fresh = await runtime.lease({
+      downloadsDir: join(downloads.path, '0'),
+      viewport: { width: 1000, height: 700 },
+    });
     const freshMs = performance.now() - started;
     await fresh.close();
     started = performance.now();
@@ -46,7 +60,10 @@ describe('BrowserRuntime spare context', () => {
       try {
         expect(second.context).not.toBe(firstContext);
         await second.page.goto(site.url('/read'));
-        expect(await second.page.evaluate(() => ({ cookie: document.cookie, k: localStorage.getItem('k') }))).toEqual({ cookie: '', k: null });
+        expect(await second.page.evaluate(() => ({ cookie: document.cookie, k: localStorage.getItem('k') }))).toEqual({
+          cookie: '',
+          k: null,
+        });
         return true;
       } finally {
         await second.close();
@@ -54,7 +71,7 @@ describe('BrowserRuntime spare context', () => {
     }, 'a second clean lease');
   });
 
-  it('downloads on a spare context land in the lease\'s folder', async () => {
+  it("downloads on a spare context land in the lease's folder", async () => {
     const dir = join(downloads.path, 'dl');
     const lease = await runtime.lease({ downloadsDir: dir });
     try {

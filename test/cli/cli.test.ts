@@ -37,7 +37,9 @@ describe('admin CLI', () => {
     expect((await cli(dataDir, ['key', 'revoke', String(made.json.id)])).json).toEqual({ revoked: true });
     const after = (await cli(dataDir, ['key', 'list', '--org', 'acme'])).json.keys as Record<string, unknown>[];
     expect(after.find((k) => k.id === made.json.id)?.revoked_at).toEqual(expect.any(String));
-    expect((await cli(dataDir, ['key', 'revoke', String(made.json.id)])).json).toEqual({ detail: `Key '${String(made.json.id)}' is already revoked` });
+    expect((await cli(dataDir, ['key', 'revoke', String(made.json.id)])).json).toEqual({
+      detail: `Key '${String(made.json.id)}' is already revoked`,
+    });
     expect((await cli(dataDir, ['key', 'revoke', 'nope'])).code).toBe(1);
   });
 
@@ -55,18 +57,31 @@ describe('admin CLI', () => {
     const { openStore } = await import('../../src-main/store/store.ts');
     const store = openStore(`${dataDir}/portico.db`);
     expect(store.principals.isMember('team', 'alice')).toBe(true);
-    expect(store.apiKeys.authenticate(String(res.json.api_key))).toMatchObject({ kind: 'account', userId: 'alice', workspaceId: 'team' });
+    expect(store.apiKeys.authenticate(String(res.json.api_key))).toMatchObject({
+      kind: 'account',
+      userId: 'alice',
+      workspaceId: 'team',
+    });
     store.close();
   });
 
-  it('key list shows the account keys of the org\'s workspaces with their workspace and user; key revoke takes that id', async () => {
+  it("key list shows the account keys of the org's workspaces with their workspace and user; key revoke takes that id", async () => {
     await cli(dataDir, ['org', 'create', 'keyed']);
     await cli(dataDir, ['org', 'create', 'unkeyed']);
     const made = await cli(dataDir, ['user', 'create', 'carol', '--workspace', 'keyed-ws', '--org', 'keyed']);
     expect(made.code).toBe(0);
     const listed = (await cli(dataDir, ['key', 'list', '--org', 'keyed'])).json.keys as Record<string, unknown>[];
     const account = listed.filter((key) => key.kind === 'account');
-    expect(account).toEqual([expect.objectContaining({ kind: 'account', org_id: 'keyed', workspace_id: 'keyed-ws', user_id: 'carol', revoked_at: null, prefix: String(made.json.api_key).slice(0, 14) })]);
+    expect(account).toEqual([
+      expect.objectContaining({
+        kind: 'account',
+        org_id: 'keyed',
+        workspace_id: 'keyed-ws',
+        user_id: 'carol',
+        revoked_at: null,
+        prefix: String(made.json.api_key).slice(0, 14),
+      }),
+    ]);
     expect(JSON.stringify(listed)).not.toContain(String(made.json.api_key));
     // Another org's list does not show it.
     const other = (await cli(dataDir, ['key', 'list', '--org', 'unkeyed'])).json.keys as Record<string, unknown>[];
@@ -87,11 +102,19 @@ describe('admin CLI', () => {
     const again = await cli(dataDir, ['workspace', 'remove-member', 'team', 'bob']);
     expect(again.code).toBe(1);
     expect(again.json).toEqual({ detail: "User 'bob' is not a member of workspace 'team'" });
-    expect((await cli(dataDir, ['workspace', 'add-member', 'nowhere', 'bob'])).json).toEqual({ detail: "Workspace 'nowhere' not found" });
+    expect((await cli(dataDir, ['workspace', 'add-member', 'nowhere', 'bob'])).json).toEqual({
+      detail: "Workspace 'nowhere' not found",
+    });
   });
 
   it('usage errors exit 2 with the usage in the detail', async () => {
-    for (const args of [['frobnicate'], ['org', 'create'], ['org', 'create', 'bad id'], ['key', 'list'], ['--bogus-flag']]) {
+    for (const args of [
+      ['frobnicate'],
+      ['org', 'create'],
+      ['org', 'create', 'bad id'],
+      ['key', 'list'],
+      ['--bogus-flag'],
+    ]) {
       const res = await cli(dataDir, args);
       expect(res.code, args.join(' ')).toBe(2);
       expect(String(res.json.detail), args.join(' ')).toMatch(/usage: portico/);
@@ -99,17 +122,24 @@ describe('admin CLI', () => {
   });
 
   it('runs as a real process: JSON on stdout, exit 0; failure JSON on stderr, non-zero', () => {
-    const ok = spawnSync(process.execPath, [CLI_MAIN, '--data-dir', dataDir, 'org', 'create', 'proc-org'], { encoding: 'utf8' });
+    const ok = spawnSync(process.execPath, [CLI_MAIN, '--data-dir', dataDir, 'org', 'create', 'proc-org'], {
+      encoding: 'utf8',
+    });
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ org_id: 'proc-org' });
-    const bad = spawnSync(process.execPath, [CLI_MAIN, '--data-dir', dataDir, 'org', 'create', 'proc-org'], { encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [CLI_MAIN, '--data-dir', dataDir, 'org', 'create', 'proc-org'], {
+      encoding: 'utf8',
+    });
     expect(bad.status).not.toBe(0);
     expect(bad.stdout).toBe('');
     expect(JSON.parse(bad.stderr)).toEqual({ detail: "Organization 'proc-org' already exists" });
   });
 
   it('PORTICO_DATA_DIR is used when --data-dir is absent', () => {
-    const res = spawnSync(process.execPath, [CLI_MAIN, 'key', 'list', '--org', 'acme'], { encoding: 'utf8', env: { ...process.env, PORTICO_DATA_DIR: dataDir } });
+    const res = spawnSync(process.execPath, [CLI_MAIN, 'key', 'list', '--org', 'acme'], {
+      encoding: 'utf8',
+      env: { ...process.env, PORTICO_DATA_DIR: dataDir },
+    });
     expect(res.status).toBe(0);
     expect((JSON.parse(res.stdout) as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
   });

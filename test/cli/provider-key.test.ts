@@ -15,7 +15,10 @@ describe('portico provider set-key', () => {
     let stdout = '';
     let stderr = '';
     const code = await runCli(['--data-dir', dataDir, ...args], {
-      stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), readStdin: async () => stdin, env: { PORTICO_KEYCHAIN_SERVICE: serviceName },
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      readStdin: async () => stdin,
+      env: { PORTICO_KEYCHAIN_SERVICE: serviceName },
     });
     return { code, stdout, stderr };
   };

@@ -23,11 +23,21 @@ describe('console access: the token, the keyboard, organizations', () => {
       expect(await tab.getByTestId('token-refused').count()).toBe(0);
       await tab.evaluate(() => localStorage.setItem('portico.consoleToken', 'ct_from-an-earlier-start'));
       await tab.reload();
-      await tab.getByRole('alert').getByText(/^Portico no longer accepts the token this console was opened with/).waitFor();
-      await tab.evaluate(() => { window.location.hash = '#token=ct_mistyped'; });
-      await tab.getByRole('alert').getByText(/^Portico refused that token/).waitFor();
+      await tab
+        .getByRole('alert')
+        .getByText(/^Portico no longer accepts the token this console was opened with/)
+        .waitFor();
+      await tab.evaluate(() => {
+        window.location.hash = '#token=ct_mistyped';
+      });
+      await tab
+        .getByRole('alert')
+        .getByText(/^Portico refused that token/)
+        .waitFor();
       expect(new URL(tab.url()).hash).toBe('#/jobs');
-      await tab.evaluate((token) => { window.location.hash = `#token=${token}`; }, world.svc.consoleToken);
+      await tab.evaluate((token) => {
+        window.location.hash = `#token=${token}`;
+      }, world.svc.consoleToken);
       await tab.getByRole('navigation', { name: 'Main' }).waitFor();
       expect(new URL(tab.url()).hash).toBe('#/jobs');
       await tab.getByRole('link', { name: 'Portals' }).click();
@@ -51,7 +61,9 @@ describe('console access: the token, the keyboard, organizations', () => {
     const secret = (await dialog.getByTestId('secret').textContent()) ?? '';
     expect(secret).toMatch(/^pk_org_/);
     expect((await world.svc.request('listPortals', { params: { org_id: orgId } }, { key: secret })).status).toBe(200);
-    expect((await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(403);
+    expect((await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(
+      403,
+    );
     await snap(page, 'org-new');
     await dialog.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => switcher.inputValue()).toBe(orgId);
@@ -71,11 +83,12 @@ describe('console access: the token, the keyboard, organizations', () => {
   it('is reachable by keyboard alone: Tab to the navigation, open Portals, create a portal, submit with Enter', async () => {
     const kb = await world.openConsole({ width: 1024, height: 700 });
     const endpoint = world.unique('by-keyboard');
-    const focused = () => kb.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      const labelled = el?.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
-      return `${el?.tagName ?? ''}|${(el?.getAttribute('aria-label') ?? labelled ?? el?.textContent ?? '').trim()}`;
-    });
+    const focused = () =>
+      kb.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        const labelled = el?.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null;
+        return `${el?.tagName ?? ''}|${(el?.getAttribute('aria-label') ?? labelled ?? el?.textContent ?? '').trim()}`;
+      });
     const tabTo = async (pattern: RegExp, limit = 40): Promise<void> => {
       for (let i = 0; i < limit; i += 1) {
         await kb.keyboard.press('Tab');
@@ -97,6 +110,8 @@ describe('console access: the token, the keyboard, organizations', () => {
     await tabTo(/^BUTTON\|Create portal/, 80);
     await kb.keyboard.press('Enter');
     await kb.getByRole('form', { name: 'Run a job' }).waitFor();
-    expect((await world.svc.request('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).status).toBe(200);
+    expect(
+      (await world.svc.request('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).status,
+    ).toBe(200);
   });
 });

@@ -8,7 +8,12 @@ import { snap, useConsoleWorld } from './harness.ts';
 const CLIENT_ID = 'portico-console-test';
 const CLIENT_SECRET = 'client-secret-console-5d1e9';
 
-interface AccountBody { id: string; oauth_app_id: string; oauth_user_name: string; status: string }
+interface AccountBody {
+  id: string;
+  oauth_app_id: string;
+  oauth_user_name: string;
+  status: string;
+}
 
 describe('Connected accounts page: OAuth apps, connect in a new tab through a real provider, needs_reconnect, remove (issue 12)', () => {
   const world = useConsoleWorld();
@@ -19,7 +24,10 @@ describe('Connected accounts page: OAuth apps, connect in a new tab through a re
   afterAll(async () => {
     await provider?.stop();
   });
-  const accounts = async () => (await (await world.svc.request('listConnectedAccounts', {}, { key: world.svc.accountKey })).json()) as AccountBody[];
+  const accounts = async () =>
+    (await (
+      await world.svc.request('listConnectedAccounts', {}, { key: world.svc.accountKey })
+    ).json()) as AccountBody[];
 
   /** Clicks `button`, follows the tab it opens through the provider to Portico's callback page. */
   async function signInThroughNewTab(page: Page, click: () => Promise<void>): Promise<void> {
@@ -69,22 +77,34 @@ describe('Connected accounts page: OAuth apps, connect in a new tab through a re
     const db = new Database(join(world.svc.dataDir, 'portico.db'));
     db.prepare("UPDATE connected_accounts SET status = 'needs_reconnect' WHERE id = ?").run(id);
     db.close();
-    await expect.poll(() => row.getByTestId('account-status').innerText(), { timeout: 15_000 }).toBe('Needs reconnecting');
+    await expect
+      .poll(() => row.getByTestId('account-status').innerText(), { timeout: 15_000 })
+      .toBe('Needs reconnecting');
     await snap(page, 'connected-accounts-needs-reconnect');
     await signInThroughNewTab(page, () => row.getByRole('button', { name: 'Reconnect ada@example.com' }).click());
     await expect.poll(() => row.getByTestId('account-status').innerText(), { timeout: 15_000 }).toBe('Connected');
     expect((await accounts()).map((a) => [a.id, a.status])).toEqual([[id, 'connected']]);
 
     // A credential links this account for its emailed codes: the Credentials form offers it by name.
-    await page.evaluate(() => { window.location.hash = '#/credentials'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/credentials';
+    });
     await page.getByLabel('Service name').fill('Mail-coded site');
     await page.getByLabel('Gmail account for emailed codes').selectOption({ label: 'ada@example.com (acme)' });
     await page.getByRole('button', { name: 'Save credential' }).click();
     const credentialRow = page.locator('tr[data-credential]').filter({ hasText: 'Mail-coded site' });
     await credentialRow.waitFor();
-    const credential = await (await world.svc.request('getCredential', { params: { credential_id: (await credentialRow.getAttribute('data-credential')) ?? '' } }, { key: world.svc.accountKey })).json() as { has_gmail_oauth: boolean };
+    const credential = (await (
+      await world.svc.request(
+        'getCredential',
+        { params: { credential_id: (await credentialRow.getAttribute('data-credential')) ?? '' } },
+        { key: world.svc.accountKey },
+      )
+    ).json()) as { has_gmail_oauth: boolean };
     expect(credential.has_gmail_oauth).toBe(true);
-    await page.evaluate(() => { window.location.hash = '#/accounts'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/accounts';
+    });
 
     // An app in use is not removed: the server's reason is shown.
     await app.getByRole('button', { name: 'Remove', exact: true }).click();

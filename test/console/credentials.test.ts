@@ -3,11 +3,20 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { snap, useConsoleWorld } from './harness.ts';
 
-interface CredentialBody { id: string; service_name: string; username_or_email: string | null; service_url: string | null; has_password: boolean; has_totp: boolean; has_phone_number: boolean }
+interface CredentialBody {
+  id: string;
+  service_name: string;
+  username_or_email: string | null;
+  service_url: string | null;
+  has_password: boolean;
+  has_totp: boolean;
+  has_phone_number: boolean;
+}
 
-describe('Credentials page: the default workspace\'s credentials, secrets never shown after saving (issue 12)', () => {
+describe("Credentials page: the default workspace's credentials, secrets never shown after saving (issue 12)", () => {
   const world = useConsoleWorld();
-  const asAccount = (path: string, init: { method?: string; json?: unknown } = {}) => world.svc.api(path, { key: world.svc.accountKey, ...init });
+  const asAccount = (path: string, init: { method?: string; json?: unknown } = {}) =>
+    world.svc.api(path, { key: world.svc.accountKey, ...init });
 
   it('saves a credential with password, TOTP key, site and phone; lists it without a secret anywhere in the page or its responses; deletes it', async () => {
     const password = 'Hunter2-correct-horse-7731';
@@ -19,10 +28,17 @@ describe('Credentials page: the default workspace\'s credentials, secrets never 
       if (new URL(response.url()).pathname.startsWith('/public/')) {
         bodies.push('');
         const slot = bodies.length - 1;
-        void response.text().then((text) => { bodies[slot] = text; }, () => undefined);
+        void response.text().then(
+          (text) => {
+            bodies[slot] = text;
+          },
+          () => undefined,
+        );
       }
     });
-    await page.evaluate(() => { window.location.hash = '#/credentials'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/credentials';
+    });
     await page.getByText('No credentials yet').waitFor();
 
     await page.getByLabel('Service name').fill('Acme portal');
@@ -42,12 +58,21 @@ describe('Credentials page: the default workspace\'s credentials, secrets never 
 
     // Stored whole, in the default workspace: the account key reads it, and its secrets are there.
     const stored = (await (await asAccount(`/public/credentials/${id}`)).json()) as CredentialBody;
-    expect(stored).toMatchObject({ service_name: 'Acme portal', username_or_email: 'ada@example.com', service_url: world.pages.url('/login'), has_password: true, has_totp: true, has_phone_number: true });
+    expect(stored).toMatchObject({
+      service_name: 'Acme portal',
+      username_or_email: 'ada@example.com',
+      service_url: world.pages.url('/login'),
+      has_password: true,
+      has_totp: true,
+      has_phone_number: true,
+    });
 
     // After saving, neither secret is anywhere: not in the markup, not in an input's value, not in what the page fetched.
     await page.waitForLoadState('networkidle');
     const html = await page.content();
-    const values = await page.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value).join('\n'));
+    const values = await page
+      .locator('input')
+      .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value).join('\n'));
     for (const text of [html, values, ...bodies]) {
       expect(text).not.toContain(password);
       expect(text).not.toContain(totp);
@@ -60,7 +85,11 @@ describe('Credentials page: the default workspace\'s credentials, secrets never 
     // phone number the failed try added instead of adding it twice.
     const phones = () => {
       const db = new Database(join(world.svc.dataDir, 'portico.db'), { readonly: true });
-      const count = (db.prepare('SELECT COUNT(*) AS n FROM phone_numbers WHERE phone_number = ?').get('+15550001111') as { n: number }).n;
+      const count = (
+        db.prepare('SELECT COUNT(*) AS n FROM phone_numbers WHERE phone_number = ?').get('+15550001111') as {
+          n: number;
+        }
+      ).n;
       db.close();
       return count;
     };

@@ -9,19 +9,26 @@ import { seriousAxeViolations, snap, useConsoleWorld } from './harness.ts';
 // bundle, the page shows each document as read, the extraction preview shows each value with its source and
 // the key the documents disagree on, and "Start job from this bundle" runs built-in autofill on a real form.
 
-const APPLY_FORM = formPage(`<h1>Apply</h1><form method="post" action="/submit/apply">
+const APPLY_FORM = formPage(
+  `<h1>Apply</h1><form method="post" action="/submit/apply">
   <p><label for="full_name">Full name</label> <input id="full_name" name="full_name"></p>
   <p><label for="passport_number">Passport number</label> <input id="passport_number" name="passport_number"></p>
   <p><label for="city">City</label> <input id="city" name="city"></p>
   <p><label for="phone">Phone</label> <input id="phone" name="phone"></p>
   <p><label for="pin">Security PIN</label> <input id="pin" name="pin"></p>
-  <button type="submit">Submit application</button></form>`, 'Apply');
+  <button type="submit">Submit application</button></form>`,
+  'Apply',
+);
 
 describe('documents: upload a bundle, see what was read and extracted, start a job from it', () => {
   const world = useConsoleWorld({ realAgents: true });
   let forms: FormServer;
   beforeAll(async () => {
-    forms = await startFormServer({ '/apply': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(APPLY_FORM); } });
+    forms = await startFormServer({
+      '/apply': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(APPLY_FORM);
+      },
+    });
   });
   afterAll(async () => {
     await forms?.close();
@@ -49,7 +56,15 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
       },
     });
     const pdfPath = join(world.scratch, 'passport-form.pdf');
-    writeFileSync(pdfPath, await filledFormPdf({ 'Full name': 'Ada Lovelace', 'Passport number': '502135326', Phone: '020 7946 0001', 'Security PIN': '4321' }));
+    writeFileSync(
+      pdfPath,
+      await filledFormPdf({
+        'Full name': 'Ada Lovelace',
+        'Passport number': '502135326',
+        Phone: '020 7946 0001',
+        'Security PIN': '4321',
+      }),
+    );
     const csvPath = join(world.scratch, 'address.csv');
     const csv = 'City,Phone\nLeeds,0113 496 0002\n';
     writeFileSync(csvPath, csv);
@@ -66,16 +81,36 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await page.getByTestId('bundle-status').getByText('Read', { exact: true }).waitFor({ timeout: 30_000 });
     // The Documents page lists the bundle (GET /documents/{org_id}); its row leads back to it.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
-    const bundleRow = page.getByRole('table', { name: 'Document bundles' }).getByRole('row').filter({ hasText: 'passport-form.pdf, address.csv' });
-    expect((await bundleRow.getByRole('cell').allTextContents()).slice(1)).toEqual(['Read', 'passport-form.pdf, address.csv']);
+    const bundleRow = page
+      .getByRole('table', { name: 'Document bundles' })
+      .getByRole('row')
+      .filter({ hasText: 'passport-form.pdf, address.csv' });
+    expect((await bundleRow.getByRole('cell').allTextContents()).slice(1)).toEqual([
+      'Read',
+      'passport-form.pdf, address.csv',
+    ]);
     await bundleRow.getByRole('link').click();
     await expect.poll(() => page.url()).toMatch(new RegExp(`#/documents/${bundleId}$`));
     await page.getByTestId('bundle-status').getByText('Read', { exact: true }).waitFor();
     const docs = page.getByRole('table', { name: 'Documents in the bundle' });
     const pdfRow = docs.getByRole('row').filter({ hasText: 'passport-form.pdf' });
-    expect(await pdfRow.getByRole('cell').allTextContents()).toEqual(['passport-form.pdf', 'application/pdf', expect.stringMatching(/KB$/), '1', expect.stringMatching(/^\d+$/), '']);
+    expect(await pdfRow.getByRole('cell').allTextContents()).toEqual([
+      'passport-form.pdf',
+      'application/pdf',
+      expect.stringMatching(/KB$/),
+      '1',
+      expect.stringMatching(/^\d+$/),
+      '',
+    ]);
     const csvRow = docs.getByRole('row').filter({ hasText: 'address.csv' });
-    expect(await csvRow.getByRole('cell').allTextContents()).toEqual(['address.csv', 'text/csv', `${Buffer.byteLength(csv)} B`, expect.any(String), expect.stringMatching(/^\d+$/), '']);
+    expect(await csvRow.getByRole('cell').allTextContents()).toEqual([
+      'address.csv',
+      'text/csv',
+      `${Buffer.byteLength(csv)} B`,
+      expect.any(String),
+      expect.stringMatching(/^\d+$/),
+      '',
+    ]);
     await snap(page, 'documents-bundle');
 
     // The preview: what a job on this portal would get, each value beside its source; the phone is in both documents, differently.
@@ -92,8 +127,16 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     expect(await values.getByRole('row').filter({ hasText: 'phone' }).count()).toBe(0);
     const missing = preview.getByRole('list', { name: 'Missing values' });
     expect(await missing.getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^phone: .+/)]);
-    const api = await world.api.call('previewDocumentExtraction', { params: { org_id: 'default', document_bundle_id: bundleId }, query: { endpoint_name: endpoint } });
-    expect(api.form_data).toEqual({ full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds', pin: '4321' });
+    const api = await world.api.call('previewDocumentExtraction', {
+      params: { org_id: 'default', document_bundle_id: bundleId },
+      query: { endpoint_name: endpoint },
+    });
+    expect(api.form_data).toEqual({
+      full_name: 'Ada Lovelace',
+      passport_number: '502135326',
+      city: 'Leeds',
+      pin: '4321',
+    });
     expect(await missing.getByRole('listitem').first().textContent()).toBe(`phone: ${api.reasons.phone}`);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await snap(page, 'documents-preview');
@@ -104,13 +147,18 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await expect.poll(() => page.url()).toMatch(new RegExp(`#/jobs/${endpoint}/[0-9a-f-]{36}$`));
     const jobId = page.url().split('/').at(-1) ?? '';
     const final = async () => {
-      const job = await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
+      const job = await world.api.call('getJobStatus', {
+        params: { org_id: 'default', endpoint_name: endpoint },
+        query: { job_id: jobId },
+      });
       return `${job.status}${job.error !== null ? `: ${job.error}` : ''}`;
     };
     await expect.poll(final, { timeout: 90_000 }).toMatch(/^(completed|failed|cancelled)/);
     expect(await final()).toBe('completed');
     await page.locator('h1 .status').getByText('Completed', { exact: true }).waitFor();
-    expect(forms.postsTo('/submit/apply').map((p) => p.fields)).toEqual([{ full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds', phone: '', pin: '4321' }]);
+    expect(forms.postsTo('/submit/apply').map((p) => p.fields)).toEqual([
+      { full_name: 'Ada Lovelace', passport_number: '502135326', city: 'Leeds', phone: '', pin: '4321' },
+    ]);
     const read = page.getByRole('region', { name: 'Read from documents' });
     const jobValues = read.getByRole('table', { name: 'Values read from the documents' });
     const jobName = jobValues.getByRole('row').filter({ hasText: 'full_name' });
@@ -125,7 +173,9 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     const pinRow = jobValues.getByRole('row').filter({ hasText: 'pin' });
     expect(await pinRow.getByRole('cell').nth(1).textContent()).toBe('hidden (secret)');
     expect(await pinRow.textContent()).not.toContain('4321');
-    expect(await read.getByRole('list', { name: 'Not settled by the documents' }).getByRole('listitem').allTextContents()).toEqual([`phone: ${api.reasons.phone}`]);
+    expect(
+      await read.getByRole('list', { name: 'Not settled by the documents' }).getByRole('listitem').allTextContents(),
+    ).toEqual([`phone: ${api.reasons.phone}`]);
     await snap(page, 'documents-job');
 
     // Delete: the bundle and its files go; its address then says it is not found.
@@ -135,8 +185,19 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     await page.getByRole('button', { name: 'Yes, delete the bundle and its files' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/documents$/);
     await page.getByRole('region', { name: 'Document bundles' }).getByText('No bundles yet.').waitFor();
-    await expect.poll(async () => (await fetch(`${world.svc.url}/documents/default/${bundleId}`, { headers: { 'x-console-token': world.svc.consoleToken } })).status).toBe(404);
-    await page.evaluate((hash) => { window.location.hash = hash; }, `#/documents/${bundleId}`);
+    await expect
+      .poll(
+        async () =>
+          (
+            await fetch(`${world.svc.url}/documents/default/${bundleId}`, {
+              headers: { 'x-console-token': world.svc.consoleToken },
+            })
+          ).status,
+      )
+      .toBe(404);
+    await page.evaluate((hash) => {
+      window.location.hash = hash;
+    }, `#/documents/${bundleId}`);
     await page.getByText('Document bundle not found').waitFor();
   }, 180_000);
 
@@ -147,8 +208,15 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     const upload = page.getByRole('form', { name: 'Upload documents' });
     await upload.getByLabel(/^Files/).setInputFiles(broken);
     await upload.getByRole('button', { name: 'Upload' }).click();
-    await page.getByTestId('bundle-status').getByText('Could not be read', { exact: true }).waitFor({ timeout: 30_000 });
-    await page.getByRole('alert').filter({ hasText: 'The bundle could not be read.' }).getByText(/broken\.pdf: /).waitFor();
+    await page
+      .getByTestId('bundle-status')
+      .getByText('Could not be read', { exact: true })
+      .waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The bundle could not be read.' })
+      .getByText(/broken\.pdf: /)
+      .waitFor();
     expect(await page.getByRole('button', { name: 'Preview extraction' }).count()).toBe(0);
   });
 
@@ -157,7 +225,9 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
     const upload = page.getByRole('form', { name: 'Upload documents' });
     // No slash (the service keeps only a name's last path segment) and no quote (browsers send it as %22).
     const name = '<img src=x onerror=document.title=1><b>bold.csv';
-    await upload.getByLabel(/^Files/).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from('City\nLeeds\n') });
+    await upload
+      .getByLabel(/^Files/)
+      .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from('City\nLeeds\n') });
     await upload.getByRole('button', { name: 'Upload' }).click();
     await page.getByTestId('bundle-status').getByText('Read', { exact: true }).waitFor({ timeout: 30_000 });
     const docs = page.getByRole('table', { name: 'Documents in the bundle' });

@@ -37,7 +37,9 @@ export interface ConsoleWorld {
  * Sets up a world for the test file (beforeAll/afterAll) and returns it; each test builds its own data
  * with `unique` names and opens its own page, so tests pass alone and in any order.
  */
-export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: boolean; samples?: boolean } = {}): ConsoleWorld {
+export function useConsoleWorld(
+  options: { modelServer?: boolean; realAgents?: boolean; samples?: boolean } = {},
+): ConsoleWorld {
   const previousHeadless = process.env.PORTICO_HEADLESS;
   const opened: Page[] = [];
   let counter = 0;
@@ -49,7 +51,10 @@ export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: b
       opened.push(page);
       await page.goto(`${world.svc.url}/#token=${world.svc.consoleToken}`);
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
-      if (open.hash !== undefined) await page.evaluate((hash) => { window.location.hash = hash; }, open.hash);
+      if (open.hash !== undefined)
+        await page.evaluate((hash) => {
+          window.location.hash = hash;
+        }, open.hash);
       return page;
     },
   } as ConsoleWorld;
@@ -61,9 +66,13 @@ export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: b
       '/form': html('<title>Colour form</title><h1>Pick a colour</h1><label>Colour <input id="colour"></label>'),
       '/fetch': html('<title>Files</title><a id="dl" href="/report.txt" download>get the report</a>'),
       '/report.txt': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' }).end('downloaded content');
+        res
+          .writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' })
+          .end('downloaded content');
       },
-      '/login': html('<title>Sign in</title><h1>Sign in</h1><input id="user" aria-label="user"><a href="/account">My account</a>'),
+      '/login': html(
+        '<title>Sign in</title><h1>Sign in</h1><input id="user" aria-label="user"><a href="/account">My account</a>',
+      ),
       '/account': html('<title>Account</title><h1>Your account</h1><a href="/login">Sign out</a>'),
     });
     if (options.modelServer) {
@@ -72,22 +81,33 @@ export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: b
     }
     [world.svc, world.browser] = await Promise.all([
       // realAgents: jobs run with the real engines (built-in autofill), not the scripted test agents.
-      startService(undefined, { ...(!options.realAgents && { agents: scriptedRegistry }), ...(options.samples && { samples: true }) }),
+      startService(undefined, {
+        ...(!options.realAgents && { agents: scriptedRegistry }),
+        ...(options.samples && { samples: true }),
+      }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);
     world.api = createApiClient(async (request) => {
       const response = await fetch(`${world.svc.url}${request.path}`, {
         method: request.method,
-        headers: { 'x-console-token': world.svc.consoleToken, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          'x-console-token': world.svc.consoleToken,
+          ...(request.body !== undefined && { 'content-type': 'application/json' }),
+        },
         ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
       });
-      if (!response.ok) throw new Error(`${request.method} ${request.path}: ${response.status} ${await response.text()}`);
+      if (!response.ok)
+        throw new Error(`${request.method} ${request.path}: ${response.status} ${await response.text()}`);
       return response.status === 204 ? undefined : response.json();
     });
   });
 
   afterAll(async () => {
-    for (const page of opened) await page.context().close().catch(() => undefined);
+    for (const page of opened)
+      await page
+        .context()
+        .close()
+        .catch(() => undefined);
     await world.browser?.close();
     await world.svc?.dispose();
     await world.pages?.close();
@@ -104,24 +124,56 @@ export function useConsoleWorld(options: { modelServer?: boolean; realAgents?: b
 }
 
 /** Creates a portal through the API (the console's own forms have their own tests). */
-export async function makePortal(world: ConsoleWorld, endpoint: string, task: string, extra: { form_schema?: Record<string, unknown>; webhook_url?: string; start?: string } = {}): Promise<void> {
+export async function makePortal(
+  world: ConsoleWorld,
+  endpoint: string,
+  task: string,
+  extra: { form_schema?: Record<string, unknown>; webhook_url?: string; start?: string } = {},
+): Promise<void> {
   await world.api.call('createPortal', {
     params: { org_id: 'default' },
-    body: { endpoint_name: endpoint, start_url: world.pages.url(extra.start ?? '/form'), task, form_schema: extra.form_schema ?? {}, ...(extra.webhook_url !== undefined && { webhook_url: extra.webhook_url }) },
+    body: {
+      endpoint_name: endpoint,
+      start_url: world.pages.url(extra.start ?? '/form'),
+      task,
+      form_schema: extra.form_schema ?? {},
+      ...(extra.webhook_url !== undefined && { webhook_url: extra.webhook_url }),
+    },
   });
 }
 
 /** Starts a job through the API and waits for one of `statuses`; returns its id. */
-export async function runJob(world: ConsoleWorld, endpoint: string, body: { form_data: Record<string, unknown>; human_in_the_loop?: boolean }, statuses: string[]): Promise<string> {
+export async function runJob(
+  world: ConsoleWorld,
+  endpoint: string,
+  body: { form_data: Record<string, unknown>; human_in_the_loop?: boolean },
+  statuses: string[],
+): Promise<string> {
   const { job_id } = await world.api.call('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body });
-  await expect.poll(async () => (await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id } })).status, { timeout: 30_000 }).toSatisfy((s: string) => statuses.includes(s));
+  await expect
+    .poll(
+      async () =>
+        (
+          await world.api.call('getJobStatus', {
+            params: { org_id: 'default', endpoint_name: endpoint },
+            query: { job_id },
+          })
+        ).status,
+      { timeout: 30_000 },
+    )
+    .toSatisfy((s: string) => statuses.includes(s));
   return job_id;
 }
 
 /** Writes a real zip (yazl, as a person's zip tool would) holding a skill folder; returns its path. */
 export async function skillZip(dir: string, fileName: string, description: string): Promise<string> {
   const zip = new yazl.ZipFile();
-  zip.addBuffer(Buffer.from(`---\nname: Date pickers\ndescription: ${description}\n---\n# Date pickers\nOpen the calendar, then click the day.\n<img src=x onerror="document.title='pwned'"> <b>not bold</b>\n`), 'SKILL.md');
+  zip.addBuffer(
+    Buffer.from(
+      `---\nname: Date pickers\ndescription: ${description}\n---\n# Date pickers\nOpen the calendar, then click the day.\n<img src=x onerror="document.title='pwned'"> <b>not bold</b>\n`,
+    ),
+    'SKILL.md',
+  );
   zip.addBuffer(Buffer.from('export const pick = 1;\n'), 'scripts/pick.js');
   zip.end();
   const path = join(dir, fileName);
@@ -134,7 +186,10 @@ export function contrastOf(locator: Locator): Promise<number> {
   return locator.evaluate((el) => {
     const rgb = (css: string) => (css.match(/[\d.]+/g) ?? []).map(Number);
     const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
-      const f = (c: number) => { const v = c / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      const f = (c: number) => {
+        const v = c / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      };
       return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
     };
     let node: Element | null = el;
@@ -142,10 +197,16 @@ export function contrastOf(locator: Locator): Promise<number> {
     while (node) {
       const bg = getComputedStyle(node).backgroundColor;
       const parts = rgb(bg);
-      if (parts.length === 3 || (parts.length === 4 && parts[3] === 1)) { background = bg; break; }
+      if (parts.length === 3 || (parts.length === 4 && parts[3] === 1)) {
+        background = bg;
+        break;
+      }
       node = node.parentElement;
     }
-    const [a, b] = [luminance(rgb(getComputedStyle(el).color)), luminance(rgb(background))].sort((x, y) => y - x) as [number, number];
+    const [a, b] = [luminance(rgb(getComputedStyle(el).color)), luminance(rgb(background))].sort((x, y) => y - x) as [
+      number,
+      number,
+    ];
     return (a + 0.05) / (b + 0.05);
   });
 }
@@ -174,9 +235,32 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   // Evaluated over CDP rather than added as a <script>: the console's Content-Security-Policy forbids inline scripts.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`) }));
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{
+            violations: {
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: { target: unknown[]; failureSummary?: string }[];
+            }[];
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`),
+    }));
   });
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

@@ -23,7 +23,11 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
       const status = await world.api.call('getJobStatus', { params, query: { job_id: jobId } });
       const question = status.events.find((e) => e.type === 'question');
       if (question?.type !== 'question') throw new Error('no question');
-      await world.api.call('answerJob', { params, query: { job_id: jobId }, body: { question_id: question.data.question_id, answer: 'green' } });
+      await world.api.call('answerJob', {
+        params,
+        query: { job_id: jobId },
+        body: { question_id: question.data.question_id, answer: 'green' },
+      });
     };
     return { endpoint, jobId, answer };
   }
@@ -33,7 +37,9 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     await answer();
     const page = await world.openConsole();
     const listed = page.waitForResponse((r) => r.url().includes('/jobs/default/summary'));
-    await page.evaluate(() => { window.location.hash = '#/jobs'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/jobs';
+    });
     const body = (await (await listed).json()) as { jobs: Record<string, unknown>[]; total: number };
     const row = body.jobs.find((j) => j.job_id === jobId);
     expect(row).toMatchObject({ job_id: jobId, log_url: expect.stringContaining(jobId) });
@@ -43,7 +49,10 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     // The full list still carries both, and bad filters are refused with a detail.
     const full = await world.api.call('listJobs', { params: { org_id: 'default' }, query: { limit: 1 } });
     expect(full.jobs[0]).toHaveProperty('events');
-    const bad = await world.svc.request('listJobSummaries', { params: { org_id: 'default' }, query: { status: 'nope', limit: '0' } });
+    const bad = await world.svc.request('listJobSummaries', {
+      params: { org_id: 'default' },
+      query: { status: 'nope', limit: '0' },
+    });
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
     expect(await bad.json()).toHaveProperty('detail');
@@ -61,7 +70,10 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     await page.getByText('complete', { exact: true }).waitFor();
     expect(polls.count).toBe(0);
     // A bad flag on the stream is refused, not ignored.
-    const bad = await world.svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId, status: 'maybe' } });
+    const bad = await world.svc.request('streamJobLogs', {
+      params: { org_id: 'default', endpoint_name: endpoint },
+      query: { job_id: jobId, status: 'maybe' },
+    });
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
   }, 60_000);
@@ -70,10 +82,21 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     const { endpoint, jobId, answer } = await waitingJob();
     const page = await world.openConsole();
     // The stream answers with the status once, then is cut (no `end`), every time it is opened.
-    const stale = await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
-    await page.route(/\/logs\?job_id=/, (route) => route.fulfill({ status: 200, contentType: 'text/event-stream', body: `event: status\ndata: ${JSON.stringify(stale)}\n\n` }));
+    const stale = await world.api.call('getJobStatus', {
+      params: { org_id: 'default', endpoint_name: endpoint },
+      query: { job_id: jobId },
+    });
+    await page.route(/\/logs\?job_id=/, (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/event-stream',
+        body: `event: status\ndata: ${JSON.stringify(stale)}\n\n`,
+      }),
+    );
     const polls = countStatusPolls(page);
-    await page.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/${endpoint}/${jobId}`);
+    await page.evaluate((hash) => {
+      window.location.hash = hash;
+    }, `#/jobs/${endpoint}/${jobId}`);
     await page.getByTestId('question-card').waitFor();
     await page.locator('[data-updates="polled"]').waitFor();
     await page.getByText('interrupted', { exact: true }).waitFor();

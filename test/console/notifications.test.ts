@@ -16,11 +16,18 @@ describe('desktop notifications for pending questions, opted in under Settings (
     await world.api.call('updateSettings', { body: { job_concurrency: 6 } });
     await world.api.call('createOrg', { body: { org_id: 'elsewhere', name: 'Elsewhere' } });
     const otherEndpoint = world.unique('other-asks');
-    await world.api.call('createPortal', { params: { org_id: 'elsewhere' }, body: { endpoint_name: otherEndpoint, start_url: world.pages.url('/form'), task: 'script:ask', form_schema: {} } });
+    await world.api.call('createPortal', {
+      params: { org_id: 'elsewhere' },
+      body: { endpoint_name: otherEndpoint, start_url: world.pages.url('/form'), task: 'script:ask', form_schema: {} },
+    });
     const askElsewhere = async () => {
       const params = { org_id: 'elsewhere', endpoint_name: otherEndpoint };
       const { job_id } = await world.api.call('startJob', { params, body: { form_data: {}, human_in_the_loop: true } });
-      await expect.poll(async () => (await world.api.call('getJobStatus', { params, query: { job_id } })).status, { timeout: 30_000 }).toBe('waiting_for_input');
+      await expect
+        .poll(async () => (await world.api.call('getJobStatus', { params, query: { job_id } })).status, {
+          timeout: 30_000,
+        })
+        .toBe('waiting_for_input');
       return job_id;
     };
     await askElsewhere();
@@ -47,12 +54,17 @@ describe('desktop notifications for pending questions, opted in under Settings (
     const endpoint = world.unique('asks');
     await makePortal(world, endpoint, 'script:ask');
     const waitingPoll = page.waitForResponse((r) => r.url().includes('status=waiting_for_input'));
-    await page.evaluate(() => { window.location.hash = '#/jobs'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/jobs';
+    });
     await waitingPoll;
-    const shown = () => page.evaluate(() => (window.__shown ?? []).map((n) => ({ title: n.title, body: n.body, tag: n.tag })));
+    const shown = () =>
+      page.evaluate(() => (window.__shown ?? []).map((n) => ({ title: n.title, body: n.body, tag: n.tag })));
 
     const first = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
-    await expect.poll(shown, { timeout: 15_000 }).toEqual([{ title: `${endpoint} needs your answer`, body: 'Which colour?', tag: `portico-question-${first}` }]);
+    await expect
+      .poll(shown, { timeout: 15_000 })
+      .toEqual([{ title: `${endpoint} needs your answer`, body: 'Which colour?', tag: `portico-question-${first}` }]);
 
     // A hidden tab keeps checking while notifications are on: that is when they matter.
     await page.evaluate(() => {
@@ -60,7 +72,9 @@ describe('desktop notifications for pending questions, opted in under Settings (
       document.dispatchEvent(new Event('visibilitychange'));
     });
     const second = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
-    await expect.poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 }).toEqual([`portico-question-${first}`, `portico-question-${second}`]);
+    await expect
+      .poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 })
+      .toEqual([`portico-question-${first}`, `portico-question-${second}`]);
     await page.evaluate(() => {
       Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
       document.dispatchEvent(new Event('visibilitychange'));
@@ -72,7 +86,9 @@ describe('desktop notifications for pending questions, opted in under Settings (
     await page.getByTestId('question-card').waitFor();
 
     // Turned off: a new question shows in the console (badge) but not on the desktop.
-    await page.evaluate(() => { window.location.hash = '#/settings'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/settings';
+    });
     await box.uncheck();
     await page.getByTestId('notify-status').getByText('Off.').waitFor();
     await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
@@ -86,6 +102,8 @@ describe('desktop notifications for pending questions, opted in under Settings (
     await page.getByRole('link', { name: `Answer ${otherEndpoint}` }).waitFor({ timeout: 15_000 });
     expect((await shown()).length).toBe(2);
     const fresh = await askElsewhere();
-    await expect.poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 }).toEqual([`portico-question-${first}`, `portico-question-${second}`, `portico-question-${fresh}`]);
+    await expect
+      .poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 })
+      .toEqual([`portico-question-${first}`, `portico-question-${second}`, `portico-question-${fresh}`]);
   }, 90_000);
 });

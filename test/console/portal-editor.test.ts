@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makePortal, snap, useConsoleWorld } from './harness.ts';
 
-describe('portal editor: the advanced section and the server\'s word on each field (console item 10)', () => {
+describe("portal editor: the advanced section and the server's word on each field (console item 10)", () => {
   const world = useConsoleWorld();
 
   it('keeps the advanced section open when its only filled field, the webhook URL, is cleared', async () => {
@@ -14,7 +14,12 @@ describe('portal editor: the advanced section and the server\'s word on each fie
     await page.getByLabel('Webhook URL (optional)').press('Tab');
     expect(await more.evaluate((d: HTMLDetailsElement) => d.open)).toBe(true);
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(async () => (await world.api.call('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).webhook_url).toBeNull();
+    await expect
+      .poll(
+        async () =>
+          (await world.api.call('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).webhook_url,
+      )
+      .toBeNull();
   });
 
   it('shows a schema the server refuses next to the schema, in words, and stops calling it valid', async () => {
@@ -27,7 +32,11 @@ describe('portal editor: the advanced section and the server\'s word on each fie
     const verdict = page.getByTestId('portal-form-schema-check');
     await verdict.getByText('Valid JSON Schema').waitFor();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await verdict.getByText('Portico refused this schema: Form schema: not a valid JSON Schema: properties.code.minLength must be >= 0').waitFor();
+    await verdict
+      .getByText(
+        'Portico refused this schema: Form schema: not a valid JSON Schema: properties.code.minLength must be >= 0',
+      )
+      .waitFor();
     expect(await schema.getAttribute('aria-invalid')).toBe('true');
     expect(await verdict.textContent()).not.toMatch(/^Valid/);
     expect(await page.locator('body').textContent()).not.toContain('body.form_schema');

@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { contrastOf, makePortal, runJob, snap, useConsoleWorld } from './harness.ts';
 
-const SIZE_SCHEMA = { type: 'object', properties: { full_name: { type: 'string', title: 'Full name' }, size: { enum: ['S', 'M', 'L'] } }, required: ['full_name'] };
+const SIZE_SCHEMA = {
+  type: 'object',
+  properties: { full_name: { type: 'string', title: 'Full name' }, size: { enum: ['S', 'M', 'L'] } },
+  required: ['full_name'],
+};
 
 describe('portals and jobs: create, run, watch, download', () => {
   const world = useConsoleWorld();
@@ -24,7 +28,9 @@ describe('portals and jobs: create, run, watch, download', () => {
     await snap(page, 'portal-new');
     await page.getByRole('button', { name: 'Create portal' }).click();
     await page.getByRole('form', { name: 'Run a job' }).waitFor();
-    const stored = (await (await world.svc.request('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })).json()) as { task: string };
+    const stored = (await (
+      await world.svc.request('getPortal', { params: { org_id: 'default', endpoint_name: endpoint } })
+    ).json()) as { task: string };
     expect(stored.task).toBe('script:visit');
   });
 
@@ -49,7 +55,7 @@ describe('portals and jobs: create, run, watch, download', () => {
     await snap(page, 'jobs');
   });
 
-  it('downloads the job\'s fetched files and its screenshots with the token, staying on the console', async () => {
+  it("downloads the job's fetched files and its screenshots with the token, staying on the console", async () => {
     const endpoint = world.unique('fetcher');
     await makePortal(world, endpoint, 'script:download', { start: '/fetch' });
     const jobId = await runJob(world, endpoint, { form_data: {} }, ['completed']);
@@ -76,14 +82,18 @@ describe('portals and jobs: create, run, watch, download', () => {
     const requests: { url: string; at: number }[] = [];
     tab.on('request', (r) => requests.push({ url: r.url(), at: Date.now() }));
     const count = (part: string) => requests.filter((r) => r.url.includes(part)).length;
-    await tab.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/${endpoint}/${jobId}`);
+    await tab.evaluate((hash) => {
+      window.location.hash = hash;
+    }, `#/jobs/${endpoint}/${jobId}`);
     await tab.getByText('Completed', { exact: true }).first().waitFor();
     const statusOf = `status?job_id=${jobId}`;
     const afterDone = count(statusOf);
     expect(afterDone).toBeGreaterThan(0);
     // The pending-question poll (every 3 s) is the clock: two more of those, and still no status request.
     const questionPolls = count('status=waiting_for_input');
-    await expect.poll(() => count('status=waiting_for_input'), { timeout: 15_000 }).toBeGreaterThanOrEqual(questionPolls + 2);
+    await expect
+      .poll(() => count('status=waiting_for_input'), { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(questionPolls + 2);
     expect(count(statusOf)).toBe(afterDone);
 
     // A hidden tab makes no requests at all; shown again, it refreshes at once.
@@ -119,7 +129,7 @@ describe('portals and jobs: create, run, watch, download', () => {
     await snap(tab, 'jobs-after-recovery');
   }, 90_000);
 
-  it('the filmstrip fetches each step\'s screenshot once as new steps arrive', async () => {
+  it("the filmstrip fetches each step's screenshot once as new steps arrive", async () => {
     const endpoint = world.unique('filmstrip');
     await makePortal(world, endpoint, 'script:visit');
     const jobId = await runJob(world, endpoint, { form_data: {} }, ['completed']);
@@ -139,12 +149,21 @@ describe('portals and jobs: create, run, watch, download', () => {
       const match = new RegExp(`/screenshots/(\\d+)\\?job_id=${jobId}`).exec(r.url());
       if (match) shots.push(Number(match[1]));
     });
-    await page.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/${endpoint}/${jobId}`);
+    await page.evaluate((hash) => {
+      window.location.hash = hash;
+    }, `#/jobs/${endpoint}/${jobId}`);
     await page.getByRole('button', { name: /^Step 2 screenshot/ }).waitFor({ timeout: 15_000 });
     expect(served).toBeGreaterThanOrEqual(3);
     await page.getByRole('button', { name: /^Step 2 screenshot/ }).click();
-    await expect.poll(() => page.getByTestId('screenshot-large').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
+    await expect
+      .poll(() => page.getByTestId('screenshot-large').evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBeGreaterThan(100);
     expect(shots.sort()).toEqual([0, 1]);
-    expect(await page.getByRole('list', { name: 'Step screenshots' }).locator('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('loading')))).toEqual(['lazy', 'lazy']);
+    expect(
+      await page
+        .getByRole('list', { name: 'Step screenshots' })
+        .locator('img')
+        .evaluateAll((imgs) => imgs.map((i) => i.getAttribute('loading'))),
+    ).toEqual(['lazy', 'lazy']);
   });
 });

@@ -69,7 +69,12 @@ describe('profile login through the live view: address bar, back, reload, and "L
     await page.getByRole('button', { name: 'Save and close' }).click();
     await liveFrameGone(page);
     await page.getByRole('row').filter({ hasText: name }).getByRole('button', { name: 'Log in again' }).click();
-    expect(await page.getByRole('form', { name: `Log in again to ${name}` }).getByLabel('Start page').inputValue()).toBe(world.pages.url('/login'));
+    expect(
+      await page
+        .getByRole('form', { name: `Log in again to ${name}` })
+        .getByLabel('Start page')
+        .inputValue(),
+    ).toBe(world.pages.url('/login'));
   });
 });
 

@@ -4,7 +4,7 @@ import { makePortal, runJob, snap, useConsoleWorld } from './harness.ts';
 describe('questions a job asks, answered from the console', () => {
   const world = useConsoleWorld();
 
-  it('answers a job\'s question from the console while its browser is live', async () => {
+  it("answers a job's question from the console while its browser is live", async () => {
     const endpoint = world.unique('ask');
     await makePortal(world, endpoint, 'script:ask');
     const jobId = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
@@ -16,7 +16,10 @@ describe('questions a job asks, answered from the console', () => {
     await snap(page, 'job-question');
     await page.getByRole('button', { name: 'green' }).click();
     await page.getByLabel('Result JSON').getByText('green').waitFor({ timeout: 15_000 });
-    const job = await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
+    const job = await world.api.call('getJobStatus', {
+      params: { org_id: 'default', endpoint_name: endpoint },
+      query: { job_id: jobId },
+    });
     expect(job.result).toEqual({ colour: 'green' });
   });
 
@@ -29,7 +32,9 @@ describe('questions a job asks, answered from the console', () => {
     await page.getByTestId('waiting-badge').getByText('1', { exact: true }).waitFor();
     await expect.poll(() => page.title()).toBe('(1) Needs answer — Portico');
     const jobsLink = page.getByRole('link', { name: 'Jobs', exact: true });
-    expect(await jobsLink.evaluate((a) => document.getElementById(a.getAttribute('aria-describedby') ?? '')?.textContent)).toBe('1 job needs an answer');
+    expect(
+      await jobsLink.evaluate((a) => document.getElementById(a.getAttribute('aria-describedby') ?? '')?.textContent),
+    ).toBe('1 job needs an answer');
     const notice = page.getByRole('status').filter({ hasText: 'A job is waiting for your answer.' });
     await snap(page, 'question-notice');
     await notice.getByRole('link', { name: `Answer ${endpoint}` }).click();

@@ -10,12 +10,20 @@ describe('run form: which engine runs the job is shown and choosable (console it
     const page = await world.openConsole({ hash: `#/portals/${endpoint}` });
     const engine = page.getByLabel('Runs with');
     await expect.poll(() => engine.inputValue(), { timeout: 15_000 }).toBe('builtin:autofill');
-    expect(await engine.locator('option').allTextContents()).toEqual(['Built-in autofill (no model, no credits) — default']);
-    await page.getByTestId('orchestrator-note').getByText(/^No model key is saved, so jobs run with the built-in autofill engine/).waitFor();
+    expect(await engine.locator('option').allTextContents()).toEqual([
+      'Built-in autofill (no model, no credits) — default',
+    ]);
+    await page
+      .getByTestId('orchestrator-note')
+      .getByText(/^No model key is saved, so jobs run with the built-in autofill engine/)
+      .waitFor();
     await page.getByRole('button', { name: 'Run a job' }).click();
     await page.getByText('Completed', { exact: true }).first().waitFor({ timeout: 20_000 });
     const jobId = page.url().split('/').at(-1) ?? '';
-    const job = await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
+    const job = await world.api.call('getJobStatus', {
+      params: { org_id: 'default', endpoint_name: endpoint },
+      query: { job_id: jobId },
+    });
     expect(job.orchestrator_model).toBe('builtin:autofill');
   });
 
@@ -28,8 +36,14 @@ describe('run form: which engine runs the job is shown and choosable (console it
       const engine = page.getByLabel('Runs with');
       await expect.poll(() => engine.inputValue(), { timeout: 15_000 }).toBe('anthropic:claude-sonnet-4-6');
       const note = page.getByTestId('orchestrator-note');
-      await note.getByText('Because an Anthropic key is saved in Settings, jobs default to anthropic:claude-sonnet-4-6, which calls the model and uses credits. Choose Built-in autofill to fill the form without a model.').waitFor();
-      expect(await engine.evaluate((select: HTMLSelectElement) => select.getAttribute('aria-describedby'))).toBe('run-orchestrator-note');
+      await note
+        .getByText(
+          'Because an Anthropic key is saved in Settings, jobs default to anthropic:claude-sonnet-4-6, which calls the model and uses credits. Choose Built-in autofill to fill the form without a model.',
+        )
+        .waitFor();
+      expect(await engine.evaluate((select: HTMLSelectElement) => select.getAttribute('aria-describedby'))).toBe(
+        'run-orchestrator-note',
+      );
       expect(await engine.locator('option').allTextContents()).toEqual([
         'Built-in autofill (no model, no credits)',
         'anthropic:claude-sonnet-4-6 (Anthropic key; uses credits) — default',
@@ -41,7 +55,10 @@ describe('run form: which engine runs the job is shown and choosable (console it
       await page.getByRole('button', { name: 'Run a job' }).click();
       await page.getByText('Completed', { exact: true }).first().waitFor({ timeout: 20_000 });
       const jobId = page.url().split('/').at(-1) ?? '';
-      const job = await world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
+      const job = await world.api.call('getJobStatus', {
+        params: { org_id: 'default', endpoint_name: endpoint },
+        query: { job_id: jobId },
+      });
       expect(job.orchestrator_model).toBe('builtin:autofill');
       expect(world.model.requests).toEqual([]);
     } finally {

@@ -2,11 +2,19 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { snap, useConsoleWorld } from './harness.ts';
 
-interface SessionBody { session_id: string; status: string; cdp_url: string | null; live_url: string | null; expires_at: string; created_at: string }
+interface SessionBody {
+  session_id: string;
+  status: string;
+  cdp_url: string | null;
+  live_url: string | null;
+  expires_at: string;
+  created_at: string;
+}
 
-describe('Sessions page: the default workspace\'s browser sessions and the single-action step cache (issue 11)', () => {
+describe("Sessions page: the default workspace's browser sessions and the single-action step cache (issue 11)", () => {
   const world = useConsoleWorld();
-  const asAccount = (path: string, init: { method?: string; json?: unknown } = {}) => world.svc.api(path, { key: world.svc.accountKey, ...init });
+  const asAccount = (path: string, init: { method?: string; json?: unknown } = {}) =>
+    world.svc.api(path, { key: world.svc.accountKey, ...init });
   const session = async (id: string) => (await (await asAccount(`/public/sessions/${id}`)).json()) as SessionBody;
 
   it('starts a session, shows its expiry, copies a CDP URL that works, opens its live view, terminates it, filters and pages', async () => {
@@ -51,21 +59,31 @@ describe('Sessions page: the default workspace\'s browser sessions and the singl
     // Ten more, all ended but one: the status filter and the pages of ten.
     const others: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const other = (await (await asAccount('/public/sessions', { method: 'POST', json: { timeout_minutes: 5 } })).json()) as SessionBody;
+      const other = (await (
+        await asAccount('/public/sessions', { method: 'POST', json: { timeout_minutes: 5 } })
+      ).json()) as SessionBody;
       others.push(other.session_id);
       if (i > 0) await asAccount(`/public/sessions/${other.session_id}/terminate`, { method: 'POST' });
     }
     const stillActive = others[0] as string;
     await page.reload();
     await page.getByLabel('Status').selectOption('active');
-    await expect.poll(async () => page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')))).toEqual([stillActive]);
+    await expect
+      .poll(async () =>
+        page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session'))),
+      )
+      .toEqual([stillActive]);
     await page.getByLabel('Status').selectOption('');
     await expect.poll(() => page.locator('tr[data-session]').count()).toBe(10);
     const pager = page.getByRole('navigation', { name: 'Sessions pages' });
     expect(await pager.innerText()).toContain('1–10 of 11');
     await pager.getByRole('button', { name: 'Next' }).click();
     // Newest first: the oldest, the one the console made, is alone on page two.
-    await expect.poll(async () => page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')))).toEqual([id]);
+    await expect
+      .poll(async () =>
+        page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session'))),
+      )
+      .toEqual([id]);
     expect(await pager.innerText()).toContain('11–11 of 11');
     await page.getByLabel('Status').selectOption('terminated');
     await expect.poll(() => page.locator('tr[data-session]').count()).toBe(10);
@@ -73,9 +91,14 @@ describe('Sessions page: the default workspace\'s browser sessions and the singl
   }, 120_000);
 
   it('the step cache tab lists each cached step with its hit and miss counts', async () => {
-    const made = (await (await asAccount('/public/sessions', { method: 'POST', json: { timeout_minutes: 5 } })).json()) as SessionBody;
+    const made = (await (
+      await asAccount('/public/sessions', { method: 'POST', json: { timeout_minutes: 5 } })
+    ).json()) as SessionBody;
     const run = async (action: string) => {
-      const response = await asAccount('/public/single-actions/run-action', { method: 'POST', json: { session_id: made.session_id, action } });
+      const response = await asAccount('/public/single-actions/run-action', {
+        method: 'POST',
+        json: { session_id: made.session_id, action },
+      });
       expect(await response.json()).toMatchObject({ success: true });
     };
     const page = await world.openConsole({ hash: '#/sessions/cache' });

@@ -17,7 +17,11 @@ async function startFlakyReceiver(): Promise<{ url: string; received: string[]; 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -29,26 +33,40 @@ describe('settings: keys, webhooks, system, model providers', () => {
     await page.getByRole('button', { name: 'Create API key' }).click();
     const secret = (await page.getByTestId('secret').textContent()) ?? '';
     expect(secret).toMatch(/^pk_org_/);
-    expect((await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(200);
+    expect((await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(
+      200,
+    );
     await snap(page, 'settings-key-created');
     await page.getByRole('button', { name: 'Done' }).click();
     await page.reload();
     await page.getByRole('table', { name: 'API keys' }).waitFor();
     expect(await page.content()).not.toContain(secret);
-    const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: new RegExp(secret.slice(0, 13)) });
+    const row = page
+      .getByRole('table', { name: 'API keys' })
+      .getByRole('row', { name: new RegExp(secret.slice(0, 13)) });
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('button', { name: 'Revoke key' }).click();
-    await expect.poll(async () => (await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status).toBe(401);
+    await expect
+      .poll(
+        async () => (await world.svc.request('listPortals', { params: { org_id: 'default' } }, { key: secret })).status,
+      )
+      .toBe(401);
   });
 
   it('generates a webhook signing key shown once, then rotates and revokes it', async () => {
     const page = await world.openConsole({ hash: '#/settings' });
     const webhooks = page.getByRole('region', { name: 'Webhooks' });
-    await page.getByTestId('webhook-key-status').getByText(/^(No signing key|Active key)/).waitFor();
+    await page
+      .getByTestId('webhook-key-status')
+      .getByText(/^(No signing key|Active key)/)
+      .waitFor();
     await webhooks.getByRole('button', { name: /^(Generate|Rotate) key$/ }).click();
     const secret = (await page.getByTestId('secret').textContent()) ?? '';
     expect(secret.length).toBeGreaterThan(20);
-    await page.getByTestId('webhook-key-status').getByText(/^Active key/).waitFor();
+    await page
+      .getByTestId('webhook-key-status')
+      .getByText(/^Active key/)
+      .waitFor();
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.content()).not.toContain(secret);
     await page.getByRole('button', { name: 'Rotate key' }).click();
@@ -58,7 +76,10 @@ describe('settings: keys, webhooks, system, model providers', () => {
     await snap(page, 'settings');
     await webhooks.getByRole('button', { name: 'Revoke', exact: true }).click();
     await webhooks.getByRole('button', { name: 'Revoke signing key' }).click();
-    await page.getByTestId('webhook-key-status').getByText(/^No signing key/).waitFor();
+    await page
+      .getByTestId('webhook-key-status')
+      .getByText(/^No signing key/)
+      .waitFor();
   });
 
   it('settings show the data folder and apply job concurrency', async () => {
@@ -83,10 +104,12 @@ describe('settings: keys, webhooks, system, model providers', () => {
     await page.unroute('**/admin/settings');
     expect((await world.api.call('getSettings')).job_concurrency).toBe(4);
     await page.getByRole('button', { name: 'Check and save' }).click();
-    await page.getByText('body.chromium_path: /nonexistent/chromium does not exist or is not an executable file').waitFor();
+    await page
+      .getByText('body.chromium_path: /nonexistent/chromium does not exist or is not an executable file')
+      .waitFor();
   });
 
-  it('tests a model provider key: connected, then the provider\'s 401 in plain words', async () => {
+  it("tests a model provider key: connected, then the provider's 401 in plain words", async () => {
     const page = await world.openConsole({ hash: '#/settings' });
     const row = page.locator('li.provider', { hasText: 'Anthropic' });
     await row.getByLabel('Anthropic API key').fill('sk-ant-console');
@@ -109,9 +132,12 @@ describe('settings: keys, webhooks, system, model providers', () => {
     }
   });
 
-  it('sets an OpenAI-compatible server\'s base URL (no key) and tests it; the env override is shown as such', async () => {
+  it("sets an OpenAI-compatible server's base URL (no key) and tests it; the env override is shown as such", async () => {
     const page = await world.openConsole({ hash: '#/settings' });
-    await page.locator('li.provider', { hasText: 'Anthropic' }).getByText(`Calls ${world.model.anthropicBaseUrl} (from PORTICO_ANTHROPIC_BASE_URL`).waitFor();
+    await page
+      .locator('li.provider', { hasText: 'Anthropic' })
+      .getByText(`Calls ${world.model.anthropicBaseUrl} (from PORTICO_ANTHROPIC_BASE_URL`)
+      .waitFor();
     const row = page.locator('li.provider', { hasText: 'OpenAI-compatible server' });
     await row.getByText('No base URL yet').waitFor();
     // The base URL is required here, the key is not.
@@ -124,7 +150,12 @@ describe('settings: keys, webhooks, system, model providers', () => {
     await row.getByRole('button', { name: 'Save' }).click();
     await row.getByText(`Calls ${world.model.openaiBaseUrl} (saved base URL).`).waitFor();
     const listed = await world.api.call('listProviders');
-    expect(listed.providers.find((p) => p.provider === 'openai-compatible')).toEqual({ provider: 'openai-compatible', configured: false, base_url: world.model.openaiBaseUrl, base_url_source: 'stored' });
+    expect(listed.providers.find((p) => p.provider === 'openai-compatible')).toEqual({
+      provider: 'openai-compatible',
+      configured: false,
+      base_url: world.model.openaiBaseUrl,
+      base_url_source: 'stored',
+    });
     world.model.reset([]);
     await row.getByRole('button', { name: 'Test connection' }).click();
     await row.getByText(`Connected. ${world.model.openaiBaseUrl} answered and lists 1 model`).waitFor();

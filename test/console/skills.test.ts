@@ -22,7 +22,9 @@ describe('skills: upload, read SKILL.md as text, delete', () => {
     await card.getByText('Fill calendar widgets that ignore typed input').waitFor();
     await card.getByText(new RegExp(`^${folder} · private · `)).waitFor();
     const listed = await world.api.call('listSkills', { params: { org_id: 'default' } });
-    expect(listed).toMatchObject([{ name: 'date-pickers', description: 'Fill calendar widgets that ignore typed input' }]);
+    expect(listed).toMatchObject([
+      { name: 'date-pickers', description: 'Fill calendar widgets that ignore typed input' },
+    ]);
     await snap(page, 'skills');
     // SKILL.md opens as plain text: the markup in it shows as characters and never becomes elements.
     await card.getByRole('button', { name: 'Show SKILL.md' }).click();

@@ -2,19 +2,33 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { snap, useConsoleWorld } from './harness.ts';
 
-interface StepBody { index: number; action: string; success: boolean | null; used_cache: boolean; screenshot_url: string | null }
-interface ExecutionBody { id: string; status: string; session_id: string | null; error: string | null; steps: StepBody[] }
+interface StepBody {
+  index: number;
+  action: string;
+  success: boolean | null;
+  used_cache: boolean;
+  screenshot_url: string | null;
+}
+interface ExecutionBody {
+  id: string;
+  status: string;
+  session_id: string | null;
+  error: string | null;
+  steps: StepBody[];
+}
 
 describe('Workflows page: create from JSON steps, run, executions, step timeline with screenshots, resume (issue 12)', () => {
   const world = useConsoleWorld();
-  const asAccount = (path: string, init: { method?: string; json?: unknown } = {}) => world.svc.api(path, { key: world.svc.accountKey, ...init });
-  const execution = async (workflowId: string, executionId: string) => (await (await asAccount(`/public/workflows/${workflowId}/executions/${executionId}`)).json()) as ExecutionBody;
+  const asAccount = (path: string, init: { method?: string; json?: unknown } = {}) =>
+    world.svc.api(path, { key: world.svc.accountKey, ...init });
+  const execution = async (workflowId: string, executionId: string) =>
+    (await (await asAccount(`/public/workflows/${workflowId}/executions/${executionId}`)).json()) as ExecutionBody;
   const ids = (url: string) => {
     const [, , workflowId = '', executionId = ''] = new URL(url).hash.split('/');
     return { workflowId, executionId };
   };
 
-  it('creates a workflow from JSON, runs it with a parameter, shows each step\'s outcome, duration and screenshot, and the cache on the second run', async () => {
+  it("creates a workflow from JSON, runs it with a parameter, shows each step's outcome, duration and screenshot, and the cache on the second run", async () => {
     const page = await world.openConsole({ hash: '#/workflows' });
     await page.getByText('No workflows yet').waitFor();
     const form = page.getByRole('form', { name: 'New workflow' });
@@ -30,7 +44,11 @@ describe('Workflows page: create from JSON steps, run, executions, step timeline
     await page.getByRole('alert').filter({ hasText: "variable 'who' is not declared in parameters" }).waitFor();
     expect(((await (await asAccount('/public/workflows')).json()) as { workflows: unknown[] }).workflows).toEqual([]);
 
-    const steps = [{ action: `go to ${world.pages.url('/login')}` }, { action: 'type {{name}} into user' }, { action: 'click My account' }];
+    const steps = [
+      { action: `go to ${world.pages.url('/login')}` },
+      { action: 'type {{name}} into user' },
+      { action: 'click My account' },
+    ];
     await form.getByLabel('Steps (JSON)', { exact: true }).fill(JSON.stringify(steps, null, 2));
     await form.getByRole('button', { name: 'Create workflow' }).click();
     await page.getByRole('heading', { name: 'Open my account' }).waitFor();
@@ -57,7 +75,9 @@ describe('Workflows page: create from JSON steps, run, executions, step timeline
       // The screenshot the workflows API serves for that step, loaded and drawn.
       expect(step.screenshot_url).not.toBeNull();
       const shot = item.getByRole('img', { name: `The page after step ${index + 1}` });
-      await expect.poll(() => shot.evaluate((img) => (img as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(100);
+      await expect
+        .poll(() => shot.evaluate((img) => (img as HTMLImageElement).naturalWidth), { timeout: 15_000 })
+        .toBeGreaterThan(100);
     }
     expect(stored.steps[1]?.action).toBe('type {{name}} into user');
     await snap(page, 'workflow-execution');
@@ -66,24 +86,37 @@ describe('Workflows page: create from JSON steps, run, executions, step timeline
     await page.getByRole('link', { name: '← All executions of this workflow' }).click();
     await page.getByLabel('name', { exact: true }).fill('ada');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.waitForURL((url) => !url.hash.endsWith(first.executionId) && /#\/workflows\/[^/]+\/[^/]+$/.test(url.hash));
+    await page.waitForURL(
+      (url) => !url.hash.endsWith(first.executionId) && /#\/workflows\/[^/]+\/[^/]+$/.test(url.hash),
+    );
     const second = ids(page.url());
     await expect.poll(() => status.innerText(), { timeout: 60_000 }).toBe('Completed');
     const replayed = await execution(second.workflowId, second.executionId);
     expect(replayed.steps.some((s) => s.used_cache)).toBe(true);
-    for (const [index, step] of replayed.steps.entries()) expect(await items.nth(index).getByTestId('step-cache').count()).toBe(step.used_cache ? 1 : 0);
+    for (const [index, step] of replayed.steps.entries())
+      expect(await items.nth(index).getByTestId('step-cache').count()).toBe(step.used_cache ? 1 : 0);
 
     // Both runs are in the executions list, newest first, each linking to its page.
     await page.getByRole('link', { name: '← All executions of this workflow' }).click();
     const rows = page.locator('tr[data-execution]');
-    await expect.poll(() => rows.evaluateAll((all) => all.map((r) => r.getAttribute('data-execution')))).toEqual([second.executionId, first.executionId]);
+    await expect
+      .poll(() => rows.evaluateAll((all) => all.map((r) => r.getAttribute('data-execution'))))
+      .toEqual([second.executionId, first.executionId]);
     expect(await rows.first().getByTestId('execution-status').innerText()).toBe('Completed');
     await page.getByRole('link', { name: 'All workflows' }).click();
     expect(await page.locator(`tr[data-workflow="${first.workflowId}"]`).innerText()).toContain('Open my account');
   }, 150_000);
 
   it('a failed execution shows which step failed and why; Resume re-runs from that step in the same session and completes', async () => {
-    const made = await (await asAccount('/public/workflows', { method: 'POST', json: { name: 'Needs a hand', steps: [{ action: `go to ${world.pages.url('/login')}` }, { action: 'click Continue' }] } })).json() as { id: string };
+    const made = (await (
+      await asAccount('/public/workflows', {
+        method: 'POST',
+        json: {
+          name: 'Needs a hand',
+          steps: [{ action: `go to ${world.pages.url('/login')}` }, { action: 'click Continue' }],
+        },
+      })
+    ).json()) as { id: string };
     const page = await world.openConsole({ hash: `#/workflows/${made.id}` });
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForURL(/#\/workflows\/[^/]+\/[^/]+$/);
@@ -98,13 +131,16 @@ describe('Workflows page: create from JSON steps, run, executions, step timeline
     expect(await items.nth(1).innerText()).toContain(failed.steps[1]?.action ?? '');
 
     // Someone adds the missing button in the session's browser, then resumes from the console.
-    const session = await (await asAccount(`/public/sessions/${failed.session_id}`)).json() as { cdp_url: string };
+    const session = (await (await asAccount(`/public/sessions/${failed.session_id}`)).json()) as { cdp_url: string };
     const client = await chromium.connectOverCDP(session.cdp_url);
-    await client.contexts()[0]?.pages()[0]?.evaluate(() => {
-      const button = document.createElement('button');
-      button.textContent = 'Continue';
-      document.body.append(button);
-    });
+    await client
+      .contexts()[0]
+      ?.pages()[0]
+      ?.evaluate(() => {
+        const button = document.createElement('button');
+        button.textContent = 'Continue';
+        document.body.append(button);
+      });
     await client.close();
     await page.getByRole('button', { name: 'Resume from the failed step' }).click();
     await expect.poll(() => page.getByTestId('execution-status').innerText(), { timeout: 90_000 }).toBe('Completed');

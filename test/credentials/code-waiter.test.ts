@@ -13,7 +13,8 @@ import { openStore, type Store } from '../../src-main/store/store.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 
 const SEED = 'JBSWY3DPEHPK3PXP';
-const codeAt = (seconds: number): string => generateSync({ secret: SEED, epoch: seconds, guardrails: createGuardrails({ MIN_SECRET_BYTES: 10 }) });
+const codeAt = (seconds: number): string =>
+  generateSync({ secret: SEED, epoch: seconds, guardrails: createGuardrails({ MIN_SECRET_BYTES: 10 }) });
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('waiting for a one-time code (CodeWaiter) on an injected clock, with the real keychain and SQLite', () => {
@@ -35,7 +36,12 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
     const secrets = scopedSecretStore(new KeychainSecretStore(), `test-codes-${Date.now()}`);
     service = new CredentialService({ store, secrets: async () => secrets, redactor, clock });
     phoneId = service.addPhoneNumber({ userId: 'u', workspaceId: 'team' }, { phone_number: '+15550002222' }).id;
-    credentialId = (await service.create({ userId: 'u', workspaceId: 'team' }, { service_name: 'Bank', username_or_email: 'ada', totp_secret: SEED, phone_number_id: phoneId })).id;
+    credentialId = (
+      await service.create(
+        { userId: 'u', workspaceId: 'team' },
+        { service_name: 'Bank', username_or_email: 'ada', totp_secret: SEED, phone_number_id: phoneId },
+      )
+    ).id;
   });
   afterAll(async () => {
     await service?.delete('team', credentialId).catch(() => undefined);
@@ -46,7 +52,9 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
   const job = (humanInTheLoop: boolean, asked: AgentQuestion[] = [], answer = '') => {
     const controller = new AbortController();
     const credential = service.forJob('default', credentialId, {
-      humanInTheLoop, signal: controller.signal, log: () => undefined,
+      humanInTheLoop,
+      signal: controller.signal,
+      log: () => undefined,
       ask: async (question) => {
         asked.push(question);
         return answer;
@@ -67,7 +75,10 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
   it('a code pushed for the phone number reaches the waiting job at once', async () => {
     const waiting = job(false).credential.receivedCode();
     await settle();
-    expect(service.pushCode('team', { phone_number_id: phoneId, message: 'Your Bank code: 731 904' })).toEqual({ accepted: true, delivered_to_jobs: 1 });
+    expect(service.pushCode('team', { phone_number_id: phoneId, message: 'Your Bank code: 731 904' })).toEqual({
+      accepted: true,
+      delivered_to_jobs: 1,
+    });
     expect(await waiting).toBe('731904');
   });
 
@@ -80,12 +91,21 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
     expect(asked).toEqual([]);
     clock.advance(1);
     expect(await waiting).toBe('556677');
-    expect(asked).toEqual([{ question: 'Enter the verification code sent for Bank', options: [], message: expect.stringContaining('within 60 s'), secret: true }]);
+    expect(asked).toEqual([
+      {
+        question: 'Enter the verification code sent for Bank',
+        options: [],
+        message: expect.stringContaining('within 60 s'),
+        secret: true,
+      },
+    ]);
   });
 
   it('no code within 60 s and no human in the loop: the job fails saying why', async () => {
     const waiting = job(false).credential.receivedCode();
-    const failed = expect(waiting).rejects.toThrow(/No verification code for 'Bank' arrived within 60 s.*human_in_the_loop is off/);
+    const failed = expect(waiting).rejects.toThrow(
+      /No verification code for 'Bank' arrived within 60 s.*human_in_the_loop is off/,
+    );
     await settle();
     clock.advance(60_000);
     await failed;
@@ -102,12 +122,13 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
     let deliver: (code: string) => void = () => undefined;
     const mailbox: CodeSource = {
       name: 'test-mailbox',
-      next: (credential, sinceIso, signal) => new Promise((resolve) => {
-        expect(credential.id).toBe(credentialId);
-        expect(sinceIso).toBe(clock.now().toISOString());
-        deliver = resolve;
-        signal.addEventListener('abort', () => resolve(undefined), { once: true });
-      }),
+      next: (credential, sinceIso, signal) =>
+        new Promise((resolve) => {
+          expect(credential.id).toBe(credentialId);
+          expect(sinceIso).toBe(clock.now().toISOString());
+          deliver = resolve;
+          signal.addEventListener('abort', () => resolve(undefined), { once: true });
+        }),
     };
     service.codeWaiter.register(mailbox);
     expect(service.codeWaiter.sourceNames).toEqual(['pushed', 'test-mailbox']);
@@ -118,7 +139,6 @@ describe('waiting for a one-time code (CodeWaiter) on an injected clock, with th
     // Nobody waits any more: a late push is kept for the next wait, not handed to this job.
     expect(service.pushCode('team', { credential_id: credentialId, code: '999999' }).delivered_to_jobs).toBe(0);
   });
-
 });
 
 describe('reading a code out of an SMS or mail text', () => {

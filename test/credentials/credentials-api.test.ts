@@ -25,7 +25,8 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
   let otherKey: string;
 
   const create = (json: unknown, key = svc.accountKey) => svc.request('createCredential', { body: json }, { key });
-  const list = async (key = svc.accountKey) => (await svc.send('listCredentials', {}, { key })).body as Array<Record<string, unknown>>;
+  const list = async (key = svc.accountKey) =>
+    (await svc.send('listCredentials', {}, { key })).body as Array<Record<string, unknown>>;
 
   beforeAll(async () => {
     svc = await startService();
@@ -33,7 +34,10 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
     const installId = peek.meta.installId();
     peek.close();
     const config = testConfig();
-    keychain = scopedSecretStore(new KeychainSecretStore(config.keychainService !== undefined ? { serviceName: config.keychainService } : {}), installId);
+    keychain = scopedSecretStore(
+      new KeychainSecretStore(config.keychainService !== undefined ? { serviceName: config.keychainService } : {}),
+      installId,
+    );
     otherKey = String((await cli(svc.dataDir, ['user', 'create', 'eve', '--workspace', 'elsewhere'])).json.api_key);
   });
   afterAll(async () => {
@@ -41,12 +45,26 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
   });
 
   it('create stores the password and TOTP seed in the keychain only: the data folder (SQLite, WAL, logs) never holds their bytes', async () => {
-    const made = await jsonOf(await create({ service_name: 'Bank', username_or_email: 'ada@example.com', password: PASSWORD, totp_secret: 'jbsw y3dp ehpk 3pxp jbsw y3dp ehpk 3pxp', service_url: 'https://bank.example.com/login' }));
+    const made = await jsonOf(
+      await create({
+        service_name: 'Bank',
+        username_or_email: 'ada@example.com',
+        password: PASSWORD,
+        totp_secret: 'jbsw y3dp ehpk 3pxp jbsw y3dp ehpk 3pxp',
+        service_url: 'https://bank.example.com/login',
+      }),
+    );
     expect(made.status).toBe(200);
     const body = made.body as Record<string, unknown>;
     expect(body).toMatchObject({
-      service_name: 'Bank', username_or_email: 'ada@example.com', user_id: 'local', service_url: 'https://bank.example.com/login',
-      has_password: true, has_totp: true, has_gmail_oauth: false, has_phone_number: false,
+      service_name: 'Bank',
+      username_or_email: 'ada@example.com',
+      user_id: 'local',
+      service_url: 'https://bank.example.com/login',
+      has_password: true,
+      has_totp: true,
+      has_gmail_oauth: false,
+      has_phone_number: false,
     });
     expect(JSON.stringify(body)).not.toContain(PASSWORD);
     expect(JSON.stringify(body)).not.toContain(TOTP_SEED);
@@ -61,38 +79,78 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
     const got = await svc.send('getCredential', { params: { credential_id: id } }, { key: svc.accountKey });
     expect(got).toMatchObject({ status: 200, body: { id, has_password: true, has_totp: true } });
     expect(JSON.stringify(got.body)).not.toContain(PASSWORD);
-    expect(await list()).toContainEqual({ id, user_id: 'local', service_name: 'Bank', username_or_email: 'ada@example.com' });
+    expect(await list()).toContainEqual({
+      id,
+      user_id: 'local',
+      service_name: 'Bank',
+      username_or_email: 'ada@example.com',
+    });
   });
 
   it('delete removes the metadata and the secrets; the credential then reads 404', async () => {
-    const id = String(((await jsonOf(await create({ service_name: 'Shop', username_or_email: 'ada', password: 'shop-pass-1234' }))).body as { id: string }).id);
+    const id = String(
+      (
+        (await jsonOf(await create({ service_name: 'Shop', username_or_email: 'ada', password: 'shop-pass-1234' })))
+          .body as { id: string }
+      ).id,
+    );
     expect(await keychain.get(`credential/${id}/password`)).toBe('shop-pass-1234');
-    expect((await svc.request('deleteCredential', { params: { credential_id: id } }, { key: svc.accountKey })).status).toBe(204);
+    expect(
+      (await svc.request('deleteCredential', { params: { credential_id: id } }, { key: svc.accountKey })).status,
+    ).toBe(204);
     expect(await keychain.get(`credential/${id}/password`)).toBeUndefined();
-    expect(await svc.send('getCredential', { params: { credential_id: id } }, { key: svc.accountKey })).toEqual({ status: 404, body: { detail: 'Credential not found' } });
+    expect(await svc.send('getCredential', { params: { credential_id: id } }, { key: svc.accountKey })).toEqual({
+      status: 404,
+      body: { detail: 'Credential not found' },
+    });
     expect((await list()).map((c) => c.id)).not.toContain(id);
   });
 
   it('a list item without a username leaves username_or_email out; any combination of methods is accepted', async () => {
-    const phone = await svc.send('createPhoneNumber', { body: { phone_number: '+15551234567', label: 'work phone' } }, { key: svc.accountKey });
+    const phone = await svc.send(
+      'createPhoneNumber',
+      { body: { phone_number: '+15551234567', label: 'work phone' } },
+      { key: svc.accountKey },
+    );
     expect(phone).toMatchObject({ status: 200, body: { phone_number: '+15551234567', label: 'work phone' } });
     const phoneId = String((phone.body as { id: string }).id);
     const made = await jsonOf(await create({ service_name: 'SMS only', phone_number_id: phoneId }));
-    expect(made).toMatchObject({ status: 200, body: { has_password: false, has_totp: false, has_phone_number: true, username_or_email: null } });
+    expect(made).toMatchObject({
+      status: 200,
+      body: { has_password: false, has_totp: false, has_phone_number: true, username_or_email: null },
+    });
     const item = (await list()).find((c) => c.id === (made.body as { id: string }).id);
     expect(item).toEqual({ id: (made.body as { id: string }).id, user_id: 'local', service_name: 'SMS only' });
   });
 
   it("another workspace's credential reads 404 and cannot be deleted; its list does not show ours", async () => {
-    const id = String(((await jsonOf(await create({ service_name: 'Private', password: 'private-pass-99' }))).body as { id: string }).id);
-    expect(await svc.send('getCredential', { params: { credential_id: id } }, { key: otherKey })).toEqual({ status: 404, body: { detail: 'Credential not found' } });
-    expect(await svc.send('deleteCredential', { params: { credential_id: id } }, { key: otherKey })).toEqual({ status: 404, body: { detail: 'Credential not found' } });
+    const id = String(
+      ((await jsonOf(await create({ service_name: 'Private', password: 'private-pass-99' }))).body as { id: string })
+        .id,
+    );
+    expect(await svc.send('getCredential', { params: { credential_id: id } }, { key: otherKey })).toEqual({
+      status: 404,
+      body: { detail: 'Credential not found' },
+    });
+    expect(await svc.send('deleteCredential', { params: { credential_id: id } }, { key: otherKey })).toEqual({
+      status: 404,
+      body: { detail: 'Credential not found' },
+    });
     expect(await keychain.get(`credential/${id}/password`)).toBe('private-pass-99');
     expect(await list(otherKey)).toEqual([]);
     // A phone number of another workspace cannot be linked.
-    const foreignPhone = String(((await svc.send('createPhoneNumber', { body: { phone_number: '+4930123456' } }, { key: otherKey })).body as { id: string }).id);
+    const foreignPhone = String(
+      (
+        (await svc.send('createPhoneNumber', { body: { phone_number: '+4930123456' } }, { key: otherKey })).body as {
+          id: string;
+        }
+      ).id,
+    );
     const before = (await list()).length;
-    expect(await jsonOf(await create({ service_name: 'X', phone_number_id: foreignPhone }))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
+    expect(await jsonOf(await create({ service_name: 'X', phone_number_id: foreignPhone }))).toEqual({
+      status: 404,
+      body: { detail: 'Phone number not found' },
+    });
     expect((await list()).length).toBe(before);
   });
 
@@ -100,8 +158,14 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
     const key = String((await cli(svc.dataDir, ['user', 'create', 'leaver', '--workspace', 'default'])).json.api_key);
     expect((await create({ service_name: 'Before' }, key)).status).toBe(200);
     await cli(svc.dataDir, ['workspace', 'remove-member', 'default', 'leaver']);
-    expect(await jsonOf(await create({ service_name: 'After', password: 'after-pass-1' }, key))).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
-    expect(await svc.send('listCredentials', {}, { key })).toEqual({ status: 403, body: { detail: 'Not a member of this workspace' } });
+    expect(await jsonOf(await create({ service_name: 'After', password: 'after-pass-1' }, key))).toEqual({
+      status: 403,
+      body: { detail: 'Not a member of this workspace' },
+    });
+    expect(await svc.send('listCredentials', {}, { key })).toEqual({
+      status: 403,
+      body: { detail: 'Not a member of this workspace' },
+    });
     expect((await create({ service_name: 'Org' }, svc.orgKey)).status).toBe(403);
     expect((await list()).map((c) => c.service_name)).not.toContain('After');
   });
@@ -124,10 +188,17 @@ describe('/public/credentials: metadata in SQLite, secrets in the keychain', () 
       expect(res.status).toBeLessThan(500);
       expect(typeof (res.body as { detail: unknown }).detail).toBe('string');
     }
-    const malformed = await svc.api('/public/credentials', { method: 'POST', key: svc.accountKey, headers: { 'content-type': 'application/json' }, body: '{"service_name": "X", "password": ' });
+    const malformed = await svc.api('/public/credentials', {
+      method: 'POST',
+      key: svc.accountKey,
+      headers: { 'content-type': 'application/json' },
+      body: '{"service_name": "X", "password": ',
+    });
     expect(malformed.status).toBe(400);
     expect((await list()).length).toBe(before);
-    expect((await svc.send('getCredential', { params: { credential_id: '../../etc' } }, { key: svc.accountKey })).status).toBe(404);
+    expect(
+      (await svc.send('getCredential', { params: { credential_id: '../../etc' } }, { key: svc.accountKey })).status,
+    ).toBe(404);
   });
 });
 
@@ -137,7 +208,9 @@ describe('a keychain that refuses the write leaves nothing half-written', () => 
     kind: 'keychain',
     // Like a careless keychain binding, its error repeats the value it was given.
     set: async (_name, value) => {
-      throw new Error(`the keychain is locked; could not store ${JSON.stringify(value)} (${Buffer.from(value).toString('base64')}, ${encodeURIComponent(value)})`);
+      throw new Error(
+        `the keychain is locked; could not store ${JSON.stringify(value)} (${Buffer.from(value).toString('base64')}, ${encodeURIComponent(value)})`,
+      );
     },
     get: async () => undefined,
     delete: async () => false,
@@ -146,7 +219,10 @@ describe('a keychain that refuses the write leaves nothing half-written', () => 
   const logLines: string[] = [];
 
   beforeAll(async () => {
-    const options: Partial<AppOptions> & { logger: Logger } = { secrets: refusing, logger: createLogger('debug', (line) => void logLines.push(line)) };
+    const options: Partial<AppOptions> & { logger: Logger } = {
+      secrets: refusing,
+      logger: createLogger('debug', (line) => void logLines.push(line)),
+    };
     svc = await startService(undefined, options);
   });
   afterAll(async () => {
@@ -154,7 +230,11 @@ describe('a keychain that refuses the write leaves nothing half-written', () => 
   });
 
   it('create answers 500 Failed to create credential and no metadata row appears; the error logged never shows the password in any encoding', async () => {
-    const res = await svc.send('createCredential', { body: { service_name: 'Bank', password: 'never-stored-123' } }, { key: svc.accountKey });
+    const res = await svc.send(
+      'createCredential',
+      { body: { service_name: 'Bank', password: 'never-stored-123' } },
+      { key: svc.accountKey },
+    );
     expect(res).toEqual({ status: 500, body: { detail: 'Failed to create credential' } });
     const log = logLines.join('');
     expect(log).toContain('the keychain is locked; could not store');

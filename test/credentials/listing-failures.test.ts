@@ -35,21 +35,29 @@ describe('listing credentials and connected accounts when the database cannot be
   });
 
   it('GET /public/credentials → 500 {"detail": "Failed to retrieve credentials"}, and works again once the table is back', async () => {
-    const created = await svc.request('createCredential', { body: { service_name: 'Acme', username_or_email: 'ada@example.com' } }, { key: svc.accountKey });
+    const created = await svc.request(
+      'createCredential',
+      { body: { service_name: 'Acme', username_or_email: 'ada@example.com' } },
+      { key: svc.accountKey },
+    );
     expect(created.status).toBe(200);
     await withoutTable('credentials', async () => {
       const answer = await svc.request('listCredentials', {}, { key: svc.accountKey });
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await jsonOf(answer)).toEqual({ status: 500, body: { detail: 'Failed to retrieve credentials' } });
     });
-    expect(await svc.send('listCredentials', {}, { key: svc.accountKey }))
-      .toMatchObject({ status: 200, body: [{ service_name: 'Acme', username_or_email: 'ada@example.com' }] });
+    expect(await svc.send('listCredentials', {}, { key: svc.accountKey })).toMatchObject({
+      status: 200,
+      body: [{ service_name: 'Acme', username_or_email: 'ada@example.com' }],
+    });
   });
 
   it('GET /public/connected-accounts → 500 {"detail": "Failed to retrieve connected accounts"}, and works again once the table is back', async () => {
     await withoutTable('connected_accounts', async () => {
-      expect(await svc.send('listConnectedAccounts', {}, { key: svc.accountKey }))
-        .toEqual({ status: 500, body: { detail: 'Failed to retrieve connected accounts' } });
+      expect(await svc.send('listConnectedAccounts', {}, { key: svc.accountKey })).toEqual({
+        status: 500,
+        body: { detail: 'Failed to retrieve connected accounts' },
+      });
     });
     expect(await svc.send('listConnectedAccounts', {}, { key: svc.accountKey })).toEqual({ status: 200, body: [] });
   });

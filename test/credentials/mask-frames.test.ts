@@ -15,14 +15,23 @@ const SAME_ORIGIN_PASSWORD = 'SameOriginPw-4471';
 const CROSS_ORIGIN_PASSWORD = 'CrossOriginPw-8812';
 const CODE = '493817';
 
-const style = '<style>body{margin:0;font:28px monospace;background:#fff}input{position:absolute;box-sizing:border-box;border:1px solid #000;font:28px monospace;background:#fff;color:#000;padding:0}iframe{position:absolute;border:0;margin:0;padding:0}</style>';
+const style =
+  '<style>body{margin:0;font:28px monospace;background:#fff}input{position:absolute;box-sizing:border-box;border:1px solid #000;font:28px monospace;background:#fff;color:#000;padding:0}iframe{position:absolute;border:0;margin:0;padding:0}</style>';
 /** Inside each iframe: the password field and an ordinary field, each at a fixed place. */
 const SECRET: Rect = { x: 20, y: 20, width: 300, height: 40 };
 const PLAIN: Rect = { x: 20, y: 100, width: 300, height: 40 };
-const FRAMES = { same: { x: 40, y: 60, width: 400, height: 180 }, cross: { x: 40, y: 300, width: 400, height: 180 } } satisfies Record<string, Rect>;
+const FRAMES = {
+  same: { x: 40, y: 60, width: 400, height: 180 },
+  cross: { x: 40, y: 300, width: 400, height: 180 },
+} satisfies Record<string, Rect>;
 /** A web component's open shadow root holding a password field, on the page itself. */
 const SHADOW: Rect = { x: 40, y: 520, width: 300, height: 40 };
-const inFrame = (frame: Rect, r: Rect): Rect => ({ x: frame.x + r.x, y: frame.y + r.y, width: r.width, height: r.height });
+const inFrame = (frame: Rect, r: Rect): Rect => ({
+  x: frame.x + r.x,
+  y: frame.y + r.y,
+  width: r.width,
+  height: r.height,
+});
 
 const inner = (password: string) => `<!doctype html><html><head>${style}</head><body><form>
   <input type="password" name="pw" aria-label="Password" value="${password}" ${placedAt(SECRET)}>
@@ -38,13 +47,15 @@ describe('secret fields are masked in every frame and in workflow step screensho
     let port = '';
     site = await startPageServer({
       // The page is on 127.0.0.1; the second iframe is on localhost: another origin and another site (an out-of-process iframe).
-      '/outer': () => ({ body: `<!doctype html><html><head><title>Frames</title>${style}</head><body><p style="margin:10px 40px">Sign in below</p>
+      '/outer': () => ({
+        body: `<!doctype html><html><head><title>Frames</title>${style}</head><body><p style="margin:10px 40px">Sign in below</p>
         <iframe title="same" src="/inner-same" ${placedAt(FRAMES.same)}></iframe>
         <iframe title="cross" src="http://localhost:${port}/inner-cross" ${placedAt(FRAMES.cross)}></iframe>
         <pw-box></pw-box><script>customElements.define('pw-box', class extends HTMLElement { connectedCallback() {
           const root = this.attachShadow({ mode: 'open' });
           root.innerHTML = '${style}<input type="password" aria-label="Shadow password" value="${SAME_ORIGIN_PASSWORD}" ${placedAt(SHADOW)}>';
-        } });</script></body></html>` }),
+        } });</script></body></html>`,
+      }),
       '/inner-same': inner(SAME_ORIGIN_PASSWORD),
       '/inner-cross': inner(CROSS_ORIGIN_PASSWORD),
       '/otp': `<!doctype html><html><head><title>Two-step verification</title>${style}</head><body><form>
@@ -53,8 +64,10 @@ describe('secret fields are masked in every frame and in workflow step screensho
     });
     port = new URL(site.url).port;
     rig = await startMaskRig({
-      agents: scriptedRegistry, sessionPoolSize: 0,
-      secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
+      agents: scriptedRegistry,
+      sessionPoolSize: 0,
+      secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }),
+      llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
     });
     ({ svc, model } = rig);
   });
@@ -64,8 +77,18 @@ describe('secret fields are masked in every frame and in workflow step screensho
   });
 
   it('a job step screenshot paints over the password fields of a same-origin and a cross-origin iframe and a shadow root, not the ordinary fields next to them', async () => {
-    expect((await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'frames', start_url: `${site.url}/outer`, task: 'script:visit' } })).status).toBe(200);
-    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'frames' }, body: { orchestrator_model: 'builtin:autofill', form_data: {} } });
+    expect(
+      (
+        await svc.request('createPortal', {
+          params: { org_id: 'default' },
+          body: { endpoint_name: 'frames', start_url: `${site.url}/outer`, task: 'script:visit' },
+        })
+      ).status,
+    ).toBe(200);
+    const started = await svc.send('startJob', {
+      params: { org_id: 'default', endpoint_name: 'frames' },
+      body: { orchestrator_model: 'builtin:autofill', form_data: {} },
+    });
     expect(started.status).toBe(200);
     const jobId = String((started.body as { job_id: string }).job_id);
     const done = await waitForJob(svc, 'frames', jobId, ['completed', 'failed'], 60_000);
@@ -74,8 +97,14 @@ describe('secret fields are masked in every frame and in workflow step screensho
 
     const shot = await readFile(join(screenshotsDir(join(svc.dataDir, 'artifacts'), jobId), screenshotName(0)));
     const page = await rig.viewerPage();
-    expect(await maskedShare(page, shot, inFrame(FRAMES.same, SECRET)), 'password in the same-origin iframe').toBeGreaterThan(0.97);
-    expect(await maskedShare(page, shot, inFrame(FRAMES.cross, SECRET)), 'password in the cross-origin iframe').toBeGreaterThan(0.97);
+    expect(
+      await maskedShare(page, shot, inFrame(FRAMES.same, SECRET)),
+      'password in the same-origin iframe',
+    ).toBeGreaterThan(0.97);
+    expect(
+      await maskedShare(page, shot, inFrame(FRAMES.cross, SECRET)),
+      'password in the cross-origin iframe',
+    ).toBeGreaterThan(0.97);
     expect(await maskedShare(page, shot, SHADOW), 'password in a shadow root').toBeGreaterThan(0.97);
     // The check can tell: the ordinary fields of both frames are not painted over.
     expect(await maskedShare(page, shot, inFrame(FRAMES.same, PLAIN))).toBe(0);
@@ -83,19 +112,42 @@ describe('secret fields are masked in every frame and in workflow step screensho
   });
 
   it('a workflow step screenshot taken with a one-time code in an autocomplete=one-time-code field paints the field over', async () => {
-    const made = await svc.send('createWorkflow', { body: {
-      name: 'Enter the code', steps: [{ action: `go to ${site.url}/otp` }, { action: 'type {{code}} into Verification code' }], parameters: { code: null },
-    } }, { key: svc.accountKey });
+    const made = await svc.send(
+      'createWorkflow',
+      {
+        body: {
+          name: 'Enter the code',
+          steps: [{ action: `go to ${site.url}/otp` }, { action: 'type {{code}} into Verification code' }],
+          parameters: { code: null },
+        },
+      },
+      { key: svc.accountKey },
+    );
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const workflowId = (made.body as { id: string }).id;
-    const ran = await svc.send('runWorkflow', { params: { workflow_id: workflowId }, body: { variables: { code: CODE } } }, { key: svc.accountKey });
+    const ran = await svc.send(
+      'runWorkflow',
+      { params: { workflow_id: workflowId }, body: { variables: { code: CODE } } },
+      { key: svc.accountKey },
+    );
     expect(ran.status, JSON.stringify(ran.body)).toBe(200);
     const executionId = (ran.body as { id: string }).id;
-    const done = await until(async () => {
-      const { body } = await svc.send('getWorkflowExecution', { params: { workflow_id: workflowId, execution_id: executionId } }, { key: svc.accountKey });
-      const execution = body as { status: string; steps: { success: boolean | null; screenshot_url: string | null }[] };
-      return execution.status !== 'running' ? execution : undefined;
-    }, 'the workflow run to end', 60_000);
+    const done = await until(
+      async () => {
+        const { body } = await svc.send(
+          'getWorkflowExecution',
+          { params: { workflow_id: workflowId, execution_id: executionId } },
+          { key: svc.accountKey },
+        );
+        const execution = body as {
+          status: string;
+          steps: { success: boolean | null; screenshot_url: string | null }[];
+        };
+        return execution.status !== 'running' ? execution : undefined;
+      },
+      'the workflow run to end',
+      60_000,
+    );
     expect(done.status, JSON.stringify(done)).toBe('completed');
     expect(model.requests).toHaveLength(0);
 

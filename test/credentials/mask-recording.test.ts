@@ -13,13 +13,20 @@ const H = 300;
 
 /** The last frame of a video as RGB bytes, decoded by ffmpeg. */
 function lastFrameRgb(file: string): Buffer {
-  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 256 * 1024 * 1024 });
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   const size = W * H * 3;
   return raw.subarray(raw.length - size);
 }
-const pixelAt = (rgb: Buffer, x: number, y: number): number[] => [rgb[(y * W + x) * 3] ?? 0, rgb[(y * W + x) * 3 + 1] ?? 0, rgb[(y * W + x) * 3 + 2] ?? 0];
+const pixelAt = (rgb: Buffer, x: number, y: number): number[] => [
+  rgb[(y * W + x) * 3] ?? 0,
+  rgb[(y * W + x) * 3 + 1] ?? 0,
+  rgb[(y * W + x) * 3 + 2] ?? 0,
+];
 const MASK = [1, 3, 5].map((i) => Number.parseInt(RECORDING_MASK_COLOR.slice(i, i + 2), 16));
-const near = (pixel: number[], colour: number[]): boolean => pixel.every((c, i) => Math.abs(c - (colour[i] ?? 0)) <= 48);
+const near = (pixel: number[], colour: number[]): boolean =>
+  pixel.every((c, i) => Math.abs(c - (colour[i] ?? 0)) <= 48);
 
 const field = 'position:absolute;left:40px;width:320px;height:60px;font-size:40px;border:0;outline:none';
 const inner = `<!doctype html><style>body{margin:0;background:#fff}</style>
@@ -34,7 +41,9 @@ describe('a recording paints one-time-code fields over inside a cross-origin ifr
   beforeAll(async () => {
     let port = '';
     site = await startPageServer({
-      '/outer': () => ({ body: `<!doctype html><style>body{margin:0}iframe{position:absolute;left:0;top:0;width:${W}px;height:${H}px;border:0}</style><iframe src="http://localhost:${port}/inner"></iframe>` }),
+      '/outer': () => ({
+        body: `<!doctype html><style>body{margin:0}iframe{position:absolute;left:0;top:0;width:${W}px;height:${H}px;border:0}</style><iframe src="http://localhost:${port}/inner"></iframe>`,
+      }),
       '/inner': inner,
     });
     port = new URL(site.url).port;
@@ -57,15 +66,22 @@ describe('a recording paints one-time-code fields over inside a cross-origin ifr
     const frame = page.frames().find((f) => f.url().startsWith('http://localhost:'));
     expect(frame, 'the cross-origin iframe').toBeDefined();
     await frame!.locator('#code').fill('493817');
-    await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
-    await frame!.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+    await page.evaluate(
+      () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+    );
+    await frame!.evaluate(
+      () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+    );
     expect((await recording.stop()).ok).toBe(true);
     const rgb = lastFrameRgb(out);
     // 4 px in from the field's edges, past VP8's block blur.
-    for (let y = 44; y < 96; y += 4) for (let x = 44; x < 356; x += 4) expect(near(pixelAt(rgb, x, y), MASK), `code field pixel ${x},${y}`).toBe(true);
+    for (let y = 44; y < 96; y += 4)
+      for (let x = 44; x < 356; x += 4) expect(near(pixelAt(rgb, x, y), MASK), `code field pixel ${x},${y}`).toBe(true);
     expect(near(pixelAt(rgb, 200, 190), MASK)).toBe(false);
     // Once stopped, the frame no longer carries the mask.
-    expect(await frame!.locator('#code').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await frame!.locator('#code').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
+      'rgb(255, 255, 255)',
+    );
     await context.close();
   });
 });

@@ -12,7 +12,8 @@ describe('phone numbers: list and delete; a number credentials still use is refu
     expect(made.status).toBe(200);
     return (made.body as { id: string }).id;
   };
-  const remove = (id: string, key = svc.accountKey) => svc.request('deletePhoneNumber', { params: { phone_number_id: id } }, { key });
+  const remove = (id: string, key = svc.accountKey) =>
+    svc.request('deletePhoneNumber', { params: { phone_number_id: id } }, { key });
 
   beforeAll(async () => {
     svc = await startService();
@@ -22,7 +23,7 @@ describe('phone numbers: list and delete; a number credentials still use is refu
     await svc.dispose();
   });
 
-  it('GET lists the workspace\'s numbers oldest first; another workspace sees none of them', async () => {
+  it("GET lists the workspace's numbers oldest first; another workspace sees none of them", async () => {
     const work = await add('+15551230001', 'work');
     const home = await add('+15551230002', 'home');
     expect(await numbers()).toEqual({
@@ -34,29 +35,54 @@ describe('phone numbers: list and delete; a number credentials still use is refu
     });
     expect(await numbers(eveKey)).toEqual({ status: 200, body: [] });
     // Another workspace's number reads as absent: not deleted, not revealed.
-    expect(await jsonOf(await remove(home, eveKey))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
+    expect(await jsonOf(await remove(home, eveKey))).toEqual({
+      status: 404,
+      body: { detail: 'Phone number not found' },
+    });
     expect(((await numbers()).body as unknown[]).length).toBe(2);
   });
 
   it('a number a credential receives codes on is refused with 409 naming the credential; nothing changes; once the credential is gone it deletes', async () => {
     const id = await add('+15551230003', 'sms');
-    const credential = await svc.send('createCredential', { body: { service_name: 'Bank', username_or_email: 'ada', phone_number_id: id } }, { key: svc.accountKey });
+    const credential = await svc.send(
+      'createCredential',
+      { body: { service_name: 'Bank', username_or_email: 'ada', phone_number_id: id } },
+      { key: svc.accountKey },
+    );
     expect(credential.status).toBe(200);
     const credentialId = (credential.body as { id: string }).id;
 
-    expect(await jsonOf(await remove(id))).toEqual({ status: 409, body: { detail: `Phone number is used by 1 credential(s): 'Bank' (${credentialId}); delete them first` } });
+    expect(await jsonOf(await remove(id))).toEqual({
+      status: 409,
+      body: { detail: `Phone number is used by 1 credential(s): 'Bank' (${credentialId}); delete them first` },
+    });
     expect((await numbers()).body).toEqual(expect.arrayContaining([expect.objectContaining({ id })]));
-    expect(await svc.send('getCredential', { params: { credential_id: credentialId } }, { key: svc.accountKey })).toMatchObject({ status: 200, body: { has_phone_number: true } });
+    expect(
+      await svc.send('getCredential', { params: { credential_id: credentialId } }, { key: svc.accountKey }),
+    ).toMatchObject({ status: 200, body: { has_phone_number: true } });
 
-    expect((await svc.request('deleteCredential', { params: { credential_id: credentialId } }, { key: svc.accountKey })).status).toBe(204);
+    expect(
+      (await svc.request('deleteCredential', { params: { credential_id: credentialId } }, { key: svc.accountKey }))
+        .status,
+    ).toBe(204);
     expect((await remove(id)).status).toBe(204);
     expect((await numbers()).body).not.toEqual(expect.arrayContaining([expect.objectContaining({ id })]));
     expect(await jsonOf(await remove(id))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
     // Codes can no longer be pushed to it, and a new credential cannot link it.
-    expect(await svc.send('pushVerificationCode', { body: { phone_number_id: id, code: '123456' } }, { key: svc.accountKey }))
-      .toEqual({ status: 404, body: { detail: 'Phone number not found' } });
-    expect(await svc.send('createCredential', { body: { service_name: 'Bank', phone_number_id: id } }, { key: svc.accountKey }))
-      .toEqual({ status: 404, body: { detail: 'Phone number not found' } });
+    expect(
+      await svc.send(
+        'pushVerificationCode',
+        { body: { phone_number_id: id, code: '123456' } },
+        { key: svc.accountKey },
+      ),
+    ).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
+    expect(
+      await svc.send(
+        'createCredential',
+        { body: { service_name: 'Bank', phone_number_id: id } },
+        { key: svc.accountKey },
+      ),
+    ).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
   });
 
   it('bad ids get a {"detail"} 4xx and delete nothing', async () => {
@@ -66,7 +92,10 @@ describe('phone numbers: list and delete; a number credentials still use is refu
       expect([404, 414, 422], bad.slice(0, 30)).toContain(answer.status);
       expect(typeof (answer.body as { detail?: unknown }).detail, bad.slice(0, 30)).toBe('string');
     }
-    expect(await jsonOf(await remove(randomUUID()))).toEqual({ status: 404, body: { detail: 'Phone number not found' } });
+    expect(await jsonOf(await remove(randomUUID()))).toEqual({
+      status: 404,
+      body: { detail: 'Phone number not found' },
+    });
     expect((await numbers()).body).toEqual(before);
     expect((await svc.request('listPhoneNumbers', {}, { key: null })).status).toBe(401);
   });

@@ -21,10 +21,17 @@ describe('the logger redacts every encoding of a known secret', () => {
   it('a log line, its fields (nested, in arrays, as keys) and an Error field never show any form', () => {
     const lines: string[] = [];
     const redactor = new SecretRedactor();
-    const logger = redactingLogger(createLogger('debug', (line) => void lines.push(line)), redactor);
+    const logger = redactingLogger(
+      createLogger('debug', (line) => void lines.push(line)),
+      redactor,
+    );
     redactor.add(SECRET);
     for (const [name, form] of Object.entries(forms)) {
-      logger.info(`login with ${form} (${name})`, { body: `password=${form}`, nested: { list: [form], [form]: 1 }, error: new Error(`bad ${form}`) });
+      logger.info(`login with ${form} (${name})`, {
+        body: `password=${form}`,
+        nested: { list: [form], [form]: 1 },
+        error: new Error(`bad ${form}`),
+      });
     }
     logger.warn('Authorization header', { header: `Basic ${forms.base64}` });
     const text = lines.join('');

@@ -10,8 +10,13 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const packageJson = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { dependencies: Record<string, string> };
 
 describe('preload bridge (src-preload/bridge.ts)', () => {
-  it('reads back exactly what the main process passes, ignoring Chromium\'s own arguments', () => {
-    const argv = ['/opt/Portico/portico', '--type=renderer', ...bridgeArguments({ apiBaseUrl: 'http://127.0.0.1:8787', consoleToken: 'ct_a=b+c/d' }), '--enable-sandbox'];
+  it("reads back exactly what the main process passes, ignoring Chromium's own arguments", () => {
+    const argv = [
+      '/opt/Portico/portico',
+      '--type=renderer',
+      ...bridgeArguments({ apiBaseUrl: 'http://127.0.0.1:8787', consoleToken: 'ct_a=b+c/d' }),
+      '--enable-sandbox',
+    ];
     const bridge = parseBridgeArguments(argv);
     expect(bridge).toEqual({ apiBaseUrl: 'http://127.0.0.1:8787', consoleToken: 'ct_a=b+c/d' });
     expect(Object.keys(bridge)).toEqual(['apiBaseUrl', 'consoleToken']);
@@ -20,7 +25,10 @@ describe('preload bridge (src-preload/bridge.ts)', () => {
 
   it('missing arguments become empty strings (the console then asks for its URL)', () => {
     expect(parseBridgeArguments(['electron', '--type=renderer'])).toEqual({ apiBaseUrl: '', consoleToken: '' });
-    expect(parseBridgeArguments([`${bridgeArgument.consoleToken}ct_only`])).toEqual({ apiBaseUrl: '', consoleToken: 'ct_only' });
+    expect(parseBridgeArguments([`${bridgeArgument.consoleToken}ct_only`])).toEqual({
+      apiBaseUrl: '',
+      consoleToken: 'ct_only',
+    });
   });
 });
 
@@ -43,11 +51,21 @@ describe('electron-vite build output (out/)', () => {
 
   it('out/main/index.js imports only Node built-ins, electron and runtime dependencies (nothing dev-only, no sources)', () => {
     const code = readFileSync(`${root}out/main/index.js`, 'utf8');
-    const specifiers = new Set([...code.matchAll(/^\s*import\s[^'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? ''));
+    const specifiers = new Set(
+      [
+        ...code.matchAll(
+          /^\s*import\s[^'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/gm,
+        ),
+      ].map((m) => m[1] ?? m[2] ?? m[3] ?? ''),
+    );
     expect(specifiers.size).toBeGreaterThan(5);
     const builtins = new Set(builtinModules);
-    const packageOf = (s: string): string => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s));
-    const offenders = [...specifiers].filter((s) => !(s.startsWith('node:') || builtins.has(s) || s === 'electron' || packageOf(s) in packageJson.dependencies));
+    const packageOf = (s: string): string =>
+      s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s);
+    const offenders = [...specifiers].filter(
+      (s) =>
+        !(s.startsWith('node:') || builtins.has(s) || s === 'electron' || packageOf(s) in packageJson.dependencies),
+    );
     expect(offenders).toEqual([]);
     expect(specifiers.has('electron')).toBe(true);
   });

@@ -62,7 +62,8 @@ export async function acroFormPdf(): Promise<Buffer> {
 
 async function zipOf(entries: Record<string, string | Buffer>): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data), name);
+  for (const [name, data] of Object.entries(entries))
+    zip.addBuffer(Buffer.isBuffer(data) ? data : Buffer.from(data), name);
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
@@ -75,8 +76,10 @@ const xmlEscape = (text: string): string => text.replace(/&/g, '&amp;').replace(
 export function docx(paragraphs: readonly string[]): Promise<Buffer> {
   const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(p)}</w:t></w:r></w:p>`).join('');
   return zipOf({
-    '[Content_Types].xml': '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    '_rels/.rels': '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    '[Content_Types].xml':
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    '_rels/.rels':
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
     'word/document.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
   });
 }
@@ -96,7 +99,8 @@ export async function xlsx(sheets: Record<string, (string | number)[][]>): Promi
  * match the empty password), so readers must refuse it as encrypted.
  */
 export function encryptedPdf(): Buffer {
-  const hex = (n: number, seed: number): string => Array.from({ length: n }, (_, i) => ((i * 37 + seed) % 256).toString(16).padStart(2, '0')).join('');
+  const hex = (n: number, seed: number): string =>
+    Array.from({ length: n }, (_, i) => ((i * 37 + seed) % 256).toString(16).padStart(2, '0')).join('');
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -108,11 +112,14 @@ export function encryptedPdf(): Buffer {
 
 /** A PDF whose catalog holds an array nested `depth` deep (a parser-stack bomb). */
 export function nestedObjectsPdf(depth: number): Buffer {
-  return rawPdf([
-    `<< /Type /Catalog /Pages 2 0 R /Bomb ${'['.repeat(depth)}${']'.repeat(depth)} >>`,
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
-  ], '/Root 1 0 R');
+  return rawPdf(
+    [
+      `<< /Type /Catalog /Pages 2 0 R /Bomb ${'['.repeat(depth)}${']'.repeat(depth)} >>`,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
+    ],
+    '/Root 1 0 R',
+  );
 }
 
 /**
@@ -123,21 +130,33 @@ export function nestedObjectsPdf(depth: number): Buffer {
 export function flateBombPdf(kind: 'content' | 'image', megabytes: number): Buffer {
   const bytes = megabytes * 1024 * 1024;
   const data = deflateSync(Buffer.alloc(bytes, kind === 'content' ? 0x20 : 0), { level: 9 }).toString('latin1');
-  const stream = (dict: string, body: string): string => `<< ${dict} /Length ${Buffer.byteLength(body, 'latin1')} >>\nstream\n${body}\nendstream`;
+  const stream = (dict: string, body: string): string =>
+    `<< ${dict} /Length ${Buffer.byteLength(body, 'latin1')} >>\nstream\n${body}\nendstream`;
   if (kind === 'content') {
-    return rawPdf([
-      '<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
-      stream('/Filter /FlateDecode', data),
-    ], '/Root 1 0 R');
+    return rawPdf(
+      [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
+        stream('/Filter /FlateDecode', data),
+      ],
+      '/Root 1 0 R',
+    );
   }
   const side = Math.floor(Math.sqrt(bytes));
-  return rawPdf([
-    '<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>',
-    stream('', 'q 595 0 0 842 0 0 cm /Im1 Do Q'),
-    stream(`/Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode`, data),
-  ], '/Root 1 0 R');
+  return rawPdf(
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>',
+      stream('', 'q 595 0 0 842 0 0 cm /Im1 Do Q'),
+      stream(
+        `/Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode`,
+        data,
+      ),
+    ],
+    '/Root 1 0 R',
+  );
 }
 
 /** Objects numbered from 1, a correct xref table and the given trailer entries. */
@@ -157,6 +176,11 @@ export function rawPdf(objects: readonly string[], trailer: string): Buffer {
 /** Multipart body of one or more `files`. */
 export function filesForm(files: readonly { name: string; data: Buffer; type?: string }[], field = 'files'): FormData {
   const form = new FormData();
-  for (const file of files) form.append(field, new Blob([new Uint8Array(file.data)], { type: file.type ?? 'application/octet-stream' }), file.name);
+  for (const file of files)
+    form.append(
+      field,
+      new Blob([new Uint8Array(file.data)], { type: file.type ?? 'application/octet-stream' }),
+      file.name,
+    );
   return form;
 }

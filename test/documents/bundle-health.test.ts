@@ -43,14 +43,14 @@ function threadStallMeter(): { stop(): number } {
   };
 }
 
-describe('a bundle of large JSON files is read off the service\'s thread (issue 21, item 7)', () => {
+describe("a bundle of large JSON files is read off the service's thread (issue 21, item 7)", () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startService();
   }, 60_000);
   afterAll(async () => svc?.dispose());
 
-  it('/health answers all along while a 32 MB JSON file is read, and the service\'s thread never works 250 ms of CPU in one piece', async () => {
+  it("/health answers all along while a 32 MB JSON file is read, and the service's thread never works 250 ms of CPU in one piece", async () => {
     // 32 MB, not the 50 MB limit, to keep the test short: on the service's thread its read alone was ~600 ms of CPU in one piece.
     const data = bigJson(32 * 1024 * 1024);
     const files = [{ name: 'a.json', data, type: 'application/json' }];

@@ -13,20 +13,31 @@ describe('DocumentService', () => {
 
   it('waitUntilProcessed resolves when the bundle is read, and read() gives the documents with their sources', async () => {
     const documents = make();
-    const { document_bundle_id: id } = await documents.upload('acme', parts([{ name: 'a.pdf', data: await textPdf([['Name: Ada']]) }]));
+    const { document_bundle_id: id } = await documents.upload(
+      'acme',
+      parts([{ name: 'a.pdf', data: await textPdf([['Name: Ada']]) }]),
+    );
     const bundle = await documents.waitUntilProcessed('acme', id, 60_000);
     expect(bundle.status).toBe('completed');
     expect(bundle.created_at).toBe(rig.clock.now().toISOString());
     const read = await documents.read('acme', id);
     expect(read).toHaveLength(1);
-    expect(read[0]?.fields).toEqual([{ name: 'Name', value: 'Ada', kind: 'label_line', source: { document: 'a.pdf', page: 1, text: 'Name: Ada' } }]);
-    await expect(documents.read('other', id)).rejects.toMatchObject({ status: 404, detail: 'Document bundle not found' });
+    expect(read[0]?.fields).toEqual([
+      { name: 'Name', value: 'Ada', kind: 'label_line', source: { document: 'a.pdf', page: 1, text: 'Name: Ada' } },
+    ]);
+    await expect(documents.read('other', id)).rejects.toMatchObject({
+      status: 404,
+      detail: 'Document bundle not found',
+    });
     await documents.close();
   }, 60_000);
 
   it('a job waits up to 60 s on the injected clock for a bundle still processing, then sees it still processing', async () => {
     const writer = make();
-    const { document_bundle_id: id } = await writer.upload('acme', parts([{ name: 'a.pdf', data: await textPdf([['Name: Ada']]) }]));
+    const { document_bundle_id: id } = await writer.upload(
+      'acme',
+      parts([{ name: 'a.pdf', data: await textPdf([['Name: Ada']]) }]),
+    );
     // The writer stops before reading (as a stopped service would): the bundle stays processing.
     await writer.close();
     const waiter = make();
@@ -59,17 +70,21 @@ describe('DocumentService read time limit', () => {
     // A reader that waits for its abort signal, as pdf.js stuck on a hostile file would keep the queue.
     const stuck: DocumentReader = {
       accepts: () => true,
-      read: (_file, limits) => new Promise((_, reject) => {
-        started = true;
-        limits.signal?.addEventListener('abort', () => {
-          aborted = true;
-          reject(limits.signal?.reason);
-        });
-      }),
+      read: (_file, limits) =>
+        new Promise((_, reject) => {
+          started = true;
+          limits.signal?.addEventListener('abort', () => {
+            aborted = true;
+            reject(limits.signal?.reason);
+          });
+        }),
     };
     const documents = rig.make([stuck]);
     try {
-      const { document_bundle_id: id } = await documents.upload('acme', parts([{ name: 'slow.pdf', data: Buffer.from('%PDF-1.7\n') }]));
+      const { document_bundle_id: id } = await documents.upload(
+        'acme',
+        parts([{ name: 'slow.pdf', data: Buffer.from('%PDF-1.7\n') }]),
+      );
       const waiting = documents.waitUntilProcessed('acme', id, 10 * 60_000);
       while (!started || clock.pending().length < 2) await new Promise((resolve) => setImmediate(resolve));
       clock.advance(DOCUMENT_READ_TIMEOUT_MS - 1);

@@ -3,10 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { extractFormData } from '../../src-main/engine/documents/extract.ts';
 import type { DocumentField, ReadDocument } from '../../src-main/engine/documents/types.ts';
 
-function doc(name: string, fields: Array<Omit<DocumentField, 'source'> & { page?: number | null; text?: string }>, pageTexts: ReadDocument['pageTexts'] = []): ReadDocument {
+function doc(
+  name: string,
+  fields: Array<Omit<DocumentField, 'source'> & { page?: number | null; text?: string }>,
+  pageTexts: ReadDocument['pageTexts'] = [],
+): ReadDocument {
   return {
-    name, contentType: 'application/pdf', size: 100, pages: Math.max(1, pageTexts.length), pageTexts,
-    fields: fields.map((f) => ({ name: f.name, value: f.value, kind: f.kind, source: { document: name, page: f.page === undefined ? 1 : f.page, text: f.text ?? `${f.name}: ${f.value}` } })),
+    name,
+    contentType: 'application/pdf',
+    size: 100,
+    pages: Math.max(1, pageTexts.length),
+    pageTexts,
+    fields: fields.map((f) => ({
+      name: f.name,
+      value: f.value,
+      kind: f.kind,
+      source: { document: name, page: f.page === undefined ? 1 : f.page, text: f.text ?? `${f.name}: ${f.value}` },
+    })),
   };
 }
 
@@ -20,7 +33,14 @@ const schema = {
     has_passport: { type: 'boolean', title: 'Do you have a passport?' },
     children: { type: 'integer', title: 'Number of children' },
     country: { type: 'string', enum: ['United Kingdom', 'France', 'Germany'], title: 'Country' },
-    address: { type: 'object', properties: { postcode: { type: 'string', title: 'Postcode', pattern: '^[A-Z0-9 ]+$' }, city: { type: 'string' } }, required: ['postcode'] },
+    address: {
+      type: 'object',
+      properties: {
+        postcode: { type: 'string', title: 'Postcode', pattern: '^[A-Z0-9 ]+$' },
+        city: { type: 'string' },
+      },
+      required: ['postcode'],
+    },
   },
   required: ['first_name', 'last_name', 'dob', 'email', 'address'],
 };
@@ -34,16 +54,34 @@ describe('built-in extraction into a form_schema', () => {
       { name: 'Passport', value: 'Yes', kind: 'form_field' },
     ]);
     const csv = doc('contact.csv', [
-      { name: 'E-mail address', value: 'ada@example.org', kind: 'csv', page: null, text: 'E-mail address,ada@example.org' },
+      {
+        name: 'E-mail address',
+        value: 'ada@example.org',
+        kind: 'csv',
+        page: null,
+        text: 'E-mail address,ada@example.org',
+      },
       { name: 'Zip code', value: 'SW1A 1AA', kind: 'csv', page: null },
       { name: 'Number of children', value: '3', kind: 'csv', page: null },
     ]);
-    const letter: ReadDocument = { name: 'letter.txt', contentType: 'text/plain', size: 50, pages: 1, fields: [],
-      pageTexts: [{ page: null, text: 'Dear sir, here are my details.\nCountry: UK\nTown: London\n', ocr: false }] };
+    const letter: ReadDocument = {
+      name: 'letter.txt',
+      contentType: 'text/plain',
+      size: 50,
+      pages: 1,
+      fields: [],
+      pageTexts: [{ page: null, text: 'Dear sir, here are my details.\nCountry: UK\nTown: London\n', ocr: false }],
+    };
     const r = extractFormData([pdf, csv, letter], schema);
     expect(r.form_data).toEqual({
-      first_name: 'Ada', last_name: 'Lovelace', dob: '1815-12-10', email: 'ada@example.org', has_passport: true,
-      children: 3, country: 'United Kingdom', address: { postcode: 'SW1A 1AA', city: 'London' },
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      dob: '1815-12-10',
+      email: 'ada@example.org',
+      has_passport: true,
+      children: 3,
+      country: 'United Kingdom',
+      address: { postcode: 'SW1A 1AA', city: 'London' },
     });
     expect(r.missing).toEqual([]);
     expect(r.sources.first_name).toEqual({ document: 'application.pdf', page: 1, text: 'Given Name' });
@@ -75,12 +113,21 @@ describe('built-in extraction into a form_schema', () => {
     expect(r.reasons.country).toMatch(/none of its options/);
     expect(r.reasons.email).toMatch(/nothing in the documents/);
     // The same value twice is one value; "LOVELACE" and "Lovelace" differ as text, so both are offered, not one picked.
-    expect(r.conflicts.map((c) => [c.key, c.values.map((v) => v.value)])).toEqual([['first_name', ['Ada', 'Augusta']], ['last_name', ['Lovelace', 'LOVELACE']]]);
+    expect(r.conflicts.map((c) => [c.key, c.values.map((v) => v.value)])).toEqual([
+      ['first_name', ['Ada', 'Augusta']],
+      ['last_name', ['Lovelace', 'LOVELACE']],
+    ]);
   });
 
   it('marks values read by OCR in their source and drops what the schema refuses', () => {
-    const scan: ReadDocument = { name: 'scan.png', contentType: 'image/png', size: 10, pages: 1, fields: [],
-      pageTexts: [{ page: 1, text: 'Email: ada@example.org\nPostcode: sw1a-1aa\nNumber of children: two', ocr: true }] };
+    const scan: ReadDocument = {
+      name: 'scan.png',
+      contentType: 'image/png',
+      size: 10,
+      pages: 1,
+      fields: [],
+      pageTexts: [{ page: 1, text: 'Email: ada@example.org\nPostcode: sw1a-1aa\nNumber of children: two', ocr: true }],
+    };
     const r = extractFormData([scan], schema);
     expect(r.form_data.email).toBe('ada@example.org');
     expect(r.sources.email).toEqual({ document: 'scan.png', page: 1, text: 'Email: ada@example.org', ocr: true });
@@ -93,7 +140,19 @@ describe('built-in extraction into a form_schema', () => {
 
   it('leaves hostile or unrelated text alone: long lines, sentences, names that match no property', () => {
     const text = `${'x'.repeat(5000)}: y\nNote: this is a note\nThe meeting is at: 10am on a sunny day in May\nFavourite colour: blue`;
-    const r = extractFormData([{ name: 't.txt', contentType: 'text/plain', size: text.length, pages: 1, fields: [], pageTexts: [{ page: null, text, ocr: false }] }], schema);
+    const r = extractFormData(
+      [
+        {
+          name: 't.txt',
+          contentType: 'text/plain',
+          size: text.length,
+          pages: 1,
+          fields: [],
+          pageTexts: [{ page: null, text, ocr: false }],
+        },
+      ],
+      schema,
+    );
     expect(r.form_data).toEqual({});
     expect(Object.keys(r.sources)).toEqual([]);
   });

@@ -11,9 +11,10 @@ import { jsonOf, startService, waitForJob, type TestService } from '../helpers/s
 
 const HAIKU = 'anthropic:claude-haiku-4-5';
 const FORM = CORPUS.find((f) => f.name === 'govuk-date-of-birth');
-const LETTER = 'To whom it may concern.\nThe applicant, born on 10 December 1990, holds passport 502135326, which was issued on 5 March 2021.\n';
+const LETTER =
+  'To whom it may concern.\nThe applicant, born on 10 December 1990, holds passport 502135326, which was issued on 5 March 2021.\n';
 
-describe('a job from a bundle with the portal\'s assist model', () => {
+describe("a job from a bundle with the portal's assist model", () => {
   let svc: TestService;
   let forms: FormServer;
   let model: ModelServer;
@@ -21,7 +22,11 @@ describe('a job from a bundle with the portal\'s assist model', () => {
     model = await startModelServer();
     forms = await startFormServer(corpusHandlers());
     process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
-    svc = await startService(undefined, { secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }), llmRetry: { maxRetries: 0, timeoutMs: 10_000 }, jobConcurrency: 1 });
+    svc = await startService(undefined, {
+      secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }),
+      llmRetry: { maxRetries: 0, timeoutMs: 10_000 },
+      jobConcurrency: 1,
+    });
   });
   afterAll(async () => {
     await svc?.dispose();
@@ -32,33 +37,80 @@ describe('a job from a bundle with the portal\'s assist model', () => {
 
   it('reads prose with one extract_values call, each value located by its quote, and fills the form with them', async () => {
     if (!FORM) throw new Error('corpus form govuk-date-of-birth is missing');
-    const extract: ScriptedReply = { toolCalls: [{ name: 'extract_values', input: { values: [
-      { key: 'passport_no', value: '502135326', document: 'letter.txt', quote: 'holds passport 502135326' },
-      { key: 'applicant_dob', value: '10 December 1990', document: 'letter.txt', quote: 'born on 10 December 1990' },
-      { key: 'passport_issue_date', value: '5 March 2021', document: 'letter.txt', quote: 'which was issued on 5 March 2021' },
-    ] } }] };
+    const extract: ScriptedReply = {
+      toolCalls: [
+        {
+          name: 'extract_values',
+          input: {
+            values: [
+              { key: 'passport_no', value: '502135326', document: 'letter.txt', quote: 'holds passport 502135326' },
+              {
+                key: 'applicant_dob',
+                value: '10 December 1990',
+                document: 'letter.txt',
+                quote: 'born on 10 December 1990',
+              },
+              {
+                key: 'passport_issue_date',
+                value: '5 March 2021',
+                document: 'letter.txt',
+                quote: 'which was issued on 5 March 2021',
+              },
+            ],
+          },
+        },
+      ],
+    };
     // Only the extraction call is expected; any other call (a key mapping) gets an empty mapping.
-    model.reset((request) => (request.body.tools?.some((t: { name: string }) => t.name === 'extract_values') ? extract : { toolCalls: [{ name: 'map_fields', input: { mappings: [] } }] }));
+    model.reset((request) =>
+      request.body.tools?.some((t: { name: string }) => t.name === 'extract_values')
+        ? extract
+        : { toolCalls: [{ name: 'map_fields', input: { mappings: [] } }] },
+    );
     const form = new FormData();
     form.append('files', new Blob([LETTER], { type: 'text/plain' }), 'letter.txt');
     const created = await jsonOf(await svc.api('/documents/default', { method: 'POST', body: form }));
     expect(created.status).toBe(200);
     const id = (created.body as { document_bundle_id: string }).document_bundle_id;
-    const portal = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'passport-model', start_url: forms.url(FORM.startPath), task: 'Apply for a passport', form_schema: FORM.formSchema, assist_model: HAIKU } });
+    const portal = await svc.send('createPortal', {
+      params: { org_id: 'default' },
+      body: {
+        endpoint_name: 'passport-model',
+        start_url: forms.url(FORM.startPath),
+        task: 'Apply for a passport',
+        form_schema: FORM.formSchema,
+        assist_model: HAIKU,
+      },
+    });
     expect(portal.status).toBe(200);
-    const started = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'passport-model' }, body: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' } });
+    const started = await svc.send('startJob', {
+      params: { org_id: 'default', endpoint_name: 'passport-model' },
+      body: { document_bundle_id: id, orchestrator_model: 'builtin:autofill' },
+    });
     expect(started.status).toBe(200);
-    const job = await waitForJob(svc, 'passport-model', (started.body as { job_id: string }).job_id, ['completed', 'failed'], 90_000);
+    const job = await waitForJob(
+      svc,
+      'passport-model',
+      (started.body as { job_id: string }).job_id,
+      ['completed', 'failed'],
+      90_000,
+    );
     expect(job.error ?? null).toBeNull();
     expect(job.status).toBe('completed');
     const post = forms.posts.filter((p) => p.path === FORM.submitPath).at(-1);
     expect(post && receivedFields(post)).toEqual(FORM.expected);
-    const extraction = (job.events as Array<{ type: string; data: Record<string, unknown> }>).find((e) => e.type === 'extraction')?.data;
+    const extraction = (job.events as Array<{ type: string; data: Record<string, unknown> }>).find(
+      (e) => e.type === 'extraction',
+    )?.data;
     expect(extraction).toMatchObject({
-      extractor: HAIKU, missing: [], form_data: { applicant_dob: '1990-12-10' },
+      extractor: HAIKU,
+      missing: [],
+      form_data: { applicant_dob: '1990-12-10' },
       sources: { applicant_dob: { document: 'letter.txt', page: null, text: 'born on 10 December 1990' } },
     });
-    const calls = model.requests.filter((r) => r.body.tools?.some((t: { name: string }) => t.name === 'extract_values'));
+    const calls = model.requests.filter((r) =>
+      r.body.tools?.some((t: { name: string }) => t.name === 'extract_values'),
+    );
     expect(calls).toHaveLength(1);
     expect(calls[0]?.raw).toContain('born on 10 December 1990');
     // The model's usage is the job's cost.

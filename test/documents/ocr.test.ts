@@ -68,8 +68,15 @@ function pngHeader(width: number, height: number): Buffer {
 /** A baseline little-endian 8-bit greyscale TIFF (uncompressed strip) of the given pixels. */
 function greyTiff(width: number, height: number, grey: Uint8Array): Buffer {
   const entries: [number, number, number][] = [
-    [256, 3, width], [257, 3, height], [258, 3, 8], [259, 3, 1], [262, 3, 1],
-    [273, 4, 0], [277, 3, 1], [278, 3, height], [279, 4, width * height],
+    [256, 3, width],
+    [257, 3, height],
+    [258, 3, 8],
+    [259, 3, 1],
+    [262, 3, 1],
+    [273, 4, 0],
+    [277, 3, 1],
+    [278, 3, height],
+    [279, 4, width * height],
   ];
   const dataOffset = 8 + 2 + entries.length * 12 + 4;
   const tiff = Buffer.alloc(dataOffset + width * height);
@@ -125,8 +132,17 @@ describe('OCR of a scanned-style image', () => {
     const path = join(dir, 'form.png');
     await writeFile(path, formPng);
     expect(ocrReader.accepts('image/png', formPng.subarray(0, 64), 'form.png')).toBe(true);
-    const read = await ocrReader.read({ path, name: 'form.png', contentType: 'image/png', size: formPng.length }, { maxPages: 200 });
-    expect(read).toMatchObject({ name: 'form.png', contentType: 'image/png', size: formPng.length, pages: 1, fields: [] });
+    const read = await ocrReader.read(
+      { path, name: 'form.png', contentType: 'image/png', size: formPng.length },
+      { maxPages: 200 },
+    );
+    expect(read).toMatchObject({
+      name: 'form.png',
+      contentType: 'image/png',
+      size: formPng.length,
+      pages: 1,
+      fields: [],
+    });
     expect(read.pageTexts).toHaveLength(1);
     const [page] = read.pageTexts;
     expect(page?.page).toBe(1);
@@ -160,7 +176,10 @@ describe('OCR of a scanned-style image', () => {
       const path = join(dir, name);
       await writeFile(path, bytes);
       expect(ocrReader.accepts('application/octet-stream', bytes.subarray(0, 64), name)).toBe(true);
-      const read = await ocrReader.read({ path, name, contentType: 'application/octet-stream', size: bytes.length }, { maxPages: 200 });
+      const read = await ocrReader.read(
+        { path, name, contentType: 'application/octet-stream', size: bytes.length },
+        { maxPages: 200 },
+      );
       expect(read.contentType).toBe(contentType);
       expect(labelLines(read.pageTexts[0]?.text ?? '')['Full name']).toBe('Ada Lovelace');
     }
@@ -242,7 +261,10 @@ describe('hostile images', () => {
     expect(bomb.length).toBeLessThan(2048);
     const path = join(dir, 'bomb.png');
     await writeFile(path, bomb);
-    const read = ocrReader.read({ path, name: 'bomb.png', contentType: 'image/png', size: bomb.length }, { maxPages: 200 });
+    const read = ocrReader.read(
+      { path, name: 'bomb.png', contentType: 'image/png', size: bomb.length },
+      { maxPages: 200 },
+    );
     await expect(read).rejects.toThrow(DocumentReadError);
     await expect(read).rejects.toThrow(/megapixels are refused/);
     // Just over the limit is refused; at the limit is allowed.
@@ -252,14 +274,22 @@ describe('hostile images', () => {
 
   it('refuses JPEG and TIFF bombs from their headers too', async () => {
     // A JPEG whose start-of-frame says 65535×65535 (4.3 gigapixels), nothing after it.
-    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01, 0x11, 0x00, 0xff, 0xd9]);
+    const jpeg = Buffer.from([
+      0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x0b, 0x08, 0xff, 0xff, 0xff, 0xff, 0x01, 0x01,
+      0x11, 0x00, 0xff, 0xd9,
+    ]);
     const tiff = greyTiff(1, 1, new Uint8Array([255]));
     tiff.writeUInt16LE(60_000, 10 + 8); // width 60000
     tiff.writeUInt16LE(60_000, 22 + 8); // height 60000
-    for (const [name, bytes] of [['bomb.jpg', jpeg], ['bomb.tif', tiff]] as const) {
+    for (const [name, bytes] of [
+      ['bomb.jpg', jpeg],
+      ['bomb.tif', tiff],
+    ] as const) {
       const path = join(dir, name);
       await writeFile(path, bytes);
-      await expect(ocrReader.read({ path, name, contentType: 'image/jpeg', size: bytes.length }, { maxPages: 200 })).rejects.toThrow(/megapixels are refused/);
+      await expect(
+        ocrReader.read({ path, name, contentType: 'image/jpeg', size: bytes.length }, { maxPages: 200 }),
+      ).rejects.toThrow(/megapixels are refused/);
     }
   });
 
@@ -267,19 +297,27 @@ describe('hostile images', () => {
     const path = join(dir, 'truncated.png');
     const truncated = formPng.subarray(0, 20);
     await writeFile(path, truncated);
-    await expect(ocrReader.read({ path, name: 'truncated.png', contentType: 'image/png', size: truncated.length }, { maxPages: 200 })).rejects.toThrow(
-      /header could not be read/,
-    );
+    await expect(
+      ocrReader.read(
+        { path, name: 'truncated.png', contentType: 'image/png', size: truncated.length },
+        { maxPages: 200 },
+      ),
+    ).rejects.toThrow(/header could not be read/);
   });
 
   it('reports a corrupt image body as a read error, and the worker keeps working', async () => {
     const corrupt = Buffer.concat([formPng.subarray(0, 33), Buffer.alloc(4000, 0x41)]);
     const path = join(dir, 'corrupt.png');
     await writeFile(path, corrupt);
-    await expect(ocrReader.read({ path, name: 'corrupt.png', contentType: 'image/png', size: corrupt.length }, { maxPages: 200 })).rejects.toThrow(DocumentReadError);
+    await expect(
+      ocrReader.read({ path, name: 'corrupt.png', contentType: 'image/png', size: corrupt.length }, { maxPages: 200 }),
+    ).rejects.toThrow(DocumentReadError);
     const good = join(dir, 'again.png');
     await writeFile(good, formPng);
-    const read = await ocrReader.read({ path: good, name: 'again.png', contentType: 'image/png', size: formPng.length }, { maxPages: 200 });
+    const read = await ocrReader.read(
+      { path: good, name: 'again.png', contentType: 'image/png', size: formPng.length },
+      { maxPages: 200 },
+    );
     expect(read.pageTexts[0]?.text).toContain('Ada Lovelace');
   }, 120_000);
 });
@@ -302,7 +340,10 @@ describe('the shared worker', () => {
     const controller = new AbortController();
     controller.abort(new Error('bundle deleted'));
     await expect(
-      ocrReader.read({ path, name: 'aborted.png', contentType: 'image/png', size: formPng.length }, { maxPages: 200, signal: controller.signal }),
+      ocrReader.read(
+        { path, name: 'aborted.png', contentType: 'image/png', size: formPng.length },
+        { maxPages: 200, signal: controller.signal },
+      ),
     ).rejects.toThrow('bundle deleted');
   });
 });
@@ -345,8 +386,20 @@ process.stdout.write(JSON.stringify(read.pageTexts));
 await close();
 `,
     );
-    const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', NO_PROXY: '*', NODE_OPTIONS: '' };
-    const child = spawnSync(process.execPath, ['--require', guard, script], { env, encoding: 'utf8', timeout: 120_000 });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HTTP_PROXY: '',
+      HTTPS_PROXY: '',
+      http_proxy: '',
+      https_proxy: '',
+      NO_PROXY: '*',
+      NODE_OPTIONS: '',
+    };
+    const child = spawnSync(process.execPath, ['--require', guard, script], {
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(child.stderr).not.toMatch(/network refused/);
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);

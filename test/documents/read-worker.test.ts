@@ -13,7 +13,12 @@ import { filesForm, textPdf } from './builders.ts';
 const spinReaders = new URL('./fixtures/spinReaders.ts', import.meta.url).href;
 const builtWorker = new URL('../../out/main/readWorker.js', import.meta.url);
 
-interface Bundle { id: string; status: string; documents: { name: string; pages: number | null; error: string | null }[]; error: string | null }
+interface Bundle {
+  id: string;
+  status: string;
+  documents: { name: string; pages: number | null; error: string | null }[];
+  error: string | null;
+}
 
 async function upload(svc: TestService, files: Parameters<typeof filesForm>[0]): Promise<string> {
   const res = await jsonOf(await svc.api('/documents/default', { method: 'POST', body: filesForm(files) }));
@@ -22,7 +27,9 @@ async function upload(svc: TestService, files: Parameters<typeof filesForm>[0]):
 }
 
 async function bundleOf(svc: TestService, id: string): Promise<Bundle> {
-  return (await (await svc.request('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })).json()) as Bundle;
+  return (await (
+    await svc.request('getDocumentBundle', { params: { org_id: 'default', document_bundle_id: id } })
+  ).json()) as Bundle;
 }
 
 async function settled(svc: TestService, id: string): Promise<Bundle> {
@@ -60,7 +67,10 @@ describe('documents are read in a worker thread', () => {
   afterAll(async () => svc?.dispose());
 
   it('a file whose reader spins the CPU does not block the server; past the time limit its bundle fails and the next bundle reads', async () => {
-    const id = await upload(svc, [{ name: 'ok.txt', data: Buffer.from('Name: fine') }, { name: 'spin.txt', data: Buffer.from('Name: never') }]);
+    const id = await upload(svc, [
+      { name: 'ok.txt', data: Buffer.from('Name: fine') },
+      { name: 'spin.txt', data: Buffer.from('Name: never') },
+    ]);
     await spinning(dataDir, id, 1);
     // ok.txt was read first; spin.txt now holds the worker busy. The server keeps answering.
     for (let i = 0; i < 3; i += 1) {
@@ -86,7 +96,10 @@ describe('documents are read in a worker thread', () => {
   it('a reader that ends its worker fails only its bundle, clearly; the next bundle is read by a new worker', async () => {
     const id = await upload(svc, [{ name: 'crash.txt', data: Buffer.from('Name: gone') }]);
     const bundle = await settled(svc, id);
-    expect(bundle).toMatchObject({ status: 'failed', error: 'crash.txt: could not be read (the reader stopped: exit code 3)' });
+    expect(bundle).toMatchObject({
+      status: 'failed',
+      error: 'crash.txt: could not be read (the reader stopped: exit code 3)',
+    });
     const next = await upload(svc, [{ name: 'fine.txt', data: Buffer.from('Name: fine') }]);
     expect(await settled(svc, next)).toMatchObject({ status: 'completed', error: null });
     expect((await svc.request('getHealth', {}, { key: null })).status).toBe(200);
@@ -105,7 +118,9 @@ describe('documents are read in a worker thread', () => {
     const deadline = Date.now() + 60_000;
     while (bundle.status === 'processing' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      bundle = (await (await fetch(`${svc.url}/documents/default/${id}`, { headers: { 'x-api-key': key } })).json()) as Bundle;
+      bundle = (await (
+        await fetch(`${svc.url}/documents/default/${id}`, { headers: { 'x-api-key': key } })
+      ).json()) as Bundle;
     }
     expect(bundle).toMatchObject({ status: 'completed', error: null });
     expect(bundle.documents[0]).toMatchObject({ name: 'spin.txt', pages: 1, error: null });
@@ -132,26 +147,51 @@ describe('the bundled read worker (out/main/readWorker.js, electron-vite build)'
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-  it.runIf(existsSync(fileURLToPath(builtWorker)))('is one self-contained file: it imports only Node built-ins and runtime dependencies', () => {
-    const code = readFileSync(builtWorker, 'utf8');
-    const dependencies = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
-    const specifiers = new Set([...code.matchAll(/^\s*import\s[^'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)].map((m) => m[1] ?? m[2] ?? ''));
-    expect(specifiers.has('unpdf')).toBe(true);
-    const packageOf = (s: string): string => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s));
-    const builtins = new Set(builtinModules);
-    expect([...specifiers].filter((s) => !(s.startsWith('node:') || builtins.has(s) || packageOf(s) in dependencies))).toEqual([]);
-  });
+  it.runIf(existsSync(fileURLToPath(builtWorker)))(
+    'is one self-contained file: it imports only Node built-ins and runtime dependencies',
+    () => {
+      const code = readFileSync(builtWorker, 'utf8');
+      const dependencies = (
+        JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+          dependencies: Record<string, string>;
+        }
+      ).dependencies;
+      const specifiers = new Set(
+        [...code.matchAll(/^\s*import\s[^'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)].map(
+          (m) => m[1] ?? m[2] ?? '',
+        ),
+      );
+      expect(specifiers.has('unpdf')).toBe(true);
+      const packageOf = (s: string): string =>
+        s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s);
+      const builtins = new Set(builtinModules);
+      expect(
+        [...specifiers].filter((s) => !(s.startsWith('node:') || builtins.has(s) || packageOf(s) in dependencies)),
+      ).toEqual([]);
+    },
+  );
 
-  it.runIf(existsSync(fileURLToPath(builtWorker)))('reads a text PDF with its sources, as the desktop app does', async () => {
-    const path = join(dir, 'letter.pdf');
-    writeFileSync(path, await textPdf([['Full name: Ada Lovelace']]));
-    const reading = new WorkerReading({ workerUrl: builtWorker });
-    try {
-      const read = await reading.read({ path, name: 'letter.pdf', contentType: 'application/pdf', size: 1 }, { maxPages: 200 });
-      expect(read.pages).toBe(1);
-      expect(read.fields[0]).toMatchObject({ name: 'Full name', value: 'Ada Lovelace', source: { document: 'letter.pdf', page: 1 } });
-    } finally {
-      await reading.close();
-    }
-  }, 60_000);
+  it.runIf(existsSync(fileURLToPath(builtWorker)))(
+    'reads a text PDF with its sources, as the desktop app does',
+    async () => {
+      const path = join(dir, 'letter.pdf');
+      writeFileSync(path, await textPdf([['Full name: Ada Lovelace']]));
+      const reading = new WorkerReading({ workerUrl: builtWorker });
+      try {
+        const read = await reading.read(
+          { path, name: 'letter.pdf', contentType: 'application/pdf', size: 1 },
+          { maxPages: 200 },
+        );
+        expect(read.pages).toBe(1);
+        expect(read.fields[0]).toMatchObject({
+          name: 'Full name',
+          value: 'Ada Lovelace',
+          source: { document: 'letter.pdf', page: 1 },
+        });
+      } finally {
+        await reading.close();
+      }
+    },
+    60_000,
+  );
 });

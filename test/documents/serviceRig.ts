@@ -12,8 +12,12 @@ import { openStore, type Store } from '../../src-main/store/store.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 
 /** Files as the multipart upload hands them to DocumentService, all of one content type. */
-export async function* uploadParts(files: { name: string; data: Buffer }[], mimetype: string): AsyncIterable<UploadPart> {
-  for (const f of files) yield { type: 'file', fieldname: 'files', filename: f.name, mimetype, file: Readable.from([f.data]) };
+export async function* uploadParts(
+  files: { name: string; data: Buffer }[],
+  mimetype: string,
+): AsyncIterable<UploadPart> {
+  for (const f of files)
+    yield { type: 'file', fieldname: 'files', filename: f.name, mimetype, file: Readable.from([f.data]) };
 }
 
 /** A real bundle store for one test: a SQLite file and a documents folder in a fresh temp folder, on a fake clock. */
@@ -47,9 +51,13 @@ export function useDocumentServiceRig(prefix: string, orgs: readonly string[]): 
     get clock() {
       return clock;
     },
-    make: (readers = documentReaders()) => new DocumentService({
-      repo: new DocumentRepository(current().db), paths: { documentsDir: join(dir, 'documents'), tmpDir: join(dir, 'tmp') },
-      readers, logger: createLogger('silent'), clock,
-    }),
+    make: (readers = documentReaders()) =>
+      new DocumentService({
+        repo: new DocumentRepository(current().db),
+        paths: { documentsDir: join(dir, 'documents'), tmpDir: join(dir, 'tmp') },
+        readers,
+        logger: createLogger('silent'),
+        clock,
+      }),
   };
 }

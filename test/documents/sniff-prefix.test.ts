@@ -35,7 +35,8 @@ describe('the type sniff reads a bounded prefix, never the whole file (issue 21,
     }, 5);
     const types: string[] = [];
     try {
-      for (let i = 0; i < DOCUMENT_MAX_FILES; i += 1) types.push(await sniffContentType(file, `big-${i}.json`, 'application/json'));
+      for (let i = 0; i < DOCUMENT_MAX_FILES; i += 1)
+        types.push(await sniffContentType(file, `big-${i}.json`, 'application/json'));
       await new Promise((resolve) => setTimeout(resolve, 20));
     } finally {
       clearInterval(ticker);
@@ -65,7 +66,18 @@ describe('the type sniff reads a bounded prefix, never the whole file (issue 21,
       expect(isJsonText(valid.slice(0, n), false), valid.slice(0, n)).toBe(true);
       expect(isJsonText(valid.slice(0, n), true), valid.slice(0, n)).toBe(false);
     }
-    for (const bad of ['{a:1}', '[1,]', '[01]', '{"a" 1}', '[1}', '{"a":"\\q"}', '[1] x', '{"a":trux}', '[-]', '{"a":1}}']) {
+    for (const bad of [
+      '{a:1}',
+      '[1,]',
+      '[01]',
+      '{"a" 1}',
+      '[1}',
+      '{"a":"\\q"}',
+      '[1] x',
+      '{"a":trux}',
+      '[-]',
+      '{"a":1}}',
+    ]) {
       expect(() => JSON.parse(bad), bad).toThrow();
       expect(isJsonText(bad, true), bad).toBe(false);
       expect(isJsonText(bad, false), bad).toBe(false);

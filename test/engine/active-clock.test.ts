@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ActiveClock } from '../../src-main/engine/jobs/activeClock.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 
-describe('a job\'s active-time clock (timeout_minutes)', () => {
+describe("a job's active-time clock (timeout_minutes)", () => {
   const setUp = (budgetMs: number) => {
     const clock = new FakeClock();
     const expired: number[] = [];

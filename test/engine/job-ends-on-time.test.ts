@@ -27,7 +27,9 @@ const loaded: string[] = [];
 const PAGES: Record<string, RouteHandler> = {
   '/file-frame': html(`${FORM}<iframe src="file:///etc/passwd"></iframe>${BEACON}`),
   '/chrome-frame': html(`${FORM}<iframe src="chrome://version"></iframe>${BEACON}`),
-  '/busy': html(`${FORM}${BEACON}<script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 200));</script>`),
+  '/busy': html(
+    `${FORM}${BEACON}<script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 200));</script>`,
+  ),
   '/done': html('<h1>Thanks</h1>'),
   '/loaded': (req, res) => {
     loaded.push(new URL(req.headers.referer ?? 'http://x/', 'http://x').pathname);
@@ -53,7 +55,14 @@ describe('every job ends on time, whatever the page does (real Chromium, builtin
     data.cleanup();
   });
 
-  const engine = async (path: string): Promise<{ store: Store; clock: FakeClock; scheduler: JobScheduler; start(body?: Record<string, unknown>): Promise<string> }> => {
+  const engine = async (
+    path: string,
+  ): Promise<{
+    store: Store;
+    clock: FakeClock;
+    scheduler: JobScheduler;
+    start(body?: Record<string, unknown>): Promise<string>;
+  }> => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-ontime-jobs-'));
     const store = openStore(join(dir, 'portico.db'));
     store.principals.createOrg('default');
@@ -64,12 +73,27 @@ describe('every job ends on time, whatever the page does (real Chromium, builtin
     const artifactsDir = join(dir, 'artifacts');
     const agent = new AutofillAgent({ navigationTimeoutMs: 10_000 });
     const scheduler = new JobScheduler(
-      { store, runtime, events, liveViews: new LiveViewHub(), logger: silentLogger, artifactsDir, minuteMs: MINUTE_MS, answerTimeoutMs: 24 * 60 * MINUTE_MS, clock },
+      {
+        store,
+        runtime,
+        events,
+        liveViews: new LiveViewHub(),
+        logger: silentLogger,
+        artifactsDir,
+        minuteMs: MINUTE_MS,
+        answerTimeoutMs: 24 * 60 * MINUTE_MS,
+        clock,
+      },
       { get: (model) => (model === BUILTIN_AUTOFILL ? agent : undefined) },
       { concurrency: 2 },
     );
     const jobs = new JobService({
-      store, portals, schemas, scheduler, artifactsDir, baseUrl: () => 'http://127.0.0.1:1',
+      store,
+      portals,
+      schemas,
+      scheduler,
+      artifactsDir,
+      baseUrl: () => 'http://127.0.0.1:1',
       models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
     });
     portals.create('default', { endpoint_name: 'hostile', start_url: pages.url(path), task: 'fill' });
@@ -79,13 +103,18 @@ describe('every job ends on time, whatever the page does (real Chromium, builtin
       store.close();
       await rm(dir, { recursive: true, force: true });
     });
-    const start = async (body: Record<string, unknown> = {}) => (await jobs.start('default', 'hostile', { form_data: { email: 'ada@example.com' }, ...body })).job_id;
+    const start = async (body: Record<string, unknown> = {}) =>
+      (await jobs.start('default', 'hostile', { form_data: { email: 'ada@example.com' }, ...body })).job_id;
     return { store, clock, scheduler, start };
   };
 
   const statusOf = (store: Store, jobId: string) => store.jobs.get(jobId)?.status;
   const ended = async (store: Store, scheduler: JobScheduler, jobId: string) => {
-    await until(() => ['failed', 'completed', 'cancelled'].includes(String(statusOf(store, jobId))), 'the job to end', 30_000);
+    await until(
+      () => ['failed', 'completed', 'cancelled'].includes(String(statusOf(store, jobId))),
+      'the job to end',
+      30_000,
+    );
     await scheduler.settled(jobId);
   };
   // The page (and its frames) loaded in the job's browser: the agent is past navigation, at work on the page.

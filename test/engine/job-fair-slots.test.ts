@@ -21,23 +21,57 @@ describe('fair job slots', () => {
     for (const org of others) keys[org] = String((await cli(svc.dataDir, ['org', 'create', org])).json.api_key);
     for (const [org, key] of Object.entries(keys)) {
       for (const script of ['ask', 'hang', 'visit']) {
-        const made = await svc.request('createPortal', { params: { org_id: org }, body: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } }, { key });
+        const made = await svc.request(
+          'createPortal',
+          {
+            params: { org_id: org },
+            body: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` },
+          },
+          { key },
+        );
         expect(made.status).toBe(200);
       }
     }
     const start = async (org: string, endpoint: string, body: Record<string, unknown> = {}) =>
-      String(((await svc.send('startJob', { params: { org_id: org, endpoint_name: endpoint }, body: { form_data: {}, ...body } }, { key: keys[org] })).body as { job_id: string }).job_id);
+      String(
+        (
+          (
+            await svc.send(
+              'startJob',
+              { params: { org_id: org, endpoint_name: endpoint }, body: { form_data: {}, ...body } },
+              { key: keys[org] },
+            )
+          ).body as { job_id: string }
+        ).job_id,
+      );
     const status = async (org: string, endpoint: string, jobId: string) =>
-      String(((await svc.send('getJobStatus', { params: { org_id: org, endpoint_name: endpoint }, query: { job_id: jobId } }, { key: keys[org] })).body as { status: string }).status);
+      String(
+        (
+          (
+            await svc.send(
+              'getJobStatus',
+              { params: { org_id: org, endpoint_name: endpoint }, query: { job_id: jobId } },
+              { key: keys[org] },
+            )
+          ).body as { status: string }
+        ).status,
+      );
     const reaches = (org: string, endpoint: string, jobId: string, wanted: string) =>
-      until(async () => (await status(org, endpoint, jobId)) === wanted, `${org}/${endpoint} ${jobId} to be ${wanted}`, 30_000);
+      until(
+        async () => (await status(org, endpoint, jobId)) === wanted,
+        `${org}/${endpoint} ${jobId} to be ${wanted}`,
+        30_000,
+      );
     return { svc, keys, start, status, reaches };
   };
 
-  it('two jobs of one org waiting for input leave the slots to another org\'s job (concurrency 2), whose browser opens beside theirs', async () => {
+  it("two jobs of one org waiting for input leave the slots to another org's job (concurrency 2), whose browser opens beside theirs", async () => {
     const { svc, start, status, reaches } = await world(2, ['rival']);
     try {
-      const waiting = [await start('default', 'ask', { human_in_the_loop: true }), await start('default', 'ask', { human_in_the_loop: true })];
+      const waiting = [
+        await start('default', 'ask', { human_in_the_loop: true }),
+        await start('default', 'ask', { human_in_the_loop: true }),
+      ];
       for (const jobId of waiting) await reaches('default', 'ask', jobId, 'waiting_for_input');
       const other = await start('rival', 'visit');
       await reaches('rival', 'visit', other, 'completed');
@@ -55,12 +89,21 @@ describe('fair job slots', () => {
       const blocker = await start('default', 'hang');
       await reaches('default', 'hang', blocker, 'running');
       const queued: [string, string][] = [];
-      for (const org of ['default', 'default', 'default', 'org-b', 'org-b', 'org-c']) queued.push([org, await start(org, 'visit')]);
-      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: blocker } });
+      for (const org of ['default', 'default', 'default', 'org-b', 'org-b', 'org-c'])
+        queued.push([org, await start(org, 'visit')]);
+      await svc.request('cancelJob', {
+        params: { org_id: 'default', endpoint_name: 'hang' },
+        query: { job_id: blocker },
+      });
       for (const [org, jobId] of queued) await reaches(org, 'visit', jobId, 'completed');
       const store = openStore(`${svc.dataDir}/portico.db`);
       try {
-        const order = store.db.prepare<[string], { org_id: string }>("SELECT org_id FROM jobs WHERE endpoint_name = ? ORDER BY started_at, rowid").all('visit').map((row) => row.org_id);
+        const order = store.db
+          .prepare<[string], { org_id: string }>(
+            'SELECT org_id FROM jobs WHERE endpoint_name = ? ORDER BY started_at, rowid',
+          )
+          .all('visit')
+          .map((row) => row.org_id);
         // After `default`'s blocker: org-b, org-c, default, org-b, default, default.
         expect(order).toEqual(['org-b', 'org-c', 'default', 'org-b', 'default', 'default']);
       } finally {

@@ -8,9 +8,26 @@ import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 const STATUS_FIELDS = [
-  'job_id', 'portal_id', 'status', 'result', 'error', 'created_at', 'updated_at', 'started_at', 'completed_at', 'browser_url',
-  'has_screenshots', 'steps', 'credits', 'session_cost_usd', 'orchestrator_model', 'vision_model', 'downloads_link',
-  'video_recording_url', 'log_url', 'events',
+  'job_id',
+  'portal_id',
+  'status',
+  'result',
+  'error',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'completed_at',
+  'browser_url',
+  'has_screenshots',
+  'steps',
+  'credits',
+  'session_cost_usd',
+  'orchestrator_model',
+  'vision_model',
+  'downloads_link',
+  'video_recording_url',
+  'log_url',
+  'events',
 ].sort();
 
 describe('job lifecycle (scripted agents in real Chromium)', () => {
@@ -18,7 +35,10 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   let pages: PageServer;
 
   const portal = (name: string, script: string, extra: Record<string, unknown> = {}) =>
-    svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: `script:${script}`, ...extra } });
+    svc.request('createPortal', {
+      params: { org_id: 'default' },
+      body: { endpoint_name: name, start_url: `${pages.url}/form`, task: `script:${script}`, ...extra },
+    });
   const start = async (name: string, body: Record<string, unknown> = { form_data: {} }) => {
     const res = await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -28,10 +48,21 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   beforeAll(async () => {
     pages = await startPageServer({
       '/form': '<!doctype html><title>Test form</title><input id="colour"><a id="dl" href="/file.txt" download>get</a>',
-      '/file.txt': () => ({ type: 'text/plain', body: 'downloaded content', headers: { 'content-disposition': 'attachment; filename="report.txt"' } }),
+      '/file.txt': () => ({
+        type: 'text/plain',
+        body: 'downloaded content',
+        headers: { 'content-disposition': 'attachment; filename="report.txt"' },
+      }),
     });
     svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 2 });
-    for (const [name, script] of [['visit', 'visit'], ['ask', 'ask'], ['hang', 'hang'], ['loop', 'loop'], ['download', 'download'], ['fail', 'fail']] as const) {
+    for (const [name, script] of [
+      ['visit', 'visit'],
+      ['ask', 'ask'],
+      ['hang', 'hang'],
+      ['loop', 'loop'],
+      ['download', 'download'],
+      ['fail', 'fail'],
+    ] as const) {
       expect((await portal(name, script)).status).toBe(200);
     }
   });
@@ -45,9 +76,19 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
     const done = await waitForJob(svc, 'visit', jobId, ['completed', 'failed']);
     expect(Object.keys(done).sort()).toEqual(STATUS_FIELDS);
     expect(done).toMatchObject({
-      job_id: jobId, portal_id: 'default/visit', status: 'completed', error: null, result: { title: 'Test form', echo: { a: 1 } },
-      steps: 2, has_screenshots: true, browser_url: null, orchestrator_model: 'builtin:autofill', vision_model: 'anthropic:claude-haiku-4-5-20251001',
-      downloads_link: null, video_recording_url: null, session_cost_usd: 0,
+      job_id: jobId,
+      portal_id: 'default/visit',
+      status: 'completed',
+      error: null,
+      result: { title: 'Test form', echo: { a: 1 } },
+      steps: 2,
+      has_screenshots: true,
+      browser_url: null,
+      orchestrator_model: 'builtin:autofill',
+      vision_model: 'anthropic:claude-haiku-4-5-20251001',
+      downloads_link: null,
+      video_recording_url: null,
+      session_cost_usd: 0,
     });
     expect(done.credits).toBeGreaterThanOrEqual(1);
     expect(String(done.log_url)).toBe(`${svc.url}/task/default/visit/logs?job_id=${jobId}`);
@@ -58,13 +99,20 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('screenshots come back as a tar.gz of screenshot_NNNN.png, one per step, full PNGs', async () => {
     const jobId = await start('visit');
     await waitForJob(svc, 'visit', jobId, ['completed']);
-    const res = await svc.request('getJobScreenshots', { params: { org_id: 'default', endpoint_name: 'visit' }, query: { job_id: jobId } });
+    const res = await svc.request('getJobScreenshots', {
+      params: { org_id: 'default', endpoint_name: 'visit' },
+      query: { job_id: jobId },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/gzip');
     const dir = await mkdtemp(join(tmpdir(), 'portico-shots-'));
     try {
       await writeFile(join(dir, 'shots.tar.gz'), Buffer.from(await res.arrayBuffer()));
-      expect(execFileSync('tar', ['-tzf', join(dir, 'shots.tar.gz')], { encoding: 'utf8' }).trim().split('\n')).toEqual(['screenshot_0000.png', 'screenshot_0001.png']);
+      expect(
+        execFileSync('tar', ['-tzf', join(dir, 'shots.tar.gz')], { encoding: 'utf8' })
+          .trim()
+          .split('\n'),
+      ).toEqual(['screenshot_0000.png', 'screenshot_0001.png']);
       execFileSync('tar', ['-xzf', join(dir, 'shots.tar.gz'), '-C', dir]);
       const { readFile } = await import('node:fs/promises');
       const png = await readFile(join(dir, 'screenshot_0001.png'));
@@ -78,8 +126,20 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('screenshots of a running job or an unknown job are 404', async () => {
     const jobId = await start('hang');
     await waitForJob(svc, 'hang', jobId, ['running']);
-    expect((await svc.request('getJobScreenshots', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } })).status).toBe(404);
-    expect(await svc.send('getJobScreenshots', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: '00000000-0000-4000-8000-000000000000' } })).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    expect(
+      (
+        await svc.request('getJobScreenshots', {
+          params: { org_id: 'default', endpoint_name: 'hang' },
+          query: { job_id: jobId },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      await svc.send('getJobScreenshots', {
+        params: { org_id: 'default', endpoint_name: 'hang' },
+        query: { job_id: '00000000-0000-4000-8000-000000000000' },
+      }),
+    ).toEqual({ status: 404, body: { detail: 'Job not found' } });
     await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     await waitForJob(svc, 'hang', jobId, ['cancelled']);
   });
@@ -88,11 +148,20 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
     const jobId = await start('hang');
     const running = await waitForJob(svc, 'hang', jobId, ['running']);
     expect(String(running.browser_url)).toMatch(new RegExp(`^${svc.url}/live/lv_`));
-    const cancel = await svc.send('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
-    expect(cancel).toEqual({ status: 200, body: { success: true, message: 'Job cancellation requested', job_id: jobId } });
+    const cancel = await svc.send('cancelJob', {
+      params: { org_id: 'default', endpoint_name: 'hang' },
+      query: { job_id: jobId },
+    });
+    expect(cancel).toEqual({
+      status: 200,
+      body: { success: true, message: 'Job cancellation requested', job_id: jobId },
+    });
     const ended = await waitForJob(svc, 'hang', jobId, ['cancelled', 'failed', 'completed']);
     expect(ended).toMatchObject({ status: 'cancelled', error: 'Cancelled by user', browser_url: null });
-    const again = await svc.send('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
+    const again = await svc.send('cancelJob', {
+      params: { org_id: 'default', endpoint_name: 'hang' },
+      query: { job_id: jobId },
+    });
     expect(again).toEqual({ status: 409, body: { detail: 'Job has already ended (status: cancelled)' } });
   });
 
@@ -105,7 +174,9 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
 
   it('an agent failure becomes the job error verbatim', async () => {
     const jobId = await start('fail');
-    expect(await waitForJob(svc, 'fail', jobId, ['failed'])).toMatchObject({ error: "No control on the page matches form_data key 'passport_number'" });
+    expect(await waitForJob(svc, 'fail', jobId, ['failed'])).toMatchObject({
+      error: "No control on the page matches form_data key 'passport_number'",
+    });
   });
 
   it('downloads are captured and served as a zip at downloads_link', async () => {
@@ -113,12 +184,23 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
     const done = await waitForJob(svc, 'download', jobId, ['completed', 'failed']);
     expect(done.status).toBe('completed');
     expect(done.downloads_link).toBe(`${svc.url}/task/default/download/downloads?job_id=${jobId}`);
-    const res = await svc.request('getJobDownloads', { params: { org_id: 'default', endpoint_name: 'download' }, query: { job_id: jobId } });
+    const res = await svc.request('getJobDownloads', {
+      params: { org_id: 'default', endpoint_name: 'download' },
+      query: { job_id: jobId },
+    });
     expect(res.headers.get('content-type')).toBe('application/zip');
     const dir = await mkdtemp(join(tmpdir(), 'portico-dl-'));
     try {
       await writeFile(join(dir, 'd.zip'), Buffer.from(await res.arrayBuffer()));
-      const listing = execFileSync('python3', ['-c', 'import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); print(z.namelist()); print(z.read(z.namelist()[0]).decode())', join(dir, 'd.zip')], { encoding: 'utf8' });
+      const listing = execFileSync(
+        'python3',
+        [
+          '-c',
+          'import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); print(z.namelist()); print(z.read(z.namelist()[0]).decode())',
+          join(dir, 'd.zip'),
+        ],
+        { encoding: 'utf8' },
+      );
       expect(listing).toContain("['report.txt']");
       expect(listing).toContain('downloaded content');
     } finally {
@@ -129,10 +211,15 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('the log stream replays from the start and ends with the job', async () => {
     const jobId = await start('visit');
     await waitForJob(svc, 'visit', jobId, ['completed']);
-    const res = await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'visit' }, query: { job_id: jobId } });
+    const res = await svc.request('streamJobLogs', {
+      params: { org_id: 'default', endpoint_name: 'visit' },
+      query: { job_id: jobId },
+    });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const text = await res.text();
-    const lines = [...text.matchAll(/^event: log\ndata: (.*)$/gm)].map((m) => (JSON.parse(m[1] ?? '{}') as { line: string }).line);
+    const lines = [...text.matchAll(/^event: log\ndata: (.*)$/gm)].map(
+      (m) => (JSON.parse(m[1] ?? '{}') as { line: string }).line,
+    );
     expect(lines[0]).toMatch(/^job started on http/);
     expect(lines).toContain('step 1: opened the start page');
     expect(lines).toContain('title is Test form');
@@ -143,7 +230,9 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('a log stream opened while the job runs delivers the live lines and ends when it ends', async () => {
     const jobId = await start('hang');
     await waitForJob(svc, 'hang', jobId, ['running']);
-    const streaming = svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } }).then((r) => r.text());
+    const streaming = svc
+      .request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } })
+      .then((r) => r.text());
     await new Promise((r) => setTimeout(r, 300));
     await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     const text = await streaming;
@@ -152,14 +241,24 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   });
 
   it('lists jobs newest first with filters and a total', async () => {
-    const all = (await svc.send('listJobs', { params: { org_id: 'default' }, query: { limit: '500' } })).body as { jobs: { job_id: string; created_at: string }[]; total: number };
+    const all = (await svc.send('listJobs', { params: { org_id: 'default' }, query: { limit: '500' } })).body as {
+      jobs: { job_id: string; created_at: string }[];
+      total: number;
+    };
     expect(all.total).toBe(all.jobs.length);
     const times = all.jobs.map((j) => j.created_at);
     expect(times).toEqual([...times].sort().reverse());
-    const visits = (await svc.send('listJobs', { params: { org_id: 'default' }, query: { endpoint_name: 'visit', status: 'completed', limit: '1' } })).body as { jobs: { portal_id: string }[]; total: number };
+    const visits = (
+      await svc.send('listJobs', {
+        params: { org_id: 'default' },
+        query: { endpoint_name: 'visit', status: 'completed', limit: '1' },
+      })
+    ).body as { jobs: { portal_id: string }[]; total: number };
     expect(visits.jobs).toHaveLength(1);
     expect(visits.jobs[0]?.portal_id).toBe('default/visit');
     expect(visits.total).toBeGreaterThanOrEqual(3);
-    expect((await svc.request('listJobs', { params: { org_id: 'default' }, query: { status: 'bogus' } })).status).toBe(422);
+    expect((await svc.request('listJobs', { params: { org_id: 'default' }, query: { status: 'bogus' } })).status).toBe(
+      422,
+    );
   });
 });

@@ -11,7 +11,14 @@ import { makeDataDir, startService, waitForJob, type TestService } from '../help
 function addProfile(dataDir: string): string {
   const store = openStore(`${dataDir}/portico.db`);
   const id = newId();
-  store.profiles.insert({ id, org_id: 'default', name: 'p', provider_profile_id: `local:${id}`, created_at: isoNow(), updated_at: isoNow() });
+  store.profiles.insert({
+    id,
+    org_id: 'default',
+    name: 'p',
+    provider_profile_id: `local:${id}`,
+    created_at: isoNow(),
+    updated_at: isoNow(),
+  });
   store.close();
   return id;
 }
@@ -25,13 +32,34 @@ describe('the job queue', () => {
 
   const setUp = async (svc: TestService) => {
     for (const script of ['hang', 'visit']) {
-      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` } });
+      await svc.request('createPortal', {
+        params: { org_id: 'default' },
+        body: { endpoint_name: script, start_url: `${pages.url}/form`, task: `script:${script}` },
+      });
     }
   };
   const start = async (svc: TestService, endpoint: string, body: Record<string, unknown> = {}) =>
-    String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { form_data: {}, ...body } })).body as { job_id: string }).job_id);
+    String(
+      (
+        (
+          await svc.send('startJob', {
+            params: { org_id: 'default', endpoint_name: endpoint },
+            body: { form_data: {}, ...body },
+          })
+        ).body as { job_id: string }
+      ).job_id,
+    );
   const statusOf = async (svc: TestService, endpoint: string, jobId: string) =>
-    String(((await svc.send('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } })).body as { status: string }).status);
+    String(
+      (
+        (
+          await svc.send('getJobStatus', {
+            params: { org_id: 'default', endpoint_name: endpoint },
+            query: { job_id: jobId },
+          })
+        ).body as { status: string }
+      ).status,
+    );
 
   it('runs at most `concurrency` jobs; the next starts when one ends', async () => {
     const svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 1 });
@@ -42,7 +70,10 @@ describe('the job queue', () => {
       const second = await start(svc, 'visit');
       await new Promise((r) => setTimeout(r, 1200));
       expect(await statusOf(svc, 'visit', second)).toBe('queued');
-      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: first } });
+      await svc.request('cancelJob', {
+        params: { org_id: 'default', endpoint_name: 'hang' },
+        query: { job_id: first },
+      });
       expect((await waitForJob(svc, 'visit', second, ['completed', 'failed'])).status).toBe('completed');
     } finally {
       await svc.dispose();
@@ -54,8 +85,19 @@ describe('the job queue', () => {
     try {
       await setUp(svc);
       const jobId = await start(svc, 'visit');
-      expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'visit' }, query: { job_id: jobId } })).status).toBe(200);
-      expect(await waitForJob(svc, 'visit', jobId, ['cancelled'])).toMatchObject({ status: 'cancelled', started_at: null, error: 'Cancelled by user' });
+      expect(
+        (
+          await svc.request('cancelJob', {
+            params: { org_id: 'default', endpoint_name: 'visit' },
+            query: { job_id: jobId },
+          })
+        ).status,
+      ).toBe(200);
+      expect(await waitForJob(svc, 'visit', jobId, ['cancelled'])).toMatchObject({
+        status: 'cancelled',
+        started_at: null,
+        error: 'Cancelled by user',
+      });
     } finally {
       await svc.dispose();
     }
@@ -72,7 +114,10 @@ describe('the job queue', () => {
       const copy = await start(svc, 'visit', { profile_id: profileId, save_profile: false });
       expect((await waitForJob(svc, 'visit', copy, ['completed', 'failed'])).status).toBe('completed');
       expect(await statusOf(svc, 'visit', waiter)).toBe('queued');
-      await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: holder } });
+      await svc.request('cancelJob', {
+        params: { org_id: 'default', endpoint_name: 'hang' },
+        query: { job_id: holder },
+      });
       expect((await waitForJob(svc, 'visit', waiter, ['completed', 'failed'])).status).toBe('completed');
     } finally {
       await svc.dispose();
@@ -81,21 +126,39 @@ describe('the job queue', () => {
 
   it('a profile keeps cookies and local storage from one job to the next', async () => {
     const site = await startPageServer({
-      '/login': () => ({ body: '<!doctype html><title>in</title>', headers: { 'set-cookie': 'session=kept-123; Max-Age=86400; Path=/' } }),
+      '/login': () => ({
+        body: '<!doctype html><title>in</title>',
+        headers: { 'set-cookie': 'session=kept-123; Max-Age=86400; Path=/' },
+      }),
       '/home': '<!doctype html><title>home</title>',
     });
     const svc = await startService(undefined, { agents: scriptedRegistry });
     try {
       const profileId = addProfile(svc.dataDir);
-      for (const [name, path] of [['login', '/login'], ['home', '/home']]) {
-        await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${site.url}${path}`, task: 'script:storage' } });
+      for (const [name, path] of [
+        ['login', '/login'],
+        ['home', '/home'],
+      ]) {
+        await svc.request('createPortal', {
+          params: { org_id: 'default' },
+          body: { endpoint_name: name, start_url: `${site.url}${path}`, task: 'script:storage' },
+        });
       }
       const first = await start(svc, 'login', { profile_id: profileId, form_data: { write: 'yes' } });
-      expect(await waitForJob(svc, 'login', first, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { cookie: 'session=kept-123', remember: 'yes' } });
+      expect(await waitForJob(svc, 'login', first, ['completed', 'failed'])).toMatchObject({
+        status: 'completed',
+        result: { cookie: 'session=kept-123', remember: 'yes' },
+      });
       const second = await start(svc, 'home', { profile_id: profileId });
-      expect(await waitForJob(svc, 'home', second, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { cookie: 'session=kept-123', remember: 'yes' } });
+      expect(await waitForJob(svc, 'home', second, ['completed', 'failed'])).toMatchObject({
+        status: 'completed',
+        result: { cookie: 'session=kept-123', remember: 'yes' },
+      });
       const fresh = await start(svc, 'home');
-      expect(await waitForJob(svc, 'home', fresh, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { cookie: '', remember: null } });
+      expect(await waitForJob(svc, 'home', fresh, ['completed', 'failed'])).toMatchObject({
+        status: 'completed',
+        result: { cookie: '', remember: null },
+      });
     } finally {
       await svc.dispose();
       await site.close();
@@ -106,10 +169,20 @@ describe('the job queue', () => {
     const proxy = await startRecordingProxy({ username: 'jobuser', password: 'proxy-pass-1' });
     const svc = await startService(undefined, { agents: scriptedRegistry });
     try {
-      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'proxied', start_url: 'http://portal.invalid/apply', task: 'script:visit' } });
-      const jobId = await start(svc, 'proxied', { proxy: { server: proxy.server, username: 'jobuser', password: 'proxy-pass-1' } });
-      expect(await waitForJob(svc, 'proxied', jobId, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { title: 'via proxy' } });
-      const authed = proxy.requests.filter((r) => r.url === 'http://portal.invalid/apply' && r.proxyAuthorization !== undefined);
+      await svc.request('createPortal', {
+        params: { org_id: 'default' },
+        body: { endpoint_name: 'proxied', start_url: 'http://portal.invalid/apply', task: 'script:visit' },
+      });
+      const jobId = await start(svc, 'proxied', {
+        proxy: { server: proxy.server, username: 'jobuser', password: 'proxy-pass-1' },
+      });
+      expect(await waitForJob(svc, 'proxied', jobId, ['completed', 'failed'])).toMatchObject({
+        status: 'completed',
+        result: { title: 'via proxy' },
+      });
+      const authed = proxy.requests.filter(
+        (r) => r.url === 'http://portal.invalid/apply' && r.proxyAuthorization !== undefined,
+      );
       expect(authed.length).toBeGreaterThan(0);
       expect(authed[0]?.proxyAuthorization).toBe(`Basic ${Buffer.from('jobuser:proxy-pass-1').toString('base64')}`);
     } finally {
@@ -133,7 +206,9 @@ describe('the job queue', () => {
       await waitForJob(svc, 'hang', hung, ['cancelled']);
       const { readdir } = await import('node:fs/promises');
       expect(await readdir(`${svc.dataDir}/tmp/browser`).catch(() => [])).toEqual([]);
-      const profileBrowsers = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(`${svc.dataDir}/`) && l.includes('--user-data-dir'));
+      const profileBrowsers = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(`${svc.dataDir}/`) && l.includes('--user-data-dir'));
       expect(profileBrowsers).toEqual([]);
     } finally {
       await svc.dispose();
@@ -145,10 +220,14 @@ describe('the job queue', () => {
     try {
       await setUp(svc);
       const jobId = await start(svc, 'hang');
-      for (let i = 0; i < 200 && Number((await waitForJob(svc, 'hang', jobId, ['running'])).steps) < 1; i += 1) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && Number((await waitForJob(svc, 'hang', jobId, ['running'])).steps) < 1; i += 1)
+        await new Promise((r) => setTimeout(r, 50));
       // Chromium's main process is a direct child of this process (playwright-core spawns it).
       const mine = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-        .split('\n').map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm !== undefined && /chrom/i.test(comm)).map(([pid]) => String(pid));
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .filter(([, comm]) => comm !== undefined && /chrom/i.test(comm))
+        .map(([pid]) => String(pid));
       expect(mine.length).toBeGreaterThan(0);
       for (const pid of mine) process.kill(Number(pid), 'SIGKILL');
       const failed = await waitForJob(svc, 'hang', jobId, ['failed', 'completed', 'cancelled']);
@@ -173,7 +252,18 @@ describe('the job queue', () => {
       const id = newId();
       const template = store.jobs.get(queued);
       if (!template) throw new Error('missing job');
-      store.jobs.insert({ id, org_id: 'default', endpoint_name: 'hang', portal_id: String(template.portal_id), portal: template.portal, options: template.options, orchestrator_model: 'builtin:autofill', vision_model: template.vision_model, profile_id: null, view_token: `lv_${id}` });
+      store.jobs.insert({
+        id,
+        org_id: 'default',
+        endpoint_name: 'hang',
+        portal_id: String(template.portal_id),
+        portal: template.portal,
+        options: template.options,
+        orchestrator_model: 'builtin:autofill',
+        vision_model: template.vision_model,
+        profile_id: null,
+        view_token: `lv_${id}`,
+      });
       store.jobs.transition(id, ['queued'], 'running', { started_at: isoNow() });
       return id;
     })();
@@ -181,8 +271,14 @@ describe('the job queue', () => {
     const second = await startService(dataDir, { agents: scriptedRegistry, jobConcurrency: 2 });
     try {
       Object.assign(second, { orgKey: first.orgKey });
-      const api = (path: string) => fetch(`${second.url}${path}`, { headers: { 'x-api-key': first.orgKey } }).then((r) => r.json() as Promise<Record<string, unknown>>);
-      expect(await api(`/task/default/hang/status?job_id=${interrupted}`)).toMatchObject({ status: 'failed', error: 'interrupted by restart' });
+      const api = (path: string) =>
+        fetch(`${second.url}${path}`, { headers: { 'x-api-key': first.orgKey } }).then(
+          (r) => r.json() as Promise<Record<string, unknown>>,
+        );
+      expect(await api(`/task/default/hang/status?job_id=${interrupted}`)).toMatchObject({
+        status: 'failed',
+        error: 'interrupted by restart',
+      });
       let status = '';
       for (let i = 0; i < 100 && status !== 'completed'; i += 1) {
         status = String((await api(`/task/default/visit/status?job_id=${queued}`)).status);

@@ -25,8 +25,13 @@ const patientAgent: Agent = {
   async run(ctx) {
     await ctx.page.goto(ctx.startUrl);
     await ctx.recordStep('opened the start page');
-    if (ctx.formData.ask === true) ctx.log(`answer: ${await ctx.ask({ question: 'Which colour?', options: ['red', 'green'], message: 'form_data has no colour' })}`);
-    return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
+    if (ctx.formData.ask === true)
+      ctx.log(
+        `answer: ${await ctx.ask({ question: 'Which colour?', options: ['red', 'green'], message: 'form_data has no colour' })}`,
+      );
+    return new Promise((_, reject) =>
+      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }),
+    );
   },
 };
 
@@ -53,7 +58,13 @@ describe('job timeouts on a fake clock (real Chromium, real SQLite)', () => {
   });
 
   /** The real engine on its own database, its minutes real length, its time on a fake clock. */
-  const engine = async (): Promise<{ store: Store; clock: FakeClock; jobs: JobService; scheduler: JobScheduler; start(body: Record<string, unknown>): Promise<string> }> => {
+  const engine = async (): Promise<{
+    store: Store;
+    clock: FakeClock;
+    jobs: JobService;
+    scheduler: JobScheduler;
+    start(body: Record<string, unknown>): Promise<string>;
+  }> => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-jobs-'));
     const store = openStore(join(dir, 'portico.db'));
     store.principals.createOrg('default');
@@ -63,12 +74,27 @@ describe('job timeouts on a fake clock (real Chromium, real SQLite)', () => {
     const portals = new PortalService(store, schemas);
     const artifactsDir = join(dir, 'artifacts');
     const scheduler = new JobScheduler(
-      { store, runtime, events, liveViews: new LiveViewHub(), logger: silentLogger, artifactsDir, minuteMs: MINUTE_MS, answerTimeoutMs: ANSWER_TIMEOUT_MS, clock },
+      {
+        store,
+        runtime,
+        events,
+        liveViews: new LiveViewHub(),
+        logger: silentLogger,
+        artifactsDir,
+        minuteMs: MINUTE_MS,
+        answerTimeoutMs: ANSWER_TIMEOUT_MS,
+        clock,
+      },
       { get: (model) => (model === BUILTIN_AUTOFILL ? patientAgent : undefined) },
       { concurrency: 1 },
     );
     const jobs = new JobService({
-      store, portals, schemas, scheduler, artifactsDir, baseUrl: () => 'http://127.0.0.1:1',
+      store,
+      portals,
+      schemas,
+      scheduler,
+      artifactsDir,
+      baseUrl: () => 'http://127.0.0.1:1',
       models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
     });
     portals.create('default', { endpoint_name: 'timed', start_url: pages.url('/form'), task: 'wait' });
@@ -78,14 +104,19 @@ describe('job timeouts on a fake clock (real Chromium, real SQLite)', () => {
       store.close();
       await rm(dir, { recursive: true, force: true });
     });
-    const start = async (body: Record<string, unknown>) => (await jobs.start('default', 'timed', { form_data: {}, ...body })).job_id;
+    const start = async (body: Record<string, unknown>) =>
+      (await jobs.start('default', 'timed', { form_data: {}, ...body })).job_id;
     return { store, clock, jobs, scheduler, start };
   };
 
   const statusOf = (store: Store, jobId: string) => store.jobs.get(jobId)?.status;
   // Waits for the run to wind down (closing its browser takes real time); a timer that never fired fails here, not at the test timeout.
   const ended = async (store: Store, scheduler: JobScheduler, jobId: string) => {
-    await until(() => ['failed', 'completed', 'cancelled'].includes(String(statusOf(store, jobId))), 'the job to end', 30_000);
+    await until(
+      () => ['failed', 'completed', 'cancelled'].includes(String(statusOf(store, jobId))),
+      'the job to end',
+      30_000,
+    );
     await scheduler.settled(jobId);
   };
 
@@ -103,7 +134,13 @@ describe('job timeouts on a fake clock (real Chromium, real SQLite)', () => {
     clock.advance(1);
     await ended(store, scheduler, jobId);
     // A timer firing early would have paused the active clock before the last millisecond: 59 999.
-    expect(store.jobs.get(jobId)).toMatchObject({ status: 'failed', error: 'timeout_minutes (1) exceeded', active_ms: MINUTE_MS, has_screenshots: true, steps: 2 });
+    expect(store.jobs.get(jobId)).toMatchObject({
+      status: 'failed',
+      error: 'timeout_minutes (1) exceeded',
+      active_ms: MINUTE_MS,
+      has_screenshots: true,
+      steps: 2,
+    });
     const events = store.jobs.events(jobId);
     expect(events.map((event) => event.type)).toEqual(['queued', 'step', 'question', 'answer', 'step']);
     expect(events.at(-1)?.data).toMatchObject({ description: 'state when the job failed' });
@@ -120,7 +157,11 @@ describe('job timeouts on a fake clock (real Chromium, real SQLite)', () => {
     expect(scheduler.runOf(jobId)?.answer('not-the-question', 'red')).toBe('stale');
     clock.advance(1);
     await ended(store, scheduler, jobId);
-    expect(store.jobs.get(jobId)).toMatchObject({ status: 'failed', error: "No answer to question 'Which colour?' within 1440 minutes", active_ms: 0 });
+    expect(store.jobs.get(jobId)).toMatchObject({
+      status: 'failed',
+      error: "No answer to question 'Which colour?' within 1440 minutes",
+      active_ms: 0,
+    });
     expect(clock.pending(), 'no timer outlives the job').toEqual([]);
   });
 });

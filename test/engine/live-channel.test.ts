@@ -94,10 +94,14 @@ describe('LiveChannels', () => {
     await expect(channels.sendInput('nobody', { kind: 'text', text: 'x' })).rejects.toThrow(NotFoundError);
     const page = await openPage('<input id="box" autofocus>');
     hub.register('read-only', { title: 'R', page: () => page, interactive: false });
-    await expect(channels.sendInput('read-only', { kind: 'text', text: 'x' })).rejects.toThrow(new ConflictError('This live view does not accept input'));
+    await expect(channels.sendInput('read-only', { kind: 'text', text: 'x' })).rejects.toThrow(
+      new ConflictError('This live view does not accept input'),
+    );
     expect(await page.inputValue('#box')).toBe('');
     hub.register('no-page', { title: 'N', page: () => undefined, interactive: true });
-    await expect(channels.sendInput('no-page', { kind: 'text', text: 'x' })).rejects.toThrow(new ConflictError('The live view has no page to control right now'));
+    await expect(channels.sendInput('no-page', { kind: 'text', text: 'x' })).rejects.toThrow(
+      new ConflictError('The live view has no page to control right now'),
+    );
     await page.close();
   });
 });

@@ -38,13 +38,30 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
   const setUp = () => {
     const clock = new FakeClock();
     const hub = new LiveViewHub();
-    const manager = new ProfileSessionManager(store, runtime, hub, { headed: false, defaultProxy: undefined, minuteMs: MINUTE_MS, clock });
+    const manager = new ProfileSessionManager(store, runtime, hub, {
+      headed: false,
+      defaultProxy: undefined,
+      minuteMs: MINUTE_MS,
+      clock,
+    });
     managers.push(manager);
     const created = new Date(0).toISOString();
-    const profile: ProfileRow = { id: newId(), org_id: 'default', name: 'Bank', provider_profile_id: 'local:bank', created_at: created, updated_at: created };
+    const profile: ProfileRow = {
+      id: newId(),
+      org_id: 'default',
+      name: 'Bank',
+      provider_profile_id: 'local:bank',
+      created_at: created,
+      updated_at: created,
+    };
     store.profiles.insert(profile);
     const open = async (timeoutMinutes: number) => {
-      const opened = await manager.open(profile, { timeoutMinutes, useProxy: false, startUrl: pages.url('/login'), baseUrl: 'http://127.0.0.1:1' });
+      const opened = await manager.open(profile, {
+        timeoutMinutes,
+        useProxy: false,
+        startUrl: pages.url('/login'),
+        baseUrl: 'http://127.0.0.1:1',
+      });
       return { ...opened, token: opened.liveUrl.split('/live/')[1] ?? '' };
     };
     const expiresAt = () => manager.list('default').map((session) => Date.parse(session.expires_at));

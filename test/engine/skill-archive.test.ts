@@ -7,7 +7,11 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { ValidationError } from '../../src-main/base/errors.ts';
-import { DEFAULT_ZIP_LIMITS, extractZipSafely, type ZipLimits } from '../../src-main/engine/skills/safeZipExtraction.ts';
+import {
+  DEFAULT_ZIP_LIMITS,
+  extractZipSafely,
+  type ZipLimits,
+} from '../../src-main/engine/skills/safeZipExtraction.ts';
 import { extractSkillArchive } from '../../src-main/engine/skills/skillArchive.ts';
 import { parseSkillManifest } from '../../src-main/engine/skills/skillManifest.ts';
 import { buildRawZip, unixAttributes, type RawZipEntry } from '../helpers/rawZip.ts';
@@ -66,10 +70,18 @@ async function writeZipBytes(bytes: Buffer): Promise<string> {
 }
 
 type Extract = (zipFile: string, destDir: string) => Promise<unknown>;
-const safely = (limits?: ZipLimits): Extract => (zipFile, destDir) => extractZipSafely(zipFile, destDir, { what: 'Skill zip', ...(limits && { limits }) });
+const safely =
+  (limits?: ZipLimits): Extract =>
+  (zipFile, destDir) =>
+    extractZipSafely(zipFile, destDir, { what: 'Skill zip', ...(limits && { limits }) });
 
 /** Runs the extraction (the safe zip extraction by default) expecting a 422 and checks nothing (not even a temp dir) was left behind. */
-async function expectRejected(zipFile: string, detail: RegExp, limits?: ZipLimits, extract: Extract = safely(limits)): Promise<ValidationError> {
+async function expectRejected(
+  zipFile: string,
+  detail: RegExp,
+  limits?: ZipLimits,
+  extract: Extract = safely(limits),
+): Promise<ValidationError> {
   const error = await extract(zipFile, dest).then(
     () => null,
     (e: unknown) => e,
@@ -117,7 +129,11 @@ describe('extractSkillArchive: accepted archives', () => {
   });
 
   it('finds SKILL.md inside a single top-level folder that holds everything', async () => {
-    const zip = await yazlZip({ 'my-skill/': null, 'my-skill/SKILL.md': SKILL_MD, 'my-skill/scripts/run.sh': 'echo hi\n' });
+    const zip = await yazlZip({
+      'my-skill/': null,
+      'my-skill/SKILL.md': SKILL_MD,
+      'my-skill/scripts/run.sh': 'echo hi\n',
+    });
 
     const result = await extractSkillArchive(zip, dest);
 
@@ -126,11 +142,17 @@ describe('extractSkillArchive: accepted archives', () => {
     expect(await readFile(path.join(dest, 'my-skill', 'scripts', 'run.sh'), 'utf8')).toBe('echo hi\n');
   });
 
-  it('accepts a zip without SKILL.md (the interface asks for none): described by its README\'s first heading, else its first line, else empty', async () => {
-    const headed = await extractSkillArchive(await yazlZip({ 'README.md': 'Some intro\n\n# Pay the water bill\n\nText.\n', 'a.txt': 'a' }), dest);
+  it("accepts a zip without SKILL.md (the interface asks for none): described by its README's first heading, else its first line, else empty", async () => {
+    const headed = await extractSkillArchive(
+      await yazlZip({ 'README.md': 'Some intro\n\n# Pay the water bill\n\nText.\n', 'a.txt': 'a' }),
+      dest,
+    );
     expect(headed).toMatchObject({ manifest: null, description: 'Pay the water bill', fileCount: 2 });
     await rm(dest, { recursive: true });
-    const setext = await extractSkillArchive(await yazlZip({ 'tool/readme': 'Renew a passport\n================\nsteps\n', 'tool/x.js': '1' }), dest);
+    const setext = await extractSkillArchive(
+      await yazlZip({ 'tool/readme': 'Renew a passport\n================\nsteps\n', 'tool/x.js': '1' }),
+      dest,
+    );
     expect(setext.description).toBe('Renew a passport');
     await rm(dest, { recursive: true });
     const lineOnly = await extractSkillArchive(await yazlZip({ 'README.txt': '\n\n  just a line  \nmore\n' }), dest);
@@ -147,10 +169,33 @@ describe('extractSkillArchive: accepted archives', () => {
 
   it('a zip without SKILL.md gets every safety check: traversal, symlinks, bombs and bad CRCs are still refused, nothing written', async () => {
     const readme = { name: 'README.md', data: Buffer.from('# ok\n') };
-    await expectRejected(await rawZip([readme, { name: '../escape.txt', data: Buffer.from('x') }]), /\.\.\/escape\.txt/, undefined, extractSkillArchive);
-    await expectRejected(await rawZip([readme, { name: 'link', data: Buffer.from('/etc/passwd'), method: 0, externalAttributes: unixAttributes(0o120777) }]), /link/, undefined, extractSkillArchive);
-    await expectRejected(await rawZip([readme, { name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]), /zeros\.bin/, undefined, extractSkillArchive);
-    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]), /a\.txt/, undefined, extractSkillArchive);
+    await expectRejected(
+      await rawZip([readme, { name: '../escape.txt', data: Buffer.from('x') }]),
+      /\.\.\/escape\.txt/,
+      undefined,
+      extractSkillArchive,
+    );
+    await expectRejected(
+      await rawZip([
+        readme,
+        { name: 'link', data: Buffer.from('/etc/passwd'), method: 0, externalAttributes: unixAttributes(0o120777) },
+      ]),
+      /link/,
+      undefined,
+      extractSkillArchive,
+    );
+    await expectRejected(
+      await rawZip([readme, { name: 'zeros.bin', data: Buffer.alloc(40 * 1024 * 1024) }]),
+      /zeros\.bin/,
+      undefined,
+      extractSkillArchive,
+    );
+    await expectRejected(
+      await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]),
+      /a\.txt/,
+      undefined,
+      extractSkillArchive,
+    );
   });
 
   it('a SKILL.md in a folder next to other root content is not the manifest: the zip is a skill without one', async () => {
@@ -160,7 +205,12 @@ describe('extractSkillArchive: accepted archives', () => {
 
   it('rejects a SKILL.md over 1 MiB before extracting it', async () => {
     const big = `${SKILL_MD}${'x'.repeat(1024 * 1024)}`;
-    await expectRejected(await rawZip([{ name: 'SKILL.md', data: Buffer.from(big), method: 0 }]), /^Skill zip rejected: SKILL\.md is \d+ bytes; the limit is 1048576$/, undefined, extractSkillArchive);
+    await expectRejected(
+      await rawZip([{ name: 'SKILL.md', data: Buffer.from(big), method: 0 }]),
+      /^Skill zip rejected: SKILL\.md is \d+ bytes; the limit is 1048576$/,
+      undefined,
+      extractSkillArchive,
+    );
   });
 
   it('skips __MACOSX/ and .DS_Store entries, which also do not break single-folder detection', async () => {
@@ -191,12 +241,16 @@ describe('extractZipSafely: hooks', () => {
   it('extracts any safe zip (no SKILL.md needed), showing inspect every entry before writing', async () => {
     const seen: unknown[] = [];
     let onDiskAtInspect: string[] | undefined;
-    const result = await extractZipSafely(await yazlZip({ 'docs/': null, 'docs/a.txt': 'hello', 'b.bin': Buffer.alloc(10, 1) }), dest, {
-      inspect: (entries) => {
-        seen.push(...entries);
-        onDiskAtInspect = readdirSync(parent);
+    const result = await extractZipSafely(
+      await yazlZip({ 'docs/': null, 'docs/a.txt': 'hello', 'b.bin': Buffer.alloc(10, 1) }),
+      dest,
+      {
+        inspect: (entries) => {
+          seen.push(...entries);
+          onDiskAtInspect = readdirSync(parent);
+        },
       },
-    });
+    );
     expect(onDiskAtInspect).toEqual([]);
     expect(result).toEqual({ fileCount: 2, totalBytes: 15 });
     expect(seen).toEqual([
@@ -209,17 +263,21 @@ describe('extractZipSafely: hooks', () => {
 
   it('a verify hook that throws leaves nothing behind, its error passed on unchanged', async () => {
     const zip = await yazlZip({ 'a.txt': 'a' });
-    await expectRejected(zip, /^checked and refused$/, undefined, (file, destDir) => extractZipSafely(file, destDir, {
-      verify: async (root) => {
-        expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a');
-        throw new ValidationError('checked and refused');
-      },
-    }));
+    await expectRejected(zip, /^checked and refused$/, undefined, (file, destDir) =>
+      extractZipSafely(file, destDir, {
+        verify: async (root) => {
+          expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a');
+          throw new ValidationError('checked and refused');
+        },
+      }),
+    );
   });
 
   it('names the archive as told in every rejection', async () => {
     await expectRejected(await writeZipBytes(Buffer.from('nope')), /^Skill zip rejected: not a valid zip archive/);
-    const plain = await extractZipSafely(await writeZipBytes(Buffer.from('nope')), dest).catch((error: unknown) => error);
+    const plain = await extractZipSafely(await writeZipBytes(Buffer.from('nope')), dest).catch(
+      (error: unknown) => error,
+    );
     expect((plain as ValidationError).detail).toMatch(/^Zip archive rejected: not a valid zip archive/);
   });
 });
@@ -245,7 +303,10 @@ describe('extractZipSafely: rejected archives leave nothing on disk', () => {
   });
 
   it('rejects an entry whose CRC-32 does not match its data', async () => {
-    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]), /entry 'a\.txt' is corrupt \(CRC-32 mismatch\)/);
+    await expectRejected(
+      await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), crc: 1234 }]),
+      /entry 'a\.txt' is corrupt \(CRC-32 mismatch\)/,
+    );
   });
 
   it.each([
@@ -259,7 +320,13 @@ describe('extractZipSafely: rejected archives leave nothing on disk', () => {
     ['ok\u0000.txt', /entry 'ok\\x00\.txt' contains a NUL byte/],
     ['notes.txt:hidden', /entry 'notes\.txt:hidden' has a name that is not portable/],
   ])('rejects the unsafe entry path %j', async (name, detail) => {
-    await expectRejected(await rawZip([{ name: 'SKILL.md', data: Buffer.from(SKILL_MD) }, { name, data: Buffer.from('x') }]), detail);
+    await expectRejected(
+      await rawZip([
+        { name: 'SKILL.md', data: Buffer.from(SKILL_MD) },
+        { name, data: Buffer.from('x') },
+      ]),
+      detail,
+    );
   });
 
   it('rejects a symlink entry', async () => {
@@ -271,16 +338,28 @@ describe('extractZipSafely: rejected archives leave nothing on disk', () => {
   });
 
   it('rejects device and fifo entries', async () => {
-    await expectRejected(await rawZip([{ name: 'dev', externalAttributes: unixAttributes(0o020644) }]), /entry 'dev' is not a regular file or directory/);
-    await expectRejected(await rawZip([{ name: 'pipe', externalAttributes: unixAttributes(0o010644) }]), /entry 'pipe' is not a regular file or directory/);
+    await expectRejected(
+      await rawZip([{ name: 'dev', externalAttributes: unixAttributes(0o020644) }]),
+      /entry 'dev' is not a regular file or directory/,
+    );
+    await expectRejected(
+      await rawZip([{ name: 'pipe', externalAttributes: unixAttributes(0o010644) }]),
+      /entry 'pipe' is not a regular file or directory/,
+    );
   });
 
   it('rejects an encrypted entry', async () => {
-    await expectRejected(await rawZip([{ name: 'secret.txt', data: Buffer.from('x'), flags: 0x1 }]), /entry 'secret\.txt' is encrypted/);
+    await expectRejected(
+      await rawZip([{ name: 'secret.txt', data: Buffer.from('x'), flags: 0x1 }]),
+      /entry 'secret\.txt' is encrypted/,
+    );
   });
 
   it('rejects an unsupported compression method', async () => {
-    await expectRejected(await rawZip([{ name: 'a.bz2', data: Buffer.from('x'), method: 12 }]), /entry 'a\.bz2' uses unsupported compression method 12/);
+    await expectRejected(
+      await rawZip([{ name: 'a.bz2', data: Buffer.from('x'), method: 12 }]),
+      /entry 'a\.bz2' uses unsupported compression method 12/,
+    );
   });
 
   it('rejects more entries than maxEntries', async () => {
@@ -290,42 +369,72 @@ describe('extractZipSafely: rejected archives leave nothing on disk', () => {
 
   it('rejects an entry whose declared size is over the per-file limit', async () => {
     const zip = await yazlZip({ 'big.bin': Buffer.alloc(2048, 7) });
-    await expectRejected(zip, /entry 'big\.bin' declares 2048 bytes; the per-file limit is 1024/, { ...DEFAULT_ZIP_LIMITS, maxEntryUncompressedBytes: 1024 });
+    await expectRejected(zip, /entry 'big\.bin' declares 2048 bytes; the per-file limit is 1024/, {
+      ...DEFAULT_ZIP_LIMITS,
+      maxEntryUncompressedBytes: 1024,
+    });
   });
 
   it('rejects archives whose declared sizes add up past the total limit', async () => {
     const zip = await yazlZip({ 'a.bin': Buffer.alloc(600), 'b.bin': Buffer.alloc(600) });
-    await expectRejected(zip, /more than 1000 uncompressed bytes in total/, { ...DEFAULT_ZIP_LIMITS, maxTotalUncompressedBytes: 1000 });
+    await expectRejected(zip, /more than 1000 uncompressed bytes in total/, {
+      ...DEFAULT_ZIP_LIMITS,
+      maxTotalUncompressedBytes: 1000,
+    });
   });
 
   it('rejects an honest zip bomb by its compression ratio before extracting anything', async () => {
-    const zip = await rawZip([{ name: 'SKILL.md', data: Buffer.from(SKILL_MD) }, { name: 'zeros.bin', data: Buffer.alloc(50 * 1024 * 1024) }]);
+    const zip = await rawZip([
+      { name: 'SKILL.md', data: Buffer.from(SKILL_MD) },
+      { name: 'zeros.bin', data: Buffer.alloc(50 * 1024 * 1024) },
+    ]);
     await expectRejected(zip, /entry 'zeros\.bin' has a suspicious compression ratio \(\d+:1; the limit is 200:1\)/);
   });
 
   it('stops inflating a bomb whose header lies about its size as soon as the real bytes pass the declaration', async () => {
-    const zip = await rawZip([{ name: 'SKILL.md', data: Buffer.from(SKILL_MD) }, { name: 'zeros.bin', data: Buffer.alloc(50 * 1024 * 1024), declaredUncompressedSize: 100 }]);
+    const zip = await rawZip([
+      { name: 'SKILL.md', data: Buffer.from(SKILL_MD) },
+      { name: 'zeros.bin', data: Buffer.alloc(50 * 1024 * 1024), declaredUncompressedSize: 100 },
+    ]);
     // The message can only come from the streaming guard: the headers alone look harmless.
     await expectRejected(zip, /entry 'zeros\.bin' inflates to more than the 100 bytes its header declares/);
   });
 
   it('rejects an entry that inflates to fewer bytes than declared', async () => {
-    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), declaredUncompressedSize: 10 }]), /entry 'a\.txt' is corrupt \(3 bytes, header declares 10\)/);
+    await expectRejected(
+      await rawZip([{ name: 'a.txt', data: Buffer.from('abc'), declaredUncompressedSize: 10 }]),
+      /entry 'a\.txt' is corrupt \(3 bytes, header declares 10\)/,
+    );
   });
 
   it('rejects entries that share compressed data (overlapping-file bomb)', async () => {
-    const zip = await rawZip([{ name: 'a.txt', data: Buffer.from('payload') }, { name: 'b.txt', shareDataWith: 0 }]);
+    const zip = await rawZip([
+      { name: 'a.txt', data: Buffer.from('payload') },
+      { name: 'b.txt', shareDataWith: 0 },
+    ]);
     await expectRejected(zip, /entries 'a\.txt' and 'b\.txt' overlap inside the archive/);
   });
 
   it('rejects duplicate paths, compared case-insensitively', async () => {
-    await expectRejected(await rawZip([{ name: 'a.txt', data: Buffer.from('1') }, { name: 'a.txt', data: Buffer.from('2') }]), /entry 'a\.txt' duplicates entry 'a\.txt'/);
-    await expectRejected(await yazlZip({ 'Docs/Readme.md': '1', 'docs/README.md': '2' }), /entry 'docs\/README\.md' duplicates entry 'Docs\/Readme\.md'/);
+    await expectRejected(
+      await rawZip([
+        { name: 'a.txt', data: Buffer.from('1') },
+        { name: 'a.txt', data: Buffer.from('2') },
+      ]),
+      /entry 'a\.txt' duplicates entry 'a\.txt'/,
+    );
+    await expectRejected(
+      await yazlZip({ 'Docs/Readme.md': '1', 'docs/README.md': '2' }),
+      /entry 'docs\/README\.md' duplicates entry 'Docs\/Readme\.md'/,
+    );
     await expectRejected(await yazlZip({ 'a/./b.txt': '1', 'a/b.txt': '2' }), /duplicates/);
   });
 
   it('rejects a path that is both a file and a folder', async () => {
-    await expectRejected(await yazlZip({ notes: 'file', 'notes/inner.txt': 'x' }), /entry 'notes' is a file but entry 'notes\/inner\.txt' uses it as a folder/);
+    await expectRejected(
+      await yazlZip({ notes: 'file', 'notes/inner.txt': 'x' }),
+      /entry 'notes' is a file but entry 'notes\/inner\.txt' uses it as a folder/,
+    );
   });
 
   it('rejects an archive with no files', async () => {
@@ -365,11 +474,23 @@ describe('parseSkillManifest', () => {
     ['---\nname: x\n---\n', /^SKILL\.md frontmatter: 'description' is required$/],
     ['---\nname: 42\ndescription: y\n---\n', /^SKILL\.md frontmatter: 'name' must be a string$/],
     ['---\nname: "  "\ndescription: y\n---\n', /^SKILL\.md frontmatter: 'name' must not be empty$/],
-    [`---\nname: ${'n'.repeat(65)}\ndescription: y\n---\n`, /^SKILL\.md frontmatter: 'name' must be at most 64 characters \(got 65\)$/],
-    [`---\nname: x\ndescription: ${'d'.repeat(1025)}\n---\n`, /^SKILL\.md frontmatter: 'description' must be at most 1024 characters/],
+    [
+      `---\nname: ${'n'.repeat(65)}\ndescription: y\n---\n`,
+      /^SKILL\.md frontmatter: 'name' must be at most 64 characters \(got 65\)$/,
+    ],
+    [
+      `---\nname: x\ndescription: ${'d'.repeat(1025)}\n---\n`,
+      /^SKILL\.md frontmatter: 'description' must be at most 1024 characters/,
+    ],
     ['---\nname: x\ndescription: y\nlicense: [MIT]\n---\n', /^SKILL\.md frontmatter: 'license' must be a string$/],
-    ['---\nname: x\ndescription: y\nmetadata: [a]\n---\n', /^SKILL\.md frontmatter: 'metadata' must be a map of strings to strings$/],
-    ['---\nname: x\ndescription: y\nmetadata:\n  version: 1.0\n---\n', /^SKILL\.md frontmatter: 'metadata\.version' must be a string$/],
+    [
+      '---\nname: x\ndescription: y\nmetadata: [a]\n---\n',
+      /^SKILL\.md frontmatter: 'metadata' must be a map of strings to strings$/,
+    ],
+    [
+      '---\nname: x\ndescription: y\nmetadata:\n  version: 1.0\n---\n',
+      /^SKILL\.md frontmatter: 'metadata\.version' must be a string$/,
+    ],
     ['---\nname: x\nname: y\ndescription: z\n---\n', /^SKILL\.md frontmatter is not valid YAML: .*unique/i],
   ])('rejects %j', (text, detail) => {
     let caught: unknown;

@@ -39,7 +39,9 @@ export async function startPageServer(routes: Record<string, RouteHandler>): Pro
 /** Responds with an HTML page. */
 export function html(body: string, headers: Record<string, string> = {}): RouteHandler {
   return (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(`<!doctype html><html><body>${body}</body></html>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers })
+      .end(`<!doctype html><html><body>${body}</body></html>`);
   };
 }
 
@@ -69,7 +71,9 @@ export async function startRecordingProxy(auth?: { username: string; password: s
       res.writeHead(407, { 'proxy-authenticate': 'Basic realm="portico-test"' }).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>via proxy</title><p id="url">${req.url ?? ''}</p>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>via proxy</title><p id="url">${req.url ?? ''}</p>`);
   });
   const origin = await listen(server);
   return { server: origin, requests, close: () => shut(server) };

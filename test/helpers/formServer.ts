@@ -41,9 +41,18 @@ export interface FormServer {
 export type Handler = (req: IncomingMessage, res: ServerResponse, post: FormPost | null, server: FormServer) => void;
 
 const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json', '.map': 'application/json', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.ico': 'image/x-icon', '.woff': 'font/woff', '.woff2': 'font/woff2',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
 };
 
 /**
@@ -104,7 +113,13 @@ function parseBody(path: string, type: string, body: Buffer): FormPost {
         const name = /name="([^"]*)"/.exec(headers)?.[1] ?? '';
         const filename = /filename="([^"]*)"/.exec(headers)?.[1];
         if (filename !== undefined) {
-          if (filename) post.files.push({ field: name, filename, contentType: /content-type:\s*(\S+)/i.exec(headers)?.[1] ?? '', content: Buffer.from(content) });
+          if (filename)
+            post.files.push({
+              field: name,
+              filename,
+              contentType: /content-type:\s*(\S+)/i.exec(headers)?.[1] ?? '',
+              content: Buffer.from(content),
+            });
         } else addField(post.fields, name, content.toString());
       }
       start = next + sep.length;
@@ -131,10 +146,15 @@ export function escapeHtml(value: string): string {
 
 /** Confirmation page every `/submit/<name>` answers with: a panel with a reference and the fields echoed. */
 function confirmation(post: FormPost, count: number): string {
-  const rows = Object.entries(post.fields).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(String(v))}</dd>`).join('');
-  return page(`<div class="govuk-panel govuk-panel--confirmation"><h1 class="govuk-panel__title">Application complete</h1>
+  const rows = Object.entries(post.fields)
+    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(String(v))}</dd>`)
+    .join('');
+  return page(
+    `<div class="govuk-panel govuk-panel--confirmation"><h1 class="govuk-panel__title">Application complete</h1>
     <div class="govuk-panel__body">Your reference number<br><strong>HDJ2123F${count}</strong></div></div>
-    <p>We have sent you a confirmation email.</p><dl>${rows}</dl>`, 'Application complete');
+    <p>We have sent you a confirmation email.</p><dl>${rows}</dl>`,
+    'Application complete',
+  );
 }
 
 /**
@@ -156,7 +176,10 @@ export async function startFormServer(
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       let post: FormPost | null = null;
       if (req.method === 'POST') {
-        post = { ...parseBody(path, String(req.headers['content-type'] ?? ''), Buffer.concat(chunks)), from: req.socket.remoteAddress };
+        post = {
+          ...parseBody(path, String(req.headers['content-type'] ?? ''), Buffer.concat(chunks)),
+          from: req.socket.remoteAddress,
+        };
         posts.push(post);
       }
       const handler = routeFor(handlers, path);

@@ -17,7 +17,8 @@ const [listenHost, listenPort] = splitHostPort(options.listen);
 const targetPort = Number(options.target);
 const mode = options.mode ?? 'tcp';
 const token = options.token ?? '';
-const maxConnections = options['max-connections'] === undefined ? Number.POSITIVE_INFINITY : Number(options['max-connections']);
+const maxConnections =
+  options['max-connections'] === undefined ? Number.POSITIVE_INFINITY : Number(options['max-connections']);
 
 function parseArgs(args) {
   const out = {};
@@ -77,7 +78,9 @@ if (mode === 'tcp') {
         .end();
     });
   const refuse = (socket, status, reason) => {
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain\r\ncontent-length: ${reason.length}\r\nconnection: close\r\n\r\n${reason}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain\r\ncontent-length: ${reason.length}\r\nconnection: close\r\n\r\n${reason}`,
+    );
   };
   const server = createHttpServer((req, res) => {
     const path = admitted(req.url);
@@ -85,17 +88,23 @@ if (mode === 'tcp') {
       res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
       return;
     }
-    const upstream = request({ host: '127.0.0.1', port: targetPort, path, method: req.method, headers: req.headers }, (answer) => {
-      let body = '';
-      answer.on('data', (chunk) => (body += chunk));
-      answer.on('end', () => {
-        // Hand out WebSocket URLs that come back through this gate with the token, as providers do.
-        const rewritten = token === '' ? body : body.replace(/("webSocketDebuggerUrl":\s*"ws:\/\/[^"?]+)"/g, `$1?token=${encodeURIComponent(token)}"`);
-        const headers = { ...answer.headers };
-        delete headers['content-length'];
-        res.writeHead(answer.statusCode ?? 502, headers).end(rewritten);
-      });
-    });
+    const upstream = request(
+      { host: '127.0.0.1', port: targetPort, path, method: req.method, headers: req.headers },
+      (answer) => {
+        let body = '';
+        answer.on('data', (chunk) => (body += chunk));
+        answer.on('end', () => {
+          // Hand out WebSocket URLs that come back through this gate with the token, as providers do.
+          const rewritten =
+            token === ''
+              ? body
+              : body.replace(/("webSocketDebuggerUrl":\s*"ws:\/\/[^"?]+)"/g, `$1?token=${encodeURIComponent(token)}"`);
+          const headers = { ...answer.headers };
+          delete headers['content-length'];
+          res.writeHead(answer.statusCode ?? 502, headers).end(rewritten);
+        });
+      },
+    );
     upstream.on('error', () => res.writeHead(502).end('Bad Gateway'));
     req.pipe(upstream);
   });

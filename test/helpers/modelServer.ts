@@ -46,18 +46,37 @@ function anthropicBody(reply: Extract<ScriptedReply, { toolCalls?: unknown }>, m
   }
   const usage = reply.usage ?? DEFAULT_USAGE;
   return {
-    id: `msg_${n}`, type: 'message', role: 'assistant', model, content,
-    stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null,
+    id: `msg_${n}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
     usage: { input_tokens: usage.input, output_tokens: usage.output },
   };
 }
 
 function openaiBody(reply: Extract<ScriptedReply, { toolCalls?: unknown }>, model: string, n: number): unknown {
-  const calls = (reply.toolCalls ?? []).map((call, i) => ({ id: `call_${n}_${i}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.input) } }));
+  const calls = (reply.toolCalls ?? []).map((call, i) => ({
+    id: `call_${n}_${i}`,
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.input) },
+  }));
   const usage = reply.usage ?? DEFAULT_USAGE;
   return {
-    id: `chatcmpl_${n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
-    choices: [{ index: 0, message: { role: 'assistant', content: reply.text ?? null, ...(calls.length > 0 && { tool_calls: calls }) }, finish_reason: calls.length ? 'tool_calls' : 'stop', logprobs: null }],
+    id: `chatcmpl_${n}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: reply.text ?? null, ...(calls.length > 0 && { tool_calls: calls }) },
+        finish_reason: calls.length ? 'tool_calls' : 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
   };
 }
@@ -80,11 +99,18 @@ export async function startModelServer(initial: ReplyScript = []): Promise<Model
       const api = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/chat/completions') ? 'openai' : undefined;
       // What an OpenAI-compatible server's "Test connection" asks for; not a model call, so not recorded.
       if (req.method === 'GET' && path === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'portico-tests' }] }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            object: 'list',
+            data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'portico-tests' }],
+          }),
+        );
         return;
       }
       if (req.method !== 'POST' || !api) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
         return;
       }
       const body = JSON.parse(raw || '{}') as RecordedRequest['body'];
@@ -95,20 +121,32 @@ export async function startModelServer(initial: ReplyScript = []): Promise<Model
       try {
         reply = Array.isArray(script) ? script.shift() : script(request, n);
       } catch (error) {
-        res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ error: { type: 'api_error', message: `the test script threw: ${String(error)}` } }));
+        res
+          .writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' })
+          .end(JSON.stringify({ error: { type: 'api_error', message: `the test script threw: ${String(error)}` } }));
         return;
       }
       if (!reply) {
-        res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ error: { type: 'api_error', message: 'the test script has no more replies' } }));
+        res
+          .writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' })
+          .end(JSON.stringify({ error: { type: 'api_error', message: 'the test script has no more replies' } }));
         return;
       }
       if ('status' in reply) {
-        res.writeHead(reply.status, { 'content-type': 'application/json', 'retry-after-ms': '10', ...reply.headers })
-          .end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: reply.error ?? `scripted ${reply.status}` } }));
+        res
+          .writeHead(reply.status, { 'content-type': 'application/json', 'retry-after-ms': '10', ...reply.headers })
+          .end(
+            JSON.stringify({
+              type: 'error',
+              error: { type: 'rate_limit_error', message: reply.error ?? `scripted ${reply.status}` },
+            }),
+          );
         return;
       }
       const model = String(body.model ?? 'scripted');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(api === 'anthropic' ? anthropicBody(reply, model, n) : openaiBody(reply, model, n)));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(api === 'anthropic' ? anthropicBody(reply, model, n) : openaiBody(reply, model, n)));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -123,9 +161,10 @@ export async function startModelServer(initial: ReplyScript = []): Promise<Model
       count = 0;
       requests.length = 0;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -64,7 +64,8 @@ let available: boolean | undefined;
 export function netnsAvailable(): boolean {
   if (available !== undefined) return available;
   // `probe` makes (and removes) a namespace with a veth pair: it fails without root, CAP_SYS_ADMIN, ip or flock.
-  available = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync(NETNS_SCRIPT, ['probe']).status === 0;
+  available =
+    process.platform === 'linux' && process.getuid?.() === 0 && spawnSync(NETNS_SCRIPT, ['probe']).status === 0;
   return available;
 }
 
@@ -73,7 +74,8 @@ let exitHookInstalled = false;
 
 function netns(args: string[]): string {
   const result = spawnSync(NETNS_SCRIPT, args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`netns-host.sh ${args.join(' ')} failed: ${result.stderr || result.error?.message}`);
+  if (result.status !== 0)
+    throw new Error(`netns-host.sh ${args.join(' ')} failed: ${result.stderr || result.error?.message}`);
   return result.stdout.trim();
 }
 
@@ -89,7 +91,9 @@ function release(index: number): void {
  * outside /tmp (each host has its own /tmp) and is shared by every run: the same content each time.
  */
 function playwrightBrowsersFolder(): string {
-  const browsers = JSON.parse(readFileSync(join(PLAYWRIGHT_DIR, 'browsers.json'), 'utf8')) as { browsers: { name: string; revision: string }[] };
+  const browsers = JSON.parse(readFileSync(join(PLAYWRIGHT_DIR, 'browsers.json'), 'utf8')) as {
+    browsers: { name: string; revision: string }[];
+  };
   const folder = join(NETNS_DIR, 'playwright-browsers');
   const layout: Record<string, string> = {
     chromium: 'chrome-linux64/chrome',
@@ -127,7 +131,9 @@ const HOST_PRELUDE = [
 ].join('\n');
 
 /** The paths under /tmp a host process needs (this checkout, node_modules' real place): kept visible. */
-const HOST_KEEP = [...new Set([join(HERE, '..', '..'), realpathSync(PLAYWRIGHT_DIR)])].filter((path) => path.startsWith(`${tmpdir()}/`)).join(' ');
+const HOST_KEEP = [...new Set([join(HERE, '..', '..'), realpathSync(PLAYWRIGHT_DIR)])]
+  .filter((path) => path.startsWith(`${tmpdir()}/`))
+  .join(' ');
 
 /** `command` as a process of another machine (see HOST_PRELUDE), in a mount namespace of its own. */
 function asHost(command: string[]): string[] {
@@ -135,11 +141,22 @@ function asHost(command: string[]): string[] {
 }
 
 /** Spawns `command` inside the namespace and resolves once `ready` appears in its output (or rejects with that output). */
-function startIn(namespace: string, command: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<ChildProcess> {
-  const child = spawn('ip', ['netns', 'exec', namespace, ...asHost(command)], { env: { ...env, PORTICO_HOST_KEEP: HOST_KEEP }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startIn(
+  namespace: string,
+  command: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ChildProcess> {
+  const child = spawn('ip', ['netns', 'exec', namespace, ...asHost(command)], {
+    env: { ...env, PORTICO_HOST_KEEP: HOST_KEEP },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${command[1] ?? command[0]} did not start in ${namespace} within 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(
+      () => fail(new Error(`${command[1] ?? command[0]} did not start in ${namespace} within 20 s:\n${output}`)),
+      20_000,
+    );
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
@@ -155,7 +172,9 @@ function startIn(namespace: string, command: string[], ready: RegExp, env: NodeJ
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code, signal) => fail(new Error(`${command.join(' ')} exited (${code ?? signal}) in ${namespace}:\n${output}`)));
+    child.on('exit', (code, signal) =>
+      fail(new Error(`${command.join(' ')} exited (${code ?? signal}) in ${namespace}:\n${output}`)),
+    );
   });
 }
 
@@ -178,25 +197,46 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Net
     let httpUrl = '';
     if (options.engine === 'playwright') {
       const browsers = playwrightBrowsersFolder();
-      await startIn(namespace, [process.execPath, PLAYWRIGHT_CLI, 'run-server', '--host', address, '--port', String(PLAYWRIGHT_PORT)], /Listening on ws:/, {
-        ...process.env,
-        PLAYWRIGHT_BROWSERS_PATH: browsers,
-      });
+      await startIn(
+        namespace,
+        [process.execPath, PLAYWRIGHT_CLI, 'run-server', '--host', address, '--port', String(PLAYWRIGHT_PORT)],
+        /Listening on ws:/,
+        {
+          ...process.env,
+          PLAYWRIGHT_BROWSERS_PATH: browsers,
+        },
+      );
       url = `ws://${address}:${PLAYWRIGHT_PORT}/`;
     } else {
       await startIn(
         namespace,
         // The profile is in the host's own /tmp (gone with the host).
-        [CHROMIUM_PATH, ...CHROMIUM_ARGS, '--headless', `--remote-debugging-port=${DEBUGGING_PORT}`, '--user-data-dir=/tmp/portico-cdp-host', 'about:blank'],
+        [
+          CHROMIUM_PATH,
+          ...CHROMIUM_ARGS,
+          '--headless',
+          `--remote-debugging-port=${DEBUGGING_PORT}`,
+          '--user-data-dir=/tmp/portico-cdp-host',
+          'about:blank',
+        ],
         /DevTools listening on ws:/,
       );
       const provider = options.engine === 'cdp-provider';
-      const gate = ['--listen', `${address}:${GATE_PORT}`, '--target', String(DEBUGGING_PORT), '--mode', provider ? 'provider' : 'tcp'];
+      const gate = [
+        '--listen',
+        `${address}:${GATE_PORT}`,
+        '--target',
+        String(DEBUGGING_PORT),
+        '--mode',
+        provider ? 'provider' : 'tcp',
+      ];
       if (options.token) gate.push('--token', options.token);
       if (options.maxConnections !== undefined) gate.push('--max-connections', String(options.maxConnections));
       await startIn(namespace, [process.execPath, GATE_SCRIPT, ...gate], /gate listening/);
       httpUrl = `http://${address}:${GATE_PORT}`;
-      url = provider ? `ws://${address}:${GATE_PORT}/${options.token ? `?token=${encodeURIComponent(options.token)}` : ''}` : httpUrl;
+      url = provider
+        ? `ws://${address}:${GATE_PORT}/${options.token ? `?token=${encodeURIComponent(options.token)}` : ''}`
+        : httpUrl;
     }
     return {
       engine: options.engine,
@@ -220,7 +260,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Net
 }
 
 /** Starts several hosts at once; `close()` closes them all (call it in afterAll). */
-export async function startBrowserHosts(list: BrowserHostOptions[]): Promise<{ hosts: NetnsBrowserHost[]; close(): void }> {
+export async function startBrowserHosts(
+  list: BrowserHostOptions[],
+): Promise<{ hosts: NetnsBrowserHost[]; close(): void }> {
   const settled = await Promise.allSettled(list.map((options) => startBrowserHost(options)));
   const hosts = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const closeAll = () => {

@@ -8,13 +8,19 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, body: string) => { status?: number; type?: string; body: string | Buffer; headers?: Record<string, string> } | undefined;
+type Handler = (
+  req: IncomingMessage,
+  body: string,
+) => { status?: number; type?: string; body: string | Buffer; headers?: Record<string, string> } | undefined;
 
 /**
  * A real HTTP server serving the given pages (path → html or handler), on loopback unless `listen` says
  * otherwise (namespace hosts reach `0.0.0.0` through their gateway; `urlHost` then names the address for URLs).
  */
-export async function startPageServer(pages: Record<string, string | Handler>, listen: { host: string; urlHost: string } = { host: '127.0.0.1', urlHost: '127.0.0.1' }): Promise<PageServer> {
+export async function startPageServer(
+  pages: Record<string, string | Handler>,
+  listen: { host: string; urlHost: string } = { host: '127.0.0.1', urlHost: '127.0.0.1' },
+): Promise<PageServer> {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -28,7 +34,12 @@ export async function startPageServer(pages: Record<string, string | Handler>, l
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
-      res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', ...answer.headers }).end(answer.body);
+      res
+        .writeHead(answer.status ?? 200, {
+          'content-type': answer.type ?? 'text/html; charset=utf-8',
+          ...answer.headers,
+        })
+        .end(answer.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, listen.host, resolve));
@@ -36,9 +47,10 @@ export async function startPageServer(pages: Record<string, string | Handler>, l
   return {
     url: `http://${listen.urlHost}:${port}`,
     hits,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

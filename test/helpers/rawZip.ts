@@ -25,7 +25,8 @@ export function unixAttributes(mode: number): number {
 export function buildRawZip(entries: readonly RawZipEntry[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
-  const records: { offset: number; compressedSize: number; uncompressedSize: number; crc: number; method: number }[] = [];
+  const records: { offset: number; compressedSize: number; uncompressedSize: number; crc: number; method: number }[] =
+    [];
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');

@@ -18,7 +18,11 @@ const scripts: Record<string, (ctx: AgentContext) => Promise<AgentOutcome>> = {
   /** Asks which colour, types the answer into the page, returns it. */
   async ask(ctx) {
     await ctx.page.goto(ctx.startUrl);
-    const answer = await ctx.ask({ question: 'Which colour?', options: ['red', 'green'], message: "form_data has no key 'colour'" });
+    const answer = await ctx.ask({
+      question: 'Which colour?',
+      options: ['red', 'green'],
+      message: "form_data has no key 'colour'",
+    });
     await ctx.page.fill('#colour', answer);
     await ctx.recordStep(`typed ${answer}`);
     return { result: { colour: await ctx.page.inputValue('#colour') } };
@@ -27,7 +31,9 @@ const scripts: Record<string, (ctx: AgentContext) => Promise<AgentOutcome>> = {
   async hang(ctx) {
     await ctx.page.goto(ctx.startUrl);
     await ctx.recordStep('opened the start page');
-    await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
+    await new Promise((_, reject) =>
+      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }),
+    );
     return { result: {} };
   },
   /** Steps forever; max_turns must stop it. */
@@ -47,17 +53,27 @@ const scripts: Record<string, (ctx: AgentContext) => Promise<AgentOutcome>> = {
   /** Opens the start URL, writes localStorage when asked, reports cookies and storage. */
   async storage(ctx) {
     await ctx.page.goto(ctx.startUrl);
-    if (ctx.formData.write) await ctx.page.evaluate((v) => localStorage.setItem('remember', String(v)), ctx.formData.write);
+    if (ctx.formData.write)
+      await ctx.page.evaluate((v) => localStorage.setItem('remember', String(v)), ctx.formData.write);
     await ctx.recordStep('read storage');
-    const state = await ctx.page.evaluate(() => ({ cookie: document.cookie, remember: localStorage.getItem('remember') }));
+    const state = await ctx.page.evaluate(() => ({
+      cookie: document.cookie,
+      remember: localStorage.getItem('remember'),
+    }));
     return { result: state };
   },
   /** Reports a submission receipt (as builtin:autofill does after checking what the form sent), then completes. */
   async submission(ctx) {
     await ctx.page.goto(ctx.startUrl);
     ctx.reportSubmission?.({
-      method: 'POST', url: `${new URL(ctx.startUrl).origin}/apply?session=[redacted]`, fields: { fn: 'Ada Lovelace', pw: '[secret]', topics: ['news', 'events'] },
-      body_sha256: 'a'.repeat(64), response_status: 201, verified: ['full_name', 'password'], unverified: ['topics'], approved: [],
+      method: 'POST',
+      url: `${new URL(ctx.startUrl).origin}/apply?session=[redacted]`,
+      fields: { fn: 'Ada Lovelace', pw: '[secret]', topics: ['news', 'events'] },
+      body_sha256: 'a'.repeat(64),
+      response_status: 201,
+      verified: ['full_name', 'password'],
+      unverified: ['topics'],
+      approved: [],
     });
     await ctx.recordStep('submitted the form');
     return { result: { submitted: true } };
@@ -78,4 +94,6 @@ export const scriptedAgent: Agent = {
   },
 };
 
-export const scriptedRegistry: AgentRegistry = { get: (model) => (model === 'builtin:autofill' ? scriptedAgent : undefined) };
+export const scriptedRegistry: AgentRegistry = {
+  get: (model) => (model === 'builtin:autofill' ? scriptedAgent : undefined),
+};

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApp, type AppOptions, type RunningApp } from '../../src-main/app.ts';
 import { readConfig, type PorticoConfig } from '../../src-main/base/config.ts';
-import { createApiClient, operationMethod, operationPath, type ApiClient, type OperationArgs, type OperationName } from '../../src-main/contract/client.ts';
+import {
+  createApiClient,
+  operationMethod,
+  operationPath,
+  type ApiClient,
+  type OperationArgs,
+  type OperationName,
+} from '../../src-main/contract/client.ts';
 
 /** Who a request is from: the org key unless `key` says another (null: none); extra headers (e.g. `x-console-token`). */
 export interface Caller {
@@ -16,7 +23,10 @@ export interface Caller {
  * What `send` takes for operation `N`: path parameters typed by the contract (the path is built from
  * the declaration), and any query and JSON body, so a test can send what the schemas refuse.
  */
-export type SendArgs<N extends OperationName> = Pick<OperationArgs<N>, 'params'> & { query?: Record<string, string | number | boolean | undefined>; body?: unknown };
+export type SendArgs<N extends OperationName> = Pick<OperationArgs<N>, 'params'> & {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+};
 
 /** A non-2xx answer to a typed `call`: its status and body (`{detail}` for API errors). */
 export class ApiCallError extends Error {
@@ -48,7 +58,11 @@ export interface TestService {
    * Operation `name` by its contract (path, method, JSON body), answered as status and body, errors
    * included: JSON parsed, any other text as a string.
    */
-  send<N extends OperationName>(name: N, args?: SendArgs<N>, caller?: Caller): Promise<{ status: number; body: unknown }>;
+  send<N extends OperationName>(
+    name: N,
+    args?: SendArgs<N>,
+    caller?: Caller,
+  ): Promise<{ status: number; body: unknown }>;
   /** The contract's typed client as the org key (or `caller`): results typed by the response schema; a non-2xx throws `ApiCallError`. */
   client(caller?: Caller): ApiClient;
   /** `client().call`: the typed client as the org key. */
@@ -78,7 +92,14 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
   const dir = dataDir ?? (await makeDataDir());
   const notices: string[] = [];
   const app = await startApp({
-    dataDir: dir, port: 0, rendererDir: RENDERER_DIR, notice: (line) => notices.push(line), warmBrowser: false, samples: false, ...options, config: options.config ?? testConfig(),
+    dataDir: dir,
+    port: 0,
+    rendererDir: RENDERER_DIR,
+    notice: (line) => notices.push(line),
+    warmBrowser: false,
+    samples: false,
+    ...options,
+    config: options.config ?? testConfig(),
     // A suite sends requests far faster than any script and keeps browsers open across its cases: only
     // the limit tests (test/hostile/caps-*) set low limits.
     limits: { ...TEST_LIMITS, ...options.limits },
@@ -91,7 +112,11 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     const useKey = key === undefined ? orgKey : key;
     if (useKey !== null && !headers.has('x-api-key')) headers.set('x-api-key', useKey);
     if (json !== undefined) headers.set('content-type', 'application/json');
-    return fetch(`${app.url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    return fetch(`${app.url}${path}`, {
+      ...rest,
+      headers,
+      body: json !== undefined ? JSON.stringify(json) : rest.body,
+    });
   };
   const service: TestService = {
     app,
@@ -104,8 +129,13 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     // Methods on `this`, so a copy with another `api` (another key after a restart) sends through it.
     request(name, args, caller = {}) {
       // SendArgs has the typed params of OperationArgs; query and body are free (operationPath never reads the body).
-      const path = (operationPath as (operation: OperationName, args?: { params?: unknown; query?: unknown }) => string)(name, args);
-      const init: RequestInit & { key?: string | null; json?: unknown } = { method: operationMethod(name), headers: caller.headers ?? {} };
+      const path = (
+        operationPath as (operation: OperationName, args?: { params?: unknown; query?: unknown }) => string
+      )(name, args);
+      const init: RequestInit & { key?: string | null; json?: unknown } = {
+        method: operationMethod(name),
+        headers: caller.headers ?? {},
+      };
       if (caller.key !== undefined) init.key = caller.key;
       if (args?.body !== undefined) init.json = args.body;
       return this.api(path, init);
@@ -118,7 +148,10 @@ export async function startService(dataDir?: string, options: Partial<AppOptions
     },
     client(caller = {}) {
       return createApiClient(async (request) => {
-        const init: RequestInit & { key?: string | null; json?: unknown } = { method: request.method, headers: caller.headers ?? {} };
+        const init: RequestInit & { key?: string | null; json?: unknown } = {
+          method: request.method,
+          headers: caller.headers ?? {},
+        };
         if (caller.key !== undefined) init.key = caller.key;
         if (request.body !== undefined) init.json = request.body;
         const { status, body } = await jsonOf(await this.api(request.path, init));
@@ -145,11 +178,20 @@ export async function jsonOf(response: Response): Promise<{ status: number; body
 }
 
 /** Polls a job's status until it is one of `statuses` (or fails the test after `timeoutMs`). */
-export async function waitForJob(svc: TestService, endpoint: string, jobId: string, statuses: string[], timeoutMs = 30_000): Promise<Record<string, unknown>> {
+export async function waitForJob(
+  svc: TestService,
+  endpoint: string,
+  jobId: string,
+  statuses: string[],
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   let last: Record<string, unknown> = {};
   while (Date.now() < deadline) {
-    last = await svc.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id: jobId } });
+    last = await svc.call('getJobStatus', {
+      params: { org_id: 'default', endpoint_name: endpoint },
+      query: { job_id: jobId },
+    });
     if (statuses.includes(String(last.status))) return last;
     await new Promise((r) => setTimeout(r, 50));
   }

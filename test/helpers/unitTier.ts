@@ -15,7 +15,11 @@ function refuse(what: string): never {
 }
 
 for (const name of ['spawn', 'spawnSync', 'fork', 'exec', 'execSync', 'execFile', 'execFileSync'] as const) {
-  Object.defineProperty(childProcess, name, { value: () => refuse(`child_process.${name}`), configurable: true, writable: true });
+  Object.defineProperty(childProcess, name, {
+    value: () => refuse(`child_process.${name}`),
+    configurable: true,
+    writable: true,
+  });
 }
 net.Server.prototype.listen = function listen(): never {
   refuse('net.Server.listen');

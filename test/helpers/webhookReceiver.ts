@@ -66,7 +66,11 @@ export async function startPythonReceiver(secret: string): Promise<PythonReceive
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`expected ${count} webhook(s)${path ? ` on ${path}` : ''} within ${timeoutMs} ms, got ${matching(path).length}`));
+          reject(
+            new Error(
+              `expected ${count} webhook(s)${path ? ` on ${path}` : ''} within ${timeoutMs} ms, got ${matching(path).length}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

@@ -21,15 +21,30 @@ import { until } from '../helpers/wait.ts';
 class RawCdp {
   readonly events: { method: string; params: Record<string, unknown>; sessionId?: string }[] = [];
   readonly #ws: WebSocket;
-  readonly #pending = new Map<number, (message: { result?: Record<string, unknown>; error?: { message: string } }) => void>();
+  readonly #pending = new Map<
+    number,
+    (message: { result?: Record<string, unknown>; error?: { message: string } }) => void
+  >();
   #id = 0;
 
   private constructor(ws: WebSocket) {
     this.#ws = ws;
     ws.addEventListener('message', (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: Record<string, unknown>; sessionId?: string; result?: Record<string, unknown>; error?: { message: string } };
+      const message = JSON.parse(String(event.data)) as {
+        id?: number;
+        method?: string;
+        params?: Record<string, unknown>;
+        sessionId?: string;
+        result?: Record<string, unknown>;
+        error?: { message: string };
+      };
       if (message.id !== undefined) this.#pending.get(message.id)?.(message);
-      else if (message.method) this.events.push({ method: message.method, params: message.params ?? {}, ...(message.sessionId && { sessionId: message.sessionId }) });
+      else if (message.method)
+        this.events.push({
+          method: message.method,
+          params: message.params ?? {},
+          ...(message.sessionId && { sessionId: message.sessionId }),
+        });
     });
   }
 
@@ -41,7 +56,11 @@ class RawCdp {
     });
   }
 
-  send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+  send(
+    method: string,
+    params: Record<string, unknown> = {},
+    sessionId?: string,
+  ): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
     const id = ++this.#id;
     return new Promise((resolve, reject) => {
       // A command left unanswered names itself instead of timing the whole test out.
@@ -77,7 +96,10 @@ class RawCdp {
 /** Pids of every Chromium process whose command line names `marker` (the service's data folder). */
 function chromiumPids(marker: string): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes('chromium') && line.includes(marker)).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return out
+    .split('\n')
+    .filter((line) => line.includes('chromium') && line.includes(marker))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 /** TCP sockets in LISTEN state (any address, v4 and v6), by inode. */
@@ -114,7 +136,13 @@ function upgradeStatus(port: number, path: string, headers: Record<string, strin
     const socket = connect(port, '127.0.0.1');
     let answer = '';
     socket.on('connect', () => {
-      const lines = Object.entries({ Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers }).map(([name, value]) => `${name}: ${value}`);
+      const lines = Object.entries({
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      }).map(([name, value]) => `${name}: ${value}`);
       socket.write(`GET ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
     });
     socket.on('data', (chunk: Buffer) => {
@@ -137,19 +165,32 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
   const SECRET = 'other-org-secret-7f3a9c';
 
   const createSession = async (): Promise<{ session_id: string; cdp_url: string }> => {
-    const { status, body } = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: {} }));
+    const { status, body } = await jsonOf(
+      await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: {} }),
+    );
     expect(status).toBe(200);
     return body as { session_id: string; cdp_url: string };
   };
 
   beforeAll(async () => {
     secretFile = '';
-    const opener = '<!doctype html><title>opener</title><script>const ws = new WebSocket(new URLSearchParams(location.search).get("u")); ws.onopen = () => { document.title = "open"; }; ws.onclose = () => { if (document.title !== "open") document.title = "refused"; };</script>';
+    const opener =
+      '<!doctype html><title>opener</title><script>const ws = new WebSocket(new URLSearchParams(location.search).get("u")); ws.onopen = () => { document.title = "open"; }; ws.onclose = () => { if (document.title !== "open") document.title = "refused"; };</script>';
     pages = await startPageServer({
       '/hello': '<!doctype html><title>Hello</title><p>hello</p>',
-      '/file-frame': (req) => ({ body: `<!doctype html><title>frames</title><iframe src="file://${new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? ''}"></iframe><iframe src="chrome://version"></iframe>` }),
-      '/to-file': (req) => ({ status: 302, body: '', headers: { location: `file://${new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? ''}` } }),
-      '/download': () => ({ body: 'downloaded-bytes', type: 'application/octet-stream', headers: { 'content-disposition': 'attachment; filename="report.bin"' } }),
+      '/file-frame': (req) => ({
+        body: `<!doctype html><title>frames</title><iframe src="file://${new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? ''}"></iframe><iframe src="chrome://version"></iframe>`,
+      }),
+      '/to-file': (req) => ({
+        status: 302,
+        body: '',
+        headers: { location: `file://${new URL(req.url ?? '/', 'http://x').searchParams.get('path') ?? ''}` },
+      }),
+      '/download': () => ({
+        body: 'downloaded-bytes',
+        type: 'application/octet-stream',
+        headers: { 'content-disposition': 'attachment; filename="report.bin"' },
+      }),
       '/opener': opener,
     });
     trustedPages = await startPageServer({ '/opener': opener });
@@ -175,10 +216,23 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     const session = await createSession();
     const client = await chromium.connectOverCDP(session.cdp_url);
     await client.contexts()[0]!.pages()[0]!.goto(`${pages.url}/hello`);
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'held', start_url: `${pages.url}/hello`, task: 'script:hang' } });
-    const job = (await (await svc.api('/jobs/default/held/start', { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
-    await until(async () => ((await (await svc.api(`/task/default/held/status?job_id=${job.job_id}`)).json()) as { steps: number }).steps > 0, 'the job to have opened its page', 30_000);
-    const login = await jsonOf(await svc.api('/profiles/default', { method: 'POST', json: { name: 'Bank', start_url: `${pages.url}/hello` } }));
+    await svc.api('/portals/default', {
+      method: 'POST',
+      json: { endpoint_name: 'held', start_url: `${pages.url}/hello`, task: 'script:hang' },
+    });
+    const job = (await (
+      await svc.api('/jobs/default/held/start', { method: 'POST', json: { form_data: {} } })
+    ).json()) as { job_id: string };
+    await until(
+      async () =>
+        ((await (await svc.api(`/task/default/held/status?job_id=${job.job_id}`)).json()) as { steps: number }).steps >
+        0,
+      'the job to have opened its page',
+      30_000,
+    );
+    const login = await jsonOf(
+      await svc.api('/profiles/default', { method: 'POST', json: { name: 'Bank', start_url: `${pages.url}/hello` } }),
+    );
     expect(login.status).toBe(200);
 
     const pids = chromiumPids(svc.dataDir);
@@ -188,7 +242,9 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
 
     await client.close();
     await svc.api(`/jobs/default/held/cancel?job_id=${job.job_id}`, { method: 'POST' });
-    await svc.api(`/profiles/default/sessions/${(login.body as { session_id: string }).session_id}/close`, { method: 'POST' });
+    await svc.api(`/profiles/default/sessions/${(login.body as { session_id: string }).session_id}/close`, {
+      method: 'POST',
+    });
     await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
   });
 
@@ -196,7 +252,16 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     const session = await createSession();
     const cdp = await RawCdp.open(session.cdp_url);
     const page = await cdp.page();
-    for (const url of [`file://${secretFile}`, 'FILE:///etc/passwd', ' file:///etc/passwd', 'chrome://version', 'about:version', 'devtools://devtools/bundled/inspector.html', `view-source:${pages.url}/hello`, 'javascript:1']) {
+    for (const url of [
+      `file://${secretFile}`,
+      'FILE:///etc/passwd',
+      ' file:///etc/passwd',
+      'chrome://version',
+      'about:version',
+      'devtools://devtools/bundled/inspector.html',
+      `view-source:${pages.url}/hello`,
+      'javascript:1',
+    ]) {
       const navigated = await cdp.send('Page.navigate', { url }, page);
       expect(navigated.error?.message, url).toMatch(/^Portico refused Page\.navigate: url: /);
       const created = await cdp.send('Target.createTarget', { url });
@@ -206,11 +271,19 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     await cdp.send('Page.navigate', { url: `${pages.url}/file-frame?path=${encodeURIComponent(secretFile)}` }, page);
     await until(async () => (await cdp.dom(page)).includes('iframe'), 'the framing page to load', 30_000);
     await cdp.send('Page.navigate', { url: `data:text/html,<iframe src="file://${secretFile}"></iframe>` }, page);
-    const redirected = await cdp.send('Page.navigate', { url: `${pages.url}/to-file?path=${encodeURIComponent(secretFile)}` }, page);
+    const redirected = await cdp.send(
+      'Page.navigate',
+      { url: `${pages.url}/to-file?path=${encodeURIComponent(secretFile)}` },
+      page,
+    );
     expect(redirected.result?.errorText).toBeTruthy();
     expect(await cdp.dom(page)).not.toContain(SECRET);
     // Nor read it from the browser process, upload it, drop it, or hand the page the protocol.
-    const loaded = await cdp.send('Network.loadNetworkResource', { url: `file://${secretFile}`, options: { disableCache: true, includeCredentials: false } }, page);
+    const loaded = await cdp.send(
+      'Network.loadNetworkResource',
+      { url: `file://${secretFile}`, options: { disableCache: true, includeCredentials: false } },
+      page,
+    );
     expect(loaded.error?.message).toMatch(/^Portico refused Network\.loadNetworkResource/);
     await cdp.send('Page.navigate', { url: 'data:text/html,<input type=file>' }, page);
     const doc = await cdp.send('DOM.getDocument', {}, page);
@@ -218,11 +291,19 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     const input = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: 'input' }, page);
     const upload = await cdp.send('DOM.setFileInputFiles', { files: [secretFile], nodeId: input.result?.nodeId }, page);
     expect(upload.error?.message).toMatch(/^Portico refused DOM\.setFileInputFiles/);
-    expect((await cdp.send('Target.exposeDevToolsProtocol', { targetId: 'x' })).error?.message).toMatch(/^Portico refused/);
+    expect((await cdp.send('Target.exposeDevToolsProtocol', { targetId: 'x' })).error?.message).toMatch(
+      /^Portico refused/,
+    );
     // Chromium's own UI targets (chrome:// pages) are not the client's to attach to.
-    const targets = (await cdp.send('Target.getTargets')).result?.targetInfos as { targetId: string; type: string; url: string }[];
+    const targets = (await cdp.send('Target.getTargets')).result?.targetInfos as {
+      targetId: string;
+      type: string;
+      url: string;
+    }[];
     for (const own of targets.filter((target) => target.type === 'browser_ui' || target.url.startsWith('chrome:'))) {
-      expect((await cdp.send('Target.attachToTarget', { targetId: own.targetId, flatten: true })).error?.message).toMatch(/^Portico refused Target\.attachToTarget/);
+      expect(
+        (await cdp.send('Target.attachToTarget', { targetId: own.targetId, flatten: true })).error?.message,
+      ).toMatch(/^Portico refused Target\.attachToTarget/);
     }
     // Playwright through the same URL: the issue's own reproduction.
     const pw = await chromium.connectOverCDP(session.cdp_url);
@@ -232,7 +313,7 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     cdp.close();
   }, 120_000);
 
-  it('a client\'s large messages pass both ways through the proxy (64-bit frame lengths)', async () => {
+  it("a client's large messages pass both ways through the proxy (64-bit frame lengths)", async () => {
     const session = await createSession();
     const cdp = await RawCdp.open(session.cdp_url);
     const page = await cdp.page();
@@ -243,28 +324,66 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
     await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
   });
 
-  it('downloads land only in the session\'s own folder, whatever path a client names (finding 2)', async () => {
+  it("downloads land only in the session's own folder, whatever path a client names (finding 2)", async () => {
     const session = await createSession();
     const cdp = await RawCdp.open(session.cdp_url);
     const page = await cdp.page();
-    const set = await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: outside, eventsEnabled: true });
+    const set = await cdp.send('Browser.setDownloadBehavior', {
+      behavior: 'allow',
+      downloadPath: outside,
+      eventsEnabled: true,
+    });
     expect(set.error).toBeUndefined();
     await cdp.send('Page.navigate', { url: `${pages.url}/hello` }, page);
     // Page.navigate answers at commit: the click waits for the page to have loaded.
-    await until(async () => ((await cdp.send('Runtime.evaluate', { expression: `location.pathname === '/hello' && document.readyState === 'complete'` }, page)).result?.result as { value?: boolean } | undefined)?.value, 'the page to load', 30_000);
-    await cdp.send('Runtime.evaluate', { expression: `(() => { const a = document.createElement('a'); a.href = '/download'; a.download = 'report.bin'; document.body.append(a); a.click(); })()` }, page);
-    await until(() => cdp.events.some((event) => event.method === 'Browser.downloadProgress' && event.params.state === 'completed'), 'the download to complete', 30_000);
+    await until(
+      async () =>
+        (
+          (
+            await cdp.send(
+              'Runtime.evaluate',
+              { expression: `location.pathname === '/hello' && document.readyState === 'complete'` },
+              page,
+            )
+          ).result?.result as { value?: boolean } | undefined
+        )?.value,
+      'the page to load',
+      30_000,
+    );
+    await cdp.send(
+      'Runtime.evaluate',
+      {
+        expression: `(() => { const a = document.createElement('a'); a.href = '/download'; a.download = 'report.bin'; document.body.append(a); a.click(); })()`,
+      },
+      page,
+    );
+    await until(
+      () =>
+        cdp.events.some((event) => event.method === 'Browser.downloadProgress' && event.params.state === 'completed'),
+      'the download to complete',
+      30_000,
+    );
     const landed = async (): Promise<string[]> => {
       const sessionDirs = await readdir(join(svc.dataDir, 'tmp', 'sessions'));
-      return (await Promise.all(sessionDirs.map((dir) => readdir(join(svc.dataDir, 'tmp', 'sessions', dir, 'downloads')).catch(() => [] as string[])))).flat();
+      return (
+        await Promise.all(
+          sessionDirs.map((dir) =>
+            readdir(join(svc.dataDir, 'tmp', 'sessions', dir, 'downloads')).catch(() => [] as string[]),
+          ),
+        )
+      ).flat();
     };
-    await until(async () => (await landed()).includes('report.bin'), 'the file in the session\'s downloads folder', 30_000);
+    await until(
+      async () => (await landed()).includes('report.bin'),
+      "the file in the session's downloads folder",
+      30_000,
+    );
     expect(await readdir(outside)).toEqual([]);
     cdp.close();
     await svc.api(`/public/sessions/${session.session_id}/terminate`, { method: 'POST', key: svc.accountKey });
   });
 
-  it('neither a session\'s browser nor a job\'s can open Portico\'s own port (findings 2 and 4)', async () => {
+  it("neither a session's browser nor a job's can open Portico's own port (findings 2 and 4)", async () => {
     const session = await createSession();
     const cdp = await RawCdp.open(session.cdp_url);
     const page = await cdp.page();
@@ -273,25 +392,39 @@ describe('a browser of Portico is confined to the web (issue 21: findings 1, 2, 
       expect(opened.result?.errorText, base).toBe('net::ERR_NAME_NOT_RESOLVED');
     }
     await cdp.send('Page.navigate', { url: `${pages.url}/hello` }, page);
-    const fetched = await cdp.send('Runtime.evaluate', { expression: `fetch(${JSON.stringify(`${svc.url}/health`)}, { mode: 'no-cors' }).then(() => 'reached', () => 'blocked')`, awaitPromise: true }, page);
+    const fetched = await cdp.send(
+      'Runtime.evaluate',
+      {
+        expression: `fetch(${JSON.stringify(`${svc.url}/health`)}, { mode: 'no-cors' }).then(() => 'reached', () => 'blocked')`,
+        awaitPromise: true,
+      },
+      page,
+    );
     expect(fetched.result?.result).toMatchObject({ value: 'blocked' });
     cdp.close();
 
     // A portal pointed at Portico itself: the job's browser cannot open it, so no screenshot of it exists.
-    await svc.api('/portals/default', { method: 'POST', json: { endpoint_name: 'self', start_url: `${svc.url}/health`, task: 'script:visit' } });
-    const job = (await (await svc.api('/jobs/default/self/start', { method: 'POST', json: { form_data: {} } })).json()) as { job_id: string };
+    await svc.api('/portals/default', {
+      method: 'POST',
+      json: { endpoint_name: 'self', start_url: `${svc.url}/health`, task: 'script:visit' },
+    });
+    const job = (await (
+      await svc.api('/jobs/default/self/start', { method: 'POST', json: { form_data: {} } })
+    ).json()) as { job_id: string };
     const ended = await waitForJob(svc, 'self', job.job_id, ['completed', 'failed']);
     expect(ended.status).toBe('failed');
     expect(JSON.stringify(ended)).toContain('ERR_NAME_NOT_RESOLVED');
     expect(JSON.stringify(ended)).not.toContain('"status":"ok"');
   });
 
-  it('the CDP proxy checks Host and refuses a web page\'s Origin unless the operator trusts it (finding 8)', async () => {
+  it("the CDP proxy checks Host and refuses a web page's Origin unless the operator trusts it (finding 8)", async () => {
     const session = await createSession();
     const port = Number(new URL(svc.url).port);
     const path = new URL(session.cdp_url).pathname;
     expect(await upgradeStatus(port, path, { Host: 'evil.example' })).toBe('HTTP/1.1 403 Forbidden');
-    expect(await upgradeStatus(port, path, { Host: `127.0.0.1:${port}`, Origin: pages.url })).toBe('HTTP/1.1 403 Forbidden');
+    expect(await upgradeStatus(port, path, { Host: `127.0.0.1:${port}`, Origin: pages.url })).toBe(
+      'HTTP/1.1 403 Forbidden',
+    );
 
     // A real page on another origin, in a browser of the user's own, opening the session's cdp_url.
     const browser = await launchTestBrowser();

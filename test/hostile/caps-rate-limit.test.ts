@@ -46,7 +46,8 @@ describe('requests a minute per API key', () => {
 
   it('an unknown key spends its own budget and is told 401 until then', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i <= LIMIT; i += 1) statuses.push((await svc.api('/portals/default', { key: 'pk_not_a_key' })).status);
+    for (let i = 0; i <= LIMIT; i += 1)
+      statuses.push((await svc.api('/portals/default', { key: 'pk_not_a_key' })).status);
     expect(statuses).toEqual([...Array(LIMIT).fill(401), 429]);
   });
 
@@ -54,7 +55,8 @@ describe('requests a minute per API key', () => {
     clock.advance(60_000);
     for (let i = 0; i < LIMIT; i += 1) expect((await svc.api('/portals/default', { key: otherKey })).status).toBe(200);
     const bearer = await svc.api('/mcp', {
-      key: null, method: 'POST',
+      key: null,
+      method: 'POST',
       headers: { authorization: `Bearer ${otherKey}`, accept: 'application/json, text/event-stream' },
       json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     });
@@ -64,8 +66,13 @@ describe('requests a minute per API key', () => {
 
   it('the console token has its own budget, separate from every key', async () => {
     clock.advance(60_000);
-    for (let i = 0; i < LIMIT; i += 1) expect((await svc.api('/portals/default', { key: null, headers: { 'x-console-token': svc.consoleToken } })).status).toBe(200);
-    const refused = await jsonOf(await svc.api('/portals/default', { key: null, headers: { 'x-console-token': svc.consoleToken } }));
+    for (let i = 0; i < LIMIT; i += 1)
+      expect(
+        (await svc.api('/portals/default', { key: null, headers: { 'x-console-token': svc.consoleToken } })).status,
+      ).toBe(200);
+    const refused = await jsonOf(
+      await svc.api('/portals/default', { key: null, headers: { 'x-console-token': svc.consoleToken } }),
+    );
     expect(refused.status).toBe(429);
     expect((await svc.api('/portals/default')).status).toBe(200);
   });

@@ -21,7 +21,10 @@ async function yazlZip(dir: string, entries: readonly { name: string; data: Buff
 
 function zerosSkill(files: number): { name: string; data: Buffer }[] {
   const mib = Buffer.alloc(MIB);
-  return [{ name: 'SKILL.md', data: SKILL_MD }, ...Array.from({ length: files }, (_, i) => ({ name: `zeros/${i}.bin`, data: mib }))];
+  return [
+    { name: 'SKILL.md', data: SKILL_MD },
+    ...Array.from({ length: files }, (_, i) => ({ name: `zeros/${i}.bin`, data: mib })),
+  ];
 }
 
 function form(zip: Buffer, filename: string): FormData {
@@ -41,11 +44,14 @@ async function entries(dir: string): Promise<string[]> {
 describe('skill zips that would take more than they declare', () => {
   let svc: TestService;
   let work: string;
-  const upload = async (zip: Buffer, filename: string) => jsonOf(await svc.api('/skills/default?folder=caps', { method: 'POST', body: form(zip, filename) }));
+  const upload = async (zip: Buffer, filename: string) =>
+    jsonOf(await svc.api('/skills/default?folder=caps', { method: 'POST', body: form(zip, filename) }));
   /** Nothing of a refused upload is left: no skill folder, no temp file, no row. */
   const expectNothingKept = async () => {
     expect(await entries(join(svc.dataDir, 'skills'))).toEqual([]);
-    expect(await entries(join(svc.dataDir, 'tmp')).then((names) => names.filter((name) => /^(upload|skill)-/.test(name)))).toEqual([]);
+    expect(
+      await entries(join(svc.dataDir, 'tmp')).then((names) => names.filter((name) => /^(upload|skill)-/.test(name))),
+    ).toEqual([]);
     expect((await jsonOf(await svc.api('/skills/default'))).body).toEqual([]);
   };
 
@@ -60,37 +66,69 @@ describe('skill zips that would take more than they declare', () => {
     expect(zip.length).toBeLessThan(1.5 * MIB);
     const { status, body } = await upload(zip, 'bomb.zip');
     expect(status).toBe(422);
-    expect(body).toEqual({ detail: expect.stringMatching(/^Skill zip rejected: the archive declares more than \d+ uncompressed bytes in total$/) });
+    expect(body).toEqual({
+      detail: expect.stringMatching(
+        /^Skill zip rejected: the archive declares more than \d+ uncompressed bytes in total$/,
+      ),
+    });
     await expectNothingKept();
   });
 
   it('100 such files (100 MiB, under the total cap) are refused by the whole-archive compression ratio', async () => {
     const { status, body } = await upload(await yazlZip(work, zerosSkill(100)), 'ratio.zip');
     expect(status).toBe(422);
-    expect(body).toEqual({ detail: expect.stringMatching(/^Skill zip rejected: the archive has a suspicious compression ratio \(\d+ bytes from \d+ compressed, \d+:1; the limit is 100:1/) });
+    expect(body).toEqual({
+      detail: expect.stringMatching(
+        /^Skill zip rejected: the archive has a suspicious compression ratio \(\d+ bytes from \d+ compressed, \d+:1; the limit is 100:1/,
+      ),
+    });
     await expectNothingKept();
   });
 
   it('an entry name of 300 characters is a 422 naming the entry, not a 500', async () => {
     const name = `${'n'.repeat(300)}.txt`;
-    const { status, body } = await upload(await yazlZip(work, [{ name: 'SKILL.md', data: SKILL_MD }, { name, data: Buffer.from('x') }]), 'long-name.zip');
+    const { status, body } = await upload(
+      await yazlZip(work, [
+        { name: 'SKILL.md', data: SKILL_MD },
+        { name, data: Buffer.from('x') },
+      ]),
+      'long-name.zip',
+    );
     expect(status).toBe(422);
-    expect(body).toEqual({ detail: expect.stringMatching(/^Skill zip rejected: entry 'n{200}…' has a file or folder name longer than 255 bytes$/) });
+    expect(body).toEqual({
+      detail: expect.stringMatching(
+        /^Skill zip rejected: entry 'n{200}…' has a file or folder name longer than 255 bytes$/,
+      ),
+    });
     await expectNothingKept();
   });
 
   it('an entry path over 4,096 characters (short folder names) is a 422, not a 500', async () => {
     const name = `${Array.from({ length: 900 }, () => 'abcd').join('/')}/file.txt`;
     expect(name.length).toBeGreaterThan(4096);
-    const { status, body } = await upload(await yazlZip(work, [{ name: 'SKILL.md', data: SKILL_MD }, { name, data: Buffer.from('x') }]), 'long-path.zip');
+    const { status, body } = await upload(
+      await yazlZip(work, [
+        { name: 'SKILL.md', data: SKILL_MD },
+        { name, data: Buffer.from('x') },
+      ]),
+      'long-path.zip',
+    );
     expect(status).toBe(422);
-    expect(body).toEqual({ detail: expect.stringMatching(/^Skill zip rejected: entry 'abcd\/abcd.*…' has a path longer than 1024 bytes$/) });
+    expect(body).toEqual({
+      detail: expect.stringMatching(/^Skill zip rejected: entry 'abcd\/abcd.*…' has a path longer than 1024 bytes$/),
+    });
     await expectNothingKept();
   });
 
   it('a normal skill with a long but reasonable path still uploads', async () => {
     const name = `${Array.from({ length: 20 }, (_, i) => `folder-${i}`).join('/')}/${'f'.repeat(200)}.txt`;
-    const { status } = await upload(await yazlZip(work, [{ name: 'SKILL.md', data: SKILL_MD }, { name, data: Buffer.from('fine') }]), 'deep.zip');
+    const { status } = await upload(
+      await yazlZip(work, [
+        { name: 'SKILL.md', data: SKILL_MD },
+        { name, data: Buffer.from('fine') },
+      ]),
+      'deep.zip',
+    );
     expect(status).toBe(200);
   });
 });

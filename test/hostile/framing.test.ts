@@ -14,7 +14,9 @@ describe('the console cannot be framed by another page', () => {
   beforeAll(async () => {
     svc = await startService();
     attacker = await startPageServer({
-      '/frame': () => ({ body: `<!doctype html><title>attacker</title><iframe id="console" src="${svc.url}/"></iframe><iframe id="control" src="${svc.url}/health"></iframe>` }),
+      '/frame': () => ({
+        body: `<!doctype html><title>attacker</title><iframe id="console" src="${svc.url}/"></iframe><iframe id="control" src="${svc.url}/health"></iframe>`,
+      }),
     });
     browser = await launchTestBrowser();
   });
@@ -29,10 +31,14 @@ describe('the console cannot be framed by another page', () => {
     try {
       const page = await context.newPage();
       await page.goto(`${attacker.url}/frame`);
-      const frameOf = (id: string): Promise<Frame> => until(async () => (await (await page.$(`#${id}`))?.contentFrame()) ?? undefined, `the #${id} frame`);
+      const frameOf = (id: string): Promise<Frame> =>
+        until(async () => (await (await page.$(`#${id}`))?.contentFrame()) ?? undefined, `the #${id} frame`);
       // The control frame (a JSON answer, no page headers) does load: framing as such works.
       const control = await frameOf('control');
-      await until(async () => ((await control.textContent('body').catch(() => null)) ?? '').includes('"status":"ok"'), 'the control frame to load');
+      await until(
+        async () => ((await control.textContent('body').catch(() => null)) ?? '').includes('"status":"ok"'),
+        'the control frame to load',
+      );
       const framed = await frameOf('console');
       await framed.waitForLoadState('load');
       expect(await framed.locator('#root').count()).toBe(0);

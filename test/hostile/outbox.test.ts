@@ -32,14 +32,19 @@ function committed(dbPath: string, jobId: string): { status: string | undefined;
   const db = new Database(dbPath, { readonly: true });
   try {
     const status = db.prepare<[string], { status: string }>('SELECT status FROM jobs WHERE id = ?').get(jobId)?.status;
-    const deliveries = db.prepare<[string], { event_type: string }>('SELECT event_type FROM webhook_deliveries WHERE job_id = ? ORDER BY job_seq').all(jobId).map((row) => row.event_type);
+    const deliveries = db
+      .prepare<[string], { event_type: string }>(
+        'SELECT event_type FROM webhook_deliveries WHERE job_id = ? ORDER BY job_seq',
+      )
+      .all(jobId)
+      .map((row) => row.event_type);
     return { status, deliveries };
   } finally {
     db.close();
   }
 }
 
-describe('the webhook outbox row commits in the same transaction as the job\'s status change', () => {
+describe("the webhook outbox row commits in the same transaction as the job's status change", () => {
   let pages: PageServer;
   let dir: string;
   let store: Store;
@@ -51,7 +56,20 @@ describe('the webhook outbox row commits in the same transaction as the job\'s s
   const dbPath = (): string => join(dir, 'portico.db');
 
   const newScheduler = (): JobScheduler =>
-    new JobScheduler({ store, runtime, events, liveViews: new LiveViewHub(), logger: silentLogger, artifactsDir: join(dir, 'artifacts'), minuteMs: 60_000, answerTimeoutMs: 60_000 }, scriptedRegistry, { concurrency: 1 });
+    new JobScheduler(
+      {
+        store,
+        runtime,
+        events,
+        liveViews: new LiveViewHub(),
+        logger: silentLogger,
+        artifactsDir: join(dir, 'artifacts'),
+        minuteMs: 60_000,
+        answerTimeoutMs: 60_000,
+      },
+      scriptedRegistry,
+      { concurrency: 1 },
+    );
 
   beforeAll(async () => {
     pages = await startPageServer({ '/form': '<!doctype html><title>Outbox</title><p>form</p>' });
@@ -63,7 +81,12 @@ describe('the webhook outbox row commits in the same transaction as the job\'s s
     scheduler = newScheduler();
     const portals = new PortalService(store, jsonSchemas);
     jobs = new JobService({
-      store, portals, schemas: jsonSchemas, scheduler, artifactsDir: join(dir, 'artifacts'), baseUrl: () => 'http://127.0.0.1:1',
+      store,
+      portals,
+      schemas: jsonSchemas,
+      scheduler,
+      artifactsDir: join(dir, 'artifacts'),
+      baseUrl: () => 'http://127.0.0.1:1',
       models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
     });
     const keys = new WebhookKeyService(store, async () => memorySecrets());
@@ -71,7 +94,12 @@ describe('the webhook outbox row commits in the same transaction as the job\'s s
     dispatcher = new WebhookDispatcher(store, keys, silentLogger, { userAgent: 'outbox-test' });
     new WebhookEmitter({ store, jobs, keys, dispatcher, events });
     await keys.generate('default');
-    portals.create('default', { endpoint_name: 'hooked', start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: 'http://127.0.0.1:9/hook' });
+    portals.create('default', {
+      endpoint_name: 'hooked',
+      start_url: `${pages.url}/form`,
+      task: 'script:visit',
+      webhook_url: 'http://127.0.0.1:9/hook',
+    });
   });
   afterAll(async () => {
     await scheduler.close();
@@ -111,7 +139,11 @@ describe('the webhook outbox row commits in the same transaction as the job\'s s
     let jobId = '';
     try {
       jobId = (await jobs.start('default', 'hooked', { form_data: {} })).job_id;
-      await until(() => store.jobs.logs(jobId).some((line) => line.line === 'job completed'), 'the run to reach its end', 30_000);
+      await until(
+        () => store.jobs.logs(jobId).some((line) => line.line === 'job completed'),
+        'the run to reach its end',
+        30_000,
+      );
       await scheduler.settled(jobId);
       expect(committed(dbPath(), jobId)).toEqual({ status: 'running', deliveries: [] });
     } finally {
@@ -145,13 +177,17 @@ describe('a service killed the instant a job completed still sends its `complete
 
   it('the delivery row is on disk after SIGKILL right after the commit, and the restarted service delivers it to a real receiver', async () => {
     const path = '/hook';
-    const child = spawn(process.execPath, [CRASH_CHILD, dataDir, `${pages.url}/form`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CRASH_CHILD, dataDir, `${pages.url}/form`], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     let err = '';
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.once('exit', (code, signal) => resolve(signal ?? code)),
+    );
     const secret = await until(() => /^(whsec_\S+)\n/.exec(out)?.[1], 'the child to make a signing key', 30_000);
     receiver = await startPythonReceiver(secret);
     child.stdin?.end(`${receiver.url(path)}\n`);
@@ -160,10 +196,17 @@ describe('a service killed the instant a job completed still sends its `complete
     expect(committed(join(dataDir, 'portico.db'), jobId)).toEqual({ status: 'completed', deliveries: ['completed'] });
     expect(receiver.received).toHaveLength(0);
 
-    const svc = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORTICO_HEADLESS: '1' } });
+    const svc = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORTICO_HEADLESS: '1' },
+    });
     children.push(svc);
     const [hit] = await receiver.waitFor(1, path, 30_000);
-    expect(hit).toMatchObject({ answered: 200, raw_ok: true, body: { job_id: jobId, event_type: 'completed', status: 'completed' } });
+    expect(hit).toMatchObject({
+      answered: 200,
+      raw_ok: true,
+      body: { job_id: jobId, event_type: 'completed', status: 'completed' },
+    });
     expect(hit?.headers['x-webhook-attempt']).toBe('1');
     svc.kill('SIGTERM');
     await new Promise((resolve) => svc.once('exit', resolve));

@@ -20,16 +20,25 @@ interface Served {
 
 async function serve(dataDir: string): Promise<Served> {
   // The test runner's own umask (022) is what the service would inherit: it must set its own.
-  const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORTICO_HEADLESS: '1' } });
+  const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORTICO_HEADLESS: '1' },
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = await until(() => /listening on (\S+)/.exec(out)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined), 'the service to listen', 60_000);
+  const url = await until(
+    () => /listening on (\S+)/.exec(out)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined),
+    'the service to listen',
+    60_000,
+  );
   if (url === 'exited') throw new Error(`serve exited: ${err}`);
   return {
-    child, url, stderr: () => err,
+    child,
+    url,
+    stderr: () => err,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -57,7 +66,8 @@ describe('nothing in the data folder is readable by other local users; the webho
 
   beforeAll(async () => {
     pages = await startPageServer({
-      '/form': '<!doctype html><title>Apply</title><form action="/done" method="post"><label for="n">Name</label><input id="n" name="name"><button>Apply</button></form>',
+      '/form':
+        '<!doctype html><title>Apply</title><form action="/done" method="post"><label for="n">Name</label><input id="n" name="name"><button>Apply</button></form>',
       '/done': '<!doctype html><title>Done</title><h1>Application received</h1>',
     });
     dataDir = await mkdtemp(join(tmpdir(), 'portico-perms-'));
@@ -80,17 +90,32 @@ describe('nothing in the data folder is readable by other local users; the webho
     children.push(svc.child);
     const key = /Organization API key[^:]*:\s+(\S+)/.exec(svc.stderr())?.[1] ?? '';
     const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> =>
-      (await (await fetch(`${svc.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) })).json()) as Record<string, unknown>;
+      (await (
+        await fetch(`${svc.url}${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        })
+      ).json()) as Record<string, unknown>;
     const { secret } = (await api('/webhooks/default/key', {})) as { secret: string };
     expect(secret).toMatch(/^whsec_.{20,}/);
     expect(await api('/webhooks/default/key')).toMatchObject({ configured: true, prefix: 'whsec_' });
     // A job leaves screenshots, a result and logs.
-    await api('/portals/default', { endpoint_name: 'apply', start_url: `${pages.url}/form`, task: 'Apply', form_schema: { type: 'object', properties: { name: { type: 'string' } } } });
+    await api('/portals/default', {
+      endpoint_name: 'apply',
+      start_url: `${pages.url}/form`,
+      task: 'Apply',
+      form_schema: { type: 'object', properties: { name: { type: 'string' } } },
+    });
     const jobId = String((await api('/jobs/default/apply/start', { form_data: { name: 'Ada' } })).job_id);
-    const done = await until(async () => {
-      const status = await api(`/task/default/apply/status?job_id=${jobId}`);
-      return ['completed', 'failed'].includes(String(status.status)) ? status : undefined;
-    }, 'the job to end', 60_000);
+    const done = await until(
+      async () => {
+        const status = await api(`/task/default/apply/status?job_id=${jobId}`);
+        return ['completed', 'failed'].includes(String(status.status)) ? status : undefined;
+      },
+      'the job to end',
+      60_000,
+    );
     expect(done).toMatchObject({ status: 'completed', has_screenshots: true });
     const whileRunning = modes(dataDir);
     await svc.stop();

@@ -25,7 +25,13 @@ describe('user-supplied patterns run in linear time', () => {
   const createPortal = (endpoint: string, formSchema: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     svc.api('/portals/default', {
       method: 'POST',
-      json: { endpoint_name: endpoint, start_url: 'https://example.test/form', task: 'Fill the form', form_schema: formSchema, ...extra },
+      json: {
+        endpoint_name: endpoint,
+        start_url: 'https://example.test/form',
+        task: 'Fill the form',
+        form_schema: formSchema,
+        ...extra,
+      },
     });
 
   it('a portal with the catastrophic pattern is accepted, and a job start with the hostile value is a 422 while /health keeps answering', async () => {
@@ -39,7 +45,13 @@ describe('user-supplied patterns run in linear time', () => {
     expect(started).toEqual({ status: 422, body: { detail: `body.form_data.name: must match pattern "${EVIL}"` } });
 
     // Many at once: each is refused and nothing queues behind them.
-    const burst = await Promise.all(Array.from({ length: 20 }, () => svc.api('/jobs/default/evil/start', { method: 'POST', json: { form_data: { name: hostile } } }).then((r) => r.status)));
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        svc
+          .api('/jobs/default/evil/start', { method: 'POST', json: { form_data: { name: hostile } } })
+          .then((r) => r.status),
+      ),
+    );
     expect(burst).toEqual(Array.from({ length: 20 }, () => 422));
     expect((await fetch(`${svc.url}/health`)).status).toBe(200);
   });
@@ -51,25 +63,48 @@ describe('user-supplied patterns run in linear time', () => {
       propertyNames: { pattern: '^(b|b)+$' },
     };
     expect((await createPortal('keys', formSchema)).status).toBe(200);
-    const refused = await jsonOf(await svc.api('/jobs/default/keys/start', { method: 'POST', json: { form_data: { [`${'b'.repeat(60)}!`]: 'v' } } }));
+    const refused = await jsonOf(
+      await svc.api('/jobs/default/keys/start', {
+        method: 'POST',
+        json: { form_data: { [`${'b'.repeat(60)}!`]: 'v' } },
+      }),
+    );
     expect(refused.status).toBe(422);
     expect(String((refused.body as { detail: string }).detail)).toContain('must match pattern');
   });
 
   it('a pattern RE2 cannot run (backreference, lookahead, lookbehind) is a 422 naming the field and the pattern, and nothing is stored', async () => {
-    const backref = await jsonOf(await createPortal('backref', { type: 'object', properties: { code: { type: 'string', pattern: '^(a)\\1$' } } }));
+    const backref = await jsonOf(
+      await createPortal('backref', { type: 'object', properties: { code: { type: 'string', pattern: '^(a)\\1$' } } }),
+    );
     expect(backref.status).toBe(422);
-    expect((backref.body as { detail: string }).detail).toMatch(/^body\.form_schema: not a valid JSON Schema: pattern "\^\(a\)\\\\1\$" is not supported \(.+\); patterns run on RE2/);
+    expect((backref.body as { detail: string }).detail).toMatch(
+      /^body\.form_schema: not a valid JSON Schema: pattern "\^\(a\)\\\\1\$" is not supported \(.+\); patterns run on RE2/,
+    );
 
-    const lookahead = await jsonOf(await createPortal('lookahead', { type: 'object', patternProperties: { '^(?=x)': { type: 'string' } } }));
+    const lookahead = await jsonOf(
+      await createPortal('lookahead', { type: 'object', patternProperties: { '^(?=x)': { type: 'string' } } }),
+    );
     expect(lookahead.status).toBe(422);
-    expect((lookahead.body as { detail: string }).detail).toMatch(/^body\.form_schema: .*"\^\(\?=x\)" is not supported/);
+    expect((lookahead.body as { detail: string }).detail).toMatch(
+      /^body\.form_schema: .*"\^\(\?=x\)" is not supported/,
+    );
 
-    const output = await jsonOf(await createPortal('lookbehind', { type: 'object' }, { output_schema: { type: 'object', properties: { ref: { type: 'string', pattern: '(?<=R)\\d+' } } } }));
+    const output = await jsonOf(
+      await createPortal(
+        'lookbehind',
+        { type: 'object' },
+        { output_schema: { type: 'object', properties: { ref: { type: 'string', pattern: '(?<=R)\\d+' } } } },
+      ),
+    );
     expect(output.status).toBe(422);
-    expect((output.body as { detail: string }).detail).toMatch(/^body\.output_schema: not a valid JSON Schema: pattern "\(\?<=R\)\\\\d\+" is not supported/);
+    expect((output.body as { detail: string }).detail).toMatch(
+      /^body\.output_schema: not a valid JSON Schema: pattern "\(\?<=R\)\\\\d\+" is not supported/,
+    );
 
-    const names = ((await (await svc.api('/portals/default')).json()) as { endpoint_name: string }[]).map((p) => p.endpoint_name);
+    const names = ((await (await svc.api('/portals/default')).json()) as { endpoint_name: string }[]).map(
+      (p) => p.endpoint_name,
+    );
     expect(names).not.toContain('backref');
     expect(names).not.toContain('lookahead');
     expect(names).not.toContain('lookbehind');
@@ -78,34 +113,44 @@ describe('user-supplied patterns run in linear time', () => {
   it('PATCH with an unsupported pattern is a 422 and leaves the portal as it was', async () => {
     const formSchema = { type: 'object', properties: { zip: { type: 'string', pattern: '^\\d{5}$' } } };
     expect((await createPortal('patched', formSchema)).status).toBe(200);
-    const patched = await jsonOf(await svc.api('/portals/default/patched', {
-      method: 'PATCH', json: { form_schema: { type: 'object', properties: { zip: { type: 'string', pattern: '^(\\d)\\1{4}$' } } } },
-    }));
+    const patched = await jsonOf(
+      await svc.api('/portals/default/patched', {
+        method: 'PATCH',
+        json: { form_schema: { type: 'object', properties: { zip: { type: 'string', pattern: '^(\\d)\\1{4}$' } } } },
+      }),
+    );
     expect(patched.status).toBe(422);
-    expect((patched.body as { detail: string }).detail).toMatch(/^body\.form_schema: not a valid JSON Schema: pattern .* is not supported/);
+    expect((patched.body as { detail: string }).detail).toMatch(
+      /^body\.form_schema: not a valid JSON Schema: pattern .* is not supported/,
+    );
     const portal = (await (await svc.api('/portals/default/patched')).json()) as { form_schema: unknown };
     expect(portal.form_schema).toEqual(formSchema);
   });
 
   it('JavaScript pattern syntax portals use keeps working on RE2 (\\u escapes, named groups, \\/, \\p{L}, character classes)', () => {
     const schemas = new JsonSchemaCompiler();
-    const validate = schemas.compile({
-      type: 'object',
-      properties: {
-        accent: { type: 'string', pattern: '^caf\\u00e9$' },
-        date: { type: 'string', pattern: '^(?<year>\\d{4})-(?<month>\\d{2})$' },
-        path: { type: 'string', pattern: '^a\\/b$' },
-        word: { type: 'string', pattern: '^\\p{L}+$' },
-        zip: { type: 'string', pattern: '[0-9]{5}' },
+    const validate = schemas.compile(
+      {
+        type: 'object',
+        properties: {
+          accent: { type: 'string', pattern: '^caf\\u00e9$' },
+          date: { type: 'string', pattern: '^(?<year>\\d{4})-(?<month>\\d{2})$' },
+          path: { type: 'string', pattern: '^a\\/b$' },
+          word: { type: 'string', pattern: '^\\p{L}+$' },
+          zip: { type: 'string', pattern: '[0-9]{5}' },
+        },
       },
-    }, 'body.form_schema');
-    expect(validate({ accent: 'café', date: '2026-11', path: 'a/b', word: 'Ærøskøbing', zip: 'SW1 12345 X' })).toBe(true);
+      'body.form_schema',
+    );
+    expect(validate({ accent: 'café', date: '2026-11', path: 'a/b', word: 'Ærøskøbing', zip: 'SW1 12345 X' })).toBe(
+      true,
+    );
     expect(validate({ accent: 'cafe' })).toBe(false);
     expect(validate({ word: 'abc1' })).toBe(false);
     expect(validate({ zip: '1234' })).toBe(false);
   });
 
-  it('a web page\'s input pattern runs on RE2 too: a hostile one is answered, one RE2 cannot run is unknown, an invalid one accepts everything', () => {
+  it("a web page's input pattern runs on RE2 too: a hostile one is answered, one RE2 cannot run is unknown, an invalid one accepts everything", () => {
     expect(patternAccepts(EVIL, hostile)).toBe(false);
     expect(patternAccepts(EVIL, 'aaaa')).toBe(true);
     expect(patternAccepts('[0-9]{5}', '12345')).toBe(true);

@@ -9,7 +9,12 @@ import { jsonOf, startService, type TestService } from '../helpers/service.ts';
 
 const fortyFields = (tag: string): Record<string, unknown> => ({
   type: 'object',
-  properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, { type: 'string', maxLength: 100, pattern: `^${tag}_[a-z]*$` }])),
+  properties: Object.fromEntries(
+    Array.from({ length: 40 }, (_, i) => [
+      `field_${i}`,
+      { type: 'string', maxLength: 100, pattern: `^${tag}_[a-z]*$` },
+    ]),
+  ),
   required: ['field_0'],
 });
 
@@ -46,7 +51,12 @@ describe('compiled validators are cached by the schema and bounded', () => {
   it('refused schemas leave nothing behind in Ajv, and the same refusal is not compiled again', () => {
     const schemas = new JsonSchemaCompiler({ cacheSize: 20 });
     for (let i = 0; i < 300; i += 1) {
-      expect(() => schemas.compile({ type: 'object', properties: { a: { type: 'string', pattern: `^(?=x${i})` } } }, 'body.form_schema')).toThrow(/not supported/);
+      expect(() =>
+        schemas.compile(
+          { type: 'object', properties: { a: { type: 'string', pattern: `^(?=x${i})` } } },
+          'body.form_schema',
+        ),
+      ).toThrow(/not supported/);
     }
     const afterDistinct = schemas.stats();
     expect(afterDistinct.cached).toBe(0);
@@ -55,16 +65,24 @@ describe('compiled validators are cached by the schema and bounded', () => {
     const refused = { type: 'object', properties: { a: { type: 'string', pattern: '^(a)\\1$' } } };
     expect(() => schemas.compile(refused, 'body.form_schema')).toThrow(/not supported/);
     const once = schemas.stats().retained;
-    for (let i = 0; i < 50; i += 1) expect(() => schemas.compile(structuredClone(refused), 'portal.form_schema')).toThrow(/^portal\.form_schema: not a valid JSON Schema: pattern/);
+    for (let i = 0; i < 50; i += 1)
+      expect(() => schemas.compile(structuredClone(refused), 'portal.form_schema')).toThrow(
+        /^portal\.form_schema: not a valid JSON Schema: pattern/,
+      );
     expect(schemas.stats().retained).toBe(once);
   });
 
   it('data nested deeper than the stack against a recursive schema is invalid, not a crash', () => {
-    const validate = new JsonSchemaCompiler().compile({ type: 'object', properties: { x: { $ref: '#' } } }, 'body.form_schema');
+    const validate = new JsonSchemaCompiler().compile(
+      { type: 'object', properties: { x: { $ref: '#' } } },
+      'body.form_schema',
+    );
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 50_000; i += 1) deep = { x: deep };
     expect(validate(deep)).toBe(false);
-    expect(validate.errors).toEqual([expect.objectContaining({ instancePath: '', message: 'is nested too deeply to check' })]);
+    expect(validate.errors).toEqual([
+      expect.objectContaining({ instancePath: '', message: 'is nested too deeply to check' }),
+    ]);
     expect(validate({ x: { x: {} } })).toBe(true);
     expect(validate({ x: 1 })).toBe(false);
   });
@@ -72,7 +90,9 @@ describe('compiled validators are cached by the schema and bounded', () => {
   it('a schema nested deeper than 256 levels is a 422, not a stack overflow', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 5000; i += 1) deep = { type: 'object', properties: { x: deep } };
-    expect(() => new JsonSchemaCompiler().compile(deep, 'body.form_schema')).toThrow(/^body\.form_schema: not a valid JSON Schema: nested deeper than 256 levels$/);
+    expect(() => new JsonSchemaCompiler().compile(deep, 'body.form_schema')).toThrow(
+      /^body\.form_schema: not a valid JSON Schema: nested deeper than 256 levels$/,
+    );
   });
 });
 
@@ -87,17 +107,35 @@ describe('the service: rejected job starts and repeated reads do not grow memory
   it('600 rejected job starts with a 40-field schema compile it once', async () => {
     const created = await svc.api('/portals/default', {
       method: 'POST',
-      json: { endpoint_name: 'forty', start_url: 'https://example.test/form', task: 'Fill the form', form_schema: fortyFields('svc') },
+      json: {
+        endpoint_name: 'forty',
+        start_url: 'https://example.test/form',
+        task: 'Fill the form',
+        form_schema: fortyFields('svc'),
+      },
     });
     expect(created.status).toBe(200);
     const before = jsonSchemas.stats();
     for (let round = 0; round < 30; round += 1) {
-      const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        svc.api('/jobs/default/forty/start', { method: 'POST', json: { form_data: { field_0: `nope ${round}-${i}` } } }).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          svc
+            .api('/jobs/default/forty/start', {
+              method: 'POST',
+              json: { form_data: { field_0: `nope ${round}-${i}` } },
+            })
+            .then((r) => r.status),
+        ),
+      );
       expect(statuses.every((s) => s === 422)).toBe(true);
     }
-    const refused = await jsonOf(await svc.api('/jobs/default/forty/start', { method: 'POST', json: { form_data: { field_0: 'nope' } } }));
-    expect(refused).toEqual({ status: 422, body: { detail: 'body.form_data.field_0: must match pattern "^svc_[a-z]*$"' } });
+    const refused = await jsonOf(
+      await svc.api('/jobs/default/forty/start', { method: 'POST', json: { form_data: { field_0: 'nope' } } }),
+    );
+    expect(refused).toEqual({
+      status: 422,
+      body: { detail: 'body.form_data.field_0: must match pattern "^svc_[a-z]*$"' },
+    });
     // The portal's schema was compiled when it was created; 600 rejections added nothing.
     expect(jsonSchemas.stats()).toEqual(before);
   });

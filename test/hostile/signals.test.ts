@@ -24,14 +24,28 @@ interface Served {
 
 /** The service in its own process group, as a supervisor or a terminal runs it: via the bootstrap (`npm run serve`) or node directly. */
 async function serve(dataDir: string, via: 'bootstrap' | 'node'): Promise<Served> {
-  const args = via === 'bootstrap' ? [BOOTSTRAP, 'serve', '--', '--port', '0', '--data-dir', dataDir] : [SERVE, '--port', '0', '--data-dir', dataDir];
-  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORTICO_HEADLESS: '1' } });
+  const args =
+    via === 'bootstrap'
+      ? [BOOTSTRAP, 'serve', '--', '--port', '0', '--data-dir', dataDir]
+      : [SERVE, '--port', '0', '--data-dir', dataDir];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORTICO_HEADLESS: '1' },
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await until(() => /listening on (\S+)/.exec(out)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined), 'the service to listen', 60_000);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = await until(
+    () => /listening on (\S+)/.exec(out)?.[1] ?? (child.exitCode !== null ? 'exited' : undefined),
+    'the service to listen',
+    60_000,
+  );
   if (url === 'exited') throw new Error(`serve exited: ${err}`);
   return { child, url, stderr: () => err, exited };
 }
@@ -72,7 +86,13 @@ function alive(pids: number[]): number[] {
 }
 
 function userDataDirs(procs: Proc[]): string[] {
-  return [...new Set(procs.map((proc) => /--user-data-dir=(\S+)/.exec(proc.args)?.[1]).filter((dir): dir is string => dir !== undefined))];
+  return [
+    ...new Set(
+      procs
+        .map((proc) => /--user-data-dir=(\S+)/.exec(proc.args)?.[1])
+        .filter((dir): dir is string => dir !== undefined),
+    ),
+  ];
 }
 
 /** Folders under the data folder's tmp/ (two levels down: tmp/<kind>/<folder>). */
@@ -87,7 +107,9 @@ function tempFolders(dataDir: string): string[] {
 function jobRow(dataDir: string, jobId: string): { status: string; error: string | null } | undefined {
   const db = new Database(join(dataDir, 'portico.db'), { readonly: true });
   try {
-    return db.prepare<[string], { status: string; error: string | null }>('SELECT status, error FROM jobs WHERE id = ?').get(jobId);
+    return db
+      .prepare<[string], { status: string; error: string | null }>('SELECT status, error FROM jobs WHERE id = ?')
+      .get(jobId);
   } finally {
     db.close();
   }
@@ -131,43 +153,81 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
     // A field the form_data does not have: the builtin autofill asks, and the job waits for an answer with its browser open.
     stalled = await startStalledServer();
     pages = await startPageServer({
-      '/form': '<!doctype html><title>Colour</title><form action="/done"><label for="c">Favourite colour</label><input id="c" name="colour" required><button>Send</button></form>',
+      '/form':
+        '<!doctype html><title>Colour</title><form action="/done"><label for="c">Favourite colour</label><input id="c" name="colour" required><button>Send</button></form>',
     });
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
     await pages.close();
     stalled.close();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
 
   /** A fresh service with one job waiting for input, and the Chromium processes it runs. */
-  async function serviceWithWaitingJob(via: 'bootstrap' | 'node', page: 'form' | 'stalled' = 'form'): Promise<{ svc: Served; dataDir: string; jobId: string; browsers: Proc[] }> {
+  async function serviceWithWaitingJob(
+    via: 'bootstrap' | 'node',
+    page: 'form' | 'stalled' = 'form',
+  ): Promise<{ svc: Served; dataDir: string; jobId: string; browsers: Proc[] }> {
     const dataDir = await mkdtemp(join(tmpdir(), 'portico-signals-'));
     dirs.push(dataDir);
     const svc = await serve(dataDir, via);
     children.push(svc.child);
     const key = /Organization API key[^:]*:\s+(\S+)/.exec(svc.stderr())?.[1] ?? '';
     const api = async (path: string, body?: unknown): Promise<Record<string, unknown>> =>
-      (await (await fetch(`${svc.url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) })).json()) as Record<string, unknown>;
-    await api('/portals/default', { endpoint_name: 'colour', start_url: page === 'form' ? `${pages.url}/form` : stalled.url, task: 'Fill the form', form_schema: { type: 'object', properties: { colour: { type: 'string' } } } });
+      (await (
+        await fetch(`${svc.url}${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        })
+      ).json()) as Record<string, unknown>;
+    await api('/portals/default', {
+      endpoint_name: 'colour',
+      start_url: page === 'form' ? `${pages.url}/form` : stalled.url,
+      task: 'Fill the form',
+      form_schema: { type: 'object', properties: { colour: { type: 'string' } } },
+    });
     const jobId = String((await api('/jobs/default/colour/start', { form_data: {}, human_in_the_loop: true })).job_id);
-    if (page === 'form') await until(async () => (await api(`/task/default/colour/status?job_id=${jobId}`)).status === 'waiting_for_input', 'the job to wait for input', 30_000);
-    else await until(() => stalled.requests > 0, 'the job\'s browser to ask for the page', 30_000);
+    if (page === 'form')
+      await until(
+        async () => (await api(`/task/default/colour/status?job_id=${jobId}`)).status === 'waiting_for_input',
+        'the job to wait for input',
+        30_000,
+      );
+    else await until(() => stalled.requests > 0, "the job's browser to ask for the page", 30_000);
     // The job's browser and the warm session browser are both up.
-    const browsers = await until(() => {
-      const procs = chromiumUnder(svc.child.pid ?? 0);
-      return userDataDirs(procs).length >= 2 ? procs : undefined;
-    }, 'the service\'s browsers to run', 30_000);
+    const browsers = await until(
+      () => {
+        const procs = chromiumUnder(svc.child.pid ?? 0);
+        return userDataDirs(procs).length >= 2 ? procs : undefined;
+      },
+      "the service's browsers to run",
+      30_000,
+    );
     return { svc, dataDir, jobId, browsers };
   }
 
-  async function expectCleanStop(run: { svc: Served; dataDir: string; jobId: string; browsers: Proc[] }): Promise<void> {
+  async function expectCleanStop(run: {
+    svc: Served;
+    dataDir: string;
+    jobId: string;
+    browsers: Proc[];
+  }): Promise<void> {
     const { code, signal } = await run.svc.exited;
-    expect({ code, signal, stderr: run.svc.stderr().includes('shutdown failed') }).toEqual({ code: 0, signal: null, stderr: false });
+    expect({ code, signal, stderr: run.svc.stderr().includes('shutdown failed') }).toEqual({
+      code: 0,
+      signal: null,
+      stderr: false,
+    });
     expect(jobRow(run.dataDir, run.jobId)).toEqual({ status: 'failed', error: 'interrupted by shutdown' });
     // Renderer processes may take a moment to notice their browser is gone; none outlives it for long.
-    await until(() => alive(run.browsers.map((proc) => proc.pid)).length === 0, 'every Chromium process of the service to exit', 10_000);
+    await until(
+      () => alive(run.browsers.map((proc) => proc.pid)).length === 0,
+      'every Chromium process of the service to exit',
+      10_000,
+    );
     for (const dir of userDataDirs(run.browsers)) {
       expect(dir.startsWith(join(run.dataDir, 'tmp'))).toBe(true);
       expect(existsSync(dir)).toBe(false);
@@ -210,7 +270,11 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
     process.kill(-(run.svc.child.pid ?? 0), 'SIGKILL');
     await run.svc.exited;
     // Browsers run in their own groups; they end when their pipe to the dead service closes.
-    await until(() => alive(run.browsers.map((proc) => proc.pid)).length === 0, 'the orphaned browsers to exit', 30_000);
+    await until(
+      () => alive(run.browsers.map((proc) => proc.pid)).length === 0,
+      'the orphaned browsers to exit',
+      30_000,
+    );
     const left = tempFolders(run.dataDir);
     expect(left.length).toBeGreaterThan(0);
     for (const dir of userDataDirs(run.browsers)) expect(dir.startsWith(join(run.dataDir, 'tmp'))).toBe(true);
@@ -226,13 +290,18 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
 });
 
 /** The builtin autofill on a page it cannot finish: a frame no script can reach, and the page's own endless loop after load. */
-const HOSTILE_PAGE = '<!doctype html><title>Hostile</title><form action="/done"><label>Email <input name="email"></label><button>Send</button></form>'
-  + '<iframe src="file:///etc/passwd"></iframe><iframe src="chrome://version"></iframe>'
-  + "<script>addEventListener('load', () => { fetch('/loaded'); setTimeout(() => { for (;;) {} }, 300); });</script>";
+const HOSTILE_PAGE =
+  '<!doctype html><title>Hostile</title><form action="/done"><label>Email <input name="email"></label><button>Send</button></form>' +
+  '<iframe src="file:///etc/passwd"></iframe><iframe src="chrome://version"></iframe>' +
+  "<script>addEventListener('load', () => { fetch('/loaded'); setTimeout(() => { for (;;) {} }, 300); });</script>";
 
 /** ffprobe's reading of a WebM: its duration in seconds (throws when the file does not play). */
 function webmSeconds(file: string): number {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration,format_name', '-of', 'json', file], { encoding: 'utf8' });
+  const out = execFileSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'format=duration,format_name', '-of', 'json', file],
+    { encoding: 'utf8' },
+  );
   const probe = JSON.parse(out) as { format: { duration: string; format_name: string } };
   expect(probe.format.format_name).toContain('webm');
   return Number(probe.format.duration);
@@ -259,7 +328,8 @@ describe('a hostile page and a recording hold no shutdown: jobs end on time, ffm
     });
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
     await pages.close();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
@@ -272,11 +342,24 @@ describe('a hostile page and a recording hold no shutdown: jobs end on time, ffm
     children.push(svc.child);
     const key = /Organization API key[^:]*:\s+(\S+)/.exec(svc.stderr())?.[1] ?? '';
     const post = async (path: string, body: unknown): Promise<Record<string, unknown>> =>
-      (await (await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as Record<string, unknown>;
-    await post('/portals/default', { endpoint_name: 'hostile', start_url: `${pages.url}/hostile`, task: 'Fill the form' });
+      (await (
+        await fetch(`${svc.url}${path}`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as Record<string, unknown>;
+    await post('/portals/default', {
+      endpoint_name: 'hostile',
+      start_url: `${pages.url}/hostile`,
+      task: 'Fill the form',
+    });
     const before = loads;
-    const jobId = String((await post('/jobs/default/hostile/start', { form_data: { email: 'ada@example.com' }, record_video: true })).job_id);
-    await until(() => loads > before, 'the job\'s browser to load the hostile page', 30_000);
+    const jobId = String(
+      (await post('/jobs/default/hostile/start', { form_data: { email: 'ada@example.com' }, record_video: true }))
+        .job_id,
+    );
+    await until(() => loads > before, "the job's browser to load the hostile page", 30_000);
     expect(jobRow(dataDir, jobId)?.status).toBe('running');
     return { svc, dataDir, jobId };
   }
@@ -285,7 +368,11 @@ describe('a hostile page and a recording hold no shutdown: jobs end on time, ffm
     const run = await recordedJobOnHostilePage();
     const sent = Date.now();
     process.kill(-(run.svc.child.pid ?? 0), 'SIGTERM');
-    const { code, signal } = await until(async () => (run.svc.child.exitCode !== null || run.svc.child.signalCode !== null ? run.svc.exited : undefined), 'the service to exit', 30_000);
+    const { code, signal } = await until(
+      async () => (run.svc.child.exitCode !== null || run.svc.child.signalCode !== null ? run.svc.exited : undefined),
+      'the service to exit',
+      30_000,
+    );
     expect({ code, signal, within30s: Date.now() - sent < 30_000 }).toEqual({ code: 0, signal: null, within30s: true });
     expect(jobRow(run.dataDir, run.jobId)).toEqual({ status: 'failed', error: 'interrupted by shutdown' });
     expect(recordingFiles(run.dataDir, run.jobId)).toEqual(['recording.webm']);
@@ -294,7 +381,11 @@ describe('a hostile page and a recording hold no shutdown: jobs end on time, ffm
 
   it('kill -9 of the group leaves a .webm.part; the next start removes it', async () => {
     const run = await recordedJobOnHostilePage();
-    await until(() => recordingFiles(run.dataDir, run.jobId).includes('recording.webm.part'), 'ffmpeg to start writing', 30_000);
+    await until(
+      () => recordingFiles(run.dataDir, run.jobId).includes('recording.webm.part'),
+      'ffmpeg to start writing',
+      30_000,
+    );
     process.kill(-(run.svc.child.pid ?? 0), 'SIGKILL');
     await run.svc.exited;
     const again = await serve(run.dataDir, 'node');

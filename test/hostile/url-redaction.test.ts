@@ -11,30 +11,61 @@ const PASSWORD = 'hunter2-Sekret!';
 
 describe('secret URL parameters are redacted wherever a URL is recorded', () => {
   it('keeps where the page was and replaces only secret values: query, fragment, user:password@', () => {
-    expect(redactUrl('https://bank.example/welcome?user=ada&password=hunter2&lang=en')).toBe('https://bank.example/welcome?user=ada&password=[redacted]&lang=en');
-    expect(redactUrl('https://app.example/cb#access_token=eyJ.abc&expires_in=3600&state=xyz')).toBe('https://app.example/cb#access_token=[redacted]&expires_in=3600&state=xyz');
-    expect(redactUrl('https://ada:s3cret@host.example:8443/path?q=1')).toBe('https://ada:[redacted]@host.example:8443/path?q=1');
+    expect(redactUrl('https://bank.example/welcome?user=ada&password=hunter2&lang=en')).toBe(
+      'https://bank.example/welcome?user=ada&password=[redacted]&lang=en',
+    );
+    expect(redactUrl('https://app.example/cb#access_token=eyJ.abc&expires_in=3600&state=xyz')).toBe(
+      'https://app.example/cb#access_token=[redacted]&expires_in=3600&state=xyz',
+    );
+    expect(redactUrl('https://ada:s3cret@host.example:8443/path?q=1')).toBe(
+      'https://ada:[redacted]@host.example:8443/path?q=1',
+    );
     expect(redactUrl('https://a.example/?Pass%77ord=x&x-api-key=k&code=123456&OTP=1&client_secret=s&q=passport')).toBe(
       'https://a.example/?Pass%77ord=[redacted]&x-api-key=[redacted]&code=[redacted]&OTP=[redacted]&client_secret=[redacted]&q=passport',
     );
-    expect(redactUrl('https://a.example/path/password/reset?next=/home')).toBe('https://a.example/path/password/reset?next=/home');
+    expect(redactUrl('https://a.example/path/password/reset?next=/home')).toBe(
+      'https://a.example/path/password/reset?next=/home',
+    );
     expect(redactUrl('not a url ?password=x')).toBe('not a url ?password=x');
-    for (const name of ['passwd', 'pwd', 'token', 'api_key', 'access_token', 'secret', 'key', 'pin', 'session_id', 'auth_code', 'refresh-token']) expect(isSecretParamName(name), name).toBe(true);
-    for (const name of ['user', 'email', 'lang', 'page', 'footprint', 'monkey', 'next']) expect(isSecretParamName(name), name).toBe(false);
+    for (const name of [
+      'passwd',
+      'pwd',
+      'token',
+      'api_key',
+      'access_token',
+      'secret',
+      'key',
+      'pin',
+      'session_id',
+      'auth_code',
+      'refresh-token',
+    ])
+      expect(isSecretParamName(name), name).toBe(true);
+    for (const name of ['user', 'email', 'lang', 'page', 'footprint', 'monkey', 'next'])
+      expect(isSecretParamName(name), name).toBe(false);
   });
 
   it('finds URLs inside text: log lines, step descriptions, JSON strings', () => {
-    expect(redactUrlsIn('step 2: submitted, now on https://x.example/done?otp=991122 (title "Done")')).toBe('step 2: submitted, now on https://x.example/done?otp=[redacted] (title "Done")');
-    expect(redactUrlsIn('{"final_url":"http://127.0.0.1:1/w?password=a b"}')).toBe('{"final_url":"http://127.0.0.1:1/w?password=[redacted] b"}');
+    expect(redactUrlsIn('step 2: submitted, now on https://x.example/done?otp=991122 (title "Done")')).toBe(
+      'step 2: submitted, now on https://x.example/done?otp=[redacted] (title "Done")',
+    );
+    expect(redactUrlsIn('{"final_url":"http://127.0.0.1:1/w?password=a b"}')).toBe(
+      '{"final_url":"http://127.0.0.1:1/w?password=[redacted] b"}',
+    );
     const redactor = new SecretRedactor();
-    expect(redactor.redactJson({ result: { final_url: 'https://x.example/?token=t0k3n' }, list: ['https://y.example/#pwd=1'] })).toEqual({
+    expect(
+      redactor.redactJson({
+        result: { final_url: 'https://x.example/?token=t0k3n' },
+        list: ['https://y.example/#pwd=1'],
+      }),
+    ).toEqual({
       result: { final_url: 'https://x.example/?token=[redacted]' },
       list: ['https://y.example/#pwd=[redacted]'],
     });
   });
 });
 
-describe('a login form that submits with GET: the password never shows in the job\'s result, events or logs (real service, real Chromium)', () => {
+describe("a login form that submits with GET: the password never shows in the job's result, events or logs (real service, real Chromium)", () => {
   let pages: PageServer;
   let svc: TestService;
 
@@ -57,11 +88,18 @@ describe('a login form that submits with GET: the password never shows in the jo
     await svc.api('/portals/default', {
       method: 'POST',
       json: {
-        endpoint_name: 'getlogin', start_url: `${pages.url}/login`, task: 'Sign in',
+        endpoint_name: 'getlogin',
+        start_url: `${pages.url}/login`,
+        task: 'Sign in',
         form_schema: { type: 'object', properties: { username: { type: 'string' }, password: { type: 'string' } } },
       },
     });
-    const started = await jsonOf(await svc.api('/jobs/default/getlogin/start', { method: 'POST', json: { form_data: { username: 'ada', password: PASSWORD } } }));
+    const started = await jsonOf(
+      await svc.api('/jobs/default/getlogin/start', {
+        method: 'POST',
+        json: { form_data: { username: 'ada', password: PASSWORD } },
+      }),
+    );
     const jobId = String((started.body as { job_id: string }).job_id);
     const status = await waitForJob(svc, 'getlogin', jobId, ['completed', 'failed'], 60_000);
     expect(status.status, JSON.stringify(status)).toBe('completed');

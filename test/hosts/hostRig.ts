@@ -69,7 +69,12 @@ export function barrier(count: number): { handler: Handler; waiting(): number } 
  * `local_max_browsers` and the hosts as `settings` describes them (the URL filled in from the host).
  */
 export async function startHostRig(options: {
-  hosts: (BrowserHostOptions & { name: string; max_browsers: number; labels?: string[]; kind?: 'playwright' | 'cdp' })[];
+  hosts: (BrowserHostOptions & {
+    name: string;
+    max_browsers: number;
+    labels?: string[];
+    kind?: 'playwright' | 'cdp';
+  })[];
   localMaxBrowsers: number;
   handlers?: Record<string, Handler>;
   jobConcurrency?: number;
@@ -84,14 +89,35 @@ export async function startHostRig(options: {
   const hosts = started.hosts;
   let forms: FormServer | undefined;
   try {
-    forms = await startFormServer(options.handlers ?? {}, { host: '0.0.0.0', urlHost: hosts[0]?.gateway ?? '127.0.0.1' });
+    forms = await startFormServer(options.handlers ?? {}, {
+      host: '0.0.0.0',
+      urlHost: hosts[0]?.gateway ?? '127.0.0.1',
+    });
     const dataDir = await makeDataDir();
     const browserHosts: HostSetting[] = options.hosts
-      .map((h, i) => ({ name: h.name, kind: h.kind ?? (h.engine === 'playwright' ? 'playwright' : 'cdp'), url: withoutToken(hosts[i]!.url), max_browsers: h.max_browsers, ...(h.labels && { labels: h.labels }) }) as HostSetting)
+      .map(
+        (h, i) =>
+          ({
+            name: h.name,
+            kind: h.kind ?? (h.engine === 'playwright' ? 'playwright' : 'cdp'),
+            url: withoutToken(hosts[i]!.url),
+            max_browsers: h.max_browsers,
+            ...(h.labels && { labels: h.labels }),
+          }) as HostSetting,
+      )
       .filter((h) => !options.unlisted?.includes(h.name));
-    await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ local_max_browsers: options.localMaxBrowsers, browser_hosts: browserHosts, ...options.extraSettings }));
+    await writeFile(
+      join(dataDir, 'settings.json'),
+      JSON.stringify({
+        local_max_browsers: options.localMaxBrowsers,
+        browser_hosts: browserHosts,
+        ...options.extraSettings,
+      }),
+    );
     const logs: string[] = [];
-    const secrets = memorySecrets(Object.fromEntries(Object.entries(options.tokens ?? {}).map(([name, token]) => [`browser-host/${name}`, token])));
+    const secrets = memorySecrets(
+      Object.fromEntries(Object.entries(options.tokens ?? {}).map(([name, token]) => [`browser-host/${name}`, token])),
+    );
     const serviceOptions: Partial<AppOptions> & { logger: Logger } = {
       jobConcurrency: options.jobConcurrency ?? 6,
       logger: createLogger('debug', (line) => void logs.push(line)),
@@ -101,11 +127,15 @@ export async function startHostRig(options: {
     const svc = await startService(dataDir, serviceOptions);
     // Tests start once Portico has reached every host it lists (as an operator would see on /admin/hosts).
     const listed = browserHosts.map((h) => h.name);
-    await until(async () => {
-      const res = await svc.api('/admin/hosts', { key: null, headers: { 'x-console-token': svc.consoleToken } });
-      const body = (await res.json()) as { hosts?: { name: string; reachable: boolean }[] };
-      return listed.every((name) => body.hosts?.some((h) => h.name === name && h.reachable));
-    }, `Portico to reach ${listed.join(', ')}`, 20_000);
+    await until(
+      async () => {
+        const res = await svc.api('/admin/hosts', { key: null, headers: { 'x-console-token': svc.consoleToken } });
+        const body = (await res.json()) as { hosts?: { name: string; reachable: boolean }[] };
+        return listed.every((name) => body.hosts?.some((h) => h.name === name && h.reachable));
+      },
+      `Portico to reach ${listed.join(', ')}`,
+      20_000,
+    );
     const names = new Map(hosts.map((h, i) => [h.address, options.hosts[i]!.name]));
     const formServer = forms;
     return {
@@ -121,7 +151,12 @@ export async function startHostRig(options: {
         if (res.status !== 200) throw new Error(`portal ${name}: ${res.status} ${JSON.stringify(res.body)}`);
       },
       start: async (portal, n, extra = {}) => {
-        const res = await jsonOf(await svc.api(`/jobs/default/${portal}/start`, { method: 'POST', json: { form_data: registrationData(n), ...extra } }));
+        const res = await jsonOf(
+          await svc.api(`/jobs/default/${portal}/start`, {
+            method: 'POST',
+            json: { form_data: registrationData(n), ...extra },
+          }),
+        );
         if (res.status !== 200) throw new Error(`start ${portal}: ${res.status} ${JSON.stringify(res.body)}`);
         return String((res.body as { job_id: string }).job_id);
       },

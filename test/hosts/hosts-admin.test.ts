@@ -26,8 +26,13 @@ const VERSION = (require('playwright-core/package.json') as { version: string })
 /** A PLAYWRIGHT_BROWSERS_PATH whose expected Chromium executables are /usr/bin/chromium. */
 function browsersFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'portico-pw-browsers-'));
-  const { browsers } = JSON.parse(readFileSync(join(dirname(PLAYWRIGHT_CLI), 'browsers.json'), 'utf8')) as { browsers: { name: string; revision: string }[] };
-  const layout: Record<string, string> = { chromium: 'chrome-linux64/chrome', 'chromium-headless-shell': 'chrome-headless-shell-linux64/chrome-headless-shell' };
+  const { browsers } = JSON.parse(readFileSync(join(dirname(PLAYWRIGHT_CLI), 'browsers.json'), 'utf8')) as {
+    browsers: { name: string; revision: string }[];
+  };
+  const layout: Record<string, string> = {
+    chromium: 'chrome-linux64/chrome',
+    'chromium-headless-shell': 'chrome-headless-shell-linux64/chrome-headless-shell',
+  };
   for (const { name, revision } of browsers) {
     const executable = layout[name];
     if (!executable) continue;
@@ -41,7 +46,11 @@ function browsersFolder(): string {
 /** `npx playwright-core run-server` on 127.0.0.1; `versionOverride` makes the very same server report another version. */
 async function runServer(browsers: string, versionOverride?: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'run-server', '--host', '127.0.0.1', '--port', '0'], {
-    env: { ...process.env, PLAYWRIGHT_BROWSERS_PATH: browsers, ...(versionOverride && { PW_VERSION_OVERRIDE: versionOverride }) },
+    env: {
+      ...process.env,
+      PLAYWRIGHT_BROWSERS_PATH: browsers,
+      ...(versionOverride && { PW_VERSION_OVERRIDE: versionOverride }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -94,7 +103,12 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
   const cli = async (dataDir: string, args: string[], stdin = '') => {
     let stdout = '';
     let stderr = '';
-    const code = await runCli(['--data-dir', dataDir, ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), readStdin: async () => stdin, env });
+    const code = await runCli(['--data-dir', dataDir, ...args], {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      readStdin: async () => stdin,
+      env,
+    });
     return { code, json: JSON.parse((code === 0 ? stdout : stderr).split('\n')[0] ?? '{}') as Record<string, unknown> };
   };
 
@@ -104,16 +118,48 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
     const file = join(dataDir, 'settings.json');
     await writeFile(file, JSON.stringify({ browsers_totl: 4 }));
     await expect(startService(dataDir)).rejects.toThrow(`${file}: value: unknown field 'browsers_totl'`);
-    await writeFile(file, JSON.stringify({ browser_hosts: [{ name: 'p', kind: 'cdp', url: 'wss://cdp.example/?token=abc', max_browsers: 2 }] }));
-    await expect(startService(dataDir)).rejects.toThrow(/browser_hosts\[0\]\.url: must not carry a secret in the query \('token'\)/);
-    await writeFile(file, JSON.stringify({ browser_hosts: [{ name: 'local', kind: 'playwright', url: 'ws://10.0.0.1:3000/', max_browsers: 2 }], local_max_browsers: -1 }));
-    await expect(startService(dataDir)).rejects.toThrow(/browser_hosts\[0\]\.name: 'local' is the local Chromium's name.*local_max_browsers: /);
+    await writeFile(
+      file,
+      JSON.stringify({
+        browser_hosts: [{ name: 'p', kind: 'cdp', url: 'wss://cdp.example/?token=abc', max_browsers: 2 }],
+      }),
+    );
+    await expect(startService(dataDir)).rejects.toThrow(
+      /browser_hosts\[0\]\.url: must not carry a secret in the query \('token'\)/,
+    );
+    await writeFile(
+      file,
+      JSON.stringify({
+        browser_hosts: [{ name: 'local', kind: 'playwright', url: 'ws://10.0.0.1:3000/', max_browsers: 2 }],
+        local_max_browsers: -1,
+      }),
+    );
+    await expect(startService(dataDir)).rejects.toThrow(
+      /browser_hosts\[0\]\.name: 'local' is the local Chromium's name.*local_max_browsers: /,
+    );
   });
 
   it('`host add` checks the server (versions must match), keeps the token in the keychain only; list and remove', async () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
-    const added = await cli(dataDir, ['host', 'add', 'pw', '--kind', 'playwright', '--url', server.url, '--max-browsers', '3', '--labels', 'eu,fast', '--token-stdin'], `${token}\n`);
+    const added = await cli(
+      dataDir,
+      [
+        'host',
+        'add',
+        'pw',
+        '--kind',
+        'playwright',
+        '--url',
+        server.url,
+        '--max-browsers',
+        '3',
+        '--labels',
+        'eu,fast',
+        '--token-stdin',
+      ],
+      `${token}\n`,
+    );
     expect(added.code).toBe(0);
     expect(added.json).toMatchObject({
       host: { name: 'pw', kind: 'playwright', url: server.url, max_browsers: 3, labels: ['eu', 'fast'] },
@@ -121,21 +167,53 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
       check: { reachable: true, playwright_version: VERSION, browser_version: expect.stringMatching(/^\d+\./) },
     });
     const file = readFileSync(join(dataDir, 'settings.json'), 'utf8');
-    expect(JSON.parse(file)).toEqual({ browser_hosts: [{ name: 'pw', kind: 'playwright', url: server.url, max_browsers: 3, labels: ['eu', 'fast'] }] });
+    expect(JSON.parse(file)).toEqual({
+      browser_hosts: [{ name: 'pw', kind: 'playwright', url: server.url, max_browsers: 3, labels: ['eu', 'fast'] }],
+    });
     expect(file).not.toContain(token);
 
     // The same server code reporting another version: refused plainly, nothing written.
-    const old = await cli(dataDir, ['host', 'add', 'old', '--kind', 'playwright', '--url', oldServer.url, '--max-browsers', '1']);
+    const old = await cli(dataDir, [
+      'host',
+      'add',
+      'old',
+      '--kind',
+      'playwright',
+      '--url',
+      oldServer.url,
+      '--max-browsers',
+      '1',
+    ]);
     expect(old.code).toBe(1);
-    expect(old.json.detail).toBe(`browser host 'old' runs Playwright 1.2, but this Portico's Playwright is ${VERSION}: the two must match. Run \`npx playwright-core@${VERSION} run-server\` on the host.`);
+    expect(old.json.detail).toBe(
+      `browser host 'old' runs Playwright 1.2, but this Portico's Playwright is ${VERSION}: the two must match. Run \`npx playwright-core@${VERSION} run-server\` on the host.`,
+    );
     expect(readFileSync(join(dataDir, 'settings.json'), 'utf8')).toBe(file);
 
-    expect((await cli(dataDir, ['host', 'add', 'pw', '--kind', 'cdp', '--url', 'http://127.0.0.1:9', '--max-browsers', '1'])).json).toEqual({ detail: "Browser host 'pw' already exists; remove it first to change it" });
+    expect(
+      (await cli(dataDir, ['host', 'add', 'pw', '--kind', 'cdp', '--url', 'http://127.0.0.1:9', '--max-browsers', '1']))
+        .json,
+    ).toEqual({ detail: "Browser host 'pw' already exists; remove it first to change it" });
     const listed = await cli(dataDir, ['host', 'list']);
-    expect(listed.json).toEqual({ hosts: [{ name: 'pw', kind: 'playwright', url: server.url, max_browsers: 3, labels: ['eu', 'fast'], token_stored: true }], local_max_browsers: null });
+    expect(listed.json).toEqual({
+      hosts: [
+        {
+          name: 'pw',
+          kind: 'playwright',
+          url: server.url,
+          max_browsers: 3,
+          labels: ['eu', 'fast'],
+          token_stored: true,
+        },
+      ],
+      local_max_browsers: null,
+    });
     expect(JSON.stringify(listed.json)).not.toContain(token);
 
-    expect((await cli(dataDir, ['host', 'remove', 'pw'])).json).toEqual({ removed: 'pw', applies: 'at the next start of the service' });
+    expect((await cli(dataDir, ['host', 'remove', 'pw'])).json).toEqual({
+      removed: 'pw',
+      applies: 'at the next start of the service',
+    });
     expect((await cli(dataDir, ['host', 'list'])).json).toEqual({ hosts: [], local_max_browsers: null });
     expect((await cli(dataDir, ['host', 'remove', 'pw'])).json).toEqual({ detail: "No browser host 'pw'" });
   });
@@ -143,10 +221,28 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
   it('GET /admin/hosts: local and each host, probed on the clock; a host that stops answering is shown unreachable; no token anywhere', async () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
-    expect((await cli(dataDir, ['host', 'add', 'pw', '--kind', 'playwright', '--url', server.url, '--max-browsers', '2', '--token-stdin'], token)).code).toBe(0);
+    expect(
+      (
+        await cli(
+          dataDir,
+          ['host', 'add', 'pw', '--kind', 'playwright', '--url', server.url, '--max-browsers', '2', '--token-stdin'],
+          token,
+        )
+      ).code,
+    ).toBe(0);
     const dead = `http://127.0.0.1:${await closedPort()}`;
     const settings = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as { browser_hosts: unknown[] };
-    await writeFile(join(dataDir, 'settings.json'), JSON.stringify({ ...settings, browser_hosts: [...settings.browser_hosts, { name: 'gone', kind: 'cdp', url: dead, max_browsers: 4, labels: ['eu'] }], local_max_browsers: 1 }));
+    await writeFile(
+      join(dataDir, 'settings.json'),
+      JSON.stringify({
+        ...settings,
+        browser_hosts: [
+          ...settings.browser_hosts,
+          { name: 'gone', kind: 'cdp', url: dead, max_browsers: 4, labels: ['eu'] },
+        ],
+        local_max_browsers: 1,
+      }),
+    );
     const clock = new FakeClock();
     const svc = await startService(dataDir, { config: readConfig(env), clock: clock, hostProbeIntervalMs: 15_000 });
     try {
@@ -161,9 +257,45 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
         return list.every((host) => host.name === 'local' || host.last_checked_at !== null) && list;
       }, 'the first probes');
       expect(probed).toEqual([
-        { name: 'local', kind: 'local', url: null, labels: ['local'], reachable: true, version: expect.stringMatching(/^Chromium \d+\./), browsers_in_use: 0, max_browsers: 1, token_stored: false, last_error: null, last_checked_at: null },
-        { name: 'pw', kind: 'playwright', url: server.url, labels: [], reachable: true, version: null, browsers_in_use: 0, max_browsers: 2, token_stored: true, last_error: null, last_checked_at: clock.now().toISOString() },
-        { name: 'gone', kind: 'cdp', url: dead, labels: ['eu'], reachable: false, version: null, browsers_in_use: 0, max_browsers: 4, token_stored: false, last_error: expect.stringMatching(/fetch failed|ECONNREFUSED/), last_checked_at: clock.now().toISOString() },
+        {
+          name: 'local',
+          kind: 'local',
+          url: null,
+          labels: ['local'],
+          reachable: true,
+          version: expect.stringMatching(/^Chromium \d+\./),
+          browsers_in_use: 0,
+          max_browsers: 1,
+          token_stored: false,
+          last_error: null,
+          last_checked_at: null,
+        },
+        {
+          name: 'pw',
+          kind: 'playwright',
+          url: server.url,
+          labels: [],
+          reachable: true,
+          version: null,
+          browsers_in_use: 0,
+          max_browsers: 2,
+          token_stored: true,
+          last_error: null,
+          last_checked_at: clock.now().toISOString(),
+        },
+        {
+          name: 'gone',
+          kind: 'cdp',
+          url: dead,
+          labels: ['eu'],
+          reachable: false,
+          version: null,
+          browsers_in_use: 0,
+          max_browsers: 4,
+          token_stored: false,
+          last_error: expect.stringMatching(/fetch failed|ECONNREFUSED/),
+          last_checked_at: clock.now().toISOString(),
+        },
       ]);
       // The server goes away: the next probe on the clock finds it, and it takes no new browsers.
       server.child.kill('SIGKILL');
@@ -173,7 +305,11 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
         const pw = (await hosts()).find((host) => host.name === 'pw');
         return pw?.reachable === false && pw;
       }, 'the probe to notice');
-      expect(after).toMatchObject({ reachable: false, last_error: expect.any(String), last_checked_at: clock.now().toISOString() });
+      expect(after).toMatchObject({
+        reachable: false,
+        last_error: expect.any(String),
+        last_checked_at: clock.now().toISOString(),
+      });
     } finally {
       await svc.stop();
     }

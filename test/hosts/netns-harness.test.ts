@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NETNS_SCRIPT, type NetnsBrowserHost, PLAYWRIGHT_VERSION, netnsAvailable, startBrowserHost, startBrowserHosts } from '../helpers/netns.ts';
+import {
+  NETNS_SCRIPT,
+  type NetnsBrowserHost,
+  PLAYWRIGHT_VERSION,
+  netnsAvailable,
+  startBrowserHost,
+  startBrowserHosts,
+} from '../helpers/netns.ts';
 import { type PageServer, startPageServer } from '../helpers/pageServer.ts';
 
 const TOKEN = 'tok-harness-5b1e';
@@ -18,7 +25,11 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
   let pages: PageServer;
 
   beforeAll(async () => {
-    const started = await startBrowserHosts([{ engine: 'playwright' }, { engine: 'cdp' }, { engine: 'cdp-provider', token: TOKEN, maxConnections: 1 }]);
+    const started = await startBrowserHosts([
+      { engine: 'playwright' },
+      { engine: 'cdp' },
+      { engine: 'cdp-provider', token: TOKEN, maxConnections: 1 },
+    ]);
     hosts = started.hosts;
     closeHosts = started.close;
     const gateway = hosts[0]!.gateway;
@@ -58,7 +69,9 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
   });
 
   test('connectOverCDP to the Chromium debugging host (through the TCP forward) reaches a page served for another host', async () => {
-    const version = (await (await fetch(`${hosts[1]!.httpUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const version = (await (await fetch(`${hosts[1]!.httpUrl}/json/version`)).json()) as {
+      webSocketDebuggerUrl: string;
+    };
     expect(version.webSocketDebuggerUrl).toContain(`ws://${hosts[1]!.address}:9222/devtools/browser/`);
     const browser = await chromium.connectOverCDP(hosts[1]!.url);
     try {
@@ -76,7 +89,9 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
   test('the CDP provider wants its token (401), hands out token URLs, and answers 429 when full', async () => {
     const provider = hosts[2]!;
     expect((await fetch(`${provider.httpUrl}/json/version`)).status).toBe(401);
-    const version = (await (await fetch(`${provider.httpUrl}/json/version?token=${TOKEN}`)).json()) as { webSocketDebuggerUrl: string };
+    const version = (await (await fetch(`${provider.httpUrl}/json/version?token=${TOKEN}`)).json()) as {
+      webSocketDebuggerUrl: string;
+    };
     expect(version.webSocketDebuggerUrl).toMatch(new RegExp(`/devtools/browser/[\\w-]+\\?token=${TOKEN}$`));
     await expect(chromium.connectOverCDP(`ws://${provider.address}:9222/`, { timeout: 5000 })).rejects.toThrow(/401/);
 
@@ -107,11 +122,16 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
       expect((await fetch(`${doomed.httpUrl}/json/version`)).ok).toBe(true);
       doomed.kill();
       // Killed: the machine is there but nothing listens: a kept-alive connection is reset, a new one refused, at once.
-      const refused = await fetch(`${doomed.httpUrl}/json/version`, { signal: AbortSignal.timeout(5000) }).then(() => 'answered', (error: Error) => (error.cause as { code?: string } | undefined)?.code);
+      const refused = await fetch(`${doomed.httpUrl}/json/version`, { signal: AbortSignal.timeout(5000) }).then(
+        () => 'answered',
+        (error: Error) => (error.cause as { code?: string } | undefined)?.code,
+      );
       expect(['ECONNREFUSED', 'ECONNRESET']).toContain(refused);
       doomed.unplug();
       // Unplugged: no answer at all (a timeout, not a refusal).
-      await expect(fetch(`${doomed.httpUrl}/json/version`, { signal: AbortSignal.timeout(500) })).rejects.toThrow(/timeout|aborted/i);
+      await expect(fetch(`${doomed.httpUrl}/json/version`, { signal: AbortSignal.timeout(500) })).rejects.toThrow(
+        /timeout|aborted/i,
+      );
       const browser = await chromium.connect(hosts[0]!.url);
       expect(browser.isConnected()).toBe(true);
       await browser.close();
@@ -143,7 +163,10 @@ describe.skipIf(!netnsAvailable())('browser hosts in network namespaces (needs r
       try {
         const page = await browser.newPage();
         // The host's browser reads file:// from the host's own file system.
-        const answer = await page.goto(`file://${join(tmpdir(), mark)}`).then(() => page.textContent('body'), (error: Error) => error.message);
+        const answer = await page.goto(`file://${join(tmpdir(), mark)}`).then(
+          () => page.textContent('body'),
+          (error: Error) => error.message,
+        );
         expect(answer).not.toBe('here');
       } finally {
         await browser.close();

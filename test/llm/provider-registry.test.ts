@@ -14,22 +14,32 @@ describe('one provider registry', () => {
     expect(ConsoleModelProvider.options).toEqual([...MODEL_PROVIDERS]);
     expect(ProviderParams.safeParse({ provider: 'acme-ai' }).success).toBe(false);
     expect(USAGE).toContain(`provider set-key <${MODEL_PROVIDERS.join('|')}>`);
-    expect(new UnknownModelError('acme:x').detail).toBe("Unknown model 'acme:x': use provider:model with provider anthropic, openai, moonshot or openai-compatible");
+    expect(new UnknownModelError('acme:x').detail).toBe(
+      "Unknown model 'acme:x': use provider:model with provider anthropic, openai, moonshot or openai-compatible",
+    );
   });
 
   it('drives what the factory needs: a local server needs a base URL and no key, hosted ones a key', async () => {
-    const factory = new LlmFactory({ secrets: async () => ({ get: async () => undefined }), storedBaseUrl: () => undefined, environment: readConfig({}).providers });
+    const factory = new LlmFactory({
+      secrets: async () => ({ get: async () => undefined }),
+      storedBaseUrl: () => undefined,
+      environment: readConfig({}).providers,
+    });
     for (const info of Object.values(PROVIDERS)) {
       const missing = await factory.missing(`${info.name}:some-model`);
       if (info.defaultBaseUrl === undefined) expect(missing).toContain(`set ${info.baseUrlEnv}`);
       else expect(missing).toBe(`no API key; run \`portico provider set-key ${info.name}\` or set ${info.apiKeyEnv}`);
-      expect(factory.baseUrl(info.name)).toEqual(info.defaultBaseUrl === undefined ? undefined : { url: info.defaultBaseUrl, source: 'default' });
+      expect(factory.baseUrl(info.name)).toEqual(
+        info.defaultBaseUrl === undefined ? undefined : { url: info.defaultBaseUrl, source: 'default' },
+      );
       expect(providerSecretName(info.name)).toBe(`provider/${info.name}`);
     }
   });
 
-  it('a local provider\'s models cost no tokens and the builtin rate in credits; an unlisted hosted model the dearest', () => {
-    const local = Object.values(PROVIDERS).filter((info) => info.local).map((info) => info.name);
+  it("a local provider's models cost no tokens and the builtin rate in credits; an unlisted hosted model the dearest", () => {
+    const local = Object.values(PROVIDERS)
+      .filter((info) => info.local)
+      .map((info) => info.name);
     expect(local).toEqual(['openai-compatible']);
     expect(costOfUsage('openai-compatible:qwen', { inputTokens: 1_000_000, outputTokens: 1_000_000 })).toBe(0);
     expect(creditsFor('openai-compatible:qwen', 60_000)).toBe(1);

@@ -19,7 +19,8 @@ export async function startSignupPages(): Promise<PageServer & { submitted: stri
       submitted.push(body);
       return { body: '<!doctype html><title>Thanks</title><h1>Thank you for signing up</h1>' };
     },
-    '/search': '<!doctype html><title>Search</title><label for="q">Search terms</label><input id="q" name="q"><button>Go</button>',
+    '/search':
+      '<!doctype html><title>Search</title><label for="q">Search terms</label><input id="q" name="q"><button>Go</button>',
   });
   return Object.assign(pages, { submitted });
 }
@@ -29,8 +30,13 @@ export async function createSignupPortal(svc: TestService, pages: PageServer): P
   const res = await svc.api('/portals/default', {
     method: 'POST',
     json: {
-      endpoint_name: 'signup', start_url: `${pages.url}/form`, task: 'Fill the signup form and submit it',
-      form_schema: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string' }, colour: { type: 'string' } } },
+      endpoint_name: 'signup',
+      start_url: `${pages.url}/form`,
+      task: 'Fill the signup form and submit it',
+      form_schema: {
+        type: 'object',
+        properties: { name: { type: 'string' }, email: { type: 'string' }, colour: { type: 'string' } },
+      },
     },
   });
   expect(res.status).toBe(200);
@@ -73,8 +79,12 @@ export function useMcpService(): McpService {
     return value;
   };
   return {
-    get svc() { return started(svc); },
-    get pages() { return started(pages); },
+    get svc() {
+      return started(svc);
+    },
+    get pages() {
+      return started(pages);
+    },
     keep: (client) => {
       clients.push(client);
       return client;

@@ -25,11 +25,27 @@ describe('a connect survives a restart of the app between "Connect" and the prov
     const first = await startService(dataDir);
     svc = first;
     const added = await first.api('/admin/oauth-apps', {
-      method: 'POST', key: null, headers: { 'x-console-token': first.consoleToken },
-      json: { id: 'acme', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: ['openid', 'email'] },
+      method: 'POST',
+      key: null,
+      headers: { 'x-console-token': first.consoleToken },
+      json: {
+        id: 'acme',
+        authorize_url: provider.authorizeUrl,
+        token_url: provider.tokenUrl,
+        userinfo_url: provider.userinfoUrl,
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        scopes: ['openid', 'email'],
+      },
     });
     expect(added.status).toBe(201);
-    const started = await jsonOf(await first.api('/public/connected-accounts', { method: 'POST', key: first.accountKey, json: { oauth_app_id: 'acme' } }));
+    const started = await jsonOf(
+      await first.api('/public/connected-accounts', {
+        method: 'POST',
+        key: first.accountKey,
+        json: { oauth_app_id: 'acme' },
+      }),
+    );
     expect(started.status).toBe(200);
     const { authorization_url: authorizationUrl } = started.body as { authorization_url: string };
     const port = first.app.port;
@@ -44,16 +60,22 @@ describe('a connect survives a restart of the app between "Connect" and the prov
     const page = await fetch(back);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('You can close this tab');
-    expect(connected).toEqual([expect.objectContaining({ oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' })]);
+    expect(connected).toEqual([
+      expect.objectContaining({ oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' }),
+    ]);
 
     // The account key printed at first start still works after the restart; the account is listed.
     const list = await jsonOf(await second.api('/public/connected-accounts', { key: first.accountKey }));
-    expect(list).toMatchObject({ status: 200, body: [{ oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' }] });
+    expect(list).toMatchObject({
+      status: 200,
+      body: [{ oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' }],
+    });
 
     // The verifier that made the exchange work was kept in the keychain, never in the data folder (SQLite, WAL, settings).
     const verifier = provider.tokenRequests.at(-1)?.code_verifier ?? '';
     expect(verifier.length).toBeGreaterThanOrEqual(43);
-    for (const file of await filesUnder(dataDir)) expect((await readFile(file)).includes(Buffer.from(verifier)), file).toBe(false);
+    for (const file of await filesUnder(dataDir))
+      expect((await readFile(file)).includes(Buffer.from(verifier)), file).toBe(false);
 
     // Single use survives the restart too: the same return is refused and the hook does not fire again.
     const again = await fetch(back);

@@ -10,7 +10,8 @@ const CLIENT_ID = 'portico-api-test';
 const CLIENT_SECRET = 'client-secret-api-91c2e';
 
 /** Every file under `dir` (below 64 MiB), for "no secret on disk" checks. */
-const allFiles = (dir: string): Promise<string[]> => filesUnder(dir, { keep: async (path) => (await stat(path)).size < 64 * 1024 * 1024 });
+const allFiles = (dir: string): Promise<string[]> =>
+  filesUnder(dir, { keep: async (path) => (await stat(path)).size < 64 * 1024 * 1024 });
 
 describe('connected accounts over HTTP: /public/connected-accounts and the loopback /oauth/callback', () => {
   let svc: TestService;
@@ -29,8 +30,25 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
   });
 
   it('the console adds an OAuth app; the client secret is never returned', async () => {
-    const added = await svc.send('addOAuthApp', { body: { id: 'acme', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: ['openid', 'email'] } }, { key: null, headers: consoleHeaders() });
-    expect(added).toMatchObject({ status: 201, body: { id: 'acme', client_id: CLIENT_ID, has_client_secret: true, scopes: ['openid', 'email'] } });
+    const added = await svc.send(
+      'addOAuthApp',
+      {
+        body: {
+          id: 'acme',
+          authorize_url: provider.authorizeUrl,
+          token_url: provider.tokenUrl,
+          userinfo_url: provider.userinfoUrl,
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+          scopes: ['openid', 'email'],
+        },
+      },
+      { key: null, headers: consoleHeaders() },
+    );
+    expect(added).toMatchObject({
+      status: 201,
+      body: { id: 'acme', client_id: CLIENT_ID, has_client_secret: true, scopes: ['openid', 'email'] },
+    });
     const listed = await (await svc.request('listOAuthApps', {}, { key: null, headers: consoleHeaders() })).text();
     expect(listed).toContain('"acme"');
     expect(listed).not.toContain(CLIENT_SECRET);
@@ -65,8 +83,22 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     expect(list.status).toBe(200);
     const accounts = list.body as Record<string, unknown>[];
     expect(accounts).toHaveLength(1);
-    expect(accounts[0]).toMatchObject({ user_id: 'local', oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected' });
-    expect(Object.keys(accounts[0] ?? {}).sort()).toEqual(['created_at', 'id', 'oauth_app_id', 'oauth_user_name', 'scopes', 'status', 'updated_at', 'user_id']);
+    expect(accounts[0]).toMatchObject({
+      user_id: 'local',
+      oauth_app_id: 'acme',
+      oauth_user_name: 'ada@example.com',
+      status: 'connected',
+    });
+    expect(Object.keys(accounts[0] ?? {}).sort()).toEqual([
+      'created_at',
+      'id',
+      'oauth_app_id',
+      'oauth_user_name',
+      'scopes',
+      'status',
+      'updated_at',
+      'user_id',
+    ]);
   });
 
   it('in a real browser: the authorization URL leads through the provider back to the page saying connected', async () => {
@@ -74,7 +106,9 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     try {
       const context = await chromium.newContext();
       const tab = await context.newPage();
-      const { authorization_url: authorizationUrl } = (await (await svc.request('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey })).json()) as { authorization_url: string };
+      const { authorization_url: authorizationUrl } = (await (
+        await svc.request('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey })
+      ).json()) as { authorization_url: string };
       const landed = await tab.goto(authorizationUrl);
       expect(landed?.status()).toBe(200);
       expect(new URL(tab.url()).pathname).toBe('/oauth/callback');
@@ -84,30 +118,54 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
       await chromium.close();
     }
     // The same provider user again: still one account.
-    expect((await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as unknown[]).toHaveLength(1);
+    expect(
+      (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as unknown[],
+    ).toHaveLength(1);
   });
 
-  it("another user sees none of these accounts and cannot delete them (404)", async () => {
+  it('another user sees none of these accounts and cannot delete them (404)', async () => {
     expect(await svc.send('listConnectedAccounts', {}, { key: otherKey })).toEqual({ status: 200, body: [] });
-    const [account] = (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as { id: string }[];
-    expect(await svc.send('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: otherKey }))
-      .toEqual({ status: 404, body: { detail: 'Connected account not found' } });
+    const [account] = (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as {
+      id: string;
+    }[];
+    expect(
+      await svc.send('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: otherKey }),
+    ).toEqual({ status: 404, body: { detail: 'Connected account not found' } });
   });
 
   it('bad requests get a {"detail"} 4xx and start nothing', async () => {
     const post = (json: unknown) => svc.request('connectAccount', { body: json }, { key: svc.accountKey });
-    expect(await jsonOf(await post({ oauth_app_id: 'nope' }))).toEqual({ status: 404, body: { detail: "OAuth app 'nope' not found" } });
-    for (const body of [{}, { oauth_app_id: '../etc' }, { oauth_app_id: 'acme', scopes: ['has space'] }, { oauth_app_id: 'acme', extra: 1 }, { oauth_app_id: 'x'.repeat(10_000) }]) {
+    expect(await jsonOf(await post({ oauth_app_id: 'nope' }))).toEqual({
+      status: 404,
+      body: { detail: "OAuth app 'nope' not found" },
+    });
+    for (const body of [
+      {},
+      { oauth_app_id: '../etc' },
+      { oauth_app_id: 'acme', scopes: ['has space'] },
+      { oauth_app_id: 'acme', extra: 1 },
+      { oauth_app_id: 'x'.repeat(10_000) },
+    ]) {
       const answer = await jsonOf(await post(body));
       expect(answer.status, JSON.stringify(body).slice(0, 60)).toBe(422);
       expect(typeof (answer.body as { detail: unknown }).detail).toBe('string');
     }
-    expect((await svc.request('deleteConnectedAccount', { params: { account_id: 'not-a-uuid' } }, { key: svc.accountKey })).status).toBe(422);
+    expect(
+      (await svc.request('deleteConnectedAccount', { params: { account_id: 'not-a-uuid' } }, { key: svc.accountKey }))
+        .status,
+    ).toBe(422);
   });
 
   it('the callback answers hostile or broken returns with a clear HTML page and the right status', async () => {
     const callback = (query: string) => fetch(`${svc.url}/oauth/callback${query}`);
-    for (const query of ['', '?code=abc', '?state=forged&code=abc', `?state=${'a'.repeat(5000)}&code=abc`, '?state=a&state=b&code=c', '?state=<script>alert(1)</script>']) {
+    for (const query of [
+      '',
+      '?code=abc',
+      '?state=forged&code=abc',
+      `?state=${'a'.repeat(5000)}&code=abc`,
+      '?state=a&state=b&code=c',
+      '?state=<script>alert(1)</script>',
+    ]) {
       const page = await callback(query);
       expect(page.status, query.slice(0, 40)).toBe(400);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -117,7 +175,9 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     }
     provider.setDecision('deny');
     try {
-      const started = (await (await svc.request('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey })).json()) as { authorization_url: string };
+      const started = (await (
+        await svc.request('connectAccount', { body: { oauth_app_id: 'acme' } }, { key: svc.accountKey })
+      ).json()) as { authorization_url: string };
       const back = await authorize(started.authorization_url);
       const page = await fetch(back);
       expect(page.status).toBe(403);
@@ -132,22 +192,38 @@ describe('connected accounts over HTTP: /public/connected-accounts and the loopb
     expect(secrets.length).toBeGreaterThan(2);
     for (const file of await allFiles(svc.dataDir)) {
       const bytes = await readFile(file);
-      for (const secret of secrets) expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 12)}… in ${file}`).toBe(false);
+      for (const secret of secrets)
+        expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 12)}… in ${file}`).toBe(false);
     }
   });
 
   it('DELETE forgets the account; the list is empty again', async () => {
-    const [account] = (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as { id: string }[];
-    expect(await svc.send('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() }))
-      .toEqual({ status: 409, body: { detail: "OAuth app 'acme' has 1 connected account(s); remove them first" } });
-    expect((await svc.request('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: svc.accountKey })).status).toBe(204);
+    const [account] = (await (await svc.request('listConnectedAccounts', {}, { key: svc.accountKey })).json()) as {
+      id: string;
+    }[];
+    expect(
+      await svc.send('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() }),
+    ).toEqual({ status: 409, body: { detail: "OAuth app 'acme' has 1 connected account(s); remove them first" } });
+    expect(
+      (await svc.request('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: svc.accountKey }))
+        .status,
+    ).toBe(204);
     expect(await svc.send('listConnectedAccounts', {}, { key: svc.accountKey })).toEqual({ status: 200, body: [] });
-    expect((await svc.request('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: svc.accountKey })).status).toBe(404);
+    expect(
+      (await svc.request('deleteConnectedAccount', { params: { account_id: account!.id } }, { key: svc.accountKey }))
+        .status,
+    ).toBe(404);
   });
 
   it('an OAuth app without connected accounts can be removed, once', async () => {
-    const removed = await svc.request('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() });
+    const removed = await svc.request(
+      'deleteOAuthApp',
+      { params: { oauth_app_id: 'acme' } },
+      { key: null, headers: consoleHeaders() },
+    );
     expect(removed.status).toBe(204);
-    expect(await svc.send('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() })).toEqual({ status: 404, body: { detail: "OAuth app 'acme' not found" } });
+    expect(
+      await svc.send('deleteOAuthApp', { params: { oauth_app_id: 'acme' } }, { key: null, headers: consoleHeaders() }),
+    ).toEqual({ status: 404, body: { detail: "OAuth app 'acme' not found" } });
   });
 });

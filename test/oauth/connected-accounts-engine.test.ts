@@ -1,7 +1,14 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectedAccountService, NeedsReconnectError, REFRESH_BEFORE_EXPIRY_MS, s256Challenge, STATE_TTL_MS, tokensSecretName } from '../../src-main/engine/oauth/connectedAccounts.ts';
+import {
+  ConnectedAccountService,
+  NeedsReconnectError,
+  REFRESH_BEFORE_EXPIRY_MS,
+  s256Challenge,
+  STATE_TTL_MS,
+  tokensSecretName,
+} from '../../src-main/engine/oauth/connectedAccounts.ts';
 import { OAuthAppRegistry } from '../../src-main/engine/oauth/oauthApps.ts';
 import { createLogger } from '../../src-main/base/logger.ts';
 import { OAuthRepository } from '../../src-main/store/oauth.ts';
@@ -30,8 +37,23 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     clock = new FakeClock();
     const repo = new OAuthRepository(store.db);
     const apps = new OAuthAppRegistry(repo, async () => secrets, clock);
-    await apps.add({ id: 'acme', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: 'openid email' });
-    accounts = new ConnectedAccountService({ repo, apps, secrets: async () => secrets, redirectUri: () => 'http://127.0.0.1:48123/oauth/callback', clock, logger: createLogger('debug', (line) => void logLines.push(line)) });
+    await apps.add({
+      id: 'acme',
+      authorize_url: provider.authorizeUrl,
+      token_url: provider.tokenUrl,
+      userinfo_url: provider.userinfoUrl,
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      scopes: 'openid email',
+    });
+    accounts = new ConnectedAccountService({
+      repo,
+      apps,
+      secrets: async () => secrets,
+      redirectUri: () => 'http://127.0.0.1:48123/oauth/callback',
+      clock,
+      logger: createLogger('debug', (line) => void logLines.push(line)),
+    });
   });
   afterAll(async () => {
     await provider.stop();
@@ -56,8 +78,17 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     expect(s256Challenge(exchange.code_verifier ?? '')).toBe(asked.get('code_challenge'));
 
     const [account] = accounts.list('local');
-    expect(account).toMatchObject({ user_id: 'local', oauth_app_id: 'acme', oauth_user_name: 'ada@example.com', status: 'connected', scopes: ['openid', 'email'] });
-    const stored = JSON.parse((await secrets.get(tokensSecretName(account?.id ?? ''))) ?? '{}') as Record<string, unknown>;
+    expect(account).toMatchObject({
+      user_id: 'local',
+      oauth_app_id: 'acme',
+      oauth_user_name: 'ada@example.com',
+      status: 'connected',
+      scopes: ['openid', 'email'],
+    });
+    const stored = JSON.parse((await secrets.get(tokensSecretName(account?.id ?? ''))) ?? '{}') as Record<
+      string,
+      unknown
+    >;
     expect(typeof stored.access_token).toBe('string');
     expect(typeof stored.refresh_token).toBe('string');
     expect(accounts.list('someone-else')).toEqual([]);
@@ -66,8 +97,19 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
   it('the provider refuses a wrong verifier and a missing one (so a connect that works proves the verifier was right)', async () => {
     const started = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
     const code = (await authorize(started.authorization_url)).searchParams.get('code') ?? '';
-    const post = (body: Record<string, string>) => fetch(provider.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
-    const common = { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:48123/oauth/callback', client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+    const post = (body: Record<string, string>) =>
+      fetch(provider.tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body),
+      });
+    const common = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:48123/oauth/callback',
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    };
     const wrong = await post({ ...common, code_verifier: 'x'.repeat(64) });
     expect(wrong.status).toBe(400);
     const second = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
@@ -82,7 +124,10 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     const query = Object.fromEntries((await authorize(started.authorization_url)).searchParams);
     expect((await accounts.complete(query)).status).toBe(200);
     expect(await accounts.complete(query)).toMatchObject({ status: 400, title: 'Unknown sign-in request' });
-    expect(await accounts.complete({ state: 'made-up', code: 'whatever' })).toMatchObject({ status: 400, title: 'Unknown sign-in request' });
+    expect(await accounts.complete({ state: 'made-up', code: 'whatever' })).toMatchObject({
+      status: 400,
+      title: 'Unknown sign-in request',
+    });
     expect(await accounts.complete({ code: 'whatever' })).toMatchObject({ status: 400 });
 
     const late = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
@@ -100,7 +145,10 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
       const started = await accounts.start({ userId: 'local', workspaceId: 'default' }, { oauth_app_id: 'acme' });
       const back = await authorize(started.authorization_url);
       expect(back.searchParams.get('error')).toBe('access_denied');
-      expect(await accounts.complete(Object.fromEntries(back.searchParams))).toMatchObject({ status: 403, title: 'Access denied' });
+      expect(await accounts.complete(Object.fromEntries(back.searchParams))).toMatchObject({
+        status: 403,
+        title: 'Access denied',
+      });
       expect(accounts.list('local').length).toBe(before);
     } finally {
       provider.setDecision('allow');
@@ -113,7 +161,8 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     const [account] = accounts.list('grace');
     const id = account?.id ?? '';
     const first = await accounts.accessToken(id);
-    const oldRefresh = (JSON.parse((await secrets.get(tokensSecretName(id))) ?? '{}') as { refresh_token: string }).refresh_token;
+    const oldRefresh = (JSON.parse((await secrets.get(tokensSecretName(id))) ?? '{}') as { refresh_token: string })
+      .refresh_token;
     expect(await accounts.accessToken(id)).toBe(first);
     const refreshesBefore = provider.refreshCount();
 
@@ -124,7 +173,16 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     expect(provider.refreshCount() - refreshesBefore).toBe(1);
 
     // The provider really rotates: the refresh token used above is refused now.
-    const replay = await fetch(provider.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }) });
+    const replay = await fetch(provider.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: oldRefresh,
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+      }),
+    });
     expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
 
     clock.advance(3600_000);
@@ -140,7 +198,8 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
     provider.revokeAll();
     clock.advance(3600_000);
     const results = await Promise.allSettled([accounts.accessToken(id), accounts.accessToken(id)]);
-    for (const result of results) expect(result.status === 'rejected' && result.reason instanceof NeedsReconnectError).toBe(true);
+    for (const result of results)
+      expect(result.status === 'rejected' && result.reason instanceof NeedsReconnectError).toBe(true);
     expect(accounts.get('grace', id)).toMatchObject({ status: 'needs_reconnect' });
     expect(await secrets.get(tokensSecretName(id))).toBeUndefined();
 
@@ -152,7 +211,10 @@ describe('connected accounts: PKCE exchange, single-use state, one refresh at a 
   it('removing an account is for its owner only and forgets its tokens', async () => {
     const [account] = accounts.list('grace');
     const id = account?.id ?? '';
-    await expect(accounts.remove('local', id)).rejects.toMatchObject({ status: 404, detail: 'Connected account not found' });
+    await expect(accounts.remove('local', id)).rejects.toMatchObject({
+      status: 404,
+      detail: 'Connected account not found',
+    });
     await accounts.remove('grace', id);
     expect(accounts.list('grace')).toEqual([]);
     // What was logged along the way (connects, refreshes, a revoked grant) names accounts, never a token or the client secret.

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src-main/base/logger.ts';
 import type { ConnectedAccount } from '../../src-main/contract/oauth.ts';
-import { ConnectedAccountService, STATE_TTL_MS, stateHash, verifierSecretName } from '../../src-main/engine/oauth/connectedAccounts.ts';
+import {
+  ConnectedAccountService,
+  STATE_TTL_MS,
+  stateHash,
+  verifierSecretName,
+} from '../../src-main/engine/oauth/connectedAccounts.ts';
 import { OAuthAppRegistry } from '../../src-main/engine/oauth/oauthApps.ts';
 import { NO_KEYCHAIN_DETAIL, UnavailableSecretStore } from '../../src-main/secrets/index.ts';
 import { OAuthRepository } from '../../src-main/store/oauth.ts';
@@ -39,8 +44,13 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
     const repo = new OAuthRepository(store.db);
     const apps = new OAuthAppRegistry(repo, async () => secrets, clock);
     accounts = new ConnectedAccountService({
-      repo, apps, secrets: async () => secrets, clock, redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
-      logger: createLogger('error', () => undefined), onAccountConnected: (account) => void connected.push(account),
+      repo,
+      apps,
+      secrets: async () => secrets,
+      clock,
+      redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
+      logger: createLogger('error', () => undefined),
+      onAccountConnected: (account) => void connected.push(account),
     });
   };
 
@@ -49,7 +59,15 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
     dir = await makeDataDir();
     await boot();
     const apps = new OAuthAppRegistry(new OAuthRepository(store.db), async () => secrets, clock);
-    await apps.add({ id: 'acme', authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl, userinfo_url: provider.userinfoUrl, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scopes: 'openid email' });
+    await apps.add({
+      id: 'acme',
+      authorize_url: provider.authorizeUrl,
+      token_url: provider.tokenUrl,
+      userinfo_url: provider.userinfoUrl,
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      scopes: 'openid email',
+    });
   });
   afterAll(async () => {
     await provider.stop();
@@ -69,10 +87,15 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
 
     await boot();
     const back = await authorize(started.authorization_url);
-    expect(await accounts.complete(Object.fromEntries(back.searchParams))).toMatchObject({ status: 200, title: 'Connected' });
+    expect(await accounts.complete(Object.fromEntries(back.searchParams))).toMatchObject({
+      status: 200,
+      title: 'Connected',
+    });
     // The exchange used the verifier kept across the restart (the provider checks it against the challenge).
     expect(provider.tokenRequests.at(-1)?.code_verifier).toBe(verifier);
-    expect(accounts.list('local')).toEqual([expect.objectContaining({ oauth_user_name: 'ada@example.com', status: 'connected' })]);
+    expect(accounts.list('local')).toEqual([
+      expect.objectContaining({ oauth_user_name: 'ada@example.com', status: 'connected' }),
+    ]);
     expect(accounts.pendingCount()).toBe(0);
     expect(await secrets.get(verifierSecretName(stateHash(started.state)))).toBeUndefined();
   });
@@ -84,13 +107,18 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
     provider.setDecision('deny');
     try {
       const denied = await accounts.start(actor, { oauth_app_id: 'acme' });
-      expect((await accounts.complete(Object.fromEntries((await authorize(denied.authorization_url)).searchParams))).status).toBe(403);
+      expect(
+        (await accounts.complete(Object.fromEntries((await authorize(denied.authorization_url)).searchParams))).status,
+      ).toBe(403);
     } finally {
       provider.setDecision('allow');
     }
     const started = await accounts.start(actor, { oauth_app_id: 'acme' });
     const query = Object.fromEntries((await authorize(started.authorization_url)).searchParams);
-    expect(await accounts.complete({ ...query, code: 'forged-code' })).toMatchObject({ status: 502, title: 'Could not connect the account' });
+    expect(await accounts.complete({ ...query, code: 'forged-code' })).toMatchObject({
+      status: 502,
+      title: 'Could not connect the account',
+    });
     // That state is used up: the real code cannot follow it.
     expect((await accounts.complete(query)).title).toBe('Unknown sign-in request');
     expect((await accounts.complete({ state: 'made-up', code: 'x' })).status).toBe(400);
@@ -133,8 +161,16 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
   it('a secret store that refuses the verifier leaves no pending row (the route answers its error)', async () => {
     const before = accounts.pendingCount();
     const refusing = new ConnectedAccountService({
-      repo: new OAuthRepository(store.db), apps: new OAuthAppRegistry(new OAuthRepository(store.db), async () => secrets, clock), clock,
-      secrets: async () => ({ ...secrets, kind: 'keychain', set: async () => { throw new Error('keychain locked'); } }),
+      repo: new OAuthRepository(store.db),
+      apps: new OAuthAppRegistry(new OAuthRepository(store.db), async () => secrets, clock),
+      clock,
+      secrets: async () => ({
+        ...secrets,
+        kind: 'keychain',
+        set: async () => {
+          throw new Error('keychain locked');
+        },
+      }),
       redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
     });
     await expect(refusing.start(actor, { oauth_app_id: 'acme' })).rejects.toThrow('keychain locked');
@@ -144,10 +180,16 @@ describe('pending OAuth connects: persisted across a restart, verifier in the se
   it('with no keychain or vault configured a connect is refused up front (503 naming PORTICO_VAULT_KEY), not lost at the callback', async () => {
     const before = accounts.pendingCount();
     const none = new ConnectedAccountService({
-      repo: new OAuthRepository(store.db), apps: new OAuthAppRegistry(new OAuthRepository(store.db), async () => secrets, clock), clock,
-      secrets: async () => new UnavailableSecretStore(), redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
+      repo: new OAuthRepository(store.db),
+      apps: new OAuthAppRegistry(new OAuthRepository(store.db), async () => secrets, clock),
+      clock,
+      secrets: async () => new UnavailableSecretStore(),
+      redirectUri: () => 'http://127.0.0.1:48125/oauth/callback',
     });
-    await expect(none.start(actor, { oauth_app_id: 'acme' })).rejects.toMatchObject({ status: 503, detail: NO_KEYCHAIN_DETAIL });
+    await expect(none.start(actor, { oauth_app_id: 'acme' })).rejects.toMatchObject({
+      status: 503,
+      detail: NO_KEYCHAIN_DETAIL,
+    });
     expect(accounts.pendingCount()).toBe(before);
   });
 });

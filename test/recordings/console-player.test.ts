@@ -18,8 +18,15 @@ describe('console job page plays the recording (real Chromium on the built conso
       startService(undefined, { agents: scriptedRegistry, rendererDir }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);
-    for (const [name, record] of [['rec', true], ['norec', false], ['norec-default', null]] as const) {
-      const res = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', record_video: record } });
+    for (const [name, record] of [
+      ['rec', true],
+      ['norec', false],
+      ['norec-default', null],
+    ] as const) {
+      const res = await svc.send('createPortal', {
+        params: { org_id: 'default' },
+        body: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', record_video: record },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
   });
@@ -30,7 +37,9 @@ describe('console job page plays the recording (real Chromium on the built conso
   });
 
   const run = async (endpoint: string): Promise<string> => {
-    const started = (await (await svc.request('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { form_data: {} } })).json()) as { job_id: string };
+    const started = (await (
+      await svc.request('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body: { form_data: {} } })
+    ).json()) as { job_id: string };
     await waitForJob(svc, endpoint, started.job_id, ['completed']);
     return started.job_id;
   };
@@ -40,7 +49,9 @@ describe('console job page plays the recording (real Chromium on the built conso
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${svc.url}/#token=${svc.consoleToken}`);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
-    await page.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/rec/${recorded}`);
+    await page.evaluate((hash) => {
+      window.location.hash = hash;
+    }, `#/jobs/rec/${recorded}`);
     const video = page.getByLabel('Screen recording of the job');
     await video.waitFor();
     // Fetched with the console token as a blob (a plain src could not carry the token), and playable.
@@ -50,7 +61,9 @@ describe('console job page plays the recording (real Chromium on the built conso
       return v !== null && v.readyState >= 1 && v.videoWidth === 1280 && v.videoHeight === 800;
     });
     const plain = await run('norec');
-    await page.evaluate((hash) => { window.location.hash = hash; }, `#/jobs/norec/${plain}`);
+    await page.evaluate((hash) => {
+      window.location.hash = hash;
+    }, `#/jobs/norec/${plain}`);
     await page.getByText('Completed', { exact: true }).first().waitFor();
     await page.getByRole('list', { name: 'Step screenshots' }).waitFor();
     expect(await page.locator('video').count()).toBe(0);
@@ -61,15 +74,22 @@ describe('console job page plays the recording (real Chromium on the built conso
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${svc.url}/#token=${svc.consoleToken}`);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
-    await page.evaluate(() => { window.location.hash = '#/settings'; });
+    await page.evaluate(() => {
+      window.location.hash = '#/settings';
+    });
     const box = page.getByLabel('Record jobs and sessions by default');
     await expect.poll(async () => box.isEnabled(), { timeout: 15_000 }).toBe(true);
     expect(await box.isChecked()).toBe(false);
     await box.check();
-    const settings = async () => (await svc.send('getSettings', {}, { key: null, headers: { 'x-console-token': svc.consoleToken } })).body as { record_video: boolean };
+    const settings = async () =>
+      (await svc.send('getSettings', {}, { key: null, headers: { 'x-console-token': svc.consoleToken } })).body as {
+        record_video: boolean;
+      };
     await expect.poll(async () => (await settings()).record_video, { timeout: 15_000 }).toBe(true);
     const jobId = await run('norec-default');
-    expect((await waitForJob(svc, 'norec-default', jobId, ['completed'])).video_recording_url).toMatch(/\/recording\?job_id=/);
+    expect((await waitForJob(svc, 'norec-default', jobId, ['completed'])).video_recording_url).toMatch(
+      /\/recording\?job_id=/,
+    );
     await expect.poll(async () => box.isEnabled(), { timeout: 15_000 }).toBe(true);
     await box.uncheck();
     await expect.poll(async () => (await settings()).record_video, { timeout: 15_000 }).toBe(false);

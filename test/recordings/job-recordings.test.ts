@@ -25,12 +25,14 @@ const scripts: Record<string, (ctx: AgentContext) => Promise<AgentOutcome>> = {
     await ctx.page.locator('#user').pressSequentially(String(ctx.formData.username ?? ''), { delay: 5 });
     await ctx.page.locator('#password').pressSequentially(String(ctx.formData.password ?? ''), { delay: 5 });
     await ctx.recordStep('typed the credentials');
-    return { result: { typed: await ctx.page.locator('#password').inputValue() === ctx.formData.password } };
+    return { result: { typed: (await ctx.page.locator('#password').inputValue()) === ctx.formData.password } };
   },
   async hang(ctx) {
     await ctx.page.goto(ctx.startUrl);
     await ctx.recordStep('opened the start page');
-    await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
+    await new Promise((_, reject) =>
+      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }),
+    );
     return { result: {} };
   },
 };
@@ -38,8 +40,15 @@ const agent: Agent = { run: (ctx) => (scripts[/^script:(\w+)/.exec(ctx.task)?.[1
 const registry: AgentRegistry = { get: (model) => (model === 'builtin:autofill' ? agent : undefined) };
 
 function probe(file: string): { codec: string; width: number; height: number; duration: number } {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height:format=duration', '-of', 'json', file], { encoding: 'utf8' });
-  const json = JSON.parse(out) as { streams: { codec_name: string; width: number; height: number }[]; format: { duration: string } };
+  const out = execFileSync(
+    'ffprobe',
+    ['-v', 'error', '-show_entries', 'stream=codec_name,width,height:format=duration', '-of', 'json', file],
+    { encoding: 'utf8' },
+  );
+  const json = JSON.parse(out) as {
+    streams: { codec_name: string; width: number; height: number }[];
+    format: { duration: string };
+  };
   const video = json.streams[0];
   if (!video) throw new Error('no video stream');
   return { codec: video.codec_name, width: video.width, height: video.height, duration: Number(json.format.duration) };
@@ -47,7 +56,9 @@ function probe(file: string): { codec: string; width: number; height: number; du
 
 /** Every decoded frame of the video as RGB, `width`×`height`. */
 function framesRgb(file: string, width: number, height: number): Buffer[] {
-  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 1024 * 1024 * 1024 });
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+    maxBuffer: 1024 * 1024 * 1024,
+  });
   const size = width * height * 3;
   return Array.from({ length: Math.floor(raw.length / size) }, (_, i) => raw.subarray(i * size, (i + 1) * size));
 }
@@ -82,8 +93,15 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     scratch = await mkdtemp(join(tmpdir(), 'portico-rec-'));
     pages = await startPageServer({ '/login': LOGIN_PAGE });
     svc = await startService(undefined, { agents: registry, jobConcurrency: 2 });
-    for (const [name, extra] of [['login', {}], ['login-recorded', { record_video: true }], ['hang', { task: 'script:hang' }]] as const) {
-      const res = await svc.send('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/login`, task: 'script:login', ...extra } });
+    for (const [name, extra] of [
+      ['login', {}],
+      ['login-recorded', { record_video: true }],
+      ['hang', { task: 'script:hang' }],
+    ] as const) {
+      const res = await svc.send('createPortal', {
+        params: { org_id: 'default' },
+        body: { endpoint_name: name, start_url: `${pages.url}/login`, task: 'script:login', ...extra },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
   });
@@ -96,7 +114,11 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
   it('a job with record_video gives a playable WebM of its viewport at video_recording_url, password painted over in every frame', async () => {
     const jobId = await start('login', { form_data: { username: 'ana', password: PASSWORD }, record_video: true });
     const done = await waitForJob(svc, 'login', jobId, ['completed', 'failed']);
-    expect(done).toMatchObject({ status: 'completed', result: { typed: true }, video_recording_url: `${svc.url}/task/default/login/recording?job_id=${jobId}` });
+    expect(done).toMatchObject({
+      status: 'completed',
+      result: { typed: true },
+      video_recording_url: `${svc.url}/task/default/login/recording?job_id=${jobId}`,
+    });
     const file = await download(String(done.video_recording_url));
     const info = probe(file);
     expect(info).toMatchObject({ codec: 'vp8', width: 1280, height: 800 });
@@ -109,7 +131,8 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     for (const frame of frames) {
       const at = (x: number, y: number): number[] => [0, 1, 2].map((c) => frame[(y * 1280 + x) * 3 + c] ?? 0);
       const userBox = at(200, 160);
-      if (userBox.every((c) => c > 200) && at(600, 400).every((c) => c > 200) && !at(200, 70).every((c) => c > 200)) loaded += 1;
+      if (userBox.every((c) => c > 200) && at(600, 400).every((c) => c > 200) && !at(200, 70).every((c) => c > 200))
+        loaded += 1;
       else continue;
       const unmasked: string[] = [];
       for (let y = 44; y < 96; y += 2) {
@@ -125,24 +148,68 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
 
   it('the portal can ask for recordings, a job can decline them, and without one the link is null and the route 404s', async () => {
     const recorded = await start('login-recorded', { form_data: { username: 'a', password: 'b' } });
-    const declined = await start('login-recorded', { form_data: { username: 'a', password: 'b' }, record_video: false });
+    const declined = await start('login-recorded', {
+      form_data: { username: 'a', password: 'b' },
+      record_video: false,
+    });
     const plain = await start('login', { form_data: { username: 'a', password: 'b' } });
-    expect(await waitForJob(svc, 'login-recorded', recorded, ['completed'])).toMatchObject({ video_recording_url: `${svc.url}/task/default/login-recorded/recording?job_id=${recorded}` });
-    expect(await waitForJob(svc, 'login-recorded', declined, ['completed'])).toMatchObject({ video_recording_url: null });
+    expect(await waitForJob(svc, 'login-recorded', recorded, ['completed'])).toMatchObject({
+      video_recording_url: `${svc.url}/task/default/login-recorded/recording?job_id=${recorded}`,
+    });
+    expect(await waitForJob(svc, 'login-recorded', declined, ['completed'])).toMatchObject({
+      video_recording_url: null,
+    });
     expect(await waitForJob(svc, 'login', plain, ['completed'])).toMatchObject({ video_recording_url: null });
-    expect(await svc.send('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: plain } })).toEqual({ status: 404, body: { detail: 'This job has no recording' } });
+    expect(
+      await svc.send('getJobRecording', {
+        params: { org_id: 'default', endpoint_name: 'login' },
+        query: { job_id: plain },
+      }),
+    ).toEqual({ status: 404, body: { detail: 'This job has no recording' } });
     // The portal says what it was told; a bad value is refused and changes nothing.
-    expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' } })).body).toMatchObject({ record_video: true });
-    const bad = await svc.send('updatePortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' }, body: { record_video: 'yes' } });
+    expect(
+      (await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' } })).body,
+    ).toMatchObject({ record_video: true });
+    const bad = await svc.send('updatePortal', {
+      params: { org_id: 'default', endpoint_name: 'login-recorded' },
+      body: { record_video: 'yes' },
+    });
     expect(bad.status).toBe(422);
     expect((bad.body as { detail: string }).detail).toMatch(/record_video/);
-    expect((await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' } })).body).toMatchObject({ record_video: true });
-    expect((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'login' }, body: { form_data: {}, record_video: 1 } })).status).toBe(422);
+    expect(
+      (await svc.send('getPortal', { params: { org_id: 'default', endpoint_name: 'login-recorded' } })).body,
+    ).toMatchObject({ record_video: true });
+    expect(
+      (
+        await svc.send('startJob', {
+          params: { org_id: 'default', endpoint_name: 'login' },
+          body: { form_data: {}, record_video: 1 },
+        })
+      ).status,
+    ).toBe(422);
     // Another portal's path, an unknown job, a bad id, no key or another org: the same answers as the other job routes.
-    expect(await svc.send('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: recorded } })).toEqual({ status: 404, body: { detail: 'Job not found' } });
-    expect(await svc.send('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: '00000000-0000-4000-8000-000000000000' } })).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    expect(
+      await svc.send('getJobRecording', {
+        params: { org_id: 'default', endpoint_name: 'login' },
+        query: { job_id: recorded },
+      }),
+    ).toEqual({ status: 404, body: { detail: 'Job not found' } });
+    expect(
+      await svc.send('getJobRecording', {
+        params: { org_id: 'default', endpoint_name: 'login' },
+        query: { job_id: '00000000-0000-4000-8000-000000000000' },
+      }),
+    ).toEqual({ status: 404, body: { detail: 'Job not found' } });
     expect((await svc.api('/task/default/login/recording?job_id=..%2F..%2Fsettings.json')).status).toBe(422);
-    expect((await svc.request('getJobRecording', { params: { org_id: 'default', endpoint_name: 'login-recorded' }, query: { job_id: recorded } }, { key: null })).status).toBe(401);
+    expect(
+      (
+        await svc.request(
+          'getJobRecording',
+          { params: { org_id: 'default', endpoint_name: 'login-recorded' }, query: { job_id: recorded } },
+          { key: null },
+        )
+      ).status,
+    ).toBe(401);
     for (const path of [`/task/other-org/login-recorded/recording?job_id=${recorded}`]) {
       const recording = await jsonOf(await svc.api(path));
       const status = await jsonOf(await svc.api(path.replace('/recording?', '/status?')));
@@ -152,7 +219,12 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
   });
 
   it('the operator setting records jobs whose request and portal do not say', async () => {
-    const patch = async (value: boolean) => await svc.send('updateSettings', { body: { record_video: value } }, { key: null, headers: { 'x-console-token': svc.consoleToken } });
+    const patch = async (value: boolean) =>
+      await svc.send(
+        'updateSettings',
+        { body: { record_video: value } },
+        { key: null, headers: { 'x-console-token': svc.consoleToken } },
+      );
     expect(await patch(true)).toMatchObject({ status: 200, body: { record_video: true } });
     try {
       const jobId = await start('login', { form_data: { username: 'a', password: 'b' } });
@@ -176,16 +248,36 @@ describe('job recordings (real Chromium, real ffmpeg)', () => {
     const done = await waitForJob(svc, 'login', jobId, ['completed']);
     expect(done).toMatchObject({ status: 'completed', video_recording_url: null });
     const reason = 'ffmpeg was not found on PATH; install ffmpeg or set PORTICO_FFMPEG to its path';
-    expect(done.events).toContainEqual(expect.objectContaining({ type: 'recording', data: { status: 'skipped', detail: reason } }));
-    const logs = await (await svc.request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'login' }, query: { job_id: jobId } })).text();
+    expect(done.events).toContainEqual(
+      expect.objectContaining({ type: 'recording', data: { status: 'skipped', detail: reason } }),
+    );
+    const logs = await (
+      await svc.request('streamJobLogs', {
+        params: { org_id: 'default', endpoint_name: 'login' },
+        query: { job_id: jobId },
+      })
+    ).text();
     expect(logs).toContain(`recording skipped: ${reason}`);
   });
 
   it('a cancelled job keeps what was recorded and leaves no ffmpeg running', async () => {
     const jobId = await start('hang', { form_data: {}, record_video: true });
-    await until(async () => ((await waitForJob(svc, 'hang', jobId, ['running'])).events as { type: string }[]).some((e) => e.type === 'step'), 'the job on its page');
+    await until(
+      async () =>
+        ((await waitForJob(svc, 'hang', jobId, ['running'])).events as { type: string }[]).some(
+          (e) => e.type === 'step',
+        ),
+      'the job on its page',
+    );
     await until(() => ffmpegFor(jobId).length > 0, 'ffmpeg recording the job');
-    expect((await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } })).status).toBe(200);
+    expect(
+      (
+        await svc.request('cancelJob', {
+          params: { org_id: 'default', endpoint_name: 'hang' },
+          query: { job_id: jobId },
+        })
+      ).status,
+    ).toBe(200);
     const done = await waitForJob(svc, 'hang', jobId, ['cancelled']);
     expect(ffmpegFor(jobId)).toEqual([]);
     expect(done.events).not.toContainEqual(expect.objectContaining({ type: 'recording' }));

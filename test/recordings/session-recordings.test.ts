@@ -30,7 +30,9 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
     const page = browser.contexts()[0]?.pages()[0] ?? (await browser.contexts()[0]!.newPage());
     await page.goto(`${pages.url}/login`);
     await page.locator('#password').pressSequentially('hunter2-session', { delay: 5 });
-    await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+    await page.evaluate(
+      () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+    );
     await browser.close();
   };
 
@@ -49,21 +51,43 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
   it('a session with record_video is served as a WebM of its screen once it ended, password masked', async () => {
     const session = await create({ record_video: true, screen_config: { width: 800, height: 600 } });
     await drive(session.cdp_url);
-    const early = await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey });
+    const early = await svc.send(
+      'getSessionRecording',
+      { params: { session_id: session.session_id } },
+      { key: svc.accountKey },
+    );
     expect(early).toEqual({ status: 404, body: { detail: 'The recording is available once the session has ended' } });
-    expect((await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey })).status).toBe(200);
-    const res = await svc.request('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey });
+    expect(
+      (await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey }))
+        .status,
+    ).toBe(200);
+    const res = await svc.request(
+      'getSessionRecording',
+      { params: { session_id: session.session_id } },
+      { key: svc.accountKey },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('video/webm');
     const file = join(scratch, 'session.webm');
     await writeFile(file, Buffer.from(await res.arrayBuffer()));
-    const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height:format=duration', '-of', 'json', file], { encoding: 'utf8' })) as {
-      streams: { codec_name: string; width: number; height: number }[]; format: { duration: string };
+    const probe = JSON.parse(
+      execFileSync(
+        'ffprobe',
+        ['-v', 'error', '-show_entries', 'stream=codec_name,width,height:format=duration', '-of', 'json', file],
+        { encoding: 'utf8' },
+      ),
+    ) as {
+      streams: { codec_name: string; width: number; height: number }[];
+      format: { duration: string };
     };
     expect(probe.streams[0]).toMatchObject({ codec_name: 'vp8', width: 800, height: 600 });
     expect(Number(probe.format.duration)).toBeGreaterThan(0);
     // The last frame shows the typed-in field wholly masked.
-    const rgb = execFileSync('ffmpeg', ['-v', 'error', '-sseof', '-0.3', '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 });
+    const rgb = execFileSync(
+      'ffmpeg',
+      ['-v', 'error', '-sseof', '-0.3', '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     const mask = [1, 3, 5].map((i) => Number.parseInt(RECORDING_MASK_COLOR.slice(i, i + 2), 16));
     const off: string[] = [];
     for (let y = 44; y < 96; y += 2) {
@@ -74,7 +98,9 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
     }
     expect(off.slice(0, 5)).toEqual([]);
     // Another workspace's key does not see the session at all.
-    expect(await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: otherKey })).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(
+      await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: otherKey }),
+    ).toEqual({ status: 404, body: { detail: 'Session not found' } });
     // An org key is not an account key.
     expect((await svc.request('getSessionRecording', { params: { session_id: session.session_id } })).status).toBe(403);
   });
@@ -82,10 +108,32 @@ describe('session recordings (real Chromium over CDP, real ffmpeg)', () => {
   it('without record_video there is no recording, and an unknown session is not found', async () => {
     const session = await create({});
     await drive(session.cdp_url);
-    expect((await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey })).status).toBe(200);
-    expect(await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey })).toEqual({ status: 404, body: { detail: 'This session has no recording' } });
-    expect(await svc.send('getSessionRecording', { params: { session_id: '00000000-0000-4000-8000-000000000000' } }, { key: svc.accountKey })).toEqual({ status: 404, body: { detail: 'Session not found' } });
-    expect((await svc.request('getSessionRecording', { params: { session_id: '../../portico.db' } }, { key: svc.accountKey })).status).toBe(404);
-    expect([414, 422]).toContain((await svc.request('getSessionRecording', { params: { session_id: 'x'.repeat(500) } }, { key: svc.accountKey })).status);
+    expect(
+      (await svc.request('terminateSession', { params: { session_id: session.session_id } }, { key: svc.accountKey }))
+        .status,
+    ).toBe(200);
+    expect(
+      await svc.send('getSessionRecording', { params: { session_id: session.session_id } }, { key: svc.accountKey }),
+    ).toEqual({ status: 404, body: { detail: 'This session has no recording' } });
+    expect(
+      await svc.send(
+        'getSessionRecording',
+        { params: { session_id: '00000000-0000-4000-8000-000000000000' } },
+        { key: svc.accountKey },
+      ),
+    ).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(
+      (
+        await svc.request(
+          'getSessionRecording',
+          { params: { session_id: '../../portico.db' } },
+          { key: svc.accountKey },
+        )
+      ).status,
+    ).toBe(404);
+    expect([414, 422]).toContain(
+      (await svc.request('getSessionRecording', { params: { session_id: 'x'.repeat(500) } }, { key: svc.accountKey }))
+        .status,
+    );
   });
 });

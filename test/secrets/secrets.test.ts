@@ -137,7 +137,11 @@ describe('without a D-Bus session', () => {
       console.log(JSON.stringify({ probe, bareKind: bare.kind, refused, vaultKind: vault.kind, vaultValue, wrongKey }));
     `;
     const { stdout } = await run(process.execPath, ['--no-warnings', '--input-type=module', '--eval', script], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/portico-bus' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/portico-bus',
+      },
       timeout: 30_000,
     });
     const report = JSON.parse(stdout) as Record<string, unknown>;
@@ -147,7 +151,10 @@ describe('without a D-Bus session', () => {
     expect(report.refused).toEqual({ name: 'SecretsUnavailableError', status: 503, detail: NO_KEYCHAIN_DETAIL });
     expect(report.vaultKind).toBe('vault');
     expect(report.vaultValue).toBe('sk-from-vault');
-    expect(report.wrongKey).toMatchObject({ status: 503, detail: expect.stringContaining('PORTICO_VAULT_KEY is wrong') });
+    expect(report.wrongKey).toMatchObject({
+      status: 503,
+      detail: expect.stringContaining('PORTICO_VAULT_KEY is wrong'),
+    });
   });
 });
 
@@ -189,7 +196,10 @@ describe('vault store', () => {
 
     const opening = openVaultStore({ dataDir, vaultKey: 'wrong key' });
     await expect(opening).rejects.toBeInstanceOf(SecretsUnavailableError);
-    await expect(opening).rejects.toMatchObject({ status: 503, detail: expect.stringContaining('PORTICO_VAULT_KEY is wrong') });
+    await expect(opening).rejects.toMatchObject({
+      status: 503,
+      detail: expect.stringContaining('PORTICO_VAULT_KEY is wrong'),
+    });
 
     expect(await readFile(vaultPath)).toEqual(before);
     expect(await (await openVaultStore({ dataDir, vaultKey: 'right key' })).get('provider/openai')).toBe('sk-openai');
@@ -203,7 +213,10 @@ describe('vault store', () => {
     bytes[0] = (bytes[0] ?? 0) ^ 0xff;
     await writeFile(vaultPath, JSON.stringify({ ...envelope, ciphertext: bytes.toString('base64') }));
 
-    await expect(vault.get('provider/openai')).rejects.toMatchObject({ status: 503, detail: expect.stringContaining('altered') });
+    await expect(vault.get('provider/openai')).rejects.toMatchObject({
+      status: 503,
+      detail: expect.stringContaining('altered'),
+    });
   });
 
   it('an envelope that breaks its schema is refused naming the file and the field; a newer version says so', async () => {
@@ -212,13 +225,20 @@ describe('vault store', () => {
     const envelope = JSON.parse(await readFile(vaultPath, 'utf8')) as { kdf: Record<string, unknown>; version: number };
     await writeFile(vaultPath, JSON.stringify({ ...envelope, kdf: { ...envelope.kdf, N: 3000 } }));
     await expect(vault.get('provider/openai')).rejects.toMatchObject({
-      status: 503, detail: `The secrets vault ${vaultPath} is damaged or not a Portico vault: kdf.N: must be a power of two`,
+      status: 503,
+      detail: `The secrets vault ${vaultPath} is damaged or not a Portico vault: kdf.N: must be a power of two`,
     });
     const { iv: _dropped, ...withoutIv } = { ...envelope, iv: '' };
     await writeFile(vaultPath, JSON.stringify(withoutIv));
-    await expect(vault.get('provider/openai')).rejects.toMatchObject({ status: 503, detail: expect.stringMatching(/not a Portico vault: iv: is required$/) });
+    await expect(vault.get('provider/openai')).rejects.toMatchObject({
+      status: 503,
+      detail: expect.stringMatching(/not a Portico vault: iv: is required$/),
+    });
     await writeFile(vaultPath, JSON.stringify({ ...envelope, version: 2 }));
-    await expect(vault.get('provider/openai')).rejects.toMatchObject({ status: 503, detail: `The secrets vault ${vaultPath} has version 2, which this Portico cannot read` });
+    await expect(vault.get('provider/openai')).rejects.toMatchObject({
+      status: 503,
+      detail: `The secrets vault ${vaultPath} has version 2, which this Portico cannot read`,
+    });
   });
 
   it('never writes a secret or its name in plaintext, and keeps the file private with no temp files left', async () => {
@@ -228,7 +248,12 @@ describe('vault store', () => {
     await vault.set('provider/anthropic', value);
 
     const raw = await readFile(vaultPath);
-    for (const needle of [value, 'cred_marker_42', 'provider/anthropic', Buffer.from(value).toString('base64').slice(0, 16)]) {
+    for (const needle of [
+      value,
+      'cred_marker_42',
+      'provider/anthropic',
+      Buffer.from(value).toString('base64').slice(0, 16),
+    ]) {
       expect(raw.includes(needle)).toBe(false);
     }
     if (process.platform !== 'win32') expect((await stat(vaultPath)).mode & 0o777).toBe(0o600);
@@ -262,7 +287,8 @@ describe('unavailable store', () => {
     await expect(setting).rejects.toBeInstanceOf(SecretsUnavailableError);
     await expect(setting).rejects.toMatchObject({
       status: 503,
-      detail: 'No OS keychain is available to store secrets; set PORTICO_VAULT_KEY to use an encrypted file vault instead',
+      detail:
+        'No OS keychain is available to store secrets; set PORTICO_VAULT_KEY to use an encrypted file vault instead',
     });
     expect(await store.get('provider/anthropic')).toBeUndefined();
     expect(await store.delete('provider/anthropic')).toBe(false);

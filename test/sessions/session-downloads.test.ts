@@ -11,7 +11,7 @@ import { until } from '../helpers/wait.ts';
  * when the client never sets a download behaviour — and a profile used by one session and then another
  * does not keep pointing its downloads at the first session's (deleted) folder.
  */
-describe('downloads of sessions on one profile land in the current session\'s folder (issue 21)', () => {
+describe("downloads of sessions on one profile land in the current session's folder (issue 21)", () => {
   let svc: TestService;
   let pages: PageServer;
   let profileId: string;
@@ -19,7 +19,11 @@ describe('downloads of sessions on one profile land in the current session\'s fo
   beforeAll(async () => {
     pages = await startPageServer({
       '/': '<!doctype html><title>files</title><a id="get" href="/download">report</a>',
-      '/download': () => ({ body: 'report-bytes', type: 'application/octet-stream', headers: { 'content-disposition': 'attachment; filename="report.bin"' } }),
+      '/download': () => ({
+        body: 'report-bytes',
+        type: 'application/octet-stream',
+        headers: { 'content-disposition': 'attachment; filename="report.bin"' },
+      }),
     });
     svc = await startService(undefined, { sessionPoolSize: 0 });
     // A profile is created with a login window on it; closing that saves the profile.
@@ -36,13 +40,17 @@ describe('downloads of sessions on one profile land in the current session\'s fo
 
   const sessionsDir = (): string => join(svc.dataDir, 'tmp', 'sessions');
   const downloadFolder = (): string | undefined => {
-    const prefs = JSON.parse(readFileSync(join(svc.dataDir, 'profiles', profileId, 'Default', 'Preferences'), 'utf8')) as { download?: { default_directory?: string } };
+    const prefs = JSON.parse(
+      readFileSync(join(svc.dataDir, 'profiles', profileId, 'Default', 'Preferences'), 'utf8'),
+    ) as { download?: { default_directory?: string } };
     return prefs.download?.default_directory;
   };
 
   /** One session on the profile: a Puppeteer client (no download behaviour of its own) clicks a download link. */
   async function downloadInSession(): Promise<string> {
-    const created = await jsonOf(await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: { profile_id: profileId } }));
+    const created = await jsonOf(
+      await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, json: { profile_id: profileId } }),
+    );
     expect(created.status).toBe(200);
     const { session_id: sessionId, cdp_url: cdpUrl } = created.body as { session_id: string; cdp_url: string };
     const client = await puppeteer.connect({ browserWSEndpoint: cdpUrl, defaultViewport: null });
@@ -51,23 +59,29 @@ describe('downloads of sessions on one profile land in the current session\'s fo
       const page = await client.newPage();
       await page.goto(`${pages.url}/`);
       await page.click('#get');
-      landed = await until(() => {
-        for (const dir of readdirSync(sessionsDir())) {
-          const file = join(sessionsDir(), dir, 'downloads', 'report.bin');
-          if (existsSync(file) && readFileSync(file, 'utf8') === 'report-bytes') return file;
-        }
-        return undefined;
-      }, 'report.bin in the session\'s downloads folder', 30_000);
+      landed = await until(
+        () => {
+          for (const dir of readdirSync(sessionsDir())) {
+            const file = join(sessionsDir(), dir, 'downloads', 'report.bin');
+            if (existsSync(file) && readFileSync(file, 'utf8') === 'report-bytes') return file;
+          }
+          return undefined;
+        },
+        "report.bin in the session's downloads folder",
+        30_000,
+      );
       // While the session runs, the profile's own default is this session's folder.
       expect(downloadFolder()).toBe(join(landed, '..'));
     } finally {
       await client.disconnect();
     }
-    expect((await svc.api(`/public/sessions/${sessionId}/terminate`, { method: 'POST', key: svc.accountKey })).status).toBe(200);
+    expect(
+      (await svc.api(`/public/sessions/${sessionId}/terminate`, { method: 'POST', key: svc.accountKey })).status,
+    ).toBe(200);
     return landed;
   }
 
-  it('two sessions one after the other: each download is in that session\'s folder, and the ended session\'s folder is not left in the profile', async () => {
+  it("two sessions one after the other: each download is in that session's folder, and the ended session's folder is not left in the profile", async () => {
     const first = await downloadInSession();
     expect(existsSync(first)).toBe(false);
     expect(downloadFolder()).toBeUndefined();

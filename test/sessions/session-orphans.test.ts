@@ -12,7 +12,10 @@ const SERVE = fileURLToPath(new URL('../../src-main/serve.ts', import.meta.url))
 /** Every process whose command line names `marker` (the session browsers' folders live under the data dir). */
 function pidsUnder(marker: string): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes(marker) && line.includes('chromium')).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker) && line.includes('chromium'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 interface Served {
@@ -50,7 +53,11 @@ describe('no orphan Chromium: a session browser dies with the service, even on k
     children.push(first.child);
     const accountKey = /Account API key[^:]*:\s+(\S+)/.exec(first.stderr())?.[1] ?? '';
     expect(accountKey).toMatch(/^pk_acct_/);
-    const created = await fetch(`${first.url}/public/sessions`, { method: 'POST', headers: { 'x-api-key': accountKey, 'content-type': 'application/json' }, body: '{}' });
+    const created = await fetch(`${first.url}/public/sessions`, {
+      method: 'POST',
+      headers: { 'x-api-key': accountKey, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(created.status).toBe(200);
     const session = (await created.json()) as { session_id: string; cdp_url: string };
     // Driven by a client, so it has real renderer processes too.
@@ -65,14 +72,22 @@ describe('no orphan Chromium: a session browser dies with the service, even on k
 
     const second = await serve(dataDir);
     children.push(second.child);
-    const read = await fetch(`${second.url}/public/sessions/${session.session_id}`, { headers: { 'x-api-key': accountKey } });
+    const read = await fetch(`${second.url}/public/sessions/${session.session_id}`, {
+      headers: { 'x-api-key': accountKey },
+    });
     expect(await read.json()).toMatchObject({ session_id: session.session_id, status: 'terminated', cdp_url: null });
     // The old CDP URL belongs to a dead server; the new one refuses the old token.
     const oldToken = new URL(session.cdp_url).pathname;
-    await expect(chromium.connectOverCDP(`${second.url.replace('http', 'ws')}${oldToken}`, { timeout: 10_000 })).rejects.toThrow();
+    await expect(
+      chromium.connectOverCDP(`${second.url.replace('http', 'ws')}${oldToken}`, { timeout: 10_000 }),
+    ).rejects.toThrow();
 
     second.child.kill('SIGTERM');
-    await until(() => second.child.exitCode !== null || second.child.signalCode !== null, 'the service to stop', 30_000);
+    await until(
+      () => second.child.exitCode !== null || second.child.signalCode !== null,
+      'the service to stop',
+      30_000,
+    );
     await until(() => pidsUnder(marker).length === 0, 'the warm pool to exit with the service', 30_000);
   });
 });

@@ -59,10 +59,19 @@ async function startUpstreamProxy(username: string, password: string): Promise<U
     const headers: Record<string, string | string[] | undefined> = { ...req.headers, 'x-via-upstream': '1' };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const forwarded = httpRequest({ host: resolveHost(url.hostname), port: url.port, method: req.method, path: `${url.pathname}${url.search}`, headers }, (upstreamRes) => {
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-      upstreamRes.pipe(res);
-    });
+    const forwarded = httpRequest(
+      {
+        host: resolveHost(url.hostname),
+        port: url.port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+      },
+      (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        upstreamRes.pipe(res);
+      },
+    );
     forwarded.on('error', () => res.writeHead(502).end());
     req.pipe(forwarded);
   });
@@ -70,7 +79,9 @@ async function startUpstreamProxy(username: string, password: string): Promise<U
     const authorized = req.headers['proxy-authorization'] === expected;
     requests.push({ method: 'CONNECT', target: req.url ?? '', authorized });
     if (!authorized) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="upstream"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="upstream"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     const [host, port] = (req.url ?? '').split(':');
@@ -91,20 +102,24 @@ async function startUpstreamProxy(username: string, password: string): Promise<U
   return {
     server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** The port of the session browser's `--proxy-server`, read from its command line (ps). */
 function proxyPortsOf(marker: string): number[] {
   const out = execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes(marker)).flatMap((line) => {
-    const port = /--proxy-server=http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];
-    return port ? [Number(port)] : [];
-  });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker))
+    .flatMap((line) => {
+      const port = /--proxy-server=http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];
+      return port ? [Number(port)] : [];
+    });
 }
 
 function connectOutcome(port: number): Promise<'connected' | string> {
@@ -147,8 +162,12 @@ describe('session proxies with username/password: a local forwarder adds the cre
   const logs: string[] = [];
 
   const create = async (json: unknown) =>
-    (await svc.send('createSession', { body: json }, { key: svc.accountKey })) as { status: number; body: Record<string, unknown> & { session_id: string; cdp_url: string; detail?: string } };
-  const terminate = async (id: string) => await svc.send('terminateSession', { params: { session_id: id } }, { key: svc.accountKey });
+    (await svc.send('createSession', { body: json }, { key: svc.accountKey })) as {
+      status: number;
+      body: Record<string, unknown> & { session_id: string; cdp_url: string; detail?: string };
+    };
+  const terminate = async (id: string) =>
+    await svc.send('terminateSession', { params: { session_id: id } }, { key: svc.accountKey });
 
   /** Connects over the session's CDP URL, trusting the test's self-signed certificate. */
   async function drive(cdpUrl: string): Promise<{ browser: Browser; page: Page }> {
@@ -162,14 +181,39 @@ describe('session proxies with username/password: a local forwarder adds the cre
 
   beforeAll(async () => {
     certDir = await mkdtemp(join(tmpdir(), 'portico-proxy-cert-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'), '-days', '1', '-subj', '/CN=secure.test'], { stdio: 'ignore' });
-    httpsServer = createHttpsServer({ key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) }, (req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Secure</title><p id="who">secure ${req.url ?? ''}</p>`);
-    });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(certDir, 'key.pem'),
+        '-out',
+        join(certDir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=secure.test',
+      ],
+      { stdio: 'ignore' },
+    );
+    httpsServer = createHttpsServer(
+      { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) },
+      (req, res) => {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<!doctype html><title>Secure</title><p id="who">secure ${req.url ?? ''}</p>`);
+      },
+    );
     await new Promise<void>((resolve) => httpsServer.listen(0, '127.0.0.1', resolve));
     httpsPort = (httpsServer.address() as AddressInfo).port;
     pages = await startPageServer({
-      '/hello': (req) => ({ body: `<!doctype html><title>Hello</title><p id="who">plain</p><p id="via">${req.headers['x-via-upstream'] === '1' ? 'upstream' : 'direct'}</p>` }),
+      '/hello': (req) => ({
+        body: `<!doctype html><title>Hello</title><p id="who">plain</p><p id="via">${req.headers['x-via-upstream'] === '1' ? 'upstream' : 'direct'}</p>`,
+      }),
     });
     upstream = await startUpstreamProxy(USER, PASSWORD);
     const options = { sessionPoolSize: 0, logger: createLogger('debug', (line) => logs.push(line)) };
@@ -208,7 +252,11 @@ describe('session proxies with username/password: a local forwarder adds the cre
     expect(await page.textContent('#who')).toBe('secure /tunnel');
 
     const through = upstream.requests.slice(seen);
-    expect(through).toContainEqual({ method: 'GET', target: `http://site.test:${new URL(pages.url).port}/hello`, authorized: true });
+    expect(through).toContainEqual({
+      method: 'GET',
+      target: `http://site.test:${new URL(pages.url).port}/hello`,
+      authorized: true,
+    });
     expect(through).toContainEqual({ method: 'CONNECT', target: `secure.test:${httpsPort}`, authorized: true });
     expect(through.every((request) => request.authorized)).toBe(true);
 
@@ -224,7 +272,7 @@ describe('session proxies with username/password: a local forwarder adds the cre
     expect(await connectOutcome(forwarderPort!)).toBe('ECONNREFUSED');
   });
 
-  it('the forwarder serves only its session\'s Chromium: another local process and another session\'s browser get 403, and nothing reaches the upstream (issue 21)', async () => {
+  it("the forwarder serves only its session's Chromium: another local process and another session's browser get 403, and nothing reaches the upstream (issue 21)", async () => {
     const withProxy = await create({ proxy: { server: upstream.server, username: USER, password: PASSWORD } });
     expect(withProxy.status).toBe(200);
     const [forwarderPort] = proxyPortsOf(svc.dataDir);
@@ -233,8 +281,15 @@ describe('session proxies with username/password: a local forwarder adds the cre
     const seen = upstream.requests.length;
 
     // A local process (this test) speaking the proxy protocol to the forwarder's port: plain request and tunnel.
-    expect(await rawExchange(forwarderPort!, `GET ${target} HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
-    expect(await rawExchange(forwarderPort!, `CONNECT secure.test:${httpsPort} HTTP/1.1\r\nHost: secure.test:${httpsPort}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+    expect(
+      await rawExchange(forwarderPort!, `GET ${target} HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`),
+    ).toMatch(/^HTTP\/1\.1 403 /);
+    expect(
+      await rawExchange(
+        forwarderPort!,
+        `CONNECT secure.test:${httpsPort} HTTP/1.1\r\nHost: secure.test:${httpsPort}\r\n\r\n`,
+      ),
+    ).toMatch(/^HTTP\/1\.1 403 /);
 
     // Another tenant's session: its cdp_url may give a new context a proxy, and names this forwarder.
     const other = await create({});
@@ -244,8 +299,18 @@ describe('session proxies with username/password: a local forwarder adds the cre
       const context = await intruder.newContext({ proxy: { server: `http://127.0.0.1:${forwarderPort}` } });
       const page = await context.newPage();
       // A plain page gets the forwarder's 403; a tunnel fails.
-      expect(await page.goto(target).then((response) => `status ${response?.status()}`, (error: Error) => error.message)).toBe('status 403');
-      expect(await page.goto(`https://secure.test:${httpsPort}/tunnel`).then((response) => `status ${response?.status()}`, (error: Error) => error.message)).toMatch(/net::ERR_/);
+      expect(
+        await page.goto(target).then(
+          (response) => `status ${response?.status()}`,
+          (error: Error) => error.message,
+        ),
+      ).toBe('status 403');
+      expect(
+        await page.goto(`https://secure.test:${httpsPort}/tunnel`).then(
+          (response) => `status ${response?.status()}`,
+          (error: Error) => error.message,
+        ),
+      ).toMatch(/net::ERR_/);
     } finally {
       await intruder.close();
     }
@@ -262,14 +327,20 @@ describe('session proxies with username/password: a local forwarder adds the cre
   });
 
   it('a wrong password fails the navigation with a clear error instead of hanging', async () => {
-    const { status, body } = await create({ proxy: { server: upstream.server, username: USER, password: 'wrong-password' } });
+    const { status, body } = await create({
+      proxy: { server: upstream.server, username: USER, password: 'wrong-password' },
+    });
     expect(status).toBe(200);
     const { browser, page } = await drive(body.cdp_url);
-    await expect(page.goto(`https://secure.test:${httpsPort}/`, { timeout: 20_000 })).rejects.toThrow(/net::ERR_TUNNEL_CONNECTION_FAILED/);
+    await expect(page.goto(`https://secure.test:${httpsPort}/`, { timeout: 20_000 })).rejects.toThrow(
+      /net::ERR_TUNNEL_CONNECTION_FAILED/,
+    );
     const fresh = await browser.contexts()[0]!.newPage();
     const plain = await fresh.goto(`http://site.test:${new URL(pages.url).port}/hello`, { timeout: 20_000 });
     expect(plain?.status()).toBe(502);
-    expect(await fresh.textContent('body')).toContain('The upstream proxy refused the session\'s proxy credentials (407 Proxy Authentication Required)');
+    expect(await fresh.textContent('body')).toContain(
+      "The upstream proxy refused the session's proxy credentials (407 Proxy Authentication Required)",
+    );
     expect(upstream.requests.some((request) => !request.authorized && request.method === 'CONNECT')).toBe(true);
     await browser.close();
     await terminate(body.session_id);
@@ -280,10 +351,14 @@ describe('session proxies with username/password: a local forwarder adds the cre
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const { status, body } = await create({ proxy: { server: `127.0.0.1:${deadPort}`, username: USER, password: PASSWORD } });
+    const { status, body } = await create({
+      proxy: { server: `127.0.0.1:${deadPort}`, username: USER, password: PASSWORD },
+    });
     expect(status).toBe(200);
     const { browser, page } = await drive(body.cdp_url);
-    await expect(page.goto(`https://secure.test:${httpsPort}/`, { timeout: 20_000 })).rejects.toThrow(/net::ERR_TUNNEL_CONNECTION_FAILED/);
+    await expect(page.goto(`https://secure.test:${httpsPort}/`, { timeout: 20_000 })).rejects.toThrow(
+      /net::ERR_TUNNEL_CONNECTION_FAILED/,
+    );
     const fresh = await browser.contexts()[0]!.newPage();
     const plain = await fresh.goto(`http://site.test:${new URL(pages.url).port}/hello`, { timeout: 20_000 });
     expect(plain?.status()).toBe(502);
@@ -324,17 +399,30 @@ describe('session proxies with username/password: a local forwarder adds the cre
   });
 });
 
-describe('a session\'s proxy forwarder ends with it: expiry on the injected clock, service stop', () => {
+describe("a session's proxy forwarder ends with it: expiry on the injected clock, service stop", () => {
   it('expiry and service close leave no listening forwarder', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-session-proxy-'));
     const upstream = await startUpstreamProxy(USER, PASSWORD);
     const store = openStore(join(dir, 'portico.db'));
     seedFirstStart(store);
-    const pool = new SessionBrowserPool({ executablePath: () => CHROMIUM_PATH, noSandbox: true, tempDir: join(dir, 'tmp') }, 0);
+    const pool = new SessionBrowserPool(
+      { executablePath: () => CHROMIUM_PATH, noSandbox: true, tempDir: join(dir, 'tmp') },
+      0,
+    );
     const clock = new FakeClock();
-    let service = new SessionService({ store, pool, locks: new ProfileLocks(), profileDir: (id) => profileDir(dir, id), liveViews: new LiveViewHub(), clock });
+    let service = new SessionService({
+      store,
+      pool,
+      locks: new ProfileLocks(),
+      profileDir: (id) => profileDir(dir, id),
+      liveViews: new LiveViewHub(),
+      clock,
+    });
     const actor = { userId: 'local', workspaceId: 'default', orgId: 'default' };
-    const request = SessionCreateRequest.parse({ timeout_minutes: 1, proxy: { server: upstream.server, username: USER, password: PASSWORD } });
+    const request = SessionCreateRequest.parse({
+      timeout_minutes: 1,
+      proxy: { server: upstream.server, username: USER, password: PASSWORD },
+    });
     try {
       const expiring = await service.create(actor, request, 'http://127.0.0.1:1');
       const [expiringPort] = proxyPortsOf(dir);
@@ -351,7 +439,14 @@ describe('a session\'s proxy forwarder ends with it: expiry on the injected cloc
       // The service stopping (as on a restart) ends the session and its forwarder.
       await service.close();
       expect(await connectOutcome(stoppedPort!)).toBe('ECONNREFUSED');
-      service = new SessionService({ store, pool, locks: new ProfileLocks(), profileDir: (id) => profileDir(dir, id), liveViews: new LiveViewHub(), clock });
+      service = new SessionService({
+        store,
+        pool,
+        locks: new ProfileLocks(),
+        profileDir: (id) => profileDir(dir, id),
+        liveViews: new LiveViewHub(),
+        clock,
+      });
       expect(service.recover()).toBe(0);
       expect(filesContaining(dir, [PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString('base64')])).toEqual([]);
     } finally {
@@ -390,30 +485,53 @@ describe('the proxy forwarder itself: hostile input and a silent upstream', () =
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const upstream = await startUpstreamProxy(USER, PASSWORD);
     const forwarder = await startProxyForwarder({ server: upstream.server, username: USER, password: PASSWORD });
-    const hanging = await startProxyForwarder({ server: `127.0.0.1:${(silent.address() as AddressInfo).port}`, username: USER, password: PASSWORD }, { upstreamTimeoutMs: 300 });
-    const rude = await startProxyForwarder({ server: `127.0.0.1:${(hangingUp.address() as AddressInfo).port}`, username: USER, password: PASSWORD });
+    const hanging = await startProxyForwarder(
+      { server: `127.0.0.1:${(silent.address() as AddressInfo).port}`, username: USER, password: PASSWORD },
+      { upstreamTimeoutMs: 300 },
+    );
+    const rude = await startProxyForwarder({
+      server: `127.0.0.1:${(hangingUp.address() as AddressInfo).port}`,
+      username: USER,
+      password: PASSWORD,
+    });
     try {
       expect(forwarder.server).toBe(`http://127.0.0.1:${forwarder.port}`);
       // Origin-form requests (someone browsing the port) and malformed CONNECT targets are 400, never forwarded.
       expect(await rawExchange(forwarder.port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
-      expect(await rawExchange(forwarder.port, 'CONNECT ../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
-      expect(await rawExchange(forwarder.port, `CONNECT ${'a'.repeat(20_000)}:443 HTTP/1.1\r\n\r\n`)).not.toMatch(/^HTTP\/1\.1 200/);
+      expect(await rawExchange(forwarder.port, 'CONNECT ../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(
+        /^HTTP\/1\.1 400 /,
+      );
+      expect(await rawExchange(forwarder.port, `CONNECT ${'a'.repeat(20_000)}:443 HTTP/1.1\r\n\r\n`)).not.toMatch(
+        /^HTTP\/1\.1 200/,
+      );
       await rawExchange(forwarder.port, Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]));
       expect(upstream.requests).toEqual([]);
       // Still serving afterwards: a real request goes through with the credentials.
       const page = await startPageServer({ '/ok': 'fine' });
       try {
-        const answer = await rawExchange(forwarder.port, `GET http://site.test:${new URL(page.url).port}/ok HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`);
+        const answer = await rawExchange(
+          forwarder.port,
+          `GET http://site.test:${new URL(page.url).port}/ok HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`,
+        );
         expect(answer).toMatch(/^HTTP\/1\.1 200 /);
         expect(answer).toContain('fine');
-        expect(upstream.requests).toEqual([{ method: 'GET', target: `http://site.test:${new URL(page.url).port}/ok`, authorized: true }]);
+        expect(upstream.requests).toEqual([
+          { method: 'GET', target: `http://site.test:${new URL(page.url).port}/ok`, authorized: true },
+        ]);
       } finally {
         await page.close();
       }
       // An upstream that accepts and never answers: the tunnel is refused, not left hanging.
-      expect(await rawExchange(hanging.port, 'CONNECT secure.test:443 HTTP/1.1\r\nHost: secure.test:443\r\n\r\n')).toMatch(/^HTTP\/1\.1 502 [\s\S]*no answer from the upstream proxy within 300 ms/);
-      expect(await rawExchange(rude.port, 'CONNECT secure.test:443 HTTP/1.1\r\nHost: secure.test:443\r\n\r\n')).toMatch(/^HTTP\/1\.1 502 [\s\S]*closed the connection without answering/);
-      const plainAnswer = await rawExchange(rude.port, 'GET http://site.test/ HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n');
+      expect(
+        await rawExchange(hanging.port, 'CONNECT secure.test:443 HTTP/1.1\r\nHost: secure.test:443\r\n\r\n'),
+      ).toMatch(/^HTTP\/1\.1 502 [\s\S]*no answer from the upstream proxy within 300 ms/);
+      expect(await rawExchange(rude.port, 'CONNECT secure.test:443 HTTP/1.1\r\nHost: secure.test:443\r\n\r\n')).toMatch(
+        /^HTTP\/1\.1 502 [\s\S]*closed the connection without answering/,
+      );
+      const plainAnswer = await rawExchange(
+        rude.port,
+        'GET http://site.test/ HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n',
+      );
       expect(plainAnswer).toMatch(/^HTTP\/1\.1 502 /);
     } finally {
       await forwarder.close();

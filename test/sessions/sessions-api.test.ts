@@ -24,7 +24,10 @@ interface SessionBody {
 /** Pids of every Chromium process (browser and children) whose command line names `marker`. */
 function chromiumPids(marker: string): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes('chromium') && line.includes(marker)).map((line) => Number(line.trim().split(/\s+/)[0]));
+  return out
+    .split('\n')
+    .filter((line) => line.includes('chromium') && line.includes(marker))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 describe('browser sessions over the public API (real Chromium, Playwright and Puppeteer as CDP clients)', () => {
@@ -32,10 +35,18 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
   let pages: PageServer;
   let otherKey: string;
 
-  const create = async (json: unknown = {}, key?: string): Promise<{ status: number; body: SessionBody & { detail?: string } }> =>
-    (await svc.send('createSession', { body: json }, { key: key ?? svc.accountKey })) as { status: number; body: SessionBody & { detail?: string } };
-  const get = async (id: string, key?: string) => await svc.send('getSession', { params: { session_id: id } }, { key: key ?? svc.accountKey });
-  const terminate = async (id: string, key?: string) => await svc.send('terminateSession', { params: { session_id: id } }, { key: key ?? svc.accountKey });
+  const create = async (
+    json: unknown = {},
+    key?: string,
+  ): Promise<{ status: number; body: SessionBody & { detail?: string } }> =>
+    (await svc.send('createSession', { body: json }, { key: key ?? svc.accountKey })) as {
+      status: number;
+      body: SessionBody & { detail?: string };
+    };
+  const get = async (id: string, key?: string) =>
+    await svc.send('getSession', { params: { session_id: id } }, { key: key ?? svc.accountKey });
+  const terminate = async (id: string, key?: string) =>
+    await svc.send('terminateSession', { params: { session_id: id } }, { key: key ?? svc.accountKey });
 
   beforeAll(async () => {
     pages = await startPageServer({
@@ -56,7 +67,11 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
   it('creates a session: the session object, live_url, and a ws:// CDP URL of this server with a token', async () => {
     const { status, body } = await create({ metadata: { ticket: 'T-1' } });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ status: 'active', screen_config: { width: 1280, height: 800 }, metadata: { ticket: 'T-1' } });
+    expect(body).toMatchObject({
+      status: 'active',
+      screen_config: { width: 1280, height: 800 },
+      metadata: { ticket: 'T-1' },
+    });
     const port = new URL(svc.url).port;
     expect(body.cdp_url).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${port}/devtools/browser/cdp_[A-Za-z0-9_-]{43}$`));
     expect(body.live_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/live/`));
@@ -103,7 +118,7 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     await terminate(body.session_id);
   });
 
-  it('a client of one session never sees another session\'s pages', async () => {
+  it("a client of one session never sees another session's pages", async () => {
     const a = (await create()).body;
     const b = (await create({ screen_config: { width: 800, height: 600 } })).body;
     const pa = await chromium.connectOverCDP(String(a.cdp_url));
@@ -111,7 +126,10 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     await pa.contexts()[0]!.pages()[0]!.goto(`${pages.url}/a`);
     const pageB = pb.contexts()[0]!.pages()[0]!;
     await pageB.goto(`${pages.url}/b`);
-    expect(await pageB.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight }))).toEqual({ width: 800, height: 600 });
+    expect(await pageB.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight }))).toEqual({
+      width: 800,
+      height: 600,
+    });
     const urlsOf = async (cdpUrl: string): Promise<string[]> => {
       const browser = await puppeteer.connect({ browserWSEndpoint: cdpUrl });
       const urls = browser.targets().map((target) => target.url());
@@ -151,7 +169,14 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     const wrong = `${url.slice(0, -4)}${url.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
     await expect(chromium.connectOverCDP(wrong, { timeout: 10_000 })).rejects.toThrow();
     await expect(puppeteer.connect({ browserWSEndpoint: wrong })).rejects.toThrow();
-    const raw = await fetch(wrong.replace('ws://', 'http://'), { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }).catch((error: unknown) => error);
+    const raw = await fetch(wrong.replace('ws://', 'http://'), {
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    }).catch((error: unknown) => error);
     expect(raw instanceof Response ? raw.status : 404).toBe(404);
     await terminate(body.session_id);
   });
@@ -159,18 +184,21 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
   it('hostile upgrades (traversal, oversized, garbage tokens, floods) are refused and the server keeps serving', async () => {
     const { body } = await create();
     const port = Number(new URL(svc.url).port);
-    const upgrade = (path: string, method = 'GET', extra = ''): Promise<string> => new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`);
+    const upgrade = (path: string, method = 'GET', extra = ''): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`,
+          );
+        });
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString();
+          if (answer.includes('\r\n')) socket.destroy();
+        });
+        socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+        socket.on('error', () => resolve(answer.split('\r\n')[0] ?? ''));
       });
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => {
-        answer += chunk.toString();
-        if (answer.includes('\r\n')) socket.destroy();
-      });
-      socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
-      socket.on('error', () => resolve(answer.split('\r\n')[0] ?? ''));
-    });
     const token = new URL(String(body.cdp_url)).pathname.split('/').pop()!;
     const refused = [
       await upgrade(`/devtools/browser/${token}/../${token}`),
@@ -200,7 +228,10 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     const disconnected = new Promise<void>((resolve) => pw.once('disconnected', () => resolve()));
 
     const ended = await terminate(body.session_id);
-    expect(ended).toMatchObject({ status: 200, body: { session_id: body.session_id, status: 'terminated', cdp_url: null, live_url: null } });
+    expect(ended).toMatchObject({
+      status: 200,
+      body: { session_id: body.session_id, status: 'terminated', cdp_url: null, live_url: null },
+    });
     await disconnected;
     expect(() => process.kill(Number(browserPid), 0)).toThrow();
     await expect(chromium.connectOverCDP(cdpUrl, { timeout: 10_000 })).rejects.toThrow();
@@ -213,38 +244,62 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     const { body } = await create();
     const pp = await puppeteer.connect({ browserWSEndpoint: String(body.cdp_url) });
     await pp.close();
-    await until(async () => ((await get(body.session_id)).body as SessionBody).status === 'terminated', 'the session to read terminated');
+    await until(
+      async () => ((await get(body.session_id)).body as SessionBody).status === 'terminated',
+      'the session to read terminated',
+    );
   });
 
-  it('lists the workspace\'s sessions newest first with status_filter, limit, offset and total', async () => {
+  it("lists the workspace's sessions newest first with status_filter, limit, offset and total", async () => {
     // A workspace of its own, so the counts are this test's alone; a second member sees the same sessions.
     const key = String((await cli(svc.dataDir, ['user', 'create', 'lister', '--workspace', 'listing'])).json.api_key);
-    const colleague = String((await cli(svc.dataDir, ['user', 'create', 'colleague', '--workspace', 'listing'])).json.api_key);
+    const colleague = String(
+      (await cli(svc.dataDir, ['user', 'create', 'colleague', '--workspace', 'listing'])).json.api_key,
+    );
     const made: string[] = [];
     for (let i = 0; i < 3; i += 1) made.push((await create({ metadata: { n: i } }, key)).body.session_id);
     await terminate(made[0]!, key);
-    const all = (await svc.send('listSessions', {}, { key: colleague })).body as { sessions: SessionBody[]; total: number };
+    const all = (await svc.send('listSessions', {}, { key: colleague })).body as {
+      sessions: SessionBody[];
+      total: number;
+    };
     expect(all.total).toBe(3);
     expect(all.sessions.map((s) => s.session_id)).toEqual([made[2], made[1], made[0]]);
     expect(all.sessions.map((s) => s.metadata)).toEqual([{ n: 2 }, { n: 1 }, { n: 0 }]);
-    const active = (await svc.send('listSessions', { query: { status_filter: 'active', limit: '1', offset: '1' } }, { key })).body as { sessions: SessionBody[]; total: number };
+    const active = (
+      await svc.send('listSessions', { query: { status_filter: 'active', limit: '1', offset: '1' } }, { key })
+    ).body as { sessions: SessionBody[]; total: number };
     expect(active.total).toBe(2);
     expect(active.sessions.map((s) => s.session_id)).toEqual([made[1]]);
-    const terminated = (await svc.send('listSessions', { query: { status_filter: 'terminated' } }, { key })).body as { sessions: SessionBody[]; total: number };
-    expect(terminated).toMatchObject({ total: 1, sessions: [{ session_id: made[0], status: 'terminated', cdp_url: null }] });
-    expect(await svc.send('listSessions', { query: { offset: '3' } }, { key })).toEqual({ status: 200, body: { sessions: [], total: 3 } });
-    expect(await svc.send('listSessions', { query: { status_filter: 'gone' } }, { key })).toMatchObject({ status: 422 });
+    const terminated = (await svc.send('listSessions', { query: { status_filter: 'terminated' } }, { key })).body as {
+      sessions: SessionBody[];
+      total: number;
+    };
+    expect(terminated).toMatchObject({
+      total: 1,
+      sessions: [{ session_id: made[0], status: 'terminated', cdp_url: null }],
+    });
+    expect(await svc.send('listSessions', { query: { offset: '3' } }, { key })).toEqual({
+      status: 200,
+      body: { sessions: [], total: 3 },
+    });
+    expect(await svc.send('listSessions', { query: { status_filter: 'gone' } }, { key })).toMatchObject({
+      status: 422,
+    });
     expect(await svc.send('listSessions', { query: { limit: '0' } }, { key })).toMatchObject({ status: 422 });
     expect(await svc.send('listSessions', { query: { limit: 'abc' } }, { key })).toMatchObject({ status: 422 });
     for (const id of made.slice(1)) await terminate(id, colleague);
   });
 
-  it('another workspace\'s session reads as not found, for get, terminate and list', async () => {
+  it("another workspace's session reads as not found, for get, terminate and list", async () => {
     const { body } = await create();
     expect(await get(body.session_id, otherKey)).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect(await terminate(body.session_id, otherKey)).toEqual({ status: 404, body: { detail: 'Session not found' } });
     expect((await svc.send('listSessions', {}, { key: otherKey })).body).toEqual({ sessions: [], total: 0 });
-    expect(await get('00000000-0000-4000-8000-000000000000')).toEqual({ status: 404, body: { detail: 'Session not found' } });
+    expect(await get('00000000-0000-4000-8000-000000000000')).toEqual({
+      status: 404,
+      body: { detail: 'Session not found' },
+    });
     expect((await get(body.session_id)).body).toMatchObject({ status: 'active' });
     await terminate(body.session_id);
   });
@@ -274,7 +329,12 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
       expect(res.status).toBeLessThan(500);
       expect(typeof res.body.detail).toBe('string');
     }
-    const malformed = await svc.api('/public/sessions', { method: 'POST', key: svc.accountKey, headers: { 'content-type': 'application/json' }, body: '{"timeout' });
+    const malformed = await svc.api('/public/sessions', {
+      method: 'POST',
+      key: svc.accountKey,
+      headers: { 'content-type': 'application/json' },
+      body: '{"timeout',
+    });
     expect(malformed.status).toBe(400);
     const after = ((await svc.send('listSessions', {}, { key: svc.accountKey })).body as { total: number }).total;
     expect(after).toBe(before);

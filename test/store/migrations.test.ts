@@ -16,11 +16,32 @@ describe('store migrations', () => {
 
   it('an empty file gets every table, WAL and foreign keys', () => {
     const db = openDatabase(join(dir, 'p.db'));
-    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
-    expect(tables).toEqual(expect.arrayContaining(['orgs', 'users', 'workspaces', 'memberships', 'api_keys', 'profiles', 'skill_folders', 'skills', 'portals', 'portal_skills', 'autofill_mappings', 'schema_migrations']));
+    const tables = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((r) => r.name);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        'orgs',
+        'users',
+        'workspaces',
+        'memberships',
+        'api_keys',
+        'profiles',
+        'skill_folders',
+        'skills',
+        'portals',
+        'portal_skills',
+        'autofill_mappings',
+        'schema_migrations',
+      ]),
+    );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    const versions = db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version').all().map((r) => r.version);
+    const versions = db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+      .all()
+      .map((r) => r.version);
     expect(versions).toEqual(migrations.map((m) => m.version));
     db.close();
   });
@@ -48,7 +69,9 @@ describe('store migrations', () => {
     expect(() => applyMigrations(db, broken)).toThrow(/no_such_table/);
     const names = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'extra_%'").all();
     expect(names).toEqual([]);
-    expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: migrations.at(-1)?.version });
+    expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({
+      v: migrations.at(-1)?.version,
+    });
     db.close();
   });
 
@@ -59,7 +82,13 @@ describe('store migrations', () => {
 
   it('foreign keys are enforced', () => {
     const db = openDatabase(join(dir, 'p.db'));
-    expect(() => db.prepare("INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, created_at, updated_at) VALUES ('p', 'missing-org', 'e', 'u', 't', '{}', 'n', 'n')").run()).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, created_at, updated_at) VALUES ('p', 'missing-org', 'e', 'u', 't', '{}', 'n', 'n')",
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
     db.close();
   });
 });

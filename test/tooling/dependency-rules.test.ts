@@ -57,7 +57,11 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     roots.push(root);
     copyFileSync(join(repoRoot, 'package.json'), join(root, 'package.json'));
     symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
-    writeTree(root, { 'src-preload/bridge.ts': 'export const bridge = 1;\n', 'src-renderer/main.tsx': 'export {};\n', ...files });
+    writeTree(root, {
+      'src-preload/bridge.ts': 'export const bridge = 1;\n',
+      'src-renderer/main.tsx': 'export {};\n',
+      ...files,
+    });
     return root;
   };
   afterEach(() => {
@@ -67,26 +71,38 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
   it('fails on a store file importing the engine, naming the rule, the file and the target', () => {
     const root = tempTree({
       'src-main/engine/jobQueue.ts': 'export const jobQueue = 1;\n',
-      'src-main/store/jobs.ts': "import { z } from 'zod';\n\nimport { jobQueue } from '../engine/jobQueue.ts';\nexport const x = [z, jobQueue];\n",
+      'src-main/store/jobs.ts':
+        "import { z } from 'zod';\n\nimport { jobQueue } from '../engine/jobQueue.ts';\nexport const x = [z, jobQueue];\n",
     });
     const { status, violations, output } = cruise(root);
     expect(status).not.toBe(0);
-    expect(violations).toEqual([{ rule: 'folder-store', from: 'src-main/store/jobs.ts', to: 'src-main/engine/jobQueue.ts' }]);
+    expect(violations).toEqual([
+      { rule: 'folder-store', from: 'src-main/store/jobs.ts', to: 'src-main/engine/jobQueue.ts' },
+    ]);
     expect(output).toContain('1 dependency violations');
   });
 
   it('passes a tree that keeps to the table, with .ts specifiers, type imports and imports only in comments', () => {
     const root = tempTree({
-      'src-main/contract/portal.ts': "import { z } from 'zod';\nexport const Portal = z.object({});\nexport type PortalT = z.infer<typeof Portal>;\n",
-      'src-main/base/ids.ts': "// import { x } from '../engine/x.ts';\n/* import('../store/y.ts') */\nexport const glob = '**/*.ts';\nexport const text = \"import '../engine/x.ts'\";\n",
-      'src-main/store/database.ts': "import Database from 'better-sqlite3';\nimport { glob } from '../base/ids.ts';\nexport const open = () => new Database(glob);\n",
-      'src-main/browser/runtime.ts': "import { chromium } from 'playwright-core';\nexport const launch = () => chromium;\n",
-      'src-main/agent/agentTypes.ts': "import type { Page } from 'playwright-core';\nimport { type BrowserContext } from 'playwright-core';\nexport type Ctx = { page: Page; context: BrowserContext };\n",
-      'src-main/llm/openaiClient.ts': "import OpenAI from 'openai';\nexport const client = () => new OpenAI({ apiKey: 'k' });\n",
+      'src-main/contract/portal.ts':
+        "import { z } from 'zod';\nexport const Portal = z.object({});\nexport type PortalT = z.infer<typeof Portal>;\n",
+      'src-main/base/ids.ts':
+        "// import { x } from '../engine/x.ts';\n/* import('../store/y.ts') */\nexport const glob = '**/*.ts';\nexport const text = \"import '../engine/x.ts'\";\n",
+      'src-main/store/database.ts':
+        "import Database from 'better-sqlite3';\nimport { glob } from '../base/ids.ts';\nexport const open = () => new Database(glob);\n",
+      'src-main/browser/runtime.ts':
+        "import { chromium } from 'playwright-core';\nexport const launch = () => chromium;\n",
+      'src-main/agent/agentTypes.ts':
+        "import type { Page } from 'playwright-core';\nimport { type BrowserContext } from 'playwright-core';\nexport type Ctx = { page: Page; context: BrowserContext };\n",
+      'src-main/llm/openaiClient.ts':
+        "import OpenAI from 'openai';\nexport const client = () => new OpenAI({ apiKey: 'k' });\n",
       'src-main/desktop/tray.ts': "import { Tray } from 'electron';\nexport { Tray };\n",
-      'src-main/index.ts': "import { app } from 'electron';\nimport { Tray } from './desktop/tray.ts';\nexport { app, Tray };\n",
-      'src-preload/index.ts': "import { contextBridge } from 'electron';\nimport type { PortalT } from '../src-main/contract/portal.ts';\nexport type { PortalT };\nexport { contextBridge };\n",
-      'src-renderer/App.tsx': "import type { PortalT } from '../src-main/contract/portal.ts';\nimport { create } from 'zustand';\nimport { useState } from 'react';\nexport const x: [PortalT?, unknown?, unknown?] = [undefined, create, useState];\n",
+      'src-main/index.ts':
+        "import { app } from 'electron';\nimport { Tray } from './desktop/tray.ts';\nexport { app, Tray };\n",
+      'src-preload/index.ts':
+        "import { contextBridge } from 'electron';\nimport type { PortalT } from '../src-main/contract/portal.ts';\nexport type { PortalT };\nexport { contextBridge };\n",
+      'src-renderer/App.tsx':
+        "import type { PortalT } from '../src-main/contract/portal.ts';\nimport { create } from 'zustand';\nimport { useState } from 'react';\nexport const x: [PortalT?, unknown?, unknown?] = [undefined, create, useState];\n",
     });
     const { status, violations, output } = cruise(root);
     expect(violations).toEqual([]);
@@ -103,17 +119,20 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     });
     const { status, violations } = cruise(root);
     expect(status).not.toBe(0);
-    expect(violations.filter((v) => v.rule === 'electron-only-in-hosts').map((v) => v.from).sort()).toEqual([
-      'src-main/api/server.ts',
-      'src-main/serve.ts',
-    ]);
+    expect(
+      violations
+        .filter((v) => v.rule === 'electron-only-in-hosts')
+        .map((v) => v.from)
+        .sort(),
+    ).toEqual(['src-main/api/server.ts', 'src-main/serve.ts']);
   });
 
   it('keeps the renderer to contract types, its own packages and away from Node builtins', () => {
     const root = tempTree({
       'src-main/contract/portal.ts': "import { z } from 'zod';\nexport const Portal = z.object({});\n",
       'src-main/engine/jobs.ts': 'export const jobs = 1;\n',
-      'src-renderer/ok.tsx': "import type { Portal } from '../src-main/contract/portal.ts';\nimport { create } from 'zustand';\nexport const x: [typeof Portal?, unknown?] = [undefined, create];\n",
+      'src-renderer/ok.tsx':
+        "import type { Portal } from '../src-main/contract/portal.ts';\nimport { create } from 'zustand';\nexport const x: [typeof Portal?, unknown?] = [undefined, create];\n",
       'src-renderer/bad.tsx':
         "import { Portal } from '../src-main/contract/portal.ts';\nimport { readFileSync } from 'node:fs';\nimport { jobs } from '../src-main/engine/jobs.ts';\nimport { z } from 'zod';\nexport const x = [Portal, readFileSync, jobs, z];\n",
     });
@@ -130,7 +149,8 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
   it('lets the renderer use the typed API client as a value only while the client holds no schemas', () => {
     const root = tempTree({
       'src-main/contract/portal.ts': "import { z } from 'zod';\nexport const Portal = z.object({});\n",
-      'src-main/contract/generated/operationRoutes.ts': "export const operationRoutes = { listPortals: ['GET', '/portals'] } as const;\n",
+      'src-main/contract/generated/operationRoutes.ts':
+        "export const operationRoutes = { listPortals: ['GET', '/portals'] } as const;\n",
       'src-main/contract/client.ts':
         "import type { z } from 'zod';\nimport { operationRoutes } from './generated/operationRoutes.ts';\nimport { Portal } from './portal.ts';\nexport const client = [operationRoutes, Portal] as unknown as z.ZodType;\n",
       'src-renderer/api.ts': "import { client } from '../src-main/contract/client.ts';\nexport { client };\n",
@@ -138,16 +158,23 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     const { status, violations } = cruise(root);
     expect(status).not.toBe(0);
     expect(violations).toEqual([
-      { rule: 'renderer-runtime-contract-types-only', from: 'src-main/contract/client.ts', to: 'src-main/contract/portal.ts' },
+      {
+        rule: 'renderer-runtime-contract-types-only',
+        from: 'src-main/contract/client.ts',
+        to: 'src-main/contract/portal.ts',
+      },
     ]);
   });
 
   it('lets only the owning folder import model SDKs, SQLite, the keychain, Fastify and Playwright', () => {
     const root = tempTree({
       'src-main/engine/providerCheck.ts': "import OpenAI from 'openai';\nexport { OpenAI };\n",
-      'src-main/agent/modelAgent.ts': "import Anthropic from '@anthropic-ai/sdk';\nimport { chromium } from 'playwright-core';\nexport { Anthropic, chromium };\n",
-      'src-main/engine/jobs.ts': "import Database from 'better-sqlite3';\nimport { Entry } from '@napi-rs/keyring';\nexport { Database, Entry };\n",
-      'src-main/webhooks/server.ts': "import type { FastifyInstance } from 'fastify';\nimport multipart from '@fastify/multipart';\nexport type F = FastifyInstance;\nexport { multipart };\n",
+      'src-main/agent/modelAgent.ts':
+        "import Anthropic from '@anthropic-ai/sdk';\nimport { chromium } from 'playwright-core';\nexport { Anthropic, chromium };\n",
+      'src-main/engine/jobs.ts':
+        "import Database from 'better-sqlite3';\nimport { Entry } from '@napi-rs/keyring';\nexport { Database, Entry };\n",
+      'src-main/webhooks/server.ts':
+        "import type { FastifyInstance } from 'fastify';\nimport multipart from '@fastify/multipart';\nexport type F = FastifyInstance;\nexport { multipart };\n",
       'src-main/store/ajv.ts': "import Ajv from 'ajv';\nexport { Ajv };\n",
     });
     const { status, violations } = cruise(root);
@@ -181,7 +208,9 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     expect(known.filter((entry) => !stillThere(entry))).toEqual([]);
 
     // Exactly what `npm run check:imports` (and so `npm test`) runs.
-    const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     const [command, ...args] = (scripts['check:imports'] ?? '').split(' ');
     expect(command).toBe('depcruise');
     const result = spawnSync(process.execPath, [depcruise, ...args], { cwd: repoRoot, encoding: 'utf8' });

@@ -47,13 +47,35 @@ export function handlerMapTypeErrors(list: () => never[]): void {
 describe('the handler map', () => {
   it('every declared operation belongs to exactly one tag, and the tags are the route groups', () => {
     const tags = [...new Set(Object.values(operations).map((op) => op.tag))].sort();
-    expect(tags).toEqual(['admin', 'connected-accounts', 'credentials', 'documents', 'jobs', 'live view', 'meta', 'portals', 'profiles', 'samples', 'sessions', 'single-actions', 'skills', 'webhooks', 'workflows']);
+    expect(tags).toEqual([
+      'admin',
+      'connected-accounts',
+      'credentials',
+      'documents',
+      'jobs',
+      'live view',
+      'meta',
+      'portals',
+      'profiles',
+      'samples',
+      'sessions',
+      'single-actions',
+      'skills',
+      'webhooks',
+      'workflows',
+    ]);
   });
 
   it('a map that lacks a handler at run time (a cast, or plain JavaScript) is refused before anything registers', () => {
-    const handlers = Object.fromEntries(Object.keys(operations).map((name) => [name, () => undefined])) as unknown as Record<string, unknown>;
-    expect(operationTable(handlers as unknown as Handlers<OperationName>).routes).toHaveLength(Object.keys(operations).length);
+    const handlers = Object.fromEntries(
+      Object.keys(operations).map((name) => [name, () => undefined]),
+    ) as unknown as Record<string, unknown>;
+    expect(operationTable(handlers as unknown as Handlers<OperationName>).routes).toHaveLength(
+      Object.keys(operations).length,
+    );
     delete handlers.deletePortal;
-    expect(() => operationTable(handlers as unknown as Handlers<OperationName>)).toThrow('operation deletePortal has no handler');
+    expect(() => operationTable(handlers as unknown as Handlers<OperationName>)).toThrow(
+      'operation deletePortal has no handler',
+    );
   });
 });

@@ -11,7 +11,9 @@ const biome = join(repoRoot, 'node_modules', '.bin', 'biome');
 
 function lint(root: string) {
   const result = spawnSync(biome, ['lint', '.', '--reporter=json'], { cwd: root, encoding: 'utf8' });
-  const report = JSON.parse(result.stdout) as { diagnostics: { category: string; location?: { path?: string | { file: string } } }[] };
+  const report = JSON.parse(result.stdout) as {
+    diagnostics: { category: string; location?: { path?: string | { file: string } } }[];
+  };
   const found = report.diagnostics.map((d) => {
     const path = d.location?.path;
     return `${typeof path === 'string' ? path : (path?.file ?? '?')} ${d.category}`;
@@ -77,7 +79,9 @@ describe('the lint rules (biome.json)', () => {
     ].join('\n');
     const root = tempTree({ 'src-renderer/Title.tsx': component });
     expect(lint(root)).toEqual({ status: 0, found: [] });
-    const config = JSON.parse(readFileSync(join(repoRoot, 'biome.json'), 'utf8')) as { formatter?: { enabled?: boolean } };
+    const config = JSON.parse(readFileSync(join(repoRoot, 'biome.json'), 'utf8')) as {
+      formatter?: { enabled?: boolean };
+    };
     expect(config.formatter?.enabled).toBe(false);
   });
 });

@@ -21,7 +21,11 @@ describe('README quick start', () => {
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
     const [bin, ...args] = `${command ?? ''} -- --port 0 --data-dir ${dataDir}`.split(' ');
-    const child = spawn(bin ?? 'npm', args, { cwd: ROOT, env: { ...process.env, PORTICO_HEADLESS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin ?? 'npm', args, {
+      cwd: ROOT,
+      env: { ...process.env, PORTICO_HEADLESS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -48,8 +52,15 @@ describe('README quick start', () => {
     let alive = true;
     for (let i = 0; i < 60 && alive; i += 1) {
       await new Promise((r) => setTimeout(r, 250));
-      const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(dataDir));
-      alive = left.length > 0 || (await fetch(`${url}/health`).then(() => true, () => false));
+      const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(dataDir));
+      alive =
+        left.length > 0 ||
+        (await fetch(`${url}/health`).then(
+          () => true,
+          () => false,
+        ));
     }
     expect(alive).toBe(false);
     expect(stdout).toBe(`listening on ${url}\n`);

@@ -38,7 +38,11 @@ describe('README "Try it"', () => {
       await exit;
     }
     // npm dies of the signal at once; the service under it may still be closing its browser in the data folder.
-    for (let i = 0; i < 60 && dirs.some((dir) => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(dir)); i += 1) {
+    for (
+      let i = 0;
+      i < 60 && dirs.some((dir) => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(dir));
+      i += 1
+    ) {
       await new Promise((r) => setTimeout(r, 250));
     }
     for (const dir of dirs) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
@@ -52,7 +56,11 @@ describe('README "Try it"', () => {
 
     const dataDir = await makeDataDir();
     dirs.push(dataDir);
-    child = spawn('npm', ['run', 'serve', '--', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, PORTICO_HEADLESS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn('npm', ['run', 'serve', '--', '--port', '0', '--data-dir', dataDir], {
+      cwd: ROOT,
+      env: { ...process.env, PORTICO_HEADLESS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -75,10 +83,16 @@ describe('README "Try it"', () => {
     const statuses: Status[] = [];
     const submissions: Array<{ reference: string; fields: Record<string, string> }> = [];
     for (const command of commands.slice(1)) {
-      const line = command.replaceAll('http://127.0.0.1:8787', url)
-        .replaceAll('<job_id>', filled.job_id).replaceAll('<question_id>', filled.question_id).replaceAll('<reference>', filled.reference);
+      const line = command
+        .replaceAll('http://127.0.0.1:8787', url)
+        .replaceAll('<job_id>', filled.job_id)
+        .replaceAll('<question_id>', filled.question_id)
+        .replaceAll('<reference>', filled.reference);
       const once = async (): Promise<Record<string, unknown>> => {
-        const { stdout: out } = await run('sh', ['-c', line], { env: { ...process.env, KEY: key }, maxBuffer: 16 * 1024 * 1024 });
+        const { stdout: out } = await run('sh', ['-c', line], {
+          env: { ...process.env, KEY: key },
+          maxBuffer: 16 * 1024 * 1024,
+        });
         return JSON.parse(out) as Record<string, unknown>;
       };
       let answer = await once();
@@ -90,9 +104,11 @@ describe('README "Try it"', () => {
         const status = answer as unknown as Status;
         statuses.push(status);
         filled.reference = status.result?.reference ?? filled.reference;
-        filled.question_id = status.events?.findLast((e) => e.type === 'question')?.data.question_id ?? filled.question_id;
+        filled.question_id =
+          status.events?.findLast((e) => e.type === 'question')?.data.question_id ?? filled.question_id;
       } else if (typeof answer.job_id === 'string') filled.job_id = answer.job_id;
-      else if (line.includes('/submissions/')) submissions.push(answer as unknown as { reference: string; fields: Record<string, string> });
+      else if (line.includes('/submissions/'))
+        submissions.push(answer as unknown as { reference: string; fields: Record<string, string> });
       else expect(answer, line).not.toHaveProperty('detail');
     }
 
@@ -102,14 +118,42 @@ describe('README "Try it"', () => {
     // The receipt: the final request Portico saw leave (the check-your-answers post) and the site's answer.
     expect(permit?.result?.submitted).toBe(true);
     expect(permit?.result?.receipt).toMatchObject({
-      method: 'POST', url: expect.stringMatching(/\/samples\/parking-permit\/submit$/), response_status: 303, body_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
-      fields: expect.objectContaining({ full_name: 'Ada Lovelace', zone: 'B', vehicle_type: 'car', declaration: 'yes' }),
+      method: 'POST',
+      url: expect.stringMatching(/\/samples\/parking-permit\/submit$/),
+      response_status: 303,
+      body_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      fields: expect.objectContaining({
+        full_name: 'Ada Lovelace',
+        zone: 'B',
+        vehicle_type: 'car',
+        declaration: 'yes',
+      }),
       unverified: [],
     });
-    expect(submissions).toEqual([{ reference: permit?.result?.reference, sample: 'parking-permit', received_at: expect.any(String), fields: {
-      full_name: 'Ada Lovelace', email: 'ada@example.com', address_line_1: '12 Mill Lane', town: 'Riverside', postcode: 'RV1 2AB',
-      registration: 'AB12 CDE', vehicle_type: 'car', zone: 'B', start_date: '2027-01-04', declaration: 'yes' } }]);
-    expect(question?.events?.findLast((e) => e.type === 'question')?.data.options).toEqual(['Central Library', 'Riverside Library', 'Hillcrest Library']);
+    expect(submissions).toEqual([
+      {
+        reference: permit?.result?.reference,
+        sample: 'parking-permit',
+        received_at: expect.any(String),
+        fields: {
+          full_name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          address_line_1: '12 Mill Lane',
+          town: 'Riverside',
+          postcode: 'RV1 2AB',
+          registration: 'AB12 CDE',
+          vehicle_type: 'car',
+          zone: 'B',
+          start_date: '2027-01-04',
+          declaration: 'yes',
+        },
+      },
+    ]);
+    expect(question?.events?.findLast((e) => e.type === 'question')?.data.options).toEqual([
+      'Central Library',
+      'Riverside Library',
+      'Hillcrest Library',
+    ]);
     expect(card?.result?.reference).toMatch(/^LC-[A-Z0-9]{6}$/);
   }, 240_000);
 });

@@ -29,7 +29,16 @@ function contractShapes(): Map<string, Set<string>> {
 }
 
 /** Generic calls the console may make: React and zustand state, and the console's own typed helpers. */
-const allowedGenericCalls = new Set(['useState', 'useRef', 'useMemo', 'useCallback', 'useReducer', 'createContext', 'create', 'useResource']);
+const allowedGenericCalls = new Set([
+  'useState',
+  'useRef',
+  'useMemo',
+  'useCallback',
+  'useReducer',
+  'createContext',
+  'create',
+  'useResource',
+]);
 
 /** An API path written by hand: the client builds every one from the contract. */
 const apiPath = /^\/(admin|jobs|task|portals|profiles|skills|webhooks|health|live)(\/|\?|$)/;
@@ -45,7 +54,8 @@ interface AstNode {
   [key: string]: unknown;
 }
 
-const isNode = (value: unknown): value is AstNode => typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+const isNode = (value: unknown): value is AstNode =>
+  typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
 /** Dotted text of a callee (`api.get`, `useState`), or '' for anything else. */
 function calleeName(node: unknown): string {
@@ -57,10 +67,12 @@ function calleeName(node: unknown): string {
 
 function propertyNames(members: unknown): string[] {
   if (!Array.isArray(members)) return [];
-  return members.filter((m): m is AstNode => isNode(m) && m.type === 'TsPropertySignature').map((m) => {
-    const key = m.key as AstNode;
-    return String(key.value);
-  });
+  return members
+    .filter((m): m is AstNode => isNode(m) && m.type === 'TsPropertySignature')
+    .map((m) => {
+      const key = m.key as AstNode;
+      return String(key.value);
+    });
 }
 
 /** What a renderer file declares or calls that belongs to the contract. */
@@ -90,14 +102,17 @@ function findApiShapes(file: string, text: string, shapes: Map<string, Set<strin
       if (node.type === 'TsInterfaceDeclaration' || node.type === 'TsTypeAliasDeclaration') {
         const name = String((node.id as AstNode).value);
         if (shapes.has(name)) at(`declares ${name}, a contract schema name`);
-        if (node.type === 'TsInterfaceDeclaration') checkFields(propertyNames((node.body as AstNode).body), `interface ${name}`);
+        if (node.type === 'TsInterfaceDeclaration')
+          checkFields(propertyNames((node.body as AstNode).body), `interface ${name}`);
       }
       if (node.type === 'TsTypeLiteral') checkFields(propertyNames(node.members), 'a type literal');
       if (node.type === 'CallExpression' && isNode(node.typeArguments)) {
         const callee = calleeName(node.callee);
-        if (!allowedGenericCalls.has(callee)) at(`generic call ${callee}<…>(): the response type must come from the contract client`);
+        if (!allowedGenericCalls.has(callee))
+          at(`generic call ${callee}<…>(): the response type must come from the contract client`);
       }
-      if (node.type === 'StringLiteral' && apiPath.test(String(node.value))) at(`hand-built API path '${String(node.value)}'`);
+      if (node.type === 'StringLiteral' && apiPath.test(String(node.value)))
+        at(`hand-built API path '${String(node.value)}'`);
       if (node.type === 'TemplateLiteral') {
         const head = (node.quasis as AstNode[])[0];
         const cooked = String(head?.cooked ?? head?.raw ?? '');
@@ -122,7 +137,9 @@ describe('the console declares no API shapes of its own', () => {
   });
 
   it('no renderer file re-declares a response shape, calls the API generically or builds an API path', () => {
-    const findings = rendererFiles().flatMap((file) => findApiShapes(relative(root, file), readFileSync(file, 'utf8'), shapes));
+    const findings = rendererFiles().flatMap((file) =>
+      findApiShapes(relative(root, file), readFileSync(file, 'utf8'), shapes),
+    );
     expect(findings.map((f) => `${f.file}: ${f.what}`)).toEqual([]);
   });
 
@@ -135,14 +152,16 @@ describe('the console declares no API shapes of its own', () => {
       const b = api.post<{ secret: string }>('/webhooks/default/key');
     `;
     const found = findApiShapes('copies.tsx', copies, shapes).map((f) => f.what);
-    expect(found).toEqual(expect.arrayContaining([
-      'declares JobList, a contract schema name',
-      expect.stringMatching(/^interface LogLine re-declares the contract's JobLogEvent/),
-      expect.stringMatching(/^interface KeyStatus re-declares the contract's WebhookKeyStatus/),
-      'generic call api.get<…>(): the response type must come from the contract client',
-      'generic call api.post<…>(): the response type must come from the contract client',
-      'hand-built API path `/portals/…`',
-      "hand-built API path '/webhooks/default/key'",
-    ]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'declares JobList, a contract schema name',
+        expect.stringMatching(/^interface LogLine re-declares the contract's JobLogEvent/),
+        expect.stringMatching(/^interface KeyStatus re-declares the contract's WebhookKeyStatus/),
+        'generic call api.get<…>(): the response type must come from the contract client',
+        'generic call api.post<…>(): the response type must come from the contract client',
+        'hand-built API path `/portals/…`',
+        "hand-built API path '/webhooks/default/key'",
+      ]),
+    );
   });
 });

@@ -13,7 +13,10 @@ const SERVE = fileURLToPath(new URL('../../src-main/serve.ts', import.meta.url))
 
 /** Starts the real headless host as a child process and resolves its URL and first-start keys. */
 function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], { env: { ...process.env, PORTICO_HEADLESS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVE, '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, PORTICO_HEADLESS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve, reject) => {
@@ -36,12 +39,16 @@ describe('webhook delivery: redelivery and restarts', () => {
 
   beforeAll(async () => {
     pages = await startPageServer({
-      '/form': '<!doctype html><title>Hook form</title><form action="/done" method="post"><label for="n">Name</label><input id="n" name="name"><button>Submit</button></form>',
-      '/done': '<!doctype html><title>Done</title><h1>Application complete</h1><p>Thank you, your reference is ABC-123</p>',
+      '/form':
+        '<!doctype html><title>Hook form</title><form action="/done" method="post"><label for="n">Name</label><input id="n" name="name"><button>Submit</button></form>',
+      '/done':
+        '<!doctype html><title>Done</title><h1>Application complete</h1><p>Thank you, your reference is ABC-123</p>',
     });
     // No retries: a failing receiver fails the delivery at once, so redelivery needs no waiting.
     svc = await startService(undefined, { agents: scriptedRegistry, webhookTiming: { retryDelaysMs: [] } });
-    const secret = String(((await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string }).secret);
+    const secret = String(
+      ((await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string }).secret,
+    );
     receiver = await startPythonReceiver(secret);
   });
   afterAll(async () => {
@@ -51,12 +58,29 @@ describe('webhook delivery: redelivery and restarts', () => {
   });
 
   const deliveryOf = async (jobId: string) =>
-    ((await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as { deliveries: Record<string, unknown>[] }).deliveries[0];
+    (
+      (await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as {
+        deliveries: Record<string, unknown>[];
+      }
+    ).deliveries[0];
 
   it('redeliver sends a failed delivery again under the same id, counting attempts afresh', async () => {
     const path = '/status/503/1';
-    await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: 'again', start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: receiver.url(path) } });
-    const jobId = String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'again' }, body: { form_data: {} } })).body as { job_id: string }).job_id);
+    await svc.request('createPortal', {
+      params: { org_id: 'default' },
+      body: {
+        endpoint_name: 'again',
+        start_url: `${pages.url}/form`,
+        task: 'script:visit',
+        webhook_url: receiver.url(path),
+      },
+    });
+    const jobId = String(
+      (
+        (await svc.send('startJob', { params: { org_id: 'default', endpoint_name: 'again' }, body: { form_data: {} } }))
+          .body as { job_id: string }
+      ).job_id,
+    );
     await waitForJob(svc, 'again', jobId, ['completed']);
     const failed = await until(async () => {
       const delivery = await deliveryOf(jobId);
@@ -81,17 +105,30 @@ describe('webhook delivery: redelivery and restarts', () => {
       const first = await serve(dataDir);
       const orgKey = /Organization API key[^:]*:\s+(\S+)/.exec(first.stderr())?.[1] ?? '';
       const api = (url: string, path: string, body?: unknown) =>
-        fetch(`${url}${path}`, { method: body ? 'POST' : 'GET', headers: { 'x-api-key': orgKey, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+        fetch(`${url}${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'x-api-key': orgKey, 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
       const keyOut = await cli(dataDir, ['webhook-key', 'generate', '--org', 'default']);
       expect(keyOut.code).toBe(0);
       const own = await startPythonReceiver(String(keyOut.json.secret));
       try {
-        await api(first.url, '/portals/default', { endpoint_name: 'crash', start_url: `${pages.url}/form`, task: 'Submit the form', webhook_url: own.url('/status/500/1') });
-        const { job_id: jobId } = (await (await api(first.url, '/jobs/default/crash/start', { form_data: { name: 'Ada' } })).json()) as { job_id: string };
+        await api(first.url, '/portals/default', {
+          endpoint_name: 'crash',
+          start_url: `${pages.url}/form`,
+          task: 'Submit the form',
+          webhook_url: own.url('/status/500/1'),
+        });
+        const { job_id: jobId } = (await (
+          await api(first.url, '/jobs/default/crash/start', { form_data: { name: 'Ada' } })
+        ).json()) as { job_id: string };
         await own.waitFor(1, '/status/500/1', 30_000);
         // Kill once the failed first attempt is on record and its retry (due in 1 s) is pending.
         for (let i = 0; i < 100; i += 1) {
-          const list = (await (await api(first.url, `/webhooks/default/deliveries?job_id=${jobId}`)).json()) as { deliveries: { attempts: number; status: string }[] };
+          const list = (await (await api(first.url, `/webhooks/default/deliveries?job_id=${jobId}`)).json()) as {
+            deliveries: { attempts: number; status: string }[];
+          };
           if (list.deliveries[0]?.attempts === 1 && list.deliveries[0].status === 'pending') break;
           await new Promise((r) => setTimeout(r, 20));
         }

@@ -52,17 +52,30 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     store.webhooks.setKey('default', SECRET.slice(0, 12));
     const secrets = memorySecrets({ 'webhook/default': SECRET });
     const clock = new FakeClock();
-    const dispatcher = new WebhookDispatcher(store, new WebhookKeyService(store, async () => secrets), silentLogger, { userAgent: 'Portico-Webhooks/test', clock, ...options });
+    const dispatcher = new WebhookDispatcher(store, new WebhookKeyService(store, async () => secrets), silentLogger, {
+      userAgent: 'Portico-Webhooks/test',
+      clock,
+      ...options,
+    });
     cleanups.push(async () => {
       await dispatcher.close();
       store.close();
       await rm(dir, { recursive: true, force: true });
     });
     return {
-      store, clock, dispatcher,
+      store,
+      clock,
+      dispatcher,
       deliver: (path) => {
         const jobId = newId();
-        const row = store.webhooks.insertDelivery({ id: newId(), org_id: 'default', job_id: jobId, event_type: 'completed', url: receiver.url(path), body: canonicalJson({ job_id: jobId, event_type: 'completed' }) });
+        const row = store.webhooks.insertDelivery({
+          id: newId(),
+          org_id: 'default',
+          job_id: jobId,
+          event_type: 'completed',
+          url: receiver.url(path),
+          body: canonicalJson({ job_id: jobId, event_type: 'completed' }),
+        });
         dispatcher.poke();
         return row;
       },
@@ -84,9 +97,18 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     await runOut();
     expect(offsets(row.id)).toEqual([0, 1_000, 1_000 + 3_000, 1_000 + 3_000 + 9_000]);
     expect(store.webhooks.attempts(row.id).map((a) => [a.attempt, a.status_code, a.error])).toEqual([
-      [1, 503, 'HTTP 503'], [2, 503, 'HTTP 503'], [3, 503, 'HTTP 503'], [4, 503, 'HTTP 503'],
+      [1, 503, 'HTTP 503'],
+      [2, 503, 'HTTP 503'],
+      [3, 503, 'HTTP 503'],
+      [4, 503, 'HTTP 503'],
     ]);
-    expect(store.webhooks.get(row.id)).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, last_error: 'HTTP 503', next_attempt_at: null });
+    expect(store.webhooks.get(row.id)).toMatchObject({
+      status: 'failed',
+      attempts: 4,
+      last_status_code: 503,
+      last_error: 'HTTP 503',
+      next_attempt_at: null,
+    });
     const hits = await receiver.waitFor(4, path);
     expect(hits.map((hit) => [hit.headers['x-webhook-id'], hit.headers['x-webhook-attempt'], hit.raw_ok])).toEqual(
       ['1', '2', '3', '4'].map((attempt) => [row.id, attempt, true]),
@@ -102,7 +124,9 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     const hits = await receiver.waitFor(3, path);
     // The receiver checked each signature over the body it got (raw_ok); the stamps are the attempts' own times.
     expect(hits.map((hit) => hit.raw_ok)).toEqual([true, true, true]);
-    expect(hits.map((hit) => Date.parse(String(hit.body.timestamp).replace(/(\.\d{3})\d{3}Z$/, '$1Z')) - start)).toEqual([0, 1_000, 4_000]);
+    expect(
+      hits.map((hit) => Date.parse(String(hit.body.timestamp).replace(/(\.\d{3})\d{3}Z$/, '$1Z')) - start),
+    ).toEqual([0, 1_000, 4_000]);
     expect(hits.every((hit) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(String(hit.body.timestamp)))).toBe(true);
   });
 
@@ -119,12 +143,26 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     clock.advance(1);
     await dispatcher.idle();
     expect(store.webhooks.attempts(row.id)).toEqual([
-      { attempt: 1, started_at: new Date(startedAt).toISOString(), duration_ms: 10_000, status_code: null, error: 'no answer within 10 s' },
+      {
+        attempt: 1,
+        started_at: new Date(startedAt).toISOString(),
+        duration_ms: 10_000,
+        status_code: null,
+        error: 'no answer within 10 s',
+      },
     ]);
-    expect(store.webhooks.get(row.id)).toMatchObject({ status: 'pending', next_attempt_at: new Date(startedAt + 10_000 + 1_000).toISOString() });
+    expect(store.webhooks.get(row.id)).toMatchObject({
+      status: 'pending',
+      next_attempt_at: new Date(startedAt + 10_000 + 1_000).toISOString(),
+    });
     await runOut();
     expect(offsets(row.id)).toEqual([0, 10_000 + 1_000]);
-    expect(store.webhooks.get(row.id)).toMatchObject({ status: 'succeeded', attempts: 2, last_status_code: 200, last_error: null });
+    expect(store.webhooks.get(row.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      last_status_code: 200,
+      last_error: null,
+    });
   });
 
   it('a delivery that succeeds leaves no timer behind: its deadline is cleared', async () => {
@@ -147,22 +185,34 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     expect(store.webhooks.get(row.id)).toMatchObject({ status: 'failed', attempts: 2 });
     // The service behind POST /webhooks/{org}/deliveries/{id}/redeliver.
     const requeued = new WebhookDeliveryService(store, dispatcher).redeliver('default', row.id);
-    expect(requeued).toMatchObject({ id: row.id, status: 'pending', attempts: 0, payload: { event_type: 'completed' } });
+    expect(requeued).toMatchObject({
+      id: row.id,
+      status: 'pending',
+      attempts: 0,
+      payload: { event_type: 'completed' },
+    });
     await runOut();
-    expect(store.webhooks.attempts(row.id).map((a) => [a.attempt, a.status_code])).toEqual([[1, 503], [2, 503], [1, 503], [2, 200]]);
+    expect(store.webhooks.attempts(row.id).map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 503],
+      [2, 503],
+      [1, 503],
+      [2, 200],
+    ]);
     const [third, fourth] = offsets(row.id).slice(2);
     expect(Number(fourth) - Number(third), 'the retry after the redelivery').toBe(1_000);
     expect(store.webhooks.get(row.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
     const hits = await receiver.waitFor(4, path);
     expect(new Set(hits.map((hit) => hit.headers['x-webhook-id']))).toEqual(new Set([row.id]));
   });
-  it('redelivery refuses a delivery still pending (409), another org\'s or an unknown one (404), and changes nothing', async () => {
+  it("redelivery refuses a delivery still pending (409), another org's or an unknown one (404), and changes nothing", async () => {
     const { store, clock, dispatcher, deliver } = await outbox();
     store.principals.createOrg('rival');
     const service = new WebhookDeliveryService(store, dispatcher);
     const row = deliver('/ok/pending');
     const before = store.webhooks.get(row.id);
-    expect(() => service.redeliver('default', row.id)).toThrow(new ConflictError('Delivery is still pending; it will be retried'));
+    expect(() => service.redeliver('default', row.id)).toThrow(
+      new ConflictError('Delivery is still pending; it will be retried'),
+    );
     expect(() => service.redeliver('rival', row.id)).toThrow(new NotFoundError('Delivery not found'));
     expect(() => service.redeliver('default', newId())).toThrow(NotFoundError);
     expect(store.webhooks.get(row.id)).toEqual(before);
@@ -172,7 +222,11 @@ describe('webhook delivery schedule (fake clock, real receiver)', () => {
     expect(store.webhooks.get(row.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
     const listed = service.list('default', { limit: 10, offset: 0 });
     expect(listed.total).toBe(1);
-    expect(listed.deliveries[0]).toMatchObject({ id: row.id, status: 'succeeded', attempt_log: [{ attempt: 1, status_code: 200, error: null }] });
+    expect(listed.deliveries[0]).toMatchObject({
+      id: row.id,
+      status: 'succeeded',
+      attempt_log: [{ attempt: 1, status_code: 200, error: null }],
+    });
     expect(service.list('rival', { limit: 10, offset: 0 })).toEqual({ deliveries: [], total: 0 });
   });
 });

@@ -25,7 +25,9 @@ describe('documented webhook receivers', () => {
   beforeAll(async () => {
     pages = await startPageServer({ '/form': '<!doctype html><title>ex</title>' });
     svc = await startService(undefined, { agents: scriptedRegistry });
-    secret = String(((await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string }).secret);
+    secret = String(
+      ((await svc.send('createWebhookKey', { params: { org_id: 'default' } })).body as { secret: string }).secret,
+    );
   });
   afterAll(async () => {
     await svc.dispose();
@@ -37,23 +39,57 @@ describe('documented webhook receivers', () => {
     [process.execPath, 'webhook-receiver.mjs'],
   ])('%s %s accepts a signed delivery and rejects a forged one', async (runtime, file) => {
     const port = await freePort();
-    const child = spawn(runtime, [`${EXAMPLES}${file}`], { env: { ...process.env, PORT: String(port), PORTICO_WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(runtime, [`${EXAMPLES}${file}`], {
+      env: { ...process.env, PORT: String(port), PORTICO_WEBHOOK_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     try {
       for (let i = 0; i < 50; i += 1) {
-        if (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(() => true, () => false)) break;
+        if (
+          await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      const forged = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'x-webhook-signature': '00'.repeat(32) }, body: '{"event_type":"completed"}' });
+      const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
+        method: 'POST',
+        headers: { 'x-webhook-signature': '00'.repeat(32) },
+        body: '{"event_type":"completed"}',
+      });
       expect(forged.status).toBe(401);
       const name = file.replace(/\W/g, '');
-      await svc.request('createPortal', { params: { org_id: 'default' }, body: { endpoint_name: name, start_url: `${pages.url}/form`, task: 'script:visit', webhook_url: `http://127.0.0.1:${port}/hook` } });
-      const jobId = String(((await svc.send('startJob', { params: { org_id: 'default', endpoint_name: name }, body: { form_data: { note: 'héllo 😀', n: 0.1 } } })).body as { job_id: string }).job_id);
+      await svc.request('createPortal', {
+        params: { org_id: 'default' },
+        body: {
+          endpoint_name: name,
+          start_url: `${pages.url}/form`,
+          task: 'script:visit',
+          webhook_url: `http://127.0.0.1:${port}/hook`,
+        },
+      });
+      const jobId = String(
+        (
+          (
+            await svc.send('startJob', {
+              params: { org_id: 'default', endpoint_name: name },
+              body: { form_data: { note: 'héllo 😀', n: 0.1 } },
+            })
+          ).body as { job_id: string }
+        ).job_id,
+      );
       await waitForJob(svc, name, jobId, ['completed']);
       for (let i = 0; i < 50 && !out.includes(jobId); i += 1) await new Promise((r) => setTimeout(r, 100));
       expect(out).toContain(`completed ${jobId} completed`);
-      const [delivery] = ((await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as { deliveries: { status: string; last_status_code: number }[] }).deliveries;
+      const [delivery] = (
+        (await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as {
+          deliveries: { status: string; last_status_code: number }[];
+        }
+      ).deliveries;
       expect(delivery).toMatchObject({ status: 'succeeded', last_status_code: 204 });
     } finally {
       child.kill('SIGKILL');

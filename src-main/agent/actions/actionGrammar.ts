@@ -2,7 +2,18 @@ import { parseTemplate, templateVariables, type Template } from './actionTemplat
 import { findWord, startsWithWords, tokenize, tokensTemplate, type ActionToken } from './actionTokens.ts';
 
 /** What kind of element a target names, from the words around it ("the Continue button"). */
-export type TargetKind = 'any' | 'button' | 'link' | 'field' | 'checkbox' | 'radio' | 'choice' | 'dropdown' | 'tab' | 'option' | 'group'
+export type TargetKind =
+  | 'any'
+  | 'button'
+  | 'link'
+  | 'field'
+  | 'checkbox'
+  | 'radio'
+  | 'choice'
+  | 'dropdown'
+  | 'tab'
+  | 'option'
+  | 'group'
   /** "box": a checkbox or a text box (a hint, not a filter: both are tried, the unambiguous one wins). */
   | 'box'
   /** "the Privacy page" after open: a link or button that leads there. */
@@ -48,24 +59,81 @@ const ARTICLES = ['the', 'a', 'an'];
 
 /** Role words before or after a target's name, longest first. */
 const KIND_WORDS: ReadonlyArray<readonly [readonly string[], TargetKind]> = [
-  [['radio', 'button'], 'radio'], [['text', 'box'], 'field'], [['text', 'field'], 'field'], [['input', 'field'], 'field'],
-  [['text', 'area'], 'field'], [['check', 'box'], 'checkbox'], [['drop', 'down'], 'dropdown'], [['dropdown', 'menu'], 'dropdown'],
-  [['dropdown', 'list'], 'dropdown'], [['select', 'box'], 'dropdown'], [['select', 'menu'], 'dropdown'], [['search', 'box'], 'field'],
-  [['button'], 'button'], [['link'], 'link'], [['field'], 'field'], [['box'], 'box'], [['input'], 'field'], [['textbox'], 'field'],
-  [['textarea'], 'field'], [['checkbox'], 'checkbox'], [['radio'], 'radio'], [['dropdown'], 'dropdown'], [['drop-down'], 'dropdown'],
-  [['combobox'], 'dropdown'], [['select'], 'dropdown'], [['menu'], 'dropdown'], [['list'], 'dropdown'], [['tab'], 'tab'], [['option'], 'option'],
+  [['radio', 'button'], 'radio'],
+  [['text', 'box'], 'field'],
+  [['text', 'field'], 'field'],
+  [['input', 'field'], 'field'],
+  [['text', 'area'], 'field'],
+  [['check', 'box'], 'checkbox'],
+  [['drop', 'down'], 'dropdown'],
+  [['dropdown', 'menu'], 'dropdown'],
+  [['dropdown', 'list'], 'dropdown'],
+  [['select', 'box'], 'dropdown'],
+  [['select', 'menu'], 'dropdown'],
+  [['search', 'box'], 'field'],
+  [['button'], 'button'],
+  [['link'], 'link'],
+  [['field'], 'field'],
+  [['box'], 'box'],
+  [['input'], 'field'],
+  [['textbox'], 'field'],
+  [['textarea'], 'field'],
+  [['checkbox'], 'checkbox'],
+  [['radio'], 'radio'],
+  [['dropdown'], 'dropdown'],
+  [['drop-down'], 'dropdown'],
+  [['combobox'], 'dropdown'],
+  [['select'], 'dropdown'],
+  [['menu'], 'dropdown'],
+  [['list'], 'dropdown'],
+  [['tab'], 'tab'],
+  [['option'], 'option'],
 ];
 
 /** Playwright key names by the words people use for them. */
 const KEY_NAMES: Readonly<Record<string, string>> = {
-  enter: 'Enter', return: 'Enter', tab: 'Tab', escape: 'Escape', esc: 'Escape', space: 'Space', spacebar: 'Space',
-  backspace: 'Backspace', delete: 'Delete', del: 'Delete', insert: 'Insert', home: 'Home', end: 'End',
-  pageup: 'PageUp', 'page up': 'PageUp', pagedown: 'PageDown', 'page down': 'PageDown',
-  up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight',
-  arrowup: 'ArrowUp', arrowdown: 'ArrowDown', arrowleft: 'ArrowLeft', arrowright: 'ArrowRight',
-  'up arrow': 'ArrowUp', 'down arrow': 'ArrowDown', 'left arrow': 'ArrowLeft', 'right arrow': 'ArrowRight',
-  'arrow up': 'ArrowUp', 'arrow down': 'ArrowDown', 'arrow left': 'ArrowLeft', 'arrow right': 'ArrowRight',
-  ctrl: 'Control', control: 'Control', shift: 'Shift', alt: 'Alt', option: 'Alt', cmd: 'Meta', command: 'Meta', meta: 'Meta', win: 'Meta',
+  enter: 'Enter',
+  return: 'Enter',
+  tab: 'Tab',
+  escape: 'Escape',
+  esc: 'Escape',
+  space: 'Space',
+  spacebar: 'Space',
+  backspace: 'Backspace',
+  delete: 'Delete',
+  del: 'Delete',
+  insert: 'Insert',
+  home: 'Home',
+  end: 'End',
+  pageup: 'PageUp',
+  'page up': 'PageUp',
+  pagedown: 'PageDown',
+  'page down': 'PageDown',
+  up: 'ArrowUp',
+  down: 'ArrowDown',
+  left: 'ArrowLeft',
+  right: 'ArrowRight',
+  arrowup: 'ArrowUp',
+  arrowdown: 'ArrowDown',
+  arrowleft: 'ArrowLeft',
+  arrowright: 'ArrowRight',
+  'up arrow': 'ArrowUp',
+  'down arrow': 'ArrowDown',
+  'left arrow': 'ArrowLeft',
+  'right arrow': 'ArrowRight',
+  'arrow up': 'ArrowUp',
+  'arrow down': 'ArrowDown',
+  'arrow left': 'ArrowLeft',
+  'arrow right': 'ArrowRight',
+  ctrl: 'Control',
+  control: 'Control',
+  shift: 'Shift',
+  alt: 'Alt',
+  option: 'Alt',
+  cmd: 'Meta',
+  command: 'Meta',
+  meta: 'Meta',
+  win: 'Meta',
 };
 const MODIFIERS = new Set(['Control', 'Shift', 'Alt', 'Meta']);
 
@@ -85,7 +153,11 @@ export function keyName(words: string): string | undefined {
   return out.join('+');
 }
 
-function kindAt(tokens: readonly ActionToken[], at: number, fromEnd: boolean): { kind: TargetKind; length: number } | undefined {
+function kindAt(
+  tokens: readonly ActionToken[],
+  at: number,
+  fromEnd: boolean,
+): { kind: TargetKind; length: number } | undefined {
   for (const [words, kind] of KIND_WORDS) {
     const start = fromEnd ? at - words.length + 1 : at;
     if (start >= 0 && startsWithWords(tokens, start, words)) return { kind, length: words.length };
@@ -95,8 +167,16 @@ function kindAt(tokens: readonly ActionToken[], at: number, fromEnd: boolean): {
 
 /** Words joining a target to the row it is in ("Delete for Invoice 7", "Edit in the row of Rent"), longest first. */
 const ROW_JOINS: ReadonlyArray<readonly string[]> = [
-  ['in', 'the', 'row', 'of'], ['in', 'the', 'row', 'for'], ['in', 'the', 'row', 'with'], ['on', 'the', 'row', 'of'], ['on', 'the', 'row', 'for'],
-  ['in', 'row'], ['next', 'to'], ['beside'], ['for'], ['of'],
+  ['in', 'the', 'row', 'of'],
+  ['in', 'the', 'row', 'for'],
+  ['in', 'the', 'row', 'with'],
+  ['on', 'the', 'row', 'of'],
+  ['on', 'the', 'row', 'for'],
+  ['in', 'row'],
+  ['next', 'to'],
+  ['beside'],
+  ['for'],
+  ['of'],
 ];
 
 /** Every reading of the tokens as "<target> <join> <row key>" (and "<target> in|on the <row key> row"). */
@@ -112,13 +192,20 @@ function rowReadings(tokens: readonly ActionToken[], fallbackKind: TargetKind): 
   };
   let joined = 0;
   for (let at = 1; at < tokens.length - 1; at += 1) {
-    const join = at >= joined ? ROW_JOINS.find((words) => startsWithWords(tokens, at, words) && at + words.length < tokens.length) : undefined;
+    const join =
+      at >= joined
+        ? ROW_JOINS.find((words) => startsWithWords(tokens, at, words) && at + words.length < tokens.length)
+        : undefined;
     if (join) {
       add(tokens.slice(0, at), tokens.slice(at + join.length));
       joined = at + join.length;
     }
     // "Delete in the Invoice 7 row", "Edit on the Rent row"
-    if ((startsWithWords(tokens, at, ['in']) || startsWithWords(tokens, at, ['on'])) && tokens.length - at > 2 && startsWithWords(tokens, tokens.length - 1, ['row'])) {
+    if (
+      (startsWithWords(tokens, at, ['in']) || startsWithWords(tokens, at, ['on'])) &&
+      tokens.length - at > 2 &&
+      startsWithWords(tokens, tokens.length - 1, ['row'])
+    ) {
       add(tokens.slice(0, at), tokens.slice(at + 1));
     }
   }
@@ -126,7 +213,11 @@ function rowReadings(tokens: readonly ActionToken[], fallbackKind: TargetKind): 
 }
 
 /** Reads "the Continue button", "the link 'Privacy'", "Email address": the name and what kind of element it is. */
-function parseTarget(tokens: readonly ActionToken[], fallbackKind: TargetKind = 'any', withRows = true): TargetSpec | undefined {
+function parseTarget(
+  tokens: readonly ActionToken[],
+  fallbackKind: TargetKind = 'any',
+  withRows = true,
+): TargetSpec | undefined {
   let from = 0;
   let to = tokens.length;
   while (from < to && startsWithWords(tokens, from, ['on'])) from += 1;
@@ -142,7 +233,11 @@ function parseTarget(tokens: readonly ActionToken[], fallbackKind: TargetKind = 
       kind = leading.kind;
       from += leading.length;
       // "the button labelled 'Save'", "the field named Email"
-      if (to - from > 1 && findWord(tokens, ['labelled', 'labeled', 'named', 'called', 'titled'], from, from + 1) === from) from += 1;
+      if (
+        to - from > 1 &&
+        findWord(tokens, ['labelled', 'labeled', 'named', 'called', 'titled'], from, from + 1) === from
+      )
+        from += 1;
     }
   }
   // "box" said while typing is a text box, while ticking a checkbox; elsewhere both are tried.
@@ -166,7 +261,10 @@ export const looksLikeUrl = (token: ActionToken): boolean => {
   const head = token.template[0];
   if (head !== undefined && 'variable' in head) return true;
   if (/\s/.test(raw)) return false;
-  return /^(https?:\/\/\S|\/|about:blank$)/i.test(raw) || (/^[^\s/:]+\.[a-z]{2,}(?:[:/?#]|$)/i.test(raw) && !raw.endsWith('.'));
+  return (
+    /^(https?:\/\/\S|\/|about:blank$)/i.test(raw) ||
+    (/^[^\s/:]+\.[a-z]{2,}(?:[:/?#]|$)/i.test(raw) && !raw.endsWith('.'))
+  );
 };
 
 type Reader = (tokens: readonly ActionToken[]) => ParsedAction | undefined;
@@ -189,7 +287,10 @@ function readOpen(tokens: readonly ActionToken[]): ParsedAction | undefined {
   }
   const target = parseTarget(rest);
   if (!target) return undefined;
-  return { op: 'click', target: pageWord || target.quoted ? { ...target, kind: target.kind === 'any' ? 'navigable' : target.kind } : target };
+  return {
+    op: 'click',
+    target: pageWord || target.quoted ? { ...target, kind: target.kind === 'any' ? 'navigable' : target.kind } : target,
+  };
 }
 
 function readClick(tokens: readonly ActionToken[]): ParsedAction | undefined {
@@ -200,7 +301,9 @@ function readClick(tokens: readonly ActionToken[]): ParsedAction | undefined {
 function readPress(tokens: readonly ActionToken[]): ParsedAction | undefined {
   const split = findWord(tokens, ['in', 'on', 'into', 'inside'], 1, tokens.length);
   const keyTokens = split >= 0 ? tokens.slice(0, split) : tokens;
-  const key = keyTokens.every((t) => !t.quoted || keyTokens.length === 1) ? keyName(keyTokens.map((t) => t.raw).join(' ')) : undefined;
+  const key = keyTokens.every((t) => !t.quoted || keyTokens.length === 1)
+    ? keyName(keyTokens.map((t) => t.raw).join(' '))
+    : undefined;
   if (key !== undefined) {
     if (split < 0) return { op: 'press', key };
     const target = parseTarget(tokens.slice(split + 1), 'any');
@@ -236,7 +339,8 @@ function readSelect(tokens: readonly ActionToken[]): ParsedAction | undefined {
     const target = parseTarget(tokens.slice(split + 1), 'dropdown');
     let optionTokens = tokens.slice(0, split);
     if (optionTokens.length > 1 && findWord(optionTokens, ARTICLES, 0, 1) === 0) optionTokens = optionTokens.slice(1);
-    if (optionTokens.length > 1 && startsWithWords(optionTokens, optionTokens.length - 1, ['option'])) optionTokens = optionTokens.slice(0, -1);
+    if (optionTokens.length > 1 && startsWithWords(optionTokens, optionTokens.length - 1, ['option']))
+      optionTokens = optionTokens.slice(0, -1);
     return target && { op: 'select', option: tokensTemplate(optionTokens), target };
   }
   const target = parseTarget(tokens, 'choice');
@@ -259,19 +363,34 @@ function readScroll(tokens: readonly ActionToken[]): ParsedAction | undefined {
   let from = 0;
   if (startsWithWords(tokens, 0, ['down']) || startsWithWords(tokens, 0, ['up'])) {
     const direction = tokens[0]?.lower === 'up' ? 'up' : 'down';
-    if (tokens.length === 1 || (tokens.length <= 3 && findWord(tokens, ['page', 'the'], 1, tokens.length) >= 1 && tokens.at(-1)?.lower === 'page')) return { op: 'scroll', direction };
+    if (
+      tokens.length === 1 ||
+      (tokens.length <= 3 &&
+        findWord(tokens, ['page', 'the'], 1, tokens.length) >= 1 &&
+        tokens.at(-1)?.lower === 'page')
+    )
+      return { op: 'scroll', direction };
     from = 1;
   }
   if (!startsWithWords(tokens, from, ['to'])) return undefined;
   const rest = tokens.slice(from + 1);
   const words = rest.map((t) => (t.quoted ? '\u0000' : t.lower)).join(' ');
-  if (['the bottom', 'bottom', 'the bottom of the page', 'the end', 'the end of the page'].includes(words)) return { op: 'scroll', direction: 'bottom' };
+  if (['the bottom', 'bottom', 'the bottom of the page', 'the end', 'the end of the page'].includes(words))
+    return { op: 'scroll', direction: 'bottom' };
   if (['the top', 'top', 'the top of the page'].includes(words)) return { op: 'scroll', direction: 'top' };
   const target = parseTarget(rest);
   return target && { op: 'scroll_to', target };
 }
 
-const APPEAR_TAILS: ReadonlyArray<readonly string[]> = [['to', 'appear'], ['appears'], ['is', 'visible'], ['to', 'be', 'visible'], ['shows'], ['is', 'shown'], ['to', 'show']];
+const APPEAR_TAILS: ReadonlyArray<readonly string[]> = [
+  ['to', 'appear'],
+  ['appears'],
+  ['is', 'visible'],
+  ['to', 'be', 'visible'],
+  ['shows'],
+  ['is', 'shown'],
+  ['to', 'show'],
+];
 
 function readWait(tokens: readonly ActionToken[]): ParsedAction | undefined {
   let rest = tokens;
@@ -287,7 +406,19 @@ function readWait(tokens: readonly ActionToken[]): ParsedAction | undefined {
   return { op: 'wait_for_text', text: tokensTemplate(rest) };
 }
 
-const WHOLE_PAGE = ['page', 'the page', 'the whole page', 'the entire page', 'the page text', 'page text', 'the text of the page', 'the text on the page', 'all text', 'all the text', 'the page\'s text'];
+const WHOLE_PAGE = [
+  'page',
+  'the page',
+  'the whole page',
+  'the entire page',
+  'the page text',
+  'page text',
+  'the text of the page',
+  'the text on the page',
+  'all text',
+  'all the text',
+  "the page's text",
+];
 
 /** "extract T", "read the text of T"; `get` needs the "the text of" lead ("get rid of …" is not an extract). */
 function readExtract(tokens: readonly ActionToken[], needsLead = false): ParsedAction | undefined {
@@ -295,7 +426,16 @@ function readExtract(tokens: readonly ActionToken[], needsLead = false): ParsedA
   if (WHOLE_PAGE.includes(words)) return { op: 'extract' };
   let rest = tokens;
   const leadLength = rest.length;
-  for (const lead of [['the', 'text', 'of'], ['the', 'text', 'from'], ['the', 'text', 'in'], ['text', 'of'], ['text', 'from'], ['the', 'value', 'of'], ['the', 'contents', 'of'], ['the', 'content', 'of']]) {
+  for (const lead of [
+    ['the', 'text', 'of'],
+    ['the', 'text', 'from'],
+    ['the', 'text', 'in'],
+    ['text', 'of'],
+    ['text', 'from'],
+    ['the', 'value', 'of'],
+    ['the', 'contents', 'of'],
+    ['the', 'content', 'of'],
+  ]) {
     if (rest.length > lead.length && startsWithWords(rest, 0, lead)) {
       rest = rest.slice(lead.length);
       break;
@@ -308,27 +448,62 @@ function readExtract(tokens: readonly ActionToken[], needsLead = false): ParsedA
 
 /** Verb phrases, longest first within a first word; each reads the tokens after it. */
 const VERBS: ReadonlyArray<readonly [readonly string[], Reader]> = [
-  [['go', 'to'], readGoto], [['navigate', 'to'], readGoto], [['browse', 'to'], readGoto], [['visit'], readGoto], [['load'], readGoto],
+  [['go', 'to'], readGoto],
+  [['navigate', 'to'], readGoto],
+  [['browse', 'to'], readGoto],
+  [['visit'], readGoto],
+  [['load'], readGoto],
   [['open'], readOpen],
-  [['click', 'on'], readClick], [['click'], readClick], [['tap', 'on'], readClick], [['tap'], readClick], [['press', 'on'], readClick],
-  [['press'], readPress], [['hit'], readPress],
-  [['fill', 'in'], (t) => readFill(t, 'fill')], [['fill', 'out'], (t) => readFill(t, 'fill')], [['fill'], (t) => readFill(t, 'fill')],
-  [['type'], (t) => readFill(t, 'type')], [['enter'], (t) => readFill(t, 'type')], [['input'], (t) => readFill(t, 'type')],
-  [['write'], (t) => readFill(t, 'type')], [['put'], (t) => readFill(t, 'type')], [['set'], (t) => readFill(t, 'set')],
-  [['select'], readSelect], [['choose'], readSelect], [['pick'], readSelect],
-  [['check'], readCheck(true)], [['tick'], readCheck(true)], [['uncheck'], readCheck(false)], [['untick'], readCheck(false)],
-  [['hover', 'over'], readHover], [['hover', 'on'], readHover], [['hover'], readHover], [['mouse', 'over'], readHover],
-  [['move', 'the', 'mouse', 'over'], readHover], [['move', 'the', 'mouse', 'to'], readHover],
+  [['click', 'on'], readClick],
+  [['click'], readClick],
+  [['tap', 'on'], readClick],
+  [['tap'], readClick],
+  [['press', 'on'], readClick],
+  [['press'], readPress],
+  [['hit'], readPress],
+  [['fill', 'in'], (t) => readFill(t, 'fill')],
+  [['fill', 'out'], (t) => readFill(t, 'fill')],
+  [['fill'], (t) => readFill(t, 'fill')],
+  [['type'], (t) => readFill(t, 'type')],
+  [['enter'], (t) => readFill(t, 'type')],
+  [['input'], (t) => readFill(t, 'type')],
+  [['write'], (t) => readFill(t, 'type')],
+  [['put'], (t) => readFill(t, 'type')],
+  [['set'], (t) => readFill(t, 'set')],
+  [['select'], readSelect],
+  [['choose'], readSelect],
+  [['pick'], readSelect],
+  [['check'], readCheck(true)],
+  [['tick'], readCheck(true)],
+  [['uncheck'], readCheck(false)],
+  [['untick'], readCheck(false)],
+  [['hover', 'over'], readHover],
+  [['hover', 'on'], readHover],
+  [['hover'], readHover],
+  [['mouse', 'over'], readHover],
+  [['move', 'the', 'mouse', 'over'], readHover],
+  [['move', 'the', 'mouse', 'to'], readHover],
   [['scroll'], readScroll],
-  [['wait', 'for'], readWait], [['wait', 'until'], readWait],
-  [['extract'], (t) => readExtract(t)], [['read'], (t) => readExtract(t)], [['get'], (t) => readExtract(t, true)],
+  [['wait', 'for'], readWait],
+  [['wait', 'until'], readWait],
+  [['extract'], (t) => readExtract(t)],
+  [['read'], (t) => readExtract(t)],
+  [['get'], (t) => readExtract(t, true)],
 ];
 
 const POLITE = [['please'], ['now'], ['then']];
 
 /** "what is the reference number?", "what's the date of birth", "what is shown as Status": read as extract. */
 const QUESTIONS: ReadonlyArray<readonly string[]> = [
-  ['what', 'is', 'shown', 'as'], ['what', 'is', 'shown', 'for'], ['what', 'is'], ['what\'s'], ['what’s'], ['whats'], ['what', 'are'], ['tell', 'me'], ['show', 'me'],
+  ['what', 'is', 'shown', 'as'],
+  ['what', 'is', 'shown', 'for'],
+  ['what', 'is'],
+  ["what's"],
+  ['what’s'],
+  ['whats'],
+  ['what', 'are'],
+  ['tell', 'me'],
+  ['show', 'me'],
 ];
 
 function readQuestion(tokens: readonly ActionToken[], start: number): ParsedAction | undefined {

@@ -19,24 +19,37 @@ export type Variables = Readonly<Record<string, string>>;
 
 function purposeOf(action: ParsedAction): TargetPurpose {
   switch (action.op) {
-    case 'fill': return 'fill';
-    case 'select': return 'select';
-    case 'check': return 'check';
-    case 'hover': return 'hover';
-    case 'press': return 'press';
-    case 'scroll_to': return 'scroll_to';
-    case 'extract': return 'extract';
-    default: return 'click';
+    case 'fill':
+      return 'fill';
+    case 'select':
+      return 'select';
+    case 'check':
+      return 'check';
+    case 'hover':
+      return 'hover';
+    case 'press':
+      return 'press';
+    case 'scroll_to':
+      return 'scroll_to';
+    case 'extract':
+      return 'extract';
+    default:
+      return 'click';
   }
 }
 
 function operationTemplate(action: ParsedAction): Template | undefined {
   switch (action.op) {
-    case 'goto': return action.url;
-    case 'fill': return action.text;
-    case 'select': return action.option;
-    case 'wait_for_text': return action.text;
-    default: return undefined;
+    case 'goto':
+      return action.url;
+    case 'fill':
+      return action.text;
+    case 'select':
+      return action.option;
+    case 'wait_for_text':
+      return action.text;
+    default:
+      return undefined;
   }
 }
 
@@ -45,7 +58,8 @@ async function settled(run: () => Promise<ActionOutcome>): Promise<ActionOutcome
   try {
     return await run();
   } catch (error) {
-    if (error instanceof TargetError || error instanceof OperationError) return { success: false, error: error.message };
+    if (error instanceof TargetError || error instanceof OperationError)
+      return { success: false, error: error.message };
     throw error;
   }
 }
@@ -54,11 +68,21 @@ async function settled(run: () => Promise<ActionOutcome>): Promise<ActionOutcome
  * "select O from T": T's dropdown, or else (no dropdown named T) the radio button or checkbox O inside
  * the question (fieldset or radio group) named T, which turns the operation into checking it.
  */
-async function dropdownOrChoice(page: Page, target: { name: string; kind: TargetKind; quoted: boolean }, option: string, operation: Operation): Promise<Locator> {
+async function dropdownOrChoice(
+  page: Page,
+  target: { name: string; kind: TargetKind; quoted: boolean },
+  option: string,
+  operation: Operation,
+): Promise<Locator> {
   try {
     return await resolveTarget(page, target, 'select');
   } catch (error) {
-    if (!(error instanceof TargetError) || error.reason !== 'not_found' || (target.kind !== 'dropdown' && target.kind !== 'any')) throw error;
+    if (
+      !(error instanceof TargetError) ||
+      error.reason !== 'not_found' ||
+      (target.kind !== 'dropdown' && target.kind !== 'any')
+    )
+      throw error;
     const group = await resolveTarget(page, { ...target, kind: 'group' }, 'check').catch(() => {
       throw error;
     });
@@ -79,7 +103,13 @@ type InRow = { row: string; column: string; value: string } | { row: string; loc
  * settles wins; two are ambiguous; none leaves the whole name to be resolved (`missed` says which row was
  * found without the target, for the error).
  */
-async function resolveInRow(page: Page, readings: readonly RowReading[], variables: Variables, op: ParsedAction['op'], purpose: TargetPurpose): Promise<{ hit?: InRow; missed?: string }> {
+async function resolveInRow(
+  page: Page,
+  readings: readonly RowReading[],
+  variables: Variables,
+  op: ParsedAction['op'],
+  purpose: TargetPurpose,
+): Promise<{ hit?: InRow; missed?: string }> {
   const hits: InRow[] = [];
   let missed: string | undefined;
   for (const reading of readings) {
@@ -89,19 +119,35 @@ async function resolveInRow(page: Page, readings: readonly RowReading[], variabl
     const found = await findRow(page, row, column);
     if (!found) continue;
     const cell = found.cell;
-    if (cell && 'ambiguous' in cell) throw new TargetError(`Ambiguous column: ${cell.ambiguous} headers match ${JSON.stringify(name)}; name the column as its header reads`, 'ambiguous');
+    if (cell && 'ambiguous' in cell)
+      throw new TargetError(
+        `Ambiguous column: ${cell.ambiguous} headers match ${JSON.stringify(name)}; name the column as its header reads`,
+        'ambiguous',
+      );
     if (cell && 'value' in cell) {
       hits.push({ row, column: name, value: cell.value });
       continue;
     }
     try {
-      hits.push({ row, locator: await resolveTarget(page, { name, kind: reading.target.kind, quoted: reading.target.quoted }, purpose, found.row) });
+      hits.push({
+        row,
+        locator: await resolveTarget(
+          page,
+          { name, kind: reading.target.kind, quoted: reading.target.quoted },
+          purpose,
+          found.row,
+        ),
+      });
     } catch (error) {
       if (!(error instanceof TargetError) || error.reason !== 'not_found') throw error;
       missed = `No ${KIND_WORD[reading.target.kind]} ${JSON.stringify(name)} in the row of ${JSON.stringify(row)}`;
     }
   }
-  if (hits.length > 1) throw new TargetError(`Ambiguous target: the words can be read as ${hits.length} different rows and targets; quote the name or the row`, 'ambiguous');
+  if (hits.length > 1)
+    throw new TargetError(
+      `Ambiguous target: the words can be read as ${hits.length} different rows and targets; quote the name or the row`,
+      'ambiguous',
+    );
   return { ...(hits[0] && { hit: hits[0] }), ...(missed !== undefined && { missed }) };
 }
 
@@ -138,12 +184,14 @@ export async function runParsedAction(page: Page, action: ParsedAction, variable
         row = inRow.hit.row;
       } else {
         try {
-          locator = action.op === 'select' && operation.text !== undefined
-            ? await dropdownOrChoice(page, target, operation.text, operation)
-            : await resolveTarget(page, target, purposeOf(action));
+          locator =
+            action.op === 'select' && operation.text !== undefined
+              ? await dropdownOrChoice(page, target, operation.text, operation)
+              : await resolveTarget(page, target, purposeOf(action));
         } catch (error) {
           // The row was there, the target in it was not: say so rather than that the whole words matched nothing.
-          if (error instanceof TargetError && error.reason === 'not_found' && inRow.missed !== undefined) throw new TargetError(inRow.missed, 'not_found');
+          if (error instanceof TargetError && error.reason === 'not_found' && inRow.missed !== undefined)
+            throw new TargetError(inRow.missed, 'not_found');
           throw error;
         }
       }
@@ -153,15 +201,18 @@ export async function runParsedAction(page: Page, action: ParsedAction, variable
     // Turned into a check, the target was found by the option's text: a variable there would be cached as its value.
     const converted = operation.op !== action.op;
     const cacheable = !namedByVariable && !(converted && template && templateVariables(template).length > 0);
-    const recipe: StepRecipe | undefined = cacheable ? {
-      version: 1, op: operation.op,
-      ...(identity && { target: identity }),
-      ...(row !== undefined && { row }),
-      ...(template && !converted && { text: templateSource(template) }),
-      ...(operation.key !== undefined && { key: operation.key }),
-      ...(operation.checked !== undefined && { checked: operation.checked }),
-      ...(operation.direction !== undefined && { direction: operation.direction }),
-    } : undefined;
+    const recipe: StepRecipe | undefined = cacheable
+      ? {
+          version: 1,
+          op: operation.op,
+          ...(identity && { target: identity }),
+          ...(row !== undefined && { row }),
+          ...(template && !converted && { text: templateSource(template) }),
+          ...(operation.key !== undefined && { key: operation.key }),
+          ...(operation.checked !== undefined && { checked: operation.checked }),
+          ...(operation.direction !== undefined && { direction: operation.direction }),
+        }
+      : undefined;
     return { success: true, result, ...(recipe && { recipe }) };
   });
 }
@@ -181,8 +232,18 @@ function operationOf(recipe: StepRecipe, variables: Variables): Operation {
  * Replays a cached recipe: the target must still have the same role and name (else `undefined`,
  * meaning the entry does not apply and a fresh resolution should run).
  */
-export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Variables, found?: FoundAgain): Promise<ActionOutcome | undefined> {
-  if (found && recipe.row === undefined) return settled(async () => ({ success: true, result: await perform(page, operationOf(recipe, variables), found.locator, recipe.target, found.facts), recipe }));
+export async function replayRecipe(
+  page: Page,
+  recipe: StepRecipe,
+  variables: Variables,
+  found?: FoundAgain,
+): Promise<ActionOutcome | undefined> {
+  if (found && recipe.row === undefined)
+    return settled(async () => ({
+      success: true,
+      result: await perform(page, operationOf(recipe, variables), found.locator, recipe.target, found.facts),
+      recipe,
+    }));
   let scope: Locator | undefined;
   if (recipe.row !== undefined) {
     // The same row by the same rule (its key), wherever it has moved; none, or several, and the entry does not apply.
@@ -199,5 +260,9 @@ export async function replayRecipe(page: Page, recipe: StepRecipe, variables: Va
   }
   const again = recipe.target ? await findAgain(page, recipe.target, scope, recipe.op) : undefined;
   if (recipe.target && !again) return undefined;
-  return settled(async () => ({ success: true, result: await perform(page, operationOf(recipe, variables), again?.locator, recipe.target, again?.facts), recipe }));
+  return settled(async () => ({
+    success: true,
+    result: await perform(page, operationOf(recipe, variables), again?.locator, recipe.target, again?.facts),
+    recipe,
+  }));
 }

@@ -45,7 +45,9 @@ export function parseTemplate(text: string, offset = 0): Template {
       const name = text.slice(nameStart, j);
       while (j < text.length && text[j] === ' ') j += 1;
       if (name.length === 0 || !text.startsWith('}}', j)) {
-        throw new ActionSyntaxError(`unreadable variable reference at character ${offset + i + 1}: write {{name}} with letters, digits, '_', '.' or '-'`);
+        throw new ActionSyntaxError(
+          `unreadable variable reference at character ${offset + i + 1}: write {{name}} with letters, digits, '_', '.' or '-'`,
+        );
       }
       if (literal) parts.push({ text: literal });
       literal = '';

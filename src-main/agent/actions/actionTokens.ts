@@ -10,10 +10,12 @@ export interface ActionToken {
   template: Template;
 }
 
-const OPENERS: Readonly<Record<string, string>> = { '"': '"', '\'': '\'', '“': '”', '‘': '’', '`': '`' };
-const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v' || c === '\u00a0';
+const OPENERS: Readonly<Record<string, string>> = { '"': '"', "'": "'", '“': '”', '‘': '’', '`': '`' };
+const isSpace = (c: string | undefined): boolean =>
+  c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v' || c === '\u00a0';
 /** Punctuation that may follow a closing quote ("click 'OK', then…" is not supported, but "'OK'." is). */
-const isCloserBoundary = (c: string | undefined): boolean => c === undefined || isSpace(c) || c === '.' || c === ',' || c === '!' || c === '?' || c === ';' || c === ':';
+const isCloserBoundary = (c: string | undefined): boolean =>
+  c === undefined || isSpace(c) || c === '.' || c === ',' || c === '!' || c === '?' || c === ';' || c === ':';
 
 /**
  * Splits an action into words and quoted strings in one linear pass (no backtracking: a quote with
@@ -60,7 +62,10 @@ export function tokenize(text: string): ActionToken[] {
 
 /** A run of tokens read back as one template: quoted content as written, words joined by single spaces. */
 export function tokensTemplate(tokens: readonly ActionToken[]): Template {
-  return joinTemplates(tokens.map((t) => t.template), ' ');
+  return joinTemplates(
+    tokens.map((t) => t.template),
+    ' ',
+  );
 }
 
 /** Whether tokens from `at` start with the keyword phrase (words only, never quoted tokens). */
@@ -73,7 +78,13 @@ export function startsWithWords(tokens: readonly ActionToken[], at: number, phra
 }
 
 /** Index of the first (or last) unquoted token in [from, to) equal to one of `words`; -1 when none. */
-export function findWord(tokens: readonly ActionToken[], words: readonly string[], from: number, to: number, last = false): number {
+export function findWord(
+  tokens: readonly ActionToken[],
+  words: readonly string[],
+  from: number,
+  to: number,
+  last = false,
+): number {
   if (last) {
     for (let k = to - 1; k >= from; k -= 1) if (isWord(tokens[k], words)) return k;
     return -1;

@@ -84,7 +84,9 @@ export interface RowMatch {
  * open modal) are never matched. Only the best level is returned. With `column`, each row's cell under
  * the header named so (the same text, else the one header containing those words).
  */
-export const matchRows = inPage<(rows: Element[], args: { key: string; column?: string }) => RowMatch[]>(`(rows, args) => {
+export const matchRows = inPage<
+  (rows: Element[], args: { key: string; column?: string }) => RowMatch[]
+>(`(rows, args) => {
   const perceivable = (${PERCEIVABLE});
   const norm = (t) => (t || '').replace(/\\s+/g, ' ').trim().toLowerCase();
   const words = (t) => norm(t).split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);
@@ -274,7 +276,9 @@ export interface Probe {
  * each (as `perceivable`), the one they would mean, whether the stored selector is that element, and
  * the facts the operation needs (`TargetFacts`): everything a cached replay needs, in one call.
  */
-export const probe = inPage<(els: Element[], args: { textOnly: boolean; selector: string; role: string; op: string }) => Probe>(`(els, args) => {
+export const probe = inPage<
+  (els: Element[], args: { textOnly: boolean; selector: string; role: string; op: string }) => Probe
+>(`(els, args) => {
   const perceivable = (${PERCEIVABLE});
   const paired = (${PAIRED_VALUE});
   const seen = perceivable(els, args.textOnly);

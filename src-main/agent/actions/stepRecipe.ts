@@ -20,17 +20,39 @@ export interface StepRecipe {
   column?: string;
 }
 
-const OPS: ReadonlySet<string> = new Set<ActionOp>(['goto', 'click', 'fill', 'select', 'check', 'press', 'hover', 'scroll', 'scroll_to', 'wait_for_text', 'extract']);
+const OPS: ReadonlySet<string> = new Set<ActionOp>([
+  'goto',
+  'click',
+  'fill',
+  'select',
+  'check',
+  'press',
+  'hover',
+  'scroll',
+  'scroll_to',
+  'wait_for_text',
+  'extract',
+]);
 
 /** Whether a stored value is a recipe this version can replay (older or foreign shapes are treated as a miss). */
 export function isStepRecipe(value: unknown): value is StepRecipe {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Partial<StepRecipe>;
   if (v.version !== 1 || typeof v.op !== 'string' || !OPS.has(v.op)) return false;
-  if ((v.row !== undefined && typeof v.row !== 'string') || (v.column !== undefined && (typeof v.column !== 'string' || v.row === undefined))) return false;
+  if (
+    (v.row !== undefined && typeof v.row !== 'string') ||
+    (v.column !== undefined && (typeof v.column !== 'string' || v.row === undefined))
+  )
+    return false;
   if (v.target !== undefined) {
     const t = v.target as Partial<TargetIdentity>;
-    if (typeof t.role !== 'string' || typeof t.name !== 'string' || typeof t.selector !== 'string' || (t.by !== 'role' && t.by !== 'text')) return false;
+    if (
+      typeof t.role !== 'string' ||
+      typeof t.name !== 'string' ||
+      typeof t.selector !== 'string' ||
+      (t.by !== 'role' && t.by !== 'text')
+    )
+      return false;
     if (t.frame !== undefined && typeof t.frame !== 'string') return false;
   }
   return true;

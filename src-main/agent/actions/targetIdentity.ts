@@ -40,7 +40,7 @@ function yamlScalar(text: string): string {
       return t.slice(1, -1);
     }
   }
-  if (t.startsWith('\'') && t.endsWith('\'') && t.length >= 2) return t.slice(1, -1).replaceAll('\'\'', '\'');
+  if (t.startsWith("'") && t.endsWith("'") && t.length >= 2) return t.slice(1, -1).replaceAll("''", "'");
   return t;
 }
 
@@ -63,14 +63,14 @@ export function parseAriaLine(snapshot: string): { role: string; name: string; t
   const line = (snapshot.split('\n')[0] ?? '').replace(/^\s*- /, '');
   let key: string;
   let rest: string;
-  if (line.startsWith('\'') || line.startsWith('"')) {
+  if (line.startsWith("'") || line.startsWith('"')) {
     const quote = line[0] ?? '';
     let i = 1;
     if (quote === '"') i = quotedEnd(line, 0);
     else {
       while (i < line.length) {
-        if (line[i] === '\'' && line[i + 1] === '\'') i += 2;
-        else if (line[i] === '\'') break;
+        if (line[i] === "'" && line[i + 1] === "'") i += 2;
+        else if (line[i] === "'") break;
         else i += 1;
       }
       i += 1;
@@ -79,7 +79,8 @@ export function parseAriaLine(snapshot: string): { role: string; name: string; t
     rest = line.slice(i);
   } else {
     let i = 0;
-    while (i < line.length && !(line[i] === ':' && (line[i + 1] === ' ' || i + 1 === line.length))) i = line[i] === '"' ? quotedEnd(line, i) : i + 1;
+    while (i < line.length && !(line[i] === ':' && (line[i + 1] === ' ' || i + 1 === line.length)))
+      i = line[i] === '"' ? quotedEnd(line, i) : i + 1;
     key = line.slice(0, i);
     rest = line.slice(i);
   }
@@ -94,7 +95,9 @@ export function parseAriaLine(snapshot: string): { role: string; name: string; t
 /** Role and name (as getByRole sees them) of one resolved element, and its fallback selector. */
 export async function identify(locator: Locator): Promise<TargetIdentity> {
   const [snapshot, selector, href] = await Promise.all([
-    locator.ariaSnapshot({ timeout: 5_000 }), locator.evaluate(uniqueSelector), locator.evaluate(() => (window === window.top ? '' : location.href)),
+    locator.ariaSnapshot({ timeout: 5_000 }),
+    locator.evaluate(uniqueSelector),
+    locator.evaluate(() => (window === window.top ? '' : location.href)),
   ]);
   const { role, name, text } = parseAriaLine(snapshot);
   const frame = href === '' ? '' : frameKey(href);
@@ -105,7 +108,9 @@ export async function identify(locator: Locator): Promise<TargetIdentity> {
 /** Whether a snapshot line shows the same role and name as the stored identity. */
 function sameIdentity(snapshot: string, identity: TargetIdentity): boolean {
   const seen = parseAriaLine(snapshot);
-  return identity.by === 'role' ? seen.role === identity.role && seen.name === identity.name : (seen.role || 'text') === identity.role && seen.text === identity.name;
+  return identity.by === 'role'
+    ? seen.role === identity.role && seen.name === identity.name
+    : (seen.role || 'text') === identity.role && seen.text === identity.name;
 }
 
 type Scope = Pick<Frame, 'getByRole' | 'getByText' | 'locator'>;
@@ -121,10 +126,12 @@ async function scopesFor(page: Page, identity: TargetIdentity, within?: Locator)
   const main = page.mainFrame();
   if (identity.frame === '') return [main];
   const same = scriptableFrames(page).filter((f) => f !== main && frameKey(f.url()) === identity.frame);
-  const shown = await Promise.all(same.map(async (frame) => {
-    const owner = await frame.frameElement().catch(() => null);
-    return owner !== null && (await owner.isVisible().catch(() => false));
-  }));
+  const shown = await Promise.all(
+    same.map(async (frame) => {
+      const owner = await frame.frameElement().catch(() => null);
+      return owner !== null && (await owner.isVisible().catch(() => false));
+    }),
+  );
   const frames = same.filter((_, i) => shown[i]);
   return frames.length > 0 ? frames : undefined;
 }
@@ -144,19 +151,27 @@ export interface FoundAgain {
  * The first way costs one call into each document searched, which also reads the operation's facts;
  * the element is then driven through its stored selector when that selector is it alone.
  */
-export async function findAgain(page: Page, identity: TargetIdentity, within?: Locator, op = ''): Promise<FoundAgain | undefined> {
+export async function findAgain(
+  page: Page,
+  identity: TargetIdentity,
+  within?: Locator,
+  op = '',
+): Promise<FoundAgain | undefined> {
   const frames = await scopesFor(page, identity, within);
   if (!frames) return undefined;
   // Only what a person can perceive now (not aria-hidden, inert or behind an open modal dialog).
   const textOnly = identity.by === 'text';
   const args = { textOnly, selector: identity.selector, role: identity.role, op };
-  const probes = await Promise.all(frames.map(async (frame) => {
-    const candidates = identity.by === 'role'
-      ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
-      : frame.getByText(identity.name, { exact: true });
-    const seen: Probe = await candidates.evaluateAll(probe, args).catch(() => ({ seen: [] }));
-    return { frame, candidates, probe: seen };
-  }));
+  const probes = await Promise.all(
+    frames.map(async (frame) => {
+      const candidates =
+        identity.by === 'role'
+          ? frame.getByRole(identity.role as AriaRole, { name: identity.name, exact: true })
+          : frame.getByText(identity.name, { exact: true });
+      const seen: Probe = await candidates.evaluateAll(probe, args).catch(() => ({ seen: [] }));
+      return { frame, candidates, probe: seen };
+    }),
+  );
   const hits = probes.flatMap((p) => p.probe.seen.map((s, index) => ({ p, index, s })).filter((h) => h.s !== 0));
   const open = hits.filter((h) => h.s === 1);
   const chosen = hits.length === 1 ? hits[0] : hits.length > 1 && open.length === 1 ? open[0] : undefined;
@@ -164,8 +179,13 @@ export async function findAgain(page: Page, identity: TargetIdentity, within?: L
   const picked = chosen && chosen.p.probe.pick === chosen.index ? chosen.p : undefined;
   if (picked && chosen) {
     const { frame, candidates, probe: found } = picked;
-    const locator = found.bySelector && !within ? frame.locator(`css:light=${identity.selector}`) : candidates.nth(chosen.index);
-    const result: FoundAgain = { locator, ...(found.facts && { facts: found.facts }), ...(found.doc !== undefined && { doc: found.doc }) };
+    const locator =
+      found.bySelector && !within ? frame.locator(`css:light=${identity.selector}`) : candidates.nth(chosen.index);
+    const result: FoundAgain = {
+      locator,
+      ...(found.facts && { facts: found.facts }),
+      ...(found.doc !== undefined && { doc: found.doc }),
+    };
     if (identity.by === 'role' || found.roleSame) return result;
     if (sameIdentity(await locator.ariaSnapshot({ timeout: 2_000 }), identity)) return result;
   }

@@ -22,9 +22,28 @@ export class TargetError extends Error {
 }
 
 /** Where targets are looked for: a frame, or one element's inside (a question's group). */
-type Scope = Pick<Frame, 'getByRole' | 'getByLabel' | 'getByPlaceholder' | 'getByText'> & { locator(selector: string): Locator };
+type Scope = Pick<Frame, 'getByRole' | 'getByLabel' | 'getByPlaceholder' | 'getByText'> & {
+  locator(selector: string): Locator;
+};
 
-const CLICKABLE: AriaRole[] = ['button', 'link', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'checkbox', 'radio', 'switch', 'treeitem', 'combobox', 'textbox', 'searchbox', 'spinbutton', 'slider'];
+const CLICKABLE: AriaRole[] = [
+  'button',
+  'link',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'checkbox',
+  'radio',
+  'switch',
+  'treeitem',
+  'combobox',
+  'textbox',
+  'searchbox',
+  'spinbutton',
+  'slider',
+];
 const FIELD: AriaRole[] = ['textbox', 'searchbox', 'combobox', 'spinbutton'];
 const CHOICE: AriaRole[] = ['radio', 'checkbox', 'switch', 'option', 'menuitemradio', 'menuitemcheckbox'];
 
@@ -59,7 +78,11 @@ const LABELLED_CSS: Readonly<Record<TargetPurpose, string>> = {
   fill: 'input:not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=button]):not([type=reset]):not([type=hidden]):not([type=image]):not([type=file]), textarea, select, [contenteditable=""], [contenteditable=true]',
   select: 'select, [role=combobox], [role=listbox]',
   check: 'input[type=checkbox], input[type=radio], [role=checkbox], [role=radio], [role=switch]',
-  click: '*', hover: '*', press: '*', scroll_to: '*', extract: '*',
+  click: '*',
+  hover: '*',
+  press: '*',
+  scroll_to: '*',
+  extract: '*',
 };
 
 /** Purposes where plain visible text (not a control's name) may be the target. */
@@ -83,12 +106,33 @@ function union(locators: Locator[]): Locator | undefined {
   return locators.reduce<Locator | undefined>((acc, l) => (acc ? acc.or(l) : l), undefined);
 }
 
-function controlsNamed(page: Scope, name: NameMatch, exact: boolean, kind: TargetKind, purpose: TargetPurpose): Locator | undefined {
+function controlsNamed(
+  page: Scope,
+  name: NameMatch,
+  exact: boolean,
+  kind: TargetKind,
+  purpose: TargetPurpose,
+): Locator | undefined {
   const roles = kind === 'any' ? ROLES_BY_PURPOSE[purpose] : ROLES_BY_KIND[kind];
   const locators = roles.map((role) => page.getByRole(role, { name, exact }));
-  const labelled = kind !== 'group' && (kind === 'any' || kind === 'field' || kind === 'dropdown' || kind === 'checkbox' || kind === 'radio' || kind === 'choice');
+  const labelled =
+    kind !== 'group' &&
+    (kind === 'any' ||
+      kind === 'field' ||
+      kind === 'dropdown' ||
+      kind === 'checkbox' ||
+      kind === 'radio' ||
+      kind === 'choice');
   if (labelled) {
-    const css = page.locator(kind === 'field' ? LABELLED_CSS.fill : kind === 'dropdown' ? LABELLED_CSS.select : kind === 'any' ? LABELLED_CSS[purpose] : LABELLED_CSS.check);
+    const css = page.locator(
+      kind === 'field'
+        ? LABELLED_CSS.fill
+        : kind === 'dropdown'
+          ? LABELLED_CSS.select
+          : kind === 'any'
+            ? LABELLED_CSS[purpose]
+            : LABELLED_CSS.check,
+    );
     locators.push(page.getByLabel(name, { exact }).and(css));
     if (kind === 'any' || kind === 'field') locators.push(page.getByPlaceholder(name, { exact }).and(css));
   }
@@ -96,18 +140,47 @@ function controlsNamed(page: Scope, name: NameMatch, exact: boolean, kind: Targe
 }
 
 async function describeAll(locators: Locator[]): Promise<string> {
-  const found = await Promise.all(locators.map((locator) => locator.evaluateAll((els) => els.slice(0, 4).map((el) => {
-    const tag = el.tagName.toLowerCase();
-    const role = el.getAttribute('role') ?? tag;
-    const text = (el.getAttribute('aria-label') || (el as HTMLElement).innerText || el.getAttribute('placeholder') || (el as HTMLInputElement).value || el.getAttribute('name') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
-    return `${role} "${text}"`;
-  })).catch(() => [] as string[])));
+  const found = await Promise.all(
+    locators.map((locator) =>
+      locator
+        .evaluateAll((els) =>
+          els.slice(0, 4).map((el) => {
+            const tag = el.tagName.toLowerCase();
+            const role = el.getAttribute('role') ?? tag;
+            const text = (
+              el.getAttribute('aria-label') ||
+              (el as HTMLElement).innerText ||
+              el.getAttribute('placeholder') ||
+              (el as HTMLInputElement).value ||
+              el.getAttribute('name') ||
+              ''
+            )
+              .replace(/\s+/g, ' ')
+              .trim()
+              .slice(0, 40);
+            return `${role} "${text}"`;
+          }),
+        )
+        .catch(() => [] as string[]),
+    ),
+  );
   return found.flat().slice(0, 4).join(', ');
 }
 
 export const KIND_WORD: Readonly<Record<TargetKind, string>> = {
-  any: 'element', button: 'button', link: 'link', field: 'field', checkbox: 'checkbox', radio: 'radio button', choice: 'checkbox or radio button', dropdown: 'dropdown', tab: 'tab', option: 'option', group: 'question',
-  box: 'checkbox or text box', navigable: 'link or button',
+  any: 'element',
+  button: 'button',
+  link: 'link',
+  field: 'field',
+  checkbox: 'checkbox',
+  radio: 'radio button',
+  choice: 'checkbox or radio button',
+  dropdown: 'dropdown',
+  tab: 'tab',
+  option: 'option',
+  group: 'question',
+  box: 'checkbox or text box',
+  navigable: 'link or button',
 };
 
 /**
@@ -131,7 +204,8 @@ function preferUnambiguous(results: Found[]): Found {
 }
 
 const CONCEPTS: ReadonlySet<string> = new Set(FIELD_CONCEPTS.map(([concept]) => concept));
-const CONTROL_CSS = 'input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]):not([type=image]), select, textarea, [role=textbox], [role=combobox], [role=listbox], [role=checkbox], [role=radio], [role=switch], [contenteditable=""], [contenteditable=true]';
+const CONTROL_CSS =
+  'input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]):not([type=image]), select, textarea, [role=textbox], [role=combobox], [role=listbox], [role=checkbox], [role=radio], [role=switch], [contenteditable=""], [contenteditable=true]';
 
 /**
  * Whether a control's name means what the action named, by the filler's lexicon: the same concepts
@@ -147,15 +221,53 @@ function sameConcept(wanted: readonly string[], name: string): 'same' | 'contain
 }
 
 /** The lexicon tier: control names on the page that mean the target's name, each resolved by its exact name. */
-async function byMeaning(scopes: Scope[], name: string, kind: TargetKind, purpose: TargetPurpose): Promise<Found | undefined> {
+async function byMeaning(
+  scopes: Scope[],
+  name: string,
+  kind: TargetKind,
+  purpose: TargetPurpose,
+): Promise<Found | undefined> {
   const wanted = conceptTokens(name);
   if (!wanted.length || !wanted.some((t) => CONCEPTS.has(t))) return undefined;
-  const css = kind === 'group' ? 'fieldset, [role=group], [role=radiogroup]' : kind === 'dropdown' ? LABELLED_CSS.select : kind === 'field' ? LABELLED_CSS.fill : purpose === 'check' || kind === 'checkbox' || kind === 'radio' || kind === 'choice' ? LABELLED_CSS.check : purpose === 'fill' ? LABELLED_CSS.fill : purpose === 'select' ? LABELLED_CSS.select : CONTROL_CSS;
-  const names = (await Promise.all(scopes.map((scope) => scope.locator(css).evaluateAll(controlNames).catch(() => [] as string[][])))).flat(2);
+  const css =
+    kind === 'group'
+      ? 'fieldset, [role=group], [role=radiogroup]'
+      : kind === 'dropdown'
+        ? LABELLED_CSS.select
+        : kind === 'field'
+          ? LABELLED_CSS.fill
+          : purpose === 'check' || kind === 'checkbox' || kind === 'radio' || kind === 'choice'
+            ? LABELLED_CSS.check
+            : purpose === 'fill'
+              ? LABELLED_CSS.fill
+              : purpose === 'select'
+                ? LABELLED_CSS.select
+                : CONTROL_CSS;
+  const names = (
+    await Promise.all(
+      scopes.map((scope) =>
+        scope
+          .locator(css)
+          .evaluateAll(controlNames)
+          .catch(() => [] as string[][]),
+      ),
+    )
+  ).flat(2);
   for (const level of ['same', 'contains'] as const) {
     const matching = [...new Set(names.filter((n) => sameConcept(wanted, n) === level))];
     if (!matching.length) continue;
-    const results = await Promise.all(matching.map((label) => perceivableAcross(scopes, (frame) => (controlsNamed(frame, label, true, kind === 'box' ? 'any' : kind, purpose) ?? frame.locator(':not(*)')).filter({ visible: true }), false)));
+    const results = await Promise.all(
+      matching.map((label) =>
+        perceivableAcross(
+          scopes,
+          (frame) =>
+            (
+              controlsNamed(frame, label, true, kind === 'box' ? 'any' : kind, purpose) ?? frame.locator(':not(*)')
+            ).filter({ visible: true }),
+          false,
+        ),
+      ),
+    );
     const found = preferUnambiguous(results);
     if (found.count > 0) return found;
   }
@@ -168,7 +280,12 @@ async function byMeaning(scopes: Scope[], name: string, kind: TargetKind, purpos
  * can perceive counts: never aria-hidden, inert, visually hidden text or what an open modal covers.
  * Two equally good matches, or none, throw TargetError: it never picks a look-alike.
  */
-export async function resolveTarget(page: Page, target: { name: string; kind: TargetKind; quoted: boolean }, purpose: TargetPurpose, within?: Locator): Promise<Locator> {
+export async function resolveTarget(
+  page: Page,
+  target: { name: string; kind: TargetKind; quoted: boolean },
+  purpose: TargetPurpose,
+  within?: Locator,
+): Promise<Locator> {
   const name = target.name.replace(/\s+/g, ' ').trim();
   const what = `${KIND_WORD[target.kind]} ${JSON.stringify(name)}`;
   if (!name) throw new TargetError('No element found: the target has an empty name', 'not_found');
@@ -176,20 +293,50 @@ export async function resolveTarget(page: Page, target: { name: string; kind: Ta
   const kinds = kindsFor(target.kind, purpose);
   const settle = async (found: Found, how: string): Promise<Locator | undefined> => {
     if (found.count === 1 && found.only) return found.only;
-    if (found.count > 1) throw new TargetError(`Ambiguous target: ${found.count} elements match ${what} ${how} (${await describeAll(found.all)}); name it more precisely`, 'ambiguous');
+    if (found.count > 1)
+      throw new TargetError(
+        `Ambiguous target: ${found.count} elements match ${what} ${how} (${await describeAll(found.all)}); name it more precisely`,
+        'ambiguous',
+      );
     return undefined;
   };
   for (const strength of strengths(name, target.quoted)) {
     // One match across the page and its iframes; the same name in two frames is as ambiguous as twice in one.
-    const controls = preferUnambiguous(await Promise.all(kinds.map((kind) => perceivableAcross(scopes, (frame) => (controlsNamed(frame, strength.match, strength.exact, kind, purpose) ?? frame.locator(':not(*)')).filter({ visible: true }), false))));
+    const controls = preferUnambiguous(
+      await Promise.all(
+        kinds.map((kind) =>
+          perceivableAcross(
+            scopes,
+            (frame) =>
+              (controlsNamed(frame, strength.match, strength.exact, kind, purpose) ?? frame.locator(':not(*)')).filter({
+                visible: true,
+              }),
+            false,
+          ),
+        ),
+      ),
+    );
     const control = await settle(controls, strength.label);
     if (control) return control;
     if (target.kind === 'any' && TEXT_PURPOSES.has(purpose)) {
-      const text = await settle(await perceivableAcross(scopes, (frame) => frame.getByText(strength.match, { exact: strength.exact }).filter({ visible: true }), true), strength.label);
+      const text = await settle(
+        await perceivableAcross(
+          scopes,
+          (frame) => frame.getByText(strength.match, { exact: strength.exact }).filter({ visible: true }),
+          true,
+        ),
+        strength.label,
+      );
       if (text) return text;
     }
   }
-  if (!target.quoted && target.kind !== 'link' && target.kind !== 'button' && target.kind !== 'tab' && target.kind !== 'navigable') {
+  if (
+    !target.quoted &&
+    target.kind !== 'link' &&
+    target.kind !== 'button' &&
+    target.kind !== 'tab' &&
+    target.kind !== 'navigable'
+  ) {
     const meant = await byMeaning(scopes, name, target.kind, purpose);
     if (meant) {
       const found = await settle(meant, 'by meaning');

@@ -5,7 +5,17 @@ import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
 import { findListbox, readOptions } from '../injected/index.ts';
-import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
+import {
+  click,
+  FillProblem,
+  locate,
+  optionProblem,
+  shownValue,
+  typeKeys,
+  waitFor,
+  type FillEnv,
+  type FillResult,
+} from './fillBase.ts';
 import type { ScannedControl } from './pageScan.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
@@ -21,12 +31,21 @@ async function ariaChecked(loc: Locator): Promise<boolean> {
 }
 
 /** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take. */
-export async function setAriaChecked(env: FillEnv, target: Target, control: ScannedControl, checked: boolean, what: string): Promise<void> {
+export async function setAriaChecked(
+  env: FillEnv,
+  target: Target,
+  control: ScannedControl,
+  checked: boolean,
+  what: string,
+): Promise<void> {
   const loc = locate(target, control);
   if ((await ariaChecked(loc)) === checked) return;
   const settled = (): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, 500);
   // A switch drawn under its own label (Carbon's Toggle) cannot take a pointer click: Space on it can.
-  const clickable = await loc.click({ trial: true, timeout: 1000 }).then(() => true, () => false);
+  const clickable = await loc.click({ trial: true, timeout: 1000 }).then(
+    () => true,
+    () => false,
+  );
   if (clickable) {
     await click(env, loc);
     if (await settled()) return;
@@ -34,7 +53,9 @@ export async function setAriaChecked(env: FillEnv, target: Target, control: Scan
   await loc.focus();
   await env.page.keyboard.press('Space');
   if (await settled()) return;
-  throw new AgentFailure(`'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after a click and Space (aria-checked did not change)`);
+  throw new AgentFailure(
+    `'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after a click and Space (aria-checked did not change)`,
+  );
 }
 
 /** Opens the listbox of a select-only combobox (click, else focus + ArrowDown) and returns its options. */
@@ -45,7 +66,10 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
   await trigger.evaluate(findListbox, { token, mark: true });
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
   // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
-  const clickable = await trigger.click({ trial: true, timeout: 600 }).then(() => true, () => false);
+  const clickable = await trigger.click({ trial: true, timeout: 600 }).then(
+    () => true,
+    () => false,
+  );
   if (!clickable) {
     await trigger.focus();
     await env.page.keyboard.press('ArrowDown');
@@ -66,29 +90,47 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
 async function filterList(env: FillEnv, target: Target, trigger: Locator, text: string): Promise<Locator | null> {
   const token = (target.controls[0] as ScannedControl).pid;
   const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
-  const has = await list.evaluate((lb, args) => {
-    // Only inside the popup: an ancestor holding the trigger (or a form, or the body) is the page, not the popup.
-    let n: Element | null = lb.parentElement;
-    for (let depth = 0; n && depth < 4 && n.tagName !== 'BODY' && n.tagName !== 'FORM' && !(args.trigger && n.contains(args.trigger)); depth += 1, n = n.parentElement) {
-      const box = Array.from(n.querySelectorAll('input:not([type=hidden]):not([readonly]):not([name])')).find((i) => {
-        const r = i.getBoundingClientRect();
-        return !lb.contains(i) && r.width > 1 && r.height > 1;
-      });
-      if (box) {
-        box.setAttribute('data-portico-filter', args.token);
-        return true;
-      }
-    }
-    return false;
-  }, { token, trigger: await trigger.elementHandle() }).catch(() => false);
+  const has = await list
+    .evaluate(
+      (lb, args) => {
+        // Only inside the popup: an ancestor holding the trigger (or a form, or the body) is the page, not the popup.
+        let n: Element | null = lb.parentElement;
+        for (
+          let depth = 0;
+          n && depth < 4 && n.tagName !== 'BODY' && n.tagName !== 'FORM' && !(args.trigger && n.contains(args.trigger));
+          depth += 1, n = n.parentElement
+        ) {
+          const box = Array.from(n.querySelectorAll('input:not([type=hidden]):not([readonly]):not([name])')).find(
+            (i) => {
+              const r = i.getBoundingClientRect();
+              return !lb.contains(i) && r.width > 1 && r.height > 1;
+            },
+          );
+          if (box) {
+            box.setAttribute('data-portico-filter', args.token);
+            return true;
+          }
+        }
+        return false;
+      },
+      { token, trigger: await trigger.elementHandle() },
+    )
+    .catch(() => false);
   if (!has) return null;
   env.log(`${target.label}: typing '${text}' into its list's filter box`);
   const box = target.frame.locator(`[data-portico-filter="${token}"]`);
-  const before = (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts().catch(() => [] as string[])).join('\n');
+  const before = (
+    await target.frame
+      .locator(`[data-portico-option="${token}"]:visible`)
+      .allInnerTexts()
+      .catch(() => [] as string[])
+  ).join('\n');
   await box.fill(text, { timeout: 3000 });
   const changed = async (): Promise<boolean> => {
     if (!(await trigger.evaluate(findListbox, { token, mark: false }))) return false;
-    return (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts()).join('\n') !== before;
+    return (
+      (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts()).join('\n') !== before
+    );
   };
   if (!(await waitFor(changed, 1500))) return null;
   return target.frame.locator(`[data-portico-option="${token}"]:visible`);
@@ -102,7 +144,8 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
   const before = await hiddenValue();
   let options = await openListbox(env, target, trigger);
-  if (!options) throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
+  if (!options)
+    throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
   let all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
   let enabled = realChoices(all.filter((o) => !o.disabled && o.label));
   let match = findChoice(value, enabled);
@@ -121,7 +164,12 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   }
   if (!('how' in match)) {
     await env.page.keyboard.press('Escape');
-    throw optionProblem(target, asText(value), match.index, enabled.map((o) => o.label));
+    throw optionProblem(
+      target,
+      asText(value),
+      match.index,
+      enabled.map((o) => o.label),
+    );
   }
   const choice = enabled[match.index] as (typeof enabled)[number];
   const took = async (): Promise<boolean> => {
@@ -139,10 +187,17 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
       await option.focus().catch(() => undefined);
       await env.page.keyboard.press('Enter');
     }
-    if (!(await waitFor(took, 800))) throw new AgentFailure(`'${target.label}' does not show '${choice.label}' after choosing it from its list`);
+    if (!(await waitFor(took, 800)))
+      throw new AgentFailure(`'${target.label}' does not show '${choice.label}' after choosing it from its list`);
   }
   // A list left open (multi-select, or a slow close) would swallow the next click on the page.
-  if (await options?.first().isVisible().catch(() => false)) await env.page.keyboard.press('Escape');
+  if (
+    await options
+      ?.first()
+      .isVisible()
+      .catch(() => false)
+  )
+    await env.page.keyboard.press('Escape');
   return { shown: choice.label, how: match.how };
 }
 
@@ -162,22 +217,37 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
   const trigger = locate(target);
   const token = (target.controls[0] as ScannedControl).pid;
   let options = await openListbox(env, target, trigger);
-  if (!options) throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
+  if (!options)
+    throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
   const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
-  const multi = (target.controls[0] as ScannedControl).multiple
-    || (await list.evaluate((l) => l.getAttribute('aria-multiselectable') === 'true' || !!l.querySelector('[role=menuitemcheckbox]')).catch(() => false));
+  const multi =
+    (target.controls[0] as ScannedControl).multiple ||
+    (await list
+      .evaluate(
+        (l) => l.getAttribute('aria-multiselectable') === 'true' || !!l.querySelector('[role=menuitemcheckbox]'),
+      )
+      .catch(() => false));
   const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
   const enabled = realChoices(all.filter((o) => !o.disabled && o.label));
   if (!multi) {
     await env.page.keyboard.press('Escape');
-    if (values.length !== 1) throw new FillProblem(`'${target.label}' takes one choice; form_data gives ${values.length} (${values.map(asText).join(', ')})`, enabled.map((o) => o.label));
+    if (values.length !== 1)
+      throw new FillProblem(
+        `'${target.label}' takes one choice; form_data gives ${values.length} (${values.map(asText).join(', ')})`,
+        enabled.map((o) => o.label),
+      );
     const single = await fillListbox(env, target, values[0]);
     return { ...single, options: enabled.map(({ label, value }) => ({ label, value })), sent: [] };
   }
   const matched = matchAll(values, enabled);
   if (!('indices' in matched)) {
     await env.page.keyboard.press('Escape');
-    throw optionProblem(target, asText(matched.value), matched.index, enabled.map((o) => o.label));
+    throw optionProblem(
+      target,
+      asText(matched.value),
+      matched.index,
+      enabled.map((o) => o.label),
+    );
   }
   const hows = values.map((v) => {
     const m = findChoice(v, enabled);
@@ -185,21 +255,31 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
   });
   const wanted = new Set(matched.indices.map((i) => (enabled[i] as (typeof enabled)[number]).index));
   const states = async (): Promise<boolean[]> =>
-    (options as Locator).evaluateAll((els) => els.map((e) => (e.getAttribute('aria-selected') ?? e.getAttribute('aria-checked')) === 'true'));
-  const right = async (): Promise<boolean> => (await states()).every((on, i) => !all[i] || all[i]?.disabled || on === wanted.has(i));
+    (options as Locator).evaluateAll((els) =>
+      els.map((e) => (e.getAttribute('aria-selected') ?? e.getAttribute('aria-checked')) === 'true'),
+    );
+  const right = async (): Promise<boolean> =>
+    (await states()).every((on, i) => !all[i] || all[i]?.disabled || on === wanted.has(i));
   for (const option of all) {
     if (option.disabled) continue;
     const now = (await states())[option.index] === true;
     if (now === wanted.has(option.index)) continue;
     // A list that closes on each choice is opened again (its options keep their places).
-    if (!(await options.nth(option.index).isVisible().catch(() => false))) {
+    if (
+      !(await options
+        .nth(option.index)
+        .isVisible()
+        .catch(() => false))
+    ) {
       options = await openListbox(env, target, trigger);
       if (!options) throw new AgentFailure(`'${target.label}' did not open its list again to choose '${option.label}'`);
     }
     const label = (await options.nth(option.index).evaluateAll(readOptions))[0]?.label;
     if (label !== option.label) {
       await env.page.keyboard.press('Escape');
-      throw new AgentFailure(`'${target.label}': the list changed while choosing (that place now shows '${label ?? ''}', not '${option.label}'); stopped`);
+      throw new AgentFailure(
+        `'${target.label}': the list changed while choosing (that place now shows '${label ?? ''}', not '${option.label}'); stopped`,
+      );
     }
     await click(env, options.nth(option.index));
   }
@@ -207,10 +287,18 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
     const on = await states().catch(() => [] as boolean[]);
     const chosen = all.filter((o) => on[o.index]).map((o) => o.label);
     await env.page.keyboard.press('Escape');
-    throw new AgentFailure(`'${target.label}' has ${chosen.length ? chosen.map((c) => `'${c}'`).join(', ') : 'nothing'} selected after choosing ${[...wanted].map((i) => `'${all[i]?.label}'`).join(', ')}`);
+    throw new AgentFailure(
+      `'${target.label}' has ${chosen.length ? chosen.map((c) => `'${c}'`).join(', ') : 'nothing'} selected after choosing ${[...wanted].map((i) => `'${all[i]?.label}'`).join(', ')}`,
+    );
   }
   const picked = all.filter((o) => wanted.has(o.index));
-  if (await options.first().isVisible().catch(() => false)) await env.page.keyboard.press('Escape');
+  if (
+    await options
+      .first()
+      .isVisible()
+      .catch(() => false)
+  )
+    await env.page.keyboard.press('Escape');
   const order: PlacementHow[] = ['exact', 'normalised', 'synonym', 'answer'];
   return {
     shown: picked.map((o) => o.label).join(', '),
@@ -232,7 +320,8 @@ export async function fillEditable(env: FillEnv, target: Target, text: string): 
     env.log(`${target.label}: text did not stick after fill, typing key by key`);
     await typeKeys(env, loc, text);
     now = await shown();
-    if (!sameValue(now, text, false)) throw new AgentFailure(`'${target.label}' shows ${JSON.stringify(now.slice(0, 80))} after typing into it`);
+    if (!sameValue(now, text, false))
+      throw new AgentFailure(`'${target.label}' shows ${JSON.stringify(now.slice(0, 80))} after typing into it`);
   }
   await loc.blur().catch(() => undefined);
   return now;

@@ -3,17 +3,68 @@ import type { Locator } from 'playwright-core';
 import { AgentFailure } from '../agentTypes.ts';
 import { calendarOpen, readAndLeave } from '../injected/index.ts';
 import { fillEditable, fillListbox, fillMultiListbox, setAriaChecked } from './ariaFiller.ts';
-import { DATE_FORMATS, dateFormatForLang, dateFormatFromExample, dateFormatFromHint, dateFormatFromPattern, formatDate, looksLikeDateField, parseDateValue, parseMonthYear } from './dates.ts';
-import { click, FillProblem, locate, optionProblem, shownValue, typeKeys, waitFor, type FillEnv, type FillResult } from './fillBase.ts';
+import {
+  DATE_FORMATS,
+  dateFormatForLang,
+  dateFormatFromExample,
+  dateFormatFromHint,
+  dateFormatFromPattern,
+  formatDate,
+  looksLikeDateField,
+  parseDateValue,
+  parseMonthYear,
+} from './dates.ts';
+import {
+  click,
+  FillProblem,
+  locate,
+  optionProblem,
+  shownValue,
+  typeKeys,
+  waitFor,
+  type FillEnv,
+  type FillResult,
+} from './fillBase.ts';
 import type { SegmentedField } from '../injected/index.ts';
 import type { ScannedControl } from './pageScan.ts';
 import { dateRangeValue, formatDateRange, numericMeaning, plainNumber, showsDateRange } from './rangeAndNumber.ts';
-import { readSegments, sameSegmentValue, segmentGoal, segmentKeys, segmentText, type SegmentKeys, type SegmentReading } from './segments.ts';
+import {
+  readSegments,
+  sameSegmentValue,
+  segmentGoal,
+  segmentKeys,
+  segmentText,
+  type SegmentKeys,
+  type SegmentReading,
+} from './segments.ts';
 import { planSliderKeys, sameSliderValue, sliderGoal } from './slider.ts';
 import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
-import { digitSlots, digitsForMask, fillDigitSlots, formatTwelveHour, parseTimeOfDay, readBackMatches, wantsTwelveHour, type ReadBackKind } from './widgetValues.ts';
+import {
+  digitSlots,
+  digitsForMask,
+  fillDigitSlots,
+  formatTwelveHour,
+  parseTimeOfDay,
+  readBackMatches,
+  wantsTwelveHour,
+  type ReadBackKind,
+} from './widgetValues.ts';
 import { loose } from './textNorm.ts';
-import { asBoolean, asText, filePayloads, findChoice, fitToMask, matchChoice, monthChoiceValues, patternAccepts, realChoices, sameValue as sameText, withoutAffixes, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
+import {
+  asBoolean,
+  asText,
+  filePayloads,
+  findChoice,
+  fitToMask,
+  matchChoice,
+  monthChoiceValues,
+  patternAccepts,
+  realChoices,
+  sameValue as sameText,
+  withoutAffixes,
+  type ChoiceLike,
+  type PlacementHow,
+} from './valueAdapter.ts';
 
 export { FillProblem, locate, type FillEnv, type FillResult };
 
@@ -24,7 +75,8 @@ export interface FillOptions {
   format?: string;
 }
 
-const OPTION_SELECTOR = '[role="option"]:visible, [role="listbox"] li:visible, ul.ui-autocomplete li:visible, .autocomplete__option:visible';
+const OPTION_SELECTOR =
+  '[role="option"]:visible, [role="listbox"] li:visible, ul.ui-autocomplete li:visible, .autocomplete__option:visible';
 
 /**
  * The format a text date field most likely wants, so the common case needs no second submit: one
@@ -36,8 +88,11 @@ export function textDateFormat(c: ScannedControl): string {
   const hints = [c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' ');
   const byLang = dateFormatForLang(c.lang);
   const order = byLang && !byLang.startsWith('Y') ? (byLang.startsWith('D') ? 'DMY' : 'MDY') : null;
-  const candidates = [dateFormatFromHint(hints), dateFormatFromExample(hints, order), byLang].filter((f): f is string => !!f);
-  if (c.pattern) return dateFormatFromPattern(c.pattern, [...candidates, ...DATE_FORMATS]) ?? candidates[0] ?? 'YYYY-MM-DD';
+  const candidates = [dateFormatFromHint(hints), dateFormatFromExample(hints, order), byLang].filter(
+    (f): f is string => !!f,
+  );
+  if (c.pattern)
+    return dateFormatFromPattern(c.pattern, [...candidates, ...DATE_FORMATS]) ?? candidates[0] ?? 'YYYY-MM-DD';
   return candidates[0] ?? 'YYYY-MM-DD';
 }
 
@@ -46,7 +101,11 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
   const c = target.controls[0] as ScannedControl;
   const date = parseDateValue(value);
   if (target.kind === 'date' && date) return formatDate(date, 'YYYY-MM-DD');
-  if (date && (options.format === 'date' || looksLikeDateField([target.label, c.placeholder, c.describedBy, c.name, c.id].join(' ')))) {
+  if (
+    date &&
+    (options.format === 'date' ||
+      looksLikeDateField([target.label, c.placeholder, c.describedBy, c.name, c.id].join(' ')))
+  ) {
     return formatDate(date, options.dateFormat ?? textDateFormat(c));
   }
   if (c.type === 'number' && typeof value === 'string') return value.replace(/[^\d.\-]/g, '');
@@ -64,7 +123,10 @@ export function textFor(target: Target, value: unknown, options: FillOptions): s
     const slots = digitSlots(template);
     if (slots !== null && /\d/.test(text)) {
       const digits = digitsForMask(text, slots);
-      if (digits === null) throw new FillProblem(`'${text}' has ${text.replace(/\D/g, '').length} digits; '${target.label}' takes exactly ${slots} (${template})`);
+      if (digits === null)
+        throw new FillProblem(
+          `'${text}' has ${text.replace(/\D/g, '').length} digits; '${target.label}' takes exactly ${slots} (${template})`,
+        );
       return fillDigitSlots(template, digits) ?? digits;
     }
   }
@@ -84,7 +146,13 @@ function readBackKind(target: Target, value: unknown): ReadBackKind | null {
   return null;
 }
 
-async function fillText(env: FillEnv, target: Target, loc: Locator, text: string, check: ReadBackKind | null = null): Promise<string> {
+async function fillText(
+  env: FillEnv,
+  target: Target,
+  loc: Locator,
+  text: string,
+  check: ReadBackKind | null = null,
+): Promise<string> {
   const c = target.controls[0] as ScannedControl;
   const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
   // A number is read back by what it means: "$12,500" is 12500 (a formatting input adds the sign and separators).
@@ -107,13 +175,16 @@ async function fillText(env: FillEnv, target: Target, loc: Locator, text: string
     shown = await loc.evaluate(readAndLeave);
     if (!sameValue(shown, text, digits)) {
       // A different number is a wrong value, never a formatting: it does not stay unsaid.
-      if (meant !== null && numericMeaning(shown) !== null) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing ${text}`);
+      if (meant !== null && numericMeaning(shown) !== null)
+        throw new AgentFailure(`'${target.label}' shows '${shown}' after typing ${text}`);
       env.log(`${target.label}: control shows a different value after typing`);
     }
   }
   // Masks and time pickers rewrite what is typed: what they show must still mean the value, or nothing is claimed.
   if (check && !readBackMatches(check, text, shown)) {
-    throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}' (${check === 'digits' ? 'the digits differ' : 'a different time'}); the value was not placed`);
+    throw new AgentFailure(
+      `'${target.label}' shows '${shown}' after typing '${text}' (${check === 'digits' ? 'the digits differ' : 'a different time'}); the value was not placed`,
+    );
   }
   return shown;
 }
@@ -123,18 +194,28 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   // that is none of its options is asked about with all of them, not with what a few letters suggest.
   const known = realChoices(target.choices);
   const preMatch = known.length ? findChoice(value, known) : null;
-  if (preMatch && !('how' in preMatch)) throw optionProblem(target, asText(value), preMatch.index, known.map((c) => c.label));
+  if (preMatch && !('how' in preMatch))
+    throw optionProblem(
+      target,
+      asText(value),
+      preMatch.index,
+      known.map((c) => c.label),
+    );
   const text = preMatch && 'how' in preMatch ? (known[preMatch.index] as ChoiceLike).label : asText(value);
   const options = target.frame.locator(OPTION_SELECTOR);
   const listed = async (timeoutMs: number): Promise<string[]> => {
     let openSince = 0;
-    await waitFor(async () => {
-      if ((await options.count()) > 0) return true;
-      // An open list showing no option ("No options") answers too, after a moment for async results.
-      if ((await loc.getAttribute('aria-expanded')) !== 'true') return false;
-      openSince ||= Date.now();
-      return Date.now() - openSince > 300;
-    }, timeoutMs, 100);
+    await waitFor(
+      async () => {
+        if ((await options.count()) > 0) return true;
+        // An open list showing no option ("No options") answers too, after a moment for async results.
+        if ((await loc.getAttribute('aria-expanded')) !== 'true') return false;
+        openSince ||= Date.now();
+        return Date.now() - openSince > 300;
+      },
+      timeoutMs,
+      100,
+    );
     return (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
   };
   const tryTyping = async (typed: string): Promise<string[]> => {
@@ -179,7 +260,10 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   let match: ReturnType<typeof findChoice>;
   let label: string;
   for (let attempt = 0; ; attempt += 1) {
-    match = findChoice(text, seen.map((l) => ({ label: l, value: l })));
+    match = findChoice(
+      text,
+      seen.map((l) => ({ label: l, value: l })),
+    );
     if (!('how' in match)) {
       // The suggestions are what the typed text brought up; the question offers the whole list when it opens on ArrowDown.
       await env.page.keyboard.press('Escape');
@@ -197,7 +281,9 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     }
     if (attempt >= 2) {
       await env.page.keyboard.press('Escape');
-      throw new AgentFailure(`'${target.label}': the list changed while choosing '${label}' (that place now shows '${now}'); nothing was chosen`);
+      throw new AgentFailure(
+        `'${target.label}': the list changed while choosing '${label}' (that place now shows '${now}'); nothing was chosen`,
+      );
     }
     env.log(`${target.label}: the list changed while choosing '${label}'; reading it again`);
     seen = await settledList();
@@ -217,7 +303,9 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
   if (control.labelOnly) {
     // The input is off-screen or under its label: a person clicks the label, and so does this.
     if ((await loc.isChecked()) === checked) return;
-    const label = control.id ? target.frame.locator(`label[for="${control.id}"]`) : loc.locator('xpath=ancestor::label[1]');
+    const label = control.id
+      ? target.frame.locator(`label[for="${control.id}"]`)
+      : loc.locator('xpath=ancestor::label[1]');
     if ((await label.count()) >= 1) await click(env, label.first()).catch(() => undefined);
     if ((await loc.isChecked()) !== checked) await loc.setChecked(checked, { force: true });
     return;
@@ -226,8 +314,7 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
     // A humanized click toggles, so it needs the current state; setChecked already no-ops when it matches.
     if (env.human) {
       if ((await loc.isChecked()) !== checked) await env.human.click(loc);
-    }
-    else await loc.setChecked(checked, { timeout: 2500 });
+    } else await loc.setChecked(checked, { timeout: 2500 });
   } catch {
     // Styled inputs hidden under their label: click the label, then force as a last resort.
     const label = target.frame.locator(`label[for="${control.id}"]`);
@@ -240,7 +327,13 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
 function choose(target: Target, value: unknown, choices: ChoiceLike[]): { index: number; how: PlacementHow } {
   const real = realChoices(choices);
   const match = findChoice(value, real);
-  if (!('how' in match)) throw optionProblem(target, asText(value), match.index, real.map((c) => c.label));
+  if (!('how' in match))
+    throw optionProblem(
+      target,
+      asText(value),
+      match.index,
+      real.map((c) => c.label),
+    );
   return { index: choices.indexOf(real[match.index] as ChoiceLike), how: match.how };
 }
 
@@ -250,24 +343,42 @@ function weakest(hows: PlacementHow[]): PlacementHow {
   return hows.reduce<PlacementHow>((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'exact');
 }
 
-async function fillSelectLike(loc: Locator, target: Target, control: ScannedControl, wanted: unknown[]): Promise<FillResult> {
+async function fillSelectLike(
+  loc: Locator,
+  target: Target,
+  control: ScannedControl,
+  wanted: unknown[],
+): Promise<FillResult> {
   const choices = selectChoices(control);
   const matches = wanted.map((w) => choose(target, w, choices));
   const picked = matches.map((m) => choices[m.index] as ChoiceLike);
   // force: select2/chosen-style widgets hide the native select but still listen to its change event.
-  await loc.selectOption(picked.map((p) => ({ value: p.value })), { timeout: 5000, force: true });
+  await loc.selectOption(
+    picked.map((p) => ({ value: p.value })),
+    { timeout: 5000, force: true },
+  );
   return { shown: picked.map((p) => p.label).join(', '), how: weakest(matches.map((m) => m.how)) };
 }
 
 async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const parts = target.dateParts as DateSplitParts;
   const date = parseDateValue(value) ?? (parts.day ? null : parseMonthYear(value));
-  if (!date) throw new FillProblem(`'${asText(value)}' is not a date (e.g. YYYY-MM-DD${parts.day ? '' : ' or YYYY-MM'}) for '${target.label}'`);
+  if (!date)
+    throw new FillProblem(
+      `'${asText(value)}' is not a date (e.g. YYYY-MM-DD${parts.day ? '' : ' or YYYY-MM'}) for '${target.label}'`,
+    );
   const put = async (control: ScannedControl, texts: string[]): Promise<void> => {
     const loc = locate(target, control);
     if (control.aria) {
       // A custom dropdown: the first spelling its options have (a month by name or number).
-      const part: Target = { ...target, kind: 'listbox', controls: [control], id: control.pid, label: `${target.label} (${control.labelledBy || control.ariaLabel || 'part'})`, choices: [] };
+      const part: Target = {
+        ...target,
+        kind: 'listbox',
+        controls: [control],
+        id: control.pid,
+        label: `${target.label} (${control.labelledBy || control.ariaLabel || 'part'})`,
+        choices: [],
+      };
       for (const [i, text] of texts.entries()) {
         try {
           await fillListbox(env, part, text);
@@ -281,7 +392,8 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
     if (control.tag === 'select') {
       const choices = control.options.filter((o) => !o.disabled);
       const index = texts.map((t) => matchChoice(t, choices)).find((i) => i >= 0);
-      if (index === undefined) throw new FillProblem(`no option for '${texts[0]}' in the ${control.name || 'date'} list of '${target.label}'`);
+      if (index === undefined)
+        throw new FillProblem(`no option for '${texts[0]}' in the ${control.name || 'date'} list of '${target.label}'`);
       await loc.selectOption({ value: (choices[index] as ChoiceLike).value }, { force: true });
     } else {
       await fillText(env, target, loc, texts[0] as string);
@@ -289,13 +401,20 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
   };
   const { day, month, year } = parts;
   const monthValues = monthChoiceValues(date.month);
-  if (month.tag !== 'select' && (month.maxLength === 2 || /mm/i.test(month.placeholder))) monthValues.unshift(monthValues[1] as string);
-  if (day && 'day' in date) await put(day, [day.maxLength === 2 || /dd/i.test(day.placeholder) ? String(date.day).padStart(2, '0') : String(date.day)]);
+  if (month.tag !== 'select' && (month.maxLength === 2 || /mm/i.test(month.placeholder)))
+    monthValues.unshift(monthValues[1] as string);
+  if (day && 'day' in date)
+    await put(day, [
+      day.maxLength === 2 || /dd/i.test(day.placeholder) ? String(date.day).padStart(2, '0') : String(date.day),
+    ]);
   await put(month, monthValues);
   await put(year, [year.maxLength === 2 ? String(date.year % 100).padStart(2, '0') : String(date.year)]);
   const yearMonth = `${date.year}-${String(date.month).padStart(2, '0')}`;
   // A full date into month and year boxes drops only the day the form does not ask for.
-  return { shown: day && 'day' in date ? `${yearMonth}-${String(date.day).padStart(2, '0')}` : yearMonth, how: 'normalised' };
+  return {
+    shown: day && 'day' in date ? `${yearMonth}-${String(date.day).padStart(2, '0')}` : yearMonth,
+    how: 'normalised',
+  };
 }
 
 /**
@@ -309,14 +428,16 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   const facts = { ...(c.slider as NonNullable<ScannedControl['slider']>) };
   const wanted = sliderGoal(value, facts);
   if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
-  const read = async (): Promise<number> => Number(c.aria ? await loc.getAttribute('aria-valuenow') : await loc.inputValue());
+  const read = async (): Promise<number> =>
+    Number(c.aria ? await loc.getAttribute('aria-valuenow') : await loc.inputValue());
   // Focus, not click: a click moves a slider to wherever it lands.
   await loc.focus();
   let now = await read();
   let arrowsOnly = false;
   for (let round = 0; round < 8 && !sameSliderValue(now, wanted.goal); round += 1) {
     const { keys } = planSliderKeys(now, wanted.goal, facts, arrowsOnly);
-    if (keys.length > 500) throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
+    if (keys.length > 500)
+      throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
     for (const key of keys) await loc.press(key);
     const after = await read();
     if (facts.step <= 0 && !sameSliderValue(after, now)) {
@@ -330,7 +451,8 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     else if (sameSliderValue(after, now)) break;
     now = after;
   }
-  if (!sameSliderValue(now, wanted.goal)) throw new AgentFailure(`'${target.label}' reports ${now} after moving it towards ${wanted.goal}`);
+  if (!sameSliderValue(now, wanted.goal))
+    throw new AgentFailure(`'${target.label}' reports ${now} after moving it towards ${wanted.goal}`);
   return { shown: String(now), how: typeof value === 'number' ? 'exact' : 'normalised' };
 }
 
@@ -340,9 +462,19 @@ async function readSegmentsNow(target: Target, field: SegmentedField): Promise<S
   for (const s of field.list) {
     const read = await target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate((el) => {
       const now = el.getAttribute('aria-valuenow');
-      return { text: (el.textContent ?? '').trim(), now: now === null || now.trim() === '' ? null : Number(now), valueText: el.getAttribute('aria-valuetext') ?? '' };
+      return {
+        text: (el.textContent ?? '').trim(),
+        now: now === null || now.trim() === '' ? null : Number(now),
+        valueText: el.getAttribute('aria-valuetext') ?? '',
+      };
     });
-    out.push({ kind: s.kind, part: s.part, text: read.text, now: read.now !== null && Number.isFinite(read.now) ? read.now : null, valueText: read.valueText });
+    out.push({
+      kind: s.kind,
+      part: s.part,
+      text: read.text,
+      now: read.now !== null && Number.isFinite(read.now) ? read.now : null,
+      valueText: read.valueText,
+    });
   }
   return out;
 }
@@ -379,9 +511,14 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
   const text = segmentText(field, wanted.goal);
   if (!sameSegmentValue(field, shown, wanted.goal)) {
     const showing = readings.map((r) => r.text).join(' ');
-    throw new AgentFailure(`'${target.label}' shows '${showing}' after typing ${text} into its parts; the value was not placed`);
+    throw new AgentFailure(
+      `'${target.label}' shows '${showing}' after typing ${text} into its parts; the value was not placed`,
+    );
   }
-  await target.frame.locator(`[data-portico-id="${plan.keys.at(-1)?.pid}"]`).blur().catch(() => undefined);
+  await target.frame
+    .locator(`[data-portico-id="${plan.keys.at(-1)?.pid}"]`)
+    .blur()
+    .catch(() => undefined);
   return { shown: text, how: text === asText(value) ? 'exact' : 'normalised' };
 }
 
@@ -395,12 +532,19 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
   const pids = (target.controls[0] as ScannedControl).boxes ?? [];
   const code = asText(value).replace(/[\s-]+/g, '');
   if ([...code].length !== pids.length) {
-    throw new FillProblem(`'${asText(value)}' has ${[...code].length} characters; '${target.label}' takes exactly ${pids.length}, one per box`);
+    throw new FillProblem(
+      `'${asText(value)}' has ${[...code].length} characters; '${target.label}' takes exactly ${pids.length}, one per box`,
+    );
   }
   const box = (pid: string): Locator => target.frame.locator(`[data-portico-id="${pid}"]`);
   const read = async (): Promise<string> => {
     const out: string[] = [];
-    for (const pid of pids) out.push(await box(pid).inputValue().catch(() => ''));
+    for (const pid of pids)
+      out.push(
+        await box(pid)
+          .inputValue()
+          .catch(() => ''),
+      );
     return out.join('');
   };
   for (const [i, ch] of [...code].entries()) {
@@ -413,14 +557,21 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
   let shown = await read();
   if (shown !== code) {
     // Boxes that move the focus on their own may have taken the characters elsewhere: the whole code once into the first box.
-    env.log(`${target.label}: the boxes show '${target.controls.some((c) => c.type === 'password') ? '…' : shown}' after typing box by box; typing the code into the first box`);
+    env.log(
+      `${target.label}: the boxes show '${target.controls.some((c) => c.type === 'password') ? '…' : shown}' after typing box by box; typing the code into the first box`,
+    );
     await click(env, box(pids[0] as string));
     if (env.human) await env.human.type(code);
     else await env.page.keyboard.type(code, { delay: 15 });
     shown = await read();
   }
-  if (shown !== code) throw new AgentFailure(`'${target.label}' shows '${shown}' in its boxes after typing the ${pids.length}-character code; the value was not placed`);
-  await box(pids.at(-1) as string).blur().catch(() => undefined);
+  if (shown !== code)
+    throw new AgentFailure(
+      `'${target.label}' shows '${shown}' in its boxes after typing the ${pids.length}-character code; the value was not placed`,
+    );
+  await box(pids.at(-1) as string)
+    .blur()
+    .catch(() => undefined);
   return { shown, how: shown === asText(value) ? 'exact' : 'normalised' };
 }
 
@@ -435,7 +586,8 @@ async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise
   if (point[0] >= 0) await env.page.mouse.click(point[0], point[1]);
   else await env.page.keyboard.press('Escape');
   const after = await loc.inputValue().catch(() => shown);
-  if (after !== shown) throw new AgentFailure(`the date field shows '${after}' after closing its calendar (it showed '${shown}')`);
+  if (after !== shown)
+    throw new AgentFailure(`the date field shows '${after}' after closing its calendar (it showed '${shown}')`);
 }
 
 /** How a text went in: exactly as given, or adapted (a date formatted, a number stripped of its unit, a mask). */
@@ -444,7 +596,12 @@ function textHow(value: unknown, shown: string): PlacementHow {
 }
 
 /** Puts `value` into `target` the way the control needs it; returns what the control now shows and how the value was adapted. */
-export async function fillTarget(env: FillEnv, target: Target, value: unknown, options: FillOptions = {}): Promise<FillResult> {
+export async function fillTarget(
+  env: FillEnv,
+  target: Target,
+  value: unknown,
+  options: FillOptions = {},
+): Promise<FillResult> {
   const first = target.controls[0] as ScannedControl;
   const loc = locate(target);
   // Playwright's own actions scroll as needed; the humanized mouse path needs the box on screen first.
@@ -456,12 +613,19 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
       if (first.datalist && target.choices.length) {
         // A datalist only suggests: a value naming one suggestion types that suggestion's value, anything else goes in as given.
         const match = findChoice(value, target.choices);
-        if ('how' in match) return { shown: await fillText(env, target, loc, (target.choices[match.index] as ChoiceLike).value), how: match.how };
-        env.log(`${target.label}: the value ${match.index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`);
+        if ('how' in match)
+          return {
+            shown: await fillText(env, target, loc, (target.choices[match.index] as ChoiceLike).value),
+            how: match.how,
+          };
+        env.log(
+          `${target.label}: the value ${match.index === -2 ? 'matches several' : 'is none'} of its suggestions; typing it as given`,
+        );
       }
       const text = textFor(target, value, options);
       const shown = await fillText(env, target, loc, text, readBackKind(target, value));
-      if (target.kind !== 'date' && parseDateValue(value) && text !== asText(value)) await closeCalendar(env, loc, shown);
+      if (target.kind !== 'date' && parseDateValue(value) && text !== asText(value))
+        await closeCalendar(env, loc, shown);
       return { shown, how: textHow(value, shown) };
     }
     case 'editable': {
@@ -472,9 +636,13 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
       // A date or time into a combobox with no options of its own (a date or time picker's text box,
       // opening a dialog): typed as text the way the field shows dates and times, read back, popup closed.
       if (!target.choices.length && typeof value === 'string' && (parseDateValue(value) || parseTimeOfDay(value))) {
-        const text = textFor(target, value, { ...options, format: options.format ?? (parseDateValue(value) ? 'date' : undefined) });
+        const text = textFor(target, value, {
+          ...options,
+          format: options.format ?? (parseDateValue(value) ? 'date' : undefined),
+        });
         const shown = await fillText(env, target, loc, text, readBackKind(target, value));
-        if (!sameText(shown, text, false)) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'; the value was not placed`);
+        if (!sameText(shown, text, false))
+          throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'; the value was not placed`);
         await loc.focus().catch(() => undefined);
         await env.page.keyboard.press('Escape');
         await loc.blur().catch(() => undefined);
@@ -498,20 +666,41 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
     }
     case 'checkbox': {
       const on = asBoolean(value);
-      if (on === null) throw new FillProblem(`'${asText(value)}' is not yes or no, which is what the checkbox '${target.label}' takes`, ['yes', 'no']);
+      if (on === null)
+        throw new FillProblem(
+          `'${asText(value)}' is not yes or no, which is what the checkbox '${target.label}' takes`,
+          ['yes', 'no'],
+        );
       if (first.aria) await setAriaChecked(env, target, first, on, 'it');
       else await checkControl(env, target, first, on);
       return { shown: on ? 'checked' : 'unchecked', how: typeof value === 'boolean' ? 'exact' : 'normalised' };
     }
     case 'checkboxGroup': {
-      const values = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/\s*[,;]\s*/).filter(Boolean) : [value];
+      const values = Array.isArray(value)
+        ? value
+        : typeof value === 'string'
+          ? value.split(/\s*[,;]\s*/).filter(Boolean)
+          : [value];
       const matches = values.map((v) => choose(target, v, target.choices));
       const picked = new Set(matches.map((m) => target.choices[m.index]?.pid));
       for (const control of target.controls) {
-        if (control.aria) await setAriaChecked(env, target, control, picked.has(control.pid), `'${target.choices.find((c) => c.pid === control.pid)?.label}'`);
+        if (control.aria)
+          await setAriaChecked(
+            env,
+            target,
+            control,
+            picked.has(control.pid),
+            `'${target.choices.find((c) => c.pid === control.pid)?.label}'`,
+          );
         else await checkControl(env, target, control, picked.has(control.pid));
       }
-      return { shown: target.choices.filter((c) => picked.has(c.pid)).map((c) => c.label).join(', '), how: weakest(matches.map((m) => m.how)) };
+      return {
+        shown: target.choices
+          .filter((c) => picked.has(c.pid))
+          .map((c) => c.label)
+          .join(', '),
+        how: weakest(matches.map((m) => m.how)),
+      };
     }
     case 'dateSplit':
       return fillDateSplit(env, target, value);
@@ -524,15 +713,22 @@ export async function fillTarget(env: FillEnv, target: Target, value: unknown, o
     case 'dateRange': {
       const range = dateRangeValue(value);
       const format = target.rangeFormat;
-      if (!range || !format) throw new FillProblem(`'${asText(value)}' is not a date range ({start, end}, start first) for '${target.label}'`);
+      if (!range || !format)
+        throw new FillProblem(
+          `'${asText(value)}' is not a date range ({start, end}, start first) for '${target.label}'`,
+        );
       const text = formatDateRange(range, format);
       const shown = await fillText(env, target, loc, text);
-      if (!showsDateRange(shown, range, format)) throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'`);
+      if (!showsDateRange(shown, range, format))
+        throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'`);
       return { shown, how: 'normalised' };
     }
     case 'file': {
       const files = filePayloads(value);
-      if (!files.length) throw new FillProblem(`the value for '${target.label}' is not a file (a data URL or {name, mime_type, content_base64})`);
+      if (!files.length)
+        throw new FillProblem(
+          `the value for '${target.label}' is not a file (a data URL or {name, mime_type, content_base64})`,
+        );
       await loc.setInputFiles(first.multiple ? files : files.slice(0, 1));
       return { shown: files.map((f) => f.name).join(', '), how: 'exact' };
     }

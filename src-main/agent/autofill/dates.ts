@@ -13,7 +13,20 @@ export interface DateParts {
 /** Which number comes first in a numeric date: the day (10/12 = 10 December) or the month. */
 export type DateOrder = 'DMY' | 'MDY';
 
-export const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+export const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 const WEEKDAYS = /^(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(day|nesday|sday|urday)?$/i;
 
@@ -64,7 +77,9 @@ export function dateReadings(value: unknown): DateParts[] {
     return a === b ? out.slice(0, 1) : out;
   }
   // Month names: "10 December 1990", "Dec 10, 1990", "10-Dec-1990", "Monday 10th December 1990".
-  const tokens = text.split(/[\s,/-]+/).filter((t) => t && !WEEKDAYS.test(t.replace(/[.,]$/, '')) && !/^(the|of)$/i.test(t));
+  const tokens = text
+    .split(/[\s,/-]+/)
+    .filter((t) => t && !WEEKDAYS.test(t.replace(/[.,]$/, '')) && !/^(the|of)$/i.test(t));
   if (tokens.length !== 3) return [];
   let month = 0;
   let day = 0;
@@ -93,7 +108,13 @@ export function parseMonthYear(value: unknown): { year: number; month: number } 
   const iso = /^(\d{4})[-/.](\d{1,2})$/.exec(text);
   const numeric = /^(\d{1,2})[-/. ](\d{4})$/.exec(text);
   const named = /^([A-Za-z]{3,9})\.?,? (\d{4})$/.exec(text);
-  const [year, month] = iso ? [Number(iso[1]), Number(iso[2])] : numeric ? [Number(numeric[2]), Number(numeric[1])] : named ? [Number(named[2]), monthOf(named[1] as string)] : [0, 0];
+  const [year, month] = iso
+    ? [Number(iso[1]), Number(iso[2])]
+    : numeric
+      ? [Number(numeric[2]), Number(numeric[1])]
+      : named
+        ? [Number(named[2]), monthOf(named[1] as string)]
+        : [0, 0];
   return year && month >= 1 && month <= 12 ? { year, month } : null;
 }
 
@@ -115,14 +136,26 @@ export function isoDate(d: DateParts): string {
 export function formatDate(d: DateParts, pattern: string): string {
   return pattern.replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => {
     switch (token) {
-      case 'YYYY': return String(d.year);
-      case 'YY': return pad(d.year % 100);
-      case 'MMMM': { const m = MONTHS[d.month - 1] ?? ''; return m.charAt(0).toUpperCase() + m.slice(1); }
-      case 'MMM': { const m = MONTHS[d.month - 1] ?? ''; return m.charAt(0).toUpperCase() + m.slice(1, 3); }
-      case 'MM': return pad(d.month);
-      case 'M': return String(d.month);
-      case 'DD': return pad(d.day);
-      default: return String(d.day);
+      case 'YYYY':
+        return String(d.year);
+      case 'YY':
+        return pad(d.year % 100);
+      case 'MMMM': {
+        const m = MONTHS[d.month - 1] ?? '';
+        return m.charAt(0).toUpperCase() + m.slice(1);
+      }
+      case 'MMM': {
+        const m = MONTHS[d.month - 1] ?? '';
+        return m.charAt(0).toUpperCase() + m.slice(1, 3);
+      }
+      case 'MM':
+        return pad(d.month);
+      case 'M':
+        return String(d.month);
+      case 'DD':
+        return pad(d.day);
+      default:
+        return String(d.day);
     }
   });
 }
@@ -152,7 +185,8 @@ export function dateOrderFromHint(text: string): DateOrder | null {
  * MM/DD/YYYY, "31 December 1980" → D MMMM YYYY). An example readable both ways uses `order`.
  */
 export function dateFormatFromExample(text: string, order: DateOrder | null): string | null {
-  const named = /\b(\d{1,2})(?:st|nd|rd|th)? ([A-Z][a-z]{2,8})\.? (\d{4})\b|\b([A-Z][a-z]{2,8})\.? (\d{1,2}), (\d{4})\b/.exec(text);
+  const named =
+    /\b(\d{1,2})(?:st|nd|rd|th)? ([A-Z][a-z]{2,8})\.? (\d{4})\b|\b([A-Z][a-z]{2,8})\.? (\d{1,2}), (\d{4})\b/.exec(text);
   if (named) {
     const word = (named[2] ?? named[4]) as string;
     if (monthOf(word)) {
@@ -161,7 +195,8 @@ export function dateFormatFromExample(text: string, order: DateOrder | null): st
     }
   }
   const iso = /\b(\d{4})([/.-])(\d{1,2})\2(\d{1,2})\b/.exec(text);
-  if (iso) return `YYYY${iso[2]}${(iso[3] as string).length === 2 ? 'MM' : 'M'}${iso[2]}${(iso[4] as string).length === 2 ? 'DD' : 'D'}`;
+  if (iso)
+    return `YYYY${iso[2]}${(iso[3] as string).length === 2 ? 'MM' : 'M'}${iso[2]}${(iso[4] as string).length === 2 ? 'DD' : 'D'}`;
   const m = /\b(\d{1,2})([/.\- ])(\d{1,2})\2(\d{4})\b/.exec(text);
   if (!m) return null;
   const [a, sep, b] = [m[1] as string, m[2] as string, m[3] as string];

@@ -31,13 +31,21 @@ function schemaProps(schema: unknown): Record<string, unknown> {
 }
 
 function schemaRequired(schema: unknown): string[] {
-  return isObject(schema) && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  return isObject(schema) && Array.isArray(schema.required)
+    ? schema.required.filter((r): r is string => typeof r === 'string')
+    : [];
 }
 
 /** Flattens nested form_data objects into leaf entries (`address: {city}` → `address.city`). */
 export function flattenFormData(formData: JsonObject, formSchema: JsonObject): Entry[] {
   const out: Entry[] = [];
-  const walk = (data: Record<string, unknown>, schema: unknown, prefix: string[], parentRequired: boolean, item?: Entry['item']): void => {
+  const walk = (
+    data: Record<string, unknown>,
+    schema: unknown,
+    prefix: string[],
+    parentRequired: boolean,
+    item?: Entry['item'],
+  ): void => {
     const props = schemaProps(schema);
     const required = schemaRequired(schema);
     for (const [name, value] of Object.entries(data)) {
@@ -54,19 +62,23 @@ export function flattenFormData(formData: JsonObject, formSchema: JsonObject): E
         const ps = isObject(propSchema) ? propSchema : {};
         const arrayKey = path.join('.');
         const arrayTitle = typeof ps.title === 'string' ? ps.title : '';
-        for (const [index, v] of value.entries()) walk(v as Record<string, unknown>, ps.items, path, isRequired, { array: arrayKey, index, arrayTitle });
+        for (const [index, v] of value.entries())
+          walk(v as Record<string, unknown>, ps.items, path, isRequired, { array: arrayKey, index, arrayTitle });
         continue;
       }
       const ps = isObject(propSchema) ? propSchema : {};
       const format = typeof ps.format === 'string' ? ps.format : '';
       out.push({
-        key: item ? `${item.array}[${item.index}].${path.slice(item.array.split('.').length).join('.')}` : path.join('.'),
+        key: item
+          ? `${item.array}[${item.index}].${path.slice(item.array.split('.').length).join('.')}`
+          : path.join('.'),
         path,
         value,
         title: typeof ps.title === 'string' ? ps.title : '',
         description: typeof ps.description === 'string' ? ps.description : '',
         required: isRequired,
-        secret: format === 'password' || ps.writeOnly === true || /pass(word|code)|secret|pin$|token|cvv|cvc/i.test(name),
+        secret:
+          format === 'password' || ps.writeOnly === true || /pass(word|code)|secret|pin$|token|cvv|cvc/i.test(name),
         format,
         ...(item && { item }),
       });
@@ -77,7 +89,10 @@ export function flattenFormData(formData: JsonObject, formSchema: JsonObject): E
 }
 
 /** Schema-required leaf keys missing from form_data (so the agent can ask for them). */
-export function missingRequiredKeys(formData: JsonObject, formSchema: JsonObject): Array<{ key: string; title: string }> {
+export function missingRequiredKeys(
+  formData: JsonObject,
+  formSchema: JsonObject,
+): Array<{ key: string; title: string }> {
   const out: Array<{ key: string; title: string }> = [];
   const walk = (data: Record<string, unknown>, schema: unknown, prefix: string[]): void => {
     const props = schemaProps(schema);
@@ -85,7 +100,10 @@ export function missingRequiredKeys(formData: JsonObject, formSchema: JsonObject
       const value = data[name];
       const ps = props[name];
       if (value === undefined || value === null || value === '') {
-        out.push({ key: [...prefix, name].join('.'), title: isObject(ps) && typeof ps.title === 'string' ? ps.title : '' });
+        out.push({
+          key: [...prefix, name].join('.'),
+          title: isObject(ps) && typeof ps.title === 'string' ? ps.title : '',
+        });
       } else if (isObject(value) && !isFileObject(value)) {
         walk(value, ps, [...prefix, name]);
       }

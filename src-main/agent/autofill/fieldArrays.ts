@@ -26,7 +26,15 @@ const singular = (t: string): string => t.replace(/ies$/, 'y').replace(/s$/, '')
 /** Whether an "Add …" button is about this array: it names the array (or its items) by a word of its key or title. */
 export function addButtonFor(array: string, title: string, buttons: ScannedButton[]): ScannedButton | null {
   const words = new Set([...conceptTokens(array.split('.').pop() ?? array), ...conceptTokens(title)].map(singular));
-  const fits = buttons.filter((b) => b.visible && !b.disabled && ADD.test(b.text) && conceptTokens(b.text).map(singular).some((w) => words.has(w)));
+  const fits = buttons.filter(
+    (b) =>
+      b.visible &&
+      !b.disabled &&
+      ADD.test(b.text) &&
+      conceptTokens(b.text)
+        .map(singular)
+        .some((w) => words.has(w)),
+  );
   return fits.length === 1 ? (fits[0] as ScannedButton) : null;
 }
 
@@ -79,13 +87,23 @@ export function arrayRows(entries: Entry[], targets: Target[], buttons: ScannedB
  * against the targets outside the claimed rows. Items of an array whose rows the page does not show
  * (yet) are matched like other keys when no row set was recognised, else left for a later page or pass.
  */
-export function matchScoped(entries: Entry[], targets: Target[], layout: ArrayRows[]): { placements: Placement[]; ambiguous: Ambiguity[] } {
+export function matchScoped(
+  entries: Entry[],
+  targets: Target[],
+  layout: ArrayRows[],
+): { placements: Placement[]; ambiguous: Ambiguity[] } {
   const withRows = new Map(layout.filter((l) => l.rows.length).map((l) => [l.array, l]));
   const inRows = new Set([...withRows.values()].flatMap((l) => l.rows.flat().map((t) => t.id)));
-  const result = matchEntries(entries.filter((e) => !e.item || !withRows.has(e.item.array)), targets.filter((t) => !inRows.has(t.id)));
+  const result = matchEntries(
+    entries.filter((e) => !e.item || !withRows.has(e.item.array)),
+    targets.filter((t) => !inRows.has(t.id)),
+  );
   for (const l of withRows.values()) {
     l.rows.forEach((row, index) => {
-      const r = matchEntries(entries.filter((e) => e.item?.array === l.array && e.item.index === index), row);
+      const r = matchEntries(
+        entries.filter((e) => e.item?.array === l.array && e.item.index === index),
+        row,
+      );
       result.placements.push(...r.placements);
       result.ambiguous.push(...r.ambiguous);
     });

@@ -49,21 +49,37 @@ export function compatibility(value: unknown, target: Target): number {
   }
   // A {start, end} pair belongs in a range input only (its two dates also reach two inputs as two keys).
   if (dateRangeValue(value) && typeof value === 'object') return 0;
-  if (target.kind === 'dateSplit') return dateReadings(value).length || (!target.dateParts?.day && parseMonthYear(value)) ? 1 : 0;
+  if (target.kind === 'dateSplit')
+    return dateReadings(value).length || (!target.dateParts?.day && parseMonthYear(value)) ? 1 : 0;
   if (Array.isArray(value)) {
-    if (target.kind === 'checkboxGroup' || ((target.kind === 'select' || target.kind === 'listbox') && target.controls[0]?.multiple)) return 1;
+    if (
+      target.kind === 'checkboxGroup' ||
+      ((target.kind === 'select' || target.kind === 'listbox') && target.controls[0]?.multiple)
+    )
+      return 1;
     // A list drawn only while open may take several choices (it says so once open: aria-multiselectable,
     // menuitemcheckbox items); the filler checks, and a list taking one choice asks or fails.
     if ((target.kind === 'listbox' || target.kind === 'combobox') && !target.choices.length) return 0.9;
     return 0.4;
   }
-  if (typeof value === 'boolean') return target.kind === 'checkbox' || target.kind === 'radio' ? 1 : target.kind === 'select' || target.kind === 'listbox' ? 0.9 : 0.3;
-  if (target.kind === 'checkbox') return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
+  if (typeof value === 'boolean')
+    return target.kind === 'checkbox' || target.kind === 'radio'
+      ? 1
+      : target.kind === 'select' || target.kind === 'listbox'
+        ? 0.9
+        : 0.3;
+  if (target.kind === 'checkbox')
+    return typeof value === 'string' && /^(yes|no|true|false|on|off|y|n|1|0)$/i.test(value) ? 1 : 0.3;
   // A value that is none of a choice control's options leans towards another control that has it,
   // but only as a tie-breaker: a key named for this control still lands here, and the filler then
   // asks which option is meant (or fails) instead of dropping the value.
   // (A listbox whose options only render when opened cannot tell, so it is not penalised.)
-  if (target.kind === 'radio' || target.kind === 'select' || target.kind === 'checkboxGroup' || (target.kind === 'listbox' && target.choices.length)) {
+  if (
+    target.kind === 'radio' ||
+    target.kind === 'select' ||
+    target.kind === 'checkboxGroup' ||
+    (target.kind === 'listbox' && target.choices.length)
+  ) {
     const values = Array.isArray(value) ? value : [value];
     const hits = values.filter((v) => matchChoice(v, target.choices) >= 0).length;
     if (hits === values.length) return 1;
@@ -76,7 +92,10 @@ export function compatibility(value: unknown, target: Target): number {
 
 function entryTexts(entry: Entry): Array<{ text: string; weight: number }> {
   const last = entry.path[entry.path.length - 1] ?? entry.key;
-  const texts = [{ text: last, weight: 1 }, { text: entry.path.join(' '), weight: 0.98 }];
+  const texts = [
+    { text: last, weight: 1 },
+    { text: entry.path.join(' '), weight: 0.98 },
+  ];
   if (entry.title) texts.push({ text: entry.title, weight: 1 });
   if (entry.description) texts.push({ text: entry.description, weight: 0.7 });
   return texts;
@@ -94,7 +113,16 @@ function couldBeAnOption(value: unknown, target: Target): boolean {
 /** Raw name/id forms a nested key may take: `address.city`, `address[city]`, `address_city`, `city`. */
 function exactNames(entry: Entry): Set<string> {
   const p = entry.path;
-  const names = new Set([entry.key, p.join('_'), p.join('-'), p[0] + p.slice(1).map((s) => `[${s}]`).join('')]);
+  const names = new Set([
+    entry.key,
+    p.join('_'),
+    p.join('-'),
+    p[0] +
+      p
+        .slice(1)
+        .map((s) => `[${s}]`)
+        .join(''),
+  ]);
   if (p.length === 1) names.add(`${entry.key}[]`);
   return new Set([...names].map((n) => n.toLowerCase()));
 }
@@ -119,7 +147,8 @@ export function scoreMatch(entry: Entry, target: Target, weigh: TokenWeight = ()
   for (const k of entryTexts(entry)) {
     for (const t of target.texts) {
       const similarity = textSimilarity(k.text, t.text, weigh);
-      const s = (consent ? Math.max(similarity, 0.8 * coverage(k.text, t.text, weigh)) : similarity) * k.weight * t.weight;
+      const s =
+        (consent ? Math.max(similarity, 0.8 * coverage(k.text, t.text, weigh)) : similarity) * k.weight * t.weight;
       if (s > best) best = s;
     }
   }
@@ -161,14 +190,23 @@ export function matchEntries(entries: Entry[], targets: Target[]): { placements:
     const [top, second] = free;
     if (!top) continue;
     if (second && top.score - second.score < AMBIGUITY_MARGIN) {
-      ambiguous.push({ entry, candidates: free.filter((c) => top.score - c.score < AMBIGUITY_MARGIN).map((c) => c.target) });
+      ambiguous.push({
+        entry,
+        candidates: free.filter((c) => top.score - c.score < AMBIGUITY_MARGIN).map((c) => c.target),
+      });
       continue;
     }
     taken.add(top.target.id);
     placements.push({ entry, target: top.target, score: top.score });
   }
   const unmatched = scored.filter((s) => !s.candidates.length).map((s) => s.entry);
-  placements.push(...placeByOptions(unmatched, targets.filter((t) => !taken.has(t.id)), weigh));
+  placements.push(
+    ...placeByOptions(
+      unmatched,
+      targets.filter((t) => !taken.has(t.id)),
+      weigh,
+    ),
+  );
   return { placements, ambiguous };
 }
 
@@ -186,10 +224,15 @@ function placeByOptions(entries: Entry[], free: Target[], weigh: TokenWeight): P
   for (const entry of entries) {
     const values = Array.isArray(entry.value) ? entry.value : [entry.value];
     if (!values.length || values.some((v) => asBoolean(v) !== null || typeof v === 'object')) continue;
-    const fits = free.filter((t) => CHOICE_KINDS.has(t.kind) && !used.has(t.id) && values.every((v) => {
-      const match = findChoice(v, realChoices(t.choices));
-      return 'how' in match && match.how !== 'synonym';
-    }));
+    const fits = free.filter(
+      (t) =>
+        CHOICE_KINDS.has(t.kind) &&
+        !used.has(t.id) &&
+        values.every((v) => {
+          const match = findChoice(v, realChoices(t.choices));
+          return 'how' in match && match.how !== 'synonym';
+        }),
+    );
     const [target] = fits;
     if (fits.length !== 1 || !target) continue;
     if (values.length < 2 && scoreMatch(entry, target, weigh) < 0.25) continue;
@@ -207,17 +250,28 @@ function placeByOptions(entries: Entry[], free: Target[], weigh: TokenWeight): P
 export function eliminationFits(entry: Entry, target: Target): boolean {
   if (compatibility(entry.value, target) < 1) return false;
   switch (target.kind) {
-    case 'radio': case 'select': case 'checkboxGroup': case 'listbox':
-      return (Array.isArray(entry.value) ? entry.value : [entry.value]).every((v) => 'how' in findChoice(v, target.choices));
+    case 'radio':
+    case 'select':
+    case 'checkboxGroup':
+    case 'listbox':
+      return (Array.isArray(entry.value) ? entry.value : [entry.value]).every(
+        (v) => 'how' in findChoice(v, target.choices),
+      );
     case 'checkbox':
       return asBoolean(entry.value) !== null;
     case 'segments':
       return target.controls[0]?.segments?.kind !== 'date' || dateReadings(entry.value).length === 1;
-    case 'date': case 'dateSplit':
-      return dateReadings(entry.value).length === 1 || (target.kind === 'dateSplit' && !target.dateParts?.day && parseMonthYear(entry.value) !== null);
+    case 'date':
+    case 'dateSplit':
+      return (
+        dateReadings(entry.value).length === 1 ||
+        (target.kind === 'dateSplit' && !target.dateParts?.day && parseMonthYear(entry.value) !== null)
+      );
     case 'file':
       return true;
     default:
-      return entryTexts(entry).some((k) => target.texts.some((t) => coverage(k.text, t.text) > 0 || coverage(t.text, k.text) > 0));
+      return entryTexts(entry).some((k) =>
+        target.texts.some((t) => coverage(k.text, t.text) > 0 || coverage(t.text, k.text) > 0),
+      );
   }
 }

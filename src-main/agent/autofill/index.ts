@@ -43,11 +43,15 @@ export class AutofillAgent implements Agent {
     // Required keys absent from form_data: ask up front (or fail) rather than half-fill the form.
     for (const missing of missingRequiredKeys(formData, ctx.formSchema)) {
       if (missing.key.includes('.')) continue;
-      const answer = await askOrFail(ctx, {
-        question: `What is the value for '${missing.title || missing.key}'?`,
-        options: [],
-        message: `form_data has no value for the required key '${missing.key}'.`,
-      }, `form_data has no value for the required key '${missing.key}'; enable human_in_the_loop to be asked`);
+      const answer = await askOrFail(
+        ctx,
+        {
+          question: `What is the value for '${missing.title || missing.key}'?`,
+          options: [],
+          message: `form_data has no value for the required key '${missing.key}'.`,
+        },
+        `form_data has no value for the required key '${missing.key}'; enable human_in_the_loop to be asked`,
+      );
       formData[missing.key] = answer;
     }
     const entries = flattenFormData(formData, ctx.formSchema);
@@ -65,7 +69,10 @@ export class AutofillAgent implements Agent {
     try {
       await ctx.page.goto(ctx.startUrl, { waitUntil: 'load', timeout: this.#options.navigationTimeoutMs ?? 30_000 });
     } catch (error) {
-      throw new AgentFailure(`Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, { cause: error });
+      throw new AgentFailure(
+        `Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        { cause: error },
+      );
     }
     // A job with credential_id signs in first (login and one-time-code pages), then fills the form it lands on.
     const wizard = new Wizard(ctx, entries, humanFor, this.#options.keyMapper?.(ctx) ?? null);
@@ -87,11 +94,15 @@ export class AutofillAgent implements Agent {
           if (seen.receipt) ctx.reportSubmission?.(seen.receipt);
           throw new AgentFailure(`Not submitted: ${seen.problem}`);
         }
-        const picked = await askForOption(ctx, {
-          question: `Portico did not see the form submitted: ${seen.problem}. Continue from the page as it is now, or Cancel?`,
-          options: ['Continue', 'Cancel'],
-          message: 'Bring the form on screen in the live view (or fix what the page shows), then choose Continue.',
-        }, `Not submitted: ${seen.problem}`);
+        const picked = await askForOption(
+          ctx,
+          {
+            question: `Portico did not see the form submitted: ${seen.problem}. Continue from the page as it is now, or Cancel?`,
+            options: ['Continue', 'Cancel'],
+            message: 'Bring the form on screen in the live view (or fix what the page shows), then choose Continue.',
+          },
+          `Not submitted: ${seen.problem}`,
+        );
         if (picked === 1) throw new AgentFailure(`Not submitted (cancelled by a human): ${seen.problem}`);
         outcome = await wizard.run();
       }
@@ -102,13 +113,19 @@ export class AutofillAgent implements Agent {
     await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
     const report: FillReport = { placements: {}, unplaced: outcome.unplaced };
     for (const [key, placed] of outcome.placed) {
-      report.placements[key] = { control: placed.label, value: placed.shown, how: placed.how, matched_by: placed.matchedBy };
+      report.placements[key] = {
+        control: placed.label,
+        value: placed.shown,
+        how: placed.how,
+        matched_by: placed.matchedBy,
+      };
     }
     for (const { key, reason } of outcome.unplaced) ctx.log(`${key}: not placed (${reason})`);
     ctx.reportFill?.(report);
     if (seen.receipt) {
       ctx.reportSubmission?.(seen.receipt);
-      if (seen.receipt.unverified.length) ctx.log(`submission: not found in what was sent (unverified): ${seen.receipt.unverified.join(', ')}`);
+      if (seen.receipt.unverified.length)
+        ctx.log(`submission: not found in what was sent (unverified): ${seen.receipt.unverified.join(', ')}`);
     }
     const fields = Object.fromEntries(Object.entries(report.placements).map(([key, p]) => [key, p.value]));
     const result = buildResult(facts, ctx.outputSchema, fields, { submitted: true, receipt: seen.receipt }, report);

@@ -9,7 +9,12 @@ const ROLE = 'data-portico-login';
 
 /** Scans one frame; a frame that is navigating or gone reads as no login controls. */
 export async function scanLoginFrame(frame: Frame): Promise<LoginScan> {
-  return answerWithin(frame, frame.evaluate(loginScan, ROLE)).catch(() => ({ username: false, password: false, otpBoxes: 0, submit: false }));
+  return answerWithin(frame, frame.evaluate(loginScan, ROLE)).catch(() => ({
+    username: false,
+    password: false,
+    otpBoxes: 0,
+    submit: false,
+  }));
 }
 
 function originOf(url: string): string | null {
@@ -27,11 +32,16 @@ export function mayTypeInto(frameUrl: string, credential: Pick<AgentCredential, 
 }
 
 /** Refuses (AgentFailure) to type a credential value into an element whose frame is of another origin than the credential's site. */
-export async function assertCredentialOrigin(locator: Locator, credential: Pick<AgentCredential, 'origin' | 'serviceName'> | undefined): Promise<void> {
+export async function assertCredentialOrigin(
+  locator: Locator,
+  credential: Pick<AgentCredential, 'origin' | 'serviceName'> | undefined,
+): Promise<void> {
   if (!credential || credential.origin === null) return;
   const origin = await locator.evaluate(() => location.origin).catch(() => 'unknown');
   if (origin !== credential.origin) {
-    throw new AgentFailure(`refused to type the credential for ${credential.serviceName} into a frame of ${origin}: it belongs to ${credential.origin}`);
+    throw new AgentFailure(
+      `refused to type the credential for ${credential.serviceName} into a frame of ${origin}: it belongs to ${credential.origin}`,
+    );
   }
 }
 
@@ -46,7 +56,13 @@ interface FoundLogin {
 async function findLogin(page: Page): Promise<FoundLogin | undefined> {
   for (const frame of scriptableFrames(page)) {
     const scan = await scanLoginFrame(frame);
-    const step: LoginStep | null = scan.password ? 'credentials' : scan.otpBoxes > 0 ? 'code' : scan.username ? 'username' : null;
+    const step: LoginStep | null = scan.password
+      ? 'credentials'
+      : scan.otpBoxes > 0
+        ? 'code'
+        : scan.username
+          ? 'username'
+          : null;
     if (step === null) continue;
     return { frame, scan, step };
   }
@@ -54,9 +70,15 @@ async function findLogin(page: Page): Promise<FoundLogin | undefined> {
 }
 
 async function settleAfter(page: Page, frame: Frame, click: () => Promise<void>): Promise<void> {
-  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(() => true, () => false);
+  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(
+    () => true,
+    () => false,
+  );
   await click();
-  const moved = await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+  const moved = await Promise.race([
+    navigated,
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
+  ]);
   if (moved) await page.waitForLoadState('load', { timeout: 15000 }).catch(() => undefined);
   await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
 }
@@ -77,14 +99,17 @@ async function codeFor(credential: AgentCredential): Promise<string | { link: st
 /** Opens a mailed sign-in link in the job's page: only one of the credential's site (the origin rule of typing). */
 async function openMagicLink(ctx: AgentContext, credential: AgentCredential, link: string): Promise<void> {
   if (!mayTypeInto(link, credential)) {
-    throw new AgentFailure(`The sign-in link mailed for ${credential.serviceName} leads to ${originOf(link) ?? 'another site'}, but the credential belongs to ${credential.origin ?? 'another site'}; it was not opened`);
+    throw new AgentFailure(
+      `The sign-in link mailed for ${credential.serviceName} leads to ${originOf(link) ?? 'another site'}, but the credential belongs to ${credential.origin ?? 'another site'}; it was not opened`,
+    );
   }
   ctx.log(`login: opening the sign-in link mailed for ${credential.serviceName}`);
   await ctx.page.goto(link, { waitUntil: 'load', timeout: 30_000 });
 }
 
 /** "Check your email, we sent you a sign-in link": a page that waits for a mailed link and has no field for a code. */
-const MAILED_LINK_PAGE = /\b(check your (e-?mail|inbox|mailbox)|we(?:'ve| have)? (sent|e-?mailed) (you )?(a |an )?(magic |sign[- ]?in |log[- ]?in |login )?(link|e-?mail))/i;
+const MAILED_LINK_PAGE =
+  /\b(check your (e-?mail|inbox|mailbox)|we(?:'ve| have)? (sent|e-?mailed) (you )?(a |an )?(magic |sign[- ]?in |log[- ]?in |login )?(link|e-?mail))/i;
 
 /**
  * After a submitted username/password page, a page with no field at all that says a sign-in link
@@ -93,9 +118,15 @@ const MAILED_LINK_PAGE = /\b(check your (e-?mail|inbox|mailbox)|we(?:'ve| have)?
  */
 async function followMailedLink(ctx: AgentContext, credential: AgentCredential): Promise<boolean> {
   if (!credential.receivesCodes || !credential.receivedCodeOrLink) return false;
-  const fields = await ctx.page.locator('input:visible:not([type="hidden"]), textarea:visible, select:visible').count().catch(() => 1);
+  const fields = await ctx.page
+    .locator('input:visible:not([type="hidden"]), textarea:visible, select:visible')
+    .count()
+    .catch(() => 1);
   if (fields > 0) return false;
-  const text = await ctx.page.locator('body').innerText({ timeout: 5000 }).catch(() => '');
+  const text = await ctx.page
+    .locator('body')
+    .innerText({ timeout: 5000 })
+    .catch(() => '');
   if (!MAILED_LINK_PAGE.test(text)) return false;
   const received = await credential.receivedCodeOrLink();
   if (typeof received === 'string') {
@@ -129,8 +160,12 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
     const { frame, scan, step } = found;
     if (!mayTypeInto(frame.url(), credential)) {
       const origin = originOf(frame.url()) ?? frame.url();
-      ctx.log(`login: refused to type the credential for ${credential.serviceName} into a frame of ${origin}; it belongs to ${credential.origin ?? 'any site'}`);
-      throw new AgentFailure(`The login form is in a frame of ${origin}, but the credential for ${credential.serviceName} belongs to ${credential.origin ?? 'another site'}; nothing was typed`);
+      ctx.log(
+        `login: refused to type the credential for ${credential.serviceName} into a frame of ${origin}; it belongs to ${credential.origin ?? 'any site'}`,
+      );
+      throw new AgentFailure(
+        `The login form is in a frame of ${origin}, but the credential for ${credential.serviceName} belongs to ${credential.origin ?? 'another site'}; nothing was typed`,
+      );
     }
     let last: Locator | undefined;
     if (step === 'code') {
@@ -146,7 +181,8 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
         last = frame.locator(`[${ROLE}="otp-0"]`);
         await last.fill(code, { timeout: 5000 });
       } else {
-        if (code.length !== scan.otpBoxes) ctx.log(`login: the code page has ${scan.otpBoxes} boxes for a ${code.length}-character code`);
+        if (code.length !== scan.otpBoxes)
+          ctx.log(`login: the code page has ${scan.otpBoxes} boxes for a ${code.length}-character code`);
         last = frame.locator(`[${ROLE}="otp-0"]`);
         for (let i = 0; i < scan.otpBoxes && i < code.length; i += 1) {
           last = frame.locator(`[${ROLE}="otp-${i}"]`);
@@ -156,18 +192,28 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
       ctx.log(`login: typed the one-time code for ${credential.serviceName}`);
     } else {
       if (scan.username) {
-        if (credential.username === null) throw new AgentFailure(`The login page asks for a username, but the credential for ${credential.serviceName} has none`);
+        if (credential.username === null)
+          throw new AgentFailure(
+            `The login page asks for a username, but the credential for ${credential.serviceName} has none`,
+          );
         last = frame.locator(`[${ROLE}="username"]`);
         await last.fill(credential.username, { timeout: 5000 });
       }
       if (step === 'credentials') {
-        if (!credential.hasPassword) throw new AgentFailure(`The login page asks for a password, but the credential for ${credential.serviceName} has none`);
+        if (!credential.hasPassword)
+          throw new AgentFailure(
+            `The login page asks for a password, but the credential for ${credential.serviceName} has none`,
+          );
         last = frame.locator(`[${ROLE}="password"]`);
         await last.fill(await credential.password(), { timeout: 5000 });
       }
-      ctx.log(`login: typed the ${step === 'credentials' ? 'username and password' : 'username'} for ${credential.serviceName}`);
+      ctx.log(
+        `login: typed the ${step === 'credentials' ? 'username and password' : 'username'} for ${credential.serviceName}`,
+      );
     }
-    await ctx.recordStep(`Login page (${step === 'code' ? 'one-time code' : step}) filled from the credential for ${credential.serviceName}`);
+    await ctx.recordStep(
+      `Login page (${step === 'code' ? 'one-time code' : step}) filled from the credential for ${credential.serviceName}`,
+    );
     await submit(ctx.page, frame, scan, last ?? frame.locator(`[${ROLE}="username"]`));
     submitted += 1;
     lastStep = step;

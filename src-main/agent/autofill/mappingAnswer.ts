@@ -27,7 +27,12 @@ export function checkMapping(pairs: unknown, request: KeyMapRequest): CheckedMap
     if (control === null || control === undefined) continue;
     if (typeof key !== 'string' || !keys.has(key)) {
       ignored.push(`unknown key '${String(key)}'`);
-    } else if (typeof control !== 'number' || !Number.isInteger(control) || control < 0 || control >= request.controls.length) {
+    } else if (
+      typeof control !== 'number' ||
+      !Number.isInteger(control) ||
+      control < 0 ||
+      control >= request.controls.length
+    ) {
       ignored.push(`'${key}' → control ${JSON.stringify(control)}, which the page does not have`);
     } else if (!chosen.has(key)) {
       chosen.set(key, control);

@@ -22,7 +22,10 @@ export interface ModelKeyMapperDeps {
 export function mappingCacheKey(request: KeyMapRequest): string {
   const keys = request.keys.map((k) => k.key).sort();
   const controls = request.controls.map((c) => [c.label, c.kind]);
-  return createHash('sha256').update(JSON.stringify([request.structure, keys, controls])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([request.structure, keys, controls]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function firstLine(error: unknown): string {
@@ -55,7 +58,10 @@ export class ModelKeyMapper implements KeyMapper {
     if (portalId !== null && job?.replay !== false) {
       const cached = this.#cached(portalId, cacheKey, request);
       if (cached) {
-        this.#ctx.reportMode?.('replayed', `assist model mapping from the cache: ${cached.size} of ${unmatched} mapped, no model calls`);
+        this.#ctx.reportMode?.(
+          'replayed',
+          `assist model mapping from the cache: ${cached.size} of ${unmatched} mapped, no model calls`,
+        );
         return cached;
       }
     }
@@ -68,7 +74,10 @@ export class ModelKeyMapper implements KeyMapper {
         this.#ctx.log(`assist model: the mapping could not be cached (${firstLine(error)})`);
       }
     }
-    this.#ctx.reportMode?.('assisted', `assist model ${this.#modelId} mapped ${mapping.size} of ${unmatched}, not from the cache`);
+    this.#ctx.reportMode?.(
+      'assisted',
+      `assist model ${this.#modelId} mapped ${mapping.size} of ${unmatched}, not from the cache`,
+    );
     return mapping;
   }
 
@@ -91,14 +100,21 @@ export class ModelKeyMapper implements KeyMapper {
         maxTokens: 1024,
         signal: request.signal,
       });
-      this.#ctx.reportUsage?.({ model: client.modelId, ...response.usage, costUsd: costOfUsage(client.modelId, response.usage) });
+      this.#ctx.reportUsage?.({
+        model: client.modelId,
+        ...response.usage,
+        costUsd: costOfUsage(client.modelId, response.usage),
+      });
     } catch (error) {
-      if (!request.signal.aborted) this.#ctx.log(`assist model ${this.#modelId} unavailable, the rules alone place the keys: ${firstLine(error)}`);
+      if (!request.signal.aborted)
+        this.#ctx.log(`assist model ${this.#modelId} unavailable, the rules alone place the keys: ${firstLine(error)}`);
       return null;
     }
     const checked = readMappingAnswer(response.content, request);
     if (!checked) {
-      this.#ctx.log(`assist model ${this.#modelId} gave no usable ${MAP_FIELDS_TOOL.name} answer; the rules alone place the keys`);
+      this.#ctx.log(
+        `assist model ${this.#modelId} gave no usable ${MAP_FIELDS_TOOL.name} answer; the rules alone place the keys`,
+      );
       return null;
     }
     if (checked.ignored.length) this.#ctx.log(`assist model: ignored ${checked.ignored.join('; ')}`);

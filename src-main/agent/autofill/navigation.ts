@@ -13,9 +13,12 @@ export interface ChosenButton {
   kind: ButtonKind;
 }
 
-const IGNORE = /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another)\b|^(upload|upload file|browse|choose file|choose files)$|cookie|language|feedback/;
-const NEXT = /\b(continue|next|proceed|start now|start|save and continue|save continue|go on|carry on|next step|next page)\b/;
-const SUBMIT = /\b(submit|send|apply|register|sign up|confirm|finish|complete|accept and send|accept send|pay|place order|book|request|create account|done|save|declare|agree and submit|sign in|log in)\b/;
+const IGNORE =
+  /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another)\b|^(upload|upload file|browse|choose file|choose files)$|cookie|language|feedback/;
+const NEXT =
+  /\b(continue|next|proceed|start now|start|save and continue|save continue|go on|carry on|next step|next page)\b/;
+const SUBMIT =
+  /\b(submit|send|apply|register|sign up|confirm|finish|complete|accept and send|accept send|pay|place order|book|request|create account|done|save|declare|agree and submit|sign in|log in)\b/;
 
 /** Classifies a button by its text: `next` moves a wizard on, `submit` ends it, null ignores it. */
 export function classifyButton(text: string, type: string): ButtonKind | null {
@@ -27,7 +30,11 @@ export function classifyButton(text: string, type: string): ButtonKind | null {
 }
 
 /** The button that advances the form: a next/submit button, preferring the frame and form just filled. */
-export function chooseButton(frames: Array<{ frame: Frame; scan: FrameScan }>, filledForms: Set<string>, filledFrames: Set<Frame>): ChosenButton | null {
+export function chooseButton(
+  frames: Array<{ frame: Frame; scan: FrameScan }>,
+  filledForms: Set<string>,
+  filledFrames: Set<Frame>,
+): ChosenButton | null {
   let best: { score: number; chosen: ChosenButton } | null = null;
   for (const { frame, scan } of frames) {
     scan.buttons.forEach((button, index) => {
@@ -50,22 +57,33 @@ export function chooseButton(frames: Array<{ frame: Frame; scan: FrameScan }>, f
 /** Clicks and waits for what it caused: a navigation of any frame, or a short pause for scripts. */
 export async function clickAndSettle(page: Page, chosen: ChosenButton, human: HumanInput | null): Promise<void> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
-  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(() => true, () => false);
+  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(
+    () => true,
+    () => false,
+  );
   if (human) await human.click(loc);
   else await loc.click({ timeout: 5000 });
-  const moved = await Promise.race([navigated, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+  const moved = await Promise.race([
+    navigated,
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
+  ]);
   if (moved) {
     await page.waitForLoadState('load', { timeout: 15000 }).catch(() => undefined);
-    for (const frame of scriptableFrames(page)) await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
+    for (const frame of scriptableFrames(page))
+      await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
   }
 }
 
 /** Text that says the application went through. */
 export function looksConfirmed(text: string): boolean {
-  return /thank you|has been (submitted|received|sent)|successfully (submitted|sent|registered)|application (complete|submitted|received)|submission (received|complete)|we have received|confirmation (number|code)|your reference/i.test(text);
+  return /thank you|has been (submitted|received|sent)|successfully (submitted|sent|registered)|application (complete|submitted|received)|submission (received|complete)|we have received|confirmation (number|code)|your reference/i.test(
+    text,
+  );
 }
 
 /** A summary page that wants the answers confirmed. */
 export function looksLikeReview(text: string): boolean {
-  return /check your answers|review your (answers|application|details)|confirm your (answers|details)|summary of your/i.test(text);
+  return /check your answers|review your (answers|application|details)|confirm your (answers|details)|summary of your/i.test(
+    text,
+  );
 }

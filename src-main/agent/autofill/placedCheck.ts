@@ -16,39 +16,70 @@ interface ControlState {
 
 async function readControl(target: Target, pid: string): Promise<ControlState | null> {
   const loc = target.frame.locator(`[data-portico-id="${pid}"]`).first();
-  return loc.evaluate((el) => {
-    const input = el as HTMLInputElement;
-    const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
-    // A toggle button (a filter chip) says it is on with aria-pressed.
-    const checked = typeof input.checked === 'boolean' ? input.checked : (el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed')) === 'true';
-    const value = typeof input.value === 'string' ? input.value : (el.textContent ?? '').trim();
-    return { name: el.getAttribute('name') ?? '', id: el.id ?? '', value, checked, selected };
-  }, undefined, { timeout: 2000 }).catch(() => null);
+  return loc
+    .evaluate(
+      (el) => {
+        const input = el as HTMLInputElement;
+        const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
+        // A toggle button (a filter chip) says it is on with aria-pressed.
+        const checked =
+          typeof input.checked === 'boolean'
+            ? input.checked
+            : (el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed')) === 'true';
+        const value = typeof input.value === 'string' ? input.value : (el.textContent ?? '').trim();
+        return { name: el.getAttribute('name') ?? '', id: el.id ?? '', value, checked, selected };
+      },
+      undefined,
+      { timeout: 2000 },
+    )
+    .catch(() => null);
 }
 
 function checkKind(target: Target): PlacedCheck['kind'] {
   switch (target.kind) {
-    case 'select': case 'radio': case 'checkboxGroup': case 'listbox': case 'combobox': return 'choice';
-    case 'checkbox': return 'checkbox';
-    case 'file': return 'file';
-    case 'dateSplit': return 'date';
-    default: return 'text';
+    case 'select':
+    case 'radio':
+    case 'checkboxGroup':
+    case 'listbox':
+    case 'combobox':
+      return 'choice';
+    case 'checkbox':
+      return 'checkbox';
+    case 'file':
+      return 'file';
+    case 'dateSplit':
+      return 'date';
+    default:
+      return 'text';
   }
 }
 
 /** The check record of `key` placed into `target` with `value` (what was meant) now showing `shown`. */
 export async function placedCheckFor(
-  target: Target, key: string, value: unknown, shown: string, secret: boolean,
+  target: Target,
+  key: string,
+  value: unknown,
+  shown: string,
+  secret: boolean,
   seen: { options?: ChoiceLike[]; sent?: string[] } = {},
 ): Promise<PlacedCheck> {
   const kind = checkKind(target);
-  const controls = target.kind === 'dateSplit' && target.dateParts
-    ? [target.dateParts.day, target.dateParts.month, target.dateParts.year].filter((c): c is ScannedControl => !!c)
-    : target.controls;
+  const controls =
+    target.kind === 'dateSplit' && target.dateParts
+      ? [target.dateParts.day, target.dateParts.month, target.dateParts.year].filter((c): c is ScannedControl => !!c)
+      : target.controls;
   const states: Array<{ control: ScannedControl; state: ControlState | null }> = [];
   for (const control of controls.slice(0, 40)) states.push({ control, state: await readControl(target, control.pid) });
   const hidden = target.controls[0]?.hiddenPid ? await readControl(target, target.controls[0].hiddenPid) : null;
-  const names = [...new Set([...states.flatMap(({ control, state }) => [state?.name || control.name, state?.id || control.id]), hidden?.name ?? '', hidden?.id ?? ''].filter(Boolean))];
+  const names = [
+    ...new Set(
+      [
+        ...states.flatMap(({ control, state }) => [state?.name || control.name, state?.id || control.id]),
+        hidden?.name ?? '',
+        hidden?.id ?? '',
+      ].filter(Boolean),
+    ),
+  ];
   let sent: string[];
   switch (target.kind) {
     case 'select':
@@ -56,10 +87,13 @@ export async function placedCheckFor(
       break;
     case 'radio':
     case 'checkboxGroup':
-      sent = states.filter(({ state }) => state?.checked).map(({ control, state }) => {
-        const choice = target.choices.find((c) => c.pid === control.pid);
-        return control.aria ? choice?.value ?? '' : state?.value ?? choice?.value ?? '';
-      }).filter(Boolean);
+      sent = states
+        .filter(({ state }) => state?.checked)
+        .map(({ control, state }) => {
+          const choice = target.choices.find((c) => c.pid === control.pid);
+          return control.aria ? (choice?.value ?? '') : (state?.value ?? choice?.value ?? '');
+        })
+        .filter(Boolean);
       break;
     case 'checkbox': {
       const state = states[0]?.state;
@@ -89,7 +123,24 @@ export async function placedCheckFor(
     default:
       sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
   }
-  const given = target.kind === 'file' ? filePayloads(value).map((f) => f.name).join(', ') : asText(value);
-  const options = target.choices.length ? realChoices(target.choices).map((c) => ({ label: c.label, value: c.value })) : (seen.options ?? []);
-  return { key, label: target.label, given, names, sent, options, kind, secret, ...(Array.isArray(value) && kind === 'choice' ? { items: value.map(asText) } : {}) };
+  const given =
+    target.kind === 'file'
+      ? filePayloads(value)
+          .map((f) => f.name)
+          .join(', ')
+      : asText(value);
+  const options = target.choices.length
+    ? realChoices(target.choices).map((c) => ({ label: c.label, value: c.value }))
+    : (seen.options ?? []);
+  return {
+    key,
+    label: target.label,
+    given,
+    names,
+    sent,
+    options,
+    kind,
+    secret,
+    ...(Array.isArray(value) && kind === 'choice' ? { items: value.map(asText) } : {}),
+  };
 }

@@ -33,7 +33,9 @@ export async function askForOption(ctx: AgentContext, question: Question, failur
     if ('how' in match) return match.index;
     const why = match.index === -2 ? 'matches more than one of the options' : "isn't one of the options";
     if (attempt === 2) {
-      throw new AgentFailure(`The answer ${quote(answer, 80)} to "${question.question}" ${why} (${question.options.map((o) => quote(o, 60)).join(', ')}), asked twice`);
+      throw new AgentFailure(
+        `The answer ${quote(answer, 80)} to "${question.question}" ${why} (${question.options.map((o) => quote(o, 60)).join(', ')}), asked twice`,
+      );
     }
     asked = { ...question, message: `The answer ${quote(answer, 80)} ${why}. ${question.message}` };
     ctx.log(`the answer ${why}; asking again`);

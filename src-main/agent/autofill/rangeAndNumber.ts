@@ -25,7 +25,11 @@ export function numericMeaning(text: string): number | null {
     const [group, decimal] = lastComma > lastDot ? [/\./g, ','] : [/,/g, '.'];
     normal = core.replace(group, '').replace(decimal, '.');
   } else if (lastComma >= 0) {
-    normal = /^-?\d{1,3}(,\d{3})+$/.test(core) ? core.replace(/,/g, '') : /^-?\d+,\d+$/.test(core) ? core.replace(',', '.') : '';
+    normal = /^-?\d{1,3}(,\d{3})+$/.test(core)
+      ? core.replace(/,/g, '')
+      : /^-?\d+,\d+$/.test(core)
+        ? core.replace(',', '.')
+        : '';
   } else {
     normal = /^-?\d{1,3}(\.\d{3}){2,}$/.test(core) ? core.replace(/\./g, '') : core;
   }
@@ -47,7 +51,10 @@ export interface RangeFormat {
 }
 
 const TOKEN = '(?:dd|d|mm|m|yyyy|yy)';
-const RANGE_HINT = new RegExp(`\\b(${TOKEN}([/.\\-])${TOKEN}\\2${TOKEN})(\\s*(?:–|—|-|to|until)\\s*)(${TOKEN}([/.\\-])${TOKEN}\\5${TOKEN})\\b`, 'i');
+const RANGE_HINT = new RegExp(
+  `\\b(${TOKEN}([/.\\-])${TOKEN}\\2${TOKEN})(\\s*(?:–|—|-|to|until)\\s*)(${TOKEN}([/.\\-])${TOKEN}\\5${TOKEN})\\b`,
+  'i',
+);
 
 /** The range format a hint shows ("MM/DD/YYYY – MM/DD/YYYY"), or null when the hint is not of a date range. */
 export function rangeFormatFromHint(text: string): RangeFormat | null {
@@ -64,7 +71,8 @@ export interface DateRangeValue {
   end: DateParts;
 }
 
-const START = /^(start|from|begin|beginning|first|first_day|start_date|from_date|check_in|checkin|arrival|departure_date)$/i;
+const START =
+  /^(start|from|begin|beginning|first|first_day|start_date|from_date|check_in|checkin|arrival|departure_date)$/i;
 const END = /^(end|to|until|finish|last|last_day|end_date|to_date|check_out|checkout|return_date)$/i;
 
 /** Which end of a range a key names ("start", "from", "check_in" → start), or null. */
@@ -104,6 +112,8 @@ export function formatDateRange(range: DateRangeValue, f: RangeFormat): string {
 export function showsDateRange(shown: string, range: DateRangeValue, f: RangeFormat): boolean {
   const parts = shown.split(/\s*(?:–|—|\bto\b|\buntil\b|\s-\s)\s*/).filter(Boolean);
   if (parts.length !== 2) return false;
-  const same = (text: string, d: DateParts): boolean => formatDate(d, f.format) === text.trim() || formatDate(d, f.format.replace(/DD/, 'D').replace(/MM/, 'M')) === text.trim();
+  const same = (text: string, d: DateParts): boolean =>
+    formatDate(d, f.format) === text.trim() ||
+    formatDate(d, f.format.replace(/DD/, 'D').replace(/MM/, 'M')) === text.trim();
   return same(parts[0] as string, range.start) && same(parts[1] as string, range.end);
 }

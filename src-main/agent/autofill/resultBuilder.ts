@@ -33,7 +33,8 @@ export interface PageFacts {
   text: string;
 }
 
-const REFERENCE = /(?:reference(?:\s+(?:number|code|no\.?))?|application\s+(?:number|reference|id|no\.?)|confirmation\s+(?:number|code|id)|booking\s+(?:reference|number)|order\s+(?:number|id)|case\s+(?:number|reference|id)|tracking\s+(?:number|code)|ticket\s+(?:number|id))\s*(?:is|:|#|-)?\s*:?\s*\n?\s*([A-Z0-9][A-Z0-9\-\/]{3,})/i;
+const REFERENCE =
+  /(?:reference(?:\s+(?:number|code|no\.?))?|application\s+(?:number|reference|id|no\.?)|confirmation\s+(?:number|code|id)|booking\s+(?:reference|number)|order\s+(?:number|id)|case\s+(?:number|reference|id)|tracking\s+(?:number|code)|ticket\s+(?:number|id))\s*(?:is|:|#|-)?\s*:?\s*\n?\s*([A-Z0-9][A-Z0-9\-\/]{3,})/i;
 
 /** Collects the facts of the final page, frames included (the form may live in an iframe). */
 export async function readFacts(frames: Frame[]): Promise<PageFacts> {
@@ -89,25 +90,50 @@ export interface SubmissionFacts {
 }
 
 function valueFor(name: string, prop: Record<string, unknown>, facts: PageFacts, submission: SubmissionFacts): unknown {
-  const described = [name, typeof prop.title === 'string' ? prop.title : '', typeof prop.description === 'string' ? prop.description : ''].join(' ');
+  const described = [
+    name,
+    typeof prop.title === 'string' ? prop.title : '',
+    typeof prop.description === 'string' ? prop.description : '',
+  ].join(' ');
   if (prop.type === 'boolean' && /submitted|success|ok|done|complete/i.test(name)) return submission.submitted;
   if (/^(final_?)?url$/i.test(name)) return facts.url;
   if (/^(page_?)?title$/i.test(name)) return facts.title;
   let best: { score: number; value: string } | null = null;
   for (const pair of facts.pairs) {
-    const score = Math.max(textSimilarity(name, pair.label), prop.title ? textSimilarity(String(prop.title), pair.label) : 0);
+    const score = Math.max(
+      textSimilarity(name, pair.label),
+      prop.title ? textSimilarity(String(prop.title), pair.label) : 0,
+    );
     if (score >= 0.5 && (!best || score > best.score)) best = { score, value: pair.value };
   }
   if (best) return best.value;
-  if (/reference|ref\b|confirmation.?(number|code|id)|application.?(number|id)|case.?(number|id)|tracking|order.?(number|id)|booking/i.test(described) && facts.reference) return facts.reference;
+  if (
+    /reference|ref\b|confirmation.?(number|code|id)|application.?(number|id)|case.?(number|id)|tracking|order.?(number|id)|booking/i.test(
+      described,
+    ) &&
+    facts.reference
+  )
+    return facts.reference;
   if (/confirm|message|status|outcome|text/i.test(described) && facts.confirmation) return facts.confirmation;
   return undefined;
 }
 
 /** The job result from the final page; validated against `outputSchema` when there is one. */
-export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, fields: Record<string, string>, submission: SubmissionFacts, report?: FillReport): JsonObject {
+export function buildResult(
+  facts: PageFacts,
+  outputSchema: JsonObject | null,
+  fields: Record<string, string>,
+  submission: SubmissionFacts,
+  report?: FillReport,
+): JsonObject {
   if (!outputSchema || !isObject(outputSchema.properties)) {
-    const result: JsonObject = { submitted: submission.submitted, final_url: facts.url, title: facts.title, confirmation_text: facts.confirmation, fields };
+    const result: JsonObject = {
+      submitted: submission.submitted,
+      final_url: facts.url,
+      title: facts.title,
+      confirmation_text: facts.confirmation,
+      fields,
+    };
     if (submission.receipt) result.receipt = { ...submission.receipt, fields: { ...submission.receipt.fields } };
     if (report) {
       result.placements = { ...report.placements };
@@ -124,8 +150,14 @@ export function buildResult(facts: PageFacts, outputSchema: JsonObject | null, f
   }
   const validate = jsonSchemas.compile(outputSchema, 'output_schema');
   if (!validate(result)) {
-    const problems = (validate.errors ?? []).map((e) => (e.keyword === 'required' ? `'${String((e.params as { missingProperty?: string }).missingProperty)}' was not found on the final page` : `${e.instancePath || 'result'} ${e.message ?? 'is invalid'}`));
-    throw new AgentFailure(`The final page does not give a result matching output_schema: ${problems.join('; ')} (page: ${facts.url})`);
+    const problems = (validate.errors ?? []).map((e) =>
+      e.keyword === 'required'
+        ? `'${String((e.params as { missingProperty?: string }).missingProperty)}' was not found on the final page`
+        : `${e.instancePath || 'result'} ${e.message ?? 'is invalid'}`,
+    );
+    throw new AgentFailure(
+      `The final page does not give a result matching output_schema: ${problems.join('; ')} (page: ${facts.url})`,
+    );
   }
   return result;
 }

@@ -33,7 +33,9 @@ function codeMeaning(label: string, actual: string, others: string[]): Meaning |
     if ([...valueSynonyms(label)].some((id) => codes.has(id))) return 'same';
     if (others.some((other) => [...valueSynonyms(other)].some((id) => codes.has(id)))) return 'different';
   }
-  return /^[\p{L}\p{N}_.:/+-]{1,64}$/u.test(actual.trim()) && !dateAndTime(actual) && !isDigitString(actual) ? 'unknown' : null;
+  return /^[\p{L}\p{N}_.:/+-]{1,64}$/u.test(actual.trim()) && !dateAndTime(actual) && !isDigitString(actual)
+    ? 'unknown'
+    : null;
 }
 
 const collapse = (text: string): string => text.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -64,7 +66,9 @@ export function samePhone(given: string, actual: string): boolean {
 
 /** Minutes since midnight of a time ("15:00", "3:00 PM", "3 pm", "15.00", "T15:00:00"), or null. */
 export function timeOfDay(text: string): number | null {
-  const m = /^(\d{1,2})(?:[:.h](\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s*m?\.?$/i.exec(text.trim()) ?? /^(\d{1,2})[:.h](\d{2})(?::(\d{2})(?:\.\d+)?)?$/.exec(text.trim());
+  const m =
+    /^(\d{1,2})(?:[:.h](\d{2}))?(?::(\d{2}))?\s*([ap])\.?\s*m?\.?$/i.exec(text.trim()) ??
+    /^(\d{1,2})[:.h](\d{2})(?::(\d{2})(?:\.\d+)?)?$/.exec(text.trim());
   if (!m) return null;
   let hour = Number(m[1]);
   const minute = Number(m[2] ?? 0);
@@ -85,7 +89,8 @@ function dateAndTime(text: string): { dates: DateParts[]; time: number | null } 
   const whole = dateReadings(t);
   if (whole.length) return { dates: whole, time: null };
   // A date followed (or preceded) by a time: "27/03/2026 3:00 PM", "3:00 PM, 27 March 2026".
-  const timed = /^(.*?)[,\s]+(?:at\s+)?(\d{1,2}(?:[:.]\d{2}){1,2}\s*(?:[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?)$/i.exec(t) ?? null;
+  const timed =
+    /^(.*?)[,\s]+(?:at\s+)?(\d{1,2}(?:[:.]\d{2}){1,2}\s*(?:[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?)$/i.exec(t) ?? null;
   if (timed) {
     const dates = dateReadings((timed[1] as string).trim());
     const time = timeOfDay(timed[2] as string);
@@ -109,7 +114,13 @@ function numberIn(text: string): number | null {
   const core = /-?[\d][\d,.\s']*/.exec(t)?.[0].replace(/[\s']/g, '') ?? '';
   // "1,250.50" (comma groups) or "1.250,50" (dot groups); a lone comma with 1–2 digits after is a decimal comma.
   let normal = core;
-  if (/,\d{1,2}$/.test(core) && !/\.\d+,/.test(core) && (core.match(/,/g) ?? []).length === 1 && !/^\d{1,3}(,\d{3})+$/.test(core)) normal = core.replace(/\./g, '').replace(',', '.');
+  if (
+    /,\d{1,2}$/.test(core) &&
+    !/\.\d+,/.test(core) &&
+    (core.match(/,/g) ?? []).length === 1 &&
+    !/^\d{1,3}(,\d{3})+$/.test(core)
+  )
+    normal = core.replace(/\./g, '').replace(',', '.');
   else normal = core.replace(/,/g, '');
   const n = Number(normal);
   return Number.isFinite(n) ? n : null;
@@ -127,14 +138,22 @@ export function sameMeaning(given: string, actual: string, hints: MeaningHints =
     const wanted = findChoice(given, options);
     if ('how' in wanted) {
       const option = options[wanted.index] as ChoiceLike;
-      if (actual === option.value || collapse(actual) === collapse(option.label) || bare(actual) === bare(option.value)) return 'same';
+      if (actual === option.value || collapse(actual) === collapse(option.label) || bare(actual) === bare(option.value))
+        return 'same';
       // Another option, by value or label, is another answer; a text the options do not know falls to the rules below.
-      if (options.some((o) => o !== option && (o.value === actual || collapse(o.label) === collapse(actual)))) return 'different';
+      if (options.some((o) => o !== option && (o.value === actual || collapse(o.label) === collapse(actual))))
+        return 'different';
       // Options that show no value of their own (custom listboxes) are sent as codes the page keeps to itself.
       // (Values that tell no option apart — all empty, all 'on' — are no values either.)
-      const ownValues = new Set(options.map((o) => o.value)).size === options.length && options.some((o) => o.value && collapse(o.value) !== collapse(o.label));
+      const ownValues =
+        new Set(options.map((o) => o.value)).size === options.length &&
+        options.some((o) => o.value && collapse(o.value) !== collapse(o.label));
       if (!ownValues) {
-        const coded = codeMeaning(option.label, actual, options.filter((o) => o !== option).map((o) => o.label));
+        const coded = codeMeaning(
+          option.label,
+          actual,
+          options.filter((o) => o !== option).map((o) => o.label),
+        );
         if (coded) return coded;
       }
     }
@@ -155,11 +174,13 @@ export function sameMeaning(given: string, actual: string, hints: MeaningHints =
   }
   const givenTime = timeOfDay(given);
   const actualTime = timeOfDay(actual);
-  if (givenTime !== null || actualTime !== null) return givenTime !== null && givenTime === actualTime ? 'same' : 'different';
+  if (givenTime !== null || actualTime !== null)
+    return givenTime !== null && givenTime === actualTime ? 'same' : 'different';
   if (isDigitString(given) && isDigitString(actual)) return samePhone(given, actual) ? 'same' : 'different';
   const gn = numberIn(given);
   const an = numberIn(actual);
   if (gn !== null && an !== null) return gn === an ? 'same' : 'different';
-  if (isDigitString(given) || isDigitString(actual)) return digitsOf(given) === digitsOf(actual) && bare(given) === bare(actual) ? 'same' : 'different';
+  if (isDigitString(given) || isDigitString(actual))
+    return digitsOf(given) === digitsOf(actual) && bare(given) === bare(actual) ? 'same' : 'different';
   return bare(given) === bare(actual) && bare(given) !== '' ? 'same' : 'different';
 }

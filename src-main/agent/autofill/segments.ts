@@ -41,7 +41,9 @@ export function segmentGoal(field: SegmentedField, value: unknown): { goal: Segm
   switch (field.kind) {
     case 'dateRange': {
       const range = dateRangeValue(value);
-      return range ? { goal: { date: range.start, end: range.end } } : { problem: `'${show(value)}' is not a date range ({start, end}, start first)` };
+      return range
+        ? { goal: { date: range.start, end: range.end } }
+        : { problem: `'${show(value)}' is not a date range ({start, end}, start first)` };
     }
     case 'date': {
       const date = parseDateValue(text);
@@ -64,7 +66,9 @@ function show(value: unknown): string {
 
 /** Whether the field draws its hours 1-12 beside an AM/PM segment. */
 function twelveHour(list: SegmentFacts[]): boolean {
-  return list.some((s) => s.kind === 'dayPeriod') || list.some((s) => s.kind === 'hour' && s.max !== null && s.max <= 12);
+  return (
+    list.some((s) => s.kind === 'dayPeriod') || list.some((s) => s.kind === 'hour' && s.max !== null && s.max <= 12)
+  );
 }
 
 /** The number a segment must hold for `goal` (a day period: 0 for AM, 1 for PM). */
@@ -72,13 +76,20 @@ function partValue(kind: SegmentKind, part: number, goal: SegmentValue, twelve: 
   const date = part === 1 ? goal.end : goal.date;
   const time = goal.time;
   switch (kind) {
-    case 'year': return date ? date.year : null;
-    case 'month': return date ? date.month : null;
-    case 'day': return date ? date.day : null;
-    case 'hour': return time ? (twelve ? time.hour % 12 || 12 : time.hour) : null;
-    case 'minute': return time ? time.minute : null;
-    case 'second': return time ? time.second : null;
-    case 'dayPeriod': return time ? (time.hour < 12 ? 0 : 1) : null;
+    case 'year':
+      return date ? date.year : null;
+    case 'month':
+      return date ? date.month : null;
+    case 'day':
+      return date ? date.day : null;
+    case 'hour':
+      return time ? (twelve ? time.hour % 12 || 12 : time.hour) : null;
+    case 'minute':
+      return time ? time.minute : null;
+    case 'second':
+      return time ? time.second : null;
+    case 'dayPeriod':
+      return time ? (time.hour < 12 ? 0 : 1) : null;
   }
 }
 
@@ -98,7 +109,8 @@ export function segmentKeys(field: SegmentedField, goal: SegmentValue): { keys: 
   const out: SegmentKeys[] = [];
   for (const s of field.list) {
     const n = partValue(s.kind, s.part, goal, twelve);
-    if (n === null) return { problem: `the field has a ${s.kind === 'dayPeriod' ? 'AM/PM' : s.kind} part the value does not give` };
+    if (n === null)
+      return { problem: `the field has a ${s.kind === 'dayPeriod' ? 'AM/PM' : s.kind} part the value does not give` };
     if (s.kind === 'dayPeriod') {
       out.push({ pid: s.pid, kind: s.kind, keys: n === 0 ? 'A' : 'P' });
       continue;
@@ -107,7 +119,11 @@ export function segmentKeys(field: SegmentedField, goal: SegmentValue): { keys: 
     const width = s.max !== null && s.max >= 1 ? String(Math.trunc(s.max)).length : s.kind === 'year' ? 4 : 2;
     // (An hour's range moves with AM/PM in some fields — 12 to 23 once PM is set — so only its width is checked.)
     const ranged = s.kind !== 'hour' && s.kind !== 'year';
-    if (String(n).length > width || (ranged && s.min !== null && n < s.min) || (ranged && s.max !== null && n > s.max)) {
+    if (
+      String(n).length > width ||
+      (ranged && s.min !== null && n < s.min) ||
+      (ranged && s.max !== null && n > s.max)
+    ) {
       return { problem: `${n} does not fit the ${s.kind} part of the field (${s.min ?? '?'} to ${s.max ?? '?'})` };
     }
     out.push({ pid: s.pid, kind: s.kind, keys: pad(n, s.kind === 'year' ? Math.max(width, 4) : width) });
@@ -156,7 +172,9 @@ export function readSegments(field: SegmentedField, readings: SegmentReading[]):
     (parts[r.part] as Partial<Record<SegmentKind, number>>)[r.kind] = n;
   }
   const dateOf = (p: Partial<Record<SegmentKind, number>>): DateParts | undefined =>
-    p.year !== undefined && p.month !== undefined && p.day !== undefined ? { year: p.year, month: p.month, day: p.day } : undefined;
+    p.year !== undefined && p.month !== undefined && p.day !== undefined
+      ? { year: p.year, month: p.month, day: p.day }
+      : undefined;
   const first = parts[0] as Partial<Record<SegmentKind, number>>;
   const out: SegmentValue = {};
   const date = dateOf(first);
@@ -181,10 +199,14 @@ export function segmentText(field: SegmentedField, v: SegmentValue): string {
   const seconds = field.list.some((s) => s.kind === 'second');
   const time = v.time ? `${pad(v.time.hour)}:${pad(v.time.minute)}${seconds ? `:${pad(v.time.second)}` : ''}` : '';
   switch (field.kind) {
-    case 'date': return v.date ? iso(v.date) : '';
-    case 'time': return time;
-    case 'dateTime': return v.date && time ? `${iso(v.date)}T${time}` : '';
-    case 'dateRange': return v.date && v.end ? `${iso(v.date)} – ${iso(v.end)}` : '';
+    case 'date':
+      return v.date ? iso(v.date) : '';
+    case 'time':
+      return time;
+    case 'dateTime':
+      return v.date && time ? `${iso(v.date)}T${time}` : '';
+    case 'dateRange':
+      return v.date && v.end ? `${iso(v.date)} – ${iso(v.end)}` : '';
   }
 }
 

@@ -13,13 +13,20 @@ export function sliderNumber(value: unknown): number | null {
 }
 
 /** The value the slider must show for `value`, or why it cannot show it (outside its range, between two steps, not a number). */
-export function sliderGoal(value: unknown, facts: Pick<SliderFacts, 'min' | 'max' | 'step'>): { goal: number } | { problem: string } {
+export function sliderGoal(
+  value: unknown,
+  facts: Pick<SliderFacts, 'min' | 'max' | 'step'>,
+): { goal: number } | { problem: string } {
   const n = sliderNumber(value);
   if (n === null) return { problem: `'${String(value)}' is not a number, which is what a slider takes` };
-  if (n < facts.min - EPSILON || n > facts.max + EPSILON) return { problem: `${n} is outside the slider's range (${facts.min} to ${facts.max})` };
+  if (n < facts.min - EPSILON || n > facts.max + EPSILON)
+    return { problem: `${n} is outside the slider's range (${facts.min} to ${facts.max})` };
   if (facts.step > 0) {
     const steps = (n - facts.min) / facts.step;
-    if (Math.abs(steps - Math.round(steps)) > 1e-6) return { problem: `${n} is not one of the slider's values (${facts.min} to ${facts.max} in steps of ${facts.step})` };
+    if (Math.abs(steps - Math.round(steps)) > 1e-6)
+      return {
+        problem: `${n} is not one of the slider's values (${facts.min} to ${facts.max} in steps of ${facts.step})`,
+      };
   }
   return { goal: n };
 }
@@ -34,7 +41,12 @@ export interface SliderKeyPlan {
  * slider that ignored them), else ArrowRight/ArrowLeft once per step. With an unknown step (0) one
  * arrow press towards the goal, so the caller learns the step from what the slider reports after it.
  */
-export function planSliderKeys(now: number, goal: number, facts: Pick<SliderFacts, 'min' | 'max' | 'step'>, arrowsOnly = false): SliderKeyPlan {
+export function planSliderKeys(
+  now: number,
+  goal: number,
+  facts: Pick<SliderFacts, 'min' | 'max' | 'step'>,
+  arrowsOnly = false,
+): SliderKeyPlan {
   if (Math.abs(goal - now) < EPSILON) return { keys: [] };
   if (!arrowsOnly && Math.abs(goal - facts.min) < EPSILON) return { keys: ['Home'] };
   if (!arrowsOnly && Math.abs(goal - facts.max) < EPSILON) return { keys: ['End'] };

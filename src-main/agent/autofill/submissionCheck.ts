@@ -94,10 +94,13 @@ function jsonFields(text: string): SentField[] | null {
   const out: SentField[] = [];
   // GraphQL: the values are the variables; the query text is not a field.
   const operations = Array.isArray(data) ? data : [data];
-  const graphql = operations.every((op) => op !== null && typeof op === 'object' && typeof (op as { query?: unknown }).query === 'string');
+  const graphql = operations.every(
+    (op) => op !== null && typeof op === 'object' && typeof (op as { query?: unknown }).query === 'string',
+  );
   if (!graphql) flattenJson(data, '', out);
   else {
-    for (const [i, op] of operations.entries()) flattenJson((op as { variables?: unknown }).variables ?? {}, operations.length > 1 ? `[${i}]` : '', out);
+    for (const [i, op] of operations.entries())
+      flattenJson((op as { variables?: unknown }).variables ?? {}, operations.length > 1 ? `[${i}]` : '', out);
   }
   return out;
 }
@@ -127,21 +130,30 @@ export function requestFields(method: string, url: string, contentType: string, 
 
 /** A field name reduced for comparison: its last path segment, `[]` and case, `_`, `-` dropped. */
 function nameKey(name: string): string {
-  const last = name.replace(/\[\d*\]$/g, '').split(/[.[\]]+/).filter(Boolean).at(-1) ?? name;
+  const last =
+    name
+      .replace(/\[\d*\]$/g, '')
+      .split(/[.[\]]+/)
+      .filter(Boolean)
+      .at(-1) ?? name;
   return last.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 function belongsTo(field: SentField, placed: PlacedCheck): boolean {
   const full = field.name.replace(/\[\]$/, '');
   const keyNames = [placed.key, placed.key.split('.').at(-1) ?? placed.key];
-  return placed.names.some((n) => n && (n === field.name || n === full || nameKey(n) === nameKey(field.name)))
-    || keyNames.some((k) => nameKey(k) === nameKey(field.name));
+  return (
+    placed.names.some((n) => n && (n === field.name || n === full || nameKey(n) === nameKey(field.name))) ||
+    keyNames.some((k) => nameKey(k) === nameKey(field.name))
+  );
 }
 
 function carries(field: SentField, placed: PlacedCheck): boolean {
   if (placed.kind === 'file') return placed.given.split(', ').includes(field.value);
   if (placed.sent.length && placed.sent.includes(field.value)) return true;
-  return sameMeaning(placed.given, field.value, { options: placed.options, choice: placed.kind === 'choice' }) === 'same';
+  return (
+    sameMeaning(placed.given, field.value, { options: placed.options, choice: placed.kind === 'choice' }) === 'same'
+  );
 }
 
 /**
@@ -159,18 +171,34 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
     if (p.kind === 'checkbox') {
       // A ticked box sends its name (with its value); an unticked one sends nothing.
       if (!p.sent.length) {
-        if (own.some((f) => !OFF.test(f.value))) mismatches.push({ key: p.key, label: p.label, sent: own.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+        if (own.some((f) => !OFF.test(f.value)))
+          mismatches.push({
+            key: p.key,
+            label: p.label,
+            sent: own.map((f) => f.value).join(', '),
+            given: p.given,
+            secret: p.secret,
+          });
         else if (own.length) verified.push(p.key);
         else unticked.push(p);
       } else if (own.length) {
         if (own.some((f) => p.sent.includes(f.value) || ON.test(f.value))) verified.push(p.key);
-        else mismatches.push({ key: p.key, label: p.label, sent: own.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+        else
+          mismatches.push({
+            key: p.key,
+            label: p.label,
+            sent: own.map((f) => f.value).join(', '),
+            given: p.given,
+            secret: p.secret,
+          });
       }
       continue;
     }
     if (p.kind === 'date') {
       // A date split over day / month / year boxes: its parts, in the boxes' order, must read as the same date.
-      const parts = p.names.map((n) => fields.find((f) => f.name === n)?.value).filter((v): v is string => v !== undefined);
+      const parts = p.names
+        .map((n) => fields.find((f) => f.name === n)?.value)
+        .filter((v): v is string => v !== undefined);
       if (parts.length >= 2 && sameMeaning(p.given, parts.join(' '), {}) === 'same') verified.push(p.key);
       else if (parts.length >= 2 && p.sent.length === parts.length && parts.some((v, i) => v !== p.sent[i])) {
         mismatches.push({ key: p.key, label: p.label, sent: parts.join(' '), given: p.given, secret: p.secret });
@@ -180,7 +208,14 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
     if (p.kind === 'choice' && p.sent.length > 1 && own.length) {
       const values = new Set(own.map((f) => f.value));
       if (p.sent.every((v) => values.has(v))) verified.push(p.key);
-      else mismatches.push({ key: p.key, label: p.label, sent: own.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+      else
+        mismatches.push({
+          key: p.key,
+          label: p.label,
+          sent: own.map((f) => f.value).join(', '),
+          given: p.given,
+          secret: p.secret,
+        });
       continue;
     }
     if (p.kind === 'choice' && p.items?.length && own.length) {
@@ -191,8 +226,17 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
         // A value the control itself held is no stray, though which item it carries is not known.
         return m === 'different' && p.sent.includes(f.value) ? 'unknown' : m;
       };
-      const stray = own.filter((f) => f.value !== '' && !f.file && p.items?.every((item) => meaning(item, f) === 'different'));
-      if (stray.length) mismatches.push({ key: p.key, label: p.label, sent: own.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+      const stray = own.filter(
+        (f) => f.value !== '' && !f.file && p.items?.every((item) => meaning(item, f) === 'different'),
+      );
+      if (stray.length)
+        mismatches.push({
+          key: p.key,
+          label: p.label,
+          sent: own.map((f) => f.value).join(', '),
+          given: p.given,
+          secret: p.secret,
+        });
       else if (p.items.every((item) => own.some((f) => meaning(item, f) === 'same'))) verified.push(p.key);
       continue;
     }
@@ -201,11 +245,18 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
       continue;
     }
     // A choice sent as a code the page never showed, that no lexicon names, is unverified (listed), not another option.
-    const opaque = (f: SentField): boolean => p.kind === 'choice' && sameMeaning(p.given, f.value, { options: p.options, choice: true }) === 'unknown';
+    const opaque = (f: SentField): boolean =>
+      p.kind === 'choice' && sameMeaning(p.given, f.value, { options: p.options, choice: true }) === 'unknown';
     // A file is another file only by a file part of another name; other fields may echo anything.
     const named = own.filter((f) => f.value !== '' && (p.kind === 'file' ? f.file : !f.file) && !opaque(f));
     if (named.length) {
-      mismatches.push({ key: p.key, label: p.label, sent: named.map((f) => f.value).join(', '), given: p.given, secret: p.secret });
+      mismatches.push({
+        key: p.key,
+        label: p.label,
+        sent: named.map((f) => f.value).join(', '),
+        given: p.given,
+        secret: p.secret,
+      });
       continue;
     }
     // Named otherwise: a field anywhere carrying the value (JSON APIs rename fields). Never a mere word of it.
@@ -217,7 +268,11 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
 }
 
 /** The receipt's copy of the fields: name → value (repeated names as lists), secrets masked. */
-export function receiptFields(fields: SentField[], secretValues: string[], secretNames: string[]): Record<string, string | string[]> {
+export function receiptFields(
+  fields: SentField[],
+  secretValues: string[],
+  secretNames: string[],
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   const secrets = secretValues.filter((s) => s.length > 0);
   for (const field of fields) {

@@ -11,7 +11,14 @@ import type { Page, Request, Route } from 'playwright-core';
 
 import { redactUrl } from '../../base/urlRedaction.ts';
 import { AgentFailure, type SubmissionReceipt } from '../agentTypes.ts';
-import { checkRequest, receiptFields, requestFields, type Mismatch, type PlacedCheck, type SentField } from './submissionCheck.ts';
+import {
+  checkRequest,
+  receiptFields,
+  requestFields,
+  type Mismatch,
+  type PlacedCheck,
+  type SentField,
+} from './submissionCheck.ts';
 
 /** A held request's fate: sent as it is, the key corrected (the page is filled again), or cancelled. */
 export type HeldDecision = { send: true } | { correct: { key: string; value: string } };
@@ -79,10 +86,17 @@ export class SubmissionWatch {
    */
   async settle(): Promise<Array<{ key: string; value: string }>> {
     while (this.#pending.size) await Promise.allSettled([...this.#pending]);
-    await Promise.all(this.#observed.filter((o) => o.status === null).map(async (o) => {
-      const response = await Promise.race([o.request.response().catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), 15_000))]);
-      if (response) o.status = response.status();
-    }));
+    await Promise.all(
+      this.#observed
+        .filter((o) => o.status === null)
+        .map(async (o) => {
+          const response = await Promise.race([
+            o.request.response().catch(() => null),
+            new Promise<null>((resolve) => setTimeout(() => resolve(null), 15_000)),
+          ]);
+          if (response) o.status = response.status();
+        }),
+    );
     if (this.#failure) {
       const failure = this.#failure;
       this.#failure = null;
@@ -100,10 +114,16 @@ export class SubmissionWatch {
    * The receipt of the final submission: the last request that carried a placed value (or a form
    * navigation, which is how a confirm page submits), or null when none left the page.
    */
-  receipt(placedKeys: string[], secretValues: string[], secretNames: string[]): { receipt: SubmissionReceipt; carried: boolean; navigation: boolean } | null {
+  receipt(
+    placedKeys: string[],
+    secretValues: string[],
+    secretNames: string[],
+  ): { receipt: SubmissionReceipt; carried: boolean; navigation: boolean } | null {
     const verified = new Set(this.#observed.flatMap((o) => o.verified));
     const approved = new Set(this.#observed.flatMap((o) => o.approved));
-    const final = [...this.#observed].reverse().find((o) => o.verified.length || o.approved.length || o.navigation) ?? this.#observed.at(-1);
+    const final =
+      [...this.#observed].reverse().find((o) => o.verified.length || o.approved.length || o.navigation) ??
+      this.#observed.at(-1);
     if (!final) return null;
     return {
       carried: verified.size + approved.size > 0,
@@ -125,8 +145,11 @@ export class SubmissionWatch {
     const body = request.postDataBuffer();
     const navigation = request.isNavigationRequest();
     const method = request.method().toUpperCase();
-    const candidate = this.#armed && SUBMITTING.has(request.resourceType())
-      && ((method !== 'GET' && method !== 'HEAD' && !!body?.length) || (navigation && method === 'GET' && new URL(request.url()).search.length > 1));
+    const candidate =
+      this.#armed &&
+      SUBMITTING.has(request.resourceType()) &&
+      ((method !== 'GET' && method !== 'HEAD' && !!body?.length) ||
+        (navigation && method === 'GET' && new URL(request.url()).search.length > 1));
     if (!candidate) return route.fallback().catch(() => undefined);
     const work = this.#check(route, request, body, navigation, method);
     this.#pending.add(work);
@@ -134,7 +157,13 @@ export class SubmissionWatch {
     return work;
   }
 
-  async #check(route: Route, request: Request, body: Buffer | null, navigation: boolean, method: string): Promise<void> {
+  async #check(
+    route: Route,
+    request: Request,
+    body: Buffer | null,
+    navigation: boolean,
+    method: string,
+  ): Promise<void> {
     let held = false;
     try {
       const contentType = (await request.headerValue('content-type').catch(() => null)) ?? '';
@@ -157,13 +186,29 @@ export class SubmissionWatch {
         return;
       }
       this.#observed.push({
-        request, method, url: request.url(), fields, navigation, verified: result.verified, approved, status: null,
+        request,
+        method,
+        url: request.url(),
+        fields,
+        navigation,
+        verified: result.verified,
+        approved,
+        status: null,
         bodySha: body?.length ? createHash('sha256').update(body).digest('hex') : null,
       });
-      if (fields.length) this.#options.log(`submission ${method} ${redactUrl(request.url())}: ${result.verified.length} value(s) verified`);
+      if (fields.length)
+        this.#options.log(
+          `submission ${method} ${redactUrl(request.url())}: ${result.verified.length} value(s) verified`,
+        );
       await route.continue().catch(() => undefined);
     } catch (error) {
-      this.#failure = error instanceof AgentFailure ? error : new AgentFailure(`Checking the submission failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      this.#failure =
+        error instanceof AgentFailure
+          ? error
+          : new AgentFailure(
+              `Checking the submission failed: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            );
       this.#options.log(`submission to ${redactUrl(request.url())} held and not sent`);
       if (!held) await this.#hold(route, navigation);
     }

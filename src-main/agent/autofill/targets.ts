@@ -5,7 +5,16 @@ import { rangeFormatFromHint, type RangeFormat } from './rangeAndNumber.ts';
 import { conceptTokens } from './textNorm.ts';
 
 export type TargetKind =
-  | 'text' | 'textarea' | 'date' | 'select' | 'radio' | 'checkbox' | 'checkboxGroup' | 'dateSplit' | 'file' | 'combobox'
+  | 'text'
+  | 'textarea'
+  | 'date'
+  | 'select'
+  | 'radio'
+  | 'checkbox'
+  | 'checkboxGroup'
+  | 'dateSplit'
+  | 'file'
+  | 'combobox'
   /** A select-only combobox: a button or div opening a listbox of option elements. */
   | 'listbox'
   /** A contenteditable element (or role=textbox on one). */
@@ -57,14 +66,42 @@ export interface DateSplitParts {
   year: ScannedControl;
 }
 
-const TEXTLIKE = new Set(['text', 'email', 'tel', 'number', 'url', 'search', 'password', '', 'datetime-local', 'month', 'time', 'week']);
+const TEXTLIKE = new Set([
+  'text',
+  'email',
+  'tel',
+  'number',
+  'url',
+  'search',
+  'password',
+  '',
+  'datetime-local',
+  'month',
+  'time',
+  'week',
+]);
 
 const AUTOCOMPLETE_TEXT: Record<string, string> = {
-  'given-name': 'first name', 'family-name': 'last name', name: 'full name', email: 'email', tel: 'phone',
-  'tel-national': 'phone', 'postal-code': 'postcode', bday: 'date of birth', 'address-line1': 'address line 1',
-  'address-line2': 'address line 2', 'address-level2': 'city', 'address-level1': 'region', 'country-name': 'country',
-  country: 'country', organization: 'organisation', 'street-address': 'street address', 'additional-name': 'middle name',
-  username: 'username', 'new-password': 'password', 'current-password': 'password',
+  'given-name': 'first name',
+  'family-name': 'last name',
+  name: 'full name',
+  email: 'email',
+  tel: 'phone',
+  'tel-national': 'phone',
+  'postal-code': 'postcode',
+  bday: 'date of birth',
+  'address-line1': 'address line 1',
+  'address-line2': 'address line 2',
+  'address-level2': 'city',
+  'address-level1': 'region',
+  'country-name': 'country',
+  country: 'country',
+  organization: 'organisation',
+  'street-address': 'street address',
+  'additional-name': 'middle name',
+  username: 'username',
+  'new-password': 'password',
+  'current-password': 'password',
 };
 
 function ownTexts(c: ScannedControl, legendWeight: number): Array<{ text: string; weight: number }> {
@@ -90,12 +127,20 @@ function ownTexts(c: ScannedControl, legendWeight: number): Array<{ text: string
 }
 
 function humanLabel(c: ScannedControl): string {
-  return c.labels[0] || c.ariaLabel || c.labelledBy || c.placeholder || c.nearText || c.title || c.name || c.id || c.tag;
+  return (
+    c.labels[0] || c.ariaLabel || c.labelledBy || c.placeholder || c.nearText || c.title || c.name || c.id || c.tag
+  );
 }
 
 function datePart(c: ScannedControl): 'day' | 'month' | 'year' | null {
   // A custom dropdown is named by aria-labelledby; its own text is the value it shows, never read here.
-  const tokens = new Set(conceptTokens([c.labels.join(' '), c.ariaLabel, c.aria ? c.labelledBy : '', c.name, c.aria ? '' : c.id, c.placeholder].join(' ')));
+  const tokens = new Set(
+    conceptTokens(
+      [c.labels.join(' '), c.ariaLabel, c.aria ? c.labelledBy : '', c.name, c.aria ? '' : c.id, c.placeholder].join(
+        ' ',
+      ),
+    ),
+  );
   if (tokens.has('day') || tokens.has('dd')) return 'day';
   if (tokens.has('month') || tokens.has('mm')) return 'month';
   if (tokens.has('year') || tokens.has('yyyy') || tokens.has('yy')) return 'year';
@@ -122,13 +167,18 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     const byGroup = new Map<string, ScannedControl[]>();
     for (const c of usable) {
       // Select-only comboboxes may be the parts too (month and year as two custom dropdowns).
-      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file' || (c.aria && c.type !== 'listbox')) continue;
+      if (c.type === 'radio' || c.type === 'checkbox' || c.type === 'file' || (c.aria && c.type !== 'listbox'))
+        continue;
       const list = byGroup.get(c.groupKey) ?? [];
       list.push(c);
       byGroup.set(c.groupKey, list);
     }
     for (const list of byGroup.values()) {
-      const parts = { day: undefined as ScannedControl | undefined, month: undefined as ScannedControl | undefined, year: undefined as ScannedControl | undefined };
+      const parts = {
+        day: undefined as ScannedControl | undefined,
+        month: undefined as ScannedControl | undefined,
+        year: undefined as ScannedControl | undefined,
+      };
       for (const c of list) {
         const part = datePart(c);
         if (part && !parts[part]) parts[part] = c;
@@ -143,7 +193,11 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
         // The control's kind is part of what it means: a title "Month I moved in" names a month-year date.
         const kindWords = day ? 'date' : 'month year date';
         targets.push({
-          id: first.pid, frame, kind: 'dateSplit', controls, label,
+          id: first.pid,
+          frame,
+          kind: 'dateSplit',
+          controls,
+          label,
           texts: [
             { text: label, weight: 1 },
             { text: `${label} ${kindWords}`, weight: 0.95 },
@@ -151,8 +205,11 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
             { text: stem(first.id), weight: 1 },
             { text: first.describedBy, weight: 0.5 },
           ].filter((t) => t.text),
-          context: first.legends, choices: [], required: controls.some((c) => c.required),
-          hasValue: controls.every((c) => c.value !== ''), errorText: controls.map((c) => c.errorText).find(Boolean) ?? '',
+          context: first.legends,
+          choices: [],
+          required: controls.some((c) => c.required),
+          hasValue: controls.every((c) => c.value !== ''),
+          errorText: controls.map((c) => c.errorText).find(Boolean) ?? '',
           dateParts: { ...(day && { day }), month, year },
         });
         for (const c of controls) used.add(c.pid);
@@ -171,22 +228,46 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     }
     for (const list of groups.values()) {
       const first = list[0] as ScannedControl;
-      const choices = list.map((c) => ({ label: c.labels[0] || c.ariaLabel || c.labelledBy || c.value, value: c.value, pid: c.pid }));
+      const choices = list.map((c) => ({
+        label: c.labels[0] || c.ariaLabel || c.labelledBy || c.value,
+        value: c.value,
+        pid: c.pid,
+      }));
       const single = first.type === 'checkbox' && list.length === 1;
       if (single) {
         targets.push({
-          id: first.pid, frame, kind: 'checkbox', controls: list, label: humanLabel(first),
-          texts: ownTexts(first, 0.6), context: first.legends, choices, required: first.required,
-          hasValue: first.checked, errorText: first.errorText,
+          id: first.pid,
+          frame,
+          kind: 'checkbox',
+          controls: list,
+          label: humanLabel(first),
+          texts: ownTexts(first, 0.6),
+          context: first.legends,
+          choices,
+          required: first.required,
+          hasValue: first.checked,
+          errorText: first.errorText,
         });
       } else {
         const label = groupLabelOf(first);
-        const texts = [{ text: first.legends[0] ?? '', weight: 1 }, { text: first.name.replace(/\[\]$/, ''), weight: 1 },
-          { text: first.nearText, weight: 0.8 }, { text: first.describedBy, weight: 0.5 }].filter((t) => t.text);
+        const texts = [
+          { text: first.legends[0] ?? '', weight: 1 },
+          { text: first.name.replace(/\[\]$/, ''), weight: 1 },
+          { text: first.nearText, weight: 0.8 },
+          { text: first.describedBy, weight: 0.5 },
+        ].filter((t) => t.text);
         targets.push({
-          id: first.pid, frame, kind: first.type === 'radio' ? 'radio' : 'checkboxGroup', controls: list, label,
-          texts, context: first.legends, choices, required: list.some((c) => c.required),
-          hasValue: list.some((c) => c.checked), errorText: list.map((c) => c.errorText).find(Boolean) ?? '',
+          id: first.pid,
+          frame,
+          kind: first.type === 'radio' ? 'radio' : 'checkboxGroup',
+          controls: list,
+          label,
+          texts,
+          context: first.legends,
+          choices,
+          required: list.some((c) => c.required),
+          hasValue: list.some((c) => c.checked),
+          errorText: list.map((c) => c.errorText).find(Boolean) ?? '',
         });
       }
       for (const c of list) used.add(c.pid);
@@ -195,31 +276,59 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     // A number input beside a slider showing the same value is the slider's twin: one value, one target (the slider).
     const twins = new Set(usable.map((c) => c.slider?.twinPid ?? '').filter(Boolean));
     for (const c of usable) {
-      if (used.has(c.pid) || twins.has(c.pid) || c.readOnly && !c.hasListbox) continue;
+      if (used.has(c.pid) || twins.has(c.pid) || (c.readOnly && !c.hasListbox)) continue;
       let kind: TargetKind | null = null;
       if (c.slider) kind = 'slider';
       else if (c.segments) kind = c.readOnly ? null : 'segments';
       else if (c.boxes) kind = c.readOnly ? null : 'boxes';
-      else if (c.aria) kind = c.type === 'listbox' ? (c.readOnly ? null : 'listbox') : c.type === 'editable' ? (c.readOnly ? null : 'editable') : null;
+      else if (c.aria)
+        kind =
+          c.type === 'listbox'
+            ? c.readOnly
+              ? null
+              : 'listbox'
+            : c.type === 'editable'
+              ? c.readOnly
+                ? null
+                : 'editable'
+              : null;
       // A select with no real option (a library's hidden mirror holding only its placeholder) takes no value.
       else if (c.tag === 'select') kind = selectChoices(c).length || c.value !== '' ? 'select' : null;
       else if (c.tag === 'textarea') kind = 'textarea';
       else if (c.type === 'file') kind = 'file';
       else if (c.type === 'date') kind = 'date';
       // A read-only combobox input cannot be typed into: it only opens its list (react-select unsearchable).
-      else if (TEXTLIKE.has(c.type) || c.role === 'combobox') kind = c.hasListbox ? (c.readOnly ? 'listbox' : 'combobox') : 'text';
+      else if (TEXTLIKE.has(c.type) || c.role === 'combobox')
+        kind = c.hasListbox ? (c.readOnly ? 'listbox' : 'combobox') : 'text';
       if (!kind) continue;
       // A text input whose hint shows two dates ("MM/DD/YYYY – MM/DD/YYYY") holds a date range.
-      const rangeFormat = kind === 'text' && !c.hasListbox ? rangeFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' ')) : null;
+      const rangeFormat =
+        kind === 'text' && !c.hasListbox
+          ? rangeFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' '))
+          : null;
       if (rangeFormat) kind = 'dateRange';
       // A sectioned field's kind is part of what it says: "Start" holding a date reads "Start date".
       const texts = ownTexts(c, 0.7);
-      if (c.segments) for (const label of [...c.labels, c.ariaLabel, c.labelledBy].filter(Boolean)) texts.push({ text: `${label} ${SEGMENT_WORDS[c.segments.kind]}`, weight: 0.95 });
+      if (c.segments)
+        for (const label of [...c.labels, c.ariaLabel, c.labelledBy].filter(Boolean))
+          texts.push({ text: `${label} ${SEGMENT_WORDS[c.segments.kind]}`, weight: 0.95 });
       targets.push({
         ...(rangeFormat && { rangeFormat }),
-        id: c.pid, frame, kind, controls: [c], label: humanLabel(c), texts, context: c.legends,
-        choices: (c.tag === 'select' ? selectChoices(c) : c.options.filter((o) => !o.disabled)).map((o) => ({ label: o.label, value: o.value, pid: c.pid })),
-        required: c.required, hasValue: c.tag === 'select' ? c.value !== '' && c.options.findIndex((o) => o.value === c.value) > 0 : c.value !== '',
+        id: c.pid,
+        frame,
+        kind,
+        controls: [c],
+        label: humanLabel(c),
+        texts,
+        context: c.legends,
+        choices: (c.tag === 'select' ? selectChoices(c) : c.options.filter((o) => !o.disabled)).map((o) => ({
+          label: o.label,
+          value: o.value,
+          pid: c.pid,
+        })),
+        required: c.required,
+        hasValue:
+          c.tag === 'select' ? c.value !== '' && c.options.findIndex((o) => o.value === c.value) > 0 : c.value !== '',
         errorText: c.errorText,
       });
     }
@@ -227,18 +336,39 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
   return targets;
 }
 
-const SEGMENT_WORDS: Record<NonNullable<ScannedControl['segments']>['kind'], string> = { date: 'date', time: 'time', dateTime: 'date time', dateRange: 'dates date range' };
+const SEGMENT_WORDS: Record<NonNullable<ScannedControl['segments']>['kind'], string> = {
+  date: 'date',
+  time: 'time',
+  dateTime: 'date time',
+  dateRange: 'dates date range',
+};
 
 /** A readable description of a target for logs and messages. */
 export function describeTarget(target: Target): string {
   const c = target.controls[0] as ScannedControl;
-  const kind = target.kind === 'text' ? (c.datalist ? 'datalist' : c.type || 'text')
-    : target.kind === 'listbox' ? 'select-aria'
-    : target.kind === 'editable' ? (c.role === 'textbox' ? 'textbox-aria' : 'contenteditable')
-    : target.kind === 'slider' ? (c.aria ? 'slider-aria' : 'range')
-    : target.kind === 'dateRange' ? 'date-range'
-    : target.kind === 'segments' ? `${c.segments?.kind ?? 'date'}-segments`
-    : target.kind === 'boxes' ? `${c.boxes?.length ?? 0}-boxes`
-    : c.aria ? `${c.role === 'switch' ? 'switch' : target.kind}-aria` : target.kind;
+  const kind =
+    target.kind === 'text'
+      ? c.datalist
+        ? 'datalist'
+        : c.type || 'text'
+      : target.kind === 'listbox'
+        ? 'select-aria'
+        : target.kind === 'editable'
+          ? c.role === 'textbox'
+            ? 'textbox-aria'
+            : 'contenteditable'
+          : target.kind === 'slider'
+            ? c.aria
+              ? 'slider-aria'
+              : 'range'
+            : target.kind === 'dateRange'
+              ? 'date-range'
+              : target.kind === 'segments'
+                ? `${c.segments?.kind ?? 'date'}-segments`
+                : target.kind === 'boxes'
+                  ? `${c.boxes?.length ?? 0}-boxes`
+                  : c.aria
+                    ? `${c.role === 'switch' ? 'switch' : target.kind}-aria`
+                    : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

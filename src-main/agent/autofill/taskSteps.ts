@@ -17,7 +17,10 @@ export interface TaskStep {
 
 /** The click/choose steps of a task, in order. */
 export function taskSteps(task: string): TaskStep[] {
-  const clauses = task.split(/(?<=[.!;])\s+|,\s*(?:and\s+)?then\s+|\s+and\s+then\s+|\s+then\s+|\n+/i).map((c) => c.trim().replace(/^(and|then)\s+/i, '')).filter(Boolean);
+  const clauses = task
+    .split(/(?<=[.!;])\s+|,\s*(?:and\s+)?then\s+|\s+and\s+then\s+|\s+then\s+|\n+/i)
+    .map((c) => c.trim().replace(/^(and|then)\s+/i, ''))
+    .filter(Boolean);
   const steps: TaskStep[] = [];
   for (const text of clauses) {
     let action: ParsedAction | undefined;

@@ -6,10 +6,65 @@ import { FIELD_CONCEPTS } from './lexicon.ts';
 
 // Filler words of labels, keys and questions ("What is your…", "When did you…"); compared before stemming.
 const STOPWORDS = new Set([
-  'your', 'the', 'a', 'an', 'of', 'please', 'enter', 'select', 'choose', 'what', 'is', 'are', 'optional', 'required',
-  'eg', 'e', 'g', 'for', 'example', 'my', 'you', 'do', 'to', 'in', 'field', 'input', 'this', 'which', 'provide', 'type',
-  'when', 'did', 'does', 'how', 'that', 'would', 'like', 'we', 'us', 'can', 'will', 'i', 'me', 'be', 'been', 'if', 'it', 'its',
-  'at', 'on', 'with', 'by', 'from', 'as', 'our', 'was', 'were', 'tell', 'give',
+  'your',
+  'the',
+  'a',
+  'an',
+  'of',
+  'please',
+  'enter',
+  'select',
+  'choose',
+  'what',
+  'is',
+  'are',
+  'optional',
+  'required',
+  'eg',
+  'e',
+  'g',
+  'for',
+  'example',
+  'my',
+  'you',
+  'do',
+  'to',
+  'in',
+  'field',
+  'input',
+  'this',
+  'which',
+  'provide',
+  'type',
+  'when',
+  'did',
+  'does',
+  'how',
+  'that',
+  'would',
+  'like',
+  'we',
+  'us',
+  'can',
+  'will',
+  'i',
+  'me',
+  'be',
+  'been',
+  'if',
+  'it',
+  'its',
+  'at',
+  'on',
+  'with',
+  'by',
+  'from',
+  'as',
+  'our',
+  'was',
+  'were',
+  'tell',
+  'give',
 ]);
 
 // Phrases by their first word, longest first, so "address line 1" wins over "address".
@@ -24,7 +79,7 @@ for (const [concept, phrases] of FIELD_CONCEPTS) {
 }
 for (const list of PHRASES.values()) list.sort((a, b) => b[0].length - a[0].length);
 
-const SYMBOL_WORDS: Record<string, string> = { '£': ' gbp ', '$': ' usd ', '€': ' eur ', '%': ' percent ' };
+const SYMBOL_WORDS: Record<string, string> = { '£': ' gbp ', $: ' usd ', '€': ' eur ', '%': ' percent ' };
 
 /**
  * Lowercase words of `text` in any script: camelCase, snake_case, kebab, dots and brackets all
@@ -44,7 +99,14 @@ export function words(text: string): string[] {
     .filter(Boolean);
 }
 
-const IRREGULAR: Record<string, string> = { has: 'have', having: 'have', had: 'have', does: 'do', children: 'child', people: 'person' };
+const IRREGULAR: Record<string, string> = {
+  has: 'have',
+  having: 'have',
+  had: 'have',
+  does: 'do',
+  children: 'child',
+  people: 'person',
+};
 
 /**
  * A crude stem so "topics" ~ "topic", "moved" ~ "moving" ~ "move" and "has" ~ "have"; both sides of a

@@ -17,7 +17,11 @@ export interface PageError {
  * (aria-errormessage, aria-describedby errors, `.error` elements in the field's group), and
  * HTML5 constraint messages of `onlyInvalid` controls (the ones the agent filled).
  */
-export function readErrors(frames: Array<{ frame: Frame; scan: FrameScan }>, targets: Target[], constraintPids: Set<string> = new Set()): PageError[] {
+export function readErrors(
+  frames: Array<{ frame: Frame; scan: FrameScan }>,
+  targets: Target[],
+  constraintPids: Set<string> = new Set(),
+): PageError[] {
   const byPid = new Map<string, Target>();
   for (const t of targets) for (const c of t.controls) byPid.set(c.pid, t);
   const found = new Map<string, PageError>();
@@ -55,7 +59,13 @@ export interface Correction {
  * The next thing to try for an entry the page rejected, or null when out of ideas: another date
  * format (one named in the message first), another phone spelling, spaces stripped.
  */
-export function nextCorrection(entry: Entry, target: Target, message: string, tried: Set<string>, settled?: unknown): Correction | null {
+export function nextCorrection(
+  entry: Entry,
+  target: Target,
+  message: string,
+  tried: Set<string>,
+  settled?: unknown,
+): Correction | null {
   const value = entry.value;
   // `settled`: the value in use after a human or the schema settled an ambiguous date.
   const date = parseDateValue(value) ?? parseDateValue(settled);

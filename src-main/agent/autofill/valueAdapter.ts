@@ -4,7 +4,15 @@ import { MONTHS } from './dates.ts';
 import { foldAccents, normaliseText, valueSynonyms } from './lexicon.ts';
 import { conceptTokens, loose } from './textNorm.ts';
 
-export { DATE_FORMATS, dateFormatFromHint, formatDate, looksLikeDateField, MONTHS, parseDateValue, type DateParts } from './dates.ts';
+export {
+  DATE_FORMATS,
+  dateFormatFromHint,
+  formatDate,
+  looksLikeDateField,
+  MONTHS,
+  parseDateValue,
+  type DateParts,
+} from './dates.ts';
 
 const TRUE_WORDS = new Set(['yes', 'true', 'y', '1', 'on', 'checked', 'agree', 'agreed', 'accept', 'accepted', 'x']);
 const FALSE_WORDS = new Set(['no', 'false', 'n', '0', 'off', 'unchecked', '']);
@@ -41,7 +49,8 @@ type MatchHow = Exclude<PlacementHow, 'answer'>;
 
 export type ChoiceMatch = { index: number; how: MatchHow } | { index: -1 | -2 };
 
-const PLACEHOLDER = /^[\s\p{P}]*(choose|select|please (choose|select)|pick|none selected|not selected)\b|^[\s\p{P}]*$|\.\.\.$|…$/iu;
+const PLACEHOLDER =
+  /^[\s\p{P}]*(choose|select|please (choose|select)|pick|none selected|not selected)\b|^[\s\p{P}]*$|\.\.\.$|…$/iu;
 
 /** A "Choose…"/"-- Select --" entry, which is no answer at all. */
 export function isPlaceholderChoice(choice: ChoiceLike, index: number): boolean {
@@ -59,10 +68,39 @@ function withoutParenthetical(text: string): string {
 }
 
 // Words that carry no meaning of their own in an option ("By phone", "Via email"); negations are never among them.
-const OPTION_FILLER = new Set(['by', 'via', 'through', 'using', 'with', 'per', 'on', 'in', 'at', 'from', 'as', 'to', 'the', 'a', 'an', 'of', 'for', 'i', 'am', 'my', 'me', 'we', 'our', 'is', 'are', 'be']);
+const OPTION_FILLER = new Set([
+  'by',
+  'via',
+  'through',
+  'using',
+  'with',
+  'per',
+  'on',
+  'in',
+  'at',
+  'from',
+  'as',
+  'to',
+  'the',
+  'a',
+  'an',
+  'of',
+  'for',
+  'i',
+  'am',
+  'my',
+  'me',
+  'we',
+  'our',
+  'is',
+  'are',
+  'be',
+]);
 
 function optionConcept(text: string): string {
-  return conceptTokens(text).filter((t) => !OPTION_FILLER.has(t)).join(' ');
+  return conceptTokens(text)
+    .filter((t) => !OPTION_FILLER.has(t))
+    .join(' ');
 }
 
 function parenthetical(text: string): string {
@@ -103,13 +141,28 @@ export function findChoice(value: unknown, choices: ChoiceLike[]): ChoiceMatch {
   const sameSynonym = (text: string): boolean => [...valueSynonyms(text)].some((id) => synonyms.has(id));
   const tiers: Array<[MatchHow, (c: ChoiceLike) => boolean]> = [
     ['exact', (c) => c.label === raw || c.value === raw],
-    ['normalised', (c) => normaliseText(c.label) === norm || normaliseText(c.value) === norm
-      || (num !== null && (asNumber(c.value) === num || asNumber(c.label) === num))],
+    [
+      'normalised',
+      (c) =>
+        normaliseText(c.label) === norm ||
+        normaliseText(c.value) === norm ||
+        (num !== null && (asNumber(c.value) === num || asNumber(c.label) === num)),
+    ],
     ['normalised', (c) => foldingKeepsDistinct && (foldAccents(c.label) === folded || foldAccents(c.value) === folded)],
     // Compounds written apart or together ("streetlight" / "street light", "e-mail" / "email").
     ['normalised', (c) => fold(c.label).replaceAll(' ', '') === wanted.replaceAll(' ', '')],
-    ['normalised', (c) => fold(withoutParenthetical(c.label)) === wanted || (wanted.length >= 2 && fold(parenthetical(c.label)) === wanted)],
-    ['synonym', (c) => synonyms.size > 0 && (sameSynonym(c.label) || sameSynonym(c.value) || sameSynonym(withoutParenthetical(c.label)))],
+    [
+      'normalised',
+      (c) =>
+        fold(withoutParenthetical(c.label)) === wanted ||
+        (wanted.length >= 2 && fold(parenthetical(c.label)) === wanted),
+    ],
+    [
+      'synonym',
+      (c) =>
+        synonyms.size > 0 &&
+        (sameSynonym(c.label) || sameSynonym(c.value) || sameSynonym(withoutParenthetical(c.label))),
+    ],
     ['synonym', (c) => concept !== '' && optionConcept(c.label) === concept],
   ];
   for (const [how, test] of tiers) {
@@ -144,8 +197,12 @@ export interface FilePayload {
 }
 
 const EXTENSIONS: Record<string, string> = {
-  'text/plain': 'txt', 'image/jpeg': 'jpg', 'image/svg+xml': 'svg', 'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx', 'application/octet-stream': 'bin',
+  'text/plain': 'txt',
+  'image/jpeg': 'jpg',
+  'image/svg+xml': 'svg',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/octet-stream': 'bin',
 };
 
 function dataUrlPayload(url: string, index: number): FilePayload | null {
@@ -153,7 +210,11 @@ function dataUrlPayload(url: string, index: number): FilePayload | null {
   if (!m) return null;
   const mimeType = m[1] || 'application/octet-stream';
   const ext = EXTENSIONS[mimeType] ?? mimeType.split('/')[1]?.split('+')[0] ?? 'bin';
-  return { name: m[2] ? decodeURIComponent(m[2]) : `upload-${index + 1}.${ext}`, mimeType, buffer: Buffer.from(m[3] ?? '', 'base64') };
+  return {
+    name: m[2] ? decodeURIComponent(m[2]) : `upload-${index + 1}.${ext}`,
+    mimeType,
+    buffer: Buffer.from(m[3] ?? '', 'base64'),
+  };
 }
 
 /** Files from a data URL, `{name, mime_type, content_base64}`, or an array of those. */
@@ -165,7 +226,11 @@ export function filePayloads(value: unknown): FilePayload[] {
       const p = dataUrlPayload(item, index);
       if (p) out.push(p);
     } else if (isFileObject(item)) {
-      out.push({ name: item.name, mimeType: item.mime_type ?? 'application/octet-stream', buffer: Buffer.from(item.content_base64, 'base64') });
+      out.push({
+        name: item.name,
+        mimeType: item.mime_type ?? 'application/octet-stream',
+        buffer: Buffer.from(item.content_base64, 'base64'),
+      });
     }
   });
   return out;
@@ -211,7 +276,11 @@ export function patternAccepts(pattern: string, text: string): boolean | undefin
 
 /** A placeholder drawn as a mask ("___ __ ____", "(###) ###-####"), not as an example or a hint. */
 function maskLike(placeholder: string): boolean {
-  return /^[\s_#9Xx\-/().+]+$/.test(placeholder) && (placeholder.match(/[_#9Xx]/g)?.length ?? 0) >= 2 && /[_#]/.test(placeholder);
+  return (
+    /^[\s_#9Xx\-/().+]+$/.test(placeholder) &&
+    (placeholder.match(/[_#9Xx]/g)?.length ?? 0) >= 2 &&
+    /[_#]/.test(placeholder)
+  );
 }
 
 /**
@@ -251,7 +320,9 @@ export function withoutAffixes(text: string, affixes: string): string {
   let out = text.trim();
   for (const affix of [affixes.trim(), ...affixes.split(/\s+/)].filter(Boolean)) {
     const escaped = affix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`^${escaped}\\s*(?=[\\d.,-])`, 'iu'), '').replace(new RegExp(`(?<=[\\d.])\\s*${escaped}$`, 'iu'), '');
+    out = out
+      .replace(new RegExp(`^${escaped}\\s*(?=[\\d.,-])`, 'iu'), '')
+      .replace(new RegExp(`(?<=[\\d.])\\s*${escaped}$`, 'iu'), '');
   }
   return out;
 }

@@ -66,7 +66,10 @@ export function formatTwelveHour(t: TimeOfDay, pad = true): string {
 export function valuePath(value: unknown): string[] {
   if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
   if (typeof value !== 'string') return value === null || value === undefined ? [] : [String(value)];
-  return value.split(/\s+[>/›»→]\s+|\s*›\s*|\s*»\s*|\s*→\s*/).map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(/\s+[>/›»→]\s+|\s*›\s*|\s*»\s*|\s*→\s*/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** One selectable node of a hierarchy: its own label and the labels of its ancestors, outermost first. */
@@ -118,12 +121,19 @@ export function readBackMatches(kind: ReadBackKind, intended: string, shown: str
     const b = parseTimeOfDay(shown);
     return !!a && !!b && a.hour === b.hour && a.minute === b.minute;
   }
-  const norm = (s: string): string => s.toLowerCase().replace(/[\s\p{P}]+/gu, ' ').trim();
+  const norm = (s: string): string =>
+    s
+      .toLowerCase()
+      .replace(/[\s\p{P}]+/gu, ' ')
+      .trim();
   return norm(intended) === norm(shown);
 }
 
 /** Every one of `values` matched to a choice (multi-select): the indices, or the first value that matched none (-1) or several (-2). */
-export function matchAll(values: unknown[], choices: ChoiceLike[]): { indices: number[] } | { value: unknown; index: -1 | -2 } {
+export function matchAll(
+  values: unknown[],
+  choices: ChoiceLike[],
+): { indices: number[] } | { value: unknown; index: -1 | -2 } {
   const indices: number[] = [];
   for (const v of values) {
     const m = findChoice(v, choices);

@@ -103,8 +103,14 @@ export function rangeEntries(entries: Entry[]): Array<{ entry: Entry; leaves: st
     const [a, b] = pair as [Entry, Entry];
     out.push({
       entry: {
-        key: parent, path: parent.split('.'), value, title: '', description: '',
-        required: a.required || b.required, secret: a.secret || b.secret, format: '',
+        key: parent,
+        path: parent.split('.'),
+        value,
+        title: '',
+        description: '',
+        required: a.required || b.required,
+        secret: a.secret || b.secret,
+        format: '',
       },
       leaves: [a.key, b.key],
     });
@@ -148,7 +154,12 @@ export class Wizard {
   /** Page structures the mapper was already asked about (once per structure and run). */
   readonly #mapped = new Set<string>();
 
-  constructor(ctx: AgentContext, entries: Entry[], humanFor: (url: string) => HumanInput | null, mapper: KeyMapper | null = null) {
+  constructor(
+    ctx: AgentContext,
+    entries: Entry[],
+    humanFor: (url: string) => HumanInput | null,
+    mapper: KeyMapper | null = null,
+  ) {
     this.#ctx = ctx;
     this.#entries = entries;
     this.#humanFor = humanFor;
@@ -171,21 +182,32 @@ export class Wizard {
     const given = m.secret ? 'another' : `'${m.given}'`;
     const failure = `The form was about to send ${sent} for form_data '${m.key}' ('${m.label}') but form_data gave ${given}; the request was held and not sent (enable human_in_the_loop to be asked)`;
     const options = ['Send', 'Correct', 'Cancel'];
-    const picked = await askForOption(this.#ctx, {
-      question: `About to send ${sent} for ${m.key}; you gave ${given}.`,
-      options,
-      message: `The page changed the value of '${m.label}' between the field and the request. The request is held: Send it as it is, Correct the value to type, or Cancel the job.`,
-    }, failure);
+    const picked = await askForOption(
+      this.#ctx,
+      {
+        question: `About to send ${sent} for ${m.key}; you gave ${given}.`,
+        options,
+        message: `The page changed the value of '${m.label}' between the field and the request. The request is held: Send it as it is, Correct the value to type, or Cancel the job.`,
+      },
+      failure,
+    );
     if (picked === 0) {
       this.#ctx.log(`${m.key}: a human chose to send the changed value`);
       return { send: true };
     }
-    if (picked === 2) throw new AgentFailure(`Cancelled by a human: the form was about to send ${sent} for form_data '${m.key}' instead of ${given}`);
-    const value = await askOrFail(this.#ctx, {
-      question: `What should be typed into '${m.label}' for ${m.key}?`,
-      options: [],
-      message: `The page sent ${sent} when ${given} was typed.`,
-    }, failure);
+    if (picked === 2)
+      throw new AgentFailure(
+        `Cancelled by a human: the form was about to send ${sent} for form_data '${m.key}' instead of ${given}`,
+      );
+    const value = await askOrFail(
+      this.#ctx,
+      {
+        question: `What should be typed into '${m.label}' for ${m.key}?`,
+        options: [],
+        message: `The page sent ${sent} when ${given} was typed.`,
+      },
+      failure,
+    );
     return { correct: { key: m.key, value } };
   }
 
@@ -215,7 +237,11 @@ export class Wizard {
       let frames = await scanAll(this.#ctx);
       let targets = buildTargets(frames);
       // Script-rendered start pages (SPAs) may show their form a moment after `load`.
-      for (let wait = 0; turn === 0 && wait < 8 && !targets.length && !frames.some((f) => f.scan.buttons.some((b) => b.visible)); wait += 1) {
+      for (
+        let wait = 0;
+        turn === 0 && wait < 8 && !targets.length && !frames.some((f) => f.scan.buttons.some((b) => b.visible));
+        wait += 1
+      ) {
         await this.#ctx.page.waitForTimeout(400);
         frames = await scanAll(this.#ctx);
         targets = buildTargets(frames);
@@ -237,13 +263,18 @@ export class Wizard {
       // Nothing on this page takes a value yet: a sentence of the task naming a link or button here ("Click the
       // 'Open the application' link") is the way on.
       const waiting = targets.some((t) => t.required && !t.hasValue);
-      if (!filled.size && !this.#placed.size && !errors.length && !waiting && (await this.#runTaskStep(heading))) continue;
+      if (!filled.size && !this.#placed.size && !errors.length && !waiting && (await this.#runTaskStep(heading)))
+        continue;
       const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
       const filledFrames = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.frame));
       const button = chooseButton(frames, filledForms, filledFrames);
       const noFields = targets.length === 0;
       const review = looksLikeReview(text);
-      if (!errors.length && (!button || (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))) {
+      if (
+        !errors.length &&
+        (!button ||
+          (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))
+      ) {
         if (await this.#settleSubmission()) continue;
         return { placed: this.#placed, unplaced: this.#unplaced(), frames };
       }
@@ -256,9 +287,15 @@ export class Wizard {
       this.#visits.set(state, visits);
       if (visits > 2) {
         const said = errors.length ? ` The page says: ${errors.map((e) => quote(e.text, 120)).join('; ')}` : '';
-        throw new AgentFailure(`The form did not advance past '${heading}' after clicking '${button.button.text}' ${visits} times.${said}`);
+        throw new AgentFailure(
+          `The form did not advance past '${heading}' after clicking '${button.button.text}' ${visits} times.${said}`,
+        );
       }
-      const what = filled.size ? `Filled ${filled.size} field(s) on '${heading}'` : review ? `Reviewed answers on '${heading}'` : `On '${heading}'`;
+      const what = filled.size
+        ? `Filled ${filled.size} field(s) on '${heading}'`
+        : review
+          ? `Reviewed answers on '${heading}'`
+          : `On '${heading}'`;
       await this.#ctx.recordStep(`${what}; clicking '${button.button.text}'`);
       this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
       await this.watch.arm();
@@ -302,9 +339,15 @@ export class Wizard {
 
   /** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
   #pending(signature: string, done: Set<string>): Entry[] {
-    const open = (e: Entry): boolean => !done.has(e.key) && !this.#declined.has(e.key)
-      && (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature);
-    const ranges = this.#ranges.filter((r) => r.leaves.every((k) => !done.has(k) && (!this.#placed.has(k) || this.#placed.get(k)?.signature === signature)) && open(r.entry));
+    const open = (e: Entry): boolean =>
+      !done.has(e.key) &&
+      !this.#declined.has(e.key) &&
+      (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature);
+    const ranges = this.#ranges.filter(
+      (r) =>
+        r.leaves.every((k) => !done.has(k) && (!this.#placed.has(k) || this.#placed.get(k)?.signature === signature)) &&
+        open(r.entry),
+    );
     return [...ranges.map((r) => r.entry), ...this.#entries.filter(open)];
   }
 
@@ -312,7 +355,13 @@ export class Wizard {
    * Keys the rules left unmatched, mapped by the assist model (when the portal has one) to the free
    * controls of this page. The model names controls only; values still go through the option rules.
    */
-  async #mapUnmatched(signature: string, pending: Entry[], targets: Target[], placements: Placement[], ambiguous: Entry[]): Promise<Placement[]> {
+  async #mapUnmatched(
+    signature: string,
+    pending: Entry[],
+    targets: Target[],
+    placements: Placement[],
+    ambiguous: Entry[],
+  ): Promise<Placement[]> {
     if (!this.#mapper || this.#mapped.has(signature)) return [];
     const placedKeys = new Set([...placements.map((p) => p.entry.key), ...ambiguous.map((e) => e.key)]);
     const keys = pending.filter((e) => !placedKeys.has(e.key) && !this.#placed.has(e.key));
@@ -321,11 +370,20 @@ export class Wizard {
     if (!keys.length || !free.length) return [];
     this.#mapped.add(signature);
     const mapping = await this.#mapper.map({
-      structure: signature, pageUrl: this.#ctx.page.url(), signal: this.#ctx.signal,
+      structure: signature,
+      pageUrl: this.#ctx.page.url(),
+      signal: this.#ctx.signal,
       keys: keys.map((e) => ({ key: e.key, title: e.title, description: e.description, kind: valueKind(e.value) })),
       controls: free.map((t, index) => ({
-        index, label: t.label, kind: t.kind, required: t.required, options: realChoices(t.choices).map((c) => c.label),
-        context: [...new Set([...t.context, ...t.texts.filter((x) => x.text !== t.label).map((x) => x.text)])].slice(0, 6),
+        index,
+        label: t.label,
+        kind: t.kind,
+        required: t.required,
+        options: realChoices(t.choices).map((c) => c.label),
+        context: [...new Set([...t.context, ...t.texts.filter((x) => x.text !== t.label).map((x) => x.text)])].slice(
+          0,
+          6,
+        ),
       })),
     });
     const out: Placement[] = [];
@@ -342,16 +400,22 @@ export class Wizard {
 
   /** Every key no control received, with the reason (the result lists them; none is dropped silently). */
   #unplaced(): UnplacedKey[] {
-    return this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => ({
-      key: e.key,
-      reason: this.#declined.has(e.key) ? 'a human said it belongs in none of the fields offered' : 'no control on any page matched it',
-    }));
+    return this.#entries
+      .filter((e) => !this.#placed.has(e.key))
+      .map((e) => ({
+        key: e.key,
+        reason: this.#declined.has(e.key)
+          ? 'a human said it belongs in none of the fields offered'
+          : 'no control on any page matched it',
+      }));
   }
 
   /** The options of a "which field" question: labels, made distinct with the control's name where two read alike. */
   #fieldOptions(targets: Target[]): string[] {
     const labels = targets.map((t) => t.label);
-    return targets.map((t, i) => (labels.indexOf(t.label) !== labels.lastIndexOf(t.label) || !t.label ? describeTarget(t) : (labels[i] as string)));
+    return targets.map((t, i) =>
+      labels.indexOf(t.label) !== labels.lastIndexOf(t.label) || !t.label ? describeTarget(t) : (labels[i] as string),
+    );
   }
 
   /** Fills what the page shows; `settled` is a scan taken after the last fill, when the last pass made one. */
@@ -366,16 +430,32 @@ export class Wizard {
       const scanned = pass === 0 && first ? first : await scanAll(this.#ctx);
       const targets = buildTargets(scanned).filter((t) => !filled.has(t.id));
       const pending = this.#pending(signature, doneKeys);
-      const layout = arrayRows(pending, buildTargets(scanned), scanned.flatMap((f) => f.scan.buttons));
+      const layout = arrayRows(
+        pending,
+        buildTargets(scanned),
+        scanned.flatMap((f) => f.scan.buttons),
+      );
       const { placements, ambiguous } = matchScoped(pending, targets, layout);
-      placements.push(...(await this.#mapUnmatched(signature, pending, targets, placements, ambiguous.map((a) => a.entry))));
+      placements.push(
+        ...(await this.#mapUnmatched(
+          signature,
+          pending,
+          targets,
+          placements,
+          ambiguous.map((a) => a.entry),
+        )),
+      );
       for (const amb of ambiguous) {
         const options = [...this.#fieldOptions(amb.candidates), NONE_OF_THESE];
-        const picked = await askForOption(this.#ctx, {
-          question: `Which field should receive form_data '${amb.entry.key}' (${loggable(amb.entry)})?`,
-          options,
-          message: `'${amb.entry.key}' matches several fields equally well.`,
-        }, `form_data key '${amb.entry.key}' is ambiguous: it matches ${amb.candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`);
+        const picked = await askForOption(
+          this.#ctx,
+          {
+            question: `Which field should receive form_data '${amb.entry.key}' (${loggable(amb.entry)})?`,
+            options,
+            message: `'${amb.entry.key}' matches several fields equally well.`,
+          },
+          `form_data key '${amb.entry.key}' is ambiguous: it matches ${amb.candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`,
+        );
         const target = amb.candidates[picked];
         if (!target) {
           this.#declined.add(amb.entry.key);
@@ -398,10 +478,19 @@ export class Wizard {
       for (const placement of placements) {
         const { entry, target } = placement;
         if (filled.has(target.id)) continue;
-        await this.#fillOne(target, this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value, entry, signature, placement.byOptions ? 'options' : 'name');
+        await this.#fillOne(
+          target,
+          this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value,
+          entry,
+          signature,
+          placement.byOptions ? 'options' : 'name',
+        );
         filled.add(target.id);
         doneKeys.add(entry.key);
-        pageValues.push({ entry, value: this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value });
+        pageValues.push({
+          entry,
+          value: this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value,
+        });
       }
       await this.#fillConfirmations(targets, filled, pageValues);
     }
@@ -420,12 +509,16 @@ export class Wizard {
       if (!pending.length) return clicked;
       const scanned = await scanAll(this.#ctx);
       const buttons = scanned.flatMap((f) => f.scan.buttons);
-      const next = arrayRows(pending, buildTargets(scanned), buttons).find((l) => l.add && (clicks.get(l.array) ?? 0) < l.items);
+      const next = arrayRows(pending, buildTargets(scanned), buttons).find(
+        (l) => l.add && (clicks.get(l.array) ?? 0) < l.items,
+      );
       if (!next?.add) return clicked;
       const frame = scanned.find((f) => f.scan.buttons.includes(next.add as (typeof buttons)[number]))?.frame;
       if (!frame) return clicked;
       clicks.set(next.array, (clicks.get(next.array) ?? 0) + 1);
-      this.#ctx.log(`${next.array}: ${next.rows.length} row(s) shown for ${next.items} item(s); clicking '${next.add.text}'`);
+      this.#ctx.log(
+        `${next.array}: ${next.rows.length} row(s) shown for ${next.items} item(s); clicking '${next.add.text}'`,
+      );
       await frame.locator(`[data-portico-id="${next.add.pid}"]`).click({ timeout: 5000 });
       clicked = true;
     }
@@ -433,24 +526,40 @@ export class Wizard {
   }
 
   /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat. */
-  async #fillConfirmations(targets: Target[], filled: Set<string>, pageValues: Array<{ entry: Entry; value: unknown }>): Promise<void> {
+  async #fillConfirmations(
+    targets: Target[],
+    filled: Set<string>,
+    pageValues: Array<{ entry: Entry; value: unknown }>,
+  ): Promise<void> {
     const REPEAT = /^\s*(confirm|repeat|re-?enter|re-?type|verify)\b|\b(again|confirmation)\s*$/i;
     for (const target of targets) {
-      if (filled.has(target.id) || (target.kind !== 'text' && target.kind !== 'textarea') || !REPEAT.test(target.label)) continue;
+      if (filled.has(target.id) || (target.kind !== 'text' && target.kind !== 'textarea') || !REPEAT.test(target.label))
+        continue;
       const base = target.label.replace(REPEAT, ' ');
       let best: { score: number; entry: Entry; value: unknown } | null = null;
       for (const { entry, value } of pageValues) {
-        const score = Math.max(textSimilarity(base, entry.path.at(-1) ?? entry.key), entry.title ? textSimilarity(base, entry.title) : 0);
+        const score = Math.max(
+          textSimilarity(base, entry.path.at(-1) ?? entry.key),
+          entry.title ? textSimilarity(base, entry.title) : 0,
+        );
         if (score >= 0.6 && (!best || score > best.score)) best = { score, entry, value };
       }
       if (!best) continue;
       const { shown } = await fillTarget(this.#env(), target, best.value, {});
       filled.add(target.id);
-      this.#ctx.log(`${best.entry.key} (repeated) → ${describeTarget(target)}${best.entry.secret ? '' : ` = ${loggable(best.entry, shown)}`}`);
+      this.#ctx.log(
+        `${best.entry.key} (repeated) → ${describeTarget(target)}${best.entry.secret ? '' : ` = ${loggable(best.entry, shown)}`}`,
+      );
     }
   }
 
-  async #fillOne(target: Target, value: unknown, entry: Entry | null, signature: string, matchedBy: MatchedBy = 'name'): Promise<void> {
+  async #fillOne(
+    target: Target,
+    value: unknown,
+    entry: Entry | null,
+    signature: string,
+    matchedBy: MatchedBy = 'name',
+  ): Promise<void> {
     this.#checkAbort();
     const options = entry ? { ...this.#options.get(entry.key), format: entry.format } : {};
     let current = value;
@@ -475,16 +584,28 @@ export class Wizard {
           if (read.accepted) this.#answered.add(entry.key);
           this.#triedFor(entry.key).add(`rendered:${shown}`);
           this.#placed.set(entry.key, {
-            signature, controlKey: controlKey(target), label: target.label, shown: entry.secret ? '[secret]' : shown,
+            signature,
+            controlKey: controlKey(target),
+            label: target.label,
+            shown: entry.secret ? '[secret]' : shown,
             how: this.#answered.has(entry.key) ? 'answer' : how,
             matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : this.#byModel.has(entry.key) ? 'model' : matchedBy,
-            check: await placedCheckFor(target, entry.key, current, shown, entry.secret || target.controls.some((c) => c.type === 'password'), filledWith),
+            check: await placedCheckFor(
+              target,
+              entry.key,
+              current,
+              shown,
+              entry.secret || target.controls.some((c) => c.type === 'password'),
+              filledWith,
+            ),
           });
           // A date range placed as one value places both of its keys.
           for (const leaf of this.#ranges.find((r) => r.entry.key === entry.key)?.leaves ?? []) {
             this.#placed.set(leaf, this.#placed.get(entry.key) as PlacedValue);
           }
-          this.#ctx.log(`${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`);
+          this.#ctx.log(
+            `${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`,
+          );
         } else {
           this.#ctx.log(`(answer) → ${describeTarget(target)}`);
         }
@@ -507,31 +628,56 @@ export class Wizard {
    * changed digits, a picker that moved the date, never pass. A phone number is first retyped in its
    * other spellings (national, without the +); then a human keeps it, corrects it or cancels, or the job fails.
    */
-  async #readBack(target: Target, entry: Entry, value: unknown, shown: string): Promise<{ shown: string; retype?: string; accepted?: boolean }> {
+  async #readBack(
+    target: Target,
+    entry: Entry,
+    value: unknown,
+    shown: string,
+  ): Promise<{ shown: string; retype?: string; accepted?: boolean }> {
     if (!['text', 'textarea', 'date', 'editable'].includes(target.kind) || typeof value === 'object') return { shown };
     const given = asText(value);
     const options = realChoices(target.choices).map((c) => ({ label: c.label, value: c.value }));
     if (!given || sameMeaning(given, shown, { options }) === 'same') return { shown };
     const tried = this.#triedFor(entry.key);
-    const variant = /^\+?[\d\s().\-]{7,}$/.test(given.trim()) ? phoneVariants(given).find((v) => !tried.has(`readback:${v}`)) : undefined;
+    const variant = /^\+?[\d\s().\-]{7,}$/.test(given.trim())
+      ? phoneVariants(given).find((v) => !tried.has(`readback:${v}`))
+      : undefined;
     tried.add(`readback:${given}`);
     if (variant !== undefined && !this.#answered.has(entry.key)) {
       tried.add(`readback:${variant}`);
-      this.#ctx.log(`${entry.key}: '${target.label}' changed the value as typed; typing it as ${entry.secret ? 'another spelling' : `'${variant}'`}`);
+      this.#ctx.log(
+        `${entry.key}: '${target.label}' changed the value as typed; typing it as ${entry.secret ? 'another spelling' : `'${variant}'`}`,
+      );
       return { shown, retype: variant };
     }
     const original = asText(entry.value);
     const took = entry.secret ? 'a different value' : `'${shown}'`;
     const gave = entry.secret ? 'another' : `'${original}'`;
     const failure = `'${target.label}' took ${took} for form_data '${entry.key}' but form_data gave ${gave}: the field changed its meaning (enable human_in_the_loop to be asked)`;
-    const picked = await askForOption(this.#ctx, {
-      question: `'${target.label}' shows ${took} for ${entry.key}; you gave ${gave}.`,
-      options: ['Keep', 'Correct', 'Cancel'],
-      message: 'The field changed the value as it was typed. Keep what it shows, Correct the value to type, or Cancel the job.',
-    }, failure);
+    const picked = await askForOption(
+      this.#ctx,
+      {
+        question: `'${target.label}' shows ${took} for ${entry.key}; you gave ${gave}.`,
+        options: ['Keep', 'Correct', 'Cancel'],
+        message:
+          'The field changed the value as it was typed. Keep what it shows, Correct the value to type, or Cancel the job.',
+      },
+      failure,
+    );
     if (picked === 0) return { shown, accepted: true };
-    if (picked === 2) throw new AgentFailure(`Cancelled by a human: '${target.label}' took ${took} for form_data '${entry.key}' instead of ${gave}`);
-    const answer = await askOrFail(this.#ctx, { question: `What should be typed into '${target.label}' for ${entry.key}?`, options: [], message: `It shows ${took}.` }, failure);
+    if (picked === 2)
+      throw new AgentFailure(
+        `Cancelled by a human: '${target.label}' took ${took} for form_data '${entry.key}' instead of ${gave}`,
+      );
+    const answer = await askOrFail(
+      this.#ctx,
+      {
+        question: `What should be typed into '${target.label}' for ${entry.key}?`,
+        options: [],
+        message: `It shows ${took}.`,
+      },
+      failure,
+    );
     this.#answered.add(entry.key);
     return { shown, retype: answer };
   }
@@ -543,11 +689,21 @@ export class Wizard {
   async #askInstead(target: Target, entry: Entry | null, value: unknown, problem: FillProblem): Promise<string> {
     const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
     const failure = `Cannot fill ${name}: ${problem.message}${problem.choices.length ? ` (options: ${problem.choices.slice(0, 15).join(', ')})` : ''}; enable human_in_the_loop to be asked`;
-    const message = entry ? `${name} is ${entry.secret ? 'a secret value' : quote(asText(value), 80)}.` : `The answer was ${quote(asText(value), 80)}.`;
+    const message = entry
+      ? `${name} is ${entry.secret ? 'a secret value' : quote(asText(value), 80)}.`
+      : `The answer was ${quote(asText(value), 80)}.`;
     if (!problem.choices.length) {
-      return askOrFail(this.#ctx, { question: `${problem.message}. What should be entered instead?`, options: [], message }, failure);
+      return askOrFail(
+        this.#ctx,
+        { question: `${problem.message}. What should be entered instead?`, options: [], message },
+        failure,
+      );
     }
-    const index = await askForOption(this.#ctx, { question: `${problem.message}. Which should I choose?`, options: problem.choices, message }, failure);
+    const index = await askForOption(
+      this.#ctx,
+      { question: `${problem.message}. Which should I choose?`, options: problem.choices, message },
+      failure,
+    );
     return problem.choices[index] as string;
   }
 
@@ -563,31 +719,51 @@ export class Wizard {
       // A message on a field a pending key will fill (a page that validated as it appeared: React swapping
       // a "Next" button for a submit button under the click): filling it is the answer, not a question.
       const target = error.target;
-      if (!entry && this.#entries.some((e) => !this.#placed.has(e.key) && !this.#declined.has(e.key) && scoreMatch(e, target) >= MATCH_THRESHOLD)) {
+      if (
+        !entry &&
+        this.#entries.some(
+          (e) => !this.#placed.has(e.key) && !this.#declined.has(e.key) && scoreMatch(e, target) >= MATCH_THRESHOLD,
+        )
+      ) {
         this.#ctx.log(`page message on '${target.label}': ${quote(error.text, 120)}; a form_data key will fill it`);
         continue;
       }
       if (!entry) {
-        const answer = await this.#askForField(error.target, {
-          question: `What should be entered for '${error.target.label}'?`,
-          message: `The page says ${quote(error.text)} and form_data has no value for it.`,
-        }, `The page requires '${error.target.label}': ${quote(error.text)}, and no form_data key matches it; enable human_in_the_loop to be asked`);
+        const answer = await this.#askForField(
+          error.target,
+          {
+            question: `What should be entered for '${error.target.label}'?`,
+            message: `The page says ${quote(error.text)} and form_data has no value for it.`,
+          },
+          `The page requires '${error.target.label}': ${quote(error.text)}, and no form_data key matches it; enable human_in_the_loop to be asked`,
+        );
         this.#manual.set(key, answer);
         this.#corrections += 1;
         continue;
       }
-      const correction = nextCorrection(entry, error.target, error.text, this.#triedFor(entry.key), this.#overrides.get(entry.key));
+      const correction = nextCorrection(
+        entry,
+        error.target,
+        error.text,
+        this.#triedFor(entry.key),
+        this.#overrides.get(entry.key),
+      );
       if (correction) {
         this.#ctx.log(`${entry.key}: the page said ${quote(error.text, 120)}; retrying with ${correction.note}`);
         if (correction.value !== undefined) this.#overrides.set(entry.key, correction.value);
-        if (correction.dateFormat) this.#options.set(entry.key, { ...this.#options.get(entry.key), dateFormat: correction.dateFormat });
+        if (correction.dateFormat)
+          this.#options.set(entry.key, { ...this.#options.get(entry.key), dateFormat: correction.dateFormat });
         this.#corrections += 1;
         continue;
       }
-      const answer = await this.#askForField(error.target, {
-        question: `The page rejected '${error.target.label}'. What value should be entered?`,
-        message: `form_data '${entry.key}' was rejected: ${quote(error.text)}`,
-      }, `The page rejected '${error.target.label}' (form_data key '${entry.key}'): ${quote(error.text)}; no correction left to try`);
+      const answer = await this.#askForField(
+        error.target,
+        {
+          question: `The page rejected '${error.target.label}'. What value should be entered?`,
+          message: `form_data '${entry.key}' was rejected: ${quote(error.text)}`,
+        },
+        `The page rejected '${error.target.label}' (form_data key '${entry.key}'): ${quote(error.text)}; no correction left to try`,
+      );
       this.#overrides.set(entry.key, answer);
       this.#answered.add(entry.key);
       this.#corrections += 1;
@@ -595,11 +771,18 @@ export class Wizard {
   }
 
   /** HTML5 constraint validation blocks submission silently: correct filled controls that are :invalid. */
-  async #fixConstraintErrors(frames: Scanned, targets: Target[], filled: Set<string>, signature: string): Promise<boolean> {
+  async #fixConstraintErrors(
+    frames: Scanned,
+    targets: Target[],
+    filled: Set<string>,
+    signature: string,
+  ): Promise<boolean> {
     const pids = new Set(targets.filter((t) => filled.has(t.id)).flatMap((t) => t.controls.map((c) => c.pid)));
     let changed = false;
     for (let round = 0; round < 4; round += 1) {
-      const errors = readErrors(frames, targets, pids).filter((e) => e.target && filled.has(e.target.id) && e.target.controls.some((c) => !c.valid));
+      const errors = readErrors(frames, targets, pids).filter(
+        (e) => e.target && filled.has(e.target.id) && e.target.controls.some((c) => !c.valid),
+      );
       if (!errors.length) return changed;
       await this.#handleErrors(errors);
       for (const error of errors) {
@@ -615,7 +798,11 @@ export class Wizard {
   }
 
   /** A value for `target` from a human: one of its real options when it has options, else free text. */
-  async #askForField(target: Target, question: { question: string; message: string }, failure: string): Promise<string> {
+  async #askForField(
+    target: Target,
+    question: { question: string; message: string },
+    failure: string,
+  ): Promise<string> {
     const options = realChoices(target.choices).map((c) => c.label);
     if (!options.length) return askOrFail(this.#ctx, { ...question, options }, failure);
     return options[await askForOption(this.#ctx, { ...question, options }, failure)] as string;
@@ -633,7 +820,9 @@ export class Wizard {
     const [entry] = keys;
     const [target] = empty;
     if (keys.length !== 1 || empty.length !== 1 || !entry || !target || !eliminationFits(entry, target)) return;
-    this.#ctx.log(`${entry.key}: the only required key left, for the only required field left (${describeTarget(target)})`);
+    this.#ctx.log(
+      `${entry.key}: the only required key left, for the only required field left (${describeTarget(target)})`,
+    );
     await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, signature, 'elimination');
     filled.add(target.id);
   }
@@ -643,10 +832,14 @@ export class Wizard {
     for (const target of targets) {
       if (!target.required || target.hasValue || filled.has(target.id)) continue;
       const unplaced = this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => e.key);
-      const answer = await this.#askForField(target, {
-        question: `What should be entered for '${target.label}'?`,
-        message: `The page requires '${target.label}' and no form_data key matches it.`,
-      }, `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`);
+      const answer = await this.#askForField(
+        target,
+        {
+          question: `What should be entered for '${target.label}'?`,
+          message: `The page requires '${target.label}' and no form_data key matches it.`,
+        },
+        `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`,
+      );
       this.#manual.set(controlKey(target), answer);
       await this.#fillOne(target, answer, null, '');
       filled.add(target.id);
@@ -659,11 +852,15 @@ export class Wizard {
       if (!entry.required || this.#placed.has(entry.key) || this.#declined.has(entry.key)) continue;
       const taken = new Set([...this.#placed.values()].map((p) => p.controlKey));
       const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !taken.has(controlKey(t)));
-      const picked = await askForOption(this.#ctx, {
-        question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
-        options: [...this.#fieldOptions(targets), NONE_OF_THESE],
-        message: `No control on the page matches the required key '${entry.key}'.`,
-      }, `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`);
+      const picked = await askForOption(
+        this.#ctx,
+        {
+          question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
+          options: [...this.#fieldOptions(targets), NONE_OF_THESE],
+          message: `No control on the page matches the required key '${entry.key}'.`,
+        },
+        `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`,
+      );
       const target = targets[picked];
       if (!target) {
         this.#declined.add(entry.key);

@@ -3,8 +3,32 @@
 // option divs: MUI Select, Headless UI Listbox) and contenteditable text boxes. They become
 // ScannedControls with `aria: true`, so grouping, matching and questions treat them like their
 // native counterparts.
-import { byIds, clean, closestAcross, elementById, FIELDS, hostOf, flatQueryAll, formAssociated, labelTextsOf, ownGroupAncestors, parentAcross, textOf, visible } from './dom.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
+import {
+  byIds,
+  clean,
+  closestAcross,
+  elementById,
+  FIELDS,
+  hostOf,
+  flatQueryAll,
+  formAssociated,
+  labelTextsOf,
+  ownGroupAncestors,
+  parentAcross,
+  textOf,
+  visible,
+} from './dom.ts';
+import {
+  errorTextOf,
+  formKeyOf,
+  groupKeyOf,
+  hintTextOf,
+  langOf,
+  legendsOf,
+  nearTextOf,
+  pidOf,
+  rowOf,
+} from './scanFields.ts';
 import type { ScannedControl, ScannedOption } from './scanTypes.ts';
 
 /** aria-labelledby often lists the widget itself ("Age" + the chosen value): the self-reference is dropped. */
@@ -23,7 +47,8 @@ const HIDDEN_VALUE = 'input[type=hidden][name], input[aria-hidden=true][name], s
 
 /** The hidden input holding a widget's value: inside it, or beside it in a wrapper holding no other field. */
 function hiddenOf(start: Element | null): HTMLInputElement | HTMLSelectElement | null {
-  if (!start || start.nodeType !== Node.ELEMENT_NODE || start.tagName === 'FORM' || start.tagName === 'BODY') return null;
+  if (!start || start.nodeType !== Node.ELEMENT_NODE || start.tagName === 'FORM' || start.tagName === 'BODY')
+    return null;
   const inside = (n: Element): HTMLInputElement | HTMLSelectElement | null =>
     Array.from(n.querySelectorAll<HTMLInputElement | HTMLSelectElement>(HIDDEN_VALUE)).find(
       (i) => !/csrf|token|nonce|^_/i.test(i.getAttribute('name') || ''),
@@ -63,7 +88,9 @@ const hostValueOf = (o: Element): string => {
 function soleHostValueOf(el: Element): string {
   const root = el.getRootNode() as ShadowRoot;
   if (root.nodeType !== Node.DOCUMENT_FRAGMENT_NODE) return '';
-  return root.querySelectorAll('[role=radio],[role=checkbox],[role=switch],[aria-pressed]').length === 1 ? hostValueOf(el) : '';
+  return root.querySelectorAll('[role=radio],[role=checkbox],[role=switch],[aria-pressed]').length === 1
+    ? hostValueOf(el)
+    : '';
 }
 
 /** The `value` property of a custom element (frameworks set it as a property, not an attribute). */
@@ -110,10 +137,12 @@ export function pressedGroupOf(el: Element): Element | null {
  */
 function internalsRoleOf(el: Element): string {
   if (!formAssociated(el) || typeof (el as HTMLInputElement).checked !== 'boolean') return '';
-  if (el.shadowRoot?.querySelector('input[type=checkbox],input[type=radio],[role=checkbox],[role=radio],[role=switch]')) return '';
+  if (el.shadowRoot?.querySelector('input[type=checkbox],input[type=radio],[role=checkbox],[role=radio],[role=switch]'))
+    return '';
   const name = el.getAttribute('name');
   const parent = parentAcross(el);
-  const inGroup = parent && parent.nodeType === Node.ELEMENT_NODE && closestAcross(parent as Element, '[role=radiogroup]');
+  const inGroup =
+    parent && parent.nodeType === Node.ELEMENT_NODE && closestAcross(parent as Element, '[role=radiogroup]');
   const named = name && document.querySelectorAll(`${el.tagName.toLowerCase()}[name="${CSS.escape(name)}"]`).length > 1;
   return inGroup || named ? 'radio' : 'checkbox';
 }
@@ -130,7 +159,12 @@ function comboboxButton(el: Element): boolean {
   if (!(el.tagName === 'BUTTON' || el.getAttribute('role') === 'button')) return false;
   const wrapper = el.parentElement;
   // The combobox's own wrapper: not the form, holding one input and no button but this one.
-  if (!wrapper || /^(FORM|FIELDSET|BODY)$/.test(wrapper.tagName) || wrapper.querySelectorAll('button,[role=button]').length !== 1) return false;
+  if (
+    !wrapper ||
+    /^(FORM|FIELDSET|BODY)$/.test(wrapper.tagName) ||
+    wrapper.querySelectorAll('button,[role=button]').length !== 1
+  )
+    return false;
   const inputs = Array.from(wrapper.querySelectorAll('input:not([type=hidden]),textarea'));
   const input = inputs.length === 1 ? (inputs[0] as Element) : null;
   return !!input && (input.getAttribute('role') === 'combobox' || input.getAttribute('aria-haspopup') === 'listbox');
@@ -170,21 +204,37 @@ export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set(
           ? pressedGroup || closestAcross(el, '[role=group],fieldset')
           : null;
     const hidden = hiddenOf(type === 'radio' ? group : el);
-    const checkboxGroup = group && type === 'checkbox' && (pressedGroup || group.querySelectorAll('[role=checkbox]').length > 1) ? group : null;
+    const checkboxGroup =
+      group && type === 'checkbox' && (pressedGroup || group.querySelectorAll('[role=checkbox]').length > 1)
+        ? group
+        : null;
     const labels = labelTextsOf(el, formAssociated(el)).filter(Boolean);
     const ariaLabel = clean(el.getAttribute('aria-label'));
     const labelledBy = nameByIds(el);
     const text = ownText(el);
     // Radios and checkboxes usually carry their label as content; a listbox trigger shows its value instead.
-    if (!labels.length && !ariaLabel && !labelledBy && (type === 'radio' || type === 'checkbox') && text) labels.push(text);
+    if (!labels.length && !ariaLabel && !labelledBy && (type === 'radio' || type === 'checkbox') && text)
+      labels.push(text);
     let value = '';
     let options: ScannedOption[] = [];
-    if (type === 'radio' || type === 'checkbox') value = el.getAttribute('data-value') || el.getAttribute('value') || propertyValueOf(el) || soleHostValueOf(el) || text || ariaLabel || labelledBy;
+    if (type === 'radio' || type === 'checkbox')
+      value =
+        el.getAttribute('data-value') ||
+        el.getAttribute('value') ||
+        propertyValueOf(el) ||
+        soleHostValueOf(el) ||
+        text ||
+        ariaLabel ||
+        labelledBy;
     else if (type === 'editable') value = clean((el as HTMLElement).innerText);
     else {
       // A trigger inside a form-associated component: the host's value is what the form submits.
       const host = hostOf(el);
-      value = hidden ? hidden.value : host && formAssociated(host) && 'value' in host ? String((host as HTMLInputElement).value ?? '') : text;
+      value = hidden
+        ? hidden.value
+        : host && formAssociated(host) && 'value' in host
+          ? String((host as HTMLInputElement).value ?? '')
+          : text;
       const lb = listboxOf(el);
       if (lb) {
         options = flatQueryAll(lb, '[role=option]').map((o) => ({
@@ -206,13 +256,25 @@ export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set(
       ariaLabel,
       labelledBy,
       describedBy: byIds(el, el.getAttribute('aria-describedby')),
-      placeholder: clean(el.getAttribute('aria-placeholder') || el.getAttribute('data-placeholder') || el.getAttribute('placeholder')),
+      placeholder: clean(
+        el.getAttribute('aria-placeholder') || el.getAttribute('data-placeholder') || el.getAttribute('placeholder'),
+      ),
       title: clean(el.getAttribute('title')),
-      legends: pressedGroup && groupLabelOf(pressedGroup) ? [groupLabelOf(pressedGroup), ...legendsOf(el)] : legendsOf(el),
-      nearText: (type === 'radio' || pressedGroup) && group && !groupLabelled ? nearTextOf(group) : labels.length || ariaLabel || labelledBy ? '' : nearTextOf(el),
+      legends:
+        pressedGroup && groupLabelOf(pressedGroup) ? [groupLabelOf(pressedGroup), ...legendsOf(el)] : legendsOf(el),
+      nearText:
+        (type === 'radio' || pressedGroup) && group && !groupLabelled
+          ? nearTextOf(group)
+          : labels.length || ariaLabel || labelledBy
+            ? ''
+            : nearTextOf(el),
       autocomplete: '',
       ariaAutocomplete: '',
-      required: el.getAttribute('aria-required') === 'true' || (hostOf(el) as HTMLInputElement | null)?.required === true || !!(group && group.getAttribute('aria-required') === 'true') || !!hidden?.required,
+      required:
+        el.getAttribute('aria-required') === 'true' ||
+        (hostOf(el) as HTMLInputElement | null)?.required === true ||
+        !!(group && group.getAttribute('aria-required') === 'true') ||
+        !!hidden?.required,
       visible: vis,
       disabled: el.getAttribute('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled === true,
       readOnly: el.getAttribute('aria-readonly') === 'true',
@@ -226,7 +288,8 @@ export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set(
       pattern: '',
       maxLength: -1,
       // Radios group by their radiogroup, checkboxes by a group holding several; others stand alone.
-      groupKey: type === 'radio' ? pidOf(group as Element) : type === 'checkbox' ? pidOf(checkboxGroup || el) : groupKeyOf(el),
+      groupKey:
+        type === 'radio' ? pidOf(group as Element) : type === 'checkbox' ? pidOf(checkboxGroup || el) : groupKeyOf(el),
       formKey: formKeyOf(el),
       hasListbox: type === 'listbox',
       aria: true,

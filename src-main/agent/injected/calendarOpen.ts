@@ -12,7 +12,11 @@ export default function calendarOpen(el: Element): [number, number] | null {
   if (!calendars.length) return null;
   const quiet = (x: number, y: number): boolean => {
     const hit = document.elementFromPoint(x, y);
-    return !!hit && !hit.closest('a,button,input,select,textarea,label,[role],[tabindex],[onclick]') && !calendars.some((c) => c.contains(hit));
+    return (
+      !!hit &&
+      !hit.closest('a,button,input,select,textarea,label,[role],[tabindex],[onclick]') &&
+      !calendars.some((c) => c.contains(hit))
+    );
   };
   for (const h of Array.from(document.querySelectorAll('h1,h2'))) {
     const r = h.getBoundingClientRect();

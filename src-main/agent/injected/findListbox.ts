@@ -18,14 +18,18 @@ export default function findListbox(el: Element, args: FindListboxArgs): boolean
   const { token, mark } = args;
   // Lists rendered in shadow roots count, and so do options slotted into them from the light DOM.
   // A multi-select may pop up a menu of menuitemcheckbox items instead of a listbox (Fluent v9's multiselect Combobox).
-  const isList = (l: Element): boolean => l.getAttribute('role') === 'listbox' || (l.getAttribute('role') === 'menu' && !!l.querySelector('[role=menuitemcheckbox]'));
+  const isList = (l: Element): boolean =>
+    l.getAttribute('role') === 'listbox' ||
+    (l.getAttribute('role') === 'menu' && !!l.querySelector('[role=menuitemcheckbox]'));
   const open = allElements().filter((l) => isList(l) && visible(l));
   if (mark) {
     for (const l of open) l.setAttribute('data-portico-seen', '1');
     return false;
   }
   let lb: Element | null = null;
-  for (const id of (el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
+  for (const id of (el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '')
+    .split(/\s+/)
+    .filter(Boolean)) {
     const t = elementById(el, id);
     const l = t && (isList(t) ? t : flatQueryAll(t, '[role=listbox],[role=menu]').find(isList));
     if (l && visible(l)) {
@@ -36,7 +40,9 @@ export default function findListbox(el: Element, args: FindListboxArgs): boolean
   lb = lb || open.filter((l) => !l.hasAttribute('data-portico-seen')).pop() || open.pop() || null;
   const options = lb ? flatQueryAll(lb, OPTIONS) : [];
   if (!lb || !options.some(visible)) return false;
-  for (const old of allElements().filter((e) => e.getAttribute('data-portico-listbox') === token || e.getAttribute('data-portico-option') === token)) {
+  for (const old of allElements().filter(
+    (e) => e.getAttribute('data-portico-listbox') === token || e.getAttribute('data-portico-option') === token,
+  )) {
     old.removeAttribute('data-portico-listbox');
     old.removeAttribute('data-portico-option');
   }

@@ -41,4 +41,13 @@ export const calendarOpen = inPage<typeof calendarOpenEntry>(calendarOpenSource)
 export type { FindListboxArgs } from './findListbox.ts';
 export type { LoginScan } from './loginScan.ts';
 export type { RawPageFacts } from './pageFacts.ts';
-export type { FrameScan, ScannedButton, ScannedControl, ScannedOption, SegmentedField, SegmentFacts, SegmentKind, SliderFacts } from './scanTypes.ts';
+export type {
+  FrameScan,
+  ScannedButton,
+  ScannedControl,
+  ScannedOption,
+  SegmentedField,
+  SegmentFacts,
+  SegmentKind,
+  SliderFacts,
+} from './scanTypes.ts';

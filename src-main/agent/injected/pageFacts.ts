@@ -13,7 +13,8 @@ export interface RawPageFacts {
   text: string;
 }
 
-const CONFIRMATION = '.govuk-panel, .govuk-panel--confirmation, [role="status"], .confirmation, .alert-success, .success, #confirmation';
+const CONFIRMATION =
+  '.govuk-panel, .govuk-panel--confirmation, [role="status"], .confirmation, .alert-success, .success, #confirmation';
 const REFERENCE = '.govuk-panel__body strong, .reference, [data-reference], #reference';
 
 const shownText = (el: Element): string => (el as HTMLElement).innerText;
@@ -32,7 +33,8 @@ export default function pageFacts(): RawPageFacts {
   for (const tr of Array.from(document.querySelectorAll('tr'))) {
     const cells = Array.from(tr.children).filter((c) => c.tagName === 'TD' || c.tagName === 'TH');
     const [first, second] = cells;
-    if (cells.length === 2 && first && second) pairs.push({ label: clean(shownText(first)), value: clean(shownText(second)) });
+    if (cells.length === 2 && first && second)
+      pairs.push({ label: clean(shownText(first)), value: clean(shownText(second)) });
   }
   const conf = document.querySelector(CONFIRMATION);
   const h1 = document.querySelector('h1');

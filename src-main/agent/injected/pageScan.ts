@@ -2,18 +2,44 @@
 // included. Each element the engine may act on is stamped with a `data-portico-id` marker (pid).
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
-import { allElements, byIds, clean, closestAcross, flatQueryAll, formAssociated, hostLabelOf, hostOf, labelTextsOf, NATIVE_FIELDS, textOf, visible, visuallyHidden } from './dom.ts';
+import {
+  allElements,
+  byIds,
+  clean,
+  closestAcross,
+  flatQueryAll,
+  formAssociated,
+  hostLabelOf,
+  hostOf,
+  labelTextsOf,
+  NATIVE_FIELDS,
+  textOf,
+  visible,
+  visuallyHidden,
+} from './dom.ts';
 import { scanCharacterBoxes, scanSegmentedFields } from './segmentScan.ts';
 import { rangeInputFacts, scanSliders } from './sliderScan.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, hintTextOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
+import {
+  errorTextOf,
+  formKeyOf,
+  groupKeyOf,
+  hintTextOf,
+  langOf,
+  legendsOf,
+  nearTextOf,
+  pidOf,
+  rowOf,
+} from './scanFields.ts';
 import type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from './scanTypes.ts';
 
 /** What the scan reads off any native control; properties a tag lacks are undefined at run time. */
 type NativeField = HTMLInputElement & HTMLSelectElement & HTMLTextAreaElement;
 
-const hiddenMirror = (sel: Element): boolean => sel.getAttribute('aria-hidden') === 'true' && (sel as HTMLElement).tabIndex < 0;
+const hiddenMirror = (sel: Element): boolean =>
+  sel.getAttribute('aria-hidden') === 'true' && (sel as HTMLElement).tabIndex < 0;
 /** The combobox a hidden select sits beside, in the same wrapper. */
-const mirroredSelectOf = (sel: Element): boolean => hiddenMirror(sel) && !!sel.parentElement?.querySelector('[role=combobox]');
+const mirroredSelectOf = (sel: Element): boolean =>
+  hiddenMirror(sel) && !!sel.parentElement?.querySelector('[role=combobox]');
 const mirrorSelectFor = (el: Element): HTMLSelectElement | null => {
   const wrapper = el.parentElement?.closest('.usa-combo-box, [class*=combo]') || el.parentElement;
   const sel = wrapper ? Array.from(wrapper.querySelectorAll('select')).find(hiddenMirror) : null;
@@ -26,7 +52,10 @@ const DATEISH = /dat|dob|birth|born|day|dd|yy|expir|issue|when|valid|start|end|f
 const AFFIX = /(^|[-_ ])(prefix|suffix|addon|input-group-text)([-_ ]|$)|__(prefix|suffix)/i;
 const affixesOf = (el: Element): string => {
   const out: string[] = [];
-  const scope = el.parentElement && el.parentElement.querySelectorAll('input,select,textarea').length === 1 ? el.parentElement : null;
+  const scope =
+    el.parentElement && el.parentElement.querySelectorAll('input,select,textarea').length === 1
+      ? el.parentElement
+      : null;
   for (const sib of scope ? Array.from(scope.children) : []) {
     if (sib !== el && AFFIX.test(String(sib.className || ''))) {
       const t = clean(sib.textContent);
@@ -41,10 +70,21 @@ const ADVANCE = /continue|next|start|submit|send|confirm|proceed|apply|finish/i;
 
 /** A button, link or submit input that may advance the form; null when it is not one. */
 function buttonOf(el: Element, tag: string, type: string, role: string): ScannedButton | null | 'skip' {
-  if (!(tag === 'button' || (tag === 'input' && (type === 'submit' || type === 'button' || type === 'image')) || role === 'button' || tag === 'a')) {
+  if (
+    !(
+      tag === 'button' ||
+      (tag === 'input' && (type === 'submit' || type === 'button' || type === 'image')) ||
+      role === 'button' ||
+      tag === 'a'
+    )
+  ) {
     return null;
   }
-  const text = clean(tag === 'input' ? (el as HTMLInputElement).value || el.getAttribute('aria-label') || '' : el.getAttribute('aria-label') || textOf(el));
+  const text = clean(
+    tag === 'input'
+      ? (el as HTMLInputElement).value || el.getAttribute('aria-label') || ''
+      : el.getAttribute('aria-label') || textOf(el),
+  );
   if (!text || text.length > 80) return 'skip';
   if (tag === 'a' && !role && !ADVANCE.test(text)) return 'skip';
   // A link in a <nav> (a site menu, a wizard's step indicator) or out of the tab order moves no form on.
@@ -64,7 +104,8 @@ function buttonOf(el: Element, tag: string, type: string, role: string): Scanned
 /** The text just before a radio's radiogroup when the group has no name of its own (aria-label/-labelledby naming nothing). */
 function untiedGroupText(el: Element): string {
   const group = closestAcross(el, '[role=radiogroup]');
-  if (!group || clean(group.getAttribute('aria-label')) || byIds(group, group.getAttribute('aria-labelledby'))) return '';
+  if (!group || clean(group.getAttribute('aria-label')) || byIds(group, group.getAttribute('aria-labelledby')))
+    return '';
   return nearTextOf(group);
 }
 /**
@@ -114,7 +155,10 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     if (hostLabel) labels.splice(0, labels.length, hostLabel);
   }
   // The component around it holds the field's name and required flag (form-associated or not).
-  const hostField = host && (formAssociated(host) || host.tagName.includes('-')) ? (host as HTMLElement & { required?: boolean }) : null;
+  const hostField =
+    host && (formAssociated(host) || host.tagName.includes('-'))
+      ? (host as HTMLElement & { required?: boolean })
+      : null;
   const root = el.getRootNode() as Partial<ParentNode>;
   const wrap = closestAcross(el, 'label');
   let vis = visible(el);
@@ -129,7 +173,10 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
   if (!vis && tag === 'select' && el.parentElement && visible(el.parentElement)) {
     // Enhanced selects (select2, chosen, choices.js, tom-select) hide the native select next to their widget.
     vis = Array.from(el.parentElement.children).some(
-      (s) => s !== el && /select2|chosen|choices|selectize|ts-wrapper|ts-control/i.test(String(s.className || '')) && visible(s),
+      (s) =>
+        s !== el &&
+        /select2|chosen|choices|selectize|ts-wrapper|ts-control/i.test(String(s.className || '')) &&
+        visible(s),
     );
   }
   if (!vis && (type === 'radio' || type === 'checkbox' || type === 'file')) {
@@ -141,11 +188,14 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
   if (!vis && type === 'file' && el.parentElement) {
     // Enhanced uploads (GOV.UK, NHS.UK) hide the input behind a "Choose file" button that takes its
     // id and label; the input still receives the files.
-    const proxy = Array.from(el.parentElement.children).find((s) => s !== el && s.matches('button,[role=button]') && visible(s));
+    const proxy = Array.from(el.parentElement.children).find(
+      (s) => s !== el && s.matches('button,[role=button]') && visible(s),
+    );
     if (proxy) {
       vis = true;
       if (!labels.length && proxy.id && root.querySelectorAll) {
-        for (const l of Array.from(root.querySelectorAll(`label[for="${CSS.escape(proxy.id)}"]`))) labels.push(textOf(l));
+        for (const l of Array.from(root.querySelectorAll(`label[for="${CSS.escape(proxy.id)}"]`)))
+          labels.push(textOf(l));
       }
     }
   }
@@ -191,10 +241,15 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     errorText: vis ? errorTextOf(el) : '',
     pattern: el.getAttribute('pattern') || '',
     maxLength: el.maxLength > 0 ? el.maxLength : -1,
-    groupKey: type === 'checkbox' && !el.getAttribute('name') ? namelessCheckboxGroup(el) || groupKeyOf(el) : groupKeyOf(el),
+    groupKey:
+      type === 'checkbox' && !el.getAttribute('name') ? namelessCheckboxGroup(el) || groupKeyOf(el) : groupKeyOf(el),
     formKey: formKeyOf(el),
     // An input that opens a listbox (aria-haspopup=listbox) is a combobox even without the role (PrimeReact's Dropdown input).
-    hasListbox: role === 'combobox' || /list|both/.test(el.getAttribute('aria-autocomplete') || '') || !!controlsId || el.getAttribute('aria-haspopup') === 'listbox',
+    hasListbox:
+      role === 'combobox' ||
+      /list|both/.test(el.getAttribute('aria-autocomplete') || '') ||
+      !!controlsId ||
+      el.getAttribute('aria-haspopup') === 'listbox',
     aria: false,
     hiddenPid: '',
     datalist: !!list,
@@ -251,7 +306,9 @@ export default function scanPage(): FrameScan {
     // Buttons that open a listbox or carry a checked state are form widgets (ariaScan), not navigation.
     // Toggle buttons in a group (filter chips, segmented buttons) are choices too.
     const widget =
-      el.getAttribute('aria-haspopup') === 'listbox' || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null;
+      el.getAttribute('aria-haspopup') === 'listbox' ||
+      /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) ||
+      pressedGroupOf(el) !== null;
     if (widget && !isField) continue;
     const button = buttonOf(el, tag, type, role);
     if (button) {

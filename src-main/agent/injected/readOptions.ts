@@ -12,7 +12,9 @@ function hostValue(o: Element): string {
 export default function readOptions(els: Element[]): ScannedOption[] {
   return els.map((o) => ({
     // innerText leaves out slotted text (an option element's label slotted into its shadow <li>): textOf reads the flat tree.
-    label: (o.getAttribute('aria-label') || (o as HTMLElement).innerText || textOf(o) || o.textContent || '').replace(/\s+/g, ' ').trim(),
+    label: (o.getAttribute('aria-label') || (o as HTMLElement).innerText || textOf(o) || o.textContent || '')
+      .replace(/\s+/g, ' ')
+      .trim(),
     // An option drawn inside a component's shadow root (an <li role=option> of an option element) takes the host's value.
     value: o.getAttribute('data-value') || o.getAttribute('value') || hostValue(o),
     disabled: o.getAttribute('aria-disabled') === 'true',

@@ -1,6 +1,17 @@
 // Facts the page scan reads off any field, native or ARIA (used by pageScan.ts and ariaScan.ts):
 // its marker, group, form, legends, nearby text, error message, language and hint text.
-import { byIds, clean, closestAcross, elementById, FIELDS, NATIVE_FIELDS, ownGroup, parentAcross, textOf, visible } from './dom.ts';
+import {
+  byIds,
+  clean,
+  closestAcross,
+  elementById,
+  FIELDS,
+  NATIVE_FIELDS,
+  ownGroup,
+  parentAcross,
+  textOf,
+  visible,
+} from './dom.ts';
 import type { ScannedControl } from './scanTypes.ts';
 
 const seq = window as unknown as { __porticoSeq?: number };
@@ -82,7 +93,8 @@ export function nearTextOf(el: Element): string {
 
 const ERR_CLASS = /(^|[-_ ])(error|errors|invalid|danger)([-_ ]|$)|error-message|invalid-feedback/i;
 /** Parts of one split date ("dob-day", "dob[month]") share a stem and count as one field. */
-const stemOf = (name: string | null | undefined): string => (name || '').replace(/[-_.[]?(day|month|year|dd|mm|yyyy)\]?$/i, '');
+const stemOf = (name: string | null | undefined): string =>
+  (name || '').replace(/[-_.[]?(day|month|year|dd|mm|yyyy)\]?$/i, '');
 
 /** The message the page shows about this field: aria-errormessage, an error it describes itself by, or one in its own group. */
 export function errorTextOf(el: Element): string {
@@ -140,7 +152,9 @@ export function rowOf(el: Element): Pick<ScannedControl, 'row' | 'rowSet' | 'row
     if (!parent || a.tagName === 'FORM' || a.tagName === 'BODY' || parent.tagName === 'BODY') break;
     if (a.querySelectorAll(FIELDS).length < 2) continue;
     const cls = String(a.className || '');
-    const rows = Array.from(parent.children).filter((s) => s.tagName === a?.tagName && String(s.className || '') === cls && s.querySelectorAll(FIELDS).length >= 2);
+    const rows = Array.from(parent.children).filter(
+      (s) => s.tagName === a?.tagName && String(s.className || '') === cls && s.querySelectorAll(FIELDS).length >= 2,
+    );
     if (rows.length >= 2) return { row: pidOf(a), rowSet: pidOf(parent), rowIndex: rows.indexOf(a) };
   }
   return {};

@@ -30,7 +30,9 @@ function segmentName(el: Element, group: Element): string {
   const own = clean(el.getAttribute('aria-label'));
   if (own) return own;
   const groupIds = new Set((group.getAttribute('aria-labelledby') || '').split(/\s+/));
-  const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter((id) => id && id !== el.id && !groupIds.has(id));
+  const ids = (el.getAttribute('aria-labelledby') || '')
+    .split(/\s+/)
+    .filter((id) => id && id !== el.id && !groupIds.has(id));
   return byIds(el, ids.join(' ')) || clean(el.getAttribute('title'));
 }
 
@@ -95,7 +97,12 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
       segments.push(factsOf(el, kind, part));
     }
     if (part > 1) continue;
-    const partKinds = (p: number): string => segments.filter((s) => s.part === p).map((s) => s.kind).sort().join(',');
+    const partKinds = (p: number): string =>
+      segments
+        .filter((s) => s.part === p)
+        .map((s) => s.kind)
+        .sort()
+        .join(',');
     if (part === 1 && partKinds(0) !== partKinds(1)) continue;
     const hasDate = segments.some((s) => DATE_KINDS.includes(s.kind));
     const hasTime = segments.some((s) => TIME_KINDS.includes(s.kind));
@@ -124,15 +131,21 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
       nearText: labels.length || ariaLabel || labelledBy ? '' : nearTextOf(group),
       autocomplete: '',
       ariaAutocomplete: '',
-      required: group.getAttribute('aria-required') === 'true' || elements.some((el) => el.getAttribute('aria-required') === 'true'),
+      required:
+        group.getAttribute('aria-required') === 'true' ||
+        elements.some((el) => el.getAttribute('aria-required') === 'true'),
       visible: vis,
-      disabled: group.getAttribute('aria-disabled') === 'true' || elements.every((el) => el.getAttribute('aria-disabled') === 'true'),
+      disabled:
+        group.getAttribute('aria-disabled') === 'true' ||
+        elements.every((el) => el.getAttribute('aria-disabled') === 'true'),
       readOnly: elements.every((el) => el.getAttribute('aria-readonly') === 'true'),
       value: empty ? '' : clean(textOf(group).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
       checked: false,
       options: [],
       multiple: false,
-      valid: group.getAttribute('aria-invalid') !== 'true' && elements.every((el) => el.getAttribute('aria-invalid') !== 'true'),
+      valid:
+        group.getAttribute('aria-invalid') !== 'true' &&
+        elements.every((el) => el.getAttribute('aria-invalid') !== 'true'),
       validationMessage: '',
       errorText: vis ? errorTextOf(group) : '',
       pattern: '',
@@ -149,7 +162,10 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
       labelOnly: false,
       mask: '',
       ...rowOf(group),
-      segments: { kind: part === 1 ? 'dateRange' : hasDate && hasTime ? 'dateTime' : hasDate ? 'date' : 'time', list: segments },
+      segments: {
+        kind: part === 1 ? 'dateRange' : hasDate && hasTime ? 'dateTime' : hasDate ? 'date' : 'time',
+        list: segments,
+      },
     });
   }
   return out;
@@ -177,7 +193,11 @@ export function scanCharacterBoxes(all: Element[], claimed: Set<Element>): Scann
   for (const [group, boxes] of rows) {
     if (boxes.length < 3) continue;
     // Nothing else to fill in the container, and every box one place of the same row.
-    const fields = Array.from(group.querySelectorAll('input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[contenteditable]'));
+    const fields = Array.from(
+      group.querySelectorAll(
+        'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[contenteditable]',
+      ),
+    );
     if (fields.length !== boxes.length) continue;
     const places = boxes.map((b) => PLACE.exec(b.getAttribute('aria-label') || ''));
     const byPlace = places.every((p, i) => p && Number(p[1]) === i + 1 && Number(p[2]) === boxes.length);

@@ -4,7 +4,8 @@
 import { ownGroup } from './dom.ts';
 
 const SKIP = '[aria-live],[role=status],[role=log],[role=listbox],[role=option],[aria-hidden=true],script,style';
-const FIELDS = 'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[aria-haspopup=listbox]';
+const FIELDS =
+  'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[aria-haspopup=listbox]';
 
 const cleanShown = (s: string): string => s.replace(/[\s\u200b]+/g, ' ').trim();
 

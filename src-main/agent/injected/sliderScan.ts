@@ -23,7 +23,11 @@ function twinOf(el: Element, name: string): HTMLInputElement | null {
     if (fields.length > twins.length || twins.length > 1) return null;
     const twin = twins[0] as HTMLInputElement | undefined;
     if (twin) {
-      const twinName = clean(byIds(twin, twin.getAttribute('aria-labelledby')) || twin.getAttribute('aria-label') || labelTextsOf(twin, true).join(' '));
+      const twinName = clean(
+        byIds(twin, twin.getAttribute('aria-labelledby')) ||
+          twin.getAttribute('aria-label') ||
+          labelTextsOf(twin, true).join(' '),
+      );
       return twinName && twinName === name ? twin : null;
     }
     n = n.parentElement;
@@ -36,7 +40,14 @@ export function rangeInputFacts(el: HTMLInputElement): SliderFacts {
   const min = num(el.getAttribute('min'), 0);
   const max = num(el.getAttribute('max'), 100);
   const stepAttr = el.getAttribute('step');
-  return { min, max, step: stepAttr === 'any' ? 0 : num(stepAttr, 1), now: num(el.value, min), valueText: el.value, twinPid: '' };
+  return {
+    min,
+    max,
+    step: stepAttr === 'any' ? 0 : num(stepAttr, 1),
+    now: num(el.value, min),
+    valueText: el.value,
+    twinPid: '',
+  };
 }
 
 /** Every `role=slider` element among `all`, as controls. */

@@ -27,7 +27,11 @@ export default function uniqueSelector(el: Element): string {
     }
     const current: Element = node;
     const parent: Element | null = current.parentElement;
-    const index = parent ? Array.from(parent.children).filter((c) => c.tagName === current.tagName).indexOf(current) + 1 : 1;
+    const index = parent
+      ? Array.from(parent.children)
+          .filter((c) => c.tagName === current.tagName)
+          .indexOf(current) + 1
+      : 1;
     steps.unshift(`${current.tagName.toLowerCase()}:nth-of-type(${index})`);
     node = parent;
   }

@@ -3,7 +3,13 @@ import type { Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 import { maskedScreenshot } from '../../browser/pageScreenshot.ts';
 import type { JsonObject } from '../../contract/common.ts';
-import { costOfUsage, type LlmClient, type LlmMessage, type ToolResultBlock, type UserContent } from '../../llm/index.ts';
+import {
+  costOfUsage,
+  type LlmClient,
+  type LlmMessage,
+  type ToolResultBlock,
+  type UserContent,
+} from '../../llm/index.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentJobInfo, type AgentOutcome } from '../agentTypes.ts';
 import { buildResult, readFacts } from '../autofill/resultBuilder.ts';
 import { fingerprint, locateByIndex, readPageState, type PageState } from './pageState.ts';
@@ -20,7 +26,10 @@ export interface ModelAgentDeps {
   /** Builds a client for a `provider:model` id (throws the llm/ typed errors). */
   llm: { create(modelId: string): Promise<LlmClient> };
   /** The replay cache, one trace per portal. */
-  traces: { get(portalId: string): { trace: unknown } | undefined; put(portalId: string, trace: unknown, sourceJobId: string | null): void };
+  traces: {
+    get(portalId: string): { trace: unknown } | undefined;
+    put(portalId: string, trace: unknown, sourceJobId: string | null): void;
+  };
   /** Skill records by id (name, description). */
   skill(id: string): SkillSummary | undefined;
   skillsDir: string;
@@ -31,14 +40,19 @@ export interface ModelAgentDeps {
 
 /** The replay key: a trace replays only for the same start URL, task and form_data key names (never values). */
 function traceKey(ctx: AgentContext): string {
-  return createHash('sha256').update(JSON.stringify([ctx.startUrl, ctx.task, Object.keys(ctx.formData).sort()])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([ctx.startUrl, ctx.task, Object.keys(ctx.formData).sort()]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** The model sees one screenshot: the latest. Older ones become a note, which keeps each call's tokens flat. */
 function dropOldImages(messages: LlmMessage[]): void {
   for (const message of messages) {
     if (message.role !== 'user') continue;
-    message.content = message.content.map((b): UserContent => (b.type === 'image' ? { type: 'text', text: '[earlier screenshot omitted]' } : b));
+    message.content = message.content.map(
+      (b): UserContent => (b.type === 'image' ? { type: 'text', text: '[earlier screenshot omitted]' } : b),
+    );
   }
 }
 
@@ -80,10 +94,20 @@ export class ModelAgent implements Agent {
         await ctx.recordStep('final page (replayed)');
         return { result: await this.#resultFromPage(ctx, secrets) };
       }
-      ctx.reportMode?.('healed', `replayed ${outcome.stepsDone} of ${trace.steps.length} steps; then ${outcome.reason ?? 'a step failed'}; the model takes over`);
+      ctx.reportMode?.(
+        'healed',
+        `replayed ${outcome.stepsDone} of ${trace.steps.length} steps; then ${outcome.reason ?? 'a step failed'}; the model takes over`,
+      );
       note = `Steps were replayed from a recorded run up to here; the next recorded step failed (${outcome.reason ?? 'unknown'}). Continue the task from the current page.`;
     } else {
-      ctx.reportMode?.('fresh', !job.replay ? 'replay is off for this job' : stored ? 'the recorded trace is for another task or form_data shape' : 'no recorded trace for this portal');
+      ctx.reportMode?.(
+        'fresh',
+        !job.replay
+          ? 'replay is off for this job'
+          : stored
+            ? 'the recorded trace is for another task or form_data shape'
+            : 'no recorded trace for this portal',
+      );
     }
     const result = await this.#loop(ctx, job, secrets, recorder, note, (path) => (turnPath = path));
     if (job.portalId) {
@@ -96,17 +120,34 @@ export class ModelAgent implements Agent {
   async #resultFromPage(ctx: AgentContext, secrets: SecretValues): Promise<JsonObject> {
     const facts = await readFacts(scriptableFrames(ctx.page));
     const fields: Record<string, string> = {};
-    for (const [k, v] of Object.entries(secrets.forModel())) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') fields[k] = String(v);
-    return JSON.parse(secrets.redact(JSON.stringify(buildResult(facts, ctx.outputSchema, fields, { submitted: true, receipt: null })))) as JsonObject;
+    for (const [k, v] of Object.entries(secrets.forModel()))
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') fields[k] = String(v);
+    return JSON.parse(
+      secrets.redact(JSON.stringify(buildResult(facts, ctx.outputSchema, fields, { submitted: true, receipt: null }))),
+    ) as JsonObject;
   }
 
-  async #loop(ctx: AgentContext, job: AgentJobInfo, secrets: SecretValues, recorder: TraceRecorder, firstNote: string | undefined, onPage: (path: string) => void): Promise<JsonObject> {
+  async #loop(
+    ctx: AgentContext,
+    job: AgentJobInfo,
+    secrets: SecretValues,
+    recorder: TraceRecorder,
+    firstNote: string | undefined,
+    onPage: (path: string) => void,
+  ): Promise<JsonObject> {
     const client = await this.#deps.llm.create(job.orchestratorModel);
-    const skills = new SkillLibrary(job.skillIds.map((id) => this.#deps.skill(id)).filter((s): s is SkillSummary => s !== undefined), this.#deps.skillsDir);
+    const skills = new SkillLibrary(
+      job.skillIds.map((id) => this.#deps.skill(id)).filter((s): s is SkillSummary => s !== undefined),
+      this.#deps.skillsDir,
+    );
     const vision = new VisionLocator(() => this.#deps.llm.create(job.visionModel), ctx);
     const resultCheck = new ResultCheck(ctx.outputSchema);
     const system = systemPrompt(ctx, secrets, skills.skills);
-    const tools = [...AGENT_TOOLS.values()].map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+    const tools = [...AGENT_TOOLS.values()].map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    }));
     const maxFailures = this.#deps.maxRepeatedFailures ?? 3;
     const maxIdle = this.#deps.maxIdleTurns ?? 5;
     const messages: LlmMessage[] = [];
@@ -127,11 +168,19 @@ export class ModelAgent implements Agent {
       dropOldImages(messages);
       messages.push({
         role: 'user',
-        content: [...results, { type: 'text', text: secrets.redact(turnText(turn, state, note)) }, { type: 'image', mediaType: 'image/jpeg', data: await screenshotFor(ctx.page) }],
+        content: [
+          ...results,
+          { type: 'text', text: secrets.redact(turnText(turn, state, note)) },
+          { type: 'image', mediaType: 'image/jpeg', data: await screenshotFor(ctx.page) },
+        ],
       });
       note = undefined;
       const response = await client.complete({ system, messages, tools, maxTokens: 2048, signal: ctx.signal });
-      ctx.reportUsage?.({ model: client.modelId, ...response.usage, costUsd: costOfUsage(client.modelId, response.usage) });
+      ctx.reportUsage?.({
+        model: client.modelId,
+        ...response.usage,
+        costUsd: costOfUsage(client.modelId, response.usage),
+      });
       messages.push({ role: 'assistant', content: response.content });
       const calls = response.content.filter((b) => b.type === 'tool_use');
       results = [];
@@ -148,19 +197,34 @@ export class ModelAgent implements Agent {
       const summary: string[] = [];
       for (const call of calls) {
         if (skipRest) {
-          results.push({ type: 'tool_result', toolUseId: call.id, content: 'skipped: an earlier action of this turn may have changed the page; look at the new listing', isError: true });
+          results.push({
+            type: 'tool_result',
+            toolUseId: call.id,
+            content: 'skipped: an earlier action of this turn may have changed the page; look at the new listing',
+            isError: true,
+          });
           continue;
         }
         const tool = AGENT_TOOLS.get(call.name);
-        const outcome: ToolResult = tool ? await this.#runTool(ctx, tool.run.bind(tool), call.input, env) : { output: `unknown tool '${call.name}'`, error: true };
+        const outcome: ToolResult = tool
+          ? await this.#runTool(ctx, tool.run.bind(tool), call.input, env)
+          : { output: `unknown tool '${call.name}'`, error: true };
         const signature = `${call.name} ${JSON.stringify(call.input)}`;
         if (outcome.error) {
           const count = (failures.get(signature) ?? 0) + 1;
           failures.set(signature, count);
-          if (count >= maxFailures) throw new AgentFailure(secrets.redact(`the same action failed ${count} times: ${signature}: ${outcome.output}`));
+          if (count >= maxFailures)
+            throw new AgentFailure(
+              secrets.redact(`the same action failed ${count} times: ${signature}: ${outcome.output}`),
+            );
         }
         const output = secrets.redact(outcome.output);
-        results.push({ type: 'tool_result', toolUseId: call.id, content: output, ...(outcome.error && { isError: true }) });
+        results.push({
+          type: 'tool_result',
+          toolUseId: call.id,
+          content: output,
+          ...(outcome.error && { isError: true }),
+        });
         summary.push(secrets.redact(`${call.name}${outcome.error ? ' (failed)' : ''}`));
         ctx.log(secrets.redact(`${call.name} ${JSON.stringify(call.input)} → ${output}`).slice(0, 500));
         if (outcome.final) {
@@ -174,20 +238,43 @@ export class ModelAgent implements Agent {
     }
   }
 
-  async #runTool(ctx: AgentContext, run: (input: Record<string, unknown>, env: ToolEnv) => Promise<ToolResult>, input: Record<string, unknown>, env: ToolEnv): Promise<ToolResult> {
+  async #runTool(
+    ctx: AgentContext,
+    run: (input: Record<string, unknown>, env: ToolEnv) => Promise<ToolResult>,
+    input: Record<string, unknown>,
+    env: ToolEnv,
+  ): Promise<ToolResult> {
     try {
       return await run(input, env);
     } catch (error) {
       // Aborts, the engine's own failures (max_turns, HITL off) end the run; page errors go back to the model.
       if (ctx.signal.aborted || error instanceof AgentFailure) throw error;
       if (!(error instanceof Error)) throw error;
-      return { output: error instanceof ToolInputError ? error.message : error.message.split('\n')[0] ?? 'failed', error: true };
+      return {
+        output: error instanceof ToolInputError ? error.message : (error.message.split('\n')[0] ?? 'failed'),
+        error: true,
+      };
     }
   }
 
-  #env(ctx: AgentContext, state: PageState, secrets: SecretValues, trace: TraceRecorder, skills: SkillLibrary, vision: VisionLocator, resultCheck: ResultCheck): ToolEnv {
+  #env(
+    ctx: AgentContext,
+    state: PageState,
+    secrets: SecretValues,
+    trace: TraceRecorder,
+    skills: SkillLibrary,
+    vision: VisionLocator,
+    resultCheck: ResultCheck,
+  ): ToolEnv {
     return {
-      page: ctx.page, ctx, state, secrets, trace, skills, vision, results: resultCheck,
+      page: ctx.page,
+      ctx,
+      state,
+      secrets,
+      trace,
+      skills,
+      vision,
+      results: resultCheck,
       element(index) {
         const element = typeof index === 'number' ? state.elements[index] : undefined;
         if (!element) throw new ToolInputError(`no element [${String(index)}] in the current listing`);

@@ -6,7 +6,7 @@ import type { SkillSummary } from './skillLibrary.ts';
 /** The system prompt: role, rules, the task and its data (secrets as placeholders), attached skills. */
 export function systemPrompt(ctx: AgentContext, secrets: SecretValues, skills: SkillSummary[]): string {
   const lines = [
-    'You are Portico\'s browser agent. You complete a task in a real browser by calling tools.',
+    "You are Portico's browser agent. You complete a task in a real browser by calling tools.",
     'Each turn you get the page as a numbered list of interactive elements plus a screenshot. Refer to elements by their [index] from the latest listing only.',
     'Call several tools in one turn when they are independent (e.g. fill every field of a form), and end the turn with the one action that changes the page (a click on Next/Submit).',
     'Secrets appear as placeholders such as {{form_data.password}} or {{credential:<id>.password}}: pass the placeholder as-is to type/use_credential; the real value is filled in locally and you never see it.',
@@ -20,8 +20,11 @@ export function systemPrompt(ctx: AgentContext, secrets: SecretValues, skills: S
   ];
   const credential = ctx.credential;
   if (credential) {
-    lines.push('', `Stored credential for ${credential.serviceName}: credential_id ${credential.id}${credential.username ? `, username ${credential.username}` : ''}.`
-      + `${credential.hasPassword ? ' Type its password with use_credential.' : ''}${credential.hasTotp ? ' Type its one-time code with totp_code.' : ''}`);
+    lines.push(
+      '',
+      `Stored credential for ${credential.serviceName}: credential_id ${credential.id}${credential.username ? `, username ${credential.username}` : ''}.` +
+        `${credential.hasPassword ? ' Type its password with use_credential.' : ''}${credential.hasTotp ? ' Type its one-time code with totp_code.' : ''}`,
+    );
   }
   if (skills.length > 0) {
     lines.push('', 'Skills attached to this portal (read one with read_skill when it applies):');

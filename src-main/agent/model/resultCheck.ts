@@ -7,9 +7,13 @@ export const MAX_RESULT_REJECTIONS = 2;
 
 /** `result.a.b` for Ajv's `/a/b`, so the message names the field as the model wrote it. */
 function fieldOf(error: ErrorObject): string {
-  const path = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') path.push(String((error.params as { missingProperty?: string }).missingProperty));
-  if (error.keyword === 'additionalProperties') path.push(String((error.params as { additionalProperty?: string }).additionalProperty));
+  if (error.keyword === 'additionalProperties')
+    path.push(String((error.params as { additionalProperty?: string }).additionalProperty));
   return ['result', ...path].join('.');
 }
 
@@ -38,7 +42,9 @@ export class ResultCheck {
     const problems = (this.#validate.errors ?? []).map(describe).join('; ');
     this.#rejections += 1;
     if (this.#rejections > MAX_RESULT_REJECTIONS) {
-      throw new AgentFailure(`The model's result does not match output_schema after ${this.#rejections} attempts: ${problems}`);
+      throw new AgentFailure(
+        `The model's result does not match output_schema after ${this.#rejections} attempts: ${problems}`,
+      );
     }
     return problems;
   }

@@ -29,7 +29,11 @@ const SITE_SEEDS = createGuardrails({ MIN_SECRET_BYTES: 10 });
 export function totpCode(secret: string, nowMs: number = Date.now()): string {
   const leftMs = 30_000 - (nowMs % 30_000);
   const at = leftMs < TOTP_MIN_SECONDS_LEFT * 1000 ? nowMs + leftMs : nowMs;
-  return generateSync({ secret: secret.replace(/\s+/g, '').toUpperCase(), epoch: Math.floor(at / 1000), guardrails: SITE_SEEDS });
+  return generateSync({
+    secret: secret.replace(/\s+/g, '').toUpperCase(),
+    epoch: Math.floor(at / 1000),
+    guardrails: SITE_SEEDS,
+  });
 }
 
 /**
@@ -48,7 +52,8 @@ export function withoutSecrets(formData: JsonObject, schema: JsonObject): { show
 
 function isSensitive(key: string, schema: JsonObject): boolean {
   const props = schema.properties;
-  const prop = typeof props === 'object' && props !== null && !Array.isArray(props) ? (props as JsonObject)[key] : undefined;
+  const prop =
+    typeof props === 'object' && props !== null && !Array.isArray(props) ? (props as JsonObject)[key] : undefined;
   const p = typeof prop === 'object' && prop !== null && !Array.isArray(prop) ? (prop as JsonObject) : {};
   return p.format === 'password' || p.writeOnly === true || SENSITIVE_KEY.test(key);
 }
@@ -67,7 +72,9 @@ export class SecretValues {
   constructor(credential: JobCredential | undefined, formData: JsonObject, formSchema: JsonObject) {
     this.#credential = credential;
     this.#formData = formData;
-    this.#sensitiveKeys = new Set(Object.keys(formData).filter((key) => typeof formData[key] === 'string' && isSensitive(key, formSchema)));
+    this.#sensitiveKeys = new Set(
+      Object.keys(formData).filter((key) => typeof formData[key] === 'string' && isSensitive(key, formSchema)),
+    );
     for (const key of this.#sensitiveKeys) this.#remember(String(formData[key]), `{{form_data.${key}}}`);
   }
 
@@ -78,7 +85,8 @@ export class SecretValues {
   /** form_data as the model sees it: sensitive values replaced by `{{form_data.<key>}}`. */
   forModel(): JsonObject {
     const out: JsonObject = {};
-    for (const [key, value] of Object.entries(this.#formData)) out[key] = this.#sensitiveKeys.has(key) ? `{{form_data.${key}}}` : value;
+    for (const [key, value] of Object.entries(this.#formData))
+      out[key] = this.#sensitiveKeys.has(key) ? `{{form_data.${key}}}` : value;
     return out;
   }
 
@@ -108,7 +116,9 @@ export class SecretValues {
       if (placeholder === whole) source = { kind: 'form_data', key };
     }
     if (!source) {
-      const key = Object.keys(this.#formData).find((k) => typeof this.#formData[k] !== 'object' && String(this.#formData[k]) === value);
+      const key = Object.keys(this.#formData).find(
+        (k) => typeof this.#formData[k] !== 'object' && String(this.#formData[k]) === value,
+      );
       source = key !== undefined ? { kind: 'form_data', key } : { kind: 'literal', value };
     }
     return { value, source };
@@ -133,8 +143,14 @@ export class SecretValues {
   /** The job's credential when `id` names it; otherwise an error the model can read (nothing is read). */
   #own(id: string): JobCredential {
     const credential = this.#credential;
-    if (!credential) throw new Error(`this job has no credential: credential '${id}' cannot be used (start the job with credential_id, or give its portal one)`);
-    if (id !== credential.id) throw new Error(`credential '${id}' is not this job's credential: this job may use only credential_id ${credential.id}`);
+    if (!credential)
+      throw new Error(
+        `this job has no credential: credential '${id}' cannot be used (start the job with credential_id, or give its portal one)`,
+      );
+    if (id !== credential.id)
+      throw new Error(
+        `credential '${id}' is not this job's credential: this job may use only credential_id ${credential.id}`,
+      );
     return credential;
   }
 

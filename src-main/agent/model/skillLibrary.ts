@@ -23,7 +23,8 @@ export class SkillLibrary {
   /** A file of a skill by relative path; a path that leaves the skill's folder is refused. */
   async read(nameOrId: string, file: string): Promise<string> {
     const skill = this.skills.find((s) => s.name === nameOrId || s.id === nameOrId);
-    if (!skill) return `no attached skill '${nameOrId}'; attached: ${this.skills.map((s) => s.name).join(', ') || 'none'}`;
+    if (!skill)
+      return `no attached skill '${nameOrId}'; attached: ${this.skills.map((s) => s.name).join(', ') || 'none'}`;
     const root = join(this.#dir, skill.id);
     const path = normalize(join(root, file));
     if (!path.startsWith(root + sep)) return `'${file}' is outside the skill`;

@@ -26,19 +26,32 @@ export class VisionLocator {
     const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
     const shot = await maskedScreenshot(page, { type: 'png' });
     const response = await client.complete({
-      system: 'You locate things on a browser screenshot. Answer with JSON only: {"found": true|false, "x": <px>, "y": <px>, "description": "<what is there>"}.',
-      messages: [{
-        role: 'user',
-        content: [
-          { type: 'image', mediaType: 'image/png', data: shot.toString('base64') },
-          { type: 'text', text: `The screenshot is ${viewport.width}x${viewport.height} CSS pixels. Find: ${description}` },
-        ],
-      }],
+      system:
+        'You locate things on a browser screenshot. Answer with JSON only: {"found": true|false, "x": <px>, "y": <px>, "description": "<what is there>"}.',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', mediaType: 'image/png', data: shot.toString('base64') },
+            {
+              type: 'text',
+              text: `The screenshot is ${viewport.width}x${viewport.height} CSS pixels. Find: ${description}`,
+            },
+          ],
+        },
+      ],
       maxTokens: 300,
       signal: this.#ctx.signal,
     });
-    this.#ctx.reportUsage?.({ model: client.modelId, ...response.usage, costUsd: costOfUsage(client.modelId, response.usage) });
-    const text = response.content.filter((b) => b.type === 'text').map((b) => b.text).join('');
+    this.#ctx.reportUsage?.({
+      model: client.modelId,
+      ...response.usage,
+      costUsd: costOfUsage(client.modelId, response.usage),
+    });
+    const text = response.content
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join('');
     const json = text.match(/\{[\s\S]*\}/)?.[0];
     if (!json) return null;
     const parsed = JSON.parse(json) as { found?: boolean; x?: number; y?: number; description?: string };

@@ -25,7 +25,12 @@ async function chromiumInfo(configured: string | undefined, fromEnv: string | un
   let resolved: string | null = null;
   try {
     resolved = findChromium(systemChromiumHost(), { configuredPath: configured, envPath: fromEnv });
-    return { configured_path: configured ?? null, resolved_path: resolved, version: await chromiumVersion(resolved, 'chromium'), error: null };
+    return {
+      configured_path: configured ?? null,
+      resolved_path: resolved,
+      version: await chromiumVersion(resolved, 'chromium'),
+      error: null,
+    };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     return { configured_path: configured ?? null, resolved_path: resolved, version: null, error: detail };

@@ -6,9 +6,12 @@ import type { Handlers } from '../operationTable.ts';
 import { oauthCallbackHandler } from './oauthCallback.ts';
 
 /** Interface §4.7 and local-service.md §5.4: the caller's connected accounts, and the loopback `/oauth/callback`. */
-export function connectedAccountHandlers(accounts: ConnectedAccountService): Handlers<OperationsTagged<'connected-accounts'>> {
+export function connectedAccountHandlers(
+  accounts: ConnectedAccountService,
+): Handlers<OperationsTagged<'connected-accounts'>> {
   return {
-    connectAccount: ({ principal, body }) => accounts.start({ userId: principal.userId, workspaceId: principal.workspaceId }, body),
+    connectAccount: ({ principal, body }) =>
+      accounts.start({ userId: principal.userId, workspaceId: principal.workspaceId }, body),
     listConnectedAccounts: ({ principal }) => {
       try {
         return accounts.list(principal.userId);

@@ -9,13 +9,19 @@ import { documentExtractHandler, type ExtractionPreviewer } from './documentExtr
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 
 /** local-service.md §7: document bundles of an org, and the extract preview. */
-export function documentHandlers(documents: DocumentService, preview: ExtractionPreviewer): Handlers<OperationsTagged<'documents'>> {
+export function documentHandlers(
+  documents: DocumentService,
+  preview: ExtractionPreviewer,
+): Handlers<OperationsTagged<'documents'>> {
   return {
     uploadDocuments: async ({ params, request }) => {
       const declared = Number(request.headers['content-length'] ?? 0);
-      if (declared > DOCUMENT_MAX_FILES * DOCUMENT_MAX_FILE_BYTES + MULTIPART_OVERHEAD_BYTES) throw new PayloadTooLargeError(documentMessages.fileTooLarge);
+      if (declared > DOCUMENT_MAX_FILES * DOCUMENT_MAX_FILE_BYTES + MULTIPART_OVERHEAD_BYTES)
+        throw new PayloadTooLargeError(documentMessages.fileTooLarge);
       if (!request.isMultipart()) throw new ValidationError(documentMessages.notMultipart);
-      const parts = request.parts({ limits: { fileSize: DOCUMENT_MAX_FILE_BYTES, files: DOCUMENT_MAX_FILES + 1 } }) as AsyncIterable<UploadPart>;
+      const parts = request.parts({
+        limits: { fileSize: DOCUMENT_MAX_FILE_BYTES, files: DOCUMENT_MAX_FILES + 1 },
+      }) as AsyncIterable<UploadPart>;
       return documents.upload(params.org_id, parts);
     },
     listDocumentBundles: ({ params, query }) => documents.list(params.org_id, query),

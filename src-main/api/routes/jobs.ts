@@ -15,7 +15,8 @@ export function jobHandlers(jobs: JobService, events: JobEvents, store: Store): 
   return {
     startJob: ({ params, body }) => jobs.start(params.org_id, params.endpoint_name, body),
     getJobStatus: ({ params, query }) => jobs.status(params.org_id, params.endpoint_name, query.job_id),
-    answerJob: ({ params, query, body }) => jobs.answer(params.org_id, params.endpoint_name, query.job_id, body.question_id, body.answer),
+    answerJob: ({ params, query, body }) =>
+      jobs.answer(params.org_id, params.endpoint_name, query.job_id, body.question_id, body.answer),
     cancelJob: ({ params, query }) => jobs.cancel(params.org_id, params.endpoint_name, query.job_id),
     listJobs: ({ params, query }) => jobs.list(params.org_id, query),
     listJobSummaries: ({ params, query }) => jobs.listSummaries(params.org_id, query),
@@ -40,7 +41,12 @@ export function jobHandlers(jobs: JobService, events: JobEvents, store: Store): 
       const job = jobs.getRecord(params.org_id, params.endpoint_name, query.job_id);
       reply.hijack();
       const out = reply.raw;
-      out.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      out.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
       let lastSeq = 0;
       let ended = false;
       const send = (line: JobLogLine): void => {

@@ -23,14 +23,24 @@ export interface LiveViewRouteOptions {
 }
 
 /** Live view (local-service §6): the page, its frame stream and its input, credentialed by the unguessable token. */
-export function liveViewHandlers(hub: LiveViewHub, options: LiveViewRouteOptions): Handlers<OperationsTagged<'live view'>> {
+export function liveViewHandlers(
+  hub: LiveViewHub,
+  options: LiveViewRouteOptions,
+): Handlers<OperationsTagged<'live view'>> {
   const channels = new LiveChannels(hub, options.logger);
   return {
     getLiveView: ({ params, reply }) => {
       const target = channels.target(params.token);
       const base = `/live/${encodeURIComponent(params.token)}`;
       reply.headers(LIVE_VIEW_HEADERS).type('text/html; charset=utf-8');
-      reply.send(liveViewPage({ title: target.title, framesUrl: `${base}/frames`, inputUrl: `${base}/input`, interactive: target.interactive }));
+      reply.send(
+        liveViewPage({
+          title: target.title,
+          framesUrl: `${base}/frames`,
+          inputUrl: `${base}/input`,
+          interactive: target.interactive,
+        }),
+      );
     },
 
     streamLiveFrames: ({ params, reply }) => {

@@ -17,7 +17,8 @@ export function callbackPage(outcome: CallbackOutcome): string {
 
 const MAX_PARAM = 2048;
 // One value per name, bounded; anything else is as good as absent.
-const single = (value: unknown): string | undefined => (typeof value === 'string' && value.length <= MAX_PARAM ? value : undefined);
+const single = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length <= MAX_PARAM ? value : undefined;
 
 /**
  * `GET /oauth/callback` (RFC 8252 loopback redirect): no API key, the single-use `state` is the

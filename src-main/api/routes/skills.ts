@@ -14,17 +14,21 @@ export function skillHandlers(skills: SkillService): Handlers<OperationsTagged<'
   return {
     uploadSkill: async ({ params, query, request }) => {
       const declared = Number(request.headers['content-length'] ?? 0);
-      if (declared > SKILL_ZIP_MAX_BYTES + MULTIPART_OVERHEAD_BYTES) throw new PayloadTooLargeError(messages.skillTooLarge);
-      if (!request.isMultipart()) throw new ValidationError('body: must be multipart/form-data with a file field named \'file\'');
+      if (declared > SKILL_ZIP_MAX_BYTES + MULTIPART_OVERHEAD_BYTES)
+        throw new PayloadTooLargeError(messages.skillTooLarge);
+      if (!request.isMultipart())
+        throw new ValidationError("body: must be multipart/form-data with a file field named 'file'");
       const part = await request.file({ limits: { fileSize: SKILL_ZIP_MAX_BYTES, files: 1 } });
       if (!part || part.fieldname !== 'file') {
         part?.file.resume();
-        throw new ValidationError('body.file: is required (a .zip file in the multipart field \'file\')');
+        throw new ValidationError("body.file: is required (a .zip file in the multipart field 'file')");
       }
       // Busboy hands over an application/octet-stream part with no filename as a file whose filename is undefined.
       if (typeof part.filename !== 'string' || part.filename.length === 0) {
         part.file.resume();
-        throw new ValidationError('body.file: the file part has no filename (the skill is named after it: send <name>.zip)');
+        throw new ValidationError(
+          'body.file: the file part has no filename (the skill is named after it: send <name>.zip)',
+        );
       }
       return skills.upload({
         orgId: params.org_id,

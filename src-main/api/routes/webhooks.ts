@@ -6,7 +6,11 @@ import type { WebhookKeyService } from '../../webhooks/webhookKeys.ts';
 import type { Handlers } from '../operationTable.ts';
 
 /** Signing key management and the delivery log (local-service.md §4). */
-export function webhookHandlers(store: Store, keys: WebhookKeyService, dispatcher: WebhookDispatcher): Handlers<OperationsTagged<'webhooks'>> {
+export function webhookHandlers(
+  store: Store,
+  keys: WebhookKeyService,
+  dispatcher: WebhookDispatcher,
+): Handlers<OperationsTagged<'webhooks'>> {
   const deliveries = new WebhookDeliveryService(store, dispatcher);
   return {
     createWebhookKey: ({ params }) => keys.generate(params.org_id),

@@ -1,13 +1,27 @@
 import { createHash } from 'node:crypto';
 import type { CDPSession, Page } from 'playwright-core';
 import {
-  ActionSyntaxError, actionVariables, findAgain, isStepRecipe, MissingVariableError, parseAction, replayRecipe, runParsedAction, runWithModel,
-  type ActionOutcome, type StepRecipe, type Variables,
+  ActionSyntaxError,
+  actionVariables,
+  findAgain,
+  isStepRecipe,
+  MissingVariableError,
+  parseAction,
+  replayRecipe,
+  runParsedAction,
+  runWithModel,
+  type ActionOutcome,
+  type StepRecipe,
+  type Variables,
 } from '../../agent/actions/index.ts';
 import { systemClock, type Clock } from '../../base/clock.ts';
 import { isAppError, InternalError } from '../../base/errors.ts';
 import {
-  singleActionMessages, type ActionCacheList, type ActionCacheQuery, type SingleActionRequest, type SingleActionResponse,
+  singleActionMessages,
+  type ActionCacheList,
+  type ActionCacheQuery,
+  type SingleActionRequest,
+  type SingleActionResponse,
 } from '../../contract/singleAction.ts';
 import { LlmCallError, type LlmClient } from '../../llm/index.ts';
 import type { ActionCacheRepository } from '../../store/actionCache.ts';
@@ -62,12 +76,23 @@ class NavigationWatch {
   private constructor(cdp: CDPSession, mainFrameId: string) {
     this.#cdp = cdp;
     this.#mainFrameId = mainFrameId;
-    const isMain = (e: { frameId?: string; frame?: { id: string; parentId?: string } }): boolean => (e.frameId ?? e.frame?.id) === this.#mainFrameId;
-    cdp.on('Page.frameRequestedNavigation', (e) => { if (isMain(e)) this.#pending = true; });
-    cdp.on('Page.frameStartedLoading', (e) => { if (isMain(e)) this.#pending = true; });
-    cdp.on('Page.frameNavigated', (e) => { if (isMain(e)) this.#settle(); });
-    cdp.on('Page.frameStoppedLoading', (e) => { if (isMain(e)) this.#settle(); });
-    cdp.on('Page.frameClearedScheduledNavigation', (e) => { if (isMain(e)) this.#settle(); });
+    const isMain = (e: { frameId?: string; frame?: { id: string; parentId?: string } }): boolean =>
+      (e.frameId ?? e.frame?.id) === this.#mainFrameId;
+    cdp.on('Page.frameRequestedNavigation', (e) => {
+      if (isMain(e)) this.#pending = true;
+    });
+    cdp.on('Page.frameStartedLoading', (e) => {
+      if (isMain(e)) this.#pending = true;
+    });
+    cdp.on('Page.frameNavigated', (e) => {
+      if (isMain(e)) this.#settle();
+    });
+    cdp.on('Page.frameStoppedLoading', (e) => {
+      if (isMain(e)) this.#settle();
+    });
+    cdp.on('Page.frameClearedScheduledNavigation', (e) => {
+      if (isMain(e)) this.#settle();
+    });
   }
 
   static async start(page: Page): Promise<NavigationWatch> {
@@ -91,8 +116,12 @@ class NavigationWatch {
     const deadline = performance.now() + PENDING_NAVIGATION_MS;
     for (;;) {
       // The document's time origin tells one document from the next (a reload keeps the address, not the origin).
-      const doc = await this.#cdp.send('Runtime.evaluate', { expression: 'performance.timeOrigin', returnByValue: true })
-        .then((r) => (typeof r.result.value === 'number' ? r.result.value : undefined), () => undefined);
+      const doc = await this.#cdp
+        .send('Runtime.evaluate', { expression: 'performance.timeOrigin', returnByValue: true })
+        .then(
+          (r) => (typeof r.result.value === 'number' ? r.result.value : undefined),
+          () => undefined,
+        );
       const left = deadline - performance.now();
       if (!this.#pending || left <= 0) return doc;
       await new Promise<void>((resolve) => {
@@ -139,7 +168,15 @@ async function currentDocument(page: Page): Promise<{ url: string; doc?: number 
 
 /** Whether any string of a recipe carries a variable's value (then it is not stored: values never reach the cache). */
 function carriesValue(recipe: StepRecipe, variables: Variables): boolean {
-  const strings = [recipe.text, recipe.key, recipe.target?.name, recipe.target?.selector, recipe.target?.frame, recipe.row, recipe.column].filter((s): s is string => typeof s === 'string');
+  const strings = [
+    recipe.text,
+    recipe.key,
+    recipe.target?.name,
+    recipe.target?.selector,
+    recipe.target?.frame,
+    recipe.row,
+    recipe.column,
+  ].filter((s): s is string => typeof s === 'string');
   return Object.values(variables).some((value) => value.length >= 2 && strings.some((s) => s.includes(value)));
 }
 
@@ -185,9 +222,17 @@ export class ActionService {
       entries: entries.map((e) => {
         const recipe = isStepRecipe(e.recipe) ? e.recipe : undefined;
         return {
-          cache_key: e.cacheKey, id: e.stepId, action: e.action, page: e.page, operation: recipe?.op ?? 'unknown',
+          cache_key: e.cacheKey,
+          id: e.stepId,
+          action: e.action,
+          page: e.page,
+          operation: recipe?.op ?? 'unknown',
           target: recipe?.target ? { role: recipe.target.role, name: recipe.target.name } : null,
-          hits: e.hits, misses: e.misses, created_at: e.createdAt, updated_at: e.updatedAt, last_used_at: e.lastUsedAt,
+          hits: e.hits,
+          misses: e.misses,
+          created_at: e.createdAt,
+          updated_at: e.updatedAt,
+          last_used_at: e.lastUsedAt,
         };
       }),
     };
@@ -212,17 +257,25 @@ export class ActionService {
     try {
       names = actionVariables(request.action);
     } catch (error) {
-      if (error instanceof ActionSyntaxError) return { success: false, error: `Could not read this action: ${error.message}`, credits: 0, ...noCache };
+      if (error instanceof ActionSyntaxError)
+        return { success: false, error: `Could not read this action: ${error.message}`, credits: 0, ...noCache };
       throw error;
     }
     const missing = names.find((name) => !Object.hasOwn(variables, name));
-    if (missing !== undefined) return { success: false, error: singleActionMessages.missingVariable(missing), credits: 0, ...noCache };
+    if (missing !== undefined)
+      return { success: false, error: singleActionMessages.missingVariable(missing), credits: 0, ...noCache };
 
     const cdp = request.user_agent ? await overrideUserAgent(page, request.user_agent) : undefined;
     try {
       return await this.#cachedOrFresh(page, workspaceId, request, variables, names);
     } catch (error) {
-      if (error instanceof MissingVariableError) return { success: false, error: singleActionMessages.missingVariable(error.variable), credits: ACTION_CREDITS, ...noCache };
+      if (error instanceof MissingVariableError)
+        return {
+          success: false,
+          error: singleActionMessages.missingVariable(error.variable),
+          credits: ACTION_CREDITS,
+          ...noCache,
+        };
       throw error;
     } finally {
       // Detaching the session drops its overrides: the next action has the browser's own user agent again.
@@ -230,18 +283,32 @@ export class ActionService {
     }
   }
 
-  async #cachedOrFresh(page: Page, workspaceId: string, request: SingleActionRequest, variables: Variables, names: string[]): Promise<SingleActionResponse> {
+  async #cachedOrFresh(
+    page: Page,
+    workspaceId: string,
+    request: SingleActionRequest,
+    variables: Variables,
+    names: string[],
+  ): Promise<SingleActionResponse> {
     const cache = this.#deps.cache;
-    const keyFor = (where: string): string => (request.id !== undefined
-      ? `id:${request.id}`
-      : `h:${createHash('sha256').update(JSON.stringify([request.action, where, [...names].sort()])).digest('hex').slice(0, 40)}`);
-    const usable = (found: { action: string; recipe: unknown } | undefined): StepRecipe | undefined => (found && found.action === request.action && isStepRecipe(found.recipe) ? found.recipe : undefined);
+    const keyFor = (where: string): string =>
+      request.id !== undefined
+        ? `id:${request.id}`
+        : `h:${createHash('sha256')
+            .update(JSON.stringify([request.action, where, [...names].sort()]))
+            .digest('hex')
+            .slice(0, 40)}`;
+    const usable = (found: { action: string; recipe: unknown } | undefined): StepRecipe | undefined =>
+      found && found.action === request.action && isStepRecipe(found.recipe) ? found.recipe : undefined;
     // The step the page's last known address files this action under is looked for while the page is checked
     // for a navigation under way (two calls into the page at once, not one after the other). The look is
     // read-only; it counts only if the page is still at that address and on the same document afterwards.
     const seen = pageKey(page.url());
     const guess = usable(cache.get(workspaceId, keyFor(seen)));
-    const early = guess?.target?.frame === '' && guess.row === undefined ? findAgain(page, guess.target, undefined, guess.op).catch(() => undefined) : undefined;
+    const early =
+      guess?.target?.frame === '' && guess.row === undefined
+        ? findAgain(page, guess.target, undefined, guess.op).catch(() => undefined)
+        : undefined;
     const now = await currentDocument(page);
     const where = pageKey(now.url);
     const probed = await early;
@@ -249,8 +316,10 @@ export class ActionService {
     const entry = cache.get(workspaceId, cacheKey);
     const recipe = usable(entry);
     if (recipe) {
-      const sameStep = guess !== undefined && recipe.op === guess.op && JSON.stringify(recipe.target) === JSON.stringify(guess.target);
-      const ready = probed && where === seen && sameStep && now.doc !== undefined && probed.doc === now.doc ? probed : undefined;
+      const sameStep =
+        guess !== undefined && recipe.op === guess.op && JSON.stringify(recipe.target) === JSON.stringify(guess.target);
+      const ready =
+        probed && where === seen && sameStep && now.doc !== undefined && probed.doc === now.doc ? probed : undefined;
       const replayed = await replayRecipe(page, recipe, variables, ready);
       if (replayed) {
         cache.count(workspaceId, cacheKey, 'hit');
@@ -259,9 +328,20 @@ export class ActionService {
     }
     const cacheFailed = entry !== undefined;
     const { outcome, credits } = await this.#fresh(page, request.action, variables);
-    const store = outcome.success && outcome.recipe !== undefined && request.set_cache && !carriesValue(outcome.recipe, variables);
+    const store =
+      outcome.success && outcome.recipe !== undefined && request.set_cache && !carriesValue(outcome.recipe, variables);
     if (store && outcome.recipe) {
-      cache.put({ workspaceId, cacheKey, stepId: request.id ?? null, action: request.action, page: where, recipe: outcome.recipe }, true);
+      cache.put(
+        {
+          workspaceId,
+          cacheKey,
+          stepId: request.id ?? null,
+          action: request.action,
+          page: where,
+          recipe: outcome.recipe,
+        },
+        true,
+      );
     } else if (cacheFailed) {
       cache.count(workspaceId, cacheKey, 'miss');
     }
@@ -273,20 +353,32 @@ export class ActionService {
     if (parsed) return { outcome: await runParsedAction(page, parsed, variables), credits: ACTION_CREDITS };
     const modelId = await this.#deps.model?.configured();
     if (!this.#deps.model || modelId === undefined) {
-      return { outcome: { success: false, error: singleActionMessages.noModel('the sentence is not one the built-in interpreter knows') }, credits: ACTION_CREDITS };
+      return {
+        outcome: {
+          success: false,
+          error: singleActionMessages.noModel('the sentence is not one the built-in interpreter knows'),
+        },
+        credits: ACTION_CREDITS,
+      };
     }
     const clock = this.#deps.clock ?? systemClock;
     const client = await this.#deps.model.create(modelId);
     const started = clock.now().getTime();
-    const outcome = await runWithModel(client, page, action, variables, new AbortController().signal).catch((error: unknown) => {
-      // A provider that cannot be reached fails this action, not the service.
-      if (error instanceof LlmCallError) return { success: false, error: error.message } satisfies ActionOutcome;
-      throw error;
-    });
+    const outcome = await runWithModel(client, page, action, variables, new AbortController().signal).catch(
+      (error: unknown) => {
+        // A provider that cannot be reached fails this action, not the service.
+        if (error instanceof LlmCallError) return { success: false, error: error.message } satisfies ActionOutcome;
+        throw error;
+      },
+    );
     return { outcome, credits: ACTION_CREDITS + creditsFor(modelId, clock.now().getTime() - started) };
   }
 
-  #response(outcome: ActionOutcome, credits: number, cache: Pick<SingleActionResponse, 'used_cache' | 'set_cache' | 'cache_failed'>): SingleActionResponse {
+  #response(
+    outcome: ActionOutcome,
+    credits: number,
+    cache: Pick<SingleActionResponse, 'used_cache' | 'set_cache' | 'cache_failed'>,
+  ): SingleActionResponse {
     return {
       success: outcome.success,
       ...(outcome.result !== undefined && { result: outcome.result }),

@@ -3,7 +3,14 @@ import { ValidationError } from '../../base/errors.ts';
 import type { ApiKeyInfo } from '../../contract/admin.ts';
 import { HttpUrl } from '../../contract/common.ts';
 import type { Org, ProviderList, ProviderStatus, ProviderTestResult } from '../../contract/console.ts';
-import { MODEL_PROVIDERS, PROVIDERS, providerSecretName, resolveBaseUrl, type ModelProvider, type ResolvedBaseUrl } from '../../llm/index.ts';
+import {
+  MODEL_PROVIDERS,
+  PROVIDERS,
+  providerSecretName,
+  resolveBaseUrl,
+  type ModelProvider,
+  type ResolvedBaseUrl,
+} from '../../llm/index.ts';
 import type { SecretStore } from '../../secrets/index.ts';
 import type { IssuedKey } from '../../store/apiKeys.ts';
 import type { OrgRow } from '../../store/principals.ts';
@@ -13,7 +20,14 @@ import { OAuthRepository } from '../../store/oauth.ts';
 import { OAuthAppRegistry } from '../oauth/oauthApps.ts';
 import { providerChecker, type ProviderCheckResult } from '../providerCheck.ts';
 import {
-  ApiKeyAlreadyRevokedError, ApiKeyNotFoundError, NotAMemberError, OrgExistsError, OrgNotFoundError, UserNotFoundError, WorkspaceInOtherOrgError, WorkspaceNotFoundError,
+  ApiKeyAlreadyRevokedError,
+  ApiKeyNotFoundError,
+  NotAMemberError,
+  OrgExistsError,
+  OrgNotFoundError,
+  UserNotFoundError,
+  WorkspaceInOtherOrgError,
+  WorkspaceNotFoundError,
 } from './adminErrors.ts';
 
 /** Tests a provider key with one real request (an OpenAI-compatible server may have no key). */
@@ -117,13 +131,22 @@ export class AdminService {
       if (orgId !== undefined) this.requireOrg(orgId);
       const exists = principals.workspaceExists(workspaceId);
       const existingOrg = exists ? (principals.workspaceOrg(workspaceId) ?? 'default') : undefined;
-      if (orgId !== undefined && existingOrg !== undefined && existingOrg !== orgId) throw new WorkspaceInOtherOrgError(workspaceId, existingOrg);
-      const org = orgId ?? existingOrg ?? (principals.getOrg('default') ? 'default' : principals.listOrgs()[0]?.id ?? 'default');
+      if (orgId !== undefined && existingOrg !== undefined && existingOrg !== orgId)
+        throw new WorkspaceInOtherOrgError(workspaceId, existingOrg);
+      const org =
+        orgId ??
+        existingOrg ??
+        (principals.getOrg('default') ? 'default' : (principals.listOrgs()[0]?.id ?? 'default'));
       principals.ensureUser(userId);
       // With no organization at all yet, the workspace waits for `default` (first start makes it).
       principals.ensureWorkspace(workspaceId, principals.getOrg(org) ? org : null);
       principals.addMember(workspaceId, userId);
-      return { user_id: userId, workspace_id: workspaceId, org_id: org, api_key: apiKeys.issueAccountKey(userId, workspaceId).apiKey };
+      return {
+        user_id: userId,
+        workspace_id: workspaceId,
+        org_id: org,
+        api_key: apiKeys.issueAccountKey(userId, workspaceId).apiKey,
+      };
     })();
   }
 
@@ -143,7 +166,11 @@ export class AdminService {
 
   /** The base URL `provider` is called at and where it comes from, as jobs resolve it. */
   baseUrl(provider: ModelProvider): ResolvedBaseUrl | undefined {
-    return resolveBaseUrl(provider, { env: this.#environment[provider].baseUrl, stored: this.#store.providerSettings.baseUrl(provider), sdkEnv: this.#environment[provider].sdkBaseUrl });
+    return resolveBaseUrl(provider, {
+      env: this.#environment[provider].baseUrl,
+      stored: this.#store.providerSettings.baseUrl(provider),
+      sdkEnv: this.#environment[provider].sdkBaseUrl,
+    });
   }
 
   /** Whether a provider has a stored key, and the base URL jobs call. */
@@ -156,7 +183,10 @@ export class AdminService {
   /** Every provider's status, and where secrets live. */
   async listProviders(): Promise<ProviderList> {
     const secrets = await this.#secrets();
-    return { secret_store: secrets.kind, providers: await Promise.all(MODEL_PROVIDERS.map((provider) => this.providerStatus(provider))) };
+    return {
+      secret_store: secrets.kind,
+      providers: await Promise.all(MODEL_PROVIDERS.map((provider) => this.providerStatus(provider))),
+    };
   }
 
   /** Stores a provider's API key in the SecretStore (503 when there is no keychain or vault). */
@@ -172,7 +202,10 @@ export class AdminService {
   }
 
   /** Stores a provider's base URL (an absolute http(s) URL); null goes back to the provider's own. */
-  setProviderBaseUrl(provider: ModelProvider, baseUrl: string | null): { provider: ModelProvider; base_url: string | null } {
+  setProviderBaseUrl(
+    provider: ModelProvider,
+    baseUrl: string | null,
+  ): { provider: ModelProvider; base_url: string | null } {
     const url = baseUrl === null ? null : baseUrl.trim();
     if (url !== null) {
       const checked = HttpUrl.safeParse(url);
@@ -183,7 +216,10 @@ export class AdminService {
   }
 
   /** Stores a key, a base URL or both; the key first, so a refused key (no keychain: 503) leaves the base URL as it was too. */
-  async updateProvider(provider: ModelProvider, change: { api_key?: string; base_url?: string | null }): Promise<ProviderStatus> {
+  async updateProvider(
+    provider: ModelProvider,
+    change: { api_key?: string; base_url?: string | null },
+  ): Promise<ProviderStatus> {
     if (change.api_key !== undefined) await this.setProviderKey(provider, change.api_key);
     if (change.base_url !== undefined) this.setProviderBaseUrl(provider, change.base_url);
     return this.providerStatus(provider);
@@ -207,7 +243,8 @@ export class AdminService {
   /** One real request with the stored key at the base URL jobs use, told in words. */
   async testProvider(provider: ModelProvider): Promise<ProviderTestResult> {
     const key = await (await this.#secrets()).get(providerSecretName(provider));
-    if (key === undefined && PROVIDERS[provider].needsKey) return { provider, status: 'failed', detail: 'No key is stored for this provider' };
+    if (key === undefined && PROVIDERS[provider].needsKey)
+      return { provider, status: 'failed', detail: 'No key is stored for this provider' };
     const outcome = await this.#testProvider(provider, key);
     return { provider, status: outcome.ok ? 'ok' : 'failed', detail: outcome.detail };
   }

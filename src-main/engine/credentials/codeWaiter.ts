@@ -26,7 +26,12 @@ export interface CodeWaitOptions {
  */
 export interface CodeSource {
   readonly name: string;
-  next(credential: CredentialRow, sinceIso: string, signal: AbortSignal, options?: CodeWaitOptions): Promise<ReceivedCode | undefined>;
+  next(
+    credential: CredentialRow,
+    sinceIso: string,
+    signal: AbortSignal,
+    options?: CodeWaitOptions,
+  ): Promise<ReceivedCode | undefined>;
 }
 
 /**
@@ -52,7 +57,13 @@ export class CodeWaiter {
   }
 
   /** The first code (or, with `options.links`, magic link) any source finds within `timeoutMs`, else undefined; `signal` (the job's) stops the wait early with its reason. */
-  async wait(credential: CredentialRow, sinceIso: string, signal: AbortSignal, timeoutMs: number = CODE_WAIT_MS, options: CodeWaitOptions = {}): Promise<ReceivedCode | undefined> {
+  async wait(
+    credential: CredentialRow,
+    sinceIso: string,
+    signal: AbortSignal,
+    timeoutMs: number = CODE_WAIT_MS,
+    options: CodeWaitOptions = {},
+  ): Promise<ReceivedCode | undefined> {
     signal.throwIfAborted();
     const stop = new AbortController();
     const onAbort = (): void => stop.abort(signal.reason);
@@ -61,12 +72,15 @@ export class CodeWaiter {
     const timedOut = new Promise<undefined>((resolve) => {
       timer = this.#clock.setTimeout(() => resolve(undefined), timeoutMs);
     });
-    const aborted = new Promise<never>((_, reject) => stop.signal.addEventListener('abort', () => reject(stop.signal.reason as Error), { once: true }));
+    const aborted = new Promise<never>((_, reject) =>
+      stop.signal.addEventListener('abort', () => reject(stop.signal.reason as Error), { once: true }),
+    );
     // A source that gives up early must not end the wait: only a code, the timeout or the abort do.
     const found = this.#sources.map((source) =>
       source.next(credential, sinceIso, stop.signal, options).then(
         // A link given to a waiter that cannot open one counts as nothing.
-        (code) => (code === undefined || (typeof code !== 'string' && !options.links) ? new Promise<never>(() => {}) : code),
+        (code) =>
+          code === undefined || (typeof code !== 'string' && !options.links) ? new Promise<never>(() => {}) : code,
         () => new Promise<never>(() => {}),
       ),
     );

@@ -6,8 +6,15 @@ import type { AgentCredential, AgentQuestion } from '../../agent/agentTypes.ts';
 import { AgentFailure } from '../../agent/agentTypes.ts';
 import { totpCode } from '../../agent/model/secretValues.ts';
 import {
-  credentialMessages, type Credential, type CredentialCreateRequest, type CredentialList, type PhoneNumber, type PhoneNumberCreateRequest, type PhoneNumberList,
-  type VerificationCodeRequest, type VerificationCodeResponse,
+  credentialMessages,
+  type Credential,
+  type CredentialCreateRequest,
+  type CredentialList,
+  type PhoneNumber,
+  type PhoneNumberCreateRequest,
+  type PhoneNumberList,
+  type VerificationCodeRequest,
+  type VerificationCodeResponse,
 } from '../../contract/credential.ts';
 import { SecretsUnavailableError, type SecretStore } from '../../secrets/index.ts';
 import type { CredentialRow } from '../../store/credentials.ts';
@@ -89,10 +96,16 @@ export class CredentialService {
   async create(actor: CredentialActor, body: CredentialCreateRequest): Promise<Credential> {
     // Links are checked before anything is written: a mail account of the caller (connected accounts are
     // the user's alone), a phone number of the workspace; another's reads as not found.
-    if (body.gmail_oauth_account_id !== undefined && this.#oauth.getAccount(body.gmail_oauth_account_id)?.user_id !== actor.userId) {
+    if (
+      body.gmail_oauth_account_id !== undefined &&
+      this.#oauth.getAccount(body.gmail_oauth_account_id)?.user_id !== actor.userId
+    ) {
       throw new NotFoundError(credentialMessages.connectedAccountNotFound);
     }
-    if (body.phone_number_id !== undefined && !this.#deps.store.credentials.getPhoneNumberForWorkspace(actor.workspaceId, body.phone_number_id)) {
+    if (
+      body.phone_number_id !== undefined &&
+      !this.#deps.store.credentials.getPhoneNumberForWorkspace(actor.workspaceId, body.phone_number_id)
+    ) {
       throw new NotFoundError(credentialMessages.phoneNumberNotFound);
     }
     const id = newId();
@@ -109,18 +122,27 @@ export class CredentialService {
       }
       const now = this.#clock.now().toISOString();
       const row: CredentialRow = {
-        id, workspace_id: actor.workspaceId, created_by: actor.userId, service_name: body.service_name,
-        username_or_email: body.username_or_email ?? null, service_url: body.service_url ?? null,
-        has_password: body.password !== undefined ? 1 : 0, has_totp: body.totp_secret !== undefined ? 1 : 0,
-        gmail_oauth_account_id: body.gmail_oauth_account_id ?? null, phone_number_id: body.phone_number_id ?? null,
-        created_at: now, updated_at: now,
+        id,
+        workspace_id: actor.workspaceId,
+        created_by: actor.userId,
+        service_name: body.service_name,
+        username_or_email: body.username_or_email ?? null,
+        service_url: body.service_url ?? null,
+        has_password: body.password !== undefined ? 1 : 0,
+        has_totp: body.totp_secret !== undefined ? 1 : 0,
+        gmail_oauth_account_id: body.gmail_oauth_account_id ?? null,
+        phone_number_id: body.phone_number_id ?? null,
+        created_at: now,
+        updated_at: now,
       };
       this.#deps.store.credentials.insert(row);
       return toCredential(row);
     } catch (error) {
       await this.#forget(written);
       this.#logger.error('credential not created', { error: String(error) });
-      throw new AppError(error instanceof SecretsUnavailableError ? 503 : 500, credentialMessages.createFailed, { cause: error });
+      throw new AppError(error instanceof SecretsUnavailableError ? 503 : 500, credentialMessages.createFailed, {
+        cause: error,
+      });
     }
   }
 
@@ -133,7 +155,9 @@ export class CredentialService {
   list(workspaceId: string): CredentialList {
     try {
       return this.#deps.store.credentials.list(workspaceId).map((row) => ({
-        id: row.id, user_id: row.created_by, service_name: row.service_name,
+        id: row.id,
+        user_id: row.created_by,
+        service_name: row.service_name,
         ...(row.username_or_email !== null && { username_or_email: row.username_or_email }),
       }));
     } catch (error) {
@@ -162,14 +186,23 @@ export class CredentialService {
   }
 
   addPhoneNumber(actor: CredentialActor, body: PhoneNumberCreateRequest): PhoneNumber {
-    const row = { id: newId(), workspace_id: actor.workspaceId, created_by: actor.userId, phone_number: body.phone_number, label: body.label ?? null, created_at: this.#clock.now().toISOString() };
+    const row = {
+      id: newId(),
+      workspace_id: actor.workspaceId,
+      created_by: actor.userId,
+      phone_number: body.phone_number,
+      label: body.label ?? null,
+      created_at: this.#clock.now().toISOString(),
+    };
     this.#deps.store.credentials.insertPhoneNumber(row);
     return { id: row.id, phone_number: row.phone_number, label: row.label, created_at: row.created_at };
   }
 
   /** The workspace's phone numbers, oldest first. */
   listPhoneNumbers(workspaceId: string): PhoneNumberList {
-    return this.#deps.store.credentials.listPhoneNumbers(workspaceId).map((row) => ({ id: row.id, phone_number: row.phone_number, label: row.label, created_at: row.created_at }));
+    return this.#deps.store.credentials
+      .listPhoneNumbers(workspaceId)
+      .map((row) => ({ id: row.id, phone_number: row.phone_number, label: row.label, created_at: row.created_at }));
   }
 
   /**
@@ -177,7 +210,8 @@ export class CredentialService {
    * (409, naming them): unlinking them silently would leave a job waiting for an SMS that never comes.
    */
   deletePhoneNumber(workspaceId: string, id: string): void {
-    if (!this.#deps.store.credentials.getPhoneNumberForWorkspace(workspaceId, id)) throw new NotFoundError(credentialMessages.phoneNumberNotFound);
+    if (!this.#deps.store.credentials.getPhoneNumberForWorkspace(workspaceId, id))
+      throw new NotFoundError(credentialMessages.phoneNumberNotFound);
     const { deleted, usedBy } = this.#deps.store.credentials.deletePhoneNumberIfUnused(id);
     if (usedBy.length > 0) throw new ConflictError(credentialMessages.phoneNumberInUse(usedBy));
     if (!deleted) throw new NotFoundError(credentialMessages.phoneNumberNotFound);
@@ -186,17 +220,24 @@ export class CredentialService {
   /** POST /public/verification-codes: a code (or one read from a message) for the jobs of this workspace waiting on it. */
   pushCode(workspaceId: string, body: VerificationCodeRequest): VerificationCodeResponse {
     if (body.credential_id !== undefined) this.#row(workspaceId, body.credential_id);
-    if (body.phone_number_id !== undefined && !this.#deps.store.credentials.getPhoneNumberForWorkspace(workspaceId, body.phone_number_id)) {
+    if (
+      body.phone_number_id !== undefined &&
+      !this.#deps.store.credentials.getPhoneNumberForWorkspace(workspaceId, body.phone_number_id)
+    ) {
       throw new NotFoundError(credentialMessages.phoneNumberNotFound);
     }
     const code = body.code ?? codeFromMessage(body.message ?? '');
     if (code === undefined) throw new ValidationError(credentialMessages.noCodeInMessage);
     this.#deps.redactor.add(code);
-    const delivered = this.pushedCodes.push(workspaceId, {
-      ...(body.credential_id !== undefined && { credentialId: body.credential_id }),
-      ...(body.phone_number_id !== undefined && { phoneNumberId: body.phone_number_id }),
-      ...(body.email !== undefined && { email: body.email }),
-    }, code);
+    const delivered = this.pushedCodes.push(
+      workspaceId,
+      {
+        ...(body.credential_id !== undefined && { credentialId: body.credential_id }),
+        ...(body.phone_number_id !== undefined && { phoneNumberId: body.phone_number_id }),
+        ...(body.email !== undefined && { email: body.email }),
+      },
+      code,
+    );
     return { accepted: true, delivered_to_jobs: delivered };
   }
 
@@ -226,14 +267,20 @@ export class CredentialService {
       return value;
     };
     return {
-      id, serviceName: row.service_name, username: row.username_or_email,
+      id,
+      serviceName: row.service_name,
+      username: row.username_or_email,
       origin: row.service_url !== null ? new URL(row.service_url).origin : null,
-      hasPassword: row.has_password === 1, hasTotp: row.has_totp === 1,
+      hasPassword: row.has_password === 1,
+      hasTotp: row.has_totp === 1,
       receivesCodes: row.phone_number_id !== null || row.gmail_oauth_account_id !== null,
       secret,
       password: () => required(credentialSecretName.password(id), 'password'),
       totp: async () => {
-        const code = totpCode(await required(credentialSecretName.totp(id), 'TOTP secret'), this.#clock.now().getTime());
+        const code = totpCode(
+          await required(credentialSecretName.totp(id), 'TOTP secret'),
+          this.#clock.now().getTime(),
+        );
         this.#deps.redactor.add(code);
         return code;
       },
@@ -247,10 +294,17 @@ export class CredentialService {
   }
 
   /** A code from any source (or, with `links`, a mailed sign-in link of the credential's site); then a HITL question; else a failure saying why. */
-  async #received(row: CredentialRow, hooks: CredentialJobHooks, sinceIso: string | undefined, links: boolean): Promise<ReceivedCode> {
+  async #received(
+    row: CredentialRow,
+    hooks: CredentialJobHooks,
+    sinceIso: string | undefined,
+    links: boolean,
+  ): Promise<ReceivedCode> {
     const since = sinceIso ?? this.#clock.now().toISOString();
     const waitMs = this.#deps.codeWaitMs ?? CODE_WAIT_MS;
-    hooks.log(`waiting up to ${Math.round(waitMs / 1000)} s for a verification code for '${row.service_name}' (${this.codeWaiter.sourceNames.join(', ')})`);
+    hooks.log(
+      `waiting up to ${Math.round(waitMs / 1000)} s for a verification code for '${row.service_name}' (${this.codeWaiter.sourceNames.join(', ')})`,
+    );
     const code = await this.codeWaiter.wait(row, since, hooks.signal, waitMs, { links });
     if (typeof code === 'object') {
       // The link signs in as the user: as secret as a code, in every log, event and result.
@@ -267,7 +321,12 @@ export class CredentialService {
     }
     const why = `No verification code for '${row.service_name}' arrived within ${Math.round(waitMs / 1000)} s (push one with POST /public/verification-codes)`;
     if (!hooks.humanInTheLoop) throw new AgentFailure(`${why}; human_in_the_loop is off, so nobody could be asked`);
-    const answer = await hooks.ask({ question: `Enter the verification code sent for ${row.service_name}`, options: [], message: why, secret: true });
+    const answer = await hooks.ask({
+      question: `Enter the verification code sent for ${row.service_name}`,
+      options: [],
+      message: why,
+      secret: true,
+    });
     const typed = answer.trim();
     const asCode = /^[A-Za-z0-9-]{4,12}$/.test(typed) ? typed : codeFromMessage(typed);
     if (asCode === undefined) throw new AgentFailure(`the answer to the verification code question holds no code`);

@@ -22,7 +22,11 @@ function matches(push: PushedCode, credential: CredentialRow): boolean {
   if (push.workspaceId !== credential.workspace_id) return false;
   if (push.credentialId !== undefined) return push.credentialId === credential.id;
   if (push.phoneNumberId !== undefined) return push.phoneNumberId === credential.phone_number_id;
-  return push.email !== undefined && credential.username_or_email !== null && push.email.toLowerCase() === credential.username_or_email.toLowerCase();
+  return (
+    push.email !== undefined &&
+    credential.username_or_email !== null &&
+    push.email.toLowerCase() === credential.username_or_email.toLowerCase()
+  );
 }
 
 /** The code source behind POST /public/verification-codes: codes pushed by SMS forwarders, scripts or people. */
@@ -64,10 +68,14 @@ export class PushedCodes implements CodeSource {
     return new Promise((resolve) => {
       const waiter = { credential, since: sinceIso, resolve: (code: string) => resolve(code) };
       this.#waiters.add(waiter);
-      signal.addEventListener('abort', () => {
-        this.#waiters.delete(waiter);
-        resolve(undefined);
-      }, { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.#waiters.delete(waiter);
+          resolve(undefined);
+        },
+        { once: true },
+      );
     });
   }
 }

@@ -9,11 +9,22 @@ import type { DiskQuotas } from '../limits/diskQuotas.ts';
 import { newId } from '../../base/ids.ts';
 import type { Logger } from '../../base/logger.ts';
 import {
-  DOCUMENT_MAX_FILES, DOCUMENT_MAX_PAGES, documentMessages, type DocumentBundle, type DocumentBundleCreated, type DocumentBundleList,
+  DOCUMENT_MAX_FILES,
+  DOCUMENT_MAX_PAGES,
+  documentMessages,
+  type DocumentBundle,
+  type DocumentBundleCreated,
+  type DocumentBundleList,
   type DocumentBundleListQuery,
 } from '../../contract/document.ts';
 import type { BundleRow, DocumentRepository, FileOutcome } from '../../store/documents.ts';
-import { inProcessReading, type DocumentReading, type ReadTarget, type StoredDocument, type StoredRead } from './readStored.ts';
+import {
+  inProcessReading,
+  type DocumentReading,
+  type ReadTarget,
+  type StoredDocument,
+  type StoredRead,
+} from './readStored.ts';
 import { sniffContentType } from './sniff.ts';
 import { DocumentReadError, MODEL_MAX_PAGE_IMAGES, type DocumentReader, type ReadDocument } from './types.ts';
 
@@ -145,7 +156,9 @@ export class DocumentService {
           if (part.type !== 'file' || !part.file) continue;
           if (part.fieldname !== 'files') {
             part.file.resume();
-            throw new ValidationError(`body.${part.fieldname}: unexpected file field; send files in the multipart field 'files'`);
+            throw new ValidationError(
+              `body.${part.fieldname}: unexpected file field; send files in the multipart field 'files'`,
+            );
           }
           if (files.length >= DOCUMENT_MAX_FILES) {
             part.file.resume();
@@ -160,9 +173,14 @@ export class DocumentService {
           await pipeline(part.file, createWriteStream(target, { mode: 0o600 }));
           if (part.file.truncated) throw new PayloadTooLargeError(documentMessages.fileTooLarge);
           const { size } = await stat(target);
-          files.push({ name: sanitiseDocumentName(part.filename, index), contentType: (part.mimetype ?? 'application/octet-stream').slice(0, 200), size });
+          files.push({
+            name: sanitiseDocumentName(part.filename, index),
+            contentType: (part.mimetype ?? 'application/octet-stream').slice(0, 200),
+            size,
+          });
           const adding = files.reduce((sum, file) => sum + file.size, 0);
-          if (quotas && used + adding > quotas.quota('documents')) throw quotas.refusal('documents', orgId, used, adding);
+          if (quotas && used + adding > quotas.quota('documents'))
+            throw quotas.refusal('documents', orgId, used, adding);
         }
       } catch (error) {
         if (isFramework(error, 'FST_REQ_FILE_TOO_LARGE')) throw new PayloadTooLargeError(documentMessages.fileTooLarge);
@@ -207,7 +225,14 @@ export class DocumentService {
     return {
       id: row.id,
       status: row.status,
-      documents: this.#repo.files(row.id).map((f) => ({ name: f.name, content_type: f.content_type, size: f.size, pages: f.pages, text_chars: f.text_chars, error: f.error })),
+      documents: this.#repo.files(row.id).map((f) => ({
+        name: f.name,
+        content_type: f.content_type,
+        size: f.size,
+        pages: f.pages,
+        text_chars: f.text_chars,
+        error: f.error,
+      })),
       error: row.error,
       created_at: row.created_at,
     };
@@ -221,7 +246,9 @@ export class DocumentService {
     const out: ReadDocument[] = [];
     let images = 0;
     for (const file of this.#repo.files(row.id)) {
-      const read = JSON.parse(await readFile(join(this.bundleDir(row.id), `${file.file_index}.read.json`), 'utf8')) as ReadDocument;
+      const read = JSON.parse(
+        await readFile(join(this.bundleDir(row.id), `${file.file_index}.read.json`), 'utf8'),
+      ) as ReadDocument;
       // The first pages without a text layer go to a model as images too (at most MODEL_MAX_PAGE_IMAGES a bundle).
       for (const page of read.pageTexts) {
         if (!page.image || images >= MODEL_MAX_PAGE_IMAGES) continue;
@@ -301,7 +328,8 @@ export class DocumentService {
       try {
         await this.#process(id, abort.signal);
       } catch (error) {
-        if (!abort.signal.aborted) this.#logger.error('document bundle processing failed', { bundle: id, error: describe(error) });
+        if (!abort.signal.aborted)
+          this.#logger.error('document bundle processing failed', { bundle: id, error: describe(error) });
       } finally {
         this.#current = undefined;
       }
@@ -309,20 +337,30 @@ export class DocumentService {
   }
 
   /** Reads one document, aborting it (a clear error; a read worker is terminated) when it runs past the read time limit or the bundle is stopped. */
-  async #readWithTimeout(file: StoredDocument, maxPages: number, target: ReadTarget, bundle: AbortSignal): Promise<StoredRead> {
+  async #readWithTimeout(
+    file: StoredDocument,
+    maxPages: number,
+    target: ReadTarget,
+    bundle: AbortSignal,
+  ): Promise<StoredRead> {
     const controller = new AbortController();
     const stop = (): void => controller.abort(bundle.reason);
     bundle.addEventListener('abort', stop, { once: true });
     let timer: TimerHandle | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = this.#clock.setTimeout(() => {
-        const error = new DocumentReadError(`${file.name}: took longer than ${durationText(this.#readTimeoutMs)} to read`);
+        const error = new DocumentReadError(
+          `${file.name}: took longer than ${durationText(this.#readTimeoutMs)} to read`,
+        );
         controller.abort(error);
         reject(error);
       }, this.#readTimeoutMs);
     });
     try {
-      return await Promise.race([this.#reading.readAndStore(file, { maxPages, signal: controller.signal }, target), timedOut]);
+      return await Promise.race([
+        this.#reading.readAndStore(file, { maxPages, signal: controller.signal }, target),
+        timedOut,
+      ]);
     } finally {
       this.#clock.clearTimeout(timer);
       bundle.removeEventListener('abort', stop);
@@ -343,14 +381,26 @@ export class DocumentService {
         contentType = await sniffContentType(path, file.name, file.content_type);
         if (pagesLeft <= 0) throw new DocumentReadError(documentMessages.tooManyPages);
         // Read and stored off this thread (the read worker): only counts come back, never the text.
-        const stored = await this.#readWithTimeout({ path, name: file.name, contentType, size: file.size }, pagesLeft, { dir, fileIndex: file.file_index }, signal);
+        const stored = await this.#readWithTimeout(
+          { path, name: file.name, contentType, size: file.size },
+          pagesLeft,
+          { dir, fileIndex: file.file_index },
+          signal,
+        );
         signal.throwIfAborted();
         pagesLeft -= stored.pages;
         if (pagesLeft < 0) throw new DocumentReadError(documentMessages.tooManyPages);
-        outcomes.push({ fileIndex: file.file_index, contentType, pages: stored.pages, textChars: stored.textChars, error: null });
+        outcomes.push({
+          fileIndex: file.file_index,
+          contentType,
+          pages: stored.pages,
+          textChars: stored.textChars,
+          error: null,
+        });
       } catch (error) {
         if (signal.aborted) throw error;
-        const message = error instanceof DocumentReadError ? error.message : `${file.name}: could not be read (${describe(error)})`;
+        const message =
+          error instanceof DocumentReadError ? error.message : `${file.name}: could not be read (${describe(error)})`;
         bundleError ??= message;
         outcomes.push({ fileIndex: file.file_index, contentType, pages: null, textChars: null, error: message });
       }

@@ -77,7 +77,9 @@ export function schemaLeaves(formSchema: JsonObject): SchemaLeaf[] {
   const out: SchemaLeaf[] = [];
   const walk = (schema: Record<string, unknown>, prefix: string[], parentRequired: boolean): void => {
     const props = isObject(schema.properties) ? schema.properties : {};
-    const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+    const required = Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === 'string')
+      : [];
     for (const [name, raw] of Object.entries(props)) {
       if (!isObject(raw)) continue;
       const path = [...prefix, name];
@@ -87,10 +89,13 @@ export function schemaLeaves(formSchema: JsonObject): SchemaLeaf[] {
         continue;
       }
       out.push({
-        key: path.join('.'), path, name,
+        key: path.join('.'),
+        path,
+        name,
         title: typeof raw.title === 'string' ? raw.title : '',
         description: typeof raw.description === 'string' ? raw.description : '',
-        required: isRequired, schema: raw,
+        required: isRequired,
+        schema: raw,
       });
     }
   };
@@ -100,7 +105,10 @@ export function schemaLeaves(formSchema: JsonObject): SchemaLeaf[] {
 
 /** The texts a property is known by, with how much each counts (as autofill weighs a key's name, path, title and description). */
 function leafTexts(leaf: SchemaLeaf): Array<{ text: string; weight: number }> {
-  const texts = [{ text: leaf.name, weight: 1 }, { text: leaf.path.join(' '), weight: 0.98 }];
+  const texts = [
+    { text: leaf.name, weight: 1 },
+    { text: leaf.path.join(' '), weight: 0.98 },
+  ];
   if (leaf.title) texts.push({ text: leaf.title, weight: 1 });
   if (leaf.description) texts.push({ text: leaf.description, weight: 0.7 });
   return texts;
@@ -109,8 +117,18 @@ function leafTexts(leaf: SchemaLeaf): Array<{ text: string; weight: number }> {
 /** How well a document's field name names a property, in [0, ~1.05]; an exact name (as written or normalised) is 1.05. */
 export function nameScore(fieldName: string, leaf: SchemaLeaf, weigh: TokenWeight = () => 1): number {
   const norm = normaliseText(fieldName);
-  const last = normaliseText(fieldName.split(/[.[\]/]/).filter(Boolean).pop() ?? fieldName);
-  if (norm === normaliseText(leaf.key) || norm === normaliseText(leaf.path.join('_')) || (leaf.path.length === 1 && last === normaliseText(leaf.name))) return 1.05;
+  const last = normaliseText(
+    fieldName
+      .split(/[.[\]/]/)
+      .filter(Boolean)
+      .pop() ?? fieldName,
+  );
+  if (
+    norm === normaliseText(leaf.key) ||
+    norm === normaliseText(leaf.path.join('_')) ||
+    (leaf.path.length === 1 && last === normaliseText(leaf.name))
+  )
+    return 1.05;
   let best = 0;
   for (const t of leafTexts(leaf)) {
     const s = Math.max(textSimilarity(fieldName, t.text, weigh), textSimilarity(t.text, fieldName, weigh)) * t.weight;
@@ -127,7 +145,13 @@ function labelLines(text: string): Array<{ name: string; value: string; line: st
     if (!m) continue;
     const name = m[1] as string;
     // A sentence with a colon in it is no label: a label is short and has a word in it.
-    if (name.length > MAX_LABEL_LENGTH || !/\p{L}/u.test(name) || name.split(/\s+/).length > 8 || /^https?$/i.test(name)) continue;
+    if (
+      name.length > MAX_LABEL_LENGTH ||
+      !/\p{L}/u.test(name) ||
+      name.split(/\s+/).length > 8 ||
+      /^https?$/i.test(name)
+    )
+      continue;
     out.push({ name, value: m[2] as string, line: line.trim() });
   }
   return out;
@@ -151,7 +175,12 @@ function candidatesOf(documents: ReadDocument[]): Candidate[] {
     for (const field of doc.fields as DocumentField[]) add(field.name, field.value, withOcr(field.source));
     for (const page of doc.pageTexts) {
       for (const line of labelLines(page.text)) {
-        add(line.name, line.value, { document: doc.name, page: page.page, text: line.line, ...(page.ocr ? { ocr: true } : {}) });
+        add(line.name, line.value, {
+          document: doc.name,
+          page: page.page,
+          text: line.line,
+          ...(page.ocr ? { ocr: true } : {}),
+        });
       }
     }
   }
@@ -177,7 +206,13 @@ export function adaptValue(text: string, schema: Record<string, unknown>): Adapt
     const choices = enumValues.map((v) => ({ label: String(v), value: String(v) }));
     const match = findChoice(text, choices);
     if (match.index >= 0) return { ok: true, value: enumValues[match.index] };
-    return { ok: false, reason: match.index === -2 ? `'${text}' could mean several of its options` : `'${text}' is none of its options (${choices.map((c) => c.label).join(', ')})` };
+    return {
+      ok: false,
+      reason:
+        match.index === -2
+          ? `'${text}' could mean several of its options`
+          : `'${text}' is none of its options (${choices.map((c) => c.label).join(', ')})`,
+    };
   }
   if (type === 'boolean') {
     const b = text.trim() === '' ? null : asBoolean(text);
@@ -185,7 +220,9 @@ export function adaptValue(text: string, schema: Record<string, unknown>): Adapt
   }
   if (type === 'number' || type === 'integer') {
     const n = parseNumber(text, type === 'integer');
-    return n === null ? { ok: false, reason: `'${text}' is not ${type === 'integer' ? 'a whole number' : 'a number'}` } : { ok: true, value: n };
+    return n === null
+      ? { ok: false, reason: `'${text}' is not ${type === 'integer' ? 'a whole number' : 'a number'}` }
+      : { ok: true, value: n };
   }
   if (type === 'array') {
     const items = isObject(schema.items) ? schema.items : {};
@@ -200,8 +237,12 @@ export function adaptValue(text: string, schema: Record<string, unknown>): Adapt
   }
   if (schema.format === 'date') {
     const readings = dateReadings(text);
-    if (readings.length === 1) return { ok: true, value: isoDate(readings[0] as { year: number; month: number; day: number }) };
-    return { ok: false, reason: readings.length > 1 ? `'${text}' reads as two dates (day or month first)` : `'${text}' is not a date` };
+    if (readings.length === 1)
+      return { ok: true, value: isoDate(readings[0] as { year: number; month: number; day: number }) };
+    return {
+      ok: false,
+      reason: readings.length > 1 ? `'${text}' reads as two dates (day or month first)` : `'${text}' is not a date`,
+    };
   }
   return { ok: true, value: text };
 }
@@ -236,13 +277,18 @@ export interface ExtractOptions {
  * names best (at autofill's match threshold, and clearly better than the next property); each
  * property takes its value only when every field that names it agrees once adapted to its type.
  */
-export function extractFormData(documents: ReadDocument[], formSchema: JsonObject, options: ExtractOptions = {}): ExtractionResult {
+export function extractFormData(
+  documents: ReadDocument[],
+  formSchema: JsonObject,
+  options: ExtractOptions = {},
+): ExtractionResult {
   const leaves = schemaLeaves(formSchema);
   const weigh = pageTokenWeights(leaves.map((leaf) => leafTexts(leaf).map((t) => t.text)));
   const byLeaf = new Map<string, Candidate[]>();
   for (const candidate of candidatesOf(documents)) {
     if (!conceptTokens(candidate.name).length) continue;
-    const scored = leaves.map((leaf) => ({ leaf, score: nameScore(candidate.name, leaf, weigh) }))
+    const scored = leaves
+      .map((leaf) => ({ leaf, score: nameScore(candidate.name, leaf, weigh) }))
       .filter((s) => s.score >= MATCH_THRESHOLD)
       .sort((a, b) => b.score - a.score);
     const [top, second] = scored;
@@ -264,7 +310,8 @@ export function extractFormData(documents: ReadDocument[], formSchema: JsonObjec
       const a = adaptValue(c.value, leaf.schema);
       if (a.ok) {
         if (!adapted.some((x) => sameValue(x.value, a.value))) adapted.push({ value: a.value, source: c.source });
-      } else refused.push(`${a.reason} (${c.source.document}${c.source.page === null ? '' : `, page ${c.source.page}`})`);
+      } else
+        refused.push(`${a.reason} (${c.source.document}${c.source.page === null ? '' : `, page ${c.source.page}`})`);
     }
     const label = leaf.title || leaf.key;
     if (adapted.length === 1) {
@@ -273,7 +320,10 @@ export function extractFormData(documents: ReadDocument[], formSchema: JsonObjec
       result.sources[leaf.key] = only.source;
     } else if (adapted.length > 1) {
       result.conflicts.push({ key: leaf.key, title: label, values: adapted });
-      miss(leaf.key, `the documents give different values for ${label}: ${adapted.map((a) => `'${String(a.source.text)}' (${a.source.document})`).join(' and ')}`);
+      miss(
+        leaf.key,
+        `the documents give different values for ${label}: ${adapted.map((a) => `'${String(a.source.text)}' (${a.source.document})`).join(' and ')}`,
+      );
     } else if (refused.length) {
       miss(leaf.key, `${label}: ${refused[0]}`);
     } else if (leaf.required) {
@@ -283,8 +333,15 @@ export function extractFormData(documents: ReadDocument[], formSchema: JsonObjec
   // Whatever the schema still refuses (a pattern, a length, a range) is left out rather than sent.
   const validate = (options.schemas ?? jsonSchemas).compileObjectSchema(formSchema, 'portal.form_schema');
   for (let round = 0; round < leaves.length && !validate(result.form_data); round += 1) {
-    const bad = (validate.errors ?? []).filter((e) => e.keyword !== 'required')
-      .map((e) => e.instancePath.split('/').filter(Boolean).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')).join('.'))
+    const bad = (validate.errors ?? [])
+      .filter((e) => e.keyword !== 'required')
+      .map((e) =>
+        e.instancePath
+          .split('/')
+          .filter(Boolean)
+          .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+          .join('.'),
+      )
       .map((path) => leaves.find((leaf) => path === leaf.key || path.startsWith(`${leaf.key}.`)))
       .filter((leaf): leaf is SchemaLeaf => leaf !== undefined && result.sources[leaf.key] !== undefined);
     if (!bad.length) break;

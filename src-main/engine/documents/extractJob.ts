@@ -49,9 +49,11 @@ export interface BundleJobHooks {
 }
 
 export const bundleJobMessages = {
-  stillProcessing: (seconds: number) => `The document bundle was still being processed after ${seconds} s; the job did not start`,
+  stillProcessing: (seconds: number) =>
+    `The document bundle was still being processed after ${seconds} s; the job did not start`,
   failed: (error: string) => `The document bundle could not be read: ${error}`,
-  unsettled: (keys: string[]) => `The documents do not settle ${keys.map((k) => `'${k}'`).join(', ')}, which the form requires; start the job with human_in_the_loop to answer, or with form_data`,
+  unsettled: (keys: string[]) =>
+    `The documents do not settle ${keys.map((k) => `'${k}'`).join(', ')}, which the form requires; start the job with human_in_the_loop to answer, or with form_data`,
 } as const;
 
 function setPath(target: JsonObject, path: string[], value: unknown): void {
@@ -74,27 +76,41 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-async function extract(deps: BundleJobDeps, job: BundleJob, documents: ReadDocument[], hooks: BundleJobHooks): Promise<{ result: ExtractionResult; extractor: string }> {
+async function extract(
+  deps: BundleJobDeps,
+  job: BundleJob,
+  documents: ReadDocument[],
+  hooks: BundleJobHooks,
+): Promise<{ result: ExtractionResult; extractor: string }> {
   const schema = job.portal.form_schema;
-  const modelId = job.portal.assist_model ?? (job.orchestrator_model !== BUILTIN_AUTOFILL ? job.orchestrator_model : null);
+  const modelId =
+    job.portal.assist_model ?? (job.orchestrator_model !== BUILTIN_AUTOFILL ? job.orchestrator_model : null);
   const options = deps.schemas ? { schemas: deps.schemas } : {};
   if (modelId && deps.llm) {
     try {
       const client = await deps.llm.create(modelId);
       const result = await extractWithModel(client, documents, schema, {
-        ...options, ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.reportUsage ? { onUsage: hooks.reportUsage } : {}),
+        ...options,
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.reportUsage ? { onUsage: hooks.reportUsage } : {}),
       });
       return { result, extractor: modelId };
     } catch (error) {
       if (hooks.signal?.aborted) throw error;
-      hooks.log(`documents: model ${modelId} unavailable, the built-in extractor reads the bundle: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+      hooks.log(
+        `documents: model ${modelId} unavailable, the built-in extractor reads the bundle: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+      );
     }
   }
   return { result: extractFormData(documents, schema, options), extractor: 'builtin' };
 }
 
 /** The form_data a bundle job runs with; throws AgentFailure (the job's error) when it cannot be had without inventing. */
-export async function formDataFromBundle(deps: BundleJobDeps, job: BundleJob, hooks: BundleJobHooks): Promise<JsonObject> {
+export async function formDataFromBundle(
+  deps: BundleJobDeps,
+  job: BundleJob,
+  hooks: BundleJobHooks,
+): Promise<JsonObject> {
   const bundleId = job.options.document_bundle_id;
   if (!bundleId) throw new AgentFailure('the job has no document bundle');
   const bundle = await deps.documents.waitUntilProcessed(job.org_id, bundleId, BUNDLE_WAIT_MS);
@@ -107,18 +123,33 @@ export async function formDataFromBundle(deps: BundleJobDeps, job: BundleJob, ho
   const secretKeys = new Set([...leaves.values()].filter((leaf) => isSecret(leaf, schema)).map((leaf) => leaf.key));
   const visible = withoutSecrets(result.form_data, schema);
   // A value left out of the event's form_data is left out of its source text too.
-  const hidden = (key: string): boolean => secretKeys.has(key) || visible.hiddenKeys.includes(key.split('.')[0] as string);
-  const sources = Object.fromEntries(Object.entries(result.sources).map(([key, s]) => [key, hidden(key) ? { ...s, text: '[redacted]' } : s]));
+  const hidden = (key: string): boolean =>
+    secretKeys.has(key) || visible.hiddenKeys.includes(key.split('.')[0] as string);
+  const sources = Object.fromEntries(
+    Object.entries(result.sources).map(([key, s]) => [key, hidden(key) ? { ...s, text: '[redacted]' } : s]),
+  );
   hooks.event('extraction', {
-    document_bundle_id: bundleId, extractor, form_data: visible.shown, hidden_keys: visible.hiddenKeys,
-    sources, missing: result.missing, reasons: result.reasons,
+    document_bundle_id: bundleId,
+    extractor,
+    form_data: visible.shown,
+    hidden_keys: visible.hiddenKeys,
+    sources,
+    missing: result.missing,
+    reasons: result.reasons,
   });
   const count = Object.keys(result.sources).length;
-  hooks.log(`documents: ${count} value(s) read from ${documents.length} document(s) by ${extractor}${result.missing.length ? `; not settled: ${result.missing.join(', ')}` : ''}`);
-  for (const [key, s] of Object.entries(sources)) hooks.log(`documents: ${key} ← ${s.document}${s.page === null ? '' : ` p.${s.page}`}${s.ocr ? ' (OCR)' : ''}: "${s.text}"`);
+  hooks.log(
+    `documents: ${count} value(s) read from ${documents.length} document(s) by ${extractor}${result.missing.length ? `; not settled: ${result.missing.join(', ')}` : ''}`,
+  );
+  for (const [key, s] of Object.entries(sources))
+    hooks.log(
+      `documents: ${key} ← ${s.document}${s.page === null ? '' : ` p.${s.page}`}${s.ocr ? ' (OCR)' : ''}: "${s.text}"`,
+    );
 
   const formData = structuredClone(result.form_data);
-  const unsettled = result.missing.filter((key) => leaves.get(key)?.required || result.conflicts.some((c) => c.key === key));
+  const unsettled = result.missing.filter(
+    (key) => leaves.get(key)?.required || result.conflicts.some((c) => c.key === key),
+  );
   if (!unsettled.length) return formData;
   if (!job.options.human_in_the_loop) {
     const required = unsettled.filter((key) => leaves.get(key)?.required);
@@ -134,7 +165,8 @@ export async function formDataFromBundle(deps: BundleJobDeps, job: BundleJob, ho
     if (conflict) {
       const options = conflict.values.map((v) => shown(v.value));
       const answer = await hooks.ask({
-        question: `Which ${label} should the form use?`, options,
+        question: `Which ${label} should the form use?`,
+        options,
         message: `${result.reasons[key] ?? `The documents give different values for ${label}`}. Portico does not choose between them.`,
         ...(secret ? { secret: true } : {}),
       });
@@ -149,7 +181,8 @@ export async function formDataFromBundle(deps: BundleJobDeps, job: BundleJob, ho
       continue;
     }
     const answer = await hooks.ask({
-      question: `What is ${label}?`, options: Array.isArray(leaf.schema.enum) ? leaf.schema.enum.map(String) : [],
+      question: `What is ${label}?`,
+      options: Array.isArray(leaf.schema.enum) ? leaf.schema.enum.map(String) : [],
       message: `The form requires ${label} (${key}) and ${result.reasons[key] ?? 'nothing in the documents gives it'}.`,
       ...(secret ? { secret: true } : {}),
     });
@@ -172,9 +205,20 @@ export interface ExtractionPreview {
  * The preview of a bundle's extraction for a portal (with its assist_model when set, as a job with the
  * default orchestrator would). The bundle must be read already: processing is a 409, failed a 422 (from `read`).
  */
-export async function previewExtraction(deps: BundleJobDeps, orgId: string, bundleId: string, portal: BundleJob['portal'], log: (line: string) => void = () => {}): Promise<ExtractionPreview> {
+export async function previewExtraction(
+  deps: BundleJobDeps,
+  orgId: string,
+  bundleId: string,
+  portal: BundleJob['portal'],
+  log: (line: string) => void = () => {},
+): Promise<ExtractionPreview> {
   const documents = await deps.documents.read(orgId, bundleId);
-  const job: BundleJob = { org_id: orgId, orchestrator_model: BUILTIN_AUTOFILL, portal, options: { document_bundle_id: bundleId, human_in_the_loop: false } };
+  const job: BundleJob = {
+    org_id: orgId,
+    orchestrator_model: BUILTIN_AUTOFILL,
+    portal,
+    options: { document_bundle_id: bundleId, human_in_the_loop: false },
+  };
   const { result } = await extract(deps, job, documents, { ask: async () => '', event: () => {}, log });
   return { form_data: result.form_data, sources: result.sources, missing: result.missing, reasons: result.reasons };
 }

@@ -8,7 +8,14 @@
 import type { JsonObject } from '../../contract/common.ts';
 import { normaliseText } from '../../agent/autofill/lexicon.ts';
 import type { LlmClient, LlmTool, UserContent } from '../../llm/index.ts';
-import { adaptValue, extractFormData, schemaLeaves, type ExtractionResult, type ExtractionSource, type ExtractOptions } from './extract.ts';
+import {
+  adaptValue,
+  extractFormData,
+  schemaLeaves,
+  type ExtractionResult,
+  type ExtractionSource,
+  type ExtractOptions,
+} from './extract.ts';
 import { MODEL_MAX_PAGE_IMAGES, type ReadDocument } from './types.ts';
 
 export const EXTRACT_VALUES_TOOL: LlmTool = {
@@ -91,7 +98,10 @@ export function extractionRequestContent(documents: ReadDocument[], formSchema: 
     for (const page of doc.pageTexts) {
       if (!page.ocr || !page.imageBase64 || images >= MODEL_MAX_PAGE_IMAGES) continue;
       images += 1;
-      content.push({ type: 'text', text: `Image of document ${JSON.stringify(doc.name)}${page.page === null ? '' : `, page ${page.page}`} (its text above was read by OCR from this image; quote from that text):` });
+      content.push({
+        type: 'text',
+        text: `Image of document ${JSON.stringify(doc.name)}${page.page === null ? '' : `, page ${page.page}`} (its text above was read by OCR from this image; quote from that text):`,
+      });
       content.push({ type: 'image', mediaType: 'image/jpeg', data: page.imageBase64 });
     }
   }
@@ -105,7 +115,8 @@ function locate(documents: ReadDocument[], name: string, quote: string): Extract
   const ordered = [...documents.filter((d) => d.name === name), ...documents.filter((d) => d.name !== name)];
   for (const doc of ordered) {
     for (const page of doc.pageTexts) {
-      if (squash(page.text).includes(wanted)) return { document: doc.name, page: page.page, text: quote, ...(page.ocr ? { ocr: true } : {}) };
+      if (squash(page.text).includes(wanted))
+        return { document: doc.name, page: page.page, text: quote, ...(page.ocr ? { ocr: true } : {}) };
     }
     for (const field of doc.fields) {
       if (squash(`${field.name}: ${field.value}`).includes(wanted) || squash(field.source.text).includes(wanted)) {
@@ -126,7 +137,12 @@ export interface ModelExtractOptions extends ExtractOptions {
  * Extraction with `client`. A failed call is an error for the caller to report (the job falls back
  * to the built-in extractor and says so); an answer that cannot be used keeps nothing from the model.
  */
-export async function extractWithModel(client: LlmClient, documents: ReadDocument[], formSchema: JsonObject, options: ModelExtractOptions = {}): Promise<ExtractionResult> {
+export async function extractWithModel(
+  client: LlmClient,
+  documents: ReadDocument[],
+  formSchema: JsonObject,
+  options: ModelExtractOptions = {},
+): Promise<ExtractionResult> {
   const builtin = extractFormData(documents, formSchema, options);
   const response = await client.complete({
     system: EXTRACT_SYSTEM_PROMPT,
@@ -140,18 +156,31 @@ export async function extractWithModel(client: LlmClient, documents: ReadDocumen
   const answered = call?.type === 'tool_use' && Array.isArray(call.input.values) ? call.input.values : [];
   const leaves = new Map(schemaLeaves(formSchema).map((leaf) => [leaf.key, leaf]));
   // The model's values as fields named by their key: the built-in rules then adapt, compare and validate them.
-  const fromModel: ReadDocument = { name: '', contentType: 'application/json', size: 0, pages: 1, pageTexts: [], fields: [] };
+  const fromModel: ReadDocument = {
+    name: '',
+    contentType: 'application/json',
+    size: 0,
+    pages: 1,
+    pageTexts: [],
+    fields: [],
+  };
   const dropped: Record<string, string> = {};
   for (const item of answered) {
     if (typeof item !== 'object' || item === null) continue;
     const { key, value, document, quote } = item as Record<string, unknown>;
     if (typeof key !== 'string' || !leaves.has(key)) continue;
-    const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+    const text =
+      typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
     if (!text.trim()) continue;
-    const source = typeof quote === 'string' ? locate(documents, typeof document === 'string' ? document : '', quote) : null;
+    const source =
+      typeof quote === 'string' ? locate(documents, typeof document === 'string' ? document : '', quote) : null;
     const leaf = leaves.get(key);
-    const plainText = leaf !== undefined && adaptValue(text, leaf.schema).ok && typeof leaf.schema.enum === 'undefined'
-      && leaf.schema.format === undefined && (leaf.schema.type === 'string' || leaf.schema.type === undefined);
+    const plainText =
+      leaf !== undefined &&
+      adaptValue(text, leaf.schema).ok &&
+      typeof leaf.schema.enum === 'undefined' &&
+      leaf.schema.format === undefined &&
+      (leaf.schema.type === 'string' || leaf.schema.type === undefined);
     if (!source) {
       dropped[key] = `the model's value for ${leaf?.title || key} quotes text that is not in the documents`;
     } else if (plainText && !normaliseText(source.text).includes(normaliseText(text))) {
@@ -162,8 +191,18 @@ export async function extractWithModel(client: LlmClient, documents: ReadDocumen
   }
   const modelResult = extractFormData([fromModel], formSchema, options);
   // The built-in extractor's values fill what the model left out; a key both answer differently is a conflict.
-  const merged: ExtractionResult = { form_data: {}, sources: {}, missing: [], reasons: {}, conflicts: [...modelResult.conflicts] };
-  const get = (data: JsonObject, path: string[]): unknown => path.reduce<unknown>((node, part) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined), data);
+  const merged: ExtractionResult = {
+    form_data: {},
+    sources: {},
+    missing: [],
+    reasons: {},
+    conflicts: [...modelResult.conflicts],
+  };
+  const get = (data: JsonObject, path: string[]): unknown =>
+    path.reduce<unknown>(
+      (node, part) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined),
+      data,
+    );
   const set = (path: string[], v: unknown): void => {
     let node: Record<string, unknown> = merged.form_data;
     for (const part of path.slice(0, -1)) {
@@ -182,15 +221,29 @@ export async function extractWithModel(client: LlmClient, documents: ReadDocumen
     const mSource = modelResult.sources[leaf.key];
     const bSource = builtin.sources[leaf.key];
     if (m !== undefined && mSource && b !== undefined && bSource && JSON.stringify(m) !== JSON.stringify(b)) {
-      merged.conflicts.push({ key: leaf.key, title: leaf.title || leaf.key, values: [{ value: m, source: mSource }, { value: b, source: bSource }] });
-      miss(leaf.key, `the documents give different values for ${leaf.title || leaf.key}: '${mSource.text}' and '${bSource.text}'`);
+      merged.conflicts.push({
+        key: leaf.key,
+        title: leaf.title || leaf.key,
+        values: [
+          { value: m, source: mSource },
+          { value: b, source: bSource },
+        ],
+      });
+      miss(
+        leaf.key,
+        `the documents give different values for ${leaf.title || leaf.key}: '${mSource.text}' and '${bSource.text}'`,
+      );
     } else if (m !== undefined && mSource) {
       set(leaf.path, m);
       merged.sources[leaf.key] = mSource;
     } else if (b !== undefined && bSource) {
       set(leaf.path, b);
       merged.sources[leaf.key] = bSource;
-    } else if (modelResult.reasons[leaf.key] && modelResult.missing.includes(leaf.key) && !/nothing in the documents/.test(modelResult.reasons[leaf.key] ?? '')) {
+    } else if (
+      modelResult.reasons[leaf.key] &&
+      modelResult.missing.includes(leaf.key) &&
+      !/nothing in the documents/.test(modelResult.reasons[leaf.key] ?? '')
+    ) {
       miss(leaf.key, modelResult.reasons[leaf.key] as string);
     } else if (dropped[leaf.key]) {
       miss(leaf.key, dropped[leaf.key] as string);

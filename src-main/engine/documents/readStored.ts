@@ -21,14 +21,20 @@ export interface ReadLimits {
  * Reads one stored file with the first reader that takes it (the same steps in-process and in the read
  * worker): a file no reader takes is a `DocumentReadError`; text read by OCR states its `Label: value` lines too.
  */
-export async function readStoredDocument(readers: readonly DocumentReader[], file: StoredDocument, limits: ReadLimits): Promise<ReadDocument> {
+export async function readStoredDocument(
+  readers: readonly DocumentReader[],
+  file: StoredDocument,
+  limits: ReadLimits,
+): Promise<ReadDocument> {
   const head = await readHead(file.path);
   limits.signal?.throwIfAborted();
   const reader = readers.find((r) => r.accepts(file.contentType, head, file.name));
   if (!reader) {
-    throw new DocumentReadError(file.contentType.startsWith('image/')
-      ? `${file.name}: an image Portico cannot read (PNG, JPEG, WebP or TIFF are read by OCR)`
-      : `${file.name}: not a document Portico can read (PDF, DOCX, XLSX, CSV, JSON, an image or UTF-8 text)`);
+    throw new DocumentReadError(
+      file.contentType.startsWith('image/')
+        ? `${file.name}: an image Portico cannot read (PNG, JPEG, WebP or TIFF are read by OCR)`
+        : `${file.name}: not a document Portico can read (PDF, DOCX, XLSX, CSV, JSON, an image or UTF-8 text)`,
+    );
   }
   const read = await reader.read(file, limits);
   if (read.fields.length === 0) read.fields = read.pageTexts.flatMap((p) => labelLineFields(p.text, file.name, p.page));
@@ -80,7 +86,10 @@ export interface DocumentReading {
 }
 
 /** Reading on the calling thread with the given readers (tests that bring their own readers). */
-export function inProcessReading(readers: readonly DocumentReader[], close: () => Promise<void> = async () => {}): DocumentReading {
+export function inProcessReading(
+  readers: readonly DocumentReader[],
+  close: () => Promise<void> = async () => {},
+): DocumentReading {
   return {
     read: (file, limits) => readStoredDocument(readers, file, limits),
     readAndStore: async (file, limits, target) => {

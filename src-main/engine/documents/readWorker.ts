@@ -45,7 +45,12 @@ port.on('message', (request: ReadRequest) => {
       if (request.store) return { id: request.id, ok: true, stored: await storeRead(read, request.store) };
       return { id: request.id, ok: true, read };
     } catch (error) {
-      return { id: request.id, ok: false, readError: error instanceof DocumentReadError, message: error instanceof Error ? error.message : String(error) };
+      return {
+        id: request.id,
+        ok: false,
+        readError: error instanceof DocumentReadError,
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
   })().then((response) => port.postMessage(response));
 });

@@ -55,7 +55,14 @@ export class WorkerReading implements DocumentReading {
   readonly #options: WorkerReadingOptions;
   #worker: Worker | undefined;
   #nextId = 1;
-  #pending: { id: number; resolve: (response: ReadResponse & { ok: true }) => void; reject: (error: unknown) => void; name: string } | undefined;
+  #pending:
+    | {
+        id: number;
+        resolve: (response: ReadResponse & { ok: true }) => void;
+        reject: (error: unknown) => void;
+        name: string;
+      }
+    | undefined;
 
   constructor(options: WorkerReadingOptions = {}) {
     this.#options = options;

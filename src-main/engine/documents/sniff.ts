@@ -52,18 +52,23 @@ export async function sniffContentType(path: string, name: string, claimed: stri
   if (Buffer.from(head.subarray(0, 1024)).includes('%PDF-')) return 'application/pdf';
   if (startsWith(head, [0x50, 0x4b, 0x03, 0x04])) {
     const zip = await inspectZip(path, name);
-    if (zip.names.has('word/document.xml')) return 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+    if (zip.names.has('word/document.xml'))
+      return 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
     if (zip.names.has('xl/workbook.xml')) return 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     return 'application/zip';
   }
   const image = imageType(head);
   if (image) return image;
   if (head.includes(0)) return 'application/octet-stream';
-  const firstChar = Buffer.from(head).toString('utf8').replace(/^\uFEFF/, '').trimStart()[0];
+  const firstChar = Buffer.from(head)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()[0];
   if (firstChar === '{' || firstChar === '[') {
     const prefix = await readPrefix(path, JSON_SNIFF_BYTES);
     // Not JSON after all: read as text below.
-    if (isJsonText(new TextDecoder().decode(prefix.data).replace(/^\uFEFF/, ''), prefix.whole)) return 'application/json';
+    if (isJsonText(new TextDecoder().decode(prefix.data).replace(/^\uFEFF/, ''), prefix.whole))
+      return 'application/json';
   }
   const lowerName = name.toLowerCase();
   const hint = claimed.toLowerCase();

@@ -58,7 +58,10 @@ export interface ReadDocument {
 export interface DocumentReader {
   /** Whether this reader takes the file, by content type and first bytes (never by extension alone). */
   accepts(contentType: string, head: Uint8Array, name: string): boolean;
-  read(file: { path: string; name: string; contentType: string; size: number }, limits: { maxPages: number; signal?: AbortSignal }): Promise<ReadDocument>;
+  read(
+    file: { path: string; name: string; contentType: string; size: number },
+    limits: { maxPages: number; signal?: AbortSignal },
+  ): Promise<ReadDocument>;
 }
 
 /** A file that cannot be read; `message` is shown to the user as the bundle's `error`. */

@@ -14,11 +14,15 @@ export interface ZipSummary {
 }
 
 const bomb = (name: string): DocumentReadError =>
-  new DocumentReadError(`${name}: would unpack to more than it can hold (${OFFICE_MAX_UNCOMPRESSED_BYTES / (1024 * 1024)} MB, or a part compressed over ${OFFICE_MAX_RATIO}×); refused as a zip bomb`);
+  new DocumentReadError(
+    `${name}: would unpack to more than it can hold (${OFFICE_MAX_UNCOMPRESSED_BYTES / (1024 * 1024)} MB, or a part compressed over ${OFFICE_MAX_RATIO}×); refused as a zip bomb`,
+  );
 
 /** Inflates one part, discarding the bytes; a part that unpacks past its declared size or the limit is a bomb. */
 async function countInflated(zip: ZipFile, entry: Entry, name: string): Promise<void> {
-  const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (error, s) => (error ? reject(error) : resolve(s))));
+  const stream = await new Promise<Readable>((resolve, reject) =>
+    zip.openReadStream(entry, (error, s) => (error ? reject(error) : resolve(s))),
+  );
   let bytes = 0;
   try {
     for await (const chunk of stream) {
@@ -35,7 +39,9 @@ async function countInflated(zip: ZipFile, entry: Entry, name: string): Promise<
 
 function openZip(path: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) => (error ? reject(error) : resolve(zip)));
+    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) =>
+      error ? reject(error) : resolve(zip),
+    );
   });
 }
 
@@ -48,16 +54,24 @@ export async function inspectZip(path: string, name: string): Promise<ZipSummary
   try {
     zip = await openZip(path);
   } catch (error) {
-    throw new DocumentReadError(`${name}: a broken Office file (${error instanceof Error ? error.message : String(error)})`);
+    throw new DocumentReadError(
+      `${name}: a broken Office file (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   try {
-    if (zip.entryCount > OFFICE_MAX_ENTRIES) throw new DocumentReadError(`${name}: has ${zip.entryCount} parts; refused as a zip bomb`);
+    if (zip.entryCount > OFFICE_MAX_ENTRIES)
+      throw new DocumentReadError(`${name}: has ${zip.entryCount} parts; refused as a zip bomb`);
     const names = new Set<string>();
     let total = 0;
     for await (const entry of zip.eachEntry()) {
       names.add(entry.fileName);
       total += entry.uncompressedSize;
-      const ratio = entry.compressedSize > 0 ? entry.uncompressedSize / entry.compressedSize : entry.uncompressedSize > 0 ? Infinity : 0;
+      const ratio =
+        entry.compressedSize > 0
+          ? entry.uncompressedSize / entry.compressedSize
+          : entry.uncompressedSize > 0
+            ? Infinity
+            : 0;
       if (total > OFFICE_MAX_UNCOMPRESSED_BYTES || (entry.uncompressedSize > 1024 * 1024 && ratio > OFFICE_MAX_RATIO)) {
         throw bomb(name);
       }
@@ -67,7 +81,9 @@ export async function inspectZip(path: string, name: string): Promise<ZipSummary
     return { names, uncompressedBytes: total };
   } catch (error) {
     if (error instanceof DocumentReadError) throw error;
-    throw new DocumentReadError(`${name}: a broken Office file (${error instanceof Error ? error.message : String(error)})`);
+    throw new DocumentReadError(
+      `${name}: a broken Office file (${error instanceof Error ? error.message : String(error)})`,
+    );
   } finally {
     zip.close();
   }

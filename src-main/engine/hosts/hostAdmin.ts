@@ -1,6 +1,12 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { describeZodIssues } from '../../base/zodIssues.ts';
-import { connectHost, HostVersionMismatchError, PLAYWRIGHT_VERSION, probeHost, scrubToken } from '../../browser/browserHosts.ts';
+import {
+  connectHost,
+  HostVersionMismatchError,
+  PLAYWRIGHT_VERSION,
+  probeHost,
+  scrubToken,
+} from '../../browser/browserHosts.ts';
 import { BrowserHostSetting, type BrowserHostSetting as HostSetting } from '../../contract/hosts.ts';
 import type { SecretStore } from '../../secrets/index.ts';
 import type { OperatorSettings } from '../operatorSettings.ts';
@@ -41,14 +47,19 @@ export class HostAdmin {
 
   async list(): Promise<{ hosts: (HostSetting & { token_stored: boolean })[]; local_max_browsers: number | null }> {
     const secrets = await this.#deps.secrets();
-    const hosts = await Promise.all((this.#deps.settings.values.browser_hosts ?? []).map(async (host) => ({
-      ...host,
-      token_stored: (await secrets.get(hostTokenSecretName(host.name)).catch(() => undefined)) !== undefined,
-    })));
+    const hosts = await Promise.all(
+      (this.#deps.settings.values.browser_hosts ?? []).map(async (host) => ({
+        ...host,
+        token_stored: (await secrets.get(hostTokenSecretName(host.name)).catch(() => undefined)) !== undefined,
+      })),
+    );
     return { hosts, local_max_browsers: this.#deps.settings.values.local_max_browsers ?? null };
   }
 
-  async add(input: unknown, token: string | undefined): Promise<{ host: HostSetting; token_stored: boolean; check: HostCheck; applies: string }> {
+  async add(
+    input: unknown,
+    token: string | undefined,
+  ): Promise<{ host: HostSetting; token_stored: boolean; check: HostCheck; applies: string }> {
     const parsed = BrowserHostSetting.safeParse(input);
     if (!parsed.success) throw new ValidationError(describeZodIssues('', parsed.error.issues));
     const host = parsed.data;
@@ -58,12 +69,15 @@ export class HostAdmin {
     const check = await this.check(host, token);
     // Stored only once the check passed: a refused host leaves nothing behind.
     if (token !== undefined) await (await this.#deps.secrets()).set(hostTokenSecretName(host.name), token);
-    await this.#deps.settings.update({ browser_hosts: (current) => [...current.filter((known) => known.name !== host.name), host] });
+    await this.#deps.settings.update({
+      browser_hosts: (current) => [...current.filter((known) => known.name !== host.name), host],
+    });
     return { host, token_stored: token !== undefined, check, applies: 'at the next start of the service' };
   }
 
   async remove(name: string): Promise<{ removed: string; applies: string }> {
-    if (!(this.#deps.settings.values.browser_hosts ?? []).some((known) => known.name === name)) throw new NotFoundError(`No browser host '${name}'`);
+    if (!(this.#deps.settings.values.browser_hosts ?? []).some((known) => known.name === name))
+      throw new NotFoundError(`No browser host '${name}'`);
     await this.#deps.settings.update({ browser_hosts: (current) => current.filter((known) => known.name !== name) });
     await (await this.#deps.secrets()).delete(hostTokenSecretName(name)).catch(() => false);
     return { removed: name, applies: 'at the next start of the service' };
@@ -75,17 +89,43 @@ export class HostAdmin {
     try {
       if (host.kind === 'cdp') {
         const version = await probeHost(host, token, timeout);
-        return { reachable: true, browser_version: version ?? null, playwright_version: PLAYWRIGHT_VERSION, detail: `answers${version ? ` (${version})` : ''}` };
+        return {
+          reachable: true,
+          browser_version: version ?? null,
+          playwright_version: PLAYWRIGHT_VERSION,
+          detail: `answers${version ? ` (${version})` : ''}`,
+        };
       }
       const browser = await connectHost(host, token, timeout);
       const version = browser.version();
       await browser.close().catch(() => undefined);
-      return { reachable: true, browser_version: version, playwright_version: PLAYWRIGHT_VERSION, detail: `Playwright ${PLAYWRIGHT_VERSION} on both sides; the host launched Chromium ${version}` };
+      return {
+        reachable: true,
+        browser_version: version,
+        playwright_version: PLAYWRIGHT_VERSION,
+        detail: `Playwright ${PLAYWRIGHT_VERSION} on both sides; the host launched Chromium ${version}`,
+      };
     } catch (error) {
       const raw = error instanceof Error ? error.message : String(error);
-      if (/version mismatch/i.test(raw)) throw new ValidationError(new HostVersionMismatchError(host.name, /server version: v?([\d.]+)/.exec(raw)?.[1]).message);
-      const detail = scrubToken(raw.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 4).join(' '), token);
-      return { reachable: false, browser_version: null, playwright_version: PLAYWRIGHT_VERSION, detail: `not reachable now (${detail}); added anyway, it takes browsers once it answers` };
+      if (/version mismatch/i.test(raw))
+        throw new ValidationError(
+          new HostVersionMismatchError(host.name, /server version: v?([\d.]+)/.exec(raw)?.[1]).message,
+        );
+      const detail = scrubToken(
+        raw
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean)
+          .slice(0, 4)
+          .join(' '),
+        token,
+      );
+      return {
+        reachable: false,
+        browser_version: null,
+        playwright_version: PLAYWRIGHT_VERSION,
+        detail: `not reachable now (${detail}); added anyway, it takes browsers once it answers`,
+      };
     }
   }
 }

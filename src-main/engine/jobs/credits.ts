@@ -15,6 +15,8 @@ const UNLISTED_RATE = 10;
 /** A job's credits: its active minutes (rounded up, at least one) times the orchestrator's rate. */
 export function creditsFor(orchestratorModel: string, activeMs: number): number {
   const provider = providerOf(orchestratorModel);
-  const rate = CREDIT_RATES_PER_MINUTE[orchestratorModel] ?? (isModelProvider(provider) && PROVIDERS[provider].local ? LOCAL_RATE : UNLISTED_RATE);
+  const rate =
+    CREDIT_RATES_PER_MINUTE[orchestratorModel] ??
+    (isModelProvider(provider) && PROVIDERS[provider].local ? LOCAL_RATE : UNLISTED_RATE);
   return Math.max(1, Math.ceil(activeMs / 60_000)) * rate;
 }

@@ -1,7 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { AgentFailure, type Agent, type AgentContext, type AgentCredential, type AgentQuestion } from '../../agent/agentTypes.ts';
+import {
+  AgentFailure,
+  type Agent,
+  type AgentContext,
+  type AgentCredential,
+  type AgentQuestion,
+} from '../../agent/agentTypes.ts';
 import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
 import type { Disposable } from '../../base/emitter.ts';
 import { newId } from '../../base/ids.ts';
@@ -48,7 +54,16 @@ export interface JobRunDeps {
   stopStepMs?: number;
   /** The job's stored credential (`credential_id`), lent to its agent; absent: credentials are not available. */
   credentials?: {
-    forJob(orgId: string, credentialId: string, hooks: { humanInTheLoop: boolean; signal: AbortSignal; ask(question: AgentQuestion): Promise<string>; log(line: string): void }): AgentCredential | undefined;
+    forJob(
+      orgId: string,
+      credentialId: string,
+      hooks: {
+        humanInTheLoop: boolean;
+        signal: AbortSignal;
+        ask(question: AgentQuestion): Promise<string>;
+        log(line: string): void;
+      },
+    ): AgentCredential | undefined;
   };
   /** Knows every secret value handled so far; job logs, events, questions and results pass through it. */
   redactor?: SecretRedactor;
@@ -90,7 +105,13 @@ async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'tim
     timer = setTimeout(() => resolve('timed-out'), ms);
   });
   try {
-    return await Promise.race([work.then(() => 'done' as const, () => 'done' as const), bound]);
+    return await Promise.race([
+      work.then(
+        () => 'done' as const,
+        () => 'done' as const,
+      ),
+      bound,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -130,7 +151,6 @@ export class JobRun {
     this.#agent = agent;
     this.#proxyPassword = proxyPassword;
   }
-
 
   /** Whether the run is waiting for a human's answer (it then holds no running slot: jobScheduler.ts). */
   get waitingForInput(): boolean {
@@ -182,7 +202,10 @@ export class JobRun {
   }
 
   #log(line: string): void {
-    this.#deps.events.fireLog(this.jobId, this.#deps.store.jobs.appendLog(this.jobId, this.#deps.redactor?.redact(line) ?? line));
+    this.#deps.events.fireLog(
+      this.jobId,
+      this.#deps.store.jobs.appendLog(this.jobId, this.#deps.redactor?.redact(line) ?? line),
+    );
   }
 
   async #screenshot(page: Page): Promise<void> {
@@ -219,8 +242,13 @@ export class JobRun {
       ask: (question) => this.#ask(job, question, clock),
       ...this.#credential(job, clock),
       job: {
-        id: job.id, portalId: job.portal_id, orchestratorModel: job.orchestrator_model, visionModel: job.vision_model,
-        skillIds: job.portal.skill_ids, replay: job.options.replay ?? true, assistModel: job.portal.assist_model ?? null,
+        id: job.id,
+        portalId: job.portal_id,
+        orchestratorModel: job.orchestrator_model,
+        visionModel: job.vision_model,
+        skillIds: job.portal.skill_ids,
+        replay: job.options.replay ?? true,
+        assistModel: job.portal.assist_model ?? null,
       },
       reportUsage: (usage) => {
         this.#costUsd += usage.costUsd;
@@ -231,7 +259,10 @@ export class JobRun {
         this.#log(`agent mode: ${mode} (${detail})`);
       },
       reportFill: (report) => {
-        this.#event('fill_report', { placements: { ...report.placements }, unplaced: report.unplaced.map((u) => ({ ...u })) });
+        this.#event('fill_report', {
+          placements: { ...report.placements },
+          unplaced: report.unplaced.map((u) => ({ ...u })),
+        });
       },
       reportSubmission: (receipt) => {
         this.#event('submission', { ...receipt, fields: { ...receipt.fields } });
@@ -243,8 +274,10 @@ export class JobRun {
     const id = job.options.credential_id;
     if (!id || !this.#deps.credentials) return {};
     const credential = this.#deps.credentials.forJob(job.org_id, id, {
-      humanInTheLoop: job.options.human_in_the_loop, signal: this.#controller.signal,
-      ask: (question) => this.#ask(job, question, clock), log: (line) => this.#log(line),
+      humanInTheLoop: job.options.human_in_the_loop,
+      signal: this.#controller.signal,
+      ask: (question) => this.#ask(job, question, clock),
+      log: (line) => this.#log(line),
     });
     if (!credential) throw new AgentFailure('the credential this job was started with has been deleted');
     return { credential };
@@ -261,13 +294,23 @@ export class JobRun {
     // The event is stored before the status moves, and announced after, so a listener that sees
     // waiting_for_input can already read the question from the job's events.
     const asked = this.#deps.redactor?.redactJson(question) ?? question;
-    const event = this.#deps.store.jobs.appendEvent(this.jobId, 'question', { question_id: questionId, question: asked.question, options: asked.options, message: asked.message });
+    const event = this.#deps.store.jobs.appendEvent(this.jobId, 'question', {
+      question_id: questionId,
+      question: asked.question,
+      options: asked.options,
+      message: asked.message,
+    });
     clock.pause();
     this.#transition(['running'], 'waiting_for_input', { pending_question_id: questionId });
     this.#deps.events.fireEvent(this.#job(), event);
     this.#log(`waiting for input: ${question.question}`);
     const noAnswer = this.#clock.setTimeout(() => {
-      this.#controller.abort(new JobAbort('no-answer', `No answer to question '${question.question}' within ${Math.round(this.#deps.answerTimeoutMs / 60_000)} minutes`));
+      this.#controller.abort(
+        new JobAbort(
+          'no-answer',
+          `No answer to question '${question.question}' within ${Math.round(this.#deps.answerTimeoutMs / 60_000)} minutes`,
+        ),
+      );
     }, this.#deps.answerTimeoutMs);
     try {
       const answer = await raceAbort(answered, signal);
@@ -302,9 +345,13 @@ export class JobRun {
     const job = this.#job();
     if (!this.#transition(['queued'], 'running', { started_at: isoNow(this.#clock) })) return;
     const signal = this.#controller.signal;
-    const clock = new ActiveClock(job.options.timeout_minutes * this.#deps.minuteMs, () => {
-      this.#controller.abort(new JobAbort('timeout', `timeout_minutes (${job.options.timeout_minutes}) exceeded`));
-    }, this.#clock);
+    const clock = new ActiveClock(
+      job.options.timeout_minutes * this.#deps.minuteMs,
+      () => {
+        this.#controller.abort(new JobAbort('timeout', `timeout_minutes (${job.options.timeout_minutes}) exceeded`));
+      },
+      this.#clock,
+    );
     let live: Disposable | undefined;
     let recording: Recording | undefined;
     let onCrash: (() => void) | undefined;
@@ -316,22 +363,38 @@ export class JobRun {
         ? { ...job.options.proxy, ...(this.#proxyPassword !== undefined && { password: this.#proxyPassword }) }
         : undefined;
       // A bundle job reads its form_data from the documents first (waiting for them to be read), before any browser starts.
-      const formData = job.options.document_bundle_id ? await raceAbort(this.#bundleFormData(job, clock), signal) : (job.options.form_data ?? {});
+      const formData = job.options.document_bundle_id
+        ? await raceAbort(this.#bundleFormData(job, clock), signal)
+        : (job.options.form_data ?? {});
       const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
       await mkdir(dlDir, { recursive: true });
       const sessionId = job.options.browser_session_id ?? undefined;
-      if (sessionId !== undefined && !this.#deps.sessionLease) throw new Error('browser sessions are not available in this service');
-      this.#lease = sessionId !== undefined && this.#deps.sessionLease ? await this.#deps.sessionLease(sessionId, job.org_id) : await this.#leaseOnHost({
-        ...(job.profile_id !== null && { profileId: job.profile_id }),
-        saveProfile: job.options.save_profile,
-        ...(proxy && { proxy }),
-        downloadsDir: dlDir,
-        signal,
-      });
+      if (sessionId !== undefined && !this.#deps.sessionLease)
+        throw new Error('browser sessions are not available in this service');
+      this.#lease =
+        sessionId !== undefined && this.#deps.sessionLease
+          ? await this.#deps.sessionLease(sessionId, job.org_id)
+          : await this.#leaseOnHost({
+              ...(job.profile_id !== null && { profileId: job.profile_id }),
+              saveProfile: job.options.save_profile,
+              ...(proxy && { proxy }),
+              downloadsDir: dlDir,
+              signal,
+            });
       const lease = this.#lease;
-      onCrash = () => this.#controller.abort(new JobAbort('crash', `The browser closed unexpectedly: ${String((lease.signal.reason as Error | undefined)?.message ?? 'disconnected')}`));
+      onCrash = () =>
+        this.#controller.abort(
+          new JobAbort(
+            'crash',
+            `The browser closed unexpectedly: ${String((lease.signal.reason as Error | undefined)?.message ?? 'disconnected')}`,
+          ),
+        );
       lease.signal.addEventListener('abort', onCrash, { once: true });
-      live = this.#deps.liveViews.register(job.view_token, { title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`, page: () => this.#lease?.page, interactive: true });
+      live = this.#deps.liveViews.register(job.view_token, {
+        title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`,
+        page: () => this.#lease?.page,
+        interactive: true,
+      });
       if (job.options.record_video) recording = await this.#startRecording(lease.page);
       const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock, formData)), signal);
       clock.pause();
@@ -345,7 +408,8 @@ export class JobRun {
         this.#log('job cancelled');
       } else {
         const message = reason instanceof Error ? reason.message : String(reason);
-        if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure)) this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
+        if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure))
+          this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
         await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason), 2);
         ending = { status: 'failed', fields: { error: message } };
         this.#log(`job failed: ${message}`);
@@ -356,7 +420,15 @@ export class JobRun {
     const recordingStopped = recording ? this.#stopRecording(recording) : undefined;
     if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
     const lease = this.#lease;
-    if (lease) await this.#boundedStop('closing the browser', lease.close().catch((error: unknown) => this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) })));
+    if (lease)
+      await this.#boundedStop(
+        'closing the browser',
+        lease
+          .close()
+          .catch((error: unknown) =>
+            this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }),
+          ),
+      );
     // A page that held the recording's last calls lets go once closed: ffmpeg then finishes the file.
     if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
     if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
@@ -380,7 +452,8 @@ export class JobRun {
         tried.add(host);
         refusals.push(error.message);
         this.#log(`${error.message}; trying another host`);
-        if (!this.#slot.moveOn(tried)) throw new AgentFailure(`No browser host could take the job: ${refusals.join('; ')}`);
+        if (!this.#slot.moveOn(tried))
+          throw new AgentFailure(`No browser host could take the job: ${refusals.join('; ')}`);
       }
     }
   }
@@ -398,7 +471,10 @@ export class JobRun {
     try {
       if (!this.#deps.recorder) throw new RecordingUnavailable('screen recording is not set up in this service');
       const ffmpegPath = await this.#deps.recorder.ffmpegPath();
-      const recording = await startRecording(page, recordingPath(this.#deps.artifactsDir, this.jobId), { ffmpegPath, clock: this.#clock });
+      const recording = await startRecording(page, recordingPath(this.#deps.artifactsDir, this.jobId), {
+        ffmpegPath,
+        clock: this.#clock,
+      });
       this.#log('recording the screen');
       return recording;
     } catch (error) {
@@ -434,7 +510,11 @@ export class JobRun {
     }
   }
 
-  #finish(status: 'completed' | 'failed' | 'cancelled', fields: Pick<JobProgress, 'result' | 'error'>, clock: ActiveClock): void {
+  #finish(
+    status: 'completed' | 'failed' | 'cancelled',
+    fields: Pick<JobProgress, 'result' | 'error'>,
+    clock: ActiveClock,
+  ): void {
     const job = this.#job();
     const activeMs = clock.spentMs;
     try {

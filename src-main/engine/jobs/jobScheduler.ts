@@ -115,7 +115,15 @@ export class JobScheduler {
   }
 
   #fail(job: JobRecord, error: string): void {
-    if (this.#store.jobs.transition(job.id, ['queued', 'running', 'waiting_for_input'], 'failed', { error, completed_at: isoNow(this.#deps.clock), pending_question_id: null }, this.#events.writeWithStatus)) {
+    if (
+      this.#store.jobs.transition(
+        job.id,
+        ['queued', 'running', 'waiting_for_input'],
+        'failed',
+        { error, completed_at: isoNow(this.#deps.clock), pending_question_id: null },
+        this.#events.writeWithStatus,
+      )
+    ) {
       this.#store.jobs.appendLog(job.id, `job failed: ${error}`);
       const updated = this.#store.jobs.get(job.id);
       if (updated) this.#events.fireStatus(updated);
@@ -145,13 +153,17 @@ export class JobScheduler {
         this.#fail(job, `No agent can run orchestrator_model '${job.orchestrator_model}' in this build`);
         continue;
       }
-      const unplaceable = job.options.browser_host_labels ? this.#options.browserSlots?.unplaceable({ labels: job.options.browser_host_labels }) : undefined;
+      const unplaceable = job.options.browser_host_labels
+        ? this.#options.browserSlots?.unplaceable({ labels: job.options.browser_host_labels })
+        : undefined;
       if (unplaceable) {
         this.#fail(job, `No browser host can run it: ${unplaceable}`);
         continue;
       }
       // A job in a live session uses that session's browser; any other opens one, within the limits and on a host with room.
-      const slot = job.options.browser_session_id ? undefined : this.#options.browserSlots?.tryAcquire(job.org_id, { labels: job.options.browser_host_labels ?? undefined });
+      const slot = job.options.browser_session_id
+        ? undefined
+        : this.#options.browserSlots?.tryAcquire(job.org_id, { labels: job.options.browser_host_labels ?? undefined });
       if (slot === undefined && this.#options.browserSlots && !job.options.browser_session_id) continue;
       const run = new JobRun(this.#deps, job, agent, this.#proxyPasswords.get(job.id), slot);
       this.#lastOrg = job.org_id;
@@ -178,7 +190,13 @@ export class JobScheduler {
       active.run.cancel();
       return true;
     }
-    const moved = this.#store.jobs.transition(jobId, ['queued'], 'cancelled', { error: 'Cancelled by user', completed_at: isoNow(this.#deps.clock) }, this.#events.writeWithStatus);
+    const moved = this.#store.jobs.transition(
+      jobId,
+      ['queued'],
+      'cancelled',
+      { error: 'Cancelled by user', completed_at: isoNow(this.#deps.clock) },
+      this.#events.writeWithStatus,
+    );
     if (moved) {
       this.#proxyPasswords.delete(jobId);
       this.#store.jobs.appendLog(jobId, 'job cancelled before it started');

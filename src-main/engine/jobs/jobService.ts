@@ -3,12 +3,25 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
-import type { JobActionResponse, JobListQuery, JobStartRequest, JobStatusResponse, JobSummary } from '../../contract/job.ts';
+import type {
+  JobActionResponse,
+  JobListQuery,
+  JobStartRequest,
+  JobStatusResponse,
+  JobSummary,
+} from '../../contract/job.ts';
 import { FINAL_JOB_STATUSES } from '../../contract/job.ts';
 import { messages } from '../../contract/messages.ts';
 import { credentialMessages } from '../../contract/credential.ts';
 import {
-  BUILTIN_AUTOFILL, DEFAULT_ORCHESTRATOR_MODEL, DEFAULT_VISION_MODEL, ORCHESTRATOR_MODELS, VISION_MODELS, isOrchestratorModel, isVisionModel, LOCAL_MODEL_PLACEHOLDER,
+  BUILTIN_AUTOFILL,
+  DEFAULT_ORCHESTRATOR_MODEL,
+  DEFAULT_VISION_MODEL,
+  ORCHESTRATOR_MODELS,
+  VISION_MODELS,
+  isOrchestratorModel,
+  isVisionModel,
+  LOCAL_MODEL_PLACEHOLDER,
 } from '../../contract/models.ts';
 import type { JobRecord } from '../../store/jobs.ts';
 import type { Store } from '../../store/store.ts';
@@ -43,7 +56,10 @@ export interface JobServiceDeps {
   /** The server's base URL, known once it listens. */
   baseUrl(): string;
   /** Live public sessions, for `browser_session_id` (absent: every session id is not found). */
-  sessions?: { isActiveInOrg(sessionId: string, orgId: string): boolean; workspaceOf(sessionId: string): string | undefined };
+  sessions?: {
+    isActiveInOrg(sessionId: string, orgId: string): boolean;
+    workspaceOf(sessionId: string): string | undefined;
+  };
   /** Why no browser host could ever take a job asking for these labels (engine/limits/browserSlots.ts), or undefined. */
   unplaceable?: (labels: readonly string[]) => string | undefined;
   /** Stored credentials, for `credential_id` (absent: every credential id is not found). */
@@ -59,12 +75,14 @@ export interface JobServiceDeps {
 /** Jobs whose last status answer is kept (see JobService.status). */
 const STATUS_CACHE_JOBS = 256;
 
-
 /** Job start validation, status, listing, answers and cancellation (§4.2, local-service §3). */
 export class JobService {
   readonly #deps: JobServiceDeps;
   /** The last status answer of recently polled jobs, with the database generation it was read at. */
-  readonly #statuses = new Map<string, { key: string; orgId: string; endpointName: string; status: JobStatusResponse }>();
+  readonly #statuses = new Map<
+    string,
+    { key: string; orgId: string; endpointName: string; status: JobStatusResponse }
+  >();
 
   constructor(deps: JobServiceDeps) {
     this.#deps = deps;
@@ -72,18 +90,25 @@ export class JobService {
 
   async #chooseOrchestrator(requested: string | undefined): Promise<string> {
     if (requested === undefined) {
-      return this.#deps.models.canRun(DEFAULT_ORCHESTRATOR_MODEL) && (await this.#deps.models.hasKey(DEFAULT_ORCHESTRATOR_MODEL))
+      return this.#deps.models.canRun(DEFAULT_ORCHESTRATOR_MODEL) &&
+        (await this.#deps.models.hasKey(DEFAULT_ORCHESTRATOR_MODEL))
         ? DEFAULT_ORCHESTRATOR_MODEL
         : BUILTIN_AUTOFILL;
     }
     if (!isOrchestratorModel(requested)) {
-      throw new ValidationError(`body.orchestrator_model: '${requested}' is not allowed; use one of ${[...ORCHESTRATOR_MODELS, BUILTIN_AUTOFILL, LOCAL_MODEL_PLACEHOLDER].join(', ')}`);
+      throw new ValidationError(
+        `body.orchestrator_model: '${requested}' is not allowed; use one of ${[...ORCHESTRATOR_MODELS, BUILTIN_AUTOFILL, LOCAL_MODEL_PLACEHOLDER].join(', ')}`,
+      );
     }
     if (!this.#deps.models.canRun(requested)) {
-      throw new ValidationError(`body.orchestrator_model: '${requested}' needs the model-driven agent, which this version of Portico does not include yet; use ${BUILTIN_AUTOFILL}`);
+      throw new ValidationError(
+        `body.orchestrator_model: '${requested}' needs the model-driven agent, which this version of Portico does not include yet; use ${BUILTIN_AUTOFILL}`,
+      );
     }
     if (!(await this.#deps.models.hasKey(requested))) {
-      const missing = (await this.#deps.models.missing?.(requested)) ?? `no API key; run \`portico provider set-key ${requested.split(':')[0]}\``;
+      const missing =
+        (await this.#deps.models.missing?.(requested)) ??
+        `no API key; run \`portico provider set-key ${requested.split(':')[0]}\``;
       throw new ValidationError(`body.orchestrator_model: model '${requested}' is not configured: ${missing}`);
     }
     return requested;
@@ -95,37 +120,51 @@ export class JobService {
     const hasData = request.form_data !== undefined;
     const hasBundle = request.document_bundle_id !== undefined;
     if (hasData === hasBundle) {
-      throw new ValidationError(hasData
-        ? 'body: form_data and document_bundle_id are mutually exclusive; send exactly one'
-        : 'body: send exactly one of form_data or document_bundle_id');
+      throw new ValidationError(
+        hasData
+          ? 'body: form_data and document_bundle_id are mutually exclusive; send exactly one'
+          : 'body: send exactly one of form_data or document_bundle_id',
+      );
     }
     if (hasBundle) {
       // The bundle's form_data is read when the job runs (it may still be processing); here it only has to be the org's.
-      if (!this.#deps.documents) throw new NotFoundError(`Document bundle '${String(request.document_bundle_id)}' not found`);
+      if (!this.#deps.documents)
+        throw new NotFoundError(`Document bundle '${String(request.document_bundle_id)}' not found`);
       this.#deps.documents.get(orgId, String(request.document_bundle_id));
     } else {
       const validate = this.#deps.schemas.compileObjectSchema(portal.form_schema, 'portal.form_schema');
-      if (!validate(request.form_data)) throw new ValidationError(describeSchemaErrors('body.form_data', validate.errors));
+      if (!validate(request.form_data))
+        throw new ValidationError(describeSchemaErrors('body.form_data', validate.errors));
     }
     const visionModel = request.vision_model ?? DEFAULT_VISION_MODEL;
     if (!isVisionModel(visionModel)) {
-      throw new ValidationError(`body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, LOCAL_MODEL_PLACEHOLDER].join(', ')}`);
+      throw new ValidationError(
+        `body.vision_model: '${visionModel}' is not allowed; use one of ${[...VISION_MODELS, LOCAL_MODEL_PLACEHOLDER].join(', ')}`,
+      );
     }
     await this.#deps.artifactsQuota?.assertRoom('artifacts', orgId);
     const orchestrator = await this.#chooseOrchestrator(request.orchestrator_model);
     // Only the model-driven agent calls a vision model. A named one must be usable now; the default
     // is checked when first used, so a local-only setup need not configure a hosted vision model.
-    if (orchestrator !== BUILTIN_AUTOFILL && request.vision_model !== undefined && !(await this.#deps.models.hasKey(visionModel))) {
-      const missing = (await this.#deps.models.missing?.(visionModel)) ?? `no API key; run \`portico provider set-key ${visionModel.split(':')[0]}\``;
+    if (
+      orchestrator !== BUILTIN_AUTOFILL &&
+      request.vision_model !== undefined &&
+      !(await this.#deps.models.hasKey(visionModel))
+    ) {
+      const missing =
+        (await this.#deps.models.missing?.(visionModel)) ??
+        `no API key; run \`portico provider set-key ${visionModel.split(':')[0]}\``;
       throw new ValidationError(`body.vision_model: model '${visionModel}' is not configured: ${missing}`);
     }
     // The job's session wins over the portal's.
     const sessionId = request.browser_session_id ?? portal.browser_session_id ?? undefined;
     if (sessionId !== undefined) {
       if (request.profile_id !== undefined || request.proxy !== undefined) {
-        throw new ValidationError(request.browser_session_id !== undefined
-          ? "body.browser_session_id: a job in a session uses that session's browser; leave out profile_id and proxy"
-          : `body: portal '${endpointName}' runs its jobs in its browser_session_id, whose browser they use; leave out profile_id and proxy`);
+        throw new ValidationError(
+          request.browser_session_id !== undefined
+            ? "body.browser_session_id: a job in a session uses that session's browser; leave out profile_id and proxy"
+            : `body: portal '${endpointName}' runs its jobs in its browser_session_id, whose browser they use; leave out profile_id and proxy`,
+        );
       }
       if (!this.#deps.sessions?.isActiveInOrg(sessionId, orgId)) throw new NotFoundError(messages.sessionNotFound);
     }
@@ -138,8 +177,11 @@ export class JobService {
       // only that workspace's own credentials may be typed into it (docs/security.md).
       const sessionWorkspace = sessionId === undefined ? undefined : this.#deps.sessions?.workspaceOf(sessionId);
       if (sessionWorkspace !== undefined && sessionWorkspace !== credential.workspace_id) {
-        const field = request.credential_id !== undefined ? 'body.credential_id' : `portal '${endpointName}' credential_id`;
-        throw new ValidationError(`${field}: credential '${credentialId}' belongs to workspace '${credential.workspace_id}', but the job runs in session '${sessionId}' of workspace '${sessionWorkspace}'; a job in a session may use only its workspace's credentials`);
+        const field =
+          request.credential_id !== undefined ? 'body.credential_id' : `portal '${endpointName}' credential_id`;
+        throw new ValidationError(
+          `${field}: credential '${credentialId}' belongs to workspace '${credential.workspace_id}', but the job runs in session '${sessionId}' of workspace '${sessionWorkspace}'; a job in a session may use only its workspace's credentials`,
+        );
       }
     }
     // In a session the session's browser is used (with its own profile, if any), never the portal's profile.
@@ -149,11 +191,16 @@ export class JobService {
     }
     // A job in a session runs where its session's browser is; any other on a host carrying these labels.
     if (sessionId !== undefined && request.browser_host_labels !== undefined) {
-      throw new ValidationError("body.browser_host_labels: a job in a session uses that session's browser, wherever it runs; leave out browser_host_labels");
+      throw new ValidationError(
+        "body.browser_host_labels: a job in a session uses that session's browser, wherever it runs; leave out browser_host_labels",
+      );
     }
     const hostLabels = sessionId !== undefined ? null : (request.browser_host_labels ?? portal.browser_host_labels);
     const unplaceable = hostLabels ? this.#deps.unplaceable?.(hostLabels) : undefined;
-    if (unplaceable) throw new ValidationError(`${request.browser_host_labels !== undefined ? 'body.browser_host_labels' : `portal '${endpointName}' browser_host_labels`}: ${unplaceable}`);
+    if (unplaceable)
+      throw new ValidationError(
+        `${request.browser_host_labels !== undefined ? 'body.browser_host_labels' : `portal '${endpointName}' browser_host_labels`}: ${unplaceable}`,
+      );
     const { password, ...proxy } = request.proxy ?? { server: '' };
     const job = this.#deps.store.jobs.insert({
       id: newId(),
@@ -161,8 +208,13 @@ export class JobService {
       endpoint_name: endpointName,
       portal_id: portal.id,
       portal: {
-        start_url: portal.start_url, task: portal.task, form_schema: portal.form_schema, output_schema: portal.output_schema,
-        humanized_urls: portal.humanized_urls, webhook_url: portal.webhook_url, skill_ids: portal.skill_ids,
+        start_url: portal.start_url,
+        task: portal.task,
+        form_schema: portal.form_schema,
+        output_schema: portal.output_schema,
+        humanized_urls: portal.humanized_urls,
+        webhook_url: portal.webhook_url,
+        skill_ids: portal.skill_ids,
         assist_model: portal.assist_model,
       },
       options: {
@@ -188,9 +240,14 @@ export class JobService {
     // What the job was started with, so its page can show the input and start it again the same way.
     // Secret values (passwords, PINs, tokens…) never go into events: their keys are listed instead, to be typed again.
     const { form_data, max_turns, timeout_minutes, human_in_the_loop } = job.options;
-    const visible = form_data === null ? { shown: null, hiddenKeys: [] } : withoutSecrets(form_data, portal.form_schema);
+    const visible =
+      form_data === null ? { shown: null, hiddenKeys: [] } : withoutSecrets(form_data, portal.form_schema);
     this.#deps.store.jobs.appendEvent(job.id, 'queued', {
-      form_data: visible.shown, hidden_keys: visible.hiddenKeys, max_turns, timeout_minutes, human_in_the_loop,
+      form_data: visible.shown,
+      hidden_keys: visible.hiddenKeys,
+      max_turns,
+      timeout_minutes,
+      human_in_the_loop,
     });
     this.#deps.scheduler.enqueue(job.id, password);
     return { job_id: job.id };
@@ -199,7 +256,8 @@ export class JobService {
   /** A job of this org and portal, or 404 `Job not found`. */
   getRecord(orgId: string, endpointName: string, jobId: string): JobRecord {
     const job = this.#deps.store.jobs.get(jobId);
-    if (!job || job.org_id !== orgId || job.endpoint_name !== endpointName) throw new NotFoundError(messages.jobNotFound);
+    if (!job || job.org_id !== orgId || job.endpoint_name !== endpointName)
+      throw new NotFoundError(messages.jobNotFound);
     return job;
   }
 
@@ -256,20 +314,33 @@ export class JobService {
   }
 
   list(orgId: string, query: z.output<typeof JobListQuery>): { jobs: JobStatusResponse[]; total: number } {
-    const { jobs, total } = this.#deps.store.jobs.list({ orgId, endpointName: query.endpoint_name, status: query.status, limit: query.limit, offset: query.offset });
+    const { jobs, total } = this.#deps.store.jobs.list({
+      orgId,
+      endpointName: query.endpoint_name,
+      status: query.status,
+      limit: query.limit,
+      offset: query.offset,
+    });
     return { jobs: jobs.map((job) => this.toStatus(job)), total };
   }
 
   /** The list without each job's result and events (GET /jobs/{org_id}/summary). */
   listSummaries(orgId: string, query: z.output<typeof JobListQuery>): { jobs: JobSummary[]; total: number } {
-    const { jobs, total } = this.#deps.store.jobs.list({ orgId, endpointName: query.endpoint_name, status: query.status, limit: query.limit, offset: query.offset });
+    const { jobs, total } = this.#deps.store.jobs.list({
+      orgId,
+      endpointName: query.endpoint_name,
+      status: query.status,
+      limit: query.limit,
+      offset: query.offset,
+    });
     return { jobs: jobs.map((job) => this.toSummary(job)), total };
   }
 
   /** Answer Question: 409 unless the job waits on exactly this question. */
   answer(orgId: string, endpointName: string, jobId: string, questionId: string, answer: string): JobActionResponse {
     const job = this.getRecord(orgId, endpointName, jobId);
-    if (job.status !== 'waiting_for_input') throw new ConflictError(`Job is not waiting for input (status: ${job.status})`);
+    if (job.status !== 'waiting_for_input')
+      throw new ConflictError(`Job is not waiting for input (status: ${job.status})`);
     const outcome = this.#deps.scheduler.runOf(jobId)?.answer(questionId, answer) ?? 'not-waiting';
     if (outcome === 'stale') throw new ConflictError(`question_id '${questionId}' does not match the pending question`);
     if (outcome === 'not-waiting') throw new ConflictError(`Job is not waiting for input (status: ${job.status})`);
@@ -279,7 +350,9 @@ export class JobService {
   cancel(orgId: string, endpointName: string, jobId: string): JobActionResponse {
     const job = this.getRecord(orgId, endpointName, jobId);
     if (FINAL_JOB_STATUSES.includes(job.status) || !this.#deps.scheduler.cancel(jobId)) {
-      throw new ConflictError(`Job has already ended (status: ${this.#deps.store.jobs.get(jobId)?.status ?? job.status})`);
+      throw new ConflictError(
+        `Job has already ended (status: ${this.#deps.store.jobs.get(jobId)?.status ?? job.status})`,
+      );
     }
     return { success: true, message: 'Job cancellation requested', job_id: jobId };
   }
@@ -289,7 +362,12 @@ export class JobService {
     const job = this.getRecord(orgId, endpointName, jobId);
     const ended = job.status === 'completed' || job.status === 'failed';
     const files = ended && job.has_screenshots ? await this.#screenshotFiles(jobId) : [];
-    if (files.length === 0) throw new NotFoundError(ended ? 'This job has no screenshots' : `Screenshots are available once the job has completed or failed (status: ${job.status})`);
+    if (files.length === 0)
+      throw new NotFoundError(
+        ended
+          ? 'This job has no screenshots'
+          : `Screenshots are available once the job has completed or failed (status: ${job.status})`,
+      );
     return files;
   }
 
@@ -311,7 +389,12 @@ export class JobService {
   /** The job's screen recording (WebM); 404 when it was not recorded, or not kept. */
   recording(orgId: string, endpointName: string, jobId: string): string {
     const job = this.getRecord(orgId, endpointName, jobId);
-    if (!job.has_recording) throw new NotFoundError(job.options.record_video && !FINAL_JOB_STATUSES.includes(job.status) ? `The recording is available once the job has ended (status: ${job.status})` : 'This job has no recording');
+    if (!job.has_recording)
+      throw new NotFoundError(
+        job.options.record_video && !FINAL_JOB_STATUSES.includes(job.status)
+          ? `The recording is available once the job has ended (status: ${job.status})`
+          : 'This job has no recording',
+      );
     return recordingPath(this.#deps.artifactsDir, jobId);
   }
 

@@ -51,10 +51,17 @@ export interface PlacementWish {
 }
 
 /** Where the limits are raised, named in every refusal. */
-const HOW_TO_RAISE = 'close a session or profile login, or raise browsers_per_org / browsers_total in settings.json in the data folder and restart';
+const HOW_TO_RAISE =
+  'close a session or profile login, or raise browsers_per_org / browsers_total in settings.json in the data folder and restart';
 
 /** The local Chromium without a host list: placement as before browser hosts existed (only the totals limit it). */
-const UNBOUNDED_LOCAL: PlacementHost = { name: LOCAL_HOST, maxBrowsers: Number.POSITIVE_INFINITY, labels: [LOCAL_HOST], accepting: () => true, unavailableReason: () => undefined };
+const UNBOUNDED_LOCAL: PlacementHost = {
+  name: LOCAL_HOST,
+  maxBrowsers: Number.POSITIVE_INFINITY,
+  labels: [LOCAL_HOST],
+  accepting: () => true,
+  unavailableReason: () => undefined,
+};
 
 /**
  * Counts live browsers per organization, overall and per host, and places each new one on the
@@ -112,7 +119,9 @@ export class BrowserSlots {
     if (this.#place(wish, new Set()) !== undefined) return undefined;
     const unplaceable = this.unplaceable(wish);
     if (unplaceable) return `No browser host can take it: ${unplaceable}`;
-    return `Every browser host is full or unavailable: ${this.#candidates(wish, new Set(), false).map((host) => this.#describe(host)).join('; ')}`;
+    return `Every browser host is full or unavailable: ${this.#candidates(wish, new Set(), false)
+      .map((host) => this.#describe(host))
+      .join('; ')}`;
   }
 
   #describe(host: PlacementHost): string {
@@ -140,7 +149,8 @@ export class BrowserSlots {
     let best: PlacementHost | undefined;
     let bestLoad = Number.POSITIVE_INFINITY;
     for (const host of this.#candidates(wish, tried, true)) {
-      const load = wish.loginWindow || !Number.isFinite(host.maxBrowsers) ? 0 : this.inUseOn(host.name) / host.maxBrowsers;
+      const load =
+        wish.loginWindow || !Number.isFinite(host.maxBrowsers) ? 0 : this.inUseOn(host.name) / host.maxBrowsers;
       if (load < bestLoad) {
         best = host;
         bestLoad = load;

@@ -6,12 +6,20 @@ import { PayloadTooLargeError } from '../../base/errors.ts';
 /** What an organization keeps on disk, each kind with its own quota. */
 export type QuotaKind = 'skills' | 'documents' | 'artifacts';
 
-const SETTING: Record<QuotaKind, string> = { skills: 'skills_quota_mb', documents: 'documents_quota_mb', artifacts: 'artifacts_quota_mb' };
-const WHAT: Record<QuotaKind, string> = { skills: 'extracted skills', documents: 'uploaded documents', artifacts: 'job artifacts (screenshots, downloads, recordings)' };
+const SETTING: Record<QuotaKind, string> = {
+  skills: 'skills_quota_mb',
+  documents: 'documents_quota_mb',
+  artifacts: 'artifacts_quota_mb',
+};
+const WHAT: Record<QuotaKind, string> = {
+  skills: 'extracted skills',
+  documents: 'uploaded documents',
+  artifacts: 'job artifacts (screenshots, downloads, recordings)',
+};
 const FREE: Record<QuotaKind, string> = {
   skills: 'delete skills it no longer needs',
   documents: 'delete document bundles it no longer needs',
-  artifacts: 'remove old jobs\' artifacts from the data folder',
+  artifacts: "remove old jobs' artifacts from the data folder",
 };
 
 export interface DiskUsage {
@@ -68,8 +76,8 @@ export class DiskQuotas {
   refusal(kind: QuotaKind, orgId: string, usedBytes: number, incomingBytes?: number): PayloadTooLargeError {
     const adding = incomingBytes === undefined ? '' : `; this upload adds ${showMb(incomingBytes)}`;
     return new PayloadTooLargeError(
-      `Disk quota exceeded: organization '${orgId}' keeps ${showMb(usedBytes)} of ${WHAT[kind]}${adding}; the quota is ${showMb(this.quota(kind))} (${SETTING[kind]}). `
-      + `To make room, ${FREE[kind]}, or raise ${SETTING[kind]} in settings.json in the data folder and restart`,
+      `Disk quota exceeded: organization '${orgId}' keeps ${showMb(usedBytes)} of ${WHAT[kind]}${adding}; the quota is ${showMb(this.quota(kind))} (${SETTING[kind]}). ` +
+        `To make room, ${FREE[kind]}, or raise ${SETTING[kind]} in settings.json in the data folder and restart`,
     );
   }
 

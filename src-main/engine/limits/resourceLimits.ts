@@ -31,7 +31,10 @@ export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   documentReadTimeoutMs: 5 * 60_000,
 });
 
-const quotaMb = z.int().min(1).max(1024 * 1024);
+const quotaMb = z
+  .int()
+  .min(1)
+  .max(1024 * 1024);
 
 /** The `settings.json` fields that change the limits (operatorSettings.ts spreads them into its schema). */
 export const LimitSettingsShape = {
@@ -51,17 +54,29 @@ export type LimitSettings = z.infer<typeof LimitSettings>;
  * `browserCapacity` is what the browser hosts hold together (local_max_browsers + every host's
  * max_browsers, docs/scale.md): without browsers_total in settings.json, that is the service's total.
  */
-export function resolveLimits(settings: LimitSettings, overrides: Partial<ResourceLimits> = {}, browserCapacity?: number): ResourceLimits {
+export function resolveLimits(
+  settings: LimitSettings,
+  overrides: Partial<ResourceLimits> = {},
+  browserCapacity?: number,
+): ResourceLimits {
   const mb = (value: number | undefined): number | undefined => (value === undefined ? undefined : value * MB);
   return {
     browsersPerOrg: overrides.browsersPerOrg ?? settings.browsers_per_org ?? DEFAULT_RESOURCE_LIMITS.browsersPerOrg,
-    browsersTotal: overrides.browsersTotal ?? settings.browsers_total ?? (browserCapacity === undefined || browserCapacity < 1 ? DEFAULT_RESOURCE_LIMITS.browsersTotal : browserCapacity),
-    requestsPerMinute: overrides.requestsPerMinute ?? settings.requests_per_minute ?? DEFAULT_RESOURCE_LIMITS.requestsPerMinute,
-    skillsQuotaBytes: overrides.skillsQuotaBytes ?? mb(settings.skills_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.skillsQuotaBytes,
-    documentsQuotaBytes: overrides.documentsQuotaBytes ?? mb(settings.documents_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.documentsQuotaBytes,
-    artifactsQuotaBytes: overrides.artifactsQuotaBytes ?? mb(settings.artifacts_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.artifactsQuotaBytes,
-    documentReadTimeoutMs: overrides.documentReadTimeoutMs
-      ?? (settings.document_read_timeout_s === undefined ? undefined : settings.document_read_timeout_s * 1000)
-      ?? DEFAULT_RESOURCE_LIMITS.documentReadTimeoutMs,
+    browsersTotal:
+      overrides.browsersTotal ??
+      settings.browsers_total ??
+      (browserCapacity === undefined || browserCapacity < 1 ? DEFAULT_RESOURCE_LIMITS.browsersTotal : browserCapacity),
+    requestsPerMinute:
+      overrides.requestsPerMinute ?? settings.requests_per_minute ?? DEFAULT_RESOURCE_LIMITS.requestsPerMinute,
+    skillsQuotaBytes:
+      overrides.skillsQuotaBytes ?? mb(settings.skills_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.skillsQuotaBytes,
+    documentsQuotaBytes:
+      overrides.documentsQuotaBytes ?? mb(settings.documents_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.documentsQuotaBytes,
+    artifactsQuotaBytes:
+      overrides.artifactsQuotaBytes ?? mb(settings.artifacts_quota_mb) ?? DEFAULT_RESOURCE_LIMITS.artifactsQuotaBytes,
+    documentReadTimeoutMs:
+      overrides.documentReadTimeoutMs ??
+      (settings.document_read_timeout_s === undefined ? undefined : settings.document_read_timeout_s * 1000) ??
+      DEFAULT_RESOURCE_LIMITS.documentReadTimeoutMs,
   };
 }

@@ -3,12 +3,24 @@ import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
 import { ConflictError, isAppError, NotFoundError } from '../../base/errors.ts';
 import { newId } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
-import { oauthMessages, type ConnectedAccount, type ConnectRequest, type ConnectResponse } from '../../contract/oauth.ts';
+import {
+  oauthMessages,
+  type ConnectedAccount,
+  type ConnectRequest,
+  type ConnectResponse,
+} from '../../contract/oauth.ts';
 import type { SecretStore } from '../../secrets/index.ts';
 import type { ConnectedAccountRow, OAuthRepository, PendingConnectRow } from '../../store/oauth.ts';
 import type { OAuthAppRegistry } from './oauthApps.ts';
 import { presetFor } from './presets.ts';
-import { fetchUserName, idTokenClaims, InvalidGrantError, nameFromClaims, tokenRequest, type StoredTokens } from './tokenEndpoint.ts';
+import {
+  fetchUserName,
+  idTokenClaims,
+  InvalidGrantError,
+  nameFromClaims,
+  tokenRequest,
+  type StoredTokens,
+} from './tokenEndpoint.ts';
 
 /** Where an account's tokens live in the SecretStore (one JSON secret). */
 export const tokensSecretName = (accountId: string): string => `oauth-account/${accountId}/tokens`;
@@ -73,7 +85,8 @@ export interface ConnectedAccountDeps {
 
 const base64url = (bytes: Buffer): string => bytes.toString('base64url');
 /** PKCE S256 (RFC 7636 §4.2): BASE64URL(SHA256(ASCII(code_verifier))). */
-export const s256Challenge = (verifier: string): string => base64url(createHash('sha256').update(verifier, 'ascii').digest());
+export const s256Challenge = (verifier: string): string =>
+  base64url(createHash('sha256').update(verifier, 'ascii').digest());
 
 const toAccount = (row: ConnectedAccountRow): ConnectedAccount => ({
   id: row.id,
@@ -139,8 +152,14 @@ export class ConnectedAccountService {
     await secrets.set(verifierSecretName(hash), verifier);
     try {
       this.#repo.insertPending({
-        state_hash: hash, user_id: actor.userId, workspace_id: actor.workspaceId, oauth_app_id: app.id, scopes: JSON.stringify(scopes),
-        redirect_uri: redirectUri, created_at: now.toISOString(), expires_at: new Date(now.getTime() + STATE_TTL_MS).toISOString(),
+        state_hash: hash,
+        user_id: actor.userId,
+        workspace_id: actor.workspaceId,
+        oauth_app_id: app.id,
+        scopes: JSON.stringify(scopes),
+        redirect_uri: redirectUri,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + STATE_TTL_MS).toISOString(),
       });
     } catch (error) {
       await secrets.delete(verifierSecretName(hash));
@@ -164,7 +183,11 @@ export class ConnectedAccountService {
   /** `/oauth/callback`: checks the state (single use, unexpired), exchanges the code with the verifier, names and stores the account. */
   async complete(query: CallbackQuery): Promise<CallbackOutcome> {
     const now = this.#clock.now().getTime();
-    const unknown: CallbackOutcome = { status: 400, title: 'Unknown sign-in request', message: 'This sign-in request is unknown or was already used. Start connecting the account again from Portico.' };
+    const unknown: CallbackOutcome = {
+      status: 400,
+      title: 'Unknown sign-in request',
+      message: 'This sign-in request is unknown or was already used. Start connecting the account again from Portico.',
+    };
     if (query.state === undefined) return unknown;
     // Taken (read and deleted) before anything else: a state works once, whatever happens next.
     const row = this.#repo.takePending(stateHash(query.state));
@@ -172,15 +195,34 @@ export class ConnectedAccountService {
     const pending = await this.#takeVerifier(row);
     if (!pending) return unknown;
     if (now > Date.parse(row.expires_at)) {
-      return { status: 400, title: 'Sign-in request expired', message: 'This sign-in request expired (they last 10 minutes). Start connecting the account again from Portico.' };
+      return {
+        status: 400,
+        title: 'Sign-in request expired',
+        message:
+          'This sign-in request expired (they last 10 minutes). Start connecting the account again from Portico.',
+      };
     }
     if (query.error !== undefined) {
       if (query.error === 'access_denied') {
-        return { status: 403, title: 'Access denied', message: 'Access was denied at the provider, so no account was connected. Start again from Portico if this was a mistake.' };
+        return {
+          status: 403,
+          title: 'Access denied',
+          message:
+            'Access was denied at the provider, so no account was connected. Start again from Portico if this was a mistake.',
+        };
       }
-      return { status: 502, title: 'The provider reported an error', message: `The provider refused the sign-in (${query.error.slice(0, 64)}); no account was connected.` };
+      return {
+        status: 502,
+        title: 'The provider reported an error',
+        message: `The provider refused the sign-in (${query.error.slice(0, 64)}); no account was connected.`,
+      };
     }
-    if (!query.code) return { status: 400, title: 'No authorization code', message: 'The provider sent no authorization code; no account was connected.' };
+    if (!query.code)
+      return {
+        status: 400,
+        title: 'No authorization code',
+        message: 'The provider sent no authorization code; no account was connected.',
+      };
     try {
       const account = await this.#exchange(pending, query.code);
       this.#logger.info('oauth account connected', { account_id: account.id, oauth_app_id: account.oauth_app_id });
@@ -188,37 +230,71 @@ export class ConnectedAccountService {
         this.#onAccountConnected(account);
       } catch (error) {
         // The account is connected either way; a host that could not react must not turn it into an error page.
-        this.#logger.warn('onAccountConnected hook failed', { error: error instanceof Error ? error.message : String(error) });
+        this.#logger.warn('onAccountConnected hook failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
-      return { status: 200, title: 'Connected', message: `Connected ${account.oauth_user_name} (${account.oauth_app_id}). You can close this tab.` };
+      return {
+        status: 200,
+        title: 'Connected',
+        message: `Connected ${account.oauth_user_name} (${account.oauth_app_id}). You can close this tab.`,
+      };
     } catch (error) {
       const detail = isAppError(error) ? error.detail : 'internal error';
       this.#logger.warn('oauth connect failed', { oauth_app_id: pending.appId, detail });
-      return { status: isAppError(error) && error.status < 500 ? 400 : 502, title: 'Could not connect the account', message: `${detail}. No account was connected; start again from Portico.` };
+      return {
+        status: isAppError(error) && error.status < 500 ? 400 : 502,
+        title: 'Could not connect the account',
+        message: `${detail}. No account was connected; start again from Portico.`,
+      };
     }
   }
 
   async #exchange(pending: PendingConnect, code: string): Promise<ConnectedAccount> {
     const app = this.#apps.get(pending.appId);
     const secret = await this.#apps.clientSecret(app.id);
-    const tokens = await tokenRequest(app.token_url, {
-      grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, client_id: app.client_id, code_verifier: pending.verifier,
-      ...(secret !== undefined && { client_secret: secret }),
-    }, this.#clock.now(), this.#fetch);
+    const tokens = await tokenRequest(
+      app.token_url,
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: pending.redirectUri,
+        client_id: app.client_id,
+        code_verifier: pending.verifier,
+        ...(secret !== undefined && { client_secret: secret }),
+      },
+      this.#clock.now(),
+      this.#fetch,
+    );
     const name = app.userinfo_url
       ? await fetchUserName(app.userinfo_url, tokens.access_token, this.#fetch)
       : (tokens.id_token && nameFromClaims(idTokenClaims(tokens.id_token))) || app.id;
     const scopes = JSON.stringify(tokens.scope ? tokens.scope.split(/\s+/).filter(Boolean) : pending.scopes);
     const existing = this.#repo.findAccount(pending.userId, app.id, name);
     const id = existing?.id ?? newId();
-    const stored: StoredTokens = { access_token: tokens.access_token, expires_at: tokens.expires_at, ...(tokens.refresh_token !== undefined && { refresh_token: tokens.refresh_token }) };
+    const stored: StoredTokens = {
+      access_token: tokens.access_token,
+      expires_at: tokens.expires_at,
+      ...(tokens.refresh_token !== undefined && { refresh_token: tokens.refresh_token }),
+    };
     this.#tell(stored);
     // The tokens first: an account row never exists without them.
     await this.#serial(id, async () => (await this.#secrets()).set(tokensSecretName(id), JSON.stringify(stored)));
     const at = isoNow(this.#clock);
     try {
       if (existing) this.#repo.reconnectAccount(id, scopes, at);
-      else this.#repo.insertAccount({ id, user_id: pending.userId, workspace_id: pending.workspaceId, oauth_app_id: app.id, oauth_user_name: name, scopes, status: 'connected', created_at: at, updated_at: at });
+      else
+        this.#repo.insertAccount({
+          id,
+          user_id: pending.userId,
+          workspace_id: pending.workspaceId,
+          oauth_app_id: app.id,
+          oauth_user_name: name,
+          scopes,
+          status: 'connected',
+          created_at: at,
+          updated_at: at,
+        });
     } catch (error) {
       if (!existing) await (await this.#secrets()).delete(tokensSecretName(id));
       throw error;
@@ -272,7 +348,8 @@ export class ConnectedAccountService {
       if (!tokens) return this.#needsReconnect(row, 'no tokens stored');
       this.#tell(tokens);
       const now = this.#clock.now();
-      if (tokens.expires_at === null || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_BEFORE_EXPIRY_MS) return tokens.access_token;
+      if (tokens.expires_at === null || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_BEFORE_EXPIRY_MS)
+        return tokens.access_token;
       if (!tokens.refresh_token) {
         if (Date.parse(tokens.expires_at) > now.getTime()) return tokens.access_token;
         return this.#needsReconnect(row, 'access token expired and no refresh token was granted');
@@ -281,18 +358,32 @@ export class ConnectedAccountService {
       const secret = await this.#apps.clientSecret(app.id);
       let fresh: StoredTokens;
       try {
-        fresh = await tokenRequest(app.token_url, {
-          grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: app.client_id,
-          ...(secret !== undefined && { client_secret: secret }),
-        }, now, this.#fetch);
+        fresh = await tokenRequest(
+          app.token_url,
+          {
+            grant_type: 'refresh_token',
+            refresh_token: tokens.refresh_token,
+            client_id: app.client_id,
+            ...(secret !== undefined && { client_secret: secret }),
+          },
+          now,
+          this.#fetch,
+        );
       } catch (error) {
         if (error instanceof InvalidGrantError) return this.#needsReconnect(row, 'invalid_grant');
         throw error;
       }
-      const stored: StoredTokens = { access_token: fresh.access_token, expires_at: fresh.expires_at, refresh_token: fresh.refresh_token ?? tokens.refresh_token };
+      const stored: StoredTokens = {
+        access_token: fresh.access_token,
+        expires_at: fresh.expires_at,
+        refresh_token: fresh.refresh_token ?? tokens.refresh_token,
+      };
       this.#tell(stored);
       await secrets.set(tokensSecretName(accountId), JSON.stringify(stored));
-      this.#logger.info('oauth access token refreshed', { account_id: accountId, rotated: fresh.refresh_token !== undefined });
+      this.#logger.info('oauth access token refreshed', {
+        account_id: accountId,
+        rotated: fresh.refresh_token !== undefined,
+      });
       return stored.access_token;
     });
   }
@@ -300,7 +391,11 @@ export class ConnectedAccountService {
   async #needsReconnect(row: ConnectedAccountRow, reason: string): Promise<never> {
     this.#repo.setAccountStatus(row.id, 'needs_reconnect', isoNow(this.#clock));
     await (await this.#secrets()).delete(tokensSecretName(row.id));
-    this.#logger.warn('oauth account needs reconnecting', { account_id: row.id, oauth_app_id: row.oauth_app_id, reason });
+    this.#logger.warn('oauth account needs reconnecting', {
+      account_id: row.id,
+      oauth_app_id: row.oauth_app_id,
+      reason,
+    });
     throw new NeedsReconnectError(row.id);
   }
 
@@ -323,15 +418,25 @@ export class ConnectedAccountService {
     const verifier = await secrets.get(name);
     await secrets.delete(name);
     if (verifier === undefined) {
-      this.#logger.warn('oauth connect: the verifier of a pending sign-in request is missing from the secret store', { oauth_app_id: row.oauth_app_id });
+      this.#logger.warn('oauth connect: the verifier of a pending sign-in request is missing from the secret store', {
+        oauth_app_id: row.oauth_app_id,
+      });
       return undefined;
     }
-    return { userId: row.user_id, workspaceId: row.workspace_id, appId: row.oauth_app_id, verifier, scopes: JSON.parse(row.scopes) as string[], redirectUri: row.redirect_uri };
+    return {
+      userId: row.user_id,
+      workspaceId: row.workspace_id,
+      appId: row.oauth_app_id,
+      verifier,
+      scopes: JSON.parse(row.scopes) as string[],
+      redirectUri: row.redirect_uri,
+    };
   }
 
   /** Drops expired connect requests and the oldest beyond MAX_PENDING - 1, with their verifiers. */
   async #prune(secrets: SecretStore, now: Date): Promise<void> {
-    for (const hash of this.#repo.prunePending(now.toISOString(), MAX_PENDING - 1)) await secrets.delete(verifierSecretName(hash));
+    for (const hash of this.#repo.prunePending(now.toISOString(), MAX_PENDING - 1))
+      await secrets.delete(verifierSecretName(hash));
   }
 
   /** Connect requests waiting for their callback (for tests and diagnostics). */

@@ -56,25 +56,35 @@ export function messageBodies(payload: GmailPart | undefined): { plain: string[]
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
-const decodeEntities = (text: string): string => text.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ENTITIES[name] ?? '');
+const decodeEntities = (text: string): string =>
+  text.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ENTITIES[name] ?? '');
 
 /** An HTML body as the text a reader sees (no tags, scripts or styles). */
 export function htmlToText(html: string): string {
-  return decodeEntities(html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<br\s*\/?>|<\/p>|<\/div>|<\/tr>/gi, '\n').replace(/<[^>]+>/g, ' ')).replace(/[ \t]+/g, ' ');
+  return decodeEntities(
+    html
+      .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<br\s*\/?>|<\/p>|<\/div>|<\/tr>/gi, '\n')
+      .replace(/<[^>]+>/g, ' '),
+  ).replace(/[ \t]+/g, ' ');
 }
 
 const CODE_WORDS = /(?:code|otp|pin|passcode|password|verification|verify|one[- ]time|security|confirm)/i;
 
 /** A 4–8 digit code standing on its own ("Your code is 123 456" reads as 123456); a number announced as a code wins. */
 export function extractCode(text: string): string | undefined {
-  const announced = new RegExp(`${CODE_WORDS.source}[^0-9]{0,60}?(?<![\\d-])(\\d(?:[ -]?\\d){3,7})(?![\\d-])`, 'i').exec(text);
+  const announced = new RegExp(
+    `${CODE_WORDS.source}[^0-9]{0,60}?(?<![\\d-])(\\d(?:[ -]?\\d){3,7})(?![\\d-])`,
+    'i',
+  ).exec(text);
   const match = announced?.[1] ?? /(?<![\d.,:/-])(\d{4,8})(?![\d.,:/-])/.exec(text)?.[1];
   if (match === undefined) return undefined;
   const digits = match.replace(/[ -]/g, '');
   return digits.length >= 4 && digits.length <= 8 ? digits : undefined;
 }
 
-const LINK_WORDS = /(verify|verification|confirm|magic|login|log-in|signin|sign-in|sign_in|auth|token|activate|continue)/i;
+const LINK_WORDS =
+  /(verify|verification|confirm|magic|login|log-in|signin|sign-in|sign_in|auth|token|activate|continue)/i;
 const NOT_A_SIGN_IN = /(unsubscribe|privacy|terms|preferences|help|support)/i;
 
 /**
@@ -90,10 +100,14 @@ export function extractMagicLink(plain: string, html: string, httpOrigin?: strin
   const usable = candidates.filter(({ url }) => {
     if (!URL.canParse(url)) return false;
     const parsed = new URL(url);
-    const secure = parsed.protocol === 'https:' || (parsed.protocol === 'http:' && httpOrigin !== undefined && parsed.origin === httpOrigin);
+    const secure =
+      parsed.protocol === 'https:' ||
+      (parsed.protocol === 'http:' && httpOrigin !== undefined && parsed.origin === httpOrigin);
     return secure && !NOT_A_SIGN_IN.test(url);
   });
-  return usable.find(({ url, text }) => LINK_WORDS.test(text) || LINK_WORDS.test(new URL(url).pathname + new URL(url).search))?.url;
+  return usable.find(
+    ({ url, text }) => LINK_WORDS.test(text) || LINK_WORDS.test(new URL(url).pathname + new URL(url).search),
+  )?.url;
 }
 
 /** The code and magic link of one message (format=full), or undefined when it has neither. */
@@ -167,12 +181,23 @@ export class GmailCodeReader {
    * The newest message matching `query` (Gmail search syntax; default: mails announcing a code or a
    * sign-in link) received at or after `since`, read for its code and magic link.
    */
-  async newest(accountId: string, options: { query?: string; since?: Date; signal?: AbortSignal; httpOrigin?: string } = {}): Promise<MailCode | undefined> {
+  async newest(
+    accountId: string,
+    options: { query?: string; since?: Date; signal?: AbortSignal; httpOrigin?: string } = {},
+  ): Promise<MailCode | undefined> {
     const parts = [options.query ?? DEFAULT_MAIL_QUERY];
     // Gmail's `after:` takes seconds; the exact instant is checked against internalDate below.
     if (options.since) parts.push(`after:${Math.floor(options.since.getTime() / 1000)}`);
-    const list = await this.#get(accountId, `messages?${new URLSearchParams({ q: parts.join(' '), maxResults: '5' })}`, options.signal);
-    const ids = Array.isArray(list.messages) ? list.messages.map((m: unknown) => (m as { id?: unknown }).id).filter((id): id is string => typeof id === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(id)) : [];
+    const list = await this.#get(
+      accountId,
+      `messages?${new URLSearchParams({ q: parts.join(' '), maxResults: '5' })}`,
+      options.signal,
+    );
+    const ids = Array.isArray(list.messages)
+      ? list.messages
+          .map((m: unknown) => (m as { id?: unknown }).id)
+          .filter((id): id is string => typeof id === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(id))
+      : [];
     // The list is newest first; the first message since `since` that carries a code or link wins.
     for (const id of ids) {
       const message = (await this.#get(accountId, `messages/${id}?format=full`, options.signal)) as GmailMessage;
@@ -185,11 +210,22 @@ export class GmailCodeReader {
   }
 
   /** Asks the mailbox every `pollMs` until a mail since `since` gives a code or link, or `signal` aborts. */
-  async waitFor(accountId: string, since: Date, signal: AbortSignal, query?: string, httpOrigin?: string): Promise<MailCode> {
+  async waitFor(
+    accountId: string,
+    since: Date,
+    signal: AbortSignal,
+    query?: string,
+    httpOrigin?: string,
+  ): Promise<MailCode> {
     const pollMs = this.#deps.pollMs ?? GMAIL_POLL_MS;
     for (;;) {
       signal.throwIfAborted();
-      const found = await this.newest(accountId, { since, signal, ...(query !== undefined && { query }), ...(httpOrigin !== undefined && { httpOrigin }) });
+      const found = await this.newest(accountId, {
+        since,
+        signal,
+        ...(query !== undefined && { query }),
+        ...(httpOrigin !== undefined && { httpOrigin }),
+      });
       if (found) return found;
       await new Promise<void>((resolve, reject) => {
         const timer = this.#clock.setTimeout(() => {
@@ -228,7 +264,9 @@ export class GmailCodeSource {
    */
   async next(
     credential: { gmail_oauth_account_id: string | null; created_by: string; service_url?: string | null },
-    sinceIso: string, signal: AbortSignal, options: { links?: boolean } = {},
+    sinceIso: string,
+    signal: AbortSignal,
+    options: { links?: boolean } = {},
   ): Promise<string | { link: string } | undefined> {
     const accountId = credential.gmail_oauth_account_id;
     if (!accountId || this.#ownerOf(accountId) !== credential.created_by) return undefined;
@@ -237,7 +275,8 @@ export class GmailCodeSource {
     for (;;) {
       const found = await this.#reader.waitFor(accountId, new Date(sinceIso), signal, undefined, httpOrigin);
       if (found.code !== undefined) return found.code;
-      if (found.link !== undefined && options.links && (site === undefined || new URL(found.link).origin === site)) return { link: found.link };
+      if (found.link !== undefined && options.links && (site === undefined || new URL(found.link).origin === site))
+        return { link: found.link };
       sinceIso = new Date(Date.parse(found.received_at) + 1).toISOString();
     }
   }

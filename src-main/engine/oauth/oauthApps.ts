@@ -1,6 +1,11 @@
 import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
-import { OAuthAppAddRequest, oauthMessages, type OAuthApp, type OAuthAppAddRequest as AddRequest } from '../../contract/oauth.ts';
+import {
+  OAuthAppAddRequest,
+  oauthMessages,
+  type OAuthApp,
+  type OAuthAppAddRequest as AddRequest,
+} from '../../contract/oauth.ts';
 import type { SecretStore } from '../../secrets/index.ts';
 import type { OAuthAppRow, OAuthRepository } from '../../store/oauth.ts';
 import { presetFor } from './presets.ts';
@@ -47,12 +52,18 @@ export class OAuthAppRegistry {
     const preset = presetFor(input.id);
     const authorizeUrl = input.authorize_url ?? preset?.authorize_url;
     const tokenUrl = input.token_url ?? preset?.token_url;
-    if (!authorizeUrl || !tokenUrl) throw new ValidationError(`authorize_url and token_url are required for '${input.id}' (presets: google, microsoft)`);
+    if (!authorizeUrl || !tokenUrl)
+      throw new ValidationError(
+        `authorize_url and token_url are required for '${input.id}' (presets: google, microsoft)`,
+      );
     const existing = this.#repo.getApp(input.id);
     const secrets = await this.#secrets();
-    const keepsSecret = input.client_secret === undefined && existing?.has_client_secret === 1 && existing.client_id === input.client_id;
+    const keepsSecret =
+      input.client_secret === undefined && existing?.has_client_secret === 1 && existing.client_id === input.client_id;
     if (preset?.needsClientSecret && input.client_secret === undefined && !keepsSecret) {
-      throw new ValidationError(`client_secret: '${input.id}' requires the client secret (pass it with --client-secret-stdin)`);
+      throw new ValidationError(
+        `client_secret: '${input.id}' requires the client secret (pass it with --client-secret-stdin)`,
+      );
     }
     if (input.client_secret !== undefined) await secrets.set(clientSecretName(input.id), input.client_secret);
     else if (!keepsSecret) await secrets.delete(clientSecretName(input.id));

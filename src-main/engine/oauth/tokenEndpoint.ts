@@ -32,7 +32,8 @@ const printable = (value: unknown, max = 120): string =>
 
 async function readJson(response: Response, what: string): Promise<Record<string, unknown>> {
   const text = await response.text();
-  if (text.length > MAX_RESPONSE_BYTES) throw new OAuthProviderError(`The ${what} answered more than ${MAX_RESPONSE_BYTES} bytes`);
+  if (text.length > MAX_RESPONSE_BYTES)
+    throw new OAuthProviderError(`The ${what} answered more than ${MAX_RESPONSE_BYTES} bytes`);
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
@@ -61,7 +62,9 @@ export async function tokenRequest(
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
-    throw new OAuthProviderError(`The token endpoint could not be reached (${new URL(tokenUrl).host})`, { cause: error });
+    throw new OAuthProviderError(`The token endpoint could not be reached (${new URL(tokenUrl).host})`, {
+      cause: error,
+    });
   }
   const body = await readJson(response, 'token endpoint');
   if (!response.ok || typeof body.error === 'string') {
@@ -69,29 +72,46 @@ export async function tokenRequest(
     if (code === 'invalid_grant') throw new InvalidGrantError(printable(body.error_description));
     throw new OAuthProviderError(`The token endpoint answered HTTP ${response.status}${code ? ` (${code})` : ''}`);
   }
-  if (typeof body.access_token !== 'string' || body.access_token === '') throw new OAuthProviderError('The token endpoint answered without an access_token');
-  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : typeof body.expires_in === 'string' ? Number(body.expires_in) : Number.NaN;
+  if (typeof body.access_token !== 'string' || body.access_token === '')
+    throw new OAuthProviderError('The token endpoint answered without an access_token');
+  const expiresIn =
+    typeof body.expires_in === 'number'
+      ? body.expires_in
+      : typeof body.expires_in === 'string'
+        ? Number(body.expires_in)
+        : Number.NaN;
   return {
     access_token: body.access_token,
     ...(typeof body.refresh_token === 'string' && body.refresh_token !== '' && { refresh_token: body.refresh_token }),
-    expires_at: Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null,
+    expires_at:
+      Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000).toISOString() : null,
     ...(typeof body.scope === 'string' && { scope: body.scope }),
     ...(typeof body.id_token === 'string' && { id_token: body.id_token }),
   };
 }
 
 /** The account's name at the provider, from its userinfo endpoint: email, else preferred_username, name, sub. */
-export async function fetchUserName(userinfoUrl: string, accessToken: string, fetchImpl: typeof fetch = fetch): Promise<string> {
+export async function fetchUserName(
+  userinfoUrl: string,
+  accessToken: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<string> {
   let response: Response;
   try {
-    response = await fetchImpl(userinfoUrl, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
+    response = await fetchImpl(userinfoUrl, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (error) {
-    throw new OAuthProviderError(`The userinfo endpoint could not be reached (${new URL(userinfoUrl).host})`, { cause: error });
+    throw new OAuthProviderError(`The userinfo endpoint could not be reached (${new URL(userinfoUrl).host})`, {
+      cause: error,
+    });
   }
   const body = await readJson(response, 'userinfo endpoint');
   if (!response.ok) throw new OAuthProviderError(`The userinfo endpoint answered HTTP ${response.status}`);
   const name = nameFromClaims(body);
-  if (!name) throw new OAuthProviderError('The userinfo endpoint named no user (no email, preferred_username, name or sub)');
+  if (!name)
+    throw new OAuthProviderError('The userinfo endpoint named no user (no email, preferred_username, name or sub)');
   return name;
 }
 

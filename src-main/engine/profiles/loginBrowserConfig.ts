@@ -10,6 +10,8 @@ export interface LoginBrowserConfig {
 }
 
 /** The login-browser settings of this configuration. */
-export function loginBrowserConfig(config: Pick<PorticoConfig, 'headless' | 'hasDisplay' | 'defaultProxy'>): LoginBrowserConfig {
+export function loginBrowserConfig(
+  config: Pick<PorticoConfig, 'headless' | 'hasDisplay' | 'defaultProxy'>,
+): LoginBrowserConfig {
   return { headed: !config.headless && config.hasDisplay, defaultProxy: config.defaultProxy };
 }

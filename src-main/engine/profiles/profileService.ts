@@ -47,7 +47,8 @@ export class ProfileService {
 
   /** Creates a profile (or takes `profile_id`) and opens a login session on it. */
   async openSession(orgId: string, request: ProfileCreateRequest, baseUrl: string): Promise<ProfileSessionCreated> {
-    const existing = request.profile_id === undefined ? undefined : this.#store.profiles.getForOrg(orgId, request.profile_id);
+    const existing =
+      request.profile_id === undefined ? undefined : this.#store.profiles.getForOrg(orgId, request.profile_id);
     if (request.profile_id !== undefined && !existing) throw new NotFoundError(messages.profileNotFound);
     const profile = existing ?? this.#insert(orgId, request.name);
     try {

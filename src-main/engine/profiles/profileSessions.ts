@@ -85,14 +85,17 @@ export class ProfileSessionManager {
 
   /** Whether a login session holds (or is opening) this profile. */
   isOpen(profileId: string): boolean {
-    return this.#opening.has(profileId) || [...this.#sessions.values()].some((session) => session.profileId === profileId);
+    return (
+      this.#opening.has(profileId) || [...this.#sessions.values()].some((session) => session.profileId === profileId)
+    );
   }
 
   /** Opens a login browser on the profile; 409 while the profile is open anywhere else. */
   async open(profile: ProfileRow, request: OpenSessionRequest): Promise<OpenedSession> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     if (request.useProxy && !this.#options.defaultProxy) throw new ValidationError(messages.noDefaultProxy);
-    if (this.isOpen(profile.id) || this.#runtime.locks.isHeld(profile.id)) throw new ConflictError(messages.profileInUse(profile.id));
+    if (this.isOpen(profile.id) || this.#runtime.locks.isHeld(profile.id))
+      throw new ConflictError(messages.profileInUse(profile.id));
     // A person logs in there: always the local Chromium (docs/scale.md, "How Portico places work").
     const slot = this.#options.browserSlots?.acquire(profile.org_id, { loginWindow: true });
     this.#opening.add(profile.id);
@@ -131,7 +134,12 @@ export class ProfileSessionManager {
     const session = this.#sessions.get(sessionId);
     if (!session || session.orgId !== orgId) throw new NotFoundError(messages.sessionNotFound);
     await this.#end(session, 'closed on request');
-    return { success: true, message: 'Session closed; profile state saved', profile_id: session.profileId, session_id: session.id };
+    return {
+      success: true,
+      message: 'Session closed; profile state saved',
+      profile_id: session.profileId,
+      session_id: session.id,
+    };
   }
 
   /** Input arrived through the live view `token`: the session is in use, so its idle clock restarts. */
@@ -148,7 +156,10 @@ export class ProfileSessionManager {
 
   async #leaseProfile(profileId: string, useProxy: boolean): Promise<BrowserLease> {
     const abort = new AbortController();
-    const timer = this.#clock.setTimeout(() => abort.abort(new ConflictError(messages.profileInUse(profileId))), LOCK_RACE_MS);
+    const timer = this.#clock.setTimeout(
+      () => abort.abort(new ConflictError(messages.profileInUse(profileId))),
+      LOCK_RACE_MS,
+    );
     try {
       return await this.#runtime.lease({
         profileId,
@@ -171,7 +182,12 @@ export class ProfileSessionManager {
     }
   }
 
-  #adopt(profile: ProfileRow, lease: BrowserLease, slot: BrowserSlot | undefined, request: OpenSessionRequest): OpenedSession {
+  #adopt(
+    profile: ProfileRow,
+    lease: BrowserLease,
+    slot: BrowserSlot | undefined,
+    request: OpenSessionRequest,
+  ): OpenedSession {
     const token = newSecretToken('lv_');
     const session: LoginSession = {
       id: newId(),
@@ -188,7 +204,11 @@ export class ProfileSessionManager {
       closing: undefined,
     };
     session.disposables.push(
-      this.#hub.register(token, { title: `Profile login · ${profile.name}`, interactive: true, page: () => currentPage(lease) }),
+      this.#hub.register(token, {
+        title: `Profile login · ${profile.name}`,
+        interactive: true,
+        page: () => currentPage(lease),
+      }),
       // The user closed the headed window (or the browser died): the session is over; what Chromium wrote stays.
       lease.onDidDisconnect(() => void this.#end(session, 'browser closed')),
     );
@@ -201,7 +221,9 @@ export class ProfileSessionManager {
   #armIdleTimer(session: LoginSession): void {
     this.#clock.clearTimeout(session.timer);
     session.expiresAt = new Date(this.#clock.now().getTime() + session.idleMs);
-    session.timer = this.#clock.setTimeout(() => void this.#end(session, 'idle timeout'), session.idleMs, { unref: true });
+    session.timer = this.#clock.setTimeout(() => void this.#end(session, 'idle timeout'), session.idleMs, {
+      unref: true,
+    });
   }
 
   #end(session: LoginSession, reason: string): Promise<void> {
@@ -212,9 +234,17 @@ export class ProfileSessionManager {
         // Closing the persistent context is what writes cookies and storage to the profile folder.
         await session.lease.close();
         this.#store.profiles.touch(session.profileId, this.#clock.now().toISOString());
-        this.#logger.info('profile login session closed', { sessionId: session.id, profileId: session.profileId, reason });
+        this.#logger.info('profile login session closed', {
+          sessionId: session.id,
+          profileId: session.profileId,
+          reason,
+        });
       } catch (error) {
-        this.#logger.error('profile login session did not close cleanly', { sessionId: session.id, reason, error: String(error) });
+        this.#logger.error('profile login session did not close cleanly', {
+          sessionId: session.id,
+          reason,
+          error: String(error),
+        });
       } finally {
         session.slot?.release();
         this.#sessions.delete(session.id);

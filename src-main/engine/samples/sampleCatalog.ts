@@ -19,12 +19,24 @@ export const SAMPLES: readonly SampleDefinition[] = [
     sample: 'parking-permit',
     endpointName: 'parking-permit',
     title: 'Resident parking permit (sample)',
-    description: 'A four-step council form served by Portico itself: details, vehicle, declaration, check your answers, confirmation with a reference number.',
+    description:
+      'A four-step council form served by Portico itself: details, vehicle, declaration, check your answers, confirmation with a reference number.',
     asksHuman: false,
-    task: 'Apply for a resident parking permit with the applicant\'s details, then check the answers and send the application.',
+    task: "Apply for a resident parking permit with the applicant's details, then check the answers and send the application.",
     formSchema: {
       type: 'object',
-      required: ['full_name', 'email', 'address_line_1', 'town', 'postcode', 'registration', 'vehicle_type', 'zone', 'start_date', 'declaration'],
+      required: [
+        'full_name',
+        'email',
+        'address_line_1',
+        'town',
+        'postcode',
+        'registration',
+        'vehicle_type',
+        'zone',
+        'start_date',
+        'declaration',
+      ],
       properties: {
         full_name: { type: 'string', title: 'Full name' },
         email: { type: 'string', format: 'email', title: 'Email address' },
@@ -39,15 +51,24 @@ export const SAMPLES: readonly SampleDefinition[] = [
       },
     },
     exampleFormData: {
-      full_name: 'Ada Lovelace', email: 'ada@example.com', address_line_1: '12 Mill Lane', town: 'Riverside', postcode: 'RV1 2AB',
-      registration: 'AB12 CDE', vehicle_type: 'Car', zone: 'Zone B', start_date: '2027-01-04', declaration: true,
+      full_name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      address_line_1: '12 Mill Lane',
+      town: 'Riverside',
+      postcode: 'RV1 2AB',
+      registration: 'AB12 CDE',
+      vehicle_type: 'Car',
+      zone: 'Zone B',
+      start_date: '2027-01-04',
+      declaration: true,
     },
   },
   {
     sample: 'library-card',
     endpointName: 'library-card',
     title: 'Library card (sample that asks you)',
-    description: 'A one-page form whose branch list lacks the branch in the data, so the job asks you which branch to choose.',
+    description:
+      'A one-page form whose branch list lacks the branch in the data, so the job asks you which branch to choose.',
     asksHuman: true,
     task: 'Apply for a library card for the applicant at their branch.',
     formSchema: {
@@ -82,7 +103,9 @@ export function sampleStartUrl(origin: string, sample: SampleName): string {
 export function isSampleStartUrl(url: string, sample: SampleName): boolean {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'http:' && parsed.pathname === `/samples/${sample}/start` && !parsed.search && !parsed.hash;
+    return (
+      parsed.protocol === 'http:' && parsed.pathname === `/samples/${sample}/start` && !parsed.search && !parsed.hash
+    );
   } catch {
     return false;
   }

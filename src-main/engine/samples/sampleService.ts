@@ -57,7 +57,12 @@ export class SampleService {
     this.#store.db.transaction(() => {
       // An endpoint of that name the user made themselves is theirs: the sample is not put over it.
       if (!this.#store.portals.exists(orgId, def.endpointName)) {
-        this.#portals.create(orgId, { endpoint_name: def.endpointName, start_url: sampleStartUrl(origin, sample), task: def.task, form_schema: def.formSchema });
+        this.#portals.create(orgId, {
+          endpoint_name: def.endpointName,
+          start_url: sampleStartUrl(origin, sample),
+          task: def.task,
+          form_schema: def.formSchema,
+        });
       }
       this.#store.samples.markCreated(orgId, sample, def.endpointName, this.#now().toISOString());
     })();
@@ -69,8 +74,13 @@ export class SampleService {
     return SAMPLES.map((def) => {
       const endpoint = created.get(def.sample) ?? def.endpointName;
       return {
-        sample: def.sample, endpoint_name: endpoint, title: def.title, description: def.description, asks_human: def.asksHuman,
-        created: created.has(def.sample), portal_exists: created.has(def.sample) && this.#store.portals.exists(orgId, endpoint),
+        sample: def.sample,
+        endpoint_name: endpoint,
+        title: def.title,
+        description: def.description,
+        asks_human: def.asksHuman,
+        created: created.has(def.sample),
+        portal_exists: created.has(def.sample) && this.#store.portals.exists(orgId, endpoint),
         example_form_data: def.exampleFormData,
       };
     });

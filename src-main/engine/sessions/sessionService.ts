@@ -134,7 +134,11 @@ export class SessionService {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     // A session on a profile folder, through a local proxy forwarder or with its own user agent runs on the
     // local Chromium; any other may go to a remote `playwright` host (docs/scale.md, "How Portico places work").
-    const localOnly = request.profile_id !== undefined || request.proxy !== undefined || request.user_agent !== undefined || !this.#remoteBrowser;
+    const localOnly =
+      request.profile_id !== undefined ||
+      request.proxy !== undefined ||
+      request.user_agent !== undefined ||
+      !this.#remoteBrowser;
     const slot = this.#browserSlots?.acquire(actor.orgId, { session: true, localOnly });
     try {
       return await this.#create(actor, request, origin, slot);
@@ -145,7 +149,12 @@ export class SessionService {
     }
   }
 
-  async #create(actor: SessionActor, request: SessionCreateRequest, origin: string, slot: BrowserSlot | undefined): Promise<Session> {
+  async #create(
+    actor: SessionActor,
+    request: SessionCreateRequest,
+    origin: string,
+    slot: BrowserSlot | undefined,
+  ): Promise<Session> {
     const sessionId = newId();
     const credentials = request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined);
     if (request.proxy && credentials) {
@@ -153,16 +162,23 @@ export class SessionService {
       // adds them (docs/decisions.md, "Session proxies with credentials").
       const problem = forwardableUpstreamProblem(request.proxy.server);
       if (problem) throw new ValidationError(`body.proxy.server: ${problem}`);
-      if (request.proxy.username === undefined) throw new ValidationError('body.proxy.username: required with password');
+      if (request.proxy.username === undefined)
+        throw new ValidationError('body.proxy.username: required with password');
     }
     let lock: ProfileLockHandle | undefined;
     const spec: SessionLaunchSpec = {
       screen: request.screen_config,
-      ...(request.proxy && { proxy: { server: request.proxy.server, ...(request.proxy.bypass !== undefined && { bypass: request.proxy.bypass }) } }),
+      ...(request.proxy && {
+        proxy: {
+          server: request.proxy.server,
+          ...(request.proxy.bypass !== undefined && { bypass: request.proxy.bypass }),
+        },
+      }),
       ...(request.user_agent !== undefined && { userAgent: request.user_agent }),
     };
     if (request.profile_id !== undefined) {
-      if (!this.#store.profiles.getForOrg(actor.orgId, request.profile_id)) throw new NotFoundError(messages.profileNotFound);
+      if (!this.#store.profiles.getForOrg(actor.orgId, request.profile_id))
+        throw new NotFoundError(messages.profileNotFound);
       lock = this.#locks.tryAcquire(request.profile_id);
       if (!lock) throw new ConflictError(messages.profileInUse(request.profile_id));
       try {
@@ -178,11 +194,17 @@ export class SessionService {
     // The forwarder serves only this session's Chromium (its process group), once it is launched; where the
     // OS cannot tell who a local client is (no /proc), any local client (docs/security.md, residual risks).
     let peers: ProcessGroupPeers | undefined;
-    const admits = canIdentifyLoopbackPeers ? { admits: async (socket: Socket) => (await peers?.admits(socket)) ?? false } : {};
+    const admits = canIdentifyLoopbackPeers
+      ? { admits: async (socket: Socket) => (await peers?.admits(socket)) ?? false }
+      : {};
     try {
       if (request.proxy && credentials && spec.proxy) {
         forwarder = await startProxyForwarder(
-          { server: request.proxy.server, username: request.proxy.username ?? '', password: request.proxy.password ?? '' },
+          {
+            server: request.proxy.server,
+            username: request.proxy.username ?? '',
+            password: request.proxy.password ?? '',
+          },
           { logger: this.#logger, logFields: { session_id: sessionId }, ...admits },
         );
         spec.proxy.server = forwarder.server;
@@ -239,7 +261,11 @@ export class SessionService {
       browser,
       cdpToken: newSecretToken(CDP_TOKEN_PREFIX),
       liveToken,
-      liveView: this.#hub.register(liveToken, { title: `Session ${row.id.slice(0, 8)}…`, interactive: true, page: () => browser.currentPage() }),
+      liveView: this.#hub.register(liveToken, {
+        title: `Session ${row.id.slice(0, 8)}…`,
+        interactive: true,
+        page: () => browser.currentPage(),
+      }),
       timer: this.#clock.setTimeout(() => void this.#end(session, 'expired'), ttlMs, { unref: true }),
       lock,
       profileId: request.profile_id,
@@ -256,7 +282,11 @@ export class SessionService {
     // before the cdp_url is handed out: a page a client opens while Playwright is still attaching
     // (auto-attach waits for the debugger) could stay paused, its DOM never answering.
     await browser.connect().catch((error: unknown) => {
-      if (!session.ending) this.#logger.warn('session browser: engine connection failed', { session_id: session.id, error: String(error) });
+      if (!session.ending)
+        this.#logger.warn('session browser: engine connection failed', {
+          session_id: session.id,
+          error: String(error),
+        });
     });
     if (row.record_video === 1) session.recording = this.#startRecording(session, request.screen_config);
     this.#logger.info('session created', { session_id: session.id, workspace_id: actor.workspaceId });
@@ -382,7 +412,8 @@ export class SessionService {
         if (!(error instanceof HostRefusedError)) throw error;
         tried.add(slot.host);
         refusals.push(error.message);
-        if (slot.host === LOCAL_HOST || !slot.moveOn(tried)) throw new TooManyRequestsError(`No browser host could take the session: ${refusals.join('; ')}`);
+        if (slot.host === LOCAL_HOST || !slot.moveOn(tried))
+          throw new TooManyRequestsError(`No browser host could take the session: ${refusals.join('; ')}`);
         if (slot.host === LOCAL_HOST) return (await this.#pool.take({ screen })).browser;
       }
     }
@@ -446,7 +477,11 @@ export class SessionService {
     const row = this.#row(workspaceId, sessionId);
     const path = this.recordingPath(row.id);
     if (row.has_recording !== 1 || path === undefined) {
-      throw new NotFoundError(row.record_video === 1 && row.status === 'active' ? 'The recording is available once the session has ended' : 'This session has no recording');
+      throw new NotFoundError(
+        row.record_video === 1 && row.status === 'active'
+          ? 'The recording is available once the session has ended'
+          : 'This session has no recording',
+      );
     }
     return path;
   }
@@ -459,9 +494,17 @@ export class SessionService {
       const ffmpegPath = await this.#recorder.ffmpegPath();
       const page = await live.browser.page();
       if (live.ending) return undefined;
-      return await startRecording(page, path, { ffmpegPath, width: screen.width, height: screen.height, clock: this.#clock });
+      return await startRecording(page, path, {
+        ffmpegPath,
+        width: screen.width,
+        height: screen.height,
+        clock: this.#clock,
+      });
     } catch (error) {
-      this.#logger.warn('session recording skipped', { session_id: live.id, reason: error instanceof Error ? error.message : String(error) });
+      this.#logger.warn('session recording skipped', {
+        session_id: live.id,
+        reason: error instanceof Error ? error.message : String(error),
+      });
       return undefined;
     }
   }

@@ -95,7 +95,11 @@ function reject(detail: string, cause?: unknown): Rejection {
  * overlapping entries) are refused. On any failure nothing is left at destDir and a ValidationError
  * `<what> rejected: …` naming the entry is thrown.
  */
-export async function extractZipSafely(zipPath: string, destDir: string, options: SafeExtractOptions = {}): Promise<SafeExtraction> {
+export async function extractZipSafely(
+  zipPath: string,
+  destDir: string,
+  options: SafeExtractOptions = {},
+): Promise<SafeExtraction> {
   const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
   const what = options.what ?? 'Zip archive';
   const target = path.resolve(destDir);
@@ -110,12 +114,17 @@ export async function extractZipSafely(zipPath: string, destDir: string, options
       const plan = await planEntries(zip, limits);
       const declared = plan.reduce((sum, p) => sum + (p.isDirectory ? 0 : p.entry.uncompressedSize), 0);
       if (options.room !== undefined && declared > options.room.bytes) throw options.room.refuse(declared);
-      options.inspect?.(plan.map((p) => ({ path: p.path, isDirectory: p.isDirectory, declaredBytes: p.entry.uncompressedSize })));
+      options.inspect?.(
+        plan.map((p) => ({ path: p.path, isDirectory: p.isDirectory, declaredBytes: p.entry.uncompressedSize })),
+      );
       const parent = path.dirname(target);
       await mkdir(parent, { recursive: true });
       // A sibling so the final rename stays on one filesystem and is atomic.
       tempDir = await mkdtemp(path.join(parent, `.${path.basename(target)}.extracting-`));
-      const writeLimits = options.room === undefined ? limits : { ...limits, maxTotalUncompressedBytes: Math.min(limits.maxTotalUncompressedBytes, options.room.bytes) };
+      const writeLimits =
+        options.room === undefined
+          ? limits
+          : { ...limits, maxTotalUncompressedBytes: Math.min(limits.maxTotalUncompressedBytes, options.room.bytes) };
       const totalBytes = await writeEntries(zip, plan, tempDir, writeLimits);
       await options.verify?.(tempDir);
       await rename(tempDir, target);
@@ -126,7 +135,11 @@ export async function extractZipSafely(zipPath: string, destDir: string, options
       if (tempDir !== null) await rm(tempDir, { recursive: true, force: true });
     }
   } catch (error) {
-    if (error instanceof Rejection) throw new ValidationError(`${what} rejected: ${error.message}`, error.cause === undefined ? undefined : { cause: error.cause });
+    if (error instanceof Rejection)
+      throw new ValidationError(
+        `${what} rejected: ${error.message}`,
+        error.cause === undefined ? undefined : { cause: error.cause },
+      );
     throw error;
   }
 }
@@ -169,7 +182,8 @@ function normaliseEntryPath(name: string): string {
   const segments = name.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw reject(`${label} escapes the archive root`);
   if (segments.length === 0) throw reject(`${label} has no file name`);
-  if (Buffer.byteLength(name, 'utf8') > MAX_ENTRY_PATH_BYTES) throw reject(`${label} has a path longer than ${MAX_ENTRY_PATH_BYTES} bytes`);
+  if (Buffer.byteLength(name, 'utf8') > MAX_ENTRY_PATH_BYTES)
+    throw reject(`${label} has a path longer than ${MAX_ENTRY_PATH_BYTES} bytes`);
   for (const segment of segments) {
     if (Buffer.byteLength(segment, 'utf8') > MAX_ENTRY_SEGMENT_BYTES) {
       throw reject(`${label} has a file or folder name longer than ${MAX_ENTRY_SEGMENT_BYTES} bytes`);
@@ -239,7 +253,8 @@ async function planEntries(zip: ZipFile, limits: ZipLimits): Promise<PlannedEntr
   }
   for (const [key, name] of files) {
     const folder = folders.get(key);
-    if (folder !== undefined) throw reject(`entry ${show(name)} is a file but entry ${show(folder)} uses it as a folder`);
+    if (folder !== undefined)
+      throw reject(`entry ${show(name)} is a file but entry ${show(folder)} uses it as a folder`);
   }
   if (files.size === 0) throw reject('the archive contains no files');
   assertNoOverlap(plan);
@@ -264,7 +279,9 @@ function checkEntry(entry: Entry, name: string, normalised: string, limits: ZipL
     throw reject(`${label} uses unsupported compression method ${entry.compressionMethod} (only stored and deflate)`);
   }
   if (entry.uncompressedSize > limits.maxEntryUncompressedBytes) {
-    throw reject(`${label} declares ${entry.uncompressedSize} bytes; the per-file limit is ${limits.maxEntryUncompressedBytes}`);
+    throw reject(
+      `${label} declares ${entry.uncompressedSize} bytes; the per-file limit is ${limits.maxEntryUncompressedBytes}`,
+    );
   }
   assertRatio(label, entry.uncompressedSize, entry.compressedSize, limits);
   return { entry, path: normalised, isDirectory, executable: (mode & 0o100) !== 0 };
@@ -274,7 +291,9 @@ function assertRatio(label: string, uncompressed: number, compressed: number, li
   if (uncompressed <= RATIO_CHECK_MIN_BYTES) return;
   const ratio = uncompressed / Math.max(compressed, 1);
   if (ratio > limits.maxCompressionRatio) {
-    throw reject(`${label} has a suspicious compression ratio (${Math.round(ratio)}:1; the limit is ${limits.maxCompressionRatio}:1)`);
+    throw reject(
+      `${label} has a suspicious compression ratio (${Math.round(ratio)}:1; the limit is ${limits.maxCompressionRatio}:1)`,
+    );
   }
 }
 
@@ -284,7 +303,9 @@ function assertArchiveRatio(declaredTotal: number, compressedTotal: number, limi
   if (declaredTotal <= ARCHIVE_RATIO_CHECK_MIN_BYTES) return;
   const ratio = declaredTotal / Math.max(compressedTotal, 1);
   if (ratio > limit) {
-    throw reject(`the archive has a suspicious compression ratio (${declaredTotal} bytes from ${compressedTotal} compressed, ${Math.round(ratio)}:1; the limit is ${limit}:1 for archives over ${ARCHIVE_RATIO_CHECK_MIN_BYTES} bytes)`);
+    throw reject(
+      `the archive has a suspicious compression ratio (${declaredTotal} bytes from ${compressedTotal} compressed, ${Math.round(ratio)}:1; the limit is ${limit}:1 for archives over ${ARCHIVE_RATIO_CHECK_MIN_BYTES} bytes)`,
+    );
   }
 }
 
@@ -293,7 +314,11 @@ function assertNoOverlap(plan: readonly PlannedEntry[]): void {
   // 30 bytes of local header + the data is a lower bound on each entry's extent, so no false alarms.
   const spans = plan
     .filter((p) => !p.isDirectory)
-    .map((p) => ({ name: p.path, start: p.entry.relativeOffsetOfLocalHeader, end: p.entry.relativeOffsetOfLocalHeader + 30 + p.entry.compressedSize }))
+    .map((p) => ({
+      name: p.path,
+      start: p.entry.relativeOffsetOfLocalHeader,
+      end: p.entry.relativeOffsetOfLocalHeader + 30 + p.entry.compressedSize,
+    }))
     .sort((a, b) => a.start - b.start);
   for (const [i, current] of spans.entries()) {
     const previous = spans[i - 1];
@@ -303,7 +328,12 @@ function assertNoOverlap(plan: readonly PlannedEntry[]): void {
   }
 }
 
-async function writeEntries(zip: ZipFile, plan: readonly PlannedEntry[], root: string, limits: ZipLimits): Promise<number> {
+async function writeEntries(
+  zip: ZipFile,
+  plan: readonly PlannedEntry[],
+  root: string,
+  limits: ZipLimits,
+): Promise<number> {
   const budget = { written: 0 };
   for (const planned of plan) {
     const target = path.resolve(root, ...planned.path.split('/'));
@@ -340,14 +370,18 @@ function guardEntry(entry: Entry, label: string, limits: ZipLimits, budget: { wr
         throw reject(`${label} inflates past the per-file limit of ${limits.maxEntryUncompressedBytes} bytes`);
       }
       if (budget.written > limits.maxTotalUncompressedBytes) {
-        throw reject(`the archive inflates past the total limit of ${limits.maxTotalUncompressedBytes} bytes at ${label}`);
+        throw reject(
+          `the archive inflates past the total limit of ${limits.maxTotalUncompressedBytes} bytes at ${label}`,
+        );
       }
       assertRatio(label, bytes, entry.compressedSize, limits);
-      if (bytes > entry.uncompressedSize) throw reject(`${label} inflates to more than the ${entry.uncompressedSize} bytes its header declares`);
+      if (bytes > entry.uncompressedSize)
+        throw reject(`${label} inflates to more than the ${entry.uncompressedSize} bytes its header declares`);
       crc = crc32(chunk, crc);
       yield chunk;
     }
-    if (bytes !== entry.uncompressedSize) throw reject(`${label} is corrupt (${bytes} bytes, header declares ${entry.uncompressedSize})`);
+    if (bytes !== entry.uncompressedSize)
+      throw reject(`${label} is corrupt (${bytes} bytes, header declares ${entry.uncompressedSize})`);
     if (crc !== entry.crc32) throw reject(`${label} is corrupt (CRC-32 mismatch)`);
   };
 }

@@ -2,7 +2,15 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../../base/errors.ts';
 import { DEFAULT_ZIP_LIMITS, extractZipSafely, type SafeExtractOptions, type ZipLimits } from './safeZipExtraction.ts';
-import { describeFromReadme, findManifestPath, findReadmePath, MAX_MANIFEST_BYTES, MAX_README_BYTES, parseSkillManifest, type SkillManifest } from './skillManifest.ts';
+import {
+  describeFromReadme,
+  findManifestPath,
+  findReadmePath,
+  MAX_MANIFEST_BYTES,
+  MAX_README_BYTES,
+  parseSkillManifest,
+  type SkillManifest,
+} from './skillManifest.ts';
 
 export { parseSkillManifest, readExtractedManifest, type SkillManifest } from './skillManifest.ts';
 
@@ -48,7 +56,9 @@ export async function extractSkillArchive(
         return;
       }
       if (found.declaredBytes > MAX_MANIFEST_BYTES) {
-        throw new ValidationError(`Skill zip rejected: ${found.path} is ${found.declaredBytes} bytes; the limit is ${MAX_MANIFEST_BYTES}`);
+        throw new ValidationError(
+          `Skill zip rejected: ${found.path} is ${found.declaredBytes} bytes; the limit is ${MAX_MANIFEST_BYTES}`,
+        );
       }
       seen.path = found.path;
     },
@@ -58,7 +68,10 @@ export async function extractSkillArchive(
         seen.manifest = parseSkillManifest(text, seen.path);
         seen.description = seen.manifest.description;
       } else {
-        seen.description = seen.readme === undefined ? '' : describeFromReadme(await readHead(path.join(root, ...seen.readme.split('/'))));
+        seen.description =
+          seen.readme === undefined
+            ? ''
+            : describeFromReadme(await readHead(path.join(root, ...seen.readme.split('/'))));
       }
     },
   });

@@ -129,7 +129,8 @@ export async function readExtractedManifest(skillDir: string): Promise<string | 
     try {
       info = await lstat(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        continue;
       throw error;
     }
     // Extraction never writes links, so a link or anything but a file here was not put there by us.
@@ -181,7 +182,10 @@ export function parseSkillManifest(text: string, filePath: string): SkillManifes
   const { name, description, license, compatibility, metadata } = parsed.data;
   const allowedTools = parsed.data['allowed-tools'];
   return {
-    name, description, body, path: filePath,
+    name,
+    description,
+    body,
+    path: filePath,
     ...(license !== undefined && { license }),
     ...(compatibility !== undefined && { compatibility }),
     ...(allowedTools !== undefined && { allowedTools }),
@@ -198,30 +202,42 @@ function frontmatterText(key: string, max: number) {
     .string({ error: (issue) => (issue.input === undefined ? `'${key}' is required` : `'${key}' must be a string`) })
     .trim()
     .min(1, `'${key}' must not be empty`)
-    .refine((value) => value.length <= max, { error: (issue) => `'${key}' must be at most ${max} characters (got ${String(issue.input).length})` });
+    .refine((value) => value.length <= max, {
+      error: (issue) => `'${key}' must be at most ${max} characters (got ${String(issue.input).length})`,
+    });
 }
 
-const optionalFrontmatterText = (key: string, max: number) => z.preprocess(absentIfNull, frontmatterText(key, max).optional());
+const optionalFrontmatterText = (key: string, max: number) =>
+  z.preprocess(absentIfNull, frontmatterText(key, max).optional());
 
 /** agentskills.io SKILL.md frontmatter: `name` and `description` required, the rest optional. */
 const SkillFrontmatter = z.object(
   {
-    name: z.preprocess(absentIfNull, frontmatterText('name', 64).refine((value) => unsafeNameProblem(value) === undefined, {
-      error: (issue) => `'name' ${unsafeNameProblem(String(issue.input))}`,
-    })),
+    name: z.preprocess(
+      absentIfNull,
+      frontmatterText('name', 64).refine((value) => unsafeNameProblem(value) === undefined, {
+        error: (issue) => `'name' ${unsafeNameProblem(String(issue.input))}`,
+      }),
+    ),
     description: z.preprocess(absentIfNull, frontmatterText('description', 1024)),
     license: optionalFrontmatterText('license', Number.POSITIVE_INFINITY),
     compatibility: optionalFrontmatterText('compatibility', 500),
     // The spec's space-delimited list; a YAML list of names is accepted and joined.
     'allowed-tools': z.preprocess(
       absentIfNull,
-      z.union([z.string(), z.array(z.string()).transform((tools) => tools.join(' '))], { error: "'allowed-tools' must be a space-separated string" }).optional(),
+      z
+        .union([z.string(), z.array(z.string()).transform((tools) => tools.join(' '))], {
+          error: "'allowed-tools' must be a space-separated string",
+        })
+        .optional(),
     ),
     metadata: z.preprocess(
       absentIfNull,
-      z.record(z.string(), z.string({ error: 'must be a string' }), {
-        error: "'metadata' must be a map of strings to strings",
-      }).optional(),
+      z
+        .record(z.string(), z.string({ error: 'must be a string' }), {
+          error: "'metadata' must be a map of strings to strings",
+        })
+        .optional(),
     ),
   },
   { error: 'must be a YAML mapping of keys to values' },

@@ -3,7 +3,13 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../../base/errors.ts';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ValidationError,
+} from '../../base/errors.ts';
 import { newId } from '../../base/ids.ts';
 import type { Logger } from '../../base/logger.ts';
 import { messages } from '../../contract/messages.ts';
@@ -12,7 +18,12 @@ import type { Skill } from '../../contract/skill.ts';
 import { toSkill, type SkillRecord } from '../../store/skills.ts';
 import { isUniqueViolation, type Store } from '../../store/store.ts';
 import type { DiskQuotas } from '../limits/diskQuotas.ts';
-import { DEFAULT_SKILL_ARCHIVE_LIMITS, extractSkillArchive, readExtractedManifest, type SkillManifest } from './skillArchive.ts';
+import {
+  DEFAULT_SKILL_ARCHIVE_LIMITS,
+  extractSkillArchive,
+  readExtractedManifest,
+  type SkillManifest,
+} from './skillArchive.ts';
 
 export interface SkillUpload {
   orgId: string;
@@ -57,7 +68,8 @@ export class SkillService {
     const base = basename(filename.replace(/\\/g, '/'));
     if (!/\.zip$/i.test(base)) throw new ValidationError(`body.file: must be a .zip file (got '${base}')`);
     const name = base.slice(0, -4).trim();
-    if (name.length === 0 || name.length > 200) throw new ValidationError('body.file: the file name must give a skill name of 1-200 characters');
+    if (name.length === 0 || name.length > 200)
+      throw new ValidationError('body.file: the file name must give a skill name of 1-200 characters');
     const unsafe = unsafeNameProblem(name);
     if (unsafe) throw new ValidationError(`body.file: the file name (the skill's name) ${unsafe}`);
     return name;
@@ -78,8 +90,21 @@ export class SkillService {
     try {
       await pipeline(upload.content, createWriteStream(zipPath, { mode: 0o600 }));
       if (upload.wasTruncated()) throw new PayloadTooLargeError(messages.skillTooLarge);
-      const extracted = await extractSkillArchive(zipPath, extractDir, DEFAULT_SKILL_ARCHIVE_LIMITS, await this.#room(upload.orgId));
-      const record = this.#insert(upload, name, id, extracted.manifest, extracted.description, extracted.totalBytes, extracted.fileCount);
+      const extracted = await extractSkillArchive(
+        zipPath,
+        extractDir,
+        DEFAULT_SKILL_ARCHIVE_LIMITS,
+        await this.#room(upload.orgId),
+      );
+      const record = this.#insert(
+        upload,
+        name,
+        id,
+        extracted.manifest,
+        extracted.description,
+        extracted.totalBytes,
+        extracted.fileCount,
+      );
       try {
         await rename(extractDir, this.skillDir(id));
       } catch (error) {
@@ -98,10 +123,21 @@ export class SkillService {
     const quotas = this.#quotas;
     if (!quotas) return undefined;
     const used = await quotas.used('skills', orgId);
-    return { bytes: Math.max(0, quotas.quota('skills') - used), refuse: (declared) => quotas.refusal('skills', orgId, used, declared) };
+    return {
+      bytes: Math.max(0, quotas.quota('skills') - used),
+      refuse: (declared) => quotas.refusal('skills', orgId, used, declared),
+    };
   }
 
-  #insert(upload: SkillUpload, name: string, id: string, manifest: SkillManifest | null, description: string, sizeBytes: number, fileCount: number): SkillRecord {
+  #insert(
+    upload: SkillUpload,
+    name: string,
+    id: string,
+    manifest: SkillManifest | null,
+    description: string,
+    sizeBytes: number,
+    fileCount: number,
+  ): SkillRecord {
     try {
       return this.#store.skills.insert({
         id,

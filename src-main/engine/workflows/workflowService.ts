@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
 import type { Disposable } from '../../base/emitter.ts';
-import { ConflictError, ForbiddenError, InternalError, isAppError, NotFoundError, ValidationError } from '../../base/errors.ts';
+import {
+  ConflictError,
+  ForbiddenError,
+  InternalError,
+  isAppError,
+  NotFoundError,
+  ValidationError,
+} from '../../base/errors.ts';
 import { newId } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import { fullPageScreenshot } from '../../browser/pageScreenshot.ts';
@@ -13,12 +20,27 @@ import { messages } from '../../contract/messages.ts';
 import { SessionCreateRequest } from '../../contract/session.ts';
 import type { SingleActionRequest, SingleActionResponse } from '../../contract/singleAction.ts';
 import {
-  WORKFLOW_LIMITS, WorkflowStep, workflowMessages,
-  type ExecutionStep, type Workflow, type WorkflowCreateRequest, type WorkflowExecution, type WorkflowExecutionDetail,
-  type WorkflowExecutionList, type WorkflowList, type WorkflowResumeRequest, type WorkflowRunRequest,
+  WORKFLOW_LIMITS,
+  WorkflowStep,
+  workflowMessages,
+  type ExecutionStep,
+  type Workflow,
+  type WorkflowCreateRequest,
+  type WorkflowExecution,
+  type WorkflowExecutionDetail,
+  type WorkflowExecutionList,
+  type WorkflowList,
+  type WorkflowResumeRequest,
+  type WorkflowRunRequest,
 } from '../../contract/workflow.ts';
 import type { JobRecord } from '../../store/jobs.ts';
-import type { ExecutionRow, ExecutionStepRow, StepOutcome, WorkflowRepository, WorkflowRow } from '../../store/workflows.ts';
+import type {
+  ExecutionRow,
+  ExecutionStepRow,
+  StepOutcome,
+  WorkflowRepository,
+  WorkflowRow,
+} from '../../store/workflows.ts';
 import { fillFormData, runVariables, stepVariables } from './workflowVariables.ts';
 
 type Value = string | number | boolean;
@@ -32,7 +54,10 @@ export interface WorkflowActor {
 
 export interface WorkflowServiceDeps {
   workflows: WorkflowRepository;
-  principals: { isMember(workspaceId: string, userId: string): boolean; workspaceOrg(workspaceId: string): string | undefined };
+  principals: {
+    isMember(workspaceId: string, userId: string): boolean;
+    workspaceOrg(workspaceId: string): string | undefined;
+  };
   portals: { exists(orgId: string, endpointName: string): boolean };
   sessions: {
     create(actor: WorkflowActor, request: SessionCreateRequest, origin: string): Promise<{ session_id: string }>;
@@ -107,22 +132,30 @@ export class WorkflowService {
   create(actor: WorkflowActor, request: WorkflowCreateRequest): Workflow {
     const parameters = request.parameters ?? {};
     if (Buffer.byteLength(JSON.stringify({ steps: request.steps, parameters })) > WORKFLOW_LIMITS.definitionBytes) {
-      throw new ValidationError(`body: steps and parameters must be at most ${WORKFLOW_LIMITS.definitionBytes} bytes of JSON`);
+      throw new ValidationError(
+        `body: steps and parameters must be at most ${WORKFLOW_LIMITS.definitionBytes} bytes of JSON`,
+      );
     }
     const orgId = this.#orgOf(actor.workspaceId);
     request.steps.forEach((step, index) => {
       const names = stepVariables(step, index);
       if (request.parameters !== undefined) {
         const undeclared = names.find((name) => !Object.hasOwn(parameters, name));
-        if (undeclared !== undefined) throw new ValidationError(`body.steps[${index}]: variable '${undeclared}' is not declared in parameters`);
+        if (undeclared !== undefined)
+          throw new ValidationError(`body.steps[${index}]: variable '${undeclared}' is not declared in parameters`);
       }
       if ('portal' in step && !this.#deps.portals.exists(orgId, step.portal)) {
         throw new ValidationError(`body.steps[${index}].portal: no portal '${step.portal}' in organization '${orgId}'`);
       }
     });
     const row: WorkflowRow = {
-      id: newId(), workspace_id: actor.workspaceId, created_by: actor.userId, name: request.name,
-      steps_json: JSON.stringify(request.steps), parameters_json: JSON.stringify(parameters), created_at: this.#now(),
+      id: newId(),
+      workspace_id: actor.workspaceId,
+      created_by: actor.userId,
+      name: request.name,
+      steps_json: JSON.stringify(request.steps),
+      parameters_json: JSON.stringify(parameters),
+      created_at: this.#now(),
     };
     this.#deps.workflows.insert(row);
     return this.#toWorkflow(row);
@@ -133,30 +166,56 @@ export class WorkflowService {
   }
 
   /** Starts a run; it goes on after the answer (status `running`). */
-  async run(actor: WorkflowActor, workflowId: string, request: WorkflowRunRequest, origin: string): Promise<WorkflowExecution> {
+  async run(
+    actor: WorkflowActor,
+    workflowId: string,
+    request: WorkflowRunRequest,
+    origin: string,
+  ): Promise<WorkflowExecution> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     const workflow = this.#workflow(actor.workspaceId, workflowId);
     const steps = this.#stepsOf(workflow);
     const variables = runVariables(steps, this.#parametersOf(workflow), request.variables);
     let sessionId = request.session_id;
     if (sessionId !== undefined) {
-      if (!this.#deps.sessions.isActive(sessionId, actor.workspaceId)) throw new NotFoundError(messages.sessionNotFound);
-      if (this.#busySessions.has(sessionId)) throw new ConflictError('This session is running another workflow execution');
+      if (!this.#deps.sessions.isActive(sessionId, actor.workspaceId))
+        throw new NotFoundError(messages.sessionNotFound);
+      if (this.#busySessions.has(sessionId))
+        throw new ConflictError('This session is running another workflow execution');
     } else {
       sessionId = (await this.#deps.sessions.create(actor, SessionCreateRequest.parse({}), origin)).session_id;
     }
     const now = this.#now();
     const row: ExecutionRow = {
-      id: newId(), workflow_id: workflow.id, workspace_id: actor.workspaceId, created_by: actor.userId, status: 'running',
-      session_id: sessionId, owns_session: request.session_id === undefined ? 1 : 0, error: null, created_at: now, updated_at: now, completed_at: null,
+      id: newId(),
+      workflow_id: workflow.id,
+      workspace_id: actor.workspaceId,
+      created_by: actor.userId,
+      status: 'running',
+      session_id: sessionId,
+      owns_session: request.session_id === undefined ? 1 : 0,
+      error: null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
     };
     try {
       this.#deps.workflows.insertExecution(row, steps.map(describeStep));
     } catch (error) {
-      if (row.owns_session) await this.#deps.sessions.terminate(actor.workspaceId, sessionId, origin).catch(() => undefined);
+      if (row.owns_session)
+        await this.#deps.sessions.terminate(actor.workspaceId, sessionId, origin).catch(() => undefined);
       throw error;
     }
-    const state: RunState = { executionId: row.id, workflow, steps, actor, sessionId, ownsSession: row.owns_session === 1, origin, variables };
+    const state: RunState = {
+      executionId: row.id,
+      workflow,
+      steps,
+      actor,
+      sessionId,
+      ownsSession: row.owns_session === 1,
+      origin,
+      variables,
+    };
     this.#pruneEnded();
     this.#runs.set(row.id, state);
     this.#start(state, 0);
@@ -164,23 +223,36 @@ export class WorkflowService {
   }
 
   /** Re-runs a failed execution from its first failed step, in the same session while it lives. */
-  resume(actor: WorkflowActor, workflowId: string, executionId: string, request: WorkflowResumeRequest): WorkflowExecution {
+  resume(
+    actor: WorkflowActor,
+    workflowId: string,
+    executionId: string,
+    request: WorkflowResumeRequest,
+  ): WorkflowExecution {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     const workflow = this.#workflow(actor.workspaceId, workflowId);
     const execution = this.#execution(workflow, executionId);
     if (execution.status !== 'failed') throw new ConflictError(workflowMessages.notResumable(execution.status));
     const state = this.#runs.get(execution.id);
-    if (!state || execution.session_id === null || !this.#deps.sessions.isActive(execution.session_id, actor.workspaceId)) {
+    if (
+      !state ||
+      execution.session_id === null ||
+      !this.#deps.sessions.isActive(execution.session_id, actor.workspaceId)
+    ) {
       this.#forget(execution.id);
-      throw new ConflictError(workflowMessages.sessionEnded(execution.session_id === null ? 'none' : 'terminated or expired'));
+      throw new ConflictError(
+        workflowMessages.sessionEnded(execution.session_id === null ? 'none' : 'terminated or expired'),
+      );
     }
-    if (this.#busySessions.has(state.sessionId)) throw new ConflictError('This session is running another workflow execution');
+    if (this.#busySessions.has(state.sessionId))
+      throw new ConflictError('This session is running another workflow execution');
     const journal = this.#deps.workflows.steps(execution.id);
     const from = journal.find((step) => step.success !== 1)?.step_index ?? 0;
     if (request.variables) state.variables = { ...state.variables, ...request.variables };
     this.#clock.clearTimeout(state.resumeTimer);
     state.resumeTimer = undefined;
-    if (!this.#deps.workflows.resume(execution.id, from, this.#now())) throw new ConflictError(workflowMessages.notResumable('running'));
+    if (!this.#deps.workflows.resume(execution.id, from, this.#now()))
+      throw new ConflictError(workflowMessages.notResumable('running'));
     this.#start(state, from);
     return this.#toExecution(this.#deps.workflows.getExecution(execution.id) ?? execution, workflow.name);
   }
@@ -196,7 +268,9 @@ export class WorkflowService {
       if (!this.#deps.principals.isMember(workflow.workspace_id, actor.userId)) {
         throw new ForbiddenError(workflowMessages.notAMember(actor.userId));
       }
-      return { executions: this.#deps.workflows.executions(workflow.id).map((row) => this.#toExecution(row, workflow.name)) };
+      return {
+        executions: this.#deps.workflows.executions(workflow.id).map((row) => this.#toExecution(row, workflow.name)),
+      };
     } catch (error) {
       if (isAppError(error)) throw error;
       throw new InternalError(workflowMessages.executionsFailed(failureText(error)), { cause: error });
@@ -208,7 +282,10 @@ export class WorkflowService {
     const workflow = this.#workflow(workspaceId, workflowId);
     const execution = this.#execution(workflow, executionId);
     const base = `${origin}/public/workflows/${workflow.id}/executions/${execution.id}/steps`;
-    return { ...this.#toExecution(execution, workflow.name), steps: this.#deps.workflows.steps(execution.id).map((step) => this.#toStep(step, base)) };
+    return {
+      ...this.#toExecution(execution, workflow.name),
+      steps: this.#deps.workflows.steps(execution.id).map((step) => this.#toStep(step, base)),
+    };
   }
 
   /** The PNG of a step's page after it ran; 404 when the step has none (yet). */
@@ -250,7 +327,12 @@ export class WorkflowService {
       const hasScreenshot = await this.#takeScreenshot(state, index);
       this.#deps.workflows.stepFinished(state.executionId, index, { ...outcome, completedAt, hasScreenshot });
       if (!outcome.success) {
-        this.#deps.workflows.finish(state.executionId, 'failed', `Step ${index} (${describeStep(step)}) failed: ${outcome.error ?? 'no reason given'}`, this.#now());
+        this.#deps.workflows.finish(
+          state.executionId,
+          'failed',
+          `Step ${index} (${describeStep(step)}) failed: ${outcome.error ?? 'no reason given'}`,
+          this.#now(),
+        );
         this.#afterFailure(state);
         return;
       }
@@ -259,19 +341,41 @@ export class WorkflowService {
     this.#forget(state.executionId);
   }
 
-  async #runStep(state: RunState, step: WorkflowStep, index: number): Promise<Omit<StepOutcome, 'completedAt' | 'hasScreenshot'>> {
-    const failed = (error: unknown, jobId: string | null = null) => ({ success: false, result: null, error: failureText(error), usedCache: false, jobId });
+  async #runStep(
+    state: RunState,
+    step: WorkflowStep,
+    index: number,
+  ): Promise<Omit<StepOutcome, 'completedAt' | 'hasScreenshot'>> {
+    const failed = (error: unknown, jobId: string | null = null) => ({
+      success: false,
+      result: null,
+      error: failureText(error),
+      usedCache: false,
+      jobId,
+    });
     if ('action' in step) {
       try {
         // Only the values this action names go with it.
         const values = { ...state.variables, ...step.variables };
         const names = stepVariables({ action: step.action }, index);
-        const variables = Object.fromEntries(names.filter((name) => Object.hasOwn(values, name)).map((name) => [name, values[name] as Value]));
+        const variables = Object.fromEntries(
+          names.filter((name) => Object.hasOwn(values, name)).map((name) => [name, values[name] as Value]),
+        );
         const answer = await this.#deps.actions.run(state.actor.workspaceId, {
-          action: step.action, session_id: state.sessionId, id: `${state.workflow.id}:${index}`, variables, set_cache: true,
+          action: step.action,
+          session_id: state.sessionId,
+          id: `${state.workflow.id}:${index}`,
+          variables,
+          set_cache: true,
         });
         // The journal keeps no URL secrets ("Opened https://…?token=…"): base/urlRedaction.ts.
-        return { success: answer.success, result: answer.result === undefined || answer.result === null ? null : redactUrlsIn(answer.result), error: answer.success ? null : redactUrlsIn(answer.error ?? 'the action failed'), usedCache: answer.used_cache, jobId: null };
+        return {
+          success: answer.success,
+          result: answer.result === undefined || answer.result === null ? null : redactUrlsIn(answer.result),
+          error: answer.success ? null : redactUrlsIn(answer.error ?? 'the action failed'),
+          usedCache: answer.used_cache,
+          jobId: null,
+        };
       } catch (error) {
         return failed(error);
       }
@@ -281,12 +385,23 @@ export class WorkflowService {
       const formData = fillFormData(step.form_data, state.variables) as Record<string, unknown>;
       const ended = this.#jobEnd(() => jobId);
       try {
-        jobId = (await this.#deps.jobs.start(this.#orgOf(state.actor.workspaceId), step.portal, { form_data: formData, browser_session_id: state.sessionId })).job_id;
+        jobId = (
+          await this.#deps.jobs.start(this.#orgOf(state.actor.workspaceId), step.portal, {
+            form_data: formData,
+            browser_session_id: state.sessionId,
+          })
+        ).job_id;
         this.#deps.workflows.stepJob(state.executionId, index, jobId);
         const current = this.#deps.jobs.get(jobId);
         const job = current && FINAL_JOB_STATUSES.includes(current.status) ? current : await ended.promise;
         const success = job.status === 'completed';
-        return { success, result: job.result === null ? null : JSON.stringify(job.result), error: success ? null : (job.error ?? `The job ended ${job.status}`), usedCache: false, jobId };
+        return {
+          success,
+          result: job.result === null ? null : JSON.stringify(job.result),
+          error: success ? null : (job.error ?? `The job ended ${job.status}`),
+          usedCache: false,
+          jobId,
+        };
       } finally {
         ended.dispose();
       }
@@ -315,7 +430,11 @@ export class WorkflowService {
       await fullPageScreenshot(page, path);
       return true;
     } catch (error) {
-      this.#logger.debug('workflow step screenshot skipped', { execution_id: state.executionId, step: index, error: String(error) });
+      this.#logger.debug('workflow step screenshot skipped', {
+        execution_id: state.executionId,
+        step: index,
+        error: String(error),
+      });
       return false;
     }
   }
@@ -327,7 +446,11 @@ export class WorkflowService {
       this.#forget(state.executionId);
       return;
     }
-    state.resumeTimer = this.#clock.setTimeout(() => this.#forget(state.executionId), this.#deps.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS, { unref: true });
+    state.resumeTimer = this.#clock.setTimeout(
+      () => this.#forget(state.executionId),
+      this.#deps.resumeWindowMs ?? DEFAULT_RESUME_WINDOW_MS,
+      { unref: true },
+    );
   }
 
   /** Drops a run's values; a session the run created is terminated. */
@@ -337,16 +460,25 @@ export class WorkflowService {
     this.#runs.delete(executionId);
     this.#clock.clearTimeout(state.resumeTimer);
     if (state.ownsSession) {
-      void this.#deps.sessions.terminate(state.actor.workspaceId, state.sessionId, state.origin).catch((error: unknown) => {
-        this.#logger.warn('workflow session did not terminate', { session_id: state.sessionId, error: String(error) });
-      });
+      void this.#deps.sessions
+        .terminate(state.actor.workspaceId, state.sessionId, state.origin)
+        .catch((error: unknown) => {
+          this.#logger.warn('workflow session did not terminate', {
+            session_id: state.sessionId,
+            error: String(error),
+          });
+        });
     }
   }
 
   /** Forgets failed runs whose session has ended: they can no longer be resumed, so their values go. */
   #pruneEnded(): void {
     for (const state of [...this.#runs.values()]) {
-      if (!this.#busySessions.has(state.sessionId) && !this.#deps.sessions.isActive(state.sessionId, state.actor.workspaceId)) this.#forget(state.executionId);
+      if (
+        !this.#busySessions.has(state.sessionId) &&
+        !this.#deps.sessions.isActive(state.sessionId, state.actor.workspaceId)
+      )
+        this.#forget(state.executionId);
     }
   }
 
@@ -383,20 +515,40 @@ export class WorkflowService {
   }
 
   #toWorkflow(row: WorkflowRow): Workflow {
-    return { id: row.id, name: row.name, workspace_id: row.workspace_id, steps: this.#stepsOf(row), parameters: this.#parametersOf(row), created_at: row.created_at };
+    return {
+      id: row.id,
+      name: row.name,
+      workspace_id: row.workspace_id,
+      steps: this.#stepsOf(row),
+      parameters: this.#parametersOf(row),
+      created_at: row.created_at,
+    };
   }
 
   #toExecution(row: ExecutionRow, name: string): WorkflowExecution {
     return {
-      id: row.id, name, workflow_id: row.workflow_id, status: row.status, created_at: row.created_at,
-      completed_at: row.status === 'completed' ? row.completed_at : null, session_id: row.session_id, error: row.error,
+      id: row.id,
+      name,
+      workflow_id: row.workflow_id,
+      status: row.status,
+      created_at: row.created_at,
+      completed_at: row.status === 'completed' ? row.completed_at : null,
+      session_id: row.session_id,
+      error: row.error,
     };
   }
 
   #toStep(row: ExecutionStepRow, base: string): ExecutionStep {
     return {
-      index: row.step_index, action: row.action, success: row.success === null ? null : row.success === 1, result: row.result, error: row.error,
-      used_cache: row.used_cache === 1, started_at: row.started_at, completed_at: row.completed_at, job_id: row.job_id,
+      index: row.step_index,
+      action: row.action,
+      success: row.success === null ? null : row.success === 1,
+      result: row.result,
+      error: row.error,
+      used_cache: row.used_cache === 1,
+      started_at: row.started_at,
+      completed_at: row.completed_at,
+      job_id: row.job_id,
       screenshot_url: row.has_screenshot ? `${base}/${row.step_index}/screenshot` : null,
     };
   }

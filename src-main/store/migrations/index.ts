@@ -20,4 +20,24 @@ import { migration0019 } from './0019_samples.ts';
 import { migration0020 } from './0020_portal_host_labels.ts';
 
 /** Every migration, in version order. Append new files here; never edit an applied one. */
-export const migrations: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0018, migration0019, migration0020];
+export const migrations: readonly Migration[] = [
+  migration0001,
+  migration0002,
+  migration0003,
+  migration0004,
+  migration0005,
+  migration0006,
+  migration0007,
+  migration0008,
+  migration0009,
+  migration0010,
+  migration0011,
+  migration0012,
+  migration0013,
+  migration0014,
+  migration0015,
+  migration0016,
+  migration0018,
+  migration0019,
+  migration0020,
+];

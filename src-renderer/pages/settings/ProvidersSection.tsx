@@ -1,5 +1,10 @@
 import { useState } from 'react';
-import type { ModelProvider, ProviderKeyRequest, ProviderStatus, ProviderTestResult } from '../../../src-main/contract/console.ts';
+import type {
+  ModelProvider,
+  ProviderKeyRequest,
+  ProviderStatus,
+  ProviderTestResult,
+} from '../../../src-main/contract/console.ts';
 import { call } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 import { useAction, useResource } from '../../hooks.ts';
@@ -16,9 +21,12 @@ const baseUrlEnv = (provider: ModelProvider): string => `PORTICO_${provider.toUp
 
 /** Where the URL in use comes from, in words. */
 function baseUrlNote(status: ProviderStatus): string {
-  if (status.base_url === null) return 'No base URL yet: give the server\'s, e.g. http://127.0.0.1:11434/v1 (an API key is optional).';
-  if (status.base_url_source === 'sdk_env') return `Calls ${status.base_url} (from ${status.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'}, the SDK's own variable; a saved one overrides it).`;
-  if (status.base_url_source === 'env') return `Calls ${status.base_url} (from ${baseUrlEnv(status.provider)}, which overrides a saved one).`;
+  if (status.base_url === null)
+    return "No base URL yet: give the server's, e.g. http://127.0.0.1:11434/v1 (an API key is optional).";
+  if (status.base_url_source === 'sdk_env')
+    return `Calls ${status.base_url} (from ${status.provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'}, the SDK's own variable; a saved one overrides it).`;
+  if (status.base_url_source === 'env')
+    return `Calls ${status.base_url} (from ${baseUrlEnv(status.provider)}, which overrides a saved one).`;
   if (status.base_url_source === 'stored') return `Calls ${status.base_url} (saved base URL).`;
   return `Calls ${status.base_url} (the provider's own).`;
 }
@@ -72,19 +80,50 @@ function ProviderRow(props: { status: ProviderStatus; onChange: () => void }) {
     <li className="provider">
       <div className="provider-name">
         <strong>{name}</strong>
-        <span className={configured ? 'pill pill-succeeded' : 'pill'}>{configured ? 'key stored' : compatible ? 'no key (optional)' : 'no key'}</span>
+        <span className={configured ? 'pill pill-succeeded' : 'pill'}>
+          {configured ? 'key stored' : compatible ? 'no key (optional)' : 'no key'}
+        </span>
       </div>
-      <form className="inline-form wrap" onSubmit={(e) => { e.preventDefault(); if (canSave) void save(); }}>
-        <input type="password" aria-label={`${name} API key`} placeholder={configured ? 'Replace the stored key…' : compatible ? 'API key (optional)…' : 'Paste an API key…'} value={key} onChange={(e) => setKey(e.target.value)} autoComplete="off" />
+      <form
+        className="inline-form wrap"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (canSave) void save();
+        }}
+      >
         <input
-          type="url" aria-label={`${name} base URL`} value={url} onChange={(e) => setUrl(e.target.value)} required={urlRequired}
+          type="password"
+          aria-label={`${name} API key`}
+          placeholder={
+            configured ? 'Replace the stored key…' : compatible ? 'API key (optional)…' : 'Paste an API key…'
+          }
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          autoComplete="off"
+        />
+        <input
+          type="url"
+          aria-label={`${name} base URL`}
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          required={urlRequired}
           placeholder={compatible ? 'Base URL, e.g. http://127.0.0.1:11434/v1' : 'Base URL (optional)'}
         />
-        <button type="submit" disabled={action.busy || !canSave}>Save</button>
-        <button type="button" className="ghost" disabled={action.busy || !testable} onClick={() => void runTest()}>{testing ? 'Testing…' : 'Test connection'}</button>
-        {configured && <button type="button" className="ghost danger" disabled={action.busy} onClick={() => void remove()}>Remove</button>}
+        <button type="submit" disabled={action.busy || !canSave}>
+          Save
+        </button>
+        <button type="button" className="ghost" disabled={action.busy || !testable} onClick={() => void runTest()}>
+          {testing ? 'Testing…' : 'Test connection'}
+        </button>
+        {configured && (
+          <button type="button" className="ghost danger" disabled={action.busy} onClick={() => void remove()}>
+            Remove
+          </button>
+        )}
       </form>
-      <p className="muted base-url-note" data-testid={`base-url-${provider}`}>{baseUrlNote(props.status)}</p>
+      <p className="muted base-url-note" data-testid={`base-url-${provider}`}>
+        {baseUrlNote(props.status)}
+      </p>
       {test && (
         <p className={`test-result test-${test.status}`} role="status">
           <strong>{test.status === 'ok' ? 'Connected.' : 'Not connected.'}</strong> {test.detail}

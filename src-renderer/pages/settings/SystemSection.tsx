@@ -37,33 +37,103 @@ export function SystemSection() {
       <div className="setting">
         <label htmlFor="chromium-path">Chromium path</label>
         <p className="muted small" data-testid="chromium-status">
-          {data ? (data.chromium.version ? `${data.chromium.version} at ${data.chromium.resolved_path}` : (data.chromium.error ?? '')) : ' '}
+          {data
+            ? data.chromium.version
+              ? `${data.chromium.version} at ${data.chromium.resolved_path}`
+              : (data.chromium.error ?? '')
+            : ' '}
         </p>
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save('chromium', { chromium_path: chromium.trim() === '' ? null : chromium.trim() }, 'Chromium path saved; the next browser uses it'); }}>
-          <input id="chromium-path" className="grow mono" value={chromium} onChange={(e) => { edited.current.chromium = true; setChromium(e.target.value); }} placeholder="Found automatically (PORTICO_CHROMIUM, then the usual install paths)" />
-          <button type="submit" disabled={action.busy}>Check and save</button>
+        <form
+          className="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save(
+              'chromium',
+              { chromium_path: chromium.trim() === '' ? null : chromium.trim() },
+              'Chromium path saved; the next browser uses it',
+            );
+          }}
+        >
+          <input
+            id="chromium-path"
+            className="grow mono"
+            value={chromium}
+            onChange={(e) => {
+              edited.current.chromium = true;
+              setChromium(e.target.value);
+            }}
+            placeholder="Found automatically (PORTICO_CHROMIUM, then the usual install paths)"
+          />
+          <button type="submit" disabled={action.busy}>
+            Check and save
+          </button>
         </form>
-        <p className="hint">The path is checked by running it with <code>--version</code>. The next browser Portico opens uses it; running jobs keep theirs until they finish.</p>
+        <p className="hint">
+          The path is checked by running it with <code>--version</code>. The next browser Portico opens uses it; running
+          jobs keep theirs until they finish.
+        </p>
       </div>
       <div className="setting">
         <label htmlFor="job-concurrency">Jobs at once</label>
-        <form className="inline-form" onSubmit={(e) => { e.preventDefault(); void save('concurrency', { job_concurrency: Number(concurrency) }, 'Job concurrency saved'); }}>
-          <input id="job-concurrency" type="number" min={1} max={32} value={concurrency} onChange={(e) => { edited.current.concurrency = true; setConcurrency(e.target.value); }} className="narrow" />
-          <button type="submit" disabled={action.busy}>Save</button>
+        <form
+          className="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save('concurrency', { job_concurrency: Number(concurrency) }, 'Job concurrency saved');
+          }}
+        >
+          <input
+            id="job-concurrency"
+            type="number"
+            min={1}
+            max={32}
+            value={concurrency}
+            onChange={(e) => {
+              edited.current.concurrency = true;
+              setConcurrency(e.target.value);
+            }}
+            className="narrow"
+          />
+          <button type="submit" disabled={action.busy}>
+            Save
+          </button>
         </form>
         <p className="hint">Applies at once: extra slots start queued jobs; running jobs are never stopped.</p>
       </div>
       <div className="setting">
         <label className="check">
-          <input type="checkbox" checked={record} disabled={!data || action.busy} onChange={(e) => { edited.current.record = true; setRecord(e.target.checked); void save('record', { record_video: e.target.checked }, e.target.checked ? 'Jobs and sessions are now recorded unless they say otherwise' : 'Jobs and sessions are recorded only when they ask'); }} />
+          <input
+            type="checkbox"
+            checked={record}
+            disabled={!data || action.busy}
+            onChange={(e) => {
+              edited.current.record = true;
+              setRecord(e.target.checked);
+              void save(
+                'record',
+                { record_video: e.target.checked },
+                e.target.checked
+                  ? 'Jobs and sessions are now recorded unless they say otherwise'
+                  : 'Jobs and sessions are recorded only when they ask',
+              );
+            }}
+          />
           Record jobs and sessions by default
         </label>
-        <p className="hint">For jobs and sessions whose request and portal do not say: their screen is saved as a WebM video (password fields masked) with the system ffmpeg.</p>
+        <p className="hint">
+          For jobs and sessions whose request and portal do not say: their screen is saved as a WebM video (password
+          fields masked) with the system ffmpeg.
+        </p>
       </div>
       <div className="setting">
         <span className="label">Data folder</span>
-        <code className="path" data-testid="data-dir">{data?.data_dir ?? ''}</code>
-        <p className="hint">Database, profiles, screenshots and skills live here. Start with <code>--data-dir</code> or <code>PORTICO_DATA_DIR</code> to use another.</p>
+        <code className="path" data-testid="data-dir">
+          {data?.data_dir ?? ''}
+        </code>
+        <p className="hint">
+          Database, profiles, screenshots and skills live here. Start with <code>--data-dir</code> or{' '}
+          <code>PORTICO_DATA_DIR</code> to use another.
+        </p>
       </div>
     </section>
   );

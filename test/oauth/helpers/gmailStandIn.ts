@@ -24,8 +24,28 @@ const b64url = (text: string): string => Buffer.from(text, 'utf8').toString('bas
 /** The message as users.messages.get?format=full returns it: multipart/alternative inside multipart/mixed, bodies base64url. */
 function gmailMessage(mail: StandInMail): Record<string, unknown> {
   const alternatives = [
-    ...(mail.plain !== undefined ? [{ partId: '0.0', mimeType: 'text/plain', filename: '', headers: [{ name: 'Content-Type', value: 'text/plain; charset="UTF-8"' }], body: { size: Buffer.byteLength(mail.plain), data: b64url(mail.plain) } }] : []),
-    ...(mail.html !== undefined ? [{ partId: '0.1', mimeType: 'text/html', filename: '', headers: [{ name: 'Content-Type', value: 'text/html; charset="UTF-8"' }], body: { size: Buffer.byteLength(mail.html), data: b64url(mail.html) } }] : []),
+    ...(mail.plain !== undefined
+      ? [
+          {
+            partId: '0.0',
+            mimeType: 'text/plain',
+            filename: '',
+            headers: [{ name: 'Content-Type', value: 'text/plain; charset="UTF-8"' }],
+            body: { size: Buffer.byteLength(mail.plain), data: b64url(mail.plain) },
+          },
+        ]
+      : []),
+    ...(mail.html !== undefined
+      ? [
+          {
+            partId: '0.1',
+            mimeType: 'text/html',
+            filename: '',
+            headers: [{ name: 'Content-Type', value: 'text/html; charset="UTF-8"' }],
+            body: { size: Buffer.byteLength(mail.html), data: b64url(mail.html) },
+          },
+        ]
+      : []),
   ];
   return {
     id: mail.id,
@@ -46,7 +66,16 @@ function gmailMessage(mail: StandInMail): Record<string, unknown> {
         { name: 'Date', value: mail.receivedAt.toUTCString() },
       ],
       body: { size: 0 },
-      parts: [{ partId: '0', mimeType: 'multipart/alternative', filename: '', headers: [], body: { size: 0 }, parts: alternatives }],
+      parts: [
+        {
+          partId: '0',
+          mimeType: 'multipart/alternative',
+          filename: '',
+          headers: [],
+          body: { size: 0 },
+          parts: alternatives,
+        },
+      ],
     },
   };
 }
@@ -66,7 +95,10 @@ export async function startGmailStandIn(isValidToken: (token: string) => boolean
     const send = (status: number, body: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
     };
-    if (token === '' || !isValidToken(token)) return send(401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+    if (token === '' || !isValidToken(token))
+      return send(401, {
+        error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+      });
     if (url.pathname === '/gmail/v1/users/me/messages') {
       const after = /after:(\d+)/.exec(url.searchParams.get('q') ?? '')?.[1];
       const max = Number(url.searchParams.get('maxResults') ?? 100);
@@ -74,12 +106,22 @@ export async function startGmailStandIn(isValidToken: (token: string) => boolean
         .filter((mail) => after === undefined || mail.receivedAt.getTime() >= Number(after) * 1000)
         .sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime())
         .slice(0, max);
-      return send(200, matching.length === 0 ? { resultSizeEstimate: 0 } : { messages: matching.map((mail) => ({ id: mail.id, threadId: mail.id })), resultSizeEstimate: matching.length });
+      return send(
+        200,
+        matching.length === 0
+          ? { resultSizeEstimate: 0 }
+          : {
+              messages: matching.map((mail) => ({ id: mail.id, threadId: mail.id })),
+              resultSizeEstimate: matching.length,
+            },
+      );
     }
     const one = /^\/gmail\/v1\/users\/me\/messages\/([^/]+)$/.exec(url.pathname);
     if (one && url.searchParams.get('format') === 'full') {
       const mail = mails.find((candidate) => candidate.id === one[1]);
-      return mail ? send(200, gmailMessage(mail)) : send(404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
+      return mail
+        ? send(200, gmailMessage(mail))
+        : send(404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
     }
     return send(404, { error: { code: 404, message: 'Not Found', status: 'NOT_FOUND' } });
   });

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { OAuth2Server, type MutableRedirectUri, type MutableResponse, type MutableToken, type TokenRequestIncomingMessage } from 'oauth2-mock-server';
+import {
+  OAuth2Server,
+  type MutableRedirectUri,
+  type MutableResponse,
+  type MutableToken,
+  type TokenRequestIncomingMessage,
+} from 'oauth2-mock-server';
 
 /**
  * A real OAuth 2 authorization server for tests: oauth2-mock-server (which checks an S256
@@ -37,7 +43,11 @@ interface Issued {
   scope: string;
 }
 
-export async function startTestProvider(options: { clientId: string; clientSecret?: string; email: string }): Promise<TestProvider> {
+export async function startTestProvider(options: {
+  clientId: string;
+  clientSecret?: string;
+  email: string;
+}): Promise<TestProvider> {
   const server = new OAuth2Server();
   await server.issuer.keys.generate('RS256');
   await server.start(0, '127.0.0.1');
@@ -59,7 +69,12 @@ export async function startTestProvider(options: { clientId: string; clientSecre
       redirect.url.searchParams.set('error', decision === 'deny' ? 'access_denied' : 'invalid_request');
       return;
     }
-    if (code) codes.set(code, { redirectUri: query.get('redirect_uri') ?? '', clientId: query.get('client_id') ?? '', scope: query.get('scope') ?? '' });
+    if (code)
+      codes.set(code, {
+        redirectUri: query.get('redirect_uri') ?? '',
+        clientId: query.get('client_id') ?? '',
+        scope: query.get('scope') ?? '',
+      });
   });
 
   // Every token unique (the mock signs the same claims within one second into the same JWT otherwise).
@@ -75,13 +90,18 @@ export async function startTestProvider(options: { clientId: string; clientSecre
   server.service.on('beforeResponse', (response: MutableResponse, req: TokenRequestIncomingMessage) => {
     const body = req.body as unknown as Record<string, string>;
     tokenRequests.push({ ...body });
-    if (body.client_id !== options.clientId || (options.clientSecret !== undefined && body.client_secret !== options.clientSecret)) return refuse(response, 'invalid_client');
+    if (
+      body.client_id !== options.clientId ||
+      (options.clientSecret !== undefined && body.client_secret !== options.clientSecret)
+    )
+      return refuse(response, 'invalid_client');
     const answer = response.body as Record<string, unknown>;
     if (body.grant_type === 'authorization_code') {
       // oauth2-mock-server already refused a wrong verifier (400); here: no verifier at all, a reused or foreign code.
       const code = codes.get(body.code ?? '');
       codes.delete(body.code ?? '');
-      if (!body.code_verifier || !code || code.redirectUri !== body.redirect_uri || code.clientId !== body.client_id) return refuse(response, 'invalid_grant');
+      if (!body.code_verifier || !code || code.redirectUri !== body.redirect_uri || code.clientId !== body.client_id)
+        return refuse(response, 'invalid_grant');
       // The scopes granted are the ones asked at the authorize step.
       answer.scope = code.scope;
     } else if (body.grant_type === 'refresh_token') {
@@ -134,17 +154,27 @@ export async function startTestProvider(options: { clientId: string; clientSecre
 export async function authorize(authorizationUrl: string): Promise<URL> {
   const response = await fetch(authorizationUrl, { redirect: 'manual' });
   const location = response.headers.get('location');
-  if (response.status !== 302 || !location) throw new Error(`authorize answered ${response.status} without a redirect: ${await response.text()}`);
+  if (response.status !== 302 || !location)
+    throw new Error(`authorize answered ${response.status} without a redirect: ${await response.text()}`);
   return new URL(location);
 }
 
 /** The engine side of a connect, as the browser would drive it: start, authorize at the provider, come back to the callback. */
 export async function connectThrough(
-  accounts: { start(actor: { userId: string; workspaceId: string }, request: { oauth_app_id: string; scopes?: string[] }): Promise<{ authorization_url: string; state: string }>; complete(query: Record<string, string>): Promise<{ status: number; title: string; message: string }> },
+  accounts: {
+    start(
+      actor: { userId: string; workspaceId: string },
+      request: { oauth_app_id: string; scopes?: string[] },
+    ): Promise<{ authorization_url: string; state: string }>;
+    complete(query: Record<string, string>): Promise<{ status: number; title: string; message: string }>;
+  },
   appId: string,
   userId = 'local',
 ): Promise<{ status: number; title: string; message: string }> {
-  const { authorization_url: authorizationUrl } = await accounts.start({ userId, workspaceId: 'default' }, { oauth_app_id: appId });
+  const { authorization_url: authorizationUrl } = await accounts.start(
+    { userId, workspaceId: 'default' },
+    { oauth_app_id: appId },
+  );
   const back = await authorize(authorizationUrl);
   return accounts.complete(Object.fromEntries(back.searchParams));
 }

@@ -17,7 +17,12 @@ export interface ReplayOutcome {
 
 /** Whether a stored value is a trace this version can replay. */
 export function isReplayTrace(value: unknown): value is ReplayTrace {
-  return typeof value === 'object' && value !== null && (value as ReplayTrace).version === 1 && Array.isArray((value as ReplayTrace).steps);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as ReplayTrace).version === 1 &&
+    Array.isArray((value as ReplayTrace).steps)
+  );
 }
 
 async function waitForPath(page: Page, path: string, timeoutMs: number): Promise<boolean> {
@@ -30,12 +35,21 @@ async function waitForPath(page: Page, path: string, timeoutMs: number): Promise
 }
 
 /** Runs one recorded step; resolves a reason string when the page no longer offers it. */
-async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formData: Record<string, unknown>, credential: AgentContext['credential']): Promise<string | undefined> {
-  if (!(await waitForPath(page, step.path, 5_000))) return `expected page ${step.path}, found ${new URL(page.url()).pathname}`;
+async function runStep(
+  page: Page,
+  step: TraceStep,
+  secrets: SecretValues,
+  formData: Record<string, unknown>,
+  credential: AgentContext['credential'],
+): Promise<string | undefined> {
+  if (!(await waitForPath(page, step.path, 5_000)))
+    return `expected page ${step.path}, found ${new URL(page.url()).pathname}`;
   const locator = step.target ? await resolveDescriptor(page, step.target) : undefined;
-  if (step.target && !locator) return `no single element matches ${step.target.role} ${JSON.stringify(step.target.name)} any more`;
+  if (step.target && !locator)
+    return `no single element matches ${step.target.role} ${JSON.stringify(step.target.name)} any more`;
   const value = step.value ? await secrets.valueOf(step.value) : undefined;
-  if (step.value && value === undefined) return `no value for ${step.value.kind === 'form_data' ? `form_data.${step.value.key}` : step.value.kind}`;
+  if (step.value && value === undefined)
+    return `no value for ${step.value.kind === 'form_data' ? `form_data.${step.value.key}` : step.value.kind}`;
   switch (step.action) {
     case 'click':
       await locator?.click({ timeout: 5_000 });
@@ -50,7 +64,9 @@ async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formD
       await locator?.fill(value ?? '', { timeout: 5_000 });
       break;
     case 'select':
-      await locator?.selectOption({ label: value ?? '' }, { timeout: 3_000 }).catch(() => locator.selectOption(value ?? '', { timeout: 3_000 }));
+      await locator
+        ?.selectOption({ label: value ?? '' }, { timeout: 3_000 })
+        .catch(() => locator.selectOption(value ?? '', { timeout: 3_000 }));
       break;
     case 'check':
       await locator?.setChecked(value === 'true', { timeout: 5_000 });
@@ -65,7 +81,10 @@ async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formD
     case 'upload_file': {
       const files = step.value?.kind === 'form_data' ? filePayloads(formData[step.value.key]) : [];
       if (files.length === 0) return 'no file to upload';
-      await locator?.setInputFiles(files.map((f) => ({ name: f.name, mimeType: f.mimeType, buffer: f.buffer })), { timeout: 5_000 });
+      await locator?.setInputFiles(
+        files.map((f) => ({ name: f.name, mimeType: f.mimeType, buffer: f.buffer })),
+        { timeout: 5_000 },
+      );
       break;
     }
     case 'click_at':
@@ -74,12 +93,17 @@ async function runStep(page: Page, step: TraceStep, secrets: SecretValues, formD
     case 'done':
       break;
   }
-  if (step.action === 'click' || step.action === 'press_key' || step.action === 'click_at') await page.waitForLoadState('domcontentloaded').catch(() => undefined);
+  if (step.action === 'click' || step.action === 'press_key' || step.action === 'click_at')
+    await page.waitForLoadState('domcontentloaded').catch(() => undefined);
   return undefined;
 }
 
 /** Replays a trace with no model calls, one engine step per page left; stops at the first step that no longer matches. */
-export async function replayTrace(ctx: AgentContext, trace: ReplayTrace, secrets: SecretValues): Promise<ReplayOutcome> {
+export async function replayTrace(
+  ctx: AgentContext,
+  trace: ReplayTrace,
+  secrets: SecretValues,
+): Promise<ReplayOutcome> {
   for (const [i, step] of trace.steps.entries()) {
     if (ctx.signal.aborted) throw ctx.signal.reason as Error;
     let reason: string | undefined;
@@ -90,7 +114,12 @@ export async function replayTrace(ctx: AgentContext, trace: ReplayTrace, secrets
     }
     if (reason !== undefined) return { stepsDone: i, completed: false, reason: secrets.redact(reason) };
     if (step.action === 'done') return { stepsDone: i + 1, completed: true };
-    if (step.action === 'click' || step.action === 'press_key' || step.action === 'navigate' || step.action === 'click_at') {
+    if (
+      step.action === 'click' ||
+      step.action === 'press_key' ||
+      step.action === 'navigate' ||
+      step.action === 'click_at'
+    ) {
       await ctx.recordStep(`replayed ${step.action}${step.target ? ` ${JSON.stringify(step.target.name)}` : ''}`);
     }
   }

@@ -36,7 +36,14 @@ export class TraceRecorder {
   record(step: RecordInput): void {
     const { target, ...rest } = step;
     const descriptor: ElementDescriptor | undefined = target && {
-      role: target.role, name: target.name, tag: target.tag, type: target.type, id: target.id, nameAttr: target.nameAttr, testId: target.testId, placeholder: target.placeholder,
+      role: target.role,
+      name: target.name,
+      tag: target.tag,
+      type: target.type,
+      id: target.id,
+      nameAttr: target.nameAttr,
+      testId: target.testId,
+      placeholder: target.placeholder,
     };
     this.steps.push({ path: this.#path(), ...rest, ...(descriptor && { target: descriptor }) });
   }

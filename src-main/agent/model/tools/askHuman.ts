@@ -4,9 +4,14 @@ import { stringArg } from './toolTypes.ts';
 /** Pauses the job with a question (HITL), exactly as the builtin agent does; fails the job when HITL is off. */
 export const askHumanTool: AgentTool = {
   name: 'ask_human',
-  description: 'Ask the human operator a question when data is missing or a choice is ambiguous. Offer options when there are a few clear choices.',
+  description:
+    'Ask the human operator a question when data is missing or a choice is ambiguous. Offer options when there are a few clear choices.',
   inputSchema: {
-    properties: { question: { type: 'string' }, options: { type: 'array', items: { type: 'string' } }, reason: { type: 'string' } },
+    properties: {
+      question: { type: 'string' },
+      options: { type: 'array', items: { type: 'string' } },
+      reason: { type: 'string' },
+    },
     required: ['question'],
   },
   changesPage: true,

@@ -10,7 +10,10 @@ export const checkTool: AgentTool = {
   async run(input, env) {
     const { element, locator } = env.element(input.index);
     const checked = input.checked !== false;
-    await locator.setChecked(checked, { timeout: 5_000, force: element.type === 'radio' || element.type === 'checkbox' ? false : true });
+    await locator.setChecked(checked, {
+      timeout: 5_000,
+      force: element.type === 'radio' || element.type === 'checkbox' ? false : true,
+    });
     env.trace.record({ action: 'check', target: element, value: { kind: 'literal', value: String(checked) } });
     return { output: `[${element.index}] is now ${checked ? 'checked' : 'unchecked'}` };
   },

@@ -8,10 +8,17 @@ export const doneTool: AgentTool = {
   inputSchema: { properties: { result: { type: 'object' } }, required: ['result'] },
   changesPage: true,
   async run(input, env) {
-    const result = typeof input.result === 'object' && input.result !== null && !Array.isArray(input.result) ? (input.result as JsonObject) : {};
+    const result =
+      typeof input.result === 'object' && input.result !== null && !Array.isArray(input.result)
+        ? (input.result as JsonObject)
+        : {};
     const clean = JSON.parse(env.secrets.redact(JSON.stringify(result))) as JsonObject;
     const problems = env.results.problems(clean);
-    if (problems !== undefined) return { output: `the result does not match output_schema: ${problems}. Call done again with a corrected result.`, error: true };
+    if (problems !== undefined)
+      return {
+        output: `the result does not match output_schema: ${problems}. Call done again with a corrected result.`,
+        error: true,
+      };
     env.trace.record({ action: 'done' });
     return { output: 'done', final: { kind: 'done', result: clean } };
   },

@@ -3,7 +3,8 @@ import type { AgentTool } from './toolTypes.ts';
 /** Reads the page's visible text (more of it than the turn summary shows). */
 export const extractTool: AgentTool = {
   name: 'extract',
-  description: 'Read the visible text of the page (up to 8000 characters), e.g. to find a confirmation number for the result.',
+  description:
+    'Read the visible text of the page (up to 8000 characters), e.g. to find a confirmation number for the result.',
   inputSchema: { properties: {} },
   changesPage: false,
   async run(_input, env) {

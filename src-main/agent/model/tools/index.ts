@@ -21,8 +21,24 @@ import { waitTool } from './wait.ts';
 /** Every tool of the model-driven agent, by name. */
 export const AGENT_TOOLS: ReadonlyMap<string, AgentTool> = new Map(
   [
-    clickTool, typeTool, selectTool, checkTool, pressKeyTool, scrollTool, navigateTool, waitTool, uploadFileTool,
-    useCredentialTool, totpCodeTool, askHumanTool, extractTool, doneTool, failTool, locateVisuallyTool, clickAtTool, readSkillTool,
+    clickTool,
+    typeTool,
+    selectTool,
+    checkTool,
+    pressKeyTool,
+    scrollTool,
+    navigateTool,
+    waitTool,
+    uploadFileTool,
+    useCredentialTool,
+    totpCodeTool,
+    askHumanTool,
+    extractTool,
+    doneTool,
+    failTool,
+    locateVisuallyTool,
+    clickAtTool,
+    readSkillTool,
   ].map((tool) => [tool.name, tool]),
 );
 

@@ -4,7 +4,8 @@ import { stringArg } from './toolTypes.ts';
 /** Presses a key (Enter, Tab, Escape, ArrowDown, …), optionally on an element. */
 export const pressKeyTool: AgentTool = {
   name: 'press_key',
-  description: 'Press a key such as Enter, Tab, Escape or ArrowDown, on the element at [index] if given, else on the focused element.',
+  description:
+    'Press a key such as Enter, Tab, Escape or ArrowDown, on the element at [index] if given, else on the focused element.',
   inputSchema: { properties: { key: { type: 'string' }, index: { type: 'integer' } }, required: ['key'] },
   changesPage: true,
   async run(input, env) {

@@ -54,4 +54,6 @@ export function stringArg(input: Record<string, unknown>, name: string): string 
   return String(value);
 }
 
-export const INDEX_PROP = { index: { type: 'integer', description: 'The [index] of the element in the current listing' } };
+export const INDEX_PROP = {
+  index: { type: 'integer', description: 'The [index] of the element in the current listing' },
+};

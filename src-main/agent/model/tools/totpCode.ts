@@ -6,8 +6,12 @@ import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 /** Generates a TOTP code locally from a credential's seed and types it; the code never reaches the model. */
 export const totpCodeTool: AgentTool = {
   name: 'totp_code',
-  description: 'Generate the current one-time code (TOTP) of credential credential_id and type it into the field at [index].',
-  inputSchema: { properties: { ...INDEX_PROP, credential_id: { type: 'string' } }, required: ['index', 'credential_id'] },
+  description:
+    'Generate the current one-time code (TOTP) of credential credential_id and type it into the field at [index].',
+  inputSchema: {
+    properties: { ...INDEX_PROP, credential_id: { type: 'string' } },
+    required: ['index', 'credential_id'],
+  },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);

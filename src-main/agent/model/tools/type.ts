@@ -6,7 +6,8 @@ import { INDEX_PROP, stringArg } from './toolTypes.ts';
 /** Types text into a field; placeholders such as {{form_data.password}} are filled by the browser layer. */
 export const typeTool: AgentTool = {
   name: 'type',
-  description: 'Replace the content of the text field at [index] with text. Use placeholders like {{form_data.<key>}} or {{credential:<id>.password}} for secrets; they are filled in locally.',
+  description:
+    'Replace the content of the text field at [index] with text. Use placeholders like {{form_data.<key>}} or {{credential:<id>.password}} for secrets; they are filled in locally.',
   inputSchema: { properties: { ...INDEX_PROP, text: { type: 'string' } }, required: ['index', 'text'] },
   changesPage: false,
   async run(input, env) {
@@ -17,7 +18,8 @@ export const typeTool: AgentTool = {
     if (typesCredential) await assertCredentialOrigin(locator, env.ctx.credential);
     const { value, source } = await env.secrets.resolve(text);
     // A credential's password or code is masked in screenshots and recordings (browser/pageScreenshot.ts).
-    if (typesCredential) await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+    if (typesCredential)
+      await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
     await locator.fill(value, { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: source });
     return { output: `typed into [${element.index}] ${JSON.stringify(element.name)}` };

@@ -6,14 +6,20 @@ import { INDEX_PROP, stringArg, ToolInputError } from './toolTypes.ts';
 export const uploadFileTool: AgentTool = {
   name: 'upload_file',
   description: 'Attach the file held in form_data under key to the file input at [index].',
-  inputSchema: { properties: { ...INDEX_PROP, form_data_key: { type: 'string' } }, required: ['index', 'form_data_key'] },
+  inputSchema: {
+    properties: { ...INDEX_PROP, form_data_key: { type: 'string' } },
+    required: ['index', 'form_data_key'],
+  },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
     const key = stringArg(input, 'form_data_key');
     const files = filePayloads(env.ctx.formData[key]);
     if (files.length === 0) throw new ToolInputError(`form_data.${key} is not a file object`);
-    await locator.setInputFiles(files.map((f) => ({ name: f.name, mimeType: f.mimeType, buffer: f.buffer })), { timeout: 5_000 });
+    await locator.setInputFiles(
+      files.map((f) => ({ name: f.name, mimeType: f.mimeType, buffer: f.buffer })),
+      { timeout: 5_000 },
+    );
     env.trace.record({ action: 'upload_file', target: element, value: { kind: 'form_data', key } });
     return { output: `attached ${files.map((f) => f.name).join(', ')} to [${element.index}]` };
   },

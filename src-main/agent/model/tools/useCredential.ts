@@ -6,8 +6,12 @@ import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 /** Types a stored credential's password; the model names the credential, never sees the value. */
 export const useCredentialTool: AgentTool = {
   name: 'use_credential',
-  description: 'Type the password of stored credential credential_id into the field at [index]. The value is filled in locally and never shown to you.',
-  inputSchema: { properties: { ...INDEX_PROP, credential_id: { type: 'string' } }, required: ['index', 'credential_id'] },
+  description:
+    'Type the password of stored credential credential_id into the field at [index]. The value is filled in locally and never shown to you.',
+  inputSchema: {
+    properties: { ...INDEX_PROP, credential_id: { type: 'string' } },
+    required: ['index', 'credential_id'],
+  },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);

@@ -11,12 +11,23 @@ export const csvReader: DocumentReader = {
     const text = decodeText(await readFile(file.path), file.name);
     let rows: string[][];
     try {
-      rows = parse(text, { delimiter: file.contentType === 'text/tab-separated-values' ? '\t' : ',', relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true }) as string[][];
+      rows = parse(text, {
+        delimiter: file.contentType === 'text/tab-separated-values' ? '\t' : ',',
+        relax_column_count: true,
+        relax_quotes: true,
+        skip_empty_lines: true,
+        bom: true,
+      }) as string[][];
     } catch (error) {
-      throw new DocumentReadError(`${file.name}: not valid CSV (${error instanceof Error ? error.message : String(error)})`);
+      throw new DocumentReadError(
+        `${file.name}: not valid CSV (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     return {
-      name: file.name, contentType: file.contentType, size: file.size, pages: 1,
+      name: file.name,
+      contentType: file.contentType,
+      size: file.size,
+      pages: 1,
       pageTexts: [{ page: null, text: tableText(rows), ocr: false }],
       fields: tableFields(rows, 'csv', file.name, null),
     };

@@ -14,11 +14,16 @@ export const docxReader: DocumentReader = {
     try {
       text = (await mammoth.extractRawText({ path: file.path })).value;
     } catch (error) {
-      throw new DocumentReadError(`${file.name}: a broken DOCX file (${error instanceof Error ? error.message : String(error)})`);
+      throw new DocumentReadError(
+        `${file.name}: a broken DOCX file (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     text = text.replace(/\n{3,}/g, '\n\n').trim();
     return {
-      name: file.name, contentType: file.contentType, size: file.size, pages: 1,
+      name: file.name,
+      contentType: file.contentType,
+      size: file.size,
+      pages: 1,
       pageTexts: [{ page: null, text, ocr: false }],
       fields: labelLineFields(text, file.name, null),
     };

@@ -9,7 +9,15 @@ import { xlsxReader } from './xlsx.ts';
 
 /** Every reader of this build, most specific first: scanned PDF pages and images go to OCR (readers/ocr.ts). */
 export function documentReaders(): DocumentReader[] {
-  return [createPdfReader({ ocrPages: ocrPdfPages }), docxReader, xlsxReader, jsonReader, csvReader, textReader, ocrReader];
+  return [
+    createPdfReader({ ocrPages: ocrPdfPages }),
+    docxReader,
+    xlsxReader,
+    jsonReader,
+    csvReader,
+    textReader,
+    ocrReader,
+  ];
 }
 
 /** Stops what the readers keep running between documents (the OCR worker). */

@@ -9,13 +9,17 @@ export const JSON_MAX_FIELDS = 10_000;
 export function flattenJson(value: unknown, name: string): { key: string; value: string }[] {
   const out: { key: string; value: string }[] = [];
   const walk = (node: unknown, key: string, depth: number): void => {
-    if (depth > JSON_MAX_DEPTH) throw new DocumentReadError(`${name}: JSON nested deeper than ${JSON_MAX_DEPTH} levels`);
+    if (depth > JSON_MAX_DEPTH)
+      throw new DocumentReadError(`${name}: JSON nested deeper than ${JSON_MAX_DEPTH} levels`);
     if (node !== null && typeof node === 'object') {
-      const entries = Array.isArray(node) ? node.map((v, i) => [`${key}[${i}]`, v] as const) : Object.entries(node).map(([k, v]) => [key ? `${key}.${k}` : k, v] as const);
+      const entries = Array.isArray(node)
+        ? node.map((v, i) => [`${key}[${i}]`, v] as const)
+        : Object.entries(node).map(([k, v]) => [key ? `${key}.${k}` : k, v] as const);
       for (const [childKey, child] of entries) walk(child, childKey, depth + 1);
       return;
     }
-    if (out.length >= JSON_MAX_FIELDS) throw new DocumentReadError(`${name}: JSON has more than ${JSON_MAX_FIELDS} values`);
+    if (out.length >= JSON_MAX_FIELDS)
+      throw new DocumentReadError(`${name}: JSON has more than ${JSON_MAX_FIELDS} values`);
     out.push({ key: key || '$', value: node === null ? '' : String(node) });
   };
   walk(value, '', 0);
@@ -34,8 +38,18 @@ export const jsonReader: DocumentReader = {
       throw new DocumentReadError(`${file.name}: not valid JSON`);
     }
     const fields: DocumentField[] = flattenJson(parsed, file.name).map(({ key, value }) => ({
-      name: key, value, kind: 'json', source: { document: file.name, page: null, text: `${key}: ${value}` },
+      name: key,
+      value,
+      kind: 'json',
+      source: { document: file.name, page: null, text: `${key}: ${value}` },
     }));
-    return { name: file.name, contentType: file.contentType, size: file.size, pages: 1, pageTexts: [{ page: null, text, ocr: false }], fields };
+    return {
+      name: file.name,
+      contentType: file.contentType,
+      size: file.size,
+      pages: 1,
+      pageTexts: [{ page: null, text, ocr: false }],
+      fields,
+    };
   },
 };

@@ -16,7 +16,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Worker as TesseractWorker } from 'tesseract.js';
 import {
-  type DocumentPage, type DocumentReader, DocumentReadError, MODEL_IMAGE_MAX_PIXELS, MODEL_IMAGE_MAX_SIDE, MODEL_MAX_PAGE_IMAGES, type ReadDocument,
+  type DocumentPage,
+  type DocumentReader,
+  DocumentReadError,
+  MODEL_IMAGE_MAX_PIXELS,
+  MODEL_IMAGE_MAX_SIDE,
+  MODEL_MAX_PAGE_IMAGES,
+  type ReadDocument,
 } from '../types.ts';
 
 /** The most pixels an image (or a rendered PDF page) may have: above it, decoding could exhaust memory. */
@@ -46,7 +52,8 @@ export function sniffImage(head: Uint8Array): ImageFormat | null {
 /** Width and height from the image's header, without decoding it; throws `DocumentReadError` when the header is broken. */
 export function imageDimensions(bytes: Uint8Array, format: ImageFormat): { width: number; height: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const broken = () => new DocumentReadError(`The ${format.toUpperCase()} image is broken: its header could not be read.`);
+  const broken = () =>
+    new DocumentReadError(`The ${format.toUpperCase()} image is broken: its header could not be read.`);
   const need = (end: number) => {
     if (end > bytes.byteLength) throw broken();
   };
@@ -189,7 +196,9 @@ async function recognize(image: Uint8Array, signal?: AbortSignal): Promise<strin
       return normalize(result.data.text);
     } catch (error) {
       if (error instanceof DocumentReadError) throw error;
-      throw new DocumentReadError(`The image could not be read by OCR: ${error instanceof Error ? error.message : String(error)}`);
+      throw new DocumentReadError(
+        `The image could not be read by OCR: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   });
   queue = run.catch(() => undefined);
@@ -219,7 +228,11 @@ export async function close(): Promise<void> {
 
 /** The scale that brings a `width` × `height` image within MODEL_IMAGE_MAX_SIDE and MODEL_IMAGE_MAX_PIXELS (never up). */
 export function modelImageScale(width: number, height: number): number {
-  return Math.min(1, MODEL_IMAGE_MAX_SIDE / Math.max(width, height), Math.sqrt(MODEL_IMAGE_MAX_PIXELS / (width * height)));
+  return Math.min(
+    1,
+    MODEL_IMAGE_MAX_SIDE / Math.max(width, height),
+    Math.sqrt(MODEL_IMAGE_MAX_PIXELS / (width * height)),
+  );
 }
 
 /**
@@ -291,7 +304,9 @@ export async function ocrPdfPages(
 ): Promise<DocumentPage[]> {
   if (pageNumbers.length === 0) return [];
   if (pageNumbers.length > limits.maxPages) {
-    throw new DocumentReadError(`The PDF has ${pageNumbers.length} pages to read by OCR; at most ${limits.maxPages} are read.`);
+    throw new DocumentReadError(
+      `The PDF has ${pageNumbers.length} pages to read by OCR; at most ${limits.maxPages} are read.`,
+    );
   }
   limits.signal?.throwIfAborted();
   await stat(path);
@@ -304,7 +319,9 @@ export async function ocrPdfPages(
     // maxImageSize: pdf.js skips (never decodes) an image over the cap, whatever the page declares.
     pdf = await unpdf.getDocumentProxy(data, { CanvasFactory, maxImageSize: MAX_IMAGE_PIXELS });
   } catch (error) {
-    throw new DocumentReadError(`The PDF could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+    throw new DocumentReadError(
+      `The PDF could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     const pages: DocumentPage[] = [];
@@ -321,7 +338,9 @@ export async function ocrPdfPages(
       try {
         png = await unpdf.renderPageAsImage(pdf, pageNumber, { canvasImport, scale });
       } catch (error) {
-        throw new DocumentReadError(`Page ${pageNumber} of the PDF could not be rendered: ${error instanceof Error ? error.message : String(error)}`);
+        throw new DocumentReadError(
+          `Page ${pageNumber} of the PDF could not be rendered: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       const text = await recognize(new Uint8Array(png), limits.signal);
       const imageBytes = pages.length < MODEL_MAX_PAGE_IMAGES ? await modelImage(new Uint8Array(png)) : undefined;

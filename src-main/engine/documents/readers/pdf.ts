@@ -1,20 +1,47 @@
 import { readFile } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
 import {
-  PDFArray, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFName, PDFNumber, PDFOptionList, PDFRadioGroup, PDFRawStream, PDFStream, PDFTextField, type PDFField,
+  PDFArray,
+  PDFCheckBox,
+  PDFDict,
+  PDFDocument,
+  PDFDropdown,
+  PDFName,
+  PDFNumber,
+  PDFOptionList,
+  PDFRadioGroup,
+  PDFRawStream,
+  PDFStream,
+  PDFTextField,
+  type PDFField,
 } from 'pdf-lib';
 import { getDocumentProxy } from 'unpdf';
 import { labelLineFields } from '../labelLines.ts';
 import { MAX_IMAGE_PIXELS } from './ocr.ts';
-import { DocumentReadError, type DocumentField, type DocumentPage, type DocumentReader, type ReadDocument } from '../types.ts';
+import {
+  DocumentReadError,
+  type DocumentField,
+  type DocumentPage,
+  type DocumentReader,
+  type ReadDocument,
+} from '../types.ts';
 
 /** OCR for PDF pages whose text layer is empty (`ocrPdfPages` of readers/ocr.ts, when that reader is built in). */
-export type PdfPageOcr = (path: string, pageNumbers: number[], limits: { maxPages: number; signal?: AbortSignal }) => Promise<DocumentPage[]>;
+export type PdfPageOcr = (
+  path: string,
+  pageNumbers: number[],
+  limits: { maxPages: number; signal?: AbortSignal },
+) => Promise<DocumentPage[]>;
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function isPasswordError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && ((error as { name?: unknown }).name === 'PasswordException' || (error as { name?: unknown }).name === 'EncryptedPDFError');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ((error as { name?: unknown }).name === 'PasswordException' ||
+      (error as { name?: unknown }).name === 'EncryptedPDFError')
+  );
 }
 
 /** An AcroForm field's value as text: checkboxes `Yes`/`Off`, radios and lists their selected options. */
@@ -42,7 +69,8 @@ async function loadObjects(bytes: Uint8Array, name: string): Promise<PDFDocument
   try {
     return await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false });
   } catch (error) {
-    if (isPasswordError(error)) throw new DocumentReadError(`${name}: the PDF is encrypted (password protected); upload an unprotected copy`);
+    if (isPasswordError(error))
+      throw new DocumentReadError(`${name}: the PDF is encrypted (password protected); upload an unprotected copy`);
     return null;
   }
 }
@@ -60,7 +88,9 @@ function checkStreamSize(stream: PDFStream, what: string, name: string): void {
     inflateSync(stream.contents, { maxOutputLength: MAX_CONTENT_STREAM_BYTES });
   } catch (error) {
     if (error instanceof RangeError || (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new DocumentReadError(`${name}: ${what} inflates to more than ${MAX_CONTENT_STREAM_BYTES / (1024 * 1024)} MB (a decompression bomb); refused`);
+      throw new DocumentReadError(
+        `${name}: ${what} inflates to more than ${MAX_CONTENT_STREAM_BYTES / (1024 * 1024)} MB (a decompression bomb); refused`,
+      );
     }
     // A corrupt stream is pdf.js's to report (or skip).
   }
@@ -93,7 +123,9 @@ function checkPage(doc: PDFDocument, pageNumber: number, name: string, rendered:
         const w = width instanceof PDFNumber ? width.asNumber() : 0;
         const h = height instanceof PDFNumber ? height.asNumber() : 0;
         if (w * h > MAX_IMAGE_PIXELS) {
-          throw new DocumentReadError(`${name}: page ${pageNumber} holds an image of ${w}×${h} pixels (${Math.round((w * h) / 1e6)} megapixels); images over ${MAX_IMAGE_PIXELS / 1e6} megapixels are refused`);
+          throw new DocumentReadError(
+            `${name}: page ${pageNumber} holds an image of ${w}×${h} pixels (${Math.round((w * h) / 1e6)} megapixels); images over ${MAX_IMAGE_PIXELS / 1e6} megapixels are refused`,
+          );
         }
       } else if (subtype === PDFName.of('Form')) {
         checkStreamSize(stream, `a form on page ${pageNumber}`, name);
@@ -114,7 +146,12 @@ function formFields(doc: PDFDocument | null, name: string): DocumentField[] {
     const value = fieldValue(field);
     if (value === undefined || value === '') continue;
     const fieldName = field.getName();
-    fields.push({ name: fieldName, value, kind: 'form_field', source: { document: name, page: fieldPage(field, pageRefs), text: `${fieldName}: ${value}` } });
+    fields.push({
+      name: fieldName,
+      value,
+      kind: 'form_field',
+      source: { document: name, page: fieldPage(field, pageRefs), text: `${fieldName}: ${value}` },
+    });
   }
   return fields;
 }
@@ -135,12 +172,17 @@ export function createPdfReader(options: { ocrPages?: PdfPageOcr } = {}): Docume
         // pdf.js takes ownership of the buffer it is given: hand it a copy.
         pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0, stopAtErrors: true });
       } catch (error) {
-        if (isPasswordError(error)) throw new DocumentReadError(`${file.name}: the PDF is encrypted (password protected); upload an unprotected copy`);
+        if (isPasswordError(error))
+          throw new DocumentReadError(
+            `${file.name}: the PDF is encrypted (password protected); upload an unprotected copy`,
+          );
         throw new DocumentReadError(`${file.name}: a broken PDF (${describe(error)})`);
       }
       try {
         if (pdf.numPages > limits.maxPages) {
-          throw new DocumentReadError(`${file.name}: has ${pdf.numPages} pages; a bundle reads at most ${limits.maxPages} more pages`);
+          throw new DocumentReadError(
+            `${file.name}: has ${pdf.numPages} pages; a bundle reads at most ${limits.maxPages} more pages`,
+          );
         }
         const objects = await loadObjects(bytes, file.name);
         const pageTexts: DocumentPage[] = [];
@@ -169,7 +211,14 @@ export function createPdfReader(options: { ocrPages?: PdfPageOcr } = {}): Docume
           ...formFields(objects, file.name),
           ...pageTexts.flatMap((p) => labelLineFields(p.text, file.name, p.page)),
         ];
-        return { name: file.name, contentType: file.contentType, size: file.size, pages: pdf.numPages, pageTexts, fields };
+        return {
+          name: file.name,
+          contentType: file.contentType,
+          size: file.size,
+          pages: pdf.numPages,
+          pageTexts,
+          fields,
+        };
       } catch (error) {
         if (error instanceof DocumentReadError || (error instanceof Error && error.name === 'AbortError')) throw error;
         throw new DocumentReadError(`${file.name}: a broken PDF (${describe(error)})`);

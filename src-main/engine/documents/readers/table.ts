@@ -7,11 +7,17 @@ export const TABLE_MAX_FIELDS = 10_000;
  * Rows of a table as fields: the first row names the columns, each later cell becomes `header → cell`;
  * a two-column sheet also reads as key/value rows (`first cell → second cell`); a CSV's first row is always its header.
  */
-export function tableFields(rows: readonly (readonly string[])[], kind: 'csv' | 'table', document: string, page: number | null): DocumentField[] {
+export function tableFields(
+  rows: readonly (readonly string[])[],
+  kind: 'csv' | 'table',
+  document: string,
+  page: number | null,
+): DocumentField[] {
   const fields: DocumentField[] = [];
   const push = (name: string, value: string, row: readonly string[]): boolean => {
     if (fields.length >= TABLE_MAX_FIELDS) return false;
-    if (name.trim() && value.trim()) fields.push({ name: name.trim(), value: value.trim(), kind, source: { document, page, text: row.join(', ') } });
+    if (name.trim() && value.trim())
+      fields.push({ name: name.trim(), value: value.trim(), kind, source: { document, page, text: row.join(', ') } });
     return true;
   };
   const header = rows[0] ?? [];
@@ -19,7 +25,8 @@ export function tableFields(rows: readonly (readonly string[])[], kind: 'csv' | 
     for (let c = 0; c < row.length; c += 1) if (!push(header[c] ?? '', row[c] ?? '', row)) return fields;
   }
   const width = Math.max(0, ...rows.map((row) => row.filter((cell) => cell.trim()).length));
-  if (kind === 'table' && width === 2) for (const row of rows) if (!push(row[0] ?? '', row[1] ?? '', row)) return fields;
+  if (kind === 'table' && width === 2)
+    for (const row of rows) if (!push(row[0] ?? '', row[1] ?? '', row)) return fields;
   return fields;
 }
 

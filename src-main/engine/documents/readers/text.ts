@@ -9,7 +9,9 @@ export function decodeText(bytes: Uint8Array, name: string): string {
     if (text.includes('\u0000')) throw new Error('NUL');
     return text;
   } catch {
-    throw new DocumentReadError(`${name}: not a document Portico can read (not PDF, DOCX, XLSX, CSV, JSON, an image or UTF-8 text)`);
+    throw new DocumentReadError(
+      `${name}: not a document Portico can read (not PDF, DOCX, XLSX, CSV, JSON, an image or UTF-8 text)`,
+    );
   }
 }
 
@@ -19,7 +21,10 @@ export const textReader: DocumentReader = {
   async read(file): Promise<ReadDocument> {
     const text = decodeText(await readFile(file.path), file.name);
     return {
-      name: file.name, contentType: file.contentType, size: file.size, pages: 1,
+      name: file.name,
+      contentType: file.contentType,
+      size: file.size,
+      pages: 1,
       pageTexts: [{ page: null, text, ocr: false }],
       fields: labelLineFields(text, file.name, null),
     };

@@ -16,10 +16,15 @@ export const xlsxReader: DocumentReader = {
     try {
       await workbook.xlsx.readFile(file.path);
     } catch (error) {
-      throw new DocumentReadError(`${file.name}: a broken XLSX file (${error instanceof Error ? error.message : String(error)})`);
+      throw new DocumentReadError(
+        `${file.name}: a broken XLSX file (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     const sheets = workbook.worksheets;
-    if (sheets.length > limits.maxPages) throw new DocumentReadError(`${file.name}: has ${sheets.length} sheets; a bundle reads at most ${limits.maxPages} more pages`);
+    if (sheets.length > limits.maxPages)
+      throw new DocumentReadError(
+        `${file.name}: has ${sheets.length} sheets; a bundle reads at most ${limits.maxPages} more pages`,
+      );
     const pageTexts: ReadDocument['pageTexts'] = [];
     const fields: DocumentField[] = [];
     sheets.forEach((sheet, index) => {
@@ -35,6 +40,13 @@ export const xlsxReader: DocumentReader = {
       pageTexts.push({ page, text, ocr: false });
       fields.push(...tableFields(rows, 'table', file.name, page), ...labelLineFields(text, file.name, page));
     });
-    return { name: file.name, contentType: file.contentType, size: file.size, pages: Math.max(1, sheets.length), pageTexts, fields };
+    return {
+      name: file.name,
+      contentType: file.contentType,
+      size: file.size,
+      pages: Math.max(1, sheets.length),
+      pageTexts,
+      fields,
+    };
   },
 };
