@@ -206,7 +206,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       secrets: openSecrets,
       onSecret: (value) => redactor.add(value),
       logger,
-      // BISECT
+      ...(options.clock && { clock: options.clock }),
       ...(options.hostProbeIntervalMs !== undefined && { probeIntervalMs: options.hostProbeIntervalMs }),
     }),
     (hosts) => hosts.close(),
