@@ -36,7 +36,10 @@ describe('job updates: a light Jobs list, status pushed over the log stream, pol
     const { jobId, answer } = await waitingJob();
     await answer();
     const page = await world.openConsole();
-    const listed = page.waitForResponse((r) => r.url().includes('/jobs/default/summary'));
+    // The Jobs page's own list (the pending-questions badge polls the same route with status=waiting_for_input).
+    const listed = page.waitForResponse(
+      (r) => r.url().includes('/jobs/default/summary') && !r.url().includes('status=waiting_for_input'),
+    );
     await page.evaluate(() => {
       window.location.hash = '#/jobs';
     });

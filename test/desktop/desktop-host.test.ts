@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bridgeArgument, bridgeArguments, parseBridgeArguments } from '../../src-preload/bridge.ts';
@@ -50,21 +51,40 @@ describe('electron-vite build output (out/)', () => {
   });
 
   it('out/main/index.js imports only Node built-ins, electron and runtime dependencies (nothing dev-only, no sources)', () => {
-    const code = readFileSync(`${root}out/main/index.js`, 'utf8');
-    const specifiers = new Set(
-      [
-        ...code.matchAll(
-          /^\s*import\s[^'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/gm,
-        ),
-      ].map((m) => m[1] ?? m[2] ?? m[3] ?? ''),
-    );
+    // The bundle and the chunks it loads on first use (lazy imports split into out/main/chunks/): every
+    // relative import must stay inside out/main and exist; every other one must be a built-in, electron or
+    // a runtime dependency.
+    const mainDir = resolvePath(`${root}out/main`);
+    const specifiers = new Set<string>();
+    const offenders: string[] = [];
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const code = readFileSync(file, 'utf8');
+      for (const m of code.matchAll(
+        /^\s*import\s[^'"]*?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/gm,
+      )) {
+        const specifier = m[1] ?? m[2] ?? m[3] ?? '';
+        if (!specifier.startsWith('.')) {
+          specifiers.add(specifier);
+          continue;
+        }
+        const target = resolvePath(dirname(file), specifier);
+        if (!target.startsWith(`${mainDir}/`) || !existsSync(target)) offenders.push(`${specifier} (from ${file})`);
+        else visit(target);
+      }
+    };
+    visit(join(mainDir, 'index.js'));
     expect(specifiers.size).toBeGreaterThan(5);
     const builtins = new Set(builtinModules);
     const packageOf = (s: string): string =>
       s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s);
-    const offenders = [...specifiers].filter(
-      (s) =>
-        !(s.startsWith('node:') || builtins.has(s) || s === 'electron' || packageOf(s) in packageJson.dependencies),
+    offenders.push(
+      ...[...specifiers].filter(
+        (s) =>
+          !(s.startsWith('node:') || builtins.has(s) || s === 'electron' || packageOf(s) in packageJson.dependencies),
+      ),
     );
     expect(offenders).toEqual([]);
     expect(specifiers.has('electron')).toBe(true);

@@ -67,7 +67,7 @@ describe('the lint rules (biome.json)', () => {
     ]);
   });
 
-  it('passes correct hooks in any layout: the formatter is off and never judges style', () => {
+  it('lint passes correct hooks in any layout; the formatter, a step of its own, refuses that layout and fixes it', () => {
     const component = [
       "import {useEffect,useState} from 'react'",
       'export function Title(props:{id:string}){',
@@ -79,9 +79,18 @@ describe('the lint rules (biome.json)', () => {
     ].join('\n');
     const root = tempTree({ 'src-renderer/Title.tsx': component });
     expect(lint(root)).toEqual({ status: 0, found: [] });
+    // `npm test` runs `biome format .` after lint: the same file fails it, and `--write` makes it pass.
+    const format = (...args: string[]) => spawnSync(biome, ['format', ...args, '.'], { cwd: root, encoding: 'utf8' });
+    expect(format().status).not.toBe(0);
+    expect(format('--write').status).toBe(0);
+    expect(format().status).toBe(0);
+    const formatted = readFileSync(join(root, 'src-renderer/Title.tsx'), 'utf8');
+    expect(formatted).toContain("import { useEffect, useState } from 'react';");
+    expect(formatted).toContain('  const [n, setN] = useState(0);');
+    expect(lint(root)).toEqual({ status: 0, found: [] });
     const config = JSON.parse(readFileSync(join(repoRoot, 'biome.json'), 'utf8')) as {
       formatter?: { enabled?: boolean };
     };
-    expect(config.formatter?.enabled).toBe(false);
+    expect(config.formatter?.enabled).toBe(true);
   });
 });
