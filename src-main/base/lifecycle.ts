@@ -51,11 +51,6 @@ export class Lifecycle {
     this.#name = name;
   }
 
-  /** True once `dispose()` has been called: nothing more may be registered. */
-  get disposed(): boolean {
-    return this.#disposing !== undefined;
-  }
-
   /** The number of resources held (not yet released). */
   get size(): number {
     return this.#entries.length;
