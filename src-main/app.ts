@@ -45,7 +45,7 @@ import { formDataFromBundle, previewExtraction } from './engine/documents/extrac
 import { WorkerReading } from './engine/documents/readingWorker.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
-import { remoteSessionBrowser } from './browser/remoteCdp.ts';
+import { remoteCdpSessionBrowser, remoteSessionBrowser } from './browser/remoteCdp.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { findFfmpeg, removeUnfinishedRecordings } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
@@ -291,9 +291,14 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       minuteMs: settings.minuteMs,
       logger,
       browserSlots,
-      // On a remote `playwright` host: its own browser there, served through the same CDP proxy (docs/scale.md).
-      remoteBrowser: async (hostName) =>
-        remoteSessionBrowser(await browserHosts.connect(hostName), { tempDir: join(paths.tmp, 'sessions') }),
+      // On a remote host, served through the same CDP proxy (docs/scale.md): a `playwright` host launches a
+      // browser of its own for the session; on a `cdp` host the session is a browser context of its own.
+      remoteBrowser: async (hostName, screen) =>
+        browserHosts.state(hostName)?.spec.kind === 'cdp'
+          ? remoteCdpSessionBrowser(await browserHosts.connectCdpSocket(hostName), screen, {
+              tempDir: join(paths.tmp, 'sessions'),
+            })
+          : remoteSessionBrowser(await browserHosts.connect(hostName), { tempDir: join(paths.tmp, 'sessions') }),
       recorder: {
         ffmpegPath: () => findFfmpeg(config.ffmpegPath),
         dir: join(paths.artifacts, 'sessions'),

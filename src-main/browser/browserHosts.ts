@@ -8,6 +8,7 @@ import playwrightPackage from 'playwright-core/package.json' with { type: 'json'
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
 import type { BrowserHostKind } from '../contract/hosts.ts';
+import { connectWebSocket, type WebSocketPeer } from './webSocketPeer.ts';
 
 /**
  * Remote browser hosts (issue 22, docs/scale.md): engines other machines already run, driven over their
@@ -245,34 +246,51 @@ export class BrowserHosts {
       state.lastError = null;
       return browser;
     } catch (error) {
-      const raw = error instanceof Error ? error.message : String(error);
-      const message = scrubToken(
-        raw
-          .split('\n')
-          .map((line) => line.trim())
-          .filter(Boolean)
-          .slice(0, 6)
-          .join(' '),
-        token,
-      );
-      if (/version mismatch/i.test(raw)) {
-        const mismatch = new HostVersionMismatchError(name, /server version: v?([\d.]+)/.exec(raw)?.[1]);
-        this.noteFailure(name, mismatch.message, true);
-        throw mismatch;
-      }
-      const refused = isRefusal(raw);
-      this.noteFailure(name, message, refused && !/\b429\b|Too Many Requests/i.test(raw));
-      if (refused) throw new HostRefusedError(name, message);
-      throw new Error(`browser host '${name}': ${message}`);
+      throw this.#failed(name, error, token);
     }
   }
 
-  /** The host's CDP WebSocket address with its token (a `cdp` host only), for the session proxy's own connection. */
-  async cdpEndpoint(name: string, timeoutMs = 5_000): Promise<string> {
+  /**
+   * Portico's own DevTools WebSocket to a `cdp` host's browser (a session's share of it, browser/remoteCdp.ts),
+   * failing as `connect` does (HostRefusedError when the host says no or is not there).
+   */
+  async connectCdpSocket(name: string): Promise<WebSocketPeer> {
     const state = this.#states.get(name);
     if (state?.spec.kind !== 'cdp') throw new Error(`no cdp browser host '${name}'`);
     const token = await this.#token(name);
-    return cdpWebSocketUrl(state.spec.url, token, timeoutMs);
+    const timeoutMs = this.#options.connectTimeoutMs ?? 30_000;
+    try {
+      const url = await cdpWebSocketUrl(state.spec.url, token, timeoutMs);
+      const socket = await connectWebSocket(url, { timeoutMs });
+      state.reachable = true;
+      state.lastError = null;
+      return socket;
+    } catch (error) {
+      throw this.#failed(name, error, token);
+    }
+  }
+
+  /** What a failed connection becomes (noted on the host; the token never in it). */
+  #failed(name: string, error: unknown, token: string | undefined): Error {
+    const raw = errorText(error);
+    const message = scrubToken(
+      raw
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .slice(0, 6)
+        .join(' '),
+      token,
+    );
+    if (/version mismatch/i.test(raw)) {
+      const mismatch = new HostVersionMismatchError(name, /server version: v?([\d.]+)/.exec(raw)?.[1]);
+      this.noteFailure(name, mismatch.message, true);
+      return mismatch;
+    }
+    const refused = isRefusal(raw);
+    this.noteFailure(name, message, refused && !/\b429\b|Too Many Requests/i.test(raw));
+    if (refused) return new HostRefusedError(name, message);
+    return new Error(`browser host '${name}': ${message}`);
   }
 
   /** Stops probing. */

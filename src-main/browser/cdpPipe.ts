@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 
 import { guardCdpCommand, forbiddenTarget, trustedCdpParams, type CdpGuardContext } from './cdpGuard.ts';
+import type { CdpContextScope } from './cdpScope.ts';
 
 /**
  * One Chromium's `--remote-debugging-pipe` (fds 3/4, NUL-delimited JSON) shared by several CDP
@@ -17,6 +18,8 @@ import { guardCdpCommand, forbiddenTarget, trustedCdpParams, type CdpGuardContex
 
 interface Pending {
   channel: CdpChannel | undefined;
+  /** The command's method (a scoped pipe filters some answers). */
+  method?: string;
   clientId: number;
   /** The sessionId the client wrote, echoed back; absent when it addressed its browser session. */
   clientSessionId: string | undefined;
@@ -55,6 +58,8 @@ export class CdpPipe {
   readonly #channels = new Set<CdpChannel>();
   #nextId = 1;
   #closed = false;
+  /** A session's share of a browser others use too (a `cdp` host's): what every channel is limited to. */
+  #scope: CdpContextScope | undefined;
 
   constructor(input: Writable | CdpTransport, output?: Readable) {
     if (!('write' in input)) {
@@ -85,6 +90,16 @@ export class CdpPipe {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Limits every channel to the session's browser contexts (cdpScope.ts); set before any channel opens. */
+  setScope(scope: CdpContextScope): void {
+    this.#scope = scope;
+  }
+
+  /** @internal */
+  get scope(): CdpContextScope | undefined {
+    return this.#scope;
   }
 
   /** Sends a command on the root connection (or a session Portico owns) and waits for its answer. */
@@ -125,7 +140,7 @@ export class CdpPipe {
     sessionId: string,
   ): void {
     const id = this.#nextId++;
-    this.#pending.set(id, { channel, clientId, clientSessionId });
+    this.#pending.set(id, { channel, clientId, clientSessionId, method });
     this.#write({ id, method, params, sessionId });
   }
 
@@ -167,6 +182,8 @@ export class CdpPipe {
       }
       const channel = pending.channel;
       if (!channel) return;
+      if (this.#scope && pending.method !== undefined && message.result)
+        message.result = this.#scope.result(pending.method, message.result);
       const attached = message.result?.sessionId;
       if (typeof attached === 'string' && !this.#owners.has(attached)) this.#owners.set(attached, channel);
       channel.deliver({ ...message, id: pending.clientId, sessionId: pending.clientSessionId });
@@ -185,6 +202,15 @@ export class CdpPipe {
     const owner = this.#owners.get(sessionId);
     if (!owner) return;
     const params = message.params ?? {};
+    if (this.#scope && message.method !== undefined && !this.#scope.event(message.method, params)) {
+      // Another context's target: a page attached by auto-attach is let go (resumed, detached) unseen.
+      if (message.method === 'Target.attachedToTarget' && typeof params.sessionId === 'string') {
+        const child = params.sessionId;
+        if (params.waitingForDebugger === true) void this.call('Runtime.runIfWaitingForDebugger', {}, child);
+        void this.call('Target.detachFromTarget', { sessionId: child }, sessionId);
+      }
+      return;
+    }
     if (message.method === 'Target.attachedToTarget' && typeof params.sessionId === 'string') {
       const child = params.sessionId;
       const info = params.targetInfo as { type?: unknown; url?: unknown } | undefined;
@@ -281,7 +307,20 @@ export class CdpChannel {
         this.#answer(errorAnswer(id, sessionId, `Portico refused ${method}: ${verdict.refused}`));
         return;
       }
-      this.#pipe.forward(this, id, sessionId, method, verdict.params, target);
+      const scope = this.#pipe.scope;
+      const scoped = scope
+        ? await scope.command(method, verdict.params).catch((error: unknown) => ({ refused: String(error) }))
+        : verdict;
+      if (this.#closed) return;
+      if ('refused' in scoped) {
+        this.#answer(errorAnswer(id, sessionId, `Portico refused ${method}: ${scoped.refused}`));
+        return;
+      }
+      if ('result' in scoped) {
+        this.#answer(JSON.stringify({ id, result: scoped.result, ...(sessionId !== undefined && { sessionId }) }));
+        return;
+      }
+      this.#pipe.forward(this, id, sessionId, method, scoped.params, target);
     });
   }
 

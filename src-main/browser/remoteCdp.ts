@@ -7,7 +7,9 @@ import type { Browser, CDPSession } from 'playwright-core';
 
 import { systemClock, type Clock } from '../base/clock.ts';
 import { CdpPipe, type CdpTransport } from './cdpPipe.ts';
+import { CdpContextScope } from './cdpScope.ts';
 import { SessionBrowser, type SessionProcess } from './sessionBrowsers.ts';
+import type { WebSocketPeer } from './webSocketPeer.ts';
 
 /**
  * A session's browser on a `playwright` host (issue 22, docs/scale.md): the host's Playwright server
@@ -116,8 +118,10 @@ export class PlaywrightCdpTransport implements CdpTransport {
           Array.isArray(params.filter) ? (params.filter as TargetFilter) : DEFAULT_FILTER,
         );
       else this.#autoAttach.delete(sessionId);
-      this.#deliver({ id, result: {}, sessionId });
+      // As Chromium does, the pages already there are attached before the answer (Puppeteer's connect reads
+      // its pages as soon as auto-attach has answered).
       if (params.autoAttach === true) await this.#attachExisting(sessionId, browserSession);
+      this.#deliver({ id, result: {}, sessionId });
       return;
     }
     if (browserSession && method === 'Target.createTarget' && this.#autoAttach.has(sessionId)) {
@@ -338,6 +342,91 @@ export async function remoteSessionBrowser(
   } catch (error) {
     await browser.close().catch(() => undefined);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A session's share of a `cdp` host's browser seen as its process: it "exits" when Portico's connection closes. */
+class SocketProcess extends EventEmitter implements SessionProcess {
+  readonly pid = undefined;
+  exitCode: number | null = null;
+  readonly signalCode = null;
+
+  ended(): void {
+    if (this.exitCode !== null) return;
+    this.exitCode = 0;
+    this.emit('exit');
+  }
+}
+
+/**
+ * A session browser on a `cdp` host (docs/scale.md): one Chromium there serves every connection (jobs and
+ * other sessions too), so the session is a browser context of its own on Portico's own DevTools WebSocket
+ * to it, and every channel of its pipe sees only that context (cdpScope.ts). Flat sessions, tab targets
+ * and auto-attach are Chromium's own here: Playwright and Puppeteer clients work as on a local browser.
+ * Ending the session disposes its contexts (their pages close) and closes the connection; the host's
+ * browser lives on.
+ */
+export async function remoteCdpSessionBrowser(
+  socket: WebSocketPeer,
+  screen: { width: number; height: number },
+  options: RemoteSessionOptions = {},
+): Promise<SessionBrowser> {
+  const process = new SocketProcess();
+  const transport: CdpTransport = {
+    send: (text) => socket.send(text),
+    onMessage: undefined,
+    onClose: undefined,
+  };
+  socket.onMessage = (text) => transport.onMessage?.(text);
+  socket.onClose = () => {
+    process.ended();
+    transport.onClose?.();
+  };
+  const parent = options.tempDir ?? tmpdir();
+  let workDir: string | undefined;
+  try {
+    await mkdir(parent, { recursive: true });
+    workDir = await mkdtemp(join(parent, 'portico-remote-session-'));
+    await mkdir(join(workDir, 'downloads'), { recursive: true, mode: 0o700 });
+    const pipe = new CdpPipe(transport);
+    const created = await pipe.call('Target.createBrowserContext', { disposeOnDetach: true });
+    const contextId = created.result?.browserContextId;
+    if (typeof contextId !== 'string')
+      throw new Error(`the host's browser made no browser context: ${created.error?.message ?? 'no id'}`);
+    const scope = new CdpContextScope(contextId, async (targetId) => {
+      const answer = await pipe.call('Target.getTargetInfo', { targetId });
+      return answer.result?.targetInfo as { targetId?: unknown; browserContextId?: unknown } | undefined;
+    });
+    pipe.setScope(scope);
+    // A first page, as a local session browser starts with (about:blank), the window as large as screen_config.
+    const page = await pipe.call('Target.createTarget', {
+      url: 'about:blank',
+      browserContextId: contextId,
+      width: screen.width,
+      height: screen.height,
+    });
+    if (page.error) throw new Error(`the host's browser opened no page: ${page.error.message}`);
+    scope.result('Target.createTarget', page.result ?? {});
+    const disposeAll = async () => {
+      await Promise.allSettled(
+        scope.contexts.map((browserContextId) => pipe.call('Target.disposeBrowserContext', { browserContextId })),
+      );
+      socket.close();
+    };
+    return new SessionBrowser(
+      process,
+      pipe,
+      workDir,
+      options.closeTimeoutMs ?? 5_000,
+      options.clock ?? systemClock,
+      undefined,
+      () => socket.close(),
+      () => void disposeAll(),
+    );
+  } catch (error) {
+    socket.close();
+    if (workDir !== undefined) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
 }

@@ -94,6 +94,8 @@ export class SessionBrowser {
 
   /** Ends the browser when it does not close in time (the process tree; a remote browser's connection). */
   readonly #kill: () => void;
+  /** Asks the browser to close (`Browser.close`; a session's share of a shared host's browser: its contexts). */
+  readonly #requestClose: () => void;
 
   constructor(
     child: SessionProcess,
@@ -103,8 +105,10 @@ export class SessionBrowser {
     clock: Clock = systemClock,
     profileDir?: string,
     kill?: () => void,
+    requestClose?: () => void,
   ) {
     this.#kill = kill ?? (() => killProcessTree(child as ChildProcess));
+    this.#requestClose = requestClose ?? (() => pipe.notify('Browser.close'));
     this.#clock = clock;
     this.#profileDir = profileDir;
     this.#pipe = pipe;
@@ -236,7 +240,7 @@ export class SessionBrowser {
 
   async #close(): Promise<void> {
     if (this.alive) {
-      this.#pipe.notify('Browser.close');
+      this.#requestClose();
       // A Chromium that does not exit in time (stopped, wedged) is killed with everything it started.
       let timer: TimerHandle | undefined;
       const gaveUp = new Promise<'timeout'>((resolve) => {

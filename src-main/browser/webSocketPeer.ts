@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 
 /**
- * The server side of one WebSocket (RFC 6455), text messages only — what a CDP client speaks. Small on
- * purpose: no extensions (permessage-deflate is simply not accepted), fragments reassembled, pings
- * answered, a message past `maxMessageBytes` closes the connection (1009).
+ * One WebSocket (RFC 6455), text messages only — what CDP speaks: the server side of a client's
+ * connection (acceptWebSocket), or Portico's own client connection to a remote DevTools endpoint
+ * (connectWebSocket). Small on purpose: no extensions (permessage-deflate is neither offered nor accepted),
+ * fragments reassembled, pings answered, a message past `maxMessageBytes` closes the connection (1009).
  */
 export interface WebSocketPeer {
   send(text: string): void;
@@ -45,10 +47,58 @@ export function acceptWebSocket(
   socket.write(
     `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
   );
-  return new ServerWebSocket(socket, head, maxMessageBytes);
+  return new SocketPeer(socket, head, maxMessageBytes, false);
 }
 
-class ServerWebSocket implements WebSocketPeer {
+/**
+ * Opens a WebSocket to `url` (ws: or wss:) as a client. A server that answers with another status than 101
+ * fails with `Unexpected server response: <status>` (as the `ws` package says it: a 429 is a host that is full).
+ */
+export function connectWebSocket(
+  url: string,
+  options: { timeoutMs: number; maxMessageBytes?: number },
+): Promise<WebSocketPeer> {
+  const target = new URL(url);
+  const secure = target.protocol === 'wss:';
+  if (!secure && target.protocol !== 'ws:') return Promise.reject(new Error(`not a WebSocket URL: ${target.protocol}`));
+  const key = randomBytes(16).toString('base64');
+  const request = (secure ? httpsRequest : httpRequest)({
+    protocol: secure ? 'https:' : 'http:',
+    hostname: target.hostname.replace(/^\[|\]$/g, ''),
+    port: target.port,
+    path: `${target.pathname}${target.search}`,
+    headers: {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': key,
+    },
+    timeout: options.timeoutMs,
+  });
+  return new Promise((resolve, reject) => {
+    request.once('upgrade', (response, socket, head) => {
+      const expected = createHash('sha1')
+        .update(key + GUID)
+        .digest('base64');
+      if (response.headers['sec-websocket-accept'] !== expected) {
+        socket.destroy();
+        reject(new Error('the server did not accept the WebSocket handshake'));
+        return;
+      }
+      socket.setTimeout(0);
+      resolve(new SocketPeer(socket, head, options.maxMessageBytes ?? 256 * 1024 * 1024, true));
+    });
+    request.once('response', (response) => {
+      response.resume();
+      reject(new Error(`Unexpected server response: ${response.statusCode}`));
+    });
+    request.once('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    request.once('error', reject);
+    request.end();
+  });
+}
+
+class SocketPeer implements WebSocketPeer {
   onMessage: ((text: string) => void) | undefined;
   onClose: (() => void) | undefined;
   readonly #socket: Duplex;
@@ -57,8 +107,11 @@ class ServerWebSocket implements WebSocketPeer {
   #fragments: Buffer[] = [];
   #fragmentBytes = 0;
   #closed = false;
+  /** Portico's side of a client connection: its frames are masked, the server's are not. */
+  readonly #client: boolean;
 
-  constructor(socket: Duplex, head: Buffer, maxMessageBytes: number) {
+  constructor(socket: Duplex, head: Buffer, maxMessageBytes: number, client: boolean) {
+    this.#client = client;
     this.#socket = socket;
     this.#max = maxMessageBytes;
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
@@ -91,21 +144,29 @@ class ServerWebSocket implements WebSocketPeer {
 
   #frame(opcode: number, payload: Buffer): void {
     const length = payload.length;
+    const maskBit = this.#client ? 0x80 : 0;
     let header: Buffer;
     if (length < 126) {
-      header = Buffer.from([0x80 | opcode, length]);
+      header = Buffer.from([0x80 | opcode, maskBit | length]);
     } else if (length < 65_536) {
       header = Buffer.alloc(4);
       header[0] = 0x80 | opcode;
-      header[1] = 126;
+      header[1] = maskBit | 126;
       header.writeUInt16BE(length, 2);
     } else {
       header = Buffer.alloc(10);
       header[0] = 0x80 | opcode;
-      header[1] = 127;
+      header[1] = maskBit | 127;
       header.writeBigUInt64BE(BigInt(length), 2);
     }
-    this.#socket.write(Buffer.concat([header, payload]));
+    if (!this.#client) {
+      this.#socket.write(Buffer.concat([header, payload]));
+      return;
+    }
+    const mask = randomBytes(4);
+    const masked = Buffer.alloc(length);
+    for (let i = 0; i < length; i += 1) masked[i] = (payload[i] ?? 0) ^ (mask[i & 3] ?? 0);
+    this.#socket.write(Buffer.concat([header, mask, masked]));
   }
 
   #receive(chunk: Buffer): void {
@@ -135,7 +196,8 @@ class ServerWebSocket implements WebSocketPeer {
         length = Number(big);
         offset = 10;
       }
-      if ((first & 0x70) !== 0 || !masked) {
+      // A client masks every frame it sends; a server never does.
+      if ((first & 0x70) !== 0 || masked === this.#client) {
         this.close(1002);
         return;
       }
@@ -143,11 +205,14 @@ class ServerWebSocket implements WebSocketPeer {
         this.close(1009);
         return;
       }
-      if (buffer.length < offset + 4 + length) return;
-      const mask = buffer.subarray(offset, offset + 4);
-      const payload = Buffer.from(buffer.subarray(offset + 4, offset + 4 + length));
-      for (let i = 0; i < payload.length; i += 1) payload[i] = (payload[i] ?? 0) ^ (mask[i & 3] ?? 0);
-      this.#buffer = buffer.subarray(offset + 4 + length);
+      const maskBytes = masked ? 4 : 0;
+      if (buffer.length < offset + maskBytes + length) return;
+      const payload = Buffer.from(buffer.subarray(offset + maskBytes, offset + maskBytes + length));
+      if (masked) {
+        const mask = buffer.subarray(offset, offset + 4);
+        for (let i = 0; i < payload.length; i += 1) payload[i] = (payload[i] ?? 0) ^ (mask[i & 3] ?? 0);
+      }
+      this.#buffer = buffer.subarray(offset + maskBytes + length);
       this.#handle(opcode, fin, payload);
     }
   }

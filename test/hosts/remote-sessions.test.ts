@@ -1,6 +1,6 @@
 // /public sessions on a remote Playwright browser server (issue 22), the host in its own network namespace
 // (needs root + iproute2, as in CI): the session's cdp_url stays on Portico, Playwright's connectOverCDP
-// drives the remote browser through it (Puppeteer does not yet: it sees no page there), the guard still
+// drives the remote browser through it (puppeteer too: test/hosts/hosts-sessions.test.ts), the guard still
 // refuses what it refuses locally, and the host's address never reaches the client.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

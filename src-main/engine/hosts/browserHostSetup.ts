@@ -71,8 +71,6 @@ export function placementHosts(settings: BrowserHostSettingsView, hosts: Browser
         name: state.spec.name,
         maxBrowsers: state.spec.maxBrowsers,
         labels: state.spec.labels,
-        // A DevTools endpoint is one browser every connection shares: a session's client there would see other browsers' pages.
-        sessions: state.spec.kind === 'playwright',
         accepting: () => state.reachable,
         unavailableReason: () =>
           state.reachable

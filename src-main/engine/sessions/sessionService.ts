@@ -50,10 +50,10 @@ export interface SessionServiceDeps {
   /** The live-browser limits (engine/limits/browserSlots.ts): a session past them is 429. */
   browserSlots?: BrowserSlots;
   /**
-   * A session browser on a remote `playwright` host (docs/scale.md): the host launches it for Portico's
+   * A session browser on a remote host (docs/scale.md): a `playwright` host launches one for Portico's
    * connection; HostRefusedError when the host says no (the slot then moves to the next host).
    */
-  remoteBrowser?: (host: string) => Promise<SessionBrowser>;
+  remoteBrowser?: (host: string, screen: { width: number; height: number }) => Promise<SessionBrowser>;
 }
 
 /** Where a CDP proxy connection goes: a guarded channel of the session browser's pipe. */
@@ -107,7 +107,9 @@ export class SessionService {
   readonly #browserSlots: BrowserSlots | undefined;
   readonly #live = new Map<string, LiveSession>();
   readonly #byCdpToken = new Map<string, LiveSession>();
-  readonly #remoteBrowser: ((host: string) => Promise<SessionBrowser>) | undefined;
+  readonly #remoteBrowser:
+    | ((host: string, screen: { width: number; height: number }) => Promise<SessionBrowser>)
+    | undefined;
   #closed = false;
 
   constructor(deps: SessionServiceDeps) {
@@ -133,7 +135,7 @@ export class SessionService {
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
     // A session on a profile folder, through a local proxy forwarder or with its own user agent runs on the
-    // local Chromium; any other may go to a remote `playwright` host (docs/scale.md, "How Portico places work").
+    // local Chromium; any other may go to a remote host (docs/scale.md, "How Portico places work").
     const localOnly =
       request.profile_id !== undefined ||
       request.proxy !== undefined ||
@@ -398,7 +400,9 @@ export class SessionService {
     const refusals: string[] = [];
     for (;;) {
       try {
-        const browser = await (this.#remoteBrowser as (host: string) => Promise<SessionBrowser>)(slot.host);
+        const remoteBrowser = this.#remoteBrowser;
+        if (!remoteBrowser) throw new Error('no remote browser hosts');
+        const browser = await remoteBrowser(slot.host, screen);
         try {
           await browser.connect();
           await browser.fitWindow(screen);
