@@ -123,6 +123,35 @@ describe('field arrays', () => {
     expect(addButtonFor('contacts', 'Emergency contacts', [button('Add a document')])).toBeNull();
   });
 
+  it('adds the first row of a list that starts empty when one item finds no control; never when its row is shown', () => {
+    const data = { full_name: 'Owen Price', guests: [{ guest_name: 'Aoife Byrne', guest_email: 'aoife@example.ie' }] };
+    const schema = {
+      type: 'object',
+      properties: {
+        full_name: { type: 'string', title: 'Full name' },
+        guests: {
+          type: 'array',
+          title: 'Guests attending the reception',
+          items: {
+            type: 'object',
+            properties: { guest_name: { title: 'Guest name' }, guest_email: { title: 'Guest email' } },
+          },
+        },
+      },
+    };
+    const entries = flattenFormData(data, schema);
+    const empty = scan([input('Full name'), input('Work email')], [button('Add another guest'), button('Register')]);
+    expect(arrayRows(entries, buildTargets(empty), empty[0]?.scan.buttons ?? [])[0]?.add?.text).toBe(
+      'Add another guest',
+    );
+    // Once the lone row is there (not recognisable as a row), its controls take the item like any field.
+    const shown = scan(
+      [input('Full name'), input('Work email'), input('Guest name'), input('Guest email')],
+      [button('Add another guest'), button('Register')],
+    );
+    expect(arrayRows(entries, buildTargets(shown), shown[0]?.scan.buttons ?? [])[0]?.add).toBeNull();
+  });
+
   it('matches item i only within row i; the top-level key never lands in a row', () => {
     const entries = flattenFormData(DATA, SCHEMA);
     const controls = [

@@ -109,6 +109,10 @@ describe('autofill matching (no browser)', () => {
     expect(classifyButton('Accept additional cookies', 'button')).toBeNull();
     expect(classifyButton('Go', 'submit')).toBe('submit');
     expect(classifyButton('Upload and send', 'submit')).toBe('submit');
+    expect(classifyButton('Send feedback', 'submit')).toBe('submit');
+    expect(classifyButton('Give feedback', 'submit')).toBeNull();
+    expect(classifyButton('Send feedback', 'button')).toBeNull();
+    expect(classifyButton('feedback', 'link')).toBeNull();
   });
 
   it('matches an option only when the meaning is the same, and says how', () => {

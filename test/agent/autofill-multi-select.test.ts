@@ -4,7 +4,8 @@
  * released), and a text combobox opening a menu of `menuitemcheckbox` items; a list value chooses
  * exactly its options and the form sends them. A list that takes one choice is never given two: the
  * job fails naming it, nothing sent. A long list that draws only some rows is searched through the
- * filter box in its popup.
+ * filter box in its popup. A listbox whose options carry `aria-checked` takes several choices even
+ * when it does not say `aria-multiselectable`.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,17 +28,21 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
   <button type="button" id="country" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="kl country">Choose</button>
   <span id="cl">Certificate colour</span>
   <button type="button" id="colour" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="cl colour">Choose</button>
+  <span id="tl">Talks you plan to attend</span>
+  <button type="button" id="talks" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="tl talks">Choose</button>
   <div id="hidden"></div>
   <button type="submit">Enrol</button>
 </form>
 <script>
-  const state = { lang: new Set(['fr']), diet: new Set(), colour: new Set(), country: new Set() };
+  const state = { lang: new Set(['fr']), diet: new Set(), colour: new Set(), country: new Set(), talks: new Set() };
   // A long list that draws only its first five rows, with a filter box in its popup.
   const COUNTRIES = ['Albania', 'Algeria', 'Andorra', 'Angola', 'Argentina', 'Armenia', 'Australia', 'Austria', 'Bahamas', 'Belgium', 'Zambia', 'Zimbabwe'];
   const LISTS = {
     lang: { role: 'listbox', item: 'option', multi: true, options: [['fr', 'French'], ['de', 'German'], ['es', 'Spanish']] },
     diet: { role: 'menu', item: 'menuitemcheckbox', multi: true, options: [['vg', 'Vegan'], ['nf', 'Nut-free'], ['gf', 'Gluten-free']] },
     colour: { role: 'listbox', item: 'option', multi: false, options: [['red', 'Red'], ['blue', 'Blue']] },
+    // A list of checkbox-like options that never says aria-multiselectable: its options carry aria-checked.
+    talks: { role: 'listbox', item: 'option', multi: true, checkable: true, options: [['key', 'Keynote'], ['pan', 'Panel'], ['wks', 'Workshop']] },
     country: { role: 'listbox', item: 'option', multi: false, filter: '', options: COUNTRIES.map((c) => [c.slice(0, 3).toUpperCase(), c]) },
   };
   let open = null;
@@ -49,7 +54,7 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
     const list = document.createElement('div');
     list.id = name + '-list';
     list.setAttribute('role', spec.role);
-    if (spec.role === 'listbox' && spec.multi) list.setAttribute('aria-multiselectable', 'true');
+    if (spec.role === 'listbox' && spec.multi && !spec.checkable) list.setAttribute('aria-multiselectable', 'true');
     const shown = spec.filter === undefined ? spec.options : spec.options.filter(([, l]) => l.toLowerCase().includes(spec.filter.toLowerCase())).slice(0, 5);
     for (const [value, label] of shown) {
       const o = document.createElement('div');
@@ -57,6 +62,7 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
       o.textContent = label;
       const on = () => state[name].has(value);
       o.setAttribute(spec.item === 'option' ? 'aria-selected' : 'aria-checked', String(on()));
+      if (spec.checkable) o.setAttribute('aria-checked', String(on()));
       o.addEventListener('mousedown', (e) => e.preventDefault());
       o.addEventListener('click', () => {
         if (!spec.multi) state[name].clear();
@@ -64,6 +70,7 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
         sync();
         if (!spec.multi) { close(); return; }
         o.setAttribute(spec.item === 'option' ? 'aria-selected' : 'aria-checked', String(on()));
+        if (spec.checkable) o.setAttribute('aria-checked', String(on()));
       });
       list.append(o);
     }
@@ -88,7 +95,7 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
     for (const name of Object.keys(state)) for (const v of state[name]) {
       const i = document.createElement('input'); i.type = 'hidden'; i.name = name; i.value = v; hidden.append(i);
     }
-    for (const name of ['lang', 'colour', 'country']) {
+    for (const name of ['lang', 'colour', 'country', 'talks']) {
       const labels = LISTS[name].options.filter(([v]) => state[name].has(v)).map(([, l]) => l);
       document.getElementById(name).textContent = labels.join(', ') || 'Choose';
     }
@@ -132,6 +139,7 @@ describe('multi-select lists in a page (no library)', () => {
           dietary_needs: { type: 'array', items: { type: 'string' }, title: 'Dietary needs' },
           certificate_colour: { type: 'array', items: { type: 'string' }, title: 'Certificate colour' },
           country_of_residence: { type: 'string', title: 'Country of residence' },
+          talks: { type: 'array', items: { type: 'string' }, title: 'Talks you plan to attend' },
         },
       },
     });
@@ -157,6 +165,12 @@ describe('multi-select lists in a page (no library)', () => {
     expect(logs.join('\n')).toContain(
       "languages → 'Languages you want to learn' (select-aria #lang) = German, Spanish (exact)",
     );
+  });
+
+  it('a listbox whose options carry aria-checked takes several choices, though it never says aria-multiselectable', async () => {
+    const { result, posts, logs } = await run({ talks: ['Keynote', 'Workshop'] });
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ lang: 'fr', talks: ['key', 'wks'] }]);
   });
 
   it('a value naming no option chooses nothing: the job fails naming it, nothing is sent', async () => {

@@ -220,12 +220,17 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
   if (!options)
     throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
   const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
+  // Several choices: said by the list (aria-multiselectable, a menu of checkable items), or by its options
+  // carrying a checked state (aria-checked on role=option: a list of checkboxes that never says multiselectable).
   const multi =
     (target.controls[0] as ScannedControl).multiple ||
     (await list
       .evaluate(
         (l) => l.getAttribute('aria-multiselectable') === 'true' || !!l.querySelector('[role=menuitemcheckbox]'),
       )
+      .catch(() => false)) ||
+    (await options
+      .evaluateAll((els) => els.some((e) => e.getAttribute('role') === 'option' && e.hasAttribute('aria-checked')))
       .catch(() => false));
   const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
   const enabled = realChoices(all.filter((o) => !o.disabled && o.label));

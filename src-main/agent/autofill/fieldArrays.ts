@@ -75,8 +75,12 @@ export function arrayRows(entries: Entry[], targets: Target[], buttons: ScannedB
       const byIndex = sets.get(best.set) as Map<number, Target[]>;
       rows = [...byIndex.keys()].sort((a, b) => a - b).map((i) => byIndex.get(i) as Target[]);
     }
-    // One row alone is not recognisable as a row: a single item matches it like any field; more items add rows first.
-    const add = rows.length < items && (rows.length > 0 || items > 1) ? addButtonFor(array, title, buttons) : null;
+    // One row alone is not recognisable as a row: a single item matches it like any field; more items add rows
+    // first. A single item whose keys find no controls anywhere on the page has no row yet (a list that starts
+    // empty): the form's own "Add …" control makes one.
+    const noRowYet = items === 1 && rows.length === 0 && rowFit(first, targets) < Math.max(1, need);
+    const add =
+      rows.length < items && (rows.length > 0 || items > 1 || noRowYet) ? addButtonFor(array, title, buttons) : null;
     out.push({ array, items, rows, add });
   }
   return out;

@@ -14,7 +14,7 @@ export interface ChosenButton {
 }
 
 const IGNORE =
-  /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another)\b|^(upload|upload file|browse|choose file|choose files)$|cookie|language|feedback/;
+  /^(back|go back|previous|prev|cancel|reset|clear|clear form|sign out|log out|logout|change|edit|delete|remove|search|help|close|menu|skip to main content|print|save as draft|save draft|save for later|add another)\b|^(upload|upload file|browse|choose file|choose files)$|cookie|language/;
 const NEXT =
   /\b(continue|next|proceed|start now|start|save and continue|save continue|go on|carry on|next step|next page)\b/;
 const SUBMIT =
@@ -24,6 +24,9 @@ const SUBMIT =
 export function classifyButton(text: string, type: string): ButtonKind | null {
   const t = loose(text);
   if (!t || IGNORE.test(t)) return null;
+  // "Give feedback" (a phase banner's link, a survey button) moves no form on; a form's own submit
+  // button that sends the feedback ("Send feedback") does.
+  if (/feedback/.test(t) && !(type === 'submit' && SUBMIT.test(t))) return null;
   if (NEXT.test(t)) return 'next';
   if (SUBMIT.test(t)) return 'submit';
   return type === 'submit' || type === 'image' ? 'submit' : null;

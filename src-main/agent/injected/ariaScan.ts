@@ -71,11 +71,12 @@ function listboxOf(el: Element): Element | null {
   return null;
 }
 
-/** A select-only combobox known to take several choices now (its list is multiselectable, its component `multiple`); often known only once open. */
+/** A select-only combobox known to take several choices now (its list is multiselectable or its options checkable, its component `multiple`); often known only once open. */
 function multipleOf(el: Element): boolean {
   const host = hostOf(el) as (Element & { multiple?: unknown }) | null;
   if (host && (host.hasAttribute('multiple') || host.multiple === true)) return true;
-  return listboxOf(el)?.getAttribute('aria-multiselectable') === 'true';
+  const list = listboxOf(el);
+  return list?.getAttribute('aria-multiselectable') === 'true' || !!list?.querySelector('[role=option][aria-checked]');
 }
 
 /** The value of the component an option, radio or chip button is drawn inside of (an option element's shadow `<li role=option>`, a chip's `<button aria-pressed>`). */

@@ -6,6 +6,8 @@ import {
   closestAcross,
   elementById,
   FIELDS,
+  flatChildren,
+  flatQueryAll,
   NATIVE_FIELDS,
   ownGroup,
   parentAcross,
@@ -140,22 +142,38 @@ export function hintTextOf(el: Element): string {
   return g ? textOf(g).slice(0, 300) : '';
 }
 
+/** Whether `a` holds two fields or more, those in open shadow roots under it included (a row of web components). */
+function holdsTwoFields(a: Element): boolean {
+  if (a.querySelectorAll(FIELDS).length >= 2) return true;
+  return flatQueryAll(a, FIELDS).length >= 2;
+}
+
 /**
  * The repeated row holding `el` (a field array's "Attendee 1", "Attendee 2"): the innermost ancestor
  * that has a sibling of the same tag and class, each holding two fields or more. Fields one per row
- * (form groups) are no rows. Bounded: six ancestors, never past the form.
+ * (form groups) are no rows. Ancestors are those of the flat tree, so a control rendered in a web
+ * component's shadow root belongs to the row its host sits in. Bounded: six ancestors outside shadow
+ * roots (the component's own wrappers do not count), never past the form.
  */
 export function rowOf(el: Element): Pick<ScannedControl, 'row' | 'rowSet' | 'rowIndex'> {
-  let a = el.parentElement;
-  for (let depth = 0; a && depth < 6; depth++, a = a.parentElement) {
-    const parent = a.parentElement;
-    if (!parent || a.tagName === 'FORM' || a.tagName === 'BODY' || parent.tagName === 'BODY') break;
-    if (a.querySelectorAll(FIELDS).length < 2) continue;
+  let n = parentAcross(el);
+  for (let depth = 0, steps = 0; n && depth < 6 && steps < 24; steps++, n = parentAcross(n)) {
+    if (n.nodeType !== Node.ELEMENT_NODE) break;
+    const a = n as Element;
+    if (a.getRootNode().nodeType !== Node.DOCUMENT_FRAGMENT_NODE) depth += 1;
+    const parent = parentAcross(a);
+    if (!parent || parent.nodeType !== Node.ELEMENT_NODE) break;
+    if (a.tagName === 'FORM' || a.tagName === 'BODY' || (parent as Element).tagName === 'BODY') break;
+    if (!holdsTwoFields(a)) continue;
     const cls = String(a.className || '');
-    const rows = Array.from(parent.children).filter(
-      (s) => s.tagName === a?.tagName && String(s.className || '') === cls && s.querySelectorAll(FIELDS).length >= 2,
+    const rows = flatChildren(parent).filter(
+      (s): s is Element =>
+        s.nodeType === Node.ELEMENT_NODE &&
+        (s as Element).tagName === a.tagName &&
+        String((s as Element).className || '') === cls &&
+        holdsTwoFields(s as Element),
     );
-    if (rows.length >= 2) return { row: pidOf(a), rowSet: pidOf(parent), rowIndex: rows.indexOf(a) };
+    if (rows.length >= 2) return { row: pidOf(a), rowSet: pidOf(parent as Element), rowIndex: rows.indexOf(a) };
   }
   return {};
 }

@@ -263,14 +263,22 @@ var __porticoInjected = (function() {
 		});
 		return g ? textOf(g).slice(0, 300) : "";
 	}
+	function holdsTwoFields(a) {
+		if (a.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])").length >= 2) return true;
+		return flatQueryAll(a, FIELDS).length >= 2;
+	}
 	function rowOf(el) {
-		let a = el.parentElement;
-		for (let depth = 0; a && depth < 6; depth++, a = a.parentElement) {
-			const parent = a.parentElement;
-			if (!parent || a.tagName === "FORM" || a.tagName === "BODY" || parent.tagName === "BODY") break;
-			if (a.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])").length < 2) continue;
+		let n = parentAcross(el);
+		for (let depth = 0, steps = 0; n && depth < 6 && steps < 24; steps++, n = parentAcross(n)) {
+			if (n.nodeType !== Node.ELEMENT_NODE) break;
+			const a = n;
+			if (a.getRootNode().nodeType !== Node.DOCUMENT_FRAGMENT_NODE) depth += 1;
+			const parent = parentAcross(a);
+			if (!parent || parent.nodeType !== Node.ELEMENT_NODE) break;
+			if (a.tagName === "FORM" || a.tagName === "BODY" || parent.tagName === "BODY") break;
+			if (!holdsTwoFields(a)) continue;
 			const cls = String(a.className || "");
-			const rows = Array.from(parent.children).filter((s) => s.tagName === a?.tagName && String(s.className || "") === cls && s.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])").length >= 2);
+			const rows = flatChildren(parent).filter((s) => s.nodeType === Node.ELEMENT_NODE && s.tagName === a.tagName && String(s.className || "") === cls && holdsTwoFields(s));
 			if (rows.length >= 2) return {
 				row: pidOf(a),
 				rowSet: pidOf(parent),
@@ -308,7 +316,8 @@ var __porticoInjected = (function() {
 	function multipleOf(el) {
 		const host = hostOf(el);
 		if (host && (host.hasAttribute("multiple") || host.multiple === true)) return true;
-		return listboxOf(el)?.getAttribute("aria-multiselectable") === "true";
+		const list = listboxOf(el);
+		return list?.getAttribute("aria-multiselectable") === "true" || !!list?.querySelector("[role=option][aria-checked]");
 	}
 	const hostValueOf = (o) => {
 		const host = hostOf(o);

@@ -1,0 +1,161 @@
+/**
+ * Field arrays in a page (docs/autofill.md, "Field arrays"), hand-written, no library: rows whose
+ * controls live in the open shadow roots of a web component (each row two `<x-field>` hosts, labelled
+ * the same in every row), and a list that starts with no row at all, which the form's own "Add another
+ * guest" button fills in. Each item goes into its own row (the same labels in every row are never
+ * ambiguous) and the form sends exactly the items.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { JsonObject } from '../../src-main/contract/common.ts';
+import { launchTestBrowser } from '../helpers/chromium.ts';
+import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import { fakeContext } from './fakeContext.ts';
+
+const PAGE = `<!doctype html><html lang="en"><head><title>Invite your team</title></head><body>
+<main id="main">
+<h1>Invite your team</h1>
+<form id="f" novalidate>
+  <x-field id="team" label="Team name"></x-field>
+  <div id="people"></div>
+  <button type="button" id="add-person">Add another person</button>
+  <fieldset>
+    <legend>Guests at the launch dinner</legend>
+    <div id="guests"></div>
+    <button type="button" id="add-guest">Add another guest</button>
+  </fieldset>
+  <button type="submit">Send invitations</button>
+</form>
+</main>
+<script>
+  // A text field component: its label and input live in its open shadow root.
+  customElements.define('x-field', class extends HTMLElement {
+    connectedCallback() {
+      if (this.shadowRoot) return;
+      const root = this.attachShadow({ mode: 'open' });
+      root.innerHTML = '<div class="wrap"><div class="inner"><label for="input"></label><div class="box"><input id="input"></div></div></div>';
+      root.querySelector('label').textContent = this.getAttribute('label');
+    }
+    get value() { return this.shadowRoot.querySelector('input').value; }
+  });
+  const people = document.getElementById('people');
+  function addPerson() {
+    const n = people.children.length + 1;
+    const row = document.createElement('fieldset');
+    row.className = 'person';
+    row.innerHTML = '<legend>Person ' + n + '</legend><x-field label="Full name"></x-field><x-field label="Email address"></x-field>';
+    people.append(row);
+  }
+  const guests = document.getElementById('guests');
+  document.getElementById('add-person').addEventListener('click', addPerson);
+  document.getElementById('add-guest').addEventListener('click', () => {
+    const n = guests.children.length + 1;
+    const row = document.createElement('div');
+    row.setAttribute('role', 'group');
+    row.setAttribute('aria-label', 'Guest ' + n);
+    row.innerHTML = '<label>Guest name <input name="g' + n + 'n"></label> <label>Guest email <input name="g' + n + 'e"></label>';
+    guests.append(row);
+  });
+  addPerson();
+  document.getElementById('f').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const body = {
+      team: document.getElementById('team').value,
+      people: [...people.children].map((r) => { const [n, m] = r.querySelectorAll('x-field'); return { name: n.value, email: m.value }; }),
+      guests: [...guests.children].map((r) => { const [n, m] = r.querySelectorAll('input'); return { name: n.value, email: m.value }; }),
+    };
+    await fetch('/submit/team', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    document.getElementById('main').innerHTML = '<h1>Invitations sent</h1><p role="status">Thank you, your invitations have been sent.</p>';
+  });
+</script></body></html>`;
+
+const SCHEMA = {
+  type: 'object',
+  required: ['team_name', 'people'],
+  properties: {
+    team_name: { type: 'string', title: 'Team name' },
+    people: {
+      type: 'array',
+      title: 'People to invite',
+      items: {
+        type: 'object',
+        required: ['full_name', 'email'],
+        properties: { full_name: { title: 'Full name' }, email: { title: 'Email address', format: 'email' } },
+      },
+    },
+    guests: {
+      type: 'array',
+      title: 'Guests at the launch dinner',
+      items: {
+        type: 'object',
+        properties: { guest_name: { title: 'Guest name' }, guest_email: { title: 'Guest email' } },
+      },
+    },
+  },
+};
+
+describe('field arrays in a page (no library)', () => {
+  let browser: Browser;
+  let close: (() => Promise<void>) | undefined;
+  let server: FormServer | undefined;
+  let page: Page;
+  beforeAll(async () => {
+    const [launched, started] = await Promise.all([
+      launchTestBrowser(),
+      startFormServer({
+        '/team/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
+      }),
+    ]);
+    browser = launched.browser;
+    close = launched.close;
+    server = started;
+    page = await browser.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await close?.();
+    await server?.close();
+  });
+
+  it('spreads items over rows of shadow-DOM controls, and adds the first row of a list that starts empty', async () => {
+    const ctx = fakeContext({
+      page,
+      startUrl: (server as FormServer).url('/team/form'),
+      formData: {
+        team_name: 'Harbour Lights',
+        people: [
+          { full_name: 'Priya Shah', email: 'priya@example.org' },
+          { full_name: 'Owen Hughes', email: 'owen@example.org' },
+        ],
+        guests: [{ guest_name: 'Aoife Byrne', guest_email: 'aoife@example.ie' }],
+      },
+      formSchema: SCHEMA as JsonObject,
+    });
+    const since = (server as FormServer).posts.length;
+    let failure = '';
+    await new AutofillAgent().run(ctx).catch((error: unknown) => {
+      failure = error instanceof Error ? error.message : String(error);
+    });
+    const report = [failure, ...ctx.logs].join('\n');
+    expect(failure, report).toBe('');
+    expect(
+      (server as FormServer).posts
+        .slice(since)
+        .filter((p) => p.path === '/submit/team')
+        .map((p) => p.json),
+      report,
+    ).toEqual([
+      {
+        team: 'Harbour Lights',
+        people: [
+          { name: 'Priya Shah', email: 'priya@example.org' },
+          { name: 'Owen Hughes', email: 'owen@example.org' },
+        ],
+        guests: [{ name: 'Aoife Byrne', email: 'aoife@example.ie' }],
+      },
+    ]);
+    expect(ctx.logs).toContain("people: 0 row(s) shown for 2 item(s); clicking 'Add another person'");
+    expect(ctx.logs).toContain("guests: 0 row(s) shown for 1 item(s); clicking 'Add another guest'");
+  });
+});
