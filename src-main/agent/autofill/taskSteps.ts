@@ -2,7 +2,7 @@
 // click ("Click the 'Open the application' link") or a choice ("choose 'Create an account'"). The
 // wizard runs one where it applies — on a page where no control takes a value yet, when the element it
 // names is there. Conservative: only quoted names (matched as written, never a look-alike), only
-// click and choose, each sentence at most once.
+// click and choose, each sentence at most once (the wizard's run state remembers which ran).
 import type { Page } from 'playwright-core';
 
 import { parseAction, type ParsedAction } from '../actions/actionGrammar.ts';
@@ -12,7 +12,6 @@ import { templateVariables } from '../actions/actionTemplate.ts';
 export interface TaskStep {
   text: string;
   action: ParsedAction;
-  done: boolean;
 }
 
 /** The click/choose steps of a task, in order. */
@@ -31,7 +30,7 @@ export function taskSteps(task: string): TaskStep[] {
     }
     if (!action || (action.op !== 'click' && !(action.op === 'check' && action.checked))) continue;
     if (!action.target.quoted || templateVariables(action.target.name).length) continue;
-    steps.push({ text: text.replace(/[.!;,]+$/, ''), action, done: false });
+    steps.push({ text: text.replace(/[.!;,]+$/, ''), action });
   }
   return steps;
 }

@@ -2,51 +2,66 @@ import type { Frame } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { AgentFailure, type AgentContext, type KeyPlacement } from '../agentTypes.ts';
-import { FillProblem, fillTarget, type FillEnv, type FillOptions } from './controlFiller.ts';
+import { AgentFailure, type AgentContext } from '../agentTypes.ts';
+import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { isFileObject, loggable, type Entry } from './entries.ts';
 import { dateReadings } from './dates.ts';
 import { arrayRows, matchScoped } from './fieldArrays.ts';
 import { compatibility, eliminationFits, MATCH_THRESHOLD, scoreMatch, type Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
-import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview, type ButtonKind } from './navigation.ts';
+import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview } from './navigation.ts';
+import {
+  addTried,
+  countCorrection,
+  declineKey,
+  entryAtControl,
+  fillOptionsFor,
+  howFor,
+  initialFillState,
+  isDeclined,
+  isPlaced,
+  keyState,
+  markAnswered,
+  markChosen,
+  markMapped,
+  markStepDone,
+  matchedByFor,
+  nextTurn,
+  overrideKey,
+  placedValues,
+  placeKey,
+  recordClick,
+  recordVisit,
+  rememberManual,
+  setDateFormat,
+  startRun,
+  takenControls,
+  unplacedKeys,
+  valueFor,
+  visitsOf,
+  type FillState,
+  type MatchedBy,
+  type PlacedValue,
+  type UnplacedKey,
+} from './fillState.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
 import { runTaskStep, taskSteps, type TaskStep } from './taskSteps.ts';
 import { placedCheckFor } from './placedCheck.ts';
 import { askForOption, askOrFail, quote } from './questions.ts';
 import { sameMeaning } from './sameMeaning.ts';
-import type { Mismatch, PlacedCheck } from './submissionCheck.ts';
+import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
 import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
-import { asText, phoneVariants, realChoices, type PlacementHow } from './valueAdapter.ts';
+import { asText, phoneVariants, realChoices } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
 const REVEAL_PASSES = 4;
 
-/** How a key found its control: by its name, title or description; by its values naming the control's options; as the only fit left; a human chose it; or the assist model mapped it. */
-export type MatchedBy = KeyPlacement['matched_by'];
-
-export interface PlacedValue {
-  /** Form signature of the page it went on (a re-rendered page with the same fields refills it). */
-  signature: string;
-  controlKey: string;
-  label: string;
-  shown: string;
-  how: PlacementHow;
-  matchedBy: MatchedBy;
-  /** What the submission check compares the request with. */
-  check: PlacedCheck;
-}
-
-/** A form_data key that went into no control, and why. */
-export interface UnplacedKey {
-  key: string;
-  reason: string;
-}
+export type { MatchedBy, PlacedValue, UnplacedKey };
 
 export interface WizardOutcome {
   placed: Map<string, PlacedValue>;
@@ -123,22 +138,8 @@ export class Wizard {
   readonly #ctx: AgentContext;
   readonly #entries: Entry[];
   readonly #humanFor: (url: string) => HumanInput | null;
-  readonly #placed = new Map<string, PlacedValue>();
-  readonly #options = new Map<string, FillOptions>();
-  readonly #overrides = new Map<string, unknown>();
-  readonly #tried = new Map<string, Set<string>>();
-  /** Answers a human gave for controls that no key matched, by control key. */
-  readonly #manual = new Map<string, string>();
-  readonly #visits = new Map<string, number>();
-  /** Keys a human said belong in none of the fields offered. */
-  readonly #declined = new Set<string>();
-  /** Keys whose value a human gave (an option chosen, a rejected value replaced). */
-  readonly #answered = new Set<string>();
-  /** Keys whose control a human chose. */
-  readonly #fieldChosen = new Set<string>();
-  /** Keys whose control the assist model chose. */
-  readonly #byModel = new Set<string>();
-  #corrections = 0;
+  /** Everything the run has learnt, one value replaced by fillState.ts's pure transitions. */
+  #state: FillState = initialFillState();
   /** Holds and checks what the form sends after each click (submissionWatch.ts). */
   readonly watch: SubmissionWatch;
   /** The task's click/choose sentences, each run at most once, on a page where it applies. */
@@ -151,8 +152,6 @@ export class Wizard {
   readonly #ranges: Array<{ entry: Entry; leaves: string[] }>;
 
   readonly #mapper: KeyMapper | null;
-  /** Page structures the mapper was already asked about (once per structure and run). */
-  readonly #mapped = new Set<string>();
 
   constructor(
     ctx: AgentContext,
@@ -167,7 +166,7 @@ export class Wizard {
     this.#steps = taskSteps(ctx.task);
     this.#ranges = rangeEntries(entries);
     this.watch = new SubmissionWatch(ctx.page, {
-      placed: () => [...this.#placed.values()].map((p) => p.check),
+      placed: () => [...placedValues(this.#state).values()].map((p) => p.check),
       decide: (mismatch) => this.#decideHeld(mismatch),
       log: (line) => ctx.log(line),
     });
@@ -220,26 +219,25 @@ export class Wizard {
     return { page: this.#ctx.page, human: this.#humanFor(this.#ctx.page.url()), log: (line) => this.#ctx.log(line) };
   }
 
-  #triedFor(key: string): Set<string> {
-    let set = this.#tried.get(key);
-    if (!set) {
-      set = new Set();
-      this.#tried.set(key, set);
-    }
-    return set;
+  /** The run's state as it is now (for tests and diagnostics; replaced, never changed in place). */
+  get state(): FillState {
+    return this.#state;
   }
 
   /** Runs to the final page. */
   async run(): Promise<WizardOutcome> {
-    let lastKind: ButtonKind | null = null;
-    for (let turn = 0; turn < MAX_TURNS; turn += 1) {
+    this.#state = startRun(this.#state);
+    for (; this.#state.run.turn < MAX_TURNS; this.#state = nextTurn(this.#state)) {
       this.#checkAbort();
       let frames = await scanAll(this.#ctx);
       let targets = buildTargets(frames);
       // Script-rendered start pages (SPAs) may show their form a moment after `load`.
       for (
         let wait = 0;
-        turn === 0 && wait < 8 && !targets.length && !frames.some((f) => f.scan.buttons.some((b) => b.visible));
+        this.#state.run.turn === 0 &&
+        wait < 8 &&
+        !targets.length &&
+        !frames.some((f) => f.scan.buttons.some((b) => b.visible));
         wait += 1
       ) {
         await this.#ctx.page.waitForTimeout(400);
@@ -263,7 +261,13 @@ export class Wizard {
       // Nothing on this page takes a value yet: a sentence of the task naming a link or button here ("Click the
       // 'Open the application' link") is the way on.
       const waiting = targets.some((t) => t.required && !t.hasValue);
-      if (!filled.size && !this.#placed.size && !errors.length && !waiting && (await this.#runTaskStep(heading)))
+      if (
+        !filled.size &&
+        !placedValues(this.#state).size &&
+        !errors.length &&
+        !waiting &&
+        (await this.#runTaskStep(heading))
+      )
         continue;
       const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
       const filledFrames = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.frame));
@@ -273,18 +277,20 @@ export class Wizard {
       if (
         !errors.length &&
         (!button ||
-          (noFields && !review && (looksConfirmed(text) || (lastKind === 'submit' && button.kind === 'next'))))
+          (noFields &&
+            !review &&
+            (looksConfirmed(text) || (this.#state.run.lastKind === 'submit' && button.kind === 'next'))))
       ) {
         if (await this.#settleSubmission()) continue;
-        return { placed: this.#placed, unplaced: this.#unplaced(), frames };
+        return { placed: placedValues(this.#state), unplaced: unplacedKeys(this.#state, this.#entries), frames };
       }
       if (button?.kind === 'submit') await this.#placeByElimination(targets, filled, signature);
       await this.#fillRequiredEmpty(targets, filled);
       if (!button) break;
       if (button.kind === 'submit') await this.#checkRequiredPlaced();
-      const state = `${frames[0]?.scan.url}|${signature}|${heading}|${errors.map((e) => e.text).join('|')}|${this.#corrections}`;
-      const visits = (this.#visits.get(state) ?? 0) + 1;
-      this.#visits.set(state, visits);
+      const state = `${frames[0]?.scan.url}|${signature}|${heading}|${errors.map((e) => e.text).join('|')}|${this.#state.run.corrections}`;
+      const visits = visitsOf(this.#state, state) + 1;
+      this.#state = recordVisit(this.#state, state);
       if (visits > 2) {
         const said = errors.length ? ` The page says: ${errors.map((e) => quote(e.text, 120)).join('; ')}` : '';
         throw new AgentFailure(
@@ -301,7 +307,7 @@ export class Wizard {
       await this.watch.arm();
       await clickAndSettle(this.#ctx.page, button, this.#humanFor(this.#ctx.page.url()));
       await this.#settleSubmission();
-      lastKind = button.kind;
+      this.#state = recordClick(this.#state, button.kind);
     }
     throw new AgentFailure(`The form did not reach a final page within ${MAX_TURNS} steps`);
   }
@@ -309,22 +315,18 @@ export class Wizard {
   /** Waits for the requests the click sent to be checked and answered; a human's corrections are typed on the next turn. */
   async #settleSubmission(): Promise<boolean> {
     const corrections = await this.watch.settle();
-    for (const { key, value } of corrections) {
-      this.#overrides.set(key, value);
-      this.#answered.add(key);
-      this.#corrections += 1;
-    }
+    for (const { key, value } of corrections) this.#state = countCorrection(overrideKey(this.#state, key, value, true));
     await this.#ctx.page.waitForLoadState('load', { timeout: 15_000 }).catch(() => undefined);
     return corrections.length > 0;
   }
 
   /** Runs the first task sentence that names something on this page; true when one ran. */
   async #runTaskStep(heading: string): Promise<boolean> {
-    for (const step of this.#steps) {
-      if (step.done) continue;
+    for (const [index, step] of this.#steps.entries()) {
+      if (this.#state.run.stepsDone.has(index)) continue;
       const ran = await runTaskStep(this.#ctx.page, step);
       if (!ran) continue;
-      step.done = true;
+      this.#state = markStepDone(this.#state, index);
       this.#ctx.log(`task step: ${step.text}`);
       await this.#ctx.recordStep(`On '${heading}'; ${step.text} (from the task)`);
       await this.#ctx.page.waitForLoadState('load', { timeout: 15_000 }).catch(() => undefined);
@@ -339,15 +341,12 @@ export class Wizard {
 
   /** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
   #pending(signature: string, done: Set<string>): Entry[] {
-    const open = (e: Entry): boolean =>
-      !done.has(e.key) &&
-      !this.#declined.has(e.key) &&
-      (!this.#placed.has(e.key) || this.#placed.get(e.key)?.signature === signature);
-    const ranges = this.#ranges.filter(
-      (r) =>
-        r.leaves.every((k) => !done.has(k) && (!this.#placed.has(k) || this.#placed.get(k)?.signature === signature)) &&
-        open(r.entry),
-    );
+    const placedHere = (key: string): boolean => {
+      const placed = keyState(this.#state, key).placed;
+      return !placed || placed.signature === signature;
+    };
+    const open = (e: Entry): boolean => !done.has(e.key) && !isDeclined(this.#state, e.key) && placedHere(e.key);
+    const ranges = this.#ranges.filter((r) => r.leaves.every((k) => !done.has(k) && placedHere(k)) && open(r.entry));
     return [...ranges.map((r) => r.entry), ...this.#entries.filter(open)];
   }
 
@@ -362,13 +361,13 @@ export class Wizard {
     placements: Placement[],
     ambiguous: Entry[],
   ): Promise<Placement[]> {
-    if (!this.#mapper || this.#mapped.has(signature)) return [];
+    if (!this.#mapper || this.#state.run.mapped.has(signature)) return [];
     const placedKeys = new Set([...placements.map((p) => p.entry.key), ...ambiguous.map((e) => e.key)]);
-    const keys = pending.filter((e) => !placedKeys.has(e.key) && !this.#placed.has(e.key));
+    const keys = pending.filter((e) => !placedKeys.has(e.key) && !isPlaced(this.#state, e.key));
     const taken = new Set(placements.map((p) => p.target.id));
     const free = targets.filter((t) => !taken.has(t.id) && !t.hasValue);
     if (!keys.length || !free.length) return [];
-    this.#mapped.add(signature);
+    this.#state = markMapped(this.#state, signature);
     const mapping = await this.#mapper.map({
       structure: signature,
       pageUrl: this.#ctx.page.url(),
@@ -392,22 +391,10 @@ export class Wizard {
       const target = free[mapping.get(entry.key) ?? -1];
       if (!target || used.has(target.id) || compatibility(entry.value, target) === 0) continue;
       used.add(target.id);
-      this.#byModel.add(entry.key);
+      this.#state = markChosen(this.#state, entry.key, 'model');
       out.push({ entry, target, score: 1 });
     }
     return out;
-  }
-
-  /** Every key no control received, with the reason (the result lists them; none is dropped silently). */
-  #unplaced(): UnplacedKey[] {
-    return this.#entries
-      .filter((e) => !this.#placed.has(e.key))
-      .map((e) => ({
-        key: e.key,
-        reason: this.#declined.has(e.key)
-          ? 'a human said it belongs in none of the fields offered'
-          : 'no control on any page matched it',
-      }));
   }
 
   /** The options of a "which field" question: labels, made distinct with the control's name where two read alike. */
@@ -458,16 +445,16 @@ export class Wizard {
         );
         const target = amb.candidates[picked];
         if (!target) {
-          this.#declined.add(amb.entry.key);
+          this.#state = declineKey(this.#state, amb.entry.key);
           doneKeys.add(amb.entry.key);
           continue;
         }
-        this.#fieldChosen.add(amb.entry.key);
+        this.#state = markChosen(this.#state, amb.entry.key, 'answer');
         placements.push({ entry: amb.entry, target, score: 1 });
       }
       let manualFilled = false;
       for (const target of targets) {
-        const manual = this.#manual.get(controlKey(target));
+        const manual = this.#state.run.manual.get(controlKey(target));
         if (manual !== undefined && !filled.has(target.id) && !placements.some((p) => p.target.id === target.id)) {
           await this.#fillOne(target, manual, null, signature);
           filled.add(target.id);
@@ -480,17 +467,14 @@ export class Wizard {
         if (filled.has(target.id)) continue;
         await this.#fillOne(
           target,
-          this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value,
+          valueFor(this.#state, entry),
           entry,
           signature,
           placement.byOptions ? 'options' : 'name',
         );
         filled.add(target.id);
         doneKeys.add(entry.key);
-        pageValues.push({
-          entry,
-          value: this.#overrides.has(entry.key) ? this.#overrides.get(entry.key) : entry.value,
-        });
+        pageValues.push({ entry, value: valueFor(this.#state, entry) });
       }
       await this.#fillConfirmations(targets, filled, pageValues);
     }
@@ -505,7 +489,7 @@ export class Wizard {
     const clicks = new Map<string, number>();
     let clicked = false;
     for (let round = 0; round < 12; round += 1) {
-      const pending = this.#entries.filter((e) => e.item && !this.#placed.has(e.key));
+      const pending = this.#entries.filter((e) => e.item && !isPlaced(this.#state, e.key));
       if (!pending.length) return clicked;
       const scanned = await scanAll(this.#ctx);
       const buttons = scanned.flatMap((f) => f.scan.buttons);
@@ -561,11 +545,11 @@ export class Wizard {
     matchedBy: MatchedBy = 'name',
   ): Promise<void> {
     this.#checkAbort();
-    const options = entry ? { ...this.#options.get(entry.key), format: entry.format } : {};
+    const options = entry ? fillOptionsFor(this.#state, entry) : {};
     let current = value;
     if (entry) {
       current = await settleAmbiguousDate(this.#ctx, entry, target, value);
-      if (current !== value) this.#overrides.set(entry.key, current);
+      if (current !== value) this.#state = overrideKey(this.#state, entry.key, current);
     }
     const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
     for (let attempt = 0; ; attempt += 1) {
@@ -577,34 +561,37 @@ export class Wizard {
           const read = await this.#readBack(target, entry, current, shown);
           if (read.retype !== undefined) {
             current = read.retype;
-            this.#overrides.set(entry.key, current);
+            this.#state = overrideKey(this.#state, entry.key, current);
             continue;
           }
           shown = read.shown;
-          if (read.accepted) this.#answered.add(entry.key);
-          this.#triedFor(entry.key).add(`rendered:${shown}`);
-          this.#placed.set(entry.key, {
-            signature,
-            controlKey: controlKey(target),
-            label: target.label,
-            shown: entry.secret ? '[secret]' : shown,
-            how: this.#answered.has(entry.key) ? 'answer' : how,
-            matchedBy: this.#fieldChosen.has(entry.key) ? 'answer' : this.#byModel.has(entry.key) ? 'model' : matchedBy,
-            check: await placedCheckFor(
-              target,
-              entry.key,
-              current,
-              shown,
-              entry.secret || target.controls.some((c) => c.type === 'password'),
-              filledWith,
-            ),
-          });
+          if (read.accepted) this.#state = markAnswered(this.#state, entry.key);
+          this.#state = addTried(this.#state, entry.key, `rendered:${shown}`);
+          const check = await placedCheckFor(
+            target,
+            entry.key,
+            current,
+            shown,
+            entry.secret || target.controls.some((c) => c.type === 'password'),
+            filledWith,
+          );
           // A date range placed as one value places both of its keys.
-          for (const leaf of this.#ranges.find((r) => r.entry.key === entry.key)?.leaves ?? []) {
-            this.#placed.set(leaf, this.#placed.get(entry.key) as PlacedValue);
-          }
+          this.#state = placeKey(
+            this.#state,
+            entry.key,
+            {
+              signature,
+              controlKey: controlKey(target),
+              label: target.label,
+              shown: entry.secret ? '[secret]' : shown,
+              how: howFor(this.#state, entry.key, how),
+              matchedBy: matchedByFor(this.#state, entry.key, matchedBy),
+              check,
+            },
+            this.#ranges.find((r) => r.entry.key === entry.key)?.leaves,
+          );
           this.#ctx.log(
-            `${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${this.#answered.has(entry.key) ? 'answer' : how})`,
+            `${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${howFor(this.#state, entry.key, how)})`,
           );
         } else {
           this.#ctx.log(`(answer) → ${describeTarget(target)}`);
@@ -615,10 +602,7 @@ export class Wizard {
         // A human's answer is matched to an option before it is used, so a second problem is the widget's, not the value's.
         if (attempt > 0) throw new AgentFailure(`Cannot fill ${name}: ${error.message}`, { cause: error });
         current = await this.#askInstead(target, entry, current, error);
-        if (entry) {
-          this.#overrides.set(entry.key, current);
-          this.#answered.add(entry.key);
-        }
+        if (entry) this.#state = overrideKey(this.#state, entry.key, current, true);
       }
     }
   }
@@ -638,13 +622,13 @@ export class Wizard {
     const given = asText(value);
     const options = realChoices(target.choices).map((c) => ({ label: c.label, value: c.value }));
     if (!given || sameMeaning(given, shown, { options }) === 'same') return { shown };
-    const tried = this.#triedFor(entry.key);
+    const { tried } = keyState(this.#state, entry.key);
     const variant = /^\+?[\d\s().\-]{7,}$/.test(given.trim())
       ? phoneVariants(given).find((v) => !tried.has(`readback:${v}`))
       : undefined;
-    tried.add(`readback:${given}`);
-    if (variant !== undefined && !this.#answered.has(entry.key)) {
-      tried.add(`readback:${variant}`);
+    this.#state = addTried(this.#state, entry.key, `readback:${given}`);
+    if (variant !== undefined && !keyState(this.#state, entry.key).answered) {
+      this.#state = addTried(this.#state, entry.key, `readback:${variant}`);
       this.#ctx.log(
         `${entry.key}: '${target.label}' changed the value as typed; typing it as ${entry.secret ? 'another spelling' : `'${variant}'`}`,
       );
@@ -678,7 +662,7 @@ export class Wizard {
       },
       failure,
     );
-    this.#answered.add(entry.key);
+    this.#state = markAnswered(this.#state, entry.key);
     return { shown, retype: answer };
   }
 
@@ -715,14 +699,17 @@ export class Wizard {
         continue;
       }
       const key = controlKey(error.target);
-      const entry = this.#allEntries().find((e) => this.#placed.get(e.key)?.controlKey === key);
+      const entry = entryAtControl(this.#state, this.#allEntries(), key);
       // A message on a field a pending key will fill (a page that validated as it appeared: React swapping
       // a "Next" button for a submit button under the click): filling it is the answer, not a question.
       const target = error.target;
       if (
         !entry &&
         this.#entries.some(
-          (e) => !this.#placed.has(e.key) && !this.#declined.has(e.key) && scoreMatch(e, target) >= MATCH_THRESHOLD,
+          (e) =>
+            !isPlaced(this.#state, e.key) &&
+            !isDeclined(this.#state, e.key) &&
+            scoreMatch(e, target) >= MATCH_THRESHOLD,
         )
       ) {
         this.#ctx.log(`page message on '${target.label}': ${quote(error.text, 120)}; a form_data key will fill it`);
@@ -737,23 +724,18 @@ export class Wizard {
           },
           `The page requires '${error.target.label}': ${quote(error.text)}, and no form_data key matches it; enable human_in_the_loop to be asked`,
         );
-        this.#manual.set(key, answer);
-        this.#corrections += 1;
+        this.#state = countCorrection(rememberManual(this.#state, key, answer));
         continue;
       }
-      const correction = nextCorrection(
-        entry,
-        error.target,
-        error.text,
-        this.#triedFor(entry.key),
-        this.#overrides.get(entry.key),
-      );
+      const known = keyState(this.#state, entry.key);
+      const tried = new Set(known.tried);
+      const correction = nextCorrection(entry, error.target, error.text, tried, known.override?.value);
+      this.#state = addTried(this.#state, entry.key, ...tried);
       if (correction) {
         this.#ctx.log(`${entry.key}: the page said ${quote(error.text, 120)}; retrying with ${correction.note}`);
-        if (correction.value !== undefined) this.#overrides.set(entry.key, correction.value);
-        if (correction.dateFormat)
-          this.#options.set(entry.key, { ...this.#options.get(entry.key), dateFormat: correction.dateFormat });
-        this.#corrections += 1;
+        if (correction.value !== undefined) this.#state = overrideKey(this.#state, entry.key, correction.value);
+        if (correction.dateFormat) this.#state = setDateFormat(this.#state, entry.key, correction.dateFormat);
+        this.#state = countCorrection(this.#state);
         continue;
       }
       const answer = await this.#askForField(
@@ -764,9 +746,7 @@ export class Wizard {
         },
         `The page rejected '${error.target.label}' (form_data key '${entry.key}'): ${quote(error.text)}; no correction left to try`,
       );
-      this.#overrides.set(entry.key, answer);
-      this.#answered.add(entry.key);
-      this.#corrections += 1;
+      this.#state = countCorrection(overrideKey(this.#state, entry.key, answer, true));
     }
   }
 
@@ -787,8 +767,8 @@ export class Wizard {
       await this.#handleErrors(errors);
       for (const error of errors) {
         const target = error.target as Target;
-        const entry = this.#allEntries().find((e) => this.#placed.get(e.key)?.controlKey === controlKey(target));
-        if (entry) await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, signature);
+        const entry = entryAtControl(this.#state, this.#allEntries(), controlKey(target));
+        if (entry) await this.#fillOne(target, valueFor(this.#state, entry), entry, signature);
       }
       changed = true;
       frames = await scanAll(this.#ctx);
@@ -814,8 +794,10 @@ export class Wizard {
    * a yes/no for a checkbox, a file for an upload, shared words for a text box).
    */
   async #placeByElimination(targets: Target[], filled: Set<string>, signature: string): Promise<void> {
-    const keys = this.#entries.filter((e) => e.required && !this.#placed.has(e.key) && !this.#declined.has(e.key));
-    const taken = new Set([...this.#placed.values()].map((p) => p.controlKey));
+    const keys = this.#entries.filter(
+      (e) => e.required && !isPlaced(this.#state, e.key) && !isDeclined(this.#state, e.key),
+    );
+    const taken = takenControls(this.#state);
     const empty = targets.filter((t) => t.required && !t.hasValue && !filled.has(t.id) && !taken.has(controlKey(t)));
     const [entry] = keys;
     const [target] = empty;
@@ -823,7 +805,7 @@ export class Wizard {
     this.#ctx.log(
       `${entry.key}: the only required key left, for the only required field left (${describeTarget(target)})`,
     );
-    await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, signature, 'elimination');
+    await this.#fillOne(target, valueFor(this.#state, entry), entry, signature, 'elimination');
     filled.add(target.id);
   }
 
@@ -831,7 +813,7 @@ export class Wizard {
   async #fillRequiredEmpty(targets: Target[], filled: Set<string>): Promise<void> {
     for (const target of targets) {
       if (!target.required || target.hasValue || filled.has(target.id)) continue;
-      const unplaced = this.#entries.filter((e) => !this.#placed.has(e.key)).map((e) => e.key);
+      const unplaced = this.#entries.filter((e) => !isPlaced(this.#state, e.key)).map((e) => e.key);
       const answer = await this.#askForField(
         target,
         {
@@ -840,7 +822,7 @@ export class Wizard {
         },
         `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`,
       );
-      this.#manual.set(controlKey(target), answer);
+      this.#state = rememberManual(this.#state, controlKey(target), answer);
       await this.#fillOne(target, answer, null, '');
       filled.add(target.id);
     }
@@ -849,8 +831,8 @@ export class Wizard {
   /** Before the final submit: every schema-required key must have found a control (or a human said where it goes). */
   async #checkRequiredPlaced(): Promise<void> {
     for (const entry of this.#entries) {
-      if (!entry.required || this.#placed.has(entry.key) || this.#declined.has(entry.key)) continue;
-      const taken = new Set([...this.#placed.values()].map((p) => p.controlKey));
+      if (!entry.required || isPlaced(this.#state, entry.key) || isDeclined(this.#state, entry.key)) continue;
+      const taken = takenControls(this.#state);
       const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !taken.has(controlKey(t)));
       const picked = await askForOption(
         this.#ctx,
@@ -863,11 +845,11 @@ export class Wizard {
       );
       const target = targets[picked];
       if (!target) {
-        this.#declined.add(entry.key);
+        this.#state = declineKey(this.#state, entry.key);
         continue;
       }
-      this.#fieldChosen.add(entry.key);
-      await this.#fillOne(target, this.#overrides.get(entry.key) ?? entry.value, entry, '');
+      this.#state = markChosen(this.#state, entry.key, 'answer');
+      await this.#fillOne(target, valueFor(this.#state, entry), entry, '');
     }
   }
 }
