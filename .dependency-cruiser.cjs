@@ -82,14 +82,25 @@ const packagePath = (names) =>
 const notNpmOrCore = ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'];
 const describe = (rule) => (rule.length === 0 ? 'itself' : `itself, ${rule.map((folder) => `${folder}/`).join(', ')}`);
 
+/**
+ * All page code lives in src-main/agent/injected/ (built by scripts/build-injected.mjs); its engine-side
+ * face, injected/index.ts (the scripts as typed functions and texts, no DOM type), is also open to these
+ * folders: browser/ (the recording mask) and api/ (the live-view page).
+ */
+const pageCodeFace = '^src-main/agent/injected/index\\.ts$';
+const pageCodeUsers = ['browser', 'api'];
+
 const folderRules = Object.entries(allowedFolders)
   .filter(([, rule]) => rule !== '*')
   .map(([folder, rule]) => ({
     name: `folder-${folder}`,
-    comment: `src-main/${folder}/ may import only ${describe(rule)} (docs/architecture.md)`,
+    comment: `src-main/${folder}/ may import only ${describe(rule)}${pageCodeUsers.includes(folder) ? ' and agent/injected/index.ts' : ''} (docs/architecture.md)`,
     severity: 'error',
     from: { path: `^src-main/${folder}/` },
-    to: { pathNot: `^src-main/(${[folder, ...rule].join('|')})/`, dependencyTypesNot: notNpmOrCore },
+    to: {
+      pathNot: [`^src-main/(${[folder, ...rule].join('|')})/`, ...(pageCodeUsers.includes(folder) ? [pageCodeFace] : [])],
+      dependencyTypesNot: notNpmOrCore,
+    },
   }));
 
 const packageRules = packageOwners.flatMap(({ name, packages, from, typesAlsoFrom }) => {

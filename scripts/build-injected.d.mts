@@ -5,3 +5,4 @@ export declare function isStale(): boolean;
 export declare function bundleScript(file: string, globalName: string, exports?: 'default' | 'named'): Promise<string>;
 export declare function generate(): Promise<string>;
 export declare function buildInjected(): Promise<boolean>;
+export declare const styles: Record<string, string>;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: type-check, import rules, lint, Electron bundles, then vitest (extra arguments go to vitest).
+// `npm test`: type-check (three programs: scripts/typecheck.mjs), import rules, lint, Electron bundles, then vitest (extra arguments go to vitest).
 // Vitest runs inside a private D-Bus session with an unlocked gnome-keyring (the real Secret Service
 // the keychain tests need) and, where there is no display, inside Xvfb for headed browsers.
 // PORTICO_TEST_SKIP_BUILD=1 skips the first four steps for fast iteration.
@@ -100,7 +100,12 @@ requireStep('injected scripts (scripts/build-injected.mjs --if-stale)', process.
 if (process.env.PORTICO_TEST_SKIP_BUILD === '1') {
   process.stderr.write('PORTICO_TEST_SKIP_BUILD=1: skipping typecheck, import rules, lint and build\n');
 } else {
-  requireStep('typecheck (tsc -p tsconfig.json)', bin('tsc'), ['-p', 'tsconfig.json']);
+  // tsconfig.json (everything), tsconfig.node.json (no DOM) and tsconfig.dom.json (no Node): scripts/typecheck.mjs.
+  requireStep(
+    'typecheck (scripts/typecheck.mjs: tsconfig.json, tsconfig.node.json, tsconfig.dom.json)',
+    process.execPath,
+    [join(root, 'scripts/typecheck.mjs')],
+  );
   requireStep('import rules (dependency-cruiser, .dependency-cruiser.cjs)', bin('depcruise'), importRulesArgs);
   if (lintEnabled) requireStep('lint (biome lint, biome.json)', bin('biome'), ['lint', '.']);
   else process.stderr.write(`skipping biome lint (PORTICO_LINT=${process.env.PORTICO_LINT ?? 'unset, default off'})\n`);

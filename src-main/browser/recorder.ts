@@ -5,6 +5,7 @@ import { access, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
+import { recordingMaskScript } from '../agent/injected/index.ts';
 import { SECRET_FIELDS_SELECTOR } from './pageScreenshot.ts';
 import { answerWithin, scriptableFrames } from './frameAccess.ts';
 
@@ -55,32 +56,6 @@ const MASK_CSS = `:is(${SECRET_FIELDS_SELECTOR}) {
 }
 :is(${SECRET_FIELDS_SELECTOR})::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; }
 input[type="password" i]::-ms-reveal { display: none !important; }`;
-
-/**
- * Adopts the mask sheet into the document (constructed sheets are not inline styles, so a page's CSP
- * does not refuse them), once per document. `key` is this recording's own, so two recordings of one
- * page (a job inside a recorded session) do not take each other's mask away.
- */
-const installMaskSource = (key: string): string => `(() => {
-  const w = window;
-  if (w[${JSON.stringify(key)}]) return;
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(${JSON.stringify(MASK_CSS)});
-  w[${JSON.stringify(key)}] = sheet;
-  const adopt = () => {
-    if (!w[${JSON.stringify(key)}]) return;
-    if (!document.adoptedStyleSheets.includes(sheet)) document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-  };
-  adopt();
-  new MutationObserver(adopt).observe(document, { childList: true, subtree: false });
-})();`;
-
-const removeMaskSource = (key: string): string => `(() => {
-  const sheet = window[${JSON.stringify(key)}];
-  if (!sheet) return;
-  delete window[${JSON.stringify(key)}];
-  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== sheet);
-})();`;
 
 /**
  * The ffmpeg to record with: `configured` (PORTICO_FFMPEG) when given — it must be an executable file —
@@ -236,8 +211,9 @@ export async function startRecording(
   await mkdir(dirname(outFile), { recursive: true });
   const partFile = `${outFile}.part`;
   const maskKey = `__porticoRecordingMask_${randomUUID().replace(/-/g, '')}`;
-  const installMask = installMaskSource(maskKey);
-  const removeMask = removeMaskSource(maskKey);
+  // The mask itself is page code (agent/injected/recordingMask.ts), run by its text in every document.
+  const installMask = recordingMaskScript({ key: maskKey, css: MASK_CSS, on: true });
+  const removeMask = recordingMaskScript({ key: maskKey, css: MASK_CSS, on: false });
 
   // The mask goes in before the first frame: every document from now on, and the ones already open.
   // Chromium runs a session's new-document scripts only while that session has the Page domain enabled.

@@ -29,7 +29,7 @@ export const SessionCreateRequest = z.strictObject({
     'The proxy every page of the session goes through. With username/password (an http:// proxy) the browser uses a local forwarder of this service that adds them; the password is kept in memory only, never stored or echoed',
   ),
   metadata: JsonObject.refine(
-    (value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES,
+    (value) => new TextEncoder().encode(JSON.stringify(value)).length <= MAX_METADATA_BYTES,
     `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
   ).default({}),
   // eslint-disable-next-line no-control-regex

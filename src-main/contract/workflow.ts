@@ -80,7 +80,7 @@ export const WorkflowPortalStep = z.strictObject({
     // Depth first: serializing a hostile, deeply nested value would exhaust the stack.
     if (jsonDepth(value) > WORKFLOW_LIMITS.formDataDepth)
       ctx.addIssue({ code: 'custom', message: `must nest at most ${WORKFLOW_LIMITS.formDataDepth} levels` });
-    else if (Buffer.byteLength(JSON.stringify(value)) > WORKFLOW_LIMITS.formDataBytes)
+    else if (new TextEncoder().encode(JSON.stringify(value)).length > WORKFLOW_LIMITS.formDataBytes)
       ctx.addIssue({ code: 'custom', message: `must be at most ${WORKFLOW_LIMITS.formDataBytes} bytes of JSON` });
   }).describe('The job\'s form_data; a string value that is exactly "{{name}}" (or contains it) takes the variable'),
 });

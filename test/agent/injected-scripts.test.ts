@@ -36,10 +36,13 @@ describe('injected scripts as built', () => {
     expect(Object.values(entries).sort()).toEqual([
       'calendarOpen',
       'findListbox',
+      'liveView',
       'loginScan',
+      'modelScan',
       'pageFacts',
       'readAndLeave',
       'readOptions',
+      'recordingMask',
       'scanPage',
       'shownValue',
       'uniqueSelector',

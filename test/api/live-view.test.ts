@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 import type { Page } from 'playwright-core';
@@ -7,7 +8,7 @@ import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
 import type { BrowserLease } from '../../src-main/browser/browserLease.ts';
 import { html, scratchDir, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
-import { sleep, until } from '../helpers/wait.ts';
+import { until } from '../helpers/wait.ts';
 
 const previousHeadless = process.env.PORTICO_HEADLESS;
 process.env.PORTICO_HEADLESS = '1';
@@ -97,6 +98,24 @@ describe('live view (local-service §6)', () => {
     expect(text).not.toMatch(/(src|href)="https?:/);
   });
 
+  it("the page's CSP allows no inline code but its own script and style sheet, by hash", async () => {
+    const res = await fetch(session.live_url);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    const text = await res.text();
+    const hash = (body: string) => `'sha256-${createHash('sha256').update(body, 'utf8').digest('base64')}'`;
+    const scripts = [...text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+    const sheets = [...text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1] ?? '');
+    expect([scripts.length, sheets.length]).toEqual([1, 1]);
+    expect(/script-src ([^;]*)/.exec(csp)?.[1]).toBe(hash(scripts[0] ?? ''));
+    expect(/style-src ([^;]*)/.exec(csp)?.[1]).toBe(hash(sheets[0] ?? ''));
+    // The one other script element is a JSON data block, which no browser runs.
+    expect(text.match(/<script[\s>]/g)).toHaveLength(2);
+    expect(text).toContain('<script id="config" type="application/json">');
+    expect(text).not.toMatch(/ style=| on[a-z]+=/);
+  });
+
   it('bad input is 422 and names the field', async () => {
     const send = (json: unknown) =>
       svc.api(`${new URL(session.live_url).pathname}/input`, { method: 'POST', key: null, json });
@@ -109,20 +128,31 @@ describe('live view (local-service §6)', () => {
 
   it('a real browser watching the live_url sees frames, and its clicks, keys and pasted text reach the page', async () => {
     const viewer = viewerLease.page;
+    // Under its CSP: a refused script or style sheet would show as a violation (and a dead page).
+    const refused: string[] = [];
+    viewer.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     await viewer.goto(session.live_url);
     await viewer.waitForSelector('body[data-state="live"]', { timeout: 10_000 });
     expect(await viewer.locator('#screen').getAttribute('src')).toMatch(/^data:image\/jpeg;base64,/);
     expect(await viewer.locator('#status-text').textContent()).toBe('live');
+    // The style sheet applied: the page's dark background and the live dot's green.
+    expect(await viewer.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(22, 24, 29)');
+    expect(await viewer.locator('.dot').evaluate((dot) => getComputedStyle(dot).backgroundColor)).toBe(
+      'rgb(47, 191, 113)',
+    );
 
     await clickOnScreen(viewer, 250, 55); // the text field; the screen now has keyboard focus
     await viewer.keyboard.type('anax');
     await viewer.keyboard.press('Backspace');
     await viewer.fill('#type-text', '@example.test');
     await viewer.click('button[type=submit]');
-    await sleep(200);
+    // No wait needed: the page sends its input as one ordered queue, so the text lands before the click.
     await clickOnScreen(viewer, 200, 140); // the button
     await until(() => clicks.length > 0, 'the click to reach the page');
     expect(clicks).toEqual(['ana@example.test']);
+    expect(refused).toEqual([]);
   });
 
   it('input posted straight to the API lands too (no viewer needed)', async () => {

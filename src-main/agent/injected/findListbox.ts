@@ -5,11 +5,9 @@
 // visible options exist.
 import { allElements, elementById, flatQueryAll, visible } from './dom.ts';
 
-export interface FindListboxArgs {
-  token: string;
-  /** Only note the lists open now (before the click), so a new one can be told apart. */
-  mark: boolean;
-}
+import type { FindListboxArgs } from './scanTypes.ts';
+
+export type { FindListboxArgs };
 
 /** The choices of a list: options, or the checkable items of a multi-select menu. */
 const OPTIONS = '[role=option],[role=menuitemcheckbox]';

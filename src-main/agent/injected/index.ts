@@ -1,48 +1,66 @@
 // The scripts that run inside web pages, as typed functions for Playwright's `evaluate`. Their code
 // is written as TypeScript next to this file and compiled at build time into self-contained
 // sources (generated/scripts.ts, by scripts/build-injected.mjs): no transpiler helper or import can
-// leak into what the page runs.
-import type calendarOpenEntry from './calendarOpen.ts';
-import type findListboxEntry from './findListbox.ts';
-import type loginScanEntry from './loginScan.ts';
+// leak into what the page runs. This file is the engine's side: it names no DOM type (the engine is
+// compiled without the DOM library); signatures.ts says how each is called, checkSignatures.ts
+// proves the entries fit.
 import {
   calendarOpenSource,
   findListboxSource,
+  liveViewSource,
+  liveViewStyle,
   loginScanSource,
+  modelScanSource,
   pageFactsSource,
   readAndLeaveSource,
   readOptionsSource,
+  recordingMaskSource,
   scanPageSource,
   shownValueSource,
   uniqueSelectorSource,
 } from './generated/scripts.ts';
-import type pageFactsEntry from './pageFacts.ts';
-import type scanPageEntry from './pageScan.ts';
-import type readAndLeaveEntry from './readAndLeave.ts';
-import type readOptionsEntry from './readOptions.ts';
-import type shownValueEntry from './shownValue.ts';
-import type uniqueSelectorEntry from './uniqueSelector.ts';
+import type { RecordingMaskArgs } from './scanTypes.ts';
+import type { Signatures } from './signatures.ts';
 
 /** A function whose text is exactly `source` (Playwright sends a function to the page by its text). */
-function inPage<F>(source: string): F {
-  return new Function(`return (${source});`)() as F;
+function inPage<K extends keyof Signatures>(source: string): Signatures[K] {
+  return new Function(`return (${source});`)() as Signatures[K];
 }
 
-export const scanPage = inPage<typeof scanPageEntry>(scanPageSource);
-export const findListbox = inPage<typeof findListboxEntry>(findListboxSource);
-export const readOptions = inPage<typeof readOptionsEntry>(readOptionsSource);
-export const shownValue = inPage<typeof shownValueEntry>(shownValueSource);
-export const pageFacts = inPage<typeof pageFactsEntry>(pageFactsSource);
-export const readAndLeave = inPage<typeof readAndLeaveEntry>(readAndLeaveSource);
-export const uniqueSelector = inPage<typeof uniqueSelectorEntry>(uniqueSelectorSource);
-export const loginScan = inPage<typeof loginScanEntry>(loginScanSource);
-export const calendarOpen = inPage<typeof calendarOpenEntry>(calendarOpenSource);
+export const scanPage = inPage<'scanPage'>(scanPageSource);
+export const findListbox = inPage<'findListbox'>(findListboxSource);
+export const readOptions = inPage<'readOptions'>(readOptionsSource);
+export const shownValue = inPage<'shownValue'>(shownValueSource);
+export const pageFacts = inPage<'pageFacts'>(pageFactsSource);
+export const readAndLeave = inPage<'readAndLeave'>(readAndLeaveSource);
+export const uniqueSelector = inPage<'uniqueSelector'>(uniqueSelectorSource);
+export const loginScan = inPage<'loginScan'>(loginScanSource);
+export const calendarOpen = inPage<'calendarOpen'>(calendarOpenSource);
+export const modelScan = inPage<'modelScan'>(modelScanSource);
+export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
+export const liveView = inPage<'liveView'>(liveViewSource);
 
-export type { FindListboxArgs } from './findListbox.ts';
-export type { LoginScan } from './loginScan.ts';
-export type { RawPageFacts } from './pageFacts.ts';
+/**
+ * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,
+ * `Runtime.evaluate`, init scripts): it runs recordingMask.ts with `args` at once.
+ */
+export function recordingMaskScript(args: RecordingMaskArgs): string {
+  return `(${recordingMaskSource})(${JSON.stringify(args)});`;
+}
+
+/** The live-view page's script and style sheet, as the text of its one `<script>` and one `<style>`. */
+export const liveViewPageScript = `(${liveViewSource})();`;
+export { liveViewStyle };
+
 export type {
+  ElementDescriptor,
+  FindListboxArgs,
   FrameScan,
+  LiveViewConfig,
+  LoginScan,
+  ModelFrameScan,
+  PageElement,
+  RawPageFacts,
   ScannedButton,
   ScannedControl,
   ScannedOption,

@@ -1,12 +1,7 @@
 // Runs in the page: finds and tags a login form's controls for the builtin filler (agent/autofill/loginPages.ts).
-/** What the in-page scan found in one frame; elements are tagged `data-portico-login="<role>"`. */
-export interface LoginScan {
-  username: boolean;
-  password: boolean;
-  /** One field for the whole code, or N single-character boxes. */
-  otpBoxes: number;
-  submit: boolean;
-}
+import type { LoginScan } from './scanTypes.ts';
+
+export type { LoginScan };
 
 /**
  * Tags the frame's visible login controls: the username/email field, the password field, the

@@ -2,16 +2,9 @@
 // rows), the confirmation block and a reference it shows, for the job result (resultBuilder.ts).
 import { clean } from './dom.ts';
 
-export interface RawPageFacts {
-  url: string;
-  title: string;
-  confirmation: string;
-  /** A confirmation panel was found (it beats a plain heading). */
-  panel: boolean;
-  panelRef: string;
-  pairs: Array<{ label: string; value: string }>;
-  text: string;
-}
+import type { RawPageFacts } from './scanTypes.ts';
+
+export type { RawPageFacts };
 
 const CONFIRMATION =
   '.govuk-panel, .govuk-panel--confirmation, [role="status"], .confirmation, .alert-success, .success, #confirmation';

@@ -137,3 +137,79 @@ export interface FrameScan {
   errors: Array<{ text: string; targetPid: string }>;
   bodyText: string;
 }
+
+/** What identifies an element across page loads (for replay): role + accessible name, label, stable attributes. */
+export interface ElementDescriptor {
+  role: string;
+  name: string;
+  tag: string;
+  type: string;
+  id: string;
+  nameAttr: string;
+  testId: string;
+  placeholder: string;
+}
+
+/** One interactive element as the model agent sees it (modelScan.ts). */
+export interface PageElement extends ElementDescriptor {
+  index: number;
+  value: string;
+  checked: boolean | null;
+  options: string[];
+}
+
+/** What the model agent's scan (modelScan.ts) found in one frame. */
+export interface ModelFrameScan {
+  url: string;
+  title: string;
+  elements: PageElement[];
+  text: string;
+}
+
+/** The model agent's scan: tag elements with `refAttr`, numbering them from `start`. */
+export interface ModelScanArgs {
+  refAttr: string;
+  start: number;
+}
+
+/** What the login scan (loginScan.ts) found in one frame; elements are tagged `data-portico-login="<role>"`. */
+export interface LoginScan {
+  username: boolean;
+  password: boolean;
+  /** One field for the whole code, or N single-character boxes. */
+  otpBoxes: number;
+  submit: boolean;
+}
+
+/** The page facts (pageFacts.ts) read after the last step. */
+export interface RawPageFacts {
+  url: string;
+  title: string;
+  confirmation: string;
+  /** A confirmation panel was found (it beats a plain heading). */
+  panel: boolean;
+  panelRef: string;
+  pairs: Array<{ label: string; value: string }>;
+  text: string;
+}
+
+export interface FindListboxArgs {
+  token: string;
+  /** Only note the lists open now (before the click), so a new one can be told apart. */
+  mark: boolean;
+}
+
+/** The recording mask (recordingMask.ts): `css` adopted under the window slot `key` while `on`. */
+export interface RecordingMaskArgs {
+  key: string;
+  css: string;
+  on: boolean;
+}
+
+/** What the live-view page (liveView.ts) reads from its `#config` JSON. */
+export interface LiveViewConfig {
+  title: string;
+  framesUrl: string;
+  inputUrl: string;
+  interactive: boolean;
+}

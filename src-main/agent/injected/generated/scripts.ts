@@ -1405,3 +1405,410 @@ var __porticoInjected = (function() {
 })();
 return __porticoInjected(...args);
 }`;
+
+/** modelScan.ts */
+export const modelScanSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/modelScan.ts
+	const SELECTOR = "input:not([type=hidden]),select,textarea,button,a[href],[role=button],[role=link],[role=checkbox],[role=radio],[role=combobox],[role=option],[role=tab],[role=menuitem],[role=switch],[contenteditable=true]";
+	const clean = (t, max = 80) => (t ?? "").replace(/\\s+/g, " ").trim().slice(0, max);
+	function visible(el) {
+		const r = el.getBoundingClientRect();
+		const cs = getComputedStyle(el);
+		return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && cs.display !== "none" && cs.opacity !== "0";
+	}
+	function labelOf(el) {
+		const aria = el.getAttribute("aria-label");
+		if (aria) return clean(aria);
+		const by = el.getAttribute("aria-labelledby");
+		if (by) {
+			const root = el.getRootNode();
+			return clean(by.split(/\\s+/).map((id) => (root.getElementById(id) ?? document.getElementById(id))?.textContent ?? "").join(" "));
+		}
+		const labels = el.labels;
+		if (labels && labels.length > 0) return clean(Array.from(labels).map((l) => {
+			const copy = l.cloneNode(true);
+			for (const c of Array.from(copy.querySelectorAll("input,select,textarea"))) c.remove();
+			return copy.textContent;
+		}).join(" "));
+		const tag = el.tagName.toLowerCase();
+		if (tag === "input" && ["submit", "button"].includes(el.type)) return clean(el.value);
+		if (tag === "input" || tag === "select" || tag === "textarea") return clean(el.getAttribute("placeholder") || el.getAttribute("title") || el.getAttribute("name"));
+		return clean(el.innerText || el.getAttribute("title") || el.querySelector("img")?.getAttribute("alt"));
+	}
+	function roleOf(el) {
+		const explicit = el.getAttribute("role");
+		if (explicit) return explicit;
+		const tag = el.tagName.toLowerCase();
+		const type = (el.getAttribute("type") ?? "").toLowerCase();
+		if (tag === "a") return "link";
+		if (tag === "button" || tag === "input" && [
+			"submit",
+			"button",
+			"reset",
+			"image"
+		].includes(type)) return "button";
+		if (tag === "select") return el.hasAttribute("multiple") ? "listbox" : "combobox";
+		if (tag === "textarea") return "textbox";
+		if (tag === "input") return {
+			checkbox: "checkbox",
+			radio: "radio",
+			range: "slider",
+			file: "file"
+		}[type] ?? "textbox";
+		return tag;
+	}
+	function deep(root, acc = []) {
+		for (const el of Array.from(root.querySelectorAll("*"))) {
+			acc.push(el);
+			if (el.shadowRoot) deep(el.shadowRoot, acc);
+		}
+		return acc;
+	}
+	function modelScan({ refAttr, start }) {
+		const all = deep(document);
+		for (const el of all) el.removeAttribute(refAttr);
+		const out = [];
+		for (const el of all.filter((e) => e.matches(SELECTOR))) {
+			if (el.disabled || el.getAttribute("aria-disabled") === "true") continue;
+			const type = (el.getAttribute("type") ?? "").toLowerCase();
+			if (!visible(el) && type !== "file") continue;
+			const index = start + out.length;
+			el.setAttribute(refAttr, String(index));
+			const tag = el.tagName.toLowerCase();
+			const isBox = type === "checkbox" || type === "radio";
+			let value = "";
+			if (tag === "select") value = clean(el.selectedOptions[0]?.textContent);
+			else if (tag === "input" || tag === "textarea") value = isBox ? "" : clean(el.value, 120);
+			const ariaChecked = el.getAttribute("aria-checked");
+			out.push({
+				index,
+				role: roleOf(el),
+				name: labelOf(el),
+				tag,
+				type,
+				id: el.id,
+				nameAttr: el.getAttribute("name") ?? "",
+				testId: el.getAttribute("data-testid") ?? "",
+				placeholder: el.getAttribute("placeholder") ?? "",
+				value: type === "password" ? value ? "(filled)" : "" : value,
+				checked: isBox ? el.checked : ariaChecked !== null ? ariaChecked === "true" : null,
+				options: tag === "select" ? Array.from(el.options).map((o) => clean(o.textContent, 60)).slice(0, 40) : []
+			});
+		}
+		return {
+			url: location.href,
+			title: document.title,
+			elements: out,
+			text: clean(document.body?.innerText, 2e3)
+		};
+	}
+	return modelScan;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** recordingMask.ts */
+export const recordingMaskSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/recordingMask.ts
+	function recordingMask({ key, css, on }) {
+		const slots = window;
+		if (!on) {
+			const sheet = slots[key];
+			if (!sheet) return;
+			delete slots[key];
+			document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== sheet);
+			return;
+		}
+		if (slots[key]) return;
+		const sheet = new CSSStyleSheet();
+		sheet.replaceSync(css);
+		slots[key] = sheet;
+		const adopt = () => {
+			if (!slots[key]) return;
+			if (!document.adoptedStyleSheets.includes(sheet)) document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+		};
+		adopt();
+		new MutationObserver(adopt).observe(document, {
+			childList: true,
+			subtree: false
+		});
+	}
+	return recordingMask;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** liveView.ts */
+export const liveViewSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/liveView.ts
+	const BUTTONS = [
+		"left",
+		"middle",
+		"right",
+		"back",
+		"forward"
+	];
+	function byId(id) {
+		const el = document.getElementById(id);
+		if (!el) throw new Error(\`live view: no #\${id}\`);
+		return el;
+	}
+	function modifiers(e) {
+		return (e.altKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.metaKey ? 4 : 0) | (e.shiftKey ? 8 : 0);
+	}
+	function keyText(e) {
+		if (e.ctrlKey || e.metaKey) return void 0;
+		if (e.key === "Enter") return "\\r";
+		return e.key.length === 1 ? e.key : void 0;
+	}
+	function disableControls() {
+		for (const el of Array.from(document.querySelectorAll("input,button"))) el.disabled = true;
+	}
+	function liveView() {
+		const config = JSON.parse(byId("config").textContent ?? "{}");
+		const screen = byId("screen");
+		const statusText = byId("status-text");
+		const note = byId("note");
+		let frame = null;
+		let ended = false;
+		const setState = (state) => {
+			if (ended) return;
+			document.body.dataset.state = state;
+			statusText.textContent = state;
+			if (state === "ended") {
+				ended = true;
+				note.textContent = "This live view has ended.";
+				disableControls();
+			}
+		};
+		const events = new EventSource(config.framesUrl);
+		events.addEventListener("frame", (e) => {
+			frame = JSON.parse(e.data);
+			screen.src = \`data:image/\${frame.format};base64,\${frame.data}\`;
+			setState("live");
+		});
+		events.addEventListener("end", () => {
+			events.close();
+			setState("ended");
+		});
+		events.onerror = () => {
+			if (events.readyState === EventSource.CLOSED) {
+				setState("ended");
+				return;
+			}
+			setState("reconnecting");
+			note.textContent = "Reconnecting to Portico…";
+		};
+		const post = (body) => fetch(config.inputUrl, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify(body)
+		});
+		const address = byId("address");
+		const navNote = byId("nav-note");
+		const navigate = async (body) => {
+			if (!config.interactive || ended) return;
+			try {
+				const response = await post({
+					kind: "navigation",
+					...body
+				});
+				if (response.status === 404) {
+					setState("ended");
+					return;
+				}
+				const answer = await response.json().catch(() => ({}));
+				if (!response.ok) {
+					navNote.textContent = typeof answer.detail === "string" ? answer.detail : "The browser did not go there.";
+					return;
+				}
+				if (body.action !== "where") navNote.textContent = "";
+				if (typeof answer.url === "string" && document.activeElement !== address) address.value = answer.url === "about:blank" ? "" : answer.url;
+			} catch {}
+		};
+		byId("nav-back").addEventListener("click", () => void navigate({ action: "back" }));
+		byId("nav-reload").addEventListener("click", () => void navigate({ action: "reload" }));
+		const addressForm = byId("address-form");
+		byId("address-go").addEventListener("click", () => addressForm.requestSubmit());
+		addressForm.addEventListener("submit", (e) => {
+			e.preventDefault();
+			let url = address.value.trim();
+			if (url === "") return;
+			if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) url = \`https://\${url}\`;
+			address.blur();
+			navigate({
+				action: "goto",
+				url
+			});
+		});
+		setInterval(() => {
+			if (document.body.dataset.state === "live" && document.activeElement !== address) navigate({ action: "where" });
+		}, 1500);
+		const queue = [];
+		let sending = false;
+		const pump = async () => {
+			if (sending) return;
+			sending = true;
+			for (let input = queue.shift(); input !== void 0; input = queue.shift()) try {
+				if ((await post(input)).status === 404) setState("ended");
+			} catch {}
+			sending = false;
+		};
+		const send = (input) => {
+			if (!config.interactive || ended || !frame) return;
+			const last = queue[queue.length - 1];
+			if (input.type === "mouseMoved" && last && last.type === "mouseMoved") queue[queue.length - 1] = input;
+			else queue.push(input);
+			pump();
+		};
+		const toPage = (e) => {
+			const shown = frame;
+			const r = screen.getBoundingClientRect();
+			const ratio = screen.naturalWidth / screen.naturalHeight || shown.deviceWidth / shown.deviceHeight;
+			const width = Math.min(r.width, r.height * ratio);
+			const height = width / ratio;
+			const left = r.left + (r.width - width) / 2;
+			const top = r.top + (r.height - height) / 2;
+			return {
+				x: Math.round(Math.min(Math.max((e.clientX - left) / width, 0), 1) * shown.deviceWidth),
+				y: Math.round(Math.min(Math.max((e.clientY - top) / height, 0), 1) * shown.deviceHeight)
+			};
+		};
+		const button = (e) => ({
+			...toPage(e),
+			button: BUTTONS[e.button] ?? "left",
+			buttons: e.buttons,
+			clickCount: Math.min(e.detail || 1, 3),
+			modifiers: modifiers(e)
+		});
+		screen.addEventListener("mousedown", (e) => {
+			e.preventDefault();
+			screen.focus();
+			if (frame) send({
+				kind: "mouse",
+				type: "mousePressed",
+				...button(e)
+			});
+		});
+		screen.addEventListener("mouseup", (e) => {
+			if (frame) send({
+				kind: "mouse",
+				type: "mouseReleased",
+				...button(e)
+			});
+		});
+		let lastMove = 0;
+		let moveTimer;
+		screen.addEventListener("mousemove", (e) => {
+			if (!frame) return;
+			const input = {
+				kind: "mouse",
+				type: "mouseMoved",
+				...toPage(e),
+				buttons: e.buttons,
+				modifiers: modifiers(e)
+			};
+			clearTimeout(moveTimer);
+			const wait = 40 - (Date.now() - lastMove);
+			const go = () => {
+				lastMove = Date.now();
+				send(input);
+			};
+			if (wait <= 0) go();
+			else moveTimer = setTimeout(go, wait);
+		});
+		let wheel = null;
+		screen.addEventListener("wheel", (e) => {
+			e.preventDefault();
+			if (!frame) return;
+			const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+			if (!wheel) {
+				const pending = {
+					kind: "wheel",
+					...toPage(e),
+					deltaX: 0,
+					deltaY: 0,
+					modifiers: modifiers(e)
+				};
+				wheel = pending;
+				requestAnimationFrame(() => {
+					wheel = null;
+					send(pending);
+				});
+			}
+			wheel.deltaX += e.deltaX * unit;
+			wheel.deltaY += e.deltaY * unit;
+		}, { passive: false });
+		screen.addEventListener("contextmenu", (e) => e.preventDefault());
+		for (const type of ["keydown", "keyup"]) screen.addEventListener(type, (e) => {
+			if (e.isComposing) return;
+			e.preventDefault();
+			const text = type === "keydown" ? keyText(e) : void 0;
+			send({
+				kind: "key",
+				type: type === "keydown" ? "keyDown" : "keyUp",
+				key: e.key.slice(0, 32),
+				code: e.code.slice(0, 32),
+				keyCode: e.keyCode & 255,
+				modifiers: modifiers(e),
+				...text ? { text } : {}
+			});
+		});
+		screen.addEventListener("paste", (e) => {
+			const text = e.clipboardData?.getData("text");
+			if (text) {
+				e.preventDefault();
+				send({
+					kind: "text",
+					text
+				});
+			}
+		});
+		byId("type-form").addEventListener("submit", (e) => {
+			e.preventDefault();
+			const field = byId("type-text");
+			if (field.value) send({
+				kind: "text",
+				text: field.value
+			});
+			field.value = "";
+			screen.focus();
+		});
+		if (!config.interactive) disableControls();
+	}
+	return liveView;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** liveView.css */
+export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
+*{box-sizing:border-box}
+html,body{height:100%;margin:0}
+body{display:grid;grid-template-rows:auto 1fr auto;background:#16181d;color:#e6e8eb;font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif}
+header,footer{display:flex;align-items:center;gap:12px;padding:8px 14px;background:#1f2228}
+header h1{font-size:15px;font-weight:600;margin:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.status{display:flex;align-items:center;gap:6px;font-size:12px;color:#aab0b8;text-transform:uppercase;letter-spacing:.04em}
+.dot{width:9px;height:9px;border-radius:50%;background:#c9a227}
+body[data-state=live] .dot{background:#2fbf71;box-shadow:0 0 6px #2fbf71}
+body[data-state=ended] .dot{background:#7a7f87}
+main{position:relative;min-height:0;display:flex;align-items:center;justify-content:center;padding:10px;overflow:hidden}
+#screen{max-width:100%;max-height:100%;object-fit:contain;background:#000;outline:none;box-shadow:0 2px 14px rgba(0,0,0,.5);cursor:default;user-select:none;-webkit-user-drag:none}
+#screen:not([src]){display:none}
+#screen:focus{box-shadow:0 0 0 2px #4c8dff,0 2px 14px rgba(0,0,0,.5)}
+#note{position:absolute;color:#aab0b8}
+body[data-state=live] #note{display:none}
+form{display:flex;gap:8px;flex:1}
+input[type=text]{flex:1;max-width:520px;padding:6px 9px;border-radius:6px;border:1px solid #3a3f47;background:#111317;color:inherit}
+button{padding:6px 14px;border-radius:6px;border:0;background:#4c8dff;color:#fff;font-weight:600;cursor:pointer}
+button:disabled,input:disabled{opacity:.45;cursor:default}
+.hint{color:#7a7f87;font-size:12px}
+#browser-nav{display:flex;align-items:center;gap:6px;flex:1;min-width:0}
+#browser-nav button.icon{padding:6px 10px;background:#2a2e36}
+#address-form{flex:1;min-width:0}
+#address{max-width:none}
+#nav-note{color:#ffb4a8;font-size:12px}
+`;

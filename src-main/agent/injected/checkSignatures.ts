@@ -1,0 +1,54 @@
+// Compile-time only (nothing imports it): each entry, typed against the DOM, fits the DOM-free
+// signature the engine calls it by (signatures.ts). A mismatch is a type error here.
+import type calendarOpen from './calendarOpen.ts';
+import type findListbox from './findListbox.ts';
+import type liveView from './liveView.ts';
+import type loginScan from './loginScan.ts';
+import type modelScan from './modelScan.ts';
+import type pageFacts from './pageFacts.ts';
+import type scanPage from './pageScan.ts';
+import type readAndLeave from './readAndLeave.ts';
+import type readOptions from './readOptions.ts';
+import type recordingMask from './recordingMask.ts';
+import type shownValue from './shownValue.ts';
+import type { Signatures } from './signatures.ts';
+import type uniqueSelector from './uniqueSelector.ts';
+
+type Entries = {
+  scanPage: typeof scanPage;
+  findListbox: typeof findListbox;
+  readOptions: typeof readOptions;
+  shownValue: typeof shownValue;
+  pageFacts: typeof pageFacts;
+  readAndLeave: typeof readAndLeave;
+  uniqueSelector: typeof uniqueSelector;
+  loginScan: typeof loginScan;
+  calendarOpen: typeof calendarOpen;
+  modelScan: typeof modelScan;
+  recordingMask: typeof recordingMask;
+  liveView: typeof liveView;
+};
+
+/** Every entry has a signature and every signature an entry, and each entry fits its signature. */
+export type Checked = {
+  [K in keyof Signatures]: K extends keyof Entries
+    ? Entries[K] extends Signatures<Element>[K]
+      ? true
+      : ['does not fit its signature', K]
+    : ['has no entry', K];
+} & { [K in keyof Entries]: K extends keyof Signatures ? true : ['has no signature', K] };
+
+export const checked: Checked = {
+  scanPage: true,
+  findListbox: true,
+  readOptions: true,
+  shownValue: true,
+  pageFacts: true,
+  readAndLeave: true,
+  uniqueSelector: true,
+  loginScan: true,
+  calendarOpen: true,
+  modelScan: true,
+  recordingMask: true,
+  liveView: true,
+};

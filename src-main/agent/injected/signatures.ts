@@ -1,0 +1,29 @@
+// How the engine calls each in-page script: no DOM type here, so the Node side (which has no DOM
+// library: tsconfig.node.json) can name them. `E` is what an element is on each side: `unknown` to
+// the engine, `Element` in checkSignatures.ts, which proves every entry (typed against the DOM)
+// accepts these arguments and returns these results.
+import type {
+  FindListboxArgs,
+  FrameScan,
+  LoginScan,
+  ModelFrameScan,
+  ModelScanArgs,
+  RawPageFacts,
+  RecordingMaskArgs,
+  ScannedOption,
+} from './scanTypes.ts';
+
+export interface Signatures<E = unknown> {
+  scanPage: () => FrameScan;
+  findListbox: (el: E, args: FindListboxArgs) => boolean;
+  readOptions: (els: E[]) => ScannedOption[];
+  shownValue: (el: E) => string;
+  pageFacts: () => RawPageFacts;
+  readAndLeave: (el: E) => string;
+  uniqueSelector: (el: E) => string;
+  loginScan: (role: string) => LoginScan;
+  calendarOpen: (el: E) => [number, number] | null;
+  modelScan: (args: ModelScanArgs) => ModelFrameScan;
+  recordingMask: (args: RecordingMaskArgs) => void;
+  liveView: () => void;
+}
