@@ -98,7 +98,10 @@ const folderRules = Object.entries(allowedFolders)
     severity: 'error',
     from: { path: `^src-main/${folder}/` },
     to: {
-      pathNot: [`^src-main/(${[folder, ...rule].join('|')})/`, ...(pageCodeUsers.includes(folder) ? [pageCodeFace] : [])],
+      pathNot: [
+        `^src-main/(${[folder, ...rule].join('|')})/`,
+        ...(pageCodeUsers.includes(folder) ? [pageCodeFace] : []),
+      ],
       dependencyTypesNot: notNpmOrCore,
     },
   }));
