@@ -43,7 +43,7 @@ export interface AppOptions {
    * The one time source of the service's timed behaviour — workflow runs (step times, the resume window),
    * credentials (TOTP codes, the wait for a one-time code), document bundles (the wait for a bundle still
    * being read), the request-rate window and the artifacts usage cache, OAuth connect requests and token
-   * refreshes, browser host probes. Default: the system clock; tests hand in test/helpers/fakeClock.ts.
+   * refreshes, browser host probes, the warm browsers' idle close. Default: the system clock; tests hand in test/helpers/fakeClock.ts.
    */
   clock?: Clock;
   /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */

@@ -46,6 +46,7 @@ import { WorkerReading } from './engine/documents/readingWorker.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { remoteCdpSessionBrowser, remoteSessionBrowser } from './browser/remoteCdp.ts';
+import { IdleBrowsers } from './browser/idleBrowsers.ts';
 import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chromiumDiscovery.ts';
 import { findFfmpeg, removeUnfinishedRecordings } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
@@ -58,6 +59,9 @@ import packageJson from '../package.json' with { type: 'json' };
 export type { AppOptions, RunningApp } from './app-types.ts';
 
 export const VERSION: string = packageJson.version;
+
+/** Minutes with nothing running and no session open before the warm browsers close (`browsers_idle_minutes`). */
+const DEFAULT_BROWSERS_IDLE_MINUTES = 5;
 
 /** Jobs at once when neither the console nor PORTICO_JOB_CONCURRENCY says: a 2-core machine. */
 const DEFAULT_JOB_CONCURRENCY = 2;
@@ -134,6 +138,7 @@ function resolveSettings(options: AppOptions, operatorSettings: OperatorSettings
       config.jobConcurrency ??
       DEFAULT_JOB_CONCURRENCY,
     sessionPoolSize: options.sessionPoolSize ?? (warmBrowser ? (operatorSettings.values.session_pool_size ?? 1) : 0),
+    browsersIdleMs: (operatorSettings.values.browsers_idle_minutes ?? DEFAULT_BROWSERS_IDLE_MINUTES) * 60_000,
     limits: resolveLimits(operatorSettings.values, options.limits, browserCapacity(operatorSettings.values)),
   };
 }
@@ -244,6 +249,12 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
           (name) => `${name}:${address.port}`,
         );
   const chromiumPath = operatorSettings.values.chromium_path;
+  // With nothing running and no session open for browsers_idle_minutes, the warm browsers close (docs/decisions.md, "Idle browsers close").
+  const idleBrowsers = new IdleBrowsers({
+    idleMs: settings.browsersIdleMs,
+    logger,
+    ...(options.clock && { clock: options.clock }),
+  });
   const runtime = phases.browsers.add(
     new BrowserRuntime({
       blockedHostPorts,
@@ -253,6 +264,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       launcherTempDir: join(paths.tmp, 'playwright'),
       logger,
       spareContext: settings.warmBrowser,
+      idle: idleBrowsers,
       disableSandbox: config.chromiumNoSandbox,
       ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
       ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
@@ -281,6 +293,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     (pool) => pool.close(),
     'session browser pool',
   );
+  idleBrowsers.onIdle(() => runtime.closeIdle());
+  idleBrowsers.onIdle(() => sessionPool.closeIdle());
   const sessions = phases.browsers.add(
     new SessionService({
       store,
@@ -291,6 +305,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       minuteMs: settings.minuteMs,
       logger,
       browserSlots,
+      idle: idleBrowsers,
       // On a remote host, served through the same CDP proxy (docs/scale.md): a `playwright` host launches a
       // browser of its own for the session; on a `cdp` host the session is a browser context of its own.
       remoteBrowser: async (hostName, screen) =>
@@ -319,6 +334,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     (manager) => manager.close(),
     'profile login windows',
   );
+  // Stopped before sessions, login windows, the pool and the runtime close (a scope releases newest first).
+  phases.browsers.defer(() => idleBrowsers.stop(), 'idle browser timer');
   const profiles = new ProfileService(store, runtime, profileSessions);
   // A portal's browser_session_id is checked against the live sessions (looked up per request).
   const portals = new PortalService(store, schemas, {
@@ -571,6 +588,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     webhookDispatcher,
     sessionPool,
     runtime,
+    idleBrowsers,
     warmBrowser: settings.warmBrowser,
   };
 }
@@ -605,6 +623,7 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     services.scheduler.recover();
     services.webhookDispatcher.poke();
     services.sessionPool.fill();
+    services.idleBrowsers.start();
     if (services.warmBrowser) {
       services.runtime
         .warm()

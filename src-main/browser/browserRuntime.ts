@@ -18,6 +18,7 @@ import {
   type ChromiumHost,
 } from './chromiumDiscovery.ts';
 import { DownloadCapture } from './downloadCapture.ts';
+import type { IdleBrowsers } from './idleBrowsers.ts';
 import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts';
 import { inPlaywrightTemp } from './playwrightTemp.ts';
 import { ProfileLocks, type ProfileLockHandle } from './profileLocks.ts';
@@ -102,6 +103,11 @@ export interface BrowserRuntimeOptions {
    * skips context creation; it is handed out once and replaced in the background.
    */
   spareContext?: boolean;
+  /**
+   * The warm browsers' idle close (idleBrowsers.ts): every lease holds it from the request to its end,
+   * and it calls `closeIdle()` once nothing has for the idle period.
+   */
+  idle?: Pick<IdleBrowsers, 'hold' | 'closing'>;
 }
 
 /** What is open right now; all zero (and no shared browser) after `close()`. */
@@ -222,17 +228,46 @@ export class BrowserRuntime {
   /** Opens a browser context for one job; see LeaseOptions for where it runs. */
   async lease(options: LeaseOptions = {}): Promise<BrowserLease> {
     this.#assertOpen();
-    const lease =
-      options.host !== undefined
-        ? await this.#leaseRemote(options.host, options)
-        : options.profileId === undefined
-          ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
-          : await this.#leaseProfile(options.profileId, options);
-    if (this.#closed) {
-      await lease.close();
-      throw new BrowserRuntimeClosedError();
+    // In use from the request on (a launch is use); the lease itself holds again until it ends.
+    const acquiring = this.#hold();
+    try {
+      // An idle close under way finishes first; the lease then launches what it needs.
+      await this.#options.idle?.closing;
+      const lease =
+        options.host !== undefined
+          ? await this.#leaseRemote(options.host, options)
+          : options.profileId === undefined
+            ? await (options.headed ? this.#leaseDedicated(options) : this.#leaseShared(options))
+            : await this.#leaseProfile(options.profileId, options);
+      if (this.#closed) {
+        await lease.close();
+        throw new BrowserRuntimeClosedError();
+      }
+      return lease;
+    } finally {
+      acquiring();
     }
-    return lease;
+  }
+
+  #hold(): () => void {
+    return this.#options.idle?.hold() ?? (() => undefined);
+  }
+
+  /**
+   * The idle close: the spare context and the warm shared browser are closed (and relaunched by the next
+   * lease). A shared browser a lease is using stays (the idle timer never fires while one is held).
+   */
+  async closeIdle(): Promise<void> {
+    if (this.#closed) return;
+    await this.#spare.drop();
+    await this.#sharedLaunch?.catch(() => undefined);
+    const shared = this.#shared;
+    if (!shared) return;
+    for (const lease of this.#leases) if (lease.context.browser() === shared) return;
+    this.#shared = undefined;
+    this.#retired.add(shared);
+    await shared.close().catch(() => undefined);
+    this.#retired.delete(shared);
   }
 
   /** Deletes a profile's folder; 409 while a browser has it open. */
@@ -506,6 +541,7 @@ export class BrowserRuntime {
   ): Promise<RuntimeLease> {
     const untrackContext = this.#track('contexts');
     context.on('close', untrackContext);
+    const held = this.#hold();
     try {
       const capture =
         options.downloadsDir === undefined
@@ -531,7 +567,12 @@ export class BrowserRuntime {
         teardown: async () => {
           untrackContext();
           this.#leases.delete(lease);
-          await release();
+          try {
+            await release();
+          } finally {
+            // After release(): a spare refill it starts is under way before the idle timer can run.
+            held();
+          }
         },
       });
       this.#leases.add(lease);
@@ -540,6 +581,7 @@ export class BrowserRuntime {
       await context.close().catch(() => undefined);
       untrackContext();
       await release();
+      held();
       throw error;
     }
   }

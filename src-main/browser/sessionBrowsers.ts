@@ -271,6 +271,10 @@ export class SessionBrowserPool {
   readonly #launching = new Set<Promise<unknown>>();
   #size: number;
   #closed = false;
+  /** Closed for idleness (closeIdle): nothing is launched ahead until the next take(). */
+  #asleep = false;
+  /** The idle close under way: a take() waits for it. */
+  #closing: Promise<void> | undefined;
 
   constructor(options: SessionBrowserLauncherOptions, size: number) {
     this.#options = options;
@@ -290,9 +294,9 @@ export class SessionBrowserPool {
     this.fill();
   }
 
-  /** Launches warm browsers until the pool is full (in the background). */
+  /** Launches warm browsers until the pool is full (in the background); not while closed for idleness. */
   fill(): void {
-    while (!this.#closed && this.#ready.length < this.#size) {
+    while (!this.#closed && !this.#asleep && this.#ready.length < this.#size) {
       this.#ready.push(
         this.#launch(DEFAULT_SESSION_SCREEN_SPEC, true).catch((error: unknown) => {
           if (!this.#closed) this.#logger.warn('warm session browser not launched', { error: String(error) });
@@ -313,9 +317,34 @@ export class SessionBrowserPool {
     return browsers.flatMap((browser) => (browser?.alive ? [browser.pid] : []));
   }
 
+  /**
+   * The idle close (idleBrowsers.ts): the warm browsers are closed and none is launched ahead until the
+   * next session asks for one.
+   */
+  closeIdle(): Promise<void> {
+    this.#asleep = true;
+    const ready = this.#ready.splice(0);
+    this.#closing ??= (async () => {
+      await Promise.allSettled(ready.map(async (pending) => (await pending)?.close()));
+    })().finally(() => {
+      this.#closing = undefined;
+    });
+    return this.#closing;
+  }
+
   /** A browser for one session: a warm one when the spec is the default and one is ready, else a fresh launch. */
   async take(spec: SessionLaunchSpec): Promise<{ browser: SessionBrowser; warm: boolean }> {
     if (this.#closed) throw new Error('the session browser pool is closed');
+    await this.#closing;
+    if (this.#asleep) {
+      // Closed for idleness: this session launches its own (cold), then the pool is made warm again.
+      this.#asleep = false;
+      try {
+        return { browser: await this.#launch(spec, false), warm: false };
+      } finally {
+        this.fill();
+      }
+    }
     if (isDefaultSpec(spec)) {
       while (this.#ready.length > 0) {
         const pending = this.#ready.shift();

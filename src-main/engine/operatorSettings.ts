@@ -27,6 +27,12 @@ const StoredOperatorSettings = z.strictObject({
   chromium_path: z.string().min(1, 'must not be empty').optional(),
   /** Warm browsers kept for `/public/sessions` (0 turns the pool off); default 1. */
   session_pool_size: z.int().min(0).max(8).optional(),
+  /**
+   * Minutes with no job running and no session open after which the warm browsers (the sessions' pool,
+   * the jobs' shared browser) close; they reopen on demand. 0 closes them as soon as nothing uses them.
+   * Default 5; read at start.
+   */
+  browsers_idle_minutes: z.number().min(0).max(1440).optional(),
   /** Record jobs and sessions whose request and portal do not say; default false. */
   record_video: z.boolean().optional(),
   /**

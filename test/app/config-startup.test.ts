@@ -53,6 +53,10 @@ describe('start-up refuses a configuration it cannot use', () => {
     await expect(startService(dataDir)).rejects.toThrow(
       `${file}: job_concurrency: must be of type number; fix it or delete it to go back to the defaults`,
     );
+    await writeFile(file, JSON.stringify({ browsers_idle_minutes: -1 }));
+    await expect(startService(dataDir)).rejects.toThrow(
+      `${file}: browsers_idle_minutes: Too small: expected number to be >=0; fix it or delete it to go back to the defaults`,
+    );
     await writeFile(file, '{"job_concurrency": 3,');
     await expect(startService(dataDir)).rejects.toThrow(
       new RegExp(`^${file.replace(/[.\\/]/g, '\\$&')} is not valid JSON`),

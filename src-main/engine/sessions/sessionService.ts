@@ -15,6 +15,7 @@ import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks
 import { canIdentifyLoopbackPeers, ProcessGroupPeers } from '../../browser/loopbackPeer.ts';
 import { forwardableUpstreamProblem, startProxyForwarder, type ProxyForwarder } from '../../browser/proxyForwarder.ts';
 import { startRecording, type Recording } from '../../browser/recorder.ts';
+import type { IdleBrowsers } from '../../browser/idleBrowsers.ts';
 import type { SessionBrowser, SessionBrowserPool, SessionLaunchSpec } from '../../browser/sessionBrowsers.ts';
 import { messages } from '../../contract/messages.ts';
 import type { Session, SessionCreateRequest, SessionList, SessionListQuery } from '../../contract/session.ts';
@@ -54,6 +55,8 @@ export interface SessionServiceDeps {
    * connection; HostRefusedError when the host says no (the slot then moves to the next host).
    */
   remoteBrowser?: (host: string, screen: { width: number; height: number }) => Promise<SessionBrowser>;
+  /** The warm browsers' idle close (browser/idleBrowsers.ts): an open session holds it from its request to its end. */
+  idle?: Pick<IdleBrowsers, 'hold'>;
 }
 
 /** Where a CDP proxy connection goes: a guarded channel of the session browser's pipe. */
@@ -82,6 +85,8 @@ interface LiveSession {
   recording?: Promise<Recording | undefined>;
   /** Its place under the live-browser limits, given back once the browser has closed. */
   slot: BrowserSlot | undefined;
+  /** Releases its hold on the warm browsers' idle close (once the session has ended). */
+  readonly unhold: () => void;
 }
 
 /** The path of a session's CDP URL on this server. */
@@ -110,6 +115,7 @@ export class SessionService {
   readonly #remoteBrowser:
     | ((host: string, screen: { width: number; height: number }) => Promise<SessionBrowser>)
     | undefined;
+  readonly #idle: Pick<IdleBrowsers, 'hold'> | undefined;
   #closed = false;
 
   constructor(deps: SessionServiceDeps) {
@@ -124,6 +130,7 @@ export class SessionService {
     this.#recorder = deps.recorder;
     this.#browserSlots = deps.browserSlots;
     this.#remoteBrowser = deps.remoteBrowser;
+    this.#idle = deps.idle;
   }
 
   /** At start-up: sessions the previous run left active lost their browser with it; they read `terminated`. */
@@ -142,11 +149,13 @@ export class SessionService {
       request.user_agent !== undefined ||
       !this.#remoteBrowser;
     const slot = this.#browserSlots?.acquire(actor.orgId, { session: true, localOnly });
+    const unhold = this.#idle?.hold() ?? (() => undefined);
     try {
-      return await this.#create(actor, request, origin, slot);
+      return await this.#create(actor, request, origin, slot, unhold);
     } catch (error) {
-      // Every failure below has closed what it opened; the slot goes with them.
+      // Every failure below has closed what it opened; the slot and the hold go with them.
       slot?.release();
+      unhold();
       throw error;
     }
   }
@@ -156,6 +165,7 @@ export class SessionService {
     request: SessionCreateRequest,
     origin: string,
     slot: BrowserSlot | undefined,
+    unhold: () => void,
   ): Promise<Session> {
     const sessionId = newId();
     const credentials = request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined);
@@ -275,6 +285,7 @@ export class SessionService {
       forwarder,
       ending: undefined,
       slot,
+      unhold,
     };
     this.#live.set(session.id, session);
     this.#byCdpToken.set(session.cdpToken, session);
@@ -465,6 +476,7 @@ export class SessionService {
       }
       live.lock?.release();
       live.slot?.release();
+      live.unhold();
       this.#live.delete(live.id);
       this.#logger.info('session ended', { session_id: live.id, status });
     })();
