@@ -20,14 +20,18 @@ const tsc = join(root, 'node_modules', '.bin', 'tsc');
 
 /** Engine files with inline page code still to move into src-main/agent/injected/. */
 export const inlinePageCode = [
-  'src-main/agent/actions/inPage.ts',
   'src-main/agent/actions/operations.ts',
   'src-main/agent/actions/targetIdentity.ts',
   'src-main/agent/actions/targetResolver.ts',
   'src-main/agent/autofill/ariaFiller.ts',
+  'src-main/agent/autofill/controlFiller.ts',
   'src-main/agent/autofill/loginPages.ts',
   'src-main/agent/autofill/placedCheck.ts',
+  'src-main/agent/model/replay/replayer.ts',
   'src-main/agent/model/tools/extract.ts',
+  'src-main/agent/model/tools/totpCode.ts',
+  'src-main/agent/model/tools/type.ts',
+  'src-main/agent/model/tools/useCredential.ts',
   'src-main/engine/actions/actionService.ts',
 ];
 

@@ -25,6 +25,8 @@ describe('two programs: page code (DOM, no Node) and the rest (Node, no DOM)', (
     const errors = parseErrors(output).map((e) => e.text);
     expect(errors.some((e) => e.includes('domInEngine.ts(3,') && e.includes("'document'"))).toBe(true);
     expect(errors.some((e) => e.includes('domInEngine.ts(7,') && e.includes("'HTMLInputElement'"))).toBe(true);
+    // The types Playwright's signatures name exist without members (types/opaque-dom.d.ts): no silent `any`.
+    expect(errors.some((e) => e.includes('domInEngine.ts(12,') && e.includes("'getAttribute'"))).toBe(true);
   });
 
   it('a Node use in page code fails to compile under tsconfig.dom.json', async () => {
@@ -43,8 +45,9 @@ describe('two programs: page code (DOM, no Node) and the rest (Node, no DOM)', (
       output
         .split('\n')
         .map((line) => relative(root, line.trim()).replaceAll('\\', '/'))
-        .filter((path) => path.startsWith('src-')),
+        .filter((path) => path.startsWith('src-') || path.startsWith('types/')),
     );
+    expect(listed.has('types/opaque-dom.d.ts')).toBe(true);
     const engine = [...sourcesUnder('src-main'), ...sourcesUnder('src-preload')].filter(
       (path) => !path.startsWith('src-main/agent/injected/'),
     );
