@@ -19,6 +19,8 @@ import { DEFAULT_USER_ID, DEFAULT_WORKSPACE_ID, seedFirstStart, type SeededKeys 
 import { OperatorSettings } from './engine/operatorSettings.ts';
 import { BrowserSlots } from './engine/limits/browserSlots.ts';
 import { browserCapacity, createBrowserHosts, hostStatuses, placementHosts } from './engine/hosts/browserHostSetup.ts';
+import { HostAdmin } from './engine/hosts/hostAdmin.ts';
+import type { BrowserHostAddRequest } from './contract/hosts.ts';
 import { chromiumVersion } from './browser/chromiumVersion.ts';
 import { DiskQuotas } from './engine/limits/diskQuotas.ts';
 import { resolveLimits } from './engine/limits/resourceLimits.ts';
@@ -528,6 +530,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       member: store.principals.isMember(DEFAULT_WORKSPACE_ID, DEFAULT_USER_ID),
     }),
   };
+  // The console's browser hosts: settings.json and the keychain/vault, as `portico host add/remove` (used from the next start).
+  const hostAdmin = new HostAdmin({ settings: operatorSettings, secrets: openSecrets });
   const admin = {
     admin: adminService,
     settings: operatorSettings,
@@ -536,6 +540,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
     browser: runtime,
     hosts: {
+      add: async ({ token, ...host }: BrowserHostAddRequest) => hostAdmin.add(host, token),
+      remove: (name: string) => hostAdmin.remove(name),
       statuses: () =>
         hostStatuses(operatorSettings.values, browserHosts, browserSlots, openSecrets, async () => {
           const path = findChromium(chromiumHost, {

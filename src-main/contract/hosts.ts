@@ -108,8 +108,52 @@ export const BrowserHostStatus = z.object({
   /** The last failure to reach or use it; null when none since it last answered. */
   last_error: z.string().nullable(),
   last_checked_at: z.string().nullable(),
+  /**
+   * A change made since the service started (console or `portico host add/remove`), which takes effect at
+   * its next start: `added` (in settings.json, not used yet), `removed` (still used until then); null otherwise.
+   */
+  pending: z.enum(['added', 'removed']).nullable(),
 });
 export type BrowserHostStatus = z.infer<typeof BrowserHostStatus>;
 
 export const BrowserHostList = z.object({ hosts: z.array(BrowserHostStatus) });
 export type BrowserHostList = z.infer<typeof BrowserHostList>;
+
+/** POST /admin/hosts: a host for settings.json, and its token for the keychain/vault (never written to the file). */
+export const BrowserHostAddRequest = z
+  .strictObject({
+    name: BrowserHostName,
+    kind: BrowserHostKind,
+    url: z.string().min(1).max(2048),
+    max_browsers: z.int().min(1).max(256),
+    labels: z.array(BrowserHostLabel).max(20).optional(),
+    /** A CDP provider's token (or a reverse proxy's, for a `playwright` host): kept in the keychain/vault as `browser-host/<name>`. */
+    token: z.string().min(1).max(4096).optional(),
+  })
+  .superRefine((host, ctx) => {
+    const problem = browserHostUrlProblem(host.kind, host.url);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['url'], message: problem });
+  });
+export type BrowserHostAddRequest = z.infer<typeof BrowserHostAddRequest>;
+
+/** What `host add` learned by connecting once (a Playwright server of another version is refused instead). */
+export const BrowserHostCheck = z.object({
+  reachable: z.boolean(),
+  browser_version: z.string().nullable(),
+  playwright_version: z.string(),
+  detail: z.string(),
+});
+
+export const BrowserHostAdded = z.object({
+  host: BrowserHostSetting,
+  token_stored: z.boolean(),
+  check: BrowserHostCheck,
+  /** When the service starts using it (settings.json is read at start). */
+  applies: z.string(),
+});
+export type BrowserHostAdded = z.infer<typeof BrowserHostAdded>;
+
+export const BrowserHostParams = z.object({ host_name: z.string().min(1).max(64) });
+
+export const BrowserHostRemoved = z.object({ removed: z.string(), applies: z.string() });
+export type BrowserHostRemoved = z.infer<typeof BrowserHostRemoved>;

@@ -17,7 +17,13 @@ import {
   ScreenshotParams,
 } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
-import { BrowserHostList } from './hosts.ts';
+import {
+  BrowserHostAdded,
+  BrowserHostAddRequest,
+  BrowserHostList,
+  BrowserHostParams,
+  BrowserHostRemoved,
+} from './hosts.ts';
 import type { OperationDeclaration } from './declaration.ts';
 import {
   DOCUMENT_MAX_FILE_BYTES,
@@ -534,6 +540,27 @@ export const operations = {
     summary: 'Browser hosts: reachable, version, browsers in use / max, last error (never a token)',
     auth: 'console',
     response: BrowserHostList,
+  },
+  addBrowserHost: {
+    method: 'POST',
+    path: '/admin/hosts',
+    tag: 'admin',
+    summary:
+      'Add a browser host to settings.json (its token to the keychain/vault); checked by connecting once; used from the next start',
+    auth: 'console',
+    body: BrowserHostAddRequest,
+    response: BrowserHostAdded,
+    status: 201,
+  },
+  removeBrowserHost: {
+    method: 'DELETE',
+    path: '/admin/hosts/:host_name',
+    tag: 'admin',
+    summary:
+      'Remove a browser host from settings.json and its token from the keychain/vault; applies at the next start',
+    auth: 'console',
+    params: BrowserHostParams,
+    response: BrowserHostRemoved,
   },
   listOAuthApps: {
     method: 'GET',

@@ -1,5 +1,6 @@
 import { NotificationsSection } from '../components/Notifications.tsx';
 import { PageHeader } from '../components/ui.tsx';
+import { BrowserHostsSection } from './settings/BrowserHostsSection.tsx';
 import { KeysSection } from './settings/KeysSection.tsx';
 import { ProvidersSection } from './settings/ProvidersSection.tsx';
 import { SystemSection } from './settings/SystemSection.tsx';
@@ -8,12 +9,16 @@ import { WebhooksSection } from './settings/WebhooksSection.tsx';
 export function SettingsPage() {
   return (
     <section className="page settings">
-      <PageHeader title="Settings" subtitle="Keys, webhooks, model providers, this machine and notifications." />
+      <PageHeader
+        title="Settings"
+        subtitle="Keys, webhooks, model providers, this machine, browser hosts and notifications."
+      />
       <div className="settings-grid">
         <KeysSection />
         <WebhooksSection />
         <ProvidersSection />
         <SystemSection />
+        <BrowserHostsSection />
         <NotificationsSection />
       </div>
     </section>

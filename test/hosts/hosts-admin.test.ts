@@ -269,6 +269,7 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
           token_stored: false,
           last_error: null,
           last_checked_at: null,
+          pending: null,
         },
         {
           name: 'pw',
@@ -282,6 +283,7 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
           token_stored: true,
           last_error: null,
           last_checked_at: clock.now().toISOString(),
+          pending: null,
         },
         {
           name: 'gone',
@@ -295,6 +297,7 @@ describe('browser hosts: settings, CLI and GET /admin/hosts', () => {
           token_stored: false,
           last_error: expect.stringMatching(/fetch failed|ECONNREFUSED/),
           last_checked_at: clock.now().toISOString(),
+          pending: null,
         },
       ]);
       // The server goes away: the next probe on the clock finds it, and it takes no new browsers.

@@ -1,3 +1,4 @@
+import { NotFoundError } from '../../base/errors.ts';
 import { findChromium, systemChromiumHost } from '../../browser/chromiumDiscovery.ts';
 import { chromiumVersion } from '../../browser/chromiumVersion.ts';
 import type { ChromiumInfo, ConsoleSettings } from '../../contract/console.ts';
@@ -5,7 +6,12 @@ import type { OperationsTagged } from '../../contract/operations.ts';
 import type { AdminService } from '../../engine/admin/adminService.ts';
 import type { OperatorSettings } from '../../engine/operatorSettings.ts';
 import type { Handlers } from '../operationTable.ts';
-import type { BrowserHostStatus } from '../../contract/hosts.ts';
+import type {
+  BrowserHostAdded,
+  BrowserHostAddRequest,
+  BrowserHostRemoved,
+  BrowserHostStatus,
+} from '../../contract/hosts.ts';
 
 export interface AdminDeps {
   /** Orgs, keys and model providers: the same operations as the `portico` CLI. */
@@ -18,7 +24,12 @@ export interface AdminDeps {
   /** The running browsers: a saved Chromium path applies to the next browser launched. */
   browser: { setExecutablePath(path: string | undefined): Promise<void> };
   /** The browser hosts (`local` and settings.json's browser_hosts) as they are now: never a token. */
-  hosts?: { statuses(): Promise<BrowserHostStatus[]> };
+  hosts?: {
+    statuses(): Promise<BrowserHostStatus[]>;
+    /** settings.json and the keychain/vault, as `portico host add/remove` (engine/hosts/hostAdmin.ts). */
+    add(request: BrowserHostAddRequest): Promise<BrowserHostAdded>;
+    remove(name: string): Promise<BrowserHostRemoved>;
+  };
 }
 
 async function chromiumInfo(configured: string | undefined, fromEnv: string | undefined): Promise<ChromiumInfo> {
@@ -76,5 +87,13 @@ export function adminHandlers(deps: AdminDeps): Handlers<OperationsTagged<'admin
       return currentSettings();
     },
     listBrowserHosts: async () => ({ hosts: (await deps.hosts?.statuses()) ?? [] }),
+    addBrowserHost: async ({ body }) => {
+      if (!deps.hosts) throw new NotFoundError('Browser hosts are not available in this service');
+      return deps.hosts.add(body);
+    },
+    removeBrowserHost: async ({ params }) => {
+      if (!deps.hosts) throw new NotFoundError('Browser hosts are not available in this service');
+      return deps.hosts.remove(params.host_name);
+    },
   };
 }

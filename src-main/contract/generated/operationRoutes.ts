@@ -46,6 +46,8 @@ export const operationRoutes = {
   getSettings: 'GET /admin/settings',
   updateSettings: 'PATCH /admin/settings',
   listBrowserHosts: 'GET /admin/hosts',
+  addBrowserHost: 'POST /admin/hosts',
+  removeBrowserHost: 'DELETE /admin/hosts/:host_name',
   listOAuthApps: 'GET /admin/oauth-apps',
   addOAuthApp: 'POST /admin/oauth-apps',
   deleteOAuthApp: 'DELETE /admin/oauth-apps/:oauth_app_id',

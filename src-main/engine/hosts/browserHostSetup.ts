@@ -90,6 +90,10 @@ export async function hostStatuses(
   localVersion: () => Promise<string | null>,
 ): Promise<BrowserHostStatus[]> {
   const store = await secrets().catch(() => undefined);
+  const tokenStored = async (name: string) =>
+    (await store?.get(hostTokenSecretName(name)).catch(() => undefined)) !== undefined;
+  const configured = settings.browser_hosts ?? [];
+  const running = new Set(hosts.states().map((state) => state.spec.name));
   const remote = await Promise.all(
     hosts.states().map(
       async (state): Promise<BrowserHostStatus> => ({
@@ -101,11 +105,33 @@ export async function hostStatuses(
         version: state.version,
         browsers_in_use: slots.inUseOn(state.spec.name),
         max_browsers: state.spec.maxBrowsers,
-        token_stored: (await store?.get(hostTokenSecretName(state.spec.name)).catch(() => undefined)) !== undefined,
+        token_stored: await tokenStored(state.spec.name),
         last_error: state.lastError,
         last_checked_at: state.lastCheckedAt,
+        pending: configured.some((host) => host.name === state.spec.name) ? null : 'removed',
       }),
     ),
+  );
+  // Added since the service started (console or CLI): listed, not used until the next start.
+  const added = await Promise.all(
+    configured
+      .filter((host) => !running.has(host.name))
+      .map(
+        async (host): Promise<BrowserHostStatus> => ({
+          name: host.name,
+          kind: host.kind,
+          url: host.url,
+          labels: [...(host.labels ?? [])],
+          reachable: false,
+          version: null,
+          browsers_in_use: 0,
+          max_browsers: host.max_browsers,
+          token_stored: await tokenStored(host.name),
+          last_error: null,
+          last_checked_at: null,
+          pending: 'added',
+        }),
+      ),
   );
   return [
     {
@@ -120,7 +146,9 @@ export async function hostStatuses(
       token_stored: false,
       last_error: null,
       last_checked_at: null,
+      pending: null,
     },
     ...remote,
+    ...added,
   ];
 }
