@@ -5,12 +5,11 @@ import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext } from '../agentTypes.ts';
 import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
-import { isFileObject, loggable, type Entry } from './entries.ts';
-import { dateReadings } from './dates.ts';
-import { arrayRows, matchScoped } from './fieldArrays.ts';
-import { compatibility, eliminationFits, MATCH_THRESHOLD, scoreMatch, type Placement } from './fieldMatcher.ts';
+import { loggable, type Entry } from './entries.ts';
+import { arrayRows } from './fieldArrays.ts';
+import { MATCH_THRESHOLD, scoreMatch, type Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
-import { chooseButton, clickAndSettle, looksConfirmed, looksLikeReview } from './navigation.ts';
+import { clickAndSettle } from './navigation.ts';
 import {
   addTried,
   countCorrection,
@@ -39,20 +38,39 @@ import {
   takenControls,
   unplacedKeys,
   valueFor,
-  visitsOf,
   type FillState,
   type MatchedBy,
   type PlacedValue,
   type UnplacedKey,
 } from './fillState.ts';
 import { scanFrame, type FrameScan } from './pageScan.ts';
+import {
+  acceptMapping,
+  allEntries,
+  clickRecord,
+  controlKey,
+  fieldOptions,
+  headingOf,
+  manualFills,
+  mapperQuestion,
+  matchedByRule,
+  next,
+  NONE_OF_THESE,
+  plan,
+  rangeEntries,
+  runEntries,
+  signatureOf,
+  type ClickStep,
+  type PagePlan,
+  type RunEntries,
+  type ScannedFrames,
+} from './plan.ts';
 import { runTaskStep, taskSteps, type TaskStep } from './taskSteps.ts';
 import { placedCheckFor } from './placedCheck.ts';
 import { askForOption, askOrFail, quote } from './questions.ts';
 import { sameMeaning } from './sameMeaning.ts';
 import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
-import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
 import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
@@ -69,19 +87,7 @@ export interface WizardOutcome {
   frames: Array<{ frame: Frame; scan: FrameScan }>;
 }
 
-const NONE_OF_THESE = 'None of these';
-
-/** The kind of a value, as the assist model may see it (never the value itself). */
-function valueKind(value: unknown): string {
-  if (typeof value === 'boolean') return 'yes/no';
-  if (typeof value === 'number') return 'number';
-  if (Array.isArray(value)) return 'list';
-  if (isFileObject(value) || (typeof value === 'string' && value.startsWith('data:'))) return 'file';
-  if (dateReadings(value).length) return 'date';
-  return 'text';
-}
-
-type Scanned = Array<{ frame: Frame; scan: FrameScan }>;
+type Scanned = ScannedFrames;
 
 /** Scans every frame of the page a script can reach (iframes included, cross-origin too). */
 export async function scanAll(ctx: AgentContext): Promise<Scanned> {
@@ -93,50 +99,13 @@ export async function scanAll(ctx: AgentContext): Promise<Scanned> {
   return out;
 }
 
-function controlKey(target: Target): string {
-  const c = target.controls[0];
-  return c ? c.name || c.id || target.label : target.label;
-}
-
-function signatureOf(targets: Target[]): string {
-  return targets.map(controlKey).sort().join('|');
-}
-
-/** `period.start` + `period.end` (two dates, the only keys under `period`) as one `period` = {start, end} entry. */
-export function rangeEntries(entries: Entry[]): Array<{ entry: Entry; leaves: string[] }> {
-  const byParent = new Map<string, Entry[]>();
-  for (const e of entries) {
-    if (e.path.length < 2) continue;
-    const parent = e.path.slice(0, -1).join('.');
-    byParent.set(parent, [...(byParent.get(parent) ?? []), e]);
-  }
-  const out: Array<{ entry: Entry; leaves: string[] }> = [];
-  for (const [parent, pair] of byParent) {
-    if (pair.length !== 2) continue;
-    const value = Object.fromEntries(pair.map((e) => [e.path.at(-1) as string, e.value]));
-    if (!dateRangeValue(value)) continue;
-    const [a, b] = pair as [Entry, Entry];
-    out.push({
-      entry: {
-        key: parent,
-        path: parent.split('.'),
-        value,
-        title: '',
-        description: '',
-        required: a.required || b.required,
-        secret: a.secret || b.secret,
-        format: '',
-      },
-      leaves: [a.key, b.key],
-    });
-  }
-  return out;
-}
+export { rangeEntries };
 
 /** Walks the form page by page: fill, correct what the page rejects, click on, until a final page. */
 export class Wizard {
   readonly #ctx: AgentContext;
-  readonly #entries: Entry[];
+  /** The form_data leaves to place, and the date-range pairs among them. */
+  readonly #run: RunEntries;
   readonly #humanFor: (url: string) => HumanInput | null;
   /** Everything the run has learnt, one value replaced by fillState.ts's pure transitions. */
   #state: FillState = initialFillState();
@@ -144,13 +113,6 @@ export class Wizard {
   readonly watch: SubmissionWatch;
   /** The task's click/choose sentences, each run at most once, on a page where it applies. */
   readonly #steps: TaskStep[];
-  /**
-   * Date ranges given as two keys under one parent (`period.start`, `period.end`): one more entry
-   * `period` = {start, end}, which only a one-input date range control takes (rangeAndNumber.ts).
-   * Placing it places both keys; placing the two keys (two date inputs) leaves it unused.
-   */
-  readonly #ranges: Array<{ entry: Entry; leaves: string[] }>;
-
   readonly #mapper: KeyMapper | null;
 
   constructor(
@@ -160,11 +122,10 @@ export class Wizard {
     mapper: KeyMapper | null = null,
   ) {
     this.#ctx = ctx;
-    this.#entries = entries;
+    this.#run = runEntries(entries);
     this.#humanFor = humanFor;
     this.#mapper = mapper;
     this.#steps = taskSteps(ctx.task);
-    this.#ranges = rangeEntries(entries);
     this.watch = new SubmissionWatch(ctx.page, {
       placed: () => [...placedValues(this.#state).values()].map((p) => p.check),
       decide: (mismatch) => this.#decideHeld(mismatch),
@@ -210,11 +171,6 @@ export class Wizard {
     return { correct: { key: m.key, value } };
   }
 
-  /** The leaf entries and the date-range pairs, for finding the entry a placed control belongs to. */
-  #allEntries(): Entry[] {
-    return [...this.#ranges.map((r) => r.entry), ...this.#entries];
-  }
-
   #env(): FillEnv {
     return { page: this.#ctx.page, human: this.#humanFor(this.#ctx.page.url()), log: (line) => this.#ctx.log(line) };
   }
@@ -256,60 +212,45 @@ export class Wizard {
         frames = await scanAll(this.#ctx);
         targets = buildTargets(frames);
       }
-      const text = frames.map((f) => f.scan.bodyText).join('\n');
-      const heading = frames.flatMap((f) => f.scan.headings)[0] ?? frames[0]?.scan.title ?? '';
+      const decided = next({ frames, targets, filled, errors, signature }, this.#state, this.#run);
       // Nothing on this page takes a value yet: a sentence of the task naming a link or button here ("Click the
       // 'Open the application' link") is the way on.
-      const waiting = targets.some((t) => t.required && !t.hasValue);
-      if (
-        !filled.size &&
-        !placedValues(this.#state).size &&
-        !errors.length &&
-        !waiting &&
-        (await this.#runTaskStep(heading))
-      )
-        continue;
-      const filledForms = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.controls[0]?.formKey ?? ''));
-      const filledFrames = new Set(targets.filter((t) => filled.has(t.id)).map((t) => t.frame));
-      const button = chooseButton(frames, filledForms, filledFrames);
-      const noFields = targets.length === 0;
-      const review = looksLikeReview(text);
-      if (
-        !errors.length &&
-        (!button ||
-          (noFields &&
-            !review &&
-            (looksConfirmed(text) || (this.#state.run.lastKind === 'submit' && button.kind === 'next'))))
-      ) {
+      if (decided.tryTaskStep && (await this.#runTaskStep(headingOf(frames)))) continue;
+      const { step } = decided;
+      if (step.kind === 'finish') {
         if (await this.#settleSubmission()) continue;
-        return { placed: placedValues(this.#state), unplaced: unplacedKeys(this.#state, this.#entries), frames };
+        return { placed: placedValues(this.#state), unplaced: unplacedKeys(this.#state, this.#run.entries), frames };
       }
-      if (button?.kind === 'submit') await this.#placeByElimination(targets, filled, signature);
-      await this.#fillRequiredEmpty(targets, filled);
-      if (!button) break;
-      if (button.kind === 'submit') await this.#checkRequiredPlaced();
-      const state = `${frames[0]?.scan.url}|${signature}|${heading}|${errors.map((e) => e.text).join('|')}|${this.#state.run.corrections}`;
-      const visits = visitsOf(this.#state, state) + 1;
-      this.#state = recordVisit(this.#state, state);
-      if (visits > 2) {
-        const said = errors.length ? ` The page says: ${errors.map((e) => quote(e.text, 120)).join('; ')}` : '';
-        throw new AgentFailure(
-          `The form did not advance past '${heading}' after clicking '${button.button.text}' ${visits} times.${said}`,
-        );
+      if (step.kind === 'noButton') {
+        await this.#fillRequiredEmpty(step.requiredEmpty, filled);
+        break;
       }
-      const what = filled.size
-        ? `Filled ${filled.size} field(s) on '${heading}'`
-        : review
-          ? `Reviewed answers on '${heading}'`
-          : `On '${heading}'`;
-      await this.#ctx.recordStep(`${what}; clicking '${button.button.text}'`);
-      this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
-      await this.watch.arm();
-      await clickAndSettle(this.#ctx.page, button, this.#humanFor(this.#ctx.page.url()));
-      await this.#settleSubmission();
-      this.#state = recordClick(this.#state, button.kind);
+      await this.#applyClick(step, filled, signature);
     }
     throw new AgentFailure(`The form did not reach a final page within ${MAX_TURNS} steps`);
+  }
+
+  /** Settles what must be settled before the click `step` decided (elimination, required fields and keys), then clicks. */
+  async #applyClick(step: ClickStep, filled: Set<string>, signature: string): Promise<void> {
+    const { button } = step;
+    if (step.eliminate) {
+      const { entry, target } = step.eliminate;
+      this.#ctx.log(
+        `${entry.key}: the only required key left, for the only required field left (${describeTarget(target)})`,
+      );
+      await this.#fillOne(target, valueFor(this.#state, entry), entry, signature, 'elimination');
+      filled.add(target.id);
+    }
+    await this.#fillRequiredEmpty(step.requiredEmpty, filled);
+    await this.#checkRequiredPlaced(step.requiredUnplaced);
+    this.#state = recordVisit(this.#state, step.visitKey);
+    if (step.stuck) throw new AgentFailure(step.stuck);
+    await this.#ctx.recordStep(clickRecord(step, filled.size));
+    this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
+    await this.watch.arm();
+    await clickAndSettle(this.#ctx.page, button, this.#humanFor(this.#ctx.page.url()));
+    await this.#settleSubmission();
+    this.#state = recordClick(this.#state, button.kind);
   }
 
   /** Waits for the requests the click sent to be checked and answered; a human's corrections are typed on the next turn. */
@@ -339,70 +280,22 @@ export class Wizard {
     if (this.#ctx.signal.aborted) throw new AgentFailure('The job was cancelled', { cause: this.#ctx.signal.reason });
   }
 
-  /** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
-  #pending(signature: string, done: Set<string>): Entry[] {
-    const placedHere = (key: string): boolean => {
-      const placed = keyState(this.#state, key).placed;
-      return !placed || placed.signature === signature;
-    };
-    const open = (e: Entry): boolean => !done.has(e.key) && !isDeclined(this.#state, e.key) && placedHere(e.key);
-    const ranges = this.#ranges.filter((r) => r.leaves.every((k) => !done.has(k) && placedHere(k)) && open(r.entry));
-    return [...ranges.map((r) => r.entry), ...this.#entries.filter(open)];
-  }
-
   /**
    * Keys the rules left unmatched, mapped by the assist model (when the portal has one) to the free
    * controls of this page. The model names controls only; values still go through the option rules.
    */
-  async #mapUnmatched(
-    signature: string,
-    pending: Entry[],
-    targets: Target[],
-    placements: Placement[],
-    ambiguous: Entry[],
-  ): Promise<Placement[]> {
-    if (!this.#mapper || this.#state.run.mapped.has(signature)) return [];
-    const placedKeys = new Set([...placements.map((p) => p.entry.key), ...ambiguous.map((e) => e.key)]);
-    const keys = pending.filter((e) => !placedKeys.has(e.key) && !isPlaced(this.#state, e.key));
-    const taken = new Set(placements.map((p) => p.target.id));
-    const free = targets.filter((t) => !taken.has(t.id) && !t.hasValue);
-    if (!keys.length || !free.length) return [];
+  async #mapUnmatched(signature: string, planned: PagePlan): Promise<Placement[]> {
+    const asking = this.#mapper ? mapperQuestion(this.#state, signature, planned) : null;
+    if (!this.#mapper || !asking) return [];
     this.#state = markMapped(this.#state, signature);
     const mapping = await this.#mapper.map({
-      structure: signature,
+      ...asking.request,
       pageUrl: this.#ctx.page.url(),
       signal: this.#ctx.signal,
-      keys: keys.map((e) => ({ key: e.key, title: e.title, description: e.description, kind: valueKind(e.value) })),
-      controls: free.map((t, index) => ({
-        index,
-        label: t.label,
-        kind: t.kind,
-        required: t.required,
-        options: realChoices(t.choices).map((c) => c.label),
-        context: [...new Set([...t.context, ...t.texts.filter((x) => x.text !== t.label).map((x) => x.text)])].slice(
-          0,
-          6,
-        ),
-      })),
     });
-    const out: Placement[] = [];
-    const used = new Set<string>();
-    for (const entry of keys) {
-      const target = free[mapping.get(entry.key) ?? -1];
-      if (!target || used.has(target.id) || compatibility(entry.value, target) === 0) continue;
-      used.add(target.id);
-      this.#state = markChosen(this.#state, entry.key, 'model');
-      out.push({ entry, target, score: 1 });
-    }
-    return out;
-  }
-
-  /** The options of a "which field" question: labels, made distinct with the control's name where two read alike. */
-  #fieldOptions(targets: Target[]): string[] {
-    const labels = targets.map((t) => t.label);
-    return targets.map((t, i) =>
-      labels.indexOf(t.label) !== labels.lastIndexOf(t.label) || !t.label ? describeTarget(t) : (labels[i] as string),
-    );
+    const accepted = acceptMapping(asking.keys, asking.free, mapping);
+    for (const p of accepted) this.#state = markChosen(this.#state, p.entry.key, 'model');
+    return accepted;
   }
 
   /** Fills what the page shows; `settled` is a scan taken after the last fill, when the last pass made one. */
@@ -415,63 +308,29 @@ export class Wizard {
       // Each pass rescans: choosing a radio or option may reveal conditional fields. The first pass
       // may use the scan the caller just took, when nothing has touched the page since.
       const scanned = pass === 0 && first ? first : await scanAll(this.#ctx);
-      const targets = buildTargets(scanned).filter((t) => !filled.has(t.id));
-      const pending = this.#pending(signature, doneKeys);
-      const layout = arrayRows(
-        pending,
-        buildTargets(scanned),
-        scanned.flatMap((f) => f.scan.buttons),
-      );
-      const { placements, ambiguous } = matchScoped(pending, targets, layout);
-      placements.push(
-        ...(await this.#mapUnmatched(
-          signature,
-          pending,
-          targets,
-          placements,
-          ambiguous.map((a) => a.entry),
-        )),
-      );
-      for (const amb of ambiguous) {
-        const options = [...this.#fieldOptions(amb.candidates), NONE_OF_THESE];
-        const picked = await askForOption(
-          this.#ctx,
-          {
-            question: `Which field should receive form_data '${amb.entry.key}' (${loggable(amb.entry)})?`,
-            options,
-            message: `'${amb.entry.key}' matches several fields equally well.`,
-          },
-          `form_data key '${amb.entry.key}' is ambiguous: it matches ${amb.candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`,
-        );
-        const target = amb.candidates[picked];
+      const planned = plan(scanned, this.#state, this.#run, { signature, done: doneKeys, filled });
+      const { targets } = planned;
+      const placements = [...planned.placements, ...(await this.#mapUnmatched(signature, planned))];
+      for (const ask of planned.ask) {
+        const target = ask.candidates[await askForOption(this.#ctx, ask.question, ask.failure)];
         if (!target) {
-          this.#state = declineKey(this.#state, amb.entry.key);
-          doneKeys.add(amb.entry.key);
+          this.#state = declineKey(this.#state, ask.entry.key);
+          doneKeys.add(ask.entry.key);
           continue;
         }
-        this.#state = markChosen(this.#state, amb.entry.key, 'answer');
-        placements.push({ entry: amb.entry, target, score: 1 });
+        this.#state = markChosen(this.#state, ask.entry.key, 'answer');
+        placements.push({ entry: ask.entry, target, score: 1 });
       }
-      let manualFilled = false;
-      for (const target of targets) {
-        const manual = this.#state.run.manual.get(controlKey(target));
-        if (manual !== undefined && !filled.has(target.id) && !placements.some((p) => p.target.id === target.id)) {
-          await this.#fillOne(target, manual, null, signature);
-          filled.add(target.id);
-          manualFilled = true;
-        }
+      const manual = manualFills(this.#state, targets, filled, placements);
+      for (const { target, value } of manual) {
+        await this.#fillOne(target, value, null, signature);
+        filled.add(target.id);
       }
-      if (!placements.length && !manualFilled) return { filled, settled: scanned };
+      if (!placements.length && !manual.length) return { filled, settled: scanned };
       for (const placement of placements) {
         const { entry, target } = placement;
         if (filled.has(target.id)) continue;
-        await this.#fillOne(
-          target,
-          valueFor(this.#state, entry),
-          entry,
-          signature,
-          placement.byOptions ? 'options' : 'name',
-        );
+        await this.#fillOne(target, valueFor(this.#state, entry), entry, signature, matchedByRule(placement));
         filled.add(target.id);
         doneKeys.add(entry.key);
         pageValues.push({ entry, value: valueFor(this.#state, entry) });
@@ -489,7 +348,7 @@ export class Wizard {
     const clicks = new Map<string, number>();
     let clicked = false;
     for (let round = 0; round < 12; round += 1) {
-      const pending = this.#entries.filter((e) => e.item && !isPlaced(this.#state, e.key));
+      const pending = this.#run.entries.filter((e) => e.item && !isPlaced(this.#state, e.key));
       if (!pending.length) return clicked;
       const scanned = await scanAll(this.#ctx);
       const buttons = scanned.flatMap((f) => f.scan.buttons);
@@ -588,7 +447,7 @@ export class Wizard {
               matchedBy: matchedByFor(this.#state, entry.key, matchedBy),
               check,
             },
-            this.#ranges.find((r) => r.entry.key === entry.key)?.leaves,
+            this.#run.ranges.find((r) => r.entry.key === entry.key)?.leaves,
           );
           this.#ctx.log(
             `${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${howFor(this.#state, entry.key, how)})`,
@@ -699,13 +558,13 @@ export class Wizard {
         continue;
       }
       const key = controlKey(error.target);
-      const entry = entryAtControl(this.#state, this.#allEntries(), key);
+      const entry = entryAtControl(this.#state, allEntries(this.#run), key);
       // A message on a field a pending key will fill (a page that validated as it appeared: React swapping
       // a "Next" button for a submit button under the click): filling it is the answer, not a question.
       const target = error.target;
       if (
         !entry &&
-        this.#entries.some(
+        this.#run.entries.some(
           (e) =>
             !isPlaced(this.#state, e.key) &&
             !isDeclined(this.#state, e.key) &&
@@ -767,7 +626,7 @@ export class Wizard {
       await this.#handleErrors(errors);
       for (const error of errors) {
         const target = error.target as Target;
-        const entry = entryAtControl(this.#state, this.#allEntries(), controlKey(target));
+        const entry = entryAtControl(this.#state, allEntries(this.#run), controlKey(target));
         if (entry) await this.#fillOne(target, valueFor(this.#state, entry), entry, signature);
       }
       changed = true;
@@ -788,32 +647,11 @@ export class Wizard {
     return options[await askForOption(this.#ctx, { ...question, options }, failure)] as string;
   }
 
-  /**
-   * Before the final submit, the one required key left and the one required empty control left go
-   * together, when the value fits the control unmistakably (an option it names, a date for a date,
-   * a yes/no for a checkbox, a file for an upload, shared words for a text box).
-   */
-  async #placeByElimination(targets: Target[], filled: Set<string>, signature: string): Promise<void> {
-    const keys = this.#entries.filter(
-      (e) => e.required && !isPlaced(this.#state, e.key) && !isDeclined(this.#state, e.key),
-    );
-    const taken = takenControls(this.#state);
-    const empty = targets.filter((t) => t.required && !t.hasValue && !filled.has(t.id) && !taken.has(controlKey(t)));
-    const [entry] = keys;
-    const [target] = empty;
-    if (keys.length !== 1 || empty.length !== 1 || !entry || !target || !eliminationFits(entry, target)) return;
-    this.#ctx.log(
-      `${entry.key}: the only required key left, for the only required field left (${describeTarget(target)})`,
-    );
-    await this.#fillOne(target, valueFor(this.#state, entry), entry, signature, 'elimination');
-    filled.add(target.id);
-  }
-
   /** A visible required control still empty means the page wants data form_data lacks. */
-  async #fillRequiredEmpty(targets: Target[], filled: Set<string>): Promise<void> {
-    for (const target of targets) {
+  async #fillRequiredEmpty(requiredEmpty: Target[], filled: Set<string>): Promise<void> {
+    for (const target of requiredEmpty) {
       if (!target.required || target.hasValue || filled.has(target.id)) continue;
-      const unplaced = this.#entries.filter((e) => !isPlaced(this.#state, e.key)).map((e) => e.key);
+      const unplaced = this.#run.entries.filter((e) => !isPlaced(this.#state, e.key)).map((e) => e.key);
       const answer = await this.#askForField(
         target,
         {
@@ -829,8 +667,8 @@ export class Wizard {
   }
 
   /** Before the final submit: every schema-required key must have found a control (or a human said where it goes). */
-  async #checkRequiredPlaced(): Promise<void> {
-    for (const entry of this.#entries) {
+  async #checkRequiredPlaced(requiredUnplaced: Entry[]): Promise<void> {
+    for (const entry of requiredUnplaced) {
       if (!entry.required || isPlaced(this.#state, entry.key) || isDeclined(this.#state, entry.key)) continue;
       const taken = takenControls(this.#state);
       const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !taken.has(controlKey(t)));
@@ -838,7 +676,7 @@ export class Wizard {
         this.#ctx,
         {
           question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
-          options: [...this.#fieldOptions(targets), NONE_OF_THESE],
+          options: [...fieldOptions(targets), NONE_OF_THESE],
           message: `No control on the page matches the required key '${entry.key}'.`,
         },
         `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`,

@@ -1,0 +1,387 @@
+// The filler's decisions as pure functions of a page scan and the run's state (issue 20 item 5):
+// `plan` says which key goes to which control (and which keys need a question first), `next` says what
+// to do once the page is filled (finish, or click which button after which last checks, or give up).
+// wizard.ts applies them: it is the only part that touches the page or asks. Unit tests run these on
+// recorded page scans (test/fixtures/scans/) without a browser.
+import type { Frame } from 'playwright-core';
+
+import { isFileObject, loggable, type Entry } from './entries.ts';
+import { dateReadings } from './dates.ts';
+import { arrayRows, matchScoped } from './fieldArrays.ts';
+import { compatibility, eliminationFits, type Ambiguity, type Placement } from './fieldMatcher.ts';
+import {
+  isDeclined,
+  isPlaced,
+  keyState,
+  placedValues,
+  takenControls,
+  visitsOf,
+  type FillState,
+  type MatchedBy,
+} from './fillState.ts';
+import type { KeyMapRequest } from './keyMapper.ts';
+import { chooseButton, looksConfirmed, looksLikeReview, type ChosenButton } from './navigation.ts';
+import type { FrameScan } from './pageScan.ts';
+import { quote } from './questions.ts';
+import { dateRangeValue } from './rangeAndNumber.ts';
+import { buildTargets, describeTarget, type Target } from './targets.ts';
+import type { PageError } from './validationReader.ts';
+import { realChoices } from './valueAdapter.ts';
+
+/** Every frame of a page a script can reach, with its scan. */
+export type ScannedFrames = Array<{ frame: Frame; scan: FrameScan }>;
+
+/** The last option of every "which field" question. */
+export const NONE_OF_THESE = 'None of these';
+
+/** A date-range pair: `period` = {start, end} standing for the two leaf keys `period.start` and `period.end`. */
+export interface RangeEntry {
+  entry: Entry;
+  leaves: string[];
+}
+
+/** What a run decides with besides the state: its entries (leaves, and date-range pairs). */
+export interface RunEntries {
+  entries: Entry[];
+  /**
+   * Date ranges given as two keys under one parent (`period.start`, `period.end`): one more entry
+   * `period` = {start, end}, which only a one-input date range control takes (rangeAndNumber.ts).
+   * Placing it places both keys; placing the two keys (two date inputs) leaves it unused.
+   */
+  ranges: RangeEntry[];
+}
+
+/** The name a control is known by across scans (its form name, else its id, else its label). */
+export function controlKey(target: Target): string {
+  const c = target.controls[0];
+  return c ? c.name || c.id || target.label : target.label;
+}
+
+/** The page's form structure: the same controls give the same string. */
+export function signatureOf(targets: Target[]): string {
+  return targets.map(controlKey).sort().join('|');
+}
+
+/** `period.start` + `period.end` (two dates, the only keys under `period`) as one `period` = {start, end} entry. */
+export function rangeEntries(entries: Entry[]): RangeEntry[] {
+  const byParent = new Map<string, Entry[]>();
+  for (const e of entries) {
+    if (e.path.length < 2) continue;
+    const parent = e.path.slice(0, -1).join('.');
+    byParent.set(parent, [...(byParent.get(parent) ?? []), e]);
+  }
+  const out: RangeEntry[] = [];
+  for (const [parent, pair] of byParent) {
+    if (pair.length !== 2) continue;
+    const value = Object.fromEntries(pair.map((e) => [e.path.at(-1) as string, e.value]));
+    if (!dateRangeValue(value)) continue;
+    const [a, b] = pair as [Entry, Entry];
+    out.push({
+      entry: {
+        key: parent,
+        path: parent.split('.'),
+        value,
+        title: '',
+        description: '',
+        required: a.required || b.required,
+        secret: a.secret || b.secret,
+        format: '',
+      },
+      leaves: [a.key, b.key],
+    });
+  }
+  return out;
+}
+
+export function runEntries(entries: Entry[]): RunEntries {
+  return { entries, ranges: rangeEntries(entries) };
+}
+
+/** The leaf entries and the date-range pairs, for finding the entry a placed control belongs to. */
+export function allEntries(run: RunEntries): Entry[] {
+  return [...run.ranges.map((r) => r.entry), ...run.entries];
+}
+
+/** The page's heading: its first heading, else its title. */
+export function headingOf(frames: ScannedFrames): string {
+  return frames.flatMap((f) => f.scan.headings)[0] ?? frames[0]?.scan.title ?? '';
+}
+
+/** Entries to place on a page: unplaced ones, plus those placed before on a page with the same fields. */
+export function pendingEntries(
+  state: FillState,
+  run: RunEntries,
+  signature: string,
+  done: ReadonlySet<string>,
+): Entry[] {
+  const placedHere = (key: string): boolean => {
+    const placed = keyState(state, key).placed;
+    return !placed || placed.signature === signature;
+  };
+  const open = (e: Entry): boolean => !done.has(e.key) && !isDeclined(state, e.key) && placedHere(e.key);
+  const ranges = run.ranges.filter((r) => r.leaves.every((k) => !done.has(k) && placedHere(k)) && open(r.entry));
+  return [...ranges.map((r) => r.entry), ...run.entries.filter(open)];
+}
+
+/** A "which field" question: the field's options, then the question and the failure without a human. */
+export interface FieldQuestion {
+  entry: Entry;
+  candidates: Target[];
+  question: { question: string; options: string[]; message: string };
+  failure: string;
+}
+
+/** One pass of filling a page, decided. */
+export interface PagePlan {
+  /** The controls not filled yet on this pass. */
+  targets: Target[];
+  /** The keys this page may take. */
+  pending: Entry[];
+  /** Key → control, by the rules (in the order they are filled). */
+  placements: Placement[];
+  /** Keys two or more controls fit equally well: a human chooses (or "None of these"), or the job fails. */
+  ask: FieldQuestion[];
+}
+
+/** The options of a "which field" question: labels, made distinct with the control's name where two read alike. */
+export function fieldOptions(targets: Target[]): string[] {
+  const labels = targets.map((t) => t.label);
+  return targets.map((t, i) =>
+    labels.indexOf(t.label) !== labels.lastIndexOf(t.label) || !t.label ? describeTarget(t) : (labels[i] as string),
+  );
+}
+
+function whichField(amb: Ambiguity): FieldQuestion {
+  const { entry, candidates } = amb;
+  return {
+    entry,
+    candidates,
+    question: {
+      question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
+      options: [...fieldOptions(candidates), NONE_OF_THESE],
+      message: `'${entry.key}' matches several fields equally well.`,
+    },
+    failure: `form_data key '${entry.key}' is ambiguous: it matches ${candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`,
+  };
+}
+
+/**
+ * Which key goes to which control on this page: the keys still open here (`pendingEntries`), field
+ * arrays scoped to their rows, matched against the controls not `filled` on an earlier pass.
+ */
+export function plan(
+  frames: ScannedFrames,
+  state: FillState,
+  run: RunEntries,
+  page: { signature: string; done: ReadonlySet<string>; filled: ReadonlySet<string> },
+): PagePlan {
+  const all = buildTargets(frames);
+  const targets = all.filter((t) => !page.filled.has(t.id));
+  const pending = pendingEntries(state, run, page.signature, page.done);
+  const layout = arrayRows(
+    pending,
+    all,
+    frames.flatMap((f) => f.scan.buttons),
+  );
+  const { placements, ambiguous } = matchScoped(pending, targets, layout);
+  return { targets, pending, placements, ask: ambiguous.map(whichField) };
+}
+
+/** How a placement of the rules found its control. */
+export function matchedByRule(placement: Placement): MatchedBy {
+  return placement.byOptions ? 'options' : 'name';
+}
+
+/** The kind of a value, as the assist model may see it (never the value itself). */
+export function valueKind(value: unknown): string {
+  if (typeof value === 'boolean') return 'yes/no';
+  if (typeof value === 'number') return 'number';
+  if (Array.isArray(value)) return 'list';
+  if (isFileObject(value) || (typeof value === 'string' && value.startsWith('data:'))) return 'file';
+  if (dateReadings(value).length) return 'date';
+  return 'text';
+}
+
+/** What the assist model is asked about on this page: the keys the rules left and the free controls; null when nothing (or asked already). */
+export function mapperQuestion(
+  state: FillState,
+  signature: string,
+  planned: PagePlan,
+): { keys: Entry[]; free: Target[]; request: Omit<KeyMapRequest, 'pageUrl' | 'signal'> } | null {
+  if (state.run.mapped.has(signature)) return null;
+  const placedKeys = new Set([...planned.placements.map((p) => p.entry.key), ...planned.ask.map((a) => a.entry.key)]);
+  const keys = planned.pending.filter((e) => !placedKeys.has(e.key) && !isPlaced(state, e.key));
+  const taken = new Set(planned.placements.map((p) => p.target.id));
+  const free = planned.targets.filter((t) => !taken.has(t.id) && !t.hasValue);
+  if (!keys.length || !free.length) return null;
+  return {
+    keys,
+    free,
+    request: {
+      structure: signature,
+      keys: keys.map((e) => ({ key: e.key, title: e.title, description: e.description, kind: valueKind(e.value) })),
+      controls: free.map((t, index) => ({
+        index,
+        label: t.label,
+        kind: t.kind,
+        required: t.required,
+        options: realChoices(t.choices).map((c) => c.label),
+        context: [...new Set([...t.context, ...t.texts.filter((x) => x.text !== t.label).map((x) => x.text)])].slice(
+          0,
+          6,
+        ),
+      })),
+    },
+  };
+}
+
+/** The model's answer, checked: controls the page has, one key per control, a value the control can take. */
+export function acceptMapping(keys: Entry[], free: Target[], mapping: ReadonlyMap<string, number>): Placement[] {
+  const out: Placement[] = [];
+  const used = new Set<string>();
+  for (const entry of keys) {
+    const target = free[mapping.get(entry.key) ?? -1];
+    if (!target || used.has(target.id) || compatibility(entry.value, target) === 0) continue;
+    used.add(target.id);
+    out.push({ entry, target, score: 1 });
+  }
+  return out;
+}
+
+/** Controls a human answered for earlier (no key matched them) that show again, free on this pass. */
+export function manualFills(
+  state: FillState,
+  targets: Target[],
+  filled: ReadonlySet<string>,
+  placements: Placement[],
+): Array<{ target: Target; value: string }> {
+  const out: Array<{ target: Target; value: string }> = [];
+  for (const target of targets) {
+    const value = state.run.manual.get(controlKey(target));
+    if (value !== undefined && !filled.has(target.id) && !placements.some((p) => p.target.id === target.id))
+      out.push({ target, value });
+  }
+  return out;
+}
+
+/** The page after filling, as `next` reads it. */
+export interface PageView {
+  frames: ScannedFrames;
+  targets: Target[];
+  /** Target ids filled on this turn. */
+  filled: ReadonlySet<string>;
+  /** Messages the page showed when the turn began. */
+  errors: PageError[];
+  /** The form signature the turn began with. */
+  signature: string;
+}
+
+/** The click that moves the form on, and what happens before it. */
+export interface ClickStep {
+  kind: 'click';
+  button: ChosenButton;
+  heading: string;
+  /** A check-your-answers page. */
+  review: boolean;
+  /** On the submitting page: the one required key left for the one required empty control left. */
+  eliminate: { entry: Entry; target: Target } | null;
+  /** Required controls still empty (no key for them): a human gives the value, or the job fails. */
+  requiredEmpty: Target[];
+  /** On the submitting page: required keys no control took: a human says which field, or the job fails. */
+  requiredUnplaced: Entry[];
+  /** This page state (url, fields, heading, messages, corrections): clicking from it a third time is giving up. */
+  visitKey: string;
+  /** Set when this is that third time: the job's error. */
+  stuck: string | null;
+}
+
+export type NextStep =
+  /** The final page (no button, or a confirmation): settle what the last click sent, and finish. */
+  | { kind: 'finish' }
+  /** Messages on the page and no button: required empties are asked about, then the run gives up. */
+  | { kind: 'noButton'; requiredEmpty: Target[] }
+  | ClickStep;
+
+export interface Next {
+  /** Nothing on the page takes a value yet: a sentence of the task naming something here is the way on. */
+  tryTaskStep: boolean;
+  step: NextStep;
+}
+
+/** On the submitting page, the one required key left and the one required empty control left go together when the value fits beyond doubt. */
+export function elimination(
+  state: FillState,
+  run: RunEntries,
+  targets: Target[],
+  filled: ReadonlySet<string>,
+): { entry: Entry; target: Target } | null {
+  const keys = run.entries.filter((e) => e.required && !isPlaced(state, e.key) && !isDeclined(state, e.key));
+  const taken = takenControls(state);
+  const empty = targets.filter((t) => t.required && !t.hasValue && !filled.has(t.id) && !taken.has(controlKey(t)));
+  const [entry] = keys;
+  const [target] = empty;
+  if (keys.length !== 1 || empty.length !== 1 || !entry || !target || !eliminationFits(entry, target)) return null;
+  return { entry, target };
+}
+
+/** The step recorded for a click, once the page's last fills are made (`filled`: how many controls this turn filled). */
+export function clickRecord(step: ClickStep, filled: number): string {
+  const what = filled
+    ? `Filled ${filled} field(s) on '${step.heading}'`
+    : step.review
+      ? `Reviewed answers on '${step.heading}'`
+      : `On '${step.heading}'`;
+  return `${what}; clicking '${step.button.button.text}'`;
+}
+
+/** What to do once the page is filled: finish, or which button to click and what to settle before. */
+export function next(view: PageView, state: FillState, run: RunEntries): Next {
+  const { frames, targets, filled, errors } = view;
+  const text = frames.map((f) => f.scan.bodyText).join('\n');
+  const heading = headingOf(frames);
+  const waiting = targets.some((t) => t.required && !t.hasValue);
+  const tryTaskStep = !filled.size && !placedValues(state).size && !errors.length && !waiting;
+  const filledTargets = targets.filter((t) => filled.has(t.id));
+  const filledForms = new Set(filledTargets.map((t) => t.controls[0]?.formKey ?? ''));
+  const filledFrames = new Set(filledTargets.map((t) => t.frame));
+  const button = chooseButton(frames, filledForms, filledFrames);
+  const noFields = targets.length === 0;
+  const review = looksLikeReview(text);
+  if (
+    !errors.length &&
+    (!button ||
+      (noFields && !review && (looksConfirmed(text) || (state.run.lastKind === 'submit' && button.kind === 'next'))))
+  )
+    return { tryTaskStep, step: { kind: 'finish' } };
+  const eliminate = button?.kind === 'submit' ? elimination(state, run, targets, filled) : null;
+  const requiredEmpty = targets.filter(
+    (t) => t.required && !t.hasValue && !filled.has(t.id) && t.id !== eliminate?.target.id,
+  );
+  if (!button) return { tryTaskStep, step: { kind: 'noButton', requiredEmpty } };
+  const requiredUnplaced =
+    button.kind === 'submit'
+      ? run.entries.filter(
+          (e) => e.required && !isPlaced(state, e.key) && !isDeclined(state, e.key) && e.key !== eliminate?.entry.key,
+        )
+      : [];
+  const visitKey = `${frames[0]?.scan.url}|${view.signature}|${heading}|${errors.map((e) => e.text).join('|')}|${state.run.corrections}`;
+  const visits = visitsOf(state, visitKey) + 1;
+  const said = errors.length ? ` The page says: ${errors.map((e) => quote(e.text, 120)).join('; ')}` : '';
+  return {
+    tryTaskStep,
+    step: {
+      kind: 'click',
+      button,
+      heading,
+      review,
+      eliminate,
+      requiredEmpty,
+      requiredUnplaced,
+      visitKey,
+      stuck:
+        visits > 2
+          ? `The form did not advance past '${heading}' after clicking '${button.button.text}' ${visits} times.${said}`
+          : null,
+    },
+  };
+}
