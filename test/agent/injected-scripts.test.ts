@@ -3,36 +3,20 @@
 import { readFileSync } from 'node:fs';
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import * as injected from '../../src-main/agent/injected/index.ts';
 import { bundleScript, entries, generate, outputPath } from '../../scripts/build-injected.mjs';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-
-let browser: Awaited<ReturnType<typeof launchTestBrowser>>;
-let page: Page;
-
-beforeAll(async () => {
-  browser = await launchTestBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-beforeEach(async () => {
-  const context = await browser.newContext();
-  page = await context.newPage();
-  return () => context.close();
-});
+import { describe, expect, test } from '../helpers/fixtures.ts';
 
 /** The injected functions by their exported name, as the engine gets them. */
 const functions = injected as unknown as Record<string, unknown>;
 
 describe('injected scripts as built', () => {
-  it('the committed generated/scripts.ts is what a fresh build of the sources gives (run node scripts/build-injected.mjs)', async () => {
+  test('the committed generated/scripts.ts is what a fresh build of the sources gives (run node scripts/build-injected.mjs)', async () => {
     expect(readFileSync(outputPath, 'utf8')).toBe(await generate());
   });
 
-  it('each entry is a self-contained function with no module import, export or require left', () => {
+  test('each entry is a self-contained function with no module import, export or require left', () => {
     expect(Object.values(entries).sort()).toEqual([
       'calendarOpen',
       'findListbox',
@@ -57,7 +41,7 @@ describe('injected scripts as built', () => {
     }
   });
 
-  it('runs in a blank page: the scan and the page facts answer with their full shapes', async () => {
+  test('runs in a blank page: the scan and the page facts answer with their full shapes', async ({ page }) => {
     await page.goto('about:blank');
     const scan = await page.mainFrame().evaluate(injected.scanPage);
     expect(scan).toEqual({
@@ -81,7 +65,7 @@ describe('injected scripts as built', () => {
     });
   });
 
-  it('the element scripts run on elements of a plain page', async () => {
+  test('the element scripts run on elements of a plain page', async ({ page }) => {
     await page.setContent(`<label for="a">Town</label><input id="a" value="Leeds">
       <div role="combobox" aria-controls="lb" id="c">Pick</div>
       <div role="listbox" id="lb"><div role="option" data-value="1">One</div><div role="option" aria-disabled="true">Two</div></div>`);
@@ -145,13 +129,14 @@ interface DomHelpers {
 }
 
 describe("the shared DOM helpers: a field's own group", () => {
-  beforeEach(async () => {
+  test.beforeEach(async ({ page }) => {
     await page.setContent(GROUPS_PAGE);
     await page.addScriptTag({ content: await bundleScript('dom.ts', '__porticoDom', 'named') });
   });
 
   /** The ids of the field's own group ancestors, innermost first, as the page computes them. */
   async function chain(
+    page: Page,
     selector: string,
     options: { maxDepth: number; acrossShadow?: boolean; stem?: boolean; stopAtLabel?: boolean },
   ): Promise<string[]> {
@@ -179,28 +164,30 @@ describe("the shared DOM helpers: a field's own group", () => {
     );
   }
 
-  it('climbs while an ancestor holds no other field, and never takes the form', async () => {
-    expect(await chain('#name', { maxDepth: 4 })).toEqual(['w-name', 'g-name']);
-    expect(await chain('#email', { maxDepth: 4 })).toEqual(['w-email', 'g-email']);
+  test('climbs while an ancestor holds no other field, and never takes the form', async ({ page }) => {
+    expect(await chain(page, '#name', { maxDepth: 4 })).toEqual(['w-name', 'g-name']);
+    expect(await chain(page, '#email', { maxDepth: 4 })).toEqual(['w-email', 'g-email']);
   });
 
-  it('stops below an ancestor holding a neighbour; parts of a split date count as one field when asked', async () => {
-    expect(await chain('#dob-day', { maxDepth: 4 })).toEqual(['w-day']);
-    expect(await chain('#dob-day', { maxDepth: 4, stem: true })).toEqual(['w-day', 'g-dob']);
+  test('stops below an ancestor holding a neighbour; parts of a split date count as one field when asked', async ({
+    page,
+  }) => {
+    expect(await chain(page, '#dob-day', { maxDepth: 4 })).toEqual(['w-day']);
+    expect(await chain(page, '#dob-day', { maxDepth: 4, stem: true })).toEqual(['w-day', 'g-dob']);
   });
 
-  it('climbs at most maxDepth levels and stops before an ancestor the caller refuses', async () => {
-    expect(await chain('#deep', { maxDepth: 4 })).toEqual(['d6', 'd5', 'd4', 'd3']);
-    expect(await chain('#deep', { maxDepth: 2 })).toEqual(['d6', 'd5']);
-    expect(await chain('#name', { maxDepth: 4, stopAtLabel: true })).toEqual([]);
+  test('climbs at most maxDepth levels and stops before an ancestor the caller refuses', async ({ page }) => {
+    expect(await chain(page, '#deep', { maxDepth: 4 })).toEqual(['d6', 'd5', 'd4', 'd3']);
+    expect(await chain(page, '#deep', { maxDepth: 2 })).toEqual(['d6', 'd5']);
+    expect(await chain(page, '#name', { maxDepth: 4, stopAtLabel: true })).toEqual([]);
   });
 
-  it('climbs out of a shadow root to its host unless told to stay in the tree', async () => {
-    expect(await chain('#shadowed', { maxDepth: 4 })).toEqual(['in-shadow', 'host', 'host-wrap']);
-    expect(await chain('#shadowed', { maxDepth: 4, acrossShadow: false })).toEqual(['in-shadow']);
+  test('climbs out of a shadow root to its host unless told to stay in the tree', async ({ page }) => {
+    expect(await chain(page, '#shadowed', { maxDepth: 4 })).toEqual(['in-shadow', 'host', 'host-wrap']);
+    expect(await chain(page, '#shadowed', { maxDepth: 4, acrossShadow: false })).toEqual(['in-shadow']);
   });
 
-  it('the scan blames an error message on the field whose group shows it, not on its neighbour', async () => {
+  test('the scan blames an error message on the field whose group shows it, not on its neighbour', async ({ page }) => {
     const scan = await page.mainFrame().evaluate(injected.scanPage);
     const errorOf = (id: string): string | undefined => scan.controls.find((c) => c.id === id)?.errorText;
     expect(errorOf('name')).toBe('Enter your full name');

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { openStore } from '../../src-main/store/store.ts';
 import { cli } from '../helpers/cli.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { jsonOf, type TestService } from '../helpers/service.ts';
+import { test } from '../helpers/fixtures.ts';
 
 describe('/public routes take account keys, and membership is checked on every request', () => {
-  let svc: TestService;
-
-  beforeAll(async () => {
-    svc = await startService();
-  });
-  afterAll(() => svc.dispose());
-
   /** Every /public route of the route table, with placeholder ids: authentication comes before anything else. */
-  const publicCalls = () =>
+  const publicCalls = (svc: TestService) =>
     svc.app.routes
       .filter((route) => route.path.startsWith('/public/'))
       .map((route) => ({
@@ -21,14 +15,16 @@ describe('/public routes take account keys, and membership is checked on every r
         auth: route.auth,
       }));
 
-  it('every /public route is an account route', () => {
-    const calls = publicCalls();
+  test('every /public route is an account route', ({ svc }) => {
+    const calls = publicCalls(svc);
     expect(calls.length).toBeGreaterThanOrEqual(4);
     expect(calls.filter((call) => call.auth !== 'account')).toEqual([]);
   });
 
-  it('an org key on any /public route is 403 This endpoint requires an account API key; no key or a wrong one is 401', async () => {
-    for (const call of publicCalls()) {
+  test('an org key on any /public route is 403 This endpoint requires an account API key; no key or a wrong one is 401', async ({
+    svc,
+  }) => {
+    for (const call of publicCalls(svc)) {
       const withBody = call.method !== 'GET' && call.method !== 'DELETE' ? { json: {} } : {};
       expect(
         await jsonOf(await svc.api(call.path, { method: call.method, key: svc.orgKey, ...withBody })),
@@ -44,11 +40,13 @@ describe('/public routes take account keys, and membership is checked on every r
     }
   });
 
-  it('remove-member takes effect on the very next request, on every /public route; add-member restores it', async () => {
+  test('remove-member takes effect on the very next request, on every /public route; add-member restores it', async ({
+    svc,
+  }) => {
     const key = String((await cli(svc.dataDir, ['user', 'create', 'mallory', '--workspace', 'crew'])).json.api_key);
     expect((await svc.send('listSessions', {}, { key })).status).toBe(200);
     expect((await cli(svc.dataDir, ['workspace', 'remove-member', 'crew', 'mallory'])).json).toEqual({ ok: true });
-    for (const call of publicCalls()) {
+    for (const call of publicCalls(svc)) {
       const withBody = call.method !== 'GET' && call.method !== 'DELETE' ? { json: {} } : {};
       // Interface §7 has its own text for the workflow executions listing.
       const detail =
@@ -64,14 +62,16 @@ describe('/public routes take account keys, and membership is checked on every r
     expect((await svc.send('listSessions', {}, { key })).status).toBe(200);
   });
 
-  it('an account key is never an org key: org routes refuse it', async () => {
+  test('an account key is never an org key: org routes refuse it', async ({ svc }) => {
     expect(await svc.send('listPortals', { params: { org_id: 'default' } }, { key: svc.accountKey })).toEqual({
       status: 403,
       body: { detail: 'This endpoint requires an organization API key' },
     });
   });
 
-  it('user create puts a new workspace in the org given by --org (default: default); a workspace never changes org', async () => {
+  test('user create puts a new workspace in the org given by --org (default: default); a workspace never changes org', async ({
+    svc,
+  }) => {
     expect((await cli(svc.dataDir, ['org', 'create', 'acme'])).code).toBe(0);
     const made = await cli(svc.dataDir, ['user', 'create', 'wile', '--workspace', 'desert', '--org', 'acme']);
     expect(made).toMatchObject({ code: 0, json: { user_id: 'wile', workspace_id: 'desert', org_id: 'acme' } });
@@ -100,7 +100,9 @@ describe('/public routes take account keys, and membership is checked on every r
     }
   });
 
-  it("a session's profile must belong to the workspace's org: another org's profile reads as not found", async () => {
+  test("a session's profile must belong to the workspace's org: another org's profile reads as not found", async ({
+    svc,
+  }) => {
     const acmeOrgKey = String((await cli(svc.dataDir, ['key', 'create', '--org', 'acme'])).json.api_key);
     const acmeUser = String(
       (await cli(svc.dataDir, ['user', 'create', 'coyote', '--workspace', 'canyon', '--org', 'acme'])).json.api_key,

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { UNSAFE_NAME_RULE, unsafeNameCharacter } from '../../src-main/contract/names.ts';
 import { buildRawZip } from '../helpers/rawZip.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { jsonOf, type TestService } from '../helpers/service.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const refusal = (field: string, codePoint: string) => ({
   status: 422,
@@ -9,7 +10,7 @@ const refusal = (field: string, codePoint: string) => ({
 });
 
 describe('names never hold control or bidirectional-text characters', () => {
-  it('the rule refuses C0/C1 controls, DEL and bidi controls, and keeps every other script and emoji', () => {
+  test('the rule refuses C0/C1 controls, DEL and bidi controls, and keeps every other script and emoji', () => {
     const refused: [string, string][] = [
       ['a\u0000b', 'U+0000'],
       ['a\rb', 'U+000D'],
@@ -33,13 +34,7 @@ describe('names never hold control or bidirectional-text characters', () => {
   });
 
   describe('over HTTP: a 422 naming the field, and nothing stored', () => {
-    let svc: TestService;
-    beforeAll(async () => {
-      svc = await startService();
-    });
-    afterAll(() => svc?.dispose());
-
-    it('profile, workflow, credential and phone-number names', async () => {
+    test('profile, workflow, credential and phone-number names', async ({ svc }) => {
       // Refused before any browser opens.
       expect(
         await jsonOf(await svc.api('/profiles/default', { method: 'POST', json: { name: 'invoice\u202Efdp.exe' } })),
@@ -79,7 +74,7 @@ describe('names never hold control or bidirectional-text characters', () => {
       expect((await jsonOf(await svc.api('/public/credentials', { key: svc.accountKey }))).body).toEqual([]);
     });
 
-    const upload = (folder: string, filename: string, manifestName = 'ok') => {
+    const upload = (svc: TestService, folder: string, filename: string, manifestName = 'ok') => {
       const form = new FormData();
       const zip = buildRawZip([
         { name: 'SKILL.md', data: Buffer.from(`---\nname: "${manifestName}"\ndescription: A skill\n---\n# skill\n`) },
@@ -88,13 +83,13 @@ describe('names never hold control or bidirectional-text characters', () => {
       return svc.api(`/skills/default?folder=${encodeURIComponent(folder)}`, { method: 'POST', body: form });
     };
 
-    it('skill folders, skill names (the zip file name) and the SKILL.md name', async () => {
-      expect(await jsonOf(await upload('team\u202Eevil', 'fine.zip'))).toEqual(refusal('query.folder', 'U+202E'));
-      expect(await jsonOf(await upload('team', 'report\u202Egpj.zip'))).toEqual({
+    test('skill folders, skill names (the zip file name) and the SKILL.md name', async ({ svc }) => {
+      expect(await jsonOf(await upload(svc, 'team\u202Eevil', 'fine.zip'))).toEqual(refusal('query.folder', 'U+202E'));
+      expect(await jsonOf(await upload(svc, 'team', 'report\u202Egpj.zip'))).toEqual({
         status: 422,
         body: { detail: `body.file: the file name (the skill's name) ${UNSAFE_NAME_RULE} (found U+202E)` },
       });
-      const manifest = await jsonOf(await upload('team', 'fine.zip', 'sneaky\\u2067name'));
+      const manifest = await jsonOf(await upload(svc, 'team', 'fine.zip', 'sneaky\\u2067name'));
       expect(manifest.status).toBe(422);
       expect((manifest.body as { detail: string }).detail).toContain(`'name' ${UNSAFE_NAME_RULE} (found U+2067)`);
       for (const [folder, codePoint] of [
@@ -115,7 +110,7 @@ describe('names never hold control or bidirectional-text characters', () => {
       }
       expect((await jsonOf(await svc.api('/skills/default'))).body).toEqual([]);
       // The same upload with clean names is accepted.
-      expect((await upload('team', 'fine.zip')).status).toBe(200);
+      expect((await upload(svc, 'team', 'fine.zip')).status).toBe(200);
     });
   });
 });

@@ -3,26 +3,25 @@
 // validates at once, and one RE2 cannot run (backreference, lookaround) is refused with 422 at
 // portal create and PATCH. No timing bounds here: a backtracking engine would not finish at all on
 // these inputs (2^60 steps), so the test would hang and fail rather than pass slowly.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { JsonSchemaCompiler } from '../../src-main/base/jsonSchema.ts';
 import { linearRegExp, UnsupportedPatternError } from '../../src-main/base/linearRegExp.ts';
 import { dateFormatFromPattern } from '../../src-main/agent/autofill/dates.ts';
 import { patternAccepts } from '../../src-main/agent/autofill/valueAdapter.ts';
 import { matchesHumanizedUrl } from '../../src-main/browser/humanizedUrls.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { jsonOf, type TestService } from '../helpers/service.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const EVIL = '^(a+)+$';
 const hostile = `${'a'.repeat(60)}!`;
 
 describe('user-supplied patterns run in linear time', () => {
-  let svc: TestService;
-
-  beforeAll(async () => {
-    svc = await startService();
-  });
-  afterAll(() => svc.dispose());
-
-  const createPortal = (endpoint: string, formSchema: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  const createPortal = (
+    svc: TestService,
+    endpoint: string,
+    formSchema: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) =>
     svc.api('/portals/default', {
       method: 'POST',
       json: {
@@ -34,9 +33,11 @@ describe('user-supplied patterns run in linear time', () => {
       },
     });
 
-  it('a portal with the catastrophic pattern is accepted, and a job start with the hostile value is a 422 while /health keeps answering', async () => {
+  test('a portal with the catastrophic pattern is accepted, and a job start with the hostile value is a 422 while /health keeps answering', async ({
+    svc,
+  }) => {
     const formSchema = { type: 'object', properties: { name: { type: 'string', pattern: EVIL } }, required: ['name'] };
-    expect((await createPortal('evil', formSchema)).status).toBe(200);
+    expect((await createPortal(svc, 'evil', formSchema)).status).toBe(200);
 
     const start = svc.api('/jobs/default/evil/start', { method: 'POST', json: { form_data: { name: hostile } } });
     const health = fetch(`${svc.url}/health`);
@@ -56,13 +57,13 @@ describe('user-supplied patterns run in linear time', () => {
     expect((await fetch(`${svc.url}/health`)).status).toBe(200);
   });
 
-  it('patternProperties and propertyNames patterns are linear too', async () => {
+  test('patternProperties and propertyNames patterns are linear too', async ({ svc }) => {
     const formSchema = {
       type: 'object',
       patternProperties: { '^(x+x+)+y$': { type: 'string' } },
       propertyNames: { pattern: '^(b|b)+$' },
     };
-    expect((await createPortal('keys', formSchema)).status).toBe(200);
+    expect((await createPortal(svc, 'keys', formSchema)).status).toBe(200);
     const refused = await jsonOf(
       await svc.api('/jobs/default/keys/start', {
         method: 'POST',
@@ -73,9 +74,14 @@ describe('user-supplied patterns run in linear time', () => {
     expect(String((refused.body as { detail: string }).detail)).toContain('must match pattern');
   });
 
-  it('a pattern RE2 cannot run (backreference, lookahead, lookbehind) is a 422 naming the field and the pattern, and nothing is stored', async () => {
+  test('a pattern RE2 cannot run (backreference, lookahead, lookbehind) is a 422 naming the field and the pattern, and nothing is stored', async ({
+    svc,
+  }) => {
     const backref = await jsonOf(
-      await createPortal('backref', { type: 'object', properties: { code: { type: 'string', pattern: '^(a)\\1$' } } }),
+      await createPortal(svc, 'backref', {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^(a)\\1$' } },
+      }),
     );
     expect(backref.status).toBe(422);
     expect((backref.body as { detail: string }).detail).toMatch(
@@ -83,7 +89,7 @@ describe('user-supplied patterns run in linear time', () => {
     );
 
     const lookahead = await jsonOf(
-      await createPortal('lookahead', { type: 'object', patternProperties: { '^(?=x)': { type: 'string' } } }),
+      await createPortal(svc, 'lookahead', { type: 'object', patternProperties: { '^(?=x)': { type: 'string' } } }),
     );
     expect(lookahead.status).toBe(422);
     expect((lookahead.body as { detail: string }).detail).toMatch(
@@ -92,6 +98,7 @@ describe('user-supplied patterns run in linear time', () => {
 
     const output = await jsonOf(
       await createPortal(
+        svc,
         'lookbehind',
         { type: 'object' },
         { output_schema: { type: 'object', properties: { ref: { type: 'string', pattern: '(?<=R)\\d+' } } } },
@@ -110,9 +117,9 @@ describe('user-supplied patterns run in linear time', () => {
     expect(names).not.toContain('lookbehind');
   });
 
-  it('PATCH with an unsupported pattern is a 422 and leaves the portal as it was', async () => {
+  test('PATCH with an unsupported pattern is a 422 and leaves the portal as it was', async ({ svc }) => {
     const formSchema = { type: 'object', properties: { zip: { type: 'string', pattern: '^\\d{5}$' } } };
-    expect((await createPortal('patched', formSchema)).status).toBe(200);
+    expect((await createPortal(svc, 'patched', formSchema)).status).toBe(200);
     const patched = await jsonOf(
       await svc.api('/portals/default/patched', {
         method: 'PATCH',
@@ -127,7 +134,7 @@ describe('user-supplied patterns run in linear time', () => {
     expect(portal.form_schema).toEqual(formSchema);
   });
 
-  it('JavaScript pattern syntax portals use keeps working on RE2 (\\u escapes, named groups, \\/, \\p{L}, character classes)', () => {
+  test('JavaScript pattern syntax portals use keeps working on RE2 (\\u escapes, named groups, \\/, \\p{L}, character classes)', () => {
     const schemas = new JsonSchemaCompiler();
     const validate = schemas.compile(
       {
@@ -150,7 +157,7 @@ describe('user-supplied patterns run in linear time', () => {
     expect(validate({ zip: '1234' })).toBe(false);
   });
 
-  it("a web page's input pattern runs on RE2 too: a hostile one is answered, one RE2 cannot run is unknown, an invalid one accepts everything", () => {
+  test("a web page's input pattern runs on RE2 too: a hostile one is answered, one RE2 cannot run is unknown, an invalid one accepts everything", () => {
     expect(patternAccepts(EVIL, hostile)).toBe(false);
     expect(patternAccepts(EVIL, 'aaaa')).toBe(true);
     expect(patternAccepts('[0-9]{5}', '12345')).toBe(true);
@@ -163,7 +170,7 @@ describe('user-supplied patterns run in linear time', () => {
     expect(dateFormatFromPattern('\\d{2}/\\d{2}/\\d{4}', ['YYYY-MM-DD', 'DD/MM/YYYY'])).toBe('DD/MM/YYYY');
   });
 
-  it('a humanized_urls glob with many stars matches a long URL without backtracking', () => {
+  test('a humanized_urls glob with many stars matches a long URL without backtracking', () => {
     const glob = `https://${'*a'.repeat(30)}*b`;
     const url = `https://${'a'.repeat(5000)}.example/`;
     expect(matchesHumanizedUrl(url, [glob])).toBe(false);
@@ -171,7 +178,7 @@ describe('user-supplied patterns run in linear time', () => {
     expect(matchesHumanizedUrl('https://shop.example.evil/cart', ['https://*.example/cart*'])).toBe(false);
   });
 
-  it('linearRegExp refuses what RE2 cannot run with a message naming the pattern', () => {
+  test('linearRegExp refuses what RE2 cannot run with a message naming the pattern', () => {
     expect(() => linearRegExp('(a)\\1')).toThrow(UnsupportedPatternError);
     expect(() => linearRegExp('a{1001}')).toThrow(/pattern "a\{1001\}" is not supported/);
     expect(linearRegExp(EVIL).test(hostile)).toBe(false);

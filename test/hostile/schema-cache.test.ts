@@ -2,10 +2,11 @@
 // what it compiled for ever, so rejected job starts alone ran the service out of heap. Validators are
 // now cached by a hash of the schema's canonical JSON, the cache is bounded, and the Ajv instances
 // behind it are retired so what they keep is bounded too. Counts, not timings or RSS, are asserted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { JsonSchemaCompiler, jsonSchemas } from '../../src-main/base/jsonSchema.ts';
 import { openDatabase } from '../../src-main/store/database.ts';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { jsonOf } from '../helpers/service.ts';
+import { test } from '../helpers/fixtures.ts';
 
 const fortyFields = (tag: string): Record<string, unknown> => ({
   type: 'object',
@@ -19,7 +20,7 @@ const fortyFields = (tag: string): Record<string, unknown> => ({
 });
 
 describe('compiled validators are cached by the schema and bounded', () => {
-  it('the same schema compiles once, whatever object carries it and in whatever key order', () => {
+  test('the same schema compiles once, whatever object carries it and in whatever key order', () => {
     const schemas = new JsonSchemaCompiler({ cacheSize: 20 });
     const first = schemas.compile(fortyFields('same'), 'body.form_schema');
     for (let i = 0; i < 200; i += 1) {
@@ -30,7 +31,7 @@ describe('compiled validators are cached by the schema and bounded', () => {
     expect(schemas.stats()).toEqual({ cached: 1, generations: 1, retained: 1, ajvSchemas: 1 });
   });
 
-  it('distinct schemas: the cache, the Ajv instances and what they keep all stay bounded, and an evicted schema still validates', () => {
+  test('distinct schemas: the cache, the Ajv instances and what they keep all stay bounded, and an evicted schema still validates', () => {
     const schemas = new JsonSchemaCompiler({ cacheSize: 20 });
     let maxRetained = 0;
     for (let i = 0; i < 300; i += 1) {
@@ -48,7 +49,7 @@ describe('compiled validators are cached by the schema and bounded', () => {
     expect(again({ field_0: 's1_abc' })).toBe(false);
   });
 
-  it('refused schemas leave nothing behind in Ajv, and the same refusal is not compiled again', () => {
+  test('refused schemas leave nothing behind in Ajv, and the same refusal is not compiled again', () => {
     const schemas = new JsonSchemaCompiler({ cacheSize: 20 });
     for (let i = 0; i < 300; i += 1) {
       expect(() =>
@@ -72,7 +73,7 @@ describe('compiled validators are cached by the schema and bounded', () => {
     expect(schemas.stats().retained).toBe(once);
   });
 
-  it('data nested deeper than the stack against a recursive schema is invalid, not a crash', () => {
+  test('data nested deeper than the stack against a recursive schema is invalid, not a crash', () => {
     const validate = new JsonSchemaCompiler().compile(
       { type: 'object', properties: { x: { $ref: '#' } } },
       'body.form_schema',
@@ -87,7 +88,7 @@ describe('compiled validators are cached by the schema and bounded', () => {
     expect(validate({ x: 1 })).toBe(false);
   });
 
-  it('a schema nested deeper than 256 levels is a 422, not a stack overflow', () => {
+  test('a schema nested deeper than 256 levels is a 422, not a stack overflow', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 5000; i += 1) deep = { type: 'object', properties: { x: deep } };
     expect(() => new JsonSchemaCompiler().compile(deep, 'body.form_schema')).toThrow(
@@ -97,14 +98,7 @@ describe('compiled validators are cached by the schema and bounded', () => {
 });
 
 describe('the service: rejected job starts and repeated reads do not grow memory', () => {
-  let svc: TestService;
-
-  beforeAll(async () => {
-    svc = await startService();
-  });
-  afterAll(() => svc.dispose());
-
-  it('600 rejected job starts with a 40-field schema compile it once', async () => {
+  test('600 rejected job starts with a 40-field schema compile it once', async ({ svc }) => {
     const created = await svc.api('/portals/default', {
       method: 'POST',
       json: {
@@ -140,7 +134,7 @@ describe('the service: rejected job starts and repeated reads do not grow memory
     expect(jsonSchemas.stats()).toEqual(before);
   });
 
-  it('the store reuses a prepared statement per SQL text instead of preparing one per request', () => {
+  test('the store reuses a prepared statement per SQL text instead of preparing one per request', () => {
     const db = openDatabase(':memory:');
     try {
       const sql = 'SELECT id FROM portals WHERE org_id = ?';

@@ -1,35 +1,30 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { generateRoutes, routesPath } from '../../scripts/build-routes.ts';
 import { routeName } from '../../src-main/api/routeTable.ts';
 import { createApiClient, operationPath, type OperationRequest } from '../../src-main/contract/client.ts';
 import { operationRoutes } from '../../src-main/contract/generated/operationRoutes.ts';
 import { operations, type OperationName } from '../../src-main/contract/operations.ts';
-import { startService, type TestService } from '../helpers/service.ts';
+
+import { test } from '../helpers/fixtures.ts';
 
 const names = Object.keys(operations) as OperationName[];
 
 describe("the console's route map is generated from the declarations", () => {
-  it('the committed generated/operationRoutes.ts is what a fresh build gives (run npm run build:routes)', () => {
+  test('the committed generated/operationRoutes.ts is what a fresh build gives (run npm run build:routes)', () => {
     expect(readFileSync(routesPath, 'utf8')).toBe(generateRoutes());
   });
 
-  it('names every declared operation as METHOD /path', () => {
+  test('names every declared operation as METHOD /path', () => {
     expect(Object.keys(operationRoutes)).toEqual(names);
     for (const name of names) expect(operationRoutes[name]).toBe(`${operations[name].method} ${operations[name].path}`);
   });
 });
 
 describe('the server registers each declared operation, and the client reaches it', () => {
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await startService();
-  });
-  afterAll(async () => {
-    await svc?.dispose();
-  });
-
-  it("registers exactly the declared operations, each under its name with the declaration's very schema objects", () => {
+  test("registers exactly the declared operations, each under its name with the declaration's very schema objects", ({
+    svc,
+  }) => {
     const routes = svc.app.routes;
     expect(routes.map((route) => route.operationId)).toEqual(names);
     const problems: string[] = [];
@@ -53,7 +48,7 @@ describe('the server registers each declared operation, and the client reaches i
     expect(new Set(routes.map(routeName)).size).toBe(routes.length);
   });
 
-  it('every path parameter of a path template is a field of its params schema, and the other way round', () => {
+  test('every path parameter of a path template is a field of its params schema, and the other way round', () => {
     const problems: string[] = [];
     for (const name of names) {
       const declared: { path: string; params?: { shape?: Record<string, unknown> } } = operations[name];
@@ -65,7 +60,7 @@ describe('the server registers each declared operation, and the client reaches i
     expect(problems).toEqual([]);
   });
 
-  it('builds paths from the route template, encoding each parameter, and appends only given query values', () => {
+  test('builds paths from the route template, encoding each parameter, and appends only given query values', () => {
     expect(
       operationPath('getJobStatus', {
         params: { org_id: 'a b/c', endpoint_name: 'sign?up' },
@@ -85,7 +80,7 @@ describe('the server registers each declared operation, and the client reaches i
     );
   });
 
-  it('round-trips real requests through the service: bodies, parameters and typed results', async () => {
+  test('round-trips real requests through the service: bodies, parameters and typed results', async ({ svc }) => {
     const sent: OperationRequest[] = [];
     const client = createApiClient(async (request) => {
       sent.push(request);
