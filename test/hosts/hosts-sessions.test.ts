@@ -167,3 +167,90 @@ describe.skipIf(!netnsAvailable())(
     });
   },
 );
+
+describe.skipIf(!netnsAvailable())(
+  'a session on a CDP provider that wants a token (needs root: ip netns)',
+  { timeout: 120_000 },
+  () => {
+    const TOKEN = 'prov-token-5d1e9a';
+    let rig: HostRig;
+    const visits: string[] = [];
+
+    beforeAll(async () => {
+      rig = await startHostRig({
+        hosts: [
+          { name: 'prov', engine: 'cdp-provider', token: TOKEN, maxConnections: 1, max_browsers: 2 },
+          { name: 'cdp-1', engine: 'cdp', max_browsers: 4 },
+        ],
+        localMaxBrowsers: 0,
+        tokens: { prov: TOKEN },
+        handlers: {
+          '/whoami': (req, res) => {
+            visits.push(String(req.socket.remoteAddress));
+            res
+              .writeHead(200, { 'content-type': 'text/html' })
+              .end(`<title>whoami</title><p id="from">${req.socket.remoteAddress}</p>`);
+          },
+        },
+      });
+    });
+    afterAll(async () => {
+      await rig?.close();
+    });
+
+    const create = async () =>
+      jsonOf(await rig.svc.api('/public/sessions', { method: 'POST', key: rig.svc.accountKey, json: {} }));
+    const hostsNow = async () => {
+      const res = await rig.svc.api('/admin/hosts', {
+        key: null,
+        headers: { 'x-console-token': rig.svc.consoleToken },
+      });
+      const text = await res.text();
+      expect(text).not.toContain(TOKEN);
+      return (JSON.parse(text) as { hosts: { name: string; browsers_in_use: number; last_error: string | null }[] })
+        .hosts;
+    };
+
+    it('a provider full for other clients (429) hands the session to the next host; once free, the session runs there with the vault token, shown nowhere', async () => {
+      // Another client of the provider holds its only connection.
+      const other = await chromium.connectOverCDP(rig.hosts[0]!.url);
+      const first = await create();
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      let hosts = await hostsNow();
+      expect(hosts.find((h) => h.name === 'cdp-1')?.browsers_in_use).toBe(1);
+      expect(hosts.find((h) => h.name === 'prov')).toMatchObject({
+        browsers_in_use: 0,
+        last_error: expect.stringMatching(/429/),
+      });
+      await other.close();
+
+      const second = await create();
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      hosts = await hostsNow();
+      expect(hosts.find((h) => h.name === 'prov')?.browsers_in_use).toBe(1);
+      const session = second.body as Session;
+      expect(JSON.stringify(session)).not.toContain(TOKEN);
+      for (const host of rig.hosts) expect(session.cdp_url).not.toContain(host.address);
+      const browser = await chromium.connectOverCDP(session.cdp_url);
+      try {
+        const context = browser.contexts()[0]!;
+        const page = context.pages()[0] ?? (await context.newPage());
+        await page.goto(rig.forms.url('/whoami'));
+        expect(await page.textContent('#from')).toBe(rig.hosts[0]!.address);
+      } finally {
+        await browser.close();
+      }
+      for (const made of [first, second])
+        expect(
+          (
+            await rig.svc.api(`/public/sessions/${(made.body as Session).session_id}/terminate`, {
+              method: 'POST',
+              key: rig.svc.accountKey,
+            })
+          ).status,
+        ).toBe(200);
+      expect(rig.logs.join('\n')).not.toContain(TOKEN);
+      expect(rig.logs.join('\n')).toMatch(/refused the browser: .*429/);
+    });
+  },
+);

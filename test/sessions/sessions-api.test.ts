@@ -76,6 +76,18 @@ describe('browser sessions over the public API (real Chromium, Playwright and Pu
     expect(body.cdp_url).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${port}/devtools/browser/cdp_[A-Za-z0-9_-]{43}$`));
     expect(body.live_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/live/`));
     expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(30 * 60_000);
+    // A session browser makes no background traffic of its own (component updates, safe-browsing lists…), which
+    // would otherwise go out through the session's proxy.
+    const browsers = execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter(
+        (line) => line.includes(svc.dataDir) && line.includes('--remote-debugging-pipe') && !line.includes('--type='),
+      );
+    expect(browsers.length).toBeGreaterThan(0);
+    for (const line of browsers) {
+      expect(line).toContain('--disable-background-networking');
+      expect(line).toContain('--disable-component-update');
+    }
     await terminate(body.session_id);
   });
 

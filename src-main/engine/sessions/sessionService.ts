@@ -425,6 +425,7 @@ export class SessionService {
         return browser;
       } catch (error) {
         if (!(error instanceof HostRefusedError)) throw error;
+        this.#logger.info('browser host refused the session', { host: slot.host, error: error.message });
         tried.add(slot.host);
         refusals.push(error.message);
         if (slot.host === LOCAL_HOST || !slot.moveOn(tried))
