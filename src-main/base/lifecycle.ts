@@ -108,7 +108,10 @@ export class Lifecycle {
     while (this.#entries.length > 0) {
       const entry = this.#entries.pop() as Entry;
       try {
-        await entry.release();
+        // A synchronous release runs in the same tick as the one before it (a live view is gone as soon as
+        // dispose() is called, before any awaited close); only a promise is waited for.
+        const released = entry.release();
+        if (released instanceof Promise) await released;
       } catch (error) {
         failures.push({ resource: entry.name, error });
       }

@@ -45,6 +45,11 @@ export class SessionRepository {
       .run(row);
   }
 
+  /** Removes a session's row: only for one whose creation failed before it was handed out (nothing refers to it yet). */
+  remove(id: string): void {
+    this.#db.prepare('DELETE FROM browser_sessions WHERE id = ?').run(id);
+  }
+
   get(id: string): SessionRow | undefined {
     return this.#db.prepare<[string], SessionRow>('SELECT * FROM browser_sessions WHERE id = ?').get(id);
   }

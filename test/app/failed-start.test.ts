@@ -7,6 +7,7 @@ import { startApp } from '../../src-main/app.ts';
 import { filesForm } from '../documents/builders.ts';
 import { makeDataDir, RENDERER_DIR, startService, testConfig } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
+import { listeningPorts, pidsUnder } from '../helpers/leaks.ts';
 
 // A reader that spins forever on `spin.txt` (leaving `<stored file>.spinning` when it starts).
 const spinReaders = new URL('../documents/fixtures/spinReaders.ts', import.meta.url).href;
@@ -65,5 +66,45 @@ describe('a start that fails half-way', () => {
     // SQLite removes a WAL database's -wal and -shm files when its last connection closes: the store was closed.
     expect(existsSync(join(dataDir, 'portico.db-wal'))).toBe(false);
     expect(existsSync(join(dataDir, 'portico.db-shm'))).toBe(false);
+  }, 60_000);
+
+  it('a failure at the very last step of a start releases every service acquired before it, each one observed', async () => {
+    // By the console notice, the start has opened the store, started the browser host probes, listened,
+    // recovered the queue (its poll), launched the warm job browser and the warm session browser: the
+    // notice failing (as a write to a closed stderr would) must take all of them down again.
+    const ports = listeningPorts();
+    let port = 0;
+    const failed = await startApp({
+      config: testConfig(),
+      dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      rendererDir: RENDERER_DIR,
+      notice: (line) => {
+        const listening = /^Console: http:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
+        if (!listening) return;
+        port = Number(listening[1]);
+        // Everything is up by now: the server listens and both warm browsers are launching.
+        expect(listeningPorts()).toContain(port);
+        throw new Error('injected: the console notice could not be written');
+      },
+      warmBrowser: true,
+      sessionPoolSize: 1,
+      samples: false,
+      documentReading: { readersModule: spinReaders },
+    }).then(
+      () => 'started',
+      (error: unknown) => error,
+    );
+    expect(String(failed)).toContain('injected: the console notice could not be written');
+    expect(port).toBeGreaterThan(0);
+    // The HTTP server: nothing listens on its port any more (and this process listens on what it did before).
+    expect(listeningPorts()).toEqual(ports);
+    // The warm job browser and the warm session browser, launched or still launching: no Chromium on the data folder.
+    expect(pidsUnder(dataDir)).toEqual([]);
+    // The store: closed (SQLite removes a WAL database's -wal and -shm files when its last connection closes).
+    expect(existsSync(join(dataDir, 'portico.db-wal'))).toBe(false);
+    expect(existsSync(join(dataDir, 'portico.db-shm'))).toBe(false);
+    // The timers (browser host probes, the queue's poll) are unref'd; that they were cleared is not observable from here.
   }, 60_000);
 });

@@ -91,4 +91,16 @@ describe('Lifecycle: resources released in reverse, at most once, errors collect
     await owned.dispose();
     expect(order).toEqual(['browser']);
   });
+
+  it('synchronous releases up to the first awaited one run as dispose() is called, in the same tick', () => {
+    const order: string[] = [];
+    const scope = new Lifecycle('login');
+    scope.defer(() => void order.push('lock'));
+    scope.defer(async () => void order.push('browser'));
+    scope.defer(() => void order.push('live view'));
+    scope.defer(() => void order.push('timer'));
+    void scope.dispose();
+    // The live view is gone before dispose() returns; the browser's close (awaited) and the lock come after.
+    expect(order).toEqual(['timer', 'live view', 'browser']);
+  });
 });

@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src-main/base/ids.ts';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
+import { BrowserSlots } from '../../src-main/engine/limits/browserSlots.ts';
 import { LiveViewHub } from '../../src-main/engine/liveViewHub.ts';
 import { ProfileSessionManager } from '../../src-main/engine/profiles/profileSessions.ts';
 import type { ProfileRow } from '../../src-main/store/profiles.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 import { html, scratchDir, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
+import { pidsUnder } from '../helpers/leaks.ts';
 import { until } from '../helpers/wait.ts';
 
 const MINUTE_MS = 60_000;
@@ -38,11 +40,13 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
   const setUp = () => {
     const clock = new FakeClock();
     const hub = new LiveViewHub();
+    const slots = new BrowserSlots({ perOrg: 5, total: 5 });
     const manager = new ProfileSessionManager(store, runtime, hub, {
       headed: false,
       defaultProxy: undefined,
       minuteMs: MINUTE_MS,
       clock,
+      browserSlots: slots,
     });
     managers.push(manager);
     const created = new Date(0).toISOString();
@@ -65,7 +69,7 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
       return { ...opened, token: opened.liveUrl.split('/live/')[1] ?? '' };
     };
     const expiresAt = () => manager.list('default').map((session) => Date.parse(session.expires_at));
-    return { clock, hub, manager, profile, open, expiresAt };
+    return { clock, hub, slots, manager, profile, open, expiresAt };
   };
 
   it('a session idle for timeout_minutes closes itself exactly then, and saves the profile', async () => {
@@ -107,5 +111,38 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
     expect(clock.pending()).toEqual([5 * MINUTE_MS]);
     await manager.closeSession('default', session.sessionId);
     expect(clock.pending()).toEqual([]);
+  });
+
+  // issue 23 item 2: the login's rollback and its end are one Lifecycle dispose().
+  it('the service closes while the login browser opens: its browser, profile lock and slot are released', async () => {
+    const { manager, profile, slots, open } = setUp();
+    const opening = open(5);
+    await manager.close();
+    await expect(opening).rejects.toMatchObject({ status: 409, message: 'The service is shutting down' });
+    expect(pidsUnder(runtime.profileDir(profile.id)), 'no Chromium on the profile folder').toEqual([]);
+    expect(runtime.locks.isHeld(profile.id)).toBe(false);
+    expect(slots.inUse()).toBe(0);
+    expect(manager.isOpen(profile.id)).toBe(false);
+  });
+
+  it("the profile's save cannot be written: closing says so instead of 'saved', and still releases the browser, lock and slot", async () => {
+    const { hub, manager, profile, slots, open } = setUp();
+    const session = await open(5);
+    store.db.exec(
+      "CREATE TRIGGER injected_failure BEFORE UPDATE ON profiles BEGIN SELECT RAISE(ABORT, 'injected: profile refused'); END",
+    );
+    try {
+      await expect(manager.closeSession('default', session.sessionId)).rejects.toThrow('injected: profile refused');
+    } finally {
+      store.db.exec('DROP TRIGGER injected_failure');
+    }
+    expect(pidsUnder(runtime.profileDir(profile.id)), 'no Chromium on the profile folder').toEqual([]);
+    expect(runtime.locks.isHeld(profile.id)).toBe(false);
+    expect(slots.inUse()).toBe(0);
+    expect(hub.get(session.token)).toBeUndefined();
+    expect(manager.list('default')).toEqual([]);
+    // The profile opens again at once.
+    const again = await open(5);
+    await manager.closeSession('default', again.sessionId);
   });
 });

@@ -9,8 +9,8 @@ import {
   type AgentQuestion,
 } from '../../agent/agentTypes.ts';
 import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
-import type { Disposable } from '../../base/emitter.ts';
 import { newId } from '../../base/ids.ts';
+import { Lifecycle } from '../../base/lifecycle.ts';
 import type { Logger, SecretRedactor } from '../../base/logger.ts';
 import type { BrowserLease } from '../../browser/browserLease.ts';
 import type { BrowserRuntime, LeaseOptions, ProxySettings } from '../../browser/browserRuntime.ts';
@@ -115,6 +115,12 @@ async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'tim
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** How a run ends: the final status and what goes with it. */
+interface Ending {
+  status: 'completed' | 'failed' | 'cancelled';
+  fields: Pick<JobProgress, 'result' | 'error'>;
 }
 
 export type AnswerOutcome = 'accepted' | 'not-waiting' | 'stale';
@@ -352,87 +358,117 @@ export class JobRun {
       },
       this.#clock,
     );
-    let live: Disposable | undefined;
-    let recording: Recording | undefined;
-    let onCrash: (() => void) | undefined;
-    let ending: { status: 'completed' | 'failed' | 'cancelled'; fields: Pick<JobProgress, 'result' | 'error'> };
+    // What the run holds, registered as it is acquired and released in reverse once the run ends, whichever
+    // way (base/lifecycle.ts): the recording, the live view, the crash watch, the browser lease, and last the
+    // recording's file (a page that held the recording's last calls lets go once closed: ffmpeg then finishes).
+    const scope = new Lifecycle(`job ${this.jobId}`);
+    let recordingStopped: Promise<void> | undefined;
+    scope.defer(
+      () => (recordingStopped ? this.#boundedStop('finishing the recording', recordingStopped) : undefined),
+      'recording file',
+    );
+    let ending: Ending = { status: 'failed', fields: { error: 'the job ended without recording why' } };
     clock.resume();
-    this.#log(`job started on ${job.portal.start_url} with ${job.orchestrator_model}`);
     try {
-      const proxy: ProxySettings | undefined = job.options.proxy
-        ? { ...job.options.proxy, ...(this.#proxyPassword !== undefined && { password: this.#proxyPassword }) }
-        : undefined;
-      // A bundle job reads its form_data from the documents first (waiting for them to be read), before any browser starts.
-      const formData = job.options.document_bundle_id
-        ? await raceAbort(this.#bundleFormData(job, clock), signal)
-        : (job.options.form_data ?? {});
-      const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
-      await mkdir(dlDir, { recursive: true });
-      const sessionId = job.options.browser_session_id ?? undefined;
-      if (sessionId !== undefined && !this.#deps.sessionLease)
-        throw new Error('browser sessions are not available in this service');
-      this.#lease =
-        sessionId !== undefined && this.#deps.sessionLease
-          ? await this.#deps.sessionLease(sessionId, job.org_id)
-          : await this.#leaseOnHost({
-              ...(job.profile_id !== null && { profileId: job.profile_id }),
-              saveProfile: job.options.save_profile,
-              ...(proxy && { proxy }),
-              downloadsDir: dlDir,
-              signal,
-            });
-      const lease = this.#lease;
-      onCrash = () =>
-        this.#controller.abort(
-          new JobAbort(
-            'crash',
-            `The browser closed unexpectedly: ${String((lease.signal.reason as Error | undefined)?.message ?? 'disconnected')}`,
-          ),
+      try {
+        this.#log(`job started on ${job.portal.start_url} with ${job.orchestrator_model}`);
+        const proxy: ProxySettings | undefined = job.options.proxy
+          ? { ...job.options.proxy, ...(this.#proxyPassword !== undefined && { password: this.#proxyPassword }) }
+          : undefined;
+        // A bundle job reads its form_data from the documents first (waiting for them to be read), before any browser starts.
+        const formData = job.options.document_bundle_id
+          ? await raceAbort(this.#bundleFormData(job, clock), signal)
+          : (job.options.form_data ?? {});
+        const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
+        await mkdir(dlDir, { recursive: true });
+        const sessionId = job.options.browser_session_id ?? undefined;
+        if (sessionId !== undefined && !this.#deps.sessionLease)
+          throw new Error('browser sessions are not available in this service');
+        const lease = scope.add(
+          sessionId !== undefined && this.#deps.sessionLease
+            ? await this.#deps.sessionLease(sessionId, job.org_id)
+            : await this.#leaseOnHost({
+                ...(job.profile_id !== null && { profileId: job.profile_id }),
+                saveProfile: job.options.save_profile,
+                ...(proxy && { proxy }),
+                downloadsDir: dlDir,
+                signal,
+              }),
+          (held) => this.#closeLease(held),
+          'browser lease',
         );
-      lease.signal.addEventListener('abort', onCrash, { once: true });
-      live = this.#deps.liveViews.register(job.view_token, {
-        title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`,
-        page: () => this.#lease?.page,
-        interactive: true,
-      });
-      if (job.options.record_video) recording = await this.#startRecording(lease.page);
-      const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock, formData)), signal);
-      clock.pause();
-      ending = { status: 'completed', fields: { result: outcome.result, error: null } };
-      this.#log('job completed');
-    } catch (error) {
-      clock.pause();
-      const reason = signal.aborted ? (signal.reason as Error) : error;
-      if (reason instanceof JobAbort && reason.kind === 'cancel') {
-        ending = { status: 'cancelled', fields: { error: reason.message } };
-        this.#log('job cancelled');
-      } else {
-        const message = reason instanceof Error ? reason.message : String(reason);
-        if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure))
-          this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
-        await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason), 2);
-        ending = { status: 'failed', fields: { error: message } };
-        this.#log(`job failed: ${message}`);
+        this.#lease = lease;
+        const onCrash = () =>
+          this.#controller.abort(
+            new JobAbort(
+              'crash',
+              `The browser closed unexpectedly: ${String((lease.signal.reason as Error | undefined)?.message ?? 'disconnected')}`,
+            ),
+          );
+        lease.signal.addEventListener('abort', onCrash, { once: true });
+        scope.defer(() => lease.signal.removeEventListener('abort', onCrash), 'crash watch');
+        scope.add(
+          this.#deps.liveViews.register(job.view_token, {
+            title: `Job ${job.id.slice(0, 8)} · ${job.endpoint_name}`,
+            page: () => this.#lease?.page,
+            interactive: true,
+          }),
+          (live) => live.dispose(),
+          'live view',
+        );
+        const recording = job.options.record_video ? await this.#startRecording(lease.page) : undefined;
+        if (recording)
+          scope.defer(() => {
+            recordingStopped = this.#stopRecording(recording);
+            return this.#boundedStop('finishing the recording', recordingStopped);
+          }, 'recording');
+        const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock, formData)), signal);
+        clock.pause();
+        ending = { status: 'completed', fields: { result: outcome.result, error: null } };
+        this.#log('job completed');
+      } catch (error) {
+        clock.pause();
+        const reason = signal.aborted ? (signal.reason as Error) : error;
+        if (reason instanceof JobAbort && reason.kind === 'cancel') {
+          ending = { status: 'cancelled', fields: { error: reason.message } };
+          this.#log('job cancelled');
+        } else {
+          const message = reason instanceof Error ? reason.message : String(reason);
+          ending = { status: 'failed', fields: { error: message } };
+          if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure))
+            this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
+          await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason), 2);
+          this.#log(`job failed: ${message}`);
+        }
       }
+    } catch (error) {
+      // Recording how the run went failed too (a log line the database refused): the run still ends, and says what it was ending with.
+      this.#deps.logger.error('could not record how a job went', { job: this.jobId, error: String(error) });
     }
-    if (onCrash) this.#lease?.signal.removeEventListener('abort', onCrash);
-    live?.dispose();
-    const recordingStopped = recording ? this.#stopRecording(recording) : undefined;
-    if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
-    const lease = this.#lease;
-    if (lease)
-      await this.#boundedStop(
-        'closing the browser',
-        lease
-          .close()
-          .catch((error: unknown) =>
-            this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }),
-          ),
+    clock.pause();
+    await scope
+      .dispose()
+      .catch((error: unknown) =>
+        this.#deps.logger.warn('job cleanup incomplete', { job: this.jobId, error: String(error) }),
       );
-    // A page that held the recording's last calls lets go once closed: ffmpeg then finishes the file.
-    if (recordingStopped) await this.#boundedStop('finishing the recording', recordingStopped);
-    if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
+    try {
+      if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
+    } catch (error) {
+      this.#deps.logger.error("could not record a job's downloads", { job: this.jobId, error: String(error) });
+    }
     this.#finish(ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
+  }
+
+  /** Closes the job's browser lease, at most stopStepMs; a close that fails is logged (the job's end is what matters). */
+  #closeLease(lease: BrowserLease): Promise<void> {
+    return this.#boundedStop(
+      'closing the browser',
+      lease
+        .close()
+        .catch((error: unknown) =>
+          this.#deps.logger.warn('lease close failed', { job: this.jobId, error: String(error) }),
+        ),
+    );
   }
 
   /**

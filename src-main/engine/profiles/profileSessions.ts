@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 
 import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
-import type { Disposable } from '../../base/emitter.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
+import { Lifecycle } from '../../base/lifecycle.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import type { BrowserLease } from '../../browser/browserLease.ts';
 import type { BrowserRuntime } from '../../browser/browserRuntime.ts';
@@ -11,7 +11,7 @@ import { messages } from '../../contract/messages.ts';
 import type { ProfileSession, ProfileSessionClosed } from '../../contract/profile.ts';
 import type { ProfileRow } from '../../store/profiles.ts';
 import type { Store } from '../../store/store.ts';
-import type { BrowserSlot, BrowserSlots } from '../limits/browserSlots.ts';
+import type { BrowserSlots } from '../limits/browserSlots.ts';
 import { LiveViewHub } from '../liveViewHub.ts';
 import type { LoginBrowserConfig } from './loginBrowserConfig.ts';
 
@@ -45,9 +45,8 @@ interface LoginSession {
   readonly token: string;
   readonly liveUrl: string;
   readonly idleMs: number;
-  readonly lease: BrowserLease;
-  readonly slot: BrowserSlot | undefined;
-  readonly disposables: Disposable[];
+  /** What the session holds, released in reverse when it ends: slot, browser (saved), live view, timer. */
+  resources: Lifecycle;
   expiresAt: Date;
   timer: TimerHandle | undefined;
   closing: Promise<void> | undefined;
@@ -96,21 +95,40 @@ export class ProfileSessionManager {
     if (request.useProxy && !this.#options.defaultProxy) throw new ValidationError(messages.noDefaultProxy);
     if (this.isOpen(profile.id) || this.#runtime.locks.isHeld(profile.id))
       throw new ConflictError(messages.profileInUse(profile.id));
-    // A person logs in there: always the local Chromium (docs/scale.md, "How Portico places work").
-    const slot = this.#options.browserSlots?.acquire(profile.org_id, { loginWindow: true });
+    // Everything the login acquires is registered as it is acquired: a failure at any step releases what came
+    // before it, newest first (base/lifecycle.ts); an opened session keeps it until it ends.
+    const scope = new Lifecycle('profile login');
     this.#opening.add(profile.id);
     try {
-      const lease = await this.#leaseProfile(profile.id, request.useProxy);
-      try {
-        await this.#navigate(lease.page, request.startUrl ?? 'about:blank');
-        if (this.#closed) throw new ConflictError('The service is shutting down');
-        return this.#adopt(profile, lease, slot, request);
-      } catch (error) {
-        await lease.close();
-        throw error;
-      }
+      // A person logs in there: always the local Chromium (docs/scale.md, "How Portico places work").
+      const slot = this.#options.browserSlots?.acquire(profile.org_id, { loginWindow: true });
+      if (slot) scope.add(slot, (held) => held.release(), 'browser slot');
+      // The session holds its profile (listed, refusing other opens) until its state is saved.
+      let session: LoginSession | undefined;
+      scope.defer(() => {
+        if (!session) return;
+        this.#sessions.delete(session.id);
+        this.#byToken.delete(session.token);
+      }, 'session entry');
+      const lease = scope.add(
+        await this.#leaseProfile(profile.id, request.useProxy),
+        async (held) => {
+          // Closing the persistent context is what writes cookies and storage to the profile folder.
+          await held.close();
+          if (session) this.#store.profiles.touch(profile.id, this.#clock.now().toISOString());
+        },
+        'browser',
+      );
+      await this.#navigate(lease.page, request.startUrl ?? 'about:blank');
+      if (this.#closed) throw new ConflictError('The service is shutting down');
+      session = this.#adopt(profile, lease, request, scope);
+      return { sessionId: session.id, liveUrl: session.liveUrl };
     } catch (error) {
-      slot?.release();
+      await scope
+        .dispose()
+        .catch((disposeError: unknown) =>
+          this.#logger.warn('profile login rollback incomplete', { error: String(disposeError) }),
+        );
       throw error;
     } finally {
       this.#opening.delete(profile.id);
@@ -182,12 +200,7 @@ export class ProfileSessionManager {
     }
   }
 
-  #adopt(
-    profile: ProfileRow,
-    lease: BrowserLease,
-    slot: BrowserSlot | undefined,
-    request: OpenSessionRequest,
-  ): OpenedSession {
+  #adopt(profile: ProfileRow, lease: BrowserLease, request: OpenSessionRequest, scope: Lifecycle): LoginSession {
     const token = newSecretToken('lv_');
     const session: LoginSession = {
       id: newId(),
@@ -196,61 +209,67 @@ export class ProfileSessionManager {
       token,
       liveUrl: `${request.baseUrl}${LiveViewHub.path(token)}`,
       idleMs: request.timeoutMinutes * this.#options.minuteMs,
-      lease,
-      slot,
-      disposables: [],
+      resources: scope,
       expiresAt: this.#clock.now(),
       timer: undefined,
       closing: undefined,
     };
-    session.disposables.push(
+    scope.add(
       this.#hub.register(token, {
         title: `Profile login · ${profile.name}`,
         interactive: true,
         page: () => currentPage(lease),
       }),
-      // The user closed the headed window (or the browser died): the session is over; what Chromium wrote stays.
-      lease.onDidDisconnect(() => void this.#end(session, 'browser closed')),
+      (liveView) => liveView.dispose(),
+      'live view',
     );
+    // The user closed the headed window (or the browser died): the session is over; what Chromium wrote stays.
+    scope.add(
+      lease.onDidDisconnect(() => void this.#end(session, 'browser closed').catch(() => {})),
+      (listener) => listener.dispose(),
+      'disconnect watch',
+    );
+    scope.defer(() => this.#clock.clearTimeout(session.timer), 'idle timer');
     this.#sessions.set(session.id, session);
     this.#byToken.set(token, session);
+    session.resources = scope.keep(`profile login ${session.id}`);
     this.#armIdleTimer(session);
-    return { sessionId: session.id, liveUrl: session.liveUrl };
+    return session;
   }
 
   #armIdleTimer(session: LoginSession): void {
     this.#clock.clearTimeout(session.timer);
     session.expiresAt = new Date(this.#clock.now().getTime() + session.idleMs);
-    session.timer = this.#clock.setTimeout(() => void this.#end(session, 'idle timeout'), session.idleMs, {
-      unref: true,
-    });
+    session.timer = this.#clock.setTimeout(
+      () => void this.#end(session, 'idle timeout').catch(() => {}),
+      session.idleMs,
+      {
+        unref: true,
+      },
+    );
   }
 
+  /**
+   * Ends a login session: everything it holds is released, newest first, each once, even when a step fails;
+   * rejects, after all of that, with what failed (a close on request then says so instead of "saved").
+   */
   #end(session: LoginSession, reason: string): Promise<void> {
-    session.closing ??= (async () => {
-      this.#clock.clearTimeout(session.timer);
-      for (const disposable of session.disposables) disposable.dispose();
-      try {
-        // Closing the persistent context is what writes cookies and storage to the profile folder.
-        await session.lease.close();
-        this.#store.profiles.touch(session.profileId, this.#clock.now().toISOString());
+    session.closing ??= session.resources.dispose().then(
+      () =>
         this.#logger.info('profile login session closed', {
           sessionId: session.id,
           profileId: session.profileId,
           reason,
-        });
-      } catch (error) {
+        }),
+      (error: unknown) => {
         this.#logger.error('profile login session did not close cleanly', {
           sessionId: session.id,
           reason,
           error: String(error),
         });
-      } finally {
-        session.slot?.release();
-        this.#sessions.delete(session.id);
-        this.#byToken.delete(session.token);
-      }
-    })();
+        throw error;
+      },
+    );
     return session.closing;
   }
 }

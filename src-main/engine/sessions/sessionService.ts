@@ -6,14 +6,14 @@ import type { Duplex } from 'node:stream';
 
 import type { Page } from 'playwright-core';
 
-import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
-import type { Disposable } from '../../base/emitter.ts';
+import { systemClock, type Clock } from '../../base/clock.ts';
+import { Lifecycle } from '../../base/lifecycle.ts';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
-import type { ProfileLockHandle, ProfileLocks } from '../../browser/profileLocks.ts';
+import type { ProfileLocks } from '../../browser/profileLocks.ts';
 import { canIdentifyLoopbackPeers, ProcessGroupPeers } from '../../browser/loopbackPeer.ts';
-import { forwardableUpstreamProblem, startProxyForwarder, type ProxyForwarder } from '../../browser/proxyForwarder.ts';
+import { forwardableUpstreamProblem, startProxyForwarder } from '../../browser/proxyForwarder.ts';
 import { startRecording, type Recording } from '../../browser/recorder.ts';
 import type { IdleBrowsers } from '../../browser/idleBrowsers.ts';
 import type { SessionBrowser, SessionBrowserPool, SessionLaunchSpec } from '../../browser/sessionBrowsers.ts';
@@ -71,22 +71,17 @@ interface LiveSession {
   readonly browser: SessionBrowser;
   readonly cdpToken: string;
   readonly liveToken: string;
-  readonly liveView: Disposable;
-  readonly timer: TimerHandle;
-  readonly lock: ProfileLockHandle | undefined;
-  readonly profileId: string | undefined;
   readonly sockets: Set<Duplex>;
-  /** The local forwarder to a proxy with credentials (`proxy.username`/`password`), closed with the session. */
-  readonly forwarder: ProxyForwarder | undefined;
+  /**
+   * What the session holds, released in reverse when it ends: its browser slot, profile lock, proxy
+   * forwarder, browser, live view, expiry timer, recording and CDP connections.
+   */
+  resources: Lifecycle;
   ending: Promise<void> | undefined;
   /** A job running in the session (`browser_session_id`), if any. */
   lease?: SessionLease | undefined;
   /** The screen recording, while it starts and runs (`record_video`). */
   recording?: Promise<Recording | undefined>;
-  /** Its place under the live-browser limits, given back once the browser has closed. */
-  slot: BrowserSlot | undefined;
-  /** Releases its hold on the warm browsers' idle close (once the session has ended). */
-  readonly unhold: () => void;
 }
 
 /** The path of a session's CDP URL on this server. */
@@ -141,21 +136,17 @@ export class SessionService {
   /** Opens a session with its own browser; `origin` is this server's base URL as the caller reached it. */
   async create(actor: SessionActor, request: SessionCreateRequest, origin: string): Promise<Session> {
     if (this.#closed) throw new ConflictError('The service is shutting down');
-    // A session on a profile folder, through a local proxy forwarder or with its own user agent runs on the
-    // local Chromium; any other may go to a remote host (docs/scale.md, "How Portico places work").
-    const localOnly =
-      request.profile_id !== undefined ||
-      request.proxy !== undefined ||
-      request.user_agent !== undefined ||
-      !this.#remoteBrowser;
-    const slot = this.#browserSlots?.acquire(actor.orgId, { session: true, localOnly });
-    const unhold = this.#idle?.hold() ?? (() => undefined);
+    // Everything the session acquires is registered here as it is acquired: a failure at any step releases
+    // what came before it, newest first (base/lifecycle.ts); a session that opens keeps it until it ends.
+    const scope = new Lifecycle('session');
     try {
-      return await this.#create(actor, request, origin, slot, unhold);
+      return await this.#create(actor, request, origin, scope);
     } catch (error) {
-      // Every failure below has closed what it opened; the slot and the hold go with them.
-      slot?.release();
-      unhold();
+      await scope
+        .dispose()
+        .catch((disposeError: unknown) =>
+          this.#logger.warn('session rollback incomplete', { error: String(disposeError) }),
+        );
       throw error;
     }
   }
@@ -164,8 +155,7 @@ export class SessionService {
     actor: SessionActor,
     request: SessionCreateRequest,
     origin: string,
-    slot: BrowserSlot | undefined,
-    unhold: () => void,
+    scope: Lifecycle,
   ): Promise<Session> {
     const sessionId = newId();
     const credentials = request.proxy && (request.proxy.username !== undefined || request.proxy.password !== undefined);
@@ -177,7 +167,18 @@ export class SessionService {
       if (request.proxy.username === undefined)
         throw new ValidationError('body.proxy.username: required with password');
     }
-    let lock: ProfileLockHandle | undefined;
+    // A session on a profile folder, through a local proxy forwarder or with its own user agent runs on the
+    // local Chromium; any other may go to a remote host (docs/scale.md, "How Portico places work").
+    const localOnly =
+      request.profile_id !== undefined ||
+      request.proxy !== undefined ||
+      request.user_agent !== undefined ||
+      !this.#remoteBrowser;
+    // An open session holds the warm browsers' idle close (browser/idleBrowsers.ts) from its request to its end.
+    const unhold = this.#idle?.hold();
+    if (unhold) scope.defer(unhold, 'idle hold');
+    const slot = this.#browserSlots?.acquire(actor.orgId, { session: true, localOnly });
+    if (slot) scope.add(slot, (held) => held.release(), 'browser slot');
     const spec: SessionLaunchSpec = {
       screen: request.screen_config,
       ...(request.proxy && {
@@ -188,56 +189,56 @@ export class SessionService {
       }),
       ...(request.user_agent !== undefined && { userAgent: request.user_agent }),
     };
-    if (request.profile_id !== undefined) {
-      if (!this.#store.profiles.getForOrg(actor.orgId, request.profile_id))
-        throw new NotFoundError(messages.profileNotFound);
-      lock = this.#locks.tryAcquire(request.profile_id);
-      if (!lock) throw new ConflictError(messages.profileInUse(request.profile_id));
-      try {
-        spec.userDataDir = this.#profileDir(request.profile_id);
-        await mkdir(spec.userDataDir, { recursive: true });
-      } catch (error) {
-        lock.release();
-        throw error;
-      }
+    // Set once the session is handed out: from then on its end is recorded, not undone.
+    let opened = false;
+    const profileId = request.profile_id;
+    if (profileId !== undefined) {
+      if (!this.#store.profiles.getForOrg(actor.orgId, profileId)) throw new NotFoundError(messages.profileNotFound);
+      const lock = this.#locks.tryAcquire(profileId);
+      if (!lock) throw new ConflictError(messages.profileInUse(profileId));
+      scope.add(lock, (held) => held.release(), 'profile lock');
+      // Released after the browser has exited, when the profile folder holds what the session changed.
+      scope.defer(() => {
+        if (opened) this.#store.profiles.touch(profileId, this.#clock.now().toISOString());
+      }, 'profile saved');
+      spec.userDataDir = this.#profileDir(profileId);
+      await mkdir(spec.userDataDir, { recursive: true });
     }
-    let forwarder: ProxyForwarder | undefined;
-    let browser: SessionBrowser;
     // The forwarder serves only this session's Chromium (its process group), once it is launched; where the
     // OS cannot tell who a local client is (no /proc), any local client (docs/security.md, residual risks).
     let peers: ProcessGroupPeers | undefined;
     const admits = canIdentifyLoopbackPeers
       ? { admits: async (socket: Socket) => (await peers?.admits(socket)) ?? false }
       : {};
-    try {
-      if (request.proxy && credentials && spec.proxy) {
-        forwarder = await startProxyForwarder(
+    if (request.proxy && credentials && spec.proxy) {
+      // The browser is gone before its proxy forwarder stops listening (no socket left behind).
+      const forwarder = scope.add(
+        await startProxyForwarder(
           {
             server: request.proxy.server,
             username: request.proxy.username ?? '',
             password: request.proxy.password ?? '',
           },
           { logger: this.#logger, logFields: { session_id: sessionId }, ...admits },
-        );
-        spec.proxy.server = forwarder.server;
-      }
-      if (slot === undefined || slot.host === LOCAL_HOST) {
-        ({ browser } = await this.#pool.take(spec));
-        peers = new ProcessGroupPeers(browser.pid);
-      } else {
-        browser = await this.#remote(slot, spec.screen);
-      }
-    } catch (error) {
-      await forwarder?.close();
-      lock?.release();
-      throw error;
+        ),
+        (started) => started.close(),
+        'proxy forwarder',
+      );
+      spec.proxy.server = forwarder.server;
     }
-    if (this.#closed) {
-      await browser.close();
-      await forwarder?.close();
-      lock?.release();
-      throw new ConflictError('The service is shutting down');
+    let browser: SessionBrowser;
+    if (slot === undefined || slot.host === LOCAL_HOST) {
+      ({ browser } = await this.#pool.take(spec));
+      scope.add(browser, (launched) => this.#closeBrowser(launched, sessionId), 'browser');
+      peers = new ProcessGroupPeers(browser.pid);
+    } else {
+      browser = scope.add(
+        await this.#remote(slot, spec.screen),
+        (launched) => this.#closeBrowser(launched, sessionId),
+        'browser',
+      );
     }
+    if (this.#closed) throw new ConflictError('The service is shutting down');
     const now = this.#clock.now();
     const ttlMs = request.timeout_minutes * this.#minuteMs;
     const row: SessionRow = {
@@ -247,7 +248,7 @@ export class SessionService {
       status: 'active',
       screen_width: request.screen_config.width,
       screen_height: request.screen_config.height,
-      profile_id: request.profile_id ?? null,
+      profile_id: profileId ?? null,
       proxy_server: request.proxy?.server ?? null,
       user_agent: request.user_agent ?? null,
       record_video: (request.record_video ?? this.#recorder?.recordVideoDefault?.() ?? false) ? 1 : 0,
@@ -258,39 +259,48 @@ export class SessionService {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
-    try {
-      this.#store.sessions.insert(row);
-    } catch (error) {
-      await browser.close();
-      await forwarder?.close();
-      lock?.release();
-      throw error;
-    }
+    this.#store.sessions.insert(row);
+    // A session that never opened leaves no row behind; an opened one's end is recorded by #end.
+    scope.defer(() => {
+      if (!opened) this.#store.sessions.remove(row.id);
+    }, 'session row');
     const liveToken = newSecretToken('lv_');
+    scope.add(
+      this.#hub.register(liveToken, {
+        title: `Session ${row.id.slice(0, 8)}…`,
+        interactive: true,
+        page: () => browser.currentPage(),
+      }),
+      (liveView) => liveView.dispose(),
+      'live view',
+    );
     const session: LiveSession = {
       id: row.id,
       workspaceId: actor.workspaceId,
       browser,
       cdpToken: newSecretToken(CDP_TOKEN_PREFIX),
       liveToken,
-      liveView: this.#hub.register(liveToken, {
-        title: `Session ${row.id.slice(0, 8)}…`,
-        interactive: true,
-        page: () => browser.currentPage(),
-      }),
-      timer: this.#clock.setTimeout(() => void this.#end(session, 'expired'), ttlMs, { unref: true }),
-      lock,
-      profileId: request.profile_id,
       sockets: new Set(),
-      forwarder,
+      resources: scope,
       ending: undefined,
-      slot,
-      unhold,
     };
-    this.#live.set(session.id, session);
+    const timer = this.#clock.setTimeout(() => void this.#end(session, 'expired').catch(() => {}), ttlMs, {
+      unref: true,
+    });
+    scope.defer(() => this.#clock.clearTimeout(timer), 'expiry timer');
+    scope.defer(() => this.#stopRecording(session), 'recording');
     this.#byCdpToken.set(session.cdpToken, session);
+    // Refuse new CDP connections and cut the open ones before the browser goes.
+    scope.defer(() => {
+      this.#byCdpToken.delete(session.cdpToken);
+      for (const socket of session.sockets) socket.destroy();
+      session.sockets.clear();
+    }, 'CDP connections');
+    this.#live.set(session.id, session);
+    session.resources = scope.keep(`session ${session.id}`);
+    opened = true;
     // A browser that goes away by itself (crash, a client's Browser.close) ends the session.
-    void browser.exited.then(() => this.#end(session, 'terminated'));
+    void browser.exited.then(() => this.#end(session, 'terminated').catch(() => {}));
     // Portico's own client for the live view and pageFor (a warm browser has it already), connected
     // before the cdp_url is handed out: a page a client opens while Playwright is still attaching
     // (auto-attach waits for the debugger) could stay paused, its DOM never answering.
@@ -304,6 +314,14 @@ export class SessionService {
     if (row.record_video === 1) session.recording = this.#startRecording(session, request.screen_config);
     this.#logger.info('session created', { session_id: session.id, workspace_id: actor.workspaceId });
     return this.#toSession(row, origin);
+  }
+
+  async #closeBrowser(browser: SessionBrowser, sessionId: string): Promise<void> {
+    try {
+      await browser.close();
+    } catch (error) {
+      this.#logger.warn('session browser did not close cleanly', { session_id: sessionId, error: String(error) });
+    }
   }
 
   /** A workspace's sessions, newest first, with the count matching the filter. */
@@ -452,33 +470,36 @@ export class SessionService {
     return row;
   }
 
+  /**
+   * Ends a session: its row says how (first, so a client reading it sees the end at once), then everything
+   * it holds is released, newest first, each once, even when a step fails (base/lifecycle.ts). Rejects,
+   * after all of that, with what failed.
+   */
   #end(live: LiveSession, status: 'terminated' | 'expired'): Promise<void> {
     live.ending ??= (async () => {
-      const at = this.#clock.now().toISOString();
-      this.#store.sessions.end(live.id, status, at);
-      live.lease?.sessionEnded(status);
-      // Refuse new CDP connections and cut the open ones before the browser goes.
-      this.#byCdpToken.delete(live.cdpToken);
-      for (const socket of live.sockets) socket.destroy();
-      live.sockets.clear();
-      live.liveView.dispose();
-      this.#clock.clearTimeout(live.timer);
-      await this.#stopRecording(live);
+      const failures: unknown[] = [];
       try {
-        await live.browser.close();
+        this.#store.sessions.end(live.id, status, this.#clock.now().toISOString());
       } catch (error) {
-        this.#logger.warn('session browser did not close cleanly', { session_id: live.id, error: String(error) });
+        failures.push(error);
       }
-      // The browser is gone: its proxy forwarder stops listening (no socket left behind).
-      await live.forwarder?.close();
-      if (live.profileId !== undefined) {
-        // The browser has exited, so its profile folder holds what the session changed.
-        this.#store.profiles.touch(live.profileId, this.#clock.now().toISOString());
+      live.lease?.sessionEnded(status);
+      try {
+        await live.resources.dispose();
+      } catch (error) {
+        failures.push(error);
       }
-      live.lock?.release();
-      live.slot?.release();
-      live.unhold();
       this.#live.delete(live.id);
+      if (failures.length > 0) {
+        this.#logger.warn('session did not end cleanly', {
+          session_id: live.id,
+          status,
+          errors: failures.map(String),
+        });
+        throw failures.length === 1
+          ? failures[0]
+          : new AggregateError(failures, `session ${live.id} did not end cleanly`);
+      }
       this.#logger.info('session ended', { session_id: live.id, status });
     })();
     return live.ending;

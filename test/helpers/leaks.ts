@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** Process ids of the processes whose command line contains `marker` (a data folder: the browsers running on it). */
+export function pidsUnder(marker: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** The TCP ports this process listens on (Linux: its socket fds matched against /proc/net/tcp{,6}), sorted. */
+export function listeningPorts(): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (match?.[1]) inodes.add(match[1]);
+    } catch {
+      // Closed while we looked.
+    }
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const columns = line.trim().split(/\s+/);
+      // Column 3 is the state (0A: LISTEN), column 9 the socket's inode.
+      if (columns[3] === '0A' && columns[9] !== undefined && inodes.has(columns[9]))
+        ports.push(Number.parseInt(columns[1]?.split(':')[1] ?? '0', 16));
+    }
+  }
+  return ports.sort((a, b) => a - b);
+}
