@@ -28,7 +28,7 @@ export interface ConsoleWorld {
   /** The API as the console operator (console token), typed by the contract. */
   api: ApiClient;
   /** A fresh browser context with the console open and signed in; closed after the test file. */
-  openConsole(options?: { width?: number; height?: number; hash?: string }): Promise<Page>;
+  openConsole(options?: { width?: number; height?: number; hash?: string; clock?: boolean }): Promise<Page>;
   /** A name no other test of the file uses (portals, profiles, orgs). */
   unique(prefix: string): string;
 }
@@ -46,9 +46,11 @@ export function useConsoleWorld(
   const world = {
     scratch: mkdtempSync(join(tmpdir(), 'portico-console-')),
     unique: (prefix: string) => `${prefix}-${++counter}`,
-    async openConsole(open: { width?: number; height?: number; hash?: string } = {}): Promise<Page> {
+    async openConsole(open: { width?: number; height?: number; hash?: string; clock?: boolean } = {}): Promise<Page> {
       const page = await world.browser.newPage({ viewport: { width: open.width ?? 1280, height: open.height ?? 800 } });
       opened.push(page);
+      // The page's timers on Playwright's fake clock (it runs on until the test pauses it): page.clock.
+      if (open.clock) await page.clock.install();
       await page.goto(`${world.svc.url}/#token=${world.svc.consoleToken}`);
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
       if (open.hash !== undefined)

@@ -78,9 +78,19 @@ describe('portals and jobs: create, run, watch, download', () => {
     const endpoint = world.unique('polled');
     await makePortal(world, endpoint, 'script:visit');
     const jobId = await runJob(world, endpoint, { form_data: {} }, ['completed']);
-    const tab = await world.openConsole();
+    // The console's timers run on the page's fake clock: the windows below are moved through, not waited out.
+    const tab = await world.openConsole({ clock: true });
+    // `at`: page time (ms moved since the clock paused) when the request was seen.
+    let pageMs = 0;
     const requests: { url: string; at: number }[] = [];
-    tab.on('request', (r) => requests.push({ url: r.url(), at: Date.now() }));
+    tab.on('request', (r) => requests.push({ url: r.url(), at: pageMs }));
+    /** Moves page time on in small steps, so what a step's timers start can answer before the next. */
+    const advance = async (ms: number) => {
+      for (let done = 0; done < ms; done += 250) {
+        await tab.clock.runFor(250);
+        pageMs += 250;
+      }
+    };
     const count = (part: string) => requests.filter((r) => r.url.includes(part)).length;
     await tab.evaluate((hash) => {
       window.location.hash = hash;
@@ -89,11 +99,15 @@ describe('portals and jobs: create, run, watch, download', () => {
     const statusOf = `status?job_id=${jobId}`;
     const afterDone = count(statusOf);
     expect(afterDone).toBeGreaterThan(0);
-    // The pending-question poll (every 3 s) is the clock: two more of those, and still no status request.
+    // From here the page's time moves only when the test moves it.
+    await tab.clock.pauseAt(Date.now() + 1000);
+    // The pending-question poll (every 3 s) is the measure: two more of those, and still no status request
+    // (a job page still polling asks every second). Each poll's next timer is set once its answer is in.
     const questionPolls = count('status=waiting_for_input');
-    await expect
-      .poll(() => count('status=waiting_for_input'), { timeout: 15_000 })
-      .toBeGreaterThanOrEqual(questionPolls + 2);
+    for (const more of [1, 2]) {
+      await advance(3000);
+      await expect.poll(() => count('status=waiting_for_input')).toBeGreaterThanOrEqual(questionPolls + more);
+    }
     expect(count(statusOf)).toBe(afterDone);
 
     // A hidden tab makes no requests at all; shown again, it refreshes at once.
@@ -106,25 +120,29 @@ describe('portals and jobs: create, run, watch, download', () => {
       }, state);
     await setVisibility('hidden');
     // Let any request already under way (or its timer) finish, then a window longer than every poll interval.
-    await new Promise((r) => setTimeout(r, 3500));
+    await advance(3500);
     const hiddenFrom = requests.length;
-    await new Promise((r) => setTimeout(r, 4000));
+    await advance(4000);
     expect(requests.slice(hiddenFrom).map((r) => r.url)).toEqual([]);
     await setVisibility('visible');
     await expect.poll(() => requests.length).toBeGreaterThan(hiddenFrom);
 
-    // The service stops answering: a banner, and retries of the job list that come less and less often.
+    // The service stops answering: a banner, and retries of the job list that come less and less often
+    // (measured in page time: every 2 s, then 4, 8, 16 s apart).
     const list = '/jobs/default/summary?limit=200';
     await tab.route(`${world.svc.url}/jobs/**`, (route) => route.abort('connectionrefused'));
-    const failedFrom = Date.now();
+    // Requests seen at `failedFrom` itself were sent before the route (page time has not moved since).
+    const failedFrom = pageMs;
+    const attempts = () => requests.filter((r) => r.url.includes(list) && r.at > failedFrom).map((r) => r.at);
+    while (attempts().length < 3 && pageMs - failedFrom < 60_000) await advance(250);
     await tab.getByRole('alert').getByText('Portico is not reachable.').waitFor();
-    const attempts = () => requests.filter((r) => r.url.includes(list) && r.at >= failedFrom).map((r) => r.at);
-    await expect.poll(() => attempts().length, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
     const [a, b, c] = attempts() as [number, number, number];
     expect(c - b).toBeGreaterThan((b - a) * 1.5);
     expect(b - a).toBeGreaterThanOrEqual(3500);
     await tab.unroute(`${world.svc.url}/jobs/**`);
-    await expect.poll(() => tab.getByText('Portico is not reachable.').count(), { timeout: 30_000 }).toBe(0);
+    const banner = () => tab.getByText('Portico is not reachable.').count();
+    for (const since = pageMs; (await banner()) > 0 && pageMs - since < 60_000; ) await advance(1000);
+    expect(await banner()).toBe(0);
     await tab.getByRole('table').getByText(endpoint).first().waitFor();
     await snap(tab, 'jobs-after-recovery');
   }, 90_000);
