@@ -25,9 +25,20 @@ function rssMiB(pid: number | undefined): number {
   return round(Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN) / 1024);
 }
 
+/** CPU time (user + system, all threads) the process has used so far, in ms. */
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
 interface Started {
   child: ChildProcess;
   ms: number;
+  /** CPU time used up to the ready line: what the start costs whatever the machine's load. */
+  cpuMs: number;
+  /** RSS at the ready line, before anything warmed after it (Portico's browser) is loaded. */
+  rssAtReady: number;
 }
 
 /** Spawns `args` and resolves when stdout prints a line matching `ready`, with the time it took. */
@@ -38,7 +49,8 @@ function start(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.e
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (ready.test(out)) resolve({ child, ms: performance.now() - t0 });
+      if (ready.test(out))
+        resolve({ child, ms: performance.now() - t0, cpuMs: cpuMs(child.pid), rssAtReady: rssMiB(child.pid) });
     });
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before it was ready: ${out}`)));
   });
@@ -61,25 +73,33 @@ const port = await new Promise<number>((resolve) => {
     probe.close(() => resolve(free));
   });
 });
-// The browser is warmed after `listening` and is its own process: the service's own start and RSS are measured.
-const serveArgs = [join(root, 'src-main/serve.ts'), '--port', String(port), '--data-dir', dataDir];
+// The browser is warmed after `listening` (its Chromium is its own process, Playwright's client is in the service):
+// RSS is read at `listening` (the service alone) and again after BENCH_IDLE_MS (with Playwright loaded by that warm-up).
+const serveArgs = [join(root, 'scripts/serve.mjs'), '--port', String(port), '--data-dir', dataDir];
 const loadAtStart = load();
 try {
   // First start: migrations, keys, samples (untimed).
   await stop((await start(serveArgs, /listening on/)).child);
-  const portico: { ms: number; rss: number }[] = [];
-  const bare: { ms: number; rss: number }[] = [];
+  type Sample = { ms: number; cpu_ms: number; rss_at_listening: number; rss: number };
+  const portico: Sample[] = [];
+  const bare: Sample[] = [];
+  const sample = (started: Started): Sample => ({
+    ms: round(started.ms),
+    cpu_ms: round(started.cpuMs),
+    rss_at_listening: started.rssAtReady,
+    rss: rssMiB(started.child.pid),
+  });
   for (let run = 0; run < RUNS; run += 1) {
     const p = await start(serveArgs, /listening on/);
     await sleep(IDLE_MS);
-    portico.push({ ms: round(p.ms), rss: rssMiB(p.child.pid) });
+    portico.push(sample(p));
     await stop(p.child);
     const b = await start([join(benchDir, 'apiServers.ts'), 'bare', bodies], /"url"/);
     await sleep(IDLE_MS);
-    bare.push({ ms: round(b.ms), rss: rssMiB(b.child.pid) });
+    bare.push(sample(b));
     await stop(b.child);
     process.stderr.write(
-      `run ${run + 1}/${RUNS}: portico ${portico.at(-1)?.ms} ms ${portico.at(-1)?.rss} MiB, bare ${bare.at(-1)?.ms} ms ${bare.at(-1)?.rss} MiB (load ${load()[0]})\n`,
+      `run ${run + 1}/${RUNS}: portico ${JSON.stringify(portico.at(-1))}, bare ${JSON.stringify(bare.at(-1))} (load ${load()[0]})\n`,
     );
   }
   const results = {
@@ -90,11 +110,15 @@ try {
     idle_ms_before_rss: IDLE_MS,
     portico: {
       start_to_listening_ms_median: median(portico.map((r) => r.ms)),
+      cpu_ms_to_listening_median: median(portico.map((r) => r.cpu_ms)),
+      rss_at_listening_mib_median: median(portico.map((r) => r.rss_at_listening)),
       rss_idle_mib_median: median(portico.map((r) => r.rss)),
       samples: portico,
     },
     bare_fastify: {
       start_to_listening_ms_median: median(bare.map((r) => r.ms)),
+      cpu_ms_to_listening_median: median(bare.map((r) => r.cpu_ms)),
+      rss_at_listening_mib_median: median(bare.map((r) => r.rss_at_listening)),
       rss_idle_mib_median: median(bare.map((r) => r.rss)),
       samples: bare,
     },
@@ -109,7 +133,7 @@ try {
   };
   writeFileSync(join(benchDir, 'results', 'startup.json'), `${JSON.stringify(results, null, 2)}\n`);
   process.stderr.write(
-    `${JSON.stringify({ portico: results.portico.start_to_listening_ms_median, portico_rss: results.portico.rss_idle_mib_median, bare: results.bare_fastify.start_to_listening_ms_median, bare_rss: results.bare_fastify.rss_idle_mib_median })}\n`,
+    `${JSON.stringify({ portico: results.portico, bare: results.bare_fastify }, (key, value) => (key === 'samples' ? undefined : value))}\n`,
   );
 } finally {
   await rm(dataDir, { recursive: true, force: true });

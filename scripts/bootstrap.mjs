@@ -16,7 +16,7 @@ const node22Bin = join(node22Prefix, 'bin');
 const reexecMarker = 'PORTICO_BOOTSTRAP_NODE';
 
 const commands = {
-  serve: (args) => run(process.execPath, [join(root, 'src-main/serve.ts'), ...args], { console: true }),
+  serve: (args) => run(process.execPath, [join(root, 'scripts/serve.mjs'), ...args], { console: true }),
   cli: (args) => run(process.execPath, [join(root, 'src-main/cli/main.ts'), ...args]),
   test: (args) => run(process.execPath, [join(root, 'scripts/run-tests.mjs'), ...args]),
   bench: (args) => run(process.execPath, [join(root, 'bench/run.mjs'), ...args]),

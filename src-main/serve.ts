@@ -1,13 +1,11 @@
-import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readConfig } from './base/config.ts';
-import { resolveDataDir } from './base/paths.ts';
+import { enableStartCaches } from './base/startCaches.mjs';
 
-// V8's code cache for every module loaded from here on (the engine's TypeScript sources, stripped, and
-// its dependencies), kept in the OS temp folder: a warm start compiles almost nothing (docs/performance.md).
-// Before the app is imported, which is why startApp is imported below rather than at the top.
-enableCompileCache?.();
+// V8's code cache and the stripped TypeScript of every module loaded from here on, kept in the OS temp
+// folder: a warm start compiles almost nothing (docs/performance.md). Before anything else of the engine
+// is imported, which is why config, paths and the app are imported inside main() rather than at the top.
+enableStartCaches();
 
 /** What a terminal, a supervisor (systemd, Docker, a process group kill) or a closed terminal sends to stop us. */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -78,6 +76,10 @@ async function main(): Promise<void> {
   const signals = stopOnSignals();
   // Every folder and file the service creates is its user's only (docs/api.md, "Data folder").
   process.umask(0o077);
+  const [{ readConfig }, { resolveDataDir }] = await Promise.all([
+    import('./base/config.ts'),
+    import('./base/paths.ts'),
+  ]);
   // Before anything starts: a bad variable stops here, with its name, rather than half-way through.
   const config = readConfig(process.env);
   const { values } = parseArgs({

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
-import { chromium, type Browser, type BrowserType } from 'playwright-core';
+import type { Browser, BrowserType } from 'playwright-core';
+import { chromium } from './lazyChromium.ts';
 import playwrightPackage from 'playwright-core/package.json' with { type: 'json' };
 
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';

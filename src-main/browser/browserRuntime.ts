@@ -2,7 +2,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { chromium, type Browser, type BrowserContext, type BrowserType, type LaunchOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserType, LaunchOptions } from 'playwright-core';
+import { chromium } from './lazyChromium.ts';
 
 import type { Clock } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';

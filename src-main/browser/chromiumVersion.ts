@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chromium } from 'playwright-core';
+import { chromium } from './lazyChromium.ts';
 import { ValidationError } from '../base/errors.ts';
 import { chromiumArgs, needsNoSandbox, systemChromiumHost } from './chromiumDiscovery.ts';
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromium } from './lazyChromium.ts';
 
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
+import type { AsyncEntry, EntryOptions } from '@napi-rs/keyring';
+import { lazyRequire } from '../base/lazyRequire.ts';
 import { assertSecretName, SecretsUnavailableError, type SecretStore } from './secretStore.ts';
 
 export const DEFAULT_KEYCHAIN_SERVICE = 'Portico';
+
+// The native binding, loaded when the keychain is first touched.
+const keyring = lazyRequire<typeof import('@napi-rs/keyring')>('@napi-rs/keyring');
 
 // On Linux the binding silently falls back to the kernel keyutils store, which lives in memory and
 // is gone after a reboot; pinning the Secret Service makes a missing keychain an error instead.
@@ -72,7 +76,7 @@ export class KeychainSecretStore implements SecretStore {
   }
 
   #entry(name: string): AsyncEntry {
-    return new AsyncEntry(this.serviceName, name, ENTRY_OPTIONS);
+    return new (keyring().AsyncEntry)(this.serviceName, name, ENTRY_OPTIONS);
   }
 
   // The binding throws plain `Error`s (code GenericFailure) for every platform failure, including

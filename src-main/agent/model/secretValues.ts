@@ -1,4 +1,4 @@
-import { createGuardrails, generateSync } from 'otplib';
+import { lazyRequire } from '../../base/lazyRequire.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import type { AgentCredential } from '../agentTypes.ts';
 
@@ -22,17 +22,20 @@ const SENSITIVE_KEY = /pass(word|code)?$|^pass(?!port)|secret|(^|_)pin$|cvv|cvc|
 /** Under this many seconds left, a TOTP code may expire before the form is submitted: use the next one. */
 export const TOTP_MIN_SECONDS_LEFT = 5;
 
+const otplib = lazyRequire<typeof import('otplib')>('otplib');
 /** otplib refuses seeds under 128 bits by default, but 80-bit seeds (16 base32 characters) are what many sites issue. */
-const SITE_SEEDS = createGuardrails({ MIN_SECRET_BYTES: 10 });
+let siteSeeds: ReturnType<typeof import('otplib').createGuardrails> | undefined;
 
 /** The TOTP code to type now: the current one, or the next when the current has under 5 s left. */
 export function totpCode(secret: string, nowMs: number = Date.now()): string {
   const leftMs = 30_000 - (nowMs % 30_000);
   const at = leftMs < TOTP_MIN_SECONDS_LEFT * 1000 ? nowMs + leftMs : nowMs;
+  const { createGuardrails, generateSync } = otplib();
+  siteSeeds ??= createGuardrails({ MIN_SECRET_BYTES: 10 });
   return generateSync({
     secret: secret.replace(/\s+/g, '').toUpperCase(),
     epoch: Math.floor(at / 1000),
-    guardrails: SITE_SEEDS,
+    guardrails: siteSeeds,
   });
 }
 

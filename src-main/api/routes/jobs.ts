@@ -1,4 +1,4 @@
-import yazl from 'yazl';
+import { lazyRequire } from '../../base/lazyRequire.ts';
 import { FINAL_JOB_STATUSES, JobStatusResponse, type JobLogEvent } from '../../contract/job.ts';
 import type { OperationsTagged } from '../../contract/operations.ts';
 import type { JobEvents } from '../../engine/jobs/jobEvents.ts';
@@ -9,6 +9,8 @@ import type { Store } from '../../store/store.ts';
 import type { Handlers } from '../operationTable.ts';
 import { jobScreenshotHandler } from './jobScreenshots.ts';
 import { jobRecordingHandler } from './recordings.ts';
+
+const yazl = lazyRequire<typeof import('yazl')>('yazl');
 
 /** §4.2 and local-service.md §3: start, status, logs, answer, cancel, list, screenshots, downloads, recording. */
 export function jobHandlers(jobs: JobService, events: JobEvents, store: Store): Handlers<OperationsTagged<'jobs'>> {
@@ -29,7 +31,7 @@ export function jobHandlers(jobs: JobService, events: JobEvents, store: Store): 
     },
     getJobDownloads: async ({ params, query, reply }) => {
       const files = await jobs.downloads(params.org_id, params.endpoint_name, query.job_id);
-      const zip = new yazl.ZipFile();
+      const zip = new (yazl().ZipFile)();
       for (const file of files) zip.addFile(file.path, file.name);
       zip.end();
       reply

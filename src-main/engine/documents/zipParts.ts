@@ -1,6 +1,9 @@
 import type { Readable } from 'node:stream';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { lazyRequire } from '../../base/lazyRequire.ts';
 import { DocumentReadError } from './types.ts';
+
+const yauzl = lazyRequire<typeof import('yauzl')>('yauzl');
 
 /** What an Office file may unpack to before it is refused as a zip bomb. */
 export const OFFICE_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
@@ -39,7 +42,7 @@ async function countInflated(zip: ZipFile, entry: Entry, name: string): Promise<
 
 function openZip(path: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) =>
+    yauzl().open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) =>
       error ? reject(error) : resolve(zip),
     );
   });

@@ -3,9 +3,12 @@ import { lstat, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { lazyRequire } from '../../base/lazyRequire.ts';
 import { ValidationError } from '../../base/errors.ts';
 import { unsafeNameCharacter } from '../../contract/names.ts';
+
+const yauzl = lazyRequire<typeof import('yauzl')>('yauzl');
 
 export interface ZipLimits {
   maxEntries: number;
@@ -152,7 +155,7 @@ function openZip(zipPath: string): Promise<ZipFile> {
   return new Promise((resolve, reject_) => {
     // decodeStrings:false so names are decoded (and vetted) by us, not silently rewritten.
     const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false };
-    yauzl.open(zipPath, options, (error, zip) => {
+    yauzl().open(zipPath, options, (error, zip) => {
       if (error) reject_(reject(`not a valid zip archive (${describeCause(error)})`, error));
       else resolve(zip);
     });
@@ -223,7 +226,7 @@ async function planEntries(zip: ZipFile, limits: ZipLimits): Promise<PlannedEntr
     for await (const entry of zip.eachEntry()) {
       seen += 1;
       if (seen > limits.maxEntries) throw reject(`the archive has more than ${limits.maxEntries} entries`);
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const name = yauzl().getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
       const normalised = normaliseEntryPath(name);
       if (isIgnored(normalised)) continue;
       const planned = checkEntry(entry, name, normalised, limits);
