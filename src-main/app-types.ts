@@ -21,6 +21,11 @@ export interface AppOptions {
   port?: number;
   /** The built console (out/renderer), served at `/`. */
   rendererDir: string;
+  /**
+   * Write the service log to a rotating file in the data folder (`logs/portico.log`, 5 MB, 3 older
+   * files kept) instead of stderr: the desktop app, which has no terminal. The console shows its tail.
+   */
+  logFile?: boolean;
   /** Where first-start keys and warnings go (default: process.stderr). */
   notice?: (line: string) => void;
   /** Jobs running at once, ahead of the console's saved value and PORTICO_JOB_CONCURRENCY (else 2); tests set it. */

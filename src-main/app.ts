@@ -1,4 +1,5 @@
-import { createLogger, redactingLogger, SecretRedactor, type Logger } from './base/logger.ts';
+import { redactingLogger, SecretRedactor, type Logger } from './base/logger.ts';
+import { logEntries, openServiceLog } from './base/serviceLog.ts';
 import { dataPaths, securePrivateDataDir } from './base/paths.ts';
 import { AutofillAgent } from './agent/autofill/index.ts';
 import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
@@ -168,9 +169,18 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Every secret value the app handles (credential passwords, TOTP seeds and codes) is redacted from its log, in every encoding.
   const redactor = new SecretRedactor();
-  const logger = redactingLogger(options.logger ?? createLogger(config.logLevel), redactor);
-  const host = options.host ?? '127.0.0.1';
   const paths = dataPaths(options.dataDir);
+  // The log: stderr for `serve`, a rotating file in the data folder for the desktop app (options.logFile);
+  // a logger handed in by a test writes where the test says (docs/api.md, "Service log").
+  const serviceLog = options.logger
+    ? undefined
+    : phases.storage.add(
+        openServiceLog(config.logLevel, options.logFile ? join(paths.root, 'logs', 'portico.log') : undefined),
+        (log) => log.close(),
+        'service log',
+      );
+  const logger = redactingLogger(options.logger ?? (serviceLog as { logger: Logger }).logger, redactor);
+  const host = options.host ?? '127.0.0.1';
   // Nothing in the data folder is readable by other local users (docs/api.md, "Data folder").
   const notPrivate = securePrivateDataDir(paths.root);
   if (notPrivate.length > 0)
@@ -534,6 +544,11 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const hostAdmin = new HostAdmin({ settings: operatorSettings, secrets: openSecrets });
   const admin = {
     admin: adminService,
+    log: {
+      file: serviceLog?.file ?? null,
+      level: config.logLevel,
+      entries: (count: number) => logEntries(serviceLog?.tail(count) ?? [], redactor),
+    },
     settings: operatorSettings,
     dataDir: paths.root,
     chromiumEnvPath: config.chromiumPath,

@@ -93,7 +93,8 @@ if (!app.requestSingleInstanceLock()) {
       if (mainWindow) bringToFront(mainWindow);
       else showWindow();
     };
-    const options = { config, dataDir, rendererDir, announceConsole: false, onAccountConnected };
+    // No terminal here: the log goes to a rotating file in the data folder, shown in the console (Settings).
+    const options = { config, dataDir, rendererDir, announceConsole: false, onAccountConnected, logFile: true };
     starting = startApp({ ...options, port: defaultPort }).catch((error: unknown) => {
       // A headless `npm run serve` may already hold the default port; any free port will do here.
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

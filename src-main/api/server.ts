@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { Logger } from '../base/logger.ts';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { pinoOf, type Logger } from '../base/logger.ts';
 import type { JobEvents } from '../engine/jobs/jobEvents.ts';
 import type { JobService } from '../engine/jobs/jobService.ts';
 import type { LiveViewHub } from '../engine/liveViewHub.ts';
@@ -127,8 +127,17 @@ function handlersOf(deps: ApiDeps): Handlers<OperationName> {
 /** Builds the HTTP API (not yet listening): one route table, from the contract's operations, feeds routing and OpenAPI alike. */
 export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   // requireHostHeader off: Node would answer a Host-less HTTP/1.1 request with an empty 400; the host guard answers it with {detail}.
+  // Fastify logs through the service's own pino (redacted, base/logger.ts): its start line and what it
+  // reports itself. No line per request, and no child logger per request either (request.log is this one).
+  const pino: FastifyBaseLogger | undefined = pinoOf(deps.logger);
   const app = Fastify({
-    logger: false,
+    ...(pino
+      ? {
+          loggerInstance: pino,
+          logController: new LogController({ disableRequestLogging: true }),
+          childLoggerFactory: (logger: FastifyBaseLogger) => logger,
+        }
+      : { logger: false }),
     bodyLimit: 10 * 1024 * 1024,
     forceCloseConnections: true,
     http: { requireHostHeader: false },

@@ -1,6 +1,11 @@
-import { redactUrlsIn } from './urlRedaction.ts';
+import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+import { redactRequestTarget, redactUrlsIn } from './urlRedaction.ts';
 
-/** Minimal structured logger writing to stderr; stdout is reserved for machine-readable output. */
+/**
+ * The service's logger: Fastify's own pino underneath (one JSON object a line: `time`, `level`, `msg`
+ * and the fields), behind the small interface every call site uses. stdout is reserved for
+ * machine-readable output; the hosts choose stderr or a rotating file (base/serviceLog.ts).
+ */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -11,23 +16,71 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+/** Where a logger writes: each call gets one whole line, `\n` included. */
+export type LogWrite = (line: string) => void;
 
-export function createLogger(
-  level: LogLevel = 'info',
-  write: (line: string) => void = (line) => process.stderr.write(line),
+/** Writes a line to stderr; never throws. */
+export const writeStderr: LogWrite = (line) => {
+  // A hung-up terminal makes stderr throw (EIO/EPIPE); logging must never stop the service.
+  try {
+    process.stderr.write(line);
+  } catch {
+    // Nowhere left to say it.
+  }
+};
+
+/** The pino behind each Logger made here (Fastify logs through it, api/server.ts) and where it writes. */
+const pinos = new WeakMap<Logger, { pino: Pino; destination: DestinationStream }>();
+
+function pinoLogger(level: LogLevel, destination: DestinationStream, streamWrite?: (line: string) => string): Pino {
+  return pino(
+    {
+      level,
+      // No pid or hostname in every line: one service per data folder, and the file stays on this machine.
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // What Fastify passes when it logs a request or a reply: the method and the target without its
+      // secret parameters (a relative `/path?token=…` has no scheme for the line's URL redaction to find).
+      serializers: {
+        req: (req: { method?: unknown; url?: unknown }) => ({
+          method: req.method,
+          url: typeof req.url === 'string' ? redactRequestTarget(req.url) : undefined,
+        }),
+        res: (res: { statusCode?: unknown }) => ({ statusCode: res.statusCode }),
+        err: pino.stdSerializers.err,
+      },
+      ...(streamWrite && { hooks: { streamWrite } }),
+    },
+    destination,
+  );
+}
+
+function wrap(
+  logger: Pino,
+  destination: DestinationStream,
+  clean: (fields: Record<string, unknown>) => Record<string, unknown> = (f) => f,
 ): Logger {
-  const emit = (at: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>): void => {
-    if (ORDER[at] < ORDER[level]) return;
-    const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-    write(`${new Date().toISOString()} ${at.toUpperCase()} ${message}${extra}\n`);
-  };
-  return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
-  };
+  const at =
+    (method: 'debug' | 'info' | 'warn' | 'error') =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      if (fields === undefined) logger[method](message);
+      else logger[method](clean(fields), message);
+    };
+  const wrapped: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  pinos.set(wrapped, { pino: logger, destination });
+  return wrapped;
+}
+
+/** A logger writing pino's JSON lines at `level` and above to `write` (default: stderr). */
+export function createLogger(level: LogLevel = 'info', write: LogWrite = writeStderr): Logger {
+  const destination = { write };
+  return wrap(pinoLogger(level, destination), destination);
+}
+
+/** The pino a Logger made here writes through (undefined for any other Logger). */
+export function pinoOf(logger: Logger): Pino | undefined {
+  return pinos.get(logger)?.pino;
 }
 
 export const silentLogger: Logger = createLogger('silent');
@@ -93,14 +146,25 @@ export class SecretRedactor {
   }
 }
 
-/** A logger whose messages and fields pass through `redactor` before they are written. */
+/**
+ * A logger whose every line passes through `redactor` before it is written. Over a Logger made here,
+ * the redaction is pino's own last step (`hooks.streamWrite`): each JSON line is parsed, every string
+ * in it (keys, values, `msg`, Fastify's request and error fields) cleaned, and written again — so
+ * what Fastify itself logs through `pinoOf(logger)` is cleaned too. Fields are first made JSON (an
+ * Error becomes its text, which pino would otherwise write as `{}`).
+ */
 export function redactingLogger(inner: Logger, redactor: SecretRedactor): Logger {
-  const clean = (fields?: Record<string, unknown>): Record<string, unknown> | undefined =>
-    fields ? redactor.redactJson(fields) : fields;
-  return {
-    debug: (m, f) => inner.debug(redactor.redact(m), clean(f)),
-    info: (m, f) => inner.info(redactor.redact(m), clean(f)),
-    warn: (m, f) => inner.warn(redactor.redact(m), clean(f)),
-    error: (m, f) => inner.error(redactor.redact(m), clean(f)),
-  };
+  const clean = (fields: Record<string, unknown>): Record<string, unknown> => redactor.redactJson(fields);
+  const base = pinos.get(inner);
+  if (base === undefined) {
+    return {
+      debug: (m, f) => inner.debug(redactor.redact(m), f && clean(f)),
+      info: (m, f) => inner.info(redactor.redact(m), f && clean(f)),
+      warn: (m, f) => inner.warn(redactor.redact(m), f && clean(f)),
+      error: (m, f) => inner.error(redactor.redact(m), f && clean(f)),
+    };
+  }
+  const redactLine = (line: string): string => `${JSON.stringify(redactor.redactJson(JSON.parse(line)))}\n`;
+  const level = base.pino.level as LogLevel;
+  return wrap(pinoLogger(level, base.destination, redactLine), base.destination, clean);
 }

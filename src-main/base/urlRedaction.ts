@@ -89,13 +89,23 @@ export function redactUrl(url: string): string {
     const colon = authority.indexOf(':');
     if (colon >= 0 && colon < at) rest = `${authority.slice(0, colon)}:${REDACTED_URL_VALUE}${rest.slice(at)}`;
   }
+  return `${scheme[0]}${redactAfterAuthority(rest)}`;
+}
+
+/** `host/path?query#fragment` (or `/path?…`) with the secret query and fragment parameters' values replaced. */
+function redactAfterAuthority(rest: string): string {
   const hash = rest.indexOf('#');
   const fragment = hash < 0 ? undefined : rest.slice(hash + 1);
   const beforeHash = hash < 0 ? rest : rest.slice(0, hash);
   const question = beforeHash.indexOf('?');
   const path = question < 0 ? beforeHash : beforeHash.slice(0, question);
   const query = question < 0 ? undefined : beforeHash.slice(question + 1);
-  return `${scheme[0]}${path}${query === undefined ? '' : `?${redactParams(query)}`}${fragment === undefined ? '' : `#${redactParams(fragment)}`}`;
+  return `${path}${query === undefined ? '' : `?${redactParams(query)}`}${fragment === undefined ? '' : `#${redactParams(fragment)}`}`;
+}
+
+/** A request's target as a server sees it (`/path?token=…`, Fastify's `req.url`), or an absolute URL, with its secrets replaced. */
+export function redactRequestTarget(target: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? redactUrl(target) : redactAfterAuthority(target);
 }
 
 /** Every absolute URL inside `text` (a log line, an event, a result value) with its secrets replaced. */

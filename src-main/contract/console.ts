@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiKeyInfo, PrincipalId } from './admin.ts';
-import { HttpUrl, Timestamp } from './common.ts';
+import { HttpUrl, JsonObject, Timestamp } from './common.ts';
 import { ModelProvider } from './models.ts';
 
 /** The header carrying the operator console's token (the console acts as the local operator). */
@@ -113,6 +113,31 @@ export const ConsoleSettingsUpdate = z.strictObject({
   record_video: z.boolean().optional(),
 });
 export type ConsoleSettingsUpdate = z.infer<typeof ConsoleSettingsUpdate>;
+
+/** `GET /admin/log?lines=`: how many of the service log's last lines (default 200). */
+export const ServiceLogQuery = z.object({ lines: z.coerce.number().int().min(1).max(1000).default(200) });
+
+/** One line of the service log: pino's `time`, `level` and `msg`, and every other field it carried. */
+export const ServiceLogEntry = z.object({
+  /** ISO 8601, as written; null for a line that is not one of the log's JSON objects. */
+  time: z.string().nullable(),
+  /** debug, info, warn or error (Fastify may add trace or fatal); `unknown` for such a line. */
+  level: z.string(),
+  msg: z.string(),
+  fields: JsonObject,
+});
+export type ServiceLogEntry = z.infer<typeof ServiceLogEntry>;
+
+/** The service log's tail (docs/api.md, "Service log"): secrets and URL secrets already redacted. */
+export const ServiceLog = z.object({
+  /** The log file (rotated beside it as .1, .2, …), or null when the log goes to stderr (`serve`). */
+  file: z.string().nullable(),
+  /** PORTICO_LOG_LEVEL in effect: lines below it were never written. */
+  level: z.string(),
+  /** Oldest first. With `file` null: this run's last lines, kept in memory. */
+  entries: z.array(ServiceLogEntry),
+});
+export type ServiceLog = z.infer<typeof ServiceLog>;
 
 /** `GET /task/{org}/{endpoint}/screenshots/{index}?job_id=`: one step screenshot. */
 export const ScreenshotParams = z.object({

@@ -15,6 +15,8 @@ import {
   ProviderStatus,
   ProviderTestResult,
   ScreenshotParams,
+  ServiceLog,
+  ServiceLogQuery,
 } from './console.ts';
 import { HealthResponse, OrgIdParam } from './common.ts';
 import {
@@ -531,6 +533,16 @@ export const operations = {
     auth: 'console',
     body: ConsoleSettingsUpdate,
     response: ConsoleSettings,
+  },
+  // Issue 25: the service log's tail, for the console (the desktop app's rotating file, or serve's last lines).
+  getServiceLog: {
+    method: 'GET',
+    path: '/admin/log',
+    tag: 'admin',
+    summary: "The service log's last lines, secrets redacted (the desktop app's log file, or what serve kept)",
+    auth: 'console',
+    query: ServiceLogQuery,
+    response: ServiceLog,
   },
   // Issue 22: the browser hosts (docs/scale.md); never a token.
   listBrowserHosts: {

@@ -3,6 +3,7 @@ import { PageHeader } from '../components/ui.tsx';
 import { BrowserHostsSection } from './settings/BrowserHostsSection.tsx';
 import { KeysSection } from './settings/KeysSection.tsx';
 import { ProvidersSection } from './settings/ProvidersSection.tsx';
+import { ServiceLogSection } from './settings/ServiceLogSection.tsx';
 import { SystemSection } from './settings/SystemSection.tsx';
 import { WebhooksSection } from './settings/WebhooksSection.tsx';
 
@@ -11,7 +12,7 @@ export function SettingsPage() {
     <section className="page settings">
       <PageHeader
         title="Settings"
-        subtitle="Keys, webhooks, model providers, this machine, browser hosts and notifications."
+        subtitle="Keys, webhooks, model providers, this machine, browser hosts, notifications and the service log."
       />
       <div className="settings-grid">
         <KeysSection />
@@ -20,6 +21,7 @@ export function SettingsPage() {
         <SystemSection />
         <BrowserHostsSection />
         <NotificationsSection />
+        <ServiceLogSection />
       </div>
     </section>
   );

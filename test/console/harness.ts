@@ -10,6 +10,7 @@ import { createApiClient, type ApiClient } from '../../src-main/contract/client.
 import { html, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
 import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
+import type { AppOptions } from '../../src-main/app.ts';
 import { startService, type TestService } from '../helpers/service.ts';
 
 export const SHOTS = join(import.meta.dirname, '../../test-results/console');
@@ -38,7 +39,7 @@ export interface ConsoleWorld {
  * with `unique` names and opens its own page, so tests pass alone and in any order.
  */
 export function useConsoleWorld(
-  options: { modelServer?: boolean; realAgents?: boolean; samples?: boolean } = {},
+  options: { modelServer?: boolean; realAgents?: boolean; samples?: boolean; service?: Partial<AppOptions> } = {},
 ): ConsoleWorld {
   const previousHeadless = process.env.PORTICO_HEADLESS;
   const opened: Page[] = [];
@@ -86,6 +87,7 @@ export function useConsoleWorld(
       startService(undefined, {
         ...(!options.realAgents && { agents: scriptedRegistry }),
         ...(options.samples && { samples: true }),
+        ...options.service,
       }),
       chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
     ]);

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../base/errors.ts';
 import { findChromium, systemChromiumHost } from '../../browser/chromiumDiscovery.ts';
 import { chromiumVersion } from '../../browser/chromiumVersion.ts';
-import type { ChromiumInfo, ConsoleSettings } from '../../contract/console.ts';
+import type { ChromiumInfo, ConsoleSettings, ServiceLogEntry } from '../../contract/console.ts';
 import type { OperationsTagged } from '../../contract/operations.ts';
 import type { AdminService } from '../../engine/admin/adminService.ts';
 import type { OperatorSettings } from '../../engine/operatorSettings.ts';
@@ -23,6 +23,8 @@ export interface AdminDeps {
   jobConcurrency: { get(): number; set(concurrency: number): void };
   /** The running browsers: a saved Chromium path applies to the next browser launched. */
   browser: { setExecutablePath(path: string | undefined): Promise<void> };
+  /** The service log: its file (null: stderr) and level, and its last lines as entries (redacted). */
+  log: { file: string | null; level: string; entries(count: number): ServiceLogEntry[] };
   /** The browser hosts (`local` and settings.json's browser_hosts) as they are now: never a token. */
   hosts?: {
     statuses(): Promise<BrowserHostStatus[]>;
@@ -86,6 +88,11 @@ export function adminHandlers(deps: AdminDeps): Handlers<OperationsTagged<'admin
       if (body.chromium_path !== undefined) await deps.browser.setExecutablePath(body.chromium_path ?? undefined);
       return currentSettings();
     },
+    getServiceLog: ({ query }) => ({
+      file: deps.log.file,
+      level: deps.log.level,
+      entries: deps.log.entries(query.lines),
+    }),
     listBrowserHosts: async () => ({ hosts: (await deps.hosts?.statuses()) ?? [] }),
     addBrowserHost: async ({ body }) => {
       if (!deps.hosts) throw new NotFoundError('Browser hosts are not available in this service');

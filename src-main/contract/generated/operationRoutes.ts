@@ -45,6 +45,7 @@ export const operationRoutes = {
   testProvider: 'POST /admin/providers/:provider/test',
   getSettings: 'GET /admin/settings',
   updateSettings: 'PATCH /admin/settings',
+  getServiceLog: 'GET /admin/log',
   listBrowserHosts: 'GET /admin/hosts',
   addBrowserHost: 'POST /admin/hosts',
   removeBrowserHost: 'DELETE /admin/hosts/:host_name',
