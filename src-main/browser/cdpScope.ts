@@ -39,6 +39,7 @@ const TARGET_PARAM = new Set([
   'Target.closeTarget',
   'Target.getTargetInfo',
   'Browser.getWindowForTarget',
+  'Target.autoAttachRelated',
 ]);
 
 /** Events that carry a `targetInfo`. */
