@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect } from 'vitest';
 
 import type { BrowserLease } from '../../src-main/browser/browserLease.ts';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
 import { HumanInput } from '../../src-main/browser/humanInput.ts';
 import { LiveView, type ScreencastFrame } from '../../src-main/browser/liveView.ts';
-import { html, scratchDir, seededRandom, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
+import { html, scratchDir, seededRandom } from '../helpers/browserFixtures.ts';
+import { withServer } from '../helpers/fixtures.ts';
 
 declare global {
   interface Window {
@@ -26,19 +27,17 @@ const FORM_PAGE = `
   addEventListener('click', (e) => clicks.push([e.clientX, e.clientY]));
 </script>`;
 
+/** `server` (one per file) serves the form every test starts on. */
+const test = withServer({ '/form': html(FORM_PAGE) });
+
 describe('page input', () => {
   const data = scratchDir('portico-data-');
   const runtime = new BrowserRuntime({ dataDir: data.path });
-  let pages: LocalServer;
   let lease: BrowserLease;
 
-  beforeAll(async () => {
-    pages = await startPageServer({ '/form': html(FORM_PAGE) });
-  });
-
-  beforeEach(async () => {
+  test.beforeEach(async ({ server }) => {
     lease = await runtime.lease();
-    await lease.page.goto(pages.url('/form'));
+    await lease.page.goto(server.url('/form'));
   });
 
   afterEach(async () => {
@@ -49,12 +48,11 @@ describe('page input', () => {
   afterAll(async () => {
     await runtime.close();
     expect(runtime.resources()).toEqual({ leases: 0, browsers: 0, contexts: 0, tempDirs: 0, sharedBrowser: false });
-    await pages.close();
     data.cleanup();
   });
 
   describe('HumanInput', () => {
-    it('types the exact text with one keydown per character and varying pauses', async () => {
+    test('types the exact text with one keydown per character and varying pauses', async () => {
       const pauses: number[] = [];
       const human = new HumanInput(lease.page, {
         random: seededRandom(11),
@@ -71,14 +69,14 @@ describe('page input', () => {
       expect(new Set(pauses).size).toBeGreaterThan(5);
     });
 
-    it('fill replaces what the field held', async () => {
+    test('fill replaces what the field held', async () => {
       await lease.page.fill('#name', 'old value');
       const human = new HumanInput(lease.page, { random: seededRandom(5), minKeyDelayMs: 1, maxKeyDelayMs: 4 });
       await human.fill(lease.page.locator('#name'), 'new');
       expect(await lease.page.inputValue('#name')).toBe('new');
     });
 
-    it('moves the mouse along a curve of several points before clicking inside the button', async () => {
+    test('moves the mouse along a curve of several points before clicking inside the button', async () => {
       const human = new HumanInput(lease.page, { random: seededRandom(21), start: { x: 5, y: 5 } });
       const path = await human.click(lease.page.locator('#go'));
       expect(await lease.page.textContent('#go')).toBe('clicked');
@@ -94,7 +92,7 @@ describe('page input', () => {
   });
 
   describe('LiveView', () => {
-    it('streams screencast frames of the page and forwards a click onto its button', async () => {
+    test('streams screencast frames of the page and forwards a click onto its button', async () => {
       const view = await LiveView.start(lease.page, { format: 'jpeg', quality: 50 });
       try {
         const frame = await new Promise<ScreencastFrame>((resolve) => {
@@ -109,7 +107,7 @@ describe('page input', () => {
       }
     });
 
-    it('forwards keys into the focused field and the wheel to scroll the page', async () => {
+    test('forwards keys into the focused field and the wheel to scroll the page', async () => {
       const view = await LiveView.start(lease.page);
       try {
         await view.click(60, 50);

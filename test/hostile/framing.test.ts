@@ -1,35 +1,20 @@
 import type { Frame } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { startService, type TestService } from '../helpers/service.ts';
+import { describe, expect, test } from '../helpers/fixtures.ts';
+import { startPageServer } from '../helpers/pageServer.ts';
 import { until } from '../helpers/wait.ts';
 
 /** Clickjacking: a page of another origin framing the console gets an empty, blocked frame in a real Chromium. */
 describe('the console cannot be framed by another page', () => {
-  let svc: TestService;
-  let attacker: PageServer;
-  let browser: Awaited<ReturnType<typeof launchTestBrowser>>;
-
-  beforeAll(async () => {
-    svc = await startService();
-    attacker = await startPageServer({
+  test("frame-ancestors 'none' keeps the console out of the attacker's iframe while the console itself loads", async ({
+    svc,
+    page,
+  }) => {
+    const attacker = await startPageServer({
       '/frame': () => ({
         body: `<!doctype html><title>attacker</title><iframe id="console" src="${svc.url}/"></iframe><iframe id="control" src="${svc.url}/health"></iframe>`,
       }),
     });
-    browser = await launchTestBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await attacker?.close();
-    await svc?.dispose();
-  });
-
-  it("frame-ancestors 'none' keeps the console out of the attacker's iframe while the console itself loads", async () => {
-    const context = await browser.newContext();
     try {
-      const page = await context.newPage();
       await page.goto(`${attacker.url}/frame`);
       const frameOf = (id: string): Promise<Frame> =>
         until(async () => (await (await page.$(`#${id}`))?.contentFrame()) ?? undefined, `the #${id} frame`);
@@ -44,11 +29,11 @@ describe('the console cannot be framed by another page', () => {
       expect(await framed.locator('#root').count()).toBe(0);
       expect(framed.url()).not.toBe(`${svc.url}/`);
       // Opened as a page of its own, the console renders.
-      const direct = await context.newPage();
+      const direct = await page.context().newPage();
       await direct.goto(`${svc.url}/`);
       expect(await direct.locator('#root').count()).toBe(1);
     } finally {
-      await context.close();
+      await attacker.close();
     }
   });
 });
