@@ -29,6 +29,7 @@ describe('injected scripts as built', () => {
       'recordingMask',
       'scanPage',
       'shownValue',
+      'sliderSettled',
       'uniqueSelector',
     ]);
     for (const name of Object.values(entries)) {

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
-import { calendarOpen, readAndLeave } from '../injected/index.ts';
+import { calendarOpen, readAndLeave, sliderSettled } from '../injected/index.ts';
 import { fillEditable, fillListbox, fillMultiListbox, setAriaChecked } from './ariaFiller.ts';
 import {
   DATE_FORMATS,
@@ -417,29 +417,57 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
   };
 }
 
+/** Between two key presses: the slider's value holds this long (after two frames), as a person's presses are apart. */
+const SLIDER_KEY_QUIET_MS = 80;
+/** After the last key: the value must hold this long before it is taken as what the app keeps. */
+const SLIDER_FINAL_QUIET_MS = 250;
+/** How long a slider may keep changing by itself before the filler stops waiting for it. */
+const SLIDER_SETTLE_MAX_MS = 3000;
+
 /**
  * Moves a slider to the value by keys, the way a keyboard user does (docs/autofill.md, Sliders): plan
- * the presses from the value it reports, press, read aria-valuenow (or the range input's value) again,
- * and plan again from there, until it reports the value. A value outside its range or between two of
- * its steps is a FillProblem (asked or failed), never the nearest value.
+ * the presses from the value it reports, press one key at a time and let the page settle after each
+ * (an app whose state follows the slider one render late loses keys pressed faster than that, and a
+ * controlled slider may then swing between two values), read aria-valuenow (or the range input's
+ * value) once it holds, and plan again from there, until it reports the value and keeps it. A value
+ * outside its range or between two of its steps is a FillProblem (asked or failed), never the nearest
+ * value; a slider that will not hold still fails the job.
  */
 async function fillSlider(target: Target, loc: Locator, value: unknown): Promise<FillResult> {
   const c = target.controls[0] as ScannedControl;
   const facts = { ...(c.slider as NonNullable<ScannedControl['slider']>) };
   const wanted = sliderGoal(value, facts);
   if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
-  const read = async (): Promise<number> =>
-    Number(c.aria ? await loc.getAttribute('aria-valuenow') : await loc.inputValue());
+  const settled = async (quietMs: number): Promise<number> => {
+    // Two animation frames (the app's own handlers and re-renders have run), then no change for quietMs.
+    const s = await loc.evaluate(sliderSettled, { aria: c.aria, quietMs, maxMs: SLIDER_SETTLE_MAX_MS });
+    if (!s.stable)
+      throw new AgentFailure(
+        `'${target.label}' kept changing by itself (${s.seen.slice(-6).join(', ')}) after moving it towards ${wanted.goal}; it was left, not claimed`,
+      );
+    return s.now;
+  };
   // Focus, not click: a click moves a slider to wherever it lands.
   await loc.focus();
-  let now = await read();
+  let now = await settled(SLIDER_KEY_QUIET_MS);
   let arrowsOnly = false;
-  for (let round = 0; round < 8 && !sameSliderValue(now, wanted.goal); round += 1) {
+  let held = false;
+  for (let round = 0; round < 8; round += 1) {
+    if (sameSliderValue(now, wanted.goal)) {
+      // Reached: it must hold the value once the app has caught up, else plan again from where it went.
+      now = await settled(SLIDER_FINAL_QUIET_MS);
+      held = sameSliderValue(now, wanted.goal);
+      if (held) break;
+      continue;
+    }
     const { keys } = planSliderKeys(now, wanted.goal, facts, arrowsOnly);
     if (keys.length > 500)
       throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
-    for (const key of keys) await loc.press(key);
-    const after = await read();
+    let after = now;
+    for (const key of keys) {
+      await loc.press(key);
+      after = await settled(SLIDER_KEY_QUIET_MS);
+    }
     if (facts.step <= 0 && !sameSliderValue(after, now)) {
       // The step learnt from one press: a value between two steps is not one the slider can show.
       facts.step = Math.abs(after - now);
@@ -451,8 +479,7 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     else if (sameSliderValue(after, now)) break;
     now = after;
   }
-  if (!sameSliderValue(now, wanted.goal))
-    throw new AgentFailure(`'${target.label}' reports ${now} after moving it towards ${wanted.goal}`);
+  if (!held) throw new AgentFailure(`'${target.label}' reports ${now} after moving it towards ${wanted.goal}`);
   return { shown: String(now), how: typeof value === 'number' ? 'exact' : 'normalised' };
 }
 

@@ -12,6 +12,7 @@ import type readOptions from './readOptions.ts';
 import type recordingMask from './recordingMask.ts';
 import type shownValue from './shownValue.ts';
 import type { Signatures } from './signatures.ts';
+import type sliderSettled from './sliderSettled.ts';
 import type uniqueSelector from './uniqueSelector.ts';
 
 type Entries = {
@@ -24,6 +25,7 @@ type Entries = {
   uniqueSelector: typeof uniqueSelector;
   loginScan: typeof loginScan;
   calendarOpen: typeof calendarOpen;
+  sliderSettled: typeof sliderSettled;
   modelScan: typeof modelScan;
   recordingMask: typeof recordingMask;
   liveView: typeof liveView;
@@ -48,6 +50,7 @@ export const checked: Checked = {
   uniqueSelector: true,
   loginScan: true,
   calendarOpen: true,
+  sliderSettled: true,
   modelScan: true,
   recordingMask: true,
   liveView: true,

@@ -17,6 +17,7 @@ import {
   recordingMaskSource,
   scanPageSource,
   shownValueSource,
+  sliderSettledSource,
   uniqueSelectorSource,
 } from './generated/scripts.ts';
 import type { RecordingMaskArgs } from './scanTypes.ts';
@@ -36,6 +37,7 @@ export const readAndLeave = inPage<'readAndLeave'>(readAndLeaveSource);
 export const uniqueSelector = inPage<'uniqueSelector'>(uniqueSelectorSource);
 export const loginScan = inPage<'loginScan'>(loginScanSource);
 export const calendarOpen = inPage<'calendarOpen'>(calendarOpenSource);
+export const sliderSettled = inPage<'sliderSettled'>(sliderSettledSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);
 export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
 export const liveView = inPage<'liveView'>(liveViewSource);
@@ -68,4 +70,6 @@ export type {
   SegmentFacts,
   SegmentKind,
   SliderFacts,
+  SliderSettled,
+  SliderSettledArgs,
 } from './scanTypes.ts';

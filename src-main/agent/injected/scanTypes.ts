@@ -102,6 +102,20 @@ export interface SegmentedField {
 }
 
 /** What a slider (`role=slider` or `<input type=range>`) says about its range. */
+/** How sliderSettled.ts waits: read aria-valuenow (else the input's value), quiet for `quietMs`, at most `maxMs`. */
+export interface SliderSettledArgs {
+  aria: boolean;
+  quietMs: number;
+  maxMs: number;
+}
+
+/** What sliderSettled.ts saw: the value held, whether it held still, and every value seen meanwhile. */
+export interface SliderSettled {
+  now: number;
+  stable: boolean;
+  seen: number[];
+}
+
 export interface SliderFacts {
   min: number;
   max: number;

@@ -11,6 +11,8 @@ import type {
   RawPageFacts,
   RecordingMaskArgs,
   ScannedOption,
+  SliderSettled,
+  SliderSettledArgs,
 } from './scanTypes.ts';
 
 export interface Signatures<E = unknown> {
@@ -23,6 +25,7 @@ export interface Signatures<E = unknown> {
   uniqueSelector: (el: E) => string;
   loginScan: (role: string) => LoginScan;
   calendarOpen: (el: E) => [number, number] | null;
+  sliderSettled: (el: E, args: SliderSettledArgs) => Promise<SliderSettled>;
   modelScan: (args: ModelScanArgs) => ModelFrameScan;
   recordingMask: (args: RecordingMaskArgs) => void;
   liveView: () => void;

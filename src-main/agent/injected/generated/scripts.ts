@@ -1406,6 +1406,57 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** sliderSettled.ts */
+export const sliderSettledSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/sliderSettled.ts
+	async function sliderSettled(el, args) {
+		const read = () => Number(args.aria ? el.getAttribute("aria-valuenow") : el.value);
+		const seen = [read()];
+		const start = performance.now();
+		let last = start;
+		const note = () => {
+			const v = read();
+			if (v !== seen[seen.length - 1]) {
+				seen.push(v);
+				last = performance.now();
+			}
+		};
+		const observer = new MutationObserver(note);
+		observer.observe(el, { attributes: true });
+		el.addEventListener("input", note);
+		const frame = () => new Promise((resolve) => {
+			requestAnimationFrame(() => resolve());
+			setTimeout(resolve, 100);
+		});
+		try {
+			for (;;) {
+				await frame();
+				await frame();
+				await new Promise((resolve) => setTimeout(resolve, args.quietMs));
+				note();
+				const now = performance.now();
+				if (now - last >= args.quietMs) return {
+					now: read(),
+					stable: true,
+					seen
+				};
+				if (now - start >= args.maxMs) return {
+					now: read(),
+					stable: false,
+					seen
+				};
+			}
+		} finally {
+			observer.disconnect();
+			el.removeEventListener("input", note);
+		}
+	}
+	return sliderSettled;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** modelScan.ts */
 export const modelScanSource = `(...args) => {
 var __porticoInjected = (function() {
