@@ -1,3 +1,4 @@
+import type { WaitBudget } from './waitBudget.ts';
 import type { Page } from 'playwright-core';
 import type { JsonObject } from '../contract/common.ts';
 
@@ -111,6 +112,8 @@ export interface AgentContext {
   isHumanized(url: string): boolean;
   /** Cancel, timeout and shutdown abort this; agents stop at the next await. */
   signal: AbortSignal;
+  /** How long one action may wait for the page (the job's remaining time, agent/waitBudget.ts); absent: 30 s. */
+  budget?: WaitBudget;
   /** Ends one agent step: the engine takes the step's screenshot and counts it against max_turns (throws past it). */
   recordStep(description: string): Promise<void>;
   /** One line for the job's log stream. Never pass secret values. */

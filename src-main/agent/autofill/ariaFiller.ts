@@ -319,7 +319,7 @@ export async function fillEditable(env: FillEnv, target: Target, text: string): 
   const loc = locate(target);
   const shown = async (): Promise<string> => (await loc.innerText()).replace(/\u200b/g, '').trim();
   if (env.human) await env.human.fill(loc, text);
-  else await loc.fill(text, { timeout: 5000 });
+  else await loc.fill(text, { timeout: env.budget.ms() });
   let now = await shown();
   if (!sameValue(now, text, false)) {
     env.log(`${target.label}: text did not stick after fill, typing key by key`);

@@ -163,9 +163,9 @@ async function fillText(
   const native = /^(date|datetime-local|month|time|week|color|range)$/.test(c.type);
   if (env.human && native) {
     await env.human.click(loc);
-    await loc.fill(text, { timeout: 5000 });
+    await loc.fill(text, { timeout: env.budget.ms() });
   } else if (env.human) await env.human.fill(loc, text);
-  else await loc.fill(text, { timeout: 5000 });
+  else await loc.fill(text, { timeout: env.budget.ms() });
   // One round trip reads what stuck and leaves the field (blur is when many sites validate).
   let shown = await loc.evaluate(readAndLeave);
   if (!sameValue(shown, text, digits)) {
@@ -226,7 +226,7 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   // the fallback for those listening to key events (and the only way on humanized pages).
   let seen: string[] = [];
   if (!env.human) {
-    await loc.fill(text, { timeout: 5000 });
+    await loc.fill(text, { timeout: env.budget.ms() });
     seen = await listed(700);
   }
   if (!seen.length) seen = await tryTyping(text);
@@ -306,7 +306,8 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
     const label = control.id
       ? target.frame.locator(`label[for="${control.id}"]`)
       : loc.locator('xpath=ancestor::label[1]');
-    if ((await label.count()) >= 1) await click(env, label.first()).catch(() => undefined);
+    // A try with a fallback after it: a short wait, not the job's budget.
+    if ((await label.count()) >= 1) await click(env, label.first(), 2500).catch(() => undefined);
     if ((await loc.isChecked()) !== checked) await loc.setChecked(checked, { force: true });
     return;
   }
@@ -344,6 +345,7 @@ function weakest(hows: PlacementHow[]): PlacementHow {
 }
 
 async function fillSelectLike(
+  env: FillEnv,
   loc: Locator,
   target: Target,
   control: ScannedControl,
@@ -355,7 +357,7 @@ async function fillSelectLike(
   // force: select2/chosen-style widgets hide the native select but still listen to its change event.
   await loc.selectOption(
     picked.map((p) => ({ value: p.value })),
-    { timeout: 5000, force: true },
+    { timeout: env.budget.ms(), force: true },
   );
   return { shown: picked.map((p) => p.label).join(', '), how: weakest(matches.map((m) => m.how)) };
 }
@@ -682,7 +684,7 @@ export async function fillTarget(
     case 'listbox':
       return Array.isArray(value) ? fillMultiListbox(env, target, value) : fillListbox(env, target, value);
     case 'select':
-      return fillSelectLike(loc, target, first, Array.isArray(value) && first.multiple ? value : [value]);
+      return fillSelectLike(env, loc, target, first, Array.isArray(value) && first.multiple ? value : [value]);
     case 'radio': {
       const { index, how } = choose(target, value, target.choices);
       const choice = target.choices[index] as ChoiceLike & { pid: string };

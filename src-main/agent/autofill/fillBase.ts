@@ -1,3 +1,4 @@
+import type { WaitBudget } from '../waitBudget.ts';
 import type { Locator, Page } from 'playwright-core';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
@@ -43,6 +44,8 @@ export interface FillEnv {
   /** Set on humanized URLs: clicks and typing go through it. */
   human: HumanInput | null;
   log(line: string): void;
+  /** How long one action waits for its control to be ready: the job's remaining time (agent/waitBudget.ts). */
+  budget: WaitBudget;
 }
 
 /** The Playwright locator of a scanned control (CSS pierces open shadow roots). */
@@ -50,9 +53,10 @@ export function locate(target: Target, control: ScannedControl = target.controls
   return target.frame.locator(`[data-portico-id="${control.pid}"]`);
 }
 
-export async function click(env: FillEnv, loc: Locator): Promise<void> {
+/** Clicks `loc` once it is ready (Playwright's actionability), waiting up to `timeoutMs` (default: the job's budget). */
+export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.ms()): Promise<void> {
   if (env.human) await env.human.click(loc);
-  else await loc.click({ timeout: 5000 });
+  else await loc.click({ timeout: timeoutMs });
 }
 
 /** Types key by key so widgets that listen to keydown/keypress (masks, pickers, editors) see real input. */

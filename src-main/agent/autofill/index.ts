@@ -1,3 +1,4 @@
+import { DEFAULT_WAIT_BUDGET, describeWaitTimeout, isWaitTimeout } from '../waitBudget.ts';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type FillReport } from '../agentTypes.ts';
@@ -106,6 +107,13 @@ export class AutofillAgent implements Agent {
         if (picked === 1) throw new AgentFailure(`Not submitted (cancelled by a human): ${seen.problem}`);
         outcome = await wizard.run();
       }
+    } catch (error) {
+      // A page action that waited out the job's time (a button never clickable…): say which, not Playwright's bare timeout.
+      if (isWaitTimeout(error))
+        throw new AgentFailure((ctx.budget ?? DEFAULT_WAIT_BUDGET).exhausted(describeWaitTimeout(error)), {
+          cause: error,
+        });
+      throw error;
     } finally {
       await wizard.watch.dispose();
     }

@@ -1,3 +1,4 @@
+import { DEFAULT_WAIT_BUDGET } from '../waitBudget.ts';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { answerWithin, scriptableFrames } from '../../browser/frameAccess.ts';
 import { AgentFailure, type AgentContext, type AgentCredential } from '../agentTypes.ts';
@@ -69,6 +70,11 @@ async function findLogin(page: Page): Promise<FoundLogin | undefined> {
   return undefined;
 }
 
+/** How long one sign-in action waits for its control: the job's remaining time (agent/waitBudget.ts). */
+function waitMs(ctx: AgentContext): number {
+  return (ctx.budget ?? DEFAULT_WAIT_BUDGET).ms();
+}
+
 async function settleAfter(page: Page, frame: Frame, click: () => Promise<void>): Promise<void> {
   const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(
     () => true,
@@ -83,10 +89,10 @@ async function settleAfter(page: Page, frame: Frame, click: () => Promise<void>)
   await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
 }
 
-async function submit(page: Page, frame: Frame, scan: LoginScan, lastField: Locator): Promise<void> {
+async function submit(page: Page, frame: Frame, scan: LoginScan, lastField: Locator, waitMs: number): Promise<void> {
   await settleAfter(page, frame, async () => {
-    if (scan.submit) await frame.locator(`[${ROLE}="submit"]`).click({ timeout: 5000 });
-    else await lastField.press('Enter', { timeout: 5000 });
+    if (scan.submit) await frame.locator(`[${ROLE}="submit"]`).click({ timeout: waitMs });
+    else await lastField.press('Enter', { timeout: waitMs });
   });
 }
 
@@ -179,14 +185,14 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
       }
       if (scan.otpBoxes === 1) {
         last = frame.locator(`[${ROLE}="otp-0"]`);
-        await last.fill(code, { timeout: 5000 });
+        await last.fill(code, { timeout: waitMs(ctx) });
       } else {
         if (code.length !== scan.otpBoxes)
           ctx.log(`login: the code page has ${scan.otpBoxes} boxes for a ${code.length}-character code`);
         last = frame.locator(`[${ROLE}="otp-0"]`);
         for (let i = 0; i < scan.otpBoxes && i < code.length; i += 1) {
           last = frame.locator(`[${ROLE}="otp-${i}"]`);
-          await last.fill(code[i] ?? '', { timeout: 5000 });
+          await last.fill(code[i] ?? '', { timeout: waitMs(ctx) });
         }
       }
       ctx.log(`login: typed the one-time code for ${credential.serviceName}`);
@@ -197,7 +203,7 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
             `The login page asks for a username, but the credential for ${credential.serviceName} has none`,
           );
         last = frame.locator(`[${ROLE}="username"]`);
-        await last.fill(credential.username, { timeout: 5000 });
+        await last.fill(credential.username, { timeout: waitMs(ctx) });
       }
       if (step === 'credentials') {
         if (!credential.hasPassword)
@@ -205,7 +211,7 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
             `The login page asks for a password, but the credential for ${credential.serviceName} has none`,
           );
         last = frame.locator(`[${ROLE}="password"]`);
-        await last.fill(await credential.password(), { timeout: 5000 });
+        await last.fill(await credential.password(), { timeout: waitMs(ctx) });
       }
       ctx.log(
         `login: typed the ${step === 'credentials' ? 'username and password' : 'username'} for ${credential.serviceName}`,
@@ -214,7 +220,7 @@ export async function signIn(ctx: AgentContext, credential: AgentCredential, max
     await ctx.recordStep(
       `Login page (${step === 'code' ? 'one-time code' : step}) filled from the credential for ${credential.serviceName}`,
     );
-    await submit(ctx.page, frame, scan, last ?? frame.locator(`[${ROLE}="username"]`));
+    await submit(ctx.page, frame, scan, last ?? frame.locator(`[${ROLE}="username"]`), waitMs(ctx));
     submitted += 1;
     lastStep = step;
   }

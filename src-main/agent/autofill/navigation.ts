@@ -1,3 +1,4 @@
+import type { WaitBudget } from '../waitBudget.ts';
 import type { Frame, Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
@@ -58,14 +59,19 @@ export function chooseButton(
 }
 
 /** Clicks and waits for what it caused: a navigation of any frame, or a short pause for scripts. */
-export async function clickAndSettle(page: Page, chosen: ChosenButton, human: HumanInput | null): Promise<void> {
+export async function clickAndSettle(
+  page: Page,
+  chosen: ChosenButton,
+  human: HumanInput | null,
+  budget: WaitBudget,
+): Promise<void> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
   const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(
     () => true,
     () => false,
   );
   if (human) await human.click(loc);
-  else await loc.click({ timeout: 5000 });
+  else await loc.click({ timeout: budget.ms() });
   const moved = await Promise.race([
     navigated,
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),

@@ -3,6 +3,7 @@ import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext } from '../agentTypes.ts';
+import { DEFAULT_WAIT_BUDGET, describeWaitTimeout, isWaitTimeout } from '../waitBudget.ts';
 import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
@@ -172,7 +173,12 @@ export class Wizard {
   }
 
   #env(): FillEnv {
-    return { page: this.#ctx.page, human: this.#humanFor(this.#ctx.page.url()), log: (line) => this.#ctx.log(line) };
+    return {
+      page: this.#ctx.page,
+      human: this.#humanFor(this.#ctx.page.url()),
+      log: (line) => this.#ctx.log(line),
+      budget: this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
+    };
   }
 
   /** The run's state as it is now (for tests and diagnostics; replaced, never changed in place). */
@@ -248,7 +254,12 @@ export class Wizard {
     await this.#ctx.recordStep(clickRecord(step, filled.size));
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
     await this.watch.arm();
-    await clickAndSettle(this.#ctx.page, button, this.#humanFor(this.#ctx.page.url()));
+    await clickAndSettle(
+      this.#ctx.page,
+      button,
+      this.#humanFor(this.#ctx.page.url()),
+      this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
+    );
     await this.#settleSubmission();
     this.#state = recordClick(this.#state, button.kind);
   }
@@ -362,7 +373,9 @@ export class Wizard {
       this.#ctx.log(
         `${next.array}: ${next.rows.length} row(s) shown for ${next.items} item(s); clicking '${next.add.text}'`,
       );
-      await frame.locator(`[data-portico-id="${next.add.pid}"]`).click({ timeout: 5000 });
+      await frame
+        .locator(`[data-portico-id="${next.add.pid}"]`)
+        .click({ timeout: (this.#ctx.budget ?? DEFAULT_WAIT_BUDGET).ms() });
       clicked = true;
     }
     return clicked;
@@ -457,6 +470,14 @@ export class Wizard {
         }
         return;
       } catch (error) {
+        // The control never became ready within the job's time: the job fails naming the field and the wait.
+        if (isWaitTimeout(error))
+          throw new AgentFailure(
+            (this.#ctx.budget ?? DEFAULT_WAIT_BUDGET).exhausted(
+              `'${target.label}' (${name}): ${describeWaitTimeout(error)}`,
+            ),
+            { cause: error },
+          );
         if (!(error instanceof FillProblem)) throw error;
         // A human's answer is matched to an option before it is used, so a second problem is the widget's, not the value's.
         if (attempt > 0) throw new AgentFailure(`Cannot fill ${name}: ${error.message}`, { cause: error });

@@ -1,3 +1,4 @@
+import { jobWaitBudget } from '../../agent/waitBudget.ts';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -235,6 +236,12 @@ export class JobRun {
       humanInTheLoop: job.options.human_in_the_loop,
       isHumanized: (url) => matchesHumanizedUrl(url, job.portal.humanized_urls),
       signal,
+      // Waits on the page follow the page's readiness for as long as the job has left (agent/waitBudget.ts).
+      budget: jobWaitBudget(
+        () => job.options.timeout_minutes * this.#deps.minuteMs - clock.spentMs,
+        job.options.timeout_minutes * this.#deps.minuteMs,
+        job.options.timeout_minutes,
+      ),
       log: (line) => this.#log(line),
       recordStep: async (description) => {
         if (signal.aborted) throw signal.reason as Error;
