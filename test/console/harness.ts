@@ -268,3 +268,21 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   });
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/**
+ * Moves the paused clock of a page opened with `{ clock: true }` on, 250 ms at a time, until `probe`
+ * holds: the console's polls come when the test moves time, not after waiting them out. Fails after
+ * `maxMs` of page time.
+ */
+export async function advanceUntil(
+  page: Page,
+  probe: () => boolean | Promise<boolean>,
+  what: string,
+  maxMs = 15_000,
+): Promise<void> {
+  for (let ms = 0; ; ms += 250) {
+    if (await probe()) return;
+    if (ms >= maxMs) throw new Error(`${what}: not within ${maxMs / 1000} s of the page's time`);
+    await page.clock.runFor(250);
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makePortal, runJob, useConsoleWorld } from './harness.ts';
+import { advanceUntil, makePortal, runJob, useConsoleWorld } from './harness.ts';
 
 declare global {
   interface Window {
@@ -31,7 +31,8 @@ describe('desktop notifications for pending questions, opted in under Settings (
       return job_id;
     };
     await askElsewhere();
-    const page = await world.openConsole({ hash: '#/settings' });
+    // The console's timers on the page's fake clock: each question poll (every 3 s) comes when the test moves time.
+    const page = await world.openConsole({ hash: '#/settings', clock: true });
     await page.context().grantPermissions(['notifications'], { origin: world.svc.url });
     // Records each notification while still constructing the browser's real one.
     await page.context().addInitScript(() => {
@@ -46,6 +47,7 @@ describe('desktop notifications for pending questions, opted in under Settings (
       Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
     });
     await page.reload();
+    await page.clock.pauseAt(Date.now() + 1000);
     const box = page.getByLabel('Notify me on this computer when a job asks a question');
     await box.check();
     await page.getByTestId('notify-status').getByText('On in this browser').waitFor();
@@ -53,18 +55,25 @@ describe('desktop notifications for pending questions, opted in under Settings (
 
     const endpoint = world.unique('asks');
     await makePortal(world, endpoint, 'script:ask');
-    const waitingPoll = page.waitForResponse((r) => r.url().includes('status=waiting_for_input'));
+    let polled = false;
+    void page
+      .waitForResponse((r) => r.url().includes('status=waiting_for_input'))
+      .then(() => {
+        polled = true;
+      });
     await page.evaluate(() => {
       window.location.hash = '#/jobs';
     });
-    await waitingPoll;
+    await advanceUntil(page, () => polled, 'a pending-question poll');
     const shown = () =>
       page.evaluate(() => (window.__shown ?? []).map((n) => ({ title: n.title, body: n.body, tag: n.tag })));
+    const shownTags = async () => (await shown()).map((n) => n.tag).join(' ');
 
     const first = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
-    await expect
-      .poll(shown, { timeout: 15_000 })
-      .toEqual([{ title: `${endpoint} needs your answer`, body: 'Which colour?', tag: `portico-question-${first}` }]);
+    await advanceUntil(page, async () => (await shown()).length > 0, 'the first notification');
+    expect(await shown()).toEqual([
+      { title: `${endpoint} needs your answer`, body: 'Which colour?', tag: `portico-question-${first}` },
+    ]);
 
     // A hidden tab keeps checking while notifications are on: that is when they matter.
     await page.evaluate(() => {
@@ -72,9 +81,8 @@ describe('desktop notifications for pending questions, opted in under Settings (
       document.dispatchEvent(new Event('visibilitychange'));
     });
     const second = await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
-    await expect
-      .poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 })
-      .toEqual([`portico-question-${first}`, `portico-question-${second}`]);
+    await advanceUntil(page, async () => (await shown()).length > 1, 'the second notification, from a hidden tab');
+    expect((await shown()).map((n) => n.tag)).toEqual([`portico-question-${first}`, `portico-question-${second}`]);
     await page.evaluate(() => {
       Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
       document.dispatchEvent(new Event('visibilitychange'));
@@ -92,18 +100,25 @@ describe('desktop notifications for pending questions, opted in under Settings (
     await box.uncheck();
     await page.getByTestId('notify-status').getByText('Off.').waitFor();
     await runJob(world, endpoint, { form_data: {}, human_in_the_loop: true }, ['waiting_for_input']);
-    await expect.poll(() => page.getByTestId('waiting-badge').innerText(), { timeout: 15_000 }).toBe('3');
+    const badge = page.getByTestId('waiting-badge');
+    await advanceUntil(
+      page,
+      async () => (await badge.count()) > 0 && (await badge.innerText()) === '3',
+      'the badge at 3',
+    );
     expect((await shown()).length).toBe(2);
 
     // On again, then another org: the question already waiting there is shown in the page, not announced; a new one is.
     await box.check();
     await page.getByTestId('notify-status').getByText('On in this browser').waitFor();
     await page.getByLabel('Organization').selectOption('elsewhere');
-    await page.getByRole('link', { name: `Answer ${otherEndpoint}` }).waitFor({ timeout: 15_000 });
+    const answerElsewhere = page.getByRole('link', { name: `Answer ${otherEndpoint}` });
+    await advanceUntil(page, async () => (await answerElsewhere.count()) > 0, "the other org's waiting question");
     expect((await shown()).length).toBe(2);
     const fresh = await askElsewhere();
-    await expect
-      .poll(async () => (await shown()).map((n) => n.tag), { timeout: 15_000 })
-      .toEqual([`portico-question-${first}`, `portico-question-${second}`, `portico-question-${fresh}`]);
+    await advanceUntil(page, async () => (await shown()).length > 2, 'the new question of the other org');
+    expect(await shownTags()).toBe(
+      [`portico-question-${first}`, `portico-question-${second}`, `portico-question-${fresh}`].join(' '),
+    );
   }, 90_000);
 });
