@@ -320,12 +320,12 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       idle: idleBrowsers,
       // On a remote host, served through the same CDP proxy (docs/scale.md): a `playwright` host launches a
       // browser of its own for the session; on a `cdp` host the session is a browser context of its own.
-      remoteBrowser: async (hostName, screen) =>
-        browserHosts.state(hostName)?.spec.kind === 'cdp'
-          ? remoteCdpSessionBrowser(await browserHosts.connectCdpSocket(hostName), screen, {
-              tempDir: join(paths.tmp, 'sessions'),
-            })
-          : remoteSessionBrowser(await browserHosts.connect(hostName), { tempDir: join(paths.tmp, 'sessions') }),
+      remoteBrowser: async (hostName, screen) => {
+        const remote = { tempDir: join(paths.tmp, 'sessions'), ...(options.clock && { clock: options.clock }) };
+        return browserHosts.state(hostName)?.spec.kind === 'cdp'
+          ? remoteCdpSessionBrowser(await browserHosts.connectCdpSocket(hostName), screen, remote)
+          : remoteSessionBrowser(await browserHosts.connect(hostName), remote);
+      },
       recorder: {
         ffmpegPath: () => findFfmpeg(config.ffmpegPath),
         dir: join(paths.artifacts, 'sessions'),

@@ -372,7 +372,7 @@ export async function remoteCdpSessionBrowser(
   screen: { width: number; height: number },
   options: RemoteSessionOptions = {},
 ): Promise<SessionBrowser> {
-  const process = new SocketProcess();
+  const lifeline = new SocketProcess();
   const transport: CdpTransport = {
     send: (text) => socket.send(text),
     onMessage: undefined,
@@ -380,7 +380,7 @@ export async function remoteCdpSessionBrowser(
   };
   socket.onMessage = (text) => transport.onMessage?.(text);
   socket.onClose = () => {
-    process.ended();
+    lifeline.ended();
     transport.onClose?.();
   };
   const parent = options.tempDir ?? tmpdir();
@@ -415,7 +415,7 @@ export async function remoteCdpSessionBrowser(
       socket.close();
     };
     return new SessionBrowser(
-      process,
+      lifeline,
       pipe,
       workDir,
       options.closeTimeoutMs ?? 5_000,
