@@ -1,4 +1,4 @@
-import { errors } from 'playwright-core';
+import { isPlaywrightTimeout } from '../browser/playwrightErrors.ts';
 
 /**
  * How long one action on the page (fill, click, select, press…) may wait for its control to be ready —
@@ -40,7 +40,7 @@ export const DEFAULT_WAIT_BUDGET: WaitBudget = Object.freeze({
 
 /** Whether `error` is a Playwright action that timed out (its control never became ready). */
 export function isWaitTimeout(error: unknown): error is Error {
-  return error instanceof errors.TimeoutError;
+  return isPlaywrightTimeout(error);
 }
 
 /**
