@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 
 import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';
 import {
+  addTried,
   initialFillState,
   markMapped,
   placeKey,
@@ -23,6 +24,7 @@ import {
   type PlacedValue,
 } from '../../src-main/agent/autofill/fillState.ts';
 import {
+  answerError,
   elimination,
   mapperQuestion,
   next,
@@ -404,5 +406,47 @@ describe('next: finish, or which button and what first (recorded scans)', () => 
       },
     );
     expect(elimination(filledState(two), two.run, two.targets, filled)).toBeNull();
+  });
+});
+
+describe("answerError: what a page's validation message calls for (recorded scans)", () => {
+  const page = load('govuk-error-summary.step-2');
+  const [error] = readErrors(page.frames, page.targets);
+  const registration = target(page, 'Vehicle registration number');
+  const placed = placeKey(initialFillState(), 'vehicle', placedAt(registration, page.signature));
+
+  it('a rejected value is corrected the way the message asks (capital letters first), then other spellings', () => {
+    if (!error) throw new Error('the recorded page shows no error');
+    const first = answerError(error, placed, page.run);
+    expect(first).toMatchObject({ kind: 'correct', entry: { key: 'vehicle' }, correction: { value: 'CU57 ABC' } });
+    const after = first.kind === 'correct' ? addTried(placed, 'vehicle', ...first.tried) : placed;
+    expect(answerError(error, after, page.run)).toMatchObject({
+      kind: 'correct',
+      correction: { value: 'cu57abc', note: 'spaces removed' },
+    });
+  });
+
+  it('with every correction tried, a human is asked for the value (or the job fails naming the key and the message)', () => {
+    if (!error) throw new Error('the recorded page shows no error');
+    const exhausted = addTried(placed, 'vehicle', 'value:CU57 ABC', 'value:cu57abc');
+    const answer = answerError(error, exhausted, page.run);
+    expect(answer.kind).toBe('askRejected');
+    if (answer.kind !== 'askRejected') return;
+    expect(answer.failure).toBe(
+      "The page rejected 'Vehicle registration number' (form_data key 'vehicle'): \"Enter the registration number in capital letters, like CU57 ABC\"; no correction left to try",
+    );
+  });
+
+  it('a message on a field no key took: a pending key that matches it will fill it; with none, a human is asked', () => {
+    if (!error) throw new Error('the recorded page shows no error');
+    expect(answerError(error, initialFillState(), page.run)).toMatchObject({ kind: 'willFill' });
+    const without = load(
+      'govuk-error-summary.step-2',
+      { manufacturer: 'Vauxhall' },
+      { type: 'object', properties: {} },
+    );
+    const answer = answerError(error, initialFillState(), without.run);
+    expect(answer).toMatchObject({ kind: 'askValue', controlKey: 'vehicle-registration' });
+    expect(answerError({ text: 'Something went wrong', target: null }, placed, page.run)).toEqual({ kind: 'note' });
   });
 });

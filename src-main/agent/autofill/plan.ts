@@ -8,8 +8,16 @@ import type { Frame } from 'playwright-core';
 import { isFileObject, loggable, type Entry } from './entries.ts';
 import { dateReadings } from './dates.ts';
 import { arrayRows, matchScoped } from './fieldArrays.ts';
-import { compatibility, eliminationFits, type Ambiguity, type Placement } from './fieldMatcher.ts';
 import {
+  compatibility,
+  eliminationFits,
+  MATCH_THRESHOLD,
+  scoreMatch,
+  type Ambiguity,
+  type Placement,
+} from './fieldMatcher.ts';
+import {
+  entryAtControl,
   isDeclined,
   isPlaced,
   keyState,
@@ -25,7 +33,7 @@ import type { FrameScan } from './pageScan.ts';
 import { quote } from './questions.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
-import type { PageError } from './validationReader.ts';
+import { nextCorrection, type Correction, type PageError } from './validationReader.ts';
 import { realChoices } from './valueAdapter.ts';
 
 /** Every frame of a page a script can reach, with its scan. */
@@ -383,5 +391,65 @@ export function next(view: PageView, state: FillState, run: RunEntries): Next {
           ? `The form did not advance past '${heading}' after clicking '${button.button.text}' ${visits} times.${said}`
           : null,
     },
+  };
+}
+
+/** A question for a field's value: asked (its real options, if any), or the failure without a human. */
+export interface ValueQuestion {
+  question: { question: string; message: string };
+  failure: string;
+}
+
+/** What a validation message the page shows calls for (`answerError`). */
+export type ErrorAnswer =
+  /** A message tied to no field: logged. */
+  | { kind: 'note' }
+  /** A message on a field a pending key will fill (a page that validated as it appeared): filling it is the answer. */
+  | { kind: 'willFill'; target: Target }
+  /** A field no key fills: a human gives its value (typed whenever that control shows), or the job fails. */
+  | ({ kind: 'askValue'; target: Target; controlKey: string } & ValueQuestion)
+  /** A rejected key with a correction left to try: another date format, phone spelling, case, spaces. */
+  | { kind: 'correct'; entry: Entry; correction: Correction; tried: string[] }
+  /** A rejected key with no correction left: a human gives the value, or the job fails. */
+  | ({ kind: 'askRejected'; entry: Entry; target: Target; tried: string[] } & ValueQuestion);
+
+/** What to do about one validation message, given what the run knows (`tried`: every tried token of the key after this). */
+export function answerError(error: PageError, state: FillState, run: RunEntries): ErrorAnswer {
+  const { target, text } = error;
+  if (!target) return { kind: 'note' };
+  const key = controlKey(target);
+  const entry = entryAtControl(state, allEntries(run), key);
+  if (!entry) {
+    if (
+      run.entries.some(
+        (e) => !isPlaced(state, e.key) && !isDeclined(state, e.key) && scoreMatch(e, target) >= MATCH_THRESHOLD,
+      )
+    )
+      return { kind: 'willFill', target };
+    return {
+      kind: 'askValue',
+      target,
+      controlKey: key,
+      question: {
+        question: `What should be entered for '${target.label}'?`,
+        message: `The page says ${quote(text)} and form_data has no value for it.`,
+      },
+      failure: `The page requires '${target.label}': ${quote(text)}, and no form_data key matches it; enable human_in_the_loop to be asked`,
+    };
+  }
+  const known = keyState(state, entry.key);
+  const tried = new Set(known.tried);
+  const correction = nextCorrection(entry, target, text, tried, known.override?.value);
+  if (correction) return { kind: 'correct', entry, correction, tried: [...tried] };
+  return {
+    kind: 'askRejected',
+    entry,
+    target,
+    tried: [...tried],
+    question: {
+      question: `The page rejected '${target.label}'. What value should be entered?`,
+      message: `form_data '${entry.key}' was rejected: ${quote(text)}`,
+    },
+    failure: `The page rejected '${target.label}' (form_data key '${entry.key}'): ${quote(text)}; no correction left to try`,
   };
 }

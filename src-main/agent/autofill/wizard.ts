@@ -8,7 +8,7 @@ import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
 import { arrayRows } from './fieldArrays.ts';
-import { MATCH_THRESHOLD, scoreMatch, type Placement } from './fieldMatcher.ts';
+import { type Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
 import { clickAndSettle } from './navigation.ts';
 import {
@@ -48,6 +48,7 @@ import { scanFrame, type FrameScan } from './pageScan.ts';
 import {
   acceptMapping,
   allEntries,
+  answerError,
   clickRecord,
   controlKey,
   fieldOptions,
@@ -74,7 +75,7 @@ import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
-import { nextCorrection, readErrors, type PageError } from './validationReader.ts';
+import { readErrors, type PageError } from './validationReader.ts';
 import { asText, phoneVariants, realChoices } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
@@ -574,59 +575,37 @@ export class Wizard {
   /** Applies corrections for messages the page shows; asks or fails when it has none. */
   async #handleErrors(errors: PageError[]): Promise<void> {
     for (const error of errors) {
-      if (!error.target) {
-        this.#ctx.log(`page message: ${quote(error.text)}`);
-        continue;
+      const answer = answerError(error, this.#state, this.#run);
+      switch (answer.kind) {
+        case 'note':
+          this.#ctx.log(`page message: ${quote(error.text)}`);
+          break;
+        case 'willFill':
+          this.#ctx.log(
+            `page message on '${answer.target.label}': ${quote(error.text, 120)}; a form_data key will fill it`,
+          );
+          break;
+        case 'askValue': {
+          const value = await this.#askForField(answer.target, answer.question, answer.failure);
+          this.#state = countCorrection(rememberManual(this.#state, answer.controlKey, value));
+          break;
+        }
+        case 'correct': {
+          const { entry, correction } = answer;
+          this.#state = addTried(this.#state, entry.key, ...answer.tried);
+          this.#ctx.log(`${entry.key}: the page said ${quote(error.text, 120)}; retrying with ${correction.note}`);
+          if (correction.value !== undefined) this.#state = overrideKey(this.#state, entry.key, correction.value);
+          if (correction.dateFormat) this.#state = setDateFormat(this.#state, entry.key, correction.dateFormat);
+          this.#state = countCorrection(this.#state);
+          break;
+        }
+        case 'askRejected': {
+          this.#state = addTried(this.#state, answer.entry.key, ...answer.tried);
+          const value = await this.#askForField(answer.target, answer.question, answer.failure);
+          this.#state = countCorrection(overrideKey(this.#state, answer.entry.key, value, true));
+          break;
+        }
       }
-      const key = controlKey(error.target);
-      const entry = entryAtControl(this.#state, allEntries(this.#run), key);
-      // A message on a field a pending key will fill (a page that validated as it appeared: React swapping
-      // a "Next" button for a submit button under the click): filling it is the answer, not a question.
-      const target = error.target;
-      if (
-        !entry &&
-        this.#run.entries.some(
-          (e) =>
-            !isPlaced(this.#state, e.key) &&
-            !isDeclined(this.#state, e.key) &&
-            scoreMatch(e, target) >= MATCH_THRESHOLD,
-        )
-      ) {
-        this.#ctx.log(`page message on '${target.label}': ${quote(error.text, 120)}; a form_data key will fill it`);
-        continue;
-      }
-      if (!entry) {
-        const answer = await this.#askForField(
-          error.target,
-          {
-            question: `What should be entered for '${error.target.label}'?`,
-            message: `The page says ${quote(error.text)} and form_data has no value for it.`,
-          },
-          `The page requires '${error.target.label}': ${quote(error.text)}, and no form_data key matches it; enable human_in_the_loop to be asked`,
-        );
-        this.#state = countCorrection(rememberManual(this.#state, key, answer));
-        continue;
-      }
-      const known = keyState(this.#state, entry.key);
-      const tried = new Set(known.tried);
-      const correction = nextCorrection(entry, error.target, error.text, tried, known.override?.value);
-      this.#state = addTried(this.#state, entry.key, ...tried);
-      if (correction) {
-        this.#ctx.log(`${entry.key}: the page said ${quote(error.text, 120)}; retrying with ${correction.note}`);
-        if (correction.value !== undefined) this.#state = overrideKey(this.#state, entry.key, correction.value);
-        if (correction.dateFormat) this.#state = setDateFormat(this.#state, entry.key, correction.dateFormat);
-        this.#state = countCorrection(this.#state);
-        continue;
-      }
-      const answer = await this.#askForField(
-        error.target,
-        {
-          question: `The page rejected '${error.target.label}'. What value should be entered?`,
-          message: `form_data '${entry.key}' was rejected: ${quote(error.text)}`,
-        },
-        `The page rejected '${error.target.label}' (form_data key '${entry.key}'): ${quote(error.text)}; no correction left to try`,
-      );
-      this.#state = countCorrection(overrideKey(this.#state, entry.key, answer, true));
     }
   }
 
