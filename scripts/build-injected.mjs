@@ -34,6 +34,8 @@ export const entries = {
   'modelScan.ts': 'modelScan',
   'recordingMask.ts': 'recordingMask',
   'liveView.ts': 'liveView',
+  'tagChips.ts': 'tagChips',
+  'enterGuard.ts': 'enterGuard',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

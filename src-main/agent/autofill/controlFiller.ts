@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
-import { calendarOpen, readAndLeave, sliderSettled } from '../injected/index.ts';
+import { calendarOpen, enterGuard, readAndLeave, sliderSettled, tagChips } from '../injected/index.ts';
 import { fillEditable, fillListbox, fillMultiListbox, setAriaChecked } from './ariaFiller.ts';
 import {
   DATE_FORMATS,
@@ -48,6 +48,7 @@ import {
   readBackMatches,
   wantsTwelveHour,
   type ReadBackKind,
+  type TimeOfDay,
 } from './widgetValues.ts';
 import { loose } from './textNorm.ts';
 import {
@@ -490,6 +491,11 @@ async function readSegmentsNow(target: Target, field: SegmentedField): Promise<S
   const out: SegmentReading[] = [];
   for (const s of field.list) {
     const read = await target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate((el) => {
+      // A number box shows its value; a drawn segment its text and aria-valuenow.
+      if (el instanceof HTMLInputElement) {
+        const n = el.value.trim() === '' ? null : Number(el.value);
+        return { text: el.value.trim(), now: n, valueText: '' };
+      }
       const now = el.getAttribute('aria-valuenow');
       return {
         text: (el.textContent ?? '').trim(),
@@ -524,6 +530,8 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
   const type = async (steps: SegmentKeys[]): Promise<void> => {
     for (const step of steps) {
       await click(env, target.frame.locator(`[data-portico-id="${step.pid}"]`));
+      // A number box holds its value as text: selected first, so the keys replace it.
+      if (field.list.find((s) => s.pid === step.pid)?.input) await env.page.keyboard.press('ControlOrMeta+A');
       if (env.human) await env.human.type(step.keys);
       else await env.page.keyboard.type(step.keys, { delay: 15 });
     }
@@ -605,6 +613,115 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
 }
 
 /**
+ * A tag (chip) input (docs/autofill.md, Tag and chip inputs): each value of the list is typed into the
+ * box and turned into a chip with Enter (a comma when Enter made none), the way a person adds tags,
+ * while a guard keeps that Enter from submitting the form (enterGuard.ts): the submission check is not
+ * armed while filling, so no request may leave then. The chips are read back and must be exactly the
+ * values, in order; a box that makes no chip, or chips that differ, fail the job (the typed text is
+ * cleared, never left to go as one joined value).
+ */
+async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<FillResult> {
+  const wanted = (Array.isArray(value) ? value : [value]).map((v) => asText(v).trim()).filter(Boolean);
+  if (!wanted.length) throw new FillProblem(`no tag to add to '${target.label}'`);
+  const chips = async (): Promise<string[]> => loc.evaluate(tagChips).catch(() => []);
+  const same = (a: string, b: string): boolean => sameText(a, b, false);
+  const before = await chips();
+  const stray = before.filter((c) => !wanted.some((w) => same(w, c)));
+  if (stray.length)
+    throw new AgentFailure(
+      `'${target.label}' already shows the tag(s) ${stray.map((c) => `'${c}'`).join(', ')}, which form_data does not give; nothing was added`,
+    );
+  await loc.evaluate(enterGuard, 'on' as const);
+  let stopped = 0;
+  try {
+    for (const tag of wanted) {
+      if ((await chips()).some((c) => same(tag, c))) continue;
+      const count = (await chips()).length;
+      const made = async (): Promise<boolean> =>
+        waitFor(async () => (await chips()).length > count && (await loc.inputValue()) === '', 1000);
+      await click(env, loc);
+      if (env.human) await env.human.fill(loc, tag);
+      else await loc.fill(tag, { timeout: 5000 });
+      await loc.press('Enter');
+      if (!(await made())) {
+        // Some tag inputs add on a comma rather than Enter.
+        await typeKeys(env, loc, `${tag},`);
+        if (!(await made())) {
+          await typeKeys(env, loc, '');
+          throw new AgentFailure(
+            `'${target.label}' made no tag of '${tag}' on Enter or a comma; it does not take the list as tags, nothing was placed`,
+          );
+        }
+      }
+    }
+  } finally {
+    stopped = await loc.evaluate(enterGuard, 'off' as const).catch(() => 0);
+  }
+  if (stopped) env.log(`${target.label}: Enter would have submitted the form (${stopped}×); stopped`);
+  const shown = await chips();
+  const exact = shown.length === wanted.length && shown.every((c, i) => same(wanted[i] as string, c));
+  if (!exact)
+    throw new AgentFailure(
+      `'${target.label}' shows the tags ${shown.map((c) => `'${c}'`).join(', ') || '(none)'} after adding ${wanted.map((w) => `'${w}'`).join(', ')}; the value was not placed`,
+    );
+  await loc.blur().catch(() => undefined);
+  return {
+    shown: shown.join(', '),
+    how: shown.every((c, i) => c === wanted[i]) ? 'exact' : 'normalised',
+    options: shown.map((c) => ({ label: c, value: c })),
+    sent: shown,
+  };
+}
+
+/**
+ * A 12-hour time box with its AM/PM select beside it (docs/autofill.md, Time pickers): "13:30" is typed
+ * as "01:30" (or "1:30" when the box's pattern takes only that) and PM is chosen in the select; then
+ * both are read back and must mean the same time, else the job fails naming what they show. A value
+ * that is no time of day is a FillProblem (asked or failed, nothing typed).
+ */
+async function fillTwelveHourPair(
+  env: FillEnv,
+  target: Target,
+  loc: Locator,
+  meridiem: ScannedControl,
+  value: unknown,
+): Promise<FillResult> {
+  const time = typeof value === 'string' ? parseTimeOfDay(value) : null;
+  if (!time) throw new FillProblem(`'${asText(value)}' is not a time of day for '${target.label}'`);
+  const { clock, period } = twelveHourParts(time, target.controls[0]?.pattern ?? '');
+  const periodChoice = choose(target, period, selectChoices(meridiem));
+  const typed = await fillText(env, target, loc, clock);
+  const select = locate(target, meridiem);
+  await select.selectOption(
+    { value: (selectChoices(meridiem)[periodChoice.index] as ChoiceLike).value },
+    { force: true, timeout: 5000 },
+  );
+  const chosen = await select.evaluate((el) => {
+    const sel = el as HTMLSelectElement;
+    return sel.selectedOptions[0]?.label ?? sel.value;
+  });
+  const shown = `${await loc.inputValue().catch(() => typed)} ${chosen}`.trim();
+  if (!readBackMatches('time', formatTwelveHour(time), shown))
+    throw new AgentFailure(
+      `'${target.label}' shows '${shown}' after typing ${clock} and choosing ${period}; the value was not placed`,
+    );
+  return { shown, how: 'normalised' };
+}
+
+/**
+ * A time split for a 12-hour box and its AM/PM select: the hour padded ("01:30") as an "hh:mm"
+ * placeholder shows it, unless the box's `pattern` takes only the unpadded form ("1:30").
+ */
+export function twelveHourParts(time: TimeOfDay, pattern: string): { clock: string; period: 'AM' | 'PM' } {
+  const [clock, period] = formatTwelveHour(time).split(' ') as [string, 'AM' | 'PM'];
+  const bare = clock.replace(/^0/, '');
+  return {
+    clock: pattern && patternAccepts(pattern, clock) === false && patternAccepts(pattern, bare) === true ? bare : clock,
+    period,
+  };
+}
+
+/**
  * A text date field that opened a calendar popup (flatpickr, a date range input) leaves it open over
  * the next fields and the form's buttons: Escape closes it, and the field must still show the date.
  */
@@ -639,6 +756,7 @@ export async function fillTarget(
     case 'text':
     case 'textarea':
     case 'date': {
+      if (target.meridiem) return fillTwelveHourPair(env, target, loc, target.meridiem, value);
       if (first.datalist && target.choices.length) {
         // A datalist only suggests: a value naming one suggestion types that suggestion's value, anything else goes in as given.
         const match = findChoice(value, target.choices);
@@ -739,6 +857,8 @@ export async function fillTarget(
       return fillSegments(env, target, value);
     case 'boxes':
       return fillBoxes(env, target, value);
+    case 'tags':
+      return fillTags(env, target, loc, value);
     case 'dateRange': {
       const range = dateRangeValue(value);
       const format = target.rangeFormat;

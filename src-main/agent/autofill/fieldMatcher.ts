@@ -5,6 +5,7 @@ import { dateReadings, parseMonthYear } from './dates.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
 import { segmentGoal } from './segments.ts';
 import { sliderNumber } from './slider.ts';
+import { parseTimeOfDay } from './widgetValues.ts';
 import { asBoolean, findChoice, matchChoice, realChoices } from './valueAdapter.ts';
 
 /** Below this a key and a control are unrelated. */
@@ -41,6 +42,15 @@ export function compatibility(value: unknown, target: Target): number {
   if (file) return 0;
   if (target.kind === 'slider') return sliderNumber(value) !== null ? 1 : 0;
   if (target.kind === 'dateRange') return dateRangeValue(value) ? 1 : 0;
+  // A tag input takes a list of words or phrases (one value is one tag).
+  if (target.kind === 'tags')
+    return (Array.isArray(value) ? value : [value]).every((v) => typeof v === 'string' || typeof v === 'number')
+      ? Array.isArray(value)
+        ? 1
+        : 0.9
+      : 0;
+  // A 12-hour time box with its AM/PM select takes a time of day, nothing else.
+  if (target.meridiem) return typeof value === 'string' && parseTimeOfDay(value) ? 1 : 0;
   // A code of one character per box: any text or number (its length is checked when filled).
   if (target.kind === 'boxes') return typeof value === 'string' || typeof value === 'number' ? 1 : 0;
   if (target.kind === 'segments') {

@@ -36,12 +36,15 @@ async function readControl(target: Target, pid: string): Promise<ControlState | 
 }
 
 function checkKind(target: Target): PlacedCheck['kind'] {
+  // A time in two parts (a 12-hour box and its AM/PM select) is checked as its parts together, like a split date.
+  if (target.meridiem) return 'date';
   switch (target.kind) {
     case 'select':
     case 'radio':
     case 'checkboxGroup':
     case 'listbox':
     case 'combobox':
+    case 'tags':
       return 'choice';
     case 'checkbox':
       return 'checkbox';
@@ -81,48 +84,55 @@ export async function placedCheckFor(
     ),
   ];
   let sent: string[];
-  switch (target.kind) {
-    case 'select':
-      sent = states[0]?.state?.selected ?? [];
-      break;
-    case 'radio':
-    case 'checkboxGroup':
-      sent = states
-        .filter(({ state }) => state?.checked)
-        .map(({ control, state }) => {
-          const choice = target.choices.find((c) => c.pid === control.pid);
-          return control.aria ? (choice?.value ?? '') : (state?.value ?? choice?.value ?? '');
-        })
-        .filter(Boolean);
-      break;
-    case 'checkbox': {
-      const state = states[0]?.state;
-      sent = state?.checked ? [state.value || 'on'] : [];
-      break;
-    }
-    case 'listbox':
-    case 'combobox':
-      if (target.kind === 'combobox' && !Array.isArray(value)) {
-        sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
+  // A 12-hour time box and its AM/PM select hold one time in two parts ("01:30", "PM"), like a split date.
+  if (target.meridiem) sent = states.map(({ state }) => state?.value ?? '');
+  else
+    switch (target.kind) {
+      case 'select':
+        sent = states[0]?.state?.selected ?? [];
+        break;
+      case 'radio':
+      case 'checkboxGroup':
+        sent = states
+          .filter(({ state }) => state?.checked)
+          .map(({ control, state }) => {
+            const choice = target.choices.find((c) => c.pid === control.pid);
+            return control.aria ? (choice?.value ?? '') : (state?.value ?? choice?.value ?? '');
+          })
+          .filter(Boolean);
+        break;
+      case 'checkbox': {
+        const state = states[0]?.state;
+        sent = state?.checked ? [state.value || 'on'] : [];
         break;
       }
-      // A multi-select list: the values of the options chosen, as read while the list was open.
-      sent = seen.sent?.length ? seen.sent : hidden?.value ? [hidden.value] : [];
-      break;
-    case 'file':
-      sent = [];
-      break;
-    case 'dateSplit':
-      sent = states.map(({ state }) => state?.value ?? '');
-      break;
-    case 'segments':
-    case 'boxes':
-      // A sectioned field or a row of boxes has no value of its own to read: what its parts were read back as.
-      sent = [shown];
-      break;
-    default:
-      sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
-  }
+      case 'listbox':
+      case 'combobox':
+        if (target.kind === 'combobox' && !Array.isArray(value)) {
+          sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
+          break;
+        }
+        // A multi-select list: the values of the options chosen, as read while the list was open.
+        sent = seen.sent?.length ? seen.sent : hidden?.value ? [hidden.value] : [];
+        break;
+      case 'file':
+        sent = [];
+        break;
+      case 'dateSplit':
+        sent = states.map(({ state }) => state?.value ?? '');
+        break;
+      case 'tags':
+        // A tag input: the chips as read back.
+        sent = seen.sent ?? [shown];
+        break;
+      case 'segments':
+      case 'boxes':
+        // A sectioned field or a row of boxes has no value of its own to read: what its parts were read back as.
+        sent = [shown];
+        break;
+      default:
+        sent = [states[0]?.state?.value ?? shown].filter((v) => v !== '');
+    }
   const given =
     target.kind === 'file'
       ? filePayloads(value)

@@ -150,7 +150,8 @@ function belongsTo(field: SentField, placed: PlacedCheck): boolean {
 
 function carries(field: SentField, placed: PlacedCheck): boolean {
   if (placed.kind === 'file') return placed.given.split(', ').includes(field.value);
-  if (placed.sent.length && placed.sent.includes(field.value)) return true;
+  // A split date's or time's `sent` are its parts ("06", "2014"), none of which is the whole value.
+  if (placed.kind !== 'date' && placed.sent.length && placed.sent.includes(field.value)) return true;
   return (
     sameMeaning(placed.given, field.value, { options: placed.options, choice: placed.kind === 'choice' }) === 'same'
   );
@@ -203,7 +204,8 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
       else if (parts.length >= 2 && p.sent.length === parts.length && parts.some((v, i) => v !== p.sent[i])) {
         mismatches.push({ key: p.key, label: p.label, sent: parts.join(' '), given: p.given, secret: p.secret });
       }
-      continue;
+      // No part under its own name (a JSON API sending the date or time as one field): checked as one value below.
+      if (parts.length) continue;
     }
     if (p.kind === 'choice' && p.sent.length > 1 && own.length) {
       const values = new Set(own.map((f) => f.value));

@@ -26,7 +26,9 @@ export type TargetKind =
   /** A sectioned date/time field: one spinbutton per part in one group (segments.ts). */
   | 'segments'
   /** A row of one-character boxes taking one code (a PIN, a one-time code). */
-  | 'boxes';
+  | 'boxes'
+  /** A tag (chip) input: each value typed and turned into a chip by Enter (or a comma). */
+  | 'tags';
 
 /** A choice inside a radio group, checkbox group or select. */
 export interface Choice {
@@ -58,6 +60,8 @@ export interface Target {
   dateParts?: DateSplitParts;
   /** For `dateRange`: the date format and the separator between the two dates. */
   rangeFormat?: RangeFormat;
+  /** A 12-hour time box's AM/PM choice beside it (a `<select>` offering AM and PM), see `twelveHourPairs`. */
+  meridiem?: ScannedControl;
 }
 
 export interface DateSplitParts {
@@ -141,10 +145,12 @@ function datePart(c: ScannedControl): 'day' | 'month' | 'year' | null {
       ),
     ),
   );
-  if (tokens.has('day') || tokens.has('dd')) return 'day';
-  if (tokens.has('month') || tokens.has('mm')) return 'month';
-  if (tokens.has('year') || tokens.has('yyyy') || tokens.has('yy')) return 'year';
-  return null;
+  const parts: Array<'day' | 'month' | 'year'> = [];
+  if (tokens.has('day') || tokens.has('dd')) parts.push('day');
+  if (tokens.has('month') || tokens.has('mm')) parts.push('month');
+  if (tokens.has('year') || tokens.has('yyyy') || tokens.has('yy')) parts.push('year');
+  // A box naming two parts or more ("MM/DD/YYYY") takes a whole date (or a range), not one part of it.
+  return parts.length === 1 ? (parts[0] ?? null) : null;
 }
 
 function groupLabelOf(first: ScannedControl): string {
@@ -216,6 +222,8 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       }
     }
 
+    // A 12-hour time box with its AM/PM select beside it: one time field.
+    const pairs = twelveHourPairs(usable, used);
     // Radio groups and checkbox groups by name.
     const groups = new Map<string, ScannedControl[]>();
     for (const c of usable) {
@@ -299,7 +307,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       else if (c.type === 'date') kind = 'date';
       // A read-only combobox input cannot be typed into: it only opens its list (react-select unsearchable).
       else if (TEXTLIKE.has(c.type) || c.role === 'combobox')
-        kind = c.hasListbox ? (c.readOnly ? 'listbox' : 'combobox') : 'text';
+        kind = c.hasListbox ? (c.readOnly ? 'listbox' : 'combobox') : c.tags ? 'tags' : 'text';
       if (!kind) continue;
       // A text input whose hint shows two dates ("MM/DD/YYYY – MM/DD/YYYY") holds a date range.
       const rangeFormat =
@@ -307,6 +315,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
           ? rangeFormatFromHint([c.placeholder, c.describedBy, c.title, ...c.labels, c.hintText].join(' '))
           : null;
       if (rangeFormat) kind = 'dateRange';
+      const meridiem = kind === 'text' ? pairs.get(c.pid) : undefined;
       // A sectioned field's kind is part of what it says: "Start" holding a date reads "Start date".
       const texts = ownTexts(c, 0.7);
       if (c.segments)
@@ -314,10 +323,11 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
           texts.push({ text: `${label} ${SEGMENT_WORDS[c.segments.kind]}`, weight: 0.95 });
       targets.push({
         ...(rangeFormat && { rangeFormat }),
+        ...(meridiem && { meridiem }),
         id: c.pid,
         frame,
         kind,
-        controls: [c],
+        controls: meridiem ? [c, meridiem] : [c],
         label: humanLabel(c),
         texts,
         context: c.legends,
@@ -334,6 +344,40 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
     }
   }
   return targets;
+}
+
+const AM = /^a\.?\s?m\.?$/i;
+const PM = /^p\.?\s?m\.?$/i;
+/** Placeholders, hints and patterns of a time box: "hh:mm", "h:mm", a pattern of hours and minutes. */
+const TIME_HINT = /\bh{1,2}\s*[:.]\s*mm\b/i;
+
+/**
+ * 12-hour time boxes whose AM/PM part is a `<select>` beside them (docs/autofill.md, Time pickers): in
+ * one group (the same `groupKey`), a select offering exactly AM and PM and one text box asking for a
+ * time (an "hh:mm" placeholder or hint, or the word "time" in its label). The select is marked used:
+ * it is part of the time field, never a field of its own. Returns text box pid → its AM/PM select.
+ */
+function twelveHourPairs(usable: ScannedControl[], used: Set<string>): Map<string, ScannedControl> {
+  const out = new Map<string, ScannedControl>();
+  for (const sel of usable) {
+    if (sel.tag !== 'select' || sel.multiple || used.has(sel.pid)) continue;
+    const labels = selectChoices(sel).map((o) => o.label.trim());
+    if (labels.length !== 2 || !labels.some((l) => AM.test(l)) || !labels.some((l) => PM.test(l))) continue;
+    const boxes = usable.filter(
+      (c) =>
+        c.groupKey === sel.groupKey &&
+        c.tag === 'input' &&
+        (c.type === 'text' || c.type === '') &&
+        !c.hasListbox &&
+        !used.has(c.pid) &&
+        (TIME_HINT.test([c.placeholder, c.title, c.describedBy, c.hintText].join(' ')) ||
+          conceptTokens([...c.labels, c.ariaLabel, c.labelledBy].join(' ')).includes('time')),
+    );
+    if (boxes.length !== 1) continue;
+    out.set((boxes[0] as ScannedControl).pid, sel);
+    used.add(sel.pid);
+  }
+  return out;
 }
 
 const SEGMENT_WORDS: Record<NonNullable<ScannedControl['segments']>['kind'], string> = {
@@ -367,8 +411,10 @@ export function describeTarget(target: Target): string {
                 ? `${c.segments?.kind ?? 'date'}-segments`
                 : target.kind === 'boxes'
                   ? `${c.boxes?.length ?? 0}-boxes`
-                  : c.aria
-                    ? `${c.role === 'switch' ? 'switch' : target.kind}-aria`
-                    : target.kind;
+                  : target.kind === 'tags'
+                    ? 'tags'
+                    : c.aria
+                      ? `${c.role === 'switch' ? 'switch' : target.kind}-aria`
+                      : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

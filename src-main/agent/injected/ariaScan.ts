@@ -171,6 +171,18 @@ function comboboxButton(el: Element): boolean {
   return !!input && (input.getAttribute('role') === 'combobox' || input.getAttribute('aria-haspopup') === 'listbox');
 }
 
+/**
+ * The name of the one button inside a combobox that nothing names (`<div role=combobox><button
+ * aria-label="Month founded">June</button></div>`): the button's own name from `aria-label` or
+ * `aria-labelledby` — never its text, which is the value it shows. '' when there is no such button.
+ */
+function triggerNameOf(el: Element): string {
+  const buttons = flatQueryAll(el, 'button,[role=button]');
+  if (buttons.length !== 1) return '';
+  const button = buttons[0] as Element;
+  return clean(button.getAttribute('aria-label')) || nameByIds(button);
+}
+
 function widgetTypeOf(el: Element, role: string): WidgetType | null {
   if (role === 'radio') return 'radio';
   if (role === 'checkbox' || role === 'switch') return 'checkbox';
@@ -210,8 +222,10 @@ export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set(
         ? group
         : null;
     const labels = labelTextsOf(el, formAssociated(el)).filter(Boolean);
-    const ariaLabel = clean(el.getAttribute('aria-label'));
+    const ownLabel = clean(el.getAttribute('aria-label'));
     const labelledBy = nameByIds(el);
+    // A combobox nothing names may be named by the one button inside it that opens it (its trigger).
+    const ariaLabel = ownLabel || (type === 'listbox' && !labels.length && !labelledBy ? triggerNameOf(el) : '');
     const text = ownText(el);
     // Radios and checkboxes usually carry their label as content; a listbox trigger shows its value instead.
     if (!labels.length && !ariaLabel && !labelledBy && (type === 'radio' || type === 'checkbox') && text)
@@ -266,7 +280,7 @@ export function scanAriaWidgets(all: Element[], claimed: Set<Element> = new Set(
       nearText:
         (type === 'radio' || pressedGroup) && group && !groupLabelled
           ? nearTextOf(group)
-          : labels.length || ariaLabel || labelledBy
+          : labels.length || ownLabel || labelledBy
             ? ''
             : nearTextOf(el),
       autocomplete: '',

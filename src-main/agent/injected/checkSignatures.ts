@@ -1,6 +1,7 @@
 // Compile-time only (nothing imports it): each entry, typed against the DOM, fits the DOM-free
 // signature the engine calls it by (signatures.ts). A mismatch is a type error here.
 import type calendarOpen from './calendarOpen.ts';
+import type enterGuard from './enterGuard.ts';
 import type findListbox from './findListbox.ts';
 import type liveView from './liveView.ts';
 import type loginScan from './loginScan.ts';
@@ -13,6 +14,7 @@ import type recordingMask from './recordingMask.ts';
 import type shownValue from './shownValue.ts';
 import type { Signatures } from './signatures.ts';
 import type sliderSettled from './sliderSettled.ts';
+import type tagChips from './tagChips.ts';
 import type uniqueSelector from './uniqueSelector.ts';
 
 type Entries = {
@@ -29,6 +31,8 @@ type Entries = {
   modelScan: typeof modelScan;
   recordingMask: typeof recordingMask;
   liveView: typeof liveView;
+  tagChips: typeof tagChips;
+  enterGuard: typeof enterGuard;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -54,4 +58,6 @@ export const checked: Checked = {
   modelScan: true,
   recordingMask: true,
   liveView: true,
+  tagChips: true,
+  enterGuard: true,
 };

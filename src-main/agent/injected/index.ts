@@ -6,6 +6,7 @@
 // proves the entries fit.
 import {
   calendarOpenSource,
+  enterGuardSource,
   findListboxSource,
   liveViewSource,
   liveViewStyle,
@@ -18,6 +19,7 @@ import {
   scanPageSource,
   shownValueSource,
   sliderSettledSource,
+  tagChipsSource,
   uniqueSelectorSource,
 } from './generated/scripts.ts';
 import type { RecordingMaskArgs } from './scanTypes.ts';
@@ -41,6 +43,8 @@ export const sliderSettled = inPage<'sliderSettled'>(sliderSettledSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);
 export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
 export const liveView = inPage<'liveView'>(liveViewSource);
+export const tagChips = inPage<'tagChips'>(tagChipsSource);
+export const enterGuard = inPage<'enterGuard'>(enterGuardSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,

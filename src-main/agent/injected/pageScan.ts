@@ -19,6 +19,7 @@ import {
 } from './dom.ts';
 import { scanCharacterBoxes, scanSegmentedFields } from './segmentScan.ts';
 import { rangeInputFacts, scanSliders } from './sliderScan.ts';
+import { looksLikeTagInput } from './tagScan.ts';
 import {
   errorTextOf,
   formKeyOf,
@@ -260,6 +261,9 @@ function nativeControlOf(el: NativeField, tag: string, type: string, role: strin
     mask: el.getAttribute('data-charset') || el.getAttribute('data-placeholder') || '',
     ...rowOf(el),
     ...(type === 'range' ? { slider: rangeInputFacts(el) } : {}),
+    ...(tag === 'input' && /^(text|search)$/.test(type) && role !== 'combobox' && vis && looksLikeTagInput(el)
+      ? { tags: true }
+      : {}),
   };
 }
 
@@ -322,6 +326,11 @@ export default function scanPage(): FrameScan {
   // Sectioned date/time fields first: their segments are parts of one field, not fields of their own.
   const claimed = new Set<Element>();
   const segmented = [...scanSegmentedFields(all, claimed), ...boxRows];
+  // Number boxes that are parts of a time field (hours, minutes) are no fields of their own.
+  if (claimed.size) {
+    const parts = new Set([...claimed].map(pidOf));
+    controls.splice(0, controls.length, ...controls.filter((c) => !parts.has(c.pid)));
+  }
   controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
   const headings = all
     .filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e))

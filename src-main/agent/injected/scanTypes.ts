@@ -73,6 +73,8 @@ export interface ScannedControl {
   slider?: SliderFacts;
   /** Set for sectioned date/time fields (one `role=spinbutton` per part inside one group), see segmentScan.ts. */
   segments?: SegmentedField;
+  /** A tag (chip) input: chips with remove buttons beside the box, or a hint to press Enter after each (tagScan.ts). */
+  tags?: boolean;
   /** Set for a row of one-character boxes taking one code (a PIN, a one-time code): the boxes' pids in order, see segmentScan.ts. */
   boxes?: string[];
 }
@@ -93,6 +95,8 @@ export interface SegmentFacts {
   /** What the segment shows ("07", "PM", "mm" while empty) and its aria-valuetext. */
   text: string;
   valueText: string;
+  /** The segment is an input (a number box): typed over after selecting what it holds, read by its value. */
+  input?: boolean;
 }
 
 /** A sectioned field: what it holds, and its segments in the order they are drawn. */

@@ -36,6 +36,16 @@ function segmentName(el: Element, group: Element): string {
   return byIds(el, ids.join(' ')) || clean(el.getAttribute('title'));
 }
 
+/** An input segment's own name: as any segment's, else its `<label for>`. */
+function inputSegmentName(el: Element): string {
+  return (
+    clean(el.getAttribute('aria-label')) ||
+    byIds(el, el.getAttribute('aria-labelledby')) ||
+    labelTextsOf(el, true).filter(Boolean).join(' ') ||
+    clean(el.getAttribute('title'))
+  );
+}
+
 function kindOf(name: string): SegmentKind | null {
   for (const [kind, re] of KINDS) if (re.test(name)) return kind;
   return null;
@@ -54,6 +64,21 @@ const TIME_KINDS: SegmentKind[] = ['hour', 'minute', 'second', 'dayPeriod'];
 
 /** The facts of one segment, read now (the filler reads them again after typing). */
 function factsOf(el: Element, kind: SegmentKind, part: number): SegmentFacts {
+  if (el.tagName === 'INPUT') {
+    // A number input is a spinbutton too: its range and value are its own attributes and value.
+    const input = el as HTMLInputElement;
+    return {
+      pid: pidOf(el),
+      kind,
+      part,
+      min: num(input.getAttribute('min') ?? el.getAttribute('aria-valuemin')),
+      max: num(input.getAttribute('max') ?? el.getAttribute('aria-valuemax')),
+      now: num(input.value),
+      text: clean(input.value),
+      valueText: '',
+      input: true,
+    };
+  }
   return {
     pid: pidOf(el),
     kind,
@@ -73,7 +98,15 @@ function factsOf(el: Element, kind: SegmentKind, part: number): SegmentFacts {
 export function scanSegmentedFields(all: Element[], claimed: Set<Element>): ScannedControl[] {
   const groups = new Map<Element, Element[]>();
   for (const el of all) {
-    if ((el.getAttribute('role') || '').toLowerCase() !== 'spinbutton' || el.tagName === 'INPUT') continue;
+    const spin = (el.getAttribute('role') || '').toLowerCase() === 'spinbutton';
+    // Inputs count when they are spinbuttons (type=number, or the role) named as time parts: hours and
+    // minutes boxes (Blueprint's TimePicker). Date parts in inputs stay split dates (targets.ts).
+    if (el.tagName === 'INPUT') {
+      const type = (el.getAttribute('type') || 'text').toLowerCase();
+      if (!(type === 'number' || (spin && /^(text|tel|)$/.test(type)))) continue;
+      const kind = kindOf(inputSegmentName(el));
+      if (!kind || !TIME_KINDS.includes(kind)) continue;
+    } else if (!spin) continue;
     const container = containerOf(el);
     if (!container) continue;
     groups.set(container, [...(groups.get(container) ?? []), el]);
@@ -81,8 +114,11 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
   const out: ScannedControl[] = [];
   for (const [group, elements] of groups) {
     if (elements.length < 2) continue;
-    const kinds = elements.map((el) => kindOf(segmentName(el, group)));
+    const kinds = elements.map((el) => kindOf(el.tagName === 'INPUT' ? inputSegmentName(el) : segmentName(el, group)));
     if (kinds.some((k) => k === null)) continue;
+    // Inputs make a time field only: every part of the group a time part.
+    if (elements.some((el) => el.tagName === 'INPUT') && kinds.some((k) => !TIME_KINDS.includes(k as SegmentKind)))
+      continue;
     // A kind seen again starts the second half of a range ("Start date – End date" in one group).
     const segments: SegmentFacts[] = [];
     let part = 0;
@@ -114,6 +150,7 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
     const labels = labelTextsOf(group, false).filter(Boolean);
     const vis = elements.some(visible);
     const empty = segments.some((s) => s.now === null);
+    const inputs = elements.filter((el) => el.tagName === 'INPUT') as HTMLInputElement[];
     out.push({
       pid: pidOf(group),
       tag: group.tagName.toLowerCase(),
@@ -133,13 +170,22 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
       ariaAutocomplete: '',
       required:
         group.getAttribute('aria-required') === 'true' ||
-        elements.some((el) => el.getAttribute('aria-required') === 'true'),
+        elements.some((el) => el.getAttribute('aria-required') === 'true') ||
+        inputs.some((el) => el.required),
       visible: vis,
       disabled:
         group.getAttribute('aria-disabled') === 'true' ||
-        elements.every((el) => el.getAttribute('aria-disabled') === 'true'),
-      readOnly: elements.every((el) => el.getAttribute('aria-readonly') === 'true'),
-      value: empty ? '' : clean(textOf(group).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
+        elements.every(
+          (el) => el.getAttribute('aria-disabled') === 'true' || (el as HTMLInputElement).disabled === true,
+        ),
+      readOnly: elements.every(
+        (el) => el.getAttribute('aria-readonly') === 'true' || (el as HTMLInputElement).readOnly === true,
+      ),
+      value: empty
+        ? ''
+        : inputs.length
+          ? segments.map((s) => s.text).join(':')
+          : clean(textOf(group).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
       checked: false,
       options: [],
       multiple: false,

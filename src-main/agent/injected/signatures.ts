@@ -29,4 +29,6 @@ export interface Signatures<E = unknown> {
   modelScan: (args: ModelScanArgs) => ModelFrameScan;
   recordingMask: (args: RecordingMaskArgs) => void;
   liveView: () => void;
+  tagChips: (el: E) => string[];
+  enterGuard: (el: E, mode: 'on' | 'off') => number;
 }

@@ -374,6 +374,12 @@ var __porticoInjected = (function() {
 		const input = inputs.length === 1 ? inputs[0] : null;
 		return !!input && (input.getAttribute("role") === "combobox" || input.getAttribute("aria-haspopup") === "listbox");
 	}
+	function triggerNameOf(el) {
+		const buttons = flatQueryAll(el, "button,[role=button]");
+		if (buttons.length !== 1) return "";
+		const button = buttons[0];
+		return clean(button.getAttribute("aria-label")) || nameByIds(button);
+	}
 	function widgetTypeOf(el, role) {
 		if (role === "radio") return "radio";
 		if (role === "checkbox" || role === "switch") return "checkbox";
@@ -400,8 +406,9 @@ var __porticoInjected = (function() {
 			const hidden = hiddenOf(type === "radio" ? group : el);
 			const checkboxGroup = group && type === "checkbox" && (pressedGroup || group.querySelectorAll("[role=checkbox]").length > 1) ? group : null;
 			const labels = labelTextsOf(el, formAssociated(el)).filter(Boolean);
-			const ariaLabel = clean(el.getAttribute("aria-label"));
+			const ownLabel = clean(el.getAttribute("aria-label"));
 			const labelledBy = nameByIds(el);
+			const ariaLabel = ownLabel || (type === "listbox" && !labels.length && !labelledBy ? triggerNameOf(el) : "");
 			const text = ownText(el);
 			if (!labels.length && !ariaLabel && !labelledBy && (type === "radio" || type === "checkbox") && text) labels.push(text);
 			let value = "";
@@ -433,7 +440,7 @@ var __porticoInjected = (function() {
 				placeholder: clean(el.getAttribute("aria-placeholder") || el.getAttribute("data-placeholder") || el.getAttribute("placeholder")),
 				title: clean(el.getAttribute("title")),
 				legends: pressedGroup && groupLabelOf(pressedGroup) ? [groupLabelOf(pressedGroup), ...legendsOf(el)] : legendsOf(el),
-				nearText: (type === "radio" || pressedGroup) && group && !groupLabelled ? nearTextOf(group) : labels.length || ariaLabel || labelledBy ? "" : nearTextOf(el),
+				nearText: (type === "radio" || pressedGroup) && group && !groupLabelled ? nearTextOf(group) : labels.length || ownLabel || labelledBy ? "" : nearTextOf(el),
 				autocomplete: "",
 				ariaAutocomplete: "",
 				required: el.getAttribute("aria-required") === "true" || hostOf(el)?.required === true || !!(group && group.getAttribute("aria-required") === "true") || !!hidden?.required,
@@ -485,6 +492,9 @@ var __porticoInjected = (function() {
 		const groupIds = new Set((group.getAttribute("aria-labelledby") || "").split(/\\s+/));
 		return byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((id) => id && id !== el.id && !groupIds.has(id)).join(" ")) || clean(el.getAttribute("title"));
 	}
+	function inputSegmentName(el) {
+		return clean(el.getAttribute("aria-label")) || byIds(el, el.getAttribute("aria-labelledby")) || labelTextsOf(el, true).filter(Boolean).join(" ") || clean(el.getAttribute("title"));
+	}
 	function kindOf(name) {
 		for (const [kind, re] of KINDS) if (re.test(name)) return kind;
 		return null;
@@ -507,6 +517,20 @@ var __porticoInjected = (function() {
 		"dayPeriod"
 	];
 	function factsOf(el, kind, part) {
+		if (el.tagName === "INPUT") {
+			const input = el;
+			return {
+				pid: pidOf(el),
+				kind,
+				part,
+				min: num$1(input.getAttribute("min") ?? el.getAttribute("aria-valuemin")),
+				max: num$1(input.getAttribute("max") ?? el.getAttribute("aria-valuemax")),
+				now: num$1(input.value),
+				text: clean(input.value),
+				valueText: "",
+				input: true
+			};
+		}
 		return {
 			pid: pidOf(el),
 			kind,
@@ -521,7 +545,13 @@ var __porticoInjected = (function() {
 	function scanSegmentedFields(all, claimed) {
 		const groups = new Map();
 		for (const el of all) {
-			if ((el.getAttribute("role") || "").toLowerCase() !== "spinbutton" || el.tagName === "INPUT") continue;
+			const spin = (el.getAttribute("role") || "").toLowerCase() === "spinbutton";
+			if (el.tagName === "INPUT") {
+				const type = (el.getAttribute("type") || "text").toLowerCase();
+				if (!(type === "number" || spin && /^(text|tel|)$/.test(type))) continue;
+				const kind = kindOf(inputSegmentName(el));
+				if (!kind || !TIME_KINDS.includes(kind)) continue;
+			} else if (!spin) continue;
 			const container = containerOf(el);
 			if (!container) continue;
 			groups.set(container, [...groups.get(container) ?? [], el]);
@@ -529,8 +559,9 @@ var __porticoInjected = (function() {
 		const out = [];
 		for (const [group, elements] of groups) {
 			if (elements.length < 2) continue;
-			const kinds = elements.map((el) => kindOf(segmentName(el, group)));
+			const kinds = elements.map((el) => kindOf(el.tagName === "INPUT" ? inputSegmentName(el) : segmentName(el, group)));
 			if (kinds.some((k) => k === null)) continue;
+			if (elements.some((el) => el.tagName === "INPUT") && kinds.some((k) => !TIME_KINDS.includes(k))) continue;
 			const segments = [];
 			let part = 0;
 			let seen = new Set();
@@ -555,6 +586,7 @@ var __porticoInjected = (function() {
 			const labels = labelTextsOf(group, false).filter(Boolean);
 			const vis = elements.some(visible);
 			const empty = segments.some((s) => s.now === null);
+			const inputs = elements.filter((el) => el.tagName === "INPUT");
 			out.push({
 				pid: pidOf(group),
 				tag: group.tagName.toLowerCase(),
@@ -572,11 +604,11 @@ var __porticoInjected = (function() {
 				nearText: labels.length || ariaLabel || labelledBy ? "" : nearTextOf(group),
 				autocomplete: "",
 				ariaAutocomplete: "",
-				required: group.getAttribute("aria-required") === "true" || elements.some((el) => el.getAttribute("aria-required") === "true"),
+				required: group.getAttribute("aria-required") === "true" || elements.some((el) => el.getAttribute("aria-required") === "true") || inputs.some((el) => el.required),
 				visible: vis,
-				disabled: group.getAttribute("aria-disabled") === "true" || elements.every((el) => el.getAttribute("aria-disabled") === "true"),
-				readOnly: elements.every((el) => el.getAttribute("aria-readonly") === "true"),
-				value: empty ? "" : clean(textOf(group).replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, "")),
+				disabled: group.getAttribute("aria-disabled") === "true" || elements.every((el) => el.getAttribute("aria-disabled") === "true" || el.disabled === true),
+				readOnly: elements.every((el) => el.getAttribute("aria-readonly") === "true" || el.readOnly === true),
+				value: empty ? "" : inputs.length ? segments.map((s) => s.text).join(":") : clean(textOf(group).replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, "")),
 				checked: false,
 				options: [],
 				multiple: false,
@@ -775,6 +807,39 @@ var __porticoInjected = (function() {
 		}
 		return out;
 	}
+	// src-main/agent/injected/tagScan.ts
+	function tagContainerOf(input) {
+		let container = null;
+		for (const a of ownGroupAncestors(input, {
+			fields: FIELDS,
+			maxDepth: 3
+		})) container = a;
+		return container;
+	}
+	function tagChipsOf(input) {
+		const container = tagContainerOf(input);
+		if (!container) return [];
+		const out = [];
+		for (const button of Array.from(container.querySelectorAll("button,[role=button]"))) {
+			const chip = button.parentElement;
+			if (!chip || chip === container || chip.contains(input) || button.contains(input)) continue;
+			const text = clean(textOf(chip).replace(textOf(button), ""));
+			if (text) out.push(text);
+		}
+		return out;
+	}
+	const TAG_HINT = /\\b(press|hit|type)\\b[^.]{0,30}\\b(enter|return)\\b|\\b(enter|return)\\b[^.]{0,10}\\bafter each\\b|\\badd (a |another )?tags?\\b/i;
+	function looksLikeTagInput(input) {
+		if (tagChipsOf(input).length) return true;
+		const container = tagContainerOf(input);
+		const hints = [
+			input.getAttribute("placeholder"),
+			input.getAttribute("title"),
+			input.getAttribute("aria-description"),
+			container ? textOf(container) : ""
+		].join(" ");
+		return TAG_HINT.test(hints);
+	}
 	// src-main/agent/injected/pageScan.ts
 	const hiddenMirror = (sel) => sel.getAttribute("aria-hidden") === "true" && sel.tabIndex < 0;
 	const mirroredSelectOf = (sel) => hiddenMirror(sel) && !!sel.parentElement?.querySelector("[role=combobox]");
@@ -921,7 +986,8 @@ var __porticoInjected = (function() {
 			labelOnly,
 			mask: el.getAttribute("data-charset") || el.getAttribute("data-placeholder") || "",
 			...rowOf(el),
-			...type === "range" ? { slider: rangeInputFacts(el) } : {}
+			...type === "range" ? { slider: rangeInputFacts(el) } : {},
+			...tag === "input" && /^(text|search)$/.test(type) && role !== "combobox" && vis && looksLikeTagInput(el) ? { tags: true } : {}
 		};
 	}
 	const SUMMARIES = ".govuk-error-summary, .error-summary, [role=\\"alert\\"], .alert-danger, .alert-error, .errors, .form-errors, [aria-live=\\"assertive\\"]";
@@ -974,6 +1040,10 @@ var __porticoInjected = (function() {
 		}
 		const claimed = new Set();
 		const segmented = [...scanSegmentedFields(all, claimed), ...boxRows];
+		if (claimed.size) {
+			const parts = new Set([...claimed].map(pidOf));
+			controls.splice(0, controls.length, ...controls.filter((c) => !parts.has(c.pid)));
+		}
 		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
 		const headings = all.filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e)).map(textOf).filter(Boolean).slice(0, 8);
 		return {
@@ -1831,6 +1901,152 @@ var __porticoInjected = (function() {
 		if (!config.interactive) disableControls();
 	}
 	return liveView;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** tagChips.ts */
+export const tagChipsSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/dom.ts
+	function clean(s) {
+		return (s || "").replace(/\\s+/g, " ").trim();
+	}
+	const ELEMENT_NODE = 1;
+	const TEXT_NODE = 3;
+	const FRAGMENT_NODE = 11;
+	const SKIP_TEXT = new Set([
+		"SCRIPT",
+		"STYLE",
+		"SELECT",
+		"OPTION",
+		"TEXTAREA",
+		"TEMPLATE",
+		"NOSCRIPT"
+	]);
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
+	function textOf(node) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE) {
+				const e = n;
+				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
+				if (getComputedStyle(e).display === "none") return;
+			}
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
+	}
+	function parentAcross(n) {
+		const slot = n.assignedSlot;
+		if (slot) return slot;
+		const p = n.parentNode;
+		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
+	}
+	const FIELDS = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])";
+	function* ownGroupAncestors(el, options) {
+		const same = options.sameField ?? ((other) => el.contains(other) || other.contains(el));
+		const up = options.acrossShadow === false ? (n) => n.parentElement : parentAcross;
+		let n = up(el);
+		for (let depth = 0; depth < options.maxDepth && n && n.nodeType === ELEMENT_NODE; depth++) {
+			const ancestor = n;
+			if (ancestor.tagName === "FORM" || ancestor.tagName === "BODY") return;
+			if (Array.from(ancestor.querySelectorAll(options.fields)).some((other) => other !== el && !same(other))) return;
+			if (options.stopAt?.(ancestor)) return;
+			yield ancestor;
+			n = up(ancestor);
+		}
+	}
+	// src-main/agent/injected/tagScan.ts
+	function tagContainerOf(input) {
+		let container = null;
+		for (const a of ownGroupAncestors(input, {
+			fields: FIELDS,
+			maxDepth: 3
+		})) container = a;
+		return container;
+	}
+	function tagChipsOf(input) {
+		const container = tagContainerOf(input);
+		if (!container) return [];
+		const out = [];
+		for (const button of Array.from(container.querySelectorAll("button,[role=button]"))) {
+			const chip = button.parentElement;
+			if (!chip || chip === container || chip.contains(input) || button.contains(input)) continue;
+			const text = clean(textOf(chip).replace(textOf(button), ""));
+			if (text) out.push(text);
+		}
+		return out;
+	}
+	// src-main/agent/injected/tagChips.ts
+	function tagChips(el) {
+		return tagChipsOf(el);
+	}
+	return tagChips;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** enterGuard.ts */
+export const enterGuardSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/enterGuard.ts
+	function enterGuard(_el, mode) {
+		const w = window;
+		if (mode === "off") {
+			const guard = w.__porticoEnterGuard;
+			w.__porticoEnterGuard = void 0;
+			guard?.remove();
+			return guard?.stopped ?? 0;
+		}
+		if (w.__porticoEnterGuard) return 0;
+		const guard = {
+			stopped: 0,
+			remove: () => void 0
+		};
+		const stop = (e) => {
+			e.preventDefault();
+			e.stopImmediatePropagation();
+			guard.stopped += 1;
+		};
+		const keydown = (e) => {
+			if (e.key !== "Enter") return;
+			const t = e.composedPath()[0];
+			if (!e.defaultPrevented && t?.tagName === "INPUT" && t.form) guard.stopped += 1;
+			e.preventDefault();
+		};
+		const click = (e) => {
+			const button = e.composedPath()[0]?.closest?.("button,input[type=submit],input[type=image]");
+			if (button && (button.type === "submit" || button.getAttribute("type") === "image")) stop(e);
+		};
+		window.addEventListener("keydown", keydown, false);
+		window.addEventListener("click", click, true);
+		window.addEventListener("submit", stop, true);
+		guard.remove = () => {
+			window.removeEventListener("keydown", keydown, false);
+			window.removeEventListener("click", click, true);
+			window.removeEventListener("submit", stop, true);
+		};
+		w.__porticoEnterGuard = guard;
+		return 0;
+	}
+	return enterGuard;
 })();
 return __porticoInjected(...args);
 }`;

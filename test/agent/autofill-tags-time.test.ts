@@ -1,0 +1,275 @@
+/**
+ * Tag inputs, 12-hour times with an AM/PM select, hours/minutes number boxes and comboboxes named by
+ * their trigger button (docs/autofill.md), on hand-written pages with no library, each drawn the way
+ * the React corpus's components draw them (Blueprint TagInput / TimePicker / Select, Carbon TimePicker):
+ * - a tag input whose Enter also submits the form (it does not prevent the default): the tags are made
+ *   one by one, read back, and the form is sent once, with both tags — never after the first Enter;
+ * - a box hinting "press Enter after each" that makes no tag: the job fails, nothing is sent;
+ * - "13:30" into a 12-hour box and its AM/PM select: "1:30" (the box's pattern) and PM; a select that
+ *   falls back to AM fails the job, nothing sent;
+ * - month and year as two unnamed comboboxes, each holding one button named "Month founded" / "Year
+ *   founded": one month-year date;
+ * - hours and minutes as two number boxes in one row: one time field.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { JsonObject } from '../../src-main/contract/common.ts';
+import { launchTestBrowser } from '../helpers/chromium.ts';
+import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import { fakeContext } from './fakeContext.ts';
+
+const shell = (title: string, body: string, script = ''): string =>
+  `<!doctype html><html lang="en"><head><title>${title}</title>
+<style>.chip{display:inline-block;border:1px solid #888;margin:2px;padding:1px 4px}[role=listbox]{border:1px solid #888;width:200px}[role=combobox]{display:inline-block}</style>
+</head><body><h1>${title}</h1>${body}<script>${script}</script></body></html>`;
+
+// A tag input like Blueprint's TagInput: Enter with text adds a chip (with a remove button) and clears
+// the box — and does not prevent the default, so the browser also submits the form (implicit submission).
+const TAGS = (hint: string, makesTags: boolean): string =>
+  shell(
+    'Grant keywords',
+    `<form action="/submit/tags" method="post">
+  <p><label for="org">Organisation name</label> <input id="org" name="organisation"></p>
+  <div class="group">
+    <label for="kw">Keywords describing the project</label>
+    <div class="box"><div class="values" id="values"><input id="kw"></div></div>
+    <div class="hint">${hint}</div>
+  </div>
+  <div id="hidden"></div>
+  <button type="submit">Submit application</button>
+</form>`,
+    `const kw = document.getElementById('kw');
+  const tags = [];
+  function draw() {
+    for (const c of document.querySelectorAll('.chip')) c.remove();
+    document.getElementById('hidden').innerHTML = '';
+    for (const t of tags) {
+      const chip = document.createElement('span');
+      chip.className = 'chip';
+      const text = document.createElement('span');
+      text.textContent = t;
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.setAttribute('aria-label', 'Remove tag ' + t);
+      remove.textContent = '×';
+      remove.addEventListener('click', () => { tags.splice(tags.indexOf(t), 1); draw(); });
+      chip.append(text, remove);
+      kw.before(chip);
+      const h = document.createElement('input');
+      h.type = 'hidden'; h.name = 'keywords'; h.value = t;
+      document.getElementById('hidden').append(h);
+    }
+  }
+  kw.addEventListener('keydown', (e) => {
+    if (${makesTags} && e.key === 'Enter' && kw.value.trim()) { tags.push(kw.value.trim()); kw.value = ''; draw(); }
+  });`,
+  );
+
+const TIME = (sticky: boolean): string =>
+  shell(
+    'Request time off',
+    `<form action="/submit/time" method="post">
+  <label for="t">Time you leave on the first day</label>
+  <div class="picker">
+    <div><input id="t" name="time" placeholder="hh:mm" maxlength="5" pattern="(1[012]|[1-9]):[0-5][0-9](\\s)?"></div>
+    <div><select id="ampm" name="period" aria-label="AM or PM"><option value="AM">AM</option><option value="PM">PM</option></select></div>
+  </div>
+  <button type="submit">Send request</button>
+</form>`,
+    // A broken picker: its AM/PM select falls back to AM whatever is chosen.
+    sticky ? `document.getElementById('ampm').addEventListener('change', (e) => { e.target.value = 'AM'; });` : '',
+  );
+
+// Month and year as Blueprint Selects draw them: an unnamed role=combobox around one button named by aria-label.
+const FOUNDED = shell(
+  'Organisation details',
+  `<form action="/submit/founded" method="post">
+  <label>When was your organisation founded?</label>
+  <div class="content"><div class="row">
+    <div role="combobox" aria-haspopup="listbox" aria-expanded="false" aria-controls="list-month"><button type="button" aria-label="Month founded">Choose month</button></div>
+    <div role="combobox" aria-haspopup="listbox" aria-expanded="false" aria-controls="list-year"><button type="button" aria-label="Year founded">Choose year</button></div>
+  </div></div>
+  <input type="hidden" name="month" id="month"><input type="hidden" name="year" id="year">
+  <button type="submit">Save</button>
+</form>`,
+  `const LISTS = { month: ['January', 'February', 'March', 'April', 'May', 'June', 'July'], year: ['2016', '2015', '2014', '2013'] };
+  for (const box of document.querySelectorAll('[role=combobox]')) {
+    const name = box.getAttribute('aria-controls').slice(5);
+    box.querySelector('button').addEventListener('click', () => {
+      const old = document.getElementById('list-' + name);
+      if (old) { old.remove(); box.setAttribute('aria-expanded', 'false'); return; }
+      const list = document.createElement('ul');
+      list.id = 'list-' + name;
+      list.setAttribute('role', 'listbox');
+      for (const item of LISTS[name]) {
+        const li = document.createElement('li');
+        li.setAttribute('role', 'option');
+        li.textContent = item;
+        li.addEventListener('click', () => {
+          box.querySelector('button').textContent = item;
+          document.getElementById(name).value = item;
+          list.remove();
+          box.setAttribute('aria-expanded', 'false');
+        });
+        list.append(li);
+      }
+      document.body.append(list);
+      box.setAttribute('aria-expanded', 'true');
+    });
+  }`,
+);
+
+// Hours and minutes as Blueprint's TimePicker draws them: two number boxes in one row under a plain label.
+const START = shell(
+  'Volunteer availability',
+  `<form action="/submit/start" method="post">
+  <label>Earliest time you can start</label>
+  <div class="picker"><div class="row">
+    <input aria-label="hours (24hr clock)" name="hour" type="number" min="0" max="23" value="9"><span>:</span>
+    <input aria-label="minutes" name="minute" type="number" min="0" max="59" value="00">
+  </div></div>
+  <button type="submit">Save</button>
+</form>`,
+);
+
+describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no library)', () => {
+  let browser: Browser;
+  let close: (() => Promise<void>) | undefined;
+  let server: FormServer | undefined;
+  let page: Page;
+  const html = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  beforeAll(async () => {
+    const [launched, started] = await Promise.all([
+      launchTestBrowser(),
+      startFormServer({
+        '/tags/form': html(TAGS('Press Enter after each keyword', true)),
+        '/tags/plain': html(TAGS('Press Enter after each keyword', false)),
+        '/time/form': html(TIME(false)),
+        '/time/sticky': html(TIME(true)),
+        '/founded/form': html(FOUNDED),
+        '/start/form': html(START),
+      }),
+    ]);
+    browser = launched.browser;
+    close = launched.close;
+    server = started;
+    page = await browser.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await close?.();
+    await server?.close();
+  });
+
+  const run = async (path: string, submit: string, formData: JsonObject, formSchema: JsonObject) => {
+    const ctx = fakeContext({ page, startUrl: (server as FormServer).url(path), formData, formSchema });
+    const since = (server as FormServer).posts.length;
+    const result = await new AutofillAgent().run(ctx).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
+    if (process.env.WA_DEBUG) console.log(path, JSON.stringify(result), '\n', ctx.logs.join('\n'));
+    return {
+      result,
+      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === submit),
+      logs: ctx.logs,
+    };
+  };
+  const TAG_SCHEMA = {
+    type: 'object',
+    required: ['organisation_name', 'keywords'],
+    properties: {
+      organisation_name: { type: 'string', title: 'Organisation name' },
+      keywords: { type: 'array', items: { type: 'string' }, title: 'Keywords describing the project' },
+    },
+  };
+
+  it('adds each tag with Enter, reads the chips back, and the form goes once with both (Enter never submits it early)', async () => {
+    const { result, posts, logs } = await run(
+      '/tags/form',
+      '/submit/tags',
+      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
+      TAG_SCHEMA,
+    );
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([
+      { organisation: 'Northside Garden', keywords: ['food growing', 'youth'] },
+    ]);
+    expect(logs).toContain("keywords → 'Keywords describing the project' (tags #kw) = food growing, youth (exact)");
+    expect(logs.join('\n')).toMatch(/Enter would have submitted the form \(\d+×\); stopped/);
+  });
+
+  it('a box that makes no tag fails the job naming it; nothing is sent', async () => {
+    const { result, posts } = await run(
+      '/tags/plain',
+      '/submit/tags',
+      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
+      TAG_SCHEMA,
+    );
+    expect(result).toEqual({
+      error: expect.stringContaining("'Keywords describing the project' made no tag of 'food growing'"),
+    });
+    expect(posts).toEqual([]);
+  });
+
+  const TIME_SCHEMA = {
+    type: 'object',
+    required: ['leaving_time'],
+    properties: { leaving_time: { type: 'string', title: 'Time you leave on the first day' } },
+  };
+
+  it("types '13:30' into a 12-hour box as the box's pattern wants it and chooses PM in its AM/PM select", async () => {
+    const { result, posts, logs } = await run('/time/form', '/submit/time', { leaving_time: '13:30' }, TIME_SCHEMA);
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ time: '1:30', period: 'PM' }]);
+    expect(logs).toContain("leaving_time → 'Time you leave on the first day' (text name=time) = 1:30 PM (normalised)");
+    // The submission check read the two parts together as 13:30.
+    expect(logs.join('\n')).toContain('1 value(s) verified');
+  });
+
+  it('an AM/PM select that shows AM after PM was chosen fails the job; nothing is sent', async () => {
+    const { result, posts } = await run('/time/sticky', '/submit/time', { leaving_time: '13:30' }, TIME_SCHEMA);
+    expect(result).toEqual({
+      error: expect.stringContaining(
+        "'Time you leave on the first day' shows '1:30 AM' after typing 1:30 and choosing PM",
+      ),
+    });
+    expect(posts).toEqual([]);
+  });
+
+  it('month and year comboboxes named only by the button inside them are one month-year date', async () => {
+    const { result, posts, logs } = await run(
+      '/founded/form',
+      '/submit/founded',
+      { founded: '2014-06' },
+      {
+        type: 'object',
+        required: ['founded'],
+        properties: {
+          founded: { type: 'string', title: 'When was your organisation founded?', description: 'YYYY-MM' },
+        },
+      },
+    );
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ month: 'June', year: '2014' }]);
+    expect(logs).toContain("founded → 'When was your organisation founded?' (dateSplit-aria) = 2014-06 (normalised)");
+  });
+
+  it('hours and minutes number boxes in one row are one time field', async () => {
+    const { result, posts, logs } = await run(
+      '/start/form',
+      '/submit/start',
+      { earliest_start: '08:30' },
+      {
+        type: 'object',
+        required: ['earliest_start'],
+        properties: { earliest_start: { type: 'string', title: 'Earliest time you can start' } },
+      },
+    );
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ hour: '08', minute: '30' }]);
+    expect(logs).toContain("earliest_start → 'Earliest time you can start' (time-segments) = 08:30 (exact)");
+  });
+});
