@@ -19,6 +19,7 @@ describe('injected scripts as built', () => {
   test('each entry is a self-contained function with no module import, export or require left', () => {
     expect(Object.values(entries).sort()).toEqual([
       'calendarOpen',
+      'enterGuard',
       'findListbox',
       'liveView',
       'loginScan',
@@ -30,6 +31,7 @@ describe('injected scripts as built', () => {
       'scanPage',
       'shownValue',
       'sliderSettled',
+      'tagChips',
       'uniqueSelector',
     ]);
     for (const name of Object.values(entries)) {
