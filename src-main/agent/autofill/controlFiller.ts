@@ -641,7 +641,7 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
         waitFor(async () => (await chips()).length > count && (await loc.inputValue()) === '', 1000);
       await click(env, loc);
       if (env.human) await env.human.fill(loc, tag);
-      else await loc.fill(tag, { timeout: 5000 });
+      else await loc.fill(tag, { timeout: env.budget.ms() });
       await loc.press('Enter');
       if (!(await made())) {
         // Some tag inputs add on a comma rather than Enter.
@@ -694,7 +694,7 @@ async function fillTwelveHourPair(
   const select = locate(target, meridiem);
   await select.selectOption(
     { value: (selectChoices(meridiem)[periodChoice.index] as ChoiceLike).value },
-    { force: true, timeout: 5000 },
+    { force: true, timeout: env.budget.ms() },
   );
   const chosen = await select.evaluate((el) => {
     const sel = el as HTMLSelectElement;
