@@ -36,6 +36,8 @@ export const entries = {
   'liveView.ts': 'liveView',
   'tagChips.ts': 'tagChips',
   'enterGuard.ts': 'enterGuard',
+  'markField.ts': 'markField',
+  'pageText.ts': 'pageText',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

@@ -27,11 +27,6 @@ export const inlinePageCode = [
   'src-main/agent/autofill/controlFiller.ts',
   'src-main/agent/autofill/loginPages.ts',
   'src-main/agent/autofill/placedCheck.ts',
-  'src-main/agent/model/replay/replayer.ts',
-  'src-main/agent/model/tools/extract.ts',
-  'src-main/agent/model/tools/totpCode.ts',
-  'src-main/agent/model/tools/type.ts',
-  'src-main/agent/model/tools/useCredential.ts',
   'src-main/engine/actions/actionService.ts',
 ];
 

@@ -5,8 +5,10 @@ import type enterGuard from './enterGuard.ts';
 import type findListbox from './findListbox.ts';
 import type liveView from './liveView.ts';
 import type loginScan from './loginScan.ts';
+import type markField from './markField.ts';
 import type modelScan from './modelScan.ts';
 import type pageFacts from './pageFacts.ts';
+import type pageText from './pageText.ts';
 import type scanPage from './pageScan.ts';
 import type readAndLeave from './readAndLeave.ts';
 import type readOptions from './readOptions.ts';
@@ -33,6 +35,8 @@ type Entries = {
   liveView: typeof liveView;
   tagChips: typeof tagChips;
   enterGuard: typeof enterGuard;
+  markField: typeof markField;
+  pageText: typeof pageText;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -60,4 +64,6 @@ export const checked: Checked = {
   liveView: true,
   tagChips: true,
   enterGuard: true,
+  markField: true,
+  pageText: true,
 };

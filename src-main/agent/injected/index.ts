@@ -11,8 +11,10 @@ import {
   liveViewSource,
   liveViewStyle,
   loginScanSource,
+  markFieldSource,
   modelScanSource,
   pageFactsSource,
+  pageTextSource,
   readAndLeaveSource,
   readOptionsSource,
   recordingMaskSource,
@@ -45,6 +47,8 @@ export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
 export const liveView = inPage<'liveView'>(liveViewSource);
 export const tagChips = inPage<'tagChips'>(tagChipsSource);
 export const enterGuard = inPage<'enterGuard'>(enterGuardSource);
+export const markField = inPage<'markField'>(markFieldSource);
+export const pageText = inPage<'pageText'>(pageTextSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,

@@ -31,4 +31,6 @@ export interface Signatures<E = unknown> {
   liveView: () => void;
   tagChips: (el: E) => string[];
   enterGuard: (el: E, mode: 'on' | 'off') => number;
+  markField: (el: E, name: string) => void;
+  pageText: (max: number) => string;
 }

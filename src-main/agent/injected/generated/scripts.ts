@@ -2051,6 +2051,30 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** markField.ts */
+export const markFieldSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/markField.ts
+	function markField(el, name) {
+		el.setAttribute(name, "");
+	}
+	return markField;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** pageText.ts */
+export const pageTextSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/pageText.ts
+	function pageText(max) {
+		return (document.body?.innerText ?? "").replace(/\\s+\\n/g, "\\n").slice(0, max);
+	}
+	return pageText;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.css */
 export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
 *{box-sizing:border-box}

@@ -3,6 +3,7 @@ import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import { filePayloads } from '../../autofill/valueAdapter.ts';
 import type { AgentContext } from '../../agentTypes.ts';
+import { markField } from '../../injected/index.ts';
 import { resolveDescriptor } from '../pageState.ts';
 import type { SecretValues } from '../secretValues.ts';
 import type { ReplayTrace, TraceStep } from './traceRecorder.ts';
@@ -59,7 +60,7 @@ async function runStep(
       if (step.value?.kind === 'credential' || step.value?.kind === 'totp') {
         // A replayed credential value goes only into a frame of the credential's site, like the tools' own typing.
         if (locator) await assertCredentialOrigin(locator, credential);
-        await locator?.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+        await locator?.evaluate(markField, SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
       }
       await locator?.fill(value ?? '', { timeout: 5_000 });
       break;

@@ -1,3 +1,4 @@
+import { pageText } from '../../injected/index.ts';
 import type { AgentTool } from './toolTypes.ts';
 
 /** Reads the page's visible text (more of it than the turn summary shows). */
@@ -8,7 +9,7 @@ export const extractTool: AgentTool = {
   inputSchema: { properties: {} },
   changesPage: false,
   async run(_input, env) {
-    const text = await env.page.evaluate(() => (document.body?.innerText ?? '').replace(/\s+\n/g, '\n').slice(0, 8000));
+    const text = await env.page.evaluate(pageText, 8000);
     return { output: env.secrets.redact(text) };
   },
 };

@@ -2,6 +2,7 @@ import type { AgentTool } from './toolTypes.ts';
 import { INDEX_PROP, stringArg } from './toolTypes.ts';
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
+import { markField } from '../../injected/index.ts';
 
 /** Generates a TOTP code locally from a credential's seed and types it; the code never reaches the model. */
 export const totpCodeTool: AgentTool = {
@@ -18,7 +19,7 @@ export const totpCodeTool: AgentTool = {
     const id = stringArg(input, 'credential_id');
     await assertCredentialOrigin(locator, env.ctx.credential);
     // Marked before the value goes in, so no screenshot or recording frame shows it (browser/pageScreenshot.ts).
-    await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+    await locator.evaluate(markField, SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
     await locator.fill(await env.secrets.totp(id), { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: { kind: 'totp', id } });
     return { output: `typed {{credential:${id}.totp}} into [${element.index}]` };

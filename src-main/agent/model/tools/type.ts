@@ -1,5 +1,6 @@
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
+import { markField } from '../../injected/index.ts';
 import type { AgentTool } from './toolTypes.ts';
 import { INDEX_PROP, stringArg } from './toolTypes.ts';
 
@@ -18,8 +19,7 @@ export const typeTool: AgentTool = {
     if (typesCredential) await assertCredentialOrigin(locator, env.ctx.credential);
     const { value, source } = await env.secrets.resolve(text);
     // A credential's password or code is masked in screenshots and recordings (browser/pageScreenshot.ts).
-    if (typesCredential)
-      await locator.evaluate((el, name) => el.setAttribute(name, ''), SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
+    if (typesCredential) await locator.evaluate(markField, SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
     await locator.fill(value, { timeout: 5_000 });
     env.trace.record({ action: 'type', target: element, value: source });
     return { output: `typed into [${element.index}] ${JSON.stringify(element.name)}` };
