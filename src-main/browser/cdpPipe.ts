@@ -309,7 +309,7 @@ export class CdpChannel {
       }
       const scope = this.#pipe.scope;
       const scoped = scope
-        ? await scope.command(method, verdict.params).catch((error: unknown) => ({ refused: String(error) }))
+        ? await scope.command(method, verdict.params, sessionId).catch((error: unknown) => ({ refused: String(error) }))
         : verdict;
       if (this.#closed) return;
       if ('refused' in scoped) {

@@ -4,7 +4,8 @@
  * browser context of its own, and every channel of its CdpPipe (Portico's own Playwright and each
  * `cdp_url` client) sees that context as the browser's default one and nothing else: targets, events and
  * answers of other contexts are dropped, commands naming another context or another context's target are
- * refused, and new pages open in the session's context. Contexts a client creates itself are the session's
+ * refused, new pages open in the session's context, and browser-level commands that would act on the host's
+ * default context or the whole browser are refused (default-deny, BROWSER_SAFE). Contexts a client creates itself are the session's
  * too (disposed with it).
  */
 
@@ -27,6 +28,7 @@ const CONTEXT_PARAM = new Set([
   'Browser.grantPermissions',
   'Browser.resetPermissions',
   'Browser.setPermission',
+  'Browser.cancelDownload',
   'Storage.getCookies',
   'Storage.setCookies',
   'Storage.clearCookies',
@@ -42,6 +44,24 @@ const TARGET_PARAM = new Set([
   'Target.autoAttachRelated',
 ]);
 
+/**
+ * Browser-level commands (on a channel's browser session) that act on no context's data and may pass as
+ * they are. Any other browser-level command of the `Browser` and `Storage` domains (and of every domain but
+ * `Target`) acts on the host browser as a whole or on its default context — other clients' cookies and
+ * storage — and is refused: default-deny, so a command Chromium adds later is refused until it is known.
+ * Storage commands on a page's own session (`Storage.clearDataForOrigin`, …) act on that page's context and
+ * pass; `Browser.*` acts on the browser whatever session sends it, so its allow-list applies everywhere.
+ */
+const BROWSER_SAFE = new Set([
+  'Browser.getVersion',
+  'Schema.getDomains',
+  'SystemInfo.getInfo',
+  'SystemInfo.getFeatureState',
+]);
+
+/** `Browser.*` commands on a window: only windows of the session's targets (`Browser.getWindowForTarget`). */
+const WINDOW_PARAM = new Set(['Browser.getWindowBounds', 'Browser.setWindowBounds', 'Browser.setContentsSize']);
+
 /** Events that carry a `targetInfo`. */
 const TARGET_INFO_EVENTS = new Set(['Target.targetCreated', 'Target.targetInfoChanged', 'Target.attachedToTarget']);
 
@@ -53,6 +73,10 @@ export class CdpContextScope {
   readonly #contexts: Set<string>;
   /** Targets known to be in the session's contexts (for events that name only a targetId). */
   readonly #targets = new Set<string>();
+  /** Windows of the session's targets (answers of `Browser.getWindowForTarget`). */
+  readonly #windows = new Set<number>();
+  /** Extra browser-level sessions of the channels (`Target.attachToBrowserTarget`). */
+  readonly #browserSessions = new Set<string>();
   readonly #lookup: (targetId: string) => Promise<TargetInfo | undefined>;
 
   constructor(primary: string, lookup: (targetId: string) => Promise<TargetInfo | undefined>) {
@@ -75,8 +99,11 @@ export class CdpContextScope {
     return false;
   }
 
-  /** What becomes of a channel's command. */
-  async command(method: string, params: Record<string, unknown>): Promise<ScopeVerdict> {
+  /**
+   * What becomes of a channel's command; `sessionId` as the channel sent it (undefined: its browser
+   * session).
+   */
+  async command(method: string, params: Record<string, unknown>, sessionId?: string): Promise<ScopeVerdict> {
     switch (method) {
       case 'Browser.close':
         return { refused: `${SHARED}: end the session with POST /public/sessions/{id}/terminate` };
@@ -110,6 +137,17 @@ export class CdpContextScope {
       if (this.#ours(await this.#lookup(targetId))) return { params };
       return { refused: 'No target with given id found' };
     }
+    if (WINDOW_PARAM.has(method)) {
+      if (typeof params.windowId === 'number' && this.#windows.has(params.windowId)) return { params };
+      return { refused: 'windowId: not a window of this session (Browser.getWindowForTarget names it)' };
+    }
+    if (TARGET_PARAM.has(method) || BROWSER_SAFE.has(method)) return { params };
+    const domain = method.slice(0, method.indexOf('.'));
+    const browserLevel = sessionId === undefined || this.#browserSessions.has(sessionId);
+    if (domain === 'Browser' || (browserLevel && domain !== 'Target'))
+      return {
+        refused: `${SHARED}: a browser-level ${domain} command there would act on other clients' contexts (send it on a page's session, or use a local browser)`,
+      };
     return { params };
   }
 
@@ -117,6 +155,10 @@ export class CdpContextScope {
   result(method: string, result: Record<string, unknown>): Record<string, unknown> {
     if (method === 'Target.createBrowserContext' && typeof result.browserContextId === 'string') {
       this.#contexts.add(result.browserContextId);
+    } else if (method === 'Target.attachToBrowserTarget' && typeof result.sessionId === 'string') {
+      this.#browserSessions.add(result.sessionId);
+    } else if (method === 'Browser.getWindowForTarget' && typeof result.windowId === 'number') {
+      this.#windows.add(result.windowId);
     } else if (method === 'Target.createTarget' && typeof result.targetId === 'string') {
       this.#targets.add(result.targetId);
     } else if (method === 'Target.getTargets' && Array.isArray(result.targetInfos)) {
@@ -132,6 +174,8 @@ export class CdpContextScope {
   event(method: string, params: Record<string, unknown>): boolean {
     if (TARGET_INFO_EVENTS.has(method)) {
       const info = params.targetInfo as TargetInfo | undefined;
+      if (method === 'Target.attachedToTarget' && info?.type === 'browser' && typeof params.sessionId === 'string')
+        this.#browserSessions.add(params.sessionId);
       return info?.type === 'browser' || this.#ours(info);
     }
     if (method === 'Target.targetDestroyed' || method === 'Target.targetCrashed') {

@@ -63,6 +63,50 @@ describe('CdpContextScope', () => {
     expect(s.contexts).toEqual(['ctx-session', 'ctx-own']);
   });
 
+  it("refuses browser-level commands that would act on the host's default context or the whole browser", async () => {
+    const s = scope();
+    const refusedAt = (domain: string) => ({
+      refused: `the browser is shared on its host: a browser-level ${domain} command there would act on other clients' contexts (send it on a page's session, or use a local browser)`,
+    });
+    // No browserContextId parameter: Chromium would use its default context (other clients' data).
+    for (const method of ['Storage.clearDataForOrigin', 'Storage.clearDataForStorageKey', 'Storage.getUsageAndQuota'])
+      expect(await s.command(method, { origin: 'https://a.example', storageTypes: 'all' })).toEqual(
+        refusedAt('Storage'),
+      );
+    // Browser-wide: other domains on the browser session, and Browser.* whatever session sends it.
+    expect(await s.command('Tracing.start', {})).toEqual(refusedAt('Tracing'));
+    expect(await s.command('Fetch.enable', {})).toEqual(refusedAt('Fetch'));
+    expect(await s.command('Security.setIgnoreCertificateErrors', { ignore: true })).toEqual(refusedAt('Security'));
+    expect(await s.command('Browser.getBrowserCommandLine', {}, 'page-session')).toEqual(refusedAt('Browser'));
+    expect(await s.command('Browser.someFutureCommand', {})).toEqual(refusedAt('Browser'));
+    // Optional browserContextId: the session's own is filled in.
+    expect(await s.command('Storage.clearCookies', {})).toEqual({ params: { browserContextId: 'ctx-session' } });
+    expect(await s.command('Browser.cancelDownload', { guid: 'g' })).toEqual({
+      params: { guid: 'g', browserContextId: 'ctx-session' },
+    });
+    expect(await s.command('Browser.getVersion', {})).toEqual({ params: {} });
+    // On a page's own session the same Storage command acts on that page's context: it passes.
+    expect(await s.command('Storage.clearDataForOrigin', { origin: 'https://a.example' }, 'page-session')).toEqual({
+      params: { origin: 'https://a.example' },
+    });
+    expect(await s.command('Fetch.enable', {}, 'page-session')).toEqual({ params: {} });
+    // A second browser session of the channel is browser-level too.
+    s.result('Target.attachToBrowserTarget', { sessionId: 'browser-2' });
+    expect(await s.command('Storage.clearDataForOrigin', { origin: 'https://a.example' }, 'browser-2')).toEqual(
+      refusedAt('Storage'),
+    );
+    s.event('Target.attachedToTarget', { sessionId: 'browser-3', targetInfo: { targetId: 'b', type: 'browser' } });
+    expect(await s.command('Tracing.start', {}, 'browser-3')).toEqual(refusedAt('Tracing'));
+    // Windows: only those of the session's own targets.
+    expect(await s.command('Browser.setWindowBounds', { windowId: 7, bounds: {} })).toEqual({
+      refused: 'windowId: not a window of this session (Browser.getWindowForTarget names it)',
+    });
+    s.result('Browser.getWindowForTarget', { windowId: 7, bounds: {} });
+    expect(await s.command('Browser.setWindowBounds', { windowId: 7, bounds: {} })).toEqual({
+      params: { windowId: 7, bounds: {} },
+    });
+  });
+
   it("filters lists and events to the session's targets", () => {
     const s = scope();
     expect(

@@ -140,6 +140,21 @@ describe.skipIf(!netnsAvailable())(
           session.send('Target.attachToTarget', { targetId: other!.targetId, flatten: true }),
         ).rejects.toThrow(/Portico refused Target.attachToTarget: No target with given id found/);
         await expect(session.send('Browser.close')).rejects.toThrow(/the browser is shared on its host/);
+        // Clearing storage from the session clears its own context only: cookies of the host's default
+        // context and of another client's context survive; a clear naming no context is refused.
+        const origin = new URL(rig.forms.url('/other')).origin;
+        const cookie = (name: string) => ({ name, value: '1', url: origin });
+        await direct.contexts()[0]!.addCookies([cookie('default-context')]);
+        await otherContext.addCookies([cookie('other-context')]);
+        await session.send('Storage.setCookies', { cookies: [cookie('mine')] });
+        expect((await session.send('Storage.getCookies')).cookies.map((c) => c.name)).toEqual(['mine']);
+        await session.send('Storage.clearCookies');
+        expect((await session.send('Storage.getCookies')).cookies).toEqual([]);
+        await expect(session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })).rejects.toThrow(
+          /Portico refused Storage.clearDataForOrigin: the browser is shared on its host/,
+        );
+        expect((await direct.contexts()[0]!.cookies(origin)).map((c) => c.name)).toEqual(['default-context']);
+        expect((await otherContext.cookies(origin)).map((c) => c.name)).toEqual(['other-context']);
       } finally {
         await raw.close();
       }
