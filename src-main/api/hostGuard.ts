@@ -53,15 +53,26 @@ export function installHostGuard(
   sites: readonly SiteHost[] = [],
 ): void {
   const problem = hostChecker(boundHost, extraNames);
-  app.addHook('onRequest', async (request) => {
+  // Clients send the same few Host headers again and again: each one's hostname and verdict, worked out once.
+  const verdicts = new Map<string, { hostname: string | undefined; why: string | undefined }>();
+  const verdictOf = (host: string) => {
+    let verdict = verdicts.get(host);
+    if (verdict === undefined) {
+      verdict = { hostname: hostnameOf(host), why: problem(host) };
+      if (verdicts.size >= 256) verdicts.clear();
+      verdicts.set(host, verdict);
+    }
+    return verdict;
+  };
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
     const host = request.headers.host;
-    const hostname = host === undefined ? undefined : hostnameOf(host);
+    const verdict = host === undefined ? { hostname: undefined, why: problem(undefined) } : verdictOf(host);
     // The matched route's pattern, not the raw URL: `/samples/../admin` is not under `/samples/`.
     const route = request.routeOptions.url ?? '';
-    if (sites.some((site) => site.hostname === hostname && route.startsWith(site.pathPrefix))) return;
+    if (sites.some((site) => site.hostname === verdict.hostname && route.startsWith(site.pathPrefix))) return done();
     // Node's own check would answer an empty 400 (server.ts turns it off so this one answers with {detail}).
-    const why = problem(host);
-    if (why === undefined) return;
-    throw host === undefined ? new BadRequestError(why) : new ForbiddenError(why);
+    if (verdict.why === undefined) return done();
+    done(host === undefined ? new BadRequestError(verdict.why) : new ForbiddenError(verdict.why));
   });
 }

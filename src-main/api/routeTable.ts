@@ -16,7 +16,8 @@ import {
   type OrgPrincipal,
 } from './auth.ts';
 import { responseJsonSchema } from './responseSerializer.ts';
-import { parseInput, serializeOutput } from './validation.ts';
+import { checkingResponses, parseInput, serializeOutput } from './validation.ts';
+import { isDeepFrozen } from '../base/deepFreeze.ts';
 import { UnsupportedMediaTypeError } from '../base/errors.ts';
 
 /** What Fastify itself sends a JSON body as; the body arrives here already written (validation.ts serializeOutput). */
@@ -126,6 +127,9 @@ export class RouteTable {
   register(app: FastifyInstance, apiKeys: ApiKeyRepository, consoleAuth?: ConsoleAuth): void {
     for (const spec of this.routes) {
       const status = spec.status ?? 200;
+      // The JSON text of answers a service keeps and serves again (deep-frozen: JobService.status, PortalService.list),
+      // kept with the answer itself: a poll of an unchanged job is a lookup, not a serialization.
+      const texts = new WeakMap<object, string>();
       app.route({
         method: spec.method,
         url: spec.path,
@@ -170,16 +174,22 @@ export class RouteTable {
             reply.status(status);
             // The route's JSON Schema for fast-json-stringify (null keeps zod: validation.ts), which Fastify
             // compiles at the route's first response and keeps (reply.serializeInput), so a start compiles none.
-            const responseSchema = responseJsonSchema(spec.response);
-            const sent = serializeOutput(
-              spec.response,
-              result,
-              routeName(spec),
-              responseSchema
-                ? (value) =>
-                    reply.serializeInput(value as Record<string, unknown>, responseSchema as Record<string, unknown>)
-                : undefined,
-            );
+            // Tests and development check every body (validation.ts), so nothing is kept while checking.
+            const keep = isDeepFrozen(result) && !checkingResponses();
+            let sent = keep ? texts.get(result) : undefined;
+            if (sent === undefined) {
+              const responseSchema = responseJsonSchema(spec.response);
+              sent = serializeOutput(
+                spec.response,
+                result,
+                routeName(spec),
+                responseSchema
+                  ? (value) =>
+                      reply.serializeInput(value as Record<string, unknown>, responseSchema as Record<string, unknown>)
+                  : undefined,
+              );
+              if (keep) texts.set(result, sent);
+            }
             return reply.type(JSON_CONTENT_TYPE).send(sent);
           }
           if (spec.status === 204) return reply.status(204).send();

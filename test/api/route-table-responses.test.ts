@@ -7,6 +7,7 @@ import { installErrorHandler } from '../../src-main/api/errorHandler.ts';
 import { buildOpenApi } from '../../src-main/api/openapi.ts';
 import { RouteTable } from '../../src-main/api/routeTable.ts';
 import { checkingResponses } from '../../src-main/api/validation.ts';
+import { deepFreeze, isDeepFrozen } from '../../src-main/base/deepFreeze.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 
 const Thing = z.object({ id: z.string(), name: z.string(), tags: z.array(z.object({ label: z.string() })) });
@@ -37,6 +38,10 @@ describe('responses are serialized through their schema', () => {
   let app: FastifyInstance;
   let store: Store;
   const logged: string[] = [];
+  // What a service keeps and serves again (deep-frozen), and a value merely frozen on top.
+  let kept: ThingInput = deepFreeze({ id: 'k1', name: 'kept', tags: [{ label: 'one' }] });
+  const shallowTags = [{ label: 'before' }];
+  const shallow: ThingInput = Object.freeze({ id: 's1', name: 'shallow', tags: shallowTags });
 
   beforeAll(async () => {
     store = openStore(':memory:');
@@ -65,6 +70,24 @@ describe('responses are serialized through their schema', () => {
       response: Thing,
       // Bypasses the type on purpose, the way a bad row or a mapper that drifted from the contract would.
       handler: () => ({ id: 't2', tags: [] }) as unknown as ThingInput,
+    });
+    routes.add({
+      method: 'GET',
+      path: '/kept',
+      tag: 't',
+      summary: 'a deep-frozen answer served again',
+      auth: 'none',
+      response: Thing,
+      handler: () => kept,
+    });
+    routes.add({
+      method: 'GET',
+      path: '/shallow',
+      tag: 't',
+      summary: 'a shallow-frozen answer whose insides change',
+      auth: 'none',
+      response: Thing,
+      handler: () => shallow,
     });
     routes.add({
       method: 'GET',
@@ -149,6 +172,22 @@ describe('responses are serialized through their schema', () => {
         { id: 't1', name: 'first', tags: [{ label: 'a' }] },
       ]);
       expect(list.body).not.toContain('internal_rank');
+    });
+
+    it("a deep-frozen answer's text is kept with it; a new answer is written anew; a merely frozen one is written every time", async () => {
+      expect(isDeepFrozen(kept)).toBe(true);
+      expect(isDeepFrozen(shallow)).toBe(false);
+      const first = await app.inject({ method: 'GET', url: '/kept' });
+      expect(first.body).toBe('{"id":"k1","name":"kept","tags":[{"label":"one"}]}');
+      expect((await app.inject({ method: 'GET', url: '/kept' })).body).toBe(first.body);
+      kept = deepFreeze({ id: 'k1', name: 'changed', tags: [] });
+      expect((await app.inject({ method: 'GET', url: '/kept' })).body).toBe('{"id":"k1","name":"changed","tags":[]}');
+      expect((await app.inject({ method: 'GET', url: '/shallow' })).json().tags).toEqual([{ label: 'before' }]);
+      shallowTags.push({ label: 'after' });
+      expect((await app.inject({ method: 'GET', url: '/shallow' })).json().tags).toEqual([
+        { label: 'before' },
+        { label: 'after' },
+      ]);
     });
 
     it('a required field missing is a 500 {detail} naming it in the log, never a body without it', async () => {
