@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const START_CACHES = fileURLToPath(new URL('../../src-main/base/startCaches.mjs', import.meta.url));
 const SERVE_ENTRY = fileURLToPath(new URL('../../scripts/serve.mjs', import.meta.url));
+const APP = fileURLToPath(new URL('../../src-main/app.ts', import.meta.url));
 
 const root = mkdtempSync(join(tmpdir(), 'portico-start-caches-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,5 +80,16 @@ describe('start caches: stripped TypeScript is kept by source hash, so a warm st
     expect(result.stderr).toContain('PORTICO_JOB_CONCURRENCY');
     const kept = readdirSync(join(root, 'cache-c'), { recursive: true }).filter((name) => String(name).endsWith('.js'));
     expect(kept.length).toBeGreaterThan(3);
+  });
+
+  it('importing the app loads no playwright-core: it is loaded at the first browser call (browser/lazyChromium.ts)', () => {
+    const script = `await import(${JSON.stringify(APP)});
+const { createRequire } = await import('node:module');
+const cache = createRequire(import.meta.url).cache;
+// Its package.json is read for the version browser hosts must match: not the library.
+process.stdout.write(JSON.stringify(Object.keys(cache).filter((file) => file.includes('playwright-core') && !file.endsWith('package.json'))));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
   });
 });
