@@ -22,7 +22,7 @@ import { BrowserSlots } from './engine/limits/browserSlots.ts';
 import { browserCapacity, createBrowserHosts, hostStatuses, placementHosts } from './engine/hosts/browserHostSetup.ts';
 import { HostAdmin } from './engine/hosts/hostAdmin.ts';
 import type { BrowserHostAddRequest } from './contract/hosts.ts';
-import { chromiumVersion } from './browser/chromiumVersion.ts';
+import { ChromiumVersionCache } from './browser/chromiumVersion.ts';
 import { DiskQuotas } from './engine/limits/diskQuotas.ts';
 import { resolveLimits } from './engine/limits/resourceLimits.ts';
 import { AdminService } from './engine/admin/adminService.ts';
@@ -542,6 +542,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   };
   // The console's browser hosts: settings.json and the keychain/vault, as `portico host add/remove` (used from the next start).
   const hostAdmin = new HostAdmin({ settings: operatorSettings, secrets: openSecrets });
+  // The local browser's version for GET /admin/hosts, probed once per executable (path, mtime, size).
+  const localVersions = new ChromiumVersionCache();
   const admin = {
     admin: adminService,
     log: {
@@ -563,7 +565,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
             configuredPath: operatorSettings.values.chromium_path,
             envPath: config.chromiumPath,
           });
-          return chromiumVersion(path, 'chromium');
+          return localVersions.version(path, 'chromium');
         }),
     },
   };

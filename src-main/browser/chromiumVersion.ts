@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { chromium } from './lazyChromium.ts';
 import { ValidationError } from '../base/errors.ts';
 import { chromiumArgs, needsNoSandbox, systemChromiumHost } from './chromiumDiscovery.ts';
@@ -72,5 +73,39 @@ async function launchedVersion(path: string, field: string): Promise<string> {
     return line;
   } finally {
     await browser.close().catch(() => undefined);
+  }
+}
+
+/**
+ * `chromiumVersion` remembered per executable path while the file is unchanged (same mtime and size):
+ * `GET /admin/hosts` shows the local browser's version on every call (the console's Refresh), and running
+ * `chromium --version` takes seconds on a loaded machine. A replaced or updated executable (new mtime or
+ * size) is asked again; a failed probe is not remembered. Concurrent asks share one probe.
+ */
+export class ChromiumVersionCache {
+  readonly #probe: (path: string, field: string) => Promise<string>;
+  readonly #entries = new Map<string, { stamp: string; version: Promise<string> }>();
+
+  constructor(probe: (path: string, field: string) => Promise<string> = (path, field) => chromiumVersion(path, field)) {
+    this.#probe = probe;
+  }
+
+  version(path: string, field = 'body.chromium_path'): Promise<string> {
+    let stamp: string;
+    try {
+      const stat = statSync(path);
+      stamp = `${stat.mtimeMs}:${stat.size}`;
+    } catch {
+      // Missing or unreadable: the probe says so in its own words (never remembered).
+      return this.#probe(path, field);
+    }
+    const known = this.#entries.get(path);
+    if (known?.stamp === stamp) return known.version;
+    const version = this.#probe(path, field);
+    this.#entries.set(path, { stamp, version });
+    version.catch(() => {
+      if (this.#entries.get(path)?.version === version) this.#entries.delete(path);
+    });
+    return version;
   }
 }

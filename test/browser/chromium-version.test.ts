@@ -1,8 +1,8 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src-main/base/errors.ts';
-import { chromiumVersion } from '../../src-main/browser/chromiumVersion.ts';
+import { ChromiumVersionCache, chromiumVersion } from '../../src-main/browser/chromiumVersion.ts';
 import { scratchDir } from '../helpers/browserFixtures.ts';
 import { CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { jsonOf, startService } from '../helpers/service.ts';
@@ -116,5 +116,39 @@ describe('chromiumVersion: a Chromium path must run and name Chrome, Chromium or
     } finally {
       await svc.dispose();
     }
+  });
+});
+
+describe('ChromiumVersionCache: GET /admin/hosts probes the local browser once per executable', () => {
+  const bin = scratchDir('portico-version-cache-');
+  afterAll(() => bin.cleanup());
+
+  it('runs `--version` once for repeated and concurrent asks, again when the file changes, never remembers a failure', async () => {
+    const runs = join(bin.path, 'runs');
+    writeFileSync(runs, '');
+    const path = join(bin.path, 'chromium');
+    writeFileSync(path, `#!/bin/sh\necho run >> '${runs}'\nprintf '%s\\n' 'Chromium 140.0.7339.185'\n`);
+    chmodSync(path, 0o755);
+    const probes = () => readFileSync(runs, 'utf8').split('\n').filter(Boolean).length;
+    const cache = new ChromiumVersionCache();
+
+    expect(await cache.version(path, 'chromium')).toBe('Chromium 140.0.7339.185');
+    expect(await cache.version(path, 'chromium')).toBe('Chromium 140.0.7339.185');
+    expect(await Promise.all([cache.version(path), cache.version(path)])).toEqual([
+      'Chromium 140.0.7339.185',
+      'Chromium 140.0.7339.185',
+    ]);
+    expect(probes()).toBe(1);
+
+    // An updated browser (new mtime) is asked again.
+    utimesSync(path, new Date(), new Date(Date.now() + 60_000));
+    expect(await cache.version(path)).toBe('Chromium 140.0.7339.185');
+    expect(probes()).toBe(2);
+
+    // A failing probe is not remembered: the next ask runs it again.
+    writeFileSync(path, `#!/bin/sh\necho run >> '${runs}'\nexit 3\n`);
+    await expect(cache.version(path, 'chromium')).rejects.toThrow(/chromium: running .* --version' failed/);
+    await expect(cache.version(path, 'chromium')).rejects.toThrow(/failed/);
+    expect(probes()).toBe(4);
   });
 });
