@@ -1,7 +1,19 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonOf, startService, type TestService } from '../helpers/service.ts';
+import { describe, expect, test as base } from '../helpers/fixtures.ts';
+import { jsonOf } from '../helpers/service.ts';
+
+/** `other`: a second connection to the service's SQLite file (closed before the service stops). */
+const test = base.extend('other', { scope: 'file' }, async ({ svc }, { onCleanup }) => {
+  const other = new Database(join(svc.dataDir, 'portico.db'));
+  other.pragma('busy_timeout = 5000');
+  other.pragma('foreign_keys = OFF');
+  other.pragma('legacy_alter_table = ON');
+  onCleanup(() => {
+    other.close();
+  });
+  return other;
+});
 
 /**
  * Interface §7: a list that cannot be read answers 500 with the exact `detail`. The failure is real:
@@ -9,11 +21,8 @@ import { jsonOf, startService, type TestService } from '../helpers/service.ts';
  * database would), the service's own query fails, and the route must say so in the spec's words.
  */
 describe('listing credentials and connected accounts when the database cannot be read', () => {
-  let svc: TestService;
-  let other: Database.Database;
-
   /** Hides `table` from the running service for the length of `fn`, then puts it back. */
-  const withoutTable = async (table: string, fn: () => Promise<void>): Promise<void> => {
+  const withoutTable = async (other: Database.Database, table: string, fn: () => Promise<void>): Promise<void> => {
     other.exec(`ALTER TABLE ${table} RENAME TO ${table}_hidden`);
     try {
       await fn();
@@ -22,26 +31,17 @@ describe('listing credentials and connected accounts when the database cannot be
     }
   };
 
-  beforeAll(async () => {
-    svc = await startService();
-    other = new Database(join(svc.dataDir, 'portico.db'));
-    other.pragma('busy_timeout = 5000');
-    other.pragma('foreign_keys = OFF');
-    other.pragma('legacy_alter_table = ON');
-  });
-  afterAll(async () => {
-    other.close();
-    await svc.dispose();
-  });
-
-  it('GET /public/credentials → 500 {"detail": "Failed to retrieve credentials"}, and works again once the table is back', async () => {
+  test('GET /public/credentials → 500 {"detail": "Failed to retrieve credentials"}, and works again once the table is back', async ({
+    svc,
+    other,
+  }) => {
     const created = await svc.request(
       'createCredential',
       { body: { service_name: 'Acme', username_or_email: 'ada@example.com' } },
       { key: svc.accountKey },
     );
     expect(created.status).toBe(200);
-    await withoutTable('credentials', async () => {
+    await withoutTable(other, 'credentials', async () => {
       const answer = await svc.request('listCredentials', {}, { key: svc.accountKey });
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await jsonOf(answer)).toEqual({ status: 500, body: { detail: 'Failed to retrieve credentials' } });
@@ -52,8 +52,11 @@ describe('listing credentials and connected accounts when the database cannot be
     });
   });
 
-  it('GET /public/connected-accounts → 500 {"detail": "Failed to retrieve connected accounts"}, and works again once the table is back', async () => {
-    await withoutTable('connected_accounts', async () => {
+  test('GET /public/connected-accounts → 500 {"detail": "Failed to retrieve connected accounts"}, and works again once the table is back', async ({
+    svc,
+    other,
+  }) => {
+    await withoutTable(other, 'connected_accounts', async () => {
       expect(await svc.send('listConnectedAccounts', {}, { key: svc.accountKey })).toEqual({
         status: 500,
         body: { detail: 'Failed to retrieve connected accounts' },
