@@ -45,14 +45,13 @@ export interface AppOptions {
   /** Model call retries and timeout; tests shorten them. */
   llmRetry?: RetryPolicy;
   /**
-   * The one time source of the service's timed behaviour — workflow runs (step times, the resume window),
+   * The one time source of the service's timed behaviour — jobs (timeout_minutes, the wait for an answer,
+   * the queue's poll), sessions (expiry), profile login windows (idle close), workflow runs (step times, the resume window),
    * credentials (TOTP codes, the wait for a one-time code), document bundles (the wait for a bundle still
    * being read), the request-rate window and the artifacts usage cache, OAuth connect requests and token
    * refreshes, browser host probes, the warm browsers' idle close. Default: the system clock; tests hand in test/helpers/fakeClock.ts.
    */
   clock?: Clock;
-  /** Milliseconds in a "minute" of timeout_minutes; only tests change it. */
-  minuteMs?: number;
   /** Warm session browsers kept ready, ahead of the console's saved value (default 1; 0 when warmBrowser is false). */
   sessionPoolSize?: number;
   /** Tests only: a module whose `documentReaders()` the document read worker uses instead of the built-in readers. */

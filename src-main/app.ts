@@ -54,6 +54,7 @@ import { findChromium, needsNoSandbox, systemChromiumHost } from './browser/chro
 import { findFfmpeg, removeUnfinishedRecordings } from './browser/recorder.ts';
 import { openStore } from './store/store.ts';
 import { Lifecycle } from './base/lifecycle.ts';
+import { MINUTE_MS } from './base/clock.ts';
 import type { AppOptions, RunningApp } from './app-types.ts';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -133,7 +134,6 @@ function resolveSettings(options: AppOptions, operatorSettings: OperatorSettings
   const warmBrowser = options.warmBrowser ?? true;
   return {
     warmBrowser,
-    minuteMs: options.minuteMs ?? 60_000,
     // The console's saved value wins over PORTICO_JOB_CONCURRENCY (docs/api.md, Operator console › Settings).
     jobConcurrency:
       options.jobConcurrency ??
@@ -314,9 +314,9 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       locks: runtime.locks,
       profileDir: (profileId) => runtime.profileDir(profileId),
       liveViews,
-      minuteMs: settings.minuteMs,
       logger,
       browserSlots,
+      ...(options.clock && { clock: options.clock }),
       idle: idleBrowsers,
       // On a remote host, served through the same CDP proxy (docs/scale.md): a `playwright` host launches a
       // browser of its own for the session; on a `cdp` host the session is a browser context of its own.
@@ -339,8 +339,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const profileSessions = phases.browsers.add(
     new ProfileSessionManager(store, runtime, liveViews, {
       ...loginBrowserConfig(config),
-      minuteMs: settings.minuteMs,
       logger,
+      ...(options.clock && { clock: options.clock }),
       browserSlots,
     }),
     (manager) => manager.close(),
@@ -427,8 +427,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
         liveViews,
         logger,
         artifactsDir: paths.artifacts,
-        minuteMs: settings.minuteMs,
-        answerTimeoutMs: 24 * 60 * settings.minuteMs,
+        answerTimeoutMs: 24 * 60 * MINUTE_MS,
+        ...(options.clock && { clock: options.clock }),
         sessionLease: (sessionId, orgId) => sessions.leaseFor(sessionId, orgId),
         // ffmpeg is looked up per recording, so installing it (or fixing PORTICO_FFMPEG) needs no restart.
         recorder: { ffmpegPath: () => findFfmpeg(config.ffmpegPath) },

@@ -1,3 +1,6 @@
+/** A minute of `timeout_minutes` (jobs, sessions, profile logins): always a real one; tests move the clock instead. */
+export const MINUTE_MS = 60_000;
+
 declare const timerBrand: unique symbol;
 
 /** A pending timer of one Clock; only that clock can clear it. */

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { page, startFormServer, type FormServer, type Handler } from '../helpers/formServer.ts';
+import { FakeClock } from '../helpers/fakeClock.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 // No fixed 5 s: a fill waits for its control to be ready (Playwright's actionability: here, editable) for as
 // long as the job has left (agent/waitBudget.ts), and a job whose time runs out first fails naming the field.
 
-const MINUTE_MS = 8_000; // a "minute" of timeout_minutes in this file
+// The service's one clock: the job's active time moves only when the test moves it, and a wait on the page
+// gets what is left of it (in real time: Playwright's own timeout).
+const clock = new FakeClock();
 
 const html =
   (body: string, title: string): Handler =>
@@ -48,7 +51,8 @@ describe('autofill waits follow the page and the job’s time, not a constant', 
     },
   };
 
-  const run = async (name: string, path: string, timeoutMinutes: number) => {
+  /** Runs a job; `spentMs` of its active time passes (on the clock) as soon as it is running. */
+  const run = async (name: string, path: string, timeoutMinutes: number, spentMs = 0) => {
     const created = await svc.send('createPortal', {
       params: { org_id: 'default' },
       body: {
@@ -65,6 +69,10 @@ describe('autofill waits follow the page and the job’s time, not a constant', 
     });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const jobId = String((started.body as { job_id: string }).job_id);
+    if (spentMs > 0) {
+      await waitForJob(svc, name, jobId, ['running', 'completed', 'failed'], 60_000);
+      clock.advance(spentMs);
+    }
     return waitForJob(svc, name, jobId, ['completed', 'failed'], 120_000);
   };
 
@@ -74,7 +82,7 @@ describe('autofill waits follow the page and the job’s time, not a constant', 
       '/late': form(6_000),
       '/never': form(null),
     });
-    svc = await startService(undefined, { minuteMs: MINUTE_MS });
+    svc = await startService(undefined, { clock });
   });
   afterAll(async () => {
     await svc?.dispose();
@@ -82,7 +90,7 @@ describe('autofill waits follow the page and the job’s time, not a constant', 
   });
 
   it('a control that becomes enabled after more than 5 s is filled, on a job with the time for it', async () => {
-    const done = await run('late', '/late', 5); // 40 s of job time
+    const done = await run('late', '/late', 5); // 5 minutes of job time for a 6 s wait
     expect(done.error ?? null, JSON.stringify(done.error)).toBeNull();
     expect(done.status).toBe('completed');
     expect(forms.postsTo('/submit/details').at(-1)?.fields).toMatchObject({
@@ -92,10 +100,11 @@ describe('autofill waits follow the page and the job’s time, not a constant', 
   });
 
   it('a job whose time runs out first fails saying which control it waited for, and why', async () => {
-    const done = await run('never', '/never', 1); // 8 s of job time, 2 s of it kept to report
+    // 42 of its 60 s pass at once: 18 s are left, 15 s of them kept to report, so the fill waits 3 s.
+    const done = await run('never', '/never', 1, 42_000);
     expect(done.status).toBe('failed');
     expect(String(done.error)).toMatch(
-      /^The page was not ready within the job's time \(timeout_minutes 1, 2 s kept to report\): '(Full name|Email address)' \(form_data '(full_name|email)'\): locator\.fill waited for the control \(.*not enabled.*\)$/,
+      /^The page was not ready within the job's time \(timeout_minutes 1, 15 s kept to report\): '(Full name|Email address)' \(form_data '(full_name|email)'\): locator\.fill waited for the control \(.*not enabled.*\)$/,
     );
     expect(forms.postsTo('/submit/details')).toHaveLength(1); // only the first job's
   });

@@ -15,15 +15,16 @@ import {
   type RecordingProxy,
 } from '../helpers/browserFixtures.ts';
 import { jsonOf, startService, type TestService } from '../helpers/service.ts';
-import { sleep, until } from '../helpers/wait.ts';
+import { FakeClock } from '../helpers/fakeClock.ts';
+import { until } from '../helpers/wait.ts';
 
 const previousEnv = { headless: process.env.PORTICO_HEADLESS, proxy: process.env.PORTICO_DEFAULT_PROXY };
 process.env.PORTICO_HEADLESS = '1';
 delete process.env.PORTICO_DEFAULT_PROXY;
 
 const PROFILE_FIELDS = ['created_at', 'id', 'name', 'org_id', 'provider_profile_id', 'updated_at'];
-// One "minute" of timeout_minutes in this suite.
-const MINUTE_MS = 1000;
+// The service's one clock: the idle expiry of login sessions moves only when the test moves it.
+const clock = new FakeClock();
 
 /** Chromium processes running on a folder under `dataDir`: what a leaked browser looks like from outside. */
 function browsersOn(dataDir: string): string[] {
@@ -71,7 +72,7 @@ describe('profiles (§4.3) and their login sessions', () => {
         );
       },
     });
-    svc = await startService(undefined, { minuteMs: MINUTE_MS });
+    svc = await startService(undefined, { clock });
     otherOrgKey = String((await cli(svc.dataDir, ['org', 'create', 'other'])).json.api_key);
   });
 
@@ -167,10 +168,9 @@ describe('profiles (§4.3) and their login sessions', () => {
     });
   });
 
-  // The exact idle expiry is tested on a fake clock (test/engine/profile-sessions.test.ts); here the
-  // running service proves the wiring: live-view input reaches the session, and a real timer ends it.
+  // The exact idle expiry is tested in test/engine/profile-sessions.test.ts; here the running service proves
+  // the wiring: live-view input reaches the session, and the service's clock ends it.
   it("live-view input moves a session's expiry on; idle for timeout_minutes it closes itself and saves", async () => {
-    // Three "minutes" (3 s) leave the input below ample room to arrive before the session idles out.
     const { body } = await jsonOf(await create({ timeout_minutes: 3 }));
     const session = body as Created;
     expect(session.name).toMatch(/^Profile \d{4}-\d\d-\d\d \d\d:\d\d$/);
@@ -178,10 +178,12 @@ describe('profiles (§4.3) and their login sessions', () => {
     const expiry = async () =>
       Date.parse((await listSessions()).find((s) => s.session_id === session.session_id)?.expires_at ?? '');
     const opened = await expiry();
-    // Only so the new expiry differs at millisecond precision; nothing here depends on how long it takes.
-    await sleep(20);
+    clock.advance(60_000);
     expect((await input(session.live_url, { kind: 'mouse', type: 'mouseMoved', x: 10, y: 10 })).status).toBe(200);
-    expect(await expiry()).toBeGreaterThan(opened);
+    expect(await expiry()).toBe(opened + 60_000);
+    clock.advance(3 * 60_000 - 1);
+    expect((await listSessions()).map((s) => s.session_id)).toContain(session.session_id);
+    clock.advance(1);
     await until(
       async () => (await listSessions()).length === 0 && browsersOn(svc.dataDir).length === 0,
       'the idle session to close',
@@ -240,7 +242,7 @@ describe('profiles (§4.3) and their login sessions', () => {
     await svc.stop();
     expect(browsersOn(svc.dataDir)).toEqual([]);
     const { orgKey } = svc;
-    svc = await startService(svc.dataDir, { minuteMs: MINUTE_MS });
+    svc = await startService(svc.dataDir, { clock });
     cookiesSeen.length = 0;
     const reopened = await jsonOf(
       await create({ profile_id: session.profile_id, start_url: pages.url('/login') }, orgKey),

@@ -80,7 +80,6 @@ describe('every job ends on time, whatever the page does (real Chromium, builtin
         liveViews: new LiveViewHub(),
         logger: silentLogger,
         artifactsDir,
-        minuteMs: MINUTE_MS,
         answerTimeoutMs: 24 * 60 * MINUTE_MS,
         clock,
       },

@@ -66,7 +66,6 @@ describe('JobRun rollback: everything a run acquired is released, whatever fails
         liveViews,
         logger: silentLogger,
         artifactsDir,
-        minuteMs: 60_000,
         answerTimeoutMs: 60_000,
         clock: new FakeClock(),
       },

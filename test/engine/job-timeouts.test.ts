@@ -81,7 +81,6 @@ describe('job timeouts on a fake clock (real Chromium, real SQLite)', () => {
         liveViews: new LiveViewHub(),
         logger: silentLogger,
         artifactsDir,
-        minuteMs: MINUTE_MS,
         answerTimeoutMs: ANSWER_TIMEOUT_MS,
         clock,
       },

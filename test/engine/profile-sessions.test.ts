@@ -44,7 +44,6 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
     const manager = new ProfileSessionManager(store, runtime, hub, {
       headed: false,
       defaultProxy: undefined,
-      minuteMs: MINUTE_MS,
       clock,
       browserSlots: slots,
     });

@@ -64,7 +64,6 @@ describe("the webhook outbox row commits in the same transaction as the job's st
         liveViews: new LiveViewHub(),
         logger: silentLogger,
         artifactsDir: join(dir, 'artifacts'),
-        minuteMs: 60_000,
         answerTimeoutMs: 60_000,
       },
       scriptedRegistry,

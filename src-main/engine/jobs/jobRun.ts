@@ -9,7 +9,7 @@ import {
   type AgentCredential,
   type AgentQuestion,
 } from '../../agent/agentTypes.ts';
-import { isoNow, systemClock, type Clock } from '../../base/clock.ts';
+import { isoNow, MINUTE_MS, systemClock, type Clock } from '../../base/clock.ts';
 import { newId } from '../../base/ids.ts';
 import { Lifecycle } from '../../base/lifecycle.ts';
 import type { Logger, SecretRedactor } from '../../base/logger.ts';
@@ -41,8 +41,6 @@ export interface JobRunDeps {
   logger: Logger;
   /** Where `<job_id>/screenshots` and `<job_id>/downloads` go. */
   artifactsDir: string;
-  /** Length of a minute for timeout_minutes; tests shorten it. */
-  minuteMs: number;
   /** How long a question may wait for its answer before the job fails. */
   answerTimeoutMs: number;
   /** Times timeout_minutes and the answer timeout; default the system clock, tests pass a fake one. */
@@ -238,8 +236,8 @@ export class JobRun {
       signal,
       // Waits on the page follow the page's readiness for as long as the job has left (agent/waitBudget.ts).
       budget: jobWaitBudget(
-        () => job.options.timeout_minutes * this.#deps.minuteMs - clock.spentMs,
-        job.options.timeout_minutes * this.#deps.minuteMs,
+        () => job.options.timeout_minutes * MINUTE_MS - clock.spentMs,
+        job.options.timeout_minutes * MINUTE_MS,
         job.options.timeout_minutes,
       ),
       log: (line) => this.#log(line),
@@ -359,7 +357,7 @@ export class JobRun {
     if (!this.#transition(['queued'], 'running', { started_at: isoNow(this.#clock) })) return;
     const signal = this.#controller.signal;
     const clock = new ActiveClock(
-      job.options.timeout_minutes * this.#deps.minuteMs,
+      job.options.timeout_minutes * MINUTE_MS,
       () => {
         this.#controller.abort(new JobAbort('timeout', `timeout_minutes (${job.options.timeout_minutes}) exceeded`));
       },

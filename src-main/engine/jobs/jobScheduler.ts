@@ -1,4 +1,4 @@
-import { isoNow } from '../../base/clock.ts';
+import { isoNow, systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
 import type { Agent } from '../../agent/agentTypes.ts';
 import type { JobRecord } from '../../store/jobs.ts';
 import type { Store } from '../../store/store.ts';
@@ -15,7 +15,7 @@ export interface AgentRegistry {
 export interface JobSchedulerOptions {
   /** Jobs running at once; the default fits a 2-core machine. */
   concurrency: number;
-  /** How often blocked queued jobs (busy profile) are looked at again. */
+  /** How often blocked queued jobs (busy profile) are looked at again, on the runs' clock; default 1 s. */
   pollMs?: number;
   /** The live-browser limits: a job that would pass them stays queued until a browser closes (never 429). */
   browserSlots?: BrowserSlots;
@@ -57,7 +57,7 @@ export class JobScheduler {
   readonly #runs = new Map<string, { run: JobRun; done: Promise<void> }>();
   // Proxy passwords live only in memory: never written to the database.
   readonly #proxyPasswords = new Map<string, string>();
-  #poll: NodeJS.Timeout | undefined;
+  #poll: TimerHandle | undefined;
   #closed = false;
   /** The organization whose job started last: the round robin goes on from the next one. */
   #lastOrg: string | undefined;
@@ -103,8 +103,7 @@ export class JobScheduler {
   /** Fails the jobs a previous process left running, then starts what is queued and keeps polling. */
   recover(): void {
     // Polling starts here, not in the constructor: a start-up that fails before this leaves no timer behind.
-    this.#poll ??= setInterval(() => this.kick(), this.#options.pollMs ?? 1000);
-    this.#poll.unref();
+    if (this.#poll === undefined) this.#armPoll();
     for (const job of this.#store.jobs.listInterrupted()) this.#fail(job, 'interrupted by restart');
     for (const job of this.#store.jobs.listQueued()) {
       if (job.options.proxy?.has_password) {
@@ -112,6 +111,23 @@ export class JobScheduler {
       }
     }
     this.kick();
+  }
+
+  get #clock(): Clock {
+    return this.#deps.clock ?? systemClock;
+  }
+
+  /** Looks at the queue again after pollMs on the clock, and again after that, until close. */
+  #armPoll(): void {
+    this.#poll = this.#clock.setTimeout(
+      () => {
+        if (this.#closed) return;
+        this.#armPoll();
+        this.kick();
+      },
+      this.#options.pollMs ?? 1000,
+      { unref: true },
+    );
   }
 
   #fail(job: JobRecord, error: string): void {
@@ -214,7 +230,8 @@ export class JobScheduler {
   /** Stops starting jobs and ends the running ones (they fail as interrupted by shutdown). */
   async close(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#poll);
+    this.#clock.clearTimeout(this.#poll);
+    this.#poll = undefined;
     this.#slotFreed?.dispose();
     this.#statusChanged.dispose();
     const running = [...this.#runs.values()];

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 
-import { systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
+import { MINUTE_MS, systemClock, type Clock, type TimerHandle } from '../../base/clock.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
 import { Lifecycle } from '../../base/lifecycle.ts';
@@ -29,8 +29,6 @@ export interface OpenedSession {
 }
 
 export interface ProfileSessionManagerOptions extends LoginBrowserConfig {
-  /** Milliseconds in a minute of `timeout_minutes`; only tests shorten it. */
-  minuteMs: number;
   /** Times idle expiry and the profile-lock race; tests pass a fake one. */
   clock?: Clock;
   logger?: Logger;
@@ -208,7 +206,7 @@ export class ProfileSessionManager {
       profileId: profile.id,
       token,
       liveUrl: `${request.baseUrl}${LiveViewHub.path(token)}`,
-      idleMs: request.timeoutMinutes * this.#options.minuteMs,
+      idleMs: request.timeoutMinutes * MINUTE_MS,
       resources: scope,
       expiresAt: this.#clock.now(),
       timer: undefined,

@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 
 import type { Page } from 'playwright-core';
 
-import { systemClock, type Clock } from '../../base/clock.ts';
+import { MINUTE_MS, systemClock, type Clock } from '../../base/clock.ts';
 import { Lifecycle } from '../../base/lifecycle.ts';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../../base/errors.ts';
 import { newId, newSecretToken } from '../../base/ids.ts';
@@ -43,8 +43,6 @@ export interface SessionServiceDeps {
   profileDir(profileId: string): string;
   liveViews: LiveViewHub;
   clock?: Clock;
-  /** Length of a minute in ms (tests shorten it); default 60 000. */
-  minuteMs?: number;
   logger?: Logger;
   /** Screen recording (`record_video`): where ffmpeg is (throws saying why not), where recordings go, the operator's default. */
   recorder?: { ffmpegPath(): Promise<string>; dir: string; recordVideoDefault?(): boolean };
@@ -101,7 +99,6 @@ export class SessionService {
   readonly #profileDir: (profileId: string) => string;
   readonly #hub: LiveViewHub;
   readonly #clock: Clock;
-  readonly #minuteMs: number;
   readonly #logger: Logger;
   readonly #recorder: SessionServiceDeps['recorder'];
   readonly #browserSlots: BrowserSlots | undefined;
@@ -120,7 +117,6 @@ export class SessionService {
     this.#profileDir = deps.profileDir;
     this.#hub = deps.liveViews;
     this.#clock = deps.clock ?? systemClock;
-    this.#minuteMs = deps.minuteMs ?? 60_000;
     this.#logger = deps.logger ?? silentLogger;
     this.#recorder = deps.recorder;
     this.#browserSlots = deps.browserSlots;
@@ -240,7 +236,7 @@ export class SessionService {
     }
     if (this.#closed) throw new ConflictError('The service is shutting down');
     const now = this.#clock.now();
-    const ttlMs = request.timeout_minutes * this.#minuteMs;
+    const ttlMs = request.timeout_minutes * MINUTE_MS;
     const row: SessionRow = {
       id: sessionId,
       workspace_id: actor.workspaceId,
