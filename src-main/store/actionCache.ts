@@ -1,5 +1,5 @@
 import { isoNow, systemClock, type Clock } from '../base/clock.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 /** One step-cache entry as stored; `recipe` is the interpreter's own JSON (the store does not look inside). */
 export interface ActionCacheEntry {
@@ -58,9 +58,10 @@ export class ActionCacheRepository {
   }
 
   get(workspaceId: string, cacheKey: string): ActionCacheEntry | undefined {
-    const row = this.#db
-      .prepare<[string, string], Row>('SELECT * FROM action_cache WHERE workspace_id = ? AND cache_key = ?')
-      .get(workspaceId, cacheKey);
+    const row = prepared<[string, string], Row>(
+      this.#db,
+      'SELECT * FROM action_cache WHERE workspace_id = ? AND cache_key = ?',
+    ).get(workspaceId, cacheKey);
     return row && toEntry(row);
   }
 
@@ -80,37 +81,34 @@ export class ActionCacheRepository {
     missed: boolean,
   ): void {
     const now = isoNow(this.#clock);
-    this.#db
-      .prepare(
-        `INSERT INTO action_cache (workspace_id, cache_key, step_id, action, page, recipe_json, hits, misses, created_at, updated_at, last_used_at)
+    prepared(
+      this.#db,
+      `INSERT INTO action_cache (workspace_id, cache_key, step_id, action, page, recipe_json, hits, misses, created_at, updated_at, last_used_at)
        VALUES (@workspaceId, @cacheKey, @stepId, @action, @page, @recipe, 0, @missed, @now, @now, @now)
        ON CONFLICT(workspace_id, cache_key) DO UPDATE SET step_id = excluded.step_id, action = excluded.action, page = excluded.page,
          recipe_json = excluded.recipe_json, misses = misses + excluded.misses, updated_at = excluded.updated_at, last_used_at = excluded.last_used_at`,
-      )
-      .run({ ...entry, recipe: JSON.stringify(entry.recipe), missed: missed ? 1 : 0, now });
+    ).run({ ...entry, recipe: JSON.stringify(entry.recipe), missed: missed ? 1 : 0, now });
   }
 
   /** Counts one replay of an entry (hit) or one lookup where it did not apply (miss). */
   count(workspaceId: string, cacheKey: string, outcome: 'hit' | 'miss'): void {
     const column = outcome === 'hit' ? 'hits' : 'misses';
-    this.#db
-      .prepare(
-        `UPDATE action_cache SET ${column} = ${column} + 1, last_used_at = ? WHERE workspace_id = ? AND cache_key = ?`,
-      )
-      .run(isoNow(this.#clock), workspaceId, cacheKey);
+    prepared(
+      this.#db,
+      `UPDATE action_cache SET ${column} = ${column} + 1, last_used_at = ? WHERE workspace_id = ? AND cache_key = ?`,
+    ).run(isoNow(this.#clock), workspaceId, cacheKey);
   }
 
   /** A workspace's entries, most recently used first, with the total. */
   list(workspaceId: string, limit: number, offset: number): { entries: ActionCacheEntry[]; total: number } {
     const total =
-      this.#db
-        .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM action_cache WHERE workspace_id = ?')
-        .get(workspaceId)?.n ?? 0;
-    const rows = this.#db
-      .prepare<[string, number, number], Row>(
-        'SELECT * FROM action_cache WHERE workspace_id = ? ORDER BY last_used_at DESC, cache_key LIMIT ? OFFSET ?',
-      )
-      .all(workspaceId, limit, offset);
+      prepared<[string], { n: number }>(this.#db, 'SELECT COUNT(*) AS n FROM action_cache WHERE workspace_id = ?').get(
+        workspaceId,
+      )?.n ?? 0;
+    const rows = prepared<[string, number, number], Row>(
+      this.#db,
+      'SELECT * FROM action_cache WHERE workspace_id = ? ORDER BY last_used_at DESC, cache_key LIMIT ? OFFSET ?',
+    ).all(workspaceId, limit, offset);
     return { entries: rows.map(toEntry), total };
   }
 }

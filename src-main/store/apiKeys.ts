@@ -1,7 +1,7 @@
 import type { ApiKeyInfo, ApiKeyKind } from '../contract/admin.ts';
 import { isoNow } from '../base/clock.ts';
 import { newId, newSecretToken, sha256Hex } from '../base/ids.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 interface ApiKeyRow {
   id: string;
@@ -106,12 +106,11 @@ export class ApiKeyRepository {
       created_at: isoNow(),
       revoked_at: null,
     };
-    this.#db
-      .prepare(
-        `INSERT INTO api_keys (id, kind, org_id, user_id, workspace_id, key_hash, prefix, created_at, revoked_at)
+    prepared(
+      this.#db,
+      `INSERT INTO api_keys (id, kind, org_id, user_id, workspace_id, key_hash, prefix, created_at, revoked_at)
          VALUES (@id, @kind, @org_id, @user_id, @workspace_id, @key_hash, @prefix, @created_at, @revoked_at)`,
-      )
-      .run(row);
+    ).run(row);
     return { info: toInfo(row), apiKey };
   }
 
@@ -123,7 +122,7 @@ export class ApiKeyRepository {
   /** {@link authenticate} by the key's SHA-256 (hex), for a caller that hashed it already. */
   authenticateHash(keyHash: string): ApiKeyPrincipal | undefined {
     // Another connection committed since the cache was filled: anything in it may be stale.
-    const version = this.#db.prepare<[], { data_version: number }>('PRAGMA data_version').get()?.data_version ?? -1;
+    const version = prepared<[], { data_version: number }>(this.#db, 'PRAGMA data_version').get()?.data_version ?? -1;
     if (version !== this.#cacheVersion) {
       this.#cache.clear();
       this.#cacheVersion = version;
@@ -145,14 +144,13 @@ export class ApiKeyRepository {
   }
 
   #lookup(keyHash: string): ApiKeyPrincipal | undefined {
-    const row = this.#db
-      .prepare<[string], ApiKeyRow & { workspace_org_id: string | null; member: number }>(
-        `SELECT k.*, w.org_id AS workspace_org_id,
+    const row = prepared<[string], ApiKeyRow & { workspace_org_id: string | null; member: number }>(
+      this.#db,
+      `SELECT k.*, w.org_id AS workspace_org_id,
            EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = k.workspace_id AND m.user_id = k.user_id) AS member
          FROM api_keys k LEFT JOIN workspaces w ON w.id = k.workspace_id
          WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-      )
-      .get(keyHash);
+    ).get(keyHash);
     if (!row) return undefined;
     if (row.kind === 'org' && row.org_id) return { kind: 'org', keyId: row.id, orgId: row.org_id };
     if (row.kind === 'account' && row.user_id && row.workspace_id) {
@@ -171,7 +169,7 @@ export class ApiKeyRepository {
   /** Marks a key revoked; false when no live key has that id. */
   revoke(id: string): boolean {
     const revoked =
-      this.#db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id)
+      prepared(this.#db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(isoNow(), id)
         .changes > 0;
     this.forgetCached();
     return revoked;
@@ -179,16 +177,16 @@ export class ApiKeyRepository {
 
   /** A key by id; an account key's `org_id` is its workspace's organization (the one it acts for). */
   get(id: string): ApiKeyInfo | undefined {
-    const row = this.#db.prepare<[string], ApiKeyRow>(`${KEYS_WITH_ORG} WHERE k.id = ?`).get(id);
+    const row = prepared<[string], ApiKeyRow>(this.#db, `${KEYS_WITH_ORG} WHERE k.id = ?`).get(id);
     return row ? toInfo(row) : undefined;
   }
 
   /** An organization's keys: its org keys and the account keys of its workspaces, oldest first. */
   listForOrg(orgId: string): ApiKeyInfo[] {
-    return this.#db
-      .prepare<[string, string], ApiKeyRow>(
-        `${KEYS_WITH_ORG} WHERE (k.kind = 'org' AND k.org_id = ?) OR (k.kind = 'account' AND ${WORKSPACE_ORG} = ?) ORDER BY k.created_at, k.id`,
-      )
+    return prepared<[string, string], ApiKeyRow>(
+      this.#db,
+      `${KEYS_WITH_ORG} WHERE (k.kind = 'org' AND k.org_id = ?) OR (k.kind = 'account' AND ${WORKSPACE_ORG} = ?) ORDER BY k.created_at, k.id`,
+    )
       .all(orgId, orgId)
       .map(toInfo);
   }

@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 export interface CredentialRow {
   id: string;
@@ -33,70 +33,67 @@ export class CredentialRepository {
   }
 
   insert(row: CredentialRow): void {
-    this.#db
-      .prepare(
-        `INSERT INTO credentials (id, workspace_id, created_by, service_name, username_or_email, service_url, has_password, has_totp,
+    prepared(
+      this.#db,
+      `INSERT INTO credentials (id, workspace_id, created_by, service_name, username_or_email, service_url, has_password, has_totp,
            gmail_oauth_account_id, phone_number_id, created_at, updated_at)
          VALUES (@id, @workspace_id, @created_by, @service_name, @username_or_email, @service_url, @has_password, @has_totp,
            @gmail_oauth_account_id, @phone_number_id, @created_at, @updated_at)`,
-      )
-      .run(row);
+    ).run(row);
   }
 
   get(id: string): CredentialRow | undefined {
-    return this.#db.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE id = ?').get(id);
+    return prepared<[string], CredentialRow>(this.#db, 'SELECT * FROM credentials WHERE id = ?').get(id);
   }
 
   getForWorkspace(workspaceId: string, id: string): CredentialRow | undefined {
-    return this.#db
-      .prepare<[string, string], CredentialRow>('SELECT * FROM credentials WHERE id = ? AND workspace_id = ?')
-      .get(id, workspaceId);
+    return prepared<[string, string], CredentialRow>(
+      this.#db,
+      'SELECT * FROM credentials WHERE id = ? AND workspace_id = ?',
+    ).get(id, workspaceId);
   }
 
   /** A credential of any workspace of `orgId` (what a job of that org may use). */
   getForOrg(orgId: string, id: string): CredentialRow | undefined {
-    return this.#db
-      .prepare<[string, string], CredentialRow>(
-        'SELECT c.* FROM credentials c JOIN workspaces w ON w.id = c.workspace_id WHERE c.id = ? AND w.org_id = ?',
-      )
-      .get(id, orgId);
+    return prepared<[string, string], CredentialRow>(
+      this.#db,
+      'SELECT c.* FROM credentials c JOIN workspaces w ON w.id = c.workspace_id WHERE c.id = ? AND w.org_id = ?',
+    ).get(id, orgId);
   }
 
   /** The workspace's credentials, oldest first. */
   list(workspaceId: string): CredentialRow[] {
-    return this.#db
-      .prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE workspace_id = ? ORDER BY created_at, rowid')
-      .all(workspaceId);
+    return prepared<[string], CredentialRow>(
+      this.#db,
+      'SELECT * FROM credentials WHERE workspace_id = ? ORDER BY created_at, rowid',
+    ).all(workspaceId);
   }
 
   /** Credentials that receive codes on this phone number. */
   listByPhoneNumber(phoneNumberId: string): CredentialRow[] {
-    return this.#db
-      .prepare<[string], CredentialRow>(
-        'SELECT * FROM credentials WHERE phone_number_id = ? ORDER BY created_at, rowid',
-      )
-      .all(phoneNumberId);
+    return prepared<[string], CredentialRow>(
+      this.#db,
+      'SELECT * FROM credentials WHERE phone_number_id = ? ORDER BY created_at, rowid',
+    ).all(phoneNumberId);
   }
 
   delete(id: string): boolean {
-    return this.#db.prepare('DELETE FROM credentials WHERE id = ?').run(id).changes > 0;
+    return prepared(this.#db, 'DELETE FROM credentials WHERE id = ?').run(id).changes > 0;
   }
 
   insertPhoneNumber(row: PhoneNumberRow): void {
-    this.#db
-      .prepare(
-        'INSERT INTO phone_numbers (id, workspace_id, created_by, phone_number, label, created_at) VALUES (@id, @workspace_id, @created_by, @phone_number, @label, @created_at)',
-      )
-      .run(row);
+    prepared(
+      this.#db,
+      'INSERT INTO phone_numbers (id, workspace_id, created_by, phone_number, label, created_at) VALUES (@id, @workspace_id, @created_by, @phone_number, @label, @created_at)',
+    ).run(row);
   }
 
   /** The workspace's phone numbers, oldest first. */
   listPhoneNumbers(workspaceId: string): PhoneNumberRow[] {
-    return this.#db
-      .prepare<[string], PhoneNumberRow>(
-        'SELECT * FROM phone_numbers WHERE workspace_id = ? ORDER BY created_at, rowid',
-      )
-      .all(workspaceId);
+    return prepared<[string], PhoneNumberRow>(
+      this.#db,
+      'SELECT * FROM phone_numbers WHERE workspace_id = ? ORDER BY created_at, rowid',
+    ).all(workspaceId);
   }
 
   /**
@@ -108,14 +105,15 @@ export class CredentialRepository {
       .transaction(() => {
         const usedBy = this.listByPhoneNumber(id);
         if (usedBy.length > 0) return { deleted: false, usedBy };
-        return { deleted: this.#db.prepare('DELETE FROM phone_numbers WHERE id = ?').run(id).changes > 0, usedBy };
+        return { deleted: prepared(this.#db, 'DELETE FROM phone_numbers WHERE id = ?').run(id).changes > 0, usedBy };
       })
       .immediate();
   }
 
   getPhoneNumberForWorkspace(workspaceId: string, id: string): PhoneNumberRow | undefined {
-    return this.#db
-      .prepare<[string, string], PhoneNumberRow>('SELECT * FROM phone_numbers WHERE id = ? AND workspace_id = ?')
-      .get(id, workspaceId);
+    return prepared<[string, string], PhoneNumberRow>(
+      this.#db,
+      'SELECT * FROM phone_numbers WHERE id = ? AND workspace_id = ?',
+    ).get(id, workspaceId);
   }
 }

@@ -22,7 +22,6 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = NORMAL');
     applyMigrations(db, options.migrations ?? allMigrations);
-    reusePreparedStatements(db);
     return db;
   } catch (error) {
     db.close();
@@ -30,31 +29,38 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
 }
 
-// Distinct SQL texts kept prepared; the store has ~150, so this only bounds SQL built from varying parts.
+// Distinct SQL texts kept prepared per database; the store has ~150, so this only bounds SQL built from varying parts.
 const STATEMENT_CACHE_SIZE = 1000;
 
+const statementCaches = new WeakMap<Db, Map<string, Database.Statement>>();
+
 /**
- * Makes `db.prepare(sql)` return the statement already prepared for that SQL text. better-sqlite3
- * allocates a native statement on every call, freed only when V8 collects its small JS object, which
- * it does not hurry to do: ~4 KB of RSS per call, so a service preparing per request grew without
- * levelling off (213 → 497 MB over 100k GET /portals). Sharing is safe here: statements run
+ * The statement for `sql` on `db`, prepared once and reused: what every repository runs its SQL through.
+ * better-sqlite3 allocates a native statement on every `db.prepare`, freed only when V8 collects its small
+ * JS object, which it does not hurry to do: ~4 KB of RSS per call, so a service preparing per request grew
+ * without levelling off (213 → 497 MB over 100k GET /portals). Sharing is safe here: statements run
  * synchronously, nothing iterates one, and no call site sets pluck/raw/expand or binds for good.
+ * `db.prepare` itself is left as better-sqlite3 made it (migrations and tests use it directly).
  */
-function reusePreparedStatements(db: Db): void {
-  const prepare = db.prepare.bind(db);
-  const prepared = new Map<string, Database.Statement>();
-  const cached = (sql: string): Database.Statement => {
-    let statement = prepared.get(sql);
-    if (statement) {
-      prepared.delete(sql);
-    } else {
-      statement = prepare(sql);
-      if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value as string);
-    }
-    prepared.set(sql, statement);
-    return statement;
-  };
-  db.prepare = cached as Db['prepare'];
+export function prepared<P extends unknown[] | {} = unknown[], R = unknown>(
+  db: Db,
+  sql: string,
+): P extends unknown[] ? Database.Statement<P, R> : Database.Statement<[P], R> {
+  let cache = statementCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCaches.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (statement) {
+    // Most recently used last: the first entry is the one evicted.
+    cache.delete(sql);
+  } else {
+    statement = db.prepare(sql);
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  cache.set(sql, statement);
+  return statement as P extends unknown[] ? Database.Statement<P, R> : Database.Statement<[P], R>;
 }
 
 /** Applies the pending migrations in one transaction: all of them land, or none. */

@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 import { listPage } from './paging.ts';
 
 export type BundleStatus = 'processing' | 'completed' | 'failed';
@@ -47,12 +47,12 @@ export class DocumentRepository {
     files: readonly { name: string; contentType: string; size: number }[],
   ): void {
     this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          `INSERT INTO document_bundles (id, org_id, status, error, created_at, updated_at) VALUES (?, ?, 'processing', NULL, ?, ?)`,
-        )
-        .run(bundle.id, bundle.orgId, bundle.createdAt, bundle.createdAt);
-      const insertFile = this.#db.prepare(
+      prepared(
+        this.#db,
+        `INSERT INTO document_bundles (id, org_id, status, error, created_at, updated_at) VALUES (?, ?, 'processing', NULL, ?, ?)`,
+      ).run(bundle.id, bundle.orgId, bundle.createdAt, bundle.createdAt);
+      const insertFile = prepared(
+        this.#db,
         `INSERT INTO document_files (bundle_id, file_index, name, content_type, size) VALUES (?, ?, ?, ?, ?)`,
       );
       for (const [index, file] of files.entries())
@@ -62,7 +62,7 @@ export class DocumentRepository {
 
   /** The bundle when it belongs to `orgId`. */
   get(orgId: string, id: string): BundleRow | undefined {
-    return this.#db.prepare(`SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as
+    return prepared(this.#db, `SELECT * FROM document_bundles WHERE id = ? AND org_id = ?`).get(id, orgId) as
       | BundleRow
       | undefined;
   }
@@ -84,29 +84,29 @@ export class DocumentRepository {
 
   /** Bytes the org's uploaded documents hold (its disk quota). */
   totalBytes(orgId: string): number {
-    const row = this.#db
-      .prepare(
-        `SELECT SUM(f.size) AS total FROM document_files f JOIN document_bundles b ON b.id = f.bundle_id WHERE b.org_id = ?`,
-      )
-      .get(orgId) as { total: number | null } | undefined;
+    const row = prepared(
+      this.#db,
+      `SELECT SUM(f.size) AS total FROM document_files f JOIN document_bundles b ON b.id = f.bundle_id WHERE b.org_id = ?`,
+    ).get(orgId) as { total: number | null } | undefined;
     return row?.total ?? 0;
   }
 
   exists(id: string): boolean {
-    return this.#db.prepare(`SELECT 1 FROM document_bundles WHERE id = ?`).get(id) !== undefined;
+    return prepared(this.#db, `SELECT 1 FROM document_bundles WHERE id = ?`).get(id) !== undefined;
   }
 
   files(bundleId: string): DocumentFileRow[] {
-    return this.#db
-      .prepare(`SELECT * FROM document_files WHERE bundle_id = ? ORDER BY file_index`)
-      .all(bundleId) as DocumentFileRow[];
+    return prepared(this.#db, `SELECT * FROM document_files WHERE bundle_id = ? ORDER BY file_index`).all(
+      bundleId,
+    ) as DocumentFileRow[];
   }
 
   /** Bundles a stopped service left mid-read, oldest first. */
   processing(): BundleRow[] {
-    return this.#db
-      .prepare(`SELECT * FROM document_bundles WHERE status = 'processing' ORDER BY created_at`)
-      .all() as BundleRow[];
+    return prepared(
+      this.#db,
+      `SELECT * FROM document_bundles WHERE status = 'processing' ORDER BY created_at`,
+    ).all() as BundleRow[];
   }
 
   /** Records the outcome of every file and the bundle's final status in one transaction. */
@@ -118,19 +118,19 @@ export class DocumentRepository {
     at: string,
   ): void {
     this.#db.transaction(() => {
-      const update = this.#db.prepare(
+      const update = prepared(
+        this.#db,
         `UPDATE document_files SET content_type = ?, pages = ?, text_chars = ?, error = ? WHERE bundle_id = ? AND file_index = ?`,
       );
       for (const o of outcomes) update.run(o.contentType, o.pages, o.textChars, o.error, bundleId, o.fileIndex);
-      this.#db
-        .prepare(
-          `UPDATE document_bundles SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`,
-        )
-        .run(status, error, at, bundleId);
+      prepared(
+        this.#db,
+        `UPDATE document_bundles SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`,
+      ).run(status, error, at, bundleId);
     })();
   }
 
   delete(orgId: string, id: string): boolean {
-    return this.#db.prepare(`DELETE FROM document_bundles WHERE id = ? AND org_id = ?`).run(id, orgId).changes > 0;
+    return prepared(this.#db, `DELETE FROM document_bundles WHERE id = ? AND org_id = ?`).run(id, orgId).changes > 0;
   }
 }

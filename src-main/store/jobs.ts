@@ -1,7 +1,7 @@
 import type { JsonObject } from '../contract/common.ts';
 import { JobEvent, type JobStatus, type ProxyConfig } from '../contract/job.ts';
 import { isoNow } from '../base/clock.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 import { ParsedJsonCache } from './jsonColumns.ts';
 import { listPage } from './paging.ts';
 
@@ -189,26 +189,25 @@ export class JobRepository {
 
   insert(job: NewJob): JobRecord {
     const now = isoNow();
-    this.#db
-      .prepare(
-        `INSERT INTO jobs (id, org_id, endpoint_name, portal_id, portal_snapshot, options, status, orchestrator_model, vision_model,
+    prepared(
+      this.#db,
+      `INSERT INTO jobs (id, org_id, endpoint_name, portal_id, portal_snapshot, options, status, orchestrator_model, vision_model,
            profile_id, view_token, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        job.id,
-        job.org_id,
-        job.endpoint_name,
-        job.portal_id,
-        JSON.stringify(job.portal),
-        JSON.stringify(job.options),
-        job.orchestrator_model,
-        job.vision_model,
-        job.profile_id,
-        job.view_token,
-        now,
-        now,
-      );
+    ).run(
+      job.id,
+      job.org_id,
+      job.endpoint_name,
+      job.portal_id,
+      JSON.stringify(job.portal),
+      JSON.stringify(job.options),
+      job.orchestrator_model,
+      job.vision_model,
+      job.profile_id,
+      job.view_token,
+      now,
+      now,
+    );
     const created = this.get(job.id);
     if (!created) throw new Error('job vanished after insert');
     return created;
@@ -216,19 +215,18 @@ export class JobRepository {
 
   /** Every job id of an org (the folders its artifacts live in). */
   idsForOrg(orgId: string): string[] {
-    return this.#db
-      .prepare<[string], { id: string }>('SELECT id FROM jobs WHERE org_id = ?')
+    return prepared<[string], { id: string }>(this.#db, 'SELECT id FROM jobs WHERE org_id = ?')
       .all(orgId)
       .map((row) => row.id);
   }
 
   get(id: string): JobRecord | undefined {
-    const row = this.#db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?').get(id);
+    const row = prepared<[string], JobRow>(this.#db, 'SELECT * FROM jobs WHERE id = ?').get(id);
     return row ? toRecord(row) : undefined;
   }
 
   getByViewToken(token: string): JobRecord | undefined {
-    const row = this.#db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE view_token = ?').get(token);
+    const row = prepared<[string], JobRow>(this.#db, 'SELECT * FROM jobs WHERE view_token = ?').get(token);
     return row ? toRecord(row) : undefined;
   }
 
@@ -246,8 +244,7 @@ export class JobRepository {
 
   /** Queued jobs, oldest first. */
   listQueued(): JobRecord[] {
-    return this.#db
-      .prepare<[], JobRow>("SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid")
+    return prepared<[], JobRow>(this.#db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid")
       .all()
       .map(toRecord);
   }
@@ -271,9 +268,9 @@ export class JobRepository {
     const placeholders = from.map((_, i) => `@from${i}`).join(', ');
     return this.#db.transaction(() => {
       const moved =
-        this.#db
-          .prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`)
-          .run(params).changes > 0;
+        prepared(this.#db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(
+          params,
+        ).changes > 0;
       if (moved && withMove) {
         const job = this.get(id);
         if (!job) throw new Error(`job ${id} vanished during its transition`);
@@ -286,16 +283,19 @@ export class JobRepository {
   /** Records progress without a status change. */
   update(id: string, progress: JobProgress): void {
     const { sets, params } = progressAssignments(progress);
-    this.#db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = @id`).run({ ...params, id });
+    prepared(this.#db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id`).run({ ...params, id });
   }
 
   /** Stores one event; its data must be what the contract's `JobEvent` union says for its type (checked before writing). */
   appendEvent(jobId: string, type: string, data: JsonObject): JobEvent {
     const event = JobEvent.parse({ type, timestamp: isoNow(), data });
     // What the schema read (unknown keys dropped) is what is stored, so reading needs no check again.
-    this.#db
-      .prepare('INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)')
-      .run(jobId, type, event.timestamp, JSON.stringify(event.data));
+    prepared(this.#db, 'INSERT INTO job_events (job_id, type, timestamp, data) VALUES (?, ?, ?, ?)').run(
+      jobId,
+      type,
+      event.timestamp,
+      JSON.stringify(event.data),
+    );
     return event;
   }
 
@@ -305,34 +305,34 @@ export class JobRepository {
    * response serializer still writes only the fields the schema names.
    */
   events(jobId: string): JobEvent[] {
-    return this.#db
-      .prepare<[string], { type: string; timestamp: string; data: string }>(
-        'SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq',
-      )
+    return prepared<[string], { type: string; timestamp: string; data: string }>(
+      this.#db,
+      'SELECT type, timestamp, data FROM job_events WHERE job_id = ? ORDER BY seq',
+    )
       .all(jobId)
       .map((row) => ({ type: row.type, timestamp: row.timestamp, data: eventJson.parse(row.data) }) as JobEvent);
   }
 
   appendLog(jobId: string, line: string): JobLogLine {
     const timestamp = isoNow();
-    const info = this.#db
-      .prepare('INSERT INTO job_logs (job_id, timestamp, line) VALUES (?, ?, ?)')
-      .run(jobId, timestamp, line);
+    const info = prepared(this.#db, 'INSERT INTO job_logs (job_id, timestamp, line) VALUES (?, ?, ?)').run(
+      jobId,
+      timestamp,
+      line,
+    );
     return { seq: Number(info.lastInsertRowid), timestamp, line };
   }
 
   logs(jobId: string, afterSeq = 0): JobLogLine[] {
-    return this.#db
-      .prepare<[string, number], JobLogLine>(
-        'SELECT seq, timestamp, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq',
-      )
-      .all(jobId, afterSeq);
+    return prepared<[string, number], JobLogLine>(
+      this.#db,
+      'SELECT seq, timestamp, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq',
+    ).all(jobId, afterSeq);
   }
 
   /** Jobs that were running or waiting when the service stopped. */
   listInterrupted(): JobRecord[] {
-    return this.#db
-      .prepare<[], JobRow>("SELECT * FROM jobs WHERE status IN ('running', 'waiting_for_input')")
+    return prepared<[], JobRow>(this.#db, "SELECT * FROM jobs WHERE status IN ('running', 'waiting_for_input')")
       .all()
       .map(toRecord);
   }
@@ -340,9 +340,10 @@ export class JobRepository {
   /** Whether a job that has not ended uses the profile (delete refuses then). */
   profileInUse(profileId: string): boolean {
     return (
-      this.#db
-        .prepare("SELECT 1 FROM jobs WHERE profile_id = ? AND status IN ('queued', 'running', 'waiting_for_input')")
-        .get(profileId) !== undefined
+      prepared(
+        this.#db,
+        "SELECT 1 FROM jobs WHERE profile_id = ? AND status IN ('queued', 'running', 'waiting_for_input')",
+      ).get(profileId) !== undefined
     );
   }
 }

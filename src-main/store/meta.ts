@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 /** Small key/value facts about this data dir (its install id). */
 export class MetaRepository {
@@ -9,7 +9,7 @@ export class MetaRepository {
   }
 
   get(key: string): string | undefined {
-    return this.#db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key)?.value;
+    return prepared<[string], { value: string }>(this.#db, 'SELECT value FROM meta WHERE key = ?').get(key)?.value;
   }
 
   /** The random id migration 0003 gave this data dir. */

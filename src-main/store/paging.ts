@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 /** `column = value` filters; undefined values are left out. */
 export type Filters = Record<string, string | number | undefined>;
@@ -19,12 +19,11 @@ export function listPage<Row>(
   const where = given.length ? `WHERE ${given.map(([column]) => `${column} = @${column}`).join(' AND ')}` : '';
   const params = Object.fromEntries(given);
   const total =
-    db.prepare<Record<string, unknown>, { n: number }>(`SELECT COUNT(*) AS n FROM ${table} ${where}`).get(params)?.n ??
-    0;
-  const rows = db
-    .prepare<Record<string, unknown>, Row>(
-      `SELECT * FROM ${table} ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`,
-    )
-    .all({ ...params, limit, offset });
+    prepared<Record<string, unknown>, { n: number }>(db, `SELECT COUNT(*) AS n FROM ${table} ${where}`).get(params)
+      ?.n ?? 0;
+  const rows = prepared<Record<string, unknown>, Row>(
+    db,
+    `SELECT * FROM ${table} ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`,
+  ).all({ ...params, limit, offset });
   return { rows, total };
 }

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../contract/common.ts';
 import { isoNow } from '../base/clock.ts';
 import { newId } from '../base/ids.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 import { ParsedJsonCache } from './jsonColumns.ts';
 
 /** form_schema, output_schema and humanized_urls texts, parsed once each (frozen: see jsonColumns.ts). */
@@ -99,23 +99,23 @@ export class PortalRepository {
   }
 
   #skillIdsOf(portalId: string): string[] {
-    return this.#db
-      .prepare<[string], { skill_id: string }>(
-        'SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position',
-      )
+    return prepared<[string], { skill_id: string }>(
+      this.#db,
+      'SELECT skill_id FROM portal_skills WHERE portal_id = ? ORDER BY position',
+    )
       .all(portalId)
       .map((r) => r.skill_id);
   }
 
   #replaceSkills(portalId: string, skillIds: readonly string[]): void {
-    this.#db.prepare('DELETE FROM portal_skills WHERE portal_id = ?').run(portalId);
-    const insert = this.#db.prepare('INSERT INTO portal_skills (portal_id, skill_id, position) VALUES (?, ?, ?)');
+    prepared(this.#db, 'DELETE FROM portal_skills WHERE portal_id = ?').run(portalId);
+    const insert = prepared(this.#db, 'INSERT INTO portal_skills (portal_id, skill_id, position) VALUES (?, ?, ?)');
     for (const [position, skillId] of [...new Set(skillIds)].entries()) insert.run(portalId, skillId, position);
   }
 
   exists(orgId: string, endpointName: string): boolean {
     return (
-      this.#db.prepare('SELECT 1 FROM portals WHERE org_id = ? AND endpoint_name = ?').get(orgId, endpointName) !==
+      prepared(this.#db, 'SELECT 1 FROM portals WHERE org_id = ? AND endpoint_name = ?').get(orgId, endpointName) !==
       undefined
     );
   }
@@ -125,32 +125,31 @@ export class PortalRepository {
     const now = isoNow();
     const id = newId();
     this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          `INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, output_schema, profile_id,
+      prepared(
+        this.#db,
+        `INSERT INTO portals (id, org_id, endpoint_name, start_url, task, form_schema, output_schema, profile_id,
              humanized_urls, webhook_url, replay_enabled, assist_model, record_video, browser_session_id, credential_id, browser_host_labels, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          orgId,
-          endpointName,
-          fields.start_url,
-          fields.task,
-          JSON.stringify(fields.form_schema),
-          jsonOrNull(fields.output_schema),
-          fields.profile_id,
-          jsonOrNull(fields.humanized_urls),
-          fields.webhook_url,
-          fields.replay_enabled ? 1 : 0,
-          fields.assist_model,
-          boolOrNull(fields.record_video),
-          fields.browser_session_id,
-          fields.credential_id,
-          jsonOrNull(fields.browser_host_labels),
-          now,
-          now,
-        );
+      ).run(
+        id,
+        orgId,
+        endpointName,
+        fields.start_url,
+        fields.task,
+        JSON.stringify(fields.form_schema),
+        jsonOrNull(fields.output_schema),
+        fields.profile_id,
+        jsonOrNull(fields.humanized_urls),
+        fields.webhook_url,
+        fields.replay_enabled ? 1 : 0,
+        fields.assist_model,
+        boolOrNull(fields.record_video),
+        fields.browser_session_id,
+        fields.credential_id,
+        jsonOrNull(fields.browser_host_labels),
+        now,
+        now,
+      );
       this.#replaceSkills(id, fields.skill_ids);
     })();
     const created = this.get(orgId, endpointName);
@@ -159,23 +158,24 @@ export class PortalRepository {
   }
 
   get(orgId: string, endpointName: string): PortalRecord | undefined {
-    const row = this.#db
-      .prepare<[string, string], PortalRowRaw>('SELECT * FROM portals WHERE org_id = ? AND endpoint_name = ?')
-      .get(orgId, endpointName);
+    const row = prepared<[string, string], PortalRowRaw>(
+      this.#db,
+      'SELECT * FROM portals WHERE org_id = ? AND endpoint_name = ?',
+    ).get(orgId, endpointName);
     return row ? this.#toRecord(row) : undefined;
   }
 
   /** The org's portals in two queries, whatever their number: the rows, then every skill attachment of the org. */
   list(orgId: string): PortalRecord[] {
-    const rows = this.#db
-      .prepare<[string], PortalRowRaw>('SELECT * FROM portals WHERE org_id = ? ORDER BY created_at, endpoint_name')
-      .all(orgId);
+    const rows = prepared<[string], PortalRowRaw>(
+      this.#db,
+      'SELECT * FROM portals WHERE org_id = ? ORDER BY created_at, endpoint_name',
+    ).all(orgId);
     const skillIds = new Map<string, string[]>();
-    const attachments = this.#db
-      .prepare<[string], { portal_id: string; skill_id: string }>(
-        'SELECT ps.portal_id, ps.skill_id FROM portal_skills ps JOIN portals p ON p.id = ps.portal_id WHERE p.org_id = ? ORDER BY ps.portal_id, ps.position',
-      )
-      .all(orgId);
+    const attachments = prepared<[string], { portal_id: string; skill_id: string }>(
+      this.#db,
+      'SELECT ps.portal_id, ps.skill_id FROM portal_skills ps JOIN portals p ON p.id = ps.portal_id WHERE p.org_id = ? ORDER BY ps.portal_id, ps.position',
+    ).all(orgId);
     for (const { portal_id, skill_id } of attachments) {
       const list = skillIds.get(portal_id);
       if (list) list.push(skill_id);
@@ -189,28 +189,27 @@ export class PortalRepository {
     const current = this.get(orgId, endpointName);
     if (!current) return undefined;
     this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
+      prepared(
+        this.#db,
+        `UPDATE portals SET start_url = ?, task = ?, form_schema = ?, output_schema = ?, profile_id = ?,
              humanized_urls = ?, webhook_url = ?, replay_enabled = ?, assist_model = ?, record_video = ?, browser_session_id = ?, credential_id = ?, browser_host_labels = ?, updated_at = ? WHERE id = ?`,
-        )
-        .run(
-          fields.start_url,
-          fields.task,
-          JSON.stringify(fields.form_schema),
-          jsonOrNull(fields.output_schema),
-          fields.profile_id,
-          jsonOrNull(fields.humanized_urls),
-          fields.webhook_url,
-          fields.replay_enabled ? 1 : 0,
-          fields.assist_model,
-          boolOrNull(fields.record_video),
-          fields.browser_session_id,
-          fields.credential_id,
-          jsonOrNull(fields.browser_host_labels),
-          isoNow(),
-          current.id,
-        );
+      ).run(
+        fields.start_url,
+        fields.task,
+        JSON.stringify(fields.form_schema),
+        jsonOrNull(fields.output_schema),
+        fields.profile_id,
+        jsonOrNull(fields.humanized_urls),
+        fields.webhook_url,
+        fields.replay_enabled ? 1 : 0,
+        fields.assist_model,
+        boolOrNull(fields.record_video),
+        fields.browser_session_id,
+        fields.credential_id,
+        jsonOrNull(fields.browser_host_labels),
+        isoNow(),
+        current.id,
+      );
       this.#replaceSkills(current.id, fields.skill_ids);
     })();
     return this.get(orgId, endpointName);
@@ -218,8 +217,8 @@ export class PortalRepository {
 
   delete(orgId: string, endpointName: string): boolean {
     return (
-      this.#db.prepare('DELETE FROM portals WHERE org_id = ? AND endpoint_name = ?').run(orgId, endpointName).changes >
-      0
+      prepared(this.#db, 'DELETE FROM portals WHERE org_id = ? AND endpoint_name = ?').run(orgId, endpointName)
+        .changes > 0
     );
   }
 }

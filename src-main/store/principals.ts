@@ -1,5 +1,5 @@
 import { isoNow } from '../base/clock.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 export interface OrgRow {
   id: string;
@@ -20,61 +20,65 @@ export class PrincipalRepository {
 
   createOrg(id: string, name = id): OrgRow {
     const row: OrgRow = { id, name, created_at: isoNow() };
-    this.#db.prepare('INSERT INTO orgs (id, name, created_at) VALUES (@id, @name, @created_at)').run(row);
+    prepared(this.#db, 'INSERT INTO orgs (id, name, created_at) VALUES (@id, @name, @created_at)').run(row);
     return row;
   }
 
   getOrg(id: string): OrgRow | undefined {
-    return this.#db.prepare<[string], OrgRow>('SELECT * FROM orgs WHERE id = ?').get(id);
+    return prepared<[string], OrgRow>(this.#db, 'SELECT * FROM orgs WHERE id = ?').get(id);
   }
 
   listOrgs(): OrgRow[] {
-    return this.#db.prepare<[], OrgRow>('SELECT * FROM orgs ORDER BY created_at, id').all();
+    return prepared<[], OrgRow>(this.#db, 'SELECT * FROM orgs ORDER BY created_at, id').all();
   }
 
   countOrgs(): number {
-    return this.#db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM orgs').get()?.n ?? 0;
+    return prepared<[], { n: number }>(this.#db, 'SELECT COUNT(*) AS n FROM orgs').get()?.n ?? 0;
   }
 
   userExists(id: string): boolean {
-    return this.#db.prepare('SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
+    return prepared(this.#db, 'SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
   }
 
   ensureUser(id: string): void {
-    this.#db.prepare('INSERT OR IGNORE INTO users (id, created_at) VALUES (?, ?)').run(id, isoNow());
+    prepared(this.#db, 'INSERT OR IGNORE INTO users (id, created_at) VALUES (?, ?)').run(id, isoNow());
   }
 
   workspaceExists(id: string): boolean {
-    return this.#db.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(id) !== undefined;
+    return prepared(this.#db, 'SELECT 1 FROM workspaces WHERE id = ?').get(id) !== undefined;
   }
 
   /** Makes the workspace in `orgId` when absent (an existing one keeps its org: see workspaceOrg); null: no org exists yet, read as `default`. */
   ensureWorkspace(id: string, orgId: string | null = 'default'): void {
-    this.#db
-      .prepare('INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)')
-      .run(id, orgId, isoNow());
+    prepared(this.#db, 'INSERT OR IGNORE INTO workspaces (id, org_id, created_at) VALUES (?, ?, ?)').run(
+      id,
+      orgId,
+      isoNow(),
+    );
     this.#changed();
   }
 
   /** The organization a workspace belongs to; undefined when there is no such workspace. */
   workspaceOrg(id: string): string | undefined {
     return (
-      this.#db.prepare<[string], { org_id: string | null }>('SELECT org_id FROM workspaces WHERE id = ?').get(id)
+      prepared<[string], { org_id: string | null }>(this.#db, 'SELECT org_id FROM workspaces WHERE id = ?').get(id)
         ?.org_id ?? undefined
     );
   }
 
   addMember(workspaceId: string, userId: string): void {
-    this.#db
-      .prepare('INSERT OR IGNORE INTO memberships (workspace_id, user_id, created_at) VALUES (?, ?, ?)')
-      .run(workspaceId, userId, isoNow());
+    prepared(this.#db, 'INSERT OR IGNORE INTO memberships (workspace_id, user_id, created_at) VALUES (?, ?, ?)').run(
+      workspaceId,
+      userId,
+      isoNow(),
+    );
     this.#changed();
   }
 
   /** Returns whether a membership was removed. */
   removeMember(workspaceId: string, userId: string): boolean {
     const removed =
-      this.#db.prepare('DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId)
+      prepared(this.#db, 'DELETE FROM memberships WHERE workspace_id = ? AND user_id = ?').run(workspaceId, userId)
         .changes > 0;
     this.#changed();
     return removed;
@@ -82,8 +86,10 @@ export class PrincipalRepository {
 
   isMember(workspaceId: string, userId: string): boolean {
     return (
-      this.#db.prepare('SELECT 1 FROM memberships WHERE workspace_id = ? AND user_id = ?').get(workspaceId, userId) !==
-      undefined
+      prepared(this.#db, 'SELECT 1 FROM memberships WHERE workspace_id = ? AND user_id = ?').get(
+        workspaceId,
+        userId,
+      ) !== undefined
     );
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 export interface ProfileRow {
   id: string;
@@ -18,36 +18,37 @@ export class ProfileRepository {
   }
 
   insert(row: ProfileRow): void {
-    this.#db
-      .prepare(
-        `INSERT INTO profiles (id, org_id, name, provider_profile_id, created_at, updated_at)
+    prepared(
+      this.#db,
+      `INSERT INTO profiles (id, org_id, name, provider_profile_id, created_at, updated_at)
          VALUES (@id, @org_id, @name, @provider_profile_id, @created_at, @updated_at)`,
-      )
-      .run(row);
+    ).run(row);
   }
 
   get(id: string): ProfileRow | undefined {
-    return this.#db.prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE id = ?').get(id);
+    return prepared<[string], ProfileRow>(this.#db, 'SELECT * FROM profiles WHERE id = ?').get(id);
   }
 
   getForOrg(orgId: string, id: string): ProfileRow | undefined {
-    return this.#db
-      .prepare<[string, string], ProfileRow>('SELECT * FROM profiles WHERE id = ? AND org_id = ?')
-      .get(id, orgId);
+    return prepared<[string, string], ProfileRow>(this.#db, 'SELECT * FROM profiles WHERE id = ? AND org_id = ?').get(
+      id,
+      orgId,
+    );
   }
 
   list(orgId: string): ProfileRow[] {
-    return this.#db
-      .prepare<[string], ProfileRow>('SELECT * FROM profiles WHERE org_id = ? ORDER BY created_at, id')
-      .all(orgId);
+    return prepared<[string], ProfileRow>(
+      this.#db,
+      'SELECT * FROM profiles WHERE org_id = ? ORDER BY created_at, id',
+    ).all(orgId);
   }
 
   /** Records that the profile's saved browser state changed at `updatedAt`. */
   touch(id: string, updatedAt: string): void {
-    this.#db.prepare('UPDATE profiles SET updated_at = ? WHERE id = ?').run(updatedAt, id);
+    prepared(this.#db, 'UPDATE profiles SET updated_at = ? WHERE id = ?').run(updatedAt, id);
   }
 
   delete(id: string): boolean {
-    return this.#db.prepare('DELETE FROM profiles WHERE id = ?').run(id).changes > 0;
+    return prepared(this.#db, 'DELETE FROM profiles WHERE id = ?').run(id).changes > 0;
   }
 }

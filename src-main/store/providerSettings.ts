@@ -1,5 +1,5 @@
 import { isoNow } from '../base/clock.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 /** Non-secret settings of model providers (keys live in the keychain, never here). */
 export class ProviderSettingsRepository {
@@ -10,19 +10,19 @@ export class ProviderSettingsRepository {
   }
 
   baseUrl(provider: string): string | undefined {
-    const row = this.#db
-      .prepare<[string], { base_url: string | null }>('SELECT base_url FROM provider_settings WHERE provider = ?')
-      .get(provider);
+    const row = prepared<[string], { base_url: string | null }>(
+      this.#db,
+      'SELECT base_url FROM provider_settings WHERE provider = ?',
+    ).get(provider);
     return row?.base_url ?? undefined;
   }
 
   /** Stores a provider's base URL; null goes back to the default. */
   setBaseUrl(provider: string, baseUrl: string | null): void {
-    this.#db
-      .prepare(
-        `INSERT INTO provider_settings (provider, base_url, updated_at) VALUES (?, ?, ?)
+    prepared(
+      this.#db,
+      `INSERT INTO provider_settings (provider, base_url, updated_at) VALUES (?, ?, ?)
          ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at`,
-      )
-      .run(provider, baseUrl, isoNow());
+    ).run(provider, baseUrl, isoNow());
   }
 }

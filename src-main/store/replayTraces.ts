@@ -1,5 +1,5 @@
 import { isoNow } from '../base/clock.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 /** One stored trace; `trace` is the agent's own JSON (the store does not look inside). */
 export interface ReplayTraceRow {
@@ -19,25 +19,23 @@ export class ReplayTraceRepository {
   }
 
   get(portalId: string): ReplayTraceRow | undefined {
-    const row = this.#db
-      .prepare<[string], Omit<ReplayTraceRow, 'trace'> & { trace: string }>(
-        'SELECT * FROM replay_traces WHERE portal_id = ?',
-      )
-      .get(portalId);
+    const row = prepared<[string], Omit<ReplayTraceRow, 'trace'> & { trace: string }>(
+      this.#db,
+      'SELECT * FROM replay_traces WHERE portal_id = ?',
+    ).get(portalId);
     return row ? { ...row, trace: JSON.parse(row.trace) as unknown } : undefined;
   }
 
   /** Stores or replaces a portal's trace, bumping its version. */
   put(portalId: string, trace: unknown, sourceJobId: string | null): void {
-    this.#db
-      .prepare(
-        `INSERT INTO replay_traces (portal_id, version, trace, source_job_id, updated_at) VALUES (?, 1, ?, ?, ?)
+    prepared(
+      this.#db,
+      `INSERT INTO replay_traces (portal_id, version, trace, source_job_id, updated_at) VALUES (?, 1, ?, ?, ?)
          ON CONFLICT(portal_id) DO UPDATE SET version = version + 1, trace = excluded.trace, source_job_id = excluded.source_job_id, updated_at = excluded.updated_at`,
-      )
-      .run(portalId, JSON.stringify(trace), sourceJobId, isoNow());
+    ).run(portalId, JSON.stringify(trace), sourceJobId, isoNow());
   }
 
   delete(portalId: string): boolean {
-    return this.#db.prepare('DELETE FROM replay_traces WHERE portal_id = ?').run(portalId).changes > 0;
+    return prepared(this.#db, 'DELETE FROM replay_traces WHERE portal_id = ?').run(portalId).changes > 0;
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 /** An application the sample site accepted. */
 export interface SampleSubmissionRecord {
@@ -22,54 +22,53 @@ export class SampleRepository {
   /** Whether `sample` was ever created in `orgId` (its portal may have been deleted since). */
   wasCreated(orgId: string, sample: string): boolean {
     return (
-      this.#db.prepare('SELECT 1 FROM sample_portals WHERE org_id = ? AND sample = ?').get(orgId, sample) !== undefined
+      prepared(this.#db, 'SELECT 1 FROM sample_portals WHERE org_id = ? AND sample = ?').get(orgId, sample) !==
+      undefined
     );
   }
 
   markCreated(orgId: string, sample: string, endpointName: string, now: string): void {
-    this.#db
-      .prepare(
-        'INSERT INTO sample_portals (org_id, sample, endpoint_name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id, sample) DO UPDATE SET endpoint_name = excluded.endpoint_name, created_at = excluded.created_at',
-      )
-      .run(orgId, sample, endpointName, now);
+    prepared(
+      this.#db,
+      'INSERT INTO sample_portals (org_id, sample, endpoint_name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id, sample) DO UPDATE SET endpoint_name = excluded.endpoint_name, created_at = excluded.created_at',
+    ).run(orgId, sample, endpointName, now);
   }
 
   /** Every sample created anywhere: (org, sample, endpoint). */
   all(): Array<{ org_id: string; sample: string; endpoint_name: string }> {
-    return this.#db
-      .prepare<[], { org_id: string; sample: string; endpoint_name: string }>(
-        'SELECT org_id, sample, endpoint_name FROM sample_portals ORDER BY org_id, sample',
-      )
-      .all();
+    return prepared<[], { org_id: string; sample: string; endpoint_name: string }>(
+      this.#db,
+      'SELECT org_id, sample, endpoint_name FROM sample_portals ORDER BY org_id, sample',
+    ).all();
   }
 
   forOrg(orgId: string): Array<{ sample: string; endpoint_name: string }> {
-    return this.#db
-      .prepare<[string], { sample: string; endpoint_name: string }>(
-        'SELECT sample, endpoint_name FROM sample_portals WHERE org_id = ? ORDER BY sample',
-      )
-      .all(orgId);
+    return prepared<[string], { sample: string; endpoint_name: string }>(
+      this.#db,
+      'SELECT sample, endpoint_name FROM sample_portals WHERE org_id = ? ORDER BY sample',
+    ).all(orgId);
   }
 
   /** Stores an accepted application and drops the oldest beyond the limit, in one transaction. */
   addSubmission(record: SampleSubmissionRecord): void {
     this.#db.transaction(() => {
-      this.#db
-        .prepare('INSERT INTO sample_submissions (reference, sample, fields, received_at) VALUES (?, ?, ?, ?)')
-        .run(record.reference, record.sample, JSON.stringify(record.fields), record.received_at);
-      this.#db
-        .prepare(`DELETE FROM sample_submissions WHERE reference IN (
-        SELECT reference FROM sample_submissions ORDER BY received_at DESC, rowid DESC LIMIT -1 OFFSET ${SAMPLE_SUBMISSIONS_KEPT})`)
-        .run();
+      prepared(
+        this.#db,
+        'INSERT INTO sample_submissions (reference, sample, fields, received_at) VALUES (?, ?, ?, ?)',
+      ).run(record.reference, record.sample, JSON.stringify(record.fields), record.received_at);
+      prepared(
+        this.#db,
+        `DELETE FROM sample_submissions WHERE reference IN (
+        SELECT reference FROM sample_submissions ORDER BY received_at DESC, rowid DESC LIMIT -1 OFFSET ${SAMPLE_SUBMISSIONS_KEPT})`,
+      ).run();
     })();
   }
 
   submission(reference: string): SampleSubmissionRecord | undefined {
-    const row = this.#db
-      .prepare<[string], { reference: string; sample: string; fields: string; received_at: string }>(
-        'SELECT reference, sample, fields, received_at FROM sample_submissions WHERE reference = ?',
-      )
-      .get(reference);
+    const row = prepared<[string], { reference: string; sample: string; fields: string; received_at: string }>(
+      this.#db,
+      'SELECT reference, sample, fields, received_at FROM sample_submissions WHERE reference = ?',
+    ).get(reference);
     return row && { ...row, fields: JSON.parse(row.fields) as Record<string, string> };
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 import { listPage } from './paging.ts';
 
 export type SessionStatus = 'active' | 'terminated' | 'expired';
@@ -35,29 +35,29 @@ export class SessionRepository {
   }
 
   insert(row: SessionRow): void {
-    this.#db
-      .prepare(
-        `INSERT INTO browser_sessions (id, workspace_id, created_by, status, screen_width, screen_height, profile_id, proxy_server, user_agent,
+    prepared(
+      this.#db,
+      `INSERT INTO browser_sessions (id, workspace_id, created_by, status, screen_width, screen_height, profile_id, proxy_server, user_agent,
            record_video, metadata, timeout_minutes, expires_at, ended_at, created_at, updated_at)
          VALUES (@id, @workspace_id, @created_by, @status, @screen_width, @screen_height, @profile_id, @proxy_server, @user_agent,
            @record_video, @metadata, @timeout_minutes, @expires_at, @ended_at, @created_at, @updated_at)`,
-      )
-      .run(row);
+    ).run(row);
   }
 
   /** Removes a session's row: only for one whose creation failed before it was handed out (nothing refers to it yet). */
   remove(id: string): void {
-    this.#db.prepare('DELETE FROM browser_sessions WHERE id = ?').run(id);
+    prepared(this.#db, 'DELETE FROM browser_sessions WHERE id = ?').run(id);
   }
 
   get(id: string): SessionRow | undefined {
-    return this.#db.prepare<[string], SessionRow>('SELECT * FROM browser_sessions WHERE id = ?').get(id);
+    return prepared<[string], SessionRow>(this.#db, 'SELECT * FROM browser_sessions WHERE id = ?').get(id);
   }
 
   getForWorkspace(workspaceId: string, id: string): SessionRow | undefined {
-    return this.#db
-      .prepare<[string, string], SessionRow>('SELECT * FROM browser_sessions WHERE id = ? AND workspace_id = ?')
-      .get(id, workspaceId);
+    return prepared<[string, string], SessionRow>(
+      this.#db,
+      'SELECT * FROM browser_sessions WHERE id = ? AND workspace_id = ?',
+    ).get(id, workspaceId);
   }
 
   /** One page of a workspace's sessions, newest first, and how many match. */
@@ -80,25 +80,23 @@ export class SessionRepository {
   /** Ends an active session; false when it had ended already (the first ending wins). */
   /** Notes that the session's recording was kept. */
   markRecorded(id: string): void {
-    this.#db.prepare('UPDATE browser_sessions SET has_recording = 1 WHERE id = ?').run(id);
+    prepared(this.#db, 'UPDATE browser_sessions SET has_recording = 1 WHERE id = ?').run(id);
   }
 
   end(id: string, status: Exclude<SessionStatus, 'active'>, at: string): boolean {
     return (
-      this.#db
-        .prepare(
-          "UPDATE browser_sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'",
-        )
-        .run(status, at, at, id).changes > 0
+      prepared(
+        this.#db,
+        "UPDATE browser_sessions SET status = ?, ended_at = ?, updated_at = ? WHERE id = ? AND status = 'active'",
+      ).run(status, at, at, id).changes > 0
     );
   }
 
   /** At start-up: sessions left active by the previous run lost their browser with it. */
   terminateAllActive(at: string): number {
-    return this.#db
-      .prepare(
-        "UPDATE browser_sessions SET status = 'terminated', ended_at = ?, updated_at = ? WHERE status = 'active'",
-      )
-      .run(at, at).changes;
+    return prepared(
+      this.#db,
+      "UPDATE browser_sessions SET status = 'terminated', ended_at = ?, updated_at = ? WHERE status = 'active'",
+    ).run(at, at).changes;
   }
 }

@@ -1,7 +1,7 @@
 import type { Skill } from '../contract/skill.ts';
 import { isoNow } from '../base/clock.ts';
 import { newId } from '../base/ids.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 interface SkillJoinedRow {
   id: string;
@@ -93,11 +93,10 @@ export class SkillRepository {
   /** Whether `name` is taken in the org's folder `folderName` (a missing folder holds nothing). */
   nameTaken(orgId: string, folderName: string, name: string): boolean {
     return (
-      this.#db
-        .prepare(
-          'SELECT 1 FROM skills s JOIN skill_folders f ON f.id = s.folder_id WHERE f.org_id = ? AND f.name = ? AND s.name = ?',
-        )
-        .get(orgId, folderName, name) !== undefined
+      prepared(
+        this.#db,
+        'SELECT 1 FROM skills s JOIN skill_folders f ON f.id = s.folder_id WHERE f.org_id = ? AND f.name = ? AND s.name = ?',
+      ).get(orgId, folderName, name) !== undefined
     );
   }
 
@@ -106,32 +105,35 @@ export class SkillRepository {
     const now = isoNow();
     const id = skill.id ?? newId();
     this.#db.transaction(() => {
-      this.#db
-        .prepare('INSERT OR IGNORE INTO skill_folders (id, org_id, name, created_at) VALUES (?, ?, ?, ?)')
-        .run(newId(), skill.orgId, skill.folderName, now);
-      const folder = this.#db
-        .prepare<[string, string], { id: string }>('SELECT id FROM skill_folders WHERE org_id = ? AND name = ?')
-        .get(skill.orgId, skill.folderName);
+      prepared(this.#db, 'INSERT OR IGNORE INTO skill_folders (id, org_id, name, created_at) VALUES (?, ?, ?, ?)').run(
+        newId(),
+        skill.orgId,
+        skill.folderName,
+        now,
+      );
+      const folder = prepared<[string, string], { id: string }>(
+        this.#db,
+        'SELECT id FROM skill_folders WHERE org_id = ? AND name = ?',
+      ).get(skill.orgId, skill.folderName);
       if (!folder) throw new Error('skill folder vanished during insert');
-      this.#db
-        .prepare(
-          `INSERT INTO skills (id, folder_id, org_id, name, is_public, config, template_id, manifest_name, description,
+      prepared(
+        this.#db,
+        `INSERT INTO skills (id, folder_id, org_id, name, is_public, config, template_id, manifest_name, description,
              size_bytes, file_count, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          folder.id,
-          skill.orgId,
-          skill.name,
-          skill.isPublic ? 1 : 0,
-          skill.manifestName,
-          skill.description,
-          skill.sizeBytes,
-          skill.fileCount,
-          now,
-          now,
-        );
+      ).run(
+        id,
+        folder.id,
+        skill.orgId,
+        skill.name,
+        skill.isPublic ? 1 : 0,
+        skill.manifestName,
+        skill.description,
+        skill.sizeBytes,
+        skill.fileCount,
+        now,
+        now,
+      );
     })();
     const created = this.get(id);
     if (!created) throw new Error('skill vanished after insert');
@@ -139,7 +141,7 @@ export class SkillRepository {
   }
 
   get(id: string): SkillRecord | undefined {
-    const row = this.#db.prepare<[string], SkillJoinedRow>(`${SELECT_JOINED} WHERE s.id = ?`).get(id);
+    const row = prepared<[string], SkillJoinedRow>(this.#db, `${SELECT_JOINED} WHERE s.id = ?`).get(id);
     return row ? toRecord(row) : undefined;
   }
 
@@ -148,9 +150,10 @@ export class SkillRepository {
     const found = new Map<string, SkillRecord>();
     if (ids.length === 0) return found;
     // One statement text for any number of ids: they travel as one JSON array.
-    const rows = this.#db
-      .prepare<[string], SkillJoinedRow>(`${SELECT_JOINED} WHERE s.id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify([...new Set(ids)]));
+    const rows = prepared<[string], SkillJoinedRow>(
+      this.#db,
+      `${SELECT_JOINED} WHERE s.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify([...new Set(ids)]));
     for (const row of rows) found.set(row.id, toRecord(row));
     return found;
   }
@@ -161,8 +164,8 @@ export class SkillRepository {
       ? `${SELECT_JOINED} WHERE s.org_id = ? OR s.is_public = 1 ORDER BY s.org_id = ? DESC, f.name, s.name`
       : `${SELECT_JOINED} WHERE s.org_id = ? ORDER BY f.name, s.name`;
     const rows = includePublic
-      ? this.#db.prepare<[string, string], SkillJoinedRow>(sql).all(orgId, orgId)
-      : this.#db.prepare<[string], SkillJoinedRow>(sql).all(orgId);
+      ? prepared<[string, string], SkillJoinedRow>(this.#db, sql).all(orgId, orgId)
+      : prepared<[string], SkillJoinedRow>(this.#db, sql).all(orgId);
     return rows.map(toRecord);
   }
 
@@ -175,13 +178,14 @@ export class SkillRepository {
   /** Bytes the org's extracted skills hold (its disk quota). */
   totalBytes(orgId: string): number {
     return (
-      this.#db
-        .prepare<[string], { total: number | null }>('SELECT SUM(size_bytes) AS total FROM skills WHERE org_id = ?')
-        .get(orgId)?.total ?? 0
+      prepared<[string], { total: number | null }>(
+        this.#db,
+        'SELECT SUM(size_bytes) AS total FROM skills WHERE org_id = ?',
+      ).get(orgId)?.total ?? 0
     );
   }
 
   delete(id: string): boolean {
-    return this.#db.prepare('DELETE FROM skills WHERE id = ?').run(id).changes > 0;
+    return prepared(this.#db, 'DELETE FROM skills WHERE id = ?').run(id).changes > 0;
   }
 }

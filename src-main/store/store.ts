@@ -2,7 +2,7 @@ import { ActionCacheRepository } from './actionCache.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
 import { AutofillMappingRepository } from './autofillMappings.ts';
 import { CredentialRepository } from './credentials.ts';
-import { openDatabase, type Db } from './database.ts';
+import { openDatabase, prepared, type Db } from './database.ts';
 import { JobRepository } from './jobs.ts';
 import { MetaRepository } from './meta.ts';
 import { WebhookRepository } from './webhooks.ts';
@@ -63,11 +63,10 @@ export function createStore(db: Db): Store {
     credentials: new CredentialRepository(db),
     samples: new SampleRepository(db),
     generation: () => {
-      const row = db
-        .prepare<[], { v: number; c: number }>(
-          'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
-        )
-        .get();
+      const row = prepared<[], { v: number; c: number }>(
+        db,
+        'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+      ).get();
       return `${row?.v}:${row?.c}`;
     },
     close: () => db.close(),

@@ -1,5 +1,5 @@
 import { isoNow } from '../base/clock.ts';
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 import { listPage } from './paging.ts';
 
 export type WebhookEventType = 'completed' | 'error' | 'question';
@@ -48,23 +48,21 @@ export class WebhookRepository {
   }
 
   keyInfo(orgId: string): { prefix: string; created_at: string } | undefined {
-    return this.#db
-      .prepare<[string], { prefix: string; created_at: string }>(
-        'SELECT prefix, created_at FROM webhook_keys WHERE org_id = ?',
-      )
-      .get(orgId);
+    return prepared<[string], { prefix: string; created_at: string }>(
+      this.#db,
+      'SELECT prefix, created_at FROM webhook_keys WHERE org_id = ?',
+    ).get(orgId);
   }
 
   setKey(orgId: string, prefix: string): void {
-    this.#db
-      .prepare(
-        'INSERT INTO webhook_keys (org_id, prefix, created_at) VALUES (?, ?, ?) ON CONFLICT(org_id) DO UPDATE SET prefix = excluded.prefix, created_at = excluded.created_at',
-      )
-      .run(orgId, prefix, isoNow());
+    prepared(
+      this.#db,
+      'INSERT INTO webhook_keys (org_id, prefix, created_at) VALUES (?, ?, ?) ON CONFLICT(org_id) DO UPDATE SET prefix = excluded.prefix, created_at = excluded.created_at',
+    ).run(orgId, prefix, isoNow());
   }
 
   deleteKey(orgId: string): boolean {
-    return this.#db.prepare('DELETE FROM webhook_keys WHERE org_id = ?').run(orgId).changes > 0;
+    return prepared(this.#db, 'DELETE FROM webhook_keys WHERE org_id = ?').run(orgId).changes > 0;
   }
 
   /** Writes a delivery before its first attempt; `job_seq` keeps a job's events in order. */
@@ -72,26 +70,26 @@ export class WebhookRepository {
     const now = isoNow();
     this.#db.transaction(() => {
       const seq =
-        (this.#db
-          .prepare<[string], { n: number | null }>('SELECT MAX(job_seq) AS n FROM webhook_deliveries WHERE job_id = ?')
-          .get(delivery.job_id)?.n ?? 0) + 1;
-      this.#db
-        .prepare(
-          `INSERT INTO webhook_deliveries (id, org_id, job_id, job_seq, event_type, url, body, status, attempts, next_attempt_at, created_at, updated_at)
+        (prepared<[string], { n: number | null }>(
+          this.#db,
+          'SELECT MAX(job_seq) AS n FROM webhook_deliveries WHERE job_id = ?',
+        ).get(delivery.job_id)?.n ?? 0) + 1;
+      prepared(
+        this.#db,
+        `INSERT INTO webhook_deliveries (id, org_id, job_id, job_seq, event_type, url, body, status, attempts, next_attempt_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-        )
-        .run(
-          delivery.id,
-          delivery.org_id,
-          delivery.job_id,
-          seq,
-          delivery.event_type,
-          delivery.url,
-          delivery.body,
-          now,
-          now,
-          now,
-        );
+      ).run(
+        delivery.id,
+        delivery.org_id,
+        delivery.job_id,
+        seq,
+        delivery.event_type,
+        delivery.url,
+        delivery.body,
+        now,
+        now,
+        now,
+      );
     })();
     const row = this.get(delivery.id);
     if (!row) throw new Error('delivery vanished after insert');
@@ -99,19 +97,18 @@ export class WebhookRepository {
   }
 
   get(id: string): DeliveryRow | undefined {
-    return this.#db.prepare<[string], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?').get(id);
+    return prepared<[string], DeliveryRow>(this.#db, 'SELECT * FROM webhook_deliveries WHERE id = ?').get(id);
   }
 
   /** Pending deliveries first in line for their job (an earlier pending one of the same job blocks the rest). */
   firstInLine(): DeliveryRow[] {
-    return this.#db
-      .prepare<[], DeliveryRow>(
-        `SELECT d.* FROM webhook_deliveries d
+    return prepared<[], DeliveryRow>(
+      this.#db,
+      `SELECT d.* FROM webhook_deliveries d
          WHERE d.status = 'pending'
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.job_id = d.job_id AND e.status = 'pending' AND e.job_seq < d.job_seq)
          ORDER BY d.next_attempt_at, d.created_at`,
-      )
-      .all();
+    ).all();
   }
 
   recordAttempt(
@@ -121,47 +118,42 @@ export class WebhookRepository {
   ): void {
     const now = isoNow();
     this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)',
-        )
-        .run(deliveryId, attempt.attempt, attempt.started_at, attempt.duration_ms, attempt.status_code, attempt.error);
-      this.#db
-        .prepare(
-          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?,
+      prepared(
+        this.#db,
+        'INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(deliveryId, attempt.attempt, attempt.started_at, attempt.duration_ms, attempt.status_code, attempt.error);
+      prepared(
+        this.#db,
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?,
              updated_at = ?, delivered_at = CASE WHEN ? = 'succeeded' THEN ? ELSE delivered_at END WHERE id = ?`,
-        )
-        .run(next.status, next.nextAttemptAt, attempt.status_code, attempt.error, now, next.status, now, deliveryId);
+      ).run(next.status, next.nextAttemptAt, attempt.status_code, attempt.error, now, next.status, now, deliveryId);
     })();
   }
 
   /** Ends a pending delivery without an attempt (e.g. its signing key is gone). */
   fail(deliveryId: string, reason: string): void {
-    this.#db
-      .prepare(
-        "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'",
-      )
-      .run(reason, isoNow(), deliveryId);
+    prepared(
+      this.#db,
+      "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'",
+    ).run(reason, isoNow(), deliveryId);
   }
 
   /** Queues an ended delivery again with a fresh retry budget; false while it is still pending. */
   requeue(deliveryId: string): boolean {
     const now = isoNow();
     return (
-      this.#db
-        .prepare(
-          "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND status != 'pending'",
-        )
-        .run(now, now, deliveryId).changes > 0
+      prepared(
+        this.#db,
+        "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND status != 'pending'",
+      ).run(now, now, deliveryId).changes > 0
     );
   }
 
   attempts(deliveryId: string): WebhookAttemptRow[] {
-    return this.#db
-      .prepare<[string], WebhookAttemptRow>(
-        'SELECT attempt, started_at, duration_ms, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id',
-      )
-      .all(deliveryId);
+    return prepared<[string], WebhookAttemptRow>(
+      this.#db,
+      'SELECT attempt, started_at, duration_ms, status_code, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id',
+    ).all(deliveryId);
   }
 
   list(filter: DeliveryListFilter): { rows: DeliveryRow[]; total: number } {

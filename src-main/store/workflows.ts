@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { prepared, type Db } from './database.ts';
 
 export interface WorkflowRow {
   id: string;
@@ -63,127 +63,123 @@ export class WorkflowRepository {
   }
 
   insert(row: WorkflowRow): void {
-    this.#db
-      .prepare(
-        `INSERT INTO workflows (id, workspace_id, created_by, name, steps_json, parameters_json, created_at)
+    prepared(
+      this.#db,
+      `INSERT INTO workflows (id, workspace_id, created_by, name, steps_json, parameters_json, created_at)
        VALUES (@id, @workspace_id, @created_by, @name, @steps_json, @parameters_json, @created_at)`,
-      )
-      .run(row);
+    ).run(row);
   }
 
   get(id: string): WorkflowRow | undefined {
-    return this.#db.prepare<[string], WorkflowRow>('SELECT * FROM workflows WHERE id = ?').get(id);
+    return prepared<[string], WorkflowRow>(this.#db, 'SELECT * FROM workflows WHERE id = ?').get(id);
   }
 
   /** A workspace's workflows, newest first. */
   list(workspaceId: string): WorkflowRow[] {
-    return this.#db
-      .prepare<[string], WorkflowRow>(
-        'SELECT * FROM workflows WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC',
-      )
-      .all(workspaceId);
+    return prepared<[string], WorkflowRow>(
+      this.#db,
+      'SELECT * FROM workflows WHERE workspace_id = ? ORDER BY created_at DESC, rowid DESC',
+    ).all(workspaceId);
   }
 
   /** A new execution and its pending steps, in one transaction. */
   insertExecution(row: ExecutionRow, actions: readonly string[]): void {
-    const step = this.#db.prepare(
+    const step = prepared(
+      this.#db,
       'INSERT INTO workflow_execution_steps (execution_id, step_index, action) VALUES (?, ?, ?)',
     );
     this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          `INSERT INTO workflow_executions (id, workflow_id, workspace_id, created_by, status, session_id, owns_session, error, created_at, updated_at, completed_at)
+      prepared(
+        this.#db,
+        `INSERT INTO workflow_executions (id, workflow_id, workspace_id, created_by, status, session_id, owns_session, error, created_at, updated_at, completed_at)
          VALUES (@id, @workflow_id, @workspace_id, @created_by, @status, @session_id, @owns_session, @error, @created_at, @updated_at, @completed_at)`,
-        )
-        .run(row);
+      ).run(row);
       for (const [index, action] of actions.entries()) step.run(row.id, index, action);
     })();
   }
 
   getExecution(id: string): ExecutionRow | undefined {
-    return this.#db.prepare<[string], ExecutionRow>('SELECT * FROM workflow_executions WHERE id = ?').get(id);
+    return prepared<[string], ExecutionRow>(this.#db, 'SELECT * FROM workflow_executions WHERE id = ?').get(id);
   }
 
   /** A workflow's executions, most recent first. */
   executions(workflowId: string): ExecutionRow[] {
-    return this.#db
-      .prepare<[string], ExecutionRow>(
-        'SELECT * FROM workflow_executions WHERE workflow_id = ? ORDER BY created_at DESC, rowid DESC',
-      )
-      .all(workflowId);
+    return prepared<[string], ExecutionRow>(
+      this.#db,
+      'SELECT * FROM workflow_executions WHERE workflow_id = ? ORDER BY created_at DESC, rowid DESC',
+    ).all(workflowId);
   }
 
   steps(executionId: string): ExecutionStepRow[] {
-    return this.#db
-      .prepare<[string], ExecutionStepRow>(
-        'SELECT * FROM workflow_execution_steps WHERE execution_id = ? ORDER BY step_index',
-      )
-      .all(executionId);
+    return prepared<[string], ExecutionStepRow>(
+      this.#db,
+      'SELECT * FROM workflow_execution_steps WHERE execution_id = ? ORDER BY step_index',
+    ).all(executionId);
   }
 
   stepStarted(executionId: string, index: number, at: string): void {
-    this.#db
-      .prepare(
-        `UPDATE workflow_execution_steps SET started_at = ?, completed_at = NULL, success = NULL, result = NULL, error = NULL, used_cache = 0, job_id = NULL, has_screenshot = 0
+    prepared(
+      this.#db,
+      `UPDATE workflow_execution_steps SET started_at = ?, completed_at = NULL, success = NULL, result = NULL, error = NULL, used_cache = 0, job_id = NULL, has_screenshot = 0
        WHERE execution_id = ? AND step_index = ?`,
-      )
-      .run(at, executionId, index);
+    ).run(at, executionId, index);
   }
 
   stepJob(executionId: string, index: number, jobId: string): void {
-    this.#db
-      .prepare('UPDATE workflow_execution_steps SET job_id = ? WHERE execution_id = ? AND step_index = ?')
-      .run(jobId, executionId, index);
+    prepared(this.#db, 'UPDATE workflow_execution_steps SET job_id = ? WHERE execution_id = ? AND step_index = ?').run(
+      jobId,
+      executionId,
+      index,
+    );
   }
 
   stepFinished(executionId: string, index: number, outcome: StepOutcome): void {
-    this.#db
-      .prepare(
-        `UPDATE workflow_execution_steps SET success = ?, result = ?, error = ?, used_cache = ?, completed_at = ?, job_id = COALESCE(?, job_id), has_screenshot = ?
+    prepared(
+      this.#db,
+      `UPDATE workflow_execution_steps SET success = ?, result = ?, error = ?, used_cache = ?, completed_at = ?, job_id = COALESCE(?, job_id), has_screenshot = ?
        WHERE execution_id = ? AND step_index = ?`,
-      )
-      .run(
-        outcome.success ? 1 : 0,
-        outcome.result,
-        outcome.error,
-        outcome.usedCache ? 1 : 0,
-        outcome.completedAt,
-        outcome.jobId,
-        outcome.hasScreenshot ? 1 : 0,
-        executionId,
-        index,
-      );
+    ).run(
+      outcome.success ? 1 : 0,
+      outcome.result,
+      outcome.error,
+      outcome.usedCache ? 1 : 0,
+      outcome.completedAt,
+      outcome.jobId,
+      outcome.hasScreenshot ? 1 : 0,
+      executionId,
+      index,
+    );
   }
 
   /** Puts a failed execution back to running and clears the journal from `fromIndex` on; false when it was not failed. */
   resume(executionId: string, fromIndex: number, at: string): boolean {
     return this.#db.transaction(() => {
-      const changed = this.#db
-        .prepare(
-          "UPDATE workflow_executions SET status = 'running', error = NULL, completed_at = NULL, updated_at = ? WHERE id = ? AND status = 'failed'",
-        )
-        .run(at, executionId).changes;
+      const changed = prepared(
+        this.#db,
+        "UPDATE workflow_executions SET status = 'running', error = NULL, completed_at = NULL, updated_at = ? WHERE id = ? AND status = 'failed'",
+      ).run(at, executionId).changes;
       if (changed === 0) return false;
-      this.#db
-        .prepare(
-          `UPDATE workflow_execution_steps SET started_at = NULL, completed_at = NULL, success = NULL, result = NULL, error = NULL, used_cache = 0, job_id = NULL, has_screenshot = 0
+      prepared(
+        this.#db,
+        `UPDATE workflow_execution_steps SET started_at = NULL, completed_at = NULL, success = NULL, result = NULL, error = NULL, used_cache = 0, job_id = NULL, has_screenshot = 0
          WHERE execution_id = ? AND step_index >= ?`,
-        )
-        .run(executionId, fromIndex);
+      ).run(executionId, fromIndex);
       return true;
     })();
   }
 
   finish(executionId: string, status: Exclude<ExecutionStatus, 'running'>, error: string | null, at: string): void {
-    this.#db
-      .prepare('UPDATE workflow_executions SET status = ?, error = ?, completed_at = ?, updated_at = ? WHERE id = ?')
-      .run(status, error, status === 'completed' ? at : null, at, executionId);
+    prepared(
+      this.#db,
+      'UPDATE workflow_executions SET status = ?, error = ?, completed_at = ?, updated_at = ? WHERE id = ?',
+    ).run(status, error, status === 'completed' ? at : null, at, executionId);
   }
 
   /** At start-up: executions the previous run left running lost their worker; they read `failed`. */
   failAllRunning(error: string, at: string): number {
-    return this.#db
-      .prepare("UPDATE workflow_executions SET status = 'failed', error = ?, updated_at = ? WHERE status = 'running'")
-      .run(error, at).changes;
+    return prepared(
+      this.#db,
+      "UPDATE workflow_executions SET status = 'failed', error = ?, updated_at = ? WHERE status = 'running'",
+    ).run(error, at).changes;
   }
 }

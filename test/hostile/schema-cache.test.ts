@@ -4,7 +4,7 @@
 // behind it are retired so what they keep is bounded too. Counts, not timings or RSS, are asserted.
 import { describe, expect } from 'vitest';
 import { JsonSchemaCompiler, jsonSchemas } from '../../src-main/base/jsonSchema.ts';
-import { openDatabase } from '../../src-main/store/database.ts';
+import { openDatabase, prepared } from '../../src-main/store/database.ts';
 import { jsonOf } from '../helpers/service.ts';
 import { test } from '../helpers/fixtures.ts';
 
@@ -134,13 +134,17 @@ describe('the service: rejected job starts and repeated reads do not grow memory
     expect(jsonSchemas.stats()).toEqual(before);
   });
 
-  test('the store reuses a prepared statement per SQL text instead of preparing one per request', () => {
+  test('the store prepares each SQL text once per database (prepared(db, sql)) instead of once per request', () => {
     const db = openDatabase(':memory:');
     try {
       const sql = 'SELECT id FROM portals WHERE org_id = ?';
-      const first = db.prepare(sql);
-      for (let i = 0; i < 1000; i += 1) expect(db.prepare(sql)).toBe(first);
-      expect(db.prepare('SELECT 1 AS one').get()).toEqual({ one: 1 });
+      const first = prepared(db, sql);
+      for (let i = 0; i < 1000; i += 1) expect(prepared(db, sql)).toBe(first);
+      expect(prepared(db, 'SELECT 1 AS one').get()).toEqual({ one: 1 });
+      // Each database has its own statements.
+      const other = openDatabase(':memory:');
+      expect(prepared(other, sql)).not.toBe(first);
+      other.close();
     } finally {
       db.close();
     }
