@@ -734,6 +734,39 @@ async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise
   const after = await loc.inputValue().catch(() => shown);
   if (after !== shown)
     throw new AgentFailure(`the date field shows '${after}' after closing its calendar (it showed '${shown}')`);
+  // A field that takes the focus back whenever it is left (flatpickr's range plugin refocuses its second
+  // input on every change, and a blur is a change) would pull the focus away from whatever is filled
+  // next: it is left backwards, as a keyboard user does (Shift+Tab), and the calendar that opens on the
+  // field before it closed the same way. Both fields must still show what they showed.
+  const focused = (): Promise<boolean> =>
+    loc.evaluate((el) => el.ownerDocument.activeElement === el).catch(() => false);
+  if (!(await focused())) return;
+  await env.page.keyboard.press('Shift+Tab');
+  // The field the focus went to, marked and read without waiting (it may be no input at all).
+  const before = await loc
+    .evaluate((el) => {
+      const a = el.ownerDocument.activeElement as HTMLInputElement | null;
+      if (!a || a === el || typeof a.value !== 'string') return null;
+      a.setAttribute('data-portico-left', '1');
+      return a.value;
+    })
+    .catch(() => null);
+  const again = await loc.evaluate(calendarOpen).catch(() => null);
+  if (again && again[0] >= 0) await env.page.mouse.click(again[0], again[1]);
+  else if (again) await env.page.keyboard.press('Escape');
+  const now = await loc.inputValue({ timeout: 2000 }).catch(() => shown);
+  if (now !== shown) throw new AgentFailure(`the date field shows '${now}' after leaving it (it showed '${shown}')`);
+  const previousNow = await loc
+    .evaluate((el) => {
+      const a = el.ownerDocument.querySelector('[data-portico-left]') as HTMLInputElement | null;
+      a?.removeAttribute('data-portico-left');
+      return a ? a.value : null;
+    })
+    .catch(() => null);
+  if (before !== null && previousNow !== null && previousNow !== before)
+    throw new AgentFailure(
+      `the field before '${shown}' shows '${previousNow}' after the date field was left (it showed '${before}')`,
+    );
 }
 
 /** How a text went in: exactly as given, or adapted (a date formatted, a number stripped of its unit, a mask). */
