@@ -16,6 +16,7 @@ import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';
 import {
   addTried,
   initialFillState,
+  overrideKey,
   markMapped,
   placeKey,
   recordClick,
@@ -31,6 +32,7 @@ import {
   NONE_OF_THESE,
   pendingEntries,
   plan,
+  readBackVerdict,
   runEntries,
   signatureOf,
   type ClickStep,
@@ -448,5 +450,49 @@ describe("answerError: what a page's validation message calls for (recorded scan
     const answer = answerError(error, initialFillState(), without.run);
     expect(answer).toMatchObject({ kind: 'askValue', controlKey: 'vehicle-registration' });
     expect(answerError({ text: 'Something went wrong', target: null }, placed, page.run)).toEqual({ kind: 'note' });
+  });
+});
+
+describe('readBackVerdict: a typed value read back from its control (recorded scan)', () => {
+  const page = load('forms-registration.start', { phone: '+1 503 555 0182' }, { type: 'object', properties: {} });
+  const phone = target(page, 'Phone number');
+  const [entry] = page.run.entries;
+
+  it('the same meaning in another shape passes; changed digits make it retype the other spellings, then ask', () => {
+    if (!entry) throw new Error('no entry');
+    const state = initialFillState();
+    expect(readBackVerdict(phone, entry, '+1 503 555 0182', '+1 (503) 555-0182', state)).toEqual({ kind: 'same' });
+    const first = readBackVerdict(phone, entry, '+1 503 555 0182', '(150) 355-5018', state);
+    expect(first.kind).toBe('retype');
+    if (first.kind !== 'retype') return;
+    // Another spelling of the same number (national, or without the +), never other digits.
+    expect(first.variant).not.toBe('+1 503 555 0182');
+    expect('15035550182'.endsWith(first.variant.replace(/\D/g, ''))).toBe(true);
+    // Every spelling tried: the human keeps, corrects or cancels; without one the job fails naming the key.
+    let s = addTried(state, 'phone', ...first.tried);
+    for (let i = 0; i < 5; i += 1) {
+      const again = readBackVerdict(phone, entry, '+1 503 555 0182', '(150) 355-5018', s);
+      if (again.kind !== 'retype') break;
+      s = addTried(s, 'phone', ...again.tried);
+    }
+    const last = readBackVerdict(phone, entry, '+1 503 555 0182', '(150) 355-5018', s);
+    expect(last.kind).toBe('ask');
+    if (last.kind !== 'ask') return;
+    expect(last.question.options).toEqual(['Keep', 'Correct', 'Cancel']);
+    expect(last.failure).toBe(
+      "'Phone number' took '(150) 355-5018' for form_data 'phone' but form_data gave '+1 503 555 0182': the field changed its meaning (enable human_in_the_loop to be asked)",
+    );
+  });
+
+  it('a value a human gave is never respelled: asked at once; a secret is never quoted', () => {
+    if (!entry) throw new Error('no entry');
+    const answered = overrideKey(initialFillState(), 'phone', '+1 503 555 0182', true);
+    expect(readBackVerdict(phone, entry, '+1 503 555 0182', '(150) 355-5018', answered).kind).toBe('ask');
+    const secret = readBackVerdict(phone, { ...entry, secret: true }, '+1 503 555 0182', '(150) 355-5018', answered);
+    if (secret.kind !== 'ask') throw new Error('expected a question');
+    // What a human or the job's error sees names neither value (the tried tokens stay in the run's state).
+    const said = JSON.stringify([secret.question, secret.failure, secret.cancelled, secret.correct]);
+    expect(said).not.toContain('503');
+    expect(said).not.toContain('150');
   });
 });

@@ -34,7 +34,8 @@ import { quote } from './questions.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { nextCorrection, type Correction, type PageError } from './validationReader.ts';
-import { realChoices } from './valueAdapter.ts';
+import { sameMeaning } from './sameMeaning.ts';
+import { asText, phoneVariants, realChoices } from './valueAdapter.ts';
 
 /** Every frame of a page a script can reach, with its scan. */
 export type ScannedFrames = Array<{ frame: Frame; scan: FrameScan }>;
@@ -451,5 +452,65 @@ export function answerError(error: PageError, state: FillState, run: RunEntries)
       message: `form_data '${entry.key}' was rejected: ${quote(text)}`,
     },
     failure: `The page rejected '${target.label}' (form_data key '${entry.key}'): ${quote(text)}; no correction left to try`,
+  };
+}
+
+/** What reading a typed value back from its control calls for (`readBackVerdict`). */
+export type ReadBack =
+  /** The control shows the value with its meaning intact (or it is not a control typed into). */
+  | { kind: 'same' }
+  /** A mask changed a phone number: type it in its next other spelling. `tried`: tokens to remember. */
+  | { kind: 'retype'; variant: string; tried: string[] }
+  /** No spelling left (or a human gave the value): Keep / Correct / Cancel, or the job fails. */
+  | {
+      kind: 'ask';
+      tried: string[];
+      question: { question: string; options: string[]; message: string };
+      failure: string;
+      cancelled: string;
+      correct: { question: string; options: string[]; message: string };
+    };
+
+/**
+ * Compares what a control shows after typing with what was typed (sameMeaning.ts): a mask that changed
+ * digits, a picker that moved the date, never pass. A phone number is first retyped in its other spellings
+ * (national, without the +) not tried yet; then a human keeps it, corrects it or cancels, or the job fails.
+ */
+export function readBackVerdict(
+  target: Target,
+  entry: Entry,
+  value: unknown,
+  shown: string,
+  state: FillState,
+): ReadBack {
+  if (!['text', 'textarea', 'date', 'editable'].includes(target.kind) || typeof value === 'object')
+    return { kind: 'same' };
+  const given = asText(value);
+  const options = realChoices(target.choices).map((c) => ({ label: c.label, value: c.value }));
+  if (!given || sameMeaning(given, shown, { options }) === 'same') return { kind: 'same' };
+  const known = keyState(state, entry.key);
+  const variant = /^\+?[\d\s().-]{7,}$/.test(given.trim())
+    ? phoneVariants(given).find((v) => !known.tried.has(`readback:${v}`))
+    : undefined;
+  if (variant !== undefined && !known.answered)
+    return { kind: 'retype', variant, tried: [`readback:${given}`, `readback:${variant}`] };
+  const took = entry.secret ? 'a different value' : `'${shown}'`;
+  const gave = entry.secret ? 'another' : `'${asText(entry.value)}'`;
+  return {
+    kind: 'ask',
+    tried: [`readback:${given}`],
+    question: {
+      question: `'${target.label}' shows ${took} for ${entry.key}; you gave ${gave}.`,
+      options: ['Keep', 'Correct', 'Cancel'],
+      message:
+        'The field changed the value as it was typed. Keep what it shows, Correct the value to type, or Cancel the job.',
+    },
+    failure: `'${target.label}' took ${took} for form_data '${entry.key}' but form_data gave ${gave}: the field changed its meaning (enable human_in_the_loop to be asked)`,
+    cancelled: `Cancelled by a human: '${target.label}' took ${took} for form_data '${entry.key}' instead of ${gave}`,
+    correct: {
+      question: `What should be typed into '${target.label}' for ${entry.key}?`,
+      options: [],
+      message: `It shows ${took}.`,
+    },
   };
 }

@@ -21,7 +21,6 @@ import {
   initialFillState,
   isDeclined,
   isPlaced,
-  keyState,
   markAnswered,
   markChosen,
   markMapped,
@@ -49,6 +48,7 @@ import {
   acceptMapping,
   allEntries,
   answerError,
+  readBackVerdict,
   clickRecord,
   controlKey,
   fieldOptions,
@@ -70,13 +70,12 @@ import {
 import { runTaskStep, taskSteps, type TaskStep } from './taskSteps.ts';
 import { placedCheckFor } from './placedCheck.ts';
 import { askForOption, askOrFail, quote } from './questions.ts';
-import { sameMeaning } from './sameMeaning.ts';
 import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { textSimilarity } from './textNorm.ts';
 import { readErrors, type PageError } from './validationReader.ts';
-import { asText, phoneVariants, realChoices } from './valueAdapter.ts';
+import { asText, realChoices } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
 const REVEAL_PASSES = 4;
@@ -488,61 +487,26 @@ export class Wizard {
     }
   }
 
-  /**
-   * Reads a typed value back from its control and compares meanings (sameMeaning.ts): a mask that
-   * changed digits, a picker that moved the date, never pass. A phone number is first retyped in its
-   * other spellings (national, without the +); then a human keeps it, corrects it or cancels, or the job fails.
-   */
+  /** Reads a typed value back from its control (`readBackVerdict` decides); retypes, or asks, or the job fails. */
   async #readBack(
     target: Target,
     entry: Entry,
     value: unknown,
     shown: string,
   ): Promise<{ shown: string; retype?: string; accepted?: boolean }> {
-    if (!['text', 'textarea', 'date', 'editable'].includes(target.kind) || typeof value === 'object') return { shown };
-    const given = asText(value);
-    const options = realChoices(target.choices).map((c) => ({ label: c.label, value: c.value }));
-    if (!given || sameMeaning(given, shown, { options }) === 'same') return { shown };
-    const { tried } = keyState(this.#state, entry.key);
-    const variant = /^\+?[\d\s().\-]{7,}$/.test(given.trim())
-      ? phoneVariants(given).find((v) => !tried.has(`readback:${v}`))
-      : undefined;
-    this.#state = addTried(this.#state, entry.key, `readback:${given}`);
-    if (variant !== undefined && !keyState(this.#state, entry.key).answered) {
-      this.#state = addTried(this.#state, entry.key, `readback:${variant}`);
+    const verdict = readBackVerdict(target, entry, value, shown, this.#state);
+    if (verdict.kind === 'same') return { shown };
+    this.#state = addTried(this.#state, entry.key, ...verdict.tried);
+    if (verdict.kind === 'retype') {
       this.#ctx.log(
-        `${entry.key}: '${target.label}' changed the value as typed; typing it as ${entry.secret ? 'another spelling' : `'${variant}'`}`,
+        `${entry.key}: '${target.label}' changed the value as typed; typing it as ${entry.secret ? 'another spelling' : `'${verdict.variant}'`}`,
       );
-      return { shown, retype: variant };
+      return { shown, retype: verdict.variant };
     }
-    const original = asText(entry.value);
-    const took = entry.secret ? 'a different value' : `'${shown}'`;
-    const gave = entry.secret ? 'another' : `'${original}'`;
-    const failure = `'${target.label}' took ${took} for form_data '${entry.key}' but form_data gave ${gave}: the field changed its meaning (enable human_in_the_loop to be asked)`;
-    const picked = await askForOption(
-      this.#ctx,
-      {
-        question: `'${target.label}' shows ${took} for ${entry.key}; you gave ${gave}.`,
-        options: ['Keep', 'Correct', 'Cancel'],
-        message:
-          'The field changed the value as it was typed. Keep what it shows, Correct the value to type, or Cancel the job.',
-      },
-      failure,
-    );
+    const picked = await askForOption(this.#ctx, verdict.question, verdict.failure);
     if (picked === 0) return { shown, accepted: true };
-    if (picked === 2)
-      throw new AgentFailure(
-        `Cancelled by a human: '${target.label}' took ${took} for form_data '${entry.key}' instead of ${gave}`,
-      );
-    const answer = await askOrFail(
-      this.#ctx,
-      {
-        question: `What should be typed into '${target.label}' for ${entry.key}?`,
-        options: [],
-        message: `It shows ${took}.`,
-      },
-      failure,
-    );
+    if (picked === 2) throw new AgentFailure(verdict.cancelled);
+    const answer = await askOrFail(this.#ctx, verdict.correct, verdict.failure);
     this.#state = markAnswered(this.#state, entry.key);
     return { shown, retype: answer };
   }
