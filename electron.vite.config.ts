@@ -24,7 +24,7 @@ const injectedScripts = {
 
 /**
  * The document read worker thread (src-main/engine/documents/readWorker.ts) as its own self-contained bundle,
- * out/main/readWorker.js beside index.js (engine/documents/readingWorker.ts finds it there). A second input of
+ * out/main/readWorker.js beside index.js (engine/documents/workerReading.ts finds it there). A second input of
  * the main build would move the modules both share into a chunk that index.js then imports.
  */
 const readWorker = {

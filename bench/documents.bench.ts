@@ -17,7 +17,7 @@ import {
   systemChromiumHost,
 } from '../src-main/browser/chromiumDiscovery.ts';
 import { close, ocrPdfPages, ocrReader } from '../src-main/engine/documents/readers/ocr.ts';
-import { WorkerReading } from '../src-main/engine/documents/readingWorker.ts';
+import { WorkerReading } from '../src-main/engine/documents/workerReading.ts';
 import { documentReaders } from '../src-main/engine/documents/readers/index.ts';
 import { inProcessReading } from '../src-main/engine/documents/readStored.ts';
 

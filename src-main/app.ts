@@ -45,7 +45,7 @@ import { WorkflowRepository } from './store/workflows.ts';
 import { DocumentRepository } from './store/documents.ts';
 import { DocumentService } from './engine/documents/documentService.ts';
 import { formDataFromBundle, previewExtraction } from './engine/documents/extractJob.ts';
-import { WorkerReading } from './engine/documents/readingWorker.ts';
+import { WorkerReading } from './engine/documents/workerReading.ts';
 import { CredentialService } from './engine/credentials/credentialService.ts';
 import { SessionBrowserPool } from './browser/sessionBrowsers.ts';
 import { remoteCdpSessionBrowser, remoteSessionBrowser } from './browser/remoteCdp.ts';

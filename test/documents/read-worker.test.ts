@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkerReading } from '../../src-main/engine/documents/readingWorker.ts';
+import { WorkerReading } from '../../src-main/engine/documents/workerReading.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { jsonOf, makeDataDir, startService, type TestService } from '../helpers/service.ts';
 import { filesForm, textPdf } from './builders.ts';

@@ -16,7 +16,7 @@ import {
   type FillEnv,
   type FillResult,
 } from './fillBase.ts';
-import type { ScannedControl } from './pageScan.ts';
+import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
 import { asText, findChoice, realChoices, sameValue, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';

@@ -26,7 +26,7 @@ import {
   type FillResult,
 } from './fillBase.ts';
 import type { SegmentedField } from '../injected/index.ts';
-import type { ScannedControl } from './pageScan.ts';
+import type { ScannedControl } from './frameScan.ts';
 import { dateRangeValue, formatDateRange, numericMeaning, plainNumber, showsDateRange } from './rangeAndNumber.ts';
 import {
   readSegments,

@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { shownValue as shownValueInPage } from '../injected/index.ts';
-import type { ScannedControl } from './pageScan.ts';
+import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import type { PlacementHow } from './valueAdapter.ts';
 

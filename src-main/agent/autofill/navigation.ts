@@ -3,7 +3,7 @@ import type { Frame, Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
-import type { FrameScan, ScannedButton } from './pageScan.ts';
+import type { FrameScan, ScannedButton } from './frameScan.ts';
 import { loose } from './textNorm.ts';
 
 export type ButtonKind = 'next' | 'submit';

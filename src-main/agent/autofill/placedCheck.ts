@@ -1,7 +1,7 @@
 // What the submission check needs to know about a placed key, read back from the page right after
 // the fill: the names its value will travel under and the value the control itself holds (for a
 // choice, the option's own `value` attribute, not its label).
-import type { ScannedControl } from './pageScan.ts';
+import type { ScannedControl } from './frameScan.ts';
 import type { PlacedCheck } from './submissionCheck.ts';
 import type { Target } from './targets.ts';
 import { asText, filePayloads, realChoices, type ChoiceLike } from './valueAdapter.ts';

@@ -29,7 +29,7 @@ import {
 } from './fillState.ts';
 import type { KeyMapRequest } from './keyMapper.ts';
 import { chooseButton, looksConfirmed, looksLikeReview, type ChosenButton } from './navigation.ts';
-import type { FrameScan } from './pageScan.ts';
+import type { FrameScan } from './frameScan.ts';
 import { quote } from './questions.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';

@@ -1,6 +1,6 @@
 import type { Frame } from 'playwright-core';
 
-import type { FrameScan, ScannedControl, ScannedOption } from './pageScan.ts';
+import type { FrameScan, ScannedControl, ScannedOption } from './frameScan.ts';
 import { rangeFormatFromHint, type RangeFormat } from './rangeAndNumber.ts';
 import { conceptTokens } from './textNorm.ts';
 

@@ -1,7 +1,7 @@
 import type { Frame } from 'playwright-core';
 
 import type { Entry } from './entries.ts';
-import type { FrameScan } from './pageScan.ts';
+import type { FrameScan } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import { DATE_FORMATS, dateFormatFromHint, formatDate, parseDateValue } from './dates.ts';
 import { phoneVariants } from './valueAdapter.ts';

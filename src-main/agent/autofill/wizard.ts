@@ -43,7 +43,7 @@ import {
   type PlacedValue,
   type UnplacedKey,
 } from './fillState.ts';
-import { scanFrame, type FrameScan } from './pageScan.ts';
+import { scanFrame, type FrameScan } from './frameScan.ts';
 import {
   acceptMapping,
   allEntries,

@@ -58,7 +58,7 @@ export interface DocumentPaths {
 export interface DocumentServiceDeps {
   repo: DocumentRepository;
   paths: DocumentPaths;
-  /** How files are read: the app reads in a worker thread (readingWorker.ts); without it, `readers` in this thread. */
+  /** How files are read: the app reads in a worker thread (workerReading.ts); without it, `readers` in this thread. */
   reading?: DocumentReading;
   /** Readers run in this thread when `reading` is not given (tests with their own readers). */
   readers?: readonly DocumentReader[];

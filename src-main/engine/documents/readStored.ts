@@ -75,7 +75,7 @@ export async function storeRead(read: ReadDocument, target: ReadTarget): Promise
   return { pages: read.pages, textChars: read.pageTexts.reduce((n, p) => n + p.text.length, 0) };
 }
 
-/** How a bundle's files are read: in this thread (tests with their own readers) or in a worker thread (readingWorker.ts). */
+/** How a bundle's files are read: in this thread (tests with their own readers) or in a worker thread (workerReading.ts). */
 export interface DocumentReading {
   /** Reads one file; rejects with `DocumentReadError` for a file that cannot be read, with `signal.reason` once aborted. */
   read(file: StoredDocument, limits: ReadLimits): Promise<ReadDocument>;

@@ -3,7 +3,7 @@
  * built-in readers (pdf.js/unpdf, pdf-lib, mammoth, exceljs, csv, tesseract.js OCR) and stores what was read
  * (readStored.ts storeRead), so a CPU-heavy, hanging or huge file never blocks the HTTP server; the main
  * thread terminates it past the read time limit. It runs from the TypeScript sources under Node's type stripping and as `out/main/readWorker.js` in the
- * electron-vite bundle (a build input of electron.vite.config.ts). Protocol: readingWorker.ts.
+ * electron-vite bundle (a build input of electron.vite.config.ts). Protocol: workerReading.ts.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { documentReaders } from './readers/index.ts';
 import { readStoredDocument, storeRead } from './readStored.ts';
-import type { ReadRequest, ReadResponse, ReadWorkerData } from './readingWorker.ts';
+import type { ReadRequest, ReadResponse, ReadWorkerData } from './workerReading.ts';
 import { DocumentReadError, type DocumentReader } from './types.ts';
 
 const data = (workerData ?? {}) as ReadWorkerData;
