@@ -28,7 +28,6 @@ import { resolveLimits } from './engine/limits/resourceLimits.ts';
 import { AdminService } from './engine/admin/adminService.ts';
 import { ConnectedAccountService } from './engine/oauth/connectedAccounts.ts';
 import { GmailCodeReader, GmailCodeSource } from './engine/oauth/gmail.ts';
-import { OAuthRepository } from './store/oauth.ts';
 import { newSecretToken } from './base/ids.ts';
 import { openAppSecrets, type SecretStore } from './secrets/index.ts';
 import { jsonSchemas } from './base/jsonSchema.ts';
@@ -41,8 +40,6 @@ import { SkillService } from './engine/skills/skillService.ts';
 import { SessionService } from './engine/sessions/sessionService.ts';
 import { ActionService } from './engine/actions/actionService.ts';
 import { WorkflowService } from './engine/workflows/workflowService.ts';
-import { WorkflowRepository } from './store/workflows.ts';
-import { DocumentRepository } from './store/documents.ts';
 import { DocumentService } from './engine/documents/documentService.ts';
 import { formDataFromBundle, previewExtraction } from './engine/documents/extractJob.ts';
 import { WorkerReading } from './engine/documents/workerReading.ts';
@@ -234,7 +231,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     { perOrg: limits.browsersPerOrg, total: limits.browsersTotal },
     () => hostPlaces,
   );
-  const documentRepo = new DocumentRepository(store.db);
+  const documentRepo = store.documents;
   const quotas = new DiskQuotas({
     quotas: {
       skills: limits.skillsQuotaBytes,
@@ -467,7 +464,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   // stops new steps at once (work phase); the runs in flight end as their jobs and sessions end, and
   // their last writes land before the store closes (records phase).
   const workflows = new WorkflowService({
-    workflows: new WorkflowRepository(store.db),
+    workflows: store.workflows,
     principals: store.principals,
     portals: store.portals,
     sessions,
@@ -507,7 +504,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   );
   const adminService = new AdminService({ store, secrets: openSecrets, providerEnvironment: config.providers });
   const connectedAccounts = new ConnectedAccountService({
-    repo: new OAuthRepository(store.db),
+    repo: store.oauth,
     apps: adminService.oauthApps,
     secrets: openSecrets,
     logger,

@@ -2,9 +2,11 @@ import { ActionCacheRepository } from './actionCache.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
 import { AutofillMappingRepository } from './autofillMappings.ts';
 import { CredentialRepository } from './credentials.ts';
+import { DocumentRepository } from './documents.ts';
 import { openDatabase, prepared, type Db } from './database.ts';
 import { JobRepository } from './jobs.ts';
 import { MetaRepository } from './meta.ts';
+import { OAuthRepository } from './oauth.ts';
 import { WebhookRepository } from './webhooks.ts';
 import { PortalRepository } from './portals.ts';
 import { PrincipalRepository } from './principals.ts';
@@ -14,6 +16,7 @@ import { ReplayTraceRepository } from './replayTraces.ts';
 import { SampleRepository } from './samples.ts';
 import { SessionRepository } from './sessions.ts';
 import { SkillRepository } from './skills.ts';
+import { WorkflowRepository } from './workflows.ts';
 
 /** Every repository over one database handle. */
 export interface Store {
@@ -39,6 +42,9 @@ export interface Store {
   readonly sessions: SessionRepository;
   readonly credentials: CredentialRepository;
   readonly samples: SampleRepository;
+  readonly documents: DocumentRepository;
+  readonly workflows: WorkflowRepository;
+  readonly oauth: OAuthRepository;
   close(): void;
 }
 
@@ -62,6 +68,9 @@ export function createStore(db: Db): Store {
     sessions: new SessionRepository(db),
     credentials: new CredentialRepository(db),
     samples: new SampleRepository(db),
+    documents: new DocumentRepository(db),
+    workflows: new WorkflowRepository(db),
+    oauth: new OAuthRepository(db),
     generation: () => {
       const row = prepared<[], { v: number; c: number }>(
         db,

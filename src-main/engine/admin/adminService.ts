@@ -16,7 +16,6 @@ import type { IssuedKey } from '../../store/apiKeys.ts';
 import type { OrgRow } from '../../store/principals.ts';
 import type { Store } from '../../store/store.ts';
 import type { OAuthApp, OAuthAppAddRequest } from '../../contract/oauth.ts';
-import { OAuthRepository } from '../../store/oauth.ts';
 import { OAuthAppRegistry } from '../oauth/oauthApps.ts';
 import { providerChecker, type ProviderCheckResult } from '../providerCheck.ts';
 import {
@@ -67,7 +66,7 @@ export class AdminService {
   readonly oauthApps: OAuthAppRegistry;
 
   constructor(deps: AdminServiceDeps) {
-    this.oauthApps = new OAuthAppRegistry(new OAuthRepository(deps.store.db), deps.secrets);
+    this.oauthApps = new OAuthAppRegistry(deps.store.oauth, deps.secrets);
     this.#store = deps.store;
     this.#secrets = deps.secrets;
     this.#environment = deps.providerEnvironment;

@@ -18,7 +18,7 @@ import {
 } from '../../contract/credential.ts';
 import { SecretsUnavailableError, type SecretStore } from '../../secrets/index.ts';
 import type { CredentialRow } from '../../store/credentials.ts';
-import { OAuthRepository } from '../../store/oauth.ts';
+import type { OAuthRepository } from '../../store/oauth.ts';
 import type { Store } from '../../store/store.ts';
 import { codeFromMessage } from './codeText.ts';
 import { CODE_WAIT_MS, CodeWaiter, type ReceivedCode } from './codeWaiter.ts';
@@ -87,7 +87,7 @@ export class CredentialService {
     this.#deps = deps;
     this.#clock = deps.clock ?? systemClock;
     this.#logger = deps.logger ?? silentLogger;
-    this.#oauth = new OAuthRepository(deps.store.db);
+    this.#oauth = deps.store.oauth;
     this.pushedCodes = new PushedCodes(this.#clock);
     this.codeWaiter = new CodeWaiter([this.pushedCodes], this.#clock);
   }
