@@ -1,6 +1,7 @@
 import type { WaitBudget } from './waitBudget.ts';
 import type { Page } from 'playwright-core';
 import type { JsonObject } from '../contract/common.ts';
+import { PorticoError } from '../base/errors.ts';
 
 /** A question for the human in the loop; `options` empty means free text. */
 export interface AgentQuestion {
@@ -140,10 +141,9 @@ export interface AgentOutcome {
 }
 
 /** A run that cannot finish; `message` becomes the job's `error` verbatim. */
-export class AgentFailure extends Error {
+export class AgentFailure extends PorticoError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'AgentFailure';
   }
 }
 

@@ -5,6 +5,7 @@ import { JobConcurrency } from '../contract/console.ts';
 import { MODEL_PROVIDERS, type ModelProvider } from '../contract/models.ts';
 import { LOG_LEVELS, type LogLevel } from './logger.ts';
 import { platformDataDir } from './paths.ts';
+import { PorticoError } from './errors.ts';
 
 /**
  * Every environment variable Portico honours, read once by a host (serve.ts, index.ts, cli/main.ts)
@@ -66,10 +67,9 @@ export interface ProviderEnvValues {
 export type ProviderEnvironment = Readonly<Record<ModelProvider, ProviderEnvValues>>;
 
 /** A variable that is set but unusable; start-up stops with the message naming it. */
-export class ConfigError extends Error {
+export class ConfigError extends PorticoError {
   constructor(message: string) {
     super(message);
-    this.name = 'ConfigError';
   }
 }
 

@@ -1,3 +1,15 @@
+/**
+ * The base of Portico's errors that are not HTTP answers (a host refusing, a job aborted, a model call
+ * failing, a bad setting…): named after their class, with an optional cause. Code that answers a request
+ * maps them to an `AppError` (below) where a client should see them.
+ */
+export class PorticoError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
 /** Domain failures carry the HTTP status and the `detail` users see; one handler serializes them. */
 export class AppError extends Error {
   readonly status: number;

@@ -10,6 +10,7 @@ import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
 import type { BrowserHostKind } from '../contract/hosts.ts';
 import { connectWebSocket, type WebSocketPeer } from './webSocketPeer.ts';
+import { PorticoError } from '../base/errors.ts';
 
 /**
  * Remote browser hosts (issue 22, docs/scale.md): engines other machines already run, driven over their
@@ -57,31 +58,28 @@ export interface BrowserHostsOptions {
 }
 
 /** A host refused a browser (429, refused or reset connection): the lease moves to the next host. */
-export class HostRefusedError extends Error {
+export class HostRefusedError extends PorticoError {
   readonly host: string;
   constructor(host: string, detail: string) {
     super(`browser host '${host}' refused the browser: ${detail}`);
-    this.name = 'HostRefusedError';
     this.host = host;
   }
 }
 
 /** A probe's answer from a host that is there but takes no more browsers now (429): it stays reachable. */
-export class HostFullError extends Error {
+export class HostFullError extends PorticoError {
   constructor() {
     super('429 Too Many Requests (the host is full)');
-    this.name = 'HostFullError';
   }
 }
 
 /** A Playwright browser server of another Playwright version: it cannot serve this Portico. */
-export class HostVersionMismatchError extends Error {
+export class HostVersionMismatchError extends PorticoError {
   readonly host: string;
   constructor(host: string, serverVersion: string | undefined) {
     super(
       `browser host '${host}' runs Playwright ${serverVersion ?? '(another version)'}, but this Portico's Playwright is ${PLAYWRIGHT_VERSION}: the two must match. Run \`npx playwright-core@${PLAYWRIGHT_VERSION} run-server\` on the host.`,
     );
-    this.name = 'HostVersionMismatchError';
     this.host = host;
   }
 }

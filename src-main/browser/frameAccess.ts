@@ -1,4 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
+import { PorticoError } from '../base/errors.ts';
 
 /** How long a frame's script may take to answer before the caller gives up on it (a page's own loop can hold its thread for good). */
 export const FRAME_ANSWER_MS = 10_000;
@@ -13,10 +14,9 @@ export function scriptableFrames(page: Page): Frame[] {
 }
 
 /** A frame whose script did not answer within the bound. */
-export class FrameDidNotAnswer extends Error {
+export class FrameDidNotAnswer extends PorticoError {
   constructor(frame: Frame, ms: number) {
     super(`a frame of the page (${frame.url() || 'not loaded'}) did not answer within ${Math.round(ms / 1000)} s`);
-    this.name = 'FrameDidNotAnswer';
   }
 }
 

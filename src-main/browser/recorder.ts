@@ -8,6 +8,7 @@ import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { recordingMaskScript } from '../agent/injected/index.ts';
 import { SECRET_FIELDS_SELECTOR } from './pageScreenshot.ts';
 import { answerWithin, scriptableFrames } from './frameAccess.ts';
+import { PorticoError } from '../base/errors.ts';
 
 /**
  * Screen recordings: the page's CDP screencast (JPEG frames with Chromium's timestamps) piped into the
@@ -17,10 +18,9 @@ import { answerWithin, scriptableFrames } from './frameAccess.ts';
  */
 
 /** Why a recording could not start or was not kept; `stop()` never throws, it says this instead. */
-export class RecordingUnavailable extends Error {
+export class RecordingUnavailable extends PorticoError {
   constructor(message: string) {
     super(message);
-    this.name = 'RecordingUnavailable';
   }
 }
 

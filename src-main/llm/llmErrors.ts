@@ -1,4 +1,4 @@
-import { AppError } from '../base/errors.ts';
+import { AppError, PorticoError } from '../base/errors.ts';
 import { providerNameList } from './providers.ts';
 
 /** 422: the id names no provider Portico knows. */
@@ -16,11 +16,10 @@ export class ModelNotConfiguredError extends AppError {
 }
 
 /** A model call that failed after the SDK's retries; the message never carries request content. */
-export class LlmCallError extends Error {
+export class LlmCallError extends PorticoError {
   constructor(modelId: string, cause: unknown) {
     super(`The model '${modelId}' could not be reached: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause,
     });
-    this.name = 'LlmCallError';
   }
 }

@@ -8,27 +8,26 @@ import {
 import { ErrorResponse } from '../contract/common.ts';
 import { JobStatusResponse } from '../contract/job.ts';
 import { SingleActionResponse } from '../contract/singleAction.ts';
+import { PorticoError } from '../base/errors.ts';
 
 /** The HTTP API answered with an error status; `detail` is its `{detail}` text. */
-export class PorticoHttpError extends Error {
+export class PorticoHttpError extends PorticoError {
   readonly status: number;
   readonly detail: string;
 
   constructor(status: number, detail: string) {
     super(detail);
-    this.name = new.target.name;
     this.status = status;
     this.detail = detail;
   }
 }
 
 /** Nothing answered at the service's address (connection refused, unknown host, reset). */
-export class ServiceUnreachableError extends Error {
+export class ServiceUnreachableError extends PorticoError {
   readonly url: string;
 
   constructor(url: string, options?: { cause?: unknown }) {
     super(serviceNotRunning(url), options);
-    this.name = new.target.name;
     this.url = url;
   }
 }

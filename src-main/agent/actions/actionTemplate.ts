@@ -1,3 +1,5 @@
+import { PorticoError } from '../../base/errors.ts';
+
 /** A piece of action text: literal characters or a `{{name}}` reference, kept apart until the values arrive. */
 export type TemplatePart = { text: string } | { variable: string };
 
@@ -10,20 +12,18 @@ const NAME_CHAR = /[A-Za-z0-9_.-]/;
 export const MAX_VARIABLE_NAME = 100;
 
 /** The action could not be read as written (a broken `{{…}}`); `message` is shown to the caller. */
-export class ActionSyntaxError extends Error {
+export class ActionSyntaxError extends PorticoError {
   constructor(message: string) {
     super(message);
-    this.name = 'ActionSyntaxError';
   }
 }
 
 /** A `{{name}}` the request's `variables` did not supply. */
-export class MissingVariableError extends Error {
+export class MissingVariableError extends PorticoError {
   readonly variable: string;
 
   constructor(variable: string) {
     super(`variable '${variable}' is not in variables`);
-    this.name = 'MissingVariableError';
     this.variable = variable;
   }
 }

@@ -4,6 +4,7 @@ import { normaliseText } from '../autofill/lexicon.ts';
 import { findChoice } from '../autofill/valueAdapter.ts';
 import { pairedValue, type TargetFacts } from './inPage.ts';
 import type { TargetIdentity } from './targetIdentity.ts';
+import { PorticoError } from '../../base/errors.ts';
 
 /** How long one element operation may wait for its target to be actionable. */
 export const ACTION_TIMEOUT_MS = 5_000;
@@ -13,10 +14,9 @@ export const WAIT_FOR_TEXT_MS = 10_000;
 export const MAX_EXTRACT_CHARS = 100_000;
 
 /** An operation that ran into the page (timeout, detached element, bad URL): the action fails with this message, the service stays well. */
-export class OperationError extends Error {
+export class OperationError extends PorticoError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'OperationError';
   }
 }
 

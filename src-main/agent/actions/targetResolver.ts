@@ -4,6 +4,7 @@ import { FIELD_CONCEPTS } from '../autofill/lexicon.ts';
 import { controlNames } from './inPage.ts';
 import { perceivableAcross, searchFrames } from './searchFrames.ts';
 import type { TargetKind } from './actionGrammar.ts';
+import { PorticoError } from '../../base/errors.ts';
 
 type AriaRole = Parameters<Page['getByRole']>[0];
 
@@ -11,12 +12,11 @@ type AriaRole = Parameters<Page['getByRole']>[0];
 export type TargetPurpose = 'click' | 'fill' | 'select' | 'check' | 'hover' | 'press' | 'scroll_to' | 'extract';
 
 /** A target that could not be settled: not found, or more than one equally good match. The message is what the caller reads. */
-export class TargetError extends Error {
+export class TargetError extends PorticoError {
   readonly reason: 'not_found' | 'ambiguous';
 
   constructor(message: string, reason: 'not_found' | 'ambiguous') {
     super(message);
-    this.name = 'TargetError';
     this.reason = reason;
   }
 }

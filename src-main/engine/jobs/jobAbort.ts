@@ -1,13 +1,14 @@
+import { PorticoError } from '../../base/errors.ts';
+
 /** Why a run was stopped from outside the agent. */
 export type JobAbortKind = 'cancel' | 'timeout' | 'shutdown' | 'crash' | 'no-answer';
 
 /** The reason a job's AbortSignal carries; its message becomes the job's `error`. */
-export class JobAbort extends Error {
+export class JobAbort extends PorticoError {
   readonly kind: JobAbortKind;
 
   constructor(kind: JobAbortKind, message: string) {
     super(message);
-    this.name = 'JobAbort';
     this.kind = kind;
   }
 }

@@ -7,6 +7,7 @@ import type { SecretValues } from '../secretValues.ts';
 import type { SkillLibrary } from '../skillLibrary.ts';
 import type { TraceRecorder } from '../replay/traceRecorder.ts';
 import type { VisionLocator } from '../visionLocator.ts';
+import { PorticoError } from '../../../base/errors.ts';
 
 /** What a tool may use during one turn. */
 export interface ToolEnv {
@@ -41,10 +42,9 @@ export interface AgentTool {
 }
 
 /** A tool error the model sees and can correct (wrong index, missing option, …). */
-export class ToolInputError extends Error {
+export class ToolInputError extends PorticoError {
   constructor(message: string) {
     super(message);
-    this.name = 'ToolInputError';
   }
 }
 
