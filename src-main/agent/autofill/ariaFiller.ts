@@ -20,7 +20,7 @@ import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
 import { asText, findChoice, realChoices, sameValue, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
-import { matchAll } from './widgetValues.ts';
+import { findPathNode, matchAll, type PathNode, valuePath } from './widgetValues.ts';
 
 /** The widget's state: aria-checked, aria-pressed (toggle buttons), else the `checked` property (form-associated custom elements keep their ARIA state in ElementInternals). */
 async function ariaChecked(loc: Locator): Promise<boolean> {
@@ -75,11 +75,20 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
     await env.page.keyboard.press('ArrowDown');
     if (await waitFor(found, 1500)) return options;
   }
-  if ((await trigger.getAttribute('aria-expanded')) !== 'true') await click(env, trigger);
+  if ((await trigger.getAttribute('aria-expanded')) !== 'true') {
+    if (clickable) await click(env, trigger);
+    else await clickWhereDrawn(env, trigger);
+  }
   if (await waitFor(found, 1500)) return options;
   await trigger.focus();
   await env.page.keyboard.press('ArrowDown');
   return (await waitFor(found, 1000)) ? options : null;
+}
+
+/** A click where a visually hidden trigger's box is drawn (what a person clicks: the box over it). */
+async function clickWhereDrawn(env: FillEnv, trigger: Locator): Promise<void> {
+  const box = await trigger.boundingBox();
+  if (box) await env.page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
 }
 
 /**
@@ -136,16 +145,256 @@ async function filterList(env: FillEnv, target: Target, trigger: Locator, text: 
   return target.frame.locator(`[data-portico-option="${token}"]:visible`);
 }
 
+/**
+ * The list a cascader opened (docs/autofill.md "Cascaders and tree selects"): a visible `role=listbox`
+ * that appeared with the click, holding no options but items (`role=none`/`presentation` children, or
+ * `li`s) with text; marked for the filler. Null when there is none.
+ */
+async function cascadeList(target: Target): Promise<Locator | null> {
+  const token = (target.controls[0] as ScannedControl).pid;
+  const found = await target.frame.evaluate((t) => {
+    const lists = Array.from(document.querySelectorAll('[role=listbox]')).filter((l) => {
+      const r = l.getBoundingClientRect();
+      return (
+        l.getAttribute('data-portico-before') !== t &&
+        r.width > 0 &&
+        r.height > 0 &&
+        !l.querySelector('[role=option]') &&
+        Array.from(l.children).some(
+          (c) => /^(none|presentation)$/.test(c.getAttribute('role') ?? '') || c.tagName === 'LI',
+        )
+      );
+    });
+    const list = lists[0];
+    if (lists.length !== 1 || !list) return false;
+    list.setAttribute('data-portico-cascade', t);
+    return true;
+  }, token);
+  return found ? target.frame.locator(`[data-portico-cascade="${token}"]`) : null;
+}
+
+/** The items of one level of a cascader's list and their names (their text without the lists inside them). */
+async function cascadeItems(list: Locator): Promise<{ items: Locator; labels: string[] }> {
+  const items = list.locator('xpath=./*[@role="none" or @role="presentation" or self::li]');
+  const labels = await items.evaluateAll((els) =>
+    els.map((e) => {
+      const parts: string[] = [];
+      const walk = (n: Node): void => {
+        if (n.nodeType === 3) parts.push(n.nodeValue ?? '');
+        else if (n.nodeType === 1 && (n as Element).getAttribute('role') !== 'listbox')
+          for (const c of Array.from(n.childNodes)) walk(c);
+      };
+      walk(e);
+      return parts.join(' ').replace(/\s+/g, ' ').trim();
+    }),
+  );
+  return { items, labels };
+}
+
+/**
+ * A cascader (a listbox of items with no options, each group opening a list of its own inside it):
+ * the value must be a full path from the first level ("Europe > France > Paris"), since only a click
+ * shows whether an item is a group, and a click on a leaf chooses it. Each step is matched like an
+ * option among that level's items (none or several: asked or failed, nothing chosen), clicked, and
+ * must open the next level; the last step's click must leave the trigger showing it.
+ */
+async function fillCascade(
+  env: FillEnv,
+  target: Target,
+  trigger: Locator,
+  first: Locator,
+  value: unknown,
+): Promise<FillResult> {
+  const path = valuePath(value);
+  let list = first;
+  const hows: PlacementHow[] = [];
+  for (let k = 0; k < path.length; k += 1) {
+    const { items, labels } = await cascadeItems(list);
+    const choices = realChoices(labels.map((label) => ({ label, value: label })).filter((c) => c.label));
+    const m = findChoice(path[k], choices);
+    if (!('how' in m)) {
+      await env.page.keyboard.press('Escape');
+      const problem = optionProblem(
+        target,
+        path[k] as string,
+        m.index,
+        choices.map((c) => c.label),
+      );
+      if (k === 0 && path.length === 1)
+        throw new FillProblem(
+          `${problem.message}: a cascader takes the full path from its first level ("${choices[0]?.label ?? 'Region'} > … > ${asText(value)}")`,
+          problem.choices,
+          problem.kind,
+        );
+      throw problem;
+    }
+    hows.push(m.how);
+    const label = (choices[m.index] as ChoiceLike).label;
+    const item = items.nth(labels.indexOf(label));
+    await click(env, item.locator('xpath=./*[1]'));
+    if (k === path.length - 1) break;
+    const next = item.locator('[role=listbox]').first();
+    if (!(await waitFor(() => next.isVisible().catch(() => false), 1500))) {
+      await env.page.keyboard.press('Escape');
+      throw new AgentFailure(
+        `'${target.label}': '${label}' opened no further list for '${path.slice(k + 1).join(' > ')}'; check what it chose`,
+      );
+    }
+    list = next;
+  }
+  const leaf = path[path.length - 1] ?? '';
+  const shows = async (): Promise<boolean> => {
+    const shown = loose(await shownValue(trigger));
+    return !!shown && shown.includes(loose(leaf));
+  };
+  if (!path.length || !(await waitFor(shows, 1500))) {
+    const shown = await shownValue(trigger).catch(() => '');
+    await env.page.keyboard.press('Escape');
+    throw new AgentFailure(`'${target.label}' shows '${shown}' after choosing ${path.join(' > ')} in its lists`);
+  }
+  // The lists must be gone before the next field is touched (a closing panel would take its clicks).
+  if (!(await waitFor(async () => !(await first.isVisible().catch(() => false)), 1500))) {
+    await env.page.keyboard.press('Escape');
+    await waitFor(async () => !(await first.isVisible().catch(() => false)), 1000);
+  }
+  const order: PlacementHow[] = ['exact', 'normalised', 'synonym', 'answer'];
+  return {
+    shown: path.join(' > '),
+    how: hows.reduce<PlacementHow>((a, b) => (order.indexOf(b) > order.indexOf(a) ? b : a), 'exact'),
+  };
+}
+
+/** How many tree items a tree select may have expanded to read its whole tree. */
+const TREE_EXPAND_MAX = 200;
+
+/**
+ * A tree select (a trigger with `aria-haspopup=tree` opening a `role=tree`, docs/autofill.md "Cascaders
+ * and tree selects"): the tree is opened, every item expanded the APG way (focus, ArrowRight; an item
+ * that does not expand is a leaf), the whole tree read (each treeitem's name and the names of the
+ * treeitems around it), the node the value names found by `findPathNode` (a path, or a name found once
+ * in the whole tree: else asked or failed, nothing chosen), chosen with Enter on it, and the trigger
+ * must then show its name.
+ */
+async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, value: unknown): Promise<FillResult> {
+  const token = (target.controls[0] as ScannedControl).pid;
+  const controls = await trigger.getAttribute('aria-controls');
+  const scope = controls ? target.frame.locator(`[id="${controls}"]`) : target.frame.locator('body');
+  const tree = scope.locator('[role=tree]:visible').or(target.frame.locator(`[id="${controls}"][role=tree]:visible`));
+  const open = (ms: number): Promise<boolean> => waitFor(async () => (await tree.count()) === 1, ms);
+  if ((await trigger.getAttribute('aria-expanded')) !== 'true') {
+    const clickable = await trigger.click({ trial: true, timeout: 600 }).then(
+      () => true,
+      () => false,
+    );
+    if (clickable) await click(env, trigger);
+    else {
+      // A visually hidden focusable trigger under the drawn box: ArrowDown, the APG way, else a click
+      // where the box is drawn (what a person clicks).
+      await trigger.focus();
+      await env.page.keyboard.press('ArrowDown');
+      if (!(await open(800))) await clickWhereDrawn(env, trigger);
+    }
+  }
+  if (!(await open(1500)))
+    throw new AgentFailure(`'${target.label}' did not open its tree of choices (clicked it, then pressed ArrowDown)`);
+  const items = tree.locator('[role=treeitem]');
+  // Expand every item once: what does not expand is a leaf.
+  for (let pressed = 0; pressed < TREE_EXPAND_MAX; pressed += 1) {
+    const next = await items.evaluateAll(
+      (els, t) =>
+        els.findIndex((e) => e.getAttribute('aria-expanded') !== 'true' && e.getAttribute('data-portico-tried') !== t),
+      token,
+    );
+    if (next < 0) break;
+    const item = items.nth(next);
+    await item.evaluate((e, t) => e.setAttribute('data-portico-tried', t), token);
+    await item.focus();
+    await item.press('ArrowRight');
+    await waitFor(async () => (await item.getAttribute('aria-expanded')) === 'true', 300);
+  }
+  const nodes: PathNode[] = await items.evaluateAll((els) =>
+    els.map((e) => {
+      const own = (el: Element): string => {
+        const named = el.getAttribute('aria-label');
+        if (named) return named.trim();
+        // The item's own text: what is not inside its group of children.
+        const parts: string[] = [];
+        const walk = (n: Node): void => {
+          if (n.nodeType === 3) parts.push(n.nodeValue ?? '');
+          else if (n.nodeType === 1 && (n as Element).getAttribute('role') !== 'group')
+            for (const c of Array.from(n.childNodes)) walk(c);
+        };
+        walk(el);
+        return parts.join(' ').replace(/\s+/g, ' ').trim();
+      };
+      const ancestors: string[] = [];
+      for (let a = e.parentElement?.closest('[role=treeitem]'); a; a = a.parentElement?.closest('[role=treeitem]'))
+        ancestors.unshift(own(a));
+      return { label: own(e), value: own(e), ancestors };
+    }),
+  );
+  const found = findPathNode(value, nodes);
+  const leaves = nodes.map((n) => [...n.ancestors, n.label].join(' > '));
+  if (found.index < 0) {
+    await env.page.keyboard.press('Escape');
+    throw optionProblem(target, asText(value), found.index, leaves);
+  }
+  const node = nodes[found.index] as PathNode;
+  const item = items.nth(found.index);
+  const took = async (): Promise<boolean> => loose(await shownValue(trigger)).includes(loose(node.label));
+  // Enter on the focused item (APG: activates it), else a click on its own row (not its children).
+  await item.focus();
+  await item.press('Enter');
+  if (!(await waitFor(took, 600))) {
+    const row = item.locator('xpath=./*[not(@role="group")]').first();
+    if (
+      await tree
+        .first()
+        .isVisible()
+        .catch(() => false)
+    )
+      await click(env, row);
+    if (!(await waitFor(took, 1000))) {
+      const shown = await shownValue(trigger).catch(() => '');
+      await env.page.keyboard.press('Escape');
+      throw new AgentFailure(
+        `'${target.label}' does not show '${node.label}' after choosing it in its tree (it shows '${shown}')`,
+      );
+    }
+  }
+  // The tree must be gone before the next field is touched (a closing panel would take its clicks).
+  const gone = async (): Promise<boolean> =>
+    !(await tree
+      .first()
+      .isVisible()
+      .catch(() => false));
+  if (!(await waitFor(gone, 1000))) {
+    await env.page.keyboard.press('Escape');
+    await waitFor(gone, 1000);
+  }
+  const path = [...node.ancestors, node.label];
+  const exact =
+    typeof value === 'string' && (value.trim() === node.label || valuePath(value).join('>') === path.join('>'));
+  return { shown: path.join(' > '), how: exact ? 'exact' : 'normalised' };
+}
+
 /** Chooses the option meaning `value` in a select-only combobox and checks the widget took it. */
 export async function fillListbox(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const trigger = locate(target);
+  if ((await trigger.getAttribute('aria-haspopup')) === 'tree') return fillTreeSelect(env, target, trigger, value);
   const control = target.controls[0] as ScannedControl;
   const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
   const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
   const before = await hiddenValue();
+  await target.frame.evaluate((t) => {
+    for (const l of Array.from(document.querySelectorAll('[role=listbox]'))) l.setAttribute('data-portico-before', t);
+  }, control.pid);
   let options = await openListbox(env, target, trigger);
-  if (!options)
+  if (!options) {
+    const cascade = await cascadeList(target);
+    if (cascade) return fillCascade(env, target, trigger, cascade, value);
     throw new AgentFailure(`'${target.label}' did not open its list of options (clicked it, then pressed ArrowDown)`);
+  }
   let all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
   let enabled = realChoices(all.filter((o) => !o.disabled && o.label));
   let match = findChoice(value, enabled);

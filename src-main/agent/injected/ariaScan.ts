@@ -155,7 +155,7 @@ function isChecked(el: Element): boolean {
   return (el as HTMLInputElement).checked === true;
 }
 
-/** A button beside a combobox input in the same wrapper, opening its list: `<input role=combobox><button aria-haspopup=listbox>` (or an input with aria-haspopup=listbox). */
+/** A button beside a combobox input in the same wrapper, opening its list: `<input role=combobox><button aria-haspopup=listbox>` (or an input with aria-haspopup=listbox or tree: a tree select's hidden input). */
 function comboboxButton(el: Element): boolean {
   if (!(el.tagName === 'BUTTON' || el.getAttribute('role') === 'button')) return false;
   const wrapper = el.parentElement;
@@ -168,7 +168,8 @@ function comboboxButton(el: Element): boolean {
     return false;
   const inputs = Array.from(wrapper.querySelectorAll('input:not([type=hidden]),textarea'));
   const input = inputs.length === 1 ? (inputs[0] as Element) : null;
-  return !!input && (input.getAttribute('role') === 'combobox' || input.getAttribute('aria-haspopup') === 'listbox');
+  const popup = input?.getAttribute('aria-haspopup');
+  return !!input && (input.getAttribute('role') === 'combobox' || popup === 'listbox' || popup === 'tree');
 }
 
 /**
@@ -186,7 +187,9 @@ function triggerNameOf(el: Element): string {
 function widgetTypeOf(el: Element, role: string): WidgetType | null {
   if (role === 'radio') return 'radio';
   if (role === 'checkbox' || role === 'switch') return 'checkbox';
-  if (role === 'combobox' || el.getAttribute('aria-haspopup') === 'listbox') {
+  // A trigger opening a tree (a tree select) is chosen in like a list (the filler walks the tree).
+  const popup = el.getAttribute('aria-haspopup');
+  if (role === 'combobox' || popup === 'listbox' || popup === 'tree') {
     // The ARIA 1.0 pattern wraps a text input in the combobox: the input is the field.
     if (el.querySelector('input:not([type=hidden]),textarea')) return null;
     // The button an editable combobox draws beside its input to open the list (APG: the combobox's own

@@ -176,7 +176,7 @@ export function allElements(): Element[] {
 export const NATIVE_FIELDS = 'input:not([type=hidden]),select,textarea';
 /** Everything the scan treats as a field: native controls (not value mirrors) and ARIA widgets. */
 export const FIELDS =
-  'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])';
+  'input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[aria-haspopup=tree],[contenteditable]:not([contenteditable=false])';
 
 export interface OwnGroupOptions {
   /** What counts as another field. */

@@ -307,10 +307,11 @@ export default function scanPage(): FrameScan {
     const role = (el.getAttribute('role') || '').toLowerCase();
     const isField = tag === 'input' || tag === 'select' || tag === 'textarea';
     const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : tag;
-    // Buttons that open a listbox or carry a checked state are form widgets (ariaScan), not navigation.
-    // Toggle buttons in a group (filter chips, segmented buttons) are choices too.
+    // Buttons that open a listbox or a tree or carry a checked state are form widgets (ariaScan), not
+    // navigation. Toggle buttons in a group (filter chips, segmented buttons) are choices too.
     const widget =
       el.getAttribute('aria-haspopup') === 'listbox' ||
+      el.getAttribute('aria-haspopup') === 'tree' ||
       /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) ||
       pressedGroupOf(el) !== null;
     if (widget && !isField) continue;

@@ -34,7 +34,9 @@ export default function shownValue(el: Element): string {
       fields: FIELDS,
       maxDepth: 3,
       acrossShadow: false,
-      stopAt: (n) => !!(n.querySelector('label') || n.querySelector('[role=listbox]')),
+      // (The trigger itself may say role=listbox: a tree select's hidden input.)
+      stopAt: (n) =>
+        !!(n.querySelector('label') || Array.from(n.querySelectorAll('[role=listbox]')).some((l) => l !== el)),
     }) ?? el;
   return (el.tagName === 'INPUT' ? '' : visibleText(el)) || visibleText(box);
 }

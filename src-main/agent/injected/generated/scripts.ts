@@ -124,7 +124,7 @@ var __porticoInjected = (function() {
 		return all;
 	}
 	const NATIVE_FIELDS = "input:not([type=hidden]),select,textarea";
-	const FIELDS = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])";
+	const FIELDS = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[aria-haspopup=tree],[contenteditable]:not([contenteditable=false])";
 	function* ownGroupAncestors(el, options) {
 		const same = options.sameField ?? ((other) => el.contains(other) || other.contains(el));
 		const up = options.acrossShadow === false ? (n) => n.parentElement : parentAcross;
@@ -264,7 +264,7 @@ var __porticoInjected = (function() {
 		return g ? textOf(g).slice(0, 300) : "";
 	}
 	function holdsTwoFields(a) {
-		if (a.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])").length >= 2) return true;
+		if (a.querySelectorAll("input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[aria-haspopup=tree],[contenteditable]:not([contenteditable=false])").length >= 2) return true;
 		return flatQueryAll(a, FIELDS).length >= 2;
 	}
 	function rowOf(el) {
@@ -372,7 +372,8 @@ var __porticoInjected = (function() {
 		if (!wrapper || /^(FORM|FIELDSET|BODY)$/.test(wrapper.tagName) || wrapper.querySelectorAll("button,[role=button]").length !== 1) return false;
 		const inputs = Array.from(wrapper.querySelectorAll("input:not([type=hidden]),textarea"));
 		const input = inputs.length === 1 ? inputs[0] : null;
-		return !!input && (input.getAttribute("role") === "combobox" || input.getAttribute("aria-haspopup") === "listbox");
+		const popup = input?.getAttribute("aria-haspopup");
+		return !!input && (input.getAttribute("role") === "combobox" || popup === "listbox" || popup === "tree");
 	}
 	function triggerNameOf(el) {
 		const buttons = flatQueryAll(el, "button,[role=button]");
@@ -383,7 +384,8 @@ var __porticoInjected = (function() {
 	function widgetTypeOf(el, role) {
 		if (role === "radio") return "radio";
 		if (role === "checkbox" || role === "switch") return "checkbox";
-		if (role === "combobox" || el.getAttribute("aria-haspopup") === "listbox") {
+		const popup = el.getAttribute("aria-haspopup");
+		if (role === "combobox" || popup === "listbox" || popup === "tree") {
 			if (el.querySelector("input:not([type=hidden]),textarea")) return null;
 			if (role !== "combobox" && comboboxButton(el)) return null;
 			return "listbox";
@@ -1028,7 +1030,7 @@ var __porticoInjected = (function() {
 			const role = (el.getAttribute("role") || "").toLowerCase();
 			const isField = tag === "input" || tag === "select" || tag === "textarea";
 			const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : tag;
-			if ((el.getAttribute("aria-haspopup") === "listbox" || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null) && !isField) continue;
+			if ((el.getAttribute("aria-haspopup") === "listbox" || el.getAttribute("aria-haspopup") === "tree" || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null) && !isField) continue;
 			const button = buttonOf(el, tag, type, role);
 			if (button) {
 				if (button !== "skip") buttons.push(button);
@@ -1269,7 +1271,7 @@ var __porticoInjected = (function() {
 			fields: FIELDS,
 			maxDepth: 3,
 			acrossShadow: false,
-			stopAt: (n) => !!(n.querySelector("label") || n.querySelector("[role=listbox]"))
+			stopAt: (n) => !!(n.querySelector("label") || Array.from(n.querySelectorAll("[role=listbox]")).some((l) => l !== el))
 		}) ?? el;
 		return (el.tagName === "INPUT" ? "" : visibleText(el)) || visibleText(box);
 	}
@@ -1959,7 +1961,7 @@ var __porticoInjected = (function() {
 		const p = n.parentNode;
 		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
 	}
-	const FIELDS = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[contenteditable]:not([contenteditable=false])";
+	const FIELDS = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[aria-haspopup=tree],[contenteditable]:not([contenteditable=false])";
 	function* ownGroupAncestors(el, options) {
 		const same = options.sameField ?? ((other) => el.contains(other) || other.contains(el));
 		const up = options.acrossShadow === false ? (n) => n.parentElement : parentAcross;
