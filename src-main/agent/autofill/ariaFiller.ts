@@ -141,7 +141,8 @@ async function filterList(env: FillEnv, target: Target, trigger: Locator, text: 
       (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts()).join('\n') !== before
     );
   };
-  if (!(await waitFor(changed, 1500))) return null;
+  // A loaded machine may take a while to filter a long list: the wait ends as soon as the rows change.
+  if (!(await waitFor(changed, 3000))) return null;
   return target.frame.locator(`[data-portico-option="${token}"]:visible`);
 }
 
