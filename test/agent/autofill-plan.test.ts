@@ -185,6 +185,19 @@ describe('plan: which key goes to which control (recorded scans)', () => {
     expect(p.ask).toEqual([]);
   });
 
+  it('field arrays before their rows exist (Chakra start page, one attendee row): a later item never takes a field outside the rows', () => {
+    // The first page shows one attendee row and the booking contact's own "Your name" / "Your email address".
+    // attendees[1] waits for its row (the form's "Add another attendee"), else it is asked about: it never goes
+    // into the contact's fields, which hold contact_name and contact_email.
+    const page = load('chakra-event-registration.start');
+    const p = planned(page);
+    const at = (key: string): Target | undefined => p.placements.find((x) => x.entry.key === key)?.target;
+    for (const leaf of ['full_name', 'email', 'phone']) expect(at(`attendees[1].${leaf}`), leaf).toBeUndefined();
+    expect(at('contact_name')?.label).toBe('Your name *');
+    expect(at('contact_email')?.label).toBe('Your email address *');
+    expect(at('attendees[0].full_name')?.label).toBe('Full name *');
+  });
+
   it('a key two controls fit equally is a question (the fields and "None of these"), never a guess', () => {
     const page = load('forms-ambiguous.start');
     const p = planned(page);

@@ -88,8 +88,8 @@ export function arrayRows(entries: Entry[], targets: Target[], buttons: ScannedB
 
 /**
  * matchEntries with field arrays scoped: item i's keys against row i's targets only, every other key
- * against the targets outside the claimed rows. Items of an array whose rows the page does not show
- * (yet) are matched like other keys when no row set was recognised, else left for a later page or pass.
+ * against the targets outside the claimed rows. Of an array whose rows the page does not show (yet), item 0
+ * is matched like other keys when no row set was recognised; later items are left for a later page or pass.
  */
 export function matchScoped(
   entries: Entry[],
@@ -98,8 +98,12 @@ export function matchScoped(
 ): { placements: Placement[]; ambiguous: Ambiguity[] } {
   const withRows = new Map(layout.filter((l) => l.rows.length).map((l) => [l.array, l]));
   const inRows = new Set([...withRows.values()].flatMap((l) => l.rows.flat().map((t) => t.id)));
+  // Without recognised rows only item 0 is matched like other keys (one row alone looks like any fields);
+  // a later item never is: the fields outside a row belong to other keys ("Your name" of the booking
+  // contact is not the second attendee's). It waits for its row (the form's own "Add …" control), else
+  // it stays unplaced and is asked about or failed on, never guessed.
   const result = matchEntries(
-    entries.filter((e) => !e.item || !withRows.has(e.item.array)),
+    entries.filter((e) => !e.item || (!withRows.has(e.item.array) && e.item.index === 0)),
     targets.filter((t) => !inRows.has(t.id)),
   );
   for (const l of withRows.values()) {
