@@ -38,6 +38,9 @@ export const entries = {
   'enterGuard.ts': 'enterGuard',
   'markField.ts': 'markField',
   'pageText.ts': 'pageText',
+  'frameLocation.ts': 'frameLocation',
+  'controlState.ts': 'controlState',
+  'describeElements.ts': 'describeElements',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

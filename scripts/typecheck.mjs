@@ -21,13 +21,8 @@ const tsc = join(root, 'node_modules', '.bin', 'tsc');
 /** Engine files with inline page code still to move into src-main/agent/injected/. */
 export const inlinePageCode = [
   'src-main/agent/actions/operations.ts',
-  'src-main/agent/actions/targetIdentity.ts',
-  'src-main/agent/actions/targetResolver.ts',
   'src-main/agent/autofill/ariaFiller.ts',
   'src-main/agent/autofill/controlFiller.ts',
-  'src-main/agent/autofill/loginPages.ts',
-  'src-main/agent/autofill/placedCheck.ts',
-  'src-main/engine/actions/actionService.ts',
 ];
 
 export const projects = ['tsconfig.json', 'tsconfig.node.json', 'tsconfig.dom.json'];

@@ -4,3 +4,4 @@ export { replayRecipe, runParsedAction, type ActionOutcome, type Variables } fro
 export { runWithModel, type ModelActionOutcome } from './modelAction.ts';
 export { isStepRecipe, type StepRecipe } from './stepRecipe.ts';
 export { findAgain, type FoundAgain } from './targetIdentity.ts';
+export { frameLocation } from '../injected/index.ts';

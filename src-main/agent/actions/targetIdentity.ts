@@ -1,6 +1,6 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
-import { uniqueSelector } from '../injected/index.ts';
+import { frameLocation, uniqueSelector } from '../injected/index.ts';
 import { probe, type Probe, type TargetFacts } from './inPage.ts';
 import { perceivableAcross, searchFrames } from './searchFrames.ts';
 
@@ -97,7 +97,7 @@ export async function identify(locator: Locator): Promise<TargetIdentity> {
   const [snapshot, selector, href] = await Promise.all([
     locator.ariaSnapshot({ timeout: 5_000 }),
     locator.evaluate(uniqueSelector),
-    locator.evaluate(() => (window === window.top ? '' : location.href)),
+    locator.evaluate(frameLocation).then((where) => (where.top ? '' : where.href)),
   ]);
   const { role, name, text } = parseAriaLine(snapshot);
   const frame = href === '' ? '' : frameKey(href);

@@ -1,6 +1,7 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import { conceptTokens } from '../autofill/textNorm.ts';
 import { FIELD_CONCEPTS } from '../autofill/lexicon.ts';
+import { describeElements } from '../injected/index.ts';
 import { controlNames } from './inPage.ts';
 import { perceivableAcross, searchFrames } from './searchFrames.ts';
 import type { TargetKind } from './actionGrammar.ts';
@@ -141,28 +142,7 @@ function controlsNamed(
 
 async function describeAll(locators: Locator[]): Promise<string> {
   const found = await Promise.all(
-    locators.map((locator) =>
-      locator
-        .evaluateAll((els) =>
-          els.slice(0, 4).map((el) => {
-            const tag = el.tagName.toLowerCase();
-            const role = el.getAttribute('role') ?? tag;
-            const text = (
-              el.getAttribute('aria-label') ||
-              (el as HTMLElement).innerText ||
-              el.getAttribute('placeholder') ||
-              (el as HTMLInputElement).value ||
-              el.getAttribute('name') ||
-              ''
-            )
-              .replace(/\s+/g, ' ')
-              .trim()
-              .slice(0, 40);
-            return `${role} "${text}"`;
-          }),
-        )
-        .catch(() => [] as string[]),
-    ),
+    locators.map((locator) => locator.evaluateAll(describeElements).catch(() => [] as string[])),
   );
   return found.flat().slice(0, 4).join(', ');
 }

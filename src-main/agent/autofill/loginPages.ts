@@ -2,7 +2,7 @@ import { DEFAULT_WAIT_BUDGET } from '../waitBudget.ts';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { answerWithin, scriptableFrames } from '../../browser/frameAccess.ts';
 import { AgentFailure, type AgentContext, type AgentCredential } from '../agentTypes.ts';
-import { loginScan, type LoginScan } from '../injected/index.ts';
+import { frameLocation, loginScan, type LoginScan } from '../injected/index.ts';
 
 export type { LoginScan };
 
@@ -38,7 +38,10 @@ export async function assertCredentialOrigin(
   credential: Pick<AgentCredential, 'origin' | 'serviceName'> | undefined,
 ): Promise<void> {
   if (!credential || credential.origin === null) return;
-  const origin = await locator.evaluate(() => location.origin).catch(() => 'unknown');
+  const origin = await locator
+    .evaluate(frameLocation)
+    .then((where) => where.origin)
+    .catch(() => 'unknown');
   if (origin !== credential.origin) {
     throw new AgentFailure(
       `refused to type the credential for ${credential.serviceName} into a frame of ${origin}: it belongs to ${credential.origin}`,

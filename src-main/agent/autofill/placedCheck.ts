@@ -1,38 +1,15 @@
 // What the submission check needs to know about a placed key, read back from the page right after
 // the fill: the names its value will travel under and the value the control itself holds (for a
 // choice, the option's own `value` attribute, not its label).
+import { controlState, type ControlState } from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { PlacedCheck } from './submissionCheck.ts';
 import type { Target } from './targets.ts';
 import { asText, filePayloads, realChoices, type ChoiceLike } from './valueAdapter.ts';
 
-interface ControlState {
-  name: string;
-  id: string;
-  value: string;
-  checked: boolean;
-  selected: string[];
-}
-
 async function readControl(target: Target, pid: string): Promise<ControlState | null> {
   const loc = target.frame.locator(`[data-portico-id="${pid}"]`).first();
-  return loc
-    .evaluate(
-      (el) => {
-        const input = el as HTMLInputElement;
-        const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
-        // A toggle button (a filter chip) says it is on with aria-pressed.
-        const checked =
-          typeof input.checked === 'boolean'
-            ? input.checked
-            : (el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed')) === 'true';
-        const value = typeof input.value === 'string' ? input.value : (el.textContent ?? '').trim();
-        return { name: el.getAttribute('name') ?? '', id: el.id ?? '', value, checked, selected };
-      },
-      undefined,
-      { timeout: 2000 },
-    )
-    .catch(() => null);
+  return loc.evaluate(controlState, undefined, { timeout: 2000 }).catch(() => null);
 }
 
 function checkKind(target: Target): PlacedCheck['kind'] {

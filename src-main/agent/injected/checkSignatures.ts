@@ -1,6 +1,9 @@
 // Compile-time only (nothing imports it): each entry, typed against the DOM, fits the DOM-free
 // signature the engine calls it by (signatures.ts). A mismatch is a type error here.
 import type calendarOpen from './calendarOpen.ts';
+import type frameLocation from './frameLocation.ts';
+import type controlState from './controlState.ts';
+import type describeElements from './describeElements.ts';
 import type enterGuard from './enterGuard.ts';
 import type findListbox from './findListbox.ts';
 import type liveView from './liveView.ts';
@@ -37,6 +40,9 @@ type Entries = {
   enterGuard: typeof enterGuard;
   markField: typeof markField;
   pageText: typeof pageText;
+  frameLocation: typeof frameLocation;
+  controlState: typeof controlState;
+  describeElements: typeof describeElements;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -66,4 +72,7 @@ export const checked: Checked = {
   enterGuard: true,
   markField: true,
   pageText: true,
+  frameLocation: true,
+  controlState: true,
+  describeElements: true,
 };

@@ -6,6 +6,9 @@
 // proves the entries fit.
 import {
   calendarOpenSource,
+  frameLocationSource,
+  controlStateSource,
+  describeElementsSource,
   enterGuardSource,
   findListboxSource,
   liveViewSource,
@@ -49,6 +52,9 @@ export const tagChips = inPage<'tagChips'>(tagChipsSource);
 export const enterGuard = inPage<'enterGuard'>(enterGuardSource);
 export const markField = inPage<'markField'>(markFieldSource);
 export const pageText = inPage<'pageText'>(pageTextSource);
+export const frameLocation = inPage<'frameLocation'>(frameLocationSource);
+export const controlState = inPage<'controlState'>(controlStateSource);
+export const describeElements = inPage<'describeElements'>(describeElementsSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,
@@ -63,7 +69,9 @@ export const liveViewPageScript = `(${liveViewSource})();`;
 export { liveViewStyle };
 
 export type {
+  ControlState,
   ElementDescriptor,
+  FrameLocation,
   FindListboxArgs,
   FrameScan,
   LiveViewConfig,

@@ -231,3 +231,20 @@ export interface LiveViewConfig {
   inputUrl: string;
   interactive: boolean;
 }
+
+/** Where a document is (frameLocation.ts). */
+export interface FrameLocation {
+  href: string;
+  origin: string;
+  /** Its frame is the top one. */
+  top: boolean;
+}
+
+/** A filled control read back (controlState.ts): its name and id, its value, and for a choice what is selected. */
+export interface ControlState {
+  name: string;
+  id: string;
+  value: string;
+  checked: boolean;
+  selected: string[];
+}

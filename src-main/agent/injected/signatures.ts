@@ -3,7 +3,9 @@
 // the engine, `Element` in checkSignatures.ts, which proves every entry (typed against the DOM)
 // accepts these arguments and returns these results.
 import type {
+  ControlState,
   FindListboxArgs,
+  FrameLocation,
   FrameScan,
   LoginScan,
   ModelFrameScan,
@@ -33,4 +35,7 @@ export interface Signatures<E = unknown> {
   enterGuard: (el: E, mode: 'on' | 'off') => number;
   markField: (el: E, name: string) => void;
   pageText: (max: number) => string;
+  frameLocation: () => FrameLocation;
+  controlState: (el: E) => ControlState;
+  describeElements: (els: E[]) => string[];
 }

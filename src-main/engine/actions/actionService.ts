@@ -4,6 +4,7 @@ import {
   ActionSyntaxError,
   actionVariables,
   findAgain,
+  frameLocation,
   isStepRecipe,
   MissingVariableError,
   parseAction,
@@ -156,7 +157,7 @@ async function currentDocument(page: Page): Promise<{ url: string; doc?: number 
   }
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      const href = await page.mainFrame().evaluate(() => location.href);
+      const { href } = await page.mainFrame().evaluate(frameLocation);
       if (href === page.url()) return { url: href };
     } catch {
       // The document went away mid-read: a navigation is committing; read again once it has.

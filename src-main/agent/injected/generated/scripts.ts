@@ -2077,6 +2077,59 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** frameLocation.ts */
+export const frameLocationSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/frameLocation.ts
+	function frameLocation() {
+		return {
+			href: location.href,
+			origin: location.origin,
+			top: window === window.top
+		};
+	}
+	return frameLocation;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** controlState.ts */
+export const controlStateSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/controlState.ts
+	function controlState(el) {
+		const input = el;
+		const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
+		const checked = typeof input.checked === "boolean" ? input.checked : (el.getAttribute("aria-checked") ?? el.getAttribute("aria-pressed")) === "true";
+		const value = typeof input.value === "string" ? input.value : (el.textContent ?? "").trim();
+		return {
+			name: el.getAttribute("name") ?? "",
+			id: el.id ?? "",
+			value,
+			checked,
+			selected
+		};
+	}
+	return controlState;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** describeElements.ts */
+export const describeElementsSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/describeElements.ts
+	function describeElements(els) {
+		return els.slice(0, 4).map((el) => {
+			const tag = el.tagName.toLowerCase();
+			return \`\${el.getAttribute("role") ?? tag} "\${(el.getAttribute("aria-label") || el.innerText || el.getAttribute("placeholder") || el.value || el.getAttribute("name") || "").replace(/\\s+/g, " ").trim().slice(0, 40)}"\`;
+		});
+	}
+	return describeElements;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.css */
 export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
 *{box-sizing:border-box}
