@@ -19,8 +19,11 @@ describe('injected scripts as built', () => {
   test('each entry is a self-contained function with no module import, export or require left', () => {
     expect(Object.values(entries).sort()).toEqual([
       'calendarOpen',
+      'controlState',
+      'describeElements',
       'enterGuard',
       'findListbox',
+      'frameLocation',
       'liveView',
       'loginScan',
       'markField',
@@ -90,6 +93,33 @@ describe('injected scripts as built', () => {
     expect(scan.controls.map((c) => [c.type, c.labels])).toEqual([
       ['text', ['Town']],
       ['listbox', []],
+    ]);
+  });
+
+  test('where a document is, what a filled control holds, and what a target matched', async ({ page }) => {
+    await page.setContent(`<input id="t" name="town" value="Leeds">
+      <select id="s" name="size" multiple><option value="s" selected>Small</option><option value="m" selected>Medium</option></select>
+      <button id="chip" aria-pressed="true"> Vegan </button>
+      <input id="c" type="checkbox" name="ok" checked>`);
+    expect(await page.locator('#t').evaluate(injected.frameLocation)).toEqual({
+      href: 'about:blank',
+      origin: 'null',
+      top: true,
+    });
+    expect(await page.locator('#t').evaluate(injected.controlState)).toEqual({
+      name: 'town',
+      id: 't',
+      value: 'Leeds',
+      checked: false,
+      selected: [],
+    });
+    expect(await page.locator('#s').evaluate(injected.controlState)).toMatchObject({ selected: ['s', 'm'] });
+    expect(await page.locator('#chip').evaluate(injected.controlState)).toMatchObject({ checked: true, value: '' });
+    expect(await page.locator('#c').evaluate(injected.controlState)).toMatchObject({ name: 'ok', checked: true });
+    expect(await page.locator('input, button').evaluateAll(injected.describeElements)).toEqual([
+      'input "Leeds"',
+      'button "Vegan"',
+      'input "on"',
     ]);
   });
 });
