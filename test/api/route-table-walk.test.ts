@@ -134,6 +134,21 @@ describe('every JSON route answers exactly its declared response schema (walked 
         client_id: 'walk',
       },
     }),
+    // A browser host nothing answers on (port 9): added all the same, its check saying so; settings.json only.
+    'POST /admin/hosts': () => ({
+      json: { name: fresh('walk-host'), kind: 'cdp', url: 'http://127.0.0.1:9', max_browsers: 1 },
+    }),
+    'DELETE /admin/hosts/:host_name': async () => {
+      const name = fresh('walk-gone');
+      const added = await svc.api('/admin/hosts', {
+        method: 'POST',
+        key: null,
+        headers: { 'x-console-token': svc.consoleToken },
+        json: { name, kind: 'cdp', url: 'http://127.0.0.1:9', max_browsers: 1 },
+      });
+      expect(added.status).toBe(201);
+      return { path: `/admin/hosts/${name}` };
+    },
     'POST /public/connected-accounts': async () => {
       const app = await jsonOf(
         await svc.api('/admin/oauth-apps', {
