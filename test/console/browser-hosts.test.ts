@@ -105,7 +105,7 @@ describe.skipIf(!netnsAvailable())('console: browser hosts (needs root: ip netns
       ['gone', 0],
     ]);
     // (GET /admin/hosts runs the local Chromium's --version: slow on a busy machine.)
-    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('button', { name: 'Refresh browser hosts' }).click();
     await expect.poll(() => page.getByTestId('browsers-cdp-1').innerText(), { timeout: 15_000 }).toBe('1 / 3');
     expect(await page.getByTestId('browsers-local').innerText()).toBe('1 / 1');
     expect(await seriousAxeViolations(page)).toEqual([]);

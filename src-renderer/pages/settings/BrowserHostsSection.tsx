@@ -180,7 +180,7 @@ export function BrowserHostsSection() {
             when Portico starts: an added or removed host applies at the next start.
           </p>
         </div>
-        <button type="button" className="ghost" onClick={() => hosts.reload()}>
+        <button type="button" className="ghost" aria-label="Refresh browser hosts" onClick={() => hosts.reload()}>
           Refresh
         </button>
       </div>

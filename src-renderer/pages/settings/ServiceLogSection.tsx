@@ -26,7 +26,7 @@ export function ServiceLogSection() {
               : ' '}
           </p>
         </div>
-        <button type="button" onClick={() => log.reload()}>
+        <button type="button" aria-label="Refresh service log" onClick={() => log.reload()}>
           Refresh
         </button>
       </div>
