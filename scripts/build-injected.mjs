@@ -41,6 +41,15 @@ export const entries = {
   'frameLocation.ts': 'frameLocation',
   'controlState.ts': 'controlState',
   'describeElements.ts': 'describeElements',
+  'drawnByLabel.ts': 'drawnByLabel',
+  'toggleByLabel.ts': 'toggleByLabel',
+  'clickToggle.ts': 'clickToggle',
+  'isNativeSelect.ts': 'isNativeSelect',
+  'nativeOptions.ts': 'nativeOptions',
+  'optionNames.ts': 'optionNames',
+  'elementText.ts': 'elementText',
+  'bodyText.ts': 'bodyText',
+  'scrollPage.ts': 'scrollPage',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

@@ -18,25 +18,34 @@ describe('injected scripts as built', () => {
 
   test('each entry is a self-contained function with no module import, export or require left', () => {
     expect(Object.values(entries).sort()).toEqual([
+      'bodyText',
       'calendarOpen',
+      'clickToggle',
       'controlState',
       'describeElements',
+      'drawnByLabel',
+      'elementText',
       'enterGuard',
       'findListbox',
       'frameLocation',
+      'isNativeSelect',
       'liveView',
       'loginScan',
       'markField',
       'modelScan',
+      'nativeOptions',
+      'optionNames',
       'pageFacts',
       'pageText',
       'readAndLeave',
       'readOptions',
       'recordingMask',
       'scanPage',
+      'scrollPage',
       'shownValue',
       'sliderSettled',
       'tagChips',
+      'toggleByLabel',
       'uniqueSelector',
     ]);
     for (const name of Object.values(entries)) {
@@ -121,6 +130,39 @@ describe('injected scripts as built', () => {
       'button "Vegan"',
       'input "on"',
     ]);
+  });
+
+  test("an action's reads and toggles on a plain page", async ({ page }) => {
+    await page.setContent(`<p id="p">Hello  there</p><input id="pw" type="password" value="s3cret">
+      <select id="s"><option value="tx"> TX -  Texas </option><option value="ca">California</option></select>
+      <label><input id="c" type="checkbox"> Agree</label><input id="r" type="radio" name="r" checked>
+      <input id="off" type="checkbox" style="position:absolute;left:-9999px">
+      <div role="option" aria-label="First" data-value="1">x</div><div role="option">Second  one</div>`);
+    expect(await page.locator('#p').evaluate(injected.elementText)).toBe('Hello there');
+    expect(await page.locator('#pw').evaluate(injected.elementText)).toBeNull();
+    expect(await page.locator('#s').evaluate(injected.elementText)).toBe('tx');
+    expect(await page.evaluate(injected.bodyText)).toContain('Hello there');
+    expect(await page.locator('#s').evaluate(injected.isNativeSelect)).toBe(true);
+    expect(await page.locator('#c').evaluate(injected.isNativeSelect)).toBe(false);
+    expect(await page.locator('#s').evaluate(injected.nativeOptions)).toEqual([
+      { label: 'TX - Texas', value: 'tx' },
+      { label: 'California', value: 'ca' },
+    ]);
+    expect(await page.locator('[role=option]').evaluateAll(injected.optionNames)).toEqual([
+      { label: 'First', value: '1' },
+      { label: 'Second one', value: '' },
+    ]);
+    expect(await page.locator('#c').evaluate(injected.clickToggle)).toBe(true);
+    expect(await page.locator('#r').evaluate(injected.clickToggle)).toBe(true);
+    expect(await page.locator('#p').evaluate(injected.clickToggle)).toBeNull();
+    expect(await page.locator('#c').evaluate(injected.drawnByLabel)).toBe(false);
+    expect(await page.locator('#off').evaluate(injected.drawnByLabel)).toBe(true);
+    expect(await page.locator('#c').evaluate(injected.toggleByLabel, true)).toBe(true);
+    expect(await page.locator('#c').isChecked()).toBe(true);
+    const scroll = (d: 'top' | 'bottom') => page.evaluate(injected.scrollPage, d);
+    await scroll('bottom');
+    await scroll('top');
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
   });
 });
 

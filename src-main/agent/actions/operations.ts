@@ -2,6 +2,17 @@ import type { Locator, Page } from 'playwright-core';
 import type { ActionOp } from './actionGrammar.ts';
 import { normaliseText } from '../autofill/lexicon.ts';
 import { findChoice } from '../autofill/valueAdapter.ts';
+import {
+  bodyText,
+  clickToggle,
+  drawnByLabel as isDrawnByLabel,
+  elementText,
+  isNativeSelect,
+  nativeOptions,
+  optionNames,
+  scrollPage,
+  toggleByLabel,
+} from '../injected/index.ts';
 import { pairedValue, type TargetFacts } from './inPage.ts';
 import type { TargetIdentity } from './targetIdentity.ts';
 import { PorticoError } from '../../base/errors.ts';
@@ -60,27 +71,13 @@ export function resolveUrl(text: string, current: string): URL {
 
 async function setChecked(locator: Locator, checked: boolean, facts?: TargetFacts): Promise<void> {
   // An input moved off-screen or shrunk to a pixel (USWDS, sr-only) is never clicked itself: its label is what a person clicks.
-  const drawnByLabel =
-    facts?.drawnByLabel ??
-    (await locator
-      .evaluate((el) => {
-        const r = el.getBoundingClientRect();
-        return r.right <= 0 || r.bottom + scrollY <= 0 || (r.width <= 1 && r.height <= 1);
-      })
-      .catch(() => false));
+  const drawnByLabel = facts?.drawnByLabel ?? (await locator.evaluate(isDrawnByLabel).catch(() => false));
   try {
     if (drawnByLabel) throw new Error('drawn by its label');
     await locator.setChecked(checked, { timeout: ACTION_TIMEOUT_MS });
   } catch (error) {
     // Design systems draw the box on the label and move the input off-screen: its own label toggles it.
-    const toggled = await locator
-      .evaluate((el, want) => {
-        const input = el as HTMLInputElement;
-        if (input.checked === want) return true;
-        input.labels?.[0]?.click();
-        return input.checked === want;
-      }, checked)
-      .catch(() => false);
+    const toggled = await locator.evaluate(toggleByLabel, checked).catch(() => false);
     if (!toggled) throw error;
   }
 }
@@ -125,18 +122,11 @@ export function chooseOption(
 }
 
 async function selectOption(page: Page, locator: Locator, option: string, facts?: TargetFacts): Promise<void> {
-  const isNative = facts?.native ?? (await locator.evaluate((el) => el.tagName === 'SELECT'));
+  const isNative = facts?.native ?? (await locator.evaluate(isNativeSelect));
   const wanted = option.replace(/\s+/g, ' ').trim();
   if (isNative) {
     // Read the options once: a missing option fails at once instead of after two selectOption timeouts.
-    const options =
-      facts?.options ??
-      (await locator.evaluate((el) =>
-        Array.from((el as HTMLSelectElement).options).map((o) => ({
-          label: o.text.replace(/\s+/g, ' ').trim(),
-          value: o.value,
-        })),
-      ));
+    const options = facts?.options ?? (await locator.evaluate(nativeOptions));
     const index = chooseOption(wanted, options);
     if (index === 'ambiguous')
       throw new OperationError(
@@ -157,12 +147,7 @@ async function selectOption(page: Page, locator: Locator, option: string, facts?
     .first()
     .waitFor({ state: 'visible', timeout: 2_000 })
     .catch(() => undefined);
-  const names = await shown.evaluateAll((els) =>
-    els.map((e) => ({
-      label: (e.getAttribute('aria-label') || (e as HTMLElement).innerText || '').replace(/\s+/g, ' ').trim(),
-      value: e.getAttribute('data-value') ?? '',
-    })),
-  );
+  const names = await shown.evaluateAll(optionNames);
   const exactCount = names.filter((n) => n.label === wanted).length;
   if (exactCount > 1)
     throw new OperationError(`Ambiguous option ${JSON.stringify(option)}: ${exactCount} options match`);
@@ -185,17 +170,7 @@ async function extractText(page: Page, locator: Locator | undefined, read?: Targ
       .trim()
       .slice(0, MAX_EXTRACT_CHARS);
   const text =
-    read && 'text' in read
-      ? read.text
-      : locator
-        ? await locator.evaluate((el) =>
-            el instanceof HTMLInputElement && el.type === 'password'
-              ? null
-              : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement
-                ? el.value
-                : (el as HTMLElement).innerText,
-          )
-        : await page.evaluate(() => document.body?.innerText ?? '');
+    read && 'text' in read ? read.text : locator ? await locator.evaluate(elementText) : await page.evaluate(bodyText);
   // A password field may hold a secret typed from a variable: it is never read back.
   if (text === null) throw new OperationError('A password field is never read back');
   return text
@@ -225,14 +200,7 @@ export async function perform(
       }
       case 'click': {
         // A design-system checkbox or radio draws its box on the label and moves the input aside: clicking it means toggling it.
-        const toggle =
-          facts?.toggle !== undefined
-            ? facts.toggle
-            : await need(locator).evaluate((el) =>
-                el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')
-                  ? el.type === 'radio' || !el.checked
-                  : null,
-              );
+        const toggle = facts?.toggle !== undefined ? facts.toggle : await need(locator).evaluate(clickToggle);
         if (toggle !== null) {
           await setChecked(need(locator), toggle, facts);
           return `Clicked ${on}`;
@@ -243,7 +211,7 @@ export async function perform(
       }
       case 'fill': {
         const field = need(locator);
-        const isSelect = facts?.native ?? (await field.evaluate((el) => el.tagName === 'SELECT'));
+        const isSelect = facts?.native ?? (await field.evaluate(isNativeSelect));
         if (isSelect) await selectOption(page, field, operation.text ?? '', facts);
         else await field.fill(operation.text ?? '', { timeout: ACTION_TIMEOUT_MS });
         return `Filled ${on}`;
@@ -264,11 +232,7 @@ export async function perform(
         return `Hovered over ${on}`;
       case 'scroll': {
         const direction = operation.direction ?? 'down';
-        await page.evaluate((d) => {
-          if (d === 'top') window.scrollTo(0, 0);
-          else if (d === 'bottom') window.scrollTo(0, document.documentElement.scrollHeight);
-          else window.scrollBy(0, (d === 'up' ? -0.8 : 0.8) * window.innerHeight);
-        }, direction);
+        await page.evaluate(scrollPage, direction);
         return `Scrolled ${direction === 'top' || direction === 'bottom' ? `to the ${direction}` : direction}`;
       }
       case 'scroll_to':

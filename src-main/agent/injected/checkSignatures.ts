@@ -1,6 +1,15 @@
 // Compile-time only (nothing imports it): each entry, typed against the DOM, fits the DOM-free
 // signature the engine calls it by (signatures.ts). A mismatch is a type error here.
 import type calendarOpen from './calendarOpen.ts';
+import type drawnByLabel from './drawnByLabel.ts';
+import type toggleByLabel from './toggleByLabel.ts';
+import type clickToggle from './clickToggle.ts';
+import type isNativeSelect from './isNativeSelect.ts';
+import type nativeOptions from './nativeOptions.ts';
+import type optionNames from './optionNames.ts';
+import type elementText from './elementText.ts';
+import type bodyText from './bodyText.ts';
+import type scrollPage from './scrollPage.ts';
 import type frameLocation from './frameLocation.ts';
 import type controlState from './controlState.ts';
 import type describeElements from './describeElements.ts';
@@ -43,6 +52,15 @@ type Entries = {
   frameLocation: typeof frameLocation;
   controlState: typeof controlState;
   describeElements: typeof describeElements;
+  drawnByLabel: typeof drawnByLabel;
+  toggleByLabel: typeof toggleByLabel;
+  clickToggle: typeof clickToggle;
+  isNativeSelect: typeof isNativeSelect;
+  nativeOptions: typeof nativeOptions;
+  optionNames: typeof optionNames;
+  elementText: typeof elementText;
+  bodyText: typeof bodyText;
+  scrollPage: typeof scrollPage;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -75,4 +93,13 @@ export const checked: Checked = {
   frameLocation: true,
   controlState: true,
   describeElements: true,
+  drawnByLabel: true,
+  toggleByLabel: true,
+  clickToggle: true,
+  isNativeSelect: true,
+  nativeOptions: true,
+  optionNames: true,
+  elementText: true,
+  bodyText: true,
+  scrollPage: true,
 };

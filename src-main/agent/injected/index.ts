@@ -6,6 +6,15 @@
 // proves the entries fit.
 import {
   calendarOpenSource,
+  drawnByLabelSource,
+  toggleByLabelSource,
+  clickToggleSource,
+  isNativeSelectSource,
+  nativeOptionsSource,
+  optionNamesSource,
+  elementTextSource,
+  bodyTextSource,
+  scrollPageSource,
   frameLocationSource,
   controlStateSource,
   describeElementsSource,
@@ -55,6 +64,15 @@ export const pageText = inPage<'pageText'>(pageTextSource);
 export const frameLocation = inPage<'frameLocation'>(frameLocationSource);
 export const controlState = inPage<'controlState'>(controlStateSource);
 export const describeElements = inPage<'describeElements'>(describeElementsSource);
+export const drawnByLabel = inPage<'drawnByLabel'>(drawnByLabelSource);
+export const toggleByLabel = inPage<'toggleByLabel'>(toggleByLabelSource);
+export const clickToggle = inPage<'clickToggle'>(clickToggleSource);
+export const isNativeSelect = inPage<'isNativeSelect'>(isNativeSelectSource);
+export const nativeOptions = inPage<'nativeOptions'>(nativeOptionsSource);
+export const optionNames = inPage<'optionNames'>(optionNamesSource);
+export const elementText = inPage<'elementText'>(elementTextSource);
+export const bodyText = inPage<'bodyText'>(bodyTextSource);
+export const scrollPage = inPage<'scrollPage'>(scrollPageSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,
@@ -77,11 +95,13 @@ export type {
   LiveViewConfig,
   LoginScan,
   ModelFrameScan,
+  OptionLabel,
   PageElement,
   RawPageFacts,
   ScannedButton,
   ScannedControl,
   ScannedOption,
+  ScrollDirection,
   SegmentedField,
   SegmentFacts,
   SegmentKind,

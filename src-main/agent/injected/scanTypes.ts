@@ -248,3 +248,12 @@ export interface ControlState {
   checked: boolean;
   selected: string[];
 }
+
+/** An option as an action chooses it (nativeOptions.ts, optionNames.ts): its name and its value. */
+export interface OptionLabel {
+  label: string;
+  value: string;
+}
+
+/** Where an action scrolls the page (scrollPage.ts). */
+export type ScrollDirection = 'up' | 'down' | 'top' | 'bottom';

@@ -10,9 +10,11 @@ import type {
   LoginScan,
   ModelFrameScan,
   ModelScanArgs,
+  OptionLabel,
   RawPageFacts,
   RecordingMaskArgs,
   ScannedOption,
+  ScrollDirection,
   SliderSettled,
   SliderSettledArgs,
 } from './scanTypes.ts';
@@ -38,4 +40,13 @@ export interface Signatures<E = unknown> {
   frameLocation: () => FrameLocation;
   controlState: (el: E) => ControlState;
   describeElements: (els: E[]) => string[];
+  drawnByLabel: (el: E) => boolean;
+  toggleByLabel: (el: E, want: boolean) => boolean;
+  clickToggle: (el: E) => boolean | null;
+  isNativeSelect: (el: E) => boolean;
+  nativeOptions: (el: E) => OptionLabel[];
+  optionNames: (els: E[]) => OptionLabel[];
+  elementText: (el: E) => string | null;
+  bodyText: () => string;
+  scrollPage: (d: ScrollDirection) => void;
 }

@@ -2130,6 +2130,126 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** drawnByLabel.ts */
+export const drawnByLabelSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/drawnByLabel.ts
+	function drawnByLabel(el) {
+		const r = el.getBoundingClientRect();
+		return r.right <= 0 || r.bottom + scrollY <= 0 || r.width <= 1 && r.height <= 1;
+	}
+	return drawnByLabel;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** toggleByLabel.ts */
+export const toggleByLabelSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/toggleByLabel.ts
+	function toggleByLabel(el, want) {
+		const input = el;
+		if (input.checked === want) return true;
+		input.labels?.[0]?.click();
+		return input.checked === want;
+	}
+	return toggleByLabel;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** clickToggle.ts */
+export const clickToggleSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/clickToggle.ts
+	function clickToggle(el) {
+		return el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio") ? el.type === "radio" || !el.checked : null;
+	}
+	return clickToggle;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** isNativeSelect.ts */
+export const isNativeSelectSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/isNativeSelect.ts
+	function isNativeSelect(el) {
+		return el.tagName === "SELECT";
+	}
+	return isNativeSelect;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** nativeOptions.ts */
+export const nativeOptionsSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/nativeOptions.ts
+	function nativeOptions(el) {
+		return Array.from(el.options).map((o) => ({
+			label: o.text.replace(/\\s+/g, " ").trim(),
+			value: o.value
+		}));
+	}
+	return nativeOptions;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** optionNames.ts */
+export const optionNamesSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/optionNames.ts
+	function optionNames(els) {
+		return els.map((e) => ({
+			label: (e.getAttribute("aria-label") || e.innerText || "").replace(/\\s+/g, " ").trim(),
+			value: e.getAttribute("data-value") ?? ""
+		}));
+	}
+	return optionNames;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** elementText.ts */
+export const elementTextSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/elementText.ts
+	function elementText(el) {
+		return el instanceof HTMLInputElement && el.type === "password" ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : el.innerText;
+	}
+	return elementText;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** bodyText.ts */
+export const bodyTextSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/bodyText.ts
+	function bodyText() {
+		return document.body?.innerText ?? "";
+	}
+	return bodyText;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** scrollPage.ts */
+export const scrollPageSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/scrollPage.ts
+	function scrollPage(d) {
+		if (d === "top") window.scrollTo(0, 0);
+		else if (d === "bottom") window.scrollTo(0, document.documentElement.scrollHeight);
+		else window.scrollBy(0, (d === "up" ? -.8 : .8) * window.innerHeight);
+	}
+	return scrollPage;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.css */
 export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
 *{box-sizing:border-box}
