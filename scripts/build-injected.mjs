@@ -30,6 +30,7 @@ export const entries = {
   'uniqueSelector.ts': 'uniqueSelector',
   'loginScan.ts': 'loginScan',
   'calendarOpen.ts': 'calendarOpen',
+  'calendarGrid.ts': 'calendarGrid',
   'sliderSettled.ts': 'sliderSettled',
   'modelScan.ts': 'modelScan',
   'recordingMask.ts': 'recordingMask',

@@ -19,6 +19,7 @@ describe('injected scripts as built', () => {
   test('each entry is a self-contained function with no module import, export or require left', () => {
     expect(Object.values(entries).sort()).toEqual([
       'bodyText',
+      'calendarGrid',
       'calendarOpen',
       'clickToggle',
       'controlState',

@@ -2,6 +2,7 @@ import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
 import { calendarOpen, enterGuard, readAndLeave, sliderSettled, tagChips } from '../injected/index.ts';
+import { fillCalendar } from './calendarFiller.ts';
 import { fillEditable, fillListbox, fillMultiListbox, setAriaChecked } from './ariaFiller.ts';
 import {
   DATE_FORMATS,
@@ -888,6 +889,8 @@ export async function fillTarget(
       return fillSlider(target, loc, value);
     case 'segments':
       return fillSegments(env, target, value);
+    case 'calendar':
+      return fillCalendar(env, target, value);
     case 'boxes':
       return fillBoxes(env, target, value);
     case 'tags':

@@ -6,7 +6,7 @@ import type { Target } from './targets.ts';
 
 /** Does the target need an exact date (so a value read two ways cannot go in verbatim)? */
 function wantsExactDate(entry: Entry, target: Target): boolean {
-  if (target.kind === 'date' || target.kind === 'dateSplit') return true;
+  if (target.kind === 'date' || target.kind === 'dateSplit' || target.kind === 'calendar') return true;
   if (!['text', 'textarea', 'combobox', 'editable'].includes(target.kind)) return false;
   const c = target.controls[0];
   return (

@@ -53,6 +53,7 @@ export function compatibility(value: unknown, target: Target): number {
   if (target.meridiem) return typeof value === 'string' && parseTimeOfDay(value) ? 1 : 0;
   // A code of one character per box: any text or number (its length is checked when filled).
   if (target.kind === 'boxes') return typeof value === 'string' || typeof value === 'number' ? 1 : 0;
+  if (target.kind === 'calendar') return dateReadings(value).length ? 1 : 0;
   if (target.kind === 'segments') {
     const field = target.controls[0]?.segments;
     return field && 'goal' in segmentGoal(field, value) ? 1 : 0;
@@ -272,6 +273,7 @@ export function eliminationFits(entry: Entry, target: Target): boolean {
     case 'segments':
       return target.controls[0]?.segments?.kind !== 'date' || dateReadings(entry.value).length === 1;
     case 'date':
+    case 'calendar':
     case 'dateSplit':
       return (
         dateReadings(entry.value).length === 1 ||

@@ -103,6 +103,7 @@ export async function placedCheckFor(
         sent = seen.sent ?? [shown];
         break;
       case 'segments':
+      case 'calendar':
       case 'boxes':
         // A sectioned field or a row of boxes has no value of its own to read: what its parts were read back as.
         sent = [shown];

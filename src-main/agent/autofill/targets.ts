@@ -27,6 +27,8 @@ export type TargetKind =
   | 'segments'
   /** A row of one-character boxes taking one code (a PIN, a one-time code). */
   | 'boxes'
+  /** A date field taking no typed date: a trigger opening a calendar grid, driven by its month and day names. */
+  | 'calendar'
   /** A tag (chip) input: each value typed and turned into a chip by Enter (or a comma). */
   | 'tags';
 
@@ -289,6 +291,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       if (c.slider) kind = 'slider';
       else if (c.segments) kind = c.readOnly ? null : 'segments';
       else if (c.boxes) kind = c.readOnly ? null : 'boxes';
+      else if (c.calendar) kind = 'calendar';
       else if (c.aria)
         kind =
           c.type === 'listbox'
@@ -318,6 +321,7 @@ export function buildTargets(frames: Array<{ frame: Frame; scan: FrameScan }>): 
       const meridiem = kind === 'text' ? pairs.get(c.pid) : undefined;
       // A sectioned field's kind is part of what it says: "Start" holding a date reads "Start date".
       const texts = ownTexts(c, 0.7);
+      if (c.calendar && c.labelledBy) texts.push({ text: `${c.labelledBy} date`, weight: 0.95 });
       if (c.segments)
         for (const label of [...c.labels, c.ariaLabel, c.labelledBy].filter(Boolean))
           texts.push({ text: `${label} ${SEGMENT_WORDS[c.segments.kind]}`, weight: 0.95 });
@@ -409,12 +413,14 @@ export function describeTarget(target: Target): string {
               ? 'date-range'
               : target.kind === 'segments'
                 ? `${c.segments?.kind ?? 'date'}-segments`
-                : target.kind === 'boxes'
-                  ? `${c.boxes?.length ?? 0}-boxes`
-                  : target.kind === 'tags'
-                    ? 'tags'
-                    : c.aria
-                      ? `${c.role === 'switch' ? 'switch' : target.kind}-aria`
-                      : target.kind;
+                : target.kind === 'calendar'
+                  ? 'calendar'
+                  : target.kind === 'boxes'
+                    ? `${c.boxes?.length ?? 0}-boxes`
+                    : target.kind === 'tags'
+                      ? 'tags'
+                      : c.aria
+                        ? `${c.role === 'switch' ? 'switch' : target.kind}-aria`
+                        : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }

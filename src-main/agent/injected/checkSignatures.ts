@@ -1,5 +1,6 @@
 // Compile-time only (nothing imports it): each entry, typed against the DOM, fits the DOM-free
 // signature the engine calls it by (signatures.ts). A mismatch is a type error here.
+import type calendarGrid from './calendarGrid.ts';
 import type calendarOpen from './calendarOpen.ts';
 import type drawnByLabel from './drawnByLabel.ts';
 import type toggleByLabel from './toggleByLabel.ts';
@@ -41,6 +42,7 @@ type Entries = {
   uniqueSelector: typeof uniqueSelector;
   loginScan: typeof loginScan;
   calendarOpen: typeof calendarOpen;
+  calendarGrid: typeof calendarGrid;
   sliderSettled: typeof sliderSettled;
   modelScan: typeof modelScan;
   recordingMask: typeof recordingMask;
@@ -82,6 +84,7 @@ export const checked: Checked = {
   uniqueSelector: true,
   loginScan: true,
   calendarOpen: true,
+  calendarGrid: true,
   sliderSettled: true,
   modelScan: true,
   recordingMask: true,

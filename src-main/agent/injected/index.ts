@@ -5,6 +5,7 @@
 // compiled without the DOM library); signatures.ts says how each is called, checkSignatures.ts
 // proves the entries fit.
 import {
+  calendarGridSource,
   calendarOpenSource,
   drawnByLabelSource,
   toggleByLabelSource,
@@ -53,6 +54,7 @@ export const readAndLeave = inPage<'readAndLeave'>(readAndLeaveSource);
 export const uniqueSelector = inPage<'uniqueSelector'>(uniqueSelectorSource);
 export const loginScan = inPage<'loginScan'>(loginScanSource);
 export const calendarOpen = inPage<'calendarOpen'>(calendarOpenSource);
+export const calendarGrid = inPage<'calendarGrid'>(calendarGridSource);
 export const sliderSettled = inPage<'sliderSettled'>(sliderSettledSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);
 export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);

@@ -1,6 +1,7 @@
 // Runs in the page: every form control, button and error message of one frame, open shadow roots
 // included. Each element the engine may act on is stamped with a `data-portico-id` marker (pid).
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
+import { isCalendarTrigger, scanCalendarFields } from './calendarScan.ts';
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
 import {
   allElements,
@@ -313,7 +314,8 @@ export default function scanPage(): FrameScan {
       el.getAttribute('aria-haspopup') === 'listbox' ||
       el.getAttribute('aria-haspopup') === 'tree' ||
       /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) ||
-      pressedGroupOf(el) !== null;
+      pressedGroupOf(el) !== null ||
+      isCalendarTrigger(el);
     if (widget && !isField) continue;
     const button = buttonOf(el, tag, type, role);
     if (button) {
@@ -332,7 +334,7 @@ export default function scanPage(): FrameScan {
     const parts = new Set([...claimed].map(pidOf));
     controls.splice(0, controls.length, ...controls.filter((c) => !parts.has(c.pid)));
   }
-  controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
+  controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented, ...scanCalendarFields(all));
   const headings = all
     .filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e))
     .map(textOf)

@@ -77,6 +77,27 @@ export interface ScannedControl {
   tags?: boolean;
   /** Set for a row of one-character boxes taking one code (a PIN, a one-time code): the boxes' pids in order, see segmentScan.ts. */
   boxes?: string[];
+  /** Set for a date field taking no typed date, only a calendar grid (a trigger opening a date picker dialog), see calendarScan.ts. */
+  calendar?: CalendarField;
+}
+
+/** A calendar-only date field: what its trigger (or inline calendar) shows now. */
+export interface CalendarField {
+  /** The trigger's own text ("Choose date", "March 14, 2025"). */
+  shown: string;
+  /** The calendar is shown inline (no trigger to open it). */
+  inline: boolean;
+}
+
+/** What an open calendar grid shows (calendarGrid.ts). */
+export interface CalendarFacts {
+  /** The heading or caption naming the month shown ("March 2025"). */
+  heading: string;
+  /** Day cells with a name, in order; `mark` is their `data-portico-cal` stamp. */
+  cells: Array<{ mark: string; name: string; disabled: boolean; hidden: boolean; selected: boolean }>;
+  /** A usable previous / next button is there (stamped "prev" / "next"). */
+  prev: boolean;
+  next: boolean;
 }
 
 /** A part of a sectioned date or time field. */

@@ -3,6 +3,7 @@
 // the engine, `Element` in checkSignatures.ts, which proves every entry (typed against the DOM)
 // accepts these arguments and returns these results.
 import type {
+  CalendarFacts,
   ControlState,
   FindListboxArgs,
   FrameLocation,
@@ -29,6 +30,7 @@ export interface Signatures<E = unknown> {
   uniqueSelector: (el: E) => string;
   loginScan: (role: string) => LoginScan;
   calendarOpen: (el: E) => [number, number] | null;
+  calendarGrid: (near: E | null) => CalendarFacts | null;
   sliderSettled: (el: E, args: SliderSettledArgs) => Promise<SliderSettled>;
   modelScan: (args: ModelScanArgs) => ModelFrameScan;
   recordingMask: (args: RecordingMaskArgs) => void;

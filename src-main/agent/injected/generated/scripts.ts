@@ -287,6 +287,85 @@ var __porticoInjected = (function() {
 		}
 		return {};
 	}
+	// src-main/agent/injected/calendarScan.ts
+	const PICKS_DATE = /\\b(calendar|(choose|select|pick|change)\\s+(a\\s+)?date)\\b/i;
+	const TYPED = "input:not([type=hidden]),textarea,select,[role=spinbutton],[role=combobox],[role=textbox]";
+	const SAYS_DATE = /\\b(date|day|birthday|dob)\\b/i;
+	function isButton(el) {
+		return el.tagName === "BUTTON" || (el.getAttribute("role") || "").toLowerCase() === "button";
+	}
+	function fieldLabelOf(el) {
+		const own = byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((id) => id && id !== el.id).join(" "));
+		if (own) return own;
+		const group = el.closest("[role=group]");
+		if (!group) return "";
+		return clean(group.getAttribute("aria-label")) || byIds(group, group.getAttribute("aria-labelledby"));
+	}
+	function isCalendarTrigger(el) {
+		if (!isButton(el) || el.closest("[role=grid]")) return false;
+		const popup = (el.getAttribute("aria-haspopup") || "").toLowerCase();
+		if (!/^(dialog|grid|true)$/.test(popup) && !(popup === "" && el.hasAttribute("aria-expanded"))) return false;
+		if ((el.closest("[role=group]") ?? el.parentElement)?.querySelector(TYPED)) return false;
+		const label = fieldLabelOf(el);
+		if (!label) return false;
+		return PICKS_DATE.test(\`\${clean(el.getAttribute("aria-label"))} \${textOf(el)}\`) || SAYS_DATE.test(label);
+	}
+	function scanCalendarFields(all) {
+		const out = [];
+		for (const el of all) {
+			if (!isCalendarTrigger(el)) continue;
+			const label = fieldLabelOf(el);
+			const vis = visible(el);
+			out.push({
+				pid: pidOf(el),
+				tag: el.tagName.toLowerCase(),
+				type: "calendar",
+				role: (el.getAttribute("role") || "").toLowerCase(),
+				name: "",
+				id: el.id || "",
+				labels: [],
+				ariaLabel: "",
+				labelledBy: label,
+				describedBy: byIds(el, el.getAttribute("aria-describedby")),
+				placeholder: "",
+				title: clean(el.getAttribute("title")),
+				legends: legendsOf(el),
+				nearText: "",
+				autocomplete: "",
+				ariaAutocomplete: "",
+				required: el.getAttribute("aria-required") === "true" || el.closest("[role=group]")?.getAttribute("aria-required") === "true",
+				visible: vis,
+				disabled: el.getAttribute("aria-disabled") === "true" || el.disabled === true,
+				readOnly: false,
+				value: "",
+				checked: false,
+				options: [],
+				multiple: false,
+				valid: el.getAttribute("aria-invalid") !== "true",
+				validationMessage: "",
+				errorText: vis ? errorTextOf(el) : "",
+				pattern: "",
+				maxLength: -1,
+				groupKey: groupKeyOf(el),
+				formKey: formKeyOf(el),
+				hasListbox: false,
+				aria: true,
+				hiddenPid: "",
+				datalist: false,
+				lang: langOf(el),
+				hintText: "",
+				affixes: "",
+				labelOnly: false,
+				mask: "",
+				...rowOf(el),
+				calendar: {
+					shown: clean(textOf(el)),
+					inline: false
+				}
+			});
+		}
+		return out;
+	}
 	// src-main/agent/injected/ariaScan.ts
 	const nameByIds = (el) => byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((i) => i && i !== el.id).join(" "));
 	const ownText = (el) => clean(textOf(el).replace(/\\u200b/g, ""));
@@ -1030,7 +1109,7 @@ var __porticoInjected = (function() {
 			const role = (el.getAttribute("role") || "").toLowerCase();
 			const isField = tag === "input" || tag === "select" || tag === "textarea";
 			const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : tag;
-			if ((el.getAttribute("aria-haspopup") === "listbox" || el.getAttribute("aria-haspopup") === "tree" || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null) && !isField) continue;
+			if ((el.getAttribute("aria-haspopup") === "listbox" || el.getAttribute("aria-haspopup") === "tree" || /^(combobox|switch|checkbox|radio|option|slider)$/.test(role) || pressedGroupOf(el) !== null || isCalendarTrigger(el)) && !isField) continue;
 			const button = buttonOf(el, tag, type, role);
 			if (button) {
 				if (button !== "skip") buttons.push(button);
@@ -1046,7 +1125,7 @@ var __porticoInjected = (function() {
 			const parts = new Set([...claimed].map(pidOf));
 			controls.splice(0, controls.length, ...controls.filter((c) => !parts.has(c.pid)));
 		}
-		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented);
+		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented, ...scanCalendarFields(all));
 		const headings = all.filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e)).map(textOf).filter(Boolean).slice(0, 8);
 		return {
 			url: location.href,
@@ -1474,6 +1553,122 @@ var __porticoInjected = (function() {
 		return quiet(1, 1) ? [1, 1] : [-1, -1];
 	}
 	return calendarOpen;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** calendarGrid.ts */
+export const calendarGridSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/dom.ts
+	function clean(s) {
+		return (s || "").replace(/\\s+/g, " ").trim();
+	}
+	const ELEMENT_NODE = 1;
+	const TEXT_NODE = 3;
+	const FRAGMENT_NODE = 11;
+	const SKIP_TEXT = new Set([
+		"SCRIPT",
+		"STYLE",
+		"SELECT",
+		"OPTION",
+		"TEXTAREA",
+		"TEMPLATE",
+		"NOSCRIPT"
+	]);
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
+	function textOf(node) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE) {
+				const e = n;
+				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
+				if (getComputedStyle(e).display === "none") return;
+			}
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
+	}
+	function visible(el) {
+		if (!el.isConnected) return false;
+		const cs = getComputedStyle(el);
+		if (cs.visibility === "hidden" || cs.display === "none") return false;
+		const r = el.getBoundingClientRect();
+		return r.width > 0 && r.height > 0;
+	}
+	function elementById(el, id) {
+		const root = el.getRootNode();
+		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+	}
+	function byIds(el, ids) {
+		return clean((ids || "").split(/\\s+/).filter(Boolean).map((id) => {
+			const t = elementById(el, id);
+			return t ? textOf(t) : "";
+		}).join(" "));
+	}
+	// src-main/agent/injected/calendarGrid.ts
+	function calendarGrid(near) {
+		const grids = Array.from(document.querySelectorAll("[role=grid]")).filter(visible);
+		const inside = near ? grids.filter((g) => near.contains(g) || (near.parentElement?.contains(g) ?? false)) : [];
+		const inDialog = grids.filter((g) => g.closest("[role=dialog],dialog"));
+		const grid = inside.at(-1) ?? inDialog.at(-1) ?? grids.at(-1);
+		if (!grid) return null;
+		const nameOf = (el) => clean(el.getAttribute("aria-label")) || byIds(el, el.getAttribute("aria-labelledby")) || clean(textOf(el));
+		let box = grid;
+		while (box.parentElement && box.parentElement !== document.body) {
+			box = box.parentElement;
+			if (Array.from(box.querySelectorAll("button,[role=button]")).some((b) => !grid.contains(b))) break;
+		}
+		for (const el of Array.from(document.querySelectorAll("[data-portico-cal]"))) el.removeAttribute("data-portico-cal");
+		const heading = clean(textOf(box.querySelector("h1,h2,h3,h4,h5,h6,[role=heading],caption") ?? grid.querySelector("caption") ?? document.createElement("span"))) || nameOf(grid);
+		const cells = [];
+		for (const cell of Array.from(grid.querySelectorAll("[role=gridcell],td"))) {
+			const button = cell.querySelector("button,[role=button]") ?? cell;
+			const name = clean(button.getAttribute("aria-label")) || clean(cell.getAttribute("aria-label"));
+			if (!name) continue;
+			const hidden = !visible(button) || !!button.closest("[aria-hidden=true]");
+			const disabled = button.getAttribute("aria-disabled") === "true" || cell.getAttribute("aria-disabled") === "true" || button.disabled === true;
+			const mark = \`c\${cells.length}\`;
+			button.setAttribute("data-portico-cal", mark);
+			cells.push({
+				mark,
+				name,
+				disabled,
+				hidden,
+				selected: cell.getAttribute("aria-selected") === "true"
+			});
+		}
+		const buttons = Array.from(box.querySelectorAll("button,[role=button]")).filter((b) => !grid.contains(b) && visible(b));
+		const nav = (re) => {
+			const b = buttons.find((x) => re.test(nameOf(x)));
+			if (!b) return false;
+			b.setAttribute("data-portico-cal", re.source.startsWith("prev") ? "prev" : "next");
+			return b.disabled !== true && b.getAttribute("aria-disabled") !== "true";
+		};
+		return {
+			heading,
+			cells,
+			prev: nav(/prev|previous|back|earlier|‹|«|</i),
+			next: nav(/next|forward|later|›|»|>/i)
+		};
+	}
+	return calendarGrid;
 })();
 return __porticoInjected(...args);
 }`;
