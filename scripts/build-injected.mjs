@@ -51,6 +51,11 @@ export const entries = {
   'elementText.ts': 'elementText',
   'bodyText.ts': 'bodyText',
   'scrollPage.ts': 'scrollPage',
+  'perceivable.ts': 'perceivable',
+  'matchRows.ts': 'matchRows',
+  'pairedValue.ts': 'pairedValue',
+  'probe.ts': 'probe',
+  'controlNames.ts': 'controlNames',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

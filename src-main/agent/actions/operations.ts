@@ -10,10 +10,11 @@ import {
   isNativeSelect,
   nativeOptions,
   optionNames,
+  pairedValue,
   scrollPage,
   toggleByLabel,
+  type TargetFacts,
 } from '../injected/index.ts';
-import { pairedValue, type TargetFacts } from './inPage.ts';
 import type { TargetIdentity } from './targetIdentity.ts';
 import { PorticoError } from '../../base/errors.ts';
 

@@ -1,7 +1,11 @@
 import type { Frame, Locator, Page } from 'playwright-core';
-import { matchRows, ROW_CSS, type RowMatch } from './inPage.ts';
+import { matchRows, type RowMatch } from '../injected/index.ts';
+
 import { searchFrames } from './searchFrames.ts';
 import { TargetError } from './targetResolver.ts';
+
+/** Rows a key may name: table rows (ARIA ones too) and the rows of a description list (GOV.UK / NHS.UK summary lists). */
+export const ROW_CSS = 'tr, [role=row], dl > div';
 
 /** The one row a key names, and (when a column was asked for) its cell under that header. */
 export interface FoundRow {

@@ -1,6 +1,6 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
-import { perceivable, type Perceived } from './inPage.ts';
+import { perceivable, type Perceived } from '../injected/index.ts';
 
 /** The frames a target may live in: the page and its attached, shown iframes (a hidden iframe's controls cannot be used). */
 export async function searchFrames(page: Page): Promise<Frame[]> {

@@ -1,7 +1,6 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
-import { frameLocation, uniqueSelector } from '../injected/index.ts';
-import { probe, type Probe, type TargetFacts } from './inPage.ts';
+import { frameLocation, probe, uniqueSelector, type Probe, type TargetFacts } from '../injected/index.ts';
 import { perceivableAcross, searchFrames } from './searchFrames.ts';
 
 /** How a resolved target is found again: its role and accessible name (or its text, for an element with no role), plus a CSS fallback. */

@@ -1,8 +1,7 @@
 import type { Frame, Locator, Page } from 'playwright-core';
 import { conceptTokens } from '../autofill/textNorm.ts';
 import { FIELD_CONCEPTS } from '../autofill/lexicon.ts';
-import { describeElements } from '../injected/index.ts';
-import { controlNames } from './inPage.ts';
+import { controlNames, describeElements } from '../injected/index.ts';
 import { perceivableAcross, searchFrames } from './searchFrames.ts';
 import type { TargetKind } from './actionGrammar.ts';
 import { PorticoError } from '../../base/errors.ts';

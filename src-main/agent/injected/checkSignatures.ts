@@ -2,6 +2,11 @@
 // signature the engine calls it by (signatures.ts). A mismatch is a type error here.
 import type calendarGrid from './calendarGrid.ts';
 import type calendarOpen from './calendarOpen.ts';
+import type perceivable from './perceivable.ts';
+import type matchRows from './matchRows.ts';
+import type pairedValue from './pairedValue.ts';
+import type probe from './probe.ts';
+import type controlNames from './controlNames.ts';
 import type drawnByLabel from './drawnByLabel.ts';
 import type toggleByLabel from './toggleByLabel.ts';
 import type clickToggle from './clickToggle.ts';
@@ -63,6 +68,11 @@ type Entries = {
   elementText: typeof elementText;
   bodyText: typeof bodyText;
   scrollPage: typeof scrollPage;
+  perceivable: typeof perceivable;
+  matchRows: typeof matchRows;
+  pairedValue: typeof pairedValue;
+  probe: typeof probe;
+  controlNames: typeof controlNames;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -105,4 +115,9 @@ export const checked: Checked = {
   elementText: true,
   bodyText: true,
   scrollPage: true,
+  perceivable: true,
+  matchRows: true,
+  pairedValue: true,
+  probe: true,
+  controlNames: true,
 };

@@ -7,6 +7,11 @@
 import {
   calendarGridSource,
   calendarOpenSource,
+  perceivableSource,
+  matchRowsSource,
+  pairedValueSource,
+  probeSource,
+  controlNamesSource,
   drawnByLabelSource,
   toggleByLabelSource,
   clickToggleSource,
@@ -75,6 +80,11 @@ export const optionNames = inPage<'optionNames'>(optionNamesSource);
 export const elementText = inPage<'elementText'>(elementTextSource);
 export const bodyText = inPage<'bodyText'>(bodyTextSource);
 export const scrollPage = inPage<'scrollPage'>(scrollPageSource);
+export const perceivable = inPage<'perceivable'>(perceivableSource);
+export const matchRows = inPage<'matchRows'>(matchRowsSource);
+export const pairedValue = inPage<'pairedValue'>(pairedValueSource);
+export const probe = inPage<'probe'>(probeSource);
+export const controlNames = inPage<'controlNames'>(controlNamesSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,
@@ -96,10 +106,16 @@ export type {
   FrameScan,
   LiveViewConfig,
   LoginScan,
+  MatchRowsArgs,
   ModelFrameScan,
   OptionLabel,
   PageElement,
+  PairedValue,
+  Perceived,
+  Probe,
+  ProbeArgs,
   RawPageFacts,
+  RowMatch,
   ScannedButton,
   ScannedControl,
   ScannedOption,
@@ -110,4 +126,5 @@ export type {
   SliderFacts,
   SliderSettled,
   SliderSettledArgs,
+  TargetFacts,
 } from './scanTypes.ts';

@@ -278,3 +278,58 @@ export interface OptionLabel {
 
 /** Where an action scrolls the page (scrollPage.ts). */
 export type ScrollDirection = 'up' | 'down' | 'top' | 'bottom';
+
+/** What a person can perceive of one candidate (perceivable.ts): 0 not a target (hidden to them), 1 a target, 2 a target but covered at its centre. */
+export type Perceived = 0 | 1 | 2;
+
+/** What `matchRows` is asked: the key a row is named by, and optionally the column whose cell is wanted. */
+export interface MatchRowsArgs {
+  key: string;
+  column?: string;
+}
+
+/** How one row matched a key (matchRows.ts), and (when a column was asked for) what its cell under that header holds. */
+export interface RowMatch {
+  index: number;
+  /** 2: a cell reads the key; 1: the key is the cell's column header's word(s) and the cell ("order 1042" for 1042 under "Order"). */
+  level: 1 | 2;
+  cell?: { value: string } | { missing: true } | { ambiguous: number };
+}
+
+/** The value a person reads next to a label (pairedValue.ts); `ambiguous`: a column header heads that many rows. */
+export type PairedValue = { value: string } | { ambiguous: number } | null;
+
+/**
+ * What an operation needs to know of its element, read in the same call that found it (a replay then
+ * costs one call into each frame searched): whether a click toggles a checkbox or radio, whether the
+ * input is drawn by its label, whether it is a native select and its options, and what a read returns.
+ */
+export interface TargetFacts {
+  toggle?: boolean | null;
+  drawnByLabel?: boolean;
+  native?: boolean;
+  options?: Array<{ label: string; value: string }>;
+  read?: { value: string } | { ambiguous: number } | { text: string | null };
+}
+
+/** What `probe` is asked: how the candidates were found, the stored selector and role, and the operation. */
+export interface ProbeArgs {
+  textOnly: boolean;
+  selector: string;
+  role: string;
+  op: string;
+}
+
+/** One probe of a stored target's candidates in one frame (or row): see probe.ts. */
+export interface Probe {
+  seen: Perceived[];
+  /** The candidate a person would mean (the only perceivable one, or the only uncovered one), when there is one. */
+  pick?: number;
+  /** The stored fallback selector matches that element alone in its document (a cheap locator for the operation). */
+  bySelector?: boolean;
+  /** The element's role is, without doubt, the stored one (found by text: a plain dt is a term). */
+  roleSame?: boolean;
+  facts?: TargetFacts;
+  /** The document's time origin (one document from the next at the same address). */
+  doc?: number;
+}

@@ -9,11 +9,17 @@ import type {
   FrameLocation,
   FrameScan,
   LoginScan,
+  MatchRowsArgs,
   ModelFrameScan,
   ModelScanArgs,
   OptionLabel,
+  PairedValue,
+  Perceived,
+  Probe,
+  ProbeArgs,
   RawPageFacts,
   RecordingMaskArgs,
+  RowMatch,
   ScannedOption,
   ScrollDirection,
   SliderSettled,
@@ -51,4 +57,9 @@ export interface Signatures<E = unknown> {
   elementText: (el: E) => string | null;
   bodyText: () => string;
   scrollPage: (d: ScrollDirection) => void;
+  perceivable: (els: E[], textOnly: boolean) => Perceived[];
+  matchRows: (rows: E[], args: MatchRowsArgs) => RowMatch[];
+  pairedValue: (el: E) => PairedValue;
+  probe: (els: E[], args: ProbeArgs) => Probe;
+  controlNames: (els: E[]) => string[][];
 }

@@ -2445,6 +2445,528 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** perceivable.ts */
+export const perceivableSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/perceivable.ts
+	const up = (n) => n.parentElement || n.parentNode?.host || null;
+	const shown = (e) => {
+		if (!e.getClientRects().length) return false;
+		const s = getComputedStyle(e);
+		return s.visibility !== "hidden" && s.display !== "none";
+	};
+	const modalOf = (doc) => {
+		const found = [];
+		for (const d of doc.querySelectorAll("dialog")) try {
+			if (d.matches(":modal")) found.push(d);
+		} catch {}
+		for (const d of doc.querySelectorAll("[aria-modal=\\"true\\"]")) if (shown(d)) found.push(d);
+		return found.length ? found[found.length - 1] ?? null : null;
+	};
+	const inside = (outer, el) => {
+		for (let n = el; n; n = up(n)) if (n === outer) return true;
+		return false;
+	};
+	const hiddenText = (el) => {
+		for (let n = el, depth = 0; n && depth < 6 && n.nodeType === 1; n = up(n), depth += 1) {
+			const s = getComputedStyle(n);
+			const r = n.getBoundingClientRect();
+			if (s.clip === "rect(0px, 0px, 0px, 0px)" || s.clipPath === "inset(50%)" || r.width <= 1 && r.height <= 1 && s.overflow === "hidden") return true;
+			if (s.position === "absolute" && (r.right < -100 || r.bottom < -100)) return true;
+			if (Number(s.opacity) === 0) return true;
+		}
+		return false;
+	};
+	const covered = (el) => {
+		const r = el.getBoundingClientRect();
+		const x = r.left + r.width / 2;
+		const y = r.top + r.height / 2;
+		if (r.width < 2 || r.height < 2 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+		let hit = el.ownerDocument.elementFromPoint(x, y);
+		while (hit?.shadowRoot) {
+			const deeper = hit.shadowRoot.elementFromPoint(x, y);
+			if (!deeper || deeper === hit) break;
+			hit = deeper;
+		}
+		if (!hit) return false;
+		if (inside(el, hit) || inside(hit, el)) return false;
+		const labels = el.labels;
+		if (hit.tagName === "LABEL" && labels && Array.from(labels).includes(hit)) return false;
+		return true;
+	};
+	function perceivable(els, textOnly) {
+		const first = els[0];
+		const modal = first ? modalOf(first.ownerDocument) : null;
+		return els.map((el) => {
+			for (let n = el; n; n = up(n)) {
+				if (n.nodeType !== 1) continue;
+				if (n.getAttribute("aria-hidden") === "true" || n.hasAttribute("inert")) return 0;
+			}
+			if (modal && !inside(modal, el)) return 0;
+			if (textOnly && hiddenText(el)) return 0;
+			return covered(el) ? 2 : 1;
+		});
+	}
+	return perceivable;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** matchRows.ts */
+export const matchRowsSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/perceivable.ts
+	const up = (n) => n.parentElement || n.parentNode?.host || null;
+	const shown$1 = (e) => {
+		if (!e.getClientRects().length) return false;
+		const s = getComputedStyle(e);
+		return s.visibility !== "hidden" && s.display !== "none";
+	};
+	const modalOf = (doc) => {
+		const found = [];
+		for (const d of doc.querySelectorAll("dialog")) try {
+			if (d.matches(":modal")) found.push(d);
+		} catch {}
+		for (const d of doc.querySelectorAll("[aria-modal=\\"true\\"]")) if (shown$1(d)) found.push(d);
+		return found.length ? found[found.length - 1] ?? null : null;
+	};
+	const inside = (outer, el) => {
+		for (let n = el; n; n = up(n)) if (n === outer) return true;
+		return false;
+	};
+	const hiddenText = (el) => {
+		for (let n = el, depth = 0; n && depth < 6 && n.nodeType === 1; n = up(n), depth += 1) {
+			const s = getComputedStyle(n);
+			const r = n.getBoundingClientRect();
+			if (s.clip === "rect(0px, 0px, 0px, 0px)" || s.clipPath === "inset(50%)" || r.width <= 1 && r.height <= 1 && s.overflow === "hidden") return true;
+			if (s.position === "absolute" && (r.right < -100 || r.bottom < -100)) return true;
+			if (Number(s.opacity) === 0) return true;
+		}
+		return false;
+	};
+	const covered = (el) => {
+		const r = el.getBoundingClientRect();
+		const x = r.left + r.width / 2;
+		const y = r.top + r.height / 2;
+		if (r.width < 2 || r.height < 2 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+		let hit = el.ownerDocument.elementFromPoint(x, y);
+		while (hit?.shadowRoot) {
+			const deeper = hit.shadowRoot.elementFromPoint(x, y);
+			if (!deeper || deeper === hit) break;
+			hit = deeper;
+		}
+		if (!hit) return false;
+		if (inside(el, hit) || inside(hit, el)) return false;
+		const labels = el.labels;
+		if (hit.tagName === "LABEL" && labels && Array.from(labels).includes(hit)) return false;
+		return true;
+	};
+	function perceivable(els, textOnly) {
+		const first = els[0];
+		const modal = first ? modalOf(first.ownerDocument) : null;
+		return els.map((el) => {
+			for (let n = el; n; n = up(n)) {
+				if (n.nodeType !== 1) continue;
+				if (n.getAttribute("aria-hidden") === "true" || n.hasAttribute("inert")) return 0;
+			}
+			if (modal && !inside(modal, el)) return 0;
+			if (textOnly && hiddenText(el)) return 0;
+			return covered(el) ? 2 : 1;
+		});
+	}
+	// src-main/agent/injected/matchRows.ts
+	const norm = (t) => (t || "").replace(/\\s+/g, " ").trim().toLowerCase();
+	const words = (t) => norm(t).split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);
+	const shown = (root) => {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === 3) {
+				out += n.textContent;
+				return;
+			}
+			if (n.nodeType !== 1) return;
+			const e = n;
+			if (e.getAttribute("aria-hidden") === "true") return;
+			const s = getComputedStyle(e);
+			if (s.display === "none" || s.visibility === "hidden" || s.clip === "rect(0px, 0px, 0px, 0px)" || s.clipPath === "inset(50%)") return;
+			const block = s.display !== "inline";
+			if (block) out += " ";
+			if (e.tagName === "BR") out += " ";
+			for (const c of e.childNodes) walk(c);
+			if (block) out += " ";
+		};
+		walk(root);
+		return out.replace(/\\s+/g, " ").trim();
+	};
+	const isCell = (c) => /^(TD|TH|DT|DD)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute("role") || "");
+	const cellsOf = (r) => Array.from(r.children).filter(isCell);
+	const tableOf = (r) => r.closest("table, [role=table], [role=grid], [role=treegrid]");
+	const isHeaderRow = (r) => {
+		if (r.closest("thead")) return true;
+		const cells = cellsOf(r);
+		return cells.length > 0 && r.tagName !== "DIV" && cells.every((c) => c.tagName === "TH" && c.getAttribute("scope") !== "row" || c.getAttribute("role") === "columnheader");
+	};
+	const columnsOf = (cells) => {
+		const at = [];
+		let col = 0;
+		for (const c of cells) {
+			at.push(col);
+			col += Number(c.getAttribute("colspan") || 1) || 1;
+		}
+		return at;
+	};
+	function matchRows(rows, args) {
+		const headersCache = new Map();
+		const headersOf = (table) => {
+			if (!table) return [];
+			const cached = headersCache.get(table);
+			if (cached) return cached;
+			const headerRows = Array.from(table.querySelectorAll("tr, [role=row]")).filter((r) => tableOf(r) === table && isHeaderRow(r));
+			const names = [];
+			const last = headerRows[headerRows.length - 1];
+			if (last) {
+				const cells = cellsOf(last);
+				const at = columnsOf(cells);
+				cells.forEach((c, i) => {
+					names[at[i]] = shown(c);
+				});
+			}
+			headersCache.set(table, names);
+			return names;
+		};
+		const key = norm(args.key);
+		const last = key.split(" ").pop() || "";
+		const maybe = [];
+		rows.forEach((row, index) => {
+			if (norm(row.textContent).includes(last)) maybe.push(index);
+		});
+		const seen = new Map();
+		perceivable(maybe.map((i) => rows[i]), false).forEach((s, k) => {
+			seen.set(maybe[k], s);
+		});
+		const out = [];
+		for (const index of maybe) {
+			const row = rows[index];
+			if (seen.get(index) === 0 || !row.getClientRects().length || isHeaderRow(row)) continue;
+			if (row.tagName === "DIV" && !row.querySelector(":scope > dt")) continue;
+			const cells = cellsOf(row);
+			const at = columnsOf(cells);
+			const headers = row.tagName === "DIV" ? [] : headersOf(tableOf(row));
+			let level = 0;
+			cells.forEach((c, i) => {
+				const text = norm(shown(c));
+				if (!text) return;
+				if (text === key) {
+					level = 2;
+					return;
+				}
+				const header = headers[at[i]];
+				if (level < 1 && header && key.endsWith(\` \${text}\`)) {
+					const lead = words(key.slice(0, key.length - text.length));
+					const heading = new Set(words(header));
+					if (lead.length && lead.every((w) => heading.has(w))) level = 1;
+				}
+			});
+			if (level === 0) continue;
+			const match = {
+				index,
+				level
+			};
+			if (args.column !== void 0) {
+				const wanted = norm(args.column);
+				const wantedWords = words(args.column);
+				let columns = headers.map((h, col) => h !== void 0 && norm(h) === wanted ? col : -1).filter((c) => c >= 0);
+				if (!columns.length && wantedWords.length) columns = headers.map((h, col) => {
+					if (h === void 0) return -1;
+					const hw = words(h);
+					for (let k = 0; k + wantedWords.length <= hw.length; k += 1) if (wantedWords.every((w, j) => hw[k + j] === w)) return col;
+					return -1;
+				}).filter((c) => c >= 0);
+				if (columns.length > 1) match.cell = { ambiguous: columns.length };
+				else if (!columns.length) match.cell = { missing: true };
+				else {
+					const i = at.indexOf(columns[0]);
+					const cell = cells[i];
+					match.cell = i >= 0 && cell ? { value: shown(cell) } : { missing: true };
+				}
+			}
+			out.push(match);
+		}
+		const best = Math.max(0, ...out.map((m) => m.level));
+		return out.filter((m) => m.level === best);
+	}
+	return matchRows;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** pairedValue.ts */
+export const pairedValueSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/pairedValue.ts
+	const text = (e) => (e.innerText || e.textContent || "").replace(/[ \\t]+\\n/g, "\\n").replace(/\\s+$/, "").trim();
+	const controlValue = (c) => {
+		if (c instanceof HTMLSelectElement) return Array.from(c.selectedOptions).map((o) => o.text.trim()).join(", ");
+		if (c instanceof HTMLInputElement && (c.type === "checkbox" || c.type === "radio")) return c.checked ? "checked" : "not checked";
+		if (c instanceof HTMLInputElement || c instanceof HTMLTextAreaElement) return c.value;
+		return null;
+	};
+	const cellsOf = (r) => Array.from(r.children).filter((c) => /^(TD|TH)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute("role") || ""));
+	function pairedValue(el) {
+		if (el.matches("input, select, textarea")) return null;
+		const term = el.closest("dt");
+		if (term) {
+			for (let n = term.nextElementSibling; n; n = n.nextElementSibling) {
+				if (n.tagName === "DT") break;
+				if (n.tagName === "DD" && !/actions/.test(n.className)) return { value: text(n) };
+			}
+			return { value: "" };
+		}
+		const header = el.closest("th, [role=columnheader], [role=rowheader]");
+		if (header) {
+			const row = header.closest("tr, [role=row]");
+			const table = header.closest("table, [role=table], [role=grid]");
+			if (!row || !table) return null;
+			if (header.getAttribute("scope") === "row" || header.getAttribute("role") === "rowheader" || header.parentElement?.closest("tbody") && cellsOf(row)[0] === header && !header.closest("thead")) {
+				const onlyActions = (c) => c.querySelector("a, button") && !Array.from(c.childNodes).some((n) => n.nodeType === 3 && (n.textContent ?? "").trim() || n.nodeType === 1 && !n.matches("a, button"));
+				return { value: cellsOf(row).filter((c) => c !== header && c.tagName !== "TH" && !onlyActions(c)).map(text).filter(Boolean).join("\\n") };
+			}
+			let column = 0;
+			for (const c of cellsOf(row)) {
+				if (c === header) break;
+				column += Number(c.getAttribute("colspan") || 1);
+			}
+			const bodyRows = Array.from(table.querySelectorAll("tr, [role=row]")).filter((r) => r !== row && !r.closest("thead") && cellsOf(r).some((c) => c.tagName === "TD" || /cell/.test(c.getAttribute("role") || "")));
+			const only = bodyRows[0];
+			if (bodyRows.length !== 1 || !only) return { ambiguous: bodyRows.length };
+			let at = 0;
+			for (const c of cellsOf(only)) {
+				if (at === column) return { value: text(c) };
+				at += Number(c.getAttribute("colspan") || 1);
+			}
+			return { value: "" };
+		}
+		const label = el.closest("label");
+		if (label) {
+			const control = label.control || label.querySelector("input, select, textarea");
+			if (control && !(control instanceof HTMLInputElement && control.type === "password")) {
+				const v = controlValue(control);
+				if (v !== null) return { value: v };
+			}
+		}
+		const legend = el.closest("legend");
+		if (legend?.parentElement && legend.parentElement.tagName === "FIELDSET") return { value: Array.from(legend.parentElement.querySelectorAll("input:checked")).map((i) => i.labels?.[0] ? text(i.labels[0]) : i.value).join(", ") };
+		return null;
+	}
+	return pairedValue;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** probe.ts */
+export const probeSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/pairedValue.ts
+	const text = (e) => (e.innerText || e.textContent || "").replace(/[ \\t]+\\n/g, "\\n").replace(/\\s+$/, "").trim();
+	const controlValue = (c) => {
+		if (c instanceof HTMLSelectElement) return Array.from(c.selectedOptions).map((o) => o.text.trim()).join(", ");
+		if (c instanceof HTMLInputElement && (c.type === "checkbox" || c.type === "radio")) return c.checked ? "checked" : "not checked";
+		if (c instanceof HTMLInputElement || c instanceof HTMLTextAreaElement) return c.value;
+		return null;
+	};
+	const cellsOf = (r) => Array.from(r.children).filter((c) => /^(TD|TH)$/.test(c.tagName) || /^(cell|gridcell|columnheader|rowheader)$/.test(c.getAttribute("role") || ""));
+	function pairedValue(el) {
+		if (el.matches("input, select, textarea")) return null;
+		const term = el.closest("dt");
+		if (term) {
+			for (let n = term.nextElementSibling; n; n = n.nextElementSibling) {
+				if (n.tagName === "DT") break;
+				if (n.tagName === "DD" && !/actions/.test(n.className)) return { value: text(n) };
+			}
+			return { value: "" };
+		}
+		const header = el.closest("th, [role=columnheader], [role=rowheader]");
+		if (header) {
+			const row = header.closest("tr, [role=row]");
+			const table = header.closest("table, [role=table], [role=grid]");
+			if (!row || !table) return null;
+			if (header.getAttribute("scope") === "row" || header.getAttribute("role") === "rowheader" || header.parentElement?.closest("tbody") && cellsOf(row)[0] === header && !header.closest("thead")) {
+				const onlyActions = (c) => c.querySelector("a, button") && !Array.from(c.childNodes).some((n) => n.nodeType === 3 && (n.textContent ?? "").trim() || n.nodeType === 1 && !n.matches("a, button"));
+				return { value: cellsOf(row).filter((c) => c !== header && c.tagName !== "TH" && !onlyActions(c)).map(text).filter(Boolean).join("\\n") };
+			}
+			let column = 0;
+			for (const c of cellsOf(row)) {
+				if (c === header) break;
+				column += Number(c.getAttribute("colspan") || 1);
+			}
+			const bodyRows = Array.from(table.querySelectorAll("tr, [role=row]")).filter((r) => r !== row && !r.closest("thead") && cellsOf(r).some((c) => c.tagName === "TD" || /cell/.test(c.getAttribute("role") || "")));
+			const only = bodyRows[0];
+			if (bodyRows.length !== 1 || !only) return { ambiguous: bodyRows.length };
+			let at = 0;
+			for (const c of cellsOf(only)) {
+				if (at === column) return { value: text(c) };
+				at += Number(c.getAttribute("colspan") || 1);
+			}
+			return { value: "" };
+		}
+		const label = el.closest("label");
+		if (label) {
+			const control = label.control || label.querySelector("input, select, textarea");
+			if (control && !(control instanceof HTMLInputElement && control.type === "password")) {
+				const v = controlValue(control);
+				if (v !== null) return { value: v };
+			}
+		}
+		const legend = el.closest("legend");
+		if (legend?.parentElement && legend.parentElement.tagName === "FIELDSET") return { value: Array.from(legend.parentElement.querySelectorAll("input:checked")).map((i) => i.labels?.[0] ? text(i.labels[0]) : i.value).join(", ") };
+		return null;
+	}
+	// src-main/agent/injected/perceivable.ts
+	const up = (n) => n.parentElement || n.parentNode?.host || null;
+	const shown = (e) => {
+		if (!e.getClientRects().length) return false;
+		const s = getComputedStyle(e);
+		return s.visibility !== "hidden" && s.display !== "none";
+	};
+	const modalOf = (doc) => {
+		const found = [];
+		for (const d of doc.querySelectorAll("dialog")) try {
+			if (d.matches(":modal")) found.push(d);
+		} catch {}
+		for (const d of doc.querySelectorAll("[aria-modal=\\"true\\"]")) if (shown(d)) found.push(d);
+		return found.length ? found[found.length - 1] ?? null : null;
+	};
+	const inside = (outer, el) => {
+		for (let n = el; n; n = up(n)) if (n === outer) return true;
+		return false;
+	};
+	const hiddenText = (el) => {
+		for (let n = el, depth = 0; n && depth < 6 && n.nodeType === 1; n = up(n), depth += 1) {
+			const s = getComputedStyle(n);
+			const r = n.getBoundingClientRect();
+			if (s.clip === "rect(0px, 0px, 0px, 0px)" || s.clipPath === "inset(50%)" || r.width <= 1 && r.height <= 1 && s.overflow === "hidden") return true;
+			if (s.position === "absolute" && (r.right < -100 || r.bottom < -100)) return true;
+			if (Number(s.opacity) === 0) return true;
+		}
+		return false;
+	};
+	const covered = (el) => {
+		const r = el.getBoundingClientRect();
+		const x = r.left + r.width / 2;
+		const y = r.top + r.height / 2;
+		if (r.width < 2 || r.height < 2 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+		let hit = el.ownerDocument.elementFromPoint(x, y);
+		while (hit?.shadowRoot) {
+			const deeper = hit.shadowRoot.elementFromPoint(x, y);
+			if (!deeper || deeper === hit) break;
+			hit = deeper;
+		}
+		if (!hit) return false;
+		if (inside(el, hit) || inside(hit, el)) return false;
+		const labels = el.labels;
+		if (hit.tagName === "LABEL" && labels && Array.from(labels).includes(hit)) return false;
+		return true;
+	};
+	function perceivable(els, textOnly) {
+		const first = els[0];
+		const modal = first ? modalOf(first.ownerDocument) : null;
+		return els.map((el) => {
+			for (let n = el; n; n = up(n)) {
+				if (n.nodeType !== 1) continue;
+				if (n.getAttribute("aria-hidden") === "true" || n.hasAttribute("inert")) return 0;
+			}
+			if (modal && !inside(modal, el)) return 0;
+			if (textOnly && hiddenText(el)) return 0;
+			return covered(el) ? 2 : 1;
+		});
+	}
+	// src-main/agent/injected/probe.ts
+	const implicit = {
+		DT: "term",
+		DD: "definition",
+		P: "paragraph",
+		CAPTION: "caption",
+		BLOCKQUOTE: "blockquote"
+	};
+	function probe(els, args) {
+		const seen = perceivable(els, args.textOnly);
+		const hits = [];
+		seen.forEach((s, i) => {
+			if (s !== 0) hits.push(i);
+		});
+		let pick = hits.length === 1 ? hits[0] : -1;
+		if (hits.length > 1) {
+			const open = hits.filter((i) => seen[i] === 1);
+			if (open.length === 1) pick = open[0];
+		}
+		const el = els[pick];
+		if (pick < 0 || !el) return { seen };
+		let bySelector = false;
+		if (args.selector) try {
+			const all = el.ownerDocument.querySelectorAll(args.selector);
+			bySelector = all.length === 1 && all[0] === el;
+		} catch {}
+		const roleSame = !el.hasAttribute("role") && implicit[el.tagName] === args.role;
+		const facts = {};
+		if (args.op === "click" || args.op === "check") {
+			facts.toggle = el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio") ? el.type === "radio" || !el.checked : null;
+			const r = el.getBoundingClientRect();
+			facts.drawnByLabel = r.right <= 0 || r.bottom + scrollY <= 0 || r.width <= 1 && r.height <= 1;
+		}
+		if (args.op === "fill" || args.op === "select") {
+			facts.native = el.tagName === "SELECT";
+			if (facts.native) facts.options = Array.from(el.options).map((o) => ({
+				label: o.text.replace(/\\s+/g, " ").trim(),
+				value: o.value
+			}));
+		}
+		if (args.op === "extract") facts.read = (el.matches("input, select, textarea") ? null : pairedValue(el)) || { text: el instanceof HTMLInputElement && el.type === "password" ? null : el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ? el.value : el.innerText };
+		return {
+			seen,
+			pick,
+			bySelector,
+			roleSame,
+			facts,
+			doc: performance.timeOrigin
+		};
+	}
+	return probe;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** controlNames.ts */
+export const controlNamesSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/controlNames.ts
+	function controlNames(els) {
+		return els.map((el) => {
+			const out = [];
+			const add = (t) => {
+				const s = (t || "").replace(/\\s+/g, " ").trim();
+				if (s && s.length < 200) out.push(s);
+			};
+			const labels = el.labels;
+			if (labels) for (const l of labels) add(l.textContent);
+			add(el.getAttribute("aria-label"));
+			const by = el.getAttribute("aria-labelledby");
+			if (by) add(by.split(/\\s+/).map((id) => {
+				const n = el.ownerDocument.getElementById(id);
+				return n ? n.textContent : "";
+			}).join(" "));
+			add(el.getAttribute("placeholder"));
+			if (el.tagName === "FIELDSET") {
+				const lg = el.querySelector(":scope > legend");
+				if (lg) add(lg.textContent);
+			}
+			return out;
+		});
+	}
+	return controlNames;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.css */
 export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
 *{box-sizing:border-box}
