@@ -86,14 +86,17 @@ describe('idle browsers close after browsers_idle_minutes (default 5) and reopen
     await until(() => kinds().size === 2, 'the shared browser and the warm session browser', 30_000);
     const warm = browsers(svc.dataDir);
     clock.advance(5 * MINUTE - 1_000);
-    // The timer has not fired: every warm browser is the same live process.
-    expect(
-      browsers(svc.dataDir)
-        .map((b) => b.pid)
-        .sort(),
-    ).toEqual(warm.map((b) => b.pid).sort());
+    // The timer has not fired: every warm browser is still the same live process. (More may have appeared
+    // meanwhile on a loaded machine — a browser seen while still starting — so this asserts none went, not
+    // that the list is equal.)
+    for (const b of warm) expect(alive(b.pid), `pid ${b.pid} (${b.kind})`).toBe(true);
+    expect(kinds()).toEqual(new Set(['job', 'session']));
     clock.advance(1_000);
-    await until(() => warm.every((b) => !alive(b.pid)), 'the warm browsers to exit', 30_000);
+    await until(
+      () => warm.every((b) => !alive(b.pid)) && browsers(svc.dataDir).length === 0,
+      'the warm browsers to exit',
+      30_000,
+    );
     expect(browsers(svc.dataDir)).toEqual([]);
   });
 
