@@ -56,6 +56,11 @@ export const entries = {
   'pairedValue.ts': 'pairedValue',
   'probe.ts': 'probe',
   'controlNames.ts': 'controlNames',
+  'segmentReading.ts': 'segmentReading',
+  'selectedLabel.ts': 'selectedLabel',
+  'hasFocus.ts': 'hasFocus',
+  'markFocused.ts': 'markFocused',
+  'takeMarked.ts': 'takeMarked',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = join(root, 'node_modules', '.bin', 'tsc');
 
 /** Engine files with inline page code still to move into src-main/agent/injected/. */
-export const inlinePageCode = ['src-main/agent/autofill/ariaFiller.ts', 'src-main/agent/autofill/controlFiller.ts'];
+export const inlinePageCode = ['src-main/agent/autofill/ariaFiller.ts'];
 
 export const projects = ['tsconfig.json', 'tsconfig.node.json', 'tsconfig.dom.json'];
 

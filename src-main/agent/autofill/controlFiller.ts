@@ -1,7 +1,18 @@
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
-import { calendarOpen, enterGuard, readAndLeave, sliderSettled, tagChips } from '../injected/index.ts';
+import {
+  calendarOpen,
+  enterGuard,
+  hasFocus,
+  markFocused,
+  readAndLeave,
+  segmentReading,
+  selectedLabel,
+  sliderSettled,
+  tagChips,
+  takeMarked,
+} from '../injected/index.ts';
 import { fillCalendar } from './calendarFiller.ts';
 import { fillEditable, fillListbox, fillMultiListbox, setAriaChecked } from './ariaFiller.ts';
 import {
@@ -491,19 +502,7 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
 async function readSegmentsNow(target: Target, field: SegmentedField): Promise<SegmentReading[]> {
   const out: SegmentReading[] = [];
   for (const s of field.list) {
-    const read = await target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate((el) => {
-      // A number box shows its value; a drawn segment its text and aria-valuenow.
-      if (el instanceof HTMLInputElement) {
-        const n = el.value.trim() === '' ? null : Number(el.value);
-        return { text: el.value.trim(), now: n, valueText: '' };
-      }
-      const now = el.getAttribute('aria-valuenow');
-      return {
-        text: (el.textContent ?? '').trim(),
-        now: now === null || now.trim() === '' ? null : Number(now),
-        valueText: el.getAttribute('aria-valuetext') ?? '',
-      };
-    });
+    const read = await target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate(segmentReading);
     out.push({
       kind: s.kind,
       part: s.part,
@@ -697,10 +696,7 @@ async function fillTwelveHourPair(
     { value: (selectChoices(meridiem)[periodChoice.index] as ChoiceLike).value },
     { force: true, timeout: env.budget.ms() },
   );
-  const chosen = await select.evaluate((el) => {
-    const sel = el as HTMLSelectElement;
-    return sel.selectedOptions[0]?.label ?? sel.value;
-  });
+  const chosen = await select.evaluate(selectedLabel);
   const shown = `${await loc.inputValue().catch(() => typed)} ${chosen}`.trim();
   if (!readBackMatches('time', formatTwelveHour(time), shown))
     throw new AgentFailure(
@@ -739,31 +735,17 @@ async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise
   // input on every change, and a blur is a change) would pull the focus away from whatever is filled
   // next: it is left backwards, as a keyboard user does (Shift+Tab), and the calendar that opens on the
   // field before it closed the same way. Both fields must still show what they showed.
-  const focused = (): Promise<boolean> =>
-    loc.evaluate((el) => el.ownerDocument.activeElement === el).catch(() => false);
+  const focused = (): Promise<boolean> => loc.evaluate(hasFocus).catch(() => false);
   if (!(await focused())) return;
   await env.page.keyboard.press('Shift+Tab');
   // The field the focus went to, marked and read without waiting (it may be no input at all).
-  const before = await loc
-    .evaluate((el) => {
-      const a = el.ownerDocument.activeElement as HTMLInputElement | null;
-      if (!a || a === el || typeof a.value !== 'string') return null;
-      a.setAttribute('data-portico-left', '1');
-      return a.value;
-    })
-    .catch(() => null);
+  const before = await loc.evaluate(markFocused).catch(() => null);
   const again = await loc.evaluate(calendarOpen).catch(() => null);
   if (again && again[0] >= 0) await env.page.mouse.click(again[0], again[1]);
   else if (again) await env.page.keyboard.press('Escape');
   const now = await loc.inputValue({ timeout: 2000 }).catch(() => shown);
   if (now !== shown) throw new AgentFailure(`the date field shows '${now}' after leaving it (it showed '${shown}')`);
-  const previousNow = await loc
-    .evaluate((el) => {
-      const a = el.ownerDocument.querySelector('[data-portico-left]') as HTMLInputElement | null;
-      a?.removeAttribute('data-portico-left');
-      return a ? a.value : null;
-    })
-    .catch(() => null);
+  const previousNow = await loc.evaluate(takeMarked).catch(() => null);
   if (before !== null && previousNow !== null && previousNow !== before)
     throw new AgentFailure(
       `the field before '${shown}' shows '${previousNow}' after the date field was left (it showed '${before}')`,

@@ -2,6 +2,11 @@
 // signature the engine calls it by (signatures.ts). A mismatch is a type error here.
 import type calendarGrid from './calendarGrid.ts';
 import type calendarOpen from './calendarOpen.ts';
+import type segmentReading from './segmentReading.ts';
+import type selectedLabel from './selectedLabel.ts';
+import type hasFocus from './hasFocus.ts';
+import type markFocused from './markFocused.ts';
+import type takeMarked from './takeMarked.ts';
 import type perceivable from './perceivable.ts';
 import type matchRows from './matchRows.ts';
 import type pairedValue from './pairedValue.ts';
@@ -73,6 +78,11 @@ type Entries = {
   pairedValue: typeof pairedValue;
   probe: typeof probe;
   controlNames: typeof controlNames;
+  segmentReading: typeof segmentReading;
+  selectedLabel: typeof selectedLabel;
+  hasFocus: typeof hasFocus;
+  markFocused: typeof markFocused;
+  takeMarked: typeof takeMarked;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -120,4 +130,9 @@ export const checked: Checked = {
   pairedValue: true,
   probe: true,
   controlNames: true,
+  segmentReading: true,
+  selectedLabel: true,
+  hasFocus: true,
+  markFocused: true,
+  takeMarked: true,
 };

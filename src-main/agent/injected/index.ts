@@ -7,6 +7,11 @@
 import {
   calendarGridSource,
   calendarOpenSource,
+  segmentReadingSource,
+  selectedLabelSource,
+  hasFocusSource,
+  markFocusedSource,
+  takeMarkedSource,
   perceivableSource,
   matchRowsSource,
   pairedValueSource,
@@ -85,6 +90,11 @@ export const matchRows = inPage<'matchRows'>(matchRowsSource);
 export const pairedValue = inPage<'pairedValue'>(pairedValueSource);
 export const probe = inPage<'probe'>(probeSource);
 export const controlNames = inPage<'controlNames'>(controlNamesSource);
+export const segmentReading = inPage<'segmentReading'>(segmentReadingSource);
+export const selectedLabel = inPage<'selectedLabel'>(selectedLabelSource);
+export const hasFocus = inPage<'hasFocus'>(hasFocusSource);
+export const markFocused = inPage<'markFocused'>(markFocusedSource);
+export const takeMarked = inPage<'takeMarked'>(takeMarkedSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,

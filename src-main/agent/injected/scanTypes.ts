@@ -333,3 +333,10 @@ export interface Probe {
   /** The document's time origin (one document from the next at the same address). */
   doc?: number;
 }
+
+/** One segment of a sectioned field as read now (segmentReading.ts). */
+export interface SegmentReadingRaw {
+  text: string;
+  now: number | null;
+  valueText: string;
+}

@@ -22,6 +22,7 @@ import type {
   RowMatch,
   ScannedOption,
   ScrollDirection,
+  SegmentReadingRaw,
   SliderSettled,
   SliderSettledArgs,
 } from './scanTypes.ts';
@@ -62,4 +63,9 @@ export interface Signatures<E = unknown> {
   pairedValue: (el: E) => PairedValue;
   probe: (els: E[], args: ProbeArgs) => Probe;
   controlNames: (els: E[]) => string[][];
+  segmentReading: (el: E) => SegmentReadingRaw;
+  selectedLabel: (el: E) => string;
+  hasFocus: (el: E) => boolean;
+  markFocused: (el: E) => string | null;
+  takeMarked: (el: E) => string | null;
 }

@@ -2967,6 +2967,85 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** segmentReading.ts */
+export const segmentReadingSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/segmentReading.ts
+	function segmentReading(el) {
+		if (el instanceof HTMLInputElement) {
+			const n = el.value.trim() === "" ? null : Number(el.value);
+			return {
+				text: el.value.trim(),
+				now: n,
+				valueText: ""
+			};
+		}
+		const now = el.getAttribute("aria-valuenow");
+		return {
+			text: (el.textContent ?? "").trim(),
+			now: now === null || now.trim() === "" ? null : Number(now),
+			valueText: el.getAttribute("aria-valuetext") ?? ""
+		};
+	}
+	return segmentReading;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** selectedLabel.ts */
+export const selectedLabelSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/selectedLabel.ts
+	function selectedLabel(el) {
+		const sel = el;
+		return sel.selectedOptions[0]?.label ?? sel.value;
+	}
+	return selectedLabel;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** hasFocus.ts */
+export const hasFocusSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/hasFocus.ts
+	function hasFocus(el) {
+		return el.ownerDocument.activeElement === el;
+	}
+	return hasFocus;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** markFocused.ts */
+export const markFocusedSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/markFocused.ts
+	function markFocused(el) {
+		const a = el.ownerDocument.activeElement;
+		if (!a || a === el || typeof a.value !== "string") return null;
+		a.setAttribute("data-portico-left", "1");
+		return a.value;
+	}
+	return markFocused;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** takeMarked.ts */
+export const takeMarkedSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/takeMarked.ts
+	function takeMarked(el) {
+		const a = el.ownerDocument.querySelector("[data-portico-left]");
+		a?.removeAttribute("data-portico-left");
+		return a ? a.value : null;
+	}
+	return takeMarked;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.css */
 export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
 *{box-sizing:border-box}
