@@ -539,7 +539,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   };
   // The console's browser hosts: settings.json and the keychain/vault, as `portico host add/remove` (used from the next start).
   const hostAdmin = new HostAdmin({ settings: operatorSettings, secrets: openSecrets });
-  // The local browser's version for GET /admin/hosts, probed once per executable (path, mtime, size).
+  // The local browser's version for GET /admin/hosts and /admin/settings, probed once per executable (path, mtime, size).
   const localVersions = new ChromiumVersionCache();
   const admin = {
     admin: adminService,
@@ -551,6 +551,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     settings: operatorSettings,
     dataDir: paths.root,
     chromiumEnvPath: config.chromiumPath,
+    chromiumVersion: (path: string, field: string) => localVersions.version(path, field),
     jobConcurrency: { get: () => scheduler.concurrency, set: (n: number) => scheduler.setConcurrency(n) },
     browser: runtime,
     hosts: {

@@ -78,7 +78,7 @@ async function launchedVersion(path: string, field: string): Promise<string> {
 
 /**
  * `chromiumVersion` remembered per executable path while the file is unchanged (same mtime and size):
- * `GET /admin/hosts` shows the local browser's version on every call (the console's Refresh), and running
+ * `GET /admin/hosts` and `GET /admin/settings` show the local browser's version on every call (the console's Refresh), and running
  * `chromium --version` takes seconds on a loaded machine. A replaced or updated executable (new mtime or
  * size) is asked again; a failed probe is not remembered. Concurrent asks share one probe.
  */

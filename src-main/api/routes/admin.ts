@@ -20,6 +20,8 @@ export interface AdminDeps {
   dataDir: string;
   /** PORTICO_CHROMIUM, shown as what discovery would use when no path is saved. */
   chromiumEnvPath: string | undefined;
+  /** `<path> --version`'s browser line, remembered per unchanged executable (the app's one ChromiumVersionCache). */
+  chromiumVersion(path: string, field: string): Promise<string>;
   jobConcurrency: { get(): number; set(concurrency: number): void };
   /** The running browsers: a saved Chromium path applies to the next browser launched. */
   browser: { setExecutablePath(path: string | undefined): Promise<void> };
@@ -34,14 +36,18 @@ export interface AdminDeps {
   };
 }
 
-async function chromiumInfo(configured: string | undefined, fromEnv: string | undefined): Promise<ChromiumInfo> {
+async function chromiumInfo(
+  configured: string | undefined,
+  fromEnv: string | undefined,
+  version: AdminDeps['chromiumVersion'],
+): Promise<ChromiumInfo> {
   let resolved: string | null = null;
   try {
     resolved = findChromium(systemChromiumHost(), { configuredPath: configured, envPath: fromEnv });
     return {
       configured_path: configured ?? null,
       resolved_path: resolved,
-      version: await chromiumVersion(resolved, 'chromium'),
+      version: await version(resolved, 'chromium'),
       error: null,
     };
   } catch (error) {
@@ -56,7 +62,7 @@ export function adminHandlers(deps: AdminDeps): Handlers<OperationsTagged<'admin
   const currentSettings = async (): Promise<ConsoleSettings> => ({
     data_dir: deps.dataDir,
     job_concurrency: deps.jobConcurrency.get(),
-    chromium: await chromiumInfo(deps.settings.values.chromium_path, deps.chromiumEnvPath),
+    chromium: await chromiumInfo(deps.settings.values.chromium_path, deps.chromiumEnvPath, deps.chromiumVersion),
     record_video: deps.settings.values.record_video ?? false,
   });
   return {
