@@ -44,23 +44,28 @@ describe('fair job slots', () => {
           ).body as { job_id: string }
         ).job_id,
       );
+    const read = async (org: string, endpoint: string, jobId: string) =>
+      (
+        await svc.send(
+          'getJobStatus',
+          { params: { org_id: org, endpoint_name: endpoint }, query: { job_id: jobId } },
+          { key: keys[org] },
+        )
+      ).body as { status: string; error?: unknown };
     const status = async (org: string, endpoint: string, jobId: string) =>
-      String(
-        (
-          (
-            await svc.send(
-              'getJobStatus',
-              { params: { org_id: org, endpoint_name: endpoint }, query: { job_id: jobId } },
-              { key: keys[org] },
-            )
-          ).body as { status: string }
-        ).status,
-      );
+      String((await read(org, endpoint, jobId)).status);
+    /** Waits for `wanted`; a job that ends otherwise fails the test at once, saying how it ended. */
     const reaches = (org: string, endpoint: string, jobId: string, wanted: string) =>
       until(
-        async () => (await status(org, endpoint, jobId)) === wanted,
+        async () => {
+          const seen = await read(org, endpoint, jobId);
+          if (seen.status === wanted) return true;
+          if (['completed', 'failed', 'cancelled'].includes(seen.status))
+            throw new Error(`${org}/${endpoint} ${jobId} ended ${JSON.stringify(seen)}, not ${wanted}`);
+          return false;
+        },
         `${org}/${endpoint} ${jobId} to be ${wanted}`,
-        30_000,
+        60_000,
       );
     return { svc, keys, start, status, reaches };
   };

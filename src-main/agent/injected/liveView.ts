@@ -85,8 +85,12 @@ export default function liveView(): void {
   // The browser's own controls: back, reload and an address bar; the address follows the page.
   const address = byId<HTMLInputElement>('address');
   const navNote = byId('nav-note');
+  // Each user action (goto, back, reload) gets a number; an answer to an older action or to a `where`
+  // sent before the newest action is stale (a slow reload must not clear the note of a refused goto).
+  let latestAction = 0;
   const navigate = async (body: { action: string; url?: string }): Promise<void> => {
     if (!config.interactive || ended) return;
+    const mine = body.action === 'where' ? latestAction : ++latestAction;
     try {
       const response = await post({ kind: 'navigation', ...body });
       if (response.status === 404) {
@@ -94,6 +98,7 @@ export default function liveView(): void {
         return;
       }
       const answer = (await response.json().catch(() => ({}))) as { detail?: unknown; url?: unknown };
+      if (mine !== latestAction) return;
       if (!response.ok) {
         navNote.textContent = typeof answer.detail === 'string' ? answer.detail : 'The browser did not go there.';
         return;

@@ -1927,8 +1927,10 @@ var __porticoInjected = (function() {
 		});
 		const address = byId("address");
 		const navNote = byId("nav-note");
+		let latestAction = 0;
 		const navigate = async (body) => {
 			if (!config.interactive || ended) return;
+			const mine = body.action === "where" ? latestAction : ++latestAction;
 			try {
 				const response = await post({
 					kind: "navigation",
@@ -1939,6 +1941,7 @@ var __porticoInjected = (function() {
 					return;
 				}
 				const answer = await response.json().catch(() => ({}));
+				if (mine !== latestAction) return;
 				if (!response.ok) {
 					navNote.textContent = typeof answer.detail === "string" ? answer.detail : "The browser did not go there.";
 					return;
