@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { PorticoError } from './errors.ts';
 
 /**
  * Regular expressions written by someone else (a portal's JSON Schema `pattern`, a web page's input
@@ -14,9 +15,7 @@ export interface LinearRegExp {
 }
 
 /** A pattern RE2 cannot compile; the message names the pattern and RE2's reason. */
-export class UnsupportedPatternError extends Error {
-  override readonly name = 'UnsupportedPatternError';
-}
+export class UnsupportedPatternError extends PorticoError {}
 
 const QUOTED_PATTERN_MAX = 120;
 

@@ -1,6 +1,7 @@
 import type { WaitBudget } from '../waitBudget.ts';
 import type { Locator, Page } from 'playwright-core';
 
+import { PorticoError } from '../../base/errors.ts';
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { shownValue as shownValueInPage } from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
@@ -12,12 +13,11 @@ import type { PlacementHow } from './valueAdapter.ts';
  * `none`: the value is none of the control's options; `several`: it means more than one of them;
  * `invalid`: it is not the kind of value the control takes.
  */
-export class FillProblem extends Error {
+export class FillProblem extends PorticoError {
   readonly choices: string[];
   readonly kind: 'none' | 'several' | 'invalid';
   constructor(message: string, choices: string[] = [], kind: FillProblem['kind'] = 'invalid') {
     super(message);
-    this.name = 'FillProblem';
     this.choices = choices;
     this.kind = kind;
   }

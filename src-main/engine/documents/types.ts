@@ -3,6 +3,8 @@
  * extractor that maps it onto a portal's form_schema. Every piece of text keeps where it came from.
  */
 
+import { PorticoError } from '../../base/errors.ts';
+
 /** Where a value was read: the document's name, its 1-based page (null when the format has no pages), and the text it came from. */
 export interface DocumentSource {
   document: string;
@@ -65,6 +67,4 @@ export interface DocumentReader {
 }
 
 /** A file that cannot be read; `message` is shown to the user as the bundle's `error`. */
-export class DocumentReadError extends Error {
-  override name = 'DocumentReadError';
-}
+export class DocumentReadError extends PorticoError {}

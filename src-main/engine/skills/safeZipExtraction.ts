@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import { lazyRequire } from '../../base/lazyRequire.ts';
-import { ValidationError } from '../../base/errors.ts';
+import { PorticoError, ValidationError } from '../../base/errors.ts';
 import { unsafeNameCharacter } from '../../contract/names.ts';
 
 const yauzl = lazyRequire<typeof import('yauzl')>('yauzl');
@@ -85,7 +85,7 @@ interface PlannedEntry {
 }
 
 /** Why an archive is refused; turned into a ValidationError naming the archive at the boundary. */
-class Rejection extends Error {}
+class Rejection extends PorticoError {}
 
 function reject(detail: string, cause?: unknown): Rejection {
   return new Rejection(detail, cause === undefined ? undefined : { cause });
