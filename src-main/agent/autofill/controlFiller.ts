@@ -311,30 +311,52 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   return { shown: shown || label, how: preMatch && 'how' in preMatch ? preMatch.how : match.how };
 }
 
+/**
+ * Checks or unchecks a native checkbox or radio, and waits until the control itself says so. The
+ * control's state is what counts: after a click (on the input, or on its label when the input is drawn
+ * by the label — React Aria, USWDS tiles), its `checked` state is polled for as long as the job's wait
+ * budget allows (agent/waitBudget.ts): a loaded machine or a widget that commits its state a render later
+ * is waited for, never second-guessed with another click or a forced state, which would toggle it back
+ * or claim a state the widget did not take. A control that is still not as wanted when the budget ends
+ * fails the job saying so.
+ */
 async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
   const loc = locate(target, control);
-  if (control.labelOnly) {
+  const isAsWanted = async (): Promise<boolean> =>
+    (await loc.isChecked({ timeout: 2000 }).catch(() => !checked)) === checked;
+  if (await isAsWanted()) return;
+  const label = control.id
+    ? target.frame.locator(`label[for="${control.id}"]`)
+    : loc.locator('xpath=ancestor::label[1]');
+  let clicked: string;
+  if (env.human) {
+    // A humanized click toggles: the state was read just above.
+    await env.human.click(control.labelOnly && (await label.count()) >= 1 ? label.first() : loc);
+    clicked = control.labelOnly ? 'its label' : 'it';
+  } else if (control.labelOnly) {
     // The input is off-screen or under its label: a person clicks the label, and so does this.
-    if ((await loc.isChecked()) === checked) return;
-    const label = control.id
-      ? target.frame.locator(`label[for="${control.id}"]`)
-      : loc.locator('xpath=ancestor::label[1]');
-    // A try with a fallback after it: a short wait, not the job's budget.
-    if ((await label.count()) >= 1) await click(env, label.first(), 2500).catch(() => undefined);
-    if ((await loc.isChecked()) !== checked) await loc.setChecked(checked, { force: true });
-    return;
+    if (!(await label.count()))
+      throw new AgentFailure(`'${target.label}': the control is drawn by a label it does not have`);
+    await click(env, label.first());
+    clicked = 'its label';
+  } else {
+    // A styled input hidden under its label cannot take a pointer click: its label can.
+    const onInput = await loc.click({ trial: true, timeout: 1000 }).then(
+      () => true,
+      () => false,
+    );
+    if (onInput || !(await label.count())) {
+      await click(env, loc);
+      clicked = 'it';
+    } else {
+      await click(env, label.first());
+      clicked = 'its label';
+    }
   }
-  try {
-    // A humanized click toggles, so it needs the current state; setChecked already no-ops when it matches.
-    if (env.human) {
-      if ((await loc.isChecked()) !== checked) await env.human.click(loc);
-    } else await loc.setChecked(checked, { timeout: 2500 });
-  } catch {
-    // Styled inputs hidden under their label: click the label, then force as a last resort.
-    const label = target.frame.locator(`label[for="${control.id}"]`);
-    if (control.id && (await label.count()) === 1) await label.click({ timeout: 2500 }).catch(() => undefined);
-    if ((await loc.isChecked()) !== checked) await loc.setChecked(checked, { force: true });
-  }
+  if (await waitFor(isAsWanted, env.budget.ms(), 50)) return;
+  throw new AgentFailure(
+    `'${target.label}': ${control.type === 'radio' ? 'the option' : 'the checkbox'} stayed ${checked ? 'unchecked' : 'checked'} after clicking ${clicked} (its state did not change; no state was forced)`,
+  );
 }
 
 /** The index and match of the option meaning `value`; a FillProblem offering the real options when there is none. */

@@ -1,0 +1,109 @@
+/**
+ * Checkboxes and radios drawn by their label (the input visually hidden inside it, as React Aria's
+ * Checkbox and Radio draw them) whose state commits a moment after the click — what a loaded machine
+ * does to a React re-render (issue 20 item 3; react-aria-personal-details once went red in CI with
+ * "did not change its state"). The filler clicks the label once and waits for the control's own
+ * `checked` state against the job's wait budget; it never clicks again or forces a state. A checkbox
+ * that never takes the click fails the job saying so, and nothing is sent.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import type { JsonObject } from '../../src-main/contract/common.ts';
+import { launchTestBrowser } from '../helpers/chromium.ts';
+import { startFormServer, type FormServer } from '../helpers/formServer.ts';
+import { fakeContext } from './fakeContext.ts';
+
+// Each click's native toggle is undone at once (the widget controls its input) and the state the click
+// asked for is committed 400 ms later, as a busy main thread commits a re-render late. `takes` false:
+// the widget never takes a click (its state stays as it is).
+const FORM = (takes: boolean): string => `<!doctype html><html lang="en"><head><title>Your details</title>
+<style>.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);margin:-1px;padding:0;border:0;white-space:nowrap}
+label{display:inline-flex;gap:6px;align-items:center;padding:4px}.box{width:14px;height:14px;border:1px solid #333}</style>
+</head><body><h1>Your details</h1>
+<form action="/submit/details" method="post">
+  <fieldset><legend>Preferred contact method</legend>
+    <label><input class="sr" type="radio" name="contact" value="email"><span class="box"></span>Email</label>
+    <label><input class="sr" type="radio" name="contact" value="phone"><span class="box"></span>Phone</label>
+  </fieldset>
+  <label><input class="sr" type="checkbox" name="terms" value="yes"><span class="box"></span>I agree to the terms and conditions</label>
+  <button type="submit">Save details</button>
+</form>
+<script>
+  for (const input of document.querySelectorAll('input.sr')) {
+    input.addEventListener('click', (event) => {
+      // During the click the input already shows the state the click asks for; the default is then undone.
+      const want = input.checked;
+      event.preventDefault();
+      if (${takes}) setTimeout(() => { input.checked = want; input.nextElementSibling.style.background = want ? '#333' : ''; }, 400);
+    });
+  }
+</script></body></html>`;
+
+const SCHEMA = {
+  type: 'object',
+  required: ['contact_method', 'accept_terms'],
+  properties: {
+    contact_method: { type: 'string', title: 'Preferred contact method', enum: ['Email', 'Phone'] },
+    accept_terms: { type: 'boolean', title: 'I agree to the terms and conditions' },
+  },
+};
+
+describe('checkboxes and radios drawn by their label wait for their own state', () => {
+  let browser: Browser;
+  let close: (() => Promise<void>) | undefined;
+  let server: FormServer | undefined;
+  let page: Page;
+  const html = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+
+  beforeAll(async () => {
+    const [launched, started] = await Promise.all([
+      launchTestBrowser(),
+      startFormServer({ '/late/form': html(FORM(true)), '/never/form': html(FORM(false)) }),
+    ]);
+    browser = launched.browser;
+    close = launched.close;
+    server = started;
+    page = await browser.newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await close?.();
+    await server?.close();
+  });
+
+  const run = async (path: string, budgetMs?: number) => {
+    const base = fakeContext({
+      page,
+      startUrl: (server as FormServer).url(path),
+      formData: { contact_method: 'Phone', accept_terms: true } as JsonObject,
+      formSchema: SCHEMA,
+    });
+    const ctx = budgetMs
+      ? { ...base, budget: { ms: () => budgetMs, exhausted: (d: string) => `out of time: ${d}` } }
+      : base;
+    const since = (server as FormServer).posts.length;
+    const result = await new AutofillAgent().run(ctx).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
+    return {
+      result,
+      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/details'),
+      logs: base.logs,
+    };
+  };
+
+  it('a label click whose state commits late is waited for: one click each, both values sent', async () => {
+    const { result, posts, logs } = await run('/late/form');
+    expect(result, `${JSON.stringify(result)}\n${logs.join('\n')}`).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ contact: 'phone', terms: 'yes' }]);
+  }, 60_000);
+
+  it('a checkbox that never takes the click fails the job saying so; no state is forced, nothing is sent', async () => {
+    const { result, posts } = await run('/never/form', 2000);
+    expect(result).toEqual({ error: expect.stringMatching(/stayed unchecked after clicking its label/) });
+    expect(posts).toEqual([]);
+  }, 60_000);
+});
