@@ -10,29 +10,15 @@ import { createHash } from 'node:crypto';
 import type { Page, Request, Route } from 'playwright-core';
 
 import { redactUrl } from '../../base/urlRedaction.ts';
-import { AgentFailure, type SubmissionReceipt } from '../agentTypes.ts';
-import {
-  checkRequest,
-  receiptFields,
-  requestFields,
-  type Mismatch,
-  type PlacedCheck,
-  type SentField,
-} from './submissionCheck.ts';
+import { AgentFailure } from '../agentTypes.ts';
+import { checkRequest, requestFields, type Mismatch, type PlacedCheck } from './submissionCheck.ts';
+import type { ObservedRequest } from './submissionSeen.ts';
 
 /** A held request's fate: sent as it is, the key corrected (the page is filled again), or cancelled. */
 export type HeldDecision = { send: true } | { correct: { key: string; value: string } };
 
-interface Observed {
+interface Observed extends ObservedRequest {
   request: Request;
-  method: string;
-  url: string;
-  fields: SentField[];
-  bodySha: string | null;
-  navigation: boolean;
-  verified: string[];
-  approved: string[];
-  status: number | null;
 }
 
 const SUBMITTING = new Set(['document', 'fetch', 'xhr', 'ping', 'other']);
@@ -110,35 +96,9 @@ export class SubmissionWatch {
     return this.#observed.length > 0;
   }
 
-  /**
-   * The receipt of the final submission: the last request that carried a placed value (or a form
-   * navigation, which is how a confirm page submits), or null when none left the page.
-   */
-  receipt(
-    placedKeys: string[],
-    secretValues: string[],
-    secretNames: string[],
-  ): { receipt: SubmissionReceipt; carried: boolean; navigation: boolean } | null {
-    const verified = new Set(this.#observed.flatMap((o) => o.verified));
-    const approved = new Set(this.#observed.flatMap((o) => o.approved));
-    const final =
-      [...this.#observed].reverse().find((o) => o.verified.length || o.approved.length || o.navigation) ??
-      this.#observed.at(-1);
-    if (!final) return null;
-    return {
-      carried: verified.size + approved.size > 0,
-      navigation: final.navigation,
-      receipt: {
-        method: final.method,
-        url: redactUrl(final.url),
-        fields: receiptFields(final.fields, secretValues, secretNames),
-        body_sha256: final.bodySha,
-        response_status: final.status,
-        verified: placedKeys.filter((k) => verified.has(k)),
-        unverified: placedKeys.filter((k) => !verified.has(k) && !approved.has(k)),
-        approved: placedKeys.filter((k) => approved.has(k)),
-      },
-    };
+  /** Every request let leave the page so far, as plain data (submissionSeen.ts decides from it). */
+  observed(): ObservedRequest[] {
+    return this.#observed.map(({ request: _request, ...data }) => ({ ...data, fields: [...data.fields] }));
   }
 
   #route(route: Route, request: Request): Promise<void> {
