@@ -61,6 +61,17 @@ export const entries = {
   'hasFocus.ts': 'hasFocus',
   'markFocused.ts': 'markFocused',
   'takeMarked.ts': 'takeMarked',
+  'ariaCheckedState.ts': 'ariaCheckedState',
+  'markFilterBox.ts': 'markFilterBox',
+  'markListsBefore.ts': 'markListsBefore',
+  'markCascadeList.ts': 'markCascadeList',
+  'cascadeLabels.ts': 'cascadeLabels',
+  'nextTreeItem.ts': 'nextTreeItem',
+  'markTried.ts': 'markTried',
+  'treeNodes.ts': 'treeNodes',
+  'listTakesMany.ts': 'listTakesMany',
+  'optionsCheckable.ts': 'optionsCheckable',
+  'optionStates.ts': 'optionStates',
 };
 
 /** Style sheets of the pages served from here (liveView.css) → the exported name of their text. */

@@ -18,9 +18,11 @@ describe('injected scripts as built', () => {
 
   test('each entry is a self-contained function with no module import, export or require left', () => {
     expect(Object.values(entries).sort()).toEqual([
+      'ariaCheckedState',
       'bodyText',
       'calendarGrid',
       'calendarOpen',
+      'cascadeLabels',
       'clickToggle',
       'controlNames',
       'controlState',
@@ -32,14 +34,22 @@ describe('injected scripts as built', () => {
       'frameLocation',
       'hasFocus',
       'isNativeSelect',
+      'listTakesMany',
       'liveView',
       'loginScan',
+      'markCascadeList',
       'markField',
+      'markFilterBox',
       'markFocused',
+      'markListsBefore',
+      'markTried',
       'matchRows',
       'modelScan',
       'nativeOptions',
+      'nextTreeItem',
       'optionNames',
+      'optionStates',
+      'optionsCheckable',
       'pageFacts',
       'pageText',
       'pairedValue',
@@ -57,6 +67,7 @@ describe('injected scripts as built', () => {
       'tagChips',
       'takeMarked',
       'toggleByLabel',
+      'treeNodes',
       'uniqueSelector',
     ]);
     for (const name of Object.values(entries)) {
@@ -174,6 +185,44 @@ describe('injected scripts as built', () => {
     await scroll('bottom');
     await scroll('top');
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  });
+
+  test("the ARIA filler's reads and marks on a plain page", async ({ page }) => {
+    await page.setContent(`<div role="switch" id="sw" aria-checked="true">On</div><button id="tb" aria-pressed="false">B</button>
+      <div id="pop"><input id="filter"><div role="listbox" id="lb" aria-multiselectable="true">
+        <div role="option" aria-selected="true">A</div><div role="option" aria-checked="false">B</div></div></div>
+      <div role="listbox" id="old"><div role="option">X</div></div>
+      <div role="tree"><div role="treeitem" aria-expanded="true" id="eu">Europe<div role="group">
+        <div role="treeitem" id="fr">France <span>(FR)</span></div><div role="treeitem" aria-label="Spain">ES</div></div></div></div>`);
+    expect(await page.locator('#sw').evaluate(injected.ariaCheckedState)).toBe(true);
+    expect(await page.locator('#tb').evaluate(injected.ariaCheckedState)).toBe(false);
+    const trigger = await page.locator('#sw').elementHandle();
+    expect(await page.locator('#lb').evaluate(injected.markFilterBox, { token: 't1', trigger })).toBe(true);
+    expect(await page.locator('#filter').getAttribute('data-portico-filter')).toBe('t1');
+    expect(await page.locator('#lb').evaluate(injected.listTakesMany)).toBe(true);
+    expect(await page.locator('#old').evaluate(injected.listTakesMany)).toBe(false);
+    expect(await page.locator('#lb [role=option]').evaluateAll(injected.optionsCheckable)).toBe(true);
+    expect(await page.locator('#lb [role=option]').evaluateAll(injected.optionStates)).toEqual([true, false]);
+    await page.evaluate(injected.markListsBefore, 't2');
+    expect(await page.locator('#old').getAttribute('data-portico-before')).toBe('t2');
+    await page.evaluate(() => {
+      document.body.insertAdjacentHTML(
+        'beforeend',
+        '<ul role="listbox" id="cascade"><li>Europe <ul role="listbox" hidden><li>France</li></ul></li><li>Asia</li></ul>',
+      );
+    });
+    expect(await page.evaluate(injected.markCascadeList, 't2')).toBe(true);
+    expect(await page.locator('#cascade').getAttribute('data-portico-cascade')).toBe('t2');
+    expect(await page.locator('#cascade > li').evaluateAll(injected.cascadeLabels)).toEqual(['Europe', 'Asia']);
+    const items = page.locator('[role=treeitem]');
+    expect(await items.evaluateAll(injected.nextTreeItem, 't3')).toBe(1);
+    await items.nth(1).evaluate(injected.markTried, 't3');
+    expect(await items.evaluateAll(injected.nextTreeItem, 't3')).toBe(2);
+    expect(await items.evaluateAll(injected.treeNodes)).toEqual([
+      { label: 'Europe', value: 'Europe', ancestors: [] },
+      { label: 'France (FR)', value: 'France (FR)', ancestors: ['Europe'] },
+      { label: 'Spain', value: 'Spain', ancestors: ['Europe'] },
+    ]);
   });
 });
 

@@ -4,7 +4,21 @@
 import type { Locator } from 'playwright-core';
 
 import { AgentFailure } from '../agentTypes.ts';
-import { findListbox, readOptions } from '../injected/index.ts';
+import {
+  ariaCheckedState,
+  cascadeLabels,
+  findListbox,
+  listTakesMany,
+  markCascadeList,
+  markFilterBox,
+  markListsBefore,
+  markTried,
+  nextTreeItem,
+  optionStates,
+  optionsCheckable,
+  readOptions,
+  treeNodes,
+} from '../injected/index.ts';
 import {
   click,
   FillProblem,
@@ -24,10 +38,7 @@ import { findPathNode, matchAll, type PathNode, valuePath } from './widgetValues
 
 /** The widget's state: aria-checked, aria-pressed (toggle buttons), else the `checked` property (form-associated custom elements keep their ARIA state in ElementInternals). */
 async function ariaChecked(loc: Locator): Promise<boolean> {
-  return loc.evaluate((el) => {
-    const state = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
-    return state !== null ? state === 'true' : (el as HTMLInputElement).checked === true;
-  });
+  return loc.evaluate(ariaCheckedState);
 }
 
 /** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take. */
@@ -99,32 +110,7 @@ async function clickWhereDrawn(env: FillEnv, trigger: Locator): Promise<void> {
 async function filterList(env: FillEnv, target: Target, trigger: Locator, text: string): Promise<Locator | null> {
   const token = (target.controls[0] as ScannedControl).pid;
   const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
-  const has = await list
-    .evaluate(
-      (lb, args) => {
-        // Only inside the popup: an ancestor holding the trigger (or a form, or the body) is the page, not the popup.
-        let n: Element | null = lb.parentElement;
-        for (
-          let depth = 0;
-          n && depth < 4 && n.tagName !== 'BODY' && n.tagName !== 'FORM' && !(args.trigger && n.contains(args.trigger));
-          depth += 1, n = n.parentElement
-        ) {
-          const box = Array.from(n.querySelectorAll('input:not([type=hidden]):not([readonly]):not([name])')).find(
-            (i) => {
-              const r = i.getBoundingClientRect();
-              return !lb.contains(i) && r.width > 1 && r.height > 1;
-            },
-          );
-          if (box) {
-            box.setAttribute('data-portico-filter', args.token);
-            return true;
-          }
-        }
-        return false;
-      },
-      { token, trigger: await trigger.elementHandle() },
-    )
-    .catch(() => false);
+  const has = await list.evaluate(markFilterBox, { token, trigger: await trigger.elementHandle() }).catch(() => false);
   if (!has) return null;
   env.log(`${target.label}: typing '${text}' into its list's filter box`);
   const box = target.frame.locator(`[data-portico-filter="${token}"]`);
@@ -153,42 +139,14 @@ async function filterList(env: FillEnv, target: Target, trigger: Locator, text: 
  */
 async function cascadeList(target: Target): Promise<Locator | null> {
   const token = (target.controls[0] as ScannedControl).pid;
-  const found = await target.frame.evaluate((t) => {
-    const lists = Array.from(document.querySelectorAll('[role=listbox]')).filter((l) => {
-      const r = l.getBoundingClientRect();
-      return (
-        l.getAttribute('data-portico-before') !== t &&
-        r.width > 0 &&
-        r.height > 0 &&
-        !l.querySelector('[role=option]') &&
-        Array.from(l.children).some(
-          (c) => /^(none|presentation)$/.test(c.getAttribute('role') ?? '') || c.tagName === 'LI',
-        )
-      );
-    });
-    const list = lists[0];
-    if (lists.length !== 1 || !list) return false;
-    list.setAttribute('data-portico-cascade', t);
-    return true;
-  }, token);
+  const found = await target.frame.evaluate(markCascadeList, token);
   return found ? target.frame.locator(`[data-portico-cascade="${token}"]`) : null;
 }
 
 /** The items of one level of a cascader's list and their names (their text without the lists inside them). */
 async function cascadeItems(list: Locator): Promise<{ items: Locator; labels: string[] }> {
   const items = list.locator('xpath=./*[@role="none" or @role="presentation" or self::li]');
-  const labels = await items.evaluateAll((els) =>
-    els.map((e) => {
-      const parts: string[] = [];
-      const walk = (n: Node): void => {
-        if (n.nodeType === 3) parts.push(n.nodeValue ?? '');
-        else if (n.nodeType === 1 && (n as Element).getAttribute('role') !== 'listbox')
-          for (const c of Array.from(n.childNodes)) walk(c);
-      };
-      walk(e);
-      return parts.join(' ').replace(/\s+/g, ' ').trim();
-    }),
-  );
+  const labels = await items.evaluateAll(cascadeLabels);
   return { items, labels };
 }
 
@@ -301,39 +259,15 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
   const items = tree.locator('[role=treeitem]');
   // Expand every item once: what does not expand is a leaf.
   for (let pressed = 0; pressed < TREE_EXPAND_MAX; pressed += 1) {
-    const next = await items.evaluateAll(
-      (els, t) =>
-        els.findIndex((e) => e.getAttribute('aria-expanded') !== 'true' && e.getAttribute('data-portico-tried') !== t),
-      token,
-    );
+    const next = await items.evaluateAll(nextTreeItem, token);
     if (next < 0) break;
     const item = items.nth(next);
-    await item.evaluate((e, t) => e.setAttribute('data-portico-tried', t), token);
+    await item.evaluate(markTried, token);
     await item.focus();
     await item.press('ArrowRight');
     await waitFor(async () => (await item.getAttribute('aria-expanded')) === 'true', 300);
   }
-  const nodes: PathNode[] = await items.evaluateAll((els) =>
-    els.map((e) => {
-      const own = (el: Element): string => {
-        const named = el.getAttribute('aria-label');
-        if (named) return named.trim();
-        // The item's own text: what is not inside its group of children.
-        const parts: string[] = [];
-        const walk = (n: Node): void => {
-          if (n.nodeType === 3) parts.push(n.nodeValue ?? '');
-          else if (n.nodeType === 1 && (n as Element).getAttribute('role') !== 'group')
-            for (const c of Array.from(n.childNodes)) walk(c);
-        };
-        walk(el);
-        return parts.join(' ').replace(/\s+/g, ' ').trim();
-      };
-      const ancestors: string[] = [];
-      for (let a = e.parentElement?.closest('[role=treeitem]'); a; a = a.parentElement?.closest('[role=treeitem]'))
-        ancestors.unshift(own(a));
-      return { label: own(e), value: own(e), ancestors };
-    }),
-  );
+  const nodes: PathNode[] = await items.evaluateAll(treeNodes);
   const found = findPathNode(value, nodes);
   const leaves = nodes.map((n) => [...n.ancestors, n.label].join(' > '));
   if (found.index < 0) {
@@ -387,9 +321,7 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
   const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
   const before = await hiddenValue();
-  await target.frame.evaluate((t) => {
-    for (const l of Array.from(document.querySelectorAll('[role=listbox]'))) l.setAttribute('data-portico-before', t);
-  }, control.pid);
+  await target.frame.evaluate(markListsBefore, control.pid);
   let options = await openListbox(env, target, trigger);
   if (!options) {
     const cascade = await cascadeList(target);
@@ -474,14 +406,8 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
   // carrying a checked state (aria-checked on role=option: a list of checkboxes that never says multiselectable).
   const multi =
     (target.controls[0] as ScannedControl).multiple ||
-    (await list
-      .evaluate(
-        (l) => l.getAttribute('aria-multiselectable') === 'true' || !!l.querySelector('[role=menuitemcheckbox]'),
-      )
-      .catch(() => false)) ||
-    (await options
-      .evaluateAll((els) => els.some((e) => e.getAttribute('role') === 'option' && e.hasAttribute('aria-checked')))
-      .catch(() => false));
+    (await list.evaluate(listTakesMany).catch(() => false)) ||
+    (await options.evaluateAll(optionsCheckable).catch(() => false));
   const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
   const enabled = realChoices(all.filter((o) => !o.disabled && o.label));
   if (!multi) {
@@ -509,10 +435,7 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
     return 'how' in m ? m.how : 'exact';
   });
   const wanted = new Set(matched.indices.map((i) => (enabled[i] as (typeof enabled)[number]).index));
-  const states = async (): Promise<boolean[]> =>
-    (options as Locator).evaluateAll((els) =>
-      els.map((e) => (e.getAttribute('aria-selected') ?? e.getAttribute('aria-checked')) === 'true'),
-    );
+  const states = async (): Promise<boolean[]> => (options as Locator).evaluateAll(optionStates);
   const right = async (): Promise<boolean> =>
     (await states()).every((on, i) => !all[i] || all[i]?.disabled || on === wanted.has(i));
   for (const option of all) {

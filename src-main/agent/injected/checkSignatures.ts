@@ -7,6 +7,17 @@ import type selectedLabel from './selectedLabel.ts';
 import type hasFocus from './hasFocus.ts';
 import type markFocused from './markFocused.ts';
 import type takeMarked from './takeMarked.ts';
+import type ariaCheckedState from './ariaCheckedState.ts';
+import type markFilterBox from './markFilterBox.ts';
+import type markListsBefore from './markListsBefore.ts';
+import type markCascadeList from './markCascadeList.ts';
+import type cascadeLabels from './cascadeLabels.ts';
+import type nextTreeItem from './nextTreeItem.ts';
+import type markTried from './markTried.ts';
+import type treeNodes from './treeNodes.ts';
+import type listTakesMany from './listTakesMany.ts';
+import type optionsCheckable from './optionsCheckable.ts';
+import type optionStates from './optionStates.ts';
 import type perceivable from './perceivable.ts';
 import type matchRows from './matchRows.ts';
 import type pairedValue from './pairedValue.ts';
@@ -83,6 +94,17 @@ type Entries = {
   hasFocus: typeof hasFocus;
   markFocused: typeof markFocused;
   takeMarked: typeof takeMarked;
+  ariaCheckedState: typeof ariaCheckedState;
+  markFilterBox: typeof markFilterBox;
+  markListsBefore: typeof markListsBefore;
+  markCascadeList: typeof markCascadeList;
+  cascadeLabels: typeof cascadeLabels;
+  nextTreeItem: typeof nextTreeItem;
+  markTried: typeof markTried;
+  treeNodes: typeof treeNodes;
+  listTakesMany: typeof listTakesMany;
+  optionsCheckable: typeof optionsCheckable;
+  optionStates: typeof optionStates;
 };
 
 /** Every entry has a signature and every signature an entry, and each entry fits its signature. */
@@ -135,4 +157,15 @@ export const checked: Checked = {
   hasFocus: true,
   markFocused: true,
   takeMarked: true,
+  ariaCheckedState: true,
+  markFilterBox: true,
+  markListsBefore: true,
+  markCascadeList: true,
+  cascadeLabels: true,
+  nextTreeItem: true,
+  markTried: true,
+  treeNodes: true,
+  listTakesMany: true,
+  optionsCheckable: true,
+  optionStates: true,
 };

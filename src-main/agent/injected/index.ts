@@ -12,6 +12,17 @@ import {
   hasFocusSource,
   markFocusedSource,
   takeMarkedSource,
+  ariaCheckedStateSource,
+  markFilterBoxSource,
+  markListsBeforeSource,
+  markCascadeListSource,
+  cascadeLabelsSource,
+  nextTreeItemSource,
+  markTriedSource,
+  treeNodesSource,
+  listTakesManySource,
+  optionsCheckableSource,
+  optionStatesSource,
   perceivableSource,
   matchRowsSource,
   pairedValueSource,
@@ -95,6 +106,17 @@ export const selectedLabel = inPage<'selectedLabel'>(selectedLabelSource);
 export const hasFocus = inPage<'hasFocus'>(hasFocusSource);
 export const markFocused = inPage<'markFocused'>(markFocusedSource);
 export const takeMarked = inPage<'takeMarked'>(takeMarkedSource);
+export const ariaCheckedState = inPage<'ariaCheckedState'>(ariaCheckedStateSource);
+export const markFilterBox = inPage<'markFilterBox'>(markFilterBoxSource);
+export const markListsBefore = inPage<'markListsBefore'>(markListsBeforeSource);
+export const markCascadeList = inPage<'markCascadeList'>(markCascadeListSource);
+export const cascadeLabels = inPage<'cascadeLabels'>(cascadeLabelsSource);
+export const nextTreeItem = inPage<'nextTreeItem'>(nextTreeItemSource);
+export const markTried = inPage<'markTried'>(markTriedSource);
+export const treeNodes = inPage<'treeNodes'>(treeNodesSource);
+export const listTakesMany = inPage<'listTakesMany'>(listTakesManySource);
+export const optionsCheckable = inPage<'optionsCheckable'>(optionsCheckableSource);
+export const optionStates = inPage<'optionStates'>(optionStatesSource);
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,
@@ -112,6 +134,7 @@ export type {
   ControlState,
   ElementDescriptor,
   FrameLocation,
+  FilterBoxArgs,
   FindListboxArgs,
   FrameScan,
   LiveViewConfig,
@@ -137,4 +160,5 @@ export type {
   SliderSettled,
   SliderSettledArgs,
   TargetFacts,
+  TreeNode,
 } from './scanTypes.ts';

@@ -340,3 +340,16 @@ export interface SegmentReadingRaw {
   now: number | null;
   valueText: string;
 }
+
+/** What `markFilterBox` is given: the mark for the filter box and the list's trigger (an element on the page's side). */
+export interface FilterBoxArgs<E = unknown> {
+  token: string;
+  trigger: E | null;
+}
+
+/** One item of a tree select as read by treeNodes.ts: its name, and the names of the items it sits under (outermost first). */
+export interface TreeNode {
+  label: string;
+  value: string;
+  ancestors: string[];
+}

@@ -5,6 +5,7 @@
 import type {
   CalendarFacts,
   ControlState,
+  FilterBoxArgs,
   FindListboxArgs,
   FrameLocation,
   FrameScan,
@@ -25,6 +26,7 @@ import type {
   SegmentReadingRaw,
   SliderSettled,
   SliderSettledArgs,
+  TreeNode,
 } from './scanTypes.ts';
 
 export interface Signatures<E = unknown> {
@@ -68,4 +70,15 @@ export interface Signatures<E = unknown> {
   hasFocus: (el: E) => boolean;
   markFocused: (el: E) => string | null;
   takeMarked: (el: E) => string | null;
+  ariaCheckedState: (el: E) => boolean;
+  markFilterBox: (list: E, args: FilterBoxArgs<E>) => boolean;
+  markListsBefore: (token: string) => void;
+  markCascadeList: (token: string) => boolean;
+  cascadeLabels: (els: E[]) => string[];
+  nextTreeItem: (els: E[], token: string) => number;
+  markTried: (el: E, token: string) => void;
+  treeNodes: (els: E[]) => TreeNode[];
+  listTakesMany: (el: E) => boolean;
+  optionsCheckable: (els: E[]) => boolean;
+  optionStates: (els: E[]) => boolean[];
 }

@@ -3049,6 +3049,184 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** ariaCheckedState.ts */
+export const ariaCheckedStateSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/ariaCheckedState.ts
+	function ariaCheckedState(el) {
+		const state = el.getAttribute("aria-checked") ?? el.getAttribute("aria-pressed");
+		return state !== null ? state === "true" : el.checked === true;
+	}
+	return ariaCheckedState;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** markFilterBox.ts */
+export const markFilterBoxSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/markFilterBox.ts
+	function markFilterBox(lb, args) {
+		let n = lb.parentElement;
+		for (let depth = 0; n && depth < 4 && n.tagName !== "BODY" && n.tagName !== "FORM" && !(args.trigger && n.contains(args.trigger)); depth += 1, n = n.parentElement) {
+			const box = Array.from(n.querySelectorAll("input:not([type=hidden]):not([readonly]):not([name])")).find((i) => {
+				const r = i.getBoundingClientRect();
+				return !lb.contains(i) && r.width > 1 && r.height > 1;
+			});
+			if (box) {
+				box.setAttribute("data-portico-filter", args.token);
+				return true;
+			}
+		}
+		return false;
+	}
+	return markFilterBox;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** markListsBefore.ts */
+export const markListsBeforeSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/markListsBefore.ts
+	function markListsBefore(t) {
+		for (const l of Array.from(document.querySelectorAll("[role=listbox]"))) l.setAttribute("data-portico-before", t);
+	}
+	return markListsBefore;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** markCascadeList.ts */
+export const markCascadeListSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/markCascadeList.ts
+	function markCascadeList(t) {
+		const lists = Array.from(document.querySelectorAll("[role=listbox]")).filter((l) => {
+			const r = l.getBoundingClientRect();
+			return l.getAttribute("data-portico-before") !== t && r.width > 0 && r.height > 0 && !l.querySelector("[role=option]") && Array.from(l.children).some((c) => /^(none|presentation)$/.test(c.getAttribute("role") ?? "") || c.tagName === "LI");
+		});
+		const list = lists[0];
+		if (lists.length !== 1 || !list) return false;
+		list.setAttribute("data-portico-cascade", t);
+		return true;
+	}
+	return markCascadeList;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** cascadeLabels.ts */
+export const cascadeLabelsSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/cascadeLabels.ts
+	function cascadeLabels(els) {
+		return els.map((e) => {
+			const parts = [];
+			const walk = (n) => {
+				if (n.nodeType === 3) parts.push(n.nodeValue ?? "");
+				else if (n.nodeType === 1 && n.getAttribute("role") !== "listbox") for (const c of Array.from(n.childNodes)) walk(c);
+			};
+			walk(e);
+			return parts.join(" ").replace(/\\s+/g, " ").trim();
+		});
+	}
+	return cascadeLabels;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** nextTreeItem.ts */
+export const nextTreeItemSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/nextTreeItem.ts
+	function nextTreeItem(els, t) {
+		return els.findIndex((e) => e.getAttribute("aria-expanded") !== "true" && e.getAttribute("data-portico-tried") !== t);
+	}
+	return nextTreeItem;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** markTried.ts */
+export const markTriedSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/markTried.ts
+	function markTried(e, t) {
+		e.setAttribute("data-portico-tried", t);
+	}
+	return markTried;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** treeNodes.ts */
+export const treeNodesSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/treeNodes.ts
+	function treeNodes(els) {
+		return els.map((e) => {
+			const own = (el) => {
+				const named = el.getAttribute("aria-label");
+				if (named) return named.trim();
+				const parts = [];
+				const walk = (n) => {
+					if (n.nodeType === 3) parts.push(n.nodeValue ?? "");
+					else if (n.nodeType === 1 && n.getAttribute("role") !== "group") for (const c of Array.from(n.childNodes)) walk(c);
+				};
+				walk(el);
+				return parts.join(" ").replace(/\\s+/g, " ").trim();
+			};
+			const ancestors = [];
+			for (let a = e.parentElement?.closest("[role=treeitem]"); a; a = a.parentElement?.closest("[role=treeitem]")) ancestors.unshift(own(a));
+			return {
+				label: own(e),
+				value: own(e),
+				ancestors
+			};
+		});
+	}
+	return treeNodes;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** listTakesMany.ts */
+export const listTakesManySource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/listTakesMany.ts
+	function listTakesMany(l) {
+		return l.getAttribute("aria-multiselectable") === "true" || !!l.querySelector("[role=menuitemcheckbox]");
+	}
+	return listTakesMany;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** optionsCheckable.ts */
+export const optionsCheckableSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/optionsCheckable.ts
+	function optionsCheckable(els) {
+		return els.some((e) => e.getAttribute("role") === "option" && e.hasAttribute("aria-checked"));
+	}
+	return optionsCheckable;
+})();
+return __porticoInjected(...args);
+}`;
+
+/** optionStates.ts */
+export const optionStatesSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/optionStates.ts
+	function optionStates(els) {
+		return els.map((e) => (e.getAttribute("aria-selected") ?? e.getAttribute("aria-checked")) === "true");
+	}
+	return optionStates;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.css */
 export const liveViewStyle = `/* The live-view page (liveView.ts runs on it; api/liveViewPage.ts serves both, allowed by hash). */
 *{box-sizing:border-box}
