@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import yazl from 'yazl';
 import { createApiClient, type ApiClient } from '../../src-main/contract/client.ts';
@@ -285,4 +285,41 @@ export async function advanceUntil(
     if (ms >= maxMs) throw new Error(`${what}: not within ${maxMs / 1000} s of the page's time`);
     await page.clock.runFor(250);
   }
+}
+
+/**
+ * Watches a page's requests from now on. `settled()` resolves once nothing is loading: no
+ * "Loading …" placeholder in the page and, for `quietMs`, no request in flight — the event streams
+ * aside (a waiting job's log stream stays open as long as the job waits, so Playwright's
+ * 'networkidle' is never reached there and would wait out its whole timeout). Fails after
+ * `timeoutMs`, naming what was still in flight.
+ */
+export function watchNetwork(page: Page, quietMs = 250): { settled(timeoutMs?: number): Promise<void> } {
+  const inFlight = new Set<Request>();
+  let lastChange = Date.now();
+  const isStream = (request: Request) => request.headers().accept === 'text/event-stream';
+  page.on('request', (request) => {
+    if (isStream(request)) return;
+    inFlight.add(request);
+    lastChange = Date.now();
+  });
+  const done = (request: Request) => {
+    if (inFlight.delete(request)) lastChange = Date.now();
+  };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return {
+    async settled(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const loading = await page.locator('.loading').count();
+        if (inFlight.size === 0 && loading === 0 && Date.now() - lastChange >= quietMs) return;
+        if (Date.now() > deadline)
+          throw new Error(
+            `the page at ${page.url()} did not settle in ${timeoutMs / 1000} s: ${loading} "Loading" placeholders, in flight: ${[...inFlight].map((r) => `${r.method()} ${r.url()}`).join(', ') || 'nothing'}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
 }
