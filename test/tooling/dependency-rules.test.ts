@@ -2,10 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { cruise as cruiseTree, type ICruiseOptions } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 // The import rules of docs/architecture.md as dependency-cruiser runs them (`npm run check:imports`,
-// a step of `npm test`): each fixture tree is cruised with the project's own .dependency-cruiser.cjs.
+// a step of `npm test`): each fixture tree is cruised with the project's own .dependency-cruiser.cjs,
+// through dependency-cruiser's API in this process (a CLI process per tree spent its time starting
+// Node and loading the parser); the last test runs the CLI exactly as `npm run check:imports` does.
 const repoRoot = join(import.meta.dirname, '..', '..');
 const depcruise = join(repoRoot, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
 const config = join(repoRoot, '.dependency-cruiser.cjs');
@@ -33,13 +37,17 @@ function packageOf(resolved: string): string {
   return first.startsWith('@') ? `${first}/${second}` : first;
 }
 
-function cruise(root: string, extra: string[] = []) {
-  const result = spawnSync(
-    process.execPath,
-    [depcruise, '--config', config, '--output-type', 'err', ...extra, 'src-main', 'src-preload', 'src-renderer'],
-    { cwd: root, encoding: 'utf8' },
-  );
-  return { status: result.status, violations: parseViolations(result.stdout), output: result.stdout + result.stderr };
+let options: ICruiseOptions;
+
+/** `depcruise --config .dependency-cruiser.cjs --output-type err src-main src-preload src-renderer` run in `root`. */
+async function cruise(root: string) {
+  const result = await cruiseTree(['src-main', 'src-preload', 'src-renderer'], {
+    ...options,
+    baseDir: root,
+    outputType: 'err',
+  });
+  const output = String(result.output);
+  return { status: result.exitCode, violations: parseViolations(output), output };
 }
 
 function writeTree(root: string, files: Record<string, string>): void {
@@ -50,6 +58,9 @@ function writeTree(root: string, files: Record<string, string>): void {
 }
 
 describe('the import rules (.dependency-cruiser.cjs)', () => {
+  beforeAll(async () => {
+    options = await extractDepcruiseOptions(config);
+  });
   const roots: string[] = [];
   /** A project tree with the real package.json and node_modules, so npm imports resolve as in the repo. */
   const tempTree = (files: Record<string, string>): string => {
@@ -68,13 +79,13 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
   });
 
-  it('fails on a store file importing the engine, naming the rule, the file and the target', () => {
+  it('fails on a store file importing the engine, naming the rule, the file and the target', async () => {
     const root = tempTree({
       'src-main/engine/jobQueue.ts': 'export const jobQueue = 1;\n',
       'src-main/store/jobs.ts':
         "import { z } from 'zod';\n\nimport { jobQueue } from '../engine/jobQueue.ts';\nexport const x = [z, jobQueue];\n",
     });
-    const { status, violations, output } = cruise(root);
+    const { status, violations, output } = await cruise(root);
     expect(status).not.toBe(0);
     expect(violations).toEqual([
       { rule: 'folder-store', from: 'src-main/store/jobs.ts', to: 'src-main/engine/jobQueue.ts' },
@@ -82,7 +93,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     expect(output).toContain('1 dependency violations');
   });
 
-  it('passes a tree that keeps to the table, with .ts specifiers, type imports and imports only in comments', () => {
+  it('passes a tree that keeps to the table, with .ts specifiers, type imports and imports only in comments', async () => {
     const root = tempTree({
       'src-main/contract/portal.ts':
         "import { z } from 'zod';\nexport const Portal = z.object({});\nexport type PortalT = z.infer<typeof Portal>;\n",
@@ -104,12 +115,12 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
       'src-renderer/App.tsx':
         "import type { PortalT } from '../src-main/contract/portal.ts';\nimport { create } from 'zustand';\nimport { useState } from 'react';\nexport const x: [PortalT?, unknown?, unknown?] = [undefined, create, useState];\n",
     });
-    const { status, violations, output } = cruise(root);
+    const { status, violations, output } = await cruise(root);
     expect(violations).toEqual([]);
     expect(status, output).toBe(0);
   });
 
-  it('keeps electron to desktop/, index.ts and src-preload/, static, re-exported or dynamic', () => {
+  it('keeps electron to desktop/, index.ts and src-preload/, static, re-exported or dynamic', async () => {
     const root = tempTree({
       'src-main/api/server.ts': "export { app } from 'electron';\n",
       'src-main/desktop/tray.ts': "import { Tray } from 'electron';\nexport { Tray };\n",
@@ -117,7 +128,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
       'src-main/serve.ts': "const electron = await import('electron');\nexport { electron };\n",
       'src-preload/index.ts': "import { contextBridge } from 'electron';\nexport { contextBridge };\n",
     });
-    const { status, violations } = cruise(root);
+    const { status, violations } = await cruise(root);
     expect(status).not.toBe(0);
     expect(
       violations
@@ -127,7 +138,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     ).toEqual(['src-main/api/server.ts', 'src-main/serve.ts']);
   });
 
-  it('keeps the renderer to contract types, its own packages and away from Node builtins', () => {
+  it('keeps the renderer to contract types, its own packages and away from Node builtins', async () => {
     const root = tempTree({
       'src-main/contract/portal.ts': "import { z } from 'zod';\nexport const Portal = z.object({});\n",
       'src-main/engine/jobs.ts': 'export const jobs = 1;\n',
@@ -136,7 +147,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
       'src-renderer/bad.tsx':
         "import { Portal } from '../src-main/contract/portal.ts';\nimport { readFileSync } from 'node:fs';\nimport { jobs } from '../src-main/engine/jobs.ts';\nimport { z } from 'zod';\nexport const x = [Portal, readFileSync, jobs, z];\n",
     });
-    const { status, violations } = cruise(root);
+    const { status, violations } = await cruise(root);
     expect(status).not.toBe(0);
     expect(violations.map((v) => `${v.from} ${v.rule}`).sort()).toEqual([
       'src-renderer/bad.tsx renderer-contract-types-only',
@@ -146,7 +157,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     ]);
   });
 
-  it('lets the renderer use the typed API client as a value only while the client holds no schemas', () => {
+  it('lets the renderer use the typed API client as a value only while the client holds no schemas', async () => {
     const root = tempTree({
       'src-main/contract/portal.ts': "import { z } from 'zod';\nexport const Portal = z.object({});\n",
       'src-main/contract/generated/operationRoutes.ts':
@@ -155,7 +166,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
         "import type { z } from 'zod';\nimport { operationRoutes } from './generated/operationRoutes.ts';\nimport { Portal } from './portal.ts';\nexport const client = [operationRoutes, Portal] as unknown as z.ZodType;\n",
       'src-renderer/api.ts': "import { client } from '../src-main/contract/client.ts';\nexport { client };\n",
     });
-    const { status, violations } = cruise(root);
+    const { status, violations } = await cruise(root);
     expect(status).not.toBe(0);
     expect(violations).toEqual([
       {
@@ -166,7 +177,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     ]);
   });
 
-  it('lets only the owning folder import model SDKs, SQLite, the keychain, Fastify and Playwright', () => {
+  it('lets only the owning folder import model SDKs, SQLite, the keychain, Fastify and Playwright', async () => {
     const root = tempTree({
       'src-main/engine/providerCheck.ts': "import OpenAI from 'openai';\nexport { OpenAI };\n",
       'src-main/agent/modelAgent.ts':
@@ -177,7 +188,7 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
         "import type { FastifyInstance } from 'fastify';\nimport multipart from '@fastify/multipart';\nexport type F = FastifyInstance;\nexport { multipart };\n",
       'src-main/store/ajv.ts': "import Ajv from 'ajv';\nexport { Ajv };\n",
     });
-    const { status, violations } = cruise(root);
+    const { status, violations } = await cruise(root);
     expect(status).not.toBe(0);
     expect(violations.map((v) => `${v.from} ${v.rule} ${packageOf(v.to)}`).sort()).toEqual([
       'src-main/agent/modelAgent.ts model-sdks-only-in-llm @anthropic-ai/sdk',
@@ -191,18 +202,18 @@ describe('the import rules (.dependency-cruiser.cjs)', () => {
     ]);
   });
 
-  it('fails on a src-main folder missing from the table and on an import that does not resolve', () => {
+  it('fails on a src-main folder missing from the table and on an import that does not resolve', async () => {
     const root = tempTree({
       'src-main/plugins/loader.ts': "import { x } from './missing.ts';\nexport { x };\n",
     });
-    const { status, violations } = cruise(root);
+    const { status, violations } = await cruise(root);
     expect(status).not.toBe(0);
     expect(violations.map((v) => v.rule).sort()).toEqual(['folder-not-in-table', 'not-to-unresolvable']);
   });
 
-  it('passes on the real repository, and every known violation it tolerates still exists', () => {
+  it('passes on the real repository, and every known violation it tolerates still exists', async () => {
     const known = JSON.parse(readFileSync(knownViolationsFile, 'utf8')) as { from: string; rule: { name: string } }[];
-    const strict = cruise(repoRoot);
+    const strict = await cruise(repoRoot);
     const stillThere = (entry: { from: string; rule: { name: string } }) =>
       strict.violations.some((v) => v.from === entry.from && v.rule === entry.rule.name);
     expect(known.filter((entry) => !stillThere(entry))).toEqual([]);
