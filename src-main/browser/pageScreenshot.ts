@@ -75,25 +75,51 @@ export async function maskedScreenshot(
 
 const sessions = new WeakMap<Page, Promise<CDPSession>>();
 
+/** The page's own CDP session for captures, opened once per page. */
+function captureSession(page: Page): Promise<CDPSession> {
+  let session = sessions.get(page);
+  if (!session) {
+    session = page.context().newCDPSession(page);
+    sessions.set(page, session);
+  }
+  return session;
+}
+
+/**
+ * A job step's screenshot: the viewport (what the agent saw and acted on), as a full-resolution PNG
+ * (the page's device pixels, never scaled: the `screenshots` archive is made of these files and the spec
+ * wants full-resolution PNGs), every secret field (`SECRET_FIELDS_SELECTOR`, in every frame) painted over.
+ * Returned as bytes, so the caller can write them off the job's path. Without anything to mask it asks
+ * Chromium directly with its fast PNG encoder; with something to mask, Playwright's screenshot paints it.
+ * A viewport capture leaves the page's layout alone, where a full-page one resizes the view to the whole
+ * document, lays it out and paints it, and resizes it back (docs/decisions.md, "Step screenshots").
+ */
+export async function stepScreenshot(page: Page): Promise<Buffer> {
+  if ((await secretFieldMasks(page)).length) return maskedScreenshot(page, { type: 'png' });
+  try {
+    const cdp = await captureSession(page);
+    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
+    return Buffer.from(data, 'base64');
+  } catch {
+    // A session that cannot be opened or has gone (navigation to another process, a closed target): Playwright's way.
+    sessions.delete(page);
+    return maskedScreenshot(page, { type: 'png' });
+  }
+}
+
 /**
  * A full-page PNG of `page` written to `path`, with every secret field (`SECRET_FIELDS_SELECTOR`, in
- * every frame) painted over. Without anything to mask it asks Chromium directly (one layout query and
- * one capture tuned for speed, about half of Playwright's full-page path, which matters because every
- * job step takes one); with something to mask it uses Playwright's screenshot, which paints the masked
- * elements over.
+ * every frame) painted over (workflow steps take one). Without anything to mask it asks Chromium directly
+ * (one layout query and one capture tuned for speed, about half of Playwright's full-page path); with
+ * something to mask it uses Playwright's screenshot, which paints the masked elements over.
  */
 export async function fullPageScreenshot(page: Page, path: string): Promise<void> {
   if ((await secretFieldMasks(page)).length) {
     await maskedScreenshot(page, { path, fullPage: true, type: 'png' });
     return;
   }
-  let session = sessions.get(page);
-  if (!session) {
-    session = page.context().newCDPSession(page);
-    sessions.set(page, session);
-  }
   try {
-    const cdp = await session;
+    const cdp = await captureSession(page);
     const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
     const clip = {
       x: 0,

@@ -1,10 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src-main/agent/agentTypes.ts';
+import { dataPaths } from '../../src-main/base/paths.ts';
+import { DEFAULT_SCREEN } from '../../src-main/browser/browserRuntime.ts';
+import type { AgentRegistry } from '../../src-main/engine/jobs/jobScheduler.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
+import { scriptedAgent } from '../helpers/scriptedAgents.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 
 const STATUS_FIELDS = [
@@ -30,9 +34,37 @@ const STATUS_FIELDS = [
   'events',
 ].sort();
 
+/** The PNG signature and the image's size from its IHDR chunk. */
+function pngSize(png: Buffer): { png: boolean; width: number; height: number } {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return { png: png.subarray(0, 8).equals(signature), width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
 describe('job lifecycle (scripted agents in real Chromium)', () => {
   let svc: TestService;
   let pages: PageServer;
+
+  /**
+   * `script:…` tasks run the shared scripted agents; `blocked-shots` makes its job's screenshot folder a
+   * file, takes a step, and says in its log that it went on: a step's file is written off the step's path.
+   */
+  const blockedShots: Agent = {
+    async run(ctx) {
+      await ctx.page.goto(ctx.startUrl);
+      const jobDir = join(dataPaths(svc.dataDir).artifacts, String(ctx.job?.id));
+      await mkdir(jobDir, { recursive: true });
+      await writeFile(join(jobDir, 'screenshots'), 'a file where the folder goes');
+      await ctx.recordStep('opened the start page');
+      ctx.log('went on after the step');
+      return { result: {} };
+    },
+  };
+  const registry: AgentRegistry = {
+    get: (model) =>
+      model === 'builtin:autofill'
+        ? { run: (ctx) => (ctx.task === 'blocked-shots' ? blockedShots.run(ctx) : scriptedAgent.run(ctx)) }
+        : undefined,
+  };
 
   const portal = (name: string, script: string, extra: Record<string, unknown> = {}) =>
     svc.request('createPortal', {
@@ -48,13 +80,14 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   beforeAll(async () => {
     pages = await startPageServer({
       '/form': '<!doctype html><title>Test form</title><input id="colour"><a id="dl" href="/file.txt" download>get</a>',
+      '/tall': '<!doctype html><title>Tall page</title><div style="height: 4000px">a page three viewports tall</div>',
       '/file.txt': () => ({
         type: 'text/plain',
         body: 'downloaded content',
         headers: { 'content-disposition': 'attachment; filename="report.txt"' },
       }),
     });
-    svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 2 });
+    svc = await startService(undefined, { agents: registry, jobConcurrency: 2 });
     for (const [name, script] of [
       ['visit', 'visit'],
       ['ask', 'ask'],
@@ -114,13 +147,64 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
           .split('\n'),
       ).toEqual(['screenshot_0000.png', 'screenshot_0001.png']);
       execFileSync('tar', ['-xzf', join(dir, 'shots.tar.gz'), '-C', dir]);
-      const { readFile } = await import('node:fs/promises');
       const png = await readFile(join(dir, 'screenshot_0001.png'));
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect(png.readUInt32BE(16)).toBe(1280);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('step screenshots are the viewport, and the archive holds them as full-resolution PNGs', async () => {
+    // A page taller than the viewport: a full-page capture (which lays the whole document out again on
+    // the step's path) would be 4000 px tall; the step's picture is what the agent saw, pixel for pixel.
+    expect((await portal('tall', 'visit', { start_url: `${pages.url}/tall` })).status).toBe(200);
+    const jobId = await start('tall');
+    await waitForJob(svc, 'tall', jobId, ['completed']);
+    const res = await svc.request('getJobScreenshots', {
+      params: { org_id: 'default', endpoint_name: 'tall' },
+      query: { job_id: jobId },
+    });
+    expect(res.status).toBe(200);
+    const dir = await mkdtemp(join(tmpdir(), 'portico-shots-'));
+    try {
+      await writeFile(join(dir, 'shots.tar.gz'), Buffer.from(await res.arrayBuffer()));
+      execFileSync('tar', ['-xzf', join(dir, 'shots.tar.gz'), '-C', dir]);
+      for (const name of ['screenshot_0000.png', 'screenshot_0001.png']) {
+        const size = pngSize(await readFile(join(dir, name)));
+        expect({ name, ...size }).toEqual({
+          name,
+          png: true,
+          width: DEFAULT_SCREEN.width,
+          height: DEFAULT_SCREEN.height,
+        });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a step's screenshot is written off the step's path, and a write that fails still fails the job", async () => {
+    expect(
+      (
+        await svc.request('createPortal', {
+          params: { org_id: 'default' },
+          body: { endpoint_name: 'blocked', start_url: `${pages.url}/form`, task: 'blocked-shots' },
+        })
+      ).status,
+    ).toBe(200);
+    const jobId = await start('blocked');
+    const ended = await waitForJob(svc, 'blocked', jobId, ['completed', 'failed']);
+    expect({ status: ended.status, error: ended.error, has_screenshots: ended.has_screenshots }).toEqual({
+      status: 'failed',
+      error: expect.stringMatching(/^could not store a step screenshot: /),
+      has_screenshots: false,
+    });
+    const logs = await svc.request('streamJobLogs', {
+      params: { org_id: 'default', endpoint_name: 'blocked' },
+      query: { job_id: jobId },
+    });
+    expect(await logs.text()).toContain('went on after the step');
   });
 
   it('screenshots of a running job or an unknown job are 404', async () => {

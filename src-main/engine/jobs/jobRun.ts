@@ -1,5 +1,5 @@
 import { jobWaitBudget } from '../../agent/waitBudget.ts';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import {
@@ -19,7 +19,7 @@ import { HostRefusedError } from '../../browser/browserHosts.ts';
 import { LOCAL_HOST } from '../../contract/hosts.ts';
 import type { BrowserSlot } from '../limits/browserSlots.ts';
 import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
-import { fullPageScreenshot } from '../../browser/pageScreenshot.ts';
+import { stepScreenshot } from '../../browser/pageScreenshot.ts';
 import { RecordingUnavailable, startRecording, type Recording } from '../../browser/recorder.ts';
 import type { JobStatus } from '../../contract/job.ts';
 import { costOfUsage } from '../../llm/index.ts';
@@ -143,6 +143,10 @@ export class JobRun {
   #steps = 0;
   #costUsd = 0;
   #lease: BrowserLease | undefined;
+  /** Step screenshots being written, in step order; never rejects (a failure is kept in #writeError). */
+  #writes: Promise<void> = Promise.resolve();
+  #writeError: unknown;
+  #shotStored = false;
 
   /** Where the job's browser was placed (engine/limits/browserSlots.ts); absent: the local Chromium (or its session's browser). */
   readonly #slot: BrowserSlot | undefined;
@@ -213,13 +217,44 @@ export class JobRun {
     );
   }
 
+  /**
+   * Takes the step's screenshot: the pixels on the step's path (so the picture is the step's state), the
+   * file written off it, in step order. `steps` counts the step at once; `has_screenshots` turns true once
+   * a file is on disk; a request for one screenshot waits for the writes still under way
+   * (`screenshotsWritten`), and the job's final status waits for all of them.
+   */
   async #screenshot(page: Page): Promise<void> {
-    const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
-    await mkdir(dir, { recursive: true });
     // Secret fields (passwords, one-time codes, what the login filler or a credential tool typed into) in every frame are painted over.
-    await fullPageScreenshot(page, join(dir, screenshotName(this.#steps)));
+    const png = await stepScreenshot(page);
+    const index = this.#steps;
     this.#steps += 1;
-    this.#deps.store.jobs.update(this.jobId, { steps: this.#steps, has_screenshots: true });
+    this.#deps.store.jobs.update(this.jobId, { steps: this.#steps });
+    this.#writes = this.#writes.then(async () => {
+      if (this.#writeError !== undefined) return;
+      try {
+        const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
+        await mkdir(dir, { recursive: true });
+        await writeFile(join(dir, screenshotName(index)), png);
+        if (!this.#shotStored) this.#deps.store.jobs.update(this.jobId, { has_screenshots: true });
+        this.#shotStored = true;
+      } catch (error) {
+        this.#writeError = error;
+      }
+    });
+  }
+
+  /** Settles once the step screenshots taken so far are on disk (or failed to be written). */
+  screenshotsWritten(): Promise<void> {
+    return this.#writes;
+  }
+
+  /** Waits for the step screenshots still being written; throws the first write that failed (the job then fails saying so). */
+  async #writeScreenshots(): Promise<void> {
+    await this.#writes;
+    if (this.#writeError !== undefined) {
+      const detail = this.#writeError instanceof Error ? this.#writeError.message : String(this.#writeError);
+      throw new Error(`could not store a step screenshot: ${detail}`);
+    }
   }
 
   #context(job: JobRecord, lease: BrowserLease, clock: ActiveClock, formData: JsonObject): AgentContext {
@@ -428,6 +463,7 @@ export class JobRun {
             return this.#boundedStop('finishing the recording', recordingStopped);
           }, 'recording');
         const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock, formData)), signal);
+        await this.#writeScreenshots();
         clock.pause();
         ending = { status: 'completed', fields: { result: outcome.result, error: null } };
         this.#log('job completed');
@@ -451,6 +487,8 @@ export class JobRun {
       this.#deps.logger.error('could not record how a job went', { job: this.jobId, error: String(error) });
     }
     clock.pause();
+    // A failed, cancelled or interrupted run's screenshots are on disk too before its status is final.
+    await this.#writes;
     await scope
       .dispose()
       .catch((error: unknown) =>
@@ -546,6 +584,7 @@ export class JobRun {
     try {
       await this.#screenshot(page);
       this.#event('step', { step: this.#steps, description: 'state when the job failed' });
+      await this.#writes;
     } catch {
       // The page may be unusable by now; the failure itself is what matters.
     }

@@ -381,6 +381,8 @@ export class JobService {
   /** One step screenshot by position (0 = first), at any time, so the console shows steps as they happen. */
   async screenshotFile(orgId: string, endpointName: string, jobId: string, index: number): Promise<string> {
     this.getRecord(orgId, endpointName, jobId);
+    // A running job writes its step screenshots off the step's path: the ones counted in `steps` are waited for.
+    await this.#deps.scheduler.runOf(jobId)?.screenshotsWritten();
     const file = (await this.#screenshotFiles(jobId))[index];
     if (file === undefined) throw new NotFoundError('Screenshot not found');
     return file.path;
