@@ -32,6 +32,7 @@ export const entries = {
   'calendarOpen.ts': 'calendarOpen',
   'calendarGrid.ts': 'calendarGrid',
   'sliderSettled.ts': 'sliderSettled',
+  'clickSettled.ts': 'clickSettled',
   'modelScan.ts': 'modelScan',
   'recordingMask.ts': 'recordingMask',
   'liveView.ts': 'liveView',

@@ -287,7 +287,10 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     // matched (by its accessible name), never whatever now sits at that position. A list that changed
     // is read again once it settles (twice at most), and matched again.
     const option = options.nth(match.index);
-    const now = (await option.innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+    // The list as it is now, without waiting: a row that is gone (the list re-rendered or closed) reads as
+    // nothing at once, where a wait for it would last until the job's time ran out.
+    const current = await options.allInnerTexts().catch(() => [] as string[]);
+    const now = (current[match.index] ?? '').replace(/\s+/g, ' ').trim();
     if (now === label) {
       await click(env, option);
       break;

@@ -1,8 +1,9 @@
 import type { WaitBudget } from '../waitBudget.ts';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame, Page, Request } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
+import { clickSettled } from '../injected/index.ts';
 import type { FrameScan, ScannedButton } from './frameScan.ts';
 import { loose } from './textNorm.ts';
 
@@ -58,7 +59,24 @@ export function chooseButton(
   return best ? (best as { chosen: ChosenButton }).chosen : null;
 }
 
-/** Clicks and waits for what it caused: a navigation of any frame, or a short pause for scripts. */
+/** How long a click may go without changing the page before it is taken as a click that changed nothing. */
+const CLICK_FIRST_MS = 500;
+/** After the page changed: it must hold still this long (no node, text or attribute change) to be read. */
+const CLICK_QUIET_MS = 150;
+/** A page that keeps changing is read after this long anyway (as it was read after a fixed pause before). */
+const CLICK_MAX_MS = 2000;
+/** How long the answers to the requests a click sent are waited for here (the submission watch waits longer). */
+const CLICK_REQUESTS_MS = 5000;
+/** Requests that may carry a form or bring the next step: what a click's settling waits for. */
+const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr']);
+
+/**
+ * Clicks and waits for what it caused (docs/autofill.md, "Performance"): a navigation of any frame
+ * (then its load), else the page's own reaction — its DOM changing and then holding still
+ * (injected/clickSettled.ts), and the fetch/XHR requests the click sent answered, then the page holding
+ * still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
+ * as the fixed pause this replaces.
+ */
 export async function clickAndSettle(
   page: Page,
   chosen: ChosenButton,
@@ -66,21 +84,52 @@ export async function clickAndSettle(
   budget: WaitBudget,
 ): Promise<void> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
-  const navigated = page.waitForEvent('framenavigated', { timeout: 3000 }).then(
-    () => true,
-    () => false,
-  );
-  if (human) await human.click(loc);
-  else await loc.click({ timeout: budget.ms() });
-  const moved = await Promise.race([
-    navigated,
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
-  ]);
-  if (moved) {
+  let navigated = false;
+  const onNavigated = (): void => {
+    navigated = true;
+  };
+  const inflight = new Set<Request>();
+  const onRequest = (request: Request): void => {
+    if (PAGE_REQUESTS.has(request.resourceType())) inflight.add(request);
+  };
+  const onDone = (request: Request): void => {
+    inflight.delete(request);
+  };
+  page.on('framenavigated', onNavigated);
+  page.on('request', onRequest);
+  page.on('requestfinished', onDone);
+  page.on('requestfailed', onDone);
+  try {
+    // Watching starts before the click, so that no change it causes is missed.
+    const watching = await chosen.frame.evaluate(clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 }).then(
+      () => true,
+      () => false,
+    );
+    if (human) await human.click(loc);
+    else await loc.click({ timeout: budget.ms() });
+    const settle = { start: false, firstMs: CLICK_FIRST_MS, quietMs: CLICK_QUIET_MS, maxMs: CLICK_MAX_MS };
+    if (watching) await chosen.frame.evaluate(clickSettled, settle).catch(() => null);
+    if (inflight.size) {
+      // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
+      const deadline = Date.now() + CLICK_REQUESTS_MS;
+      while (inflight.size && Date.now() < deadline && !page.isClosed()) await delay(20);
+      if (!page.isClosed()) await chosen.frame.evaluate(clickSettled, { ...settle, firstMs: 300 }).catch(() => null);
+    }
+  } finally {
+    page.off('framenavigated', onNavigated);
+    page.off('request', onRequest);
+    page.off('requestfinished', onDone);
+    page.off('requestfailed', onDone);
+  }
+  if (navigated) {
     await page.waitForLoadState('load', { timeout: 15000 }).catch(() => undefined);
     for (const frame of scriptableFrames(page))
       await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Text that says the application went through. */

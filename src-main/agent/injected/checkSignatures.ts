@@ -50,6 +50,7 @@ import type recordingMask from './recordingMask.ts';
 import type shownValue from './shownValue.ts';
 import type { Signatures } from './signatures.ts';
 import type sliderSettled from './sliderSettled.ts';
+import type clickSettled from './clickSettled.ts';
 import type tagChips from './tagChips.ts';
 import type uniqueSelector from './uniqueSelector.ts';
 
@@ -65,6 +66,7 @@ type Entries = {
   calendarOpen: typeof calendarOpen;
   calendarGrid: typeof calendarGrid;
   sliderSettled: typeof sliderSettled;
+  clickSettled: typeof clickSettled;
   modelScan: typeof modelScan;
   recordingMask: typeof recordingMask;
   liveView: typeof liveView;
@@ -128,6 +130,7 @@ export const checked: Checked = {
   calendarOpen: true,
   calendarGrid: true,
   sliderSettled: true,
+  clickSettled: true,
   modelScan: true,
   recordingMask: true,
   liveView: true,

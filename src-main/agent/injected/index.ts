@@ -55,6 +55,7 @@ import {
   scanPageSource,
   shownValueSource,
   sliderSettledSource,
+  clickSettledSource,
   tagChipsSource,
   uniqueSelectorSource,
 } from './generated/scripts.ts';
@@ -77,6 +78,7 @@ export const loginScan = inPage<'loginScan'>(loginScanSource);
 export const calendarOpen = inPage<'calendarOpen'>(calendarOpenSource);
 export const calendarGrid = inPage<'calendarGrid'>(calendarGridSource);
 export const sliderSettled = inPage<'sliderSettled'>(sliderSettledSource);
+export const clickSettled = inPage<'clickSettled'>(clickSettledSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);
 export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
 export const liveView = inPage<'liveView'>(liveViewSource);

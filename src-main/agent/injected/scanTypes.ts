@@ -134,6 +134,26 @@ export interface SliderSettledArgs {
   maxMs: number;
 }
 
+/** clickSettled.ts: `start` (just before a click) begins watching; else it waits for the page to settle. */
+export interface ClickSettledArgs {
+  start: boolean;
+  /** No change within this long after the click: the click changed nothing on the page. */
+  firstMs: number;
+  /** After a change: the page must hold still this long. */
+  quietMs: number;
+  /** At most this long after the click. */
+  maxMs: number;
+}
+
+/** What clickSettled.ts saw: whether the click reached the watch, whether the page changed, and whether it then held still. */
+export interface ClickSettled {
+  clicked: boolean;
+  changed: boolean;
+  quiet: boolean;
+  /** Milliseconds from the click (or from `settle`, when the watch saw no click) to the answer. */
+  ms: number;
+}
+
 /** What sliderSettled.ts saw: the value held, whether it held still, and every value seen meanwhile. */
 export interface SliderSettled {
   now: number;

@@ -4,6 +4,8 @@
 // accepts these arguments and returns these results.
 import type {
   CalendarFacts,
+  ClickSettled,
+  ClickSettledArgs,
   ControlState,
   FilterBoxArgs,
   FindListboxArgs,
@@ -41,6 +43,7 @@ export interface Signatures<E = unknown> {
   calendarOpen: (el: E) => [number, number] | null;
   calendarGrid: (near: E | null) => CalendarFacts | null;
   sliderSettled: (el: E, args: SliderSettledArgs) => Promise<SliderSettled>;
+  clickSettled: (args: ClickSettledArgs) => Promise<ClickSettled>;
   modelScan: (args: ModelScanArgs) => ModelFrameScan;
   recordingMask: (args: RecordingMaskArgs) => void;
   liveView: () => void;

@@ -1724,6 +1724,116 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** clickSettled.ts */
+export const clickSettledSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/clickSettled.ts
+	const KEY = Symbol.for("portico.clickSettled");
+	const INPUT_EVENTS = [
+		"pointerdown",
+		"mousedown",
+		"click",
+		"keydown"
+	];
+	function startWatch(clickFirst) {
+		const now = performance.now();
+		const watch = {
+			start: now,
+			clickAt: clickFirst ? -1 : now,
+			changes: 0,
+			lastChange: now,
+			stop: () => {}
+		};
+		const onInput = () => {
+			if (watch.clickAt < 0) watch.clickAt = performance.now();
+		};
+		for (const type of INPUT_EVENTS) window.addEventListener(type, onInput, true);
+		const observer = new MutationObserver((records) => {
+			if (!records.some((r) => r.type !== "attributes" || !(r.attributeName === "style" || (r.attributeName ?? "").startsWith("data-portico-"))) || watch.clickAt < 0) return;
+			watch.changes += 1;
+			watch.lastChange = performance.now();
+		});
+		const options = {
+			childList: true,
+			subtree: true,
+			attributes: true,
+			characterData: true
+		};
+		const observe = (root) => {
+			observer.observe(root, options);
+			for (const el of Array.from(root.querySelectorAll("*"))) if (el.shadowRoot) observe(el.shadowRoot);
+		};
+		observe(document);
+		watch.stop = () => {
+			observer.disconnect();
+			for (const type of INPUT_EVENTS) window.removeEventListener(type, onInput, true);
+		};
+		return watch;
+	}
+	function clickSettled(args) {
+		const holder = window;
+		const started = holder[KEY];
+		holder[KEY] = void 0;
+		if (args.start) {
+			started?.stop();
+			holder[KEY] = startWatch(true);
+			return Promise.resolve({
+				clicked: false,
+				changed: false,
+				quiet: true,
+				ms: 0
+			});
+		}
+		const watch = started ?? startWatch(false);
+		const clicked = watch.clickAt >= 0;
+		if (!clicked) watch.clickAt = performance.now();
+		let frames = 0;
+		return new Promise((resolve) => {
+			const verdict = (now) => {
+				frames += 1;
+				const since = now - watch.clickAt;
+				if (!watch.changes && since >= args.firstMs) return {
+					changed: false,
+					quiet: true
+				};
+				if (watch.changes && frames >= 2 && now - watch.lastChange >= args.quietMs) return {
+					changed: true,
+					quiet: true
+				};
+				if (since >= args.maxMs) return {
+					changed: watch.changes > 0,
+					quiet: false
+				};
+				return null;
+			};
+			const tick = () => {
+				const answer = verdict(performance.now());
+				if (answer) {
+					watch.stop();
+					resolve({
+						...answer,
+						clicked,
+						ms: Math.round(performance.now() - watch.clickAt)
+					});
+					return;
+				}
+				let done = false;
+				const next = () => {
+					if (done) return;
+					done = true;
+					tick();
+				};
+				requestAnimationFrame(next);
+				setTimeout(next, 50);
+			};
+			tick();
+		});
+	}
+	return clickSettled;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** modelScan.ts */
 export const modelScanSource = `(...args) => {
 var __porticoInjected = (function() {
