@@ -23,6 +23,7 @@ describe('injected scripts as built', () => {
       'calendarGrid',
       'calendarOpen',
       'cascadeLabels',
+      'clickSettled',
       'clickToggle',
       'controlNames',
       'controlState',
@@ -185,6 +186,26 @@ describe('injected scripts as built', () => {
     await scroll('bottom');
     await scroll('top');
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  });
+
+  test('after a click: the page changed (a shadow root too) and held still, or changed nothing', async ({ page }) => {
+    await page.setContent(`<button id="add" onclick="document.body.append(Object.assign(document.createElement('p'), { textContent: 'Step 2' }))">Next</button>
+      <button id="noop">Nothing</button><button id="styled" onclick="this.style.outline = '1px solid red'">Style</button>
+      <div id="host"></div><button id="deep" onclick="document.getElementById('host').shadowRoot.firstChild.textContent = 'Saved'">Save</button>
+      <script>document.getElementById('host').attachShadow({ mode: 'open' }).append(document.createElement('span'));</script>`);
+    const settle = { start: false, firstMs: 200, quietMs: 50, maxMs: 10_000 };
+    const around = async (id: string) => {
+      await page.evaluate(injected.clickSettled, { ...settle, start: true });
+      await page.locator(`#${id}`).click();
+      return page.evaluate(injected.clickSettled, settle);
+    };
+    expect(await around('add')).toMatchObject({ clicked: true, changed: true, quiet: true });
+    expect(await around('deep')).toMatchObject({ clicked: true, changed: true, quiet: true });
+    // A style change is an animation's, not the page's answer; no change at all ends after firstMs.
+    expect(await around('styled')).toMatchObject({ clicked: true, changed: false, quiet: true });
+    expect(await around('noop')).toMatchObject({ clicked: true, changed: false, quiet: true });
+    // Without a watch started before: from now (after a request's answer), nothing clicked.
+    expect(await page.evaluate(injected.clickSettled, settle)).toMatchObject({ clicked: false, changed: false });
   });
 
   test("the ARIA filler's reads and marks on a plain page", async ({ page }) => {

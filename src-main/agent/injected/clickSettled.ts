@@ -62,8 +62,8 @@ export default function clickSettled(args: ClickSettledArgs): Promise<ClickSettl
   }
   // The watch started before the click, else one from now (after a request's answer: nothing to click).
   const watch = started ?? startWatch(false);
-  const clicked = watch.clickAt >= 0;
-  if (!clicked) watch.clickAt = performance.now();
+  const clicked = !!started && started.clickAt >= 0;
+  if (watch.clickAt < 0) watch.clickAt = performance.now();
   let frames = 0;
   return new Promise<ClickSettled>((resolve) => {
     /** The answer once there is one, else null (keep watching). */

@@ -1785,8 +1785,8 @@ var __porticoInjected = (function() {
 			});
 		}
 		const watch = started ?? startWatch(false);
-		const clicked = watch.clickAt >= 0;
-		if (!clicked) watch.clickAt = performance.now();
+		const clicked = !!started && started.clickAt >= 0;
+		if (watch.clickAt < 0) watch.clickAt = performance.now();
 		let frames = 0;
 		return new Promise((resolve) => {
 			const verdict = (now) => {
