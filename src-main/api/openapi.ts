@@ -1,21 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { type JsonSchemaObject as JsonSchema, jsonSchemaOf } from '../base/zodJsonSchema.ts';
 import { ErrorResponse } from '../contract/common.ts';
 import type { AnyRouteSpec } from './routeTable.ts';
 
-type JsonSchema = Record<string, unknown>;
-
-function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    target: 'draft-2020-12',
-  }) as JsonSchema;
-  return rest;
-}
-
 function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query'): JsonSchema[] {
   if (!schema) return [];
-  const json = toSchema(schema, 'input');
+  const json = jsonSchemaOf(schema, 'input');
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({
@@ -43,15 +33,17 @@ const ERROR_STATUSES: Record<string, string> = {
 /** The OpenAPI 3.1 document of every registered route, from the same zod schemas that validate them. */
 export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  const errorContent = { 'application/json': { schema: toSchema(ErrorResponse, 'output') } };
+  const errorContent = { 'application/json': { schema: jsonSchemaOf(ErrorResponse, 'output') } };
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const status = String(route.status ?? 200);
     const success: JsonSchema = { description: status === '204' ? 'No content' : 'Success' };
-    if (route.response) success.content = { 'application/json': { schema: toSchema(route.response, 'output') } };
+    if (route.response) success.content = { 'application/json': { schema: jsonSchemaOf(route.response, 'output') } };
     if (route.produces)
       success.content = {
-        [route.produces.type]: { schema: route.produces.schema ? toSchema(route.produces.schema, 'output') : BINARY },
+        [route.produces.type]: {
+          schema: route.produces.schema ? jsonSchemaOf(route.produces.schema, 'output') : BINARY,
+        },
       };
     const operation: JsonSchema = {
       ...(route.operationId !== undefined && { operationId: route.operationId }),
@@ -71,7 +63,7 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], version: string): 
     if (route.body)
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+        content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } },
       };
     if (route.multipart) {
       operation.requestBody = {

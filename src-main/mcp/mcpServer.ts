@@ -41,7 +41,7 @@ export function createPorticoMcpServer(options: PorticoMcpOptions): McpServer {
           },
         };
         try {
-          return await tool.run(ctx, args);
+          return await tool.call(args, ctx);
         } catch (error) {
           return toolError(error, options.serviceUrl);
         }

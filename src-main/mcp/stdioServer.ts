@@ -9,7 +9,6 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { INSTRUCTIONS } from './mcpServer.ts';
 import { isUnreachable, serviceNotRunning } from './porticoApi.ts';
 import { porticoTools } from './tools.ts';
@@ -69,7 +68,7 @@ function offlineTools(): Tool[] {
   return porticoTools.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: z.toJSONSchema(z.object(tool.input), { io: 'input' }) as Tool['inputSchema'],
+    inputSchema: tool.inputSchema,
   }));
 }
 

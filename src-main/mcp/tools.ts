@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineModelTool, type ModelTool, type ToolSpec } from '../base/modelTool.ts';
 import { FINAL_JOB_STATUSES, JobStartRequest, type JobStatusResponse, type QuestionData } from '../contract/job.ts';
 import { EndpointName } from '../contract/portal.ts';
 import { SessionCreateRequest } from '../contract/session.ts';
@@ -29,23 +30,15 @@ export interface ToolContext {
   serviceUrl: string;
 }
 
-/** One MCP tool: its name, who gets it, a description for a model, a zod input shape and what it does. */
-export interface PorticoTool {
-  name: string;
+/** One MCP tool: a `ModelTool` (one zod input shape → JSON Schema, validation, typed handler) and who gets it. */
+export interface PorticoTool extends ModelTool<ToolContext, ToolResult> {
   audience: McpIdentity['kind'];
-  description: string;
-  input: z.ZodRawShape;
-  run(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
 }
 
-function defineTool<S extends z.ZodRawShape>(tool: {
-  name: string;
-  audience: McpIdentity['kind'];
-  description: string;
-  input: S;
-  run(ctx: ToolContext, args: z.output<z.ZodObject<S>>): Promise<ToolResult>;
-}): PorticoTool {
-  return tool as unknown as PorticoTool;
+function defineTool<Shape extends z.ZodRawShape>(
+  spec: ToolSpec<Shape, ToolContext, ToolResult> & { audience: McpIdentity['kind'] },
+): PorticoTool {
+  return { ...defineModelTool(spec), audience: spec.audience };
 }
 
 const json = (value: unknown): ToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] });
@@ -174,7 +167,7 @@ export const porticoTools: readonly PorticoTool[] = [
     description:
       'List the portals (saved web forms/errands) this organization can run, with the form_data each expects (its form_schema). Call this before run_job.',
     input: {},
-    async run(ctx) {
+    async run(_args, ctx) {
       const portals = await ctx.api.call('listPortals', { params: { org_id: orgOf(ctx) } });
       return json({
         portals: portals.map((portal) => ({
@@ -212,7 +205,7 @@ export const porticoTools: readonly PorticoTool[] = [
       ),
       replay: startFields.replay,
     },
-    async run(ctx, args) {
+    async run(args, ctx) {
       const orgId = orgOf(ctx);
       const { endpoint_name, ...body } = args;
       const started = await ctx.api.call('startJob', { params: { org_id: orgId, endpoint_name }, body });
@@ -230,7 +223,7 @@ export const porticoTools: readonly PorticoTool[] = [
       job_id: jobId,
       include_screenshot: z.boolean().default(false).describe('Add the latest step screenshot (PNG)'),
     },
-    async run(ctx, args) {
+    async run(args, ctx) {
       const orgId = orgOf(ctx);
       const status = await ctx.api.call('getJobStatus', {
         params: { org_id: orgId, endpoint_name: args.endpoint_name },
@@ -267,7 +260,7 @@ export const porticoTools: readonly PorticoTool[] = [
       question_id: z.uuid().optional().describe('The question being answered (default: the one pending)'),
       wait: z.boolean().default(true).describe('Wait until the job ends or asks again (default true)'),
     },
-    async run(ctx, args) {
+    async run(args, ctx) {
       const orgId = orgOf(ctx);
       const params = { org_id: orgId, endpoint_name: args.endpoint_name };
       let questionId = args.question_id;
@@ -297,7 +290,7 @@ export const porticoTools: readonly PorticoTool[] = [
     audience: 'org',
     description: 'Cancel a queued, running or waiting job.',
     input: { endpoint_name: endpointName, job_id: jobId },
-    async run(ctx, args) {
+    async run(args, ctx) {
       return json(
         await ctx.api.call('cancelJob', {
           params: { org_id: orgOf(ctx), endpoint_name: args.endpoint_name },
@@ -318,7 +311,7 @@ export const porticoTools: readonly PorticoTool[] = [
         .optional()
         .describe('Viewport in CSS pixels; default 1280x800'),
     },
-    async run(ctx, args) {
+    async run(args, ctx) {
       const session = await ctx.api.call('createSession', { body: args });
       return json({
         session_id: session.session_id,
@@ -340,7 +333,7 @@ export const porticoTools: readonly PorticoTool[] = [
       variables: SingleActionRequest.shape.variables,
       set_cache: SingleActionRequest.shape.set_cache,
     },
-    async run(ctx, args) {
+    async run(args, ctx) {
       return json(await ctx.api.runAction(args));
     },
   }),
@@ -349,7 +342,7 @@ export const porticoTools: readonly PorticoTool[] = [
     audience: 'account',
     description: 'End a browser session: its browser closes.',
     input: { session_id: z.string().min(1).max(128).describe('From create_session') },
-    async run(ctx, args) {
+    async run(args, ctx) {
       const session = await ctx.api.call('terminateSession', { params: { session_id: args.session_id } });
       return json({ session_id: session.session_id, status: session.status });
     },
@@ -360,7 +353,7 @@ export const porticoTools: readonly PorticoTool[] = [
     description:
       "List the stored sign-in credentials by name and id (never a secret). Pass an id as run_job's credential_id.",
     input: {},
-    async run(ctx) {
+    async run(_args, ctx) {
       const credentials = await ctx.api.call('listCredentials');
       return json({
         credentials: credentials.map((credential) => ({ id: credential.id, service_name: credential.service_name })),

@@ -178,13 +178,13 @@ export async function runWithModel(
     results: new ResultCheck(null),
     vision: new VisionLocator(() => Promise.reject(new Error('no vision model for single actions')), ctx),
     element(i) {
-      const element = typeof i === 'number' ? state.elements[i] : undefined;
-      if (!element) throw new ToolInputError(`no element [${String(i)}] in the current listing`);
+      const element = state.elements[i];
+      if (!element) throw new ToolInputError(`no element [${i}] in the current listing`);
       return { element, locator: locateByIndex(state, element.index) };
     },
   };
   try {
-    const outcome = await tool.run(call.input, env);
+    const outcome = await tool.call(call.input, env);
     if (outcome.final?.kind === 'fail') return { success: false, error: outcome.final.message, usage };
     if (outcome.error) return { success: false, error: secrets.redact(outcome.output), usage };
     const recipe = recipeOf(call.name, call.input, target, trace.steps[0]?.value);

@@ -19,7 +19,7 @@ import { isReplayTrace, replayTrace } from './replay/replayer.ts';
 import { TraceRecorder, type ReplayTrace } from './replay/traceRecorder.ts';
 import { SecretValues } from './secretValues.ts';
 import { SkillLibrary, type SkillSummary } from './skillLibrary.ts';
-import { AGENT_TOOLS, ToolInputError, type ToolEnv, type ToolResult } from './tools/index.ts';
+import { AGENT_TOOLS, type AgentTool, ToolInputError, type ToolEnv, type ToolResult } from './tools/index.ts';
 import { VisionLocator } from './visionLocator.ts';
 
 export interface ModelAgentDeps {
@@ -207,7 +207,7 @@ export class ModelAgent implements Agent {
         }
         const tool = AGENT_TOOLS.get(call.name);
         const outcome: ToolResult = tool
-          ? await this.#runTool(ctx, tool.run.bind(tool), call.input, env)
+          ? await this.#runTool(ctx, tool, call.input, env)
           : { output: `unknown tool '${call.name}'`, error: true };
         const signature = `${call.name} ${JSON.stringify(call.input)}`;
         if (outcome.error) {
@@ -240,12 +240,12 @@ export class ModelAgent implements Agent {
 
   async #runTool(
     ctx: AgentContext,
-    run: (input: Record<string, unknown>, env: ToolEnv) => Promise<ToolResult>,
+    tool: AgentTool,
     input: Record<string, unknown>,
     env: ToolEnv,
   ): Promise<ToolResult> {
     try {
-      return await run(input, env);
+      return await tool.call(input, env);
     } catch (error) {
       // Aborts, the engine's own failures (max_turns, HITL off) end the run; page errors go back to the model.
       if (ctx.signal.aborted || error instanceof AgentFailure) throw error;
@@ -276,8 +276,8 @@ export class ModelAgent implements Agent {
       vision,
       results: resultCheck,
       element(index) {
-        const element = typeof index === 'number' ? state.elements[index] : undefined;
-        if (!element) throw new ToolInputError(`no element [${String(index)}] in the current listing`);
+        const element = state.elements[index];
+        if (!element) throw new ToolInputError(`no element [${index}] in the current listing`);
         return { element, locator: locateByIndex(state, element.index) };
       },
     };

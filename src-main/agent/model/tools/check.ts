@@ -1,15 +1,15 @@
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP } from './toolTypes.ts';
+import { z } from 'zod';
+import { agentTool, ElementIndex } from './toolTypes.ts';
 
 /** Sets a checkbox, radio button or switch on or off. */
-export const checkTool: AgentTool = {
+export const checkTool = agentTool({
   name: 'check',
   description: 'Set the checkbox / radio / switch at [index] to checked (true) or unchecked (false).',
-  inputSchema: { properties: { ...INDEX_PROP, checked: { type: 'boolean' } }, required: ['index', 'checked'] },
+  input: { index: ElementIndex, checked: z.boolean() },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
-    const checked = input.checked !== false;
+    const { checked } = input;
     await locator.setChecked(checked, {
       timeout: 5_000,
       force: element.type === 'radio' || element.type === 'checkbox' ? false : true,
@@ -17,4 +17,4 @@ export const checkTool: AgentTool = {
     env.trace.record({ action: 'check', target: element, value: { kind: 'literal', value: String(checked) } });
     return { output: `[${element.index}] is now ${checked ? 'checked' : 'unchecked'}` };
   },
-};
+});

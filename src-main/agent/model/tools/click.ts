@@ -1,11 +1,10 @@
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP } from './toolTypes.ts';
+import { agentTool, ElementIndex } from './toolTypes.ts';
 
 /** Clicks an element by index (buttons, links, tabs, custom widgets). */
-export const clickTool: AgentTool = {
+export const clickTool = agentTool({
   name: 'click',
   description: 'Click the element at [index]. Ends the actions of this turn if the page may change.',
-  inputSchema: { properties: INDEX_PROP, required: ['index'] },
+  input: { index: ElementIndex },
   changesPage: true,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
@@ -14,4 +13,4 @@ export const clickTool: AgentTool = {
     env.trace.record({ action: 'click', target: element });
     return { output: `clicked [${element.index}] ${element.role} ${JSON.stringify(element.name)}` };
   },
-};
+});

@@ -1,16 +1,15 @@
-import type { AgentTool } from './toolTypes.ts';
+import { z } from 'zod';
+import { agentTool } from './toolTypes.ts';
 
 /** Clicks viewport coordinates (after locate_visually). */
-export const clickAtTool: AgentTool = {
+export const clickAtTool = agentTool({
   name: 'click_at',
   description: 'Click at viewport coordinates x, y (from locate_visually).',
-  inputSchema: { properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'] },
+  input: { x: z.number(), y: z.number() },
   changesPage: true,
-  async run(input, env) {
-    const x = Number(input.x);
-    const y = Number(input.y);
+  async run({ x, y }, env) {
     await env.page.mouse.click(x, y);
     env.trace.record({ action: 'click_at', x, y });
     return { output: `clicked at ${x},${y}` };
   },
-};
+});

@@ -1,14 +1,13 @@
-import type { AgentTool } from './toolTypes.ts';
-import { stringArg } from './toolTypes.ts';
+import { agentTool, Text } from './toolTypes.ts';
 
 /** Ends the job as failed with a reason the user reads. */
-export const failTool: AgentTool = {
+export const failTool = agentTool({
   name: 'fail',
   description: 'Give up: the task cannot be completed. reason says why, for the user.',
-  inputSchema: { properties: { reason: { type: 'string' } }, required: ['reason'] },
+  input: { reason: Text },
   changesPage: true,
   async run(input, env) {
-    const reason = env.secrets.redact(stringArg(input, 'reason'));
+    const reason = env.secrets.redact(input.reason);
     return { output: reason, final: { kind: 'fail', message: reason } };
   },
-};
+});

@@ -1,15 +1,14 @@
-import type { AgentTool } from './toolTypes.ts';
-import { stringArg } from './toolTypes.ts';
+import { agentTool, ElementIndex, Text } from './toolTypes.ts';
 
 /** Presses a key (Enter, Tab, Escape, ArrowDown, …), optionally on an element. */
-export const pressKeyTool: AgentTool = {
+export const pressKeyTool = agentTool({
   name: 'press_key',
   description:
     'Press a key such as Enter, Tab, Escape or ArrowDown, on the element at [index] if given, else on the focused element.',
-  inputSchema: { properties: { key: { type: 'string' }, index: { type: 'integer' } }, required: ['key'] },
+  input: { key: Text, index: ElementIndex.optional() },
   changesPage: true,
   async run(input, env) {
-    const key = stringArg(input, 'key');
+    const { key } = input;
     if (input.index !== undefined) {
       const { element, locator } = env.element(input.index);
       await locator.press(key, { timeout: 5_000 });
@@ -21,4 +20,4 @@ export const pressKeyTool: AgentTool = {
     await env.page.waitForLoadState('domcontentloaded').catch(() => undefined);
     return { output: `pressed ${key}` };
   },
-};
+});

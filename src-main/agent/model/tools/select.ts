@@ -1,17 +1,16 @@
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP, stringArg, ToolInputError } from './toolTypes.ts';
+import { agentTool, ElementIndex, Text, ToolInputError } from './toolTypes.ts';
 
 /** Chooses an option of a <select> by its label (or value). */
-export const selectTool: AgentTool = {
+export const selectTool = agentTool({
   name: 'select',
   description: 'Choose the option with this label in the dropdown at [index].',
-  inputSchema: { properties: { ...INDEX_PROP, option: { type: 'string' } }, required: ['index', 'option'] },
+  input: { index: ElementIndex, option: Text },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
     if (element.tag !== 'select')
       throw new ToolInputError(`[${element.index}] is not a dropdown; click it and then the option instead`);
-    const { value, source } = await env.secrets.resolve(stringArg(input, 'option'));
+    const { value, source } = await env.secrets.resolve(input.option);
     const chosen = await locator
       .selectOption({ label: value }, { timeout: 3_000 })
       .catch(() => locator.selectOption(value, { timeout: 3_000 }));
@@ -20,4 +19,4 @@ export const selectTool: AgentTool = {
     env.trace.record({ action: 'select', target: element, value: source });
     return { output: `selected ${JSON.stringify(value)} in [${element.index}]` };
   },
-};
+});

@@ -7,7 +7,8 @@ import type { SecretValues } from '../secretValues.ts';
 import type { SkillLibrary } from '../skillLibrary.ts';
 import type { TraceRecorder } from '../replay/traceRecorder.ts';
 import type { VisionLocator } from '../visionLocator.ts';
-import { PorticoError } from '../../../base/errors.ts';
+import { z } from 'zod';
+import { defineModelTool, type ModelTool, type ToolSpec, ToolInputError } from '../../../base/modelTool.ts';
 
 /** What a tool may use during one turn. */
 export interface ToolEnv {
@@ -21,7 +22,7 @@ export interface ToolEnv {
   /** Checks a `done` result against output_schema (shared by every turn: it counts rejections). */
   results: ResultCheck;
   /** The element at `index` in this turn's listing, or an error the model can act on. */
-  element(index: unknown): { element: PageElement; locator: Locator };
+  element(index: number): { element: PageElement; locator: Locator };
 }
 
 /** How a tool call ended; `final` ends the run. */
@@ -31,29 +32,23 @@ export interface ToolResult {
   final?: { kind: 'done'; result: JsonObject } | { kind: 'fail'; message: string };
 }
 
-/** One tool the model may call. */
-export interface AgentTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
+/** One tool the model may call: a `ModelTool` (one zod input shape → JSON Schema, validation, typed handler). */
+export interface AgentTool extends ModelTool<ToolEnv, ToolResult> {
   /** True when the page may change under later calls of the same turn (they are then skipped). */
   changesPage: boolean;
-  run(input: Record<string, unknown>, env: ToolEnv): Promise<ToolResult>;
 }
 
-/** A tool error the model sees and can correct (wrong index, missing option, …). */
-export class ToolInputError extends PorticoError {
-  constructor(message: string) {
-    super(message);
-  }
+/** Defines a page tool: its input is parsed against `input` before `run` sees it. */
+export function agentTool<Shape extends z.ZodRawShape>(
+  spec: ToolSpec<Shape, ToolEnv, ToolResult> & { changesPage: boolean },
+): AgentTool {
+  return { ...defineModelTool(spec), changesPage: spec.changesPage };
 }
 
-export function stringArg(input: Record<string, unknown>, name: string): string {
-  const value = input[name];
-  if (typeof value !== 'string' && typeof value !== 'number') throw new ToolInputError(`'${name}' must be a string`);
-  return String(value);
-}
+/** A text argument; a number is taken as its digits (a model may send a zip code as 12345), anything else is refused. */
+export const Text = z.preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string());
 
-export const INDEX_PROP = {
-  index: { type: 'integer', description: 'The [index] of the element in the current listing' },
-};
+/** The [index] of an element in this turn's listing. */
+export const ElementIndex = z.number().int().describe('The [index] of the element in the current listing');
+
+export { ToolInputError };

@@ -1,22 +1,18 @@
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP, stringArg } from './toolTypes.ts';
+import { agentTool, ElementIndex, Text } from './toolTypes.ts';
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import { markField } from '../../injected/index.ts';
 
 /** Generates a TOTP code locally from a credential's seed and types it; the code never reaches the model. */
-export const totpCodeTool: AgentTool = {
+export const totpCodeTool = agentTool({
   name: 'totp_code',
   description:
     'Generate the current one-time code (TOTP) of credential credential_id and type it into the field at [index].',
-  inputSchema: {
-    properties: { ...INDEX_PROP, credential_id: { type: 'string' } },
-    required: ['index', 'credential_id'],
-  },
+  input: { index: ElementIndex, credential_id: Text },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
-    const id = stringArg(input, 'credential_id');
+    const id = input.credential_id;
     await assertCredentialOrigin(locator, env.ctx.credential);
     // Marked before the value goes in, so no screenshot or recording frame shows it (browser/pageScreenshot.ts).
     await locator.evaluate(markField, SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
@@ -24,4 +20,4 @@ export const totpCodeTool: AgentTool = {
     env.trace.record({ action: 'type', target: element, value: { kind: 'totp', id } });
     return { output: `typed {{credential:${id}.totp}} into [${element.index}]` };
   },
-};
+});

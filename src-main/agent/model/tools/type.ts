@@ -1,19 +1,18 @@
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import { markField } from '../../injected/index.ts';
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP, stringArg } from './toolTypes.ts';
+import { agentTool, ElementIndex, Text } from './toolTypes.ts';
 
 /** Types text into a field; placeholders such as {{form_data.password}} are filled by the browser layer. */
-export const typeTool: AgentTool = {
+export const typeTool = agentTool({
   name: 'type',
   description:
     'Replace the content of the text field at [index] with text. Use placeholders like {{form_data.<key>}} or {{credential:<id>.password}} for secrets; they are filled in locally.',
-  inputSchema: { properties: { ...INDEX_PROP, text: { type: 'string' } }, required: ['index', 'text'] },
+  input: { index: ElementIndex, text: Text },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
-    const text = stringArg(input, 'text');
+    const { text } = input;
     const typesCredential = text.includes('{{credential:');
     // A credential's value goes only into a frame of its own site, like use_credential (docs/credentials.md).
     if (typesCredential) await assertCredentialOrigin(locator, env.ctx.credential);
@@ -24,4 +23,4 @@ export const typeTool: AgentTool = {
     env.trace.record({ action: 'type', target: element, value: source });
     return { output: `typed into [${element.index}] ${JSON.stringify(element.name)}` };
   },
-};
+});

@@ -1,19 +1,15 @@
 import { filePayloads } from '../../autofill/valueAdapter.ts';
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP, stringArg, ToolInputError } from './toolTypes.ts';
+import { agentTool, ElementIndex, Text, ToolInputError } from './toolTypes.ts';
 
 /** Sets a file input from a form_data file object ({name, mime_type, content_base64}). */
-export const uploadFileTool: AgentTool = {
+export const uploadFileTool = agentTool({
   name: 'upload_file',
   description: 'Attach the file held in form_data under key to the file input at [index].',
-  inputSchema: {
-    properties: { ...INDEX_PROP, form_data_key: { type: 'string' } },
-    required: ['index', 'form_data_key'],
-  },
+  input: { index: ElementIndex, form_data_key: Text },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
-    const key = stringArg(input, 'form_data_key');
+    const key = input.form_data_key;
     const files = filePayloads(env.ctx.formData[key]);
     if (files.length === 0) throw new ToolInputError(`form_data.${key} is not a file object`);
     await locator.setInputFiles(
@@ -23,4 +19,4 @@ export const uploadFileTool: AgentTool = {
     env.trace.record({ action: 'upload_file', target: element, value: { kind: 'form_data', key } });
     return { output: `attached ${files.map((f) => f.name).join(', ')} to [${element.index}]` };
   },
-};
+});

@@ -1,22 +1,18 @@
-import type { AgentTool } from './toolTypes.ts';
-import { INDEX_PROP, stringArg } from './toolTypes.ts';
+import { agentTool, ElementIndex, Text } from './toolTypes.ts';
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import { markField } from '../../injected/index.ts';
 
 /** Types a stored credential's password; the model names the credential, never sees the value. */
-export const useCredentialTool: AgentTool = {
+export const useCredentialTool = agentTool({
   name: 'use_credential',
   description:
     'Type the password of stored credential credential_id into the field at [index]. The value is filled in locally and never shown to you.',
-  inputSchema: {
-    properties: { ...INDEX_PROP, credential_id: { type: 'string' } },
-    required: ['index', 'credential_id'],
-  },
+  input: { index: ElementIndex, credential_id: Text },
   changesPage: false,
   async run(input, env) {
     const { element, locator } = env.element(input.index);
-    const id = stringArg(input, 'credential_id');
+    const id = input.credential_id;
     await assertCredentialOrigin(locator, env.ctx.credential);
     // Marked before the value goes in, so no screenshot or recording frame shows it (browser/pageScreenshot.ts).
     await locator.evaluate(markField, SECRET_FIELD_ATTRIBUTE).catch(() => undefined);
@@ -24,4 +20,4 @@ export const useCredentialTool: AgentTool = {
     env.trace.record({ action: 'type', target: element, value: { kind: 'credential', id, field: 'password' } });
     return { output: `typed {{credential:${id}.password}} into [${element.index}]` };
   },
-};
+});
