@@ -8,7 +8,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { cellDate, datesIn, shownMonth } from '../../src-main/agent/autofill/calendarFiller.ts';
+import { cellDate, datesIn, pickerIndex, shownMonth } from '../../src-main/agent/autofill/calendarFiller.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
 import { buildReactCorpus, REACT_CORPUS, reactCorpusHandlers, submitPath } from '../fixtures/react-forms/corpus.ts';
@@ -18,15 +18,38 @@ import { fakeContext } from './fakeContext.ts';
 
 const form = REACT_CORPUS.find((f) => f.name === 'react-aria-home-viewing');
 if (!form) throw new Error('corpus form react-aria-home-viewing is missing');
+const insurance = REACT_CORPUS.find((f) => f.name === 'react-aria-travel-insurance');
+if (!insurance) throw new Error('corpus form react-aria-travel-insurance is missing');
 
 describe('calendar grid parts (pure)', () => {
   it('reads a day cell name as one date, whatever the words around it', () => {
     expect(cellDate('Friday, March 14, 2025')).toEqual({ year: 2025, month: 3, day: 14 });
     expect(cellDate('Today, Friday, March 14, 2025 selected')).toEqual({ year: 2025, month: 3, day: 14 });
     expect(cellDate('14')).toBeNull();
+    expect(cellDate('Choose Friday, March 14, 2025')).toEqual({ year: 2025, month: 3, day: 14 });
+    expect(
+      cellDate('Selected Range: Thursday, February 25 to Thursday, March 4, 2027, Thursday, March 4, 2027 selected'),
+    ).toEqual({ year: 2027, month: 3, day: 4 });
+    expect(pickerIndex('month', 'Jul')).toBe(7);
+    expect(pickerIndex('month', 'September')).toBe(9);
+    expect(pickerIndex('month', '12')).toBe(12);
+    expect(pickerIndex('month', 'Ma')).toBe(-1);
+    expect(pickerIndex('year', '1986')).toBe(1986);
+    expect(
+      shownMonth({
+        heading: '',
+        cells: [],
+        prev: false,
+        next: false,
+        month: { kind: 'listbox', options: [], shown: 'July' },
+        year: { kind: 'select', options: ['1986'], shown: '1986' },
+      }),
+    ).toEqual({ year: 1986, month: 7 });
     expect(datesIn('Viewing date May 14, 2027')).toEqual([[{ year: 2027, month: 5, day: 14 }]]);
     expect(datesIn('Choose date')).toEqual([]);
-    expect(shownMonth({ heading: 'Viewing date, April 2027', cells: [], prev: true, next: true })).toEqual({
+    expect(
+      shownMonth({ heading: 'Viewing date, April 2027', cells: [], prev: true, next: true, month: null, year: null }),
+    ).toEqual({
       year: 2027,
       month: 4,
     });
@@ -41,7 +64,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    const built = await buildReactCorpus([form]);
+    const built = await buildReactCorpus([form, insurance]);
     const [launched, started] = await Promise.all([launchTestBrowser(), startFormServer(reactCorpusHandlers(built))]);
     browser = launched.browser;
     closeBrowser = launched.close;
@@ -60,14 +83,18 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     await context?.close();
   });
 
-  async function fill(viewingDate: string): Promise<{ failure: unknown; sent: unknown[]; logs: string[] }> {
+  async function fill(
+    viewingDate: string,
+    on = form as NonNullable<typeof form>,
+    formData: JsonObject = { ...(form?.formData as JsonObject), viewing_date: viewingDate },
+  ): Promise<{ failure: unknown; sent: unknown[]; logs: string[] }> {
     const srv = server as FormServer;
     const since = srv.posts.length;
     const ctx = fakeContext({
       page,
-      startUrl: srv.url('/rf/react-aria-home-viewing/'),
-      formData: { ...(form?.formData as JsonObject), viewing_date: viewingDate },
-      formSchema: form?.formSchema as JsonObject,
+      startUrl: srv.url(`/rf/${on.name}/`),
+      formData,
+      formSchema: on.formSchema as JsonObject,
       maxTurns: 10,
     });
     let failure: unknown;
@@ -78,7 +105,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     }
     const sent = srv.posts
       .slice(since)
-      .filter((p) => p.path === submitPath(form as NonNullable<typeof form>))
+      .filter((p) => p.path === submitPath(on))
       .map((p) => p.json);
     return { failure, sent, logs: ctx.logs };
   }
@@ -101,5 +128,22 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     const run = await fill('2027-03-21');
     expect(run.sent).toEqual([]);
     expect(String(run.failure)).toMatch(/Sunday, March 21, 2027.*not available/);
+  }, 60_000);
+
+  // Corpus form react-aria-travel-insurance: a date of birth from a calendar whose month and year are
+  // dropdowns (React Aria Selects in the calendar's header; 1930-2008), trip dates as a range in a
+  // calendar shown on the page (from January 2027). The form itself passes in the corpus test.
+  const insured = (changes: JsonObject): JsonObject => ({ ...(insurance?.formData as JsonObject), ...changes });
+
+  it("a year the calendar's year dropdown does not offer fails saying so; no neighbouring year, nothing sent", async () => {
+    const run = await fill('', insurance, insured({ date_of_birth: '1925-05-01' }));
+    expect(run.sent).toEqual([]);
+    expect(String(run.failure)).toMatch(/Date of birth.*offers no year 1925 in its year dropdown \(2008 … 1930\)/);
+  }, 60_000);
+
+  it("a trip starting before the range calendar's first month fails before any day is clicked; nothing sent", async () => {
+    const run = await fill('', insurance, insured({ trip_dates: { start: '2026-12-28', end: '2027-01-03' } }));
+    expect(run.sent).toEqual([]);
+    expect(String(run.failure)).toMatch(/calendar of 'Trip dates' does not go to December 2026/);
   }, 60_000);
 });

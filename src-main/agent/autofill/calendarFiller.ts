@@ -1,13 +1,16 @@
 // A date field that takes no typed date, only a calendar grid (docs/autofill.md, "Date picker dialogs
-// and calendar-only fields"): its trigger opens the calendar, the previous/next buttons move it month
-// by month until the month meant shows, the day whose accessible name means the date meant is clicked,
-// and what the field then shows is read back and must be the same date. A day the calendar shows as
-// unavailable, or a month it cannot reach, is a problem (asked or failed) — never a look-alike day.
+// and calendar-only fields"): its trigger opens the calendar (an inline calendar is always open), its
+// month and year pickers (selects or dropdowns inside the calendar) or its previous/next buttons move
+// it to the month meant, the day whose accessible name means the date meant is clicked — for a range,
+// the start day and then the end day — and what the field then shows (or the days the calendar marks
+// selected) is read back and must be the same date. A day the calendar shows as unavailable, or a
+// month or year it cannot reach, is a problem (asked or failed) — never a look-alike day.
 import { AgentFailure } from '../agentTypes.ts';
 import { calendarGrid } from '../injected/index.ts';
-import type { CalendarFacts } from '../injected/scanTypes.ts';
+import type { CalendarFacts, CalendarPicker } from '../injected/scanTypes.ts';
 import { type DateParts, dateReadings, isoDate, MONTHS, parseMonthYear } from './dates.ts';
 import { click, type FillEnv, FillProblem, type FillResult, locate, waitFor } from './fillBase.ts';
+import { dateRangeValue } from './rangeAndNumber.ts';
 import type { Target } from './targets.ts';
 import { asText } from './valueAdapter.ts';
 
@@ -17,11 +20,18 @@ const MAX_STEPS = 120;
 /** The date a day cell's accessible name means ("Friday, March 14, 2025", "Today, Friday, …", "… selected"), or null. */
 export function cellDate(name: string): DateParts | null {
   const text = name
-    .replace(/\b(today|selected|unavailable|not available|available|booked|disabled)\b/gi, ' ')
+    .replace(
+      /\b(today|selected( date)?|unavailable|not available|available|booked|disabled|choose|first available date|last available date|starting range from|range ending at|in range)\b\.?/gi,
+      ' ',
+    )
     .replace(/\s*,\s*(?=,|$)/g, '')
     .replace(/^[\s,]+|[\s,]+$/g, '');
   const readings = dateReadings(text);
-  return readings.length === 1 ? (readings[0] as DateParts) : null;
+  if (readings.length === 1) return readings[0] as DateParts;
+  // A name that also describes the selection ("Selected Range: Thursday, February 25 to Thursday, March
+  // 4, 2027, Thursday, March 4, 2027 selected") ends with the cell's own date.
+  const last = datesIn(text).at(-1);
+  return last?.length === 1 ? (last[0] as DateParts) : null;
 }
 
 const monthIndex = (d: { year: number; month: number }): number => d.year * 12 + d.month - 1;
@@ -30,6 +40,10 @@ const monthIndex = (d: { year: number; month: number }): number => d.year * 12 +
 export function shownMonth(facts: CalendarFacts): { year: number; month: number } | null {
   const fromHeading = parseMonthYear(facts.heading) ?? parseMonthYear(lastMonthYear(facts.heading));
   if (fromHeading) return fromHeading;
+  // No heading naming it: what the month and year pickers show ("July", "1986").
+  const month = facts.month ? pickerIndex('month', facts.month.shown) : -1;
+  const year = facts.year ? Number(facts.year.shown) : Number.NaN;
+  if (month >= 1 && Number.isInteger(year) && year > 0) return { year, month };
   const counts = new Map<number, number>();
   for (const c of facts.cells) {
     const d = cellDate(c.name);
@@ -64,12 +78,31 @@ export function datesIn(text: string): DateParts[][] {
 
 const sameDay = (a: DateParts, b: DateParts): boolean => a.year === b.year && a.month === b.month && a.day === b.day;
 
+/**
+ * The month (1-12) an option text of a month picker names ("July", "Jul", "7"), or the year a year
+ * picker's option names; -1 when it names none.
+ */
+export function pickerIndex(part: 'month' | 'year', text: string): number {
+  const t = text.trim().toLowerCase();
+  if (part === 'year') return /^\d{4}$/.test(t) ? Number(t) : -1;
+  if (/^\d{1,2}$/.test(t)) return Number(t) >= 1 && Number(t) <= 12 ? Number(t) : -1;
+  const word = t.replace(/[.\s].*$/, '');
+  if (word.length < 3) return -1;
+  const i = MONTHS.findIndex((m) => m.startsWith(word));
+  return i >= 0 ? i + 1 : -1;
+}
+
 function spelled(d: DateParts): string {
   const m = MONTHS[d.month - 1] ?? '';
   return `${m.charAt(0).toUpperCase()}${m.slice(1)} ${d.year}`;
 }
 
+/** The calendar's grid now: an inline calendar's own grid, else the one its trigger opened. */
 async function readGrid(target: Target): Promise<CalendarFacts | null> {
+  if (target.controls[0]?.calendar?.inline)
+    return locate(target)
+      .evaluate(calendarGrid)
+      .catch(() => null);
   return target.frame.evaluate(calendarGrid, null).catch(() => null);
 }
 
@@ -85,68 +118,251 @@ async function shownTexts(target: Target): Promise<string[]> {
   return [...own, around].filter(Boolean);
 }
 
-export async function fillCalendar(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
-  const readings = dateReadings(asText(value));
-  if (readings.length !== 1)
-    throw new FillProblem(
-      `'${asText(value)}' is not one date for '${target.label}', which takes a day from a calendar`,
-    );
-  const goal = readings[0] as DateParts;
-  const close = async (): Promise<void> => {
-    if (await readGrid(target)) await env.page.keyboard.press('Escape').catch(() => undefined);
-  };
+/** One open calendar being driven: its facts as last read, and how to close it. */
+class CalendarDriver {
+  facts: CalendarFacts;
+  private readonly env: FillEnv;
+  private readonly target: Target;
+  constructor(env: FillEnv, target: Target, facts: CalendarFacts) {
+    this.env = env;
+    this.target = target;
+    this.facts = facts;
+  }
+
+  /** Closes a popup calendar still open (an inline one stays). */
+  async close(): Promise<void> {
+    if (this.target.controls[0]?.calendar?.inline) return;
+    if (await readGrid(this.target)) await this.env.page.keyboard.press('Escape').catch(() => undefined);
+  }
+
+  /** Fails after closing the calendar: a FillProblem (asked or failed), nothing chosen. */
+  async problem(message: string): Promise<never> {
+    await this.close();
+    throw new FillProblem(message);
+  }
+
+  /** Reads the grid until `moved` holds for it (the month shown changed), at most 3 s; false when it did not. */
+  private async until(moved: (f: CalendarFacts) => boolean): Promise<boolean> {
+    return waitFor(async () => {
+      const now = await readGrid(this.target);
+      if (!now || !moved(now)) return false;
+      this.facts = now;
+      return true;
+    }, 3000);
+  }
+
+  /**
+   * Chooses `wanted` (a month 1-12 or a year) in the calendar's month or year picker: a native select by
+   * its option, a dropdown by opening it and clicking the option naming it. A picker offering no such
+   * option (a year outside the calendar's range) is a problem — never the nearest one.
+   */
+  private async choose(part: 'month' | 'year', picker: CalendarPicker, wanted: number, goal: DateParts): Promise<void> {
+    const label = this.target.label;
+    const loc = this.target.frame.locator(`[data-portico-cal="${part}"]`);
+    const what = part === 'month' ? spelled({ ...goal, day: 1 }).split(' ')[0] : String(wanted);
+    if (picker.kind === 'select') {
+      const index = picker.options.findIndex((o) => pickerIndex(part, o) === wanted);
+      if (index < 0)
+        await this.problem(
+          `the calendar of '${label}' offers no ${part} ${what} in its ${part} list (${picker.options.filter((o) => pickerIndex(part, o) > 0).join(', ')}); ${isoDate(goal)} cannot be chosen`,
+        );
+      await loc.selectOption({ index }, { timeout: this.env.budget.ms() });
+      return;
+    }
+    await click(this.env, loc);
+    const options = this.target.frame.locator('[role=option]:visible');
+    if (!(await waitFor(async () => (await options.count()) > 0, 3000)))
+      await this.problem(`the ${part} dropdown in the calendar of '${label}' showed no options`);
+    const names = (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const index = names.findIndex((n) => pickerIndex(part, n) === wanted);
+    if (index < 0) {
+      await this.env.page.keyboard.press('Escape');
+      const first = names.find((n) => pickerIndex(part, n) > 0);
+      const last = names.findLast((n) => pickerIndex(part, n) > 0);
+      await this.problem(
+        `the calendar of '${label}' offers no ${part} ${what} in its ${part} dropdown (${first} … ${last}); ${isoDate(goal)} cannot be chosen`,
+      );
+    }
+    await click(this.env, options.nth(index));
+  }
+
+  /** Moves the calendar to the month of `goal`: by its month and year pickers when it has them and the month is not next door, else month by month. */
+  async goTo(goal: DateParts): Promise<void> {
+    const label = this.target.label;
+    let picked = false;
+    for (let step = 0; ; step++) {
+      const shown = shownMonth(this.facts);
+      if (!shown) await this.problem(`the calendar of '${label}' does not say which month it shows`);
+      const at = shown as { year: number; month: number };
+      const diff = monthIndex(goal) - monthIndex(at);
+      if (diff === 0) return;
+      const way = diff > 0 ? 'next' : 'prev';
+      const { month, year } = this.facts;
+      if (!picked && (month || year) && (Math.abs(diff) > 1 || !this.facts[way])) {
+        picked = true;
+        const before = monthIndex(at);
+        if (goal.year !== at.year) {
+          if (!year) await this.problem(`the calendar of '${label}' has no year to choose ${goal.year} in`);
+          await this.choose('year', year as CalendarPicker, goal.year, goal);
+          await this.until((f) => {
+            const m = shownMonth(f);
+            return m !== null && m.year === goal.year;
+          });
+        }
+        const now = shownMonth(this.facts);
+        if (now && now.month !== goal.month && this.facts.month)
+          await this.choose('month', this.facts.month, goal.month, goal);
+        if (
+          !(await this.until(
+            (f) =>
+              shownMonth(f) !== null && monthIndex(shownMonth(f) as DateParts & { day?: number }) === monthIndex(goal),
+          ))
+        )
+          if (monthIndex(shownMonth(this.facts) ?? at) === before)
+            await this.problem(
+              `the calendar of '${label}' did not move to ${spelled(goal)} when its month and year were chosen`,
+            );
+        continue;
+      }
+      if (step >= MAX_STEPS || !this.facts[way])
+        await this.problem(`the calendar of '${label}' does not go to ${spelled(goal)}`);
+      const before = this.facts.heading;
+      const beforeMonth = monthIndex(at);
+      await click(this.env, this.target.frame.locator(`[data-portico-cal="${way}"]`));
+      const moved = await this.until((f) => {
+        const m = shownMonth(f);
+        return f.heading !== before || (m !== null && monthIndex(m) !== beforeMonth);
+      });
+      if (!moved) await this.problem(`the calendar of '${label}' did not move past ${before}`);
+    }
+  }
+
+  /** The day cell named as `goal` (not hidden), or a problem: none, or unavailable. */
+  async cellOf(goal: DateParts): Promise<CalendarFacts['cells'][number]> {
+    const label = this.target.label;
+    const cell = this.facts.cells.find((c) => {
+      const d = !c.hidden ? cellDate(c.name) : null;
+      return d !== null && sameDay(d, goal);
+    });
+    if (!cell)
+      return this.problem(`the calendar of '${label}' shows no day named ${isoDate(goal)} in ${spelled(goal)}`);
+    if (cell.disabled) return this.problem(`'${cell.name}' is not available in the calendar of '${label}'`);
+    return cell;
+  }
+
+  /** Goes to `goal`'s month and clicks its day. */
+  async pick(goal: DateParts): Promise<string> {
+    await this.goTo(goal);
+    const cell = await this.cellOf(goal);
+    await click(this.env, this.target.frame.locator(`[data-portico-cal="${cell.mark}"]`));
+    return cell.name;
+  }
+
+  /** The grid read again (an inline calendar's, after a click): whether the day named as `goal` is marked selected. */
+  async selected(goal: DateParts): Promise<boolean | null> {
+    const now = await readGrid(this.target);
+    if (!now) return null;
+    this.facts = now;
+    const cell = now.cells.find((c) => {
+      const d = !c.hidden ? cellDate(c.name) : null;
+      return d !== null && sameDay(d, goal);
+    });
+    return cell ? cell.selected : null;
+  }
+}
+
+const nextDay = (d: DateParts): DateParts => {
+  const t = new Date(Date.UTC(d.year, d.month - 1, d.day + 1));
+  return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
+};
+
+async function openCalendar(env: FillEnv, target: Target, what: string): Promise<CalendarDriver> {
   let facts = await readGrid(target);
-  if (!facts) {
+  if (!facts && !target.controls[0]?.calendar?.inline) {
     await click(env, locate(target));
     await waitFor(async () => {
       facts = await readGrid(target);
       return facts !== null;
     }, 3000);
   }
-  if (!facts) throw new FillProblem(`'${target.label}' opened no calendar to pick ${isoDate(goal)} from`);
-  // Month by month to the month meant.
-  for (let step = 0; ; step++) {
-    const shown = shownMonth(facts as CalendarFacts);
-    if (!shown) {
-      await close();
-      throw new FillProblem(`the calendar of '${target.label}' does not say which month it shows`);
-    }
-    const diff = monthIndex(goal) - monthIndex(shown);
-    if (diff === 0) break;
-    const way = diff > 0 ? 'next' : 'prev';
-    if (step >= MAX_STEPS || !(facts as CalendarFacts)[way]) {
-      await close();
-      throw new FillProblem(`the calendar of '${target.label}' does not go to ${spelled(goal)}`);
-    }
-    const before = (facts as CalendarFacts).heading;
-    await click(env, target.frame.locator(`[data-portico-cal="${way}"]`));
-    const moved = await waitFor(async () => {
-      const now = await readGrid(target);
-      if (!now || now.heading === before) return false;
-      facts = now;
-      return true;
-    }, 3000);
-    if (!moved) {
-      await close();
-      throw new FillProblem(`the calendar of '${target.label}' did not move past ${before}`);
-    }
-  }
-  const grid = facts as CalendarFacts;
-  // The day whose name means the date meant (an outside-month day with the same number names another date).
-  const cell = grid.cells.find(
-    (c) => !c.hidden && cellDate(c.name) !== null && sameDay(cellDate(c.name) as DateParts, goal),
+  if (!facts) throw new FillProblem(`'${target.label}' opened no calendar to pick ${what} from`);
+  return new CalendarDriver(env, target, facts);
+}
+
+/** Waits (up to 3 s) for the day named as `goal` to show selected in an inline calendar; fails naming it otherwise. */
+async function seenSelected(driver: CalendarDriver, target: Target, goal: DateParts, name: string): Promise<void> {
+  if (await waitFor(async () => (await driver.selected(goal)) === true, 3000)) return;
+  throw new AgentFailure(
+    `the calendar '${target.label}' does not show '${name}' selected after it was clicked; the value was not placed`,
   );
-  if (!cell) {
-    await close();
-    throw new FillProblem(`the calendar of '${target.label}' shows no day named ${isoDate(goal)} in ${spelled(goal)}`);
+}
+
+/** A range into a calendar taking one (two clicks, start then end); the days it marks selected are read back. */
+async function fillCalendarRange(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
+  const range = dateRangeValue(value);
+  if (!range)
+    throw new FillProblem(
+      `'${asText(value)}' is not a date range ({start, end}, start first) for '${target.label}', which takes two days from a calendar`,
+    );
+  const { start, end } = range;
+  const driver = await openCalendar(env, target, `${isoDate(start)} – ${isoDate(end)}`);
+  // Both days must be reachable and available before the first click, so nothing is left half chosen.
+  await driver.goTo(end);
+  await driver.cellOf(end);
+  await driver.goTo(start);
+  await driver.cellOf(start);
+  const first = await driver.pick(start);
+  if (target.controls[0]?.calendar?.inline) await seenSelected(driver, target, start, first);
+  const last = await driver.pick(end);
+  const shown = `${isoDate(start)} – ${isoDate(end)}`;
+  if (target.controls[0]?.calendar?.inline) {
+    await seenSelected(driver, target, end, last);
+    // The days between are part of it, the day after is not (a range that ended elsewhere).
+    const after = nextDay(end);
+    if (after.month === end.month && (await driver.selected(after)) === true)
+      throw new AgentFailure(
+        `the calendar '${target.label}' shows days after '${last}' selected; the range ${shown} was not placed`,
+      );
+    if (start.month === end.month && start.year === end.year && (await driver.selected(start)) !== true)
+      throw new AgentFailure(
+        `the calendar '${target.label}' does not show '${first}' selected with '${last}'; the range ${shown} was not placed`,
+      );
+    return { shown, how: 'normalised' };
   }
-  if (cell.disabled) {
-    await close();
-    throw new FillProblem(`'${cell.name}' is not available in the calendar of '${target.label}'`);
+  if (!(await waitFor(async () => (await readGrid(target)) === null, 1000))) await driver.close();
+  const texts = await shownTexts(target);
+  const dates = texts.map((t) => datesIn(t)).find((d) => d.length >= 2) ?? [];
+  const [from, to] = [dates[0] ?? [], dates[1] ?? []];
+  if (
+    from.length !== 1 ||
+    to.length !== 1 ||
+    !sameDay(from[0] as DateParts, start) ||
+    !sameDay(to[0] as DateParts, end)
+  )
+    throw new AgentFailure(
+      `'${target.label}' shows '${texts[0] ?? ''}' after choosing '${first}' and '${last}' in its calendar, not ${shown}; the value was not placed`,
+    );
+  return { shown, how: 'normalised' };
+}
+
+export async function fillCalendar(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
+  if (target.controls[0]?.calendar?.range) return fillCalendarRange(env, target, value);
+  const readings = dateReadings(asText(value));
+  if (readings.length !== 1)
+    throw new FillProblem(
+      `'${asText(value)}' is not one date for '${target.label}', which takes a day from a calendar`,
+    );
+  const goal = readings[0] as DateParts;
+  const driver = await openCalendar(env, target, isoDate(goal));
+  const name = await driver.pick(goal);
+  const iso = isoDate(goal);
+  const how = asText(value) === iso ? 'exact' : 'normalised';
+  if (target.controls[0]?.calendar?.inline) {
+    await seenSelected(driver, target, goal, name);
+    return { shown: iso, how };
   }
-  await click(env, target.frame.locator(`[data-portico-cal="${cell.mark}"]`));
   // A picker closes on its own once a day is chosen; one that stays open is closed as a person does.
-  if (!(await waitFor(async () => (await readGrid(target)) === null, 1000))) await close();
+  if (!(await waitFor(async () => (await readGrid(target)) === null, 1000))) await driver.close();
   const texts = await shownTexts(target);
   let found: DateParts[] | undefined;
   for (const text of texts) {
@@ -156,12 +372,11 @@ export async function fillCalendar(env: FillEnv, target: Target, value: unknown)
   const showing = texts[0] ?? '';
   if (!found)
     throw new AgentFailure(
-      `'${target.label}' shows '${showing}' after choosing '${cell.name}' in its calendar; no date was read back`,
+      `'${target.label}' shows '${showing}' after choosing '${name}' in its calendar; no date was read back`,
     );
   if (found.length !== 1 || !sameDay(found[0] as DateParts, goal))
     throw new AgentFailure(
-      `'${target.label}' shows '${showing}' after choosing '${cell.name}' in its calendar, not ${isoDate(goal)}; the value was not placed`,
+      `'${target.label}' shows '${showing}' after choosing '${name}' in its calendar, not ${iso}; the value was not placed`,
     );
-  const iso = isoDate(goal);
-  return { shown: iso, how: asText(value) === iso ? 'exact' : 'normalised' };
+  return { shown: iso, how };
 }

@@ -53,7 +53,9 @@ export function compatibility(value: unknown, target: Target): number {
   if (target.meridiem) return typeof value === 'string' && parseTimeOfDay(value) ? 1 : 0;
   // A code of one character per box: any text or number (its length is checked when filled).
   if (target.kind === 'boxes') return typeof value === 'string' || typeof value === 'number' ? 1 : 0;
-  if (target.kind === 'calendar') return dateReadings(value).length ? 1 : 0;
+  // A calendar taking a range (two clicks) takes a range only; one taking a day, one date.
+  if (target.kind === 'calendar')
+    return target.controls[0]?.calendar?.range ? (dateRangeValue(value) ? 1 : 0) : dateReadings(value).length ? 1 : 0;
   if (target.kind === 'segments') {
     const field = target.controls[0]?.segments;
     return field && 'goal' in segmentGoal(field, value) ? 1 : 0;
@@ -272,8 +274,10 @@ export function eliminationFits(entry: Entry, target: Target): boolean {
       return asBoolean(entry.value) !== null;
     case 'segments':
       return target.controls[0]?.segments?.kind !== 'date' || dateReadings(entry.value).length === 1;
-    case 'date':
     case 'calendar':
+      if (target.controls[0]?.calendar?.range) return dateRangeValue(entry.value) !== null;
+      return dateReadings(entry.value).length === 1;
+    case 'date':
     case 'dateSplit':
       return (
         dateReadings(entry.value).length === 1 ||

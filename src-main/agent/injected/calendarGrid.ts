@@ -1,16 +1,21 @@
 // Runs in the page while a date field's calendar is open (a date picker dialog or popover, or a calendar
 // shown inline): what the visible calendar grid shows — the heading naming the month shown, each day
-// cell's accessible name and state, and whether it has previous/next buttons. Cells and buttons are
-// stamped `data-portico-cal` ("c<i>", "prev", "next") for the engine to click. `near` (optional) is
-// the field's own element: a grid inside it (an inline calendar) is preferred. Null when no grid shows.
+// cell's accessible name and state, whether it has previous/next buttons, and the month and year
+// pickers it holds (a native select, or a button opening a listbox, named or filled as a month or a
+// year). Cells, buttons and pickers are stamped `data-portico-cal` ("c<i>", "prev", "next", "month",
+// "year") for the engine to click. `near` is an inline calendar's grid (the field itself, see
+// calendarScan.ts); null means the calendar a trigger opened: a grid shown inline on the page (stamped
+// `data-portico-inline-cal` by the scan) is never that one. Null when no grid shows.
 import { byIds, clean, textOf, visible } from './dom.ts';
-import type { CalendarFacts } from './scanTypes.ts';
+import type { CalendarFacts, CalendarPicker } from './scanTypes.ts';
+
+const MONTH_NAMES = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i;
 
 export default function calendarGrid(near: Element | null): CalendarFacts | null {
   const grids = Array.from(document.querySelectorAll('[role=grid]')).filter(visible);
-  const inside = near ? grids.filter((g) => near.contains(g) || (near.parentElement?.contains(g) ?? false)) : [];
-  const inDialog = grids.filter((g) => g.closest('[role=dialog],dialog'));
-  const grid = inside.at(-1) ?? inDialog.at(-1) ?? grids.at(-1);
+  const popups = grids.filter((g) => !g.closest('[data-portico-inline-cal]'));
+  const inDialog = popups.filter((g) => g.closest('[role=dialog],dialog'));
+  const grid = near ? grids.find((g) => g === near || near.contains(g)) : (inDialog.at(-1) ?? popups.at(-1));
   if (!grid) return null;
   const nameOf = (el: Element): string =>
     clean(el.getAttribute('aria-label')) || byIds(el, el.getAttribute('aria-labelledby')) || clean(textOf(el));
@@ -54,5 +59,36 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
   };
   const prev = nav(/prev|previous|back|earlier|‹|«|</i);
   const next = nav(/next|forward|later|›|»|>/i);
-  return { heading, cells, prev, next };
+  // Month and year pickers: shown, not hidden from assistive technology (a custom select's hidden native twin).
+  const pickers = Array.from(box.querySelectorAll('select,[role=combobox],button[aria-haspopup=listbox]')).filter(
+    (p) => !grid.contains(p) && visible(p) && !p.closest('[aria-hidden=true]'),
+  );
+  const picker = (part: 'month' | 'year'): CalendarPicker | null => {
+    for (const p of pickers) {
+      const select = p.tagName === 'SELECT' ? (p as HTMLSelectElement) : null;
+      const options = select ? Array.from(select.options).map((o) => clean(o.text)) : [];
+      const label = clean(
+        [
+          p.getAttribute('aria-label'),
+          select?.labels?.[0] ? textOf(select.labels[0]) : '',
+          p.getAttribute('title'),
+          p.getAttribute('name'),
+        ].join(' '),
+      );
+      const byName = new RegExp(`\\b${part}\\b`, 'i').test(label);
+      const byOptions =
+        options.length >= 2 &&
+        (part === 'month'
+          ? options.filter((o) => MONTH_NAMES.test(o)).length >= 2
+          : options.filter((o) => /^\d{4}$/.test(o)).length >= 2);
+      if (!byName && !byOptions) continue;
+      p.setAttribute('data-portico-cal', part);
+      const shown = select ? clean(select.selectedOptions[0]?.text) : clean(textOf(p));
+      return { kind: select ? 'select' : 'listbox', options, shown };
+    }
+    return null;
+  };
+  const month = picker('month');
+  const year = picker('year');
+  return { heading, cells, prev, next, month, year };
 }

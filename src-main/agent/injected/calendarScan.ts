@@ -39,12 +39,74 @@ export function isCalendarTrigger(el: Element): boolean {
   return PICKS_DATE.test(`${clean(el.getAttribute('aria-label'))} ${textOf(el)}`) || SAYS_DATE.test(label);
 }
 
-/** Every calendar-only date field among `all`, as controls. */
-export function scanCalendarFields(all: Element[]): ScannedControl[] {
+/** Day cells whose names carry a year ("Friday, March 14, 2025"): a calendar's grid, not a data grid. */
+function datedCells(grid: Element): number {
+  return Array.from(grid.querySelectorAll('[role=gridcell],td')).filter((c) =>
+    /\b\d{4}\b/.test(
+      `${c.getAttribute('aria-label') || ''} ${c.querySelector('button,[role=button]')?.getAttribute('aria-label') || ''}`,
+    ),
+  ).length;
+}
+
+/** The calendar around a grid: the closest calendar region (`role=application`/`group`), else the closest ancestor holding a button besides its cells. */
+function calendarBox(grid: Element): Element {
+  const region = grid.closest('[role=application],[role=group]');
+  if (region) return region;
+  let box: Element = grid;
+  for (let up = 0; up < 4 && box.parentElement && box.parentElement !== document.body; up++) {
+    box = box.parentElement;
+    if (Array.from(box.querySelectorAll('button,[role=button]')).some((b) => !grid.contains(b))) return box;
+  }
+  return grid;
+}
+
+/** An inline calendar's label: what its grid's (or its region's) `aria-labelledby` names besides itself, else its `aria-label`, without the month shown. */
+function inlineLabelOf(grid: Element, box: Element): string {
+  for (const el of [grid, box]) {
+    const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter((id) => id && id !== el.id);
+    const named = byIds(el, ids.join(' '));
+    if (named) return named;
+  }
+  const own = clean(grid.getAttribute('aria-label')) || clean(box.getAttribute('aria-label'));
+  return clean(own.replace(/,?\s*\b[A-Z][a-z]+\.?\s+\d{4}\b.*$/, ''));
+}
+
+/**
+ * Calendars shown on the page with no trigger: a visible `role=grid` whose day cells carry dated
+ * names, outside any dialog or popup, not beside a box taking a typed date, with a label. Each grid is
+ * stamped `data-portico-inline-cal` (a trigger's popup calendar is never taken for it); the elements
+ * of its calendar (day cells, previous/next buttons, month and year pickers) are parts of it, never
+ * fields or buttons of their own (`parts`).
+ */
+export function inlineCalendars(all: Element[], parts: Set<Element>): Array<{ grid: Element; label: string }> {
+  const out: Array<{ grid: Element; label: string }> = [];
+  for (const grid of all) {
+    if ((grid.getAttribute('role') || '').toLowerCase() !== 'grid' || !visible(grid)) continue;
+    if (grid.closest('[role=dialog],dialog,[aria-modal=true],[popover]') || datedCells(grid) < 7) continue;
+    const box = calendarBox(grid);
+    // A grid beside a box taking a typed date belongs to that field (an open date picker's popup).
+    const field = box.parentElement;
+    if (field && Array.from(field.querySelectorAll(TYPED)).some((t) => !box.contains(t))) continue;
+    const label = inlineLabelOf(grid, box);
+    if (!label) continue;
+    grid.setAttribute('data-portico-inline-cal', '1');
+    for (const el of Array.from(box.querySelectorAll('*'))) if (el !== grid) parts.add(el);
+    out.push({ grid, label });
+  }
+  return out;
+}
+
+/** Every calendar-only date field among `all`, as controls; `inline` the calendars shown on the page. */
+export function scanCalendarFields(
+  all: Element[],
+  inline: Array<{ grid: Element; label: string }> = [],
+): ScannedControl[] {
   const out: ScannedControl[] = [];
-  for (const el of all) {
-    if (!isCalendarTrigger(el)) continue;
-    const label = fieldLabelOf(el);
+  const fields = [
+    ...all.filter(isCalendarTrigger).map((el) => ({ el, label: fieldLabelOf(el), inline: false })),
+    ...inline.map((c) => ({ el: c.grid, label: c.label, inline: true })),
+  ];
+  for (const { el, label, inline: isInline } of fields) {
     const vis = visible(el);
     out.push({
       pid: pidOf(el),
@@ -90,7 +152,11 @@ export function scanCalendarFields(all: Element[]): ScannedControl[] {
       labelOnly: false,
       mask: '',
       ...rowOf(el),
-      calendar: { shown: clean(textOf(el)), inline: false },
+      calendar: {
+        shown: isInline ? '' : clean(textOf(el)),
+        inline: isInline,
+        range: el.getAttribute('aria-multiselectable') === 'true',
+      },
     });
   }
   return out;

@@ -1,7 +1,7 @@
 // Runs in the page: every form control, button and error message of one frame, open shadow roots
 // included. Each element the engine may act on is stamped with a `data-portico-id` marker (pid).
 // Native controls are read here; widgets built from ARIA roles are added by ariaScan.ts.
-import { isCalendarTrigger, scanCalendarFields } from './calendarScan.ts';
+import { inlineCalendars, isCalendarTrigger, scanCalendarFields } from './calendarScan.ts';
 import { pressedGroupOf, scanAriaWidgets } from './ariaScan.ts';
 import {
   allElements,
@@ -297,7 +297,12 @@ function pageErrorsOf(all: Element[]): FrameScan['errors'] {
 
 /** Everything one frame offers. */
 export default function scanPage(): FrameScan {
-  const all = allElements();
+  // A calendar shown on the page is one field: its day cells, previous/next buttons and month/year
+  // pickers are parts of it, never fields or buttons of their own.
+  const calendarParts = new Set<Element>();
+  const everything = allElements();
+  const inline = inlineCalendars(everything, calendarParts);
+  const all = calendarParts.size ? everything.filter((el) => !calendarParts.has(el)) : everything;
   // A row of one-character boxes is one field (segmentScan.ts): its boxes are no fields of their own.
   const claimedBox = new Set<Element>();
   const boxRows = scanCharacterBoxes(all, claimedBox);
@@ -334,7 +339,12 @@ export default function scanPage(): FrameScan {
     const parts = new Set([...claimed].map(pidOf));
     controls.splice(0, controls.length, ...controls.filter((c) => !parts.has(c.pid)));
   }
-  controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented, ...scanCalendarFields(all));
+  controls.push(
+    ...scanAriaWidgets(all, claimed),
+    ...scanSliders(all),
+    ...segmented,
+    ...scanCalendarFields(all, inline),
+  );
   const headings = all
     .filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e))
     .map(textOf)

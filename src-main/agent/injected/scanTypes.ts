@@ -85,8 +85,19 @@ export interface ScannedControl {
 export interface CalendarField {
   /** The trigger's own text ("Choose date", "March 14, 2025"). */
   shown: string;
-  /** The calendar is shown inline (no trigger to open it). */
+  /** The calendar is shown inline (no trigger to open it): the control is its grid. */
   inline: boolean;
+  /** The grid takes a range (`aria-multiselectable=true`): two clicks, start then end. */
+  range: boolean;
+}
+
+/** A month or year picker inside a calendar (calendarGrid.ts): a native select, or a button opening a listbox. */
+export interface CalendarPicker {
+  kind: 'select' | 'listbox';
+  /** A native select's option texts, in order (a listbox's options show only once it is open). */
+  options: string[];
+  /** What it shows now ("July", "1986"). */
+  shown: string;
 }
 
 /** What an open calendar grid shows (calendarGrid.ts). */
@@ -98,6 +109,9 @@ export interface CalendarFacts {
   /** A usable previous / next button is there (stamped "prev" / "next"). */
   prev: boolean;
   next: boolean;
+  /** Month and year pickers inside the calendar (stamped "month" / "year"), or null. */
+  month: CalendarPicker | null;
+  year: CalendarPicker | null;
 }
 
 /** A part of a sectioned date or time field. */

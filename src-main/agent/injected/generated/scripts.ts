@@ -310,11 +310,57 @@ var __porticoInjected = (function() {
 		if (!label) return false;
 		return PICKS_DATE.test(\`\${clean(el.getAttribute("aria-label"))} \${textOf(el)}\`) || SAYS_DATE.test(label);
 	}
-	function scanCalendarFields(all) {
+	function datedCells(grid) {
+		return Array.from(grid.querySelectorAll("[role=gridcell],td")).filter((c) => /\\b\\d{4}\\b/.test(\`\${c.getAttribute("aria-label") || ""} \${c.querySelector("button,[role=button]")?.getAttribute("aria-label") || ""}\`)).length;
+	}
+	function calendarBox(grid) {
+		const region = grid.closest("[role=application],[role=group]");
+		if (region) return region;
+		let box = grid;
+		for (let up = 0; up < 4 && box.parentElement && box.parentElement !== document.body; up++) {
+			box = box.parentElement;
+			if (Array.from(box.querySelectorAll("button,[role=button]")).some((b) => !grid.contains(b))) return box;
+		}
+		return grid;
+	}
+	function inlineLabelOf(grid, box) {
+		for (const el of [grid, box]) {
+			const named = byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((id) => id && id !== el.id).join(" "));
+			if (named) return named;
+		}
+		return clean((clean(grid.getAttribute("aria-label")) || clean(box.getAttribute("aria-label"))).replace(/,?\\s*\\b[A-Z][a-z]+\\.?\\s+\\d{4}\\b.*$/, ""));
+	}
+	function inlineCalendars(all, parts) {
 		const out = [];
-		for (const el of all) {
-			if (!isCalendarTrigger(el)) continue;
-			const label = fieldLabelOf(el);
+		for (const grid of all) {
+			if ((grid.getAttribute("role") || "").toLowerCase() !== "grid" || !visible(grid)) continue;
+			if (grid.closest("[role=dialog],dialog,[aria-modal=true],[popover]") || datedCells(grid) < 7) continue;
+			const box = calendarBox(grid);
+			const field = box.parentElement;
+			if (field && Array.from(field.querySelectorAll(TYPED)).some((t) => !box.contains(t))) continue;
+			const label = inlineLabelOf(grid, box);
+			if (!label) continue;
+			grid.setAttribute("data-portico-inline-cal", "1");
+			for (const el of Array.from(box.querySelectorAll("*"))) if (el !== grid) parts.add(el);
+			out.push({
+				grid,
+				label
+			});
+		}
+		return out;
+	}
+	function scanCalendarFields(all, inline = []) {
+		const out = [];
+		const fields = [...all.filter(isCalendarTrigger).map((el) => ({
+			el,
+			label: fieldLabelOf(el),
+			inline: false
+		})), ...inline.map((c) => ({
+			el: c.grid,
+			label: c.label,
+			inline: true
+		}))];
+		for (const { el, label, inline: isInline } of fields) {
 			const vis = visible(el);
 			out.push({
 				pid: pidOf(el),
@@ -359,8 +405,9 @@ var __porticoInjected = (function() {
 				mask: "",
 				...rowOf(el),
 				calendar: {
-					shown: clean(textOf(el)),
-					inline: false
+					shown: isInline ? "" : clean(textOf(el)),
+					inline: isInline,
+					range: el.getAttribute("aria-multiselectable") === "true"
 				}
 			});
 		}
@@ -1099,7 +1146,10 @@ var __porticoInjected = (function() {
 		return errors;
 	}
 	function scanPage() {
-		const all = allElements();
+		const calendarParts = new Set();
+		const everything = allElements();
+		const inline = inlineCalendars(everything, calendarParts);
+		const all = calendarParts.size ? everything.filter((el) => !calendarParts.has(el)) : everything;
 		const claimedBox = new Set();
 		const boxRows = scanCharacterBoxes(all, claimedBox);
 		const controls = [];
@@ -1125,7 +1175,7 @@ var __porticoInjected = (function() {
 			const parts = new Set([...claimed].map(pidOf));
 			controls.splice(0, controls.length, ...controls.filter((c) => !parts.has(c.pid)));
 		}
-		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented, ...scanCalendarFields(all));
+		controls.push(...scanAriaWidgets(all, claimed), ...scanSliders(all), ...segmented, ...scanCalendarFields(all, inline));
 		const headings = all.filter((e) => /^H[1-3]$/.test(e.tagName) && visible(e)).map(textOf).filter(Boolean).slice(0, 8);
 		return {
 			url: location.href,
@@ -1623,11 +1673,12 @@ var __porticoInjected = (function() {
 		}).join(" "));
 	}
 	// src-main/agent/injected/calendarGrid.ts
+	const MONTH_NAMES = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i;
 	function calendarGrid(near) {
 		const grids = Array.from(document.querySelectorAll("[role=grid]")).filter(visible);
-		const inside = near ? grids.filter((g) => near.contains(g) || (near.parentElement?.contains(g) ?? false)) : [];
-		const inDialog = grids.filter((g) => g.closest("[role=dialog],dialog"));
-		const grid = inside.at(-1) ?? inDialog.at(-1) ?? grids.at(-1);
+		const popups = grids.filter((g) => !g.closest("[data-portico-inline-cal]"));
+		const inDialog = popups.filter((g) => g.closest("[role=dialog],dialog"));
+		const grid = near ? grids.find((g) => g === near || near.contains(g)) : inDialog.at(-1) ?? popups.at(-1);
 		if (!grid) return null;
 		const nameOf = (el) => clean(el.getAttribute("aria-label")) || byIds(el, el.getAttribute("aria-labelledby")) || clean(textOf(el));
 		let box = grid;
@@ -1661,11 +1712,39 @@ var __porticoInjected = (function() {
 			b.setAttribute("data-portico-cal", re.source.startsWith("prev") ? "prev" : "next");
 			return b.disabled !== true && b.getAttribute("aria-disabled") !== "true";
 		};
+		const prev = nav(/prev|previous|back|earlier|‹|«|</i);
+		const next = nav(/next|forward|later|›|»|>/i);
+		const pickers = Array.from(box.querySelectorAll("select,[role=combobox],button[aria-haspopup=listbox]")).filter((p) => !grid.contains(p) && visible(p) && !p.closest("[aria-hidden=true]"));
+		const picker = (part) => {
+			for (const p of pickers) {
+				const select = p.tagName === "SELECT" ? p : null;
+				const options = select ? Array.from(select.options).map((o) => clean(o.text)) : [];
+				const label = clean([
+					p.getAttribute("aria-label"),
+					select?.labels?.[0] ? textOf(select.labels[0]) : "",
+					p.getAttribute("title"),
+					p.getAttribute("name")
+				].join(" "));
+				const byName = new RegExp(\`\\\\b\${part}\\\\b\`, "i").test(label);
+				const byOptions = options.length >= 2 && (part === "month" ? options.filter((o) => MONTH_NAMES.test(o)).length >= 2 : options.filter((o) => /^\\d{4}$/.test(o)).length >= 2);
+				if (!byName && !byOptions) continue;
+				p.setAttribute("data-portico-cal", part);
+				const shown = select ? clean(select.selectedOptions[0]?.text) : clean(textOf(p));
+				return {
+					kind: select ? "select" : "listbox",
+					options,
+					shown
+				};
+			}
+			return null;
+		};
 		return {
 			heading,
 			cells,
-			prev: nav(/prev|previous|back|earlier|‹|«|</i),
-			next: nav(/next|forward|later|›|»|>/i)
+			prev,
+			next,
+			month: picker("month"),
+			year: picker("year")
 		};
 	}
 	return calendarGrid;
