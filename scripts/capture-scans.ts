@@ -34,6 +34,11 @@ interface Source {
   path: string;
   formData: JsonObject;
   formSchema: JsonObject;
+  /**
+   * Values typed (Playwright `fill`, by CSS selector) into the start page before one more recording,
+   * `<name>.typed`: a page holding values as a person left them (e.g. ones its HTML5 constraints reject).
+   */
+  typed?: Record<string, string>;
 }
 
 const PLAIN: Source[] = [
@@ -52,6 +57,19 @@ const PLAIN: Source[] = [
       required: ['full_name', 'email', 'date_of_birth', 'country', 'consent'],
       properties: {},
     },
+  },
+  {
+    name: 'forms-constraint',
+    path: '/forms/constraint.html',
+    formData: { visit_date: '2026-07-01', telephone: '+44 20 7946 0000', guests: 3 },
+    formSchema: { type: 'object', properties: {} },
+    typed: { '#vd': '2026-07-01', '#ph': '+44 20 7946 0000', '#guests': '3' },
+  },
+  {
+    name: 'forms-account',
+    path: '/forms/account.html',
+    formData: { email: 'a@b.org', password: 'pa55-word!' },
+    formSchema: { type: 'object', required: ['email', 'password'], properties: {} },
   },
   {
     name: 'forms-ambiguous',
@@ -129,6 +147,10 @@ async function main(): Promise<void> {
       await page.goto(url, { waitUntil: 'load' });
       await settled(page);
       await record(page, server.origin, source, 'start');
+      if (source.typed) {
+        for (const [selector, value] of Object.entries(source.typed)) await page.fill(selector, value);
+        await record(page, server.origin, source, 'typed');
+      }
       let step = 0;
       const ctx = fakeContext({
         page,

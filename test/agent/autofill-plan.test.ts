@@ -26,6 +26,9 @@ import {
 } from '../../src-main/agent/autofill/fillState.ts';
 import {
   answerError,
+  arrayItemsPending,
+  confirmationFills,
+  constraintFixes,
   elimination,
   mapperQuestion,
   next,
@@ -33,6 +36,7 @@ import {
   pendingEntries,
   plan,
   readBackVerdict,
+  rowToAdd,
   runEntries,
   signatureOf,
   type ClickStep,
@@ -507,5 +511,116 @@ describe('readBackVerdict: a typed value read back from its control (recorded sc
     const said = JSON.stringify([secret.question, secret.failure, secret.cancelled, secret.correct]);
     expect(said).not.toContain('503');
     expect(said).not.toContain('150');
+  });
+});
+
+describe('rowToAdd: when to click a field array\'s own "Add …" control (recorded scans)', () => {
+  const start = load('chakra-event-registration.start');
+
+  it('two attendees, no row of them recognised yet: click "Add another attendee", never more often than the items', () => {
+    const step = rowToAdd(start.frames, initialFillState(), start.run, new Map());
+    expect(step && { array: step.array, items: step.items, rows: step.rows, button: step.button.text }).toEqual({
+      array: 'attendees',
+      items: 2,
+      // One row alone is not told from other fields (fieldArrays.ts): no row set is recognised yet.
+      rows: 0,
+      button: 'Add another attendee',
+    });
+    expect(step?.frame).toBe(start.frames[0]?.frame);
+    expect(rowToAdd(start.frames, initialFillState(), start.run, new Map([['attendees', 1]]))).not.toBeNull();
+    // A button that adds no row is clicked at most once per item, then the page is filled as it is.
+    expect(rowToAdd(start.frames, initialFillState(), start.run, new Map([['attendees', 2]]))).toBeNull();
+  });
+
+  it('no row to add once the page shows a row per item, or once the items are placed, or for data without arrays', () => {
+    const filled = load('chakra-event-registration.step-1');
+    expect(rowToAdd(filled.frames, initialFillState(), filled.run, new Map())).toBeNull();
+    let placed = initialFillState();
+    for (const e of start.run.entries.filter((x) => x.item))
+      placed = placeKey(placed, e.key, placedAt(target(start, 'Full name *'), start.signature));
+    expect(arrayItemsPending(placed, start.run)).toBe(false);
+    expect(rowToAdd(start.frames, placed, start.run, new Map())).toBeNull();
+    const flat = load('chakra-event-registration.start', { contact_name: 'Dana Whitfield' });
+    expect(arrayItemsPending(initialFillState(), flat.run)).toBe(false);
+    expect(rowToAdd(flat.frames, initialFillState(), flat.run, new Map())).toBeNull();
+  });
+});
+
+describe('confirmationFills: "Confirm email" / "Re-enter password" repeat the field they confirm (recorded scan)', () => {
+  const page = load('forms-account.start');
+  const values = page.run.entries.map((entry) => ({ entry, value: entry.value }));
+  const byLabel = (fills: ReturnType<typeof confirmationFills>): Record<string, string> =>
+    Object.fromEntries(fills.map((f) => [f.target.label, `${f.entry.key}=${String(f.value)}`]));
+
+  it('each repeat field gets the value of the key placed on the page that its label names', () => {
+    expect(byLabel(confirmationFills(page.targets, new Set(), values))).toEqual({
+      'Confirm email address *': 'email=a@b.org',
+      'Re-enter password *': 'password=pa55-word!',
+    });
+  });
+
+  it('a repeat field already filled, or one naming no key placed here, is left alone; other fields never repeat', () => {
+    const confirm = target(page, 'Confirm email address *');
+    expect(byLabel(confirmationFills(page.targets, new Set([confirm.id]), values))).toEqual({
+      'Re-enter password *': 'password=pa55-word!',
+    });
+    const onlyPassword = values.filter((v) => v.entry.key === 'password');
+    expect(byLabel(confirmationFills(page.targets, new Set(), onlyPassword))).toEqual({
+      'Re-enter password *': 'password=pa55-word!',
+    });
+    expect(confirmationFills(page.targets, new Set(), [])).toEqual([]);
+  });
+});
+
+describe('constraintFixes: HTML5 constraints the filled values fail (recorded scans)', () => {
+  // The booking form as a person left it: a date and a phone its `pattern`s reject (Chromium's own messages).
+  const typed = load('forms-constraint.typed');
+  const placedAll = (page: Loaded): FillState => {
+    let s = initialFillState();
+    for (const [key, label] of [
+      ['visit_date', 'Visit date'],
+      ['telephone', 'Telephone'],
+      ['guests', 'Number of guests'],
+    ] as const)
+      s = placeKey(s, key, placedAt(target(page, label), page.signature));
+    return s;
+  };
+  const all = (page: Loaded): Set<string> => new Set(page.targets.map((t) => t.id));
+
+  it('the invalid controls the filler filled are answered (their key corrected) and typed again', () => {
+    const state = placedAll(typed);
+    const fixes = constraintFixes(typed.frames, typed.targets, all(typed), state, typed.run);
+    expect(fixes?.errors.map((e) => [e.target?.label, e.text])).toEqual([
+      ['Visit date', 'Please match the requested format.'],
+      ['Telephone', 'Please match the requested format.'],
+    ]);
+    expect(fixes?.refills.map((r) => [r.target.label, r.entry.key])).toEqual([
+      ['Visit date', 'visit_date'],
+      ['Telephone', 'telephone'],
+    ]);
+    // What the message calls for: the next correction of each key, never a guess.
+    const [date, phone] = fixes?.errors ?? [];
+    if (!date || !phone) throw new Error('no errors');
+    expect(answerError(date, state, typed.run)).toMatchObject({ kind: 'correct', entry: { key: 'visit_date' } });
+    expect(answerError(phone, state, typed.run)).toMatchObject({ kind: 'correct', entry: { key: 'telephone' } });
+  });
+
+  it('controls the filler did not fill this turn are not its to correct; a page whose values pass has nothing to fix', () => {
+    const state = placedAll(typed);
+    const guestsOnly = new Set([target(typed, 'Number of guests').id]);
+    expect(constraintFixes(typed.frames, typed.targets, guestsOnly, state, typed.run)).toBeNull();
+    expect(constraintFixes(typed.frames, typed.targets, new Set(), state, typed.run)).toBeNull();
+    // The same page once corrected (recorded right before the click): valid, nothing to fix.
+    const corrected = load('forms-constraint.step-1');
+    expect(
+      constraintFixes(corrected.frames, corrected.targets, all(corrected), placedAll(corrected), corrected.run),
+    ).toBeNull();
+  });
+
+  it('an invalid control holding no key (a human answered it) is answered but not retyped from a key', () => {
+    const phoneOnly = placeKey(initialFillState(), 'telephone', placedAt(target(typed, 'Telephone'), typed.signature));
+    const fixes = constraintFixes(typed.frames, typed.targets, all(typed), phoneOnly, typed.run);
+    expect(fixes?.errors).toHaveLength(2);
+    expect(fixes?.refills.map((r) => r.entry.key)).toEqual(['telephone']);
   });
 });

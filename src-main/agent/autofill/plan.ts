@@ -33,9 +33,11 @@ import type { FrameScan } from './frameScan.ts';
 import { quote } from './questions.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
-import { nextCorrection, type Correction, type PageError } from './validationReader.ts';
+import { nextCorrection, readErrors, type Correction, type PageError } from './validationReader.ts';
 import { sameMeaning } from './sameMeaning.ts';
+import { textSimilarity } from './textNorm.ts';
 import { asText, phoneVariants, realChoices } from './valueAdapter.ts';
+import type { ScannedButton } from '../injected/scanTypes.ts';
 
 /** Every frame of a page a script can reach, with its scan. */
 export type ScannedFrames = Array<{ frame: Frame; scan: FrameScan }>;
@@ -513,4 +515,112 @@ export function readBackVerdict(
       message: `It shows ${took}.`,
     },
   };
+}
+
+/** Clicking the form's own "Add …" control once, for a field array the page shows too few rows of. */
+export interface AddRowStep {
+  /** The array's dotted key. */
+  array: string;
+  /** Items in form_data, and rows the page shows now. */
+  items: number;
+  rows: number;
+  button: ScannedButton;
+  /** The frame the button is in. */
+  frame: Frame;
+}
+
+/** Some field-array item is not placed yet (rows may have to be added for it). */
+export function arrayItemsPending(state: FillState, run: RunEntries): boolean {
+  return run.entries.some((e) => e.item && !isPlaced(state, e.key));
+}
+
+/**
+ * Field arrays: the next "Add …" click, when the page shows fewer rows than form_data has items for an
+ * array whose items are not placed yet. `clicks`: how many times each array's button was clicked while
+ * filling this page — never more than the array's item count (a button that adds no row is not clicked
+ * for ever). Null when no row is to be added.
+ */
+export function rowToAdd(
+  frames: ScannedFrames,
+  state: FillState,
+  run: RunEntries,
+  clicks: ReadonlyMap<string, number>,
+): AddRowStep | null {
+  const pending = run.entries.filter((e) => e.item && !isPlaced(state, e.key));
+  if (!pending.length) return null;
+  const buttons = frames.flatMap((f) => f.scan.buttons);
+  const layout = arrayRows(pending, buildTargets(frames), buttons).find(
+    (l) => l.add && (clicks.get(l.array) ?? 0) < l.items,
+  );
+  const button = layout?.add;
+  if (!layout || !button) return null;
+  const frame = frames.find((f) => f.scan.buttons.includes(button))?.frame;
+  if (!frame) return null;
+  return { array: layout.array, items: layout.items, rows: layout.rows.length, button, frame };
+}
+
+/** A field that repeats another one's value ("Confirm email address", "Re-enter password"). */
+const REPEAT = /^\s*(confirm|repeat|re-?enter|re-?type|verify)\b|\b(again|confirmation)\s*$/i;
+
+/**
+ * "Confirm email address" / "Re-enter password" text fields not filled yet, each with the value of the
+ * field it repeats: the key placed on this page whose name or title is the label without its "Confirm"
+ * word (similarity ≥ 0.6, the best one). A repeat field that names none of them is left alone.
+ */
+export function confirmationFills(
+  targets: Target[],
+  filled: ReadonlySet<string>,
+  pageValues: ReadonlyArray<{ entry: Entry; value: unknown }>,
+): Array<{ target: Target; entry: Entry; value: unknown }> {
+  const out: Array<{ target: Target; entry: Entry; value: unknown }> = [];
+  for (const target of targets) {
+    if (filled.has(target.id) || (target.kind !== 'text' && target.kind !== 'textarea') || !REPEAT.test(target.label))
+      continue;
+    const base = target.label.replace(REPEAT, ' ');
+    let best: { score: number; entry: Entry; value: unknown } | null = null;
+    for (const { entry, value } of pageValues) {
+      const score = Math.max(
+        textSimilarity(base, entry.path.at(-1) ?? entry.key),
+        entry.title ? textSimilarity(base, entry.title) : 0,
+      );
+      if (score >= 0.6 && (!best || score > best.score)) best = { score, entry, value };
+    }
+    if (best) out.push({ target, entry: best.entry, value: best.value });
+  }
+  return out;
+}
+
+/** HTML5 constraint validation the filler's own values failed, and what to type again once they are answered. */
+export interface ConstraintFixes {
+  /** The browser's messages on controls this turn filled that are `:invalid` (each goes through `answerError`). */
+  errors: PageError[];
+  /** The controls to retype once the messages are answered, with the key they hold (its value as the state then says). */
+  refills: Array<{ target: Target; entry: Entry }>;
+}
+
+/**
+ * Constraint validation blocks a submission silently: a control this turn `filled` that the browser
+ * finds invalid (a pattern, a type, a range) has its message answered like a page's message — the
+ * next correction of its key, or a question — and is typed again. Controls the filler did not fill are
+ * never touched (their messages are not the filler's to answer). Null when nothing is invalid.
+ */
+export function constraintFixes(
+  frames: ScannedFrames,
+  targets: Target[],
+  filled: ReadonlySet<string>,
+  state: FillState,
+  run: RunEntries,
+): ConstraintFixes | null {
+  const pids = new Set(targets.filter((t) => filled.has(t.id)).flatMap((t) => t.controls.map((c) => c.pid)));
+  const errors = readErrors(frames, targets, pids).filter(
+    (e) => e.target && filled.has(e.target.id) && e.target.controls.some((c) => !c.valid),
+  );
+  if (!errors.length) return null;
+  const refills: Array<{ target: Target; entry: Entry }> = [];
+  for (const error of errors) {
+    const target = error.target as Target;
+    const entry = entryAtControl(state, allEntries(run), controlKey(target));
+    if (entry) refills.push({ target, entry });
+  }
+  return { errors, refills };
 }

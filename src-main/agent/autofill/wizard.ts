@@ -7,15 +7,13 @@ import { DEFAULT_WAIT_BUDGET, describeWaitTimeout, isWaitTimeout } from '../wait
 import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
-import { arrayRows } from './fieldArrays.ts';
-import { type Placement } from './fieldMatcher.ts';
+import type { Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
 import { clickAndSettle } from './navigation.ts';
 import {
   addTried,
   countCorrection,
   declineKey,
-  entryAtControl,
   fillOptionsFor,
   howFor,
   initialFillState,
@@ -46,10 +44,11 @@ import {
 import { scanFrame, type FrameScan } from './frameScan.ts';
 import {
   acceptMapping,
-  allEntries,
   answerError,
   readBackVerdict,
   clickRecord,
+  confirmationFills,
+  constraintFixes,
   controlKey,
   fieldOptions,
   headingOf,
@@ -59,7 +58,9 @@ import {
   next,
   NONE_OF_THESE,
   plan,
+  arrayItemsPending,
   rangeEntries,
+  rowToAdd,
   runEntries,
   signatureOf,
   type ClickStep,
@@ -73,7 +74,6 @@ import { askForOption, askOrFail, quote } from './questions.ts';
 import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
-import { textSimilarity } from './textNorm.ts';
 import { readErrors, type PageError } from './validationReader.ts';
 import { asText, realChoices } from './valueAdapter.ts';
 
@@ -352,59 +352,39 @@ export class Wizard {
   }
 
   /**
-   * Field arrays: while the page shows fewer rows than form_data has items, clicks the form's own
-   * "Add …" control for that array (bounded by the item count); true when it clicked.
+   * Field arrays: clicks the form's own "Add …" control while `rowToAdd` says the page shows fewer rows
+   * than form_data has items (each array's button at most its item count); true when it clicked.
    */
   async #addRows(): Promise<boolean> {
     const clicks = new Map<string, number>();
     let clicked = false;
-    for (let round = 0; round < 12; round += 1) {
-      const pending = this.#run.entries.filter((e) => e.item && !isPlaced(this.#state, e.key));
-      if (!pending.length) return clicked;
-      const scanned = await scanAll(this.#ctx);
-      const buttons = scanned.flatMap((f) => f.scan.buttons);
-      const next = arrayRows(pending, buildTargets(scanned), buttons).find(
-        (l) => l.add && (clicks.get(l.array) ?? 0) < l.items,
-      );
-      if (!next?.add) return clicked;
-      const frame = scanned.find((f) => f.scan.buttons.includes(next.add as (typeof buttons)[number]))?.frame;
-      if (!frame) return clicked;
-      clicks.set(next.array, (clicks.get(next.array) ?? 0) + 1);
+    // No field-array item left to place: no scan spent looking for rows.
+    for (let round = 0; round < 12 && arrayItemsPending(this.#state, this.#run); round += 1) {
+      const step = rowToAdd(await scanAll(this.#ctx), this.#state, this.#run, clicks);
+      if (!step) return clicked;
+      clicks.set(step.array, (clicks.get(step.array) ?? 0) + 1);
       this.#ctx.log(
-        `${next.array}: ${next.rows.length} row(s) shown for ${next.items} item(s); clicking '${next.add.text}'`,
+        `${step.array}: ${step.rows} row(s) shown for ${step.items} item(s); clicking '${step.button.text}'`,
       );
-      await frame
-        .locator(`[data-portico-id="${next.add.pid}"]`)
+      await step.frame
+        .locator(`[data-portico-id="${step.button.pid}"]`)
         .click({ timeout: (this.#ctx.budget ?? DEFAULT_WAIT_BUDGET).ms() });
       clicked = true;
     }
     return clicked;
   }
 
-  /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat. */
+  /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat (`confirmationFills` decides). */
   async #fillConfirmations(
     targets: Target[],
     filled: Set<string>,
     pageValues: Array<{ entry: Entry; value: unknown }>,
   ): Promise<void> {
-    const REPEAT = /^\s*(confirm|repeat|re-?enter|re-?type|verify)\b|\b(again|confirmation)\s*$/i;
-    for (const target of targets) {
-      if (filled.has(target.id) || (target.kind !== 'text' && target.kind !== 'textarea') || !REPEAT.test(target.label))
-        continue;
-      const base = target.label.replace(REPEAT, ' ');
-      let best: { score: number; entry: Entry; value: unknown } | null = null;
-      for (const { entry, value } of pageValues) {
-        const score = Math.max(
-          textSimilarity(base, entry.path.at(-1) ?? entry.key),
-          entry.title ? textSimilarity(base, entry.title) : 0,
-        );
-        if (score >= 0.6 && (!best || score > best.score)) best = { score, entry, value };
-      }
-      if (!best) continue;
-      const { shown } = await fillTarget(this.#env(), target, best.value, {});
+    for (const { target, entry, value } of confirmationFills(targets, filled, pageValues)) {
+      const { shown } = await fillTarget(this.#env(), target, value, {});
       filled.add(target.id);
       this.#ctx.log(
-        `${best.entry.key} (repeated) → ${describeTarget(target)}${best.entry.secret ? '' : ` = ${loggable(best.entry, shown)}`}`,
+        `${entry.key} (repeated) → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`}`,
       );
     }
   }
@@ -573,26 +553,20 @@ export class Wizard {
     }
   }
 
-  /** HTML5 constraint validation blocks submission silently: correct filled controls that are :invalid. */
+  /** HTML5 constraint validation blocks submission silently: `constraintFixes` says which filled controls to answer and retype. */
   async #fixConstraintErrors(
     frames: Scanned,
     targets: Target[],
     filled: Set<string>,
     signature: string,
   ): Promise<boolean> {
-    const pids = new Set(targets.filter((t) => filled.has(t.id)).flatMap((t) => t.controls.map((c) => c.pid)));
     let changed = false;
     for (let round = 0; round < 4; round += 1) {
-      const errors = readErrors(frames, targets, pids).filter(
-        (e) => e.target && filled.has(e.target.id) && e.target.controls.some((c) => !c.valid),
-      );
-      if (!errors.length) return changed;
-      await this.#handleErrors(errors);
-      for (const error of errors) {
-        const target = error.target as Target;
-        const entry = entryAtControl(this.#state, allEntries(this.#run), controlKey(target));
-        if (entry) await this.#fillOne(target, valueFor(this.#state, entry), entry, signature);
-      }
+      const fixes = constraintFixes(frames, targets, filled, this.#state, this.#run);
+      if (!fixes) return changed;
+      await this.#handleErrors(fixes.errors);
+      for (const { target, entry } of fixes.refills)
+        await this.#fillOne(target, valueFor(this.#state, entry), entry, signature);
       changed = true;
       frames = await scanAll(this.#ctx);
       targets = buildTargets(frames);
