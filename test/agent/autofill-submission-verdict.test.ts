@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';
 import type { PlacedValue, UnplacedKey } from '../../src-main/agent/autofill/fillState.ts';
-import type { PlacedCheck } from '../../src-main/agent/autofill/submissionCheck.ts';
+import { checkRequest, type PlacedCheck } from '../../src-main/agent/autofill/submissionCheck.ts';
 import { submissionVerdict, type ObservedRequest } from '../../src-main/agent/autofill/submissionSeen.ts';
 
 const ENTRIES = flattenFormData(
@@ -167,5 +167,45 @@ describe('submissionVerdict: the final submission seen, with the values (plain d
   it('secrets are masked in the receipt by value too (a secret key sent under another name)', () => {
     const seen = verdict([request({ fields: [{ name: 'pw', value: 'hunter2!' }], verified: ['password'] })]);
     expect(seen.receipt?.fields).toEqual({ pw: '[secret]' });
+  });
+});
+
+describe('checkRequest: a one-time code typed into one-character boxes (kind code)', () => {
+  const code: PlacedCheck = {
+    key: 'code',
+    label: 'Verification code',
+    given: '482 913',
+    names: ['otp1', 'otp2', 'otp3', 'otp4', 'otp5', 'otp6'],
+    sent: ['482913'],
+    options: [],
+    kind: 'code',
+    secret: false,
+    parts: ['otp1', 'otp2', 'otp3', 'otp4', 'otp5', 'otp6'],
+  };
+  const perBox = (digits: string, name: (i: number) => string = (i) => `otp${i + 1}`) =>
+    [...digits].map((value, i) => ({ name: name(i), value }));
+
+  it('sent one character per field, in the boxes order (whatever the request order): verified', () => {
+    expect(checkRequest(perBox('482913'), [code])).toEqual({ verified: ['code'], mismatches: [] });
+    expect(checkRequest(perBox('482913').reverse(), [code])).toEqual({ verified: ['code'], mismatches: [] });
+    const repeated = { ...code, names: ['code[]'], parts: Array(6).fill('code[]') };
+    expect(
+      checkRequest(
+        perBox('482913', () => 'code[]'),
+        [repeated],
+      ),
+    ).toEqual({ verified: ['code'], mismatches: [] });
+  });
+
+  it('the boxes spelling another code hold the request; so does a whole code of another value', () => {
+    expect(checkRequest(perBox('482931'), [code]).mismatches).toEqual([
+      { key: 'code', label: 'Verification code', sent: '482931', given: '482 913', secret: false },
+    ]);
+    expect(checkRequest([{ name: 'otp1', value: '482914' }], [code]).mismatches).toHaveLength(1);
+  });
+
+  it('sent whole (a hidden field, a JSON API naming it otherwise): verified as one value; absent: neither', () => {
+    expect(checkRequest([{ name: 'verification', value: '482913' }], [code]).verified).toEqual(['code']);
+    expect(checkRequest([{ name: 'email', value: 'a@b.org' }], [code])).toEqual({ verified: [], mismatches: [] });
   });
 });

@@ -42,6 +42,15 @@ const liveMask = (keep: number): string => `<script>
   });
 </script>`;
 
+/** A one-time-code page: six one-character boxes in a labelled group, box i named `name(i)`. */
+const otpPage = (action: string, name: (i: number) => string): string =>
+  `<h1>Verify your phone</h1><form method="post" action="${action}">
+  <span id="otp-label">Verification code</span>
+  <div role="group" aria-labelledby="otp-label">${[1, 2, 3, 4, 5, 6]
+    .map((i) => `<input type="text" inputmode="numeric" maxlength="1" autocomplete="one-time-code" name="${name(i)}">`)
+    .join('')}</div>
+  <button type="submit">Verify</button></form>`;
+
 function pages(): Record<string, Handler> {
   return {
     '/masked': html(`<h1>Contact</h1><form method="post" action="/submit/masked">
@@ -118,6 +127,16 @@ function pages(): Record<string, Handler> {
     '/api/beacon': (_req, res) => {
       res.writeHead(204).end();
     },
+    // A one-time code in six one-character boxes, each box its own field of the form.
+    '/otp': html(otpPage('/submit/otp', (i) => `otp${i}`)),
+    '/otp-list': html(otpPage('/submit/otp-list', () => 'code[]')),
+    // The page swaps the last two characters when the form is sent: the request carries another code.
+    '/otp-rewrite': html(
+      `${otpPage('/submit/otp-rewrite', (i) => `otp${i}`)}<script>document.querySelector('form').addEventListener('submit', () => {
+        const [a, b] = [document.querySelector('[name=otp5]'), document.querySelector('[name=otp6]')];
+        [a.value, b.value] = [b.value, a.value];
+      });</script>`,
+    ),
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -313,6 +332,44 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       "The form was about to send 'TN' for form_data 'state' ('State') but form_data gave 'Texas'",
     );
     expect(server.postsTo('/submit/state-rewrite')).toHaveLength(0);
+  });
+
+  it('a one-time code sent one character per field (six named boxes, or one name repeated) is verified; a page that changes a character before sending is held', async () => {
+    const schema = {
+      type: 'object',
+      required: ['code'],
+      properties: { code: { type: 'string', title: 'Verification code' } },
+    };
+    const named = context({ startUrl: server.url('/otp'), formData: { code: '482 913' }, formSchema: schema });
+    const { result } = await new AutofillAgent().run(named);
+    expect(server.postsTo('/submit/otp').map((p) => p.fields)).toEqual([
+      { otp1: '4', otp2: '8', otp3: '2', otp4: '9', otp5: '1', otp6: '3' },
+    ]);
+    expect(receiptOf(result), named.logs.join('\n')).toMatchObject({
+      verified: ['code'],
+      unverified: [],
+      approved: [],
+    });
+
+    const listed = context({ startUrl: server.url('/otp-list'), formData: { code: '482913' }, formSchema: schema });
+    const listedRun = await new AutofillAgent().run(listed);
+    expect(server.postsTo('/submit/otp-list')).toHaveLength(1);
+    expect(receiptOf(listedRun.result), listed.logs.join('\n')).toMatchObject({
+      // `code` is a secret-looking parameter name: masked in the receipt as everywhere.
+      fields: { 'code[]': ['[secret]', '[secret]', '[secret]', '[secret]', '[secret]', '[secret]'] },
+      verified: ['code'],
+      unverified: [],
+    });
+
+    const rewritten = context({
+      startUrl: server.url('/otp-rewrite'),
+      formData: { code: '482913' },
+      formSchema: schema,
+    });
+    await expect(new AutofillAgent().run(rewritten)).rejects.toThrow(
+      "The form was about to send '482931' for form_data 'code' ('Verification code') but form_data gave '482913'; the request was held and not sent",
+    );
+    expect(server.postsTo('/submit/otp-rewrite')).toHaveLength(0);
   });
 
   it('receipt of a fetch with a nested JSON body: fields flattened, sha256 of the bytes the server got, its status', async () => {

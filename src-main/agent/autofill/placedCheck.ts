@@ -16,6 +16,8 @@ function checkKind(target: Target): PlacedCheck['kind'] {
   // A time in two parts (a 12-hour box and its AM/PM select) is checked as its parts together, like a split date.
   if (target.meridiem) return 'date';
   switch (target.kind) {
+    case 'boxes':
+      return 'code';
     case 'select':
     case 'radio':
     case 'checkboxGroup':
@@ -51,10 +53,16 @@ export async function placedCheckFor(
   const states: Array<{ control: ScannedControl; state: ControlState | null }> = [];
   for (const control of controls.slice(0, 40)) states.push({ control, state: await readControl(target, control.pid) });
   const hidden = target.controls[0]?.hiddenPid ? await readControl(target, target.controls[0].hiddenPid) : null;
+  // A row of one-character boxes: each box may be a field of its own (`otp1` … `otp6`, or `code[]` repeated).
+  const boxes: Array<ControlState | null> = [];
+  if (target.kind === 'boxes')
+    for (const pid of (target.controls[0]?.boxes ?? []).slice(0, 40)) boxes.push(await readControl(target, pid));
+  const parts = boxes.map((b) => b?.name ?? '').filter(Boolean);
   const names = [
     ...new Set(
       [
         ...states.flatMap(({ control, state }) => [state?.name || control.name, state?.id || control.id]),
+        ...parts,
         hidden?.name ?? '',
         hidden?.id ?? '',
       ].filter(Boolean),
@@ -130,5 +138,6 @@ export async function placedCheckFor(
     kind,
     secret,
     ...(Array.isArray(value) && kind === 'choice' ? { items: value.map(asText) } : {}),
+    ...(parts.length === boxes.length && parts.length ? { parts } : {}),
   };
 }

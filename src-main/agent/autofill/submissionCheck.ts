@@ -26,8 +26,14 @@ export interface PlacedCheck {
   sent: string[];
   /** The control's options, for a choice. */
   options: ChoiceLike[];
-  kind: 'text' | 'choice' | 'checkbox' | 'file' | 'date';
+  /** `code`: one code in a row of one-character boxes (a PIN, a one-time code). */
+  kind: 'text' | 'choice' | 'checkbox' | 'file' | 'date' | 'code';
   secret: boolean;
+  /**
+   * A `code`'s boxes' own field names, in the boxes' order: a form may send the code one character per
+   * field (`otp1` … `otp6`, or one name repeated, `code[]`).
+   */
+  parts?: string[];
   /** For a list of choices (a multi-select, a checkbox group): each value meant, one by one. */
   items?: string[];
 }
@@ -139,6 +145,9 @@ function nameKey(name: string): string {
   return last.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 }
 
+/** A code as its boxes take it: the characters, without the spaces and hyphens between groups ("482 913"). */
+const codeOf = (text: string): string => text.replace(/[\s-]+/g, '');
+
 function belongsTo(field: SentField, placed: PlacedCheck): boolean {
   const full = field.name.replace(/\[\]$/, '');
   const keyNames = [placed.key, placed.key.split('.').at(-1) ?? placed.key];
@@ -206,6 +215,23 @@ export function checkRequest(fields: SentField[], placed: PlacedCheck[]): Reques
       }
       // No part under its own name (a JSON API sending the date or time as one field): checked as one value below.
       if (parts.length) continue;
+    }
+    if (p.kind === 'code' && p.parts?.length) {
+      // A code sent one character per field: the boxes' fields, in the boxes' order (one name repeated: in the
+      // request's order), must spell exactly the code typed; spelling another holds the request.
+      const names = p.parts;
+      const sent =
+        new Set(names).size === names.length
+          ? names
+              .map((n) => fields.find((f) => f.name === n && !f.file)?.value)
+              .filter((v): v is string => v !== undefined)
+          : fields.filter((f) => !f.file && names.includes(f.name)).map((f) => f.value);
+      if (sent.length >= 2) {
+        if (sent.join('') === codeOf(p.given)) verified.push(p.key);
+        else mismatches.push({ key: p.key, label: p.label, sent: sent.join(''), given: p.given, secret: p.secret });
+        continue;
+      }
+      // No box sent on its own (a hidden field or a JSON API carries the whole code): checked as one value below.
     }
     if (p.kind === 'choice' && p.sent.length > 1 && own.length) {
       const values = new Set(own.map((f) => f.value));
