@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { median } from './lib.ts';
+import { SERVICE_NODE_FLAGS } from '../scripts/serviceFlags.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = join(benchDir, '..');
@@ -106,7 +107,9 @@ let child: ChildProcess | undefined;
 try {
   let out = '';
   let err = '';
-  child = spawn(process.execPath, [join(root, 'src-main/serve.ts'), '--port', '0', '--data-dir', dataDir], {
+  // With the Node flags `npm run serve` gives it (scripts/serviceFlags.mjs).
+  const args = [...SERVICE_NODE_FLAGS, join(root, 'src-main/serve.ts'), '--port', '0', '--data-dir', dataDir];
+  child = spawn(process.execPath, args, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../scripts/serviceFlags.mjs';
 import { median } from './lib.ts';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -75,7 +76,15 @@ const port = await new Promise<number>((resolve) => {
 });
 // The browser is warmed after `listening` (its Chromium is its own process, Playwright's client is in the service):
 // RSS is read at `listening` (the service alone) and again after BENCH_IDLE_MS (with Playwright loaded by that warm-up).
-const serveArgs = [join(root, 'scripts/serve.mjs'), '--port', String(port), '--data-dir', dataDir];
+// With the Node flags `npm run serve` gives it (scripts/serviceFlags.mjs).
+const serveArgs = [
+  ...SERVICE_NODE_FLAGS,
+  join(root, 'scripts/serve.mjs'),
+  '--port',
+  String(port),
+  '--data-dir',
+  dataDir,
+];
 const loadAtStart = load();
 try {
   // First start: migrations, keys, samples (untimed).

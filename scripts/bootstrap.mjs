@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'nod
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from './serviceFlags.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const minimumNode = [22, 18];
@@ -16,7 +17,8 @@ const node22Bin = join(node22Prefix, 'bin');
 const reexecMarker = 'PORTICO_BOOTSTRAP_NODE';
 
 const commands = {
-  serve: (args) => run(process.execPath, [join(root, 'scripts/serve.mjs'), ...args], { console: true }),
+  serve: (args) =>
+    run(process.execPath, [...SERVICE_NODE_FLAGS, join(root, 'scripts/serve.mjs'), ...args], { console: true }),
   cli: (args) => run(process.execPath, [join(root, 'src-main/cli/main.ts'), ...args]),
   test: (args) => run(process.execPath, [join(root, 'scripts/run-tests.mjs'), ...args]),
   bench: (args) => run(process.execPath, [join(root, 'bench/run.mjs'), ...args]),

@@ -32,7 +32,10 @@ export interface AppOptions {
   jobConcurrency?: number;
   /** Which agent runs which orchestrator model; default: the builtin autofill agent. Tests inject their own. */
   agents?: AgentRegistry;
-  /** Launch the shared browser at start so the first job does not wait for it (default true). */
+  /**
+   * Keep browsers warm (default true): a spare context in the jobs' shared browser once it is open, and the
+   * session pool. Nothing is launched for jobs at start: the shared browser opens at the first job.
+   */
   warmBrowser?: boolean;
   /** Create the sample portals in `default` at first start (default true; docs/api.md, "Samples"). */
   samples?: boolean;

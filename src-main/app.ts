@@ -610,7 +610,6 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
     sessionPool,
     runtime,
     idleBrowsers,
-    warmBrowser: settings.warmBrowser,
   };
 }
 
@@ -645,13 +644,8 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     services.webhookDispatcher.poke();
     services.sessionPool.fill();
     services.idleBrowsers.start();
-    if (services.warmBrowser) {
-      services.runtime
-        .warm()
-        .catch((error: unknown) =>
-          notice(`Chromium could not be started yet: ${error instanceof Error ? error.message : String(error)}`),
-        );
-    }
+    // The jobs' shared browser is not launched at start: it opens at the first job, as after an idle close
+    // (docs/decisions.md, "Nothing loads Playwright at start"), so an idle service never loads playwright-core.
     if (seeded) for (const line of firstStartNotice(seeded)) notice(line);
     if (options.announceConsole ?? true) notice(`Console: ${url}/#token=${services.consoleToken}`);
     return {

@@ -15,6 +15,11 @@ function playwright(): Playwright {
   return loaded;
 }
 
+/** Whether playwright-core has been loaded (by a first launch or connect): what is warmed ahead may then use it for free. */
+export function playwrightLoaded(): boolean {
+  return loaded !== undefined;
+}
+
 /**
  * Playwright's `chromium`, loaded on first use: every method that returns a promise (launch,
  * launchPersistentContext, connect, connectOverCDP, launchServer) loads playwright-core then calls

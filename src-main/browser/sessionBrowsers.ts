@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Duplex, Readable, Writable } from 'node:stream';
 
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from './lazyChromium.ts';
+import { chromium, playwrightLoaded } from './lazyChromium.ts';
 
 import { systemClock, type Clock, type TimerHandle } from '../base/clock.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
@@ -295,11 +295,16 @@ export class SessionBrowserPool {
     this.fill();
   }
 
-  /** Launches warm browsers until the pool is full (in the background); not while closed for idleness. */
+  /**
+   * Launches warm browsers until the pool is full (in the background); not while closed for idleness.
+   * Portico's own Playwright connection to a warm browser is made ahead only when playwright-core is
+   * already loaded: until a first job or session needs it, an idle service does not load it (~40 MB;
+   * docs/performance.md, "Service RSS"), and the first session connects when it takes the browser.
+   */
   fill(): void {
     while (!this.#closed && !this.#asleep && this.#ready.length < this.#size) {
       this.#ready.push(
-        this.#launch(DEFAULT_SESSION_SCREEN_SPEC, true).catch((error: unknown) => {
+        this.#launch(DEFAULT_SESSION_SCREEN_SPEC, playwrightLoaded()).catch((error: unknown) => {
           if (!this.#closed) this.#logger.warn('warm session browser not launched', { error: String(error) });
           return undefined;
         }),

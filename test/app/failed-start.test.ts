@@ -84,7 +84,7 @@ describe('a start that fails half-way', () => {
         const listening = /^Console: http:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
         if (!listening) return;
         port = Number(listening[1]);
-        // Everything is up by now: the server listens and both warm browsers are launching.
+        // Everything is up by now: the server listens and the warm session browser is launching.
         expect(listeningPorts()).toContain(port);
         throw new Error('injected: the console notice could not be written');
       },
@@ -100,7 +100,7 @@ describe('a start that fails half-way', () => {
     expect(port).toBeGreaterThan(0);
     // The HTTP server: nothing listens on its port any more (and this process listens on what it did before).
     expect(listeningPorts()).toEqual(ports);
-    // The warm job browser and the warm session browser, launched or still launching: no Chromium on the data folder.
+    // The warm session browser, launched or still launching: no Chromium on the data folder.
     expect(pidsUnder(dataDir)).toEqual([]);
     // The store: closed (SQLite removes a WAL database's -wal and -shm files when its last connection closes).
     expect(existsSync(join(dataDir, 'portico.db-wal'))).toBe(false);
