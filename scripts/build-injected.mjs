@@ -33,6 +33,7 @@ export const entries = {
   'calendarGrid.ts': 'calendarGrid',
   'sliderSettled.ts': 'sliderSettled',
   'clickSettled.ts': 'clickSettled',
+  'pointerTarget.ts': 'pointerTarget',
   'modelScan.ts': 'modelScan',
   'recordingMask.ts': 'recordingMask',
   'liveView.ts': 'liveView',

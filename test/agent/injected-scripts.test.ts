@@ -55,6 +55,7 @@ describe('injected scripts as built', () => {
       'pageText',
       'pairedValue',
       'perceivable',
+      'pointerTarget',
       'probe',
       'readAndLeave',
       'readOptions',
@@ -206,6 +207,24 @@ describe('injected scripts as built', () => {
     expect(await around('noop')).toMatchObject({ clicked: true, changed: false, quiet: true });
     // Without a watch started before: from now (after a request's answer), nothing clicked.
     expect(await page.evaluate(injected.clickSettled, settle)).toMatchObject({ clicked: false, changed: false });
+  });
+
+  test('what a pointer at a control reaches: itself, its own label drawn over it, or something else', async ({
+    page,
+  }) => {
+    await page.setContent(`<style>.c{position:relative;display:inline-block}.c input{position:absolute;opacity:0;z-index:-1;margin:0}
+      .c span{display:inline-block;width:16px;height:16px;border:1px solid}</style>
+      <label class="c"><input id="drawn" type="checkbox"><span></span> Breakfast</label>
+      <label><input id="plain" type="checkbox"> Dinner</label><button id="off" disabled>Off</button>
+      <div style="position:relative"><button id="under">Under</button><div style="position:absolute;inset:0;background:#fff"></div></div>
+      <div style="height:3000px"></div><button id="far">Far</button>`);
+    const reach = (id: string) => page.locator(`#${id}`).evaluate(injected.pointerTarget);
+    expect(await reach('drawn')).toBe('label');
+    expect(await reach('plain')).toBe('self');
+    expect(await reach('off')).toBe('other');
+    expect(await reach('under')).toBe('other');
+    // Below the fold: brought into view first, as a click would be.
+    expect(await reach('far')).toBe('self');
   });
 
   test("the ARIA filler's reads and marks on a plain page", async ({ page }) => {

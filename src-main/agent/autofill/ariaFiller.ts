@@ -24,6 +24,7 @@ import {
   FillProblem,
   locate,
   optionProblem,
+  pointerReaches,
   shownValue,
   typeKeys,
   waitFor,
@@ -53,10 +54,7 @@ export async function setAriaChecked(
   if ((await ariaChecked(loc)) === checked) return;
   const settled = (): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, 500);
   // A switch drawn under its own label (Carbon's Toggle) cannot take a pointer click: Space on it can.
-  const clickable = await loc.click({ trial: true, timeout: 1000 }).then(
-    () => true,
-    () => false,
-  );
+  const clickable = (await pointerReaches(loc, 1000)) === 'self';
   if (clickable) {
     await click(env, loc);
     if (await settled()) return;
@@ -77,10 +75,7 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
   await trigger.evaluate(findListbox, { token, mark: true });
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
   // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
-  const clickable = await trigger.click({ trial: true, timeout: 600 }).then(
-    () => true,
-    () => false,
-  );
+  const clickable = (await pointerReaches(trigger, 600)) === 'self';
   if (!clickable) {
     await trigger.focus();
     await env.page.keyboard.press('ArrowDown');
@@ -241,10 +236,7 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
   const tree = scope.locator('[role=tree]:visible').or(target.frame.locator(`[id="${controls}"][role=tree]:visible`));
   const open = (ms: number): Promise<boolean> => waitFor(async () => (await tree.count()) === 1, ms);
   if ((await trigger.getAttribute('aria-expanded')) !== 'true') {
-    const clickable = await trigger.click({ trial: true, timeout: 600 }).then(
-      () => true,
-      () => false,
-    );
+    const clickable = (await pointerReaches(trigger, 600)) === 'self';
     if (clickable) await click(env, trigger);
     else {
       // A visually hidden focusable trigger under the drawn box: ArrowDown, the APG way, else a click

@@ -31,6 +31,7 @@ import {
   FillProblem,
   locate,
   optionProblem,
+  pointerReaches,
   shownValue,
   typeKeys,
   waitFor,
@@ -344,10 +345,7 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
     clicked = 'its label';
   } else {
     // A styled input hidden under its label cannot take a pointer click: its label can.
-    const onInput = await loc.click({ trial: true, timeout: 1000 }).then(
-      () => true,
-      () => false,
-    );
+    const onInput = (await pointerReaches(loc, 1000)) === 'self';
     if (onInput || !(await label.count())) {
       await click(env, loc);
       clicked = 'it';

@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 
 import { PorticoError } from '../../base/errors.ts';
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { shownValue as shownValueInPage } from '../injected/index.ts';
+import { pointerTarget, shownValue as shownValueInPage } from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import type { PlacementHow } from './valueAdapter.ts';
@@ -57,6 +57,22 @@ export function locate(target: Target, control: ScannedControl = target.controls
 export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.ms()): Promise<void> {
   if (env.human) await env.human.click(loc);
   else await loc.click({ timeout: timeoutMs });
+}
+
+/**
+ * What a pointer click on `loc` reaches: answered at once by a hit test at its centre
+ * (injected/pointerTarget.ts) when the control itself ('self') or its own label ('label') is on top;
+ * otherwise Playwright's trial click decides, retrying up to `trialMs` (an overlay or a closing popup
+ * may still go away): 'self', or 'none'. A trial click on a control under its label used to wait out
+ * its whole timeout on every styled checkbox and radio.
+ */
+export async function pointerReaches(loc: Locator, trialMs: number): Promise<'self' | 'label' | 'none'> {
+  const hit = await loc.evaluate(pointerTarget).catch(() => 'other' as const);
+  if (hit !== 'other') return hit;
+  return loc.click({ trial: true, timeout: trialMs }).then(
+    () => 'self' as const,
+    () => 'none' as const,
+  );
 }
 
 /** Types key by key so widgets that listen to keydown/keypress (masks, pickers, editors) see real input. */

@@ -51,6 +51,7 @@ import type shownValue from './shownValue.ts';
 import type { Signatures } from './signatures.ts';
 import type sliderSettled from './sliderSettled.ts';
 import type clickSettled from './clickSettled.ts';
+import type pointerTarget from './pointerTarget.ts';
 import type tagChips from './tagChips.ts';
 import type uniqueSelector from './uniqueSelector.ts';
 
@@ -67,6 +68,7 @@ type Entries = {
   calendarGrid: typeof calendarGrid;
   sliderSettled: typeof sliderSettled;
   clickSettled: typeof clickSettled;
+  pointerTarget: typeof pointerTarget;
   modelScan: typeof modelScan;
   recordingMask: typeof recordingMask;
   liveView: typeof liveView;
@@ -131,6 +133,7 @@ export const checked: Checked = {
   calendarGrid: true,
   sliderSettled: true,
   clickSettled: true,
+  pointerTarget: true,
   modelScan: true,
   recordingMask: true,
   liveView: true,

@@ -56,6 +56,7 @@ import {
   shownValueSource,
   sliderSettledSource,
   clickSettledSource,
+  pointerTargetSource,
   tagChipsSource,
   uniqueSelectorSource,
 } from './generated/scripts.ts';
@@ -79,6 +80,7 @@ export const calendarOpen = inPage<'calendarOpen'>(calendarOpenSource);
 export const calendarGrid = inPage<'calendarGrid'>(calendarGridSource);
 export const sliderSettled = inPage<'sliderSettled'>(sliderSettledSource);
 export const clickSettled = inPage<'clickSettled'>(clickSettledSource);
+export const pointerTarget = inPage<'pointerTarget'>(pointerTargetSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);
 export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
 export const liveView = inPage<'liveView'>(liveViewSource);

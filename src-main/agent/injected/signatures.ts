@@ -44,6 +44,7 @@ export interface Signatures<E = unknown> {
   calendarGrid: (near: E | null) => CalendarFacts | null;
   sliderSettled: (el: E, args: SliderSettledArgs) => Promise<SliderSettled>;
   clickSettled: (args: ClickSettledArgs) => Promise<ClickSettled>;
+  pointerTarget: (el: E) => 'self' | 'label' | 'other';
   modelScan: (args: ModelScanArgs) => ModelFrameScan;
   recordingMask: (args: RecordingMaskArgs) => void;
   liveView: () => void;

@@ -1913,6 +1913,46 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** pointerTarget.ts */
+export const pointerTargetSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/dom.ts
+	const ELEMENT_NODE = 1;
+	const FRAGMENT_NODE = 11;
+	function parentAcross(n) {
+		const slot = n.assignedSlot;
+		if (slot) return slot;
+		const p = n.parentNode;
+		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
+	}
+	function closestAcross(el, selector) {
+		let n = el;
+		while (n) {
+			if (n.nodeType === ELEMENT_NODE && n.matches(selector)) return n;
+			n = parentAcross(n);
+		}
+		return null;
+	}
+	// src-main/agent/injected/pointerTarget.ts
+	function pointerTarget(el) {
+		if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") return "other";
+		const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0 && r.height > 0;
+		if (!inView(el.getBoundingClientRect())) el.scrollIntoView({
+			block: "center",
+			inline: "center"
+		});
+		const r = el.getBoundingClientRect();
+		if (r.width <= 0 || r.height <= 0) return "other";
+		const hit = el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		if (!hit) return "other";
+		if (hit === el || el.contains(hit)) return "self";
+		return [...Array.from(el.labels ?? []), closestAcross(el, "label")].some((l) => l && (l === hit || l.contains(hit))) ? "label" : "other";
+	}
+	return pointerTarget;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** modelScan.ts */
 export const modelScanSource = `(...args) => {
 var __porticoInjected = (function() {
