@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { chromium, type Browser, type Locator, type Page, type Request } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import yazl from 'yazl';
 import { createApiClient, type ApiClient } from '../../src-main/contract/client.ts';
 import { html, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
@@ -12,6 +12,7 @@ import { startModelServer, type ModelServer } from '../helpers/modelServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import type { AppOptions } from '../../src-main/app.ts';
 import { startService, type TestService } from '../helpers/service.ts';
+import { jobEndedOtherwise, until } from '../helpers/wait.ts';
 
 export const SHOTS = join(import.meta.dirname, '../../test-results/console');
 const SIZES = [
@@ -154,18 +155,13 @@ export async function runJob(
   statuses: string[],
 ): Promise<string> {
   const { job_id } = await world.api.call('startJob', { params: { org_id: 'default', endpoint_name: endpoint }, body });
-  await expect
-    .poll(
-      async () =>
-        (
-          await world.api.call('getJobStatus', {
-            params: { org_id: 'default', endpoint_name: endpoint },
-            query: { job_id },
-          })
-        ).status,
-      { timeout: 30_000 },
-    )
-    .toSatisfy((s: string) => statuses.includes(s));
+  const read = () =>
+    world.api.call('getJobStatus', { params: { org_id: 'default', endpoint_name: endpoint }, query: { job_id } });
+  // A job that ended otherwise fails the wait at once, saying how it ended.
+  await until(async () => statuses.includes((await read()).status), `job ${job_id} to be ${statuses.join('|')}`, {
+    timeoutMs: 30_000,
+    fail: jobEndedOtherwise(read, statuses),
+  });
   return job_id;
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApp, type AppOptions, type RunningApp } from '../../src-main/app.ts';
 import { readConfig, type PorticoConfig } from '../../src-main/base/config.ts';
+import { ENDED_JOB_STATUSES } from './wait.ts';
 import {
   createApiClient,
   operationMethod,
@@ -177,7 +178,10 @@ export async function jsonOf(response: Response): Promise<{ status: number; body
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-/** Polls a job's status until it is one of `statuses` (or fails the test after `timeoutMs`). */
+/**
+ * Polls a job's status until it is one of `statuses`. Fails at once, with what was seen, when the job
+ * ends (completed, failed, cancelled: statuses it never leaves) in another status; else after `timeoutMs`.
+ */
 export async function waitForJob(
   svc: TestService,
   endpoint: string,
@@ -193,6 +197,10 @@ export async function waitForJob(
       query: { job_id: jobId },
     });
     if (statuses.includes(String(last.status))) return last;
+    if (ENDED_JOB_STATUSES.includes(String(last.status)))
+      throw new Error(
+        `job ${jobId} ended ${String(last.status)} while waiting for ${statuses.join('|')}: ${JSON.stringify(last)}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`job ${jobId} did not reach ${statuses.join('|')} in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
