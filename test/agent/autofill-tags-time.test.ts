@@ -134,6 +134,48 @@ const START = shell(
 </form>`,
 );
 
+// Hour and minute boxes with the AM/PM part as a custom dropdown (a button opening a listbox, drawn the
+// way React Aria's and Chakra's Select draw it: the button named by its value and "AM/PM", the list in a
+// popover at the end of the page, a hidden input carrying the choice). `sticky`: a broken dropdown that
+// keeps showing AM whatever is clicked.
+const START12 = (sticky: boolean): string =>
+  shell(
+    'Shift preferences',
+    `<form action="/submit/start12" method="post">
+  <span id="start-label">Earliest time you can start</span>
+  <div role="group" aria-labelledby="start-label" class="row">
+    <input aria-label="Hours" name="hour" type="number" min="1" max="12"><span>:</span>
+    <input aria-label="Minutes" name="minute" type="number" min="0" max="59">
+    <span id="period-label" hidden>AM/PM</span>
+    <button type="button" id="period" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="period-value period-label"><span id="period-value">AM</span> <span aria-hidden="true">▾</span></button>
+    <input type="hidden" name="period" value="AM">
+  </div>
+  <button type="submit">Save preferences</button>
+</form>`,
+    `const button = document.getElementById('period');
+  const hidden = document.querySelector('input[name=period]');
+  let list = null;
+  button.addEventListener('click', () => {
+    if (list) { list.remove(); list = null; button.setAttribute('aria-expanded', 'false'); return; }
+    list = document.createElement('ul');
+    list.setAttribute('role', 'listbox');
+    for (const p of ['AM', 'PM']) {
+      const li = document.createElement('li');
+      li.setAttribute('role', 'option');
+      li.textContent = p;
+      li.addEventListener('click', () => {
+        const chosen = ${sticky} ? 'AM' : p;
+        document.getElementById('period-value').textContent = chosen;
+        hidden.value = chosen;
+        list.remove(); list = null; button.setAttribute('aria-expanded', 'false');
+      });
+      list.append(li);
+    }
+    document.body.append(list);
+    button.setAttribute('aria-expanded', 'true');
+  });`,
+  );
+
 describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no library)', () => {
   let browser: Browser;
   let close: (() => Promise<void>) | undefined;
@@ -151,6 +193,8 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
         '/time/sticky': html(TIME(true)),
         '/founded/form': html(FOUNDED),
         '/start/form': html(START),
+        '/start12/form': html(START12(false)),
+        '/start12/sticky': html(START12(true)),
       }),
     ]);
     browser = launched.browser;
@@ -271,5 +315,38 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ hour: '08', minute: '30' }]);
     expect(logs).toContain("earliest_start → 'Earliest time you can start' (time-segments) = 08:30 (exact)");
+  });
+
+  const START12_SCHEMA = {
+    type: 'object',
+    required: ['earliest_start'],
+    properties: { earliest_start: { type: 'string', title: 'Earliest time you can start' } },
+  };
+
+  it('hour and minute boxes with a custom AM/PM dropdown are one time field: 13:30 is 01, 30 and PM', async () => {
+    const { result, posts, logs } = await run(
+      '/start12/form',
+      '/submit/start12',
+      { earliest_start: '13:30' },
+      START12_SCHEMA,
+    );
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ hour: '01', minute: '30', period: 'PM' }]);
+    expect(logs).toContain("earliest_start → 'Earliest time you can start' (time-segments) = 13:30 (exact)");
+  });
+
+  it('an AM/PM dropdown that keeps showing AM after PM was chosen fails the job; nothing is sent', async () => {
+    const { result, posts } = await run(
+      '/start12/sticky',
+      '/submit/start12',
+      { earliest_start: '13:30' },
+      START12_SCHEMA,
+    );
+    expect(result).toEqual({
+      error: expect.stringContaining(
+        "'Earliest time you can start' shows '01 30 AM' after typing 13:30 into its parts",
+      ),
+    });
+    expect(posts).toEqual([]);
   });
 });

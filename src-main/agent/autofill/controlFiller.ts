@@ -544,6 +544,41 @@ async function readSegmentsNow(target: Target, field: SegmentedField): Promise<S
  * once more, then the job fails naming what the field shows. A value the field cannot hold (a time
  * for a date, a month 13) is a FillProblem: asked or failed, nothing typed.
  */
+const PERIOD = { AM: /^a\.?\s?m\.?$/i, PM: /^p\.?\s?m\.?$/i };
+
+/**
+ * Chooses AM or PM in a time field's AM/PM dropdown (docs/autofill.md, "Hours and minutes as number
+ * boxes"): a native select by its option, a custom dropdown by opening it and clicking the option
+ * named so. A dropdown offering no such option is a problem (asked or failed), never the other one.
+ */
+async function choosePeriod(
+  env: FillEnv,
+  target: Target,
+  pid: string,
+  kind: 'select' | 'listbox',
+  period: 'AM' | 'PM',
+): Promise<void> {
+  const loc = target.frame.locator(`[data-portico-id="${pid}"]`);
+  if (kind === 'select') {
+    const texts = (await loc.locator('option').allInnerTexts()).map((t) => t.trim());
+    const index = texts.findIndex((t) => PERIOD[period].test(t));
+    if (index < 0) throw new FillProblem(`the AM/PM part of '${target.label}' offers no ${period}`, texts);
+    await loc.selectOption({ index }, { timeout: env.budget.ms() });
+    return;
+  }
+  await click(env, loc);
+  const options = target.frame.locator('[role=option]:visible');
+  if (!(await waitFor(async () => (await options.count()) > 0, 3000)))
+    throw new FillProblem(`the AM/PM part of '${target.label}' opened no list of options`);
+  const texts = (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  const index = texts.findIndex((t) => PERIOD[period].test(t));
+  if (index < 0) {
+    await env.page.keyboard.press('Escape');
+    throw new FillProblem(`the AM/PM part of '${target.label}' offers no ${period}`, texts);
+  }
+  await click(env, options.nth(index));
+}
+
 async function fillSegments(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const field = (target.controls[0] as ScannedControl).segments as SegmentedField;
   const wanted = segmentGoal(field, value);
@@ -552,6 +587,11 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
   if ('problem' in plan) throw new FillProblem(`${plan.problem} for '${target.label}'`);
   const type = async (steps: SegmentKeys[]): Promise<void> => {
     for (const step of steps) {
+      const choice = field.list.find((s) => s.pid === step.pid)?.choice;
+      if (choice) {
+        await choosePeriod(env, target, step.pid, choice, step.keys === 'A' ? 'AM' : 'PM');
+        continue;
+      }
       await click(env, target.frame.locator(`[data-portico-id="${step.pid}"]`));
       // A number box holds its value as text: selected first, so the keys replace it.
       if (field.list.find((s) => s.pid === step.pid)?.input) await env.page.keyboard.press('ControlOrMeta+A');

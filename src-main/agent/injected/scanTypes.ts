@@ -132,6 +132,8 @@ export interface SegmentFacts {
   valueText: string;
   /** The segment is an input (a number box): typed over after selecting what it holds, read by its value. */
   input?: boolean;
+  /** An AM/PM part that is a dropdown beside hour and minute boxes: a native select, or a button opening a listbox. */
+  choice?: 'select' | 'listbox';
 }
 
 /** A sectioned field: what it holds, and its segments in the order they are drawn. */

@@ -4,7 +4,7 @@
 // ScannedControl of type `segments` carrying its segments (what each part is, by the segment's own
 // accessible name, and its range), so the key lands on the field, never on one of its parts.
 // Two runs of the same parts in one group (month/day/year twice) are a date range.
-import { byIds, clean, closestAcross, labelTextsOf, parentAcross, textOf, visible } from './dom.ts';
+import { byIds, clean, closestAcross, elementById, labelTextsOf, parentAcross, textOf, visible } from './dom.ts';
 import { errorTextOf, formKeyOf, groupKeyOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
 import type { ScannedControl, SegmentFacts, SegmentKind } from './scanTypes.ts';
 
@@ -62,8 +62,42 @@ function containerOf(el: Element): Element | null {
 const DATE_KINDS: SegmentKind[] = ['year', 'month', 'day'];
 const TIME_KINDS: SegmentKind[] = ['hour', 'minute', 'second', 'dayPeriod'];
 
+/** A dropdown (a native select, a combobox, a button opening a listbox) that is a time field's AM/PM part. */
+function periodDropdown(el: Element): 'select' | 'listbox' | null {
+  const select = el.tagName === 'SELECT' ? (el as HTMLSelectElement) : null;
+  const listbox =
+    (el.getAttribute('role') || '').toLowerCase() === 'combobox' || el.getAttribute('aria-haspopup') === 'listbox';
+  if (!select && !listbox) return null;
+  // Its name, hidden label text included (aria-labelledby may name a hidden "AM/PM" label).
+  const hiddenToo = (el.getAttribute('aria-labelledby') || '')
+    .split(/\s+/)
+    .map((id) => (id ? clean(elementById(el, id)?.textContent) : ''))
+    .join(' ');
+  if (kindOf(`${inputSegmentName(el)} ${hiddenToo}`) === 'dayPeriod') return select ? 'select' : 'listbox';
+  // A select offering exactly AM and PM (with or without an empty first option).
+  const options = select ? Array.from(select.options).map((o) => clean(o.text).toLowerCase().replace(/\./g, '')) : [];
+  const real = options.filter(Boolean);
+  return select && real.length === 2 && real.includes('am') && real.includes('pm') ? 'select' : null;
+}
+
+/** The text a dropdown shows as its choice: a select's chosen option, else its text without what is hidden from assistive technology. */
+function choiceText(el: Element): string {
+  if (el.tagName === 'SELECT') return clean((el as HTMLSelectElement).selectedOptions[0]?.text);
+  let out = '';
+  const walk = (n: Node): void => {
+    if (n.nodeType === Node.TEXT_NODE) out += `${n.nodeValue} `;
+    else if (n.nodeType === Node.ELEMENT_NODE && (n as Element).getAttribute('aria-hidden') !== 'true')
+      for (const c of Array.from(n.childNodes)) walk(c);
+  };
+  walk(el);
+  return clean(out);
+}
+
 /** The facts of one segment, read now (the filler reads them again after typing). */
 function factsOf(el: Element, kind: SegmentKind, part: number): SegmentFacts {
+  const choice = periodDropdown(el);
+  if (choice)
+    return { pid: pidOf(el), kind, part, min: null, max: null, now: null, text: choiceText(el), valueText: '', choice };
   if (el.tagName === 'INPUT') {
     // A number input is a spinbutton too: its range and value are its own attributes and value.
     const input = el as HTMLInputElement;
@@ -106,15 +140,21 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
       if (!(type === 'number' || (spin && /^(text|tel|)$/.test(type)))) continue;
       const kind = kindOf(inputSegmentName(el));
       if (!kind || !TIME_KINDS.includes(kind)) continue;
-    } else if (!spin) continue;
+    } else if (!spin && !periodDropdown(el)) continue;
     const container = containerOf(el);
     if (!container) continue;
     groups.set(container, [...(groups.get(container) ?? []), el]);
   }
   const out: ScannedControl[] = [];
-  for (const [group, elements] of groups) {
+  for (const [group, found] of groups) {
+    // An AM/PM dropdown is a part only beside hour and minute boxes.
+    const boxKinds = found.filter((el) => el.tagName === 'INPUT').map((el) => kindOf(inputSegmentName(el)));
+    const elements =
+      boxKinds.includes('hour') && boxKinds.includes('minute') ? found : found.filter((el) => !periodDropdown(el));
     if (elements.length < 2) continue;
-    const kinds = elements.map((el) => kindOf(el.tagName === 'INPUT' ? inputSegmentName(el) : segmentName(el, group)));
+    const kinds = elements.map((el) =>
+      periodDropdown(el) ? 'dayPeriod' : kindOf(el.tagName === 'INPUT' ? inputSegmentName(el) : segmentName(el, group)),
+    );
     if (kinds.some((k) => k === null)) continue;
     // Inputs make a time field only: every part of the group a time part.
     if (elements.some((el) => el.tagName === 'INPUT') && kinds.some((k) => !TIME_KINDS.includes(k as SegmentKind)))
@@ -184,7 +224,10 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
       value: empty
         ? ''
         : inputs.length
-          ? segments.map((s) => s.text).join(':')
+          ? segments
+              .filter((s) => !s.choice)
+              .map((s) => s.text)
+              .join(':')
           : clean(textOf(group).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
       checked: false,
       options: [],

@@ -644,7 +644,38 @@ var __porticoInjected = (function() {
 		"second",
 		"dayPeriod"
 	];
+	function periodDropdown(el) {
+		const select = el.tagName === "SELECT" ? el : null;
+		const listbox = (el.getAttribute("role") || "").toLowerCase() === "combobox" || el.getAttribute("aria-haspopup") === "listbox";
+		if (!select && !listbox) return null;
+		const hiddenToo = (el.getAttribute("aria-labelledby") || "").split(/\\s+/).map((id) => id ? clean(elementById(el, id)?.textContent) : "").join(" ");
+		if (kindOf(\`\${inputSegmentName(el)} \${hiddenToo}\`) === "dayPeriod") return select ? "select" : "listbox";
+		const real = (select ? Array.from(select.options).map((o) => clean(o.text).toLowerCase().replace(/\\./g, "")) : []).filter(Boolean);
+		return select && real.length === 2 && real.includes("am") && real.includes("pm") ? "select" : null;
+	}
+	function choiceText(el) {
+		if (el.tagName === "SELECT") return clean(el.selectedOptions[0]?.text);
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === Node.TEXT_NODE) out += \`\${n.nodeValue} \`;
+			else if (n.nodeType === Node.ELEMENT_NODE && n.getAttribute("aria-hidden") !== "true") for (const c of Array.from(n.childNodes)) walk(c);
+		};
+		walk(el);
+		return clean(out);
+	}
 	function factsOf(el, kind, part) {
+		const choice = periodDropdown(el);
+		if (choice) return {
+			pid: pidOf(el),
+			kind,
+			part,
+			min: null,
+			max: null,
+			now: null,
+			text: choiceText(el),
+			valueText: "",
+			choice
+		};
 		if (el.tagName === "INPUT") {
 			const input = el;
 			return {
@@ -679,15 +710,17 @@ var __porticoInjected = (function() {
 				if (!(type === "number" || spin && /^(text|tel|)$/.test(type))) continue;
 				const kind = kindOf(inputSegmentName(el));
 				if (!kind || !TIME_KINDS.includes(kind)) continue;
-			} else if (!spin) continue;
+			} else if (!spin && !periodDropdown(el)) continue;
 			const container = containerOf(el);
 			if (!container) continue;
 			groups.set(container, [...groups.get(container) ?? [], el]);
 		}
 		const out = [];
-		for (const [group, elements] of groups) {
+		for (const [group, found] of groups) {
+			const boxKinds = found.filter((el) => el.tagName === "INPUT").map((el) => kindOf(inputSegmentName(el)));
+			const elements = boxKinds.includes("hour") && boxKinds.includes("minute") ? found : found.filter((el) => !periodDropdown(el));
 			if (elements.length < 2) continue;
-			const kinds = elements.map((el) => kindOf(el.tagName === "INPUT" ? inputSegmentName(el) : segmentName(el, group)));
+			const kinds = elements.map((el) => periodDropdown(el) ? "dayPeriod" : kindOf(el.tagName === "INPUT" ? inputSegmentName(el) : segmentName(el, group)));
 			if (kinds.some((k) => k === null)) continue;
 			if (elements.some((el) => el.tagName === "INPUT") && kinds.some((k) => !TIME_KINDS.includes(k))) continue;
 			const segments = [];
@@ -736,7 +769,7 @@ var __porticoInjected = (function() {
 				visible: vis,
 				disabled: group.getAttribute("aria-disabled") === "true" || elements.every((el) => el.getAttribute("aria-disabled") === "true" || el.disabled === true),
 				readOnly: elements.every((el) => el.getAttribute("aria-readonly") === "true" || el.readOnly === true),
-				value: empty ? "" : inputs.length ? segments.map((s) => s.text).join(":") : clean(textOf(group).replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, "")),
+				value: empty ? "" : inputs.length ? segments.filter((s) => !s.choice).map((s) => s.text).join(":") : clean(textOf(group).replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, "")),
 				checked: false,
 				options: [],
 				multiple: false,
@@ -3204,6 +3237,24 @@ export const segmentReadingSource = `(...args) => {
 var __porticoInjected = (function() {
 	// src-main/agent/injected/segmentReading.ts
 	function segmentReading(el) {
+		if (el instanceof HTMLSelectElement) return {
+			text: (el.selectedOptions[0]?.text ?? "").trim(),
+			now: null,
+			valueText: ""
+		};
+		if ((el.getAttribute("role") || "").toLowerCase() === "combobox" || el.getAttribute("aria-haspopup") === "listbox") {
+			let out = "";
+			const walk = (n) => {
+				if (n.nodeType === Node.TEXT_NODE) out += \`\${n.nodeValue} \`;
+				else if (n.nodeType === Node.ELEMENT_NODE && n.getAttribute("aria-hidden") !== "true") for (const c of Array.from(n.childNodes)) walk(c);
+			};
+			walk(el);
+			return {
+				text: out.replace(/\\s+/g, " ").trim(),
+				now: null,
+				valueText: ""
+			};
+		}
 		if (el instanceof HTMLInputElement) {
 			const n = el.value.trim() === "" ? null : Number(el.value);
 			return {
