@@ -12,9 +12,10 @@ import { fileURLToPath } from 'node:url';
 import type { Frame } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
-import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';
+import { flattenFormData, type Entry } from '../../src-main/agent/autofill/entries.ts';
 import {
   addTried,
+  declineKey,
   initialFillState,
   overrideKey,
   markMapped,
@@ -36,6 +37,9 @@ import {
   pendingEntries,
   plan,
   readBackVerdict,
+  requiredEmptyQuestion,
+  requiredKeyOpen,
+  requiredKeyQuestion,
   rowToAdd,
   runEntries,
   signatureOf,
@@ -622,5 +626,41 @@ describe('constraintFixes: HTML5 constraints the filled values fail (recorded sc
     const fixes = constraintFixes(typed.frames, typed.targets, all(typed), phoneOnly, typed.run);
     expect(fixes?.errors).toHaveLength(2);
     expect(fixes?.refills.map((r) => r.entry.key)).toEqual(['telephone']);
+  });
+});
+
+describe('requiredKeyQuestion / requiredEmptyQuestion: what is asked before the submitting click (recorded scans)', () => {
+  const page = load(
+    'forms-registration.start',
+    { full_name: 'Ada Lovelace', email: 'ada@example.org', shoe_size: '38' },
+    { type: 'object', required: ['full_name', 'shoe_size'], properties: {} },
+  );
+  const entry = (key: string) => page.run.entries.find((e) => e.key === key) as Entry;
+
+  it('a required key no control took: which field, among the controls not holding a key, or "None of these"; never asked once placed or declined', () => {
+    const state = filledState(page);
+    expect(requiredKeyOpen(state, entry('shoe_size'))).toBe(true);
+    expect(requiredKeyOpen(state, entry('full_name'))).toBe(false);
+    expect(requiredKeyOpen(state, entry('email'))).toBe(false);
+    expect(requiredKeyOpen(declineKey(state, 'shoe_size'), entry('shoe_size'))).toBe(false);
+    const ask = requiredKeyQuestion(page.frames, state, entry('shoe_size'));
+    const taken = planned(page).placements.map((p) => p.target.label);
+    expect(taken).toContain('Full name');
+    expect(ask.candidates.map((t) => t.label)).toEqual(
+      page.targets.map((t) => t.label).filter((l) => !taken.includes(l)),
+    );
+    expect(ask.question.options.at(-1)).toBe(NONE_OF_THESE);
+    expect(ask.question.options).toHaveLength(ask.candidates.length + 1);
+    expect(ask.failure).toMatch(/^No control on the page matches the required form_data key 'shoe_size' \(tried name/);
+  });
+
+  it('a required control left empty that no key fills: its value is asked (the failure names the keys unplaced); one filled or holding a value is not', () => {
+    const required = page.targets.find((t) => t.required && !t.hasValue);
+    if (!required) throw new Error('the recorded page has no required empty control');
+    const ask = requiredEmptyQuestion(required, new Set(), initialFillState(), page.run);
+    expect(ask?.question.question).toBe(`What should be entered for '${required.label}'?`);
+    expect(ask?.failure).toContain('(unplaced keys: full_name, email, shoe_size)');
+    expect(requiredEmptyQuestion(required, new Set([required.id]), initialFillState(), page.run)).toBeNull();
+    expect(requiredEmptyQuestion({ ...required, hasValue: true }, new Set(), initialFillState(), page.run)).toBeNull();
   });
 });

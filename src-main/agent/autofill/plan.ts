@@ -624,3 +624,48 @@ export function constraintFixes(
   }
   return { errors, refills };
 }
+
+/** A required key still without a control that no human declined: it needs "which field" before the submitting click. */
+export function requiredKeyOpen(state: FillState, entry: Entry): boolean {
+  return entry.required && !isPlaced(state, entry.key) && !isDeclined(state, entry.key);
+}
+
+/**
+ * Before the submitting click, for a required key no control took: which field should receive it — the
+ * page's controls not holding a key already, then "None of these" — or the failure without a human.
+ */
+export function requiredKeyQuestion(frames: ScannedFrames, state: FillState, entry: Entry): FieldQuestion {
+  const taken = takenControls(state);
+  const candidates = buildTargets(frames).filter((t) => !taken.has(controlKey(t)));
+  return {
+    entry,
+    candidates,
+    question: {
+      question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
+      options: [...fieldOptions(candidates), NONE_OF_THESE],
+      message: `No control on the page matches the required key '${entry.key}'.`,
+    },
+    failure: `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`,
+  };
+}
+
+/**
+ * A required control still empty that no key fills (and not filled this turn): the question for its
+ * value (naming the keys still unplaced in the failure), or null when it needs none.
+ */
+export function requiredEmptyQuestion(
+  target: Target,
+  filled: ReadonlySet<string>,
+  state: FillState,
+  run: RunEntries,
+): ValueQuestion | null {
+  if (!target.required || target.hasValue || filled.has(target.id)) return null;
+  const unplaced = run.entries.filter((e) => !isPlaced(state, e.key)).map((e) => e.key);
+  return {
+    question: {
+      question: `What should be entered for '${target.label}'?`,
+      message: `The page requires '${target.label}' and no form_data key matches it.`,
+    },
+    failure: `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`,
+  };
+}

@@ -17,8 +17,6 @@ import {
   fillOptionsFor,
   howFor,
   initialFillState,
-  isDeclined,
-  isPlaced,
   markAnswered,
   markChosen,
   markMapped,
@@ -33,7 +31,6 @@ import {
   rememberManual,
   setDateFormat,
   startRun,
-  takenControls,
   unplacedKeys,
   valueFor,
   type FillState,
@@ -50,16 +47,17 @@ import {
   confirmationFills,
   constraintFixes,
   controlKey,
-  fieldOptions,
   headingOf,
   manualFills,
   mapperQuestion,
   matchedByRule,
   next,
-  NONE_OF_THESE,
   plan,
   arrayItemsPending,
   rangeEntries,
+  requiredEmptyQuestion,
+  requiredKeyOpen,
+  requiredKeyQuestion,
   rowToAdd,
   runEntries,
   signatureOf,
@@ -588,16 +586,9 @@ export class Wizard {
   /** A visible required control still empty means the page wants data form_data lacks. */
   async #fillRequiredEmpty(requiredEmpty: Target[], filled: Set<string>): Promise<void> {
     for (const target of requiredEmpty) {
-      if (!target.required || target.hasValue || filled.has(target.id)) continue;
-      const unplaced = this.#run.entries.filter((e) => !isPlaced(this.#state, e.key)).map((e) => e.key);
-      const answer = await this.#askForField(
-        target,
-        {
-          question: `What should be entered for '${target.label}'?`,
-          message: `The page requires '${target.label}' and no form_data key matches it.`,
-        },
-        `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`,
-      );
+      const ask = requiredEmptyQuestion(target, filled, this.#state, this.#run);
+      if (!ask) continue;
+      const answer = await this.#askForField(target, ask.question, ask.failure);
       this.#state = rememberManual(this.#state, controlKey(target), answer);
       await this.#fillOne(target, answer, null, '');
       filled.add(target.id);
@@ -607,19 +598,9 @@ export class Wizard {
   /** Before the final submit: every schema-required key must have found a control (or a human said where it goes). */
   async #checkRequiredPlaced(requiredUnplaced: Entry[]): Promise<void> {
     for (const entry of requiredUnplaced) {
-      if (!entry.required || isPlaced(this.#state, entry.key) || isDeclined(this.#state, entry.key)) continue;
-      const taken = takenControls(this.#state);
-      const targets = buildTargets(await scanAll(this.#ctx)).filter((t) => !taken.has(controlKey(t)));
-      const picked = await askForOption(
-        this.#ctx,
-        {
-          question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
-          options: [...fieldOptions(targets), NONE_OF_THESE],
-          message: `No control on the page matches the required key '${entry.key}'.`,
-        },
-        `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`,
-      );
-      const target = targets[picked];
+      if (!requiredKeyOpen(this.#state, entry)) continue;
+      const ask = requiredKeyQuestion(await scanAll(this.#ctx), this.#state, entry);
+      const target = ask.candidates[await askForOption(this.#ctx, ask.question, ask.failure)];
       if (!target) {
         this.#state = declineKey(this.#state, entry.key);
         continue;
