@@ -132,7 +132,8 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
 
   // Corpus form react-aria-travel-insurance: a date of birth from a calendar whose month and year are
   // dropdowns (React Aria Selects in the calendar's header; 1930-2008), trip dates as a range in a
-  // calendar shown on the page (from January 2027). The form itself passes in the corpus test.
+  // calendar shown on the page (from January 2027), the day cover starts in another calendar shown on the
+  // page (from January 2027). The form itself passes in the corpus test.
   const insured = (changes: JsonObject): JsonObject => ({ ...(insurance?.formData as JsonObject), ...changes });
 
   it("a year the calendar's year dropdown does not offer fails saying so; no neighbouring year, nothing sent", async () => {
@@ -145,5 +146,11 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     const run = await fill('', insurance, insured({ trip_dates: { start: '2026-12-28', end: '2027-01-03' } }));
     expect(run.sent).toEqual([]);
     expect(String(run.failure)).toMatch(/calendar of 'Trip dates' does not go to December 2026/);
+  }, 60_000);
+
+  it("a cover start day before the inline calendar's first month fails saying so, no neighbouring day; nothing sent", async () => {
+    const run = await fill('', insurance, insured({ cover_start_date: '2026-12-31' }));
+    expect(run.sent).toEqual([]);
+    expect(String(run.failure)).toMatch(/calendar of 'Cover start date' does not go to December 2026/);
   }, 60_000);
 });
