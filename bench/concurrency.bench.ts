@@ -3,7 +3,11 @@
 // browser, same run. Reported: jobs (scripts) per minute over the batch, failures with their errors (target
 // 0), and the load average. BENCH_ROUNDS batches per size (default 2; `--quick` 1). Results:
 // bench/results/concurrency.json. On a shared 2-core machine the absolute figures follow the load; compare
-// the ratio taken in the same run.
+// the ratio taken in the same run, and the CPU each side used per job (this process — the service, or the
+// scripts' Playwright client — and the browser processes under it), which the load hardly changes.
+// A job is waited for on its log stream (`event: end`), as a client that wants the result at once does,
+// not by polling its status: polling 16 jobs every 100 ms in this process was about a quarter of its CPU.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +21,44 @@ import {
   systemChromiumHost,
 } from '../src-main/browser/chromiumDiscovery.ts';
 import { page, startFormServer } from '../test/helpers/formServer.ts';
-import { startBenchApp } from './lib.ts';
+import { median, startBenchApp } from './lib.ts';
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (process.env.BENCH_SIZES ?? '8,16').split(',').map(Number);
 const ROUNDS = QUICK ? 1 : Number(process.env.BENCH_ROUNDS ?? 2);
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 const load = (): number[] => loadavg().map((l) => round(l, 2));
+
+/** CPU time (user + system) of this process, in ms. */
+const selfCpuMs = (): number => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+/** CPU time (user + system, ms) of every process under this one (the browsers and their helpers), from /proc. */
+function childrenCpuMs(): number {
+  const stats = new Map<number, { parent: number; ticks: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // exited while listing
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = stats.get(pid)?.parent, depth = 0; p !== undefined && depth < 64; depth += 1) {
+      if (p === process.pid) return true;
+      p = stats.get(p)?.parent;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, stat] of stats) if (under(pid)) ticks += stat.ticks;
+  return ticks * 10; // USER_HZ 100
+}
 
 const formData = {
   full_name: 'Ada Lovelace',
@@ -51,6 +86,10 @@ interface Batch {
   size: number;
   ms: number;
   per_minute: number;
+  /** CPU this process used during the batch (the service, or the scripts' Playwright client), per job. */
+  node_cpu_ms_per_job: number;
+  /** CPU the browser processes used during the batch (those that exited during it are not counted), per job. */
+  browser_cpu_ms_per_job: number;
   failures: string[];
 }
 
@@ -60,7 +99,7 @@ async function main(): Promise<void> {
   });
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-concurrency-'));
   const maxSize = Math.max(...SIZES);
-  const { app, api } = await startBenchApp(dataDir, { jobConcurrency: maxSize });
+  const { app, api, key } = await startBenchApp(dataDir, { jobConcurrency: maxSize });
   const loadAtStart = load();
   const portico: Batch[] = [];
   const scripts: Batch[] = [];
@@ -84,12 +123,13 @@ async function main(): Promise<void> {
     const runJob = async (): Promise<string | null> => {
       const started = (await api('/jobs/default/apply/start', { form_data: formData })) as { job_id?: string };
       if (!started.job_id) return `not started: ${JSON.stringify(started)}`;
-      for (;;) {
-        const status = await api(`/task/default/apply/status?job_id=${started.job_id}`);
-        if (['completed', 'failed', 'cancelled'].includes(String(status.status)))
-          return status.status === 'completed' ? null : `${String(status.status)}: ${String(status.error)}`;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // The log stream ends with `event: end` once the job has a final status.
+      const stream = await fetch(`${app.url}/task/default/apply/logs?job_id=${started.job_id}`, {
+        headers: { 'x-api-key': key },
+      });
+      await stream.text();
+      const status = await api(`/task/default/apply/status?job_id=${started.job_id}`);
+      return status.status === 'completed' ? null : `${String(status.status)}: ${String(status.error)}`;
     };
     const config = readConfig(process.env);
     const browser = await chromium.launch({
@@ -118,12 +158,15 @@ async function main(): Promise<void> {
     };
     const batch = async (size: number, one: () => Promise<string | null>): Promise<Batch> => {
       const t0 = performance.now();
+      const [node0, browsers0] = [selfCpuMs(), childrenCpuMs()];
       const outcomes = await Promise.all(Array.from({ length: size }, () => one()));
       const ms = performance.now() - t0;
       return {
         size,
         ms: round(ms),
         per_minute: round((size * 60_000) / ms),
+        node_cpu_ms_per_job: round((selfCpuMs() - node0) / size),
+        browser_cpu_ms_per_job: round((childrenCpuMs() - browsers0) / size),
         failures: outcomes.filter((o): o is string => o !== null),
       };
     };
@@ -153,11 +196,17 @@ async function main(): Promise<void> {
     const theirs = scripts.filter((b) => b.size === size);
     const perMinute = (batches: Batch[]): number =>
       round((batches.reduce((n, b) => n + b.size, 0) * 60_000) / batches.reduce((ms, b) => ms + b.ms, 0));
+    const cpu = (batches: Batch[], of: 'node_cpu_ms_per_job' | 'browser_cpu_ms_per_job'): number =>
+      round(median(batches.map((b) => b[of])));
     return {
       size,
       portico_jobs_per_minute: perMinute(mine),
       scripts_per_minute: perMinute(theirs),
       ratio: round(perMinute(mine) / perMinute(theirs), 2),
+      cpu_ms_per_job: {
+        portico: { service: cpu(mine, 'node_cpu_ms_per_job'), browser: cpu(mine, 'browser_cpu_ms_per_job') },
+        scripts: { client: cpu(theirs, 'node_cpu_ms_per_job'), browser: cpu(theirs, 'browser_cpu_ms_per_job') },
+      },
       portico_failures: mine.reduce((n, b) => n + b.failures.length, 0),
       script_failures: theirs.reduce((n, b) => n + b.failures.length, 0),
     };

@@ -50,6 +50,8 @@ export interface BenchApp {
   app: RunningApp;
   /** JSON request to the app with its first-start org key; POST when a body is given. */
   api(path: string, body?: unknown): Promise<Record<string, unknown>>;
+  /** That org key, for requests `api` does not make (streams). */
+  key: string;
 }
 
 /** A benchmark drives the API far past a person's pace: the rate limiter stays on (its cost is measured) but never refuses. */
@@ -77,7 +79,7 @@ export async function startBenchApp(dataDir: string, options: Partial<AppOptions
     });
     return (await res.json()) as Record<string, unknown>;
   };
-  return { app, api };
+  return { app, api, key };
 }
 
 /** A session benchmark's rig: one HTML page served locally, Portico with no warm browsers, POST with the account key. */
