@@ -34,9 +34,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          // One fork per file unless PORTICO_TEST_SHARED_WORKERS=1: sharing a worker's modules saves about
-          // 1.3 s of CPU per file (test/api: 39 s -> 23 s) but lets one file's process state (env, leaked
-          // servers, browsers) reach the next; it stays off until a full run proves it (docs/testing.md).
+          // One fork per file unless PORTICO_TEST_SHARED_WORKERS=1: sharing a worker's modules saves up to
+          // 1.3 s of CPU per light file (test/api: 39 s -> 23 s) but lets one file's process state (env,
+          // leaked servers, browsers) reach the next; off until a full run proves it (docs/architecture.md).
           isolate: process.env.PORTICO_TEST_SHARED_WORKERS !== '1',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
           exclude: [...unit, '**/node_modules/**'],

@@ -13,7 +13,7 @@ import { PortalService } from '../../src-main/engine/portalService.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 import { html, scratchDir, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
-import { pidsUnder } from '../helpers/leaks.ts';
+import { expectNoProcessesUnder } from '../helpers/leaks.ts';
 
 // issue 23 item 2: a job run's cleanup is one Lifecycle dispose(). A failure injected after its browser was
 // leased (the agent failing; then real SQLite refusing the lines that record how the job went) still closes
@@ -89,7 +89,7 @@ describe('JobRun rollback: everything a run acquired is released, whatever fails
     events?.dispose();
     store?.close();
     await pages?.close();
-    expect(pidsUnder(data.path)).toEqual([]);
+    await expectNoProcessesUnder(data.path, 'no Chromium left on the data folder');
     data.cleanup();
   });
 
@@ -104,8 +104,8 @@ describe('JobRun rollback: everything a run acquired is released, whatever fails
     return jobId;
   };
   const profileFolder = (): string => runtime.profileDir(PROFILE_ID);
-  const expectReleased = (jobId: string): void => {
-    expect(pidsUnder(profileFolder()), 'no Chromium left on the profile folder').toEqual([]);
+  const expectReleased = async (jobId: string): Promise<void> => {
+    await expectNoProcessesUnder(profileFolder(), 'no Chromium left on the profile folder');
     expect(runtime.locks.isHeld(PROFILE_ID), 'the profile lock released').toBe(false);
     expect(liveViews.get(String(store.jobs.get(jobId)?.view_token)), 'the live view gone').toBeUndefined();
   };
@@ -113,7 +113,7 @@ describe('JobRun rollback: everything a run acquired is released, whatever fails
   it('the agent fails after the browser was leased: the browser closes, the lock and live view go, the job fails', async () => {
     const jobId = await run({ fail: true });
     expect(store.jobs.get(jobId)).toMatchObject({ status: 'failed', error: 'the agent gave up' });
-    expectReleased(jobId);
+    await expectReleased(jobId);
   });
 
   it('the database refuses the step and the failure lines: the run still releases everything and ends failed', async () => {
@@ -123,13 +123,13 @@ describe('JobRun rollback: everything a run acquired is released, whatever fails
     try {
       const jobId = await run({});
       expect(store.jobs.get(jobId)).toMatchObject({ status: 'failed', error: 'injected: log refused' });
-      expectReleased(jobId);
+      await expectReleased(jobId);
     } finally {
       store.db.exec('DROP TRIGGER injected_failure');
     }
     // The profile is free for the next job at once.
     const next = await run({});
     expect(store.jobs.get(next)).toMatchObject({ status: 'completed', result: { done: true } });
-    expectReleased(next);
+    await expectReleased(next);
   });
 });

@@ -32,3 +32,21 @@ export function listeningPorts(): number[] {
   }
   return ports.sort((a, b) => a - b);
 }
+
+/**
+ * Waits until no process's command line contains `marker`, failing with those left (pid and command)
+ * after `timeoutMs`. A closed Chromium's own process is gone when close() resolves, but its helper
+ * processes (zygote, renderers) exit a moment later, which on a loaded machine an immediate look catches.
+ */
+export async function expectNoProcessesUnder(marker: string, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = pidsUnder(marker);
+    if (left.length === 0) return;
+    if (Date.now() > deadline) {
+      const lines = execFileSync('ps', ['-o', 'pid=,args=', '-p', left.join(',')], { encoding: 'utf8' }).trim();
+      throw new Error(`${what}: still running ${timeoutMs / 1000} s later:\n${lines || left.join(', ')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
-import { until } from '../helpers/wait.ts';
+import { jobEndedOtherwise, until } from '../helpers/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVE = join(ROOT, 'src-main/serve.ts');
@@ -190,13 +190,14 @@ describe('stopping by signal: running jobs fail "interrupted by shutdown", every
       form_schema: { type: 'object', properties: { colour: { type: 'string' } } },
     });
     const jobId = String((await api('/jobs/default/colour/start', { form_data: {}, human_in_the_loop: true })).job_id);
-    if (page === 'form')
-      await until(
-        async () => (await api(`/task/default/colour/status?job_id=${jobId}`)).status === 'waiting_for_input',
-        'the job to wait for input',
-        30_000,
-      );
-    else await until(() => stalled.requests > 0, "the job's browser to ask for the page", 30_000);
+    if (page === 'form') {
+      const status = async () =>
+        (await api(`/task/default/colour/status?job_id=${jobId}`)) as { status: string; error?: string | null };
+      await until(async () => (await status()).status === 'waiting_for_input', 'the job to wait for input', {
+        timeoutMs: 30_000,
+        fail: jobEndedOtherwise(status, ['waiting_for_input']),
+      });
+    } else await until(() => stalled.requests > 0, "the job's browser to ask for the page", 30_000);
     // The job's browser and the warm session browser are both up.
     const browsers = await until(
       () => {

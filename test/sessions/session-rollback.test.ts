@@ -13,7 +13,7 @@ import { SessionService, type SessionActor } from '../../src-main/engine/session
 import { openStore, type Store } from '../../src-main/store/store.ts';
 import { CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
-import { listeningPorts, pidsUnder } from '../helpers/leaks.ts';
+import { expectNoProcessesUnder, listeningPorts, pidsUnder } from '../helpers/leaks.ts';
 
 // issue 23 item 2: a session's rollback and its end are one Lifecycle dispose(). A failure injected at each
 // step (real SQLite refusing through a trigger, a Chromium that cannot start, the service closing) leaves
@@ -51,8 +51,8 @@ describe('SessionService rollback: a failure at any step releases what came befo
     });
 
   /** Nothing the session acquired is left: no browser on the data folder, no forwarder, no lock, no slot, no row. */
-  const expectNothingHeld = (): void => {
-    expect(pidsUnder(dir), 'no Chromium process on the data folder').toEqual([]);
+  const expectNothingHeld = async (): Promise<void> => {
+    await expectNoProcessesUnder(dir, 'no Chromium process on the data folder');
     expect(listeningPorts(), 'no proxy forwarder listening').toEqual(portsBefore);
     expect(locks.isHeld(PROFILE_ID), 'the profile lock released').toBe(false);
     expect(slots.inUse(), 'the browser slot released').toBe(0);
@@ -93,7 +93,7 @@ describe('SessionService rollback: a failure at any step releases what came befo
     await sessions?.close();
     await pool?.close();
     store?.close();
-    expect(pidsUnder(dir)).toEqual([]);
+    await expectNoProcessesUnder(dir, 'no Chromium process on the data folder');
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -102,14 +102,14 @@ describe('SessionService rollback: a failure at any step releases what came befo
       "CREATE TRIGGER injected_failure BEFORE INSERT ON browser_sessions BEGIN SELECT RAISE(ABORT, 'injected: insert refused'); END",
     );
     await expect(sessions.create(actor, request, ORIGIN)).rejects.toThrow('injected: insert refused');
-    expectNothingHeld();
+    await expectNothingHeld();
     expect(allRows()).toBe(0);
   });
 
   it('Chromium cannot start after the lock and the forwarder were taken: both are released', async () => {
     chromiumPath = join(dir, 'no-such-chromium');
     await expect(sessions.create(actor, request, ORIGIN)).rejects.toThrow(/ENOENT|no-such-chromium/);
-    expectNothingHeld();
+    await expectNothingHeld();
     expect(allRows()).toBe(0);
   });
 
@@ -118,7 +118,7 @@ describe('SessionService rollback: a failure at any step releases what came befo
     const creating = closing.create(actor, request, ORIGIN);
     await closing.close();
     await expect(creating).rejects.toMatchObject({ status: 409, message: 'The service is shutting down' });
-    expectNothingHeld();
+    await expectNothingHeld();
     expect(allRows()).toBe(0);
   });
 
@@ -132,7 +132,7 @@ describe('SessionService rollback: a failure at any step releases what came befo
     await expect(sessions.terminate(actor.workspaceId, session.session_id, ORIGIN)).rejects.toThrow(
       'injected: update refused',
     );
-    expectNothingHeld();
+    await expectNothingHeld();
     expect(sessions.activeCount).toBe(0);
     // The row still reads active (the write was refused); the next start's recover() ends it.
     expect(activeRows()).toBe(1);
@@ -148,13 +148,13 @@ describe('SessionService rollback: a failure at any step releases what came befo
     await expect(sessions.terminate(actor.workspaceId, session.session_id, ORIGIN)).rejects.toThrow(
       'injected: profile refused',
     );
-    expectNothingHeld();
+    await expectNothingHeld();
     expect(sessions.activeCount).toBe(0);
     expect(activeRows()).toBe(0);
     // The profile can be opened again at once.
     store.db.exec('DROP TRIGGER injected_failure');
     const again = await sessions.create(actor, request, ORIGIN);
     await sessions.terminate(actor.workspaceId, again.session_id, ORIGIN);
-    expectNothingHeld();
+    await expectNothingHeld();
   });
 });
