@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';
 import type { PlacedValue, UnplacedKey } from '../../src-main/agent/autofill/fillState.ts';
-import { checkRequest, type PlacedCheck } from '../../src-main/agent/autofill/submissionCheck.ts';
+import { heldQuestion } from '../../src-main/agent/autofill/plan.ts';
+import { checkRequest, type Mismatch, type PlacedCheck } from '../../src-main/agent/autofill/submissionCheck.ts';
 import { submissionVerdict, type ObservedRequest } from '../../src-main/agent/autofill/submissionSeen.ts';
 
 const ENTRIES = flattenFormData(
@@ -207,5 +208,35 @@ describe('checkRequest: a one-time code typed into one-character boxes (kind cod
   it('sent whole (a hidden field, a JSON API naming it otherwise): verified as one value; absent: neither', () => {
     expect(checkRequest([{ name: 'verification', value: '482913' }], [code]).verified).toEqual(['code']);
     expect(checkRequest([{ name: 'email', value: 'a@b.org' }], [code])).toEqual({ verified: [], mismatches: [] });
+  });
+});
+
+describe('heldQuestion: what a held request asks (Send / Correct / Cancel) and the error without a human', () => {
+  const changed: Mismatch = {
+    key: 'mobile_phone',
+    label: 'Mobile phone',
+    sent: '(150) 355-5018',
+    given: '+1 503 555 0182',
+    secret: false,
+  };
+
+  it('names the key, what the page was about to send and what was given', () => {
+    const held = heldQuestion(changed);
+    expect(held.question).toMatchObject({
+      question: "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.",
+      options: ['Send', 'Correct', 'Cancel'],
+    });
+    expect(held.failure).toBe(
+      "The form was about to send '(150) 355-5018' for form_data 'mobile_phone' ('Mobile phone') but form_data gave '+1 503 555 0182'; the request was held and not sent (enable human_in_the_loop to be asked)",
+    );
+    expect(held.correct.question).toBe("What should be typed into 'Mobile phone' for mobile_phone?");
+  });
+
+  it('never quotes a secret', () => {
+    const held = heldQuestion({ ...changed, key: 'pin', label: 'PIN', sent: '1235', given: '1234', secret: true });
+    const texts = JSON.stringify(held);
+    expect(texts).not.toContain('1235');
+    expect(texts).not.toContain('1234');
+    expect(held.question.question).toBe('About to send a different value for pin; you gave another.');
   });
 });

@@ -35,6 +35,7 @@ import { dateRangeValue } from './rangeAndNumber.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { nextCorrection, readErrors, type Correction, type PageError } from './validationReader.ts';
 import { sameMeaning } from './sameMeaning.ts';
+import type { Mismatch } from './submissionCheck.ts';
 import { textSimilarity } from './textNorm.ts';
 import { asText, phoneVariants, realChoices } from './valueAdapter.ts';
 import type { ScannedButton } from '../injected/scanTypes.ts';
@@ -667,5 +668,37 @@ export function requiredEmptyQuestion(
       message: `The page requires '${target.label}' and no form_data key matches it.`,
     },
     failure: `The page requires ${describeTarget(target)} but no form_data key matches it${unplaced.length ? ` (unplaced keys: ${unplaced.join(', ')})` : ''}; enable human_in_the_loop to be asked`,
+  };
+}
+
+/** What a request held by the submission check asks (Send / Correct / Cancel), and the job's error without a human. */
+export interface HeldQuestion {
+  question: { question: string; options: string[]; message: string };
+  failure: string;
+  cancelled: string;
+  correct: { question: string; options: string[]; message: string };
+}
+
+/**
+ * A request about to send a value that is not what the human gave (submissionCheck.ts `Mismatch`):
+ * Send it as it is, Correct the value to type, or Cancel the job; without a human the job fails naming
+ * the key (the request is held either way). A secret's values are never quoted.
+ */
+export function heldQuestion(m: Mismatch): HeldQuestion {
+  const sent = m.secret ? 'a different value' : `'${m.sent}'`;
+  const given = m.secret ? 'another' : `'${m.given}'`;
+  return {
+    question: {
+      question: `About to send ${sent} for ${m.key}; you gave ${given}.`,
+      options: ['Send', 'Correct', 'Cancel'],
+      message: `The page changed the value of '${m.label}' between the field and the request. The request is held: Send it as it is, Correct the value to type, or Cancel the job.`,
+    },
+    failure: `The form was about to send ${sent} for form_data '${m.key}' ('${m.label}') but form_data gave ${given}; the request was held and not sent (enable human_in_the_loop to be asked)`,
+    cancelled: `Cancelled by a human: the form was about to send ${sent} for form_data '${m.key}' instead of ${given}`,
+    correct: {
+      question: `What should be typed into '${m.label}' for ${m.key}?`,
+      options: [],
+      message: `The page sent ${sent} when ${given} was typed.`,
+    },
   };
 }

@@ -48,6 +48,7 @@ import {
   constraintFixes,
   controlKey,
   headingOf,
+  heldQuestion,
   manualFills,
   mapperQuestion,
   matchedByRule,
@@ -137,36 +138,14 @@ export class Wizard {
    * human, else the job fails naming the key (the request is held either way until this returns).
    */
   async #decideHeld(m: Mismatch): Promise<HeldDecision> {
-    const sent = m.secret ? 'a different value' : `'${m.sent}'`;
-    const given = m.secret ? 'another' : `'${m.given}'`;
-    const failure = `The form was about to send ${sent} for form_data '${m.key}' ('${m.label}') but form_data gave ${given}; the request was held and not sent (enable human_in_the_loop to be asked)`;
-    const options = ['Send', 'Correct', 'Cancel'];
-    const picked = await askForOption(
-      this.#ctx,
-      {
-        question: `About to send ${sent} for ${m.key}; you gave ${given}.`,
-        options,
-        message: `The page changed the value of '${m.label}' between the field and the request. The request is held: Send it as it is, Correct the value to type, or Cancel the job.`,
-      },
-      failure,
-    );
+    const held = heldQuestion(m);
+    const picked = await askForOption(this.#ctx, held.question, held.failure);
     if (picked === 0) {
       this.#ctx.log(`${m.key}: a human chose to send the changed value`);
       return { send: true };
     }
-    if (picked === 2)
-      throw new AgentFailure(
-        `Cancelled by a human: the form was about to send ${sent} for form_data '${m.key}' instead of ${given}`,
-      );
-    const value = await askOrFail(
-      this.#ctx,
-      {
-        question: `What should be typed into '${m.label}' for ${m.key}?`,
-        options: [],
-        message: `The page sent ${sent} when ${given} was typed.`,
-      },
-      failure,
-    );
+    if (picked === 2) throw new AgentFailure(held.cancelled);
+    const value = await askOrFail(this.#ctx, held.correct, held.failure);
     return { correct: { key: m.key, value } };
   }
 
