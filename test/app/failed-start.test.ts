@@ -7,7 +7,7 @@ import { startApp } from '../../src-main/app.ts';
 import { filesForm } from '../documents/builders.ts';
 import { makeDataDir, RENDERER_DIR, startService, testConfig } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
-import { listeningPorts, pidsUnder } from '../helpers/leaks.ts';
+import { expectNoProcessesUnder, listeningPorts } from '../helpers/leaks.ts';
 
 // A reader that spins forever on `spin.txt` (leaving `<stored file>.spinning` when it starts).
 const spinReaders = new URL('../documents/fixtures/spinReaders.ts', import.meta.url).href;
@@ -101,7 +101,7 @@ describe('a start that fails half-way', () => {
     // The HTTP server: nothing listens on its port any more (and this process listens on what it did before).
     expect(listeningPorts()).toEqual(ports);
     // The warm session browser, launched or still launching: no Chromium on the data folder.
-    expect(pidsUnder(dataDir)).toEqual([]);
+    await expectNoProcessesUnder(dataDir, 'no Chromium on the data folder');
     // The store: closed (SQLite removes a WAL database's -wal and -shm files when its last connection closes).
     expect(existsSync(join(dataDir, 'portico.db-wal'))).toBe(false);
     expect(existsSync(join(dataDir, 'portico.db-shm'))).toBe(false);

@@ -9,7 +9,7 @@ import type { ProfileRow } from '../../src-main/store/profiles.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
 import { html, scratchDir, startPageServer, type LocalServer } from '../helpers/browserFixtures.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
-import { pidsUnder } from '../helpers/leaks.ts';
+import { expectNoProcessesUnder } from '../helpers/leaks.ts';
 import { until } from '../helpers/wait.ts';
 
 const MINUTE_MS = 60_000;
@@ -118,7 +118,7 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
     const opening = open(5);
     await manager.close();
     await expect(opening).rejects.toMatchObject({ status: 409, message: 'The service is shutting down' });
-    expect(pidsUnder(runtime.profileDir(profile.id)), 'no Chromium on the profile folder').toEqual([]);
+    await expectNoProcessesUnder(runtime.profileDir(profile.id), 'no Chromium on the profile folder');
     expect(runtime.locks.isHeld(profile.id)).toBe(false);
     expect(slots.inUse()).toBe(0);
     expect(manager.isOpen(profile.id)).toBe(false);
@@ -135,7 +135,7 @@ describe('profile login sessions expire when idle (fake clock, real Chromium)', 
     } finally {
       store.db.exec('DROP TRIGGER injected_failure');
     }
-    expect(pidsUnder(runtime.profileDir(profile.id)), 'no Chromium on the profile folder').toEqual([]);
+    await expectNoProcessesUnder(runtime.profileDir(profile.id), 'no Chromium on the profile folder');
     expect(runtime.locks.isHeld(profile.id)).toBe(false);
     expect(slots.inUse()).toBe(0);
     expect(hub.get(session.token)).toBeUndefined();

@@ -17,6 +17,7 @@ import { openStore, type Store } from '../../src-main/store/store.ts';
 import { CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
+import { expectNoProcessesUnder } from '../helpers/leaks.ts';
 import { until } from '../helpers/wait.ts';
 
 const ORIGIN = 'http://127.0.0.1:1';
@@ -96,7 +97,7 @@ describe('SessionService: expiry on the injected clock, pageFor, profiles, no or
     await pool?.close();
     await pages?.close();
     store?.close();
-    expect(pidsUnder(dir)).toEqual([]);
+    await expectNoProcessesUnder(dir, 'no Chromium on the data folder');
     await rm(dir, { recursive: true, force: true });
   });
 
