@@ -40,6 +40,12 @@ describe('slider key plans', () => {
     expect(planSliderKeys(1, 4, visits).keys).toEqual(['ArrowRight', 'ArrowRight', 'ArrowRight']);
     expect(planSliderKeys(17, 15, { min: 7, max: 19, step: 1 }).keys).toEqual(['ArrowLeft', 'ArrowLeft']);
     expect(planSliderKeys(36, 48, { min: 12, max: 84, step: 12 }).keys).toEqual(['ArrowRight']);
+    // From the nearer end when that takes fewer presses (each press waits for the page to settle).
+    expect(planSliderKeys(0, 9, { min: 0, max: 10, step: 1 }).keys).toEqual(['End', 'ArrowLeft']);
+    expect(planSliderKeys(9, 1, { min: 0, max: 10, step: 1 }).keys).toEqual(['Home', 'ArrowRight']);
+    // A range whose end is not on a step (0–10 by 3): End may stop at 9 or 10, so never from End.
+    expect(planSliderKeys(0, 6, { min: 0, max: 10, step: 3 }).keys).toEqual(['ArrowRight', 'ArrowRight']);
+    expect(planSliderKeys(0, 9, { min: 0, max: 10, step: 1 }, true).keys).toHaveLength(9);
   });
   it('uses Home and End for the ends, and arrows only once the slider ignored them', () => {
     expect(planSliderKeys(3, 7, visits).keys).toEqual(['End']);

@@ -217,12 +217,16 @@ describe('injected scripts as built', () => {
       <label class="c"><input id="drawn" type="checkbox"><span></span> Breakfast</label>
       <label><input id="plain" type="checkbox"> Dinner</label><button id="off" disabled>Off</button>
       <div style="position:relative"><button id="under">Under</button><div style="position:absolute;inset:0;background:#fff"></div></div>
+      <div style="position:relative"><span>Pick a plan</span><div style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);top:0">
+        <input id="sr" style="width:120px"></div></div>
       <div style="height:3000px"></div><button id="far">Far</button>`);
     const reach = (id: string) => page.locator(`#${id}`).evaluate(injected.pointerTarget);
     expect(await reach('drawn')).toBe('label');
     expect(await reach('plain')).toBe('self');
     expect(await reach('off')).toBe('other');
     expect(await reach('under')).toBe('other');
+    // Visually hidden (inside a clipped pixel box, or a pixel itself) under something else: no wait uncovers it.
+    expect(await reach('sr')).toBe('hidden');
     // Below the fold: brought into view first, as a click would be.
     expect(await reach('far')).toBe('self');
   });

@@ -61,13 +61,15 @@ export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.m
 
 /**
  * What a pointer click on `loc` reaches: answered at once by a hit test at its centre
- * (injected/pointerTarget.ts) when the control itself ('self') or its own label ('label') is on top;
- * otherwise Playwright's trial click decides, retrying up to `trialMs` (an overlay or a closing popup
- * may still go away): 'self', or 'none'. A trial click on a control under its label used to wait out
- * its whole timeout on every styled checkbox and radio.
+ * (injected/pointerTarget.ts) when the control itself ('self') or its own label ('label') is on top,
+ * or when the control is visually hidden under a drawn widget ('none'); otherwise Playwright's trial
+ * click decides, retrying up to `trialMs` (an overlay or a closing popup may still go away): 'self',
+ * or 'none'. A trial click on a control under its label, or on a visually hidden one, used to wait out
+ * its whole timeout on every styled checkbox, radio and list trigger.
  */
 export async function pointerReaches(loc: Locator, trialMs: number): Promise<'self' | 'label' | 'none'> {
   const hit = await loc.evaluate(pointerTarget).catch(() => 'other' as const);
+  if (hit === 'hidden') return 'none';
   if (hit !== 'other') return hit;
   return loc.click({ trial: true, timeout: trialMs }).then(
     () => 'self' as const,

@@ -38,7 +38,8 @@ export interface SliderKeyPlan {
 
 /**
  * The keys that move a slider from `now` to `goal`: Home/End for its ends (unless `arrowsOnly`: a
- * slider that ignored them), else ArrowRight/ArrowLeft once per step. With an unknown step (0) one
+ * slider that ignored them), else ArrowRight/ArrowLeft once per step — from where it is, or from the
+ * nearer end (Home or End first) when that takes fewer presses (0 → 9 of 0–10: End, ArrowLeft). With an unknown step (0) one
  * arrow press towards the goal, so the caller learns the step from what the slider reports after it.
  */
 export function planSliderKeys(
@@ -52,8 +53,19 @@ export function planSliderKeys(
   if (!arrowsOnly && Math.abs(goal - facts.max) < EPSILON) return { keys: ['End'] };
   const key = goal > now ? 'ArrowRight' : 'ArrowLeft';
   if (facts.step <= 0) return { keys: [key] };
-  const count = Math.round(Math.abs(goal - now) / facts.step);
-  return { keys: Array.from({ length: Math.max(1, count) }, () => key) };
+  const count = Math.max(1, Math.round(Math.abs(goal - now) / facts.step));
+  const arrows = (n: number, k: string): string[] => Array.from({ length: n }, () => k);
+  if (!arrowsOnly) {
+    // Fewer presses from an end: Home (or End, when the range ends on a step) and arrows back from there.
+    const fromMin = Math.round((goal - facts.min) / facts.step);
+    const span = (facts.max - facts.min) / facts.step;
+    const fromMax = Math.abs(span - Math.round(span)) < 1e-6 ? Math.round((facts.max - goal) / facts.step) : Infinity;
+    if (1 + Math.min(fromMin, fromMax) < count)
+      return fromMin <= fromMax
+        ? { keys: ['Home', ...arrows(fromMin, 'ArrowRight')] }
+        : { keys: ['End', ...arrows(fromMax, 'ArrowLeft')] };
+  }
+  return { keys: arrows(count, key) };
 }
 
 /** Two slider readings are the same value (floating-point steps like 0.1 add up inexactly). */

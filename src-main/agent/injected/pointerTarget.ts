@@ -2,21 +2,40 @@
 // would hit, at once (brought into view first, as a click would be). 'self': the control or something
 // inside it; 'label': part of the control's own label drawn over it (a styled checkbox or radio whose
 // input lies under the label's box, or takes no pointer events); 'other': anything else (an overlay, a
-// popup still closing) or a disabled control — the caller then waits with Playwright's own checks.
-// 'self' and 'label' are what a trial click finds at once or after retrying for its whole timeout.
+// popup still closing) or a disabled control — the caller then waits with Playwright's own checks;
+// 'hidden': something else is on top because the control is visually hidden (a pixel-sized box, or
+// inside one with overflow hidden, or clipped to nothing: a focusable input under a drawn widget),
+// which no wait changes. 'self', 'label' and 'hidden' are what a trial click finds at once or after
+// retrying for its whole timeout.
 import { closestAcross } from './dom.ts';
 
-export default function pointerTarget(el: Element): 'self' | 'label' | 'other' {
+/**
+ * Whether `el` is drawn nowhere a pointer could reach: shrunk to a pixel, or inside an ancestor that
+ * is (the "visually hidden" pattern: a 1px box with overflow hidden), or clipped to nothing.
+ */
+function clippedAway(el: Element): boolean {
+  for (let n: Element | null = el, depth = 0; n && depth < 6; n = n.parentElement, depth += 1) {
+    const r = n.getBoundingClientRect();
+    const style = getComputedStyle(n);
+    const tiny = r.width <= 1 || r.height <= 1;
+    if (tiny && (n === el || style.overflow !== 'visible')) return true;
+    if (/^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/.test(style.clip) && style.position === 'absolute') return true;
+  }
+  return false;
+}
+
+export default function pointerTarget(el: Element): 'self' | 'label' | 'hidden' | 'other' {
   if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return 'other';
   const inView = (r: DOMRect): boolean =>
     r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0 && r.height > 0;
   if (!inView(el.getBoundingClientRect())) el.scrollIntoView({ block: 'center', inline: 'center' });
   const r = el.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return 'other';
+  if (r.width <= 0 || r.height <= 0) return clippedAway(el) ? 'hidden' : 'other';
   const root = el.getRootNode() as Document | ShadowRoot;
   const hit = root.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   if (!hit) return 'other';
   if (hit === el || el.contains(hit)) return 'self';
   const labels = [...Array.from((el as HTMLInputElement).labels ?? []), closestAcross(el, 'label')];
-  return labels.some((l) => l && (l === hit || l.contains(hit))) ? 'label' : 'other';
+  if (labels.some((l) => l && (l === hit || l.contains(hit)))) return 'label';
+  return clippedAway(el) ? 'hidden' : 'other';
 }

@@ -1967,6 +1967,15 @@ var __porticoInjected = (function() {
 		return null;
 	}
 	// src-main/agent/injected/pointerTarget.ts
+	function clippedAway(el) {
+		for (let n = el, depth = 0; n && depth < 6; n = n.parentElement, depth += 1) {
+			const r = n.getBoundingClientRect();
+			const style = getComputedStyle(n);
+			if ((r.width <= 1 || r.height <= 1) && (n === el || style.overflow !== "visible")) return true;
+			if (/^rect\\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\\)$/.test(style.clip) && style.position === "absolute") return true;
+		}
+		return false;
+	}
 	function pointerTarget(el) {
 		if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") return "other";
 		const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0 && r.height > 0;
@@ -1975,11 +1984,12 @@ var __porticoInjected = (function() {
 			inline: "center"
 		});
 		const r = el.getBoundingClientRect();
-		if (r.width <= 0 || r.height <= 0) return "other";
+		if (r.width <= 0 || r.height <= 0) return clippedAway(el) ? "hidden" : "other";
 		const hit = el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
 		if (!hit) return "other";
 		if (hit === el || el.contains(hit)) return "self";
-		return [...Array.from(el.labels ?? []), closestAcross(el, "label")].some((l) => l && (l === hit || l.contains(hit))) ? "label" : "other";
+		if ([...Array.from(el.labels ?? []), closestAcross(el, "label")].some((l) => l && (l === hit || l.contains(hit)))) return "label";
+		return clippedAway(el) ? "hidden" : "other";
 	}
 	return pointerTarget;
 })();
