@@ -430,10 +430,14 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
   const states = async (): Promise<boolean[]> => (options as Locator).evaluateAll(optionStates);
   const right = async (): Promise<boolean> =>
     (await states()).every((on, i) => !all[i] || all[i]?.disabled || on === wanted.has(i));
+  // The states read once, and again only after a click (the one thing that changes them here).
+  let known: boolean[] | null = null;
   for (const option of all) {
     if (option.disabled) continue;
-    const now = (await states())[option.index] === true;
+    known ??= await states();
+    const now = known[option.index] === true;
     if (now === wanted.has(option.index)) continue;
+    known = null;
     // A list that closes on each choice is opened again (its options keep their places).
     if (
       !(await options

@@ -67,14 +67,14 @@ const CLICK_QUIET_MS = 150;
 const CLICK_MAX_MS = 2000;
 /** How long the answers to the requests a click sent are waited for here (the submission watch waits longer). */
 const CLICK_REQUESTS_MS = 5000;
-/** Requests that may carry a form or bring the next step: what a click's settling waits for. */
-const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr']);
+/** Requests that may carry a form or bring the next step (its data, its code loaded late): what a click's settling waits for. */
+const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
 
 /**
  * Clicks and waits for what it caused (docs/autofill.md, "Performance"): a navigation of any frame
  * (then its load), else the page's own reaction — its DOM changing and then holding still
- * (injected/clickSettled.ts), and the fetch/XHR requests the click sent answered, then the page holding
- * still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
+ * (injected/clickSettled.ts), and the requests the click sent (document, fetch, XHR, a script loaded
+ * late) answered, then the page holding still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
  * as the fixed pause this replaces.
  */
 export async function clickAndSettle(
