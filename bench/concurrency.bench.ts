@@ -35,7 +35,7 @@ const selfCpuMs = (): number => {
   return (used.user + used.system) / 1000;
 };
 
-/** CPU time (user + system, ms) of every process under this one (the browsers and their helpers), from /proc. */
+/** CPU time (user + system, ms) of every process under this one (the browsers and their helpers, and the ones they have reaped), from /proc. */
 function childrenCpuMs(): number {
   const stats = new Map<number, { parent: number; ticks: number }>();
   for (const name of readdirSync('/proc')) {
@@ -43,7 +43,10 @@ function childrenCpuMs(): number {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(name), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      // Its own CPU and that of the children it has reaped (a closed context's renderer is gone by the end of the
+      // batch: its CPU is in its reaper's cutime/cstime, which is in the tree too).
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+      stats.set(Number(name), { parent: Number(fields[1]), ticks });
     } catch {
       // exited while listing
     }
@@ -88,7 +91,7 @@ interface Batch {
   per_minute: number;
   /** CPU this process used during the batch (the service, or the scripts' Playwright client), per job. */
   node_cpu_ms_per_job: number;
-  /** CPU the browser processes used during the batch (those that exited during it are not counted), per job. */
+  /** CPU the browser processes under this one used during the batch, per job. */
   browser_cpu_ms_per_job: number;
   failures: string[];
 }
