@@ -487,13 +487,19 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   };
   // Focus, not click: a click moves a slider to wherever it lands.
   await loc.focus();
-  let now = await settled(SLIDER_KEY_QUIET_MS);
+  // Where it starts: read after two frames (nothing was pressed yet; the plan is made again from every reading).
+  let now = await settled(0);
+  /** How long the value had held when `now` was read. */
+  let heldMs = 0;
   let arrowsOnly = false;
   let held = false;
   for (let round = 0; round < 8; round += 1) {
     if (sameSliderValue(now, wanted.goal)) {
       // Reached: it must hold the value once the app has caught up, else plan again from where it went.
-      now = await settled(SLIDER_FINAL_QUIET_MS);
+      if (heldMs < SLIDER_FINAL_QUIET_MS) {
+        now = await settled(SLIDER_FINAL_QUIET_MS);
+        heldMs = SLIDER_FINAL_QUIET_MS;
+      }
       held = sameSliderValue(now, wanted.goal);
       if (held) break;
       continue;
@@ -502,9 +508,11 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     if (keys.length > 500)
       throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
     let after = now;
-    for (const key of keys) {
+    for (const [i, key] of keys.entries()) {
       await loc.press(key);
-      after = await settled(SLIDER_KEY_QUIET_MS);
+      // After the last key of a whole plan (the step known), the wait is the final one: the value read must hold that long.
+      heldMs = i === keys.length - 1 && facts.step > 0 ? SLIDER_FINAL_QUIET_MS : SLIDER_KEY_QUIET_MS;
+      after = await settled(heldMs);
     }
     if (facts.step <= 0 && !sameSliderValue(after, now)) {
       // The step learnt from one press: a value between two steps is not one the slider can show.
