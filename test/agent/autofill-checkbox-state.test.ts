@@ -41,6 +41,35 @@ label{display:inline-flex;gap:6px;align-items:center;padding:4px}.box{width:14px
   }
 </script></body></html>`;
 
+// An ARIA switch (role=switch, aria-checked) that commits each activation `lateMs` late, toggling: a filler
+// that clicked, gave up waiting and pressed Space would see it on once and send it off a moment later.
+// `presses` counts activations as they happen.
+const SWITCH_FORM = (
+  lateMs: number,
+): string => `<!doctype html><html lang="en"><head><title>Alerts</title></head><body><h1>Alerts</h1>
+<form action="/submit/alerts" method="post">
+  <span id="alerts-label">Send me text alerts</span>
+  <div id="switch" role="switch" tabindex="0" aria-checked="false" aria-labelledby="alerts-label"
+    style="display:inline-block;width:40px;height:20px;border:1px solid #333"></div>
+  <input type="hidden" name="alerts" id="alerts" value="off">
+  <input type="hidden" name="presses" id="presses" value="0">
+  <button type="submit">Save alerts</button>
+</form>
+<script>
+  const sw = document.getElementById('switch');
+  const presses = document.getElementById('presses');
+  const activate = () => {
+    presses.value = String(Number(presses.value) + 1);
+    setTimeout(() => {
+      const on = sw.getAttribute('aria-checked') !== 'true';
+      sw.setAttribute('aria-checked', String(on));
+      document.getElementById('alerts').value = on ? 'on' : 'off';
+    }, ${lateMs});
+  };
+  sw.addEventListener('click', activate);
+  sw.addEventListener('keydown', (event) => { if (event.key === ' ') { event.preventDefault(); activate(); } });
+</script></body></html>`;
+
 const SCHEMA = {
   type: 'object',
   required: ['contact_method', 'accept_terms'],
@@ -61,7 +90,12 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
   beforeAll(async () => {
     const [launched, started] = await Promise.all([
       launchTestBrowser(),
-      startFormServer({ '/late/form': html(FORM(true)), '/never/form': html(FORM(false)) }),
+      startFormServer({
+        '/late/form': html(FORM(true)),
+        '/never/form': html(FORM(false)),
+        '/switch/form': html(SWITCH_FORM(700)),
+        '/slow-switch/form': html(SWITCH_FORM(1500)),
+      }),
     ]);
     browser = launched.browser;
     close = launched.close;
@@ -104,6 +138,38 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
   it('a checkbox that never takes the click fails the job saying so; no state is forced, nothing is sent', async () => {
     const { result, posts } = await run('/never/form', 2000);
     expect(result).toEqual({ error: expect.stringMatching(/stayed unchecked after clicking its label/) });
+    expect(posts).toEqual([]);
+  }, 60_000);
+
+  const runSwitch = async (path: string) => {
+    const base = fakeContext({
+      page,
+      startUrl: (server as FormServer).url(path),
+      formData: { text_alerts: true } as JsonObject,
+      formSchema: {
+        type: 'object',
+        required: ['text_alerts'],
+        properties: { text_alerts: { type: 'boolean', title: 'Send me text alerts' } },
+      },
+    });
+    const since = (server as FormServer).posts.length;
+    const result = await new AutofillAgent().run(base).then(
+      (r) => ({ ok: r }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
+    const posts = (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/alerts');
+    return { result, posts, logs: base.logs };
+  };
+
+  it('an ARIA switch whose state commits late gets one activation, is waited for, and is sent on', async () => {
+    const { result, posts, logs } = await runSwitch('/switch/form');
+    expect(result, `${JSON.stringify(result)}\n${logs.join('\n')}`).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([{ alerts: 'on', presses: '1' }]);
+  }, 60_000);
+
+  it('an ARIA switch that answers the click after the Space flips back: the job fails saying so, nothing is sent', async () => {
+    const { result, posts } = await runSwitch('/slow-switch/form');
+    expect(result).toEqual({ error: expect.stringMatching(/changed again after a click and then Space/) });
     expect(posts).toEqual([]);
   }, 60_000);
 });

@@ -42,7 +42,7 @@ async function ariaChecked(loc: Locator): Promise<boolean> {
   return loc.evaluate(ariaCheckedState);
 }
 
-/** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take. */
+/** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take; a state that flips back fails. */
 export async function setAriaChecked(
   env: FillEnv,
   target: Target,
@@ -52,19 +52,30 @@ export async function setAriaChecked(
 ): Promise<void> {
   const loc = locate(target, control);
   if ((await ariaChecked(loc)) === checked) return;
-  const settled = (): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, 500);
+  const reached = (ms: number): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, ms, 50);
   // A switch drawn under its own label (Carbon's Toggle) cannot take a pointer click: Space on it can.
   const clickable = (await pointerReaches(loc, 1000)) === 'self';
+  const started = performance.now();
   if (clickable) {
     await click(env, loc);
-    if (await settled()) return;
+    if (await reached(1000)) return;
   }
+  // The click did not take (a widget listening on an inner box only): Space, the APG keyboard way.
   await loc.focus();
   await env.page.keyboard.press('Space');
-  if (await settled()) return;
-  throw new AgentFailure(
-    `'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after a click and Space (aria-checked did not change)`,
-  );
+  if (!(await reached(env.budget.ms())))
+    throw new AgentFailure(
+      `'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after ${clickable ? 'a click and Space' : 'Space'} (aria-checked did not change)`,
+    );
+  if (!clickable) return;
+  // A widget that answers late may answer the click too, after the Space: it would toggle back once this
+  // check has passed. The state must hold for as long again as the widget took to answer, else the job
+  // fails saying so, and nothing is sent.
+  const answeredInMs = performance.now() - started;
+  if (await waitFor(async () => (await ariaChecked(loc)) !== checked, answeredInMs + 500, 50))
+    throw new AgentFailure(
+      `'${target.label}': ${what} changed again after a click and then Space (the widget answered the click late, ${Math.round(answeredInMs)} ms); not sent rather than sent ${checked ? 'unchecked' : 'checked'}`,
+    );
 }
 
 /** Opens the listbox of a select-only combobox (click, else focus + ArrowDown) and returns its options. */
@@ -124,6 +135,24 @@ async function filterList(env: FillEnv, target: Target, trigger: Locator, text: 
   };
   // A loaded machine may take a while to filter a long list: the wait ends as soon as the rows change.
   if (!(await waitFor(changed, 3000))) return null;
+  // A virtualised list re-renders in steps (its rows replaced by new elements, which carry no mark, or
+  // first drawn at its old scroll offset with no rows): the list is found and marked again at each
+  // reading, and its rows are read once two readings 150 ms apart agree and show something (at most 2 s).
+  const rows = async (): Promise<string> => {
+    await trigger.evaluate(findListbox, { token, mark: false }).catch(() => false);
+    return target.frame
+      .locator(`[data-portico-option="${token}"]:visible`)
+      .allInnerTexts()
+      .then((texts) => texts.join('\n'))
+      .catch(() => '');
+  };
+  let last = await rows();
+  for (const startedAt = performance.now(); performance.now() - startedAt < 2000; ) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const now = await rows();
+    if (now === last && now !== '') break;
+    last = now;
+  }
   return target.frame.locator(`[data-portico-option="${token}"]:visible`);
 }
 
