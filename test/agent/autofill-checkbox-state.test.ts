@@ -94,7 +94,7 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
         '/late/form': html(FORM(true)),
         '/never/form': html(FORM(false)),
         '/switch/form': html(SWITCH_FORM(700)),
-        '/slow-switch/form': html(SWITCH_FORM(1500)),
+        '/slow-switch/form': html(SWITCH_FORM(3500)),
       }),
     ]);
     browser = launched.browser;

@@ -58,7 +58,7 @@ export async function setAriaChecked(
   const started = performance.now();
   if (clickable) {
     await click(env, loc);
-    if (await reached(1000)) return;
+    if (await reached(1500)) return;
   }
   // The click did not take (a widget listening on an inner box only): Space, the APG keyboard way.
   await loc.focus();
