@@ -107,12 +107,17 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
     await server?.close();
   });
 
-  const run = async (path: string, budgetMs?: number) => {
+  /** Runs autofill on `path` with `form`'s data and schema; what it returned or threw, and what reached `submitTo`. */
+  const runOn = async (
+    path: string,
+    form: { formData: JsonObject; formSchema: JsonObject; submitTo: string },
+    budgetMs?: number,
+  ) => {
     const base = fakeContext({
       page,
       startUrl: (server as FormServer).url(path),
-      formData: { contact_method: 'Phone', accept_terms: true } as JsonObject,
-      formSchema: SCHEMA,
+      formData: form.formData,
+      formSchema: form.formSchema,
     });
     const ctx = budgetMs
       ? { ...base, budget: { ms: () => budgetMs, exhausted: (d: string) => `out of time: ${d}` } }
@@ -124,10 +129,26 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
     );
     return {
       result,
-      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/details'),
+      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === form.submitTo),
       logs: base.logs,
     };
   };
+  const DETAILS = {
+    formData: { contact_method: 'Phone', accept_terms: true },
+    formSchema: SCHEMA,
+    submitTo: '/submit/details',
+  };
+  const ALERTS = {
+    formData: { text_alerts: true },
+    formSchema: {
+      type: 'object',
+      required: ['text_alerts'],
+      properties: { text_alerts: { type: 'boolean', title: 'Send me text alerts' } },
+    },
+    submitTo: '/submit/alerts',
+  };
+  const run = (path: string, budgetMs?: number) => runOn(path, DETAILS, budgetMs);
+  const runSwitch = (path: string) => runOn(path, ALERTS);
 
   it('a label click whose state commits late is waited for: one click each, both values sent', async () => {
     const { result, posts, logs } = await run('/late/form');
@@ -140,26 +161,6 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
     expect(result).toEqual({ error: expect.stringMatching(/stayed unchecked after clicking its label/) });
     expect(posts).toEqual([]);
   }, 60_000);
-
-  const runSwitch = async (path: string) => {
-    const base = fakeContext({
-      page,
-      startUrl: (server as FormServer).url(path),
-      formData: { text_alerts: true } as JsonObject,
-      formSchema: {
-        type: 'object',
-        required: ['text_alerts'],
-        properties: { text_alerts: { type: 'boolean', title: 'Send me text alerts' } },
-      },
-    });
-    const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(base).then(
-      (r) => ({ ok: r }),
-      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    const posts = (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/alerts');
-    return { result, posts, logs: base.logs };
-  };
 
   it('an ARIA switch whose state commits late gets one activation, is waited for, and is sent on', async () => {
     const { result, posts, logs } = await runSwitch('/switch/form');
