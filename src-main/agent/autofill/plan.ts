@@ -163,18 +163,28 @@ export function fieldOptions(targets: Target[]): string[] {
   );
 }
 
-function whichField(amb: Ambiguity): FieldQuestion {
-  const { entry, candidates } = amb;
+/** "Which field should receive …?" over `candidates` (plus None of these), with why it is asked and the failure without a human. */
+function fieldQuestion(entry: Entry, candidates: Target[], message: string, failure: string): FieldQuestion {
   return {
     entry,
     candidates,
     question: {
       question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
       options: [...fieldOptions(candidates), NONE_OF_THESE],
-      message: `'${entry.key}' matches several fields equally well.`,
+      message,
     },
-    failure: `form_data key '${entry.key}' is ambiguous: it matches ${candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`,
+    failure,
   };
+}
+
+function whichField(amb: Ambiguity): FieldQuestion {
+  const { entry, candidates } = amb;
+  return fieldQuestion(
+    entry,
+    candidates,
+    `'${entry.key}' matches several fields equally well.`,
+    `form_data key '${entry.key}' is ambiguous: it matches ${candidates.map((t) => `'${t.label}'`).join(' and ')} equally well; rename the key or add a schema title, or enable human_in_the_loop to be asked`,
+  );
 }
 
 /**
@@ -638,16 +648,12 @@ export function requiredKeyOpen(state: FillState, entry: Entry): boolean {
 export function requiredKeyQuestion(frames: ScannedFrames, state: FillState, entry: Entry): FieldQuestion {
   const taken = takenControls(state);
   const candidates = buildTargets(frames).filter((t) => !taken.has(controlKey(t)));
-  return {
+  return fieldQuestion(
     entry,
     candidates,
-    question: {
-      question: `Which field should receive form_data '${entry.key}' (${loggable(entry)})?`,
-      options: [...fieldOptions(candidates), NONE_OF_THESE],
-      message: `No control on the page matches the required key '${entry.key}'.`,
-    },
-    failure: `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`,
-  };
+    `No control on the page matches the required key '${entry.key}'.`,
+    `No control on the page matches the required form_data key '${entry.key}' (tried name, id, label, placeholder, aria, legend, hint and the schema title); enable human_in_the_loop to be asked`,
+  );
 }
 
 /**
