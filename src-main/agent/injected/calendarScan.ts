@@ -4,7 +4,7 @@
 // names, the `role=group` around it) says it is a date is ONE date field: a ScannedControl of type
 // `calendar` on the trigger, labelled by the field's label, never a button to press for moving on.
 import { byIds, clean, textOf, visible } from './dom.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, langOf, legendsOf, pidOf, rowOf } from './scanFields.ts';
+import { rowOf, widgetControl } from './scanFields.ts';
 import type { ScannedControl } from './scanTypes.ts';
 
 const PICKS_DATE = /\b(calendar|(choose|select|pick|change)\s+(a\s+)?date)\b/i;
@@ -109,49 +109,13 @@ export function scanCalendarFields(
   for (const { el, label, inline: isInline } of fields) {
     const vis = visible(el);
     out.push({
-      pid: pidOf(el),
-      tag: el.tagName.toLowerCase(),
-      type: 'calendar',
-      role: (el.getAttribute('role') || '').toLowerCase(),
-      name: '',
-      id: el.id || '',
-      labels: [],
-      ariaLabel: '',
+      ...widgetControl(el, 'calendar', vis),
+      ...rowOf(el),
       labelledBy: label,
-      describedBy: byIds(el, el.getAttribute('aria-describedby')),
-      placeholder: '',
-      title: clean(el.getAttribute('title')),
-      legends: legendsOf(el),
-      nearText: '',
-      autocomplete: '',
-      ariaAutocomplete: '',
       required:
         el.getAttribute('aria-required') === 'true' ||
         el.closest('[role=group]')?.getAttribute('aria-required') === 'true',
-      visible: vis,
       disabled: el.getAttribute('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled === true,
-      readOnly: false,
-      value: '',
-      checked: false,
-      options: [],
-      multiple: false,
-      valid: el.getAttribute('aria-invalid') !== 'true',
-      validationMessage: '',
-      errorText: vis ? errorTextOf(el) : '',
-      pattern: '',
-      maxLength: -1,
-      groupKey: groupKeyOf(el),
-      formKey: formKeyOf(el),
-      hasListbox: false,
-      aria: true,
-      hiddenPid: '',
-      datalist: false,
-      lang: langOf(el),
-      hintText: '',
-      affixes: '',
-      labelOnly: false,
-      mask: '',
-      ...rowOf(el),
       calendar: {
         shown: isInline ? '' : clean(textOf(el)),
         inline: isInline,

@@ -177,3 +177,54 @@ export function rowOf(el: Element): Pick<ScannedControl, 'row' | 'rowSet' | 'row
   }
   return {};
 }
+
+/**
+ * A control found by a widget scan (slider, calendar field, one-character boxes): the facts read off
+ * `el` the same way for each — marker, tag, role, id, description, title, legends, ARIA required /
+ * disabled / invalid, error text when shown, group, form, language — and every other field empty.
+ * The caller spreads it and sets what its widget says (and its field-array row, `rowOf`, if it reads one).
+ */
+export function widgetControl(el: Element, type: string, vis: boolean): ScannedControl {
+  return {
+    pid: pidOf(el),
+    tag: el.tagName.toLowerCase(),
+    type,
+    role: (el.getAttribute('role') || '').toLowerCase(),
+    name: '',
+    id: el.id || '',
+    labels: [],
+    ariaLabel: '',
+    labelledBy: '',
+    describedBy: byIds(el, el.getAttribute('aria-describedby')),
+    placeholder: '',
+    title: clean(el.getAttribute('title')),
+    legends: legendsOf(el),
+    nearText: '',
+    autocomplete: '',
+    ariaAutocomplete: '',
+    required: el.getAttribute('aria-required') === 'true',
+    visible: vis,
+    disabled: el.getAttribute('aria-disabled') === 'true',
+    readOnly: false,
+    value: '',
+    checked: false,
+    options: [],
+    multiple: false,
+    valid: el.getAttribute('aria-invalid') !== 'true',
+    validationMessage: '',
+    errorText: vis ? errorTextOf(el) : '',
+    pattern: '',
+    maxLength: -1,
+    groupKey: groupKeyOf(el),
+    formKey: formKeyOf(el),
+    hasListbox: false,
+    aria: true,
+    hiddenPid: '',
+    datalist: false,
+    lang: langOf(el),
+    hintText: '',
+    affixes: '',
+    labelOnly: false,
+    mask: '',
+  };
+}

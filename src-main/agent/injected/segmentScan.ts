@@ -5,7 +5,7 @@
 // accessible name, and its range), so the key lands on the field, never on one of its parts.
 // Two runs of the same parts in one group (month/day/year twice) are a date range.
 import { byIds, clean, closestAcross, elementById, labelTextsOf, parentAcross, textOf, visible } from './dom.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, langOf, legendsOf, nearTextOf, pidOf, rowOf } from './scanFields.ts';
+import { formKeyOf, nearTextOf, pidOf, rowOf, widgetControl } from './scanFields.ts';
 import type { ScannedControl, SegmentFacts, SegmentKind } from './scanTypes.ts';
 
 // What a segment is, from its own accessible name ("month, ", "AM/PM, ", "hour, Start time"). The
@@ -192,27 +192,16 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
     const empty = segments.some((s) => s.now === null);
     const inputs = elements.filter((el) => el.tagName === 'INPUT') as HTMLInputElement[];
     out.push({
-      pid: pidOf(group),
-      tag: group.tagName.toLowerCase(),
-      type: 'segments',
-      role: (group.getAttribute('role') || '').toLowerCase(),
-      name: '',
-      id: group.id || '',
+      ...widgetControl(group, 'segments', vis),
+      ...rowOf(group),
       labels,
       ariaLabel,
       labelledBy,
-      describedBy: byIds(group, group.getAttribute('aria-describedby')),
-      placeholder: '',
-      title: clean(group.getAttribute('title')),
-      legends: legendsOf(group),
       nearText: labels.length || ariaLabel || labelledBy ? '' : nearTextOf(group),
-      autocomplete: '',
-      ariaAutocomplete: '',
       required:
         group.getAttribute('aria-required') === 'true' ||
         elements.some((el) => el.getAttribute('aria-required') === 'true') ||
         inputs.some((el) => el.required),
-      visible: vis,
       disabled:
         group.getAttribute('aria-disabled') === 'true' ||
         elements.every(
@@ -229,28 +218,9 @@ export function scanSegmentedFields(all: Element[], claimed: Set<Element>): Scan
               .map((s) => s.text)
               .join(':')
           : clean(textOf(group).replace(/[\u2066-\u2069\u200e\u200f]/g, '')),
-      checked: false,
-      options: [],
-      multiple: false,
       valid:
         group.getAttribute('aria-invalid') !== 'true' &&
         elements.every((el) => el.getAttribute('aria-invalid') !== 'true'),
-      validationMessage: '',
-      errorText: vis ? errorTextOf(group) : '',
-      pattern: '',
-      maxLength: -1,
-      groupKey: groupKeyOf(group),
-      formKey: formKeyOf(group),
-      hasListbox: false,
-      aria: true,
-      hiddenPid: '',
-      datalist: false,
-      lang: langOf(group),
-      hintText: '',
-      affixes: '',
-      labelOnly: false,
-      mask: '',
-      ...rowOf(group),
       segments: {
         kind: part === 1 ? 'dateRange' : hasDate && hasTime ? 'dateTime' : hasDate ? 'date' : 'time',
         list: segments,
@@ -298,47 +268,20 @@ export function scanCharacterBoxes(all: Element[], claimed: Set<Element>): Scann
     const labels = labelTextsOf(group, false).filter(Boolean);
     const vis = boxes.some(visible);
     out.push({
-      pid: pidOf(group),
-      tag: group.tagName.toLowerCase(),
-      type: 'boxes',
-      role: (group.getAttribute('role') || '').toLowerCase(),
-      name: '',
-      id: group.id || '',
+      ...widgetControl(group, 'boxes', vis),
+      ...rowOf(group),
       labels,
       ariaLabel,
       labelledBy,
-      describedBy: byIds(group, group.getAttribute('aria-describedby')),
-      placeholder: '',
-      title: clean(group.getAttribute('title')),
-      legends: legendsOf(group),
       nearText: labels.length || ariaLabel || labelledBy ? '' : nearTextOf(group),
       autocomplete: (first.getAttribute('autocomplete') || '').toLowerCase(),
-      ariaAutocomplete: '',
       required: boxes.some((b) => b.required || b.getAttribute('aria-required') === 'true'),
-      visible: vis,
       disabled: boxes.every((b) => b.disabled),
       readOnly: boxes.every((b) => b.readOnly),
       value: boxes.every((b) => b.value !== '') ? boxes.map((b) => b.value).join('') : '',
-      checked: false,
-      options: [],
-      multiple: false,
       valid: boxes.every((b) => b.getAttribute('aria-invalid') !== 'true'),
-      validationMessage: '',
-      errorText: vis ? errorTextOf(group) : '',
-      pattern: '',
       maxLength: boxes.length,
-      groupKey: groupKeyOf(group),
       formKey: formKeyOf(first),
-      hasListbox: false,
-      aria: true,
-      hiddenPid: '',
-      datalist: false,
-      lang: langOf(group),
-      hintText: '',
-      affixes: '',
-      labelOnly: false,
-      mask: '',
-      ...rowOf(group),
       boxes: boxes.map((b) => pidOf(b)),
     });
   }

@@ -4,7 +4,7 @@
 // has a number input beside it showing the same value (its "twin", labelled the same): the twin's
 // pid is recorded so the target list keeps one control for the one value.
 import { byIds, clean, labelTextsOf, visible } from './dom.ts';
-import { errorTextOf, formKeyOf, groupKeyOf, langOf, legendsOf, nearTextOf, pidOf } from './scanFields.ts';
+import { nearTextOf, pidOf, widgetControl } from './scanFields.ts';
 import type { ScannedControl, SliderFacts } from './scanTypes.ts';
 
 const num = (s: string | null | undefined, fallback: number): number => {
@@ -65,46 +65,14 @@ export function scanSliders(all: Element[]): ScannedControl[] {
     const twinStep = twin ? twin.getAttribute('step') : null;
     const vis = visible(el);
     out.push({
-      pid: pidOf(el),
-      tag: el.tagName.toLowerCase(),
-      type: 'slider',
+      ...widgetControl(el, 'slider', vis),
       role: 'slider',
-      name: '',
-      id: el.id || '',
       labels,
       ariaLabel,
       labelledBy,
-      describedBy: byIds(el, el.getAttribute('aria-describedby')),
-      placeholder: '',
-      title: clean(el.getAttribute('title')),
-      legends: legendsOf(el),
       nearText: name ? '' : nearTextOf(el),
-      autocomplete: '',
-      ariaAutocomplete: '',
-      required: el.getAttribute('aria-required') === 'true',
-      visible: vis,
-      disabled: el.getAttribute('aria-disabled') === 'true',
       readOnly: el.getAttribute('aria-readonly') === 'true',
       value: el.getAttribute('aria-valuenow') || '',
-      checked: false,
-      options: [],
-      multiple: false,
-      valid: el.getAttribute('aria-invalid') !== 'true',
-      validationMessage: '',
-      errorText: vis ? errorTextOf(el) : '',
-      pattern: '',
-      maxLength: -1,
-      groupKey: groupKeyOf(el),
-      formKey: formKeyOf(el),
-      hasListbox: false,
-      aria: true,
-      hiddenPid: '',
-      datalist: false,
-      lang: langOf(el),
-      hintText: '',
-      affixes: '',
-      labelOnly: false,
-      mask: '',
       slider: {
         min,
         max,
