@@ -229,22 +229,24 @@ export async function startRecording(
     await cdp.send('Runtime.evaluate', { expression: installMask }).catch(() => undefined);
   }
 
-  /** Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. */
+  /**
+   * Takes the mask off the page (new documents and open ones) and lets go of our own CDP session. The
+   * calls run at once, each bounded: a renderer in an endless loop answers none of them.
+   */
   const unmask = async (): Promise<void> => {
-    // Each call bounded: a renderer in an endless loop answers none of them, and the file must still be finished.
-    await answeredWithin(
-      cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }),
-      CAPTURE_TIMEOUT_MS,
-    );
-    if (frameScript) await answeredWithin(frameScript.dispose(), CAPTURE_TIMEOUT_MS);
-    if (ownSession) {
-      await Promise.all(
-        scriptableFrames(target).map((frame) => answerWithin(frame, frame.evaluate(removeMask)).catch(() => undefined)),
-      );
-      await answeredWithin(cdp.detach(), CAPTURE_TIMEOUT_MS);
-    } else {
-      await answeredWithin(cdp.send('Runtime.evaluate', { expression: removeMask }), CAPTURE_TIMEOUT_MS);
-    }
+    await Promise.all([
+      answeredWithin(
+        cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: maskScript }),
+        CAPTURE_TIMEOUT_MS,
+      ),
+      frameScript ? answeredWithin(frameScript.dispose(), CAPTURE_TIMEOUT_MS) : undefined,
+      ...(ownSession
+        ? scriptableFrames(target).map((frame) =>
+            answerWithin(frame, frame.evaluate(removeMask), CAPTURE_TIMEOUT_MS).catch(() => undefined),
+          )
+        : [answeredWithin(cdp.send('Runtime.evaluate', { expression: removeMask }), CAPTURE_TIMEOUT_MS)]),
+    ]);
+    if (ownSession) await answeredWithin(cdp.detach(), CAPTURE_TIMEOUT_MS);
   };
 
   // Its own process group: a signal to the service's group (systemd's SIGTERM) must not cut the file short;
@@ -352,13 +354,15 @@ export async function startRecording(
       );
       if (shot) last = { data: Buffer.from(shot.data, 'base64'), frameNumber: 0, arrivedMs: clock.now().getTime() };
     }
-    await unmask();
+    // The frames go to ffmpeg and its input ends before the page is cleaned up: the file must not wait
+    // on a page that may never answer again (a shutdown bounds this stop, and a looping renderer answers nothing).
     // The last frame stays on screen until now (at least one frame, so even a still page gives a video).
     if (last) {
       const before = frames;
       hold();
       if (frames === before) write(last.data, 1);
     }
+    const unmasked = unmask();
     await writing;
     child.stdin.end();
     // ffmpeg finishes the file and exits at the end of its input; one that does not is killed, never left behind.
@@ -370,6 +374,7 @@ export async function startRecording(
     }, FINISH_TIMEOUT_MS);
     const code = await exited;
     clock.clearTimeout(guard);
+    await unmasked;
     if (failure === undefined && frames === 0) failure = 'the page showed no frame to record';
     if (failure === undefined && code !== 0)
       failure = `ffmpeg exited with code ${String(code)}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;

@@ -103,6 +103,18 @@ describe('startRecording', () => {
       async () => page.evaluate(() => new Promise<boolean>((resolve) => requestAnimationFrame(() => resolve(true)))),
       'a painted frame',
     );
+    // Chromium delivers the screencast's frames on its own time (late, on a loaded machine): the clock moves
+    // on in quarter seconds until a frame has reached ffmpeg (its file appears), so the still stretch below
+    // starts after a frame the recorder holds.
+    await until(
+      () => {
+        if (existsSync(`${out}.part`)) return true;
+        clock.advance(250);
+        return undefined;
+      },
+      'a frame written to ffmpeg',
+      30_000,
+    );
     // The page then sits still for 4 s (on the injected clock): the last frame is held that long.
     clock.advance(4000);
     const outcome = await recording.stop();

@@ -1,7 +1,7 @@
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface UntilOptions {
-  /** How long to wait before failing (10 s unless said). */
+  /** How long to wait before failing (30 s unless said: a loaded CI machine is slow, and a wait that can fail early says so through `fail`). */
   timeoutMs?: number;
   /**
    * Asked after each unsuccessful probe: a string when what is awaited can no longer come (a job that
@@ -17,7 +17,7 @@ export async function until<T>(
   what: string,
   options: number | UntilOptions = {},
 ): Promise<NonNullable<T>> {
-  const { timeoutMs = 10_000, fail } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const { timeoutMs = 30_000, fail } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

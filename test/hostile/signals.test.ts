@@ -308,6 +308,19 @@ function webmSeconds(file: string): number {
   return Number(probe.format.duration);
 }
 
+/** The job's log lines (what it said of its recording, when a file is not where it should be). */
+function jobLog(dataDir: string, jobId: string): string[] {
+  const db = new Database(join(dataDir, 'portico.db'), { readonly: true });
+  try {
+    return db
+      .prepare<[string], { line: string }>('SELECT line FROM job_logs WHERE job_id = ? ORDER BY seq')
+      .all(jobId)
+      .map((row) => row.line);
+  } finally {
+    db.close();
+  }
+}
+
 function recordingFiles(dataDir: string, jobId: string): string[] {
   const dir = join(dataDir, 'artifacts', jobId);
   return existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith('recording')) : [];
@@ -376,7 +389,14 @@ describe('a hostile page and a recording hold no shutdown: jobs end on time, ffm
     );
     expect({ code, signal, within30s: Date.now() - sent < 30_000 }).toEqual({ code: 0, signal: null, within30s: true });
     expect(jobRow(run.dataDir, run.jobId)).toEqual({ status: 'failed', error: 'interrupted by shutdown' });
-    expect(recordingFiles(run.dataDir, run.jobId)).toEqual(['recording.webm']);
+    expect({
+      files: recordingFiles(run.dataDir, run.jobId),
+      log: jobLog(run.dataDir, run.jobId).filter((line) => /record/.test(line)),
+      stderr: run.svc
+        .stderr()
+        .split('\n')
+        .filter((line) => /record|stop step/.test(line)),
+    }).toMatchObject({ files: ['recording.webm'] });
     expect(webmSeconds(join(run.dataDir, 'artifacts', run.jobId, 'recording.webm'))).toBeGreaterThan(0);
   });
 
