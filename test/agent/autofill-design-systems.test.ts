@@ -89,7 +89,7 @@ describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () =>
       await offline();
       const since = server.posts.length;
       await form.script(page, server.origin);
-      await page.locator(CONFIRMATION).first().waitFor({ timeout: 5000 });
+      await page.locator(CONFIRMATION).first().waitFor({ timeout: 30_000 });
       const post = finalPost(form, since);
       expect(post, `no POST reached ${form.submitPath}`).toBeDefined();
       expect(receivedFields(post as FormPost)).toEqual(form.expected);

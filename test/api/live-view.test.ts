@@ -192,7 +192,7 @@ describe('live view (local-service §6)', () => {
       params: { org_id: 'default', session_id: session.session_id },
     });
     expect(closed.status).toBe(200);
-    await viewer.waitForSelector('body[data-state="ended"]', { timeout: 5_000 });
+    await viewer.waitForSelector('body[data-state="ended"]');
     expect(await viewer.locator('#status-text').textContent()).toBe('ended');
     expect((await fetch(session.live_url)).status).toBe(404);
   });
