@@ -43,6 +43,7 @@ export const entries = {
   'pageText.ts': 'pageText',
   'frameLocation.ts': 'frameLocation',
   'controlState.ts': 'controlState',
+  'controlRead.ts': 'controlRead',
   'describeElements.ts': 'describeElements',
   'drawnByLabel.ts': 'drawnByLabel',
   'toggleByLabel.ts': 'toggleByLabel',

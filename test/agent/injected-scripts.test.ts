@@ -26,6 +26,7 @@ describe('injected scripts as built', () => {
       'clickSettled',
       'clickToggle',
       'controlNames',
+      'controlRead',
       'controlState',
       'describeElements',
       'drawnByLabel',
@@ -154,6 +155,33 @@ describe('injected scripts as built', () => {
       'button "Vegan"',
       'input "on"',
     ]);
+  });
+
+  test('a control read by its data-portico-id in one evaluate: found once (also in an open shadow root), or counted and not read', async ({
+    page,
+  }) => {
+    await page.setContent(`<input data-portico-id="p1" name="town" value="Leeds">
+      <select data-portico-id="p2"><option value="am">AM</option><option value="pm" selected>PM</option></select>
+      <div id="host"></div><input data-portico-id="p4"><input data-portico-id="p4">`);
+    await page.evaluate(() => {
+      const root = document.getElementById('host')?.attachShadow({ mode: 'open' });
+      if (root) root.innerHTML = '<input data-portico-id="p3" name="inner" value="Shadow">';
+    });
+    const read = (pid: string, what: 'readAndLeave' | 'controlState' | 'selectedLabel') =>
+      page.mainFrame().evaluate(injected.controlRead, { pid, read: what });
+    await page.locator('[data-portico-id="p1"]').focus();
+    expect(await read('p1', 'readAndLeave')).toEqual({ found: 1, value: 'Leeds' });
+    // readAndLeave leaves the field: it no longer has the focus.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BODY');
+    expect(await read('p2', 'selectedLabel')).toEqual({ found: 1, value: 'PM' });
+    expect(await read('p2', 'controlState')).toEqual({
+      found: 1,
+      value: { name: '', id: '', value: 'pm', checked: false, selected: ['pm'] },
+    });
+    expect(await read('p3', 'controlState')).toMatchObject({ found: 1, value: { name: 'inner', value: 'Shadow' } });
+    // None, or several: counted, nothing read (the engine then takes the locator's way).
+    expect(await read('p9', 'controlState')).toEqual({ found: 0 });
+    expect(await read('p4', 'readAndLeave')).toEqual({ found: 2 });
   });
 
   test("an action's reads and toggles on a plain page", async ({ page }) => {

@@ -32,6 +32,7 @@ import {
   locate,
   optionProblem,
   pointerReaches,
+  readControl,
   shownValue,
   typeKeys,
   waitFor,
@@ -163,11 +164,14 @@ function readBackKind(target: Target, value: unknown): ReadBackKind | null {
 async function fillText(
   env: FillEnv,
   target: Target,
-  loc: Locator,
+  control: ScannedControl,
   text: string,
   check: ReadBackKind | null = null,
 ): Promise<string> {
   const c = target.controls[0] as ScannedControl;
+  const loc = locate(target, control);
+  const readAndLeaveIt = (): Promise<string> =>
+    readControl(target.frame, control.pid, 'readAndLeave', () => loc.evaluate(readAndLeave));
   const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
   // A number is read back by what it means: "$12,500" is 12500 (a formatting input adds the sign and separators).
   const meant = digits ? null : plainNumber(text);
@@ -181,12 +185,12 @@ async function fillText(
   } else if (env.human) await env.human.fill(loc, text);
   else await loc.fill(text, { timeout: env.budget.ms() });
   // One round trip reads what stuck and leaves the field (blur is when many sites validate).
-  let shown = await loc.evaluate(readAndLeave);
+  let shown = await readAndLeaveIt();
   if (!sameValue(shown, text, digits)) {
     // fill() sets the value in one go; masks and pickers that only react to key events lose it.
     env.log(`${target.label}: value did not stick after fill, typing key by key`);
     await typeKeys(env, loc, text);
-    shown = await loc.evaluate(readAndLeave);
+    shown = await readAndLeaveIt();
     if (!sameValue(shown, text, digits)) {
       // A different number is a wrong value, never a formatting: it does not stay unsaid.
       if (meant !== null && numericMeaning(shown) !== null)
@@ -434,7 +438,7 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
         throw new FillProblem(`no option for '${texts[0]}' in the ${control.name || 'date'} list of '${target.label}'`);
       await loc.selectOption({ value: (choices[index] as ChoiceLike).value }, { force: true });
     } else {
-      await fillText(env, target, loc, texts[0] as string);
+      await fillText(env, target, control, texts[0] as string);
     }
   };
   const { day, month, year } = parts;
@@ -761,13 +765,13 @@ async function fillTwelveHourPair(
   if (!time) throw new FillProblem(`'${asText(value)}' is not a time of day for '${target.label}'`);
   const { clock, period } = twelveHourParts(time, target.controls[0]?.pattern ?? '');
   const periodChoice = choose(target, period, selectChoices(meridiem));
-  const typed = await fillText(env, target, loc, clock);
+  const typed = await fillText(env, target, target.controls[0] as ScannedControl, clock);
   const select = locate(target, meridiem);
   await select.selectOption(
     { value: (selectChoices(meridiem)[periodChoice.index] as ChoiceLike).value },
     { force: true, timeout: env.budget.ms() },
   );
-  const chosen = await select.evaluate(selectedLabel);
+  const chosen = await readControl(target.frame, meridiem.pid, 'selectedLabel', () => select.evaluate(selectedLabel));
   const shown = `${await loc.inputValue().catch(() => typed)} ${chosen}`.trim();
   if (!readBackMatches('time', formatTwelveHour(time), shown))
     throw new AgentFailure(
@@ -849,7 +853,7 @@ export async function fillTarget(
         const match = findChoice(value, target.choices);
         if ('how' in match)
           return {
-            shown: await fillText(env, target, loc, (target.choices[match.index] as ChoiceLike).value),
+            shown: await fillText(env, target, first, (target.choices[match.index] as ChoiceLike).value),
             how: match.how,
           };
         env.log(
@@ -857,7 +861,7 @@ export async function fillTarget(
         );
       }
       const text = textFor(target, value, options);
-      const shown = await fillText(env, target, loc, text, readBackKind(target, value));
+      const shown = await fillText(env, target, first, text, readBackKind(target, value));
       if (target.kind !== 'date' && parseDateValue(value) && text !== asText(value))
         await closeCalendar(env, loc, shown);
       return { shown, how: textHow(value, shown) };
@@ -874,7 +878,7 @@ export async function fillTarget(
           ...options,
           format: options.format ?? (parseDateValue(value) ? 'date' : undefined),
         });
-        const shown = await fillText(env, target, loc, text, readBackKind(target, value));
+        const shown = await fillText(env, target, first, text, readBackKind(target, value));
         if (!sameText(shown, text, false))
           throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'; the value was not placed`);
         await loc.focus().catch(() => undefined);
@@ -956,7 +960,7 @@ export async function fillTarget(
           `'${asText(value)}' is not a date range ({start, end}, start first) for '${target.label}'`,
         );
       const text = formatDateRange(range, format);
-      const shown = await fillText(env, target, loc, text);
+      const shown = await fillText(env, target, first, text);
       if (!showsDateRange(shown, range, format))
         throw new AgentFailure(`'${target.label}' shows '${shown}' after typing '${text}'`);
       return { shown, how: 'normalised' };

@@ -1,9 +1,10 @@
 import type { WaitBudget } from '../waitBudget.ts';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 
 import { PorticoError } from '../../base/errors.ts';
+import { answerWithin } from '../../browser/frameAccess.ts';
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { pointerTarget, shownValue as shownValueInPage } from '../injected/index.ts';
+import { controlRead, pointerTarget, shownValue as shownValueInPage, type ControlReads } from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import type { PlacementHow } from './valueAdapter.ts';
@@ -51,6 +52,25 @@ export interface FillEnv {
 /** The Playwright locator of a scanned control (CSS pierces open shadow roots). */
 export function locate(target: Target, control: ScannedControl = target.controls[0] as ScannedControl): Locator {
   return target.frame.locator(`[data-portico-id="${control.pid}"]`);
+}
+
+/**
+ * `read` (injected/controlRead.ts) of the scanned control `pid` in `frame`, in one round trip: the element is
+ * found and read by one `frame.evaluate` in the page's world, where `locator.evaluate` costs about eight CDP
+ * calls (and loads Playwright's injected script into the page's world). When the frame does not have exactly
+ * one element with that id (gone, re-rendered, duplicated) or does not answer, `slow` — the locator's
+ * evaluate, as before: it waits for the element, and refuses several.
+ */
+export async function readControl<K extends keyof ControlReads>(
+  frame: Frame,
+  pid: string,
+  read: K,
+  slow: () => Promise<ControlReads[K]>,
+): Promise<ControlReads[K]> {
+  const fast = await answerWithin(frame, frame.evaluate(controlRead, { pid, read })).catch(() => null);
+  // The page answers the read named `read` (controlRead.ts's switch): its value is that read's type.
+  if (fast?.found === 1 && fast.value !== undefined) return fast.value as ControlReads[K];
+  return slow();
 }
 
 /** Clicks `loc` once it is ready (Playwright's actionability), waiting up to `timeoutMs` (default: the job's budget). */

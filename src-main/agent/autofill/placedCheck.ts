@@ -2,6 +2,7 @@
 // the fill: the names its value will travel under and the value the control itself holds (for a
 // choice, the option's own `value` attribute, not its label).
 import { controlState, type ControlState } from '../injected/index.ts';
+import { readControl as readOne } from './fillBase.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { PlacedCheck } from './submissionCheck.ts';
 import type { Target } from './targets.ts';
@@ -9,7 +10,9 @@ import { asText, filePayloads, realChoices, type ChoiceLike } from './valueAdapt
 
 async function readControl(target: Target, pid: string): Promise<ControlState | null> {
   const loc = target.frame.locator(`[data-portico-id="${pid}"]`).first();
-  return loc.evaluate(controlState, undefined, { timeout: 2000 }).catch(() => null);
+  return readOne(target.frame, pid, 'controlState', () =>
+    loc.evaluate(controlState, undefined, { timeout: 2000 }),
+  ).catch(() => null);
 }
 
 function checkKind(target: Target): PlacedCheck['kind'] {

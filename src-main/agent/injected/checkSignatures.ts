@@ -34,6 +34,7 @@ import type bodyText from './bodyText.ts';
 import type scrollPage from './scrollPage.ts';
 import type frameLocation from './frameLocation.ts';
 import type controlState from './controlState.ts';
+import type controlRead from './controlRead.ts';
 import type describeElements from './describeElements.ts';
 import type enterGuard from './enterGuard.ts';
 import type findListbox from './findListbox.ts';
@@ -78,6 +79,7 @@ type Entries = {
   pageText: typeof pageText;
   frameLocation: typeof frameLocation;
   controlState: typeof controlState;
+  controlRead: typeof controlRead;
   describeElements: typeof describeElements;
   drawnByLabel: typeof drawnByLabel;
   toggleByLabel: typeof toggleByLabel;
@@ -143,6 +145,7 @@ export const checked: Checked = {
   pageText: true,
   frameLocation: true,
   controlState: true,
+  controlRead: true,
   describeElements: true,
   drawnByLabel: true,
   toggleByLabel: true,

@@ -39,6 +39,7 @@ import {
   scrollPageSource,
   frameLocationSource,
   controlStateSource,
+  controlReadSource,
   describeElementsSource,
   enterGuardSource,
   findListboxSource,
@@ -90,6 +91,7 @@ export const markField = inPage<'markField'>(markFieldSource);
 export const pageText = inPage<'pageText'>(pageTextSource);
 export const frameLocation = inPage<'frameLocation'>(frameLocationSource);
 export const controlState = inPage<'controlState'>(controlStateSource);
+export const controlRead = inPage<'controlRead'>(controlReadSource);
 export const describeElements = inPage<'describeElements'>(describeElementsSource);
 export const drawnByLabel = inPage<'drawnByLabel'>(drawnByLabelSource);
 export const toggleByLabel = inPage<'toggleByLabel'>(toggleByLabelSource);
@@ -135,6 +137,9 @@ export const liveViewPageScript = `(${liveViewSource})();`;
 export { liveViewStyle };
 
 export type {
+  ControlRead,
+  ControlReadArgs,
+  ControlReads,
   ControlState,
   ElementDescriptor,
   FrameLocation,

@@ -306,6 +306,25 @@ export interface ControlState {
   selected: string[];
 }
 
+/** What each read of controlRead.ts answers (the entry of the same name, run on the control). */
+export interface ControlReads {
+  readAndLeave: string;
+  controlState: ControlState;
+  selectedLabel: string;
+}
+
+export interface ControlReadArgs {
+  /** The control's `data-portico-id`. */
+  pid: string;
+  read: keyof ControlReads;
+}
+
+/** How many elements carry the id, and the read's answer when exactly one does. */
+export interface ControlRead {
+  found: number;
+  value?: ControlReads[keyof ControlReads];
+}
+
 /** An option as an action chooses it (nativeOptions.ts, optionNames.ts): its name and its value. */
 export interface OptionLabel {
   label: string;

@@ -6,6 +6,8 @@ import type {
   CalendarFacts,
   ClickSettled,
   ClickSettledArgs,
+  ControlRead,
+  ControlReadArgs,
   ControlState,
   FilterBoxArgs,
   FindListboxArgs,
@@ -54,6 +56,7 @@ export interface Signatures<E = unknown> {
   pageText: (max: number) => string;
   frameLocation: () => FrameLocation;
   controlState: (el: E) => ControlState;
+  controlRead: (args: ControlReadArgs) => ControlRead;
   describeElements: (els: E[]) => string[];
   drawnByLabel: (el: E) => boolean;
   toggleByLabel: (el: E, want: boolean) => boolean;

@@ -2504,6 +2504,69 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** controlRead.ts */
+export const controlReadSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/controlState.ts
+	function controlState(el) {
+		const input = el;
+		const selected = el instanceof HTMLSelectElement ? Array.from(el.selectedOptions).map((o) => o.value) : [];
+		const checked = typeof input.checked === "boolean" ? input.checked : (el.getAttribute("aria-checked") ?? el.getAttribute("aria-pressed")) === "true";
+		const value = typeof input.value === "string" ? input.value : (el.textContent ?? "").trim();
+		return {
+			name: el.getAttribute("name") ?? "",
+			id: el.id ?? "",
+			value,
+			checked,
+			selected
+		};
+	}
+	// src-main/agent/injected/readAndLeave.ts
+	function readAndLeave(el) {
+		const value = el.value;
+		el.blur();
+		return value;
+	}
+	// src-main/agent/injected/selectedLabel.ts
+	function selectedLabel(el) {
+		const sel = el;
+		return sel.selectedOptions[0]?.label ?? sel.value;
+	}
+	// src-main/agent/injected/controlRead.ts
+	function withPid(pid) {
+		const selector = \`[data-portico-id="\${CSS.escape(pid)}"]\`;
+		const found = [];
+		const walk = (root) => {
+			found.push(...Array.from(root.querySelectorAll(selector)));
+			for (const el of root.querySelectorAll("*")) if (el.shadowRoot) walk(el.shadowRoot);
+		};
+		walk(document);
+		return found;
+	}
+	function controlRead(args) {
+		const found = withPid(args.pid);
+		const el = found[0];
+		if (found.length !== 1 || !el) return { found: found.length };
+		switch (args.read) {
+			case "readAndLeave": return {
+				found: 1,
+				value: readAndLeave(el)
+			};
+			case "controlState": return {
+				found: 1,
+				value: controlState(el)
+			};
+			case "selectedLabel": return {
+				found: 1,
+				value: selectedLabel(el)
+			};
+		}
+	}
+	return controlRead;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** describeElements.ts */
 export const describeElementsSource = `(...args) => {
 var __porticoInjected = (function() {

@@ -1,0 +1,36 @@
+// Runs in the page: one of the reads the filler makes of a scanned control after filling it (what a text
+// control holds, then leaving it; the state the submission check needs; a select's chosen label),
+// found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes about eight
+// (find, wait, resolve the element into the page's world, preview the handle, release it). `found`
+// counts the elements carrying the id in the document and its open shadow roots, as Playwright's CSS
+// finds them; the read runs only when there is exactly one, else the caller takes the locator's way
+// (which waits for the element, and refuses several).
+import controlState from './controlState.ts';
+import readAndLeave from './readAndLeave.ts';
+import type { ControlRead, ControlReadArgs } from './scanTypes.ts';
+import selectedLabel from './selectedLabel.ts';
+
+function withPid(pid: string): Element[] {
+  const selector = `[data-portico-id="${CSS.escape(pid)}"]`;
+  const found: Element[] = [];
+  const walk = (root: Document | ShadowRoot): void => {
+    found.push(...Array.from(root.querySelectorAll(selector)));
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return found;
+}
+
+export default function controlRead(args: ControlReadArgs): ControlRead {
+  const found = withPid(args.pid);
+  const el = found[0];
+  if (found.length !== 1 || !el) return { found: found.length };
+  switch (args.read) {
+    case 'readAndLeave':
+      return { found: 1, value: readAndLeave(el) };
+    case 'controlState':
+      return { found: 1, value: controlState(el) };
+    case 'selectedLabel':
+      return { found: 1, value: selectedLabel(el) };
+  }
+}
