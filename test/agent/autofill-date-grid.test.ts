@@ -8,7 +8,14 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { cellDate, datesIn, pickerIndex, shownMonth } from '../../src-main/agent/autofill/calendarFiller.ts';
+import {
+  cellDate,
+  cellsFor,
+  datesIn,
+  pickerIndex,
+  shownMonth,
+  shownMonths,
+} from '../../src-main/agent/autofill/calendarFiller.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
 import { buildReactCorpus, REACT_CORPUS, reactCorpusHandlers, submitPath } from '../fixtures/react-forms/corpus.ts';
@@ -20,6 +27,8 @@ const form = REACT_CORPUS.find((f) => f.name === 'react-aria-home-viewing');
 if (!form) throw new Error('corpus form react-aria-home-viewing is missing');
 const insurance = REACT_CORPUS.find((f) => f.name === 'react-aria-travel-insurance');
 if (!insurance) throw new Error('corpus form react-aria-travel-insurance is missing');
+const cottage = REACT_CORPUS.find((f) => f.name === 'react-aria-cottage-booking');
+if (!cottage) throw new Error('corpus form react-aria-cottage-booking is missing');
 
 describe('calendar grid parts (pure)', () => {
   it('reads a day cell name as one date, whatever the words around it', () => {
@@ -43,16 +52,75 @@ describe('calendar grid parts (pure)', () => {
         next: false,
         month: { kind: 'listbox', options: [], shown: 'July' },
         year: { kind: 'select', options: ['1986'], shown: '1986' },
+        months: [''],
+        range: false,
       }),
     ).toEqual({ year: 1986, month: 7 });
     expect(datesIn('Viewing date May 14, 2027')).toEqual([[{ year: 2027, month: 5, day: 14 }]]);
     expect(datesIn('Choose date')).toEqual([]);
     expect(
-      shownMonth({ heading: 'Viewing date, April 2027', cells: [], prev: true, next: true, month: null, year: null }),
+      shownMonth({
+        heading: 'Viewing date, April 2027',
+        cells: [],
+        prev: true,
+        next: true,
+        month: null,
+        year: null,
+        months: ['Viewing date, April 2027'],
+        range: false,
+      }),
     ).toEqual({
       year: 2027,
       month: 4,
     });
+  });
+});
+
+describe('two months side by side (pure)', () => {
+  // April and May 2027 shown: April's grid draws 1 May greyed and disabled, May's draws 25-30 April.
+  const cell = (name: string, grid: number, disabled = false) => ({
+    mark: `c-${grid}-${name}`,
+    name,
+    disabled,
+    hidden: false,
+    selected: false,
+    grid,
+  });
+  const facts = {
+    heading: 'April – May 2027',
+    cells: [
+      cell('Friday, April 30, 2027', 0),
+      cell('Saturday, May 1, 2027', 0, true),
+      cell('Friday, April 30, 2027', 1, true),
+      cell('Saturday, May 1, 2027', 1),
+    ],
+    prev: false,
+    next: true,
+    month: null,
+    year: null,
+    months: ['Stay dates, April 2027', 'Stay dates, May 2027'],
+    range: true,
+  };
+  it("reads each grid's month and takes a day only from its own month's grid, never the look-alike beside it", () => {
+    expect(shownMonths(facts)).toEqual([
+      { year: 2027, month: 4 },
+      { year: 2027, month: 5 },
+    ]);
+    expect(shownMonth(facts)).toEqual({ year: 2027, month: 4 });
+    expect(cellsFor(facts, { year: 2027, month: 5, day: 1 }).map((c) => c.mark)).toEqual(['c-1-Saturday, May 1, 2027']);
+    expect(cellsFor(facts, { year: 2027, month: 4, day: 30 }).map((c) => c.mark)).toEqual([
+      'c-0-Friday, April 30, 2027',
+    ]);
+    // Unnamed grids: each by the month most of its days are in.
+    const unnamed = {
+      ...facts,
+      months: ['', ''],
+      cells: [...facts.cells, cell('Thursday, April 29, 2027', 0), cell('Sunday, May 2, 2027', 1)],
+    };
+    expect(shownMonths(unnamed)).toEqual([
+      { year: 2027, month: 4 },
+      { year: 2027, month: 5 },
+    ]);
   });
 });
 
@@ -64,7 +132,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    const built = await buildReactCorpus([form, insurance]);
+    const built = await buildReactCorpus([form, insurance, cottage]);
     const [launched, started] = await Promise.all([launchTestBrowser(), startFormServer(reactCorpusHandlers(built))]);
     browser = launched.browser;
     closeBrowser = launched.close;
@@ -146,6 +214,27 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     const run = await fill('', insurance, insured({ trip_dates: { start: '2026-12-28', end: '2027-01-03' } }));
     expect(run.sent).toEqual([]);
     expect(String(run.failure)).toMatch(/calendar of 'Trip dates' does not go to December 2026/);
+  }, 60_000);
+
+  // Corpus form react-aria-cottage-booking: the stay is a range in a popup calendar behind "Choose dates"
+  // (React Aria's DialogTrigger + RangeCalendar showing April and May 2027 side by side, from 1 April;
+  // 10-14 May booked). The corpus test fills it across two pages of months (30 May - 5 June).
+  const stay = (check_in: string, check_out: string): JsonObject => ({
+    ...(cottage?.formData as JsonObject),
+    stay: { check_in, check_out },
+  });
+
+  it("a range ending on 1 May is picked in May's grid, not April's greyed 1 May beside it", async () => {
+    const run = await fill('', cottage, stay('2027-04-28', '2027-05-01'));
+    expect(run.failure, run.logs.join('\n')).toBeUndefined();
+    expect(run.sent).toEqual([{ ...(cottage?.expected as object), arrival: '2027-04-28', departure: '2027-05-01' }]);
+  }, 60_000);
+
+  it('a stay running into a booked day fails before any day is clicked, naming it; nothing sent', async () => {
+    const run = await fill('', cottage, stay('2027-05-06', '2027-05-12'));
+    expect(run.sent).toEqual([]);
+    expect(String(run.failure)).toMatch(/Wednesday, May 12, 2027.*not available in the calendar of 'Stay dates'/);
+    expect((await page.locator('#stay-button').innerText()).trim()).toBe('Choose dates');
   }, 60_000);
 
   it("a cover start day before the inline calendar's first month fails saying so, no neighbouring day; nothing sent", async () => {

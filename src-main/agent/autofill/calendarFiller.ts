@@ -38,6 +38,8 @@ const monthIndex = (d: { year: number; month: number }): number => d.year * 12 +
 
 /** The month the calendar shows: its heading ("March 2025"), else the month most of its usable days are in. */
 export function shownMonth(facts: CalendarFacts): { year: number; month: number } | null {
+  // Two months or more side by side: the first one (a heading names them all: "April – May 2027").
+  if (facts.months.length > 1) return shownMonths(facts)[0] ?? null;
   const fromHeading = parseMonthYear(facts.heading) ?? parseMonthYear(lastMonthYear(facts.heading));
   if (fromHeading) return fromHeading;
   // No heading naming it: what the month and year pickers show ("July", "1986").
@@ -51,6 +53,42 @@ export function shownMonth(facts: CalendarFacts): { year: number; month: number 
   }
   const best = [...counts].sort((a, b) => b[1] - a[1])[0];
   return best ? { year: Math.floor(best[0] / 12), month: (best[0] % 12) + 1 } : null;
+}
+
+type Month = { year: number; month: number };
+
+/**
+ * The month each grid shows, in order, when the calendar draws two months or more side by side: each
+ * grid's name ("Stay dates, April 2027"), else the month most of its shown days are in (a grid also
+ * draws the neighbouring months' first and last days). One grid: `shownMonth`.
+ */
+export function shownMonths(facts: CalendarFacts): Array<Month | null> {
+  if (facts.months.length <= 1) return [shownMonth(facts)];
+  return facts.months.map((name, grid) => {
+    const named = parseMonthYear(name) ?? parseMonthYear(lastMonthYear(name));
+    if (named) return named;
+    const counts = new Map<number, number>();
+    for (const c of facts.cells) {
+      const d = c.grid === grid && !c.hidden ? cellDate(c.name) : null;
+      if (d) counts.set(monthIndex(d), (counts.get(monthIndex(d)) ?? 0) + 1);
+    }
+    const best = [...counts].sort((a, b) => b[1] - a[1])[0];
+    return best ? { year: Math.floor(best[0] / 12), month: (best[0] % 12) + 1 } : null;
+  });
+}
+
+/** The cells named as `goal` that may be clicked for it: not hidden, and — with two months shown — in the grid of goal's month, never its look-alike drawn in the neighbouring month's grid. */
+export function cellsFor(facts: CalendarFacts, goal: DateParts): CalendarFacts['cells'] {
+  const named = facts.cells.filter((c) => {
+    const d = !c.hidden ? cellDate(c.name) : null;
+    return d !== null && sameDay(d, goal);
+  });
+  if (facts.months.length <= 1) return named;
+  const months = shownMonths(facts);
+  return named.filter((c) => {
+    const m = months[c.grid];
+    return m !== null && m !== undefined && monthIndex(m) === monthIndex(goal);
+  });
 }
 
 /** The last "<month name> <year>" in a text ("Move-in date, March 2025" → "March 2025"). */
@@ -75,6 +113,12 @@ export function datesIn(text: string): DateParts[][] {
   );
   return [...text.matchAll(re)].map((m) => dateReadings(m[0])).filter((r) => r.length > 0);
 }
+
+/** What the grids show, to see the calendar move (two months shown move together). */
+const monthsKey = (f: CalendarFacts): string =>
+  shownMonths(f)
+    .map((m) => (m ? monthIndex(m) : '?'))
+    .join(',');
 
 const sameDay = (a: DateParts, b: DateParts): boolean => a.year === b.year && a.month === b.month && a.day === b.day;
 
@@ -191,11 +235,14 @@ class CalendarDriver {
     const label = this.target.label;
     let picked = false;
     for (let step = 0; ; step++) {
-      const shown = shownMonth(this.facts);
-      if (!shown) await this.problem(`the calendar of '${label}' does not say which month it shows`);
-      const at = shown as { year: number; month: number };
+      const shown = shownMonths(this.facts);
+      if (shown.some((m) => m === null) || !shown.length)
+        await this.problem(`the calendar of '${label}' does not say which month it shows`);
+      const all = shown as Month[];
+      if (all.some((m) => monthIndex(m) === monthIndex(goal))) return;
+      // Two months side by side: the way is from the first one shown back, or from the last one on.
+      const at = (monthIndex(goal) < monthIndex(all[0] as Month) ? all[0] : all.at(-1)) as Month;
       const diff = monthIndex(goal) - monthIndex(at);
-      if (diff === 0) return;
       const way = diff > 0 ? 'next' : 'prev';
       const { month, year } = this.facts;
       if (!picked && (month || year) && (Math.abs(diff) > 1 || !this.facts[way])) {
@@ -227,12 +274,9 @@ class CalendarDriver {
       if (step >= MAX_STEPS || !this.facts[way])
         await this.problem(`the calendar of '${label}' does not go to ${spelled(goal)}`);
       const before = this.facts.heading;
-      const beforeMonth = monthIndex(at);
+      const beforeMonths = monthsKey(this.facts);
       await click(this.env, this.target.frame.locator(`[data-portico-cal="${way}"]`));
-      const moved = await this.until((f) => {
-        const m = shownMonth(f);
-        return f.heading !== before || (m !== null && monthIndex(m) !== beforeMonth);
-      });
+      const moved = await this.until((f) => f.heading !== before || monthsKey(f) !== beforeMonths);
       if (!moved) await this.problem(`the calendar of '${label}' did not move past ${before}`);
     }
   }
@@ -240,10 +284,7 @@ class CalendarDriver {
   /** The day cell named as `goal` (not hidden), or a problem: none, or unavailable. */
   async cellOf(goal: DateParts): Promise<CalendarFacts['cells'][number]> {
     const label = this.target.label;
-    const cell = this.facts.cells.find((c) => {
-      const d = !c.hidden ? cellDate(c.name) : null;
-      return d !== null && sameDay(d, goal);
-    });
+    const cell = cellsFor(this.facts, goal)[0];
     if (!cell)
       return this.problem(`the calendar of '${label}' shows no day named ${isoDate(goal)} in ${spelled(goal)}`);
     if (cell.disabled) return this.problem(`'${cell.name}' is not available in the calendar of '${label}'`);
@@ -252,6 +293,8 @@ class CalendarDriver {
 
   /** Goes to `goal`'s month and clicks its day. */
   async pick(goal: DateParts): Promise<string> {
+    // Read afresh: a click before (a range's first day) may have drawn the calendar again.
+    this.facts = (await readGrid(this.target)) ?? this.facts;
     await this.goTo(goal);
     const cell = await this.cellOf(goal);
     await click(this.env, this.target.frame.locator(`[data-portico-cal="${cell.mark}"]`));
@@ -263,10 +306,7 @@ class CalendarDriver {
     const now = await readGrid(this.target);
     if (!now) return null;
     this.facts = now;
-    const cell = now.cells.find((c) => {
-      const d = !c.hidden ? cellDate(c.name) : null;
-      return d !== null && sameDay(d, goal);
-    });
+    const cell = cellsFor(now, goal)[0];
     return cell ? cell.selected : null;
   }
 }
@@ -306,6 +346,11 @@ async function fillCalendarRange(env: FillEnv, target: Target, value: unknown): 
     );
   const { start, end } = range;
   const driver = await openCalendar(env, target, `${isoDate(start)} – ${isoDate(end)}`);
+  // A popup calendar is seen only once open: a range goes only into one that takes several days.
+  if (!driver.facts.range)
+    await driver.problem(
+      `'${target.label}' opened a calendar that takes one day, not a range; ${isoDate(start)} – ${isoDate(end)} cannot be chosen in it`,
+    );
   // Both days must be reachable and available before the first click, so nothing is left half chosen.
   await driver.goTo(end);
   await driver.cellOf(end);
@@ -354,6 +399,10 @@ export async function fillCalendar(env: FillEnv, target: Target, value: unknown)
     );
   const goal = readings[0] as DateParts;
   const driver = await openCalendar(env, target, isoDate(goal));
+  if (driver.facts.range)
+    await driver.problem(
+      `'${target.label}' opened a calendar that takes a range (a first and a last day), not one date; ${isoDate(goal)} alone is not a range`,
+    );
   const name = await driver.pick(goal);
   const iso = isoDate(goal);
   const how = asText(value) === iso ? 'exact' : 'normalised';

@@ -2,7 +2,8 @@
 // shown inline): what the visible calendar grid shows — the heading naming the month shown, each day
 // cell's accessible name and state, whether it has previous/next buttons, and the month and year
 // pickers it holds (a native select, or a button opening a listbox, named or filled as a month or a
-// year). Cells, buttons and pickers are stamped `data-portico-cal` ("c<i>", "prev", "next", "month",
+// year). A calendar showing two months or more side by side has a grid per month: every grid is read,
+// each cell saying which (`grid`), each grid by its name (`months`). Cells, buttons and pickers are stamped `data-portico-cal` ("c<i>", "prev", "next", "month",
 // "year") for the engine to click. `near` is an inline calendar's grid (the field itself, see
 // calendarScan.ts); null means the calendar a trigger opened: a grid shown inline on the page (stamped
 // `data-portico-inline-cal` by the scan) is never that one. Null when no grid shows.
@@ -19,12 +20,16 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
   if (!grid) return null;
   const nameOf = (el: Element): string =>
     clean(el.getAttribute('aria-label')) || byIds(el, el.getAttribute('aria-labelledby')) || clean(textOf(el));
-  // The calendar around the grid: the closest ancestor holding a button besides the grid's own cells.
+  // The calendar around the grid: the closest ancestor holding a button outside every grid (its
+  // previous/next buttons) — another month's grid beside it (two months shown) holds only day cells.
   let box: Element = grid;
   while (box.parentElement && box.parentElement !== document.body) {
     box = box.parentElement;
-    if (Array.from(box.querySelectorAll('button,[role=button]')).some((b) => !grid.contains(b))) break;
+    if (Array.from(box.querySelectorAll('button,[role=button]')).some((b) => !b.closest('[role=grid]'))) break;
   }
+  // Every month the calendar shows: the grids in it, in order (one, or two or more side by side).
+  const inline = (g: Element): boolean => g.closest('[data-portico-inline-cal]') !== null;
+  const shownGrids = grids.filter((g) => g === grid || (box.contains(g) && inline(g) === inline(grid)));
   for (const el of Array.from(document.querySelectorAll('[data-portico-cal]'))) el.removeAttribute('data-portico-cal');
   const heading =
     clean(
@@ -35,21 +40,30 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
       ),
     ) || nameOf(grid);
   const cells: CalendarFacts['cells'] = [];
-  for (const cell of Array.from(grid.querySelectorAll('[role=gridcell],td'))) {
-    const button = cell.querySelector('button,[role=button]') ?? cell;
-    const name = clean(button.getAttribute('aria-label')) || clean(cell.getAttribute('aria-label'));
-    if (!name) continue;
-    const hidden = !visible(button) || !!button.closest('[aria-hidden=true]');
-    const disabled =
-      button.getAttribute('aria-disabled') === 'true' ||
-      cell.getAttribute('aria-disabled') === 'true' ||
-      (button as HTMLButtonElement).disabled === true;
-    const mark = `c${cells.length}`;
-    button.setAttribute('data-portico-cal', mark);
-    cells.push({ mark, name, disabled, hidden, selected: cell.getAttribute('aria-selected') === 'true' });
-  }
+  const months = shownGrids.map((g) => nameOf(g));
+  for (const [index, g] of shownGrids.entries())
+    for (const cell of Array.from(g.querySelectorAll('[role=gridcell],td'))) {
+      const button = cell.querySelector('button,[role=button]') ?? cell;
+      const name = clean(button.getAttribute('aria-label')) || clean(cell.getAttribute('aria-label'));
+      if (!name) continue;
+      const hidden = !visible(button) || !!button.closest('[aria-hidden=true]');
+      const disabled =
+        button.getAttribute('aria-disabled') === 'true' ||
+        cell.getAttribute('aria-disabled') === 'true' ||
+        (button as HTMLButtonElement).disabled === true;
+      const mark = `c${cells.length}`;
+      button.setAttribute('data-portico-cal', mark);
+      cells.push({
+        mark,
+        name,
+        disabled,
+        hidden,
+        selected: cell.getAttribute('aria-selected') === 'true',
+        grid: index,
+      });
+    }
   const buttons = Array.from(box.querySelectorAll('button,[role=button]')).filter(
-    (b) => !grid.contains(b) && visible(b),
+    (b) => !b.closest('[role=grid]') && visible(b),
   );
   const nav = (re: RegExp): boolean => {
     const b = buttons.find((x) => re.test(nameOf(x)));
@@ -61,7 +75,7 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
   const next = nav(/next|forward|later|›|»|>/i);
   // Month and year pickers: shown, not hidden from assistive technology (a custom select's hidden native twin).
   const pickers = Array.from(box.querySelectorAll('select,[role=combobox],button[aria-haspopup=listbox]')).filter(
-    (p) => !grid.contains(p) && visible(p) && !p.closest('[aria-hidden=true]'),
+    (p) => !p.closest('[role=grid]') && visible(p) && !p.closest('[aria-hidden=true]'),
   );
   const picker = (part: 'month' | 'year'): CalendarPicker | null => {
     for (const p of pickers) {
@@ -90,5 +104,6 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
   };
   const month = picker('month');
   const year = picker('year');
-  return { heading, cells, prev, next, month, year };
+  const range = shownGrids.some((g) => g.getAttribute('aria-multiselectable') === 'true');
+  return { heading, cells, prev, next, month, year, months, range };
 }

@@ -7,9 +7,11 @@ import { byIds, clean, textOf, visible } from './dom.ts';
 import { rowOf, widgetControl } from './scanFields.ts';
 import type { ScannedControl } from './scanTypes.ts';
 
-const PICKS_DATE = /\b(calendar|(choose|select|pick|change)\s+(a\s+)?date)\b/i;
+const PICKS_DATE = /\b(calendar|(choose|select|pick|change)\s+(a\s+)?dates?)\b/i;
 const TYPED = 'input:not([type=hidden]),textarea,select,[role=spinbutton],[role=combobox],[role=textbox]';
-const SAYS_DATE = /\b(date|day|birthday|dob)\b/i;
+const SAYS_DATE = /\b(dates?|day|birthday|dob)\b/i;
+/** A trigger whose label or name asks for several days ("Stay dates", "Date range", "Choose dates"): its calendar is expected to take a range (checked once it opens). */
+const SAYS_RANGE = /\b(dates|date range|period)\b/i;
 
 function isButton(el: Element): boolean {
   return el.tagName === 'BUTTON' || (el.getAttribute('role') || '').toLowerCase() === 'button';
@@ -119,7 +121,9 @@ export function scanCalendarFields(
       calendar: {
         shown: isInline ? '' : clean(textOf(el)),
         inline: isInline,
-        range: el.getAttribute('aria-multiselectable') === 'true',
+        range: isInline
+          ? el.getAttribute('aria-multiselectable') === 'true'
+          : SAYS_RANGE.test(`${label} ${clean(el.getAttribute('aria-label'))} ${textOf(el)}`),
       },
     });
   }

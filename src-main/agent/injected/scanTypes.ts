@@ -87,7 +87,11 @@ export interface CalendarField {
   shown: string;
   /** The calendar is shown inline (no trigger to open it): the control is its grid. */
   inline: boolean;
-  /** The grid takes a range (`aria-multiselectable=true`): two clicks, start then end. */
+  /**
+   * The field takes a range: two clicks, start then end. An inline grid says so (`aria-multiselectable=true`);
+   * a trigger's calendar is not there before it opens, so its label says so ("Stay dates", "Date range") and
+   * the grid it opens is checked before anything is clicked.
+   */
   range: boolean;
 }
 
@@ -105,7 +109,11 @@ export interface CalendarFacts {
   /** The heading or caption naming the month shown ("March 2025"). */
   heading: string;
   /** Day cells with a name, in order; `mark` is their `data-portico-cal` stamp. */
-  cells: Array<{ mark: string; name: string; disabled: boolean; hidden: boolean; selected: boolean }>;
+  cells: Array<{ mark: string; name: string; disabled: boolean; hidden: boolean; selected: boolean; grid: number }>;
+  /** Each grid's accessible name, in order ("Stay dates, April 2027"): one grid per month shown. */
+  months: string[];
+  /** A grid takes several days (`aria-multiselectable`): a range calendar. */
+  range: boolean;
   /** A usable previous / next button is there (stamped "prev" / "next"). */
   prev: boolean;
   next: boolean;

@@ -332,9 +332,10 @@ var __porticoInjected = (function() {
 		};
 	}
 	// src-main/agent/injected/calendarScan.ts
-	const PICKS_DATE = /\\b(calendar|(choose|select|pick|change)\\s+(a\\s+)?date)\\b/i;
+	const PICKS_DATE = /\\b(calendar|(choose|select|pick|change)\\s+(a\\s+)?dates?)\\b/i;
 	const TYPED = "input:not([type=hidden]),textarea,select,[role=spinbutton],[role=combobox],[role=textbox]";
-	const SAYS_DATE = /\\b(date|day|birthday|dob)\\b/i;
+	const SAYS_DATE = /\\b(dates?|day|birthday|dob)\\b/i;
+	const SAYS_RANGE = /\\b(dates|date range|period)\\b/i;
 	function isButton(el) {
 		return el.tagName === "BUTTON" || (el.getAttribute("role") || "").toLowerCase() === "button";
 	}
@@ -415,7 +416,7 @@ var __porticoInjected = (function() {
 				calendar: {
 					shown: isInline ? "" : clean(textOf(el)),
 					inline: isInline,
-					range: el.getAttribute("aria-multiselectable") === "true"
+					range: isInline ? el.getAttribute("aria-multiselectable") === "true" : SAYS_RANGE.test(\`\${label} \${clean(el.getAttribute("aria-label"))} \${textOf(el)}\`)
 				}
 			});
 		}
@@ -1636,12 +1637,15 @@ var __porticoInjected = (function() {
 		let box = grid;
 		while (box.parentElement && box.parentElement !== document.body) {
 			box = box.parentElement;
-			if (Array.from(box.querySelectorAll("button,[role=button]")).some((b) => !grid.contains(b))) break;
+			if (Array.from(box.querySelectorAll("button,[role=button]")).some((b) => !b.closest("[role=grid]"))) break;
 		}
+		const inline = (g) => g.closest("[data-portico-inline-cal]") !== null;
+		const shownGrids = grids.filter((g) => g === grid || box.contains(g) && inline(g) === inline(grid));
 		for (const el of Array.from(document.querySelectorAll("[data-portico-cal]"))) el.removeAttribute("data-portico-cal");
 		const heading = clean(textOf(box.querySelector("h1,h2,h3,h4,h5,h6,[role=heading],caption") ?? grid.querySelector("caption") ?? document.createElement("span"))) || nameOf(grid);
 		const cells = [];
-		for (const cell of Array.from(grid.querySelectorAll("[role=gridcell],td"))) {
+		const months = shownGrids.map((g) => nameOf(g));
+		for (const [index, g] of shownGrids.entries()) for (const cell of Array.from(g.querySelectorAll("[role=gridcell],td"))) {
 			const button = cell.querySelector("button,[role=button]") ?? cell;
 			const name = clean(button.getAttribute("aria-label")) || clean(cell.getAttribute("aria-label"));
 			if (!name) continue;
@@ -1654,10 +1658,11 @@ var __porticoInjected = (function() {
 				name,
 				disabled,
 				hidden,
-				selected: cell.getAttribute("aria-selected") === "true"
+				selected: cell.getAttribute("aria-selected") === "true",
+				grid: index
 			});
 		}
-		const buttons = Array.from(box.querySelectorAll("button,[role=button]")).filter((b) => !grid.contains(b) && visible(b));
+		const buttons = Array.from(box.querySelectorAll("button,[role=button]")).filter((b) => !b.closest("[role=grid]") && visible(b));
 		const nav = (re) => {
 			const b = buttons.find((x) => re.test(nameOf(x)));
 			if (!b) return false;
@@ -1666,7 +1671,7 @@ var __porticoInjected = (function() {
 		};
 		const prev = nav(/prev|previous|back|earlier|‹|«|</i);
 		const next = nav(/next|forward|later|›|»|>/i);
-		const pickers = Array.from(box.querySelectorAll("select,[role=combobox],button[aria-haspopup=listbox]")).filter((p) => !grid.contains(p) && visible(p) && !p.closest("[aria-hidden=true]"));
+		const pickers = Array.from(box.querySelectorAll("select,[role=combobox],button[aria-haspopup=listbox]")).filter((p) => !p.closest("[role=grid]") && visible(p) && !p.closest("[aria-hidden=true]"));
 		const picker = (part) => {
 			for (const p of pickers) {
 				const select = p.tagName === "SELECT" ? p : null;
@@ -1696,7 +1701,9 @@ var __porticoInjected = (function() {
 			prev,
 			next,
 			month: picker("month"),
-			year: picker("year")
+			year: picker("year"),
+			months,
+			range: shownGrids.some((g) => g.getAttribute("aria-multiselectable") === "true")
 		};
 	}
 	return calendarGrid;
