@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: type-check (three programs: scripts/typecheck.mjs), import rules, lint, Electron bundles, then vitest (extra arguments go to vitest).
+// `npm test`: type-check (three programs: scripts/typecheck.mjs), import rules, lint, format and the Electron
+// bundles — at once, each one's output printed whole once all have ended — then vitest (extra arguments go to vitest).
 // Vitest runs inside a private D-Bus session with an unlocked gnome-keyring (the real Secret Service
 // the keychain tests need) and, where there is no display, inside Xvfb for headed browsers.
 // PORTICO_TEST_SKIP_BUILD=1 skips the first four steps for fast iteration.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -43,6 +44,52 @@ function step(name, command, args, extraEnv = {}) {
 function requireStep(name, command, args) {
   const code = step(name, command, args);
   if (code !== 0) process.exit(code);
+}
+
+/** Runs a step with its output held back: its name, exit code (1 when it could not run), output and seconds. */
+function heldStep({ name, command, args }) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
+    child.on('error', (error) =>
+      resolve({
+        name,
+        code: 1,
+        how: 'could not run',
+        output: `${output}could not run ${command}: ${error.message}\n`,
+        seconds: seconds(),
+      }),
+    );
+    child.on('close', (code, signal) =>
+      resolve({ name, code: code ?? 1, how: `exit ${code ?? signal}`, output, seconds: seconds() }),
+    );
+  });
+}
+
+/**
+ * Runs independent steps at once (they read the tree, none writes what another reads) and prints each one's
+ * output whole, in the order given, once all have ended; stops the run with the first failed one's exit code.
+ */
+async function requireSteps(steps) {
+  process.stderr.write(`\n▶ at once: ${steps.map((s) => s.name.split(' (')[0]).join(', ')}\n`);
+  const started = Date.now();
+  const results = await Promise.all(steps.map(heldStep));
+  for (const result of results) {
+    process.stderr.write(`\n▶ ${result.name}\n${result.output}`);
+    if (result.code !== 0) process.stderr.write(`✖ ${result.name} failed (${result.how}, ${result.seconds}s)\n`);
+    else process.stderr.write(`✔ ${result.name} (${result.seconds}s)\n`);
+  }
+  process.stderr.write(`\nchecks and build: ${((Date.now() - started) / 1000).toFixed(1)}s\n`);
+  const failed = results.find((result) => result.code !== 0);
+  if (failed) process.exit(failed.code);
 }
 
 /** The vitest command, wrapped in Xvfb and a D-Bus session with an unlocked keyring where needed. */
@@ -101,17 +148,27 @@ if (process.env.PORTICO_TEST_SKIP_BUILD === '1') {
   process.stderr.write('PORTICO_TEST_SKIP_BUILD=1: skipping typecheck, import rules, lint and build\n');
 } else {
   // tsconfig.json (everything), tsconfig.node.json (no DOM) and tsconfig.dom.json (no Node): scripts/typecheck.mjs.
-  requireStep(
-    'typecheck (scripts/typecheck.mjs: tsconfig.json, tsconfig.node.json, tsconfig.dom.json)',
-    process.execPath,
-    [join(root, 'scripts/typecheck.mjs')],
-  );
-  requireStep('import rules (dependency-cruiser, .dependency-cruiser.cjs)', bin('depcruise'), importRulesArgs);
-  if (lintEnabled) requireStep('lint (biome lint, biome.json)', bin('biome'), ['lint', '.']);
+  // The checks and the build are independent (each only reads the tree; the build writes out/, which none of
+  // them reads), so they run at once: on 2 cores ~15 s instead of ~19 s one after another. The build must end
+  // before vitest (the console tests serve out/renderer).
+  const steps = [
+    {
+      name: 'typecheck (scripts/typecheck.mjs: tsconfig.json, tsconfig.node.json, tsconfig.dom.json)',
+      command: process.execPath,
+      args: [join(root, 'scripts/typecheck.mjs')],
+    },
+    {
+      name: 'import rules (dependency-cruiser, .dependency-cruiser.cjs)',
+      command: bin('depcruise'),
+      args: importRulesArgs,
+    },
+  ];
+  if (lintEnabled) steps.push({ name: 'lint (biome lint, biome.json)', command: bin('biome'), args: ['lint', '.'] });
   else process.stderr.write(`skipping biome lint (PORTICO_LINT=${process.env.PORTICO_LINT ?? 'unset, default off'})\n`);
   // The formatter's word on every source file (biome.json; `npx biome format --write .` applies it).
-  requireStep('format (biome format, biome.json)', bin('biome'), ['format', '.']);
-  requireStep('build (electron-vite build)', bin('electron-vite'), ['build']);
+  steps.push({ name: 'format (biome format, biome.json)', command: bin('biome'), args: ['format', '.'] });
+  steps.push({ name: 'build (electron-vite build)', command: bin('electron-vite'), args: ['build'] });
+  await requireSteps(steps);
 }
 
 const vitest = vitestCommand(vitestArgs);
