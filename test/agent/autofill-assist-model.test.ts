@@ -11,6 +11,7 @@ import {
 } from '../helpers/modelServer.ts';
 import { lastTurnText } from '../helpers/modelTurns.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { setEnv } from '../helpers/env.ts';
 
 const HAIKU = 'anthropic:claude-haiku-4-5';
 const LOCAL = 'openai-compatible:scripted';
@@ -112,14 +113,17 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
     ).text();
   const lastPost = () => forms.postsTo('/submit/contact').at(-1)?.fields;
 
+  let restoreEnv: (() => void) | undefined;
   beforeAll(async () => {
     model = await startModelServer();
     forms = await startFormServer({
       '/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(FORM),
     });
-    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
-    process.env.PORTICO_OPENAI_COMPATIBLE_BASE_URL = model.openaiBaseUrl;
-    delete process.env.OPENAI_API_KEY;
+    restoreEnv = setEnv({
+      PORTICO_ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+      PORTICO_OPENAI_COMPATIBLE_BASE_URL: model.openaiBaseUrl,
+      OPENAI_API_KEY: undefined,
+    });
     svc = await startService(undefined, {
       secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }),
       llmRetry: { maxRetries: 1, timeoutMs: 10_000 },
@@ -130,6 +134,7 @@ describe('builtin:autofill assist_model (real service, real SDKs, scripted model
     await svc?.dispose();
     await model?.close();
     await forms?.close();
+    restoreEnv?.();
   });
 
   describe('the portal field', () => {

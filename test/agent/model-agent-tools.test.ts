@@ -13,6 +13,7 @@ import { cli } from '../helpers/cli.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { jsonOf, startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
+import { setEnv } from '../helpers/env.ts';
 
 const MODEL = 'anthropic:claude-sonnet-4-6';
 const PASSWORD = 'Correct-Horse-Battery-9';
@@ -89,6 +90,7 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     return waitForJob(svc, name, (started.body as { job_id: string }).job_id, ['completed', 'failed']);
   };
 
+  let restoreEnv: (() => void) | undefined;
   beforeAll(async () => {
     model = await startModelServer();
     pages = await startPageServer({
@@ -111,9 +113,11 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
         return { body: '<!doctype html><title>Welcome</title><p>Account ACC-77 created</p>' };
       },
     });
-    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
-    process.env.PORTICO_MOONSHOT_BASE_URL = model.openaiBaseUrl;
-    process.env.PORTICO_OPENAI_COMPATIBLE_BASE_URL = model.openaiBaseUrl;
+    restoreEnv = setEnv({
+      PORTICO_ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+      PORTICO_MOONSHOT_BASE_URL: model.openaiBaseUrl,
+      PORTICO_OPENAI_COMPATIBLE_BASE_URL: model.openaiBaseUrl,
+    });
     const store = memorySecrets({ 'provider/anthropic': 'sk-ant-test', 'provider/moonshot': 'sk-moon-test' });
     svc = await startService(undefined, {
       secrets: {
@@ -146,6 +150,7 @@ describe('model agent tools end to end (real SDKs, scripted model server, real C
     await svc?.dispose();
     await model?.close();
     await pages?.close();
+    restoreEnv?.();
   });
 
   it('skills: the system prompt lists each attached skill; read_skill returns the SKILL.md body and a referenced file', async () => {

@@ -8,6 +8,7 @@ import {
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
+import { setEnv } from '../helpers/env.ts';
 
 const PASSWORD = 'hunter2-Secret-Value';
 const MODEL = 'anthropic:claude-sonnet-4-6';
@@ -80,6 +81,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
   const modeOf = (status: Record<string, unknown>) =>
     (status.events as Array<{ type: string; data: { mode?: string } }>).find((e) => e.type === 'agent_mode')?.data.mode;
 
+  let restoreEnv: (() => void) | undefined;
   beforeAll(async () => {
     model = await startModelServer();
     pages = await startPageServer({
@@ -87,7 +89,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
       '/done': '<!doctype html><title>Thanks</title><h1>Thank you</h1><p>Reference ABC-123</p>',
       '/wrong': '<title>Wrong</title>wrong',
     });
-    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
+    restoreEnv = setEnv({ PORTICO_ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
     svc = await startService(undefined, {
       secrets: memorySecrets({ 'provider/anthropic': 'sk-ant-test' }),
       llmRetry: { maxRetries: 2, timeoutMs: 10_000 },
@@ -98,6 +100,7 @@ describe('the model-driven agent (real SDK, scripted model server, real Chromium
     await svc?.dispose();
     await model?.close();
     await pages?.close();
+    restoreEnv?.();
   });
 
   it('fresh run: sends tools, screenshot, schema and placeholders (never the password), retries a 429, records cost', async () => {

@@ -11,6 +11,7 @@ import {
 import { elementIndex, lastTurnText, toolResults } from '../helpers/modelTurns.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { setEnv } from '../helpers/env.ts';
 
 const MODEL = 'anthropic:claude-sonnet-4-6';
 const PASSWORD = 'Model-Agent-Pass/"9"';
@@ -66,6 +67,7 @@ describe("the model agent signs in with the job's stored credential (real keycha
       };
     };
 
+  let restoreEnv: (() => void) | undefined;
   beforeAll(async () => {
     model = await startModelServer();
     pages = await startPageServer({
@@ -75,7 +77,7 @@ describe("the model agent signs in with the job's stored credential (real keycha
         return { body: '<!doctype html><title>Accounts</title><h1>Welcome back</h1>' };
       },
     });
-    process.env.PORTICO_ANTHROPIC_BASE_URL = model.anthropicBaseUrl;
+    restoreEnv = setEnv({ PORTICO_ANTHROPIC_BASE_URL: model.anthropicBaseUrl });
     const secrets = scopedSecretStore(new KeychainSecretStore(), `test-model-credentials-${Date.now()}`);
     await secrets.set('provider/anthropic', 'sk-ant-test');
     svc = await startService(undefined, { secrets, llmRetry: { maxRetries: 1, timeoutMs: 10_000 }, jobConcurrency: 1 });
@@ -92,6 +94,7 @@ describe("the model agent signs in with the job's stored credential (real keycha
     await svc?.dispose();
     await model?.close();
     await pages?.close();
+    restoreEnv?.();
   });
 
   it('the prompt names the credential (id, username), the tools type its password and a TOTP code; no model request carries a secret in any encoding', async () => {
