@@ -51,6 +51,7 @@ import {
   type SegmentKeys,
   type SegmentReading,
 } from './segments.ts';
+import { readControls } from './placedCheck.ts';
 import { planSliderKeys, sameSliderValue, sliderGoal } from './slider.ts';
 import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
 import {
@@ -637,8 +638,9 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
 /**
  * A row of one-character boxes taking one code (docs/autofill.md, "One character per box"): the
  * code's characters (spaces and hyphens between groups dropped) must be exactly one per box, else it
- * is a problem (asked or failed, nothing typed); each box is clicked and given its character, then
- * every box is read back and the row must hold the code, in order.
+ * is a problem (asked or failed, nothing typed). The code is typed into the first box, as a person
+ * types into boxes that move the focus on their own; when the boxes do not hold it in order, each box
+ * is given its character. Every box is read back (the reads sent together) and the row must hold the code, in order.
  */
 async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const pids = (target.controls[0] as ScannedControl).boxes ?? [];
@@ -649,35 +651,32 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
     );
   }
   const box = (pid: string): Locator => target.frame.locator(`[data-portico-id="${pid}"]`);
-  const read = async (): Promise<string> => {
-    const out: string[] = [];
-    for (const pid of pids)
-      out.push(
-        await box(pid)
-          .inputValue()
-          .catch(() => ''),
-      );
-    return out.join('');
+  const chars = [...code];
+  // Each box must hold its own character: a first box holding the whole code is not the code in the boxes.
+  const read = async (): Promise<{ shown: string; holds: boolean }> => {
+    const states = await readControls(target, pids);
+    const values = pids.map((pid) => states[pid]?.value ?? '');
+    return { shown: values.join(''), holds: values.every((v, i) => v === chars[i]) };
   };
-  for (const [i, ch] of [...code].entries()) {
-    const loc = box(pids[i] as string);
-    await click(env, loc);
-    await env.page.keyboard.press('ControlOrMeta+A');
-    if (env.human) await env.human.type(ch);
-    else await env.page.keyboard.type(ch);
-  }
-  let shown = await read();
-  if (shown !== code) {
-    // Boxes that move the focus on their own may have taken the characters elsewhere: the whole code once into the first box.
+  await click(env, box(pids[0] as string));
+  await env.page.keyboard.press('ControlOrMeta+A');
+  if (env.human) await env.human.type(code);
+  else await env.page.keyboard.type(code, { delay: 15 });
+  let { shown, holds } = await read();
+  if (!holds) {
+    // Boxes that keep the focus: each box is clicked and given its own character.
     env.log(
-      `${target.label}: the boxes show '${target.controls.some((c) => c.type === 'password') ? '…' : shown}' after typing box by box; typing the code into the first box`,
+      `${target.label}: the boxes show '${target.controls.some((c) => c.type === 'password') ? '…' : shown}' after typing the code into the first box; typing box by box`,
     );
-    await click(env, box(pids[0] as string));
-    if (env.human) await env.human.type(code);
-    else await env.page.keyboard.type(code, { delay: 15 });
-    shown = await read();
+    for (const [i, ch] of chars.entries()) {
+      await click(env, box(pids[i] as string));
+      await env.page.keyboard.press('ControlOrMeta+A');
+      if (env.human) await env.human.type(ch);
+      else await env.page.keyboard.type(ch);
+    }
+    ({ shown, holds } = await read());
   }
-  if (shown !== code)
+  if (!holds)
     throw new AgentFailure(
       `'${target.label}' shows '${shown}' in its boxes after typing the ${pids.length}-character code; the value was not placed`,
     );

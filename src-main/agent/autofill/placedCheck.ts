@@ -15,6 +15,17 @@ async function readControl(target: Target, pid: string): Promise<ControlState | 
   ).catch(() => null);
 }
 
+/**
+ * The states of the controls marked `pids`, keyed by mark: the reads are sent together (one page call
+ * each, answered in one round trip's time), where reading them one after another took a round trip per
+ * radio, box and hidden field. A control that does not answer reads as absent.
+ */
+export async function readControls(target: Target, pids: string[]): Promise<Record<string, ControlState | null>> {
+  const wanted = [...new Set(pids.filter(Boolean))];
+  const states = await Promise.all(wanted.map((pid) => readControl(target, pid)));
+  return Object.fromEntries(wanted.map((pid, i) => [pid, states[i] ?? null]));
+}
+
 function checkKind(target: Target): PlacedCheck['kind'] {
   // A time in two parts (a 12-hour box and its AM/PM select) is checked as its parts together, like a split date.
   if (target.meridiem) return 'date';
@@ -53,13 +64,14 @@ export async function placedCheckFor(
     target.kind === 'dateSplit' && target.dateParts
       ? [target.dateParts.day, target.dateParts.month, target.dateParts.year].filter((c): c is ScannedControl => !!c)
       : target.controls;
-  const states: Array<{ control: ScannedControl; state: ControlState | null }> = [];
-  for (const control of controls.slice(0, 40)) states.push({ control, state: await readControl(target, control.pid) });
-  const hidden = target.controls[0]?.hiddenPid ? await readControl(target, target.controls[0].hiddenPid) : null;
+  const hiddenPid = target.controls[0]?.hiddenPid ?? '';
+  const boxPids = target.kind === 'boxes' ? (target.controls[0]?.boxes ?? []).slice(0, 40) : [];
+  const read = await readControls(target, [...controls.slice(0, 40).map((c) => c.pid), hiddenPid, ...boxPids]);
+  const stateOf = (pid: string): ControlState | null => (pid && read[pid]) || null;
+  const states = controls.slice(0, 40).map((control) => ({ control, state: stateOf(control.pid) }));
+  const hidden = stateOf(hiddenPid);
   // A row of one-character boxes: each box may be a field of its own (`otp1` … `otp6`, or `code[]` repeated).
-  const boxes: Array<ControlState | null> = [];
-  if (target.kind === 'boxes')
-    for (const pid of (target.controls[0]?.boxes ?? []).slice(0, 40)) boxes.push(await readControl(target, pid));
+  const boxes = boxPids.map(stateOf);
   const parts = boxes.map((b) => b?.name ?? '').filter(Boolean);
   const names = [
     ...new Set(
