@@ -184,6 +184,37 @@ describe('injected scripts as built', () => {
     expect(await read('p4', 'readAndLeave')).toEqual({ found: 2 });
   });
 
+  test('the scan as JSON text is the scan as an object; what JSON cannot say (undefined, NaN, ±Infinity) comes back', async ({
+    page,
+  }) => {
+    await page.setContent(`<label for="a">Town</label><input id="a" value="Leeds" maxlength="20">
+      <label for="s">Size</label><select id="s"><option>S</option><option selected>M</option></select>
+      <input type="range" id="r" min="0" max="10" aria-label="Volume"><button>Send</button>`);
+    const asObject = await page.mainFrame().evaluate(injected.scanPage);
+    const text = await page.mainFrame().evaluate(injected.scanPageText);
+    expect(typeof text).toBe('string');
+    expect(injected.fromJsonText(text)).toEqual(asObject);
+    expect(asObject.controls.length).toBeGreaterThan(2);
+    const odd = injected.fromJsonText<Record<string, unknown>>(
+      JSON.stringify({
+        a: { __porticoNotJson: 'NaN' },
+        b: { __porticoNotJson: 'Infinity' },
+        c: { __porticoNotJson: '-Infinity' },
+        d: { __porticoNotJson: 'undefined' },
+        e: [1, { __porticoNotJson: 'NaN' }],
+        f: { __porticoNotJson: 'NaN', other: 1 },
+      }),
+    );
+    expect(odd).toEqual({
+      a: Number.NaN,
+      b: Number.POSITIVE_INFINITY,
+      c: Number.NEGATIVE_INFINITY,
+      e: [1, Number.NaN],
+      f: { __porticoNotJson: 'NaN', other: 1 },
+    });
+    expect('d' in odd).toBe(false);
+  });
+
   test("an action's reads and toggles on a plain page", async ({ page }) => {
     await page.setContent(`<p id="p">Hello  there</p><input id="pw" type="password" value="s3cret">
       <select id="s"><option value="tx"> TX -  Texas </option><option value="ca">California</option></select>

@@ -1,7 +1,7 @@
 import type { Frame } from 'playwright-core';
 
 import { answerWithin } from '../../browser/frameAccess.ts';
-import { scanPage, type FrameScan } from '../injected/index.ts';
+import { fromJsonText, scanPageText, type FrameScan } from '../injected/index.ts';
 
 export type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from '../injected/index.ts';
 
@@ -11,7 +11,8 @@ export type { FrameScan, ScannedButton, ScannedControl, ScannedOption } from '..
  */
 export async function scanFrame(frame: Frame): Promise<FrameScan | null> {
   try {
-    return await answerWithin(frame, frame.evaluate(scanPage));
+    // As JSON text: a scan's nested answer crosses as one string (injected/index.ts, asJsonText).
+    return fromJsonText<FrameScan>(await answerWithin(frame, frame.evaluate(scanPageText)));
   } catch {
     return null;
   }
