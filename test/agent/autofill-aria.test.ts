@@ -1,20 +1,17 @@
-import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import type { FormServer } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
+
+const test = withForms({});
 
 describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(() => ({}), { server: (s) => (server = s), page: (p) => (page = p) });
-
-  it('checks div radios, checkboxes and switches by their accessible names and verifies aria-checked', async () => {
+  test('checks div radios, checkboxes and switches by their accessible names and verifies aria-checked', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/aria-choices.html'),
+      startUrl: forms.url('/forms/aria-choices.html'),
       formData: {
         plan: 'superfast',
         add_ons: ['static ip address', 'Premium support'],
@@ -23,8 +20,8 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/aria-choices')).toHaveLength(1);
-    expect(server.postsTo('/submit/aria-choices')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/aria-choices')).toHaveLength(1);
+    expect(forms.postsTo('/submit/aria-choices')[0]?.fields).toEqual({
       plan: 's',
       paperless: 'on',
       'addons[]': ['ip', 'support'],
@@ -38,10 +35,13 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     expect(log).toContain("accept_terms → 'I accept the terms of service' (checkbox-aria #terms) = checked");
   });
 
-  it('opens MUI-, Headless UI- and React-Select-style lists, picks by label and checks what they show', async () => {
+  test('opens MUI-, Headless UI- and React-Select-style lists, picks by label and checks what they show', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/aria-selects.html'),
+      startUrl: forms.url('/forms/aria-selects.html'),
       formData: {
         full_name: 'Hedy Lamarr',
         department: 'engineering',
@@ -50,7 +50,7 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/aria-selects')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/aria-selects')[0]?.fields).toEqual({
       full_name: 'Hedy Lamarr',
       department: 'eng',
       start_month: 'March',
@@ -62,10 +62,13 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     expect(log).toContain("preferred_language → 'Preferred language' (combobox #rs-input) = Spanish");
   });
 
-  it('asks with the list options when a value matches none of them (div listbox and react-select)', async () => {
+  test('asks with the list options when a value matches none of them (div listbox and react-select)', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/aria-selects.html'),
+      startUrl: forms.url('/forms/aria-selects.html'),
       formData: {
         full_name: 'Hedy Lamarr',
         department: 'Marketing',
@@ -90,7 +93,7 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
         options: ['English', 'French', 'German', 'Portuguese (Brazil)', 'Portuguese (Portugal)', 'Spanish'],
       }),
     ]);
-    expect(server.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({
+    expect(forms.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({
       full_name: 'Hedy Lamarr',
       department: 'sales',
       start_month: 'April',
@@ -98,10 +101,10 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     });
   });
 
-  it('types into contenteditable editors and picks datalist suggestions by label', async () => {
+  test('types into contenteditable editors and picks datalist suggestions by label', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/editable.html'),
+      startUrl: forms.url('/forms/editable.html'),
       formData: {
         cover_letter: 'I have built forms for ten years.',
         short_bio: 'Maintainer of Portico',
@@ -110,7 +113,7 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/editable')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/editable')[0]?.fields).toEqual({
       cover_letter: 'I have built forms for ten years.',
       bio: 'Maintainer of Portico',
       airport: 'LHR',

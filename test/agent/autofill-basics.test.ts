@@ -1,28 +1,16 @@
-import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { govukWizard } from '../fixtures/forms/dynamicPages.ts';
-import type { FormServer } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
+
+const wizard = govukWizard();
+const test = withForms(wizard.handlers);
 
 describe('AutofillAgent — labels, choices, wizards', () => {
-  let server: FormServer;
-  let wizard: ReturnType<typeof govukWizard>;
-  let page: Page;
-  useFormBrowser(
-    () => {
-      wizard = govukWizard();
-      return wizard.handlers;
-    },
-    { server: (s) => (server = s), page: (p) => (page = p) },
-  );
-
-  it('matches keys to labels of every style and submits what it filled', async () => {
+  test('matches keys to labels of every style and submits what it filled', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/labels.html'),
+      startUrl: forms.url('/forms/labels.html'),
       formData: {
         first_name: 'Ada',
         last_name: 'Lovelace',
@@ -44,8 +32,8 @@ describe('AutofillAgent — labels, choices, wizards', () => {
       },
     });
     const outcome = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/labels')).toHaveLength(1);
-    expect(server.postsTo('/submit/labels')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/labels')).toHaveLength(1);
+    expect(forms.postsTo('/submit/labels')[0]?.fields).toEqual({
       field_1: 'Ada',
       field_2: 'Lovelace',
       field_3: 'ada@example.org',
@@ -71,10 +59,10 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     expect(ctx.logs.join('\n')).toContain('first_name →');
   });
 
-  it('flattens nested objects and uses fieldset legends to tell same-named fields apart', async () => {
+  test('flattens nested objects and uses fieldset legends to tell same-named fields apart', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/nested.html'),
+      startUrl: forms.url('/forms/nested.html'),
       formData: {
         home_address: { street: '1 High St', city: 'York' },
         work_address: { street: '9 Mill Rd', city: 'Leeds' },
@@ -82,7 +70,7 @@ describe('AutofillAgent — labels, choices, wizards', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/nested')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/nested')[0]?.fields).toEqual({
       h1: '1 High St',
       h2: 'York',
       w1: '9 Mill Rd',
@@ -91,10 +79,13 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     });
   });
 
-  it('chooses select options, radios, checkbox groups, split dates and single checkboxes', async () => {
+  test('chooses select options, radios, checkbox groups, split dates and single checkboxes', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/choices.html'),
+      startUrl: forms.url('/forms/choices.html'),
       formData: {
         title: 'dr',
         country: 'united kingdom',
@@ -113,7 +104,7 @@ describe('AutofillAgent — labels, choices, wizards', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/choices')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/choices')[0]?.fields).toEqual({
       ttl: '4',
       ctry: 'GB',
       contact: 'P',
@@ -125,24 +116,24 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     });
   });
 
-  it('reveals a conditional field by choosing the option that shows it', async () => {
+  test('reveals a conditional field by choosing the option that shows it', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/conditional.html'),
+      startUrl: forms.url('/forms/conditional.html'),
       formData: { has_passport: 'Yes', passport_number: '925665416' },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/conditional')[0]?.fields).toEqual({ has_pp: 'yes', ppn: '925665416' });
+    expect(forms.postsTo('/submit/conditional')[0]?.fields).toEqual({ has_pp: 'yes', ppn: '925665416' });
   });
 
-  it('waits for a client-rendered form and walks steps that swap without navigation', async () => {
+  test('waits for a client-rendered form and walks steps that swap without navigation', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/spa.html'),
+      startUrl: forms.url('/forms/spa.html'),
       formData: { nickname: 'grace', rating: 'good' },
     });
     const outcome = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/spa')[0]?.fields).toEqual({ nick: 'grace', rating: 'Good' });
+    expect(forms.postsTo('/submit/spa')[0]?.fields).toEqual({ nick: 'grace', rating: 'Good' });
     expect(outcome.result).toMatchObject({
       reference: 'SPA-1001',
       confirmation_text: expect.stringContaining('Your answers have been received'),
@@ -150,10 +141,13 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     expect(ctx.steps).toHaveLength(3);
   });
 
-  it('walks a GOV.UK wizard, confirms the check-your-answers page and reads the reference', async () => {
+  test('walks a GOV.UK wizard, confirms the check-your-answers page and reads the reference', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/wizard/name'),
+      startUrl: forms.url('/wizard/name'),
       formData: {
         full_name: 'Grace Hopper',
         contact_preference: 'Email',

@@ -6,14 +6,7 @@
  * `checked` state against the job's wait budget; it never clicks again or forces a state. A checkbox
  * that never takes the click fails the job saying so, and nothing is sent.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import type { JsonObject } from '../../src-main/contract/common.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { type Autofill, autofillTest, describe, expect, html } from './autofillTest.ts';
 
 // Each click's native toggle is undone at once (the widget controls its input) and the state the click
 // asked for is committed 400 ms later, as a busy main thread commits a re-render late. `takes` false:
@@ -79,60 +72,14 @@ const SCHEMA = {
   },
 };
 
+const test = autofillTest({
+  '/late/form': html(FORM(true)),
+  '/never/form': html(FORM(false)),
+  '/switch/form': html(SWITCH_FORM(700)),
+  '/slow-switch/form': html(SWITCH_FORM(3500)),
+});
+
 describe('checkboxes and radios drawn by their label wait for their own state', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  const html = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) =>
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/late/form': html(FORM(true)),
-        '/never/form': html(FORM(false)),
-        '/switch/form': html(SWITCH_FORM(700)),
-        '/slow-switch/form': html(SWITCH_FORM(3500)),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
-  });
-
-  /** Runs autofill on `path` with `form`'s data and schema; what it returned or threw, and what reached `submitTo`. */
-  const runOn = async (
-    path: string,
-    form: { formData: JsonObject; formSchema: JsonObject; submitTo: string },
-    budgetMs?: number,
-  ) => {
-    const base = fakeContext({
-      page,
-      startUrl: (server as FormServer).url(path),
-      formData: form.formData,
-      formSchema: form.formSchema,
-    });
-    const ctx = budgetMs
-      ? { ...base, budget: { ms: () => budgetMs, exhausted: (d: string) => `out of time: ${d}` } }
-      : base;
-    const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(ctx).then(
-      (r) => ({ ok: r }),
-      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    return {
-      result,
-      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === form.submitTo),
-      logs: base.logs,
-    };
-  };
   const DETAILS = {
     formData: { contact_method: 'Phone', accept_terms: true },
     formSchema: SCHEMA,
@@ -147,29 +94,39 @@ describe('checkboxes and radios drawn by their label wait for their own state', 
     },
     submitTo: '/submit/alerts',
   };
-  const run = (path: string, budgetMs?: number) => runOn(path, DETAILS, budgetMs);
-  const runSwitch = (path: string) => runOn(path, ALERTS);
+  /** Autofill on `path` with the details form's data and schema (and `budgetMs`, a wait budget); the outcome. */
+  const run = (autofill: Autofill, path: string, budgetMs?: number) =>
+    autofill({ path, ...DETAILS, ...(budgetMs ? { budgetMs } : {}) });
+  const runSwitch = (autofill: Autofill, path: string) => autofill({ path, ...ALERTS });
 
-  it('a label click whose state commits late is waited for: one click each, both values sent', async () => {
-    const { result, posts, logs } = await run('/late/form');
+  test('a label click whose state commits late is waited for: one click each, both values sent', async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await run(autofill, '/late/form');
     expect(result, `${JSON.stringify(result)}\n${logs.join('\n')}`).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ contact: 'phone', terms: 'yes' }]);
   }, 60_000);
 
-  it('a checkbox that never takes the click fails the job saying so; no state is forced, nothing is sent', async () => {
-    const { result, posts } = await run('/never/form', 2000);
+  test('a checkbox that never takes the click fails the job saying so; no state is forced, nothing is sent', async ({
+    autofill,
+  }) => {
+    const { result, posts } = await run(autofill, '/never/form', 2000);
     expect(result).toEqual({ error: expect.stringMatching(/stayed unchecked after clicking its label/) });
     expect(posts).toEqual([]);
   }, 60_000);
 
-  it('an ARIA switch whose state commits late gets one activation, is waited for, and is sent on', async () => {
-    const { result, posts, logs } = await runSwitch('/switch/form');
+  test('an ARIA switch whose state commits late gets one activation, is waited for, and is sent on', async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await runSwitch(autofill, '/switch/form');
     expect(result, `${JSON.stringify(result)}\n${logs.join('\n')}`).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ alerts: 'on', presses: '1' }]);
   }, 60_000);
 
-  it('an ARIA switch that answers the click after the Space flips back: the job fails saying so, nothing is sent', async () => {
-    const { result, posts } = await runSwitch('/slow-switch/form');
+  test('an ARIA switch that answers the click after the Space flips back: the job fails saying so, nothing is sent', async ({
+    autofill,
+  }) => {
+    const { result, posts } = await runSwitch(autofill, '/slow-switch/form');
     expect(result).toEqual({ error: expect.stringMatching(/changed again after a click and then Space/) });
     expect(posts).toEqual([]);
   }, 60_000);

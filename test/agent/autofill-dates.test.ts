@@ -1,8 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-
 import {
   dateFormatForLang,
   dateFormatFromExample,
@@ -10,9 +7,8 @@ import {
   parseDateValue,
 } from '../../src-main/agent/autofill/dates.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import type { FormServer } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
 
 /** One date field on a page in the language `?lang=` names, with no format hint at all. */
 function localePage(req: IncomingMessage, res: ServerResponse): void {
@@ -24,8 +20,10 @@ function localePage(req: IncomingMessage, res: ServerResponse): void {
     <p><label for="dob">Date of birth</label> <input id="dob" name="dob"></p><button type="submit">Send</button></form></body></html>`);
 }
 
+const test = withForms({ '/locale': localePage });
+
 describe('autofill dates (no browser)', () => {
-  it('reads dates written the ways people write them, and both ways when numeric and ambiguous', () => {
+  test('reads dates written the ways people write them, and both ways when numeric and ambiguous', () => {
     const dec10 = { year: 1990, month: 12, day: 10 };
     for (const text of [
       '1990-12-10',
@@ -48,7 +46,7 @@ describe('autofill dates (no browser)', () => {
       expect(dateReadings(text), text).toEqual([]);
   });
 
-  it('picks a text field format from an example or the page language', () => {
+  test('picks a text field format from an example or the page language', () => {
     expect(dateFormatFromExample('For example, 27 3 2007', null)).toBe('D M YYYY');
     expect(dateFormatFromExample('e.g. 03/27/2007', null)).toBe('MM/DD/YYYY');
     expect(dateFormatFromExample('e.g. 31 January 2030', null)).toBe('D MMMM YYYY');
@@ -64,14 +62,13 @@ describe('autofill dates (no browser)', () => {
 });
 
 describe('AutofillAgent — dates', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(() => ({ '/locale': localePage }), { server: (s) => (server = s), page: (p) => (page = p) });
-
-  it('types non-ISO dates in the format each field shows by example or the page language implies, first time', async () => {
+  test('types non-ISO dates in the format each field shows by example or the page language implies, first time', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/dates.html'),
+      startUrl: forms.url('/forms/dates.html'),
       formData: {
         date_of_birth: '10 December 1990',
         moving_date: 'Dec 10, 2026',
@@ -79,7 +76,7 @@ describe('AutofillAgent — dates', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/dates')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/dates')[0]?.fields).toEqual({
       dob: '10 12 1990',
       moving: '10/12/2026',
       expiry: '5 March 2031',
@@ -88,20 +85,23 @@ describe('AutofillAgent — dates', () => {
     expect(ctx.steps).toHaveLength(2);
   });
 
-  it('follows lang="de" and lang="en-US" when a date field gives no hint', async () => {
+  test('follows lang="de" and lang="en-US" when a date field gives no hint', async ({ page, forms }) => {
     for (const lang of ['de', 'en-US']) {
       await new AutofillAgent().run(
-        fakeContext({ page, startUrl: server.url(`/locale?lang=${lang}`), formData: { date_of_birth: '1990-12-25' } }),
+        fakeContext({ page, startUrl: forms.url(`/locale?lang=${lang}`), formData: { date_of_birth: '1990-12-25' } }),
       );
     }
-    expect(server.postsTo('/submit/locale-de')[0]?.fields).toEqual({ dob: '25.12.1990' });
-    expect(server.postsTo('/submit/locale-en-US')[0]?.fields).toEqual({ dob: '12/25/1990' });
+    expect(forms.postsTo('/submit/locale-de')[0]?.fields).toEqual({ dob: '25.12.1990' });
+    expect(forms.postsTo('/submit/locale-en-US')[0]?.fields).toEqual({ dob: '12/25/1990' });
   });
 
-  it('settles 10/12/2026 from the schema, else asks which date is meant, else fails saying how to fix it', async () => {
+  test('settles 10/12/2026 from the schema, else asks which date is meant, else fails saying how to fix it', async ({
+    page,
+    forms,
+  }) => {
     const hinted = fakeContext({
       page,
-      startUrl: server.url('/forms/date-native.html'),
+      startUrl: forms.url('/forms/date-native.html'),
       formData: { course: 'Welding', start_date: '10/12/2026' },
       formSchema: {
         type: 'object',
@@ -109,11 +109,11 @@ describe('AutofillAgent — dates', () => {
       },
     });
     await new AutofillAgent().run(hinted);
-    expect(server.postsTo('/submit/date-native').at(-1)?.fields).toEqual({ course: 'Welding', start: '2026-12-10' });
+    expect(forms.postsTo('/submit/date-native').at(-1)?.fields).toEqual({ course: 'Welding', start: '2026-12-10' });
 
     const asking = fakeContext({
       page,
-      startUrl: server.url('/forms/date-native.html'),
+      startUrl: forms.url('/forms/date-native.html'),
       formData: { course: 'Welding', start_date: '10/12/2026' },
       answers: ['12 October 2026'],
     });
@@ -125,11 +125,11 @@ describe('AutofillAgent — dates', () => {
         message: "form_data 'start_date' reads as 10 December 2026 (day first) or 12 October 2026 (month first).",
       },
     ]);
-    expect(server.postsTo('/submit/date-native').at(-1)?.fields).toEqual({ course: 'Welding', start: '2026-10-12' });
+    expect(forms.postsTo('/submit/date-native').at(-1)?.fields).toEqual({ course: 'Welding', start: '2026-10-12' });
 
     const failing = fakeContext({
       page,
-      startUrl: server.url('/forms/date-native.html'),
+      startUrl: forms.url('/forms/date-native.html'),
       formData: { course: 'Welding', start_date: '10/12/2026' },
     });
     await expect(new AutofillAgent().run(failing)).rejects.toThrow(

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 
 import type { Page } from 'playwright-core';
+
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
@@ -14,8 +14,8 @@ import {
   type CorpusForm,
 } from '../fixtures/design-systems/corpus.ts';
 import type { FormPost, FormServer } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
 
 /** The confirmation each system's flows end on (GOV.UK panel, NHS panel, USWDS success alert). */
 const CONFIRMATION = '.govuk-panel--confirmation, .nhsuk-panel, .usa-alert--success';
@@ -46,24 +46,22 @@ function diagnosis(
   return lines.join('\n');
 }
 
-describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(corpusHandlers, { server: (s) => (server = s), page: (p) => (page = p) });
+const test = withForms(corpusHandlers());
 
+describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () => {
   /** Keeps runs hermetic: the NHS.UK stylesheet loads its fonts from assets.nhs.uk. */
-  async function offline(): Promise<void> {
+  async function offline(page: Page): Promise<void> {
     await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/]|localhost[:/])/, (route) => route.abort());
   }
 
-  function finalPost(form: CorpusForm, since: number): FormPost | undefined {
-    return server.posts
+  function finalPost(forms: FormServer, form: CorpusForm, since: number): FormPost | undefined {
+    return forms.posts
       .slice(since)
       .filter((p) => p.path === form.submitPath)
       .at(-1);
   }
 
-  it('has at least 22 forms over the three systems covering every required component', () => {
+  test('has at least 22 forms over the three systems covering every required component', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(22);
     expect(new Set(CORPUS.map((f) => f.name)).size).toBe(CORPUS.length);
     for (const system of ['govuk', 'nhsuk', 'uswds'] as const) {
@@ -85,24 +83,24 @@ describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () =>
   });
 
   for (const form of CORPUS) {
-    it(`hand script fills ${form.name}`, async () => {
-      await offline();
-      const since = server.posts.length;
-      await form.script(page, server.origin);
+    test(`hand script fills ${form.name}`, async ({ page, forms }) => {
+      await offline(page);
+      const since = forms.posts.length;
+      await form.script(page, forms.origin);
       await page.locator(CONFIRMATION).first().waitFor({ timeout: 30_000 });
-      const post = finalPost(form, since);
+      const post = finalPost(forms, form, since);
       expect(post, `no POST reached ${form.submitPath}`).toBeDefined();
       expect(receivedFields(post as FormPost)).toEqual(form.expected);
     }, 30_000);
   }
 
   for (const form of CORPUS) {
-    it(`autofill fills ${form.name}`, async () => {
-      await offline();
-      const since = server.posts.length;
+    test(`autofill fills ${form.name}`, async ({ page, forms }) => {
+      await offline(page);
+      const since = forms.posts.length;
       const ctx = fakeContext({
         page,
-        startUrl: server.url(form.startPath),
+        startUrl: forms.url(form.startPath),
         formData: form.formData as JsonObject,
         formSchema: form.formSchema as JsonObject,
         maxTurns: 12,
@@ -113,9 +111,9 @@ describe('design-system corpus (GOV.UK Frontend, NHS.UK frontend, USWDS)', () =>
       } catch (error) {
         failure = error;
       }
-      const post = finalPost(form, since);
+      const post = finalPost(forms, form, since);
       const got = post ? receivedFields(post) : undefined;
-      const report = diagnosis(form, failure, got, server.posts.slice(since), ctx.logs);
+      const report = diagnosis(form, failure, got, forms.posts.slice(since), ctx.logs);
       if (failure) throw new Error(report, { cause: failure });
       expect(got, report).toEqual(form.expected);
     }, 45_000);

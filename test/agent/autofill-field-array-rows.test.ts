@@ -5,14 +5,8 @@
  * guest" button fills in. Each item goes into its own row (the same labels in every row are never
  * ambiguous) and the form sends exactly the items.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { autofillTest, describe, expect, html } from './autofillTest.ts';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Invite your team</title></head><body>
 <main id="main">
@@ -96,32 +90,15 @@ const SCHEMA = {
   },
 };
 
-describe('field arrays in a page (no library)', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/team/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
-  });
+const test = autofillTest({ '/team/form': html(PAGE) });
 
-  it('spreads items over rows of shadow-DOM controls, and adds the first row of a list that starts empty', async () => {
-    const ctx = fakeContext({
-      page,
-      startUrl: (server as FormServer).url('/team/form'),
+describe('field arrays in a page (no library)', () => {
+  test('spreads items over rows of shadow-DOM controls, and adds the first row of a list that starts empty', async ({
+    autofill,
+  }) => {
+    const { failure, posts, logs, report } = await autofill({
+      path: '/team/form',
+      submitTo: '/submit/team',
       formData: {
         team_name: 'Harbour Lights',
         people: [
@@ -132,18 +109,9 @@ describe('field arrays in a page (no library)', () => {
       },
       formSchema: SCHEMA as JsonObject,
     });
-    const since = (server as FormServer).posts.length;
-    let failure = '';
-    await new AutofillAgent().run(ctx).catch((error: unknown) => {
-      failure = error instanceof Error ? error.message : String(error);
-    });
-    const report = [failure, ...ctx.logs].join('\n');
     expect(failure, report).toBe('');
     expect(
-      (server as FormServer).posts
-        .slice(since)
-        .filter((p) => p.path === '/submit/team')
-        .map((p) => p.json),
+      posts.map((p) => p.json),
       report,
     ).toEqual([
       {
@@ -155,7 +123,7 @@ describe('field arrays in a page (no library)', () => {
         guests: [{ name: 'Aoife Byrne', email: 'aoife@example.ie' }],
       },
     ]);
-    expect(ctx.logs).toContain("people: 0 row(s) shown for 2 item(s); clicking 'Add another person'");
-    expect(ctx.logs).toContain("guests: 0 row(s) shown for 1 item(s); clicking 'Add another guest'");
+    expect(logs).toContain("people: 0 row(s) shown for 2 item(s); clicking 'Add another person'");
+    expect(logs).toContain("guests: 0 row(s) shown for 1 item(s); clicking 'Add another guest'");
   });
 });

@@ -6,14 +6,8 @@
  * choosing itself). A leaf named once in the tree, and a full path in the cascader, are chosen and
  * sent; a leaf the tree has twice is not guessed, and a bare leaf is not walked in a cascader.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { type Autofill, autofillTest, describe, expect, html } from './autofillTest.ts';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Relocation</title>
 <style>.pop{border:1px solid #888;padding:4px;width:260px} [role=treeitem] > div, [role=none] > div{padding:2px;cursor:pointer}</style></head><body>
@@ -127,49 +121,22 @@ const SCHEMA = {
   },
 };
 
-describe('cascaders and tree selects in a page (no library)', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/relocation/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
+const test = autofillTest({ '/relocation/form': html(PAGE) });
+
+/** The relocation form filled with `formData`: the failure, the JSON posts sent, and a report for assertions. */
+const run = async (autofill: Autofill, formData: JsonObject) => {
+  const { failure, posts, report } = await autofill({
+    path: '/relocation/form',
+    submitTo: '/submit/relocation',
+    formData,
+    formSchema: SCHEMA,
   });
+  return { failure, posts: posts.map((p) => p.json), report };
+};
 
-  const run = async (formData: JsonObject) => {
-    const ctx = fakeContext({
-      page,
-      startUrl: (server as FormServer).url('/relocation/form'),
-      formData,
-      formSchema: SCHEMA,
-    });
-    const since = (server as FormServer).posts.length;
-    let failure = '';
-    await new AutofillAgent().run(ctx).catch((error: unknown) => {
-      failure = error instanceof Error ? error.message : String(error);
-    });
-    const posts = (server as FormServer).posts
-      .slice(since)
-      .filter((p) => p.path === '/submit/relocation')
-      .map((p) => p.json);
-    return { failure, posts, report: [failure, ...ctx.logs].join('\n') };
-  };
-
-  it('chooses a leaf named once in the tree, and walks a full path through the cascader', async () => {
-    const { failure, posts, report } = await run({
+describe('cascaders and tree selects in a page (no library)', () => {
+  test('chooses a leaf named once in the tree, and walks a full path through the cascader', async ({ autofill }) => {
+    const { failure, posts, report } = await run(autofill, {
       full_name: 'Ada Byron',
       team: 'Developer Experience',
       destination_office: 'Europe > France > Paris',
@@ -184,11 +151,13 @@ describe('cascaders and tree selects in a page (no library)', () => {
     );
   });
 
-  it('does not guess: a leaf the tree has twice, or a bare leaf for the cascader, fails with nothing sent', async () => {
-    const twice = await run({ full_name: 'Ada Byron', team: 'Web' });
+  test('does not guess: a leaf the tree has twice, or a bare leaf for the cascader, fails with nothing sent', async ({
+    autofill,
+  }) => {
+    const twice = await run(autofill, { full_name: 'Ada Byron', team: 'Web' });
     expect(twice.failure).toContain("'Web' matches more than one option of 'Team you are joining");
     expect(twice.posts).toEqual([]);
-    const bare = await run({ full_name: 'Ada Byron', destination_office: 'Paris' });
+    const bare = await run(autofill, { full_name: 'Ada Byron', destination_office: 'Paris' });
     expect(bare.failure).toContain('a cascader takes the full path from its first level');
     expect(bare.posts).toEqual([]);
   });

@@ -7,14 +7,8 @@
  * filter box in its popup. A listbox whose options carry `aria-checked` takes several choices even
  * when it does not say `aria-multiselectable`.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { type Autofill, autofillTest, describe, expect, html } from './autofillTest.ts';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title>
 <style>[role=listbox],[role=menu]{border:1px solid #888;padding:4px;width:220px}[role=option],[role=menuitemcheckbox]{padding:2px}</style></head><body>
@@ -105,58 +99,31 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Language course</title
   sync();
 </script></body></html>`;
 
-describe('multi-select lists in a page (no library)', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/multi/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
+const test = autofillTest({ '/multi/form': html(PAGE) });
+
+/** The enrolment form filled with `formData`: the outcome, with the posts to /submit/multi. */
+const run = (autofill: Autofill, formData: JsonObject) =>
+  autofill({
+    path: '/multi/form',
+    submitTo: '/submit/multi',
+    formData,
+    formSchema: {
+      type: 'object',
+      properties: {
+        languages: { type: 'array', items: { type: 'string' }, title: 'Languages you want to learn' },
+        dietary_needs: { type: 'array', items: { type: 'string' }, title: 'Dietary needs' },
+        certificate_colour: { type: 'array', items: { type: 'string' }, title: 'Certificate colour' },
+        country_of_residence: { type: 'string', title: 'Country of residence' },
+        talks: { type: 'array', items: { type: 'string' }, title: 'Talks you plan to attend' },
+      },
+    },
   });
 
-  const run = async (formData: JsonObject) => {
-    const ctx = fakeContext({
-      page,
-      startUrl: (server as FormServer).url('/multi/form'),
-      formData,
-      formSchema: {
-        type: 'object',
-        properties: {
-          languages: { type: 'array', items: { type: 'string' }, title: 'Languages you want to learn' },
-          dietary_needs: { type: 'array', items: { type: 'string' }, title: 'Dietary needs' },
-          certificate_colour: { type: 'array', items: { type: 'string' }, title: 'Certificate colour' },
-          country_of_residence: { type: 'string', title: 'Country of residence' },
-          talks: { type: 'array', items: { type: 'string' }, title: 'Talks you plan to attend' },
-        },
-      },
-    });
-    const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(ctx).then(
-      (r) => ({ ok: r }),
-      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    return {
-      result,
-      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/multi'),
-      logs: ctx.logs,
-    };
-  };
-
-  it('chooses exactly the listed options (releasing one chosen before) in a multiselectable listbox and a menu of checkable items', async () => {
-    const { result, posts, logs } = await run({
+describe('multi-select lists in a page (no library)', () => {
+  test('chooses exactly the listed options (releasing one chosen before) in a multiselectable listbox and a menu of checkable items', async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await run(autofill, {
       languages: ['German', 'Spanish'],
       dietary_needs: ['Vegan', 'Nut-free'],
     });
@@ -167,32 +134,36 @@ describe('multi-select lists in a page (no library)', () => {
     );
   });
 
-  it('a listbox whose options carry aria-checked takes several choices, though it never says aria-multiselectable', async () => {
-    const { result, posts, logs } = await run({ talks: ['Keynote', 'Workshop'] });
+  test('a listbox whose options carry aria-checked takes several choices, though it never says aria-multiselectable', async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await run(autofill, { talks: ['Keynote', 'Workshop'] });
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ lang: 'fr', talks: ['key', 'wks'] }]);
   });
 
-  it('a value naming no option chooses nothing: the job fails naming it, nothing is sent', async () => {
-    const { result, posts } = await run({ languages: ['German', 'Klingon'] });
+  test('a value naming no option chooses nothing: the job fails naming it, nothing is sent', async ({ autofill }) => {
+    const { result, posts } = await run(autofill, { languages: ['German', 'Klingon'] });
     expect(result).toEqual({
       error: expect.stringContaining("'Klingon' isn't one of the options for 'Languages you want to learn"),
     });
     expect(posts).toEqual([]);
   });
 
-  it('a list that takes one choice is never given two: the job fails, nothing is sent', async () => {
-    const { result, posts } = await run({ certificate_colour: ['Red', 'Blue'] });
+  test('a list that takes one choice is never given two: the job fails, nothing is sent', async ({ autofill }) => {
+    const { result, posts } = await run(autofill, { certificate_colour: ['Red', 'Blue'] });
     expect(result).toEqual({ error: expect.stringContaining('takes one choice; form_data gives 2 (Red, Blue)') });
     expect(posts).toEqual([]);
   });
 
-  it('a long list drawing only some rows is searched through its filter box, and only a match as written counts there', async () => {
-    const { result, posts, logs } = await run({ country_of_residence: 'Zambia' });
+  test('a long list drawing only some rows is searched through its filter box, and only a match as written counts there', async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await run(autofill, { country_of_residence: 'Zambia' });
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ lang: 'fr', country: 'ZAM' }]);
     expect(logs).toContain("Country of residence: typing 'Zambia' into its list's filter box");
-    const unknown = await run({ country_of_residence: 'Narnia' });
+    const unknown = await run(autofill, { country_of_residence: 'Narnia' });
     expect(unknown.result).toEqual({
       error: expect.stringContaining("'Narnia' isn't one of the options for 'Country of residence"),
     });

@@ -6,10 +6,8 @@
  * read back; and a field that shows another day than the one typed, which is never claimed. Also a
  * one-time code in a row of one-character boxes, which is one field too.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import {
   readSegments,
   sameSegmentValue,
@@ -19,9 +17,7 @@ import {
   type SegmentReading,
 } from '../../src-main/agent/autofill/segments.ts';
 import type { SegmentedField, SegmentFacts, SegmentKind } from '../../src-main/agent/injected/index.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { type Autofill, autofillTest, html } from './autofillTest.ts';
 
 const seg = (pid: string, kind: SegmentKind, min: number, max: number, part = 0): SegmentFacts => ({
   pid,
@@ -189,90 +185,49 @@ const BOXES = `<!doctype html><html lang="en"><head><title>Verify</title></head>
   for (const b of boxes) b.addEventListener('input', () => { document.getElementById('joined').value = boxes.map((x) => x.value).join(''); });
 </script></body></html>`;
 
-describe('sectioned fields in a page (no library)', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/segments/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
-        '/boxes/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BOXES),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
+const test = autofillTest({ '/segments/form': html(PAGE), '/boxes/form': html(BOXES) });
+
+/** The visit form (`query` after its path) filled with a date and a time: the outcome, with the posts to /submit/segments. */
+const run = (autofill: Autofill, query: string) =>
+  autofill({
+    path: `/segments/form${query}`,
+    submitTo: '/submit/segments',
+    formData: { visit_date: '2026-03-09', arrival_time: '17:05' },
+    formSchema: {
+      type: 'object',
+      properties: {
+        visit_date: { type: 'string', format: 'date', title: 'Visit date' },
+        arrival_time: { type: 'string', title: 'Arrival time' },
+      },
+    },
   });
 
-  const run = async (query: string) => {
-    const ctx = fakeContext({
-      page,
-      startUrl: (server as FormServer).url(`/segments/form${query}`),
-      formData: { visit_date: '2026-03-09', arrival_time: '17:05' },
-      formSchema: {
-        type: 'object',
-        properties: {
-          visit_date: { type: 'string', format: 'date', title: 'Visit date' },
-          arrival_time: { type: 'string', title: 'Arrival time' },
-        },
-      },
-    });
-    const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(ctx).then(
-      (r) => ({ ok: r }),
-      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    return {
-      result,
-      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === '/submit/segments'),
-      logs: ctx.logs,
-    };
-  };
-
-  it('fills each field part by part and sends the value the parts read back as', async () => {
-    const { result, posts, logs } = await run('');
+describe('sectioned fields in a page (no library)', () => {
+  test('fills each field part by part and sends the value the parts read back as', async ({ autofill }) => {
+    const { result, posts, logs } = await run(autofill, '');
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ visit_date: '2026-03-09', arrival: '17:05' }]);
     expect(logs.join('\n')).toContain("visit_date → 'Visit date' (date-segments #visit) = 2026-03-09");
   });
 
-  it('never claims a day the field does not show: the job fails, nothing is sent', async () => {
-    const { result, posts } = await run('?broken');
+  test('never claims a day the field does not show: the job fails, nothing is sent', async ({ autofill }) => {
+    const { result, posts } = await run(autofill, '?broken');
     expect(result).toEqual({
       error: expect.stringContaining("'Visit date' shows '10 03 2026' after typing 2026-03-09 into its parts"),
     });
     expect(posts).toEqual([]);
   });
 
-  it('a row of one-character boxes is one field: the code goes in one character per box and is read back whole', async () => {
+  test('a row of one-character boxes is one field: the code goes in one character per box and is read back whole', async ({
+    autofill,
+  }) => {
     const schema = { type: 'object', properties: { security_code: { type: 'string', title: 'Security code' } } };
-    const ctx = fakeContext({
-      page,
-      startUrl: (server as FormServer).url('/boxes/form'),
-      formData: { security_code: '482 913' },
-      formSchema: schema,
-    });
-    const since = (server as FormServer).posts.length;
-    await new AutofillAgent().run(ctx);
-    expect((server as FormServer).posts.slice(since).map((p) => p.fields)).toEqual([{ code: '482913' }]);
-    expect(ctx.logs.join('\n')).toContain("security_code → 'Security code' (6-boxes #code) = 482913 (normalised)");
-    const short = fakeContext({
-      page,
-      startUrl: (server as FormServer).url('/boxes/form'),
-      formData: { security_code: '48291' },
-      formSchema: schema,
-    });
-    await expect(new AutofillAgent().run(short)).rejects.toThrow(
-      "'48291' has 5 characters; 'Security code' takes exactly 6, one per box",
-    );
-    expect((server as FormServer).posts.length).toBe(since + 1);
+    const whole = await autofill({ path: '/boxes/form', formData: { security_code: '482 913' }, formSchema: schema });
+    expect(whole.failure, whole.report).toBe('');
+    expect(whole.posts.map((p) => p.fields)).toEqual([{ code: '482913' }]);
+    expect(whole.logs.join('\n')).toContain("security_code → 'Security code' (6-boxes #code) = 482913 (normalised)");
+    const short = await autofill({ path: '/boxes/form', formData: { security_code: '48291' }, formSchema: schema });
+    expect(short.failure).toContain("'48291' has 5 characters; 'Security code' takes exactly 6, one per box");
+    expect(short.posts).toEqual([]);
   });
 });

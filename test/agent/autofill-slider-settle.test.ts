@@ -7,13 +7,7 @@
  * that presses keys back to back and reads at once claims a value the form never sends. Keys are pressed one at a time, the page let settle after each, and the value
  * must hold before it is claimed: the form sends exactly the value given.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { autofillTest, describe, expect, html } from './autofillTest.ts';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Join the gym</title>
 <style>#s{display:block;width:300px;height:16px;background:#ddd}</style></head><body>
@@ -52,32 +46,15 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Join the gym</title>
   });
 </script></body></html>`;
 
-describe('a slider whose app state follows it late (no library)', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/gym/form': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
-  });
+const test = autofillTest({ '/gym/form': html(PAGE) });
 
-  it('presses one key at a time, lets the app catch up, and claims the value only once it holds', async () => {
-    const ctx = fakeContext({
-      page,
-      startUrl: (server as FormServer).url('/gym/form'),
+describe('a slider whose app state follows it late (no library)', () => {
+  test('presses one key at a time, lets the app catch up, and claims the value only once it holds', async ({
+    autofill,
+  }) => {
+    const { failure, posts, report } = await autofill({
+      path: '/gym/form',
+      submitTo: '/submit/gym',
       formData: { visits_per_week: 6 },
       formSchema: {
         type: 'object',
@@ -86,18 +63,9 @@ describe('a slider whose app state follows it late (no library)', () => {
         },
       },
     });
-    const since = (server as FormServer).posts.length;
-    let failure = '';
-    await new AutofillAgent().run(ctx).catch((error: unknown) => {
-      failure = error instanceof Error ? error.message : String(error);
-    });
-    const report = [failure, ...ctx.logs].join('\n');
     expect(failure, report).toBe('');
     expect(
-      (server as FormServer).posts
-        .slice(since)
-        .filter((p) => p.path === '/submit/gym')
-        .map((p) => p.json),
+      posts.map((p) => p.json),
       report,
     ).toEqual([{ visits_per_week: 6 }]);
   });

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { SubmissionReceipt } from '../../src-main/agent/agentTypes.ts';
-import { page as htmlPage, type FormServer, type Handler } from '../helpers/formServer.ts';
+import { page as htmlPage, type Handler } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext, type FakeContext, type FakeOptions } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
 
 const html =
   (body: string, title = 'Form'): Handler =>
@@ -144,12 +143,10 @@ function pages(): Record<string, Handler> {
   };
 }
 
-describe('AutofillAgent — completed means a submission was seen, and what is sent is checked first', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(pages, { server: (s) => (server = s), page: (p) => (page = p) });
+const test = withForms(pages());
 
-  const context = (options: Omit<FakeOptions, 'page'> & { task?: string }): FakeContext => {
+describe('AutofillAgent — completed means a submission was seen, and what is sent is checked first', () => {
+  const context = (page: Page, options: Omit<FakeOptions, 'page'> & { task?: string }): FakeContext => {
     const ctx = fakeContext({ page, ...options });
     if (options.task) ctx.task = options.task;
     return ctx;
@@ -161,15 +158,18 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     properties: { full_name: { type: 'string' }, email: { type: 'string' } },
   };
 
-  it('follows the link the task names to the form, fills it and completes with the values sent', async () => {
-    const ctx = context({
-      startUrl: server.url('/linked/start'),
+  test('follows the link the task names to the form, fills it and completes with the values sent', async ({
+    page,
+    forms,
+  }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/linked/start'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
       formSchema: linkedSchema,
       task: "Click the 'Open the application' link, then fill in and submit the form",
     });
     const { result } = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/linked').map((p) => p.fields)).toEqual([
+    expect(forms.postsTo('/submit/linked').map((p) => p.fields)).toEqual([
       { fn: 'Ada Lovelace', em: 'ada@example.org' },
     ]);
     expect(result).toMatchObject({
@@ -179,7 +179,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     });
     expect(receiptOf(result)).toMatchObject({
       method: 'POST',
-      url: server.url('/submit/linked'),
+      url: forms.url('/submit/linked'),
       response_status: 200,
       verified: ['full_name', 'email'],
       unverified: [],
@@ -187,10 +187,10 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(ctx.steps[0]?.description).toContain("Click the 'Open the application' link");
   });
 
-  it('never completes when the form is a link away and the task does not name the link', async () => {
-    const before = server.postsTo('/submit/linked').length;
-    const ctx = context({
-      startUrl: server.url('/linked/start'),
+  test('never completes when the form is a link away and the task does not name the link', async ({ page, forms }) => {
+    const before = forms.postsTo('/submit/linked').length;
+    const ctx = context(page, {
+      startUrl: forms.url('/linked/start'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
       formSchema: linkedSchema,
     });
@@ -198,8 +198,8 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       /Not submitted: no control on the pages it reached took a value \(form_data keys full_name, email\)/,
     );
     // With a human: asked, and Cancel fails the job.
-    const asked = context({
-      startUrl: server.url('/linked/start'),
+    const asked = context(page, {
+      startUrl: forms.url('/linked/start'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
       formSchema: linkedSchema,
       answers: ['Cancel'],
@@ -209,26 +209,29 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       question: expect.stringContaining('Portico did not see the form submitted'),
       options: ['Continue', 'Cancel'],
     });
-    expect(server.postsTo('/submit/linked')).toHaveLength(before);
+    expect(forms.postsTo('/submit/linked')).toHaveLength(before);
   });
 
-  it('with a human, Continue goes on from the page the human brought on screen (the live view), and completes once the form is sent', async () => {
-    const before = server.postsTo('/submit/linked').length;
-    const ctx = context({
-      startUrl: server.url('/linked/start'),
+  test('with a human, Continue goes on from the page the human brought on screen (the live view), and completes once the form is sent', async ({
+    page,
+    forms,
+  }) => {
+    const before = forms.postsTo('/submit/linked').length;
+    const ctx = context(page, {
+      startUrl: forms.url('/linked/start'),
       formData: { full_name: 'Grace Hopper', email: 'grace@example.org' },
       formSchema: linkedSchema,
       answers: ['Continue'],
     });
     const scripted = ctx.ask.bind(ctx);
     ctx.ask = async (question) => {
-      await page.goto(server.url('/linked/form'));
+      await page.goto(forms.url('/linked/form'));
       return scripted(question);
     };
     const { result } = await new AutofillAgent().run(ctx);
     expect(ctx.questions.map((q) => q.options)).toEqual([['Continue', 'Cancel']]);
     expect(
-      server
+      forms
         .postsTo('/submit/linked')
         .slice(before)
         .map((p) => p.fields),
@@ -236,23 +239,26 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(result).toMatchObject({ submitted: true, receipt: { verified: ['full_name', 'email'] } });
   });
 
-  it('a Submit button that only shows "Thank you" (no request) is not a submission', async () => {
-    const ctx = context({ startUrl: server.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
+  test('a Submit button that only shows "Thank you" (no request) is not a submission', async ({ page, forms }) => {
+    const ctx = context(page, { startUrl: forms.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: nothing was sent/);
     expect(ctx.logs.join('\n')).toContain("clicking 'Submit'");
   });
 
-  it('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async () => {
-    const ctx = context({ startUrl: server.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' } });
+  test('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async ({
+    page,
+    forms,
+  }) => {
+    const ctx = context(page, { startUrl: forms.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
       "The form was about to send '(150) 355-5018' for form_data 'mobile_phone' ('Mobile phone') but form_data gave '+1 503 555 0182'; the request was held and not sent",
     );
-    expect(server.postsTo('/submit/phone')).toHaveLength(0);
+    expect(forms.postsTo('/submit/phone')).toHaveLength(0);
   });
 
-  it('asks Send / Correct / Cancel about a held request; Cancel never sends it', async () => {
-    const ctx = context({
-      startUrl: server.url('/phone'),
+  test('asks Send / Correct / Cancel about a held request; Cancel never sends it', async ({ page, forms }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/phone'),
       formData: { mobile_phone: '+1 503 555 0182' },
       answers: ['Cancel'],
     });
@@ -261,12 +267,15 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       question: "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.",
       options: ['Send', 'Correct', 'Cancel'],
     });
-    expect(server.postsTo('/submit/phone')).toHaveLength(0);
+    expect(forms.postsTo('/submit/phone')).toHaveLength(0);
   });
 
-  it("Correct types the human's value and checks the request again; Send sends it as it was", async () => {
-    const corrected = context({
-      startUrl: server.url('/phone'),
+  test("Correct types the human's value and checks the request again; Send sends it as it was", async ({
+    page,
+    forms,
+  }) => {
+    const corrected = context(page, {
+      startUrl: forms.url('/phone'),
       formData: { mobile_phone: '+1 503 555 0182' },
       answers: ['Correct', '503 555 0182'],
     });
@@ -275,41 +284,44 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       "About to send '(150) 355-5018' for mobile_phone; you gave '+1 503 555 0182'.",
       "What should be typed into 'Mobile phone' for mobile_phone?",
     ]);
-    expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
+    expect(forms.postsTo('/submit/phone').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
     expect(receiptOf(result)).toMatchObject({
       verified: ['mobile_phone'],
       unverified: [],
       fields: { mobile: '(503) 555-0182' },
     });
 
-    const sent = context({
-      startUrl: server.url('/phone'),
+    const sent = context(page, {
+      startUrl: forms.url('/phone'),
       formData: { mobile_phone: '+1 503 555 0182' },
       answers: ['Send'],
     });
     const second = await new AutofillAgent().run(sent);
-    expect(server.postsTo('/submit/phone').map((p) => p.fields)).toEqual([
+    expect(forms.postsTo('/submit/phone').map((p) => p.fields)).toEqual([
       { mobile: '(503) 555-0182' },
       { mobile: '(150) 355-5018' },
     ]);
     expect(receiptOf(second.result)).toMatchObject({ verified: [], approved: ['mobile_phone'] });
   });
 
-  it('reads a typed value back: a mask that shifted the digits is retyped in the national spelling, one that drops a digit fails', async () => {
-    const ctx = context({ startUrl: server.url('/masked'), formData: { mobile_phone: '+1 503 555 0182' } });
+  test('reads a typed value back: a mask that shifted the digits is retyped in the national spelling, one that drops a digit fails', async ({
+    page,
+    forms,
+  }) => {
+    const ctx = context(page, { startUrl: forms.url('/masked'), formData: { mobile_phone: '+1 503 555 0182' } });
     const { result } = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/masked').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
+    expect(forms.postsTo('/submit/masked').map((p) => p.fields)).toEqual([{ mobile: '(503) 555-0182' }]);
     expect(result).toMatchObject({
       placements: { mobile_phone: { value: '(503) 555-0182', how: 'normalised' } },
       receipt: { verified: ['mobile_phone'] },
     });
 
-    const short = context({ startUrl: server.url('/masked-short'), formData: { mobile_phone: '503 555 0182' } });
+    const short = context(page, { startUrl: forms.url('/masked-short'), formData: { mobile_phone: '503 555 0182' } });
     await expect(new AutofillAgent().run(short)).rejects.toThrow(
       "'Mobile phone' took '(503) 555-018' for form_data 'mobile_phone' but form_data gave '503 555 0182': the field changed its meaning",
     );
-    const asked = context({
-      startUrl: server.url('/masked-short'),
+    const asked = context(page, {
+      startUrl: forms.url('/masked-short'),
       formData: { mobile_phone: '503 555 0182' },
       answers: ['Cancel'],
     });
@@ -318,31 +330,37 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       question: "'Mobile phone' shows '(503) 555-018' for mobile_phone; you gave '503 555 0182'.",
       options: ['Keep', 'Correct', 'Cancel'],
     });
-    expect(server.postsTo('/submit/masked-short')).toHaveLength(0);
+    expect(forms.postsTo('/submit/masked-short')).toHaveLength(0);
   });
 
-  it("a select whose submitted value is not its label verifies by the option's value; a page that changes the option before sending is held", async () => {
-    const ok = context({ startUrl: server.url('/state'), formData: { state: 'Texas' } });
+  test("a select whose submitted value is not its label verifies by the option's value; a page that changes the option before sending is held", async ({
+    page,
+    forms,
+  }) => {
+    const ok = context(page, { startUrl: forms.url('/state'), formData: { state: 'Texas' } });
     const { result } = await new AutofillAgent().run(ok);
-    expect(server.postsTo('/submit/state').map((p) => p.fields)).toEqual([{ state: 'TX' }]);
+    expect(forms.postsTo('/submit/state').map((p) => p.fields)).toEqual([{ state: 'TX' }]);
     expect(receiptOf(result)).toMatchObject({ fields: { state: 'TX' }, verified: ['state'], unverified: [] });
 
-    const rewritten = context({ startUrl: server.url('/state-rewrite'), formData: { state: 'Texas' } });
+    const rewritten = context(page, { startUrl: forms.url('/state-rewrite'), formData: { state: 'Texas' } });
     await expect(new AutofillAgent().run(rewritten)).rejects.toThrow(
       "The form was about to send 'TN' for form_data 'state' ('State') but form_data gave 'Texas'",
     );
-    expect(server.postsTo('/submit/state-rewrite')).toHaveLength(0);
+    expect(forms.postsTo('/submit/state-rewrite')).toHaveLength(0);
   });
 
-  it('a one-time code sent one character per field (six named boxes, or one name repeated) is verified; a page that changes a character before sending is held', async () => {
+  test('a one-time code sent one character per field (six named boxes, or one name repeated) is verified; a page that changes a character before sending is held', async ({
+    page,
+    forms,
+  }) => {
     const schema = {
       type: 'object',
       required: ['code'],
       properties: { code: { type: 'string', title: 'Verification code' } },
     };
-    const named = context({ startUrl: server.url('/otp'), formData: { code: '482 913' }, formSchema: schema });
+    const named = context(page, { startUrl: forms.url('/otp'), formData: { code: '482 913' }, formSchema: schema });
     const { result } = await new AutofillAgent().run(named);
-    expect(server.postsTo('/submit/otp').map((p) => p.fields)).toEqual([
+    expect(forms.postsTo('/submit/otp').map((p) => p.fields)).toEqual([
       { otp1: '4', otp2: '8', otp3: '2', otp4: '9', otp5: '1', otp6: '3' },
     ]);
     expect(receiptOf(result), named.logs.join('\n')).toMatchObject({
@@ -351,9 +369,13 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       approved: [],
     });
 
-    const listed = context({ startUrl: server.url('/otp-list'), formData: { code: '482913' }, formSchema: schema });
+    const listed = context(page, {
+      startUrl: forms.url('/otp-list'),
+      formData: { code: '482913' },
+      formSchema: schema,
+    });
     const listedRun = await new AutofillAgent().run(listed);
-    expect(server.postsTo('/submit/otp-list')).toHaveLength(1);
+    expect(forms.postsTo('/submit/otp-list')).toHaveLength(1);
     expect(receiptOf(listedRun.result), listed.logs.join('\n')).toMatchObject({
       // `code` is a secret-looking parameter name: masked in the receipt as everywhere.
       fields: { 'code[]': ['[secret]', '[secret]', '[secret]', '[secret]', '[secret]', '[secret]'] },
@@ -361,31 +383,34 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       unverified: [],
     });
 
-    const rewritten = context({
-      startUrl: server.url('/otp-rewrite'),
+    const rewritten = context(page, {
+      startUrl: forms.url('/otp-rewrite'),
       formData: { code: '482913' },
       formSchema: schema,
     });
     await expect(new AutofillAgent().run(rewritten)).rejects.toThrow(
       "The form was about to send '482931' for form_data 'code' ('Verification code') but form_data gave '482913'; the request was held and not sent",
     );
-    expect(server.postsTo('/submit/otp-rewrite')).toHaveLength(0);
+    expect(forms.postsTo('/submit/otp-rewrite')).toHaveLength(0);
   });
 
-  it('receipt of a fetch with a nested JSON body: fields flattened, sha256 of the bytes the server got, its status', async () => {
-    const ctx = context({
-      startUrl: server.url('/fetch-json'),
+  test('receipt of a fetch with a nested JSON body: fields flattened, sha256 of the bytes the forms got, its status', async ({
+    page,
+    forms,
+  }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/fetch-json'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org', start_date: '27/03/2026' },
     });
     const { result } = await new AutofillAgent().run(ctx);
-    const [post] = server.postsTo('/api/register');
+    const [post] = forms.postsTo('/api/register');
     expect(post?.json).toEqual({
       applicant: { name: 'Ada Lovelace', contact: { email: 'ada@example.org' } },
       start: '2026-03-27',
     });
     expect(receiptOf(result)).toEqual({
       method: 'POST',
-      url: server.url('/api/register'),
+      url: forms.url('/api/register'),
       response_status: 201,
       body_sha256: sha256(post?.body),
       fields: { 'applicant.name': 'Ada Lovelace', 'applicant.contact.email': 'ada@example.org', start: '2026-03-27' },
@@ -396,16 +421,16 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(result).toMatchObject({ submitted: true, reference: 'REG-4411' });
   });
 
-  it('receipt of a GraphQL mutation: the variables are the fields', async () => {
-    const ctx = context({
-      startUrl: server.url('/graphql-form'),
+  test('receipt of a GraphQL mutation: the variables are the fields', async ({ page, forms }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/graphql-form'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
     });
     const { result } = await new AutofillAgent().run(ctx);
-    const [post] = server.postsTo('/graphql');
+    const [post] = forms.postsTo('/graphql');
     expect(receiptOf(result)).toMatchObject({
       method: 'POST',
-      url: server.url('/graphql'),
+      url: forms.url('/graphql'),
       response_status: 200,
       body_sha256: sha256(post?.body),
       fields: { 'input.fullName': 'Ada Lovelace', 'input.email': 'ada@example.org' },
@@ -414,15 +439,15 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     });
   });
 
-  it('receipt of a GET form: the query is what was sent, no body', async () => {
-    const ctx = context({
-      startUrl: server.url('/search'),
+  test('receipt of a GET form: the query is what was sent, no body', async ({ page, forms }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/search'),
       formData: { course_name: 'Pottery for beginners', town: 'York' },
     });
     const { result } = await new AutofillAgent().run(ctx);
     expect(receiptOf(result)).toEqual({
       method: 'GET',
-      url: `${server.url('/results')}?q=Pottery+for+beginners&town=York`,
+      url: `${forms.url('/results')}?q=Pottery+for+beginners&town=York`,
       fields: { q: 'Pottery for beginners', town: 'York' },
       body_sha256: null,
       response_status: 200,
@@ -433,17 +458,17 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(result).toMatchObject({ submitted: true, final_url: expect.stringContaining('/results?q=') });
   });
 
-  it('receipt of a sendBeacon carrying the values', async () => {
-    const ctx = context({
-      startUrl: server.url('/beacon'),
+  test('receipt of a sendBeacon carrying the values', async ({ page, forms }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/beacon'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
     });
     const { result } = await new AutofillAgent().run(ctx);
-    const [post] = server.postsTo('/api/beacon');
+    const [post] = forms.postsTo('/api/beacon');
     expect(post?.fields).toEqual({ who: 'Ada Lovelace', mail: 'ada@example.org' });
     expect(receiptOf(result)).toMatchObject({
       method: 'POST',
-      url: server.url('/api/beacon'),
+      url: forms.url('/api/beacon'),
       response_status: 204,
       body_sha256: sha256(post?.body),
       fields: { who: 'Ada Lovelace', mail: 'ada@example.org' },
@@ -452,18 +477,21 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     });
   });
 
-  it('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async () => {
+  test('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async ({
+    page,
+    forms,
+  }) => {
     const file = {
       name: 'bill.pdf',
       mime_type: 'application/pdf',
       content_base64: Buffer.from('%PDF-1.4 bill').toString('base64'),
     };
-    const upload = context({
-      startUrl: server.url('/upload'),
+    const upload = context(page, {
+      startUrl: forms.url('/upload'),
       formData: { full_name: 'Ada Lovelace', proof_of_address: file },
     });
     const { result } = await new AutofillAgent().run(upload);
-    const [post] = server.postsTo('/submit/upload');
+    const [post] = forms.postsTo('/submit/upload');
     expect(post?.files.map((f) => f.filename)).toEqual(['bill.pdf']);
     expect(receiptOf(result)).toMatchObject({
       method: 'POST',
@@ -474,16 +502,16 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       unverified: [],
     });
 
-    const plain = context({
-      startUrl: server.url('/plain'),
+    const plain = context(page, {
+      startUrl: forms.url('/plain'),
       formData: { full_name: 'Ada Lovelace', password: 'correct-horse-9' },
     });
     const second = await new AutofillAgent().run(plain);
-    const [sentPlain] = server.postsTo('/submit/plain');
+    const [sentPlain] = forms.postsTo('/submit/plain');
     expect(sentPlain?.fields).toEqual({ full_name: 'Ada Lovelace', pw: 'correct-horse-9' });
     expect(receiptOf(second.result)).toMatchObject({
       method: 'POST',
-      url: server.url('/submit/plain'),
+      url: forms.url('/submit/plain'),
       response_status: 200,
       body_sha256: sha256(sentPlain?.body),
       fields: { full_name: 'Ada Lovelace', pw: '[secret]' },

@@ -11,14 +11,8 @@
  *   founded": one month-year date;
  * - hours and minutes as two number boxes in one row: one time field.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
-import { launchTestBrowser } from '../helpers/chromium.ts';
-import { startFormServer, type FormServer } from '../helpers/formServer.ts';
-import { fakeContext } from './fakeContext.ts';
+import { type Autofill, autofillTest, describe, expect, html } from './autofillTest.ts';
 
 const shell = (title: string, body: string, script = ''): string =>
   `<!doctype html><html lang="en"><head><title>${title}</title>
@@ -176,51 +170,22 @@ const START12 = (sticky: boolean): string =>
   });`,
   );
 
-describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no library)', () => {
-  let browser: Browser;
-  let close: (() => Promise<void>) | undefined;
-  let server: FormServer | undefined;
-  let page: Page;
-  const html = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) =>
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-  beforeAll(async () => {
-    const [launched, started] = await Promise.all([
-      launchTestBrowser(),
-      startFormServer({
-        '/tags/form': html(TAGS('Press Enter after each keyword', true)),
-        '/tags/plain': html(TAGS('Press Enter after each keyword', false)),
-        '/time/form': html(TIME(false)),
-        '/time/sticky': html(TIME(true)),
-        '/founded/form': html(FOUNDED),
-        '/start/form': html(START),
-        '/start12/form': html(START12(false)),
-        '/start12/sticky': html(START12(true)),
-      }),
-    ]);
-    browser = launched.browser;
-    close = launched.close;
-    server = started;
-    page = await browser.newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await close?.();
-    await server?.close();
-  });
+const test = autofillTest({
+  '/tags/form': html(TAGS('Press Enter after each keyword', true)),
+  '/tags/plain': html(TAGS('Press Enter after each keyword', false)),
+  '/time/form': html(TIME(false)),
+  '/time/sticky': html(TIME(true)),
+  '/founded/form': html(FOUNDED),
+  '/start/form': html(START),
+  '/start12/form': html(START12(false)),
+  '/start12/sticky': html(START12(true)),
+});
 
-  const run = async (path: string, submit: string, formData: JsonObject, formSchema: JsonObject) => {
-    const ctx = fakeContext({ page, startUrl: (server as FormServer).url(path), formData, formSchema });
-    const since = (server as FormServer).posts.length;
-    const result = await new AutofillAgent().run(ctx).then(
-      (r) => ({ ok: r }),
-      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-    );
-    if (process.env.WA_DEBUG) console.log(path, JSON.stringify(result), '\n', ctx.logs.join('\n'));
-    return {
-      result,
-      posts: (server as FormServer).posts.slice(since).filter((p) => p.path === submit),
-      logs: ctx.logs,
-    };
-  };
+/** Autofill on `path` with `formData`: the outcome, with the posts to `submitTo`. */
+const run = (autofill: Autofill, path: string, submitTo: string, formData: JsonObject, formSchema: JsonObject) =>
+  autofill({ path, submitTo, formData, formSchema });
+
+describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no library)', () => {
   const TAG_SCHEMA = {
     type: 'object',
     required: ['organisation_name', 'keywords'],
@@ -230,8 +195,11 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     },
   };
 
-  it('adds each tag with Enter, reads the chips back, and the form goes once with both (Enter never submits it early)', async () => {
+  test('adds each tag with Enter, reads the chips back, and the form goes once with both (Enter never submits it early)', async ({
+    autofill,
+  }) => {
     const { result, posts, logs } = await run(
+      autofill,
       '/tags/form',
       '/submit/tags',
       { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
@@ -245,8 +213,9 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(logs.join('\n')).toMatch(/Enter would have submitted the form \(\d+×\); stopped/);
   });
 
-  it('a box that makes no tag fails the job naming it; nothing is sent', async () => {
+  test('a box that makes no tag fails the job naming it; nothing is sent', async ({ autofill }) => {
     const { result, posts } = await run(
+      autofill,
       '/tags/plain',
       '/submit/tags',
       { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
@@ -264,8 +233,16 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     properties: { leaving_time: { type: 'string', title: 'Time you leave on the first day' } },
   };
 
-  it("types '13:30' into a 12-hour box as the box's pattern wants it and chooses PM in its AM/PM select", async () => {
-    const { result, posts, logs } = await run('/time/form', '/submit/time', { leaving_time: '13:30' }, TIME_SCHEMA);
+  test("types '13:30' into a 12-hour box as the box's pattern wants it and chooses PM in its AM/PM select", async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await run(
+      autofill,
+      '/time/form',
+      '/submit/time',
+      { leaving_time: '13:30' },
+      TIME_SCHEMA,
+    );
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ time: '1:30', period: 'PM' }]);
     expect(logs).toContain("leaving_time → 'Time you leave on the first day' (text name=time) = 1:30 PM (normalised)");
@@ -273,8 +250,14 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(logs.join('\n')).toContain('1 value(s) verified');
   });
 
-  it('an AM/PM select that shows AM after PM was chosen fails the job; nothing is sent', async () => {
-    const { result, posts } = await run('/time/sticky', '/submit/time', { leaving_time: '13:30' }, TIME_SCHEMA);
+  test('an AM/PM select that shows AM after PM was chosen fails the job; nothing is sent', async ({ autofill }) => {
+    const { result, posts } = await run(
+      autofill,
+      '/time/sticky',
+      '/submit/time',
+      { leaving_time: '13:30' },
+      TIME_SCHEMA,
+    );
     expect(result).toEqual({
       error: expect.stringContaining(
         "'Time you leave on the first day' shows '1:30 AM' after typing 1:30 and choosing PM",
@@ -283,8 +266,11 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(posts).toEqual([]);
   });
 
-  it('month and year comboboxes named only by the button inside them are one month-year date', async () => {
+  test('month and year comboboxes named only by the button inside them are one month-year date', async ({
+    autofill,
+  }) => {
     const { result, posts, logs } = await run(
+      autofill,
       '/founded/form',
       '/submit/founded',
       { founded: '2014-06' },
@@ -301,8 +287,9 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(logs).toContain("founded → 'When was your organisation founded?' (dateSplit-aria) = 2014-06 (normalised)");
   });
 
-  it('hours and minutes number boxes in one row are one time field', async () => {
+  test('hours and minutes number boxes in one row are one time field', async ({ autofill }) => {
     const { result, posts, logs } = await run(
+      autofill,
       '/start/form',
       '/submit/start',
       { earliest_start: '08:30' },
@@ -323,8 +310,11 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     properties: { earliest_start: { type: 'string', title: 'Earliest time you can start' } },
   };
 
-  it('hour and minute boxes with a custom AM/PM dropdown are one time field: 13:30 is 01, 30 and PM', async () => {
+  test('hour and minute boxes with a custom AM/PM dropdown are one time field: 13:30 is 01, 30 and PM', async ({
+    autofill,
+  }) => {
     const { result, posts, logs } = await run(
+      autofill,
       '/start12/form',
       '/submit/start12',
       { earliest_start: '13:30' },
@@ -335,8 +325,11 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(logs).toContain("earliest_start → 'Earliest time you can start' (time-segments) = 13:30 (exact)");
   });
 
-  it('an AM/PM dropdown that keeps showing AM after PM was chosen fails the job; nothing is sent', async () => {
+  test('an AM/PM dropdown that keeps showing AM after PM was chosen fails the job; nothing is sent', async ({
+    autofill,
+  }) => {
     const { result, posts } = await run(
+      autofill,
       '/start12/sticky',
       '/submit/start12',
       { earliest_start: '13:30' },

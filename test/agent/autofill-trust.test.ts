@@ -1,11 +1,10 @@
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
 
 import { AgentFailure, type FillReport } from '../../src-main/agent/agentTypes.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { page as html, type FormServer, type Handler } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
 
 // Small forms for the trust rules: every key is placed with its meaning intact, asked about, or
 // fails the job naming it — never a look-alike option, never a silent drop (docs/autofill.md).
@@ -46,35 +45,38 @@ function handlers(): Record<string, Handler> {
   );
 }
 
-describe('autofill trust: a value goes in with its meaning, or a human is asked, or the job fails naming the key', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(handlers, { server: (s) => (server = s), page: (p) => (page = p) });
+const test = withForms(handlers());
 
-  /** Posts the site has received at `path` so far (the server lives for the whole file). */
-  const posted = (path: string): number => server.postsTo(path).length;
+describe('autofill trust: a value goes in with its meaning, or a human is asked, or the job fails naming the key', () => {
+  /** Posts the site has received at `path` so far (the form server lives for the whole file). */
+  const posted = (forms: FormServer, path: string): number => forms.postsTo(path).length;
   const run = (
+    page: Page,
+    forms: FormServer,
     name: string,
     formData: Record<string, unknown>,
     more: { answers?: string[]; formSchema?: Record<string, unknown>; humanInTheLoop?: boolean } = {},
   ) => {
-    const ctx = fakeContext({ page, startUrl: server.url(`/trust/${name}`), formData, ...more });
+    const ctx = fakeContext({ page, startUrl: forms.url(`/trust/${name}`), formData, ...more });
     const reports: FillReport[] = [];
     ctx.reportFill = (r) => reports.push(r);
     return { ctx, reports, outcome: new AutofillAgent().run(ctx) };
   };
 
-  it("never takes a look-alike option: 'Zone Ø' is neither 'Café Zone ☕' nor 'Zone Über'", async () => {
-    const before = posted('/submit/zone');
-    const plain = run('zone', { zone: 'Zone Ø' });
+  test("never takes a look-alike option: 'Zone Ø' is neither 'Café Zone ☕' nor 'Zone Über'", async ({
+    page,
+    forms,
+  }) => {
+    const before = posted(forms, '/submit/zone');
+    const plain = run(page, forms, 'zone', { zone: 'Zone Ø' });
     const failure = await plain.outcome.catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(AgentFailure);
     expect((failure as Error).message).toBe(
       "Cannot fill form_data 'zone': 'Zone Ø' isn't one of the options for 'Zone' (options: Café Zone ☕, Zone Über); enable human_in_the_loop to be asked",
     );
-    expect(posted('/submit/zone')).toBe(before);
+    expect(posted(forms, '/submit/zone')).toBe(before);
 
-    const asked = run('zone', { zone: 'Zone Ø' }, { answers: ['café zone'] });
+    const asked = run(page, forms, 'zone', { zone: 'Zone Ø' }, { answers: ['café zone'] });
     const { result } = await asked.outcome;
     expect(asked.ctx.questions).toEqual([
       {
@@ -83,24 +85,29 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
         message: 'form_data \'zone\' is "Zone Ø".',
       },
     ]);
-    expect(server.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'cafe' });
+    expect(forms.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'cafe' });
     expect(result.placements).toEqual({
       zone: { control: 'Zone', value: 'Café Zone ☕', how: 'answer', matched_by: 'name' },
     });
   });
 
-  it('folds case and accents where the options stay distinct, and says so in the report', async () => {
-    const { outcome, reports } = run('zone', { zone: 'zone uber' });
+  test('folds case and accents where the options stay distinct, and says so in the report', async ({ page, forms }) => {
+    const { outcome, reports } = run(page, forms, 'zone', { zone: 'zone uber' });
     const { result } = await outcome;
-    expect(server.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'uber' });
+    expect(forms.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'uber' });
     expect(result.placements).toEqual({
       zone: { control: 'Zone', value: 'Zone Über', how: 'normalised', matched_by: 'name' },
     });
     expect(reports).toEqual([{ placements: result.placements, unplaced: [] }]);
   });
 
-  it("asks about the value, not the field, when 'Bicycle' is no vehicle type — and asks again when the answer is none either", async () => {
+  test("asks about the value, not the field, when 'Bicycle' is no vehicle type — and asks again when the answer is none either", async ({
+    page,
+    forms,
+  }) => {
     const { ctx, outcome } = run(
+      page,
+      forms,
       'vehicle',
       { full_name: 'Ada', vehicle_type: 'Bicycle' },
       { answers: ['Tricycle', 'van'] },
@@ -115,13 +122,18 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
         message: 'The answer "Tricycle" isn\'t one of the options. form_data \'vehicle_type\' is "Bicycle".',
       },
     ]);
-    expect(server.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'van' });
+    expect(forms.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'van' });
     expect(result.placements).toMatchObject({ vehicle_type: { control: 'Vehicle type', value: 'Van', how: 'answer' } });
   });
 
-  it('fails after a second answer that is none of the options, without defaulting to the first', async () => {
-    const before = posted('/submit/vehicle');
+  test('fails after a second answer that is none of the options, without defaulting to the first', async ({
+    page,
+    forms,
+  }) => {
+    const before = posted(forms, '/submit/vehicle');
     const { outcome } = run(
+      page,
+      forms,
       'vehicle',
       { full_name: 'Ada', vehicle_type: 'Bicycle' },
       { answers: ['Tricycle', 'Unicycle'] },
@@ -129,28 +141,31 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     await expect(outcome).rejects.toThrow(
       `The answer "Unicycle" to "'Bicycle' isn't one of the options for 'Vehicle type'. Which should I choose?" isn't one of the options ("Car", "Van", "Motorcycle"), asked twice`,
     );
-    expect(posted('/submit/vehicle')).toBe(before);
+    expect(posted(forms, '/submit/vehicle')).toBe(before);
   });
 
-  it('without a human, a value that is no option fails the job naming the key — with an empty schema too', async () => {
-    const before = [posted('/submit/vehicle'), posted('/submit/plan')];
+  test('without a human, a value that is no option fails the job naming the key — with an empty schema too', async ({
+    page,
+    forms,
+  }) => {
+    const before = [posted(forms, '/submit/vehicle'), posted(forms, '/submit/plan')];
     for (const formData of [
       { full_name: 'Ada', vehicle_type: 'Bicycle' },
       { plan: 'gold', full_name: 'Ada' },
     ]) {
-      const { outcome } = run(formData.plan ? 'plan' : 'vehicle', formData);
+      const { outcome } = run(page, forms, formData.plan ? 'plan' : 'vehicle', formData);
       const key = formData.plan ? 'plan' : 'vehicle_type';
       await expect(outcome).rejects.toThrow(
         `Cannot fill form_data '${key}': '${formData.plan ?? 'Bicycle'}' isn't one of the options`,
       );
     }
-    expect([posted('/submit/vehicle'), posted('/submit/plan')]).toEqual(before);
+    expect([posted(forms, '/submit/vehicle'), posted(forms, '/submit/plan')]).toEqual(before);
   });
 
-  it('ticks "I confirm the details are correct" for {confirm: true}', async () => {
-    const { outcome } = run('vehicle', { full_name: 'Ada', vehicle_type: 'car', confirm: true });
+  test('ticks "I confirm the details are correct" for {confirm: true}', async ({ page, forms }) => {
+    const { outcome } = run(page, forms, 'vehicle', { full_name: 'Ada', vehicle_type: 'car', confirm: true });
     const { result } = await outcome;
-    expect(server.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'car', declaration: 'on' });
+    expect(forms.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'car', declaration: 'on' });
     expect(result.placements).toEqual({
       full_name: { control: 'Full name', value: 'Ada', how: 'exact', matched_by: 'name' },
       vehicle_type: { control: 'Vehicle type', value: 'Car', how: 'exact', matched_by: 'name' },
@@ -158,22 +173,33 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     });
   });
 
-  it('lists a key no control matches in `unplaced`; a required one fails, or a human says where it goes', async () => {
-    const before = posted('/submit/plan');
-    const loose = run('plan', { plan: 'silver', full_name: 'Ada', shoe_size: '9' });
+  test('lists a key no control matches in `unplaced`; a required one fails, or a human says where it goes', async ({
+    page,
+    forms,
+  }) => {
+    const before = posted(forms, '/submit/plan');
+    const loose = run(page, forms, 'plan', { plan: 'silver', full_name: 'Ada', shoe_size: '9' });
     const { result } = await loose.outcome;
     expect(result.unplaced).toEqual(['shoe_size']);
     expect(loose.reports[0]?.unplaced).toEqual([{ key: 'shoe_size', reason: 'no control on any page matched it' }]);
     expect(loose.ctx.logs).toContain('shoe_size: not placed (no control on any page matched it)');
 
     const schema = { type: 'object', required: ['shoe_size'], properties: { shoe_size: { type: 'string' } } };
-    const strict = run('plan', { plan: 'silver', full_name: 'Ada', shoe_size: '9' }, { formSchema: schema });
+    const strict = run(
+      page,
+      forms,
+      'plan',
+      { plan: 'silver', full_name: 'Ada', shoe_size: '9' },
+      { formSchema: schema },
+    );
     await expect(strict.outcome).rejects.toThrow(
       "No control on the page matches the required form_data key 'shoe_size'",
     );
-    expect(posted('/submit/plan')).toBe(before + 1);
+    expect(posted(forms, '/submit/plan')).toBe(before + 1);
 
     const asked = run(
+      page,
+      forms,
       'plan',
       { plan: 'silver', full_name: 'Ada', shoe_size: '9' },
       { formSchema: schema, answers: ['Somewhere else', 'none of these'] },
@@ -189,32 +215,42 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     ]);
   });
 
-  it('asks again when the answer to "which field" is none of the fields, instead of taking the first', async () => {
+  test('asks again when the answer to "which field" is none of the fields, instead of taking the first', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/account.html'),
+      startUrl: forms.url('/forms/account.html'),
       formData: { email: 'a@b.org', password: 'pa55-word!', city: 'Oslo' },
       answers: ['the town one', "'City' (text name=ci2)"],
     });
     const { result } = await new AutofillAgent().run(ctx);
     expect(ctx.questions).toHaveLength(2);
-    expect(server.postsTo('/submit/account').at(-1)?.fields).toMatchObject({ ci: '', ci2: 'Oslo' });
+    expect(forms.postsTo('/submit/account').at(-1)?.fields).toMatchObject({ ci: '', ci2: 'Oslo' });
     expect(result.placements).toMatchObject({ city: { matched_by: 'answer', how: 'exact' } });
   });
 
-  it('places the last required key in the last required field only when the value fits it beyond doubt', async () => {
+  test('places the last required key in the last required field only when the value fits it beyond doubt', async ({
+    page,
+    forms,
+  }) => {
     const byOption = run(
+      page,
+      forms,
       'last',
       { full_name: 'Ada', tier: 'Silver' },
       { formSchema: { type: 'object', required: ['full_name', 'tier'] } },
     );
     const { result } = await byOption.outcome;
-    expect(server.postsTo('/submit/last').at(-1)?.fields).toEqual({ nm: 'Ada', lvl: '2' });
+    expect(forms.postsTo('/submit/last').at(-1)?.fields).toEqual({ nm: 'Ada', lvl: '2' });
     expect(result.placements).toMatchObject({
       tier: { control: 'Membership level', value: 'Silver', how: 'exact', matched_by: 'elimination' },
     });
 
     const byWord = run(
+      page,
+      forms,
       'code',
       { full_name: 'Ada', applicant_reference_code: 'AB-123' },
       { formSchema: { type: 'object', required: ['applicant_reference_code'] } },
@@ -225,6 +261,8 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
 
     // Nothing in common between the key and the field: no guess.
     const unrelated = run(
+      page,
+      forms,
       'code',
       { full_name: 'Ada', favourite_colour: 'green' },
       { formSchema: { type: 'object', required: ['favourite_colour'] } },

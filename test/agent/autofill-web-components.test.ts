@@ -1,23 +1,20 @@
-import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import type { FormServer } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
 
 // test/fixtures/forms/web-components.html: hand-written custom elements (no library) with open shadow
 // roots — a labelled text field, a select with slotted options, form-associated radios whose role lives
 // in ElementInternals, a switch labelled by slotted text, a set of aria-pressed filter chips.
-describe('AutofillAgent — web components with shadow DOM', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(() => ({}), { server: (s) => (server = s), page: (p) => (page = p) });
+const test = withForms({});
 
-  it('fills controls inside shadow roots by their host labels and slotted text, and reads them back from the hosts', async () => {
+describe('AutofillAgent — web components with shadow DOM', () => {
+  test('fills controls inside shadow roots by their host labels and slotted text, and reads them back from the hosts', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/web-components.html'),
+      startUrl: forms.url('/forms/web-components.html'),
       formData: {
         full_name: 'Marianne Vos',
         membership: 'Family',
@@ -27,8 +24,8 @@ describe('AutofillAgent — web components with shadow DOM', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/web-components')).toHaveLength(1);
-    expect(server.postsTo('/submit/web-components')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/web-components')).toHaveLength(1);
+    expect(forms.postsTo('/submit/web-components')[0]?.fields).toEqual({
       name: 'Marianne Vos',
       tier: 'fam',
       ride: 'training',
@@ -44,10 +41,13 @@ describe('AutofillAgent — web components with shadow DOM', () => {
     expect(log).not.toMatch(/unverified\)?: [^\n]*membership/);
   });
 
-  it('asks with the chips offered when a value names none of them, and presses only the answer', async () => {
+  test('asks with the chips offered when a value names none of them, and presses only the answer', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/web-components.html'),
+      startUrl: forms.url('/forms/web-components.html'),
       formData: {
         full_name: 'Marianne Vos',
         membership: 'Standard',
@@ -64,7 +64,7 @@ describe('AutofillAgent — web components with shadow DOM', () => {
         options: ['Small', 'Medium', 'Large'],
       }),
     ]);
-    expect(server.postsTo('/submit/web-components').at(-1)?.fields).toEqual({
+    expect(forms.postsTo('/submit/web-components').at(-1)?.fields).toEqual({
       name: 'Marianne Vos',
       tier: 'std',
       ride: 'social',

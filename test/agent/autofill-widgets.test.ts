@@ -1,32 +1,23 @@
-import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-
 import { AgentFailure } from '../../src-main/agent/agentTypes.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { errorThenFix, quoteResult } from '../fixtures/forms/dynamicPages.ts';
 import { seededRandom } from '../helpers/browserFixtures.ts';
-import type { FormServer } from '../helpers/formServer.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
-import { useFormBrowser } from './formBrowser.ts';
 
 const PDF = Buffer.from('%PDF-1.4 fake cv\n');
 
-describe('AutofillAgent — validation, widgets, frames, results', () => {
-  let server: FormServer;
-  let page: Page;
-  useFormBrowser(() => ({ ...errorThenFix(), ...quoteResult() }), {
-    server: (s) => (server = s),
-    page: (p) => (page = p),
-  });
+const test = withForms({ ...errorThenFix(), ...quoteResult() });
 
-  it('reads the error summary, reformats the date and strips the phone, then succeeds', async () => {
+describe('AutofillAgent — validation, widgets, frames, results', () => {
+  test('reads the error summary, reformats the date and strips the phone, then succeeds', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/errfix'),
+      startUrl: forms.url('/errfix'),
       formData: { name: 'Alan Turing', date_of_birth: '1912-06-23', telephone: '01632 960 001' },
     });
     const outcome = await new AutofillAgent().run(ctx);
-    const posts = server.postsTo('/errfix');
+    const posts = forms.postsTo('/errfix');
     expect(posts.map((p) => [p.fields.birth, p.fields.telephone])).toEqual([
       ['1912-06-23', '01632 960 001'],
       ['23/06/1912', '01632960001'],
@@ -36,53 +27,56 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     expect(ctx.logs.join('\n')).toContain('Date of birth must be a real date');
   });
 
-  it('fixes values that fail HTML5 constraint validation before submitting', async () => {
+  test('fixes values that fail HTML5 constraint validation before submitting', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/constraint.html'),
+      startUrl: forms.url('/forms/constraint.html'),
       formData: { visit_date: '2026-07-01', telephone: '+44 20 7946 0000', guests: 3 },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/constraint')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/constraint')[0]?.fields).toEqual({
       vd: '01.07.2026',
       ph: '+442079460000',
       guests: '3',
     });
   });
 
-  it('drives an ARIA combobox by typing and clicking the option', async () => {
+  test('drives an ARIA combobox by typing and clicking the option', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/combobox.html'),
+      startUrl: forms.url('/forms/combobox.html'),
       formData: { destination_country: 'united kingdom', order_reference: 'ORD-1' },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/combobox')[0]?.fields).toEqual({ country_code: 'GB', order_ref: 'ORD-1' });
+    expect(forms.postsTo('/submit/combobox')[0]?.fields).toEqual({ country_code: 'GB', order_ref: 'ORD-1' });
   });
 
-  it('types into an input mask key by key, humanized where the portal says so', async () => {
+  test('types into an input mask key by key, humanized where the portal says so', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/masked.html'),
+      startUrl: forms.url('/forms/masked.html'),
       formData: { name: 'Joan Clarke', phone: '555-123-4567', preferred_date: '2026-02-03' },
       humanized: (url) => url.includes('/forms/masked'),
     });
     await new AutofillAgent({ random: seededRandom(7), minKeyDelayMs: 1, maxKeyDelayMs: 4 }).run(ctx);
-    expect(server.postsTo('/submit/masked')[0]?.fields).toEqual({
+    expect(forms.postsTo('/submit/masked')[0]?.fields).toEqual({
       nm: 'Joan Clarke',
       ph: '(555) 123-4567',
       when: '02/03/2026',
     });
   });
 
-  it('falls back to key-by-key typing when fill() does not stick, and handles enhanced selects', async () => {
+  test('falls back to key-by-key typing when fill() does not stick, and handles enhanced selects', async ({
+    page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/masked.html'),
+      startUrl: forms.url('/forms/masked.html'),
       formData: { name: 'Joan Clarke', phone: '5551234567', preferred_date: '2026-02-03' },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/masked').at(-1)?.fields).toEqual({
+    expect(forms.postsTo('/submit/masked').at(-1)?.fields).toEqual({
       nm: 'Joan Clarke',
       ph: '(555) 123-4567',
       when: '02/03/2026',
@@ -90,42 +84,42 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     expect(ctx.logs.join('\n')).toContain('Phone: value did not stick after fill, typing key by key');
     const enhanced = fakeContext({
       page,
-      startUrl: server.url('/forms/enhanced.html'),
+      startUrl: forms.url('/forms/enhanced.html'),
       formData: { session: 'afternoon talk', event_date: '2026-09-14' },
       humanized: () => true,
     });
     await new AutofillAgent({ random: seededRandom(3), minKeyDelayMs: 1, maxKeyDelayMs: 2 }).run(enhanced);
-    expect(server.postsTo('/submit/enhanced')[0]?.fields).toEqual({ sess: 'pm', day: '2026-09-14' });
+    expect(forms.postsTo('/submit/enhanced')[0]?.fields).toEqual({ sess: 'pm', day: '2026-09-14' });
   });
 
-  it('fills a form inside open shadow roots', async () => {
+  test('fills a form inside open shadow roots', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/shadow.html'),
+      startUrl: forms.url('/forms/shadow.html'),
       formData: { full_name: 'Katherine Johnson', email: 'kj@example.org' },
     });
     await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/shadow')[0]?.fields).toEqual({ n: 'Katherine Johnson', e: 'kj@example.org' });
+    expect(forms.postsTo('/submit/shadow')[0]?.fields).toEqual({ n: 'Katherine Johnson', e: 'kj@example.org' });
   });
 
-  it('fills a form inside a cross-origin iframe and reads the result from it', async () => {
+  test('fills a form inside a cross-origin iframe and reads the result from it', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/iframe.html'),
+      startUrl: forms.url('/forms/iframe.html'),
       formData: { first_name: 'Mary', last_name: 'Jackson', loan_amount: 2500 },
     });
     const outcome = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/submit/iframe')[0]?.fields).toEqual({ fname: 'Mary', lname: 'Jackson', amount: '2500' });
+    expect(forms.postsTo('/submit/iframe')[0]?.fields).toEqual({ fname: 'Mary', lname: 'Jackson', amount: '2500' });
     expect(outcome.result).toMatchObject({
       reference: expect.stringMatching(/^HDJ2123F/),
       confirmation_text: expect.stringContaining('Application complete'),
     });
   });
 
-  it('uploads files from a data URL and from file objects', async () => {
+  test('uploads files from a data URL and from file objects', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/upload.html'),
+      startUrl: forms.url('/forms/upload.html'),
       formData: {
         cv: `data:application/pdf;base64,${PDF.toString('base64')}`,
         supporting_documents: [
@@ -140,7 +134,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       },
     });
     await new AutofillAgent().run(ctx);
-    const post = server.postsTo('/submit/upload')[0];
+    const post = forms.postsTo('/submit/upload')[0];
     expect(post?.fields).toEqual({ note: 'See attached' });
     expect(post?.files.map((f) => [f.field, f.filename, f.contentType, f.content.toString()])).toEqual([
       ['cv', 'upload-1.pdf', 'application/pdf', PDF.toString()],
@@ -149,10 +143,10 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     ]);
   });
 
-  it('extracts the result per output_schema and coerces types', async () => {
+  test('extracts the result per output_schema and coerces types', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/quote.html'),
+      startUrl: forms.url('/forms/quote.html'),
       formData: { vehicle_registration: 'AB12 CDE', driver_age: 42 },
       outputSchema: {
         type: 'object',
@@ -169,7 +163,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       },
     });
     const outcome = await new AutofillAgent().run(ctx);
-    expect(server.postsTo('/quote-result')[0]?.fields).toEqual({ reg: 'AB12 CDE', age: '42' });
+    expect(forms.postsTo('/quote-result')[0]?.fields).toEqual({ reg: 'AB12 CDE', age: '42' });
     expect(outcome.result).toEqual({
       quote_number: 'Q-99812-B',
       annual_premium: 1234.5,
@@ -181,10 +175,10 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     });
   });
 
-  it('fails with a clear message when output_schema cannot be satisfied', async () => {
+  test('fails with a clear message when output_schema cannot be satisfied', async ({ page, forms }) => {
     const ctx = fakeContext({
       page,
-      startUrl: server.url('/forms/quote.html'),
+      startUrl: forms.url('/forms/quote.html'),
       formData: { vehicle_registration: 'AB12 CDE', driver_age: 42 },
       outputSchema: {
         type: 'object',
@@ -197,8 +191,8 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     );
   });
 
-  it('fails instead of looping when the page never advances', async () => {
-    const ctx = fakeContext({ page, startUrl: server.url('/forms/stuck.html'), formData: { message: 'Hello' } });
+  test('fails instead of looping when the page never advances', async ({ page, forms }) => {
+    const ctx = fakeContext({ page, startUrl: forms.url('/forms/stuck.html'), formData: { message: 'Hello' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
       "The form did not advance past 'Contact us' after clicking 'Send message' 3 times.",
     );
@@ -206,10 +200,13 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
   });
 
   describe('human in the loop', () => {
-    it('asks for an unmatched option and a required field the data lacks, with the choices', async () => {
+    test('asks for an unmatched option and a required field the data lacks, with the choices', async ({
+      page,
+      forms,
+    }) => {
       const ctx = fakeContext({
         page,
-        startUrl: server.url('/forms/hitl.html'),
+        startUrl: forms.url('/forms/hitl.html'),
         formData: { full_name: 'Ada Lovelace', preferred_branch: 'Leeds' },
         answers: ['Leeds South', 'M-1234'],
       });
@@ -222,13 +219,13 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
         }),
         expect.objectContaining({ question: "What should be entered for 'Membership number'?", options: [] }),
       ]);
-      expect(server.postsTo('/submit/hitl')[0]?.fields).toEqual({ nm: 'Ada Lovelace', br: 'ldse', mem: 'M-1234' });
+      expect(forms.postsTo('/submit/hitl')[0]?.fields).toEqual({ nm: 'Ada Lovelace', br: 'ldse', mem: 'M-1234' });
     });
 
-    it('without HITL fails naming the field and the reason', async () => {
+    test('without HITL fails naming the field and the reason', async ({ page, forms }) => {
       const ctx = fakeContext({
         page,
-        startUrl: server.url('/forms/hitl.html'),
+        startUrl: forms.url('/forms/hitl.html'),
         formData: { full_name: 'Ada Lovelace', preferred_branch: 'Leeds' },
       });
       const failure = await new AutofillAgent().run(ctx).catch((e: unknown) => e);
@@ -238,10 +235,10 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       );
     });
 
-    it('fails on a required control no key matches, and on a key no control matches', async () => {
+    test('fails on a required control no key matches, and on a key no control matches', async ({ page, forms }) => {
       const missing = fakeContext({
         page,
-        startUrl: server.url('/forms/hitl.html'),
+        startUrl: forms.url('/forms/hitl.html'),
         formData: { full_name: 'Ada', preferred_branch: 'Manchester' },
       });
       await expect(new AutofillAgent().run(missing)).rejects.toThrow(
@@ -249,7 +246,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       );
       const unplaced = fakeContext({
         page,
-        startUrl: server.url('/forms/hitl.html'),
+        startUrl: forms.url('/forms/hitl.html'),
         formData: { full_name: 'Ada', preferred_branch: 'Manchester', membership_number: 'M-1', passport_number: 'X1' },
         formSchema: { type: 'object', required: ['passport_number'] },
       });
@@ -258,15 +255,15 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       );
     });
 
-    it('treats equally good candidates as ambiguous: fails, or asks which field', async () => {
-      const failing = fakeContext({ page, startUrl: server.url('/forms/ambiguous.html'), formData: { city: 'Paris' } });
+    test('treats equally good candidates as ambiguous: fails, or asks which field', async ({ page, forms }) => {
+      const failing = fakeContext({ page, startUrl: forms.url('/forms/ambiguous.html'), formData: { city: 'Paris' } });
       await expect(new AutofillAgent().run(failing)).rejects.toThrow(
         "form_data key 'city' is ambiguous: it matches 'City' and 'City' equally well",
       );
-      expect(server.postsTo('/submit/ambiguous')).toHaveLength(0);
+      expect(forms.postsTo('/submit/ambiguous')).toHaveLength(0);
       const asking = fakeContext({
         page,
-        startUrl: server.url('/forms/account.html'),
+        startUrl: forms.url('/forms/account.html'),
         formData: { email: 'a@b.org', password: 'pa55-word!', city: 'Oslo' },
         answers: ["'City' (text name=ci2)"],
       });
@@ -279,7 +276,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
         },
       ]);
       // "Confirm email" / "Re-enter password" repeat the value of the field they confirm.
-      expect(server.postsTo('/submit/account')[0]?.fields).toEqual({
+      expect(forms.postsTo('/submit/account')[0]?.fields).toEqual({
         em: 'a@b.org',
         em2: 'a@b.org',
         pw: 'pa55-word!',

@@ -6,6 +6,11 @@
 //   page     a page in a fresh browser context of `browser`, one per test, closed after it
 //   server   a local page server (test/helpers/browserFixtures.ts), one per file, for the routes the
 //            file gives `withServer(routes)`
+//   forms    a form server (test/helpers/formServer.ts), one per file, serving test/fixtures/forms and
+//            the handlers the file gives `withForms(handlers)`, recording every post
+//
+// File fixtures are made when the first test that asks for one runs (inside that test's timeout) and
+// released when the file ends; test fixtures (`page`) are made per test and released after it.
 //
 //   import { test, expect } from '../helpers/fixtures.ts';
 //   test('answers', async ({ svc, page }) => { ... });
@@ -17,6 +22,7 @@ import { test as base } from 'vitest';
 
 import { type LocalServer, type RouteHandler, startPageServer } from './browserFixtures.ts';
 import { launchTestBrowser } from './chromium.ts';
+import { type FormServer, type Handler as FormHandler, startFormServer } from './formServer.ts';
 import { startService, type TestService } from './service.ts';
 
 export { describe, expect } from 'vitest';
@@ -47,5 +53,15 @@ export function withServer(routes: Record<string, RouteHandler>) {
     const server = await startPageServer(routes);
     onCleanup(() => server.close());
     return server;
+  });
+}
+
+/** `test` with a `forms` fixture: one form server per file, serving test/fixtures/forms and `handlers`, recording every post. */
+export function withForms(handlers: Record<string, FormHandler> = {}) {
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture depends on from this pattern (nothing)
+  return test.extend('forms', { scope: 'file' }, async ({}, { onCleanup }): Promise<FormServer> => {
+    const forms = await startFormServer(handlers);
+    onCleanup(() => forms.close());
+    return forms;
   });
 }
