@@ -460,8 +460,12 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
   };
 }
 
-/** Between two key presses: the slider's value holds this long (after two frames), as a person's presses are apart. */
-const SLIDER_KEY_QUIET_MS = 80;
+/**
+ * Between two key presses: after two animation frames in which the slider's value did not change (the
+ * app's effect and the value it hands back have run), no further quiet: the value reached is held for
+ * SLIDER_FINAL_QUIET_MS and planned again from if it moved.
+ */
+const SLIDER_KEY_QUIET_MS = 0;
 /** After the last key: the value must hold this long before it is taken as what the app keeps. */
 const SLIDER_FINAL_QUIET_MS = 250;
 /** How long a slider may keep changing by itself before the filler stops waiting for it. */

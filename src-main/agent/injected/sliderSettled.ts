@@ -1,7 +1,8 @@
 // Runs in the page, on a slider just moved (`role=slider`, or `<input type=range>`): waits until its
-// value stops changing. Two animation frames first (the app's own handlers and re-renders have run: a
-// React component calls a controlled slider's onChange in an effect after the render, and the app's
-// value comes back one render later), then no change for `quietMs`. Resolves with the value it holds
+// value stops changing. Two animation frames in which it did not change (the app's own handlers and
+// re-renders have run: a React component calls a controlled slider's onChange in an effect after the
+// render, and the app's value comes back one render later; a change starts the count again), then no
+// change for `quietMs` (0: the two still frames are enough). Resolves with the value it holds
 // and every value seen meanwhile; `stable` false when it was still changing after `maxMs`.
 import type { SliderSettledArgs, SliderSettled } from './scanTypes.ts';
 
@@ -27,14 +28,24 @@ export default async function sliderSettled(el: Element, args: SliderSettledArgs
       setTimeout(resolve, 100);
     });
   try {
+    // Two frames with no change in them (counted from the call, and again from each change), then quiet.
+    let still = 0;
     for (;;) {
+      const before = seen.length;
       await frame();
-      await frame();
-      await new Promise((resolve) => setTimeout(resolve, args.quietMs));
+      note();
+      still = seen.length === before ? still + 1 : 0;
+      if (still < 2) {
+        if (performance.now() - start >= args.maxMs) return { now: read(), stable: false, seen };
+        continue;
+      }
+      if (args.quietMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, args.quietMs - (performance.now() - last)));
       note();
       const now = performance.now();
-      if (now - last >= args.quietMs) return { now: read(), stable: true, seen };
+      if (now - last >= args.quietMs && seen.length === before) return { now: read(), stable: true, seen };
       if (now - start >= args.maxMs) return { now: read(), stable: false, seen };
+      still = 0;
     }
   } finally {
     observer.disconnect();

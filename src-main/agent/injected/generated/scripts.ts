@@ -1735,13 +1735,24 @@ var __porticoInjected = (function() {
 			setTimeout(resolve, 100);
 		});
 		try {
+			let still = 0;
 			for (;;) {
+				const before = seen.length;
 				await frame();
-				await frame();
-				await new Promise((resolve) => setTimeout(resolve, args.quietMs));
+				note();
+				still = seen.length === before ? still + 1 : 0;
+				if (still < 2) {
+					if (performance.now() - start >= args.maxMs) return {
+						now: read(),
+						stable: false,
+						seen
+					};
+					continue;
+				}
+				if (args.quietMs > 0) await new Promise((resolve) => setTimeout(resolve, args.quietMs - (performance.now() - last)));
 				note();
 				const now = performance.now();
-				if (now - last >= args.quietMs) return {
+				if (now - last >= args.quietMs && seen.length === before) return {
 					now: read(),
 					stable: true,
 					seen
@@ -1751,6 +1762,7 @@ var __porticoInjected = (function() {
 					stable: false,
 					seen
 				};
+				still = 0;
 			}
 		} finally {
 			observer.disconnect();
