@@ -540,18 +540,20 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
 
 /** What each segment of a sectioned field shows now. */
 async function readSegmentsNow(target: Target, field: SegmentedField): Promise<SegmentReading[]> {
-  const out: SegmentReading[] = [];
-  for (const s of field.list) {
-    const read = await target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate(segmentReading);
-    out.push({
+  // The segments' reads are sent together (each its own page call), not one round trip after another.
+  const reads = await Promise.all(
+    field.list.map((s) => target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate(segmentReading)),
+  );
+  return field.list.map((s, i) => {
+    const read = reads[i] as (typeof reads)[number];
+    return {
       kind: s.kind,
       part: s.part,
       text: read.text,
       now: read.now !== null && Number.isFinite(read.now) ? read.now : null,
       valueText: read.valueText,
-    });
-  }
-  return out;
+    };
+  });
 }
 
 /**
@@ -616,11 +618,20 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
       else await env.page.keyboard.type(step.keys, { delay: 15 });
     }
   };
-  await type(plan.keys);
+  // Segments that move the focus on by themselves once complete (the ARIA spinbutton segments of a date
+  // field: React Aria's) take all the keys typed into the first, as a person types a date; the reading
+  // says whether they did. Number boxes and AM/PM dropdowns are typed segment by segment.
+  const whole = field.list.length > 1 && field.list.every((s) => !s.input && !s.choice);
+  if (whole) {
+    await click(env, target.frame.locator(`[data-portico-id="${plan.keys[0]?.pid}"]`));
+    const keys = plan.keys.map((k) => k.keys).join('');
+    if (env.human) await env.human.type(keys);
+    else await env.page.keyboard.type(keys, { delay: 15 });
+  } else await type(plan.keys);
   let readings = await readSegmentsNow(target, field);
   let shown = readSegments(field, readings);
-  if (!sameSegmentValue(field, shown, wanted.goal)) {
-    // Typed once more, segment by segment: a field that re-rendered under the first keys.
+  for (let again = whole ? 2 : 1; again > 0 && !sameSegmentValue(field, shown, wanted.goal); again -= 1) {
+    // Typed (once more) segment by segment: segments that keep the focus, or a field that re-rendered under the first keys.
     await type(plan.keys);
     readings = await readSegmentsNow(target, field);
     shown = readSegments(field, readings);
