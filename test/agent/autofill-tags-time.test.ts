@@ -5,14 +5,18 @@
  * - a tag input whose Enter also submits the form (it does not prevent the default): the tags are made
  *   one by one, read back, and the form is sent once, with both tags — never after the first Enter;
  * - a box hinting "press Enter after each" that makes no tag: the job fails, nothing is sent;
+ * - a bare box (no chip, no hint) given a list: tried as a tag input (a tag per value, read back); a
+ *   plain text box that makes no tag is asked about (or the job fails) — the list never goes in joined;
  * - "13:30" into a 12-hour box and its AM/PM select: "1:30" (the box's pattern) and PM; a select that
  *   falls back to AM fails the job, nothing sent;
  * - month and year as two unnamed comboboxes, each holding one button named "Month founded" / "Year
  *   founded": one month-year date;
  * - hours and minutes as two number boxes in one row: one time field.
  */
+import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
 import { type Autofill, autofillTest, describe, expect, html } from './autofillTest.ts';
+import { fakeContext } from './fakeContext.ts';
 
 const shell = (title: string, body: string, script = ''): string =>
   `<!doctype html><html lang="en"><head><title>${title}</title>
@@ -60,6 +64,16 @@ const TAGS = (hint: string, makesTags: boolean): string =>
     if (${makesTags} && e.key === 'Enter' && kw.value.trim()) { tags.push(kw.value.trim()); kw.value = ''; draw(); }
   });`,
   );
+
+// A plain text box under the same label, no chip, no hint: Enter (stopped by the guard) and a comma make no tag.
+const BARE_TEXT = shell(
+  'Grant keywords',
+  `<form action="/submit/tags" method="post">
+  <p><label for="org">Organisation name</label> <input id="org" name="organisation"></p>
+  <p><label for="kw">Keywords describing the project</label> <input id="kw" name="keywords"></p>
+  <button type="submit">Submit application</button>
+</form>`,
+);
 
 const TIME = (sticky: boolean): string =>
   shell(
@@ -173,6 +187,8 @@ const START12 = (sticky: boolean): string =>
 const test = autofillTest({
   '/tags/form': html(TAGS('Press Enter after each keyword', true)),
   '/tags/plain': html(TAGS('Press Enter after each keyword', false)),
+  '/tags/bare': html(TAGS('', true)),
+  '/tags/bare-text': html(BARE_TEXT),
   '/time/form': html(TIME(false)),
   '/time/sticky': html(TIME(true)),
   '/founded/form': html(FOUNDED),
@@ -225,6 +241,70 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
       error: expect.stringContaining("'Keywords describing the project' made no tag of 'food growing'"),
     });
     expect(posts).toEqual([]);
+  });
+
+  test('a bare box (no chip, no hint yet) given a list is tried as a tag input: each value made a tag, read back, sent once', async ({
+    autofill,
+  }) => {
+    const { result, posts, logs } = await run(
+      autofill,
+      '/tags/bare',
+      '/submit/tags',
+      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
+      TAG_SCHEMA,
+    );
+    expect(result, logs.join('\n')).toHaveProperty('ok');
+    expect(posts.map((p) => p.fields)).toEqual([
+      { organisation: 'Northside Garden', keywords: ['food growing', 'youth'] },
+    ]);
+    expect(logs).toContain("keywords → 'Keywords describing the project' (text #kw) = food growing, youth (exact)");
+    expect(logs).toContain('Keywords describing the project: a tag input (each value made a tag on Enter or a comma)');
+    const receipt = (result as { ok: { result: { receipt?: { verified: string[] } } } }).ok.result.receipt;
+    expect(receipt?.verified).toContain('keywords');
+  });
+
+  test('a bare text box that makes no tag of a list fails saying so, left empty; the list is never typed as one text', async ({
+    autofill,
+    formPage,
+  }) => {
+    const { result, posts } = await run(
+      autofill,
+      '/tags/bare-text',
+      '/submit/tags',
+      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
+      TAG_SCHEMA,
+    );
+    expect(result).toEqual({
+      error: expect.stringMatching(
+        /'Keywords describing the project' made no tag of 'food growing' on Enter or a comma, so it takes one text, not the list 'food growing', 'youth'/,
+      ),
+    });
+    expect(posts).toEqual([]);
+    expect(await formPage.locator('#kw').inputValue()).toBe('');
+  });
+
+  test('with a human, a bare text box that makes no tag is asked about; the answer is what goes in', async ({
+    formPage,
+    forms,
+  }) => {
+    const since = forms.posts.length;
+    const ctx = fakeContext({
+      page: formPage,
+      startUrl: forms.url('/tags/bare-text'),
+      formData: { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
+      formSchema: TAG_SCHEMA,
+      answers: ['food growing and youth work'],
+    });
+    await new AutofillAgent().run(ctx);
+    expect(ctx.questions.map((q) => q.question)).toEqual([
+      expect.stringContaining("'Keywords describing the project' made no tag of 'food growing' on Enter or a comma"),
+    ]);
+    expect(
+      forms.posts
+        .slice(since)
+        .filter((p) => p.path === '/submit/tags')
+        .map((p) => p.fields),
+    ).toEqual([{ organisation: 'Northside Garden', keywords: 'food growing and youth work' }]);
   });
 
   const TIME_SCHEMA = {

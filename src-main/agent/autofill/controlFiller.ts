@@ -53,7 +53,7 @@ import {
 } from './segments.ts';
 import { readControls } from './placedCheck.ts';
 import { planSliderKeys, sameSliderValue, sliderGoal } from './slider.ts';
-import { selectChoices, type DateSplitParts, type Target } from './targets.ts';
+import { mayTakeTags, selectChoices, type DateSplitParts, type Target } from './targets.ts';
 import {
   digitSlots,
   digitsForMask,
@@ -709,7 +709,7 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
  * values, in order; a box that makes no chip, or chips that differ, fail the job (the typed text is
  * cleared, never left to go as one joined value).
  */
-async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unknown): Promise<FillResult> {
+async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unknown, bare = false): Promise<FillResult> {
   const wanted = (Array.isArray(value) ? value : [value]).map((v) => asText(v).trim()).filter(Boolean);
   if (!wanted.length) throw new FillProblem(`no tag to add to '${target.label}'`);
   const chips = async (): Promise<string[]> => loc.evaluate(tagChips).catch(() => []);
@@ -737,6 +737,12 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
         await typeKeys(env, loc, `${tag},`);
         if (!(await made())) {
           await typeKeys(env, loc, '');
+          // A bare box that made no tag of the first value is a text box, not a tag input: a list is not
+          // one text, so what it should hold is asked (or the job fails), never the list joined.
+          if (bare && !(await chips()).length)
+            throw new FillProblem(
+              `'${target.label}' made no tag of '${tag}' on Enter or a comma, so it takes one text, not the list ${wanted.map((w) => `'${w}'`).join(', ')}`,
+            );
           throw new AgentFailure(
             `'${target.label}' made no tag of '${tag}' on Enter or a comma; it does not take the list as tags, nothing was placed`,
           );
@@ -754,11 +760,13 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
       `'${target.label}' shows the tags ${shown.map((c) => `'${c}'`).join(', ') || '(none)'} after adding ${wanted.map((w) => `'${w}'`).join(', ')}; the value was not placed`,
     );
   await loc.blur().catch(() => undefined);
+  if (bare) env.log(`${target.label}: a tag input (each value made a tag on Enter or a comma)`);
   return {
     shown: shown.join(', '),
     how: shown.every((c, i) => c === wanted[i]) ? 'exact' : 'normalised',
     options: shown.map((c) => ({ label: c, value: c })),
     sent: shown,
+    ...(bare ? { tags: true } : {}),
   };
 }
 
@@ -862,6 +870,8 @@ export async function fillTarget(
     case 'textarea':
     case 'date': {
       if (target.meridiem) return fillTwelveHourPair(env, target, loc, target.meridiem, value);
+      // A list into a bare one-line box: a tag input showing no chip or hint yet, or no place for a list.
+      if (Array.isArray(value) && mayTakeTags(target)) return fillTags(env, target, loc, value, true);
       if (first.datalist && target.choices.length) {
         // A datalist only suggests: a value naming one suggestion types that suggestion's value, anything else goes in as given.
         const match = findChoice(value, target.choices);

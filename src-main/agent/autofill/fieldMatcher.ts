@@ -1,5 +1,5 @@
 import { isFileObject, type Entry } from './entries.ts';
-import type { Target } from './targets.ts';
+import { mayTakeTags, type Target } from './targets.ts';
 import { conceptTokens, pageTokenWeights, textSimilarity, type TokenWeight } from './textNorm.ts';
 import { dateReadings, parseMonthYear } from './dates.ts';
 import { dateRangeValue } from './rangeAndNumber.ts';
@@ -73,6 +73,10 @@ export function compatibility(value: unknown, target: Target): number {
     // A list drawn only while open may take several choices (it says so once open: aria-multiselectable,
     // menuitemcheckbox items); the filler checks, and a list taking one choice asks or fails.
     if ((target.kind === 'listbox' || target.kind === 'combobox') && !target.choices.length) return 0.9;
+    // A bare one-line text box may be a tag input showing no chip and no hint yet: the filler tries the
+    // first value as a tag (Enter, then a comma) and asks or fails when no tag appears (controlFiller.ts).
+    if (mayTakeTags(target) && value.length && value.every((v) => typeof v === 'string' || typeof v === 'number'))
+      return 0.9;
     return 0.4;
   }
   if (typeof value === 'boolean')

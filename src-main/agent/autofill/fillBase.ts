@@ -38,6 +38,8 @@ export interface FillResult {
   /** A list's options as read while it was open, and the values of those chosen (multi-select lists), for the submission check. */
   options?: Array<{ label: string; value: string }>;
   sent?: string[];
+  /** A bare text box proved to be a tag input when filled: the key is checked as its tags (`sent`). */
+  tags?: boolean;
 }
 
 export interface FillEnv {

@@ -57,9 +57,9 @@ export async function placedCheckFor(
   value: unknown,
   shown: string,
   secret: boolean,
-  seen: { options?: ChoiceLike[]; sent?: string[] } = {},
+  seen: { options?: ChoiceLike[]; sent?: string[]; tags?: boolean } = {},
 ): Promise<PlacedCheck> {
-  const kind = checkKind(target);
+  const kind = seen.tags ? 'choice' : checkKind(target);
   const controls =
     target.kind === 'dateSplit' && target.dateParts
       ? [target.dateParts.day, target.dateParts.month, target.dateParts.year].filter((c): c is ScannedControl => !!c)
@@ -86,6 +86,7 @@ export async function placedCheckFor(
   let sent: string[];
   // A 12-hour time box and its AM/PM select hold one time in two parts ("01:30", "PM"), like a split date.
   if (target.meridiem) sent = states.map(({ state }) => state?.value ?? '');
+  else if (seen.tags) sent = seen.sent ?? [shown];
   else
     switch (target.kind) {
       case 'select':

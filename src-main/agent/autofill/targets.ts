@@ -424,3 +424,20 @@ export function describeTarget(target: Target): string {
                         : target.kind;
   return `'${target.label}' (${kind}${c.name ? ` name=${c.name}` : c.id ? ` #${c.id}` : ''})`;
 }
+
+/**
+ * A one-line text box that may be a tag input drawn bare (no chip yet, no hint): a plain `text` or
+ * `search` input with no suggestions of its own. Only a list tries it as one (fillTags, `bare`).
+ */
+export function mayTakeTags(target: Target): boolean {
+  const c = target.controls[0];
+  return (
+    target.kind === 'text' &&
+    target.controls.length === 1 &&
+    !!c &&
+    c.tag === 'input' &&
+    /^(text|search|)$/.test(c.type) &&
+    !c.datalist &&
+    !target.meridiem
+  );
+}

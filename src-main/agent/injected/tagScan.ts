@@ -7,7 +7,10 @@ import { clean, FIELDS, ownGroupAncestors, textOf } from './dom.ts';
 /** The box's own group (up to three ancestors holding no other field): where its chips are drawn. */
 export function tagContainerOf(input: Element): Element | null {
   let container: Element | null = null;
-  for (const a of ownGroupAncestors(input, { fields: FIELDS, maxDepth: 3 })) container = a;
+  // A chip's own hidden editing box (Chakra/Ark: an `<input hidden>` in each chip) is part of the tag input.
+  const sameField = (other: Element): boolean =>
+    input.contains(other) || other.contains(input) || other.closest('[hidden]') !== null;
+  for (const a of ownGroupAncestors(input, { fields: FIELDS, maxDepth: 3, sameField })) container = a;
   return container;
 }
 

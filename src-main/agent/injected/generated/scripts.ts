@@ -891,9 +891,11 @@ var __porticoInjected = (function() {
 	// src-main/agent/injected/tagScan.ts
 	function tagContainerOf(input) {
 		let container = null;
+		const sameField = (other) => input.contains(other) || other.contains(input) || other.closest("[hidden]") !== null;
 		for (const a of ownGroupAncestors(input, {
 			fields: FIELDS,
-			maxDepth: 3
+			maxDepth: 3,
+			sameField
 		})) container = a;
 		return container;
 	}
@@ -2386,9 +2388,11 @@ var __porticoInjected = (function() {
 	// src-main/agent/injected/tagScan.ts
 	function tagContainerOf(input) {
 		let container = null;
+		const sameField = (other) => input.contains(other) || other.contains(input) || other.closest("[hidden]") !== null;
 		for (const a of ownGroupAncestors(input, {
 			fields: FIELDS,
-			maxDepth: 3
+			maxDepth: 3,
+			sameField
 		})) container = a;
 		return container;
 	}
