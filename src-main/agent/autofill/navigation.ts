@@ -61,8 +61,12 @@ export function chooseButton(
 
 /** How long a click may go without changing the page before it is taken as a click that changed nothing. */
 const CLICK_FIRST_MS = 500;
-/** After the page changed: it must hold still this long (no node, text or attribute change) to be read. */
-const CLICK_QUIET_MS = 150;
+/**
+ * After the page changed: it must hold still for two animation frames (the renders its handlers and
+ * effects cause have run; counted again from each change) and at least this long (no node, text or
+ * attribute change) to be read. Requests the click sent are waited for on their own.
+ */
+const CLICK_QUIET_MS = 50;
 /** A page that keeps changing is read after this long anyway (as it was read after a fixed pause before). */
 const CLICK_MAX_MS = 2000;
 /** How long the answers to the requests a click sent are waited for here (the submission watch waits longer). */

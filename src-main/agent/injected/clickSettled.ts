@@ -3,7 +3,7 @@
 // the click is done (or once the requests a click sent are answered, with no `start` before it): it
 // answers when the page has reacted and stopped changing. The clock starts when the click reached the
 // page (its pointerdown, mousedown, click or keydown; else when `settle` is called). Then: the DOM
-// changed and has held still for `quietMs` (two animation frames at least), or nothing changed
+// changed and has held still for two animation frames and `quietMs`, or nothing changed
 // within `firstMs` (a click with no visible effect), or `maxMs` passed (a page that keeps changing).
 // Changes counted: nodes added or removed, text, attributes other than `style` (animations) and the
 // filler's own data-portico-* marks, in the document and in every open shadow root. A navigation to
@@ -64,14 +64,19 @@ export default function clickSettled(args: ClickSettledArgs): Promise<ClickSettl
   const watch = started ?? startWatch(false);
   const clicked = !!started && started.clickAt >= 0;
   if (watch.clickAt < 0) watch.clickAt = performance.now();
-  let frames = 0;
+  /** Animation frames since the last change was seen (the page's own pace: a loaded machine draws them later). */
+  let stillFrames = 0;
+  // A change made before this call (the click's own, synchronous) starts the count at its first tick.
+  let counted = -1;
   return new Promise<ClickSettled>((resolve) => {
     /** The answer once there is one, else null (keep watching). */
     const verdict = (now: number): Omit<ClickSettled, 'ms' | 'clicked'> | null => {
-      frames += 1;
+      stillFrames = watch.changes === counted ? stillFrames + 1 : 0;
+      counted = watch.changes;
       const since = now - watch.clickAt;
       if (!watch.changes && since >= args.firstMs) return { changed: false, quiet: true };
-      if (watch.changes && frames >= 2 && now - watch.lastChange >= args.quietMs) return { changed: true, quiet: true };
+      if (watch.changes && stillFrames >= 2 && now - watch.lastChange >= args.quietMs)
+        return { changed: true, quiet: true };
       if (since >= args.maxMs) return { changed: watch.changes > 0, quiet: false };
       return null;
     };

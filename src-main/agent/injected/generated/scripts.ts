@@ -1839,16 +1839,18 @@ var __porticoInjected = (function() {
 		const watch = started ?? startWatch(false);
 		const clicked = !!started && started.clickAt >= 0;
 		if (watch.clickAt < 0) watch.clickAt = performance.now();
-		let frames = 0;
+		let stillFrames = 0;
+		let counted = -1;
 		return new Promise((resolve) => {
 			const verdict = (now) => {
-				frames += 1;
+				stillFrames = watch.changes === counted ? stillFrames + 1 : 0;
+				counted = watch.changes;
 				const since = now - watch.clickAt;
 				if (!watch.changes && since >= args.firstMs) return {
 					changed: false,
 					quiet: true
 				};
-				if (watch.changes && frames >= 2 && now - watch.lastChange >= args.quietMs) return {
+				if (watch.changes && stillFrames >= 2 && now - watch.lastChange >= args.quietMs) return {
 					changed: true,
 					quiet: true
 				};
