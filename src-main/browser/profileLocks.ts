@@ -51,6 +51,11 @@ export class ProfileLocks {
     return this.#queues.has(profileId);
   }
 
+  /** How many acquirers are queued for `profileId` (0 when it is free or held with no one waiting). */
+  waiting(profileId: string): number {
+    return this.#queues.get(profileId)?.length ?? 0;
+  }
+
   /** How many profiles are held right now. */
   get heldCount(): number {
     return this.#queues.size;

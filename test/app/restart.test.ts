@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src-main/app.ts';
+import { FakeClock } from '../helpers/fakeClock.ts';
 import { jsonOf, makeDataDir, RENDERER_DIR, startService, testConfig } from '../helpers/service.ts';
 
 describe('first start and restart', () => {
@@ -65,6 +66,8 @@ describe('first start and restart', () => {
     dirs.push(svc.dataDir);
     const other = await makeDataDir();
     dirs.push(other);
+    // Every timer the app sets goes through its clock (AppOptions.clock): a manual one shows what is left.
+    const clock = new FakeClock();
     try {
       await expect(
         startApp({
@@ -74,10 +77,12 @@ describe('first start and restart', () => {
           rendererDir: RENDERER_DIR,
           notice: () => undefined,
           warmBrowser: false,
+          clock,
         }),
       ).rejects.toMatchObject({ code: 'EADDRINUSE' });
       // The failed start must leave no timer polling its closed database (it would throw from a timer).
-      await new Promise((r) => setTimeout(r, 2500));
+      expect(clock.pending()).toEqual([]);
+      const running = new FakeClock();
       const retry = await startApp({
         config: testConfig(),
         dataDir: other,
@@ -85,8 +90,12 @@ describe('first start and restart', () => {
         rendererDir: RENDERER_DIR,
         notice: () => undefined,
         warmBrowser: false,
+        clock: running,
       });
+      // A start that succeeded does poll (the job queue's, at least): the check above can see one.
+      expect(running.pending().length).toBeGreaterThan(0);
       await retry.close();
+      expect(running.pending()).toEqual([]);
     } finally {
       await svc.stop();
     }

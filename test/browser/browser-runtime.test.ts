@@ -17,8 +17,7 @@ import {
   startRecordingProxy,
   type LocalServer,
 } from '../helpers/browserFixtures.ts';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { until } from '../helpers/wait.ts';
 
 // path → size and mtime of every file, to prove a folder was not touched.
 function snapshot(root: string): Record<string, string> {
@@ -136,7 +135,8 @@ describe('BrowserRuntime', () => {
     });
     const controller = new AbortController();
     const third = runtime.lease({ profileId: 'one-at-a-time', signal: controller.signal });
-    await sleep(300);
+    // Both wait on the profile's lock, which the first lease holds: neither has opened a browser.
+    await until(() => runtime.locks.waiting('one-at-a-time') === 2, 'the second and third leases to queue on the lock');
     expect(order).toEqual([]);
     controller.abort(new Error('job cancelled while queued'));
     await expect(third).rejects.toThrow('job cancelled while queued');

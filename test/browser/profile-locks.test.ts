@@ -20,11 +20,14 @@ describe('ProfileLocks', () => {
     const third = locks.acquire('p').then(inOrder('third'));
     await tick();
     expect(order).toEqual([]);
+    expect(locks.waiting('p')).toBe(2);
     first.release();
+    expect(locks.waiting('p')).toBe(1);
     (await second).release();
     (await third).release();
     expect(order).toEqual(['second', 'third']);
     expect(locks.isHeld('p')).toBe(false);
+    expect(locks.waiting('p')).toBe(0);
   });
 
   it('tryAcquire refuses a held profile and never jumps the queue', async () => {
@@ -47,6 +50,7 @@ describe('ProfileLocks', () => {
     const next = locks.acquire('p');
     controller.abort(new Error('job cancelled'));
     await expect(givenUp).rejects.toThrow('job cancelled');
+    expect(locks.waiting('p')).toBe(1);
     held.release();
     const handle = await next;
     expect(handle.profileId).toBe('p');

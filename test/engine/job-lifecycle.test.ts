@@ -314,10 +314,13 @@ describe('job lifecycle (scripted agents in real Chromium)', () => {
   it('a log stream opened while the job runs delivers the live lines and ends when it ends', async () => {
     const jobId = await start('hang');
     await waitForJob(svc, 'hang', jobId, ['running']);
-    const streaming = svc
-      .request('streamJobLogs', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } })
-      .then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 300));
+    // The response's headers come with the first line the stream sends, after it has subscribed to the
+    // job's live lines (api/routes/jobs.ts): the stream is open and following the job from here on.
+    const stream = await svc.request('streamJobLogs', {
+      params: { org_id: 'default', endpoint_name: 'hang' },
+      query: { job_id: jobId },
+    });
+    const streaming = stream.text();
     await svc.request('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: jobId } });
     const text = await streaming;
     expect(text).toContain('job cancelled');

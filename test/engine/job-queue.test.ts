@@ -4,9 +4,11 @@ import { isoNow } from '../../src-main/base/clock.ts';
 import { newId } from '../../src-main/base/ids.ts';
 import { openStore } from '../../src-main/store/store.ts';
 import { startRecordingProxy } from '../helpers/browserFixtures.ts';
+import { FakeClock } from '../helpers/fakeClock.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { makeDataDir, startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { ENDED_JOB_STATUSES, until } from '../helpers/wait.ts';
 
 function addProfile(dataDir: string): string {
   const store = openStore(`${dataDir}/portico.db`);
@@ -62,13 +64,15 @@ describe('the job queue', () => {
     );
 
   it('runs at most `concurrency` jobs; the next starts when one ends', async () => {
-    const svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 1 });
+    // The scheduler looks at the queue when a job is queued and on each poll (pollMs, 1 s on the app's clock).
+    const clock = new FakeClock();
+    const svc = await startService(undefined, { agents: scriptedRegistry, jobConcurrency: 1, clock });
     try {
       await setUp(svc);
       const first = await start(svc, 'hang');
       await waitForJob(svc, 'hang', first, ['running']);
       const second = await start(svc, 'visit');
-      await new Promise((r) => setTimeout(r, 1200));
+      clock.advance(1000);
       expect(await statusOf(svc, 'visit', second)).toBe('queued');
       await svc.request('cancelJob', {
         params: { org_id: 'default', endpoint_name: 'hang' },
@@ -220,8 +224,12 @@ describe('the job queue', () => {
     try {
       await setUp(svc);
       const jobId = await start(svc, 'hang');
-      for (let i = 0; i < 200 && Number((await waitForJob(svc, 'hang', jobId, ['running'])).steps) < 1; i += 1)
-        await new Promise((r) => setTimeout(r, 50));
+      // waitForJob fails at once if the job ends instead of running.
+      await until(
+        async () => Number((await waitForJob(svc, 'hang', jobId, ['running'])).steps) >= 1,
+        'the hang job to record its first step',
+        30_000,
+      );
       // Chromium's main process is a direct child of this process (playwright-core spawns it).
       const mine = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
         .split('\n')
@@ -279,12 +287,15 @@ describe('the job queue', () => {
         status: 'failed',
         error: 'interrupted by restart',
       });
-      let status = '';
-      for (let i = 0; i < 100 && status !== 'completed'; i += 1) {
-        status = String((await api(`/task/default/visit/status?job_id=${queued}`)).status);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe('completed');
+      const ended = await until(
+        async () => {
+          const job = await api(`/task/default/visit/status?job_id=${queued}`);
+          return ENDED_JOB_STATUSES.includes(String(job.status)) ? job : undefined;
+        },
+        'the queued visit job to end',
+        30_000,
+      );
+      expect(ended).toMatchObject({ status: 'completed' });
     } finally {
       await second.dispose();
     }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
 import { startService, waitForJob, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 
 const EXAMPLES = fileURLToPath(new URL('../../docs/examples/', import.meta.url));
 
@@ -46,16 +47,19 @@ describe('documented webhook receivers', () => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     try {
-      for (let i = 0; i < 50; i += 1) {
-        if (
-          await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
+      const exited = (): string | undefined =>
+        child.exitCode !== null || child.signalCode !== null
+          ? `the receiver exited (${child.exitCode ?? child.signalCode}); it printed: ${out}`
+          : undefined;
+      await until(
+        () =>
+          fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
             () => true,
             () => false,
-          )
-        )
-          break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+          ),
+        `${file} to listen on port ${port}`,
+        { fail: exited },
+      );
       const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
         method: 'POST',
         headers: { 'x-webhook-signature': '00'.repeat(32) },
@@ -83,7 +87,7 @@ describe('documented webhook receivers', () => {
         ).job_id,
       );
       await waitForJob(svc, name, jobId, ['completed']);
-      for (let i = 0; i < 50 && !out.includes(jobId); i += 1) await new Promise((r) => setTimeout(r, 100));
+      await until(() => out.includes(jobId), `${file} to print the delivery of job ${jobId}`, { fail: exited });
       expect(out).toContain(`completed ${jobId} completed`);
       const [delivery] = (
         (await svc.send('listDeliveries', { params: { org_id: 'default' }, query: { job_id: jobId } })).body as {

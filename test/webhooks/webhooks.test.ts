@@ -80,9 +80,16 @@ describe('webhooks (§6, local-service §4)', () => {
     expect(String(timestamp)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(rest).toEqual({ ...status, updated_at: rest.updated_at, events: rest.events });
     expect((rest.result as { echo: unknown }).echo).toEqual(JSON.parse(JSON.stringify(TRICKY)));
-    await new Promise((r) => setTimeout(r, 300));
+    // Received and answered 200: once the delivery is recorded as succeeded it is final, and was sent once.
+    const [delivery] = await until(
+      async () => {
+        const rows = await deliveries(jobId);
+        return rows[0]?.status === 'succeeded' ? rows : undefined;
+      },
+      'the delivery to be recorded as succeeded',
+      30_000,
+    );
     expect(receiver.received.filter((r) => r.path === '/ok/done')).toHaveLength(1);
-    const [delivery] = await deliveries(jobId);
     expect(delivery).toMatchObject({
       status: 'succeeded',
       attempts: 1,
@@ -178,8 +185,8 @@ describe('webhooks (§6, local-service §4)', () => {
   it('without a webhook_url nothing is sent', async () => {
     await portal('silent', 'visit', null);
     const jobId = await start('silent');
+    // A delivery row is written in the status change's own transaction (webhooks/webhookEmitter.ts): none now, none ever.
     await waitForJob(svc, 'silent', jobId, ['completed']);
-    await new Promise((r) => setTimeout(r, 300));
     expect(await deliveries(jobId)).toEqual([]);
   });
 
@@ -196,8 +203,8 @@ describe('webhooks (§6, local-service §4)', () => {
     });
     await portal('nokey', 'visit', '/ok/nokey');
     const jobId = await start('nokey');
+    // No delivery row came with the completed status, so nothing is ever sent for it.
     await waitForJob(svc, 'nokey', jobId, ['completed']);
-    await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received.filter((r) => r.path === '/ok/nokey')).toEqual([]);
     expect(await deliveries(jobId)).toEqual([]);
     expect((await svc.send('revokeWebhookKey', { params: { org_id: 'default' } })).status).toBe(409);
