@@ -15,7 +15,10 @@ export default class RetriedTests implements Reporter {
         if (retries === 0) continue;
         const result = test.result();
         const first = result.errors?.[0];
-        const why = first ? `${first.name ?? 'Error'}: ${String(first.message).split('\n')[0]}` : 'no error kept';
+        // Up to 25 lines of the first failure: an autofill test's message opens with a header and carries its log.
+        const why = first
+          ? `${first.name ?? 'Error'}: ${String(first.message).split('\n').slice(0, 25).join('\n    ')}`
+          : 'no error kept';
         lines.push(
           `- ${relative(process.cwd(), testModule.moduleId)} > ${test.fullName}: ${result.state} after ${retries} retr${retries === 1 ? 'y' : 'ies'}; first failure: ${why}`,
         );
