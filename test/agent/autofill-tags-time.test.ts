@@ -210,17 +210,15 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
       keywords: { type: 'array', items: { type: 'string' }, title: 'Keywords describing the project' },
     },
   };
+  const TAG_DATA = { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] };
+  /** The tag pages' job: TAG_DATA into the page at `path`, sent to /submit/tags. */
+  const runTags = (autofill: Autofill, path: string) =>
+    autofill({ path, submitTo: '/submit/tags', formData: TAG_DATA, formSchema: TAG_SCHEMA });
 
   test('adds each tag with Enter, reads the chips back, and the form goes once with both (Enter never submits it early)', async ({
     autofill,
   }) => {
-    const { result, posts, logs } = await run(
-      autofill,
-      '/tags/form',
-      '/submit/tags',
-      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
-      TAG_SCHEMA,
-    );
+    const { result, posts, logs } = await runTags(autofill, '/tags/form');
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([
       { organisation: 'Northside Garden', keywords: ['food growing', 'youth'] },
@@ -230,13 +228,7 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
   });
 
   test('a box that makes no tag fails the job naming it; nothing is sent', async ({ autofill }) => {
-    const { result, posts } = await run(
-      autofill,
-      '/tags/plain',
-      '/submit/tags',
-      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
-      TAG_SCHEMA,
-    );
+    const { result, posts } = await runTags(autofill, '/tags/plain');
     expect(result).toEqual({
       error: expect.stringContaining("'Keywords describing the project' made no tag of 'food growing'"),
     });
@@ -246,13 +238,7 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
   test('a bare box (no chip, no hint yet) given a list is tried as a tag input: each value made a tag, read back, sent once', async ({
     autofill,
   }) => {
-    const { result, posts, logs } = await run(
-      autofill,
-      '/tags/bare',
-      '/submit/tags',
-      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
-      TAG_SCHEMA,
-    );
+    const { result, posts, logs } = await runTags(autofill, '/tags/bare');
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([
       { organisation: 'Northside Garden', keywords: ['food growing', 'youth'] },
@@ -267,13 +253,7 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     autofill,
     formPage,
   }) => {
-    const { result, posts } = await run(
-      autofill,
-      '/tags/bare-text',
-      '/submit/tags',
-      { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
-      TAG_SCHEMA,
-    );
+    const { result, posts } = await runTags(autofill, '/tags/bare-text');
     expect(result).toEqual({
       error: expect.stringMatching(
         /'Keywords describing the project' made no tag of 'food growing' on Enter or a comma, so it takes one text, not the list 'food growing', 'youth'/,
@@ -291,7 +271,7 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     const ctx = fakeContext({
       page: formPage,
       startUrl: forms.url('/tags/bare-text'),
-      formData: { organisation_name: 'Northside Garden', keywords: ['food growing', 'youth'] },
+      formData: TAG_DATA,
       formSchema: TAG_SCHEMA,
       answers: ['food growing and youth work'],
     });
