@@ -85,23 +85,41 @@ describe('settings: keys, webhooks, system, model providers', () => {
   it('settings show the data folder and apply job concurrency', async () => {
     const page = await world.openConsole({ hash: '#/settings' });
     await expect.poll(() => page.getByTestId('data-dir').textContent(), { timeout: 10_000 }).toBe(world.svc.dataDir); // (10 s: the settings load is slow on a busy machine)
-    // The reload after a save arrives late (as on a busy machine); typing in another field meanwhile must survive it.
+    // The reload after a save arrives late (as on a busy machine): it is held until the person has typed in
+    // another field, which must survive it. What shows it was applied: record_video, changed meanwhile through
+    // the API, is what the reload brings.
+    const recording = (await world.api.call('getSettings')).record_video;
     let reloads = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await page.route('**/admin/settings', async (route) => {
       if (route.request().method() === 'GET') {
         reloads += 1;
-        await new Promise((r) => setTimeout(r, 700));
+        await held;
       }
       await route.continue();
     });
-    await page.getByLabel('Jobs at once').fill('4');
-    await page.getByLabel('Jobs at once').press('Enter');
-    await page.getByLabel('Chromium path').fill('/nonexistent/chromium');
-    await page.getByText('Job concurrency saved').waitFor();
-    await expect.poll(() => reloads).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(await page.getByLabel('Chromium path').inputValue()).toBe('/nonexistent/chromium');
-    await page.unroute('**/admin/settings');
+    try {
+      await page.getByLabel('Jobs at once').fill('4');
+      await page.getByLabel('Jobs at once').press('Enter');
+      await page.getByLabel('Chromium path').fill('/nonexistent/chromium');
+      await page.getByText('Job concurrency saved').waitFor();
+      await expect.poll(() => reloads).toBeGreaterThan(0);
+      await world.api.call('updateSettings', { body: { record_video: !recording } });
+      release();
+      await expect
+        .poll(() => page.getByLabel('Record jobs and sessions by default').isChecked(), {
+          message: 'the held reload to be applied (the record box shows the setting changed meanwhile)',
+        })
+        .toBe(!recording);
+      expect(await page.getByLabel('Chromium path').inputValue()).toBe('/nonexistent/chromium');
+    } finally {
+      release();
+      await page.unroute('**/admin/settings');
+      await world.api.call('updateSettings', { body: { record_video: recording } });
+    }
     expect((await world.api.call('getSettings')).job_concurrency).toBe(4);
     await page.getByRole('button', { name: 'Check and save' }).click();
     await page
