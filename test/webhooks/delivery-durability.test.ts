@@ -125,16 +125,26 @@ describe('webhook delivery: redelivery and restarts', () => {
         ).json()) as { job_id: string };
         await own.waitFor(1, '/status/500/1', 30_000);
         // Kill once the failed first attempt is on record and its retry (due in 1 s) is pending.
-        for (let i = 0; i < 100; i += 1) {
-          const list = (await (await api(first.url, `/webhooks/default/deliveries?job_id=${jobId}`)).json()) as {
-            deliveries: { attempts: number; status: string }[];
-          };
-          if (list.deliveries[0]?.attempts === 1 && list.deliveries[0].status === 'pending') break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        const deliveries = async (url: string) =>
+          (
+            (await (await api(url, `/webhooks/default/deliveries?job_id=${jobId}`)).json()) as {
+              deliveries: { attempts: number; status: string }[];
+            }
+          ).deliveries;
+        await until(
+          async () => {
+            const [delivery] = await deliveries(first.url);
+            return delivery?.attempts === 1 && delivery.status === 'pending';
+          },
+          'the first attempt on record with its retry pending',
+          {
+            fail: async () =>
+              ((await deliveries(first.url))[0]?.attempts ?? 0) > 1 ? 'the retry was already sent' : undefined,
+          },
+        );
+        const exited = new Promise((r) => first.child.once('exit', r));
         first.child.kill('SIGKILL');
-        await new Promise((r) => first.child.once('exit', r));
-        await new Promise((r) => setTimeout(r, 1500));
+        await exited;
         expect(own.received).toHaveLength(1);
         const second = await serve(dataDir);
         try {
@@ -143,6 +153,13 @@ describe('webhook delivery: redelivery and restarts', () => {
           expect(hits[1]?.headers['x-webhook-id']).toBe(hits[0]?.headers['x-webhook-id']);
           expect(hits[1]?.headers['x-webhook-attempt']).toBe('2');
           expect(hits[1]?.body).toMatchObject({ job_id: jobId, event_type: 'completed', status: 'completed' });
+          // Once the restarted service has the delivery as succeeded, the receiver has exactly two attempts:
+          // the killed service sent nothing after its first (a retry it had under way would have arrived first).
+          await until(
+            async () => (await deliveries(second.url))[0]?.status === 'succeeded',
+            'the restarted service to record the delivery as succeeded',
+          );
+          expect(own.received.map((hit) => hit.headers['x-webhook-attempt'])).toEqual(['1', '2']);
         } finally {
           second.child.kill('SIGTERM');
           await new Promise((r) => second.child.once('exit', r));
