@@ -12,11 +12,16 @@ import {
   cellDate,
   cellsFor,
   datesIn,
+  monthCell,
+  monthViewYear,
   pickerIndex,
   shownMonth,
   shownMonths,
+  viewOf,
+  yearCell,
 } from '../../src-main/agent/autofill/calendarFiller.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
+import { type FrameScan, fromJsonText, scanPageText } from '../../src-main/agent/injected/index.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
 import { buildReactCorpus, REACT_CORPUS, reactCorpusHandlers, submitPath } from '../fixtures/react-forms/corpus.ts';
 import { launchTestBrowser } from '../helpers/chromium.ts';
@@ -29,6 +34,8 @@ const insurance = REACT_CORPUS.find((f) => f.name === 'react-aria-travel-insuran
 if (!insurance) throw new Error('corpus form react-aria-travel-insurance is missing');
 const cottage = REACT_CORPUS.find((f) => f.name === 'react-aria-cottage-booking');
 if (!cottage) throw new Error('corpus form react-aria-cottage-booking is missing');
+const library = REACT_CORPUS.find((f) => f.name === 'chakra-library-card');
+if (!library) throw new Error('corpus form chakra-library-card is missing');
 
 describe('calendar grid parts (pure)', () => {
   it('reads a day cell name as one date, whatever the words around it', () => {
@@ -54,6 +61,7 @@ describe('calendar grid parts (pure)', () => {
         year: { kind: 'select', options: ['1986'], shown: '1986' },
         months: [''],
         range: false,
+        views: [],
       }),
     ).toEqual({ year: 1986, month: 7 });
     expect(datesIn('Viewing date May 14, 2027')).toEqual([[{ year: 2027, month: 5, day: 14 }]]);
@@ -68,11 +76,73 @@ describe('calendar grid parts (pure)', () => {
         year: null,
         months: ['Viewing date, April 2027'],
         range: false,
+        views: [],
       }),
     ).toEqual({
       year: 2027,
       month: 4,
     });
+  });
+});
+
+describe('month and year views (pure)', () => {
+  const cell = (name: string, disabled = false) => ({
+    mark: name,
+    name,
+    disabled,
+    hidden: false,
+    selected: false,
+    grid: 0,
+  });
+  const facts = (heading: string, names: string[]) => ({
+    heading,
+    cells: names.map((n) => cell(n)),
+    prev: true,
+    next: false,
+    month: null,
+    year: null,
+    months: [heading],
+    range: false,
+    views: ['Switch to year view'],
+  });
+  it('tells a day, month or year view by what its cells name, and the year a month view is in', () => {
+    expect(monthCell('March 1958')).toEqual({ month: 3, year: 1958 });
+    expect(monthCell('Mar')).toEqual({ month: 3, year: null });
+    expect(monthCell('Choose Friday, March 7, 1958')).toBeNull();
+    expect(yearCell('1958')).toBe(1958);
+    expect(yearCell('March 1958')).toBeNull();
+    const months = ['January', 'February', 'March', 'April', 'May', 'June'];
+    expect(
+      viewOf(facts('December 2014', ['Choose Monday, December 1, 2014', 'Choose Tuesday, December 2, 2014'])),
+    ).toBe('day');
+    expect(
+      viewOf(
+        facts(
+          '2014',
+          months.map((m) => `${m} 2014`),
+        ),
+      ),
+    ).toBe('month');
+    expect(
+      monthViewYear(
+        facts(
+          'December 2014',
+          months.map((m) => `${m} 2014`),
+        ),
+      ),
+    ).toBe(2014);
+    // Cells naming the month alone: the year from the heading, only when it names exactly one.
+    expect(
+      monthViewYear(
+        facts(
+          '1958',
+          months.map((m) => m.slice(0, 3)),
+        ),
+      ),
+    ).toBe(1958);
+    expect(monthViewYear(facts('1950 – 1959', months))).toBeNull();
+    expect(viewOf(facts('2010 – 2019', ['2010', '2011', '2012', '2013']))).toBe('year');
+    expect(viewOf(facts('', ['Today', 'Clear', 'Done']))).toBeNull();
   });
 });
 
@@ -100,6 +170,7 @@ describe('two months side by side (pure)', () => {
     year: null,
     months: ['Stay dates, April 2027', 'Stay dates, May 2027'],
     range: true,
+    views: [],
   };
   it("reads each grid's month and takes a day only from its own month's grid, never the look-alike beside it", () => {
     expect(shownMonths(facts)).toEqual([
@@ -132,7 +203,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    const built = await buildReactCorpus([form, insurance, cottage]);
+    const built = await buildReactCorpus([form, insurance, cottage, library]);
     const [launched, started] = await Promise.all([launchTestBrowser(), startFormServer(reactCorpusHandlers(built))]);
     browser = launched.browser;
     closeBrowser = launched.close;
@@ -200,8 +271,9 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
 
   // Corpus form react-aria-travel-insurance: a date of birth from a calendar whose month and year are
   // dropdowns (React Aria Selects in the calendar's header; 1930-2008), trip dates as a range in a
-  // calendar shown on the page (from January 2027), the day cover starts in another calendar shown on the
-  // page (from January 2027). The form itself passes in the corpus test.
+  // calendar shown on the page with two months side by side (from January 2027; each grid draws the
+  // neighbouring month's days greyed and disabled, named as the real ones), the day cover starts in
+  // another calendar shown on the page (from January 2027). The form itself passes in the corpus test.
   const insured = (changes: JsonObject): JsonObject => ({ ...(insurance?.formData as JsonObject), ...changes });
 
   it("a year the calendar's year dropdown does not offer fails saying so; no neighbouring year, nothing sent", async () => {
@@ -214,6 +286,14 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     const run = await fill('', insurance, insured({ trip_dates: { start: '2026-12-28', end: '2027-01-03' } }));
     expect(run.sent).toEqual([]);
     expect(String(run.failure)).toMatch(/calendar of 'Trip dates' does not go to December 2026/);
+  }, 60_000);
+
+  it("an inline calendar showing January and February is one field; a trip ending 1 February is picked in February's grid, not January's greyed 1 February", async () => {
+    const run = await fill('', insurance, insured({ trip_dates: { start: '2027-01-28', end: '2027-02-01' } }));
+    expect(run.failure, run.logs.join('\n')).toBeUndefined();
+    expect(run.sent).toEqual([
+      { ...(insurance?.expected as object), trip: { departs: '2027-01-28', returns: '2027-02-01' } },
+    ]);
   }, 60_000);
 
   // Corpus form react-aria-cottage-booking: the stay is a range in a popup calendar behind "Choose dates"
@@ -236,6 +316,38 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     expect(String(run.failure)).toMatch(/Wednesday, May 12, 2027.*not available in the calendar of 'Stay dates'/);
     expect((await page.locator('#stay-button').innerText()).trim()).toBe('Choose dates');
   }, 60_000);
+
+  // Corpus form chakra-library-card: Chakra's DatePicker drawn without its input (a trigger "Open
+  // calendar" beside an untied <label>Date of birth</label>), opening on December 2014 (its max), with
+  // month and year views behind "Switch to month view" / "Switch to year view"; dates read back as
+  // MM/DD/YYYY. The corpus test fills 1958-03-07 through the year and month views (read back
+  // "03/07/1958", two ways, settled by the calendar opened again).
+  const card = (date_of_birth: string): JsonObject => ({ ...(library?.formData as JsonObject), date_of_birth });
+
+  it("a year after the calendar's last (2016, greyed in its year view) fails naming it; nothing sent", async () => {
+    const run = await fill('', library, card('2016-05-10'));
+    expect(run.sent).toEqual([]);
+    expect(String(run.failure)).toMatch(
+      /calendar of 'Date of birth' does not offer the year 2016 \('2016' is unavailable\)/,
+    );
+  }, 60_000);
+
+  it("ties a calendar trigger to its field's label by the page's structure, and never to a label two triggers share", async () => {
+    // Each field on its own line; `labelledBy` of the calendar controls found, by trigger id.
+    await page.setContent(`<form>
+      <div><label for="absent-input">Date of birth</label><div><button id="untied" type="button" aria-label="Open calendar" aria-haspopup="grid">Select date</button></div></div>
+      <div><label for="absent-2">Travel dates</label><div><button id="twin-a" type="button" aria-label="Open calendar" aria-haspopup="grid">Start</button><button id="twin-b" type="button" aria-label="Open calendar" aria-haspopup="grid">End</button></div></div>
+      <div><label for="city">City</label><input id="city"><button id="beside-input" type="button" aria-label="Open calendar" aria-haspopup="dialog">Pick</button></div>
+      <div><label>Renewal date <button id="wrapped" type="button" aria-haspopup="dialog">Choose date</button></label></div>
+      <fieldset><legend>Moving date</legend><button id="legend" type="button" aria-label="Open calendar" aria-haspopup="dialog">Pick</button></fieldset>
+      <div><button id="after" type="button" aria-label="Open calendar" aria-haspopup="grid">Select date</button><label for="gone">Start date</label></div>
+    </form>`);
+    const scan = fromJsonText<FrameScan>(await page.evaluate(scanPageText));
+    const calendars = Object.fromEntries(
+      scan.controls.filter((c) => c.type === 'calendar').map((c) => [c.id, c.labelledBy]),
+    );
+    expect(calendars).toEqual({ untied: 'Date of birth', wrapped: 'Renewal date', legend: 'Moving date' });
+  });
 
   it("a cover start day before the inline calendar's first month fails saying so, no neighbouring day; nothing sent", async () => {
     const run = await fill('', insurance, insured({ cover_start_date: '2026-12-31' }));

@@ -114,6 +114,9 @@ export function datesIn(text: string): DateParts[][] {
   return [...text.matchAll(re)].map((m) => dateReadings(m[0])).filter((r) => r.length > 0);
 }
 
+/** What the calendar shows, cell by cell, to see a view change (days to months, a page of years). */
+const viewKey = (f: CalendarFacts): string => `${f.heading}|${f.cells.map((c) => c.name).join(',')}`;
+
 /** What the grids show, to see the calendar move (two months shown move together). */
 const monthsKey = (f: CalendarFacts): string =>
   shownMonths(f)
@@ -134,6 +137,48 @@ export function pickerIndex(part: 'month' | 'year', text: string): number {
   if (word.length < 3) return -1;
   const i = MONTHS.findIndex((m) => m.startsWith(word));
   return i >= 0 ? i + 1 : -1;
+}
+
+/** What a month view's cell names: its month (1-12) and, when named, its year ("March 1958", "Mar", "3"); null for another cell. */
+export function monthCell(name: string): { month: number; year: number | null } | null {
+  const m = /^([a-z]+\.?|\d{1,2})(?:,?\s+(\d{4}))?$/i.exec(name.trim());
+  if (!m) return null;
+  const month = pickerIndex('month', m[1] as string);
+  return month > 0 ? { month, year: m[2] ? Number(m[2]) : null } : null;
+}
+
+/** The year a year view's cell names ("1958"), or null. */
+export function yearCell(name: string): number | null {
+  const t = name.trim();
+  return /^\d{4}$/.test(t) ? Number(t) : null;
+}
+
+/**
+ * Which view the calendar shows, by what its usable cells name: days ("Friday, March 7, 1958"),
+ * months ("March 1958", "Mar") or years ("1958"); null when it is none of them.
+ */
+export function viewOf(facts: CalendarFacts): 'day' | 'month' | 'year' | null {
+  const shown = facts.cells.filter((c) => !c.hidden);
+  if (shown.some((c) => cellDate(c.name) !== null)) return 'day';
+  const months = new Set(shown.map((c) => monthCell(c.name)?.month ?? 0).filter((m) => m > 0));
+  if (months.size >= 3 && shown.every((c) => monthCell(c.name) !== null)) return 'month';
+  const years = shown.filter((c) => yearCell(c.name) !== null);
+  if (years.length >= 3 && years.length === shown.length) return 'year';
+  return null;
+}
+
+/** The year a month view shows: the one its cells name, else the one four-digit year its heading or grid name holds; null when unsure. */
+export function monthViewYear(facts: CalendarFacts): number | null {
+  const named = new Set(
+    facts.cells
+      .filter((c) => !c.hidden)
+      .map((c) => monthCell(c.name)?.year)
+      .filter((y): y is number => typeof y === 'number'),
+  );
+  if (named.size === 1) return [...named][0] as number;
+  if (named.size > 1) return null;
+  const years = new Set([facts.heading, ...facts.months].flatMap((t) => t.match(/\b\d{4}\b/g) ?? []));
+  return years.size === 1 ? Number([...years][0]) : null;
 }
 
 function spelled(d: DateParts): string {
@@ -230,11 +275,97 @@ class CalendarDriver {
     await click(this.env, options.nth(index));
   }
 
+  /** Clicks a part of the calendar (a `data-portico-cal` stamp) and waits for what it shows to change; a problem when nothing changes. */
+  private async press(mark: string, what: string, stuck?: string): Promise<void> {
+    const before = viewKey(this.facts);
+    await click(this.env, this.target.frame.locator(`[data-portico-cal="${mark}"]`));
+    if (!(await this.until((f) => viewKey(f) !== before)))
+      await this.problem(stuck ?? `the calendar of '${this.target.label}' did not change after '${what}' was clicked`);
+  }
+
+  /**
+   * Moves a calendar that has month and year views (a grid of months or of years, reached by a header
+   * button such as "Switch to month view") to goal's month: the view switch, then in the year view the
+   * cell naming goal's year (paging by previous/next when the year is not shown), in the month view the
+   * cell naming goal's month — each chosen by its name, never by place — until the day view shows it.
+   * A year or month the view shows unavailable or cannot reach is a problem, never the nearest one.
+   */
+  private async byViews(goal: DateParts): Promise<void> {
+    const label = this.target.label;
+    const what = spelled(goal);
+    for (let action = 0; action < 60; action++) {
+      const f = this.facts;
+      const view = viewOf(f);
+      if (view === 'day') {
+        if (shownMonths(f).some((m) => m !== null && monthIndex(m) === monthIndex(goal))) return;
+        if (action > 0)
+          await this.problem(`the calendar of '${label}' did not show ${what} after its year and month were chosen`);
+        const shownYear = shownMonth(f)?.year;
+        const index = f.views.findIndex((v) => shownYear !== goal.year && /\b(years?|decades?)\b|^\d{4}$/i.test(v));
+        await this.press(`v${Math.max(index, 0)}`, f.views[Math.max(index, 0)] ?? '');
+        continue;
+      }
+      if (view === 'year') {
+        const years = f.cells.filter((c) => !c.hidden && yearCell(c.name) !== null);
+        const cell = years.find((c) => yearCell(c.name) === goal.year);
+        if (cell?.disabled)
+          await this.problem(
+            `the calendar of '${label}' does not offer the year ${goal.year} ('${cell.name}' is unavailable)`,
+          );
+        if (cell) {
+          await this.press(cell.mark, cell.name);
+          continue;
+        }
+        // Usable years only: a view drawing the years past the calendar's first or last greys them.
+        const usable = years.filter((c) => !c.disabled);
+        const all = (usable.length ? usable : years).map((c) => yearCell(c.name) as number);
+        const way = goal.year < Math.min(...all) ? 'prev' : 'next';
+        const stuck = `the calendar of '${label}' does not go to the year ${goal.year} (its years end at ${way === 'prev' ? Math.min(...all) : Math.max(...all)})`;
+        if (!f[way]) await this.problem(stuck);
+        await this.press(way, way === 'prev' ? 'previous' : 'next', stuck);
+        continue;
+      }
+      if (view === 'month') {
+        const year = monthViewYear(f);
+        if (year === null) await this.problem(`the calendar of '${label}' does not say which year its months are in`);
+        if (year === goal.year) {
+          const cell = f.cells.find((c) => !c.hidden && monthCell(c.name)?.month === goal.month);
+          if (!cell) await this.problem(`the calendar of '${label}' shows no month named ${what}`);
+          const c = cell as CalendarFacts['cells'][number];
+          if (c.disabled)
+            await this.problem(`the calendar of '${label}' does not offer ${what} ('${c.name}' is unavailable)`);
+          await this.press(c.mark, c.name);
+          continue;
+        }
+        const way = goal.year < (year as number) ? 'prev' : 'next';
+        // Far years through the year view; a neighbouring year (or no year view) a page at a time.
+        if (Math.abs(goal.year - (year as number)) > 1 && f.views.length) {
+          await this.press('v0', f.views[0] as string);
+          continue;
+        }
+        const stuck = `the calendar of '${label}' does not go to ${what}`;
+        if (!f[way]) await this.problem(stuck);
+        await this.press(way, way === 'prev' ? 'previous' : 'next', stuck);
+        continue;
+      }
+      await this.problem(`the calendar of '${label}' shows neither days, months nor years after its view changed`);
+    }
+    await this.problem(`the calendar of '${label}' does not go to ${what}`);
+  }
+
   /** Moves the calendar to the month of `goal`: by its month and year pickers when it has them and the month is not next door, else month by month. */
   async goTo(goal: DateParts): Promise<void> {
     const label = this.target.label;
     let picked = false;
+    let viewed = false;
     for (let step = 0; ; step++) {
+      // A calendar showing a month or year view (it opened on one, or a view was left open).
+      if (viewOf(this.facts) === 'month' || viewOf(this.facts) === 'year') {
+        if (viewed) await this.problem(`the calendar of '${label}' does not go back to its days`);
+        viewed = true;
+        await this.byViews(goal);
+        continue;
+      }
       const shown = shownMonths(this.facts);
       if (shown.some((m) => m === null) || !shown.length)
         await this.problem(`the calendar of '${label}' does not say which month it shows`);
@@ -269,6 +400,19 @@ class CalendarDriver {
             await this.problem(
               `the calendar of '${label}' did not move to ${spelled(goal)} when its month and year were chosen`,
             );
+        continue;
+      }
+      // No month and year pickers but month and year views: a month more than two away through them.
+      if (
+        !picked &&
+        !viewed &&
+        !month &&
+        !year &&
+        this.facts.views.length &&
+        (Math.abs(diff) > 2 || !this.facts[way])
+      ) {
+        viewed = true;
+        await this.byViews(goal);
         continue;
       }
       if (step >= MAX_STEPS || !this.facts[way])
@@ -423,9 +567,34 @@ export async function fillCalendar(env: FillEnv, target: Target, value: unknown)
     throw new AgentFailure(
       `'${target.label}' shows '${showing}' after choosing '${name}' in its calendar; no date was read back`,
     );
+  // A numeric date reading two ways (03/07/1958) is the day meant only if the calendar, opened again,
+  // marks that day selected.
+  const twoWays = found.length > 1 && found.some((d) => sameDay(d, goal));
+  if (twoWays && (await selectedWhenReopened(env, target, goal))) return { shown: iso, how };
   if (found.length !== 1 || !sameDay(found[0] as DateParts, goal))
     throw new AgentFailure(
-      `'${target.label}' shows '${showing}' after choosing '${name}' in its calendar, not ${iso}; the value was not placed`,
+      `'${target.label}' shows '${showing}' after choosing '${name}' in its calendar, not ${iso}${twoWays ? ' for certain (it reads two ways, and the calendar opened again did not show that day selected)' : ''}; the value was not placed`,
     );
   return { shown: iso, how };
+}
+
+/** Opens a popup calendar again: does it mark `goal` selected, and no other day? It is closed again either way. */
+async function selectedWhenReopened(env: FillEnv, target: Target, goal: DateParts): Promise<boolean> {
+  await click(env, locate(target));
+  let facts: CalendarFacts | null = null;
+  await waitFor(async () => {
+    facts = await readGrid(target);
+    return facts !== null;
+  }, 3000);
+  if (!facts) return false;
+  const selected = (facts as CalendarFacts).cells.filter((c) => c.selected && !c.hidden);
+  const ok =
+    selected.length > 0 &&
+    selected.every((c) => {
+      const d = cellDate(c.name);
+      return d !== null && sameDay(d, goal);
+    });
+  await new CalendarDriver(env, target, facts).close();
+  await waitFor(async () => (await readGrid(target)) === null, 1000);
+  return ok;
 }

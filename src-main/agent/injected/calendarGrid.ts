@@ -2,7 +2,8 @@
 // shown inline): what the visible calendar grid shows — the heading naming the month shown, each day
 // cell's accessible name and state, whether it has previous/next buttons, and the month and year
 // pickers it holds (a native select, or a button opening a listbox, named or filled as a month or a
-// year). A calendar showing two months or more side by side has a grid per month: every grid is read,
+// year), and the buttons switching it to a month or year view (stamped "v<i>", named in `views`). In
+// such a view the cells are months or years, named as such ("March 1958", "Mar", "1958"). A calendar showing two months or more side by side has a grid per month: every grid is read,
 // each cell saying which (`grid`), each grid by its name (`months`). Cells, buttons and pickers are stamped `data-portico-cal` ("c<i>", "prev", "next", "month",
 // "year") for the engine to click. `near` is an inline calendar's grid (the field itself, see
 // calendarScan.ts); null means the calendar a trigger opened: a grid shown inline on the page (stamped
@@ -11,6 +12,11 @@ import { byIds, clean, textOf, visible } from './dom.ts';
 import type { CalendarFacts, CalendarPicker } from './scanTypes.ts';
 
 const MONTH_NAMES = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i;
+/** A button's name saying it shows a month or year view. */
+const VIEW =
+  /\b(months?|years?|decades?)\s+view\b|\b(switch|go|change|choose|select|pick|show)\b.*\b(months?|years?|decades?)\b/i;
+/** A header button naming the month or year shown ("March 2025", "Mar", "2025"). */
+const HEADER_PART = /^((jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(\s+\d{4})?|\d{4})$/i;
 
 export default function calendarGrid(near: Element | null): CalendarFacts | null {
   const grids = Array.from(document.querySelectorAll('[role=grid]')).filter(visible);
@@ -44,7 +50,9 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
   for (const [index, g] of shownGrids.entries())
     for (const cell of Array.from(g.querySelectorAll('[role=gridcell],td'))) {
       const button = cell.querySelector('button,[role=button]') ?? cell;
-      const name = clean(button.getAttribute('aria-label')) || clean(cell.getAttribute('aria-label'));
+      // A month or year view's cell may be named by its text only ("Mar", "1958").
+      const name =
+        clean(button.getAttribute('aria-label')) || clean(cell.getAttribute('aria-label')) || clean(textOf(button));
       if (!name) continue;
       const hidden = !visible(button) || !!button.closest('[aria-hidden=true]');
       const disabled =
@@ -71,8 +79,10 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
     b.setAttribute('data-portico-cal', re.source.startsWith('prev') ? 'prev' : 'next');
     return (b as HTMLButtonElement).disabled !== true && b.getAttribute('aria-disabled') !== 'true';
   };
-  const prev = nav(/prev|previous|back|earlier|‹|«|</i);
-  const next = nav(/next|forward|later|›|»|>/i);
+  const PREV = /prev|previous|back|earlier|‹|«|</i;
+  const NEXT = /next|forward|later|›|»|>/i;
+  const prev = nav(PREV);
+  const next = nav(NEXT);
   // Month and year pickers: shown, not hidden from assistive technology (a custom select's hidden native twin).
   const pickers = Array.from(box.querySelectorAll('select,[role=combobox],button[aria-haspopup=listbox]')).filter(
     (p) => !p.closest('[role=grid]') && visible(p) && !p.closest('[aria-hidden=true]'),
@@ -104,6 +114,18 @@ export default function calendarGrid(near: Element | null): CalendarFacts | null
   };
   const month = picker('month');
   const year = picker('year');
+  // Buttons switching the calendar to a month or year view: named so ("Switch to month view", "Choose
+  // year") or naming what the header shows ("March 2025", "2025", "March"); never previous/next.
+  const views: string[] = [];
+  for (const b of buttons) {
+    const name = nameOf(b);
+    if (!name || PREV.test(name) || NEXT.test(name) || b.hasAttribute('data-portico-cal')) continue;
+    if ((b as HTMLButtonElement).disabled === true || b.getAttribute('aria-disabled') === 'true') continue;
+    const says = VIEW.test(name) || HEADER_PART.test(name);
+    if (!says) continue;
+    b.setAttribute('data-portico-cal', `v${views.length}`);
+    views.push(name);
+  }
   const range = shownGrids.some((g) => g.getAttribute('aria-multiselectable') === 'true');
-  return { heading, cells, prev, next, month, year, months, range };
+  return { heading, cells, prev, next, month, year, months, range, views };
 }

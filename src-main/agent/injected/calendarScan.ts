@@ -3,7 +3,7 @@
 // date ("Choose date", "Calendar") or whose field label (the other elements its `aria-labelledby`
 // names, the `role=group` around it) says it is a date is ONE date field: a ScannedControl of type
 // `calendar` on the trigger, labelled by the field's label, never a button to press for moving on.
-import { byIds, clean, textOf, visible } from './dom.ts';
+import { byIds, clean, ownGroupAncestors, textOf, visible } from './dom.ts';
 import { rowOf, widgetControl } from './scanFields.ts';
 import type { ScannedControl } from './scanTypes.ts';
 
@@ -17,14 +17,48 @@ function isButton(el: Element): boolean {
   return el.tagName === 'BUTTON' || (el.getAttribute('role') || '').toLowerCase() === 'button';
 }
 
-/** The trigger's field label: what its aria-labelledby names besides itself, else its group's label. */
+/** What counts as another field beside a trigger: a field, a widget, another popup trigger. */
+const OTHER_FIELDS =
+  'input:not([type=hidden]),select,textarea,[role=combobox],[role=textbox],[role=spinbutton],[role=slider],[role=radio],[role=checkbox],[role=switch],[role=listbox],[role=grid],[aria-haspopup],[aria-expanded]';
+
+/**
+ * A label in the trigger's own field group that is tied to nothing else: the group is an ancestor
+ * holding no other field (`ownGroupAncestors`), the innermost one holding a `<label>` or a fieldset's
+ * `<legend>`; it must hold exactly one, before the trigger, labelling no element (`<label for>` naming an
+ * input the page does not draw — a date picker drawn without its input —, or a label wrapping nothing).
+ * Two labels there, or a label of another element, is no label: never a guess.
+ */
+function untiedLabelOf(el: Element): string {
+  for (const group of ownGroupAncestors(el, { fields: OTHER_FIELDS, maxDepth: 4, acrossShadow: false })) {
+    const labels = Array.from(group.querySelectorAll('label')).filter((l) => !l.contains(el));
+    const legend = group.tagName === 'FIELDSET' ? Array.from(group.children).find((c) => c.tagName === 'LEGEND') : null;
+    if (!labels.length && legend) return textOf(legend);
+    if (!labels.length) continue;
+    const label = labels[0] as HTMLLabelElement;
+    if (labels.length > 1 || label.control) return '';
+    const before = (label.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+    return before ? textOf(label) : '';
+  }
+  return '';
+}
+
+/**
+ * The trigger's field label: what its aria-labelledby names besides itself, else its group's label,
+ * else a `<label>` wrapping it (without the trigger's own text), else an untied label or legend of its
+ * own field group (`untiedLabelOf`).
+ */
 function fieldLabelOf(el: Element): string {
   const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter((id) => id && id !== el.id);
   const own = byIds(el, ids.join(' '));
   if (own) return own;
   const group = el.closest('[role=group]');
-  if (!group) return '';
-  return clean(group.getAttribute('aria-label')) || byIds(group, group.getAttribute('aria-labelledby'));
+  const grouped = group
+    ? clean(group.getAttribute('aria-label')) || byIds(group, group.getAttribute('aria-labelledby'))
+    : '';
+  if (grouped) return grouped;
+  const wrap = el.closest('label');
+  if (wrap) return clean(textOf(wrap).replace(textOf(el), ''));
+  return untiedLabelOf(el);
 }
 
 /** Is this element the trigger of a calendar-only date field? */
@@ -75,13 +109,15 @@ function inlineLabelOf(grid: Element, box: Element): string {
 
 /**
  * Calendars shown on the page with no trigger: a visible `role=grid` whose day cells carry dated
- * names, outside any dialog or popup, not beside a box taking a typed date, with a label. Each grid is
+ * names, outside any dialog or popup, not beside a box taking a typed date, with a label; grids sharing
+ * one calendar region and one label (two months side by side) are one calendar. Each grid is
  * stamped `data-portico-inline-cal` (a trigger's popup calendar is never taken for it); the elements
  * of its calendar (day cells, previous/next buttons, month and year pickers) are parts of it, never
  * fields or buttons of their own (`parts`).
  */
 export function inlineCalendars(all: Element[], parts: Set<Element>): Array<{ grid: Element; label: string }> {
   const out: Array<{ grid: Element; label: string }> = [];
+  const boxes: Array<{ box: Element; label: string }> = [];
   for (const grid of all) {
     if ((grid.getAttribute('role') || '').toLowerCase() !== 'grid' || !visible(grid)) continue;
     if (grid.closest('[role=dialog],dialog,[aria-modal=true],[popover]') || datedCells(grid) < 7) continue;
@@ -92,6 +128,10 @@ export function inlineCalendars(all: Element[], parts: Set<Element>): Array<{ gr
     const label = inlineLabelOf(grid, box);
     if (!label) continue;
     grid.setAttribute('data-portico-inline-cal', '1');
+    // Two months or more side by side: the grids of one calendar (one region, one label) are one field,
+    // on its first grid; calendarGrid.ts reads them all.
+    if (boxes.some((b) => b.box === box && b.label === label)) continue;
+    boxes.push({ box, label });
     for (const el of Array.from(box.querySelectorAll('*'))) if (el !== grid) parts.add(el);
     out.push({ grid, label });
   }

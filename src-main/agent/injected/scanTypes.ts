@@ -120,6 +120,8 @@ export interface CalendarFacts {
   /** Month and year pickers inside the calendar (stamped "month" / "year"), or null. */
   month: CalendarPicker | null;
   year: CalendarPicker | null;
+  /** Names of the buttons switching the calendar to a month or year view, in order (stamped "v0", "v1", …). */
+  views: string[];
 }
 
 /** A part of a sectioned date or time field. */

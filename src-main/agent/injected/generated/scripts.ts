@@ -339,12 +339,32 @@ var __porticoInjected = (function() {
 	function isButton(el) {
 		return el.tagName === "BUTTON" || (el.getAttribute("role") || "").toLowerCase() === "button";
 	}
+	const OTHER_FIELDS = "input:not([type=hidden]),select,textarea,[role=combobox],[role=textbox],[role=spinbutton],[role=slider],[role=radio],[role=checkbox],[role=switch],[role=listbox],[role=grid],[aria-haspopup],[aria-expanded]";
+	function untiedLabelOf(el) {
+		for (const group of ownGroupAncestors(el, {
+			fields: OTHER_FIELDS,
+			maxDepth: 4,
+			acrossShadow: false
+		})) {
+			const labels = Array.from(group.querySelectorAll("label")).filter((l) => !l.contains(el));
+			const legend = group.tagName === "FIELDSET" ? Array.from(group.children).find((c) => c.tagName === "LEGEND") : null;
+			if (!labels.length && legend) return textOf(legend);
+			if (!labels.length) continue;
+			const label = labels[0];
+			if (labels.length > 1 || label.control) return "";
+			return (label.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0 ? textOf(label) : "";
+		}
+		return "";
+	}
 	function fieldLabelOf(el) {
 		const own = byIds(el, (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter((id) => id && id !== el.id).join(" "));
 		if (own) return own;
 		const group = el.closest("[role=group]");
-		if (!group) return "";
-		return clean(group.getAttribute("aria-label")) || byIds(group, group.getAttribute("aria-labelledby"));
+		const grouped = group ? clean(group.getAttribute("aria-label")) || byIds(group, group.getAttribute("aria-labelledby")) : "";
+		if (grouped) return grouped;
+		const wrap = el.closest("label");
+		if (wrap) return clean(textOf(wrap).replace(textOf(el), ""));
+		return untiedLabelOf(el);
 	}
 	function isCalendarTrigger(el) {
 		if (!isButton(el) || el.closest("[role=grid]")) return false;
@@ -377,6 +397,7 @@ var __porticoInjected = (function() {
 	}
 	function inlineCalendars(all, parts) {
 		const out = [];
+		const boxes = [];
 		for (const grid of all) {
 			if ((grid.getAttribute("role") || "").toLowerCase() !== "grid" || !visible(grid)) continue;
 			if (grid.closest("[role=dialog],dialog,[aria-modal=true],[popover]") || datedCells(grid) < 7) continue;
@@ -386,6 +407,11 @@ var __porticoInjected = (function() {
 			const label = inlineLabelOf(grid, box);
 			if (!label) continue;
 			grid.setAttribute("data-portico-inline-cal", "1");
+			if (boxes.some((b) => b.box === box && b.label === label)) continue;
+			boxes.push({
+				box,
+				label
+			});
 			for (const el of Array.from(box.querySelectorAll("*"))) if (el !== grid) parts.add(el);
 			out.push({
 				grid,
@@ -1629,6 +1655,8 @@ var __porticoInjected = (function() {
 	}
 	// src-main/agent/injected/calendarGrid.ts
 	const MONTH_NAMES = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i;
+	const VIEW = /\\b(months?|years?|decades?)\\s+view\\b|\\b(switch|go|change|choose|select|pick|show)\\b.*\\b(months?|years?|decades?)\\b/i;
+	const HEADER_PART = /^((jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\\.?(\\s+\\d{4})?|\\d{4})$/i;
 	function calendarGrid(near) {
 		const grids = Array.from(document.querySelectorAll("[role=grid]")).filter(visible);
 		const popups = grids.filter((g) => !g.closest("[data-portico-inline-cal]"));
@@ -1649,7 +1677,7 @@ var __porticoInjected = (function() {
 		const months = shownGrids.map((g) => nameOf(g));
 		for (const [index, g] of shownGrids.entries()) for (const cell of Array.from(g.querySelectorAll("[role=gridcell],td"))) {
 			const button = cell.querySelector("button,[role=button]") ?? cell;
-			const name = clean(button.getAttribute("aria-label")) || clean(cell.getAttribute("aria-label"));
+			const name = clean(button.getAttribute("aria-label")) || clean(cell.getAttribute("aria-label")) || clean(textOf(button));
 			if (!name) continue;
 			const hidden = !visible(button) || !!button.closest("[aria-hidden=true]");
 			const disabled = button.getAttribute("aria-disabled") === "true" || cell.getAttribute("aria-disabled") === "true" || button.disabled === true;
@@ -1671,8 +1699,10 @@ var __porticoInjected = (function() {
 			b.setAttribute("data-portico-cal", re.source.startsWith("prev") ? "prev" : "next");
 			return b.disabled !== true && b.getAttribute("aria-disabled") !== "true";
 		};
-		const prev = nav(/prev|previous|back|earlier|‹|«|</i);
-		const next = nav(/next|forward|later|›|»|>/i);
+		const PREV = /prev|previous|back|earlier|‹|«|</i;
+		const NEXT = /next|forward|later|›|»|>/i;
+		const prev = nav(PREV);
+		const next = nav(NEXT);
 		const pickers = Array.from(box.querySelectorAll("select,[role=combobox],button[aria-haspopup=listbox]")).filter((p) => !p.closest("[role=grid]") && visible(p) && !p.closest("[aria-hidden=true]"));
 		const picker = (part) => {
 			for (const p of pickers) {
@@ -1697,15 +1727,27 @@ var __porticoInjected = (function() {
 			}
 			return null;
 		};
+		const month = picker("month");
+		const year = picker("year");
+		const views = [];
+		for (const b of buttons) {
+			const name = nameOf(b);
+			if (!name || PREV.test(name) || NEXT.test(name) || b.hasAttribute("data-portico-cal")) continue;
+			if (b.disabled === true || b.getAttribute("aria-disabled") === "true") continue;
+			if (!(VIEW.test(name) || HEADER_PART.test(name))) continue;
+			b.setAttribute("data-portico-cal", \`v\${views.length}\`);
+			views.push(name);
+		}
 		return {
 			heading,
 			cells,
 			prev,
 			next,
-			month: picker("month"),
-			year: picker("year"),
+			month,
+			year,
 			months,
-			range: shownGrids.some((g) => g.getAttribute("aria-multiselectable") === "true")
+			range: shownGrids.some((g) => g.getAttribute("aria-multiselectable") === "true"),
+			views
 		};
 	}
 	return calendarGrid;
