@@ -5,7 +5,8 @@ import type { Page } from 'playwright-core';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { SubmissionReceipt } from '../../src-main/agent/agentTypes.ts';
 import { page as htmlPage, type Handler } from '../helpers/formServer.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext, type FakeContext, type FakeOptions } from './fakeContext.ts';
 
 const html =
@@ -143,7 +144,8 @@ function pages(): Record<string, Handler> {
   };
 }
 
-const test = withForms(pages());
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest(pages());
 
 describe('AutofillAgent — completed means a submission was seen, and what is sent is checked first', () => {
   const context = (page: Page, options: Omit<FakeOptions, 'page'> & { task?: string }): FakeContext => {
@@ -159,7 +161,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   };
 
   test('follows the link the task names to the form, fills it and completes with the values sent', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = context(page, {
@@ -187,7 +189,10 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(ctx.steps[0]?.description).toContain("Click the 'Open the application' link");
   });
 
-  test('never completes when the form is a link away and the task does not name the link', async ({ page, forms }) => {
+  test('never completes when the form is a link away and the task does not name the link', async ({
+    formPage: page,
+    forms,
+  }) => {
     const before = forms.postsTo('/submit/linked').length;
     const ctx = context(page, {
       startUrl: forms.url('/linked/start'),
@@ -213,7 +218,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test('with a human, Continue goes on from the page the human brought on screen (the live view), and completes once the form is sent', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const before = forms.postsTo('/submit/linked').length;
@@ -239,14 +244,17 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(result).toMatchObject({ submitted: true, receipt: { verified: ['full_name', 'email'] } });
   });
 
-  test('a Submit button that only shows "Thank you" (no request) is not a submission', async ({ page, forms }) => {
+  test('a Submit button that only shows "Thank you" (no request) is not a submission', async ({
+    formPage: page,
+    forms,
+  }) => {
     const ctx = context(page, { startUrl: forms.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: nothing was sent/);
     expect(ctx.logs.join('\n')).toContain("clicking 'Submit'");
   });
 
   test('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = context(page, { startUrl: forms.url('/phone'), formData: { mobile_phone: '+1 503 555 0182' } });
@@ -256,7 +264,10 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(forms.postsTo('/submit/phone')).toHaveLength(0);
   });
 
-  test('asks Send / Correct / Cancel about a held request; Cancel never sends it', async ({ page, forms }) => {
+  test('asks Send / Correct / Cancel about a held request; Cancel never sends it', async ({
+    formPage: page,
+    forms,
+  }) => {
     const ctx = context(page, {
       startUrl: forms.url('/phone'),
       formData: { mobile_phone: '+1 503 555 0182' },
@@ -271,7 +282,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test("Correct types the human's value and checks the request again; Send sends it as it was", async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const corrected = context(page, {
@@ -305,7 +316,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test('reads a typed value back: a mask that shifted the digits is retyped in the national spelling, one that drops a digit fails', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = context(page, { startUrl: forms.url('/masked'), formData: { mobile_phone: '+1 503 555 0182' } });
@@ -334,7 +345,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test("a select whose submitted value is not its label verifies by the option's value; a page that changes the option before sending is held", async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ok = context(page, { startUrl: forms.url('/state'), formData: { state: 'Texas' } });
@@ -350,7 +361,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test('a one-time code sent one character per field (six named boxes, or one name repeated) is verified; a page that changes a character before sending is held', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const schema = {
@@ -395,7 +406,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test('receipt of a fetch with a nested JSON body: fields flattened, sha256 of the bytes the forms got, its status', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = context(page, {
@@ -421,7 +432,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(result).toMatchObject({ submitted: true, reference: 'REG-4411' });
   });
 
-  test('receipt of a GraphQL mutation: the variables are the fields', async ({ page, forms }) => {
+  test('receipt of a GraphQL mutation: the variables are the fields', async ({ formPage: page, forms }) => {
     const ctx = context(page, {
       startUrl: forms.url('/graphql-form'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
@@ -439,7 +450,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     });
   });
 
-  test('receipt of a GET form: the query is what was sent, no body', async ({ page, forms }) => {
+  test('receipt of a GET form: the query is what was sent, no body', async ({ formPage: page, forms }) => {
     const ctx = context(page, {
       startUrl: forms.url('/search'),
       formData: { course_name: 'Pottery for beginners', town: 'York' },
@@ -458,7 +469,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     expect(result).toMatchObject({ submitted: true, final_url: expect.stringContaining('/results?q=') });
   });
 
-  test('receipt of a sendBeacon carrying the values', async ({ page, forms }) => {
+  test('receipt of a sendBeacon carrying the values', async ({ formPage: page, forms }) => {
     const ctx = context(page, {
       startUrl: forms.url('/beacon'),
       formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
@@ -478,7 +489,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
   });
 
   test('receipt of a multipart form with a file, and of a urlencoded form with its password masked', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const file = {
