@@ -3,8 +3,7 @@ import type { Page } from 'playwright-core';
 import { AgentFailure, type FillReport } from '../../src-main/agent/agentTypes.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { page as html, type FormServer, type Handler } from '../helpers/formServer.ts';
-import { describe, expect } from '../helpers/fixtures.ts';
-import { autofillTest } from './autofillTest.ts';
+import { describe, expect, withForms } from '../helpers/fixtures.ts';
 import { fakeContext } from './fakeContext.ts';
 
 // Small forms for the trust rules: every key is placed with its meaning intact, asked about, or
@@ -46,8 +45,7 @@ function handlers(): Record<string, Handler> {
   );
 }
 
-// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
-const test = autofillTest(handlers());
+const test = withForms(handlers());
 
 describe('autofill trust: a value goes in with its meaning, or a human is asked, or the job fails naming the key', () => {
   /** Posts the site has received at `path` so far (the form server lives for the whole file). */
@@ -66,7 +64,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   };
 
   test("never takes a look-alike option: 'Zone Ø' is neither 'Café Zone ☕' nor 'Zone Über'", async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const before = posted(forms, '/submit/zone');
@@ -93,10 +91,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     });
   });
 
-  test('folds case and accents where the options stay distinct, and says so in the report', async ({
-    formPage: page,
-    forms,
-  }) => {
+  test('folds case and accents where the options stay distinct, and says so in the report', async ({ page, forms }) => {
     const { outcome, reports } = run(page, forms, 'zone', { zone: 'zone uber' });
     const { result } = await outcome;
     expect(forms.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'uber' });
@@ -107,7 +102,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test("asks about the value, not the field, when 'Bicycle' is no vehicle type — and asks again when the answer is none either", async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const { ctx, outcome } = run(
@@ -132,7 +127,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('fails after a second answer that is none of the options, without defaulting to the first', async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const before = posted(forms, '/submit/vehicle');
@@ -150,7 +145,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('without a human, a value that is no option fails the job naming the key — with an empty schema too', async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const before = [posted(forms, '/submit/vehicle'), posted(forms, '/submit/plan')];
@@ -167,7 +162,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     expect([posted(forms, '/submit/vehicle'), posted(forms, '/submit/plan')]).toEqual(before);
   });
 
-  test('ticks "I confirm the details are correct" for {confirm: true}', async ({ formPage: page, forms }) => {
+  test('ticks "I confirm the details are correct" for {confirm: true}', async ({ page, forms }) => {
     const { outcome } = run(page, forms, 'vehicle', { full_name: 'Ada', vehicle_type: 'car', confirm: true });
     const { result } = await outcome;
     expect(forms.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'car', declaration: 'on' });
@@ -179,7 +174,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('lists a key no control matches in `unplaced`; a required one fails, or a human says where it goes', async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const before = posted(forms, '/submit/plan');
@@ -221,7 +216,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('asks again when the answer to "which field" is none of the fields, instead of taking the first', async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -237,7 +232,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('places the last required key in the last required field only when the value fits it beyond doubt', async ({
-    formPage: page,
+    page,
     forms,
   }) => {
     const byOption = run(

@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, PAGE_CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { type NetnsBrowserHost, netnsAvailable, startBrowserHosts } from '../helpers/netns.ts';
 import { makeDataDir, startService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
@@ -41,7 +42,7 @@ describe.skipIf(!netnsAvailable())('console: browser hosts (needs root: ip netns
     );
     [svc, browser] = await Promise.all([
       startService(dataDir),
-      chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
+      chromium.launch({ executablePath: PAGE_CHROMIUM_PATH, args: CHROMIUM_ARGS }),
     ]);
   });
   afterAll(async () => {

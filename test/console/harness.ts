@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { chromium, type Browser, type Locator, type Page, type Request } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, PAGE_CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { afterAll, beforeAll } from 'vitest';
 import yazl from 'yazl';
 import { createApiClient, type ApiClient } from '../../src-main/contract/client.ts';
@@ -40,7 +41,14 @@ export interface ConsoleWorld {
  * with `unique` names and opens its own page, so tests pass alone and in any order.
  */
 export function useConsoleWorld(
-  options: { modelServer?: boolean; realAgents?: boolean; samples?: boolean; service?: Partial<AppOptions> } = {},
+  options: {
+    modelServer?: boolean;
+    realAgents?: boolean;
+    samples?: boolean;
+    service?: Partial<AppOptions>;
+    /** The full Chromium instead of the headless shell: what the page needs only a whole browser has (notifications). */
+    fullChromium?: boolean;
+  } = {},
 ): ConsoleWorld {
   const previousHeadless = process.env.PORTICO_HEADLESS;
   const opened: Page[] = [];
@@ -90,7 +98,10 @@ export function useConsoleWorld(
         ...(options.samples && { samples: true }),
         ...options.service,
       }),
-      chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
+      chromium.launch({
+        executablePath: options.fullChromium ? CHROMIUM_PATH : PAGE_CHROMIUM_PATH,
+        args: CHROMIUM_ARGS,
+      }),
     ]);
     world.api = createApiClient(async (request) => {
       const response = await fetch(`${world.svc.url}${request.path}`, {

@@ -9,7 +9,8 @@ declare global {
 }
 
 describe('desktop notifications for pending questions, opted in under Settings (issue 10 item 2)', () => {
-  const world = useConsoleWorld();
+  // Desktop notifications need the whole browser: the headless shell answers no permission prompt.
+  const world = useConsoleWorld({ fullChromium: true });
 
   it('announces each new question (also from a hidden tab), opens the job when clicked, and stops when turned off', async () => {
     // Another org with a question already waiting, and room for every job of the test to run at once.

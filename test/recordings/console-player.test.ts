@@ -1,4 +1,5 @@
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_ARGS, PAGE_CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
 import { scriptedRegistry } from '../helpers/scriptedAgents.ts';
@@ -16,7 +17,7 @@ describe('console job page plays the recording (real Chromium on the built conso
     pages = await startPageServer({ '/form': '<!doctype html><title>Test form</title><input id="colour">' });
     [svc, browser] = await Promise.all([
       startService(undefined, { agents: scriptedRegistry, rendererDir }),
-      chromium.launch({ executablePath: process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
+      chromium.launch({ executablePath: PAGE_CHROMIUM_PATH, args: CHROMIUM_ARGS }),
     ]);
     for (const [name, record] of [
       ['rec', true],

@@ -321,7 +321,6 @@ export interface ControlReads {
   readAndLeave: string;
   controlState: ControlState;
   selectedLabel: string;
-  segmentReading: SegmentReadingRaw;
 }
 
 export interface ControlReadArgs {
