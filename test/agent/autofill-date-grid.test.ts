@@ -332,7 +332,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     );
   }, 60_000);
 
-  it("ties a calendar trigger to its field's label by the page's structure, and never to a label two triggers share", async () => {
+  it("ties a calendar trigger to its field's label by the page's structure (or a hidden aria-labelledby target), and never to a label two triggers share", async () => {
     // Each field on its own line; `labelledBy` of the calendar controls found, by trigger id.
     await page.setContent(`<form>
       <div><label for="absent-input">Date of birth</label><div><button id="untied" type="button" aria-label="Open calendar" aria-haspopup="grid">Select date</button></div></div>
@@ -341,12 +341,19 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
       <div><label>Renewal date <button id="wrapped" type="button" aria-haspopup="dialog">Choose date</button></label></div>
       <fieldset><legend>Moving date</legend><button id="legend" type="button" aria-label="Open calendar" aria-haspopup="dialog">Pick</button></fieldset>
       <div><button id="after" type="button" aria-label="Open calendar" aria-haspopup="grid">Select date</button><label for="gone">Start date</label></div>
+      <div><span id="hidden-label" hidden>Date of <b>departure</b></span><button id="labelled-hidden" type="button" aria-labelledby="hidden-label" aria-haspopup="dialog">Choose date</button></div>
     </form>`);
     const scan = fromJsonText<FrameScan>(await page.evaluate(scanPageText));
     const calendars = Object.fromEntries(
       scan.controls.filter((c) => c.type === 'calendar').map((c) => [c.id, c.labelledBy]),
     );
-    expect(calendars).toEqual({ untied: 'Date of birth', wrapped: 'Renewal date', legend: 'Moving date' });
+    // An aria-labelledby target that is hidden still names it (accessible name computation).
+    expect(calendars).toEqual({
+      untied: 'Date of birth',
+      wrapped: 'Renewal date',
+      legend: 'Moving date',
+      'labelled-hidden': 'Date of departure',
+    });
   });
 
   it("a cover start day before the inline calendar's first month fails saying so, no neighbouring day; nothing sent", async () => {

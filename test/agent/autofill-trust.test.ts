@@ -3,7 +3,8 @@ import type { Page } from 'playwright-core';
 import { AgentFailure, type FillReport } from '../../src-main/agent/agentTypes.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { page as html, type FormServer, type Handler } from '../helpers/formServer.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext } from './fakeContext.ts';
 
 // Small forms for the trust rules: every key is placed with its meaning intact, asked about, or
@@ -45,7 +46,8 @@ function handlers(): Record<string, Handler> {
   );
 }
 
-const test = withForms(handlers());
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest(handlers());
 
 describe('autofill trust: a value goes in with its meaning, or a human is asked, or the job fails naming the key', () => {
   /** Posts the site has received at `path` so far (the form server lives for the whole file). */
@@ -64,7 +66,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   };
 
   test("never takes a look-alike option: 'Zone Ø' is neither 'Café Zone ☕' nor 'Zone Über'", async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const before = posted(forms, '/submit/zone');
@@ -91,7 +93,10 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     });
   });
 
-  test('folds case and accents where the options stay distinct, and says so in the report', async ({ page, forms }) => {
+  test('folds case and accents where the options stay distinct, and says so in the report', async ({
+    formPage: page,
+    forms,
+  }) => {
     const { outcome, reports } = run(page, forms, 'zone', { zone: 'zone uber' });
     const { result } = await outcome;
     expect(forms.postsTo('/submit/zone').at(-1)?.fields).toEqual({ zone: 'uber' });
@@ -102,7 +107,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test("asks about the value, not the field, when 'Bicycle' is no vehicle type — and asks again when the answer is none either", async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const { ctx, outcome } = run(
@@ -127,7 +132,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('fails after a second answer that is none of the options, without defaulting to the first', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const before = posted(forms, '/submit/vehicle');
@@ -145,7 +150,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('without a human, a value that is no option fails the job naming the key — with an empty schema too', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const before = [posted(forms, '/submit/vehicle'), posted(forms, '/submit/plan')];
@@ -162,7 +167,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
     expect([posted(forms, '/submit/vehicle'), posted(forms, '/submit/plan')]).toEqual(before);
   });
 
-  test('ticks "I confirm the details are correct" for {confirm: true}', async ({ page, forms }) => {
+  test('ticks "I confirm the details are correct" for {confirm: true}', async ({ formPage: page, forms }) => {
     const { outcome } = run(page, forms, 'vehicle', { full_name: 'Ada', vehicle_type: 'car', confirm: true });
     const { result } = await outcome;
     expect(forms.postsTo('/submit/vehicle').at(-1)?.fields).toEqual({ nm: 'Ada', vt: 'car', declaration: 'on' });
@@ -174,7 +179,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('lists a key no control matches in `unplaced`; a required one fails, or a human says where it goes', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const before = posted(forms, '/submit/plan');
@@ -216,7 +221,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('asks again when the answer to "which field" is none of the fields, instead of taking the first', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -232,7 +237,7 @@ describe('autofill trust: a value goes in with its meaning, or a human is asked,
   });
 
   test('places the last required key in the last required field only when the value fits it beyond doubt', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const byOption = run(

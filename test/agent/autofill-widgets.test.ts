@@ -2,15 +2,20 @@ import { AgentFailure } from '../../src-main/agent/agentTypes.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { errorThenFix, quoteResult } from '../fixtures/forms/dynamicPages.ts';
 import { seededRandom } from '../helpers/browserFixtures.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext } from './fakeContext.ts';
 
 const PDF = Buffer.from('%PDF-1.4 fake cv\n');
 
-const test = withForms({ ...errorThenFix(), ...quoteResult() });
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest({ ...errorThenFix(), ...quoteResult() });
 
 describe('AutofillAgent — validation, widgets, frames, results', () => {
-  test('reads the error summary, reformats the date and strips the phone, then succeeds', async ({ page, forms }) => {
+  test('reads the error summary, reformats the date and strips the phone, then succeeds', async ({
+    formPage: page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/errfix'),
@@ -27,7 +32,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     expect(ctx.logs.join('\n')).toContain('Date of birth must be a real date');
   });
 
-  test('fixes values that fail HTML5 constraint validation before submitting', async ({ page, forms }) => {
+  test('fixes values that fail HTML5 constraint validation before submitting', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/constraint.html'),
@@ -41,7 +46,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     });
   });
 
-  test('drives an ARIA combobox by typing and clicking the option', async ({ page, forms }) => {
+  test('drives an ARIA combobox by typing and clicking the option', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/combobox.html'),
@@ -51,7 +56,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     expect(forms.postsTo('/submit/combobox')[0]?.fields).toEqual({ country_code: 'GB', order_ref: 'ORD-1' });
   });
 
-  test('types into an input mask key by key, humanized where the portal says so', async ({ page, forms }) => {
+  test('types into an input mask key by key, humanized where the portal says so', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/masked.html'),
@@ -67,7 +72,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
   });
 
   test('falls back to key-by-key typing when fill() does not stick, and handles enhanced selects', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -92,7 +97,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     expect(forms.postsTo('/submit/enhanced')[0]?.fields).toEqual({ sess: 'pm', day: '2026-09-14' });
   });
 
-  test('fills a form inside open shadow roots', async ({ page, forms }) => {
+  test('fills a form inside open shadow roots', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/shadow.html'),
@@ -102,7 +107,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     expect(forms.postsTo('/submit/shadow')[0]?.fields).toEqual({ n: 'Katherine Johnson', e: 'kj@example.org' });
   });
 
-  test('fills a form inside a cross-origin iframe and reads the result from it', async ({ page, forms }) => {
+  test('fills a form inside a cross-origin iframe and reads the result from it', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/iframe.html'),
@@ -116,7 +121,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     });
   });
 
-  test('uploads files from a data URL and from file objects', async ({ page, forms }) => {
+  test('uploads files from a data URL and from file objects', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/upload.html'),
@@ -143,7 +148,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     ]);
   });
 
-  test('extracts the result per output_schema and coerces types', async ({ page, forms }) => {
+  test('extracts the result per output_schema and coerces types', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/quote.html'),
@@ -175,7 +180,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     });
   });
 
-  test('fails with a clear message when output_schema cannot be satisfied', async ({ page, forms }) => {
+  test('fails with a clear message when output_schema cannot be satisfied', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/quote.html'),
@@ -191,7 +196,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
     );
   });
 
-  test('fails instead of looping when the page never advances', async ({ page, forms }) => {
+  test('fails instead of looping when the page never advances', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({ page, startUrl: forms.url('/forms/stuck.html'), formData: { message: 'Hello' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
       "The form did not advance past 'Contact us' after clicking 'Send message' 3 times.",
@@ -201,7 +206,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
 
   describe('human in the loop', () => {
     test('asks for an unmatched option and a required field the data lacks, with the choices', async ({
-      page,
+      formPage: page,
       forms,
     }) => {
       const ctx = fakeContext({
@@ -222,7 +227,7 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       expect(forms.postsTo('/submit/hitl')[0]?.fields).toEqual({ nm: 'Ada Lovelace', br: 'ldse', mem: 'M-1234' });
     });
 
-    test('without HITL fails naming the field and the reason', async ({ page, forms }) => {
+    test('without HITL fails naming the field and the reason', async ({ formPage: page, forms }) => {
       const ctx = fakeContext({
         page,
         startUrl: forms.url('/forms/hitl.html'),
@@ -235,7 +240,10 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       );
     });
 
-    test('fails on a required control no key matches, and on a key no control matches', async ({ page, forms }) => {
+    test('fails on a required control no key matches, and on a key no control matches', async ({
+      formPage: page,
+      forms,
+    }) => {
       const missing = fakeContext({
         page,
         startUrl: forms.url('/forms/hitl.html'),
@@ -255,7 +263,10 @@ describe('AutofillAgent — validation, widgets, frames, results', () => {
       );
     });
 
-    test('treats equally good candidates as ambiguous: fails, or asks which field', async ({ page, forms }) => {
+    test('treats equally good candidates as ambiguous: fails, or asks which field', async ({
+      formPage: page,
+      forms,
+    }) => {
       const failing = fakeContext({ page, startUrl: forms.url('/forms/ambiguous.html'), formData: { city: 'Paris' } });
       await expect(new AutofillAgent().run(failing)).rejects.toThrow(
         "form_data key 'city' is ambiguous: it matches 'City' and 'City' equally well",

@@ -167,13 +167,15 @@ describe('injected scripts as built', () => {
       const root = document.getElementById('host')?.attachShadow({ mode: 'open' });
       if (root) root.innerHTML = '<input data-portico-id="p3" name="inner" value="Shadow">';
     });
-    const read = (pid: string, what: 'readAndLeave' | 'controlState' | 'selectedLabel') =>
+    const read = (pid: string, what: 'readAndLeave' | 'controlState' | 'selectedLabel' | 'segmentReading') =>
       page.mainFrame().evaluate(injected.controlRead, { pid, read: what });
     await page.locator('[data-portico-id="p1"]').focus();
     expect(await read('p1', 'readAndLeave')).toEqual({ found: 1, value: 'Leeds' });
     // readAndLeave leaves the field: it no longer has the focus.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BODY');
     expect(await read('p2', 'selectedLabel')).toEqual({ found: 1, value: 'PM' });
+    // A sectioned time field's AM/PM dropdown, read as a segment.
+    expect(await read('p2', 'segmentReading')).toEqual({ found: 1, value: { text: 'PM', now: null, valueText: '' } });
     expect(await read('p2', 'controlState')).toEqual({
       found: 1,
       value: { name: '', id: '', value: 'pm', checked: false, selected: ['pm'] },

@@ -540,9 +540,13 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
 
 /** What each segment of a sectioned field shows now. */
 async function readSegmentsNow(target: Target, field: SegmentedField): Promise<SegmentReading[]> {
-  // The segments' reads are sent together (each its own page call), not one round trip after another.
+  // The segments' reads are sent together, each one page call (readControl), not one round trip after another.
   const reads = await Promise.all(
-    field.list.map((s) => target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate(segmentReading)),
+    field.list.map((s) =>
+      readControl(target.frame, s.pid, 'segmentReading', () =>
+        target.frame.locator(`[data-portico-id="${s.pid}"]`).evaluate(segmentReading),
+      ),
+    ),
   );
   return field.list.map((s, i) => {
     const read = reads[i] as (typeof reads)[number];

@@ -1,5 +1,6 @@
 // Runs in the page: one of the reads the filler makes of a scanned control after filling it (what a text
-// control holds, then leaving it; the state the submission check needs; a select's chosen label),
+// control holds, then leaving it; the state the submission check needs; a select's chosen label; what a
+// segment of a sectioned date or time field shows),
 // found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes about eight
 // (find, wait, resolve the element into the page's world, preview the handle, release it). `found`
 // counts the elements carrying the id in the document and its open shadow roots, as Playwright's CSS
@@ -8,6 +9,7 @@
 import controlState from './controlState.ts';
 import readAndLeave from './readAndLeave.ts';
 import type { ControlRead, ControlReadArgs } from './scanTypes.ts';
+import segmentReading from './segmentReading.ts';
 import selectedLabel from './selectedLabel.ts';
 
 function withPid(pid: string): Element[] {
@@ -32,5 +34,7 @@ export default function controlRead(args: ControlReadArgs): ControlRead {
       return { found: 1, value: controlState(el) };
     case 'selectedLabel':
       return { found: 1, value: selectedLabel(el) };
+    case 'segmentReading':
+      return { found: 1, value: segmentReading(el) };
   }
 }

@@ -96,7 +96,36 @@ export function elementById(el: Node, id: string): Element | null {
   return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 }
 
-/** The text of the elements an IDREF list names (aria-labelledby, aria-describedby). */
+/**
+ * All the text under `node`, drawn or not (scripts, styles, option lists and input values left out):
+ * what the accessible name computation reads in an element an IDREF names that is itself hidden.
+ */
+function allTextOf(node: Node): string {
+  let out = '';
+  const walk = (n: Node): void => {
+    if (n.nodeType === TEXT_NODE) {
+      out += `${n.nodeValue} `;
+      return;
+    }
+    if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+    if (n.nodeType === ELEMENT_NODE && (SKIP_TEXT.has((n as Element).tagName) || (n as Element).tagName === 'INPUT'))
+      return;
+    for (const c of flatChildren(n)) walk(c);
+  };
+  walk(node);
+  return clean(out);
+}
+
+/** Drawn nowhere: no box (`display: none` on it or an ancestor), though not a `display: contents` wrapper. */
+function undrawn(el: Element): boolean {
+  return el.getClientRects().length === 0 && getComputedStyle(el).display !== 'contents';
+}
+
+/**
+ * The text of the elements an IDREF list names (aria-labelledby, aria-describedby). As the accessible
+ * name computation does, an element named there that is itself hidden (`display: none`, `hidden`, or
+ * inside such) gives all its text; a shown one its shown text (its hidden parts left out).
+ */
 export function byIds(el: Element, ids: string | null | undefined): string {
   return clean(
     (ids || '')
@@ -104,7 +133,8 @@ export function byIds(el: Element, ids: string | null | undefined): string {
       .filter(Boolean)
       .map((id) => {
         const t = elementById(el, id);
-        return t ? textOf(t) : '';
+        if (!t) return '';
+        return undrawn(t) ? allTextOf(t) : textOf(t);
       })
       .join(' '),
   );

@@ -321,6 +321,7 @@ export interface ControlReads {
   readAndLeave: string;
   controlState: ControlState;
   selectedLabel: string;
+  segmentReading: SegmentReadingRaw;
 }
 
 export interface ControlReadArgs {

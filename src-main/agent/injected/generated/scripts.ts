@@ -80,10 +80,28 @@ var __porticoInjected = (function() {
 		const root = el.getRootNode();
 		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 	}
+	function allTextOf(node) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE && (SKIP_TEXT.has(n.tagName) || n.tagName === "INPUT")) return;
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
+	}
+	function undrawn(el) {
+		return el.getClientRects().length === 0 && getComputedStyle(el).display !== "contents";
+	}
 	function byIds(el, ids) {
 		return clean((ids || "").split(/\\s+/).filter(Boolean).map((id) => {
 			const t = elementById(el, id);
-			return t ? textOf(t) : "";
+			if (!t) return "";
+			return undrawn(t) ? allTextOf(t) : textOf(t);
 		}).join(" "));
 	}
 	function parentAcross(n) {
@@ -1647,10 +1665,28 @@ var __porticoInjected = (function() {
 		const root = el.getRootNode();
 		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 	}
+	function allTextOf(node) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE && (SKIP_TEXT.has(n.tagName) || n.tagName === "INPUT")) return;
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
+	}
+	function undrawn(el) {
+		return el.getClientRects().length === 0 && getComputedStyle(el).display !== "contents";
+	}
 	function byIds(el, ids) {
 		return clean((ids || "").split(/\\s+/).filter(Boolean).map((id) => {
 			const t = elementById(el, id);
-			return t ? textOf(t) : "";
+			if (!t) return "";
+			return undrawn(t) ? allTextOf(t) : textOf(t);
 		}).join(" "));
 	}
 	// src-main/agent/injected/calendarGrid.ts
@@ -2594,6 +2630,41 @@ var __porticoInjected = (function() {
 		el.blur();
 		return value;
 	}
+	// src-main/agent/injected/segmentReading.ts
+	function segmentReading(el) {
+		if (el instanceof HTMLSelectElement) return {
+			text: (el.selectedOptions[0]?.text ?? "").trim(),
+			now: null,
+			valueText: ""
+		};
+		if ((el.getAttribute("role") || "").toLowerCase() === "combobox" || el.getAttribute("aria-haspopup") === "listbox") {
+			let out = "";
+			const walk = (n) => {
+				if (n.nodeType === Node.TEXT_NODE) out += \`\${n.nodeValue} \`;
+				else if (n.nodeType === Node.ELEMENT_NODE && n.getAttribute("aria-hidden") !== "true") for (const c of Array.from(n.childNodes)) walk(c);
+			};
+			walk(el);
+			return {
+				text: out.replace(/\\s+/g, " ").trim(),
+				now: null,
+				valueText: ""
+			};
+		}
+		if (el instanceof HTMLInputElement) {
+			const n = el.value.trim() === "" ? null : Number(el.value);
+			return {
+				text: el.value.trim(),
+				now: n,
+				valueText: ""
+			};
+		}
+		const now = el.getAttribute("aria-valuenow");
+		return {
+			text: (el.textContent ?? "").trim(),
+			now: now === null || now.trim() === "" ? null : Number(now),
+			valueText: el.getAttribute("aria-valuetext") ?? ""
+		};
+	}
 	// src-main/agent/injected/selectedLabel.ts
 	function selectedLabel(el) {
 		const sel = el;
@@ -2626,6 +2697,10 @@ var __porticoInjected = (function() {
 			case "selectedLabel": return {
 				found: 1,
 				value: selectedLabel(el)
+			};
+			case "segmentReading": return {
+				found: 1,
+				value: segmentReading(el)
 			};
 		}
 	}
