@@ -1,12 +1,14 @@
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext } from './fakeContext.ts';
 
-const test = withForms({});
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest({});
 
 describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
   test('checks div radios, checkboxes and switches by their accessible names and verifies aria-checked', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -36,7 +38,7 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
   });
 
   test('opens MUI-, Headless UI- and React-Select-style lists, picks by label and checks what they show', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -63,7 +65,7 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
   });
 
   test('asks with the list options when a value matches none of them (div listbox and react-select)', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -101,7 +103,10 @@ describe('AutofillAgent — ARIA widgets, contenteditable, datalist', () => {
     });
   });
 
-  test('types into contenteditable editors and picks datalist suggestions by label', async ({ page, forms }) => {
+  test('types into contenteditable editors and picks datalist suggestions by label', async ({
+    formPage: page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/editable.html'),

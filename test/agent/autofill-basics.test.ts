@@ -1,13 +1,15 @@
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { govukWizard } from '../fixtures/forms/dynamicPages.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext } from './fakeContext.ts';
 
 const wizard = govukWizard();
-const test = withForms(wizard.handlers);
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest(wizard.handlers);
 
 describe('AutofillAgent — labels, choices, wizards', () => {
-  test('matches keys to labels of every style and submits what it filled', async ({ page, forms }) => {
+  test('matches keys to labels of every style and submits what it filled', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/labels.html'),
@@ -59,7 +61,10 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     expect(ctx.logs.join('\n')).toContain('first_name →');
   });
 
-  test('flattens nested objects and uses fieldset legends to tell same-named fields apart', async ({ page, forms }) => {
+  test('flattens nested objects and uses fieldset legends to tell same-named fields apart', async ({
+    formPage: page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/nested.html'),
@@ -80,7 +85,7 @@ describe('AutofillAgent — labels, choices, wizards', () => {
   });
 
   test('chooses select options, radios, checkbox groups, split dates and single checkboxes', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -116,7 +121,7 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     });
   });
 
-  test('reveals a conditional field by choosing the option that shows it', async ({ page, forms }) => {
+  test('reveals a conditional field by choosing the option that shows it', async ({ formPage: page, forms }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/conditional.html'),
@@ -126,7 +131,10 @@ describe('AutofillAgent — labels, choices, wizards', () => {
     expect(forms.postsTo('/submit/conditional')[0]?.fields).toEqual({ has_pp: 'yes', ppn: '925665416' });
   });
 
-  test('waits for a client-rendered form and walks steps that swap without navigation', async ({ page, forms }) => {
+  test('waits for a client-rendered form and walks steps that swap without navigation', async ({
+    formPage: page,
+    forms,
+  }) => {
     const ctx = fakeContext({
       page,
       startUrl: forms.url('/forms/spa.html'),
@@ -142,7 +150,7 @@ describe('AutofillAgent — labels, choices, wizards', () => {
   });
 
   test('walks a GOV.UK wizard, confirms the check-your-answers page and reads the reference', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({

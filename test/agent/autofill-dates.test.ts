@@ -7,7 +7,8 @@ import {
   parseDateValue,
 } from '../../src-main/agent/autofill/dates.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext } from './fakeContext.ts';
 
 /** One date field on a page in the language `?lang=` names, with no format hint at all. */
@@ -20,7 +21,8 @@ function localePage(req: IncomingMessage, res: ServerResponse): void {
     <p><label for="dob">Date of birth</label> <input id="dob" name="dob"></p><button type="submit">Send</button></form></body></html>`);
 }
 
-const test = withForms({ '/locale': localePage });
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest({ '/locale': localePage });
 
 describe('autofill dates (no browser)', () => {
   test('reads dates written the ways people write them, and both ways when numeric and ambiguous', () => {
@@ -63,7 +65,7 @@ describe('autofill dates (no browser)', () => {
 
 describe('AutofillAgent — dates', () => {
   test('types non-ISO dates in the format each field shows by example or the page language implies, first time', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -85,7 +87,7 @@ describe('AutofillAgent — dates', () => {
     expect(ctx.steps).toHaveLength(2);
   });
 
-  test('follows lang="de" and lang="en-US" when a date field gives no hint', async ({ page, forms }) => {
+  test('follows lang="de" and lang="en-US" when a date field gives no hint', async ({ formPage: page, forms }) => {
     for (const lang of ['de', 'en-US']) {
       await new AutofillAgent().run(
         fakeContext({ page, startUrl: forms.url(`/locale?lang=${lang}`), formData: { date_of_birth: '1990-12-25' } }),
@@ -96,7 +98,7 @@ describe('AutofillAgent — dates', () => {
   });
 
   test('settles 10/12/2026 from the schema, else asks which date is meant, else fails saying how to fix it', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const hinted = fakeContext({

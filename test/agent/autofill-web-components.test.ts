@@ -1,15 +1,17 @@
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
-import { describe, expect, withForms } from '../helpers/fixtures.ts';
+import { describe, expect } from '../helpers/fixtures.ts';
+import { autofillTest } from './autofillTest.ts';
 import { fakeContext } from './fakeContext.ts';
 
 // test/fixtures/forms/web-components.html: hand-written custom elements (no library) with open shadow
 // roots — a labelled text field, a select with slotted options, form-associated radios whose role lives
 // in ElementInternals, a switch labelled by slotted text, a set of aria-pressed filter chips.
-const test = withForms({});
+// One page for the file (each job opens its own URL on it; autofillTest): a context per test cost ~40 % more CPU.
+const test = autofillTest({});
 
 describe('AutofillAgent — web components with shadow DOM', () => {
   test('fills controls inside shadow roots by their host labels and slotted text, and reads them back from the hosts', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
@@ -42,7 +44,7 @@ describe('AutofillAgent — web components with shadow DOM', () => {
   });
 
   test('asks with the chips offered when a value names none of them, and presses only the answer', async ({
-    page,
+    formPage: page,
     forms,
   }) => {
     const ctx = fakeContext({
