@@ -12,24 +12,27 @@ import {
   markCascadeList,
   markFilterBox,
   markListsBefore,
-  markTried,
   nextTreeItem,
   optionStates,
   optionsCheckable,
   readOptions,
   treeNodes,
+  type FindListboxArgs,
 } from '../injected/index.ts';
 import {
   click,
   FillProblem,
   locate,
+  markOf,
   optionProblem,
   pointerReaches,
+  readControl,
   shownValue,
   typeKeys,
   waitFor,
   type FillEnv,
   type FillResult,
+  type MarkedControl,
 } from './fillBase.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
@@ -38,8 +41,13 @@ import { asText, findChoice, realChoices, sameValue, type ChoiceLike, type Place
 import { findPathNode, matchAll, type PathNode, valuePath } from './widgetValues.ts';
 
 /** The widget's state: aria-checked, aria-pressed (toggle buttons), else the `checked` property (form-associated custom elements keep their ARIA state in ElementInternals). */
-async function ariaChecked(loc: Locator): Promise<boolean> {
-  return loc.evaluate(ariaCheckedState);
+async function ariaChecked(loc: Locator, at: MarkedControl): Promise<boolean> {
+  return readControl(at.frame, at.pid, 'ariaCheckedState', () => loc.evaluate(ariaCheckedState));
+}
+
+/** Whether the list `trigger` opened is found (marked for the filler), or with `mark` only noting the lists open now (findListbox.ts). */
+async function listFound(trigger: Locator, at: MarkedControl, args: FindListboxArgs): Promise<boolean> {
+  return readControl(at.frame, at.pid, 'findListbox', () => trigger.evaluate(findListbox, args), { listbox: args });
 }
 
 /** Sets an ARIA radio, checkbox or switch: a click, then Space on it (the APG keyboard way) if the click did not take; a state that flips back fails. */
@@ -51,10 +59,12 @@ export async function setAriaChecked(
   what: string,
 ): Promise<void> {
   const loc = locate(target, control);
-  if ((await ariaChecked(loc)) === checked) return;
-  const reached = (ms: number): Promise<boolean> => waitFor(async () => (await ariaChecked(loc)) === checked, ms, 50);
+  const at = markOf(target, control);
+  if ((await ariaChecked(loc, at)) === checked) return;
+  const reached = (ms: number): Promise<boolean> =>
+    waitFor(async () => (await ariaChecked(loc, at)) === checked, ms, 50);
   // A switch drawn under its own label (Carbon's Toggle) cannot take a pointer click: Space on it can.
-  const clickable = (await pointerReaches(loc, 1000)) === 'self';
+  const clickable = (await pointerReaches(loc, 1000, at)) === 'self';
   const started = performance.now();
   if (clickable) {
     await click(env, loc);
@@ -72,7 +82,7 @@ export async function setAriaChecked(
   // check has passed. The state must hold for as long again as the widget took to answer, else the job
   // fails saying so, and nothing is sent.
   const answeredInMs = performance.now() - started;
-  if (await waitFor(async () => (await ariaChecked(loc)) !== checked, answeredInMs + 500, 50))
+  if (await waitFor(async () => (await ariaChecked(loc, at)) !== checked, answeredInMs + 500, 50))
     throw new AgentFailure(
       `'${target.label}': ${what} changed again after a click and then Space (the widget answered the click late, ${Math.round(answeredInMs)} ms); not sent rather than sent ${checked ? 'unchecked' : 'checked'}`,
     );
@@ -82,11 +92,12 @@ export async function setAriaChecked(
 async function openListbox(env: FillEnv, target: Target, trigger: Locator): Promise<Locator | null> {
   const token = (target.controls[0] as ScannedControl).pid;
   const options = target.frame.locator(`[data-portico-option="${token}"]:visible`);
-  const found = (): Promise<boolean> => trigger.evaluate(findListbox, { token, mark: false });
-  await trigger.evaluate(findListbox, { token, mark: true });
+  const at = markOf(target);
+  const found = (): Promise<boolean> => listFound(trigger, at, { token, mark: false });
+  await listFound(trigger, at, { token, mark: true });
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
   // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
-  const clickable = (await pointerReaches(trigger, 600)) === 'self';
+  const clickable = (await pointerReaches(trigger, 600, at)) === 'self';
   if (!clickable) {
     await trigger.focus();
     await env.page.keyboard.press('ArrowDown');
@@ -128,7 +139,7 @@ async function filterList(env: FillEnv, target: Target, trigger: Locator, text: 
   ).join('\n');
   await box.fill(text, { timeout: 3000 });
   const changed = async (): Promise<boolean> => {
-    if (!(await trigger.evaluate(findListbox, { token, mark: false }))) return false;
+    if (!(await listFound(trigger, markOf(target), { token, mark: false }))) return false;
     return (
       (await target.frame.locator(`[data-portico-option="${token}"]:visible`).allInnerTexts()).join('\n') !== before
     );
@@ -139,7 +150,7 @@ async function filterList(env: FillEnv, target: Target, trigger: Locator, text: 
   // first drawn at its old scroll offset with no rows): the list is found and marked again at each
   // reading, and its rows are read once two readings 150 ms apart agree and show something (at most 2 s).
   const rows = async (): Promise<string> => {
-    await trigger.evaluate(findListbox, { token, mark: false }).catch(() => false);
+    await listFound(trigger, markOf(target), { token, mark: false }).catch(() => false);
     return target.frame
       .locator(`[data-portico-option="${token}"]:visible`)
       .allInnerTexts()
@@ -227,11 +238,11 @@ async function fillCascade(
   }
   const leaf = path[path.length - 1] ?? '';
   const shows = async (): Promise<boolean> => {
-    const shown = loose(await shownValue(trigger));
+    const shown = loose(await shownValue(trigger, markOf(target)));
     return !!shown && shown.includes(loose(leaf));
   };
   if (!path.length || !(await waitFor(shows, 1500))) {
-    const shown = await shownValue(trigger).catch(() => '');
+    const shown = await shownValue(trigger, markOf(target)).catch(() => '');
     await env.page.keyboard.press('Escape');
     throw new AgentFailure(`'${target.label}' shows '${shown}' after choosing ${path.join(' > ')} in its lists`);
   }
@@ -265,7 +276,7 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
   const tree = scope.locator('[role=tree]:visible').or(target.frame.locator(`[id="${controls}"][role=tree]:visible`));
   const open = (ms: number): Promise<boolean> => waitFor(async () => (await tree.count()) === 1, ms);
   if ((await trigger.getAttribute('aria-expanded')) !== 'true') {
-    const clickable = (await pointerReaches(trigger, 600)) === 'self';
+    const clickable = (await pointerReaches(trigger, 600, markOf(target))) === 'self';
     if (clickable) await click(env, trigger);
     else {
       // A visually hidden focusable trigger under the drawn box: ArrowDown, the APG way, else a click
@@ -280,11 +291,10 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
   const items = tree.locator('[role=treeitem]');
   // Expand every item once: what does not expand is a leaf.
   for (let pressed = 0; pressed < TREE_EXPAND_MAX; pressed += 1) {
+    // The item found is marked tried by the same call; press focuses it first.
     const next = await items.evaluateAll(nextTreeItem, token);
     if (next < 0) break;
     const item = items.nth(next);
-    await item.evaluate(markTried, token);
-    await item.focus();
     await item.press('ArrowRight');
     await waitFor(async () => (await item.getAttribute('aria-expanded')) === 'true', 300);
   }
@@ -297,7 +307,8 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
   }
   const node = nodes[found.index] as PathNode;
   const item = items.nth(found.index);
-  const took = async (): Promise<boolean> => loose(await shownValue(trigger)).includes(loose(node.label));
+  const took = async (): Promise<boolean> =>
+    loose(await shownValue(trigger, markOf(target))).includes(loose(node.label));
   // Enter on the focused item (APG: activates it), else a click on its own row (not its children).
   await item.focus();
   await item.press('Enter');
@@ -311,7 +322,7 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
     )
       await click(env, row);
     if (!(await waitFor(took, 1000))) {
-      const shown = await shownValue(trigger).catch(() => '');
+      const shown = await shownValue(trigger, markOf(target)).catch(() => '');
       await env.page.keyboard.press('Escape');
       throw new AgentFailure(
         `'${target.label}' does not show '${node.label}' after choosing it in its tree (it shows '${shown}')`,
@@ -389,7 +400,7 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   const took = async (): Promise<boolean> => {
     const now = await hiddenValue();
     if (now && (now !== before || now === choice.value || sameValue(now, choice.label, false))) return true;
-    return loose(await shownValue(trigger)).includes(loose(choice.label));
+    return loose(await shownValue(trigger, markOf(target))).includes(loose(choice.label));
   };
   await click(env, options.nth(choice.index));
   if (!(await waitFor(took, 800))) {

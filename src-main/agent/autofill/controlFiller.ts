@@ -30,6 +30,7 @@ import {
   click,
   FillProblem,
   locate,
+  markOf,
   optionProblem,
   pointerReaches,
   readControl,
@@ -313,7 +314,7 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   // Most widgets put the choice in the input; react-select clears the input and shows it beside.
   let shown = '';
   const took = await waitFor(async () => {
-    shown = await shownValue(loc);
+    shown = await shownValue(loc, markOf(target));
     return loose(shown).includes(loose(label));
   }, 800);
   if (!took) throw new AgentFailure(`'${target.label}' shows '${shown}' after choosing '${label}' from its list`);
@@ -350,7 +351,7 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
     clicked = 'its label';
   } else {
     // A styled input hidden under its label cannot take a pointer click: its label can.
-    const onInput = (await pointerReaches(loc, 1000)) === 'self';
+    const onInput = (await pointerReaches(loc, 1000, markOf(target, control))) === 'self';
     if (onInput || !(await label.count())) {
       await click(env, loc);
       clicked = 'it';
@@ -716,7 +717,11 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
 async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unknown, bare = false): Promise<FillResult> {
   const wanted = (Array.isArray(value) ? value : [value]).map((v) => asText(v).trim()).filter(Boolean);
   if (!wanted.length) throw new FillProblem(`no tag to add to '${target.label}'`);
-  const chips = async (): Promise<string[]> => loc.evaluate(tagChips).catch(() => []);
+  const { frame, pid } = markOf(target);
+  const chips = async (): Promise<string[]> =>
+    readControl(frame, pid, 'tagChips', () => loc.evaluate(tagChips)).catch(() => []);
+  const guard = (mode: 'on' | 'off'): Promise<number> =>
+    readControl(frame, pid, 'enterGuard', () => loc.evaluate(enterGuard, mode), { guard: mode });
   const same = (a: string, b: string): boolean => sameText(a, b, false);
   const before = await chips();
   const stray = before.filter((c) => !wanted.some((w) => same(w, c)));
@@ -724,14 +729,24 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
     throw new AgentFailure(
       `'${target.label}' already shows the tag(s) ${stray.map((c) => `'${c}'`).join(', ')}, which form_data does not give; nothing was added`,
     );
-  await loc.evaluate(enterGuard, 'on' as const);
+  await guard('on');
   let stopped = 0;
+  // Once a comma made a tag here (Enter made none), the next values go in with a comma at once: Enter is
+  // not tried again on every value (each try waited a second for a chip that never came).
+  let byComma = false;
   try {
     for (const tag of wanted) {
-      if ((await chips()).some((c) => same(tag, c))) continue;
-      const count = (await chips()).length;
+      const current = await chips();
+      if (current.some((c) => same(tag, c))) continue;
+      const count = current.length;
       const made = async (): Promise<boolean> =>
         waitFor(async () => (await chips()).length > count && (await loc.inputValue()) === '', 1000);
+      if (byComma) {
+        await typeKeys(env, loc, `${tag},`);
+        if (await made()) continue;
+        // No tag on a comma this time: the way below (Enter, then a comma) decides, as for the first value.
+        await typeKeys(env, loc, '');
+      }
       await click(env, loc);
       if (env.human) await env.human.fill(loc, tag);
       else await loc.fill(tag, { timeout: env.budget.ms() });
@@ -739,6 +754,7 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
       if (!(await made())) {
         // Some tag inputs add on a comma rather than Enter.
         await typeKeys(env, loc, `${tag},`);
+        byComma = true;
         if (!(await made())) {
           await typeKeys(env, loc, '');
           // A bare box that made no tag of the first value is a text box, not a tag input: a list is not
@@ -754,7 +770,7 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
       }
     }
   } finally {
-    stopped = await loc.evaluate(enterGuard, 'off' as const).catch(() => 0);
+    stopped = await guard('off').catch(() => 0);
   }
   if (stopped) env.log(`${target.label}: Enter would have submitted the form (${stopped}×); stopped`);
   const shown = await chips();

@@ -4,7 +4,13 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import { PorticoError } from '../../base/errors.ts';
 import { answerWithin } from '../../browser/frameAccess.ts';
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { controlRead, pointerTarget, shownValue as shownValueInPage, type ControlReads } from '../injected/index.ts';
+import {
+  controlRead,
+  pointerTarget,
+  shownValue as shownValueInPage,
+  type ControlReads,
+  type FindListboxArgs,
+} from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import type { PlacementHow } from './valueAdapter.ts';
@@ -56,6 +62,17 @@ export function locate(target: Target, control: ScannedControl = target.controls
   return target.frame.locator(`[data-portico-id="${control.pid}"]`);
 }
 
+/** Where a scanned control is marked: its frame and its `data-portico-id` (what `readControl` finds it by). */
+export interface MarkedControl {
+  frame: Frame;
+  pid: string;
+}
+
+/** The mark of a scanned control (`locate`'s element), for `readControl`. */
+export function markOf(target: Target, control: ScannedControl = target.controls[0] as ScannedControl): MarkedControl {
+  return { frame: target.frame, pid: control.pid };
+}
+
 /**
  * `read` (injected/controlRead.ts) of the scanned control `pid` in `frame`, in one round trip: the element is
  * found and read by one `frame.evaluate` in the page's world, where `locator.evaluate` costs about eight CDP
@@ -68,8 +85,9 @@ export async function readControl<K extends keyof ControlReads>(
   pid: string,
   read: K,
   slow: () => Promise<ControlReads[K]>,
+  extra: { listbox?: FindListboxArgs; guard?: 'on' | 'off' } = {},
 ): Promise<ControlReads[K]> {
-  const fast = await answerWithin(frame, frame.evaluate(controlRead, { pid, read })).catch(() => null);
+  const fast = await answerWithin(frame, frame.evaluate(controlRead, { pid, read, ...extra })).catch(() => null);
   // The page answers the read named `read` (controlRead.ts's switch): its value is that read's type.
   if (fast?.found === 1 && fast.value !== undefined) return fast.value as ControlReads[K];
   return slow();
@@ -87,10 +105,16 @@ export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.m
  * or when the control is visually hidden under a drawn widget ('none'); otherwise Playwright's trial
  * click decides, retrying up to `trialMs` (an overlay or a closing popup may still go away): 'self',
  * or 'none'. A trial click on a control under its label, or on a visually hidden one, used to wait out
- * its whole timeout on every styled checkbox, radio and list trigger.
+ * its whole timeout on every styled checkbox, radio and list trigger. `at`: `loc` is that scanned
+ * control, read in one round trip (`readControl`).
  */
-export async function pointerReaches(loc: Locator, trialMs: number): Promise<'self' | 'label' | 'none'> {
-  const hit = await loc.evaluate(pointerTarget).catch(() => 'other' as const);
+export async function pointerReaches(
+  loc: Locator,
+  trialMs: number,
+  at?: MarkedControl,
+): Promise<'self' | 'label' | 'none'> {
+  const slow = (): Promise<'self' | 'label' | 'hidden' | 'other'> => loc.evaluate(pointerTarget);
+  const hit = await (at ? readControl(at.frame, at.pid, 'pointerTarget', slow) : slow()).catch(() => 'other' as const);
   if (hit === 'hidden') return 'none';
   if (hit !== 'other') return hit;
   return loc.click({ trial: true, timeout: trialMs }).then(
@@ -121,8 +145,10 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 /**
  * What a widget shows as its value: an input's value, else the visible text of the element or of
  * the wrapper around it holding no other field (react-select shows its choice beside the input),
- * leaving out live regions, option lists and visually hidden text.
+ * leaving out live regions, option lists and visually hidden text. `at`: `loc` is that scanned
+ * control, read in one round trip (`readControl`).
  */
-export async function shownValue(loc: Locator): Promise<string> {
-  return loc.evaluate(shownValueInPage);
+export async function shownValue(loc: Locator, at?: MarkedControl): Promise<string> {
+  const slow = (): Promise<string> => loc.evaluate(shownValueInPage);
+  return at ? readControl(at.frame, at.pid, 'shownValue', slow) : slow();
 }

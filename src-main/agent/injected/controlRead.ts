@@ -1,16 +1,24 @@
-// Runs in the page: one of the reads the filler makes of a scanned control after filling it (what a text
-// control holds, then leaving it; the state the submission check needs; a select's chosen label; what a
-// segment of a sectioned date or time field shows),
-// found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes about eight
-// (find, wait, resolve the element into the page's world, preview the handle, release it). `found`
+// Runs in the page: one of the reads the filler makes of a scanned control (what a text control holds,
+// then leaving it; the state the submission check needs; a select's chosen label; what a pointer at its
+// centre would hit; an ARIA widget's checked state; the value it shows; a tag input's chips; the list a
+// combobox opened; the Enter guard around a tag input; what a segment of a sectioned date or time field
+// shows), found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes about eight (find, wait, resolve the element into the page's world, preview the handle, release
+// it) — measured at about ten times the wall time of this on a loaded machine. The read is the same
+// entry the locator's evaluate would run, on the same element, in the same (the page's) world. `found`
 // counts the elements carrying the id in the document and its open shadow roots, as Playwright's CSS
 // finds them; the read runs only when there is exactly one, else the caller takes the locator's way
 // (which waits for the element, and refuses several).
+import ariaCheckedState from './ariaCheckedState.ts';
 import controlState from './controlState.ts';
+import enterGuard from './enterGuard.ts';
+import findListbox from './findListbox.ts';
+import pointerTarget from './pointerTarget.ts';
 import readAndLeave from './readAndLeave.ts';
 import type { ControlRead, ControlReadArgs } from './scanTypes.ts';
 import segmentReading from './segmentReading.ts';
 import selectedLabel from './selectedLabel.ts';
+import shownValue from './shownValue.ts';
+import tagChips from './tagChips.ts';
 
 function withPid(pid: string): Element[] {
   const selector = `[data-portico-id="${CSS.escape(pid)}"]`;
@@ -36,5 +44,17 @@ export default function controlRead(args: ControlReadArgs): ControlRead {
       return { found: 1, value: selectedLabel(el) };
     case 'segmentReading':
       return { found: 1, value: segmentReading(el) };
+    case 'pointerTarget':
+      return { found: 1, value: pointerTarget(el) };
+    case 'ariaCheckedState':
+      return { found: 1, value: ariaCheckedState(el) };
+    case 'shownValue':
+      return { found: 1, value: shownValue(el) };
+    case 'tagChips':
+      return { found: 1, value: tagChips(el) };
+    case 'findListbox':
+      return args.listbox ? { found: 1, value: findListbox(el, args.listbox) } : { found: 1 };
+    case 'enterGuard':
+      return args.guard ? { found: 1, value: enterGuard(el, args.guard) } : { found: 1 };
   }
 }

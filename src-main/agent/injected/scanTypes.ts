@@ -322,12 +322,22 @@ export interface ControlReads {
   controlState: ControlState;
   selectedLabel: string;
   segmentReading: SegmentReadingRaw;
+  pointerTarget: 'self' | 'label' | 'hidden' | 'other';
+  ariaCheckedState: boolean;
+  shownValue: string;
+  tagChips: string[];
+  findListbox: boolean;
+  enterGuard: number;
 }
 
 export interface ControlReadArgs {
   /** The control's `data-portico-id`. */
   pid: string;
   read: keyof ControlReads;
+  /** findListbox's arguments (the read `findListbox` only). */
+  listbox?: FindListboxArgs;
+  /** enterGuard's mode (the read `enterGuard` only). */
+  guard?: 'on' | 'off';
 }
 
 /** How many elements carry the id, and the read's answer when exactly one does. */

@@ -2610,6 +2610,11 @@ return __porticoInjected(...args);
 /** controlRead.ts */
 export const controlReadSource = `(...args) => {
 var __porticoInjected = (function() {
+	// src-main/agent/injected/ariaCheckedState.ts
+	function ariaCheckedState(el) {
+		const state = el.getAttribute("aria-checked") ?? el.getAttribute("aria-pressed");
+		return state !== null ? state === "true" : el.checked === true;
+	}
 	// src-main/agent/injected/controlState.ts
 	function controlState(el) {
 		const input = el;
@@ -2623,6 +2628,213 @@ var __porticoInjected = (function() {
 			checked,
 			selected
 		};
+	}
+	// src-main/agent/injected/enterGuard.ts
+	function enterGuard(_el, mode) {
+		const w = window;
+		if (mode === "off") {
+			const guard = w.__porticoEnterGuard;
+			w.__porticoEnterGuard = void 0;
+			guard?.remove();
+			return guard?.stopped ?? 0;
+		}
+		if (w.__porticoEnterGuard) return 0;
+		const guard = {
+			stopped: 0,
+			remove: () => void 0
+		};
+		const stop = (e) => {
+			e.preventDefault();
+			e.stopImmediatePropagation();
+			guard.stopped += 1;
+		};
+		const keydown = (e) => {
+			if (e.key !== "Enter") return;
+			const t = e.composedPath()[0];
+			if (!e.defaultPrevented && t?.tagName === "INPUT" && t.form) guard.stopped += 1;
+			e.preventDefault();
+		};
+		const click = (e) => {
+			const button = e.composedPath()[0]?.closest?.("button,input[type=submit],input[type=image]");
+			if (button && (button.type === "submit" || button.getAttribute("type") === "image")) stop(e);
+		};
+		window.addEventListener("keydown", keydown, false);
+		window.addEventListener("click", click, true);
+		window.addEventListener("submit", stop, true);
+		guard.remove = () => {
+			window.removeEventListener("keydown", keydown, false);
+			window.removeEventListener("click", click, true);
+			window.removeEventListener("submit", stop, true);
+		};
+		w.__porticoEnterGuard = guard;
+		return 0;
+	}
+	// src-main/agent/injected/dom.ts
+	function clean(s) {
+		return (s || "").replace(/\\s+/g, " ").trim();
+	}
+	const ELEMENT_NODE = 1;
+	const TEXT_NODE = 3;
+	const FRAGMENT_NODE = 11;
+	const SKIP_TEXT = new Set([
+		"SCRIPT",
+		"STYLE",
+		"SELECT",
+		"OPTION",
+		"TEXTAREA",
+		"TEMPLATE",
+		"NOSCRIPT"
+	]);
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
+	function textOf(node) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE) {
+				const e = n;
+				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
+				if (getComputedStyle(e).display === "none") return;
+			}
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
+	}
+	function flatQueryAll(root, selector) {
+		const out = [];
+		const walk = (n) => {
+			for (const c of flatChildren(n)) {
+				if (c.nodeType !== ELEMENT_NODE) continue;
+				if (c.matches(selector)) out.push(c);
+				walk(c);
+			}
+		};
+		walk(root);
+		return out;
+	}
+	function visible(el) {
+		if (!el.isConnected) return false;
+		const cs = getComputedStyle(el);
+		if (cs.visibility === "hidden" || cs.display === "none") return false;
+		const r = el.getBoundingClientRect();
+		return r.width > 0 && r.height > 0;
+	}
+	function elementById(el, id) {
+		const root = el.getRootNode();
+		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+	}
+	function parentAcross(n) {
+		const slot = n.assignedSlot;
+		if (slot) return slot;
+		const p = n.parentNode;
+		return p && p.nodeType === FRAGMENT_NODE ? p.host ?? null : p;
+	}
+	function closestAcross(el, selector) {
+		let n = el;
+		while (n) {
+			if (n.nodeType === ELEMENT_NODE && n.matches(selector)) return n;
+			n = parentAcross(n);
+		}
+		return null;
+	}
+	function allElements() {
+		const all = [];
+		const walkRoot = (root) => {
+			for (const el of root.querySelectorAll("*")) {
+				all.push(el);
+				if (el.shadowRoot) walkRoot(el.shadowRoot);
+			}
+		};
+		walkRoot(document);
+		return all;
+	}
+	const FIELDS$1 = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=radio],[role=checkbox],[role=switch],[role=combobox],[aria-haspopup=listbox],[aria-haspopup=tree],[contenteditable]:not([contenteditable=false])";
+	function* ownGroupAncestors(el, options) {
+		const same = options.sameField ?? ((other) => el.contains(other) || other.contains(el));
+		const up = options.acrossShadow === false ? (n) => n.parentElement : parentAcross;
+		let n = up(el);
+		for (let depth = 0; depth < options.maxDepth && n && n.nodeType === ELEMENT_NODE; depth++) {
+			const ancestor = n;
+			if (ancestor.tagName === "FORM" || ancestor.tagName === "BODY") return;
+			if (Array.from(ancestor.querySelectorAll(options.fields)).some((other) => other !== el && !same(other))) return;
+			if (options.stopAt?.(ancestor)) return;
+			yield ancestor;
+			n = up(ancestor);
+		}
+	}
+	function ownGroup(el, options) {
+		let group = null;
+		for (const ancestor of ownGroupAncestors(el, options)) group = ancestor;
+		return group;
+	}
+	// src-main/agent/injected/findListbox.ts
+	const OPTIONS = "[role=option],[role=menuitemcheckbox]";
+	function findListbox(el, args) {
+		const { token, mark } = args;
+		const isList = (l) => l.getAttribute("role") === "listbox" || l.getAttribute("role") === "menu" && !!l.querySelector("[role=menuitemcheckbox]");
+		const open = allElements().filter((l) => isList(l) && visible(l));
+		if (mark) {
+			for (const l of open) l.setAttribute("data-portico-seen", "1");
+			return false;
+		}
+		let lb = null;
+		for (const id of (el.getAttribute("aria-controls") || el.getAttribute("aria-owns") || "").split(/\\s+/).filter(Boolean)) {
+			const t = elementById(el, id);
+			const l = t && (isList(t) ? t : flatQueryAll(t, "[role=listbox],[role=menu]").find(isList));
+			if (l && visible(l)) {
+				lb = l;
+				break;
+			}
+		}
+		lb = lb || open.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || open.pop() || null;
+		const options = lb ? flatQueryAll(lb, OPTIONS) : [];
+		if (!lb || !options.some(visible)) return false;
+		for (const old of allElements().filter((e) => e.getAttribute("data-portico-listbox") === token || e.getAttribute("data-portico-option") === token)) {
+			old.removeAttribute("data-portico-listbox");
+			old.removeAttribute("data-portico-option");
+		}
+		lb.setAttribute("data-portico-listbox", token);
+		for (const o of options) o.setAttribute("data-portico-option", token);
+		return true;
+	}
+	// src-main/agent/injected/pointerTarget.ts
+	function clippedAway(el) {
+		for (let n = el, depth = 0; n && depth < 6; n = n.parentElement, depth += 1) {
+			const r = n.getBoundingClientRect();
+			const style = getComputedStyle(n);
+			if ((r.width <= 1 || r.height <= 1) && (n === el || style.overflow !== "visible")) return true;
+			if (/^rect\\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\\)$/.test(style.clip) && style.position === "absolute") return true;
+		}
+		return false;
+	}
+	function pointerTarget(el) {
+		if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") return "other";
+		const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0 && r.height > 0;
+		if (!inView(el.getBoundingClientRect())) el.scrollIntoView({
+			block: "center",
+			inline: "center"
+		});
+		const r = el.getBoundingClientRect();
+		if (r.width <= 0 || r.height <= 0) return clippedAway(el) ? "hidden" : "other";
+		const hit = el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		if (!hit) return "other";
+		if (hit === el || el.contains(hit)) return "self";
+		if ([...Array.from(el.labels ?? []), closestAcross(el, "label")].some((l) => l && (l === hit || l.contains(hit)))) return "label";
+		return clippedAway(el) ? "hidden" : "other";
 	}
 	// src-main/agent/injected/readAndLeave.ts
 	function readAndLeave(el) {
@@ -2670,6 +2882,63 @@ var __porticoInjected = (function() {
 		const sel = el;
 		return sel.selectedOptions[0]?.label ?? sel.value;
 	}
+	// src-main/agent/injected/shownValue.ts
+	const SKIP = "[aria-live],[role=status],[role=log],[role=listbox],[role=option],[aria-hidden=true],script,style";
+	const FIELDS = "input:not([type=hidden]):not([aria-hidden=true]),select,textarea,[role=combobox],[aria-haspopup=listbox]";
+	const cleanShown = (s) => s.replace(/[\\s\\u200b]+/g, " ").trim();
+	function visibleText(root) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === Node.TEXT_NODE) {
+				out += \`\${n.nodeValue || ""} \`;
+				return;
+			}
+			if (n.nodeType !== Node.ELEMENT_NODE || n.matches(SKIP)) return;
+			const r = n.getBoundingClientRect();
+			if (r.width <= 1 || r.height <= 1 || getComputedStyle(n).visibility === "hidden") return;
+			for (const c of n.childNodes) walk(c);
+		};
+		walk(root);
+		return cleanShown(out);
+	}
+	function shownValue(el) {
+		const value = el.value;
+		if ((el.tagName === "INPUT" || el.tagName === "TEXTAREA") && value) return value;
+		const box = ownGroup(el, {
+			fields: FIELDS,
+			maxDepth: 3,
+			acrossShadow: false,
+			stopAt: (n) => !!(n.querySelector("label") || Array.from(n.querySelectorAll("[role=listbox]")).some((l) => l !== el))
+		}) ?? el;
+		return (el.tagName === "INPUT" ? "" : visibleText(el)) || visibleText(box);
+	}
+	// src-main/agent/injected/tagScan.ts
+	function tagContainerOf(input) {
+		let container = null;
+		const sameField = (other) => input.contains(other) || other.contains(input) || other.closest("[hidden]") !== null;
+		for (const a of ownGroupAncestors(input, {
+			fields: FIELDS$1,
+			maxDepth: 3,
+			sameField
+		})) container = a;
+		return container;
+	}
+	function tagChipsOf(input) {
+		const container = tagContainerOf(input);
+		if (!container) return [];
+		const out = [];
+		for (const button of Array.from(container.querySelectorAll("button,[role=button]"))) {
+			const chip = button.parentElement;
+			if (!chip || chip === container || chip.contains(input) || button.contains(input)) continue;
+			const text = clean(textOf(chip).replace(textOf(button), ""));
+			if (text) out.push(text);
+		}
+		return out;
+	}
+	// src-main/agent/injected/tagChips.ts
+	function tagChips(el) {
+		return tagChipsOf(el);
+	}
 	// src-main/agent/injected/controlRead.ts
 	function withPid(pid) {
 		const selector = \`[data-portico-id="\${CSS.escape(pid)}"]\`;
@@ -2702,6 +2971,30 @@ var __porticoInjected = (function() {
 				found: 1,
 				value: segmentReading(el)
 			};
+			case "pointerTarget": return {
+				found: 1,
+				value: pointerTarget(el)
+			};
+			case "ariaCheckedState": return {
+				found: 1,
+				value: ariaCheckedState(el)
+			};
+			case "shownValue": return {
+				found: 1,
+				value: shownValue(el)
+			};
+			case "tagChips": return {
+				found: 1,
+				value: tagChips(el)
+			};
+			case "findListbox": return args.listbox ? {
+				found: 1,
+				value: findListbox(el, args.listbox)
+			} : { found: 1 };
+			case "enterGuard": return args.guard ? {
+				found: 1,
+				value: enterGuard(el, args.guard)
+			} : { found: 1 };
 		}
 	}
 	return controlRead;
@@ -3555,7 +3848,9 @@ export const nextTreeItemSource = `(...args) => {
 var __porticoInjected = (function() {
 	// src-main/agent/injected/nextTreeItem.ts
 	function nextTreeItem(els, t) {
-		return els.findIndex((e) => e.getAttribute("aria-expanded") !== "true" && e.getAttribute("data-portico-tried") !== t);
+		const index = els.findIndex((e) => e.getAttribute("aria-expanded") !== "true" && e.getAttribute("data-portico-tried") !== t);
+		els[index]?.setAttribute("data-portico-tried", t);
+		return index;
 	}
 	return nextTreeItem;
 })();
