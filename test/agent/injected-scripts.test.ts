@@ -186,6 +186,44 @@ describe('injected scripts as built', () => {
     expect(await read('p4', 'readAndLeave')).toEqual({ found: 2 });
   });
 
+  test('the reads controlRead makes by data-portico-id answer as the same entries run through a locator', async ({
+    page,
+  }) => {
+    await page.setContent(`<form><label>Town <input data-portico-id="t1" value="Leeds"></label>
+      <div role="checkbox" aria-checked="true" data-portico-id="c1" tabindex="0">Agree</div>
+      <div><input data-portico-id="g1"><span>Red<button type="button">x</button></span></div>
+      <button type="button" role="combobox" aria-controls="lb" data-portico-id="b1">Pick</button>
+      <ul role="listbox" id="lb"><li role="option">One</li><li role="option">Two</li></ul></form>`);
+    const frame = page.mainFrame();
+    const loc = (pid: string) => page.locator(`[data-portico-id="${pid}"]`);
+    const read = (args: Parameters<typeof injected.controlRead>[0]) => frame.evaluate(injected.controlRead, args);
+    for (const pid of ['t1', 'c1', 'b1']) {
+      expect(await read({ pid, read: 'pointerTarget' }), pid).toEqual({
+        found: 1,
+        value: await loc(pid).evaluate(injected.pointerTarget),
+      });
+      expect(await read({ pid, read: 'shownValue' }), pid).toEqual({
+        found: 1,
+        value: await loc(pid).evaluate(injected.shownValue),
+      });
+    }
+    expect(await read({ pid: 'c1', read: 'ariaCheckedState' })).toEqual({ found: 1, value: true });
+    expect(await read({ pid: 'g1', read: 'tagChips' })).toEqual({
+      found: 1,
+      value: await loc('g1').evaluate(injected.tagChips),
+    });
+    // findListbox with its arguments: the list the trigger names is found and its options marked with the token.
+    expect(await read({ pid: 'b1', read: 'findListbox', listbox: { token: 'b1', mark: false } })).toEqual({
+      found: 1,
+      value: true,
+    });
+    expect(await page.locator('[data-portico-option="b1"]').count()).toBe(2);
+    // The Enter guard: on, one Enter in a form's text box stopped and counted, off.
+    expect(await read({ pid: 't1', read: 'enterGuard', guard: 'on' })).toEqual({ found: 1, value: 0 });
+    await loc('t1').press('Enter');
+    expect(await read({ pid: 't1', read: 'enterGuard', guard: 'off' })).toEqual({ found: 1, value: 1 });
+  });
+
   test('the scan as JSON text is the scan as an object; what JSON cannot say (undefined, NaN, ±Infinity) comes back', async ({
     page,
   }) => {
