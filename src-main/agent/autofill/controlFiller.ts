@@ -3,6 +3,7 @@ import type { Locator } from 'playwright-core';
 import { AgentFailure } from '../agentTypes.ts';
 import {
   calendarOpen,
+  controlState,
   enterGuard,
   hasFocus,
   markFocused,
@@ -40,7 +41,7 @@ import {
   type FillEnv,
   type FillResult,
 } from './fillBase.ts';
-import type { SegmentedField } from '../injected/index.ts';
+import type { ControlState, SegmentedField } from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
 import { dateRangeValue, formatDateRange, numericMeaning, plainNumber, showsDateRange } from './rangeAndNumber.ts';
 import {
@@ -169,11 +170,22 @@ async function fillText(
   control: ScannedControl,
   text: string,
   check: ReadBackKind | null = null,
+  states?: Record<string, ControlState>,
 ): Promise<string> {
   const c = target.controls[0] as ScannedControl;
   const loc = locate(target, control);
-  const readAndLeaveIt = (): Promise<string> =>
-    readControl(target.frame, control.pid, 'readAndLeave', () => loc.evaluate(readAndLeave));
+  // With `states`: the control's state as left is read in the same round trip, for the submission check.
+  const readAndLeaveIt = async (): Promise<string> => {
+    const read = await readControl(target.frame, control.pid, 'readAndLeaveState', async () => ({
+      shown: await loc.evaluate(readAndLeave),
+      state: null,
+    }));
+    if (states) {
+      if (read.state) states[control.pid] = read.state;
+      else delete states[control.pid];
+    }
+    return read.shown;
+  };
   const digits = c.type === 'tel' || /phone|mobile|tel/i.test(`${c.name} ${c.id} ${target.label}`);
   // A number is read back by what it means: "$12,500" is 12500 (a formatting input adds the sign and separators).
   const meant = digits ? null : plainNumber(text);
@@ -328,13 +340,24 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
  * budget allows (agent/waitBudget.ts): a loaded machine or a widget that commits its state a render later
  * is waited for, never second-guessed with another click or a forced state, which would toggle it back
  * or claim a state the widget did not take. A control that is still not as wanted when the budget ends
- * fails the job saying so.
+ * fails the job saying so. The state is read whole (injected/controlState.ts, one round trip): the one
+ * that was as wanted is returned, for the submission check.
  */
-async function checkControl(env: FillEnv, target: Target, control: ScannedControl, checked: boolean): Promise<void> {
+async function checkControl(
+  env: FillEnv,
+  target: Target,
+  control: ScannedControl,
+  checked: boolean,
+): Promise<ControlState | null> {
   const loc = locate(target, control);
-  const isAsWanted = async (): Promise<boolean> =>
-    (await loc.isChecked({ timeout: 2000 }).catch(() => !checked)) === checked;
-  if (await isAsWanted()) return;
+  const last: { state: ControlState | null } = { state: null };
+  const isAsWanted = async (): Promise<boolean> => {
+    last.state = await readControl(target.frame, control.pid, 'controlState', () =>
+      loc.evaluate(controlState, undefined, { timeout: 2000 }),
+    ).catch(() => null);
+    return last.state?.checked === checked;
+  };
+  if (await isAsWanted()) return last.state;
   const label = control.id
     ? target.frame.locator(`label[for="${control.id}"]`)
     : loc.locator('xpath=ancestor::label[1]');
@@ -360,7 +383,7 @@ async function checkControl(env: FillEnv, target: Target, control: ScannedContro
       clicked = 'its label';
     }
   }
-  if (await waitFor(isAsWanted, env.budget.ms(), 50)) return;
+  if (await waitFor(isAsWanted, env.budget.ms(), 50)) return last.state;
   throw new AgentFailure(
     `'${target.label}': ${control.type === 'radio' ? 'the option' : 'the checkbox'} stayed ${checked ? 'unchecked' : 'checked'} after clicking ${clicked} (its state did not change; no state was forced)`,
   );
@@ -905,10 +928,13 @@ export async function fillTarget(
         );
       }
       const text = textFor(target, value, options);
-      const shown = await fillText(env, target, first, text, readBackKind(target, value));
-      if (target.kind !== 'date' && parseDateValue(value) && text !== asText(value))
+      const states: Record<string, ControlState> = {};
+      const shown = await fillText(env, target, first, text, readBackKind(target, value), states);
+      if (target.kind !== 'date' && parseDateValue(value) && text !== asText(value)) {
         await closeCalendar(env, loc, shown);
-      return { shown, how: textHow(value, shown) };
+        return { shown, how: textHow(value, shown) };
+      }
+      return { shown, how: textHow(value, shown), states };
     }
     case 'editable': {
       const shown = await fillEditable(env, target, textFor(target, value, options));
@@ -942,9 +968,13 @@ export async function fillTarget(
       const { index, how } = choose(target, value, target.choices);
       const choice = target.choices[index] as ChoiceLike & { pid: string };
       const control = target.controls.find((c) => c.pid === choice.pid) as ScannedControl;
-      if (control.aria) await setAriaChecked(env, target, control, true, `'${choice.label}'`);
-      else await checkControl(env, target, control, true);
-      return { shown: choice.label, how };
+      if (control.aria) {
+        await setAriaChecked(env, target, control, true, `'${choice.label}'`);
+        return { shown: choice.label, how };
+      }
+      // The chosen radio's state as it was read checked; the group's other radios are read afresh.
+      const state = await checkControl(env, target, control, true);
+      return { shown: choice.label, how, ...(state && { states: { [control.pid]: state } }) };
     }
     case 'checkbox': {
       const on = asBoolean(value);
@@ -953,9 +983,13 @@ export async function fillTarget(
           `'${asText(value)}' is not yes or no, which is what the checkbox '${target.label}' takes`,
           ['yes', 'no'],
         );
-      if (first.aria) await setAriaChecked(env, target, first, on, 'it');
-      else await checkControl(env, target, first, on);
-      return { shown: on ? 'checked' : 'unchecked', how: typeof value === 'boolean' ? 'exact' : 'normalised' };
+      const how = typeof value === 'boolean' ? 'exact' : 'normalised';
+      if (first.aria) {
+        await setAriaChecked(env, target, first, on, 'it');
+        return { shown: on ? 'checked' : 'unchecked', how };
+      }
+      const state = await checkControl(env, target, first, on);
+      return { shown: on ? 'checked' : 'unchecked', how, ...(state && { states: { [first.pid]: state } }) };
     }
     case 'checkboxGroup': {
       const values = Array.isArray(value)

@@ -9,6 +9,7 @@ import {
   pointerTarget,
   shownValue as shownValueInPage,
   type ControlReads,
+  type ControlState,
   type FindListboxArgs,
 } from '../injected/index.ts';
 import type { ScannedControl } from './frameScan.ts';
@@ -46,6 +47,11 @@ export interface FillResult {
   sent?: string[];
   /** A bare text box proved to be a tag input when filled: the key is checked as its tags (`sent`). */
   tags?: boolean;
+  /**
+   * The states of controls (by mark) read in the same round trip as the fill's own read-back, as the fill
+   * left them: the submission check's reads of them (placedCheck.ts), not made a second time.
+   */
+  states?: Record<string, ControlState>;
 }
 
 export interface FillEnv {

@@ -18,11 +18,16 @@ async function readControl(target: Target, pid: string): Promise<ControlState | 
 /**
  * The states of the controls marked `pids`, keyed by mark: the reads are sent together (one page call
  * each, answered in one round trip's time), where reading them one after another took a round trip per
- * radio, box and hidden field. A control that does not answer reads as absent.
+ * radio, box and hidden field. A control that does not answer reads as absent. `known`: states the fill
+ * read with its own read-back (FillResult.states), taken as they are.
  */
-export async function readControls(target: Target, pids: string[]): Promise<Record<string, ControlState | null>> {
+export async function readControls(
+  target: Target,
+  pids: string[],
+  known: Record<string, ControlState> = {},
+): Promise<Record<string, ControlState | null>> {
   const wanted = [...new Set(pids.filter(Boolean))];
-  const states = await Promise.all(wanted.map((pid) => readControl(target, pid)));
+  const states = await Promise.all(wanted.map((pid) => known[pid] ?? readControl(target, pid)));
   return Object.fromEntries(wanted.map((pid, i) => [pid, states[i] ?? null]));
 }
 
@@ -57,7 +62,7 @@ export async function placedCheckFor(
   value: unknown,
   shown: string,
   secret: boolean,
-  seen: { options?: ChoiceLike[]; sent?: string[]; tags?: boolean } = {},
+  seen: { options?: ChoiceLike[]; sent?: string[]; tags?: boolean; states?: Record<string, ControlState> } = {},
 ): Promise<PlacedCheck> {
   const kind = seen.tags ? 'choice' : checkKind(target);
   const controls =
@@ -66,7 +71,11 @@ export async function placedCheckFor(
       : target.controls;
   const hiddenPid = target.controls[0]?.hiddenPid ?? '';
   const boxPids = target.kind === 'boxes' ? (target.controls[0]?.boxes ?? []).slice(0, 40) : [];
-  const read = await readControls(target, [...controls.slice(0, 40).map((c) => c.pid), hiddenPid, ...boxPids]);
+  const read = await readControls(
+    target,
+    [...controls.slice(0, 40).map((c) => c.pid), hiddenPid, ...boxPids],
+    seen.states,
+  );
   const stateOf = (pid: string): ControlState | null => (pid && read[pid]) || null;
   const states = controls.slice(0, 40).map((control) => ({ control, state: stateOf(control.pid) }));
   const hidden = stateOf(hiddenPid);

@@ -170,16 +170,17 @@ export class Wizard {
       this.#checkAbort();
       let frames = await scanAll(this.#ctx);
       let targets = buildTargets(frames);
-      // Script-rendered start pages (SPAs) may show their form a moment after `load`.
+      // Script-rendered start pages (SPAs) may show their form a moment after `load`: looked for again every
+      // 100 ms (a loaded machine renders late), for as long as before (3.2 s).
       for (
         let wait = 0;
         this.#state.run.turn === 0 &&
-        wait < 8 &&
+        wait < 32 &&
         !targets.length &&
         !frames.some((f) => f.scan.buttons.some((b) => b.visible));
         wait += 1
       ) {
-        await this.#ctx.page.waitForTimeout(400);
+        await this.#ctx.page.waitForTimeout(100);
         frames = await scanAll(this.#ctx);
         targets = buildTargets(frames);
       }
@@ -402,7 +403,8 @@ export class Wizard {
             current,
             shown,
             entry.secret || target.controls.some((c) => c.type === 'password'),
-            filledWith,
+            // States read with the fill's read-back, unless a human was asked in between (the page is read again then).
+            read.accepted ? { ...filledWith, states: undefined } : filledWith,
           );
           // A date range placed as one value places both of its keys.
           this.#state = placeKey(

@@ -38,6 +38,10 @@ export default function controlRead(args: ControlReadArgs): ControlRead {
   switch (args.read) {
     case 'readAndLeave':
       return { found: 1, value: readAndLeave(el) };
+    case 'readAndLeaveState': {
+      const shown = readAndLeave(el);
+      return { found: 1, value: { shown, state: controlState(el) } };
+    }
     case 'controlState':
       return { found: 1, value: controlState(el) };
     case 'selectedLabel':

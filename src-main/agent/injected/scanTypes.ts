@@ -319,6 +319,8 @@ export interface ControlState {
 /** What each read of controlRead.ts answers (the entry of the same name, run on the control). */
 export interface ControlReads {
   readAndLeave: string;
+  /** readAndLeave, then the control's state as left (the submission check's read, in the same round trip); null when not read. */
+  readAndLeaveState: { shown: string; state: ControlState | null };
   controlState: ControlState;
   selectedLabel: string;
   segmentReading: SegmentReadingRaw;

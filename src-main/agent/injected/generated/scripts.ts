@@ -2959,6 +2959,13 @@ var __porticoInjected = (function() {
 				found: 1,
 				value: readAndLeave(el)
 			};
+			case "readAndLeaveState": return {
+				found: 1,
+				value: {
+					shown: readAndLeave(el),
+					state: controlState(el)
+				}
+			};
 			case "controlState": return {
 				found: 1,
 				value: controlState(el)
