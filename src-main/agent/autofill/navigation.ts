@@ -71,6 +71,13 @@ const CLICK_QUIET_MS = 50;
 const CLICK_MAX_MS = 2000;
 /** How long the answers to the requests a click sent are waited for here (the submission watch waits longer). */
 const CLICK_REQUESTS_MS = 5000;
+/**
+ * After those answers: how long the page may take to show what they brought (a confirmation, the next
+ * step) before it is read anyway. A loaded machine draws a React app's answer late (300 ms was seen to
+ * be too short at load ~19: the form was read unchanged and its submit button clicked again as it went
+ * away); a page that changes ends the wait at once.
+ */
+const CLICK_ANSWERED_MS = 1000;
 /** Requests that may carry a form or bring the next step (its data, its code loaded late): what a click's settling waits for. */
 const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
 
@@ -117,7 +124,8 @@ export async function clickAndSettle(
       // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
       const deadline = Date.now() + CLICK_REQUESTS_MS;
       while (inflight.size && Date.now() < deadline && !page.isClosed()) await delay(20);
-      if (!page.isClosed()) await chosen.frame.evaluate(clickSettled, { ...settle, firstMs: 300 }).catch(() => null);
+      if (!page.isClosed())
+        await chosen.frame.evaluate(clickSettled, { ...settle, firstMs: CLICK_ANSWERED_MS }).catch(() => null);
     }
   } finally {
     page.off('framenavigated', onNavigated);
