@@ -2,8 +2,9 @@
 // then leaving it; the state the submission check needs; a select's chosen label; what a pointer at its
 // centre would hit; an ARIA widget's checked state; the value it shows; a tag input's chips; the list a
 // combobox opened; the Enter guard around a tag input; what a segment of a sectioned date or time field
-// shows), found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes about eight (find, wait, resolve the element into the page's world, preview the handle, release
-// it) — measured at about ten times the wall time of this on a loaded machine. The read is the same
+// shows), found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes
+// about eight (find, wait, resolve the element into the page's world, preview the handle, release it) —
+// measured at about ten times the wall time of this on a loaded machine. The read is the same
 // entry the locator's evaluate would run, on the same element, in the same (the page's) world. `found`
 // counts the elements carrying the id in the document and its open shadow roots, as Playwright's CSS
 // finds them; the read runs only when there is exactly one, else the caller takes the locator's way
