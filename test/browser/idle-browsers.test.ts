@@ -31,7 +31,18 @@ function browsers(dataDir: string): { pid: number; kind: 'session' | 'job' }[] {
     else if (line.includes(' --portico-browser=') && line.includes(dataDir))
       found.push({ pid: Number(name), kind: 'job' });
   }
-  return found;
+  // A browser's own forks carry its command line until they exec (a helper being launched, crashpad's
+  // short-lived middle fork): a process whose parent is a browser found here is not one more browser.
+  const pids = new Set(found.map((b) => b.pid));
+  return found.filter((b) => !pids.has(parentOf(b.pid)));
+}
+
+function parentOf(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+  } catch {
+    return 0;
+  }
 }
 
 function alive(pid: number): boolean {
