@@ -36,6 +36,15 @@ export function flatChildren(n: Node): Node[] {
  * subtrees left out.
  */
 export function textOf(node: Node): string {
+  return flatText(node, true);
+}
+
+/**
+ * The text under `node` in the flat tree, scripts, styles, option lists and input values left out;
+ * `display: none` subtrees too when `drawnOnly`. Without it, what the accessible name computation reads
+ * in an element an IDREF names that is itself hidden.
+ */
+function flatText(node: Node, drawnOnly: boolean): string {
   let out = '';
   const walk = (n: Node): void => {
     if (n.nodeType === TEXT_NODE) {
@@ -46,7 +55,7 @@ export function textOf(node: Node): string {
     if (n.nodeType === ELEMENT_NODE) {
       const e = n as Element;
       if (SKIP_TEXT.has(e.tagName) || e.tagName === 'INPUT') return;
-      if (getComputedStyle(e).display === 'none') return;
+      if (drawnOnly && getComputedStyle(e).display === 'none') return;
     }
     for (const c of flatChildren(n)) walk(c);
   };
@@ -96,26 +105,6 @@ export function elementById(el: Node, id: string): Element | null {
   return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 }
 
-/**
- * All the text under `node`, drawn or not (scripts, styles, option lists and input values left out):
- * what the accessible name computation reads in an element an IDREF names that is itself hidden.
- */
-function allTextOf(node: Node): string {
-  let out = '';
-  const walk = (n: Node): void => {
-    if (n.nodeType === TEXT_NODE) {
-      out += `${n.nodeValue} `;
-      return;
-    }
-    if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
-    if (n.nodeType === ELEMENT_NODE && (SKIP_TEXT.has((n as Element).tagName) || (n as Element).tagName === 'INPUT'))
-      return;
-    for (const c of flatChildren(n)) walk(c);
-  };
-  walk(node);
-  return clean(out);
-}
-
 /** Drawn nowhere: no box (`display: none` on it or an ancestor), though not a `display: contents` wrapper. */
 function undrawn(el: Element): boolean {
   return el.getClientRects().length === 0 && getComputedStyle(el).display !== 'contents';
@@ -134,7 +123,7 @@ export function byIds(el: Element, ids: string | null | undefined): string {
       .map((id) => {
         const t = elementById(el, id);
         if (!t) return '';
-        return undrawn(t) ? allTextOf(t) : textOf(t);
+        return flatText(t, !undrawn(t));
       })
       .join(' '),
   );

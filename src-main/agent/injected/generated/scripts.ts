@@ -32,6 +32,9 @@ var __porticoInjected = (function() {
 		return Array.from(n.childNodes);
 	}
 	function textOf(node) {
+		return flatText(node, true);
+	}
+	function flatText(node, drawnOnly) {
 		let out = "";
 		const walk = (n) => {
 			if (n.nodeType === TEXT_NODE) {
@@ -42,7 +45,7 @@ var __porticoInjected = (function() {
 			if (n.nodeType === ELEMENT_NODE) {
 				const e = n;
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
-				if (getComputedStyle(e).display === "none") return;
+				if (drawnOnly && getComputedStyle(e).display === "none") return;
 			}
 			for (const c of flatChildren(n)) walk(c);
 		};
@@ -80,20 +83,6 @@ var __porticoInjected = (function() {
 		const root = el.getRootNode();
 		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 	}
-	function allTextOf(node) {
-		let out = "";
-		const walk = (n) => {
-			if (n.nodeType === TEXT_NODE) {
-				out += \`\${n.nodeValue} \`;
-				return;
-			}
-			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
-			if (n.nodeType === ELEMENT_NODE && (SKIP_TEXT.has(n.tagName) || n.tagName === "INPUT")) return;
-			for (const c of flatChildren(n)) walk(c);
-		};
-		walk(node);
-		return clean(out);
-	}
 	function undrawn(el) {
 		return el.getClientRects().length === 0 && getComputedStyle(el).display !== "contents";
 	}
@@ -101,7 +90,7 @@ var __porticoInjected = (function() {
 		return clean((ids || "").split(/\\s+/).filter(Boolean).map((id) => {
 			const t = elementById(el, id);
 			if (!t) return "";
-			return undrawn(t) ? allTextOf(t) : textOf(t);
+			return flatText(t, !undrawn(t));
 		}).join(" "));
 	}
 	function parentAcross(n) {
@@ -1307,6 +1296,9 @@ var __porticoInjected = (function() {
 		return Array.from(n.childNodes);
 	}
 	function textOf(node) {
+		return flatText(node, true);
+	}
+	function flatText(node, drawnOnly) {
 		let out = "";
 		const walk = (n) => {
 			if (n.nodeType === TEXT_NODE) {
@@ -1317,7 +1309,7 @@ var __porticoInjected = (function() {
 			if (n.nodeType === ELEMENT_NODE) {
 				const e = n;
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
-				if (getComputedStyle(e).display === "none") return;
+				if (drawnOnly && getComputedStyle(e).display === "none") return;
 			}
 			for (const c of flatChildren(n)) walk(c);
 		};
@@ -1637,6 +1629,9 @@ var __porticoInjected = (function() {
 		return Array.from(n.childNodes);
 	}
 	function textOf(node) {
+		return flatText(node, true);
+	}
+	function flatText(node, drawnOnly) {
 		let out = "";
 		const walk = (n) => {
 			if (n.nodeType === TEXT_NODE) {
@@ -1647,7 +1642,7 @@ var __porticoInjected = (function() {
 			if (n.nodeType === ELEMENT_NODE) {
 				const e = n;
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
-				if (getComputedStyle(e).display === "none") return;
+				if (drawnOnly && getComputedStyle(e).display === "none") return;
 			}
 			for (const c of flatChildren(n)) walk(c);
 		};
@@ -1665,20 +1660,6 @@ var __porticoInjected = (function() {
 		const root = el.getRootNode();
 		return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
 	}
-	function allTextOf(node) {
-		let out = "";
-		const walk = (n) => {
-			if (n.nodeType === TEXT_NODE) {
-				out += \`\${n.nodeValue} \`;
-				return;
-			}
-			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
-			if (n.nodeType === ELEMENT_NODE && (SKIP_TEXT.has(n.tagName) || n.tagName === "INPUT")) return;
-			for (const c of flatChildren(n)) walk(c);
-		};
-		walk(node);
-		return clean(out);
-	}
 	function undrawn(el) {
 		return el.getClientRects().length === 0 && getComputedStyle(el).display !== "contents";
 	}
@@ -1686,7 +1667,7 @@ var __porticoInjected = (function() {
 		return clean((ids || "").split(/\\s+/).filter(Boolean).map((id) => {
 			const t = elementById(el, id);
 			if (!t) return "";
-			return undrawn(t) ? allTextOf(t) : textOf(t);
+			return flatText(t, !undrawn(t));
 		}).join(" "));
 	}
 	// src-main/agent/injected/calendarGrid.ts
@@ -2428,6 +2409,9 @@ var __porticoInjected = (function() {
 		return Array.from(n.childNodes);
 	}
 	function textOf(node) {
+		return flatText(node, true);
+	}
+	function flatText(node, drawnOnly) {
 		let out = "";
 		const walk = (n) => {
 			if (n.nodeType === TEXT_NODE) {
@@ -2438,7 +2422,7 @@ var __porticoInjected = (function() {
 			if (n.nodeType === ELEMENT_NODE) {
 				const e = n;
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
-				if (getComputedStyle(e).display === "none") return;
+				if (drawnOnly && getComputedStyle(e).display === "none") return;
 			}
 			for (const c of flatChildren(n)) walk(c);
 		};
@@ -2697,6 +2681,9 @@ var __porticoInjected = (function() {
 		return Array.from(n.childNodes);
 	}
 	function textOf(node) {
+		return flatText(node, true);
+	}
+	function flatText(node, drawnOnly) {
 		let out = "";
 		const walk = (n) => {
 			if (n.nodeType === TEXT_NODE) {
@@ -2707,7 +2694,7 @@ var __porticoInjected = (function() {
 			if (n.nodeType === ELEMENT_NODE) {
 				const e = n;
 				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
-				if (getComputedStyle(e).display === "none") return;
+				if (drawnOnly && getComputedStyle(e).display === "none") return;
 			}
 			for (const c of flatChildren(n)) walk(c);
 		};
