@@ -90,10 +90,40 @@ export async function setAriaChecked(
 
 /** Opens the listbox of a select-only combobox (click, else focus + ArrowDown) and returns its options. */
 async function openListbox(env: FillEnv, target: Target, trigger: Locator): Promise<Locator | null> {
+  const opened = await openList(env, target, trigger, false);
+  return opened === 'cascade' ? null : opened;
+}
+
+/**
+ * How long a list that opened holding items but no options (a cascader's, markCascadeList.ts) is given to
+ * show options after all (a list that draws a placeholder row first) before it is taken as a cascader.
+ */
+const CASCADE_CONFIRM_MS = 150;
+
+/**
+ * Opens the list of a select-only combobox (click, else focus + ArrowDown): its options, or with `cascade`
+ * 'cascade' when what opened is a cascader's list (marked data-portico-cascade; markListsBefore.ts must
+ * have run before), or null when nothing opened. Each wait ends when either kind of list is there.
+ */
+async function openList(
+  env: FillEnv,
+  target: Target,
+  trigger: Locator,
+  cascade: boolean,
+): Promise<Locator | 'cascade' | null> {
   const token = (target.controls[0] as ScannedControl).pid;
   const options = target.frame.locator(`[data-portico-option="${token}"]:visible`);
   const at = markOf(target);
-  const found = (): Promise<boolean> => listFound(trigger, at, { token, mark: false });
+  const listed = (): Promise<boolean> => listFound(trigger, at, { token, mark: false });
+  let cascaded = false;
+  const found = async (): Promise<boolean> => {
+    if (await listed()) return true;
+    cascaded = cascade && (await target.frame.evaluate(markCascadeList, token));
+    return cascaded;
+  };
+  // A list with items and no options yet may still draw its options (a loading row first): a moment for them.
+  const opened = async (): Promise<Locator | 'cascade'> =>
+    cascaded && !(await waitFor(listed, CASCADE_CONFIRM_MS)) ? 'cascade' : options;
   await listFound(trigger, at, { token, mark: true });
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
   // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
@@ -101,16 +131,16 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
   if (!clickable) {
     await trigger.focus();
     await env.page.keyboard.press('ArrowDown');
-    if (await waitFor(found, 1500)) return options;
+    if (await waitFor(found, 1500)) return opened();
   }
   if ((await trigger.getAttribute('aria-expanded')) !== 'true') {
     if (clickable) await click(env, trigger);
     else await clickWhereDrawn(env, trigger);
   }
-  if (await waitFor(found, 1500)) return options;
+  if (await waitFor(found, 1500)) return opened();
   await trigger.focus();
   await env.page.keyboard.press('ArrowDown');
-  return (await waitFor(found, 1000)) ? options : null;
+  return (await waitFor(found, 1000)) ? opened() : null;
 }
 
 /** A click where a visually hidden trigger's box is drawn (what a person clicks: the box over it). */
@@ -260,6 +290,8 @@ async function fillCascade(
 
 /** How many tree items a tree select may have expanded to read its whole tree. */
 const TREE_EXPAND_MAX = 200;
+/** How long an item pressed to expand may take to show its children (it was waited for after each press before). */
+const TREE_EXPAND_MS = 300;
 
 /**
  * A tree select (a trigger with `aria-haspopup=tree` opening a `role=tree`, docs/autofill.md "Cascaders
@@ -289,14 +321,18 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
   if (!(await open(1500)))
     throw new AgentFailure(`'${target.label}' did not open its tree of choices (clicked it, then pressed ArrowDown)`);
   const items = tree.locator('[role=treeitem]');
-  // Expand every item once: what does not expand is a leaf.
+  // Expand every item once: what does not expand is a leaf. Not waited for item by item: once every item
+  // has been pressed, the tree is watched TREE_EXPAND_MS for items that expand late (each had at least
+  // that long since its press); their new children are pressed in turn, and watched for again.
   for (let pressed = 0; pressed < TREE_EXPAND_MAX; pressed += 1) {
     // The item found is marked tried by the same call; press focuses it first.
-    const next = await items.evaluateAll(nextTreeItem, token);
-    if (next < 0) break;
-    const item = items.nth(next);
-    await item.press('ArrowRight');
-    await waitFor(async () => (await item.getAttribute('aria-expanded')) === 'true', 300);
+    let next = await items.evaluateAll(nextTreeItem, token);
+    const another = async (): Promise<boolean> => {
+      next = await items.evaluateAll(nextTreeItem, token);
+      return next >= 0;
+    };
+    if (next < 0 && !(await waitFor(another, TREE_EXPAND_MS))) break;
+    await items.nth(next).press('ArrowRight');
   }
   const nodes: PathNode[] = await items.evaluateAll(treeNodes);
   const found = findPathNode(value, nodes);
@@ -365,7 +401,11 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
     50,
   );
   await target.frame.evaluate(markListsBefore, control.pid);
-  let options = await openListbox(env, target, trigger);
+  // A cascader's list (items, no options) ends the waits for the list as an option list does.
+  const opened = await openList(env, target, trigger, true);
+  if (opened === 'cascade')
+    return fillCascade(env, target, trigger, target.frame.locator(`[data-portico-cascade="${control.pid}"]`), value);
+  let options = opened;
   if (!options) {
     const cascade = await cascadeList(target);
     if (cascade) return fillCascade(env, target, trigger, cascade, value);

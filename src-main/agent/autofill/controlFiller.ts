@@ -486,12 +486,17 @@ async function fillDateSplit(env: FillEnv, target: Target, value: unknown): Prom
 
 /**
  * Between two key presses: after two animation frames in which the slider's value did not change (the
- * app's effect and the value it hands back have run), no further quiet: the value reached is held for
- * SLIDER_FINAL_QUIET_MS and planned again from if it moved.
+ * app's effect and the value it hands back have run), nothing more; the value reached must then hold
+ * for SLIDER_FINAL_FRAMES, and is planned again from if it moved.
  */
-const SLIDER_KEY_QUIET_MS = 0;
-/** After the last key: the value must hold this long before it is taken as what the app keeps. */
-const SLIDER_FINAL_QUIET_MS = 250;
+const SLIDER_KEY_FRAMES = 2;
+/**
+ * After the last key: the value must hold for this many animation frames (counted again from each change)
+ * before it is taken as what the app keeps. A controlled slider whose app follows it one render late
+ * moves back within a frame or two; frames are the page's own pace (a loaded machine draws them later),
+ * where a fixed 250 ms hold was here before.
+ */
+const SLIDER_FINAL_FRAMES = 6;
 /** How long a slider may keep changing by itself before the filler stops waiting for it. */
 const SLIDER_SETTLE_MAX_MS = 3000;
 
@@ -509,9 +514,9 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   const facts = { ...(c.slider as NonNullable<ScannedControl['slider']>) };
   const wanted = sliderGoal(value, facts);
   if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
-  const settled = async (quietMs: number): Promise<number> => {
-    // Two animation frames (the app's own handlers and re-renders have run), then no change for quietMs.
-    const s = await loc.evaluate(sliderSettled, { aria: c.aria, quietMs, maxMs: SLIDER_SETTLE_MAX_MS });
+  const settled = async (frames: number): Promise<number> => {
+    // Animation frames with no change (the app's own handlers and re-renders have run).
+    const s = await loc.evaluate(sliderSettled, { aria: c.aria, quietMs: 0, frames, maxMs: SLIDER_SETTLE_MAX_MS });
     if (!s.stable)
       throw new AgentFailure(
         `'${target.label}' kept changing by itself (${s.seen.slice(-6).join(', ')}) after moving it towards ${wanted.goal}; it was left, not claimed`,
@@ -521,17 +526,17 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   // Focus, not click: a click moves a slider to wherever it lands.
   await loc.focus();
   // Where it starts: read after two frames (nothing was pressed yet; the plan is made again from every reading).
-  let now = await settled(0);
-  /** How long the value had held when `now` was read. */
-  let heldMs = 0;
+  let now = await settled(SLIDER_KEY_FRAMES);
+  /** How many still frames the value had held when `now` was read. */
+  let heldFrames = SLIDER_KEY_FRAMES;
   let arrowsOnly = false;
   let held = false;
   for (let round = 0; round < 8; round += 1) {
     if (sameSliderValue(now, wanted.goal)) {
       // Reached: it must hold the value once the app has caught up, else plan again from where it went.
-      if (heldMs < SLIDER_FINAL_QUIET_MS) {
-        now = await settled(SLIDER_FINAL_QUIET_MS);
-        heldMs = SLIDER_FINAL_QUIET_MS;
+      if (heldFrames < SLIDER_FINAL_FRAMES) {
+        now = await settled(SLIDER_FINAL_FRAMES);
+        heldFrames = SLIDER_FINAL_FRAMES;
       }
       held = sameSliderValue(now, wanted.goal);
       if (held) break;
@@ -544,8 +549,8 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     for (const [i, key] of keys.entries()) {
       await loc.press(key);
       // After the last key of a whole plan (the step known), the wait is the final one: the value read must hold that long.
-      heldMs = i === keys.length - 1 && facts.step > 0 ? SLIDER_FINAL_QUIET_MS : SLIDER_KEY_QUIET_MS;
-      after = await settled(heldMs);
+      heldFrames = i === keys.length - 1 && facts.step > 0 ? SLIDER_FINAL_FRAMES : SLIDER_KEY_FRAMES;
+      after = await settled(heldFrames);
     }
     if (facts.step <= 0 && !sameSliderValue(after, now)) {
       // The step learnt from one press: a value between two steps is not one the slider can show.

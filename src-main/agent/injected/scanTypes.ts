@@ -153,11 +153,15 @@ export interface SegmentedField {
 }
 
 /** What a slider (`role=slider` or `<input type=range>`) says about its range. */
-/** How sliderSettled.ts waits: read aria-valuenow (else the input's value), quiet for `quietMs`, at most `maxMs`. */
+/**
+ * How sliderSettled.ts waits: read aria-valuenow (else the input's value), unchanged for `frames` animation
+ * frames (2 when absent), then quiet for `quietMs`, at most `maxMs`.
+ */
 export interface SliderSettledArgs {
   aria: boolean;
   quietMs: number;
   maxMs: number;
+  frames?: number;
 }
 
 /** clickSettled.ts: `start` (just before a click) begins watching; else it waits for the page to settle. */

@@ -1,8 +1,8 @@
 // Runs in the page, on a slider just moved (`role=slider`, or `<input type=range>`): waits until its
 // value stops changing. Two animation frames in which it did not change (the app's own handlers and
 // re-renders have run: a React component calls a controlled slider's onChange in an effect after the
-// render, and the app's value comes back one render later; a change starts the count again), then no
-// change for `quietMs` (0: the two still frames are enough). Resolves with the value it holds
+// render, and the app's value comes back one render later; a change starts the count again; `frames`
+// asks for more still frames), then no change for `quietMs` (0: the still frames are enough). Resolves with the value it holds
 // and every value seen meanwhile; `stable` false when it was still changing after `maxMs`.
 import type { SliderSettledArgs, SliderSettled } from './scanTypes.ts';
 
@@ -28,14 +28,14 @@ export default async function sliderSettled(el: Element, args: SliderSettledArgs
       setTimeout(resolve, 100);
     });
   try {
-    // Two frames with no change in them (counted from the call, and again from each change), then quiet.
+    // Frames with no change in them (counted from the call, and again from each change), then quiet.
     let still = 0;
     for (;;) {
       const before = seen.length;
       await frame();
       note();
       still = seen.length === before ? still + 1 : 0;
-      if (still < 2) {
+      if (still < (args.frames ?? 2)) {
         if (performance.now() - start >= args.maxMs) return { now: read(), stable: false, seen };
         continue;
       }

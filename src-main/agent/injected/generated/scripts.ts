@@ -1802,7 +1802,7 @@ var __porticoInjected = (function() {
 				await frame();
 				note();
 				still = seen.length === before ? still + 1 : 0;
-				if (still < 2) {
+				if (still < (args.frames ?? 2)) {
 					if (performance.now() - start >= args.maxMs) return {
 						now: read(),
 						stable: false,
