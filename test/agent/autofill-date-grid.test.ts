@@ -22,6 +22,7 @@ import {
 } from '../../src-main/agent/autofill/calendarFiller.ts';
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import { type FrameScan, fromJsonText, scanPageText } from '../../src-main/agent/injected/index.ts';
+import type { SubmissionReceipt } from '../../src-main/agent/agentTypes.ts';
 import type { JsonObject } from '../../src-main/contract/common.ts';
 import { buildReactCorpus, REACT_CORPUS, reactCorpusHandlers, submitPath } from '../fixtures/react-forms/corpus.ts';
 import { launchTestBrowser } from '../helpers/chromium.ts';
@@ -226,9 +227,10 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     viewingDate: string,
     on = form as NonNullable<typeof form>,
     formData: JsonObject = { ...(form?.formData as JsonObject), viewing_date: viewingDate },
-  ): Promise<{ failure: unknown; sent: unknown[]; logs: string[] }> {
+  ): Promise<{ failure: unknown; sent: unknown[]; logs: string[]; receipts: SubmissionReceipt[] }> {
     const srv = server as FormServer;
     const since = srv.posts.length;
+    const receipts: SubmissionReceipt[] = [];
     const ctx = fakeContext({
       page,
       startUrl: srv.url(`/rf/${on.name}/`),
@@ -236,6 +238,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
       formSchema: on.formSchema as JsonObject,
       maxTurns: 10,
     });
+    ctx.reportSubmission = (receipt) => receipts.push(receipt);
     let failure: unknown;
     try {
       await new AutofillAgent({ navigationTimeoutMs: 15_000 }).run(ctx);
@@ -246,7 +249,7 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
       .slice(since)
       .filter((p) => p.path === submitPath(on))
       .map((p) => p.json);
-    return { failure, sent, logs: ctx.logs };
+    return { failure, sent, logs: ctx.logs, receipts };
   }
 
   const body = (viewingDate: string): unknown => ({ ...(form?.expected as object), viewingDate });
@@ -294,6 +297,11 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     expect(run.sent).toEqual([
       { ...(insurance?.expected as object), trip: { departs: '2027-01-28', returns: '2027-02-01' } },
     ]);
+    // Both dates of the range are in the request (trip.departs, trip.returns): each key verified on its own.
+    const receipt = run.receipts.at(-1);
+    expect(receipt?.verified, JSON.stringify(receipt)).toEqual(
+      expect.arrayContaining(['trip_dates.start', 'trip_dates.end']),
+    );
   }, 60_000);
 
   // Corpus form react-aria-cottage-booking: the stay is a range in a popup calendar behind "Choose dates"
@@ -304,10 +312,17 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     stay: { check_in, check_out },
   });
 
-  it("a range ending on 1 May is picked in May's grid, not April's greyed 1 May beside it", async () => {
+  it("a range ending on 1 May is picked in May's grid, not April's greyed 1 May beside it; each date verified in the request", async () => {
     const run = await fill('', cottage, stay('2027-04-28', '2027-05-01'));
     expect(run.failure, run.logs.join('\n')).toBeUndefined();
     expect(run.sent).toEqual([{ ...(cottage?.expected as object), arrival: '2027-04-28', departure: '2027-05-01' }]);
+    // The request carries both dates (as `arrival` and `departure`): each key of the range is verified on its own.
+    const receipt = run.receipts.at(-1);
+    expect(receipt?.verified, JSON.stringify(receipt)).toEqual(
+      expect.arrayContaining(['stay.check_in', 'stay.check_out']),
+    );
+    expect(receipt?.unverified, JSON.stringify(receipt)).not.toEqual(expect.arrayContaining(['stay.check_in']));
+    expect(receipt?.unverified, JSON.stringify(receipt)).not.toEqual(expect.arrayContaining(['stay.check_out']));
   }, 60_000);
 
   it('a stay running into a booked day fails before any day is clicked, naming it; nothing sent', async () => {

@@ -171,9 +171,17 @@ function withRun(state: FillState, change: Partial<RunState>): FillState {
 }
 
 /** A control took `key` (and, for a date range placed as one value, its `leaves`). */
-export function placeKey(state: FillState, key: string, placed: PlacedValue, leaves: string[] = []): FillState {
+export function placeKey(
+  state: FillState,
+  key: string,
+  placed: PlacedValue,
+  leaves: string[] = [],
+  leafChecks: Record<string, PlacedCheck> = {},
+): FillState {
   let next = withKey(state, key, (k) => ({ ...k, placed }));
-  for (const leaf of leaves) next = withKey(next, leaf, (k) => ({ ...k, placed }));
+  // Each leaf of a date range is checked for its own date when `leafChecks` has it (placedCheck.ts, rangeLeafChecks).
+  for (const leaf of leaves)
+    next = withKey(next, leaf, (k) => ({ ...k, placed: { ...placed, check: leafChecks[leaf] ?? placed.check } }));
   return next;
 }
 

@@ -3,7 +3,9 @@
 // choice, the option's own `value` attribute, not its label).
 import { controlState, type ControlState } from '../injected/index.ts';
 import { readControl as readOne } from './fillBase.ts';
+import { isoDate } from './dates.ts';
 import type { ScannedControl } from './frameScan.ts';
+import { dateRangeValue, rangeEnd } from './rangeAndNumber.ts';
 import type { PlacedCheck } from './submissionCheck.ts';
 import type { Target } from './targets.ts';
 import { asText, filePayloads, realChoices, type ChoiceLike } from './valueAdapter.ts';
@@ -165,4 +167,23 @@ export async function placedCheckFor(
     ...(Array.isArray(value) && kind === 'choice' ? { items: value.map(asText) } : {}),
     ...(parts.length === boxes.length && parts.length ? { parts } : {}),
   };
+}
+
+/**
+ * The checks of a date range's two keys (`stay.check_in`, `stay.check_out`) placed as one value `value`
+ * (one range input, one range calendar): each key is checked for its own date, as ISO, under its own key
+ * name only — the control's one field (when it has one) carries both dates, which is neither key's value.
+ * A request carrying each date (under any name: JSON APIs rename fields) verifies each key; a field named
+ * like a key carrying another date holds the request. Keys whose end is not known are left out.
+ */
+export function rangeLeafChecks(check: PlacedCheck, value: unknown, leaves: string[]): Record<string, PlacedCheck> {
+  const range = dateRangeValue(value);
+  const out: Record<string, PlacedCheck> = {};
+  if (!range) return out;
+  for (const leaf of leaves) {
+    const which = rangeEnd(leaf.split('.').at(-1) ?? leaf);
+    if (!which) continue;
+    out[leaf] = { ...check, key: leaf, given: isoDate(range[which]), names: [], sent: [], options: [], kind: 'text' };
+  }
+  return out;
 }

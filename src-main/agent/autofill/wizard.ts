@@ -68,7 +68,7 @@ import {
   type ScannedFrames,
 } from './plan.ts';
 import { runTaskStep, taskSteps, type TaskStep } from './taskSteps.ts';
-import { placedCheckFor } from './placedCheck.ts';
+import { placedCheckFor, rangeLeafChecks } from './placedCheck.ts';
 import { askForOption, askOrFail, quote } from './questions.ts';
 import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
@@ -406,7 +406,8 @@ export class Wizard {
             // States read with the fill's read-back, unless a human was asked in between (the page is read again then).
             read.accepted ? { ...filledWith, states: undefined } : filledWith,
           );
-          // A date range placed as one value places both of its keys.
+          // A date range placed as one value places both of its keys, each checked for its own date.
+          const leaves = this.#run.ranges.find((r) => r.entry.key === entry.key)?.leaves;
           this.#state = placeKey(
             this.#state,
             entry.key,
@@ -419,7 +420,8 @@ export class Wizard {
               matchedBy: matchedByFor(this.#state, entry.key, matchedBy),
               check,
             },
-            this.#run.ranges.find((r) => r.entry.key === entry.key)?.leaves,
+            leaves,
+            leaves && rangeLeafChecks(check, current, leaves),
           );
           this.#ctx.log(
             `${entry.key} → ${describeTarget(target)}${entry.secret ? '' : ` = ${loggable(entry, shown)}`} (${howFor(this.#state, entry.key, how)})`,
