@@ -128,6 +128,17 @@ describe('injected scripts as built', () => {
       ['text', ['Town']],
       ['listbox', []],
     ]);
+    // Another control's list still shown (closing) is never taken for a trigger naming none: its own list is waited for.
+    await page.setContent(`<div role="combobox" id="d">Pick</div>
+      <div role="listbox" id="old" data-portico-listbox="t1"><div role="option">One</div></div>`);
+    expect(await page.locator('#d').evaluate(injected.findListbox, { token: 't2', mark: true })).toBe(false);
+    expect(await page.locator('#d').evaluate(injected.findListbox, { token: 't2', mark: false })).toBe(false);
+    expect(await page.locator('#old').getAttribute('data-portico-listbox')).toBe('t1');
+    await page.evaluate(() =>
+      document.body.insertAdjacentHTML('beforeend', '<div role="listbox" id="new"><div role="option">Two</div></div>'),
+    );
+    expect(await page.locator('#d').evaluate(injected.findListbox, { token: 't2', mark: false })).toBe(true);
+    expect(await page.locator('#new').getAttribute('data-portico-listbox')).toBe('t2');
   });
 
   test('where a document is, what a filled control holds, and what a target matched', async ({ page }) => {

@@ -389,17 +389,8 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
   const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
   const before = await hiddenValue();
-  // Another control's list still closing (a popover's exit animation) would be read as this one's if
-  // this list draws late: it is waited out first (at most 1 s; a list always shown stays shown).
-  await waitFor(
-    async () =>
-      (await target.frame
-        .locator(`[data-portico-listbox]:not([data-portico-listbox="${control.pid}"]):visible`)
-        .count()
-        .catch(() => 0)) === 0,
-    1000,
-    50,
-  );
+  // Another control's list still closing (a popover's exit animation) is never read as this one's
+  // (findListbox.ts leaves lists marked for another control), so it is not waited out here.
   await target.frame.evaluate(markListsBefore, control.pid);
   // A cascader's list (items, no options) ends the waits for the list as an option list does.
   const opened = await openList(env, target, trigger, true);

@@ -1,8 +1,8 @@
 // Runs in the page, on a select-only combobox: finds the listbox it opened and marks it with `token`
 // (a menu of menuitemcheckbox items counts as a multi-select listbox).
 // Prefers the list the trigger names (aria-controls/owns), then one that appeared since `mark` ran,
-// then the last one open (portals append the open list at the end of the page). Returns whether
-// visible options exist.
+// then the last one open (portals append the open list at the end of the page); a list marked as another
+// control's (one still closing) is never this one's. Returns whether visible options exist.
 import { allElements, elementById, flatQueryAll, visible } from './dom.ts';
 
 import type { FindListboxArgs } from './scanTypes.ts';
@@ -35,7 +35,10 @@ export default function findListbox(el: Element, args: FindListboxArgs): boolean
       break;
     }
   }
-  lb = lb || open.filter((l) => !l.hasAttribute('data-portico-seen')).pop() || open.pop() || null;
+  // Another control's list still closing (a popover's exit animation; it carries that control's mark) is
+  // never taken for this one's: this list is waited for until it draws, however late.
+  const mine = open.filter((l) => (l.getAttribute('data-portico-listbox') ?? token) === token);
+  lb = lb || mine.filter((l) => !l.hasAttribute('data-portico-seen')).pop() || mine.pop() || null;
   const options = lb ? flatQueryAll(lb, OPTIONS) : [];
   if (!lb || !options.some(visible)) return false;
   for (const old of allElements().filter(

@@ -1249,7 +1249,8 @@ var __porticoInjected = (function() {
 				break;
 			}
 		}
-		lb = lb || open.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || open.pop() || null;
+		const mine = open.filter((l) => (l.getAttribute("data-portico-listbox") ?? token) === token);
+		lb = lb || mine.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || mine.pop() || null;
 		const options = lb ? flatQueryAll(lb, OPTIONS) : [];
 		if (!lb || !options.some(visible)) return false;
 		for (const old of allElements().filter((e) => e.getAttribute("data-portico-listbox") === token || e.getAttribute("data-portico-option") === token)) {
@@ -2787,7 +2788,8 @@ var __porticoInjected = (function() {
 				break;
 			}
 		}
-		lb = lb || open.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || open.pop() || null;
+		const mine = open.filter((l) => (l.getAttribute("data-portico-listbox") ?? token) === token);
+		lb = lb || mine.filter((l) => !l.hasAttribute("data-portico-seen")).pop() || mine.pop() || null;
 		const options = lb ? flatQueryAll(lb, OPTIONS) : [];
 		if (!lb || !options.some(visible)) return false;
 		for (const old of allElements().filter((e) => e.getAttribute("data-portico-listbox") === token || e.getAttribute("data-portico-option") === token)) {
