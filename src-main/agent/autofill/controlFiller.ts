@@ -255,10 +255,14 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
     return listed(2000);
   };
   // Most comboboxes filter on the input event, which fill() sends in one go; key-by-key typing is
-  // the fallback for those listening to key events (and the only way on humanized pages).
+  // the fallback for those listening to key events only (and the only way on humanized pages).
   let seen: string[] = [];
   if (!env.human) {
-    await loc.fill(text, { timeout: env.budget.ms() });
+    // Pasted but for its last character, which is typed as a key: a combobox that opens on key events (not on
+    // the input event a paste sends) opens at once, where it was waited for 700 ms and then typed key by key.
+    const chars = Array.from(text);
+    await loc.fill(chars.slice(0, -1).join(''), { timeout: env.budget.ms() });
+    if (chars.length) await loc.pressSequentially(chars.at(-1) as string, { timeout: env.budget.ms() });
     seen = await listed(700);
   }
   if (!seen.length) seen = await tryTyping(text);
