@@ -137,6 +137,47 @@ function pages(): Record<string, Handler> {
         [a.value, b.value] = [b.value, a.value];
       });</script>`,
     ),
+    // A form that clears itself for another entry once the site answered (its inputs drawn again, empty).
+    '/reset-after':
+      html(`<h1>Book a callback</h1><form id="f"><div id="fields"></div><button type="submit">Book callback</button></form>
+      <p id="said" role="status"></p>
+      <script>
+        const draw = () => { document.getElementById('fields').innerHTML = '<label for="a">Full name</label><input id="a" name="a"><label for="b">Phone number</label><input id="b" name="b" type="tel">'; };
+        draw();
+        document.getElementById('f').addEventListener('submit', async (e) => {
+          e.preventDefault();
+          const r = await fetch('/api/reset-after', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: document.getElementById('a').value, phone: document.getElementById('b').value }) });
+          if (r.ok) { draw(); document.getElementById('said').textContent = 'Booked. You can book another callback.'; }
+        });
+      </script>`),
+    '/api/reset-after': json(200, { ok: true }),
+    // The React-style form of the corpus: a fetch sent by the click, the form replaced by a confirmation once answered.
+    '/late-form': html(`<h1>Join the club</h1><form id="f"><label for="a">Full name</label><input id="a">
+      <label for="b">Email address</label><input id="b" type="email">
+      <button type="submit">Join now</button></form><div id="out"></div>
+      <script>document.getElementById('f').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const r = await fetch('/api/late', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: document.getElementById('a').value, email: document.getElementById('b').value }) });
+        if (!r.ok) return;
+        document.getElementById('f').remove();
+        document.getElementById('out').innerHTML = '<h2>Application submitted</h2><p>Your reference number is J-1</p>';
+      });</script>`),
+    '/api/late': json(200, { reference: 'J-1' }),
+    // A text box drawn again (a new element, the value carried over) on its first input, as a keyed re-render does.
+    '/redrawn':
+      html(`<h1>Contact</h1><form method="post" action="/submit/redrawn"><div id="w"><label for="nm">Full name</label><input id="nm" name="nm"></div>
+      <button type="submit">Send</button></form>
+      <script>
+        const w = document.getElementById('w');
+        let drawn = false;
+        w.addEventListener('input', (e) => {
+          if (drawn) return;
+          drawn = true;
+          const value = e.target.value;
+          w.innerHTML = '<label for="nm">Full name</label><input id="nm" name="nm">';
+          w.querySelector('input').value = value;
+        });
+      </script>`),
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -251,6 +292,106 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     const ctx = context(page, { startUrl: forms.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: nothing was sent/);
     expect(ctx.logs.join('\n')).toContain("clicking 'Submit'");
+  });
+
+  test('a form that clears itself after its submission was answered 2xx is submitted once, not filled and sent again', async ({
+    formPage: page,
+    forms,
+  }) => {
+    const ctx = context(page, {
+      startUrl: forms.url('/reset-after'),
+      formData: { full_name: 'Ada Lovelace', phone: '0113 496 0000' },
+    });
+    const { result } = await new AutofillAgent().run(ctx).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${ctx.logs.join('\n')}`);
+    });
+    expect(
+      forms.postsTo('/api/reset-after').map((p) => p.json),
+      ctx.logs.join('\n'),
+    ).toEqual([{ name: 'Ada Lovelace', phone: '0113 496 0000' }]);
+    expect(result).toMatchObject({
+      submitted: true,
+      receipt: { response_status: 200, verified: ['full_name', 'phone'] },
+    });
+    expect(ctx.logs).toContain('the submitted form still shows after its submission was answered: done');
+  });
+
+  test("the click's request handed to Portico late (after the filler typed again) is still the click's submission, seen once", async ({
+    formPage: page,
+    forms,
+  }) => {
+    // A loaded machine hands the request the click sent to page.route long after the click was read as done
+    // (CI: carbon-gym-membership). Reproduced by holding page.route's delivery of the POST until the filler has
+    // typed into the form again; the browser sent it at the click all the same.
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const route = page.route.bind(page);
+    const unroute = page.unroute.bind(page);
+    const wrapped = new Map<unknown, Parameters<Page['route']>[1]>();
+    page.route = ((url: Parameters<Page['route']>[0], handler: Parameters<Page['route']>[1], options) => {
+      const late: Parameters<Page['route']>[1] = async (r, request) => {
+        if (request.url().endsWith('/api/late')) await held;
+        return (handler as (r: unknown, q: unknown) => Promise<void>)(r, request);
+      };
+      wrapped.set(handler, late);
+      return route(url, late, options);
+    }) as Page['route'];
+    page.unroute = ((url: Parameters<Page['unroute']>[0], handler?: Parameters<Page['unroute']>[1]) =>
+      unroute(url, handler ? (wrapped.get(handler) ?? handler) : handler)) as Page['unroute'];
+    try {
+      const ctx = context(page, {
+        startUrl: forms.url('/late-form'),
+        formData: { full_name: 'Priya Raman', email: 'priya@example.org' },
+      });
+      let clicked = false;
+      ctx.log = (line) => {
+        ctx.logs.push(line);
+        if (line.startsWith('clicking ')) clicked = true;
+        // The filler typed into the form again after its click: the request reaches Portico now.
+        else if (clicked && line.includes(' → ')) release();
+      };
+      const outcome = await new AutofillAgent().run(ctx).catch((error: unknown) => error);
+      const report = `${outcome instanceof Error ? outcome.message : ''}\n${ctx.logs.join('\n')}`;
+      expect(outcome, report).not.toBeInstanceOf(Error);
+      expect(
+        forms.postsTo('/api/late').map((p) => p.json),
+        report,
+      ).toEqual([{ name: 'Priya Raman', email: 'priya@example.org' }]);
+      expect((outcome as { result: Record<string, unknown> }).result, report).toMatchObject({
+        submitted: true,
+        receipt: { url: forms.url('/api/late'), response_status: 200, verified: ['full_name', 'email'] },
+      });
+      expect(
+        ctx.logs.filter((l) => l.includes('(sent by the click, seen late)')),
+        report,
+      ).toHaveLength(1);
+    } finally {
+      release();
+      page.route = route;
+      page.unroute = unroute;
+    }
+  });
+
+  test('a control drawn again (a new element) while it is filled is found again by its key and filled once more, with no wait for the gone one', async ({
+    formPage: page,
+    forms,
+  }) => {
+    const ctx = context(page, { startUrl: forms.url('/redrawn'), formData: { full_name: 'Ada Lovelace' } });
+    // A small budget: a wait for the gone element would fail the job saying so, instead of passing late.
+    ctx.budget = { ms: () => 20_000, exhausted: (d) => `out of time: ${d}` };
+    const outcome = await new AutofillAgent().run(ctx).catch((error: unknown) => error);
+    const report = `${outcome instanceof Error ? outcome.message : ''}\n${ctx.logs.join('\n')}`;
+    expect(outcome, report).not.toBeInstanceOf(Error);
+    expect(
+      forms.postsTo('/submit/redrawn').map((p) => p.fields),
+      report,
+    ).toEqual([{ nm: 'Ada Lovelace' }]);
+    expect(
+      ctx.logs.filter((l) => l.includes('was drawn again while being filled')),
+      report,
+    ).toEqual(["'Full name' (form_data 'full_name') was drawn again while being filled; filling it again"]);
   });
 
   test('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async ({

@@ -5,6 +5,7 @@ import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext } from '../agentTypes.ts';
 import { DEFAULT_WAIT_BUDGET, describeWaitTimeout, isWaitTimeout } from '../waitBudget.ts';
 import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
+import { locate } from './fillBase.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
 import type { Placement } from './fieldMatcher.ts';
@@ -77,6 +78,48 @@ import { readErrors, type PageError } from './validationReader.ts';
 import { asText, realChoices } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
+/** How often a control being filled is looked for while the action is still waiting (a gone control ends the wait). */
+const GONE_CHECK_MS = 500;
+
+/** The control being filled left the page (its element was replaced or removed). */
+class ControlGone extends Error {}
+/** The form left the page after its submission was seen answered: the run is over. */
+class SubmittedAway extends Error {}
+
+/**
+ * Runs `action` on `target` (a fill, its read-back) and, while it is still waiting, looks every
+ * `GONE_CHECK_MS` whether the control's marked element is still on the page: Playwright waits its whole
+ * timeout for a `data-portico-id` a re-render took away (the new element has none), so a gone control
+ * ends the wait with `ControlGone` instead. The abandoned action can match nothing later: marks are
+ * never reused in a document, and differ between documents (injected/scanFields.ts).
+ */
+async function whileShown<T>(target: Target, action: () => Promise<T>): Promise<T> {
+  const work = action();
+  let done = false;
+  const finished = work.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  const loc = locate(target);
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, GONE_CHECK_MS)))]);
+    clearTimeout(timer);
+    if (done) return work;
+    const gone = await loc.count().then(
+      (n) => n === 0,
+      () => target.frame.isDetached(),
+    );
+    if (gone && !done) {
+      void work.catch(() => undefined);
+      throw new ControlGone(`'${target.label}' left the page`);
+    }
+  }
+}
 const REVEAL_PASSES = 4;
 
 export type { MatchedBy, PlacedValue, UnplacedKey };
@@ -114,6 +157,8 @@ export class Wizard {
   /** The task's click/choose sentences, each run at most once, on a page where it applies. */
   readonly #steps: TaskStep[];
   readonly #mapper: KeyMapper | null;
+  /** The controls (`controlKey`) of the page the last button was clicked on. */
+  #clickedForm: Set<string> | null = null;
 
   constructor(
     ctx: AgentContext,
@@ -150,6 +195,8 @@ export class Wizard {
   }
 
   #env(): FillEnv {
+    // The filler acts on the page: what it sends from now on is not the last click's (submissionWatch.ts).
+    this.watch.typing();
     return {
       page: this.#ctx.page,
       human: this.#humanFor(this.#ctx.page.url()),
@@ -186,11 +233,25 @@ export class Wizard {
       }
       const signature = signatureOf(targets);
       const errors = readErrors(frames, targets);
+      const done = (): WizardOutcome => ({
+        placed: placedValues(this.#state),
+        unplaced: unplacedKeys(this.#state, this.#run.entries),
+        frames,
+      });
+      // The form still shows after its submission was answered (drawn late, or reset): the run is over.
+      if (await this.#submittedAlready(targets, errors)) return done();
       if (errors.length) await this.#handleErrors(errors);
-      // From here on the filler types: what the page sends now is not a submission the filler made.
-      this.watch.disarm();
-      const { filled, settled } = await this.#fillPage(signature, errors.length ? undefined : frames);
-      frames = settled ?? (await scanAll(this.#ctx));
+      let filled: Set<string>;
+      try {
+        const page = await this.#fillPage(signature, errors.length ? undefined : frames);
+        filled = page.filled;
+        frames = page.settled ?? (await scanAll(this.#ctx));
+      } catch (error) {
+        // A control went away with the form after its submission was seen answered: nothing more to fill.
+        if (!(error instanceof SubmittedAway)) throw error;
+        frames = await scanAll(this.#ctx);
+        return done();
+      }
       targets = buildTargets(frames);
       if (await this.#fixConstraintErrors(frames, targets, filled, signature)) {
         frames = await scanAll(this.#ctx);
@@ -203,19 +264,24 @@ export class Wizard {
       const { step } = decided;
       if (step.kind === 'finish') {
         if (await this.#settleSubmission()) continue;
-        return { placed: placedValues(this.#state), unplaced: unplacedKeys(this.#state, this.#run.entries), frames };
+        return done();
+      }
+      // About to click the same form's submit again: a submission the page sent late may have been answered meanwhile.
+      if (step.kind === 'click' && this.watch.lateWaiting) {
+        if (await this.#settleSubmission()) continue;
+        if (await this.#submittedAlready(targets, readErrors(frames, targets))) return done();
       }
       if (step.kind === 'noButton') {
         await this.#fillRequiredEmpty(step.requiredEmpty, filled);
         break;
       }
-      await this.#applyClick(step, filled, signature);
+      await this.#applyClick(step, filled, signature, targets);
     }
     throw new AgentFailure(`The form did not reach a final page within ${MAX_TURNS} steps`);
   }
 
   /** Settles what must be settled before the click `step` decided (elimination, required fields and keys), then clicks. */
-  async #applyClick(step: ClickStep, filled: Set<string>, signature: string): Promise<void> {
+  async #applyClick(step: ClickStep, filled: Set<string>, signature: string, targets: Target[]): Promise<void> {
     const { button } = step;
     if (step.eliminate) {
       const { entry, target } = step.eliminate;
@@ -231,6 +297,7 @@ export class Wizard {
     if (step.stuck) throw new AgentFailure(step.stuck);
     await this.#ctx.recordStep(clickRecord(step, filled.size));
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
+    this.#clickedForm = new Set(targets.map(controlKey));
     await this.watch.arm();
     await clickAndSettle(
       this.#ctx.page,
@@ -240,6 +307,21 @@ export class Wizard {
     );
     await this.#settleSubmission();
     this.#state = recordClick(this.#state, button.kind);
+  }
+
+  /**
+   * Whether the run is over although a form still shows: the last click was a submit, the request it sent
+   * carried placed values and was answered 2xx/3xx (submissionWatch.ts), the page shows no error, and every
+   * control it shows was on the form that was submitted (the same form, drawn again or reset; a page with
+   * other fields is the next step, a page with none is read as before).
+   */
+  async #submittedAlready(targets: Target[], errors: PageError[]): Promise<boolean> {
+    const clicked = this.#clickedForm;
+    if (this.#state.run.lastKind !== 'submit' || errors.length || !clicked || !targets.length) return false;
+    if (!targets.every((t) => clicked.has(controlKey(t)))) return false;
+    if (!this.watch.answeredSinceClick()) return false;
+    this.#ctx.log('the submitted form still shows after its submission was answered: done');
+    return true;
   }
 
   /** Waits for the requests the click sent to be checked and answered; a human's corrections are typed on the next turn. */
@@ -254,6 +336,7 @@ export class Wizard {
   async #runTaskStep(heading: string): Promise<boolean> {
     for (const [index, step] of this.#steps.entries()) {
       if (this.#state.run.stepsDone.has(index)) continue;
+      this.watch.typing();
       const ran = await runTaskStep(this.#ctx.page, step);
       if (!ran) continue;
       this.#state = markStepDone(this.#state, index);
@@ -341,6 +424,7 @@ export class Wizard {
       const step = rowToAdd(await scanAll(this.#ctx), this.#state, this.#run, clicks);
       if (!step) return clicked;
       clicks.set(step.array, (clicks.get(step.array) ?? 0) + 1);
+      this.watch.typing();
       this.#ctx.log(
         `${step.array}: ${step.rows} row(s) shown for ${step.items} item(s); clicking '${step.button.text}'`,
       );
@@ -368,13 +452,15 @@ export class Wizard {
   }
 
   async #fillOne(
-    target: Target,
+    scanned: Target,
     value: unknown,
     entry: Entry | null,
     signature: string,
     matchedBy: MatchedBy = 'name',
   ): Promise<void> {
     this.#checkAbort();
+    let target = scanned;
+    let foundAgain = false;
     const options = entry ? fillOptionsFor(this.#state, entry) : {};
     let current = value;
     if (entry) {
@@ -384,7 +470,8 @@ export class Wizard {
     const name = entry ? `form_data '${entry.key}'` : `the answer for '${target.label}'`;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const filledWith = await fillTarget(this.#env(), target, current, options);
+        const at = target;
+        const filledWith = await whileShown(at, () => fillTarget(this.#env(), at, current, options));
         let { shown } = filledWith;
         const { how } = filledWith;
         if (entry) {
@@ -431,6 +518,26 @@ export class Wizard {
         }
         return;
       } catch (error) {
+        if (error instanceof ControlGone) {
+          // The page drew the control again (a re-render) or took it away: found again by its key once, else the
+          // run is over when the form went with its submission answered, else the job fails saying so.
+          const again = foundAgain ? null : await this.#findAgain(target);
+          if (again) {
+            this.#ctx.log(`'${target.label}' (${name}) was drawn again while being filled; filling it again`);
+            target = again;
+            foundAgain = true;
+            continue;
+          }
+          if (this.watch.lateWaiting) await this.#settleSubmission();
+          if (this.#state.run.lastKind === 'submit' && this.watch.answeredSinceClick()) {
+            this.#ctx.log(`'${target.label}' (${name}) went away with the form after its submission was answered`);
+            throw new SubmittedAway();
+          }
+          throw new AgentFailure(
+            `'${target.label}' (${name}) was taken off the page while it was being filled${foundAgain ? ', again after it was found again' : ''}`,
+            { cause: error },
+          );
+        }
         // The control never became ready within the job's time: the job fails naming the field and the wait.
         if (isWaitTimeout(error))
           throw new AgentFailure(
@@ -446,6 +553,15 @@ export class Wizard {
         if (entry) this.#state = overrideKey(this.#state, entry.key, current, true);
       }
     }
+  }
+
+  /** The control `target` was, in a new scan: the one target of the same kind with its key (name, id, else label). */
+  async #findAgain(target: Target): Promise<Target | null> {
+    const key = controlKey(target);
+    const same = buildTargets(await scanAll(this.#ctx)).filter(
+      (t) => t.kind === target.kind && t.frame === target.frame && controlKey(t) === key,
+    );
+    return same.length === 1 ? (same[0] as Target) : null;
   }
 
   /** Reads a typed value back from its control (`readBackVerdict` decides); retypes, or asks, or the job fails. */

@@ -18,9 +18,14 @@ import type { ScannedControl } from './scanTypes.ts';
 
 const seq = window as unknown as { __porticoSeq?: number };
 
-/** The marker of `el`, stamped on first sight; stable across scans of the same page. */
+/**
+ * The marker of `el`, stamped on first sight; stable across scans of the same page, never reused in a
+ * document, and numbered from the document's time origin so that a later document of the same frame does
+ * not hand out the marks of an earlier one (an action abandoned on a control a re-render took away must
+ * never find another document's control by its mark).
+ */
 export function pidOf(el: Element): string {
-  seq.__porticoSeq = seq.__porticoSeq || 0;
+  seq.__porticoSeq = seq.__porticoSeq || (Math.floor(performance.timeOrigin) % 1e9) * 1000;
   let p = el.getAttribute('data-portico-id');
   if (!p) {
     seq.__porticoSeq += 1;

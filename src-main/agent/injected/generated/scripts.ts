@@ -163,7 +163,7 @@ var __porticoInjected = (function() {
 	// src-main/agent/injected/scanFields.ts
 	const seq = window;
 	function pidOf(el) {
-		seq.__porticoSeq = seq.__porticoSeq || 0;
+		seq.__porticoSeq = seq.__porticoSeq || Math.floor(performance.timeOrigin) % 1e9 * 1e3;
 		let p = el.getAttribute("data-portico-id");
 		if (!p) {
 			seq.__porticoSeq += 1;
