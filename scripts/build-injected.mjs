@@ -32,6 +32,7 @@ export const entries = {
   'calendarOpen.ts': 'calendarOpen',
   'calendarGrid.ts': 'calendarGrid',
   'sliderSettled.ts': 'sliderSettled',
+  'sliderSettledAt.ts': 'sliderSettledAt',
   'clickSettled.ts': 'clickSettled',
   'pointerTarget.ts': 'pointerTarget',
   'modelScan.ts': 'modelScan',

@@ -67,6 +67,7 @@ describe('injected scripts as built', () => {
       'selectedLabel',
       'shownValue',
       'sliderSettled',
+      'sliderSettledAt',
       'tagChips',
       'takeMarked',
       'toggleByLabel',

@@ -1,5 +1,7 @@
 import type { Locator } from 'playwright-core';
 
+import { answerWithin } from '../../browser/frameAccess.ts';
+
 import { AgentFailure } from '../agentTypes.ts';
 import {
   calendarOpen,
@@ -11,6 +13,7 @@ import {
   segmentReading,
   selectedLabel,
   sliderSettled,
+  sliderSettledAt,
   tagChips,
   takeMarked,
 } from '../injected/index.ts';
@@ -519,8 +522,13 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   const wanted = sliderGoal(value, facts);
   if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
   const settled = async (frames: number): Promise<number> => {
-    // Animation frames with no change (the app's own handlers and re-renders have run).
-    const s = await loc.evaluate(sliderSettled, { aria: c.aria, quietMs: 0, frames, maxMs: SLIDER_SETTLE_MAX_MS });
+    // Animation frames with no change (the app's own handlers and re-renders have run). Found by its mark in
+    // the same page call (one round trip), else through the locator (it waits for the element, refuses several).
+    const args = { aria: c.aria, quietMs: 0, frames, maxMs: SLIDER_SETTLE_MAX_MS };
+    const s =
+      (await answerWithin(target.frame, target.frame.evaluate(sliderSettledAt, { ...args, pid: c.pid })).catch(
+        () => null,
+      )) ?? (await loc.evaluate(sliderSettled, args));
     if (!s.stable)
       throw new AgentFailure(
         `'${target.label}' kept changing by itself (${s.seen.slice(-6).join(', ')}) after moving it towards ${wanted.goal}; it was left, not claimed`,

@@ -51,6 +51,7 @@ import type recordingMask from './recordingMask.ts';
 import type shownValue from './shownValue.ts';
 import type { Signatures } from './signatures.ts';
 import type sliderSettled from './sliderSettled.ts';
+import type sliderSettledAt from './sliderSettledAt.ts';
 import type clickSettled from './clickSettled.ts';
 import type pointerTarget from './pointerTarget.ts';
 import type tagChips from './tagChips.ts';
@@ -68,6 +69,7 @@ type Entries = {
   calendarOpen: typeof calendarOpen;
   calendarGrid: typeof calendarGrid;
   sliderSettled: typeof sliderSettled;
+  sliderSettledAt: typeof sliderSettledAt;
   clickSettled: typeof clickSettled;
   pointerTarget: typeof pointerTarget;
   modelScan: typeof modelScan;
@@ -134,6 +136,7 @@ export const checked: Checked = {
   calendarOpen: true,
   calendarGrid: true,
   sliderSettled: true,
+  sliderSettledAt: true,
   clickSettled: true,
   pointerTarget: true,
   modelScan: true,

@@ -11,6 +11,7 @@
 // (which waits for the element, and refuses several).
 import ariaCheckedState from './ariaCheckedState.ts';
 import controlState from './controlState.ts';
+import { markedElements } from './dom.ts';
 import enterGuard from './enterGuard.ts';
 import findListbox from './findListbox.ts';
 import pointerTarget from './pointerTarget.ts';
@@ -21,19 +22,8 @@ import selectedLabel from './selectedLabel.ts';
 import shownValue from './shownValue.ts';
 import tagChips from './tagChips.ts';
 
-function withPid(pid: string): Element[] {
-  const selector = `[data-portico-id="${CSS.escape(pid)}"]`;
-  const found: Element[] = [];
-  const walk = (root: Document | ShadowRoot): void => {
-    found.push(...Array.from(root.querySelectorAll(selector)));
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
-  };
-  walk(document);
-  return found;
-}
-
 export default function controlRead(args: ControlReadArgs): ControlRead {
-  const found = withPid(args.pid);
+  const found = markedElements(args.pid);
   const el = found[0];
   if (found.length !== 1 || !el) return { found: found.length };
   switch (args.read) {

@@ -252,3 +252,18 @@ export function labelTextsOf(el: Element, useLabelsProperty: boolean): string[] 
   if (wrap && !out.length) out.push(textOf(wrap));
   return out;
 }
+
+/**
+ * The elements carrying the filler's mark `pid` (data-portico-id) in the document and its open shadow roots,
+ * as Playwright's CSS finds them (controlRead.ts, sliderSettledAt.ts: one round trip where a locator takes several).
+ */
+export function markedElements(pid: string): Element[] {
+  const selector = `[data-portico-id="${CSS.escape(pid)}"]`;
+  const found: Element[] = [];
+  const walk = (root: Document | ShadowRoot): void => {
+    found.push(...Array.from(root.querySelectorAll(selector)));
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return found;
+}

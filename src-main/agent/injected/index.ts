@@ -56,6 +56,7 @@ import {
   scanPageSource,
   shownValueSource,
   sliderSettledSource,
+  sliderSettledAtSource,
   clickSettledSource,
   pointerTargetSource,
   tagChipsSource,
@@ -80,6 +81,7 @@ export const loginScan = inPage<'loginScan'>(loginScanSource);
 export const calendarOpen = inPage<'calendarOpen'>(calendarOpenSource);
 export const calendarGrid = inPage<'calendarGrid'>(calendarGridSource);
 export const sliderSettled = inPage<'sliderSettled'>(sliderSettledSource);
+export const sliderSettledAt = inPage<'sliderSettledAt'>(sliderSettledAtSource);
 export const clickSettled = inPage<'clickSettled'>(clickSettledSource);
 export const pointerTarget = inPage<'pointerTarget'>(pointerTargetSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);

@@ -164,6 +164,11 @@ export interface SliderSettledArgs {
   frames?: number;
 }
 
+/** sliderSettledAt.ts: sliderSettled on the slider marked `pid`. */
+export interface SliderSettledAtArgs extends SliderSettledArgs {
+  pid: string;
+}
+
 /** clickSettled.ts: `start` (just before a click) begins watching; else it waits for the page to settle. */
 export interface ClickSettledArgs {
   start: boolean;

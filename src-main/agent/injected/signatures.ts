@@ -30,6 +30,7 @@ import type {
   SegmentReadingRaw,
   SliderSettled,
   SliderSettledArgs,
+  SliderSettledAtArgs,
   TreeNode,
 } from './scanTypes.ts';
 
@@ -45,6 +46,7 @@ export interface Signatures<E = unknown> {
   calendarOpen: (el: E) => [number, number] | null;
   calendarGrid: (near: E | null) => CalendarFacts | null;
   sliderSettled: (el: E, args: SliderSettledArgs) => Promise<SliderSettled>;
+  sliderSettledAt: (args: SliderSettledAtArgs) => Promise<SliderSettled> | null;
   clickSettled: (args: ClickSettledArgs) => Promise<ClickSettled>;
   pointerTarget: (el: E) => 'self' | 'label' | 'hidden' | 'other';
   modelScan: (args: ModelScanArgs) => ModelFrameScan;

@@ -1836,6 +1836,86 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** sliderSettledAt.ts */
+export const sliderSettledAtSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/dom.ts
+	function markedElements(pid) {
+		const selector = \`[data-portico-id="\${CSS.escape(pid)}"]\`;
+		const found = [];
+		const walk = (root) => {
+			found.push(...Array.from(root.querySelectorAll(selector)));
+			for (const el of root.querySelectorAll("*")) if (el.shadowRoot) walk(el.shadowRoot);
+		};
+		walk(document);
+		return found;
+	}
+	// src-main/agent/injected/sliderSettled.ts
+	async function sliderSettled(el, args) {
+		const read = () => Number(args.aria ? el.getAttribute("aria-valuenow") : el.value);
+		const seen = [read()];
+		const start = performance.now();
+		let last = start;
+		const note = () => {
+			const v = read();
+			if (v !== seen[seen.length - 1]) {
+				seen.push(v);
+				last = performance.now();
+			}
+		};
+		const observer = new MutationObserver(note);
+		observer.observe(el, { attributes: true });
+		el.addEventListener("input", note);
+		const frame = () => new Promise((resolve) => {
+			requestAnimationFrame(() => resolve());
+			setTimeout(resolve, 100);
+		});
+		try {
+			let still = 0;
+			for (;;) {
+				const before = seen.length;
+				await frame();
+				note();
+				still = seen.length === before ? still + 1 : 0;
+				if (still < (args.frames ?? 2)) {
+					if (performance.now() - start >= args.maxMs) return {
+						now: read(),
+						stable: false,
+						seen
+					};
+					continue;
+				}
+				if (args.quietMs > 0) await new Promise((resolve) => setTimeout(resolve, args.quietMs - (performance.now() - last)));
+				note();
+				const now = performance.now();
+				if (now - last >= args.quietMs && seen.length === before) return {
+					now: read(),
+					stable: true,
+					seen
+				};
+				if (now - start >= args.maxMs) return {
+					now: read(),
+					stable: false,
+					seen
+				};
+				still = 0;
+			}
+		} finally {
+			observer.disconnect();
+			el.removeEventListener("input", note);
+		}
+	}
+	// src-main/agent/injected/sliderSettledAt.ts
+	function sliderSettledAt(args) {
+		const found = markedElements(args.pid);
+		const el = found[0];
+		return found.length === 1 && el ? sliderSettled(el, args) : null;
+	}
+	return sliderSettledAt;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** clickSettled.ts */
 export const clickSettledSource = `(...args) => {
 var __porticoInjected = (function() {
@@ -2614,46 +2694,6 @@ var __porticoInjected = (function() {
 			selected
 		};
 	}
-	// src-main/agent/injected/enterGuard.ts
-	function enterGuard(_el, mode) {
-		const w = window;
-		if (mode === "off") {
-			const guard = w.__porticoEnterGuard;
-			w.__porticoEnterGuard = void 0;
-			guard?.remove();
-			return guard?.stopped ?? 0;
-		}
-		if (w.__porticoEnterGuard) return 0;
-		const guard = {
-			stopped: 0,
-			remove: () => void 0
-		};
-		const stop = (e) => {
-			e.preventDefault();
-			e.stopImmediatePropagation();
-			guard.stopped += 1;
-		};
-		const keydown = (e) => {
-			if (e.key !== "Enter") return;
-			const t = e.composedPath()[0];
-			if (!e.defaultPrevented && t?.tagName === "INPUT" && t.form) guard.stopped += 1;
-			e.preventDefault();
-		};
-		const click = (e) => {
-			const button = e.composedPath()[0]?.closest?.("button,input[type=submit],input[type=image]");
-			if (button && (button.type === "submit" || button.getAttribute("type") === "image")) stop(e);
-		};
-		window.addEventListener("keydown", keydown, false);
-		window.addEventListener("click", click, true);
-		window.addEventListener("submit", stop, true);
-		guard.remove = () => {
-			window.removeEventListener("keydown", keydown, false);
-			window.removeEventListener("click", click, true);
-			window.removeEventListener("submit", stop, true);
-		};
-		w.__porticoEnterGuard = guard;
-		return 0;
-	}
 	// src-main/agent/injected/dom.ts
 	function clean(s) {
 		return (s || "").replace(/\\s+/g, " ").trim();
@@ -2768,6 +2808,56 @@ var __porticoInjected = (function() {
 		let group = null;
 		for (const ancestor of ownGroupAncestors(el, options)) group = ancestor;
 		return group;
+	}
+	function markedElements(pid) {
+		const selector = \`[data-portico-id="\${CSS.escape(pid)}"]\`;
+		const found = [];
+		const walk = (root) => {
+			found.push(...Array.from(root.querySelectorAll(selector)));
+			for (const el of root.querySelectorAll("*")) if (el.shadowRoot) walk(el.shadowRoot);
+		};
+		walk(document);
+		return found;
+	}
+	// src-main/agent/injected/enterGuard.ts
+	function enterGuard(_el, mode) {
+		const w = window;
+		if (mode === "off") {
+			const guard = w.__porticoEnterGuard;
+			w.__porticoEnterGuard = void 0;
+			guard?.remove();
+			return guard?.stopped ?? 0;
+		}
+		if (w.__porticoEnterGuard) return 0;
+		const guard = {
+			stopped: 0,
+			remove: () => void 0
+		};
+		const stop = (e) => {
+			e.preventDefault();
+			e.stopImmediatePropagation();
+			guard.stopped += 1;
+		};
+		const keydown = (e) => {
+			if (e.key !== "Enter") return;
+			const t = e.composedPath()[0];
+			if (!e.defaultPrevented && t?.tagName === "INPUT" && t.form) guard.stopped += 1;
+			e.preventDefault();
+		};
+		const click = (e) => {
+			const button = e.composedPath()[0]?.closest?.("button,input[type=submit],input[type=image]");
+			if (button && (button.type === "submit" || button.getAttribute("type") === "image")) stop(e);
+		};
+		window.addEventListener("keydown", keydown, false);
+		window.addEventListener("click", click, true);
+		window.addEventListener("submit", stop, true);
+		guard.remove = () => {
+			window.removeEventListener("keydown", keydown, false);
+			window.removeEventListener("click", click, true);
+			window.removeEventListener("submit", stop, true);
+		};
+		w.__porticoEnterGuard = guard;
+		return 0;
 	}
 	// src-main/agent/injected/findListbox.ts
 	const OPTIONS = "[role=option],[role=menuitemcheckbox]";
@@ -2929,18 +3019,8 @@ var __porticoInjected = (function() {
 		return tagChipsOf(el);
 	}
 	// src-main/agent/injected/controlRead.ts
-	function withPid(pid) {
-		const selector = \`[data-portico-id="\${CSS.escape(pid)}"]\`;
-		const found = [];
-		const walk = (root) => {
-			found.push(...Array.from(root.querySelectorAll(selector)));
-			for (const el of root.querySelectorAll("*")) if (el.shadowRoot) walk(el.shadowRoot);
-		};
-		walk(document);
-		return found;
-	}
 	function controlRead(args) {
-		const found = withPid(args.pid);
+		const found = markedElements(args.pid);
 		const el = found[0];
 		if (found.length !== 1 || !el) return { found: found.length };
 		switch (args.read) {
