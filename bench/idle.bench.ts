@@ -111,6 +111,8 @@ try {
   const args = [...SERVICE_NODE_FLAGS, join(root, 'src-main/serve.ts'), '--port', '0', '--data-dir', dataDir];
   child = spawn(process.execPath, args, {
     cwd: root,
+    // Info lines on stderr: the pool's `warm session browser ready` is what a warm session waits for.
+    env: { ...process.env, PORTICO_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -133,21 +135,44 @@ try {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
-  /** One session's life as a client lives it; milliseconds. */
-  const lifecycle = async (): Promise<number> => {
+  /** Each phase's time of the lifecycles timed so far, by phase (ms). */
+  const phases: Record<'create' | 'connect' | 'goto' | 'disconnect' | 'terminate', number[]> = {
+    create: [],
+    connect: [],
+    goto: [],
+    disconnect: [],
+    terminate: [],
+  };
+  /** One session's life as a client lives it; milliseconds (`into`: where its phases go). */
+  const lifecycle = async (into?: typeof phases): Promise<number> => {
     const t0 = performance.now();
+    let last = t0;
+    const phase = (name: keyof typeof phases): void => {
+      const now = performance.now();
+      into?.[name].push(round(now - last));
+      last = now;
+    };
     const session = await post('/public/sessions', {});
+    phase('create');
     const browser = await chromium.connectOverCDP(String(session.cdp_url));
     const context = browser.contexts()[0];
     const page = context?.pages()[0] ?? (await context?.newPage());
+    phase('connect');
     await page?.goto(pageUrl);
+    phase('goto');
     await browser.close();
+    phase('disconnect');
     await post(`/public/sessions/${String(session.session_id)}/terminate`, {});
+    phase('terminate');
     return performance.now() - t0;
   };
 
-  // Warm: the pooled session browser is up (the jobs' shared browser opens at the first job, not at start).
-  await until(() => browsers(pid).length >= 1, 'the warm session browser');
+  // The pool logs each warm browser once a session can take it (src-main/browser/sessionBrowsers.ts): a warm
+  // session is timed only after that line, never while its browser is still launching (a browser PROCESS being
+  // up is not enough: it is there from the launch's first moment, and the ended session's is still exiting).
+  const warmReady = (): number => err.match(/"msg":"warm session browser ready"/g)?.length ?? 0;
+  // Warm: the pooled session browser is ready (the jobs' shared browser opens at the first job, not at start).
+  await until(() => warmReady() >= 1, 'the warm session browser (its "warm session browser ready" log line)');
   // Weighed once the tree has stopped growing (helpers, the spare context's renderer): same count 2 s apart.
   for (let last = -1, now = tree(pid).length, i = 0; now !== last && i < 5; last = now, now = tree(pid).length, i += 1)
     await sleep(2_000);
@@ -155,11 +180,14 @@ try {
   const warm: number[] = [];
   await lifecycle(); // untimed warm-up
   for (let i = 0; i < RUNS; i += 1) {
-    // The pool refills between sessions (a new browser per session), well inside the idle period.
-    await until(() => browsers(pid).length >= 1, 'the pool refilled');
-    warm.push(await lifecycle());
+    // The pool refills between sessions (a new browser per session), well inside the idle period: each
+    // session so far took a warm browser, and its replacement is ready.
+    await until(() => warmReady() >= i + 2, `the pool refilled (warm browser ${i + 2} ready)`);
+    warm.push(await lifecycle(phases));
   }
-  process.stderr.write(`warm lifecycle ${warm.map((v) => round(v)).join(', ')} ms (load ${load()[0]})\n`);
+  process.stderr.write(
+    `warm lifecycle ${warm.map((v) => round(v)).join(', ')} ms (load ${load()[0]}); phases ${JSON.stringify(phases)}\n`,
+  );
 
   // Idle: nothing in use for browsers_idle_minutes → no Chromium left.
   const idleFrom = performance.now();
@@ -192,6 +220,9 @@ try {
       warm_p50: round(median(warm)),
       cold_p50: round(median(cold)),
       warm: warm.map((v) => round(v)),
+      warm_phases_p50: Object.fromEntries(Object.entries(phases).map(([name, times]) => [name, round(median(times))])),
+      warm_phases_note:
+        'create: POST /public/sessions; connect: connectOverCDP and its page; goto; disconnect: the client closing its connection; terminate: POST …/terminate (the browser has exited and its folder is removed when it answers)',
       cold: cold.map((v) => round(v)),
       cold_note: 'the first session after an idle close: its own Chromium launched, the pool refilled behind it',
     },
