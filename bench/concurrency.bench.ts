@@ -25,6 +25,8 @@ import { median, startBenchApp } from './lib.ts';
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (process.env.BENCH_SIZES ?? '8,16').split(',').map(Number);
+/** Which sides run (`portico,scripts`; one alone to compare two builds of Portico by their CPU per job). */
+const SIDES = (process.env.BENCH_SIDES ?? 'portico,scripts').split(',');
 const ROUNDS = QUICK ? 1 : Number(process.env.BENCH_ROUNDS ?? 2);
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 const load = (): number[] => loadavg().map((l) => round(l, 2));
@@ -35,18 +37,36 @@ const selfCpuMs = (): number => {
   return (used.user + used.system) / 1000;
 };
 
-/** CPU time (user + system, ms) of every process under this one (the browsers and their helpers, and the ones they have reaped), from /proc. */
-function childrenCpuMs(): number {
-  const stats = new Map<number, { parent: number; ticks: number }>();
+/** What kind of process a Chromium command line is: `browser`, `renderer`, `gpu-process`, `zygote`, `utility:<sub-type>`… */
+function processKind(pid: number): string {
+  let args: string[];
+  try {
+    // A Chromium child rewrites its command line as one space-separated string.
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+  } catch {
+    return 'gone';
+  }
+  const type = args.find((a) => a.startsWith('--type='))?.slice('--type='.length);
+  if (type === undefined) return /chrom/.test(args[0] ?? '') ? 'browser' : 'other';
+  if (type !== 'utility') return type;
+  const sub = args.find((a) => a.startsWith('--utility-sub-type='))?.slice('--utility-sub-type='.length) ?? '?';
+  return `utility:${sub.split('.').at(-1) ?? sub}`;
+}
+
+/**
+ * CPU time (user + system, ms) of every process under this one (the browsers and their helpers, and the ones
+ * they have reaped), from /proc, by kind of process: a process's own CPU counts for its kind, the CPU of the
+ * children it reaped (a closed context's renderer, reaped by the zygote) for `<its kind>+reaped`.
+ */
+function childrenCpuMs(): Map<string, number> {
+  const stats = new Map<number, { parent: number; own: number; reaped: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Its own CPU and that of the children it has reaped (a closed context's renderer is gone by the end of the
-      // batch: its CPU is in its reaper's cutime/cstime, which is in the tree too).
-      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-      stats.set(Number(name), { parent: Number(fields[1]), ticks });
+      const ticks = (i: number): number => Number(fields[i]);
+      stats.set(Number(name), { parent: ticks(1), own: ticks(11) + ticks(12), reaped: ticks(13) + ticks(14) });
     } catch {
       // exited while listing
     }
@@ -58,9 +78,29 @@ function childrenCpuMs(): number {
     }
     return false;
   };
-  let ticks = 0;
-  for (const [pid, stat] of stats) if (under(pid)) ticks += stat.ticks;
-  return ticks * 10; // USER_HZ 100
+  const byKind = new Map<string, number>();
+  const add = (kind: string, ticks: number): void => {
+    if (ticks > 0) byKind.set(kind, (byKind.get(kind) ?? 0) + ticks * 10); // USER_HZ 100
+  };
+  for (const [pid, stat] of stats)
+    if (under(pid)) {
+      const kind = processKind(pid);
+      add(kind, stat.own);
+      add(`${kind}+reaped`, stat.reaped);
+    }
+  return byKind;
+}
+
+const totalMs = (byKind: Map<string, number>): number => [...byKind.values()].reduce((a, b) => a + b, 0);
+
+/** `after − before` per kind, per job. */
+function perJobByKind(before: Map<string, number>, after: Map<string, number>, jobs: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [kind, ms] of after) {
+    const used = ms - (before.get(kind) ?? 0);
+    if (used !== 0) out[kind] = round(used / jobs);
+  }
+  return out;
 }
 
 const formData = {
@@ -93,6 +133,8 @@ interface Batch {
   node_cpu_ms_per_job: number;
   /** CPU the browser processes under this one used during the batch, per job. */
   browser_cpu_ms_per_job: number;
+  /** That CPU by kind of Chromium process (`zygote+reaped`: renderers that exited with their context). */
+  browser_cpu_ms_per_job_by_process: Record<string, number>;
   failures: string[];
 }
 
@@ -160,16 +202,21 @@ async function main(): Promise<void> {
       }
     };
     const batch = async (size: number, one: () => Promise<string | null>): Promise<Batch> => {
+      // Reading /proc is this process's own work: done outside the span its CPU is counted over.
+      const browsers0 = childrenCpuMs();
+      const node0 = selfCpuMs();
       const t0 = performance.now();
-      const [node0, browsers0] = [selfCpuMs(), childrenCpuMs()];
       const outcomes = await Promise.all(Array.from({ length: size }, () => one()));
       const ms = performance.now() - t0;
+      const node1 = selfCpuMs();
+      const browsers1 = childrenCpuMs();
       return {
         size,
         ms: round(ms),
         per_minute: round((size * 60_000) / ms),
-        node_cpu_ms_per_job: round((selfCpuMs() - node0) / size),
-        browser_cpu_ms_per_job: round((childrenCpuMs() - browsers0) / size),
+        node_cpu_ms_per_job: round((node1 - node0) / size),
+        browser_cpu_ms_per_job: round((totalMs(browsers1) - totalMs(browsers0)) / size),
+        browser_cpu_ms_per_job_by_process: perJobByKind(browsers0, browsers1, size),
         failures: outcomes.filter((o): o is string => o !== null),
       };
     };
@@ -180,10 +227,15 @@ async function main(): Promise<void> {
       await runScript();
       for (const size of SIZES)
         for (let r = 0; r < ROUNDS; r += 1) {
-          portico.push(await batch(size, runJob));
-          scripts.push(await batch(size, runScript));
+          if (SIDES.includes('portico')) portico.push(await batch(size, runJob));
+          if (SIDES.includes('scripts')) scripts.push(await batch(size, runScript));
+          const [mine, theirs] = [portico.at(-1), scripts.at(-1)];
+          const cpuOf = (b: Batch | undefined): string =>
+            b
+              ? `${b.node_cpu_ms_per_job} + ${b.browser_cpu_ms_per_job} ms ${JSON.stringify(b.browser_cpu_ms_per_job_by_process)}`
+              : '';
           process.stderr.write(
-            `${size} at once: portico ${portico.at(-1)?.per_minute}/min (${portico.at(-1)?.failures.length} failed), scripts ${scripts.at(-1)?.per_minute}/min (${scripts.at(-1)?.failures.length} failed) (load ${load()[0]})\n`,
+            `${size} at once (load ${load()[0]}): portico ${mine?.per_minute}/min (${mine?.failures.length} failed; CPU per job ${cpuOf(mine)}), scripts ${theirs?.per_minute}/min (${theirs?.failures.length} failed; CPU per job ${cpuOf(theirs)})\n`,
           );
         }
     } finally {
@@ -232,8 +284,11 @@ async function main(): Promise<void> {
       note: "a 2-core machine shared with other engineers' tests while measured",
     },
   };
-  const out = fileURLToPath(new URL('./results/concurrency.json', import.meta.url));
-  await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+  // Both sides measured: the results; one side alone (a comparison of builds) is only printed.
+  if (SIDES.includes('portico') && SIDES.includes('scripts')) {
+    const out = fileURLToPath(new URL('./results/concurrency.json', import.meta.url));
+    await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+  }
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
