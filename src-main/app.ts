@@ -277,6 +277,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
       disableSandbox: config.chromiumNoSandbox,
       ...(chromiumPath !== undefined && { executablePath: chromiumPath }),
       ...(config.chromiumPath !== undefined && { chromiumEnvPath: config.chromiumPath }),
+      headlessShell: config.headlessShell,
     }),
     (browsers) => browsers.close(),
     'job browsers',

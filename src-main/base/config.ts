@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { HttpUrl } from '../contract/common.ts';
 import { JobConcurrency } from '../contract/console.ts';
@@ -29,6 +30,8 @@ export interface PorticoConfig {
   ffmpegPath?: string | undefined;
   /** PORTICO_CHROMIUM_NO_SANDBOX; the sandbox is also off for root on Linux, whatever this says. */
   chromiumNoSandbox: boolean;
+  /** PORTICO_HEADLESS_SHELL: `auto` (default), `off`, or the path of the headless shell headless jobs run. */
+  headlessShell: HeadlessShellChoice;
   /** PORTICO_HEADLESS: no visible profile-login windows even when a display exists. */
   headless: boolean;
   /** Whether a visible window can appear: macOS and Windows always, elsewhere DISPLAY or WAYLAND_DISPLAY. */
@@ -118,6 +121,19 @@ const secretSetting = z
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : value));
 
+/** PORTICO_HEADLESS_SHELL's values (browser/chromiumDiscovery.ts's HeadlessShellChoice). */
+export type HeadlessShellChoice = 'auto' | 'off' | (string & {});
+
+// `auto`, `off` (any case) or an absolute path: a relative one would depend on the folder Portico started in.
+const headlessShell = setting.transform((value, ctx): HeadlessShellChoice => {
+  if (value === undefined) return 'auto';
+  const normal = value.toLowerCase();
+  if (normal === 'auto' || normal === 'off') return normal;
+  if (isAbsolute(value)) return value;
+  ctx.addIssue({ code: 'custom', message: `must be auto, off or an absolute path (got '${value}')` });
+  return z.NEVER;
+});
+
 const flag = setting.transform((value, ctx) => {
   if (value === undefined) return false;
   const normal = value.toLowerCase();
@@ -191,6 +207,7 @@ const EnvSchema = z.object({
   PORTICO_LOG_LEVEL: logLevel,
   PORTICO_CHROMIUM: setting,
   PORTICO_CHROMIUM_NO_SANDBOX: flag,
+  PORTICO_HEADLESS_SHELL: headlessShell,
   PORTICO_FFMPEG: setting,
   PORTICO_HEADLESS: flag,
   PORTICO_DEFAULT_PROXY: proxy,
@@ -243,6 +260,7 @@ export function readConfig(env: Env, options: ReadConfigOptions = {}): PorticoCo
     logLevel: values.PORTICO_LOG_LEVEL,
     chromiumPath: values.PORTICO_CHROMIUM,
     chromiumNoSandbox: values.PORTICO_CHROMIUM_NO_SANDBOX,
+    headlessShell: values.PORTICO_HEADLESS_SHELL,
     ffmpegPath: values.PORTICO_FFMPEG,
     headless: values.PORTICO_HEADLESS,
     hasDisplay:

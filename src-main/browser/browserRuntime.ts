@@ -14,6 +14,8 @@ import {
   blockedHostRules,
   chromiumArgs,
   findChromium,
+  findHeadlessShell,
+  type HeadlessShellChoice,
   needsNoSandbox,
   systemChromiumHost,
   type ChromiumHost,
@@ -81,6 +83,8 @@ export interface BrowserRuntimeOptions {
   executablePath?: string;
   /** PORTICO_CHROMIUM (base/config.ts). */
   chromiumEnvPath?: string;
+  /** PORTICO_HEADLESS_SHELL (base/config.ts): what headless launches run; default `auto`. */
+  headlessShell?: HeadlessShellChoice;
   /** `host:port` pairs no browser may reach (Portico's own port), read at each launch. */
   blockedHostPorts?: () => readonly string[];
   /** PORTICO_CHROMIUM_NO_SANDBOX (base/config.ts); root on Linux needs no flag. */
@@ -137,6 +141,8 @@ export class BrowserRuntime {
   readonly #markers = new WeakMap<Browser | BrowserContext, string>();
   readonly #counts: Record<Counter, number> = { browsers: 0, contexts: 0, tempDirs: 0 };
   #executablePath: string | undefined;
+  /** The headless shell headless launches run (null: none, the chosen Chromium); undefined until first asked. */
+  #shellPath: string | null | undefined;
   /** The operator's choice (setExecutablePath), else the constructor's; undefined means discovery. */
   #configuredPath: string | undefined;
   #shared: Browser | undefined;
@@ -166,6 +172,7 @@ export class BrowserRuntime {
     this.#assertOpen();
     this.#configuredPath = path;
     this.#executablePath = undefined;
+    this.#shellPath = undefined;
     // A launch in flight used the old path: let it land, then retire it with the rest.
     await this.#sharedLaunch?.catch(() => undefined);
     await this.#spare.drop();
@@ -638,9 +645,13 @@ export class BrowserRuntime {
       configuredPath: this.#configuredPath,
       envPath: this.#options.chromiumEnvPath,
     });
+    // A headless job runs the headless shell of the same build when one is installed: about half the CPU
+    // of the full browser per page, same Blink and V8 (docs/decisions.md, "Headless jobs in Chromium's headless shell").
+    this.#shellPath ??=
+      findHeadlessShell(this.#host, this.#executablePath, this.#options.headlessShell ?? 'auto') ?? null;
     const noSandbox = needsNoSandbox(this.#host.platform, this.#options.disableSandbox ?? false, process.getuid?.());
     return {
-      executablePath: this.#executablePath,
+      executablePath: headed ? this.#executablePath : (this.#shellPath ?? this.#executablePath),
       headless: !headed,
       chromiumSandbox: !noSandbox,
       args: [

@@ -103,6 +103,54 @@ export function findChromium(host: ChromiumHost, choice: ChromiumChoice = {}): s
   );
 }
 
+export const HEADLESS_SHELL_ENV_VAR = 'PORTICO_HEADLESS_SHELL';
+
+/**
+ * What runs a job's headless browser: `auto` (the default) is Chromium's headless shell when the same build
+ * is installed beside the chosen Chromium, `off` is always the chosen Chromium, anything else is the path
+ * of a headless shell to use (docs/decisions.md, "Headless jobs in Chromium's headless shell").
+ */
+export type HeadlessShellChoice = 'auto' | 'off' | (string & {});
+
+// Debian's and Ubuntu's chromium-headless-shell package: built from the same source package as chromium,
+// same version, installed beside it (its /usr/bin wrapper runs this binary without exec).
+const DEBIAN_SHELL = '/usr/lib/chromium/chromium-headless-shell';
+const DEBIAN_CHROMIUM = new Set(['/usr/bin/chromium', '/usr/lib/chromium/chromium']);
+// Playwright's browser cache: the full build and the shell of one revision (older and newer folder names).
+const PLAYWRIGHT_CHROMIUM = /^(.*)\/chromium-(\d+)\/(chrome-linux(?:64)?)\/chrome$/;
+
+/**
+ * The headless shell to launch instead of `chromiumPath` for a headless job, or undefined for the chosen
+ * Chromium itself. `auto` only takes a shell known to be the same build (a profile a headed browser wrote
+ * is opened by the same version); an explicit path must exist.
+ */
+export function findHeadlessShell(
+  host: ChromiumHost,
+  chromiumPath: string,
+  choice: HeadlessShellChoice = 'auto',
+): string | undefined {
+  if (choice === 'off') return undefined;
+  if (choice !== 'auto') {
+    if (host.exists(choice)) return choice;
+    throw new ChromiumNotFoundError(
+      `Chromium's headless shell was not found: ${HEADLESS_SHELL_ENV_VAR} points to ${choice}, which does not exist. Set it to the path of a headless shell, 'auto' or 'off'.`,
+      [choice],
+    );
+  }
+  if (host.platform !== 'linux') return undefined;
+  const candidates: string[] = [];
+  if (DEBIAN_CHROMIUM.has(chromiumPath)) candidates.push(DEBIAN_SHELL);
+  const playwright = PLAYWRIGHT_CHROMIUM.exec(chromiumPath);
+  if (playwright) {
+    const [, root, revision] = playwright;
+    candidates.push(
+      `${root}/chromium_headless_shell-${revision}/chrome-linux/headless_shell`,
+      `${root}/chromium_headless_shell-${revision}/chrome-headless-shell-linux64/chrome-headless-shell`,
+    );
+  }
+  return candidates.find((candidate) => host.exists(candidate));
+}
+
 // The platform's install folders only; Portico's own settings (PORTICO_CHROMIUM…) come through base/config.ts.
 const PLATFORM_FOLDER_VARS = ['LOCALAPPDATA', 'ProgramFiles', 'ProgramFiles(x86)'];
 

@@ -25,6 +25,7 @@ describe('readConfig: the one reading of the environment', () => {
       logLevel: 'warn',
       chromiumPath: undefined,
       chromiumNoSandbox: false,
+      headlessShell: 'auto',
       headless: false,
       hasDisplay: false,
       defaultProxy: undefined,
@@ -48,6 +49,7 @@ describe('readConfig: the one reading of the environment', () => {
         PORTICO_LOG_LEVEL: 'INFO',
         PORTICO_CHROMIUM: '/opt/chrome/chrome',
         PORTICO_CHROMIUM_NO_SANDBOX: '1',
+        PORTICO_HEADLESS_SHELL: '/opt/chrome-headless-shell/chrome-headless-shell',
         PORTICO_HEADLESS: 'true',
         PORTICO_DEFAULT_PROXY: 'http://user:p%40ss@proxy.lan:3128',
         PORTICO_VAULT_KEY: ' spaced passphrase ',
@@ -65,6 +67,7 @@ describe('readConfig: the one reading of the environment', () => {
       logLevel: 'info',
       chromiumPath: '/opt/chrome/chrome',
       chromiumNoSandbox: true,
+      headlessShell: '/opt/chrome-headless-shell/chrome-headless-shell',
       headless: true,
       hasDisplay: true,
       defaultProxy: { server: 'http://proxy.lan:3128', username: 'user', password: 'p@ss' },
@@ -83,6 +86,15 @@ describe('readConfig: the one reading of the environment', () => {
         linux,
       ),
     ).toMatchObject({ jobConcurrency: undefined, dataDir: undefined, vaultKey: undefined, headless: false });
+  });
+
+  it('PORTICO_HEADLESS_SHELL is auto unless set to off or an absolute path', () => {
+    expect(readConfig({}, linux).headlessShell).toBe('auto');
+    expect(readConfig({ PORTICO_HEADLESS_SHELL: ' OFF ' }, linux).headlessShell).toBe('off');
+    expect(readConfig({ PORTICO_HEADLESS_SHELL: 'Auto' }, linux).headlessShell).toBe('auto');
+    expect(configError({ PORTICO_HEADLESS_SHELL: 'shell/headless_shell' })).toContain(
+      "PORTICO_HEADLESS_SHELL must be auto, off or an absolute path (got 'shell/headless_shell')",
+    );
   });
 
   it('a bad value fails with a message naming the variable, the rule and the value', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,9 @@ import {
   ProfileInUseError,
 } from '../../src-main/browser/browserErrors.ts';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
+import { findChromium, findHeadlessShell, systemChromiumHost } from '../../src-main/browser/chromiumDiscovery.ts';
+import { chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import {
   html,
   killBrowserProcess,
@@ -18,6 +21,18 @@ import {
   type LocalServer,
 } from '../helpers/browserFixtures.ts';
 import { until } from '../helpers/wait.ts';
+
+/** The executable the context's browser process runs (Linux: /proc/<pid>/exe). */
+async function browserExecutable(context: BrowserContext): Promise<string> {
+  const browser = context.browser();
+  if (!browser) throw new Error('context has no browser');
+  const session = await browser.newBrowserCDPSession();
+  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
+  await session.detach();
+  const main = processInfo.find((info) => info.type === 'browser');
+  if (!main) throw new Error('no browser process reported');
+  return readlinkSync(`/proc/${main.id}/exe`);
+}
 
 // path → size and mtime of every file, to prove a folder was not touched.
 function snapshot(root: string): Record<string, string> {
@@ -123,6 +138,63 @@ describe('BrowserRuntime', () => {
       expect(await second.page.evaluate(() => localStorage.getItem('who'))).toBe('ana');
     } finally {
       await second.close();
+    }
+  });
+
+  it('headless leases run the headless shell of the same build when installed (off: the chosen Chromium); a profile moves between the full Chromium and the shell with its cookies', async () => {
+    const host = systemChromiumHost();
+    const full = findChromium(host);
+    const shell = findHeadlessShell(host, full);
+    const folder = join(data.path, 'profiles', 'shell-shared');
+    // A login window (the full build) opens the profile folder a headless job's browser opens next, and back.
+    const openInFull = async (path: string): Promise<BrowserContext> => {
+      const context = await chromium.launchPersistentContext(folder, {
+        executablePath: full,
+        headless: true,
+        args: ['--no-sandbox'],
+      });
+      await (context.pages()[0] ?? (await context.newPage())).goto(pages.url(path));
+      return context;
+    };
+    const login = await openInFull('/login');
+    expect((await login.cookies()).map((c) => c.name)).toContain('session');
+    await login.close();
+
+    const shared = await runtime.lease();
+    const profile = await runtime.lease({ profileId: 'shell-shared' });
+    try {
+      for (const lease of [shared, profile]) {
+        const exe = await browserExecutable(lease.context);
+        if (shell !== undefined) expect(exe, `${lease.kind} lease`).toBe(shell);
+        else expect(exe, `${lease.kind} lease`).not.toMatch(/headless/);
+      }
+      await profile.page.goto(pages.url('/extra'));
+      const cookies = await profile.context.cookies();
+      expect(cookies.find((c) => c.name === 'session')?.value, "the login window's cookie in the job").toBe('abc123');
+    } finally {
+      await shared.close();
+      await profile.close();
+    }
+    const again = await openInFull('/');
+    try {
+      const extra = (await again.cookies()).find((c) => c.name === 'extra')?.value;
+      expect(extra, "the job's cookie in the full build").toBe('1');
+    } finally {
+      await again.close();
+    }
+
+    const off = new BrowserRuntime({ dataDir: data.path, tempDir: temp.path, headlessShell: 'off' });
+    try {
+      const lease = await off.lease();
+      try {
+        const exe = await browserExecutable(lease.context);
+        expect(exe).not.toMatch(/headless/);
+        expect(exe).toMatch(/chrom/i);
+      } finally {
+        await lease.close();
+      }
+    } finally {
+      await off.close();
     }
   });
 

@@ -6,6 +6,7 @@ import {
   chromiumArgs,
   chromiumInstallPaths,
   findChromium,
+  findHeadlessShell,
   needsNoSandbox,
   systemChromiumHost,
   type ChromiumHost,
@@ -85,6 +86,43 @@ describe('findChromium', () => {
 
   it('finds a real executable on this machine', () => {
     expect(findChromium(systemChromiumHost())).toMatch(/chrom|edge/i);
+  });
+});
+
+describe('findHeadlessShell (what a headless job runs)', () => {
+  const debianShell = '/usr/lib/chromium/chromium-headless-shell';
+
+  it("auto takes Debian's chromium-headless-shell beside Debian's chromium, the same build", () => {
+    expect(findHeadlessShell(host('linux', ['/usr/bin/chromium', debianShell]), '/usr/bin/chromium')).toBe(debianShell);
+    expect(findHeadlessShell(host('linux', ['/usr/bin/chromium']), '/usr/bin/chromium')).toBeUndefined();
+  });
+
+  it('auto never pairs a shell with another browser: Chrome, Edge or a snap keep their own build', () => {
+    for (const browser of ['/usr/bin/google-chrome-stable', '/snap/bin/chromium', '/usr/bin/microsoft-edge'])
+      expect(findHeadlessShell(host('linux', [browser, debianShell]), browser)).toBeUndefined();
+    const mac = '/Applications/Chromium.app/Contents/MacOS/Chromium';
+    expect(findHeadlessShell(host('darwin', [mac, debianShell]), mac)).toBeUndefined();
+  });
+
+  it("auto finds Playwright's shell of the same revision, in either folder layout", () => {
+    const root = '/home/ana/.cache/ms-playwright';
+    const chrome = `${root}/chromium-1187/chrome-linux/chrome`;
+    const oldShell = `${root}/chromium_headless_shell-1187/chrome-linux/headless_shell`;
+    const newShell = `${root}/chromium_headless_shell-1187/chrome-headless-shell-linux64/chrome-headless-shell`;
+    expect(findHeadlessShell(host('linux', [chrome, oldShell]), chrome)).toBe(oldShell);
+    expect(findHeadlessShell(host('linux', [chrome, newShell]), chrome)).toBe(newShell);
+    const otherRevision = `${root}/chromium_headless_shell-1186/chrome-linux/headless_shell`;
+    expect(findHeadlessShell(host('linux', [chrome, otherRevision]), chrome)).toBeUndefined();
+  });
+
+  it('off never uses a shell; an explicit path is used as given, and one that does not exist is an error', () => {
+    expect(findHeadlessShell(host('linux', ['/usr/bin/chromium', debianShell]), '/usr/bin/chromium', 'off')).toBe(
+      undefined,
+    );
+    expect(findHeadlessShell(host('darwin', ['/opt/shell']), '/Applications/x', '/opt/shell')).toBe('/opt/shell');
+    expect(() => findHeadlessShell(host('linux', []), '/usr/bin/chromium', '/opt/missing')).toThrow(
+      /PORTICO_HEADLESS_SHELL points to \/opt\/missing, which does not exist/,
+    );
   });
 });
 
