@@ -33,6 +33,8 @@ import {
   visitsOf,
   type PlacedValue,
 } from '../../src-main/agent/autofill/fillState.ts';
+import { rangeLeafChecks } from '../../src-main/agent/autofill/placedCheck.ts';
+import { checkRequest } from '../../src-main/agent/autofill/submissionCheck.ts';
 
 function entry(key: string, value: unknown, required = false): Entry {
   return { key, path: key.split('.'), value, title: '', description: '', required, secret: false, format: '' };
@@ -84,6 +86,32 @@ describe('FillState transitions', () => {
     const entries = [entry('period.start', '2026-01-01'), entry('period.end', '2026-01-05'), entry('name', 'Ada')];
     expect(entryAtControl(s, entries, 'range')?.key).toBe('period.start');
     expect(unplacedKeys(s, entries)).toEqual([{ key: 'name', reason: 'no control on any page matched it' }]);
+  });
+
+  it('a date range placed as one value: each leaf checked for its own date, verified by the request key by key', () => {
+    const range: PlacedValue = {
+      ...placed('period'),
+      check: { ...placed('period').check, key: 'period', given: '03/01/2027 – 08/31/2027', names: ['period'] },
+    };
+    const leaves = ['period.from', 'period.until'];
+    const checks = rangeLeafChecks(range.check, { from: '2027-03-01', until: '2027-08-31' }, leaves);
+    expect(Object.values(checks).map((c) => [c.key, c.given, c.names])).toEqual([
+      ['period.from', '2027-03-01', []],
+      ['period.until', '2027-08-31', []],
+    ]);
+    const s = placeKey(initialFillState(), 'period', range, leaves, checks);
+    const all = [...placedValues(s).values()].map((p) => p.check);
+    expect(all.map((c) => c.key).sort()).toEqual(['period', 'period.from', 'period.until']);
+    // The range input's own field carries both dates (neither key's value); the API's fields carry one each.
+    const sent = [
+      { name: 'period', value: '03/01/2027 – 08/31/2027' },
+      { name: 'starts', value: '2027-03-01' },
+      { name: 'ends', value: '08/31/2027' },
+    ];
+    expect(checkRequest(sent, all)).toEqual({ verified: ['period', 'period.from', 'period.until'], mismatches: [] });
+    // A field named like a key carrying another date holds the request.
+    const moved = checkRequest([...sent.slice(0, 2), { name: 'until', value: '2027-09-30' }], all);
+    expect(moved.mismatches.map((m) => [m.key, m.sent])).toEqual([['period.until', '2027-09-30']]);
   });
 
   it('the value to type: an override wins over form_data, a rejection date format is passed on', () => {
