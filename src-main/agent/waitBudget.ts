@@ -1,3 +1,5 @@
+import type { Frame, Locator } from 'playwright-core';
+
 import { isPlaywrightTimeout } from '../browser/playwrightErrors.ts';
 
 /**
@@ -56,4 +58,49 @@ export function describeWaitTimeout(error: Error): string {
     .reverse()
     .find((line) => /^- element (is|was) /.test(line) || /^- .* intercepts pointer events$/.test(line));
   return reason ? `${action} waited for the control (${reason.slice(2)})` : `${action} waited for the control`;
+}
+
+/** How often an element an action waits for is looked for while the action still waits. */
+const MARK_CHECK_MS = 500;
+
+/** The element an action waited for left the page (a re-render replaced it: the new one carries no mark). */
+export class MarkGone extends Error {}
+
+/**
+ * Runs `action` on the element `marked` finds (a scanned `data-portico-id`) and, while the action still waits,
+ * looks every 500 ms whether that element is still on the page: Playwright waits its whole timeout for a
+ * mark a re-render took away, so a gone mark ends the wait with `MarkGone` instead of using the budget.
+ * `marked` finding nothing is gone, and so is its `frame` detached. The abandoned action can match nothing
+ * later: marks are never reused (injected/scanFields.ts).
+ */
+export async function whileMarked<T>(
+  frame: Frame,
+  marked: Locator,
+  action: () => Promise<T>,
+  what: string,
+): Promise<T> {
+  const work = action();
+  let done = false;
+  const finished = work.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, MARK_CHECK_MS)))]);
+    clearTimeout(timer);
+    if (done) return work;
+    const gone = await marked.count().then(
+      (n) => n === 0,
+      () => frame.isDetached(),
+    );
+    if (gone && !done) {
+      void work.catch(() => undefined);
+      throw new MarkGone(`${what} left the page`);
+    }
+  }
 }

@@ -178,6 +178,14 @@ function pages(): Record<string, Handler> {
           w.querySelector('input').value = value;
         });
       </script>`),
+    // A submit button drawn again (a new element) the first time the pointer comes over it, as a hover state keyed on the element does.
+    '/redrawn-button':
+      html(`<h1>Contact</h1><form method="post" action="/submit/redrawn-button"><label for="nm">Full name</label><input id="nm" name="nm">
+      <span id="b"><button type="submit">Send</button></span></form>
+      <script>
+        const b = document.getElementById('b');
+        b.addEventListener('mouseover', () => { if (!b.dataset.drawn) { b.dataset.drawn = '1'; b.innerHTML = '<button type="submit">Send</button>'; } });
+      </script>`),
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -392,6 +400,26 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       ctx.logs.filter((l) => l.includes('was drawn again while being filled')),
       report,
     ).toEqual(["'Full name' (form_data 'full_name') was drawn again while being filled; filling it again"]);
+  });
+
+  test('a submit button drawn again as the pointer reaches it is read again and clicked, not waited for', async ({
+    formPage: page,
+    forms,
+  }) => {
+    const ctx = context(page, { startUrl: forms.url('/redrawn-button'), formData: { full_name: 'Ada Lovelace' } });
+    // A wait for the gone button would fail the job saying so (after 20 s), instead of passing late.
+    ctx.budget = { ms: () => 20_000, exhausted: (d) => `out of time: ${d}` };
+    const outcome = await new AutofillAgent().run(ctx).catch((error: unknown) => error);
+    const report = `${outcome instanceof Error ? outcome.message : ''}\n${ctx.logs.join('\n')}`;
+    expect(outcome, report).not.toBeInstanceOf(Error);
+    expect(
+      forms.postsTo('/submit/redrawn-button').map((p) => p.fields),
+      report,
+    ).toEqual([{ nm: 'Ada Lovelace' }]);
+    expect(
+      ctx.logs.filter((l) => l.includes('was drawn again before it could be clicked')),
+      report,
+    ).toEqual(["'Send' was drawn again before it could be clicked; reading the page again"]);
   });
 
   test('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async ({

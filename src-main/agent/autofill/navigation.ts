@@ -1,4 +1,4 @@
-import type { WaitBudget } from '../waitBudget.ts';
+import { whileMarked, type WaitBudget } from '../waitBudget.ts';
 import type { Frame, Page, Request } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
@@ -116,8 +116,16 @@ export async function clickAndSettle(
       () => true,
       () => false,
     );
-    if (human) await human.click(loc);
-    else await loc.click({ timeout: budget.ms() });
+    // A button a re-render replaced is never clicked: the wait ends (MarkGone) and the caller reads the page again.
+    await whileMarked(
+      chosen.frame,
+      loc,
+      async () => {
+        if (human) await human.click(loc);
+        else await loc.click({ timeout: budget.ms() });
+      },
+      `'${chosen.button.text}'`,
+    );
     const settle = { start: false, firstMs: CLICK_FIRST_MS, quietMs: CLICK_QUIET_MS, maxMs: CLICK_MAX_MS };
     if (watching) await chosen.frame.evaluate(clickSettled, settle).catch(() => null);
     if (inflight.size) {

@@ -3,7 +3,7 @@ import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { AgentFailure, type AgentContext } from '../agentTypes.ts';
-import { DEFAULT_WAIT_BUDGET, describeWaitTimeout, isWaitTimeout } from '../waitBudget.ts';
+import { DEFAULT_WAIT_BUDGET, MarkGone, describeWaitTimeout, isWaitTimeout, whileMarked } from '../waitBudget.ts';
 import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { locate } from './fillBase.ts';
 import { settleAmbiguousDate } from './dateAmbiguity.ts';
@@ -78,48 +78,9 @@ import { readErrors, type PageError } from './validationReader.ts';
 import { asText, realChoices } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
-/** How often a control being filled is looked for while the action is still waiting (a gone control ends the wait). */
-const GONE_CHECK_MS = 500;
-
-/** The control being filled left the page (its element was replaced or removed). */
-class ControlGone extends Error {}
 /** The form left the page after its submission was seen answered: the run is over. */
 class SubmittedAway extends Error {}
 
-/**
- * Runs `action` on `target` (a fill, its read-back) and, while it is still waiting, looks every
- * `GONE_CHECK_MS` whether the control's marked element is still on the page: Playwright waits its whole
- * timeout for a `data-portico-id` a re-render took away (the new element has none), so a gone control
- * ends the wait with `ControlGone` instead. The abandoned action can match nothing later: marks are
- * never reused in a document, and differ between documents (injected/scanFields.ts).
- */
-async function whileShown<T>(target: Target, action: () => Promise<T>): Promise<T> {
-  const work = action();
-  let done = false;
-  const finished = work.then(
-    () => {
-      done = true;
-    },
-    () => {
-      done = true;
-    },
-  );
-  const loc = locate(target);
-  for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, GONE_CHECK_MS)))]);
-    clearTimeout(timer);
-    if (done) return work;
-    const gone = await loc.count().then(
-      (n) => n === 0,
-      () => target.frame.isDetached(),
-    );
-    if (gone && !done) {
-      void work.catch(() => undefined);
-      throw new ControlGone(`'${target.label}' left the page`);
-    }
-  }
-}
 const REVEAL_PASSES = 4;
 
 export type { MatchedBy, PlacedValue, UnplacedKey };
@@ -299,12 +260,19 @@ export class Wizard {
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
     this.#clickedForm = new Set(targets.map(controlKey));
     await this.watch.arm();
-    await clickAndSettle(
-      this.#ctx.page,
-      button,
-      this.#humanFor(this.#ctx.page.url()),
-      this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
-    );
+    try {
+      await clickAndSettle(
+        this.#ctx.page,
+        button,
+        this.#humanFor(this.#ctx.page.url()),
+        this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
+      );
+    } catch (error) {
+      // The button was drawn again before it could be clicked: the page is read again on the next turn.
+      if (!(error instanceof MarkGone)) throw error;
+      this.#ctx.log(`'${button.button.text}' was drawn again before it could be clicked; reading the page again`);
+      return;
+    }
     await this.#settleSubmission();
     this.#state = recordClick(this.#state, button.kind);
   }
@@ -471,7 +439,12 @@ export class Wizard {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const at = target;
-        const filledWith = await whileShown(at, () => fillTarget(this.#env(), at, current, options));
+        const filledWith = await whileMarked(
+          at.frame,
+          locate(at),
+          () => fillTarget(this.#env(), at, current, options),
+          `'${at.label}'`,
+        );
         let { shown } = filledWith;
         const { how } = filledWith;
         if (entry) {
@@ -518,7 +491,7 @@ export class Wizard {
         }
         return;
       } catch (error) {
-        if (error instanceof ControlGone) {
+        if (error instanceof MarkGone) {
           // The page drew the control again (a re-render) or took it away: found again by its key once, else the
           // run is over when the form went with its submission answered, else the job fails saying so.
           const again = foundAgain ? null : await this.#findAgain(target);
