@@ -1,4 +1,4 @@
-import { whileMarked, type WaitBudget } from '../waitBudget.ts';
+import { MarkGone, whileMarked, type WaitBudget } from '../waitBudget.ts';
 import type { Frame, Page, Request } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
@@ -96,8 +96,10 @@ export async function clickAndSettle(
 ): Promise<void> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
   let navigated = false;
-  const onNavigated = (): void => {
+  let ownNavigated = false;
+  const onNavigated = (frame: Frame): void => {
     navigated = true;
+    if (frame === chosen.frame) ownNavigated = true;
   };
   const inflight = new Set<Request>();
   const onRequest = (request: Request): void => {
@@ -117,6 +119,7 @@ export async function clickAndSettle(
       () => false,
     );
     // A button a re-render replaced is never clicked: the wait ends (MarkGone) and the caller reads the page again.
+    // Gone because its frame navigated: the click's own navigation (a click waits for it to commit) took it.
     await whileMarked(
       chosen.frame,
       loc,
@@ -125,7 +128,9 @@ export async function clickAndSettle(
         else await loc.click({ timeout: budget.ms() });
       },
       `'${chosen.button.text}'`,
-    );
+    ).catch((error: unknown) => {
+      if (!(error instanceof MarkGone) || !ownNavigated) throw error;
+    });
     const settle = { start: false, firstMs: CLICK_FIRST_MS, quietMs: CLICK_QUIET_MS, maxMs: CLICK_MAX_MS };
     if (watching) await chosen.frame.evaluate(clickSettled, settle).catch(() => null);
     if (inflight.size) {
