@@ -97,6 +97,8 @@ export class SessionBrowser {
   readonly #kill: () => void;
   /** Asks the browser to close (`Browser.close`; a session's share of a shared host's browser: its contexts). */
   readonly #requestClose: () => void;
+  /** How close() ends it: `asking` (Browser.close, then the kill past the bound), or `killing` at once (nothing in it outlives it). */
+  readonly #closeBy: 'asking' | 'killing';
 
   constructor(
     child: SessionProcess,
@@ -107,7 +109,9 @@ export class SessionBrowser {
     profileDir?: string,
     kill?: () => void,
     requestClose?: () => void,
+    closeBy: 'asking' | 'killing' = 'asking',
   ) {
+    this.#closeBy = closeBy;
     this.#kill = kill ?? (() => killProcessTree(child as ChildProcess));
     this.#requestClose = requestClose ?? (() => pipe.notify('Browser.close'));
     this.#clock = clock;
@@ -238,14 +242,23 @@ export class SessionBrowser {
     this.#connected = await this.engine();
   }
 
-  /** Asks Chromium to close (flushing a profile's state), kills it if it does not, removes its working folder. Idempotent. */
+  /**
+   * Asks Chromium to close (flushing a profile's state), kills it if it does not, removes its working folder.
+   * A browser launched `killing` (a local one on a throwaway profile: nothing in it is kept, its folder is
+   * removed next) is killed at once, its whole process group: Chromium's orderly shutdown took 150-450 ms of
+   * a session's `terminate` for nothing kept (docs/decisions.md, "A throwaway session browser is killed").
+   * Idempotent.
+   */
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
   }
 
   async #close(): Promise<void> {
-    if (this.alive) {
+    if (this.alive && this.#closeBy === 'killing') {
+      this.#kill();
+      await this.exited;
+    } else if (this.alive) {
       this.#requestClose();
       // A Chromium that does not exit in time (stopped, wedged) is killed with everything it started.
       let timer: TimerHandle | undefined;
@@ -570,7 +583,18 @@ export async function launchSessionBrowser(
         resolve();
       }, fail);
     });
-    return new SessionBrowser(spawned, pipe, workDir, options.closeTimeoutMs ?? 5_000, options.clock, spec.userDataDir);
+    return new SessionBrowser(
+      spawned,
+      pipe,
+      workDir,
+      options.closeTimeoutMs ?? 5_000,
+      options.clock,
+      spec.userDataDir,
+      undefined,
+      undefined,
+      // On a profile, Chromium's shutdown writes what the session changed; without one, nothing is kept.
+      spec.userDataDir === undefined ? 'killing' : 'asking',
+    );
   } catch (error) {
     if (child) killProcessTree(child);
     await rm(workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BrowserLease } from '../../src-main/browser/browserLease.ts';
@@ -102,7 +103,7 @@ describe('a browser that does not close in time is killed, and its lease release
 });
 
 describe('a session browser that does not exit after Browser.close is killed with its whole process tree (issue 21)', () => {
-  it('every process of a stopped session Chromium is gone once the bound passes on the injected clock', async () => {
+  it('every process of a stopped session Chromium (on a profile: asked to close first) is gone once the bound passes on the injected clock', async () => {
     const temp = scratchDir('portico-close-hang-sessions-');
     const clock = new FakeClock();
     const pool = new SessionBrowserPool(
@@ -116,7 +117,11 @@ describe('a session browser that does not exit after Browser.close is killed wit
       0,
     );
     try {
-      const { browser } = await pool.take({ screen: { width: 800, height: 600 } });
+      // On a profile folder, Chromium is asked to close (its shutdown writes the profile) before it is killed.
+      const { browser } = await pool.take({
+        screen: { width: 800, height: 600 },
+        userDataDir: join(temp.path, 'profile'),
+      });
       // Launched detached: its process group is its pid.
       expect(liveMembers(browser.pid).length).toBeGreaterThan(1);
       process.kill(-browser.pid, 'SIGSTOP');
@@ -131,6 +136,45 @@ describe('a session browser that does not exit after Browser.close is killed wit
       await until(() => liveMembers(browser.pid).length === 0, 'every process of the stopped browser to be gone');
       expect(pool.running).toBe(0);
     } finally {
+      await pool.close();
+      temp.cleanup();
+    }
+  });
+});
+
+describe('a session browser on a throwaway profile is killed at once when it closes (nothing in it is kept)', () => {
+  it('a stopped one is gone, every process of it, without the close waiting on its bound', async () => {
+    const temp = scratchDir('portico-close-kill-sessions-');
+    const clock = new FakeClock();
+    const pool = new SessionBrowserPool(
+      {
+        executablePath: () => CHROMIUM_PATH,
+        noSandbox: true,
+        tempDir: temp.path,
+        clock,
+        closeTimeoutMs: CLOSE_BOUND_MS,
+      },
+      0,
+    );
+    try {
+      const { browser } = await pool.take({ screen: { width: 800, height: 600 } });
+      expect(liveMembers(browser.pid).length).toBeGreaterThan(1);
+      // Stopped: a browser asked to close would not answer, and its close would wait for the bound on the clock (never moved here).
+      process.kill(-browser.pid, 'SIGSTOP');
+      let closed = false;
+      const closing = browser.close().finally(() => {
+        closed = true;
+      });
+      await until(() => closed || clock.pending().includes(CLOSE_BOUND_MS), 'the close to end or wait on its bound');
+      expect(clock.pending(), 'the close waits on its bound: the browser was asked to close, not killed').not.toContain(
+        CLOSE_BOUND_MS,
+      );
+      await closing;
+      await until(() => liveMembers(browser.pid).length === 0, 'every process of the killed browser to be gone');
+      expect(pool.running).toBe(0);
+    } finally {
+      // A close that waits on its bound (the failure above) is let go, so the pool closes.
+      if (clock.pending().includes(CLOSE_BOUND_MS)) clock.advance(CLOSE_BOUND_MS);
       await pool.close();
       temp.cleanup();
     }
