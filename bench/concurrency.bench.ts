@@ -1,6 +1,7 @@
 // Many jobs at once (issue 25): N builtin autofill jobs of a 6-field form started together (N = 8 and 16,
 // BENCH_SIZES), against N hand-written Playwright scripts doing the same form in contexts of one shared
-// browser, same run. Reported: jobs (scripts) per minute over the batch, failures with their errors (target
+// browser (the executable Portico's headless jobs run: its headless shell of the same build when installed),
+// same run. Reported: jobs (scripts) per minute over the batch, failures with their errors (target
 // 0), and the load average. BENCH_ROUNDS batches per size (default 2; `--quick` 1). Results:
 // bench/results/concurrency.json. On a shared 2-core machine the absolute figures follow the load; compare
 // the ratio taken in the same run, and the CPU each side used per job (this process — the service, or the
@@ -17,6 +18,7 @@ import { readConfig } from '../src-main/base/config.ts';
 import {
   chromiumArgs,
   findChromium,
+  findHeadlessShell,
   needsNoSandbox,
   systemChromiumHost,
 } from '../src-main/browser/chromiumDiscovery.ts';
@@ -143,6 +145,12 @@ async function main(): Promise<void> {
     '/apply': (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(FORM),
   });
   const dataDir = await mkdtemp(join(tmpdir(), 'portico-bench-concurrency-'));
+  // The scripts run the browser Portico's headless jobs run (its headless shell of the same build when one is
+  // installed, as Playwright's own `headless: true` does; docs/decisions.md, "Headless jobs in Chromium's
+  // headless shell"): the comparison is of the work each side makes a browser do, not of two browsers.
+  const chromiumPath = findChromium(systemChromiumHost(), { envPath: readConfig(process.env).chromiumPath });
+  const scriptBrowser =
+    findHeadlessShell(systemChromiumHost(), chromiumPath, readConfig(process.env).headlessShell) ?? chromiumPath;
   const maxSize = Math.max(...SIZES);
   const { app, api, key } = await startBenchApp(dataDir, { jobConcurrency: maxSize });
   const loadAtStart = load();
@@ -178,7 +186,7 @@ async function main(): Promise<void> {
     };
     const config = readConfig(process.env);
     const browser = await chromium.launch({
-      executablePath: findChromium(systemChromiumHost(), { envPath: config.chromiumPath }),
+      executablePath: scriptBrowser,
       args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, config.chromiumNoSandbox, process.getuid?.()) }),
     });
     const runScript = async (): Promise<string | null> => {
@@ -273,6 +281,10 @@ async function main(): Promise<void> {
     form: '6 fields on one page (5 text-like, 1 select), submitted; the job completes only with the submission seen',
     rounds: ROUNDS,
     job_concurrency: maxSize,
+    browser: {
+      scripts: scriptBrowser,
+      note: "Portico's headless jobs run the same executable (PORTICO_HEADLESS_SHELL)",
+    },
     summary,
     batches: { portico, scripts },
     machine: {
