@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 
-import type { Page } from 'playwright-core';
+import type { ServerResponse } from 'node:http';
+
+import type { Frame, Page } from 'playwright-core';
 
 import { AutofillAgent } from '../../src-main/agent/autofill/index.ts';
 import type { SubmissionReceipt } from '../../src-main/agent/agentTypes.ts';
@@ -50,6 +52,47 @@ const otpPage = (action: string, name: (i: number) => string): string =>
     .map((i) => `<input type="text" inputmode="numeric" maxlength="1" autocomplete="one-time-code" name="${name(i)}">`)
     .join('')}</div>
   <button type="submit">Verify</button></form>`;
+
+/**
+ * A booking form whose POST is answered 200 at once but whose confirmation shows only when the page server says so
+ * (an event stream `confirmLater.release()` ends): meanwhile the form and its button stay on screen. `variant`:
+ * 'same' (nothing changes), 'disabled' (the button is disabled until the confirmation), 'redrawn' (the form is drawn
+ * again — new elements, the values kept — once the POST is answered).
+ */
+const confirmLater = {
+  streams: [] as ServerResponse[],
+  /** Every waiting page is told its booking is confirmed. */
+  release(): void {
+    for (const res of confirmLater.streams.splice(0)) res.end('data: confirmed\n\n');
+  },
+};
+const confirmLaterPage = (variant: 'same' | 'disabled' | 'redrawn', name: string = variant): Handler =>
+  html(`<h1>Book a session</h1><form id="f"><div id="fields"></div><span id="btn"></span></form><div id="out"></div>
+    <script>
+      const value = (id) => document.getElementById(id)?.value ?? '';
+      const draw = (disabled) => {
+        const [a, b] = [value('a'), value('b')];
+        document.getElementById('fields').innerHTML = '<label for="a">Full name</label><input id="a" name="a"><label for="b">Email address</label><input id="b" name="b" type="email">';
+        document.getElementById('a').value = a;
+        document.getElementById('b').value = b;
+        document.getElementById('btn').innerHTML = '<button type="submit"' + (disabled ? ' disabled' : '') + '>Book session</button>';
+      };
+      draw(false);
+      document.getElementById('f').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const body = JSON.stringify({ name: value('a'), email: value('b') });
+        if ('${variant}' === 'disabled') draw(true);
+        const r = await fetch('/api/confirm-later/${name}', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        if (!r.ok) return;
+        if ('${variant}' === 'redrawn') draw(false);
+        const events = new EventSource('/api/confirm-later-events');
+        events.onmessage = () => {
+          events.close();
+          document.getElementById('f').remove();
+          document.getElementById('out').innerHTML = '<h2>Booking confirmed</h2><p>Your reference is B-1</p>';
+        };
+      });
+    </script>`);
 
 function pages(): Record<string, Handler> {
   return {
@@ -186,6 +229,20 @@ function pages(): Record<string, Handler> {
         const b = document.getElementById('b');
         b.addEventListener('mouseover', () => { if (!b.dataset.drawn) { b.dataset.drawn = '1'; b.innerHTML = '<button type="submit">Send</button>'; } });
       </script>`),
+    '/confirm-later/same': confirmLaterPage('same'),
+    '/confirm-later/disabled': confirmLaterPage('disabled'),
+    '/confirm-later/redrawn': confirmLaterPage('redrawn'),
+    '/confirm-later/redrawn-late': confirmLaterPage('redrawn', 'redrawn-late'),
+    '/api/confirm-later/*': (req, res, post, server) => {
+      // A second booking is the harm: the page is confirmed at once then, so the test sees it and ends.
+      if (post && server.postsTo(post.path).length > 1) confirmLater.release();
+      json(200, { ok: true })(req, res, post, server);
+    },
+    '/api/confirm-later-events': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+      res.write(': waiting\n\n');
+      confirmLater.streams.push(res);
+    },
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -420,6 +477,89 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       ctx.logs.filter((l) => l.includes('was drawn again before it could be clicked')),
       report,
     ).toEqual(["'Send' was drawn again before it could be clicked; reading the page again"]);
+  });
+
+  /** Books on `/confirm-later/<variant>` (`-late` with the click reported late); `clickReportedLate`: the click's completion reaches the filler only at the end. */
+  const bookBeforeConfirmation = async (
+    page: Page,
+    forms: { url(path: string): string; postsTo(path: string): Array<{ json?: unknown }> },
+    variant: 'same' | 'disabled' | 'redrawn',
+    clickReportedLate = false,
+  ): Promise<void> => {
+    const name = clickReportedLate ? `${variant}-late` : variant;
+    const frame = page.mainFrame();
+    const locator = frame.locator.bind(frame);
+    let reported = (): void => undefined;
+    const late = new Promise<void>((resolve) => {
+      reported = resolve;
+    });
+    if (clickReportedLate)
+      // A loaded machine: the click went through, the page answered it, but Playwright reports the click done only
+      // long after (the filler's wait for it ends when the button it clicked leaves the page: whileMarked).
+      frame.locator = ((selector: string, options?: Parameters<Frame['locator']>[1]) => {
+        const loc = locator(selector, options);
+        const click = loc.click.bind(loc);
+        loc.click = async (o) => {
+          await click(o);
+          await late;
+        };
+        return loc;
+      }) as Frame['locator'];
+    try {
+      const ctx = context(page, {
+        startUrl: forms.url(`/confirm-later/${name}`),
+        formData: { full_name: 'Ada Lovelace', email: 'ada@example.org' },
+      });
+      ctx.budget = { ms: () => 20_000, exhausted: (d) => `out of time: ${d}` };
+      const outcome = await new AutofillAgent().run(ctx).catch((error: unknown) => error);
+      const report = `${outcome instanceof Error ? outcome.message : ''}\n${ctx.logs.join('\n')}`;
+      expect(
+        forms.postsTo(`/api/confirm-later/${name}`).map((p) => p.json),
+        report,
+      ).toEqual([{ name: 'Ada Lovelace', email: 'ada@example.org' }]);
+      expect(outcome, report).not.toBeInstanceOf(Error);
+      expect((outcome as { result: Record<string, unknown> }).result, report).toMatchObject({
+        submitted: true,
+        receipt: { response_status: 200, verified: ['full_name', 'email'] },
+      });
+      // One click, and no wait for a control or button (a wait would be logged, or fail the job with the budget's text).
+      expect(
+        ctx.logs.filter((l) => l.startsWith('clicking ')),
+        report,
+      ).toEqual(["clicking 'Book session' (submit)"]);
+    } finally {
+      frame.locator = locator;
+      reported();
+      confirmLater.release();
+    }
+  };
+
+  test('a booking answered 200 whose confirmation comes later is sent once; the form still showing is not sent again', async ({
+    formPage: page,
+    forms,
+  }) => {
+    await bookBeforeConfirmation(page, forms, 'same');
+  });
+
+  test('a booking answered 200, its button disabled until the confirmation comes: sent once, no wait for the button', async ({
+    formPage: page,
+    forms,
+  }) => {
+    await bookBeforeConfirmation(page, forms, 'disabled');
+  });
+
+  test('a booking answered 200, its form drawn again (new elements) before the confirmation: sent once', async ({
+    formPage: page,
+    forms,
+  }) => {
+    await bookBeforeConfirmation(page, forms, 'redrawn');
+  });
+
+  test('a booking answered 200, its form drawn again, the click reported done only after that (a loaded machine): sent once, not clicked again', async ({
+    formPage: page,
+    forms,
+  }) => {
+    await bookBeforeConfirmation(page, forms, 'redrawn', true);
   });
 
   test('holds a request whose phone digits changed between the field and the request: no human → fails naming the key', async ({

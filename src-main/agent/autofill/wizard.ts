@@ -75,6 +75,7 @@ import type { Mismatch } from './submissionCheck.ts';
 import { SubmissionWatch, type HeldDecision } from './submissionWatch.ts';
 import { buildTargets, describeTarget, type Target } from './targets.ts';
 import { readErrors, type PageError } from './validationReader.ts';
+import { afterSubmission } from './submissionGuard.ts';
 import { asText, realChoices } from './valueAdapter.ts';
 
 const MAX_TURNS = 30;
@@ -227,8 +228,12 @@ export class Wizard {
         if (await this.#settleSubmission()) continue;
         return done();
       }
-      // About to click the same form's submit again: a submission the page sent late may have been answered meanwhile.
-      if (step.kind === 'click' && this.watch.lateWaiting) {
+      // About to click a submit button after a submit (or with a request of the last click seen late): the last
+      // click's submission may have been answered meanwhile; the form it sent is never sent again (afterSubmission).
+      if (
+        step.kind === 'click' &&
+        (this.watch.lateWaiting || (step.button.kind === 'submit' && this.#state.run.lastKind === 'submit'))
+      ) {
         if (await this.#settleSubmission()) continue;
         if (await this.#submittedAlready(targets, readErrors(frames, targets))) return done();
       }
@@ -260,6 +265,7 @@ export class Wizard {
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
     this.#clickedForm = new Set(targets.map(controlKey));
     await this.watch.arm();
+    let gone = false;
     try {
       await clickAndSettle(
         this.#ctx.page,
@@ -268,12 +274,20 @@ export class Wizard {
         this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
       );
     } catch (error) {
-      // The button was drawn again before it could be clicked: the page is read again on the next turn.
       if (!(error instanceof MarkGone)) throw error;
-      this.#ctx.log(`'${button.button.text}' was drawn again before it could be clicked; reading the page again`);
-      return;
+      gone = true;
     }
     await this.#settleSubmission();
+    if (gone) {
+      // The button left the page before the click was reported done. Its request seen and answered says the click
+      // went through (a loaded machine reports a click late; the page then drew the form again): it counts, and the
+      // form is not sent again. Else it was drawn again before it could be clicked: the page is read again.
+      if (!this.watch.answeredSinceClick()) {
+        this.#ctx.log(`'${button.button.text}' was drawn again before it could be clicked; reading the page again`);
+        return;
+      }
+      this.#ctx.log(`'${button.button.text}' left the page after its click was sent and answered`);
+    }
     this.#state = recordClick(this.#state, button.kind);
   }
 
@@ -284,10 +298,12 @@ export class Wizard {
    * other fields is the next step, a page with none is read as before).
    */
   async #submittedAlready(targets: Target[], errors: PageError[]): Promise<boolean> {
-    const clicked = this.#clickedForm;
-    if (this.#state.run.lastKind !== 'submit' || errors.length || !clicked || !targets.length) return false;
-    if (!targets.every((t) => clicked.has(controlKey(t)))) return false;
-    if (!this.watch.answeredSinceClick()) return false;
+    const answered =
+      this.#state.run.lastKind === 'submit' && this.#clickedForm && this.watch.answeredSinceClick()
+        ? this.#clickedForm
+        : null;
+    if (afterSubmission({ answered, shown: targets.map(controlKey), errors: errors.length }) !== 'submitted')
+      return false;
     this.#ctx.log('the submitted form still shows after its submission was answered: done');
     return true;
   }
