@@ -15,15 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { readConfig } from '../src-main/base/config.ts';
-import {
-  chromiumArgs,
-  findChromium,
-  findHeadlessShell,
-  needsNoSandbox,
-  systemChromiumHost,
-} from '../src-main/browser/chromiumDiscovery.ts';
+import { chromiumArgs, needsNoSandbox } from '../src-main/browser/chromiumDiscovery.ts';
 import { page, startFormServer } from '../test/helpers/formServer.ts';
-import { median, startBenchApp } from './lib.ts';
+import { jobBrowserExecutable, median, startBenchApp } from './lib.ts';
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (process.env.BENCH_SIZES ?? '8,16').split(',').map(Number);
@@ -148,9 +142,7 @@ async function main(): Promise<void> {
   // The scripts run the browser Portico's headless jobs run (its headless shell of the same build when one is
   // installed, as Playwright's own `headless: true` does; docs/decisions.md, "Headless jobs in Chromium's
   // headless shell"): the comparison is of the work each side makes a browser do, not of two browsers.
-  const chromiumPath = findChromium(systemChromiumHost(), { envPath: readConfig(process.env).chromiumPath });
-  const scriptBrowser =
-    findHeadlessShell(systemChromiumHost(), chromiumPath, readConfig(process.env).headlessShell) ?? chromiumPath;
+  const scriptBrowser = jobBrowserExecutable();
   const maxSize = Math.max(...SIZES);
   const { app, api, key } = await startBenchApp(dataDir, { jobConcurrency: maxSize });
   const loadAtStart = load();

@@ -9,6 +9,7 @@ import { readConfig } from '../src-main/base/config.ts';
 import {
   chromiumArgs,
   findChromium,
+  findHeadlessShell,
   needsNoSandbox,
   systemChromiumHost,
 } from '../src-main/browser/chromiumDiscovery.ts';
@@ -20,13 +21,26 @@ export function median(values: number[]): number {
 }
 
 /**
- * Times a hand-written Playwright script, the baseline a job is compared with: the same Chromium
- * and flags as Portico, a fresh 1280×800 context per run (as a job gets), one untimed warm-up.
+ * The executable Portico's headless jobs run: the headless shell of the chosen Chromium's build when one
+ * is installed (as Playwright's own `headless: true` launches), else that Chromium (docs/decisions.md,
+ * "Headless jobs in Chromium's headless shell"). A script compared with a job runs it too, so a ratio
+ * compares the work each side makes a browser do, not two browsers.
+ */
+export function jobBrowserExecutable(): string {
+  const config = readConfig(process.env);
+  const chromiumPath = findChromium(systemChromiumHost(), { envPath: config.chromiumPath });
+  return findHeadlessShell(systemChromiumHost(), chromiumPath, config.headlessShell) ?? chromiumPath;
+}
+
+/**
+ * Times a hand-written Playwright script, the baseline a job is compared with: the browser and flags
+ * Portico's headless jobs run (jobBrowserExecutable), a fresh 1280×800 context per run (as a job gets),
+ * one untimed warm-up.
  */
 export async function timeScript(runs: number, steps: (page: Page) => Promise<void>): Promise<number[]> {
   const config = readConfig(process.env);
   const browser = await chromium.launch({
-    executablePath: findChromium(systemChromiumHost(), { envPath: config.chromiumPath }),
+    executablePath: jobBrowserExecutable(),
     args: chromiumArgs({ noSandbox: needsNoSandbox(process.platform, config.chromiumNoSandbox, process.getuid?.()) }),
   });
   const once = async (): Promise<number> => {
