@@ -102,20 +102,27 @@ describe('a browser that does not close in time is killed, and its lease release
   });
 });
 
+/** A session pool with no warm browser, its close bound on a fake clock, in a scratch folder. */
+function sessionPool(prefix: string): {
+  temp: ReturnType<typeof scratchDir>;
+  clock: FakeClock;
+  pool: SessionBrowserPool;
+} {
+  const temp = scratchDir(prefix);
+  const clock = new FakeClock();
+  const options = {
+    executablePath: () => CHROMIUM_PATH,
+    noSandbox: true,
+    tempDir: temp.path,
+    clock,
+    closeTimeoutMs: CLOSE_BOUND_MS,
+  };
+  return { temp, clock, pool: new SessionBrowserPool(options, 0) };
+}
+
 describe('a session browser that does not exit after Browser.close is killed with its whole process tree (issue 21)', () => {
   it('every process of a stopped session Chromium (on a profile: asked to close first) is gone once the bound passes on the injected clock', async () => {
-    const temp = scratchDir('portico-close-hang-sessions-');
-    const clock = new FakeClock();
-    const pool = new SessionBrowserPool(
-      {
-        executablePath: () => CHROMIUM_PATH,
-        noSandbox: true,
-        tempDir: temp.path,
-        clock,
-        closeTimeoutMs: CLOSE_BOUND_MS,
-      },
-      0,
-    );
+    const { temp, clock, pool } = sessionPool('portico-close-hang-sessions-');
     try {
       // On a profile folder, Chromium is asked to close (its shutdown writes the profile) before it is killed.
       const { browser } = await pool.take({
@@ -144,18 +151,7 @@ describe('a session browser that does not exit after Browser.close is killed wit
 
 describe('a session browser on a throwaway profile is killed at once when it closes (nothing in it is kept)', () => {
   it('a stopped one is gone, every process of it, without the close waiting on its bound', async () => {
-    const temp = scratchDir('portico-close-kill-sessions-');
-    const clock = new FakeClock();
-    const pool = new SessionBrowserPool(
-      {
-        executablePath: () => CHROMIUM_PATH,
-        noSandbox: true,
-        tempDir: temp.path,
-        clock,
-        closeTimeoutMs: CLOSE_BOUND_MS,
-      },
-      0,
-    );
+    const { temp, clock, pool } = sessionPool('portico-close-kill-sessions-');
     try {
       const { browser } = await pool.take({ screen: { width: 800, height: 600 } });
       expect(liveMembers(browser.pid).length).toBeGreaterThan(1);
