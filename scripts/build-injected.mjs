@@ -54,6 +54,7 @@ export const entries = {
   'optionNames.ts': 'optionNames',
   'elementText.ts': 'elementText',
   'bodyText.ts': 'bodyText',
+  'resourceStarts.ts': 'resourceStarts',
   'scrollPage.ts': 'scrollPage',
   'perceivable.ts': 'perceivable',
   'matchRows.ts': 'matchRows',

@@ -61,6 +61,7 @@ describe('injected scripts as built', () => {
       'readAndLeave',
       'readOptions',
       'recordingMask',
+      'resourceStarts',
       'scanPage',
       'scrollPage',
       'segmentReading',

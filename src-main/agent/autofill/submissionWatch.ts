@@ -10,14 +10,15 @@
 // filler's next turn: a loaded machine may hand a request the page sent during the click to `page.route`
 // long after the click was read as done. One that reaches `page.route` only after the filler has typed
 // again is let through unchecked-for-holding (the filler's own typing may make a page send drafts) and is
-// the click's only if the browser says it was sent before that typing (`request.timing().startTime`,
-// known once it is answered); otherwise it is no submission of the filler's.
+// the click's only if the page's own record says it was sent before that typing (Resource Timing, written
+// once it is answered: `startsOf`); otherwise it is no submission of the filler's.
 import { createHash } from 'node:crypto';
 
 import type { Page, Request, Route } from 'playwright-core';
 
 import { redactUrl } from '../../base/urlRedaction.ts';
 import { AgentFailure } from '../agentTypes.ts';
+import { resourceStarts } from '../injected/index.ts';
 import { checkRequest, requestFields, type Mismatch, type PlacedCheck, type SentField } from './submissionCheck.ts';
 import type { ObservedRequest } from './submissionSeen.ts';
 
@@ -310,14 +311,7 @@ export class SubmissionWatch {
  */
 async function startsOf(request: Request, url: string): Promise<number[]> {
   try {
-    const handle = await request.frame().waitForFunction(
-      (name) => {
-        const entries = performance.getEntriesByName(name, 'resource');
-        return entries.length ? entries.map((e) => performance.timeOrigin + e.startTime) : null;
-      },
-      url,
-      { timeout: 10_000, polling: 50 },
-    );
+    const handle = await request.frame().waitForFunction(resourceStarts, url, { timeout: 10_000, polling: 50 });
     return (await handle.jsonValue()) as number[];
   } catch {
     return [];

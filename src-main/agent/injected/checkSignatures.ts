@@ -31,6 +31,7 @@ import type nativeOptions from './nativeOptions.ts';
 import type optionNames from './optionNames.ts';
 import type elementText from './elementText.ts';
 import type bodyText from './bodyText.ts';
+import type resourceStarts from './resourceStarts.ts';
 import type scrollPage from './scrollPage.ts';
 import type frameLocation from './frameLocation.ts';
 import type controlState from './controlState.ts';
@@ -91,6 +92,7 @@ type Entries = {
   optionNames: typeof optionNames;
   elementText: typeof elementText;
   bodyText: typeof bodyText;
+  resourceStarts: typeof resourceStarts;
   scrollPage: typeof scrollPage;
   perceivable: typeof perceivable;
   matchRows: typeof matchRows;
@@ -158,6 +160,7 @@ export const checked: Checked = {
   optionNames: true,
   elementText: true,
   bodyText: true,
+  resourceStarts: true,
   scrollPage: true,
   perceivable: true,
   matchRows: true,

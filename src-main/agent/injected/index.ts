@@ -36,6 +36,7 @@ import {
   optionNamesSource,
   elementTextSource,
   bodyTextSource,
+  resourceStartsSource,
   scrollPageSource,
   frameLocationSource,
   controlStateSource,
@@ -103,6 +104,7 @@ export const nativeOptions = inPage<'nativeOptions'>(nativeOptionsSource);
 export const optionNames = inPage<'optionNames'>(optionNamesSource);
 export const elementText = inPage<'elementText'>(elementTextSource);
 export const bodyText = inPage<'bodyText'>(bodyTextSource);
+export const resourceStarts = inPage<'resourceStarts'>(resourceStartsSource);
 export const scrollPage = inPage<'scrollPage'>(scrollPageSource);
 export const perceivable = inPage<'perceivable'>(perceivableSource);
 export const matchRows = inPage<'matchRows'>(matchRowsSource);

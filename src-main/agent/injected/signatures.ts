@@ -68,6 +68,7 @@ export interface Signatures<E = unknown> {
   optionNames: (els: E[]) => OptionLabel[];
   elementText: (el: E) => string | null;
   bodyText: () => string;
+  resourceStarts: (name: string) => number[] | null;
   scrollPage: (d: ScrollDirection) => void;
   perceivable: (els: E[], textOnly: boolean) => Perceived[];
   matchRows: (rows: E[], args: MatchRowsArgs) => RowMatch[];

@@ -3199,6 +3199,19 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** resourceStarts.ts */
+export const resourceStartsSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/resourceStarts.ts
+	function resourceStarts(name) {
+		const entries = performance.getEntriesByName(name, "resource");
+		return entries.length ? entries.map((e) => performance.timeOrigin + e.startTime) : null;
+	}
+	return resourceStarts;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** scrollPage.ts */
 export const scrollPageSource = `(...args) => {
 var __porticoInjected = (function() {
