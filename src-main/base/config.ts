@@ -121,7 +121,12 @@ const secretSetting = z
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : value));
 
-/** PORTICO_HEADLESS_SHELL's values (browser/chromiumDiscovery.ts's HeadlessShellChoice). */
+/**
+ * PORTICO_HEADLESS_SHELL: what runs a job's headless browser. `auto` (the default) is Chromium's headless shell
+ * when the same build is installed beside the chosen Chromium (browser/chromiumDiscovery.ts, findHeadlessShell),
+ * `off` is always the chosen Chromium, anything else is the path of a headless shell to use (docs/decisions.md,
+ * "Headless jobs in Chromium's headless shell").
+ */
 export type HeadlessShellChoice = 'auto' | 'off' | (string & {});
 
 // `auto`, `off` (any case) or an absolute path: a relative one would depend on the folder Portico started in.

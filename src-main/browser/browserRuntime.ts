@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, BrowserType, LaunchOptions } from 'playwr
 import { chromium } from './lazyChromium.ts';
 
 import type { Clock } from '../base/clock.ts';
+import type { HeadlessShellChoice } from '../base/config.ts';
 import { silentLogger, type Logger } from '../base/logger.ts';
 import { killLaunch, newLaunchMarker } from './browserProcess.ts';
 import { BrowserRuntimeClosedError, ProfileInUseError } from './browserErrors.ts';
@@ -15,7 +16,6 @@ import {
   chromiumArgs,
   findChromium,
   findHeadlessShell,
-  type HeadlessShellChoice,
   needsNoSandbox,
   systemChromiumHost,
   type ChromiumHost,

@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+import type { HeadlessShellChoice } from '../base/config.ts';
 import { ChromiumNotFoundError } from './browserErrors.ts';
 
 /** What discovery may look at (the platform's install folders in `env`); injected so every platform can be tested on any machine. */
@@ -104,13 +105,6 @@ export function findChromium(host: ChromiumHost, choice: ChromiumChoice = {}): s
 }
 
 export const HEADLESS_SHELL_ENV_VAR = 'PORTICO_HEADLESS_SHELL';
-
-/**
- * What runs a job's headless browser: `auto` (the default) is Chromium's headless shell when the same build
- * is installed beside the chosen Chromium, `off` is always the chosen Chromium, anything else is the path
- * of a headless shell to use (docs/decisions.md, "Headless jobs in Chromium's headless shell").
- */
-export type HeadlessShellChoice = 'auto' | 'off' | (string & {});
 
 // Debian's and Ubuntu's chromium-headless-shell package: built from the same source package as chromium,
 // same version, installed beside it (its /usr/bin wrapper runs this binary without exec).
