@@ -524,7 +524,7 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   const settled = async (frames: number): Promise<number> => {
     // Animation frames with no change (the app's own handlers and re-renders have run). Found by its mark in
     // the same page call (one round trip), else through the locator (it waits for the element, refuses several).
-    const args = { aria: c.aria, quietMs: 0, frames, maxMs: SLIDER_SETTLE_MAX_MS };
+    const args = { aria: c.aria, frames, maxMs: SLIDER_SETTLE_MAX_MS };
     const s =
       (await answerWithin(target.frame, target.frame.evaluate(sliderSettledAt, { ...args, pid: c.pid })).catch(
         () => null,

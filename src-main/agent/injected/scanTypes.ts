@@ -153,15 +153,11 @@ export interface SegmentedField {
 }
 
 /** What a slider (`role=slider` or `<input type=range>`) says about its range. */
-/**
- * How sliderSettled.ts waits: read aria-valuenow (else the input's value), unchanged for `frames` animation
- * frames (2 when absent), then quiet for `quietMs`, at most `maxMs`.
- */
+/** How sliderSettled.ts waits: read aria-valuenow (else the input's value), unchanged for `frames` animation frames, at most `maxMs`. */
 export interface SliderSettledArgs {
   aria: boolean;
-  quietMs: number;
+  frames: number;
   maxMs: number;
-  frames?: number;
 }
 
 /** sliderSettledAt.ts: sliderSettled on the slider marked `pid`. */

@@ -1781,13 +1781,9 @@ var __porticoInjected = (function() {
 		const read = () => Number(args.aria ? el.getAttribute("aria-valuenow") : el.value);
 		const seen = [read()];
 		const start = performance.now();
-		let last = start;
 		const note = () => {
 			const v = read();
-			if (v !== seen[seen.length - 1]) {
-				seen.push(v);
-				last = performance.now();
-			}
+			if (v !== seen[seen.length - 1]) seen.push(v);
 		};
 		const observer = new MutationObserver(note);
 		observer.observe(el, { attributes: true });
@@ -1803,28 +1799,16 @@ var __porticoInjected = (function() {
 				await frame();
 				note();
 				still = seen.length === before ? still + 1 : 0;
-				if (still < (args.frames ?? 2)) {
-					if (performance.now() - start >= args.maxMs) return {
-						now: read(),
-						stable: false,
-						seen
-					};
-					continue;
-				}
-				if (args.quietMs > 0) await new Promise((resolve) => setTimeout(resolve, args.quietMs - (performance.now() - last)));
-				note();
-				const now = performance.now();
-				if (now - last >= args.quietMs && seen.length === before) return {
+				if (still >= args.frames) return {
 					now: read(),
 					stable: true,
 					seen
 				};
-				if (now - start >= args.maxMs) return {
+				if (performance.now() - start >= args.maxMs) return {
 					now: read(),
 					stable: false,
 					seen
 				};
-				still = 0;
 			}
 		} finally {
 			observer.disconnect();
@@ -1855,13 +1839,9 @@ var __porticoInjected = (function() {
 		const read = () => Number(args.aria ? el.getAttribute("aria-valuenow") : el.value);
 		const seen = [read()];
 		const start = performance.now();
-		let last = start;
 		const note = () => {
 			const v = read();
-			if (v !== seen[seen.length - 1]) {
-				seen.push(v);
-				last = performance.now();
-			}
+			if (v !== seen[seen.length - 1]) seen.push(v);
 		};
 		const observer = new MutationObserver(note);
 		observer.observe(el, { attributes: true });
@@ -1877,28 +1857,16 @@ var __porticoInjected = (function() {
 				await frame();
 				note();
 				still = seen.length === before ? still + 1 : 0;
-				if (still < (args.frames ?? 2)) {
-					if (performance.now() - start >= args.maxMs) return {
-						now: read(),
-						stable: false,
-						seen
-					};
-					continue;
-				}
-				if (args.quietMs > 0) await new Promise((resolve) => setTimeout(resolve, args.quietMs - (performance.now() - last)));
-				note();
-				const now = performance.now();
-				if (now - last >= args.quietMs && seen.length === before) return {
+				if (still >= args.frames) return {
 					now: read(),
 					stable: true,
 					seen
 				};
-				if (now - start >= args.maxMs) return {
+				if (performance.now() - start >= args.maxMs) return {
 					now: read(),
 					stable: false,
 					seen
 				};
-				still = 0;
 			}
 		} finally {
 			observer.disconnect();
