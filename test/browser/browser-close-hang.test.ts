@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { BrowserLease } from '../../src-main/browser/browserLease.ts';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
 import { SessionBrowserPool } from '../../src-main/browser/sessionBrowsers.ts';
-import { scratchDir } from '../helpers/browserFixtures.ts';
+import { browserProcessId, scratchDir } from '../helpers/browserFixtures.ts';
 import { CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { until } from '../helpers/wait.ts';
@@ -20,14 +20,7 @@ const CLOSE_BOUND_MS = 10_000;
 
 /** The process group of the context's Chromium (asked while it still answers). */
 async function browserGroup(context: BrowserContext): Promise<number> {
-  const browser = context.browser();
-  if (!browser) throw new Error('context has no browser');
-  const session = await browser.newBrowserCDPSession();
-  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
-  const main = processInfo.find((info) => info.type === 'browser');
-  if (!main) throw new Error('no browser process reported');
-  await session.detach();
-  const stat = readFileSync(`/proc/${main.id}/stat`, 'utf8');
+  const stat = readFileSync(`/proc/${await browserProcessId(context)}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
 

@@ -13,6 +13,7 @@ import { findChromium, findHeadlessShell, systemChromiumHost } from '../../src-m
 import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import {
+  browserProcessId,
   html,
   killBrowserProcess,
   scratchDir,
@@ -24,14 +25,7 @@ import { until } from '../helpers/wait.ts';
 
 /** The executable the context's browser process runs (Linux: /proc/<pid>/exe). */
 async function browserExecutable(context: BrowserContext): Promise<string> {
-  const browser = context.browser();
-  if (!browser) throw new Error('context has no browser');
-  const session = await browser.newBrowserCDPSession();
-  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
-  await session.detach();
-  const main = processInfo.find((info) => info.type === 'browser');
-  if (!main) throw new Error('no browser process reported');
-  return readlinkSync(`/proc/${main.id}/exe`);
+  return readlinkSync(`/proc/${await browserProcessId(context)}/exe`);
 }
 
 // path → size and mtime of every file, to prove a folder was not touched.

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -79,15 +79,21 @@ export async function startRecordingProxy(auth?: { username: string; password: s
   return { server: origin, requests, close: () => shut(server) };
 }
 
-/** Kills the Chromium process behind `context` with SIGKILL, the way a crash would end it. */
-export async function killBrowserProcess(context: BrowserContext): Promise<void> {
-  const browser = context.browser();
+/** The pid of the browser process behind `target` (a browser, or a context of one), as Chromium reports it. */
+export async function browserProcessId(target: Browser | BrowserContext): Promise<number> {
+  const browser = 'browser' in target ? target.browser() : target;
   if (!browser) throw new Error('context has no browser');
   const session = await browser.newBrowserCDPSession();
   const { processInfo } = await session.send('SystemInfo.getProcessInfo');
+  await session.detach();
   const main = processInfo.find((info) => info.type === 'browser');
   if (!main) throw new Error('no browser process reported');
-  process.kill(main.id, 'SIGKILL');
+  return main.id;
+}
+
+/** Kills the Chromium process behind `context` with SIGKILL, the way a crash would end it. */
+export async function killBrowserProcess(context: BrowserContext): Promise<void> {
+  process.kill(await browserProcessId(context), 'SIGKILL');
 }
 
 /** A scratch folder removed by `cleanup()`; `entries()` lists what is left in it. */

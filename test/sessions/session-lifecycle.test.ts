@@ -14,6 +14,7 @@ import { LiveViewHub } from '../../src-main/engine/liveViewHub.ts';
 import { seedFirstStart } from '../../src-main/engine/firstStart.ts';
 import { SessionService, type SessionActor } from '../../src-main/engine/sessions/sessionService.ts';
 import { openStore, type Store } from '../../src-main/store/store.ts';
+import { browserProcessId } from '../helpers/browserFixtures.ts';
 import { CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { FakeClock } from '../helpers/fakeClock.ts';
 import { startPageServer, type PageServer } from '../helpers/pageServer.ts';
@@ -33,11 +34,7 @@ function pidsUnder(marker: string): number[] {
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-async function browserPid(page: Page): Promise<number> {
-  const session = await page.context().browser()!.newBrowserCDPSession();
-  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
-  return processInfo.find((info) => info.type === 'browser')!.id;
-}
+const browserPid = (page: Page): Promise<number> => browserProcessId(page.context());
 
 const alive = (pid: number): boolean => {
   try {
