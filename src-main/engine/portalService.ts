@@ -29,8 +29,8 @@ export class PortalService {
   readonly #store: Store;
   readonly #schemas: JsonSchemaCompiler;
   readonly #sessions: PortalSessions | undefined;
-  /** Each org's last list and the database generation it was read at (the most recently listed orgs). */
-  readonly #lists = new Map<string, { generation: string; portals: readonly Portal[] }>();
+  /** Each org's last list (deep-frozen) and the database generation it was read at (the most recently listed orgs). */
+  readonly #lists = new Map<string, { generation: string; portals: Portal[] }>();
 
   /** Without `sessions`, every `browser_session_id` is not found. */
   constructor(store: Store, schemas: JsonSchemaCompiler, sessions?: PortalSessions) {
@@ -145,19 +145,21 @@ export class PortalService {
   /**
    * The org's portals: one query for the portals, one for their attachments, one for every skill they
    * name. Served again without a query while the database is unchanged (Store.generation: no write
-   * here, no commit elsewhere), as clients poll it; the portals served are frozen, shared by every caller.
+   * here, no commit elsewhere), as clients poll it; the list served (the array and every portal) is deep-frozen,
+   * shared by every caller, and the API keeps its JSON text by it (api/routeTable.ts).
    */
   list(orgId: string): Portal[] {
     const generation = this.#store.generation();
     const cached = this.#lists.get(orgId);
-    if (cached?.generation === generation) return [...cached.portals];
+    // The kept list itself (deep-frozen): the API keeps its JSON text by this object (routeTable.ts).
+    if (cached?.generation === generation) return cached.portals;
     const records = this.#store.portals.list(orgId);
     const skills = this.#store.skills.getMany(records.flatMap((record) => record.skill_ids));
     const portals = deepFreeze(records.map((record) => this.toPortal(record, skills)));
     this.#lists.delete(orgId);
     this.#lists.set(orgId, { generation, portals });
     if (this.#lists.size > LIST_CACHE_ORGS) this.#lists.delete(this.#lists.keys().next().value as string);
-    return [...portals];
+    return portals;
   }
 
   /** Changes only the fields present in the patch; `skill_ids` replaces the set. */
