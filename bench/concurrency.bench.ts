@@ -8,7 +8,10 @@
 // scripts' Playwright client — and the browser processes under it), which the load hardly changes.
 // A job is waited for on its log stream (`event: end`), as a client that wants the result at once does,
 // not by polling its status: polling 16 jobs every 100 ms in this process was about a quarter of its CPU.
+// BENCH_CPU_PROFILE_DIR=<dir>: a V8 CPU profile of this process for each Portico batch (the batch alone), to read
+// with bench/cpuProfileOwners.mjs; its samples are wall-clock, so under load they pile up where the process waits.
 import { readdirSync, readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +27,8 @@ const SIZES = (process.env.BENCH_SIZES ?? '8,16').split(',').map(Number);
 /** Which sides run (`portico,scripts`; one alone to compare two builds of Portico by their CPU per job). */
 const SIDES = (process.env.BENCH_SIDES ?? 'portico,scripts').split(',');
 const ROUNDS = QUICK ? 1 : Number(process.env.BENCH_ROUNDS ?? 2);
+/** A folder to write a CPU profile of this process for each Portico batch into (the batch alone: no start, no warm-up). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 const load = (): number[] => loadavg().map((l) => round(l, 2));
 
@@ -202,6 +207,12 @@ async function main(): Promise<void> {
       }
     };
     const batch = async (size: number, one: () => Promise<string | null>): Promise<Batch> => {
+      const profiler = PROFILE_DIR && one === runJob ? new Session() : undefined;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       // Reading /proc is this process's own work: done outside the span its CPU is counted over.
       const browsers0 = childrenCpuMs();
       const node0 = selfCpuMs();
@@ -210,6 +221,11 @@ async function main(): Promise<void> {
       const ms = performance.now() - t0;
       const node1 = selfCpuMs();
       const browsers1 = childrenCpuMs();
+      if (profiler && PROFILE_DIR) {
+        const { profile } = await profiler.post('Profiler.stop');
+        await writeFile(join(PROFILE_DIR, `portico-${size}-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+        profiler.disconnect();
+      }
       return {
         size,
         ms: round(ms),
