@@ -41,6 +41,34 @@ function errorAnswer(id: number, sessionId: string | undefined, message: string,
 }
 
 /**
+ * `text` (Chromium's JSON of `message`) with its `id` replaced by `id` (an answer) and its `sessionId` by
+ * `sessionId` (absent: none), without parsing and serializing it again; undefined when the text is not laid
+ * out as Chromium writes it (`{"id":N,` first, `"sessionId":"…"` last), and the caller serializes instead.
+ */
+function reframed(
+  text: string,
+  message: CdpMessage,
+  id: number | undefined,
+  sessionId: string | undefined,
+): string | undefined {
+  let start = 1;
+  if (id !== undefined) {
+    const head = `{"id":${message.id},`;
+    if (!text.startsWith(head)) return undefined;
+    start = head.length;
+  } else if (!text.startsWith('{')) return undefined;
+  const tail = message.sessionId === undefined ? '}' : `,"sessionId":${JSON.stringify(message.sessionId)}}`;
+  if (!text.endsWith(tail) || text.length < start + tail.length) return undefined;
+  const body = text.slice(start, text.length - tail.length);
+  const head = id === undefined ? '{' : `{"id":${id}${body === '' ? '' : ','}`;
+  const end =
+    sessionId === undefined
+      ? '}'
+      : `${body === '' && id === undefined ? '' : ','}"sessionId":${JSON.stringify(sessionId)}}`;
+  return `${head}${body}${end}`;
+}
+
+/**
  * A root CDP connection other than a pipe (a remote host's, browser/remoteCdp.ts): JSON text both ways.
  * The pipe sets `onMessage` and `onClose`.
  */
@@ -58,6 +86,10 @@ export class CdpPipe {
   readonly #channels = new Set<CdpChannel>();
   #nextId = 1;
   #closed = false;
+  /** Messages the browser has sent so far (answers and events): how busy its pages are (the warm pool's refill waits for a lull). */
+  #received = 0;
+  /** Client channels (guarded: `cdp_url` clients) opened so far. */
+  #clientsOpened = 0;
   /** A session's share of a browser others use too (a `cdp` host's): what every channel is limited to. */
   #scope: CdpContextScope | undefined;
 
@@ -90,6 +122,11 @@ export class CdpPipe {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** How many messages the browser has sent, and how many `cdp_url` clients have opened a channel, so far. */
+  get activity(): { clients: number; messages: number } {
+    return { clients: this.#clientsOpened, messages: this.#received };
   }
 
   /** Limits every channel to the session's browser contexts (cdpScope.ts); set before any channel opens. */
@@ -125,6 +162,7 @@ export class CdpPipe {
     if (typeof sessionId !== 'string')
       throw new Error(`the browser refused a new CDP session: ${answer.error?.message ?? 'no session id'}`);
     const channel = new CdpChannel(this, sessionId, guard);
+    if (guard) this.#clientsOpened += 1;
     this.#owners.set(sessionId, channel);
     this.#channels.add(channel);
     return channel;
@@ -166,6 +204,7 @@ export class CdpPipe {
   }
 
   #dispatch(text: string): void {
+    this.#received += 1;
     let message: CdpMessage;
     try {
       message = JSON.parse(text) as CdpMessage;
@@ -186,7 +225,11 @@ export class CdpPipe {
         message.result = this.#scope.result(pending.method, message.result);
       const attached = message.result?.sessionId;
       if (typeof attached === 'string' && !this.#owners.has(attached)) this.#owners.set(attached, channel);
-      channel.deliver({ ...message, id: pending.clientId, sessionId: pending.clientSessionId });
+      const answer = { ...message, id: pending.clientId, sessionId: pending.clientSessionId };
+      // Unchanged by a scope, the answer is Chromium's own text with the client's id and session put back.
+      channel.deliverText(
+        (!this.#scope && reframed(text, message, pending.clientId, pending.clientSessionId)) || JSON.stringify(answer),
+      );
       return;
     }
     const sessionId = message.sessionId;
@@ -227,7 +270,12 @@ export class CdpPipe {
       if (this.#owners.get(params.sessionId) !== owner) return;
       this.#owners.delete(params.sessionId);
     }
-    owner.deliver(sessionId === owner.browserSessionId ? { ...message, sessionId: undefined } : message);
+    // Passed on as Chromium wrote it (an event is never changed; only the channel's browser session is unnamed).
+    if (sessionId !== owner.browserSessionId) owner.deliverText(text);
+    else
+      owner.deliverText(
+        reframed(text, message, undefined, undefined) || JSON.stringify({ ...message, sessionId: undefined }),
+      );
   }
 
   #close(): void {
@@ -324,10 +372,10 @@ export class CdpChannel {
     });
   }
 
-  /** @internal an answer or event for this client. */
-  deliver(message: CdpMessage): void {
+  /** @internal an answer or event for this client, as JSON text. */
+  deliverText(text: string): void {
     if (this.#closed) return;
-    this.#answer(JSON.stringify(message));
+    this.#answer(text);
   }
 
   #answer(text: string): void {

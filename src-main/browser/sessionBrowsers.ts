@@ -55,7 +55,15 @@ export interface SessionBrowserLauncherOptions {
   clock?: Clock;
   /** `host:port` pairs the browser must never reach (Portico's own port), read at each launch. */
   blockedHostPorts?: () => readonly string[];
+  /**
+   * When the warm pool refills after a session took a warm browser (on `clock`): once that session's browser
+   * has been quiet for `quietMs` after a `cdp_url` client connected, at most `maxMs` after the take, at the
+   * session's end, or at once when another session needs a browser. Default 250 / 3,000 ms.
+   */
+  refill?: { quietMs: number; maxMs: number };
 }
+
+const DEFAULT_REFILL = Object.freeze({ quietMs: 250, maxMs: 3_000 });
 
 function isDefaultSpec(spec: SessionLaunchSpec): boolean {
   return (
@@ -82,6 +90,9 @@ export class SessionBrowser {
   readonly downloadsDir: string;
   /** Resolves once the process has exited (for whatever reason). */
   readonly exited: Promise<void>;
+  /** Resolves once a close has finished everything, the working folder removed (a killed browser's close resolves before). */
+  readonly cleaned: Promise<void>;
+  #markCleaned: () => void = () => undefined;
   readonly #pipe: CdpPipe;
   readonly #workDir: string;
   readonly #closeTimeoutMs: number;
@@ -121,6 +132,9 @@ export class SessionBrowser {
     this.downloadsDir = join(workDir, 'downloads');
     this.#closeTimeoutMs = closeTimeoutMs;
     this.pid = child.pid ?? -1;
+    this.cleaned = new Promise<void>((resolve) => {
+      this.#markCleaned = resolve;
+    });
     this.exited = new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve();
       else child.once('exit', () => resolve());
@@ -131,6 +145,11 @@ export class SessionBrowser {
 
   get alive(): boolean {
     return !this.#hasExited;
+  }
+
+  /** How many `cdp_url` clients have connected, and how many CDP messages the browser has sent, so far. */
+  get cdpActivity(): { clients: number; messages: number } {
+    return this.#pipe.activity;
   }
 
   /** Portico's own Playwright connection (made once, kept until close). */
@@ -246,8 +265,9 @@ export class SessionBrowser {
    * Asks Chromium to close (flushing a profile's state), kills it if it does not, removes its working folder.
    * A browser launched `killing` (a local one on a throwaway profile: nothing in it is kept, its folder is
    * removed next) is killed at once, its whole process group: Chromium's orderly shutdown took 150-450 ms of
-   * a session's `terminate` for nothing kept (docs/decisions.md, "A throwaway session browser is killed").
-   * Idempotent.
+   * a session's `terminate` for nothing kept (docs/decisions.md, "A throwaway session browser is killed"), and
+   * its close resolves once the process has exited; what follows — Portico's Playwright letting go of it, its
+   * folder removed — goes on after that (`cleaned`). Idempotent.
    */
   close(): Promise<void> {
     this.#closing ??= this.#close();
@@ -255,10 +275,15 @@ export class SessionBrowser {
   }
 
   async #close(): Promise<void> {
-    if (this.alive && this.#closeBy === 'killing') {
-      this.#kill();
-      await this.exited;
-    } else if (this.alive) {
+    if (this.#closeBy === 'killing') {
+      if (this.alive) {
+        this.#kill();
+        await this.exited;
+      }
+      void this.#cleanUp();
+      return;
+    }
+    if (this.alive) {
       this.#requestClose();
       // A Chromium that does not exit in time (stopped, wedged) is killed with everything it started.
       let timer: TimerHandle | undefined;
@@ -272,11 +297,20 @@ export class SessionBrowser {
         await this.exited;
       }
     }
-    await this.#engine?.then((browser) => browser.close()).catch(() => undefined);
-    // The profile outlives this session's folder: it must not keep pointing its downloads at a deleted folder.
-    if (this.#profileDir !== undefined)
-      await forgetDownloadFolder(this.#profileDir, this.downloadsDir).catch(() => undefined);
-    await rm(this.#workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    await this.#cleanUp();
+  }
+
+  /** After the process has exited: Portico's Playwright connection let go, the profile's download folder forgotten, the working folder removed. */
+  async #cleanUp(): Promise<void> {
+    try {
+      await this.#engine?.then((browser) => browser.close()).catch(() => undefined);
+      // The profile outlives this session's folder: it must not keep pointing its downloads at a deleted folder.
+      if (this.#profileDir !== undefined)
+        await forgetDownloadFolder(this.#profileDir, this.downloadsDir).catch(() => undefined);
+      await rm(this.#workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    } finally {
+      this.#markCleaned();
+    }
   }
 }
 
@@ -286,6 +320,8 @@ export class SessionBrowserPool {
   readonly #logger: Logger;
   readonly #ready: Promise<SessionBrowser | undefined>[] = [];
   readonly #live = new Set<SessionBrowser>();
+  /** Every browser launched and not yet closed and cleaned up (its folder removed): close() waits for them. */
+  readonly #launched = new Set<SessionBrowser>();
   /** Launches not yet finished: close() waits for them, so no browser starts after the pool has closed. */
   readonly #launching = new Set<Promise<unknown>>();
   #size: number;
@@ -294,11 +330,17 @@ export class SessionBrowserPool {
   #asleep = false;
   /** The idle close under way: a take() waits for it. */
   #closing: Promise<void> | undefined;
+  /** Refills waiting for the session that took a warm browser to get going (#refillAfter); each counts as in the pool. */
+  readonly #waiting = new Set<{ start(): void; cancel(): void }>();
+  readonly #clock: Clock;
+  readonly #refill: { quietMs: number; maxMs: number };
 
   constructor(options: SessionBrowserLauncherOptions, size: number) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#size = Math.max(0, Math.floor(size));
+    this.#clock = options.clock ?? systemClock;
+    this.#refill = options.refill ?? DEFAULT_REFILL;
   }
 
   get size(): number {
@@ -323,7 +365,7 @@ export class SessionBrowserPool {
    * after that session has loaded Playwright, so the next session finds it connected.
    */
   fill(): void {
-    while (!this.#closed && !this.#asleep && this.#ready.length < this.#size) {
+    while (!this.#closed && !this.#asleep && this.#ready.length + this.#waiting.size < this.#size) {
       this.#ready.push(
         this.#launch(DEFAULT_SESSION_SCREEN_SPEC, true).then(
           (browser) => {
@@ -357,6 +399,7 @@ export class SessionBrowserPool {
    */
   closeIdle(): Promise<void> {
     this.#asleep = true;
+    this.#cancelWaiting();
     const ready = this.#ready.splice(0);
     this.#closing ??= (async () => {
       await Promise.allSettled(ready.map(async (pending) => (await pending)?.close()));
@@ -371,33 +414,97 @@ export class SessionBrowserPool {
     if (this.#closed) throw new Error('the session browser pool is closed');
     await this.#closing;
     if (this.#asleep) {
-      // Closed for idleness: this session launches its own (cold), then the pool is made warm again.
+      // Closed for idleness: this session launches its own (cold), then the pool is made warm again behind it.
       this.#asleep = false;
+      let browser: SessionBrowser;
       try {
-        return { browser: await this.#launch(spec, false), warm: false };
-      } finally {
+        browser = await this.#launch(spec, false);
+      } catch (error) {
         this.fill();
+        throw error;
       }
+      this.#refillAfter(browser);
+      return { browser, warm: false };
     }
     if (isDefaultSpec(spec)) {
+      // A refill still waiting for the last session to get going is needed now: it starts at once.
+      if (this.#ready.length === 0) for (const waiting of [...this.#waiting]) waiting.start();
       while (this.#ready.length > 0) {
         const pending = this.#ready.shift();
-        this.fill();
         const browser = await pending;
-        if (browser?.alive) return { browser, warm: true };
+        if (browser?.alive) {
+          this.#refillAfter(browser);
+          return { browser, warm: true };
+        }
+        this.fill();
         await browser?.close();
       }
     }
     return { browser: await this.#launch(spec, false), warm: false };
   }
 
+  /**
+   * The pool's refill for a browser a session just took waits until that session has got going, so the
+   * refill's launch (~0.5 s of CPU) does not compete with the session's first connect and navigation: it
+   * starts once the browser has sent no CDP message for `quietMs` after a `cdp_url` client connected, at
+   * most `maxMs` after the take, when the session's browser exits, or when another session asks for a
+   * browser (take). On the injected clock (docs/decisions.md, "The warm pool refills once a session has
+   * got going").
+   */
+  #refillAfter(taken: SessionBrowser): void {
+    if (this.#closed || this.#size === 0) return;
+    const { quietMs, maxMs } = this.#refill;
+    let timer: TimerHandle | undefined;
+    let waited = 0;
+    let lastMessages = -1;
+    const waiting = {
+      start: () => {
+        if (!this.#waiting.delete(waiting)) return;
+        this.#clock.clearTimeout(timer);
+        this.fill();
+      },
+      cancel: () => {
+        this.#waiting.delete(waiting);
+        this.#clock.clearTimeout(timer);
+      },
+    };
+    const tick = (): void => {
+      waited += quietMs;
+      const { clients, messages } = taken.cdpActivity;
+      if (waited >= maxMs || (clients > 0 && messages === lastMessages)) {
+        waiting.start();
+        return;
+      }
+      lastMessages = clients > 0 ? messages : -1;
+      timer = this.#clock.setTimeout(tick, quietMs, { unref: true });
+    };
+    this.#waiting.add(waiting);
+    timer = this.#clock.setTimeout(tick, quietMs, { unref: true });
+    void taken.exited.then(() => waiting.start());
+  }
+
+  #cancelWaiting(): void {
+    for (const waiting of [...this.#waiting]) waiting.cancel();
+  }
+
   /** Closes every browser this pool launched, warm or in use. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#cancelWaiting();
     this.#ready.splice(0);
-    await Promise.allSettled([...this.#live].map((browser) => browser.close()));
+    await Promise.allSettled(
+      [...this.#launched].map(async (browser) => {
+        await browser.close();
+        await browser.cleaned;
+      }),
+    );
     // A launch that was under way closes its browser itself once it sees the pool closed; wait for that.
     await Promise.allSettled([...this.#launching]);
+  }
+
+  /** Refills waiting for the session that took a warm browser to get going (not launched yet). */
+  get waitingRefills(): number {
+    return this.#waiting.size;
   }
 
   /** How many session browser processes are running (warm and in use). */
@@ -419,7 +526,9 @@ export class SessionBrowserPool {
   async #launchNow(spec: SessionLaunchSpec, connectIfLoaded: boolean): Promise<SessionBrowser> {
     const browser = await launchSessionBrowser(spec, this.#options);
     this.#live.add(browser);
+    this.#launched.add(browser);
     void browser.exited.then(() => this.#live.delete(browser));
+    void browser.cleaned.then(() => this.#launched.delete(browser));
     if (this.#closed) {
       await browser.close();
       throw new Error('the session browser pool is closed');
