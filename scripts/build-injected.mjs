@@ -37,6 +37,7 @@ export const entries = {
   'pointerTarget.ts': 'pointerTarget',
   'modelScan.ts': 'modelScan',
   'recordingMask.ts': 'recordingMask',
+  'secretFieldsShown.ts': 'secretFieldsShown',
   'liveView.ts': 'liveView',
   'tagChips.ts': 'tagChips',
   'enterGuard.ts': 'enterGuard',

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { CDPSession, Locator, Page } from 'playwright-core';
+import { secretFieldsShownScript } from '../agent/injected/index.ts';
 import { answerWithin, FrameDidNotAnswer, scriptableFrames } from './frameAccess.ts';
 
 /**
@@ -73,16 +74,77 @@ export async function maskedScreenshot(
   }
 }
 
-const sessions = new WeakMap<Page, Promise<CDPSession>>();
+/** A page's own CDP session for captures, and its main frame's id (a frame keeps its id across navigations). */
+interface CaptureSession {
+  cdp: CDPSession;
+  mainFrameId: string;
+}
 
-/** The page's own CDP session for captures, opened once per page. */
-function captureSession(page: Page): Promise<CDPSession> {
+const sessions = new WeakMap<Page, Promise<CaptureSession>>();
+
+/** The page's capture session, opened once per page. */
+function captureSession(page: Page): Promise<CaptureSession> {
   let session = sessions.get(page);
   if (!session) {
-    session = page.context().newCDPSession(page);
+    session = (async () => {
+      const cdp = await page.context().newCDPSession(page);
+      const { frameTree } = await cdp.send('Page.getFrameTree');
+      return { cdp, mainFrameId: frameTree.frame.id };
+    })();
     sessions.set(page, session);
   }
   return session;
+}
+
+/** Forgets a capture session that failed (navigation to another process, a closed target); the next capture opens another. */
+function dropCaptureSession(page: Page): void {
+  const session = sessions.get(page);
+  sessions.delete(page);
+  void session?.then(({ cdp }) => cdp.detach()).catch(() => undefined);
+}
+
+/** The isolated world the mask check runs in (its own per document; asked again by name, the same one). */
+const CAPTURE_WORLD = 'portico-capture';
+
+/**
+ * Whether a secret field (`SECRET_FIELDS_SELECTOR`) is in the page, asked in one call of the capture
+ * session when the page is one frame: the document and its open shadow roots, searched in an isolated world
+ * (agent/injected/secretFieldsShown.ts), so neither Playwright's injected script (345 KB, compiled into
+ * each document it first runs in: ~20-40 ms of a job's renderer and browser CPU for the result page alone)
+ * nor a page script that replaced the DOM's query functions is involved. Undefined when it cannot be told
+ * this way — a page with frames (Playwright reaches every frame, out-of-process ones too), a session or
+ * document that went away: the caller then asks Playwright per frame (`secretFieldMasks`). A document
+ * that does not answer fails the capture (FrameDidNotAnswer), as there. Exported for its test.
+ */
+export async function secretFieldShownInPage(page: Page): Promise<boolean | undefined> {
+  const frames = scriptableFrames(page);
+  const main = page.mainFrame();
+  if (frames.length !== 1 || frames[0] !== main) return undefined;
+  const ask = async (): Promise<boolean | undefined> => {
+    const { cdp, mainFrameId } = await captureSession(page);
+    const { executionContextId } = await cdp.send('Page.createIsolatedWorld', {
+      frameId: mainFrameId,
+      worldName: CAPTURE_WORLD,
+    });
+    const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', {
+      contextId: executionContextId,
+      expression: secretFieldsShownScript(SECRET_FIELDS_SELECTOR),
+      returnByValue: true,
+    });
+    return exceptionDetails === undefined && typeof result.value === 'boolean' ? result.value : undefined;
+  };
+  try {
+    return await answerWithin(main, ask());
+  } catch (error) {
+    if (error instanceof FrameDidNotAnswer) throw error;
+    dropCaptureSession(page);
+    return undefined;
+  }
+}
+
+/** Whether the page shows a secret field now: the one-call check, else Playwright's count per frame. */
+async function secretFieldShown(page: Page): Promise<boolean> {
+  return (await secretFieldShownInPage(page)) ?? (await secretFieldMasks(page)).length > 0;
 }
 
 /**
@@ -95,14 +157,14 @@ function captureSession(page: Page): Promise<CDPSession> {
  * document, lays it out and paints it, and resizes it back (docs/decisions.md, "Step screenshots").
  */
 export async function stepScreenshot(page: Page): Promise<Buffer> {
-  if ((await secretFieldMasks(page)).length) return maskedScreenshot(page, { type: 'png' });
+  if (await secretFieldShown(page)) return maskedScreenshot(page, { type: 'png' });
   try {
-    const cdp = await captureSession(page);
+    const { cdp } = await captureSession(page);
     const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
     return Buffer.from(data, 'base64');
   } catch {
     // A session that cannot be opened or has gone (navigation to another process, a closed target): Playwright's way.
-    sessions.delete(page);
+    dropCaptureSession(page);
     return maskedScreenshot(page, { type: 'png' });
   }
 }
@@ -114,12 +176,12 @@ export async function stepScreenshot(page: Page): Promise<Buffer> {
  * something to mask it uses Playwright's screenshot, which paints the masked elements over.
  */
 export async function fullPageScreenshot(page: Page, path: string): Promise<void> {
-  if ((await secretFieldMasks(page)).length) {
+  if (await secretFieldShown(page)) {
     await maskedScreenshot(page, { path, fullPage: true, type: 'png' });
     return;
   }
   try {
-    const cdp = await captureSession(page);
+    const { cdp } = await captureSession(page);
     const { cssContentSize } = await cdp.send('Page.getLayoutMetrics');
     const clip = {
       x: 0,
@@ -137,7 +199,7 @@ export async function fullPageScreenshot(page: Page, path: string): Promise<void
     await writeFile(path, Buffer.from(data, 'base64'));
   } catch {
     // A session that cannot be opened or has gone (navigation to another process, a closed target): Playwright's way.
-    sessions.delete(page);
+    dropCaptureSession(page);
     await maskedScreenshot(page, { path, fullPage: true, type: 'png' });
   }
 }

@@ -64,6 +64,7 @@ describe('injected scripts as built', () => {
       'resourceStarts',
       'scanPage',
       'scrollPage',
+      'secretFieldsShown',
       'segmentReading',
       'selectedLabel',
       'shownValue',

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretFieldShownInPage } from '../../src-main/browser/pageScreenshot.ts';
 import { screenshotName, screenshotsDir } from '../../src-main/engine/jobs/jobRun.ts';
 import { memorySecrets } from '../helpers/memorySecrets.ts';
 import type { ModelServer } from '../helpers/modelServer.ts';
@@ -33,6 +34,11 @@ const inFrame = (frame: Rect, r: Rect): Rect => ({
   height: r.height,
 });
 
+/** A page script making its own world blind to every element and shadow root (what it could do to hide a field from a check run there). */
+const HIDE_FROM_MAIN_WORLD = `for (const proto of [Document.prototype, Element.prototype, DocumentFragment.prototype]) {
+  proto.querySelector = () => null; proto.querySelectorAll = () => document.createDocumentFragment().childNodes; }
+  Object.defineProperty(Element.prototype, 'shadowRoot', { get() { return null; } });`;
+
 const inner = (password: string) => `<!doctype html><html><head>${style}</head><body><form>
   <input type="password" name="pw" aria-label="Password" value="${password}" ${placedAt(SECRET)}>
   <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}></form></body></html>`;
@@ -58,6 +64,18 @@ describe('secret fields are masked in every frame and in workflow step screensho
       }),
       '/inner-same': inner(SAME_ORIGIN_PASSWORD),
       '/inner-cross': inner(CROSS_ORIGIN_PASSWORD),
+      // One frame, a shadow root holding the password, and a page script that hides fields from its own world's queries.
+      '/alone': `<!doctype html><html><head><title>Alone</title>${style}</head><body>
+        <script>${HIDE_FROM_MAIN_WORLD}</script>
+        <pw-box></pw-box><script>customElements.define('pw-box', class extends HTMLElement { connectedCallback() {
+          const root = this.attachShadow({ mode: 'open' });
+          root.innerHTML = '${style}<input type="password" aria-label="Shadow password" value="${SAME_ORIGIN_PASSWORD}" ${placedAt(SHADOW)}>';
+        } });</script>
+        <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}></body></html>`,
+      '/plain': `<!doctype html><html><head><title>Plain</title>${style}</head><body>
+        <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}></body></html>`,
+      '/with-frame': `<!doctype html><html><head><title>Framed</title>${style}</head><body>
+        <iframe title="same" src="/inner-same" ${placedAt(FRAMES.same)}></iframe></body></html>`,
       '/otp': `<!doctype html><html><head><title>Two-step verification</title>${style}</head><body><form>
         <label style="position:absolute;top:10px;left:20px">Verification code</label><input name="code" id="code" autocomplete="one-time-code" aria-label="Verification code" ${placedAt(SECRET)}>
         <input name="note" aria-label="Note" value="WWWWWWWW" readonly ${placedAt(PLAIN)}></form></body></html>`,
@@ -109,6 +127,43 @@ describe('secret fields are masked in every frame and in workflow step screensho
     // The check can tell: the ordinary fields of both frames are not painted over.
     expect(await maskedShare(page, shot, inFrame(FRAMES.same, PLAIN))).toBe(0);
     expect(await maskedShare(page, shot, inFrame(FRAMES.cross, PLAIN))).toBe(0);
+  });
+
+  it('a one-frame page is checked in an isolated world (the step screenshot masks its shadow-root password though its own scripts hide the field from their world); with frames it is left to the per-frame check', async () => {
+    const viewer = await rig.viewerPage();
+    const at = async (path: string): Promise<boolean | undefined> => {
+      await viewer.goto(`${site.url}${path}`);
+      return secretFieldShownInPage(viewer);
+    };
+    expect(await at('/alone'), 'a password in a shadow root, the main world blinded').toBe(true);
+    expect(await viewer.evaluate(() => document.querySelectorAll('*').length), 'the page blinds its own world').toBe(0);
+    expect(await at('/plain'), 'no secret field').toBe(false);
+    expect(await at('/with-frame'), 'a page with an iframe').toBeUndefined();
+
+    expect(
+      (
+        await svc.request('createPortal', {
+          params: { org_id: 'default' },
+          body: { endpoint_name: 'alone', start_url: `${site.url}/alone`, task: 'script:visit' },
+        })
+      ).status,
+    ).toBe(200);
+    const started = await svc.send('startJob', {
+      params: { org_id: 'default', endpoint_name: 'alone' },
+      body: { orchestrator_model: 'builtin:autofill', form_data: {} },
+    });
+    expect(started.status).toBe(200);
+    const jobId = String((started.body as { job_id: string }).job_id);
+    const done = await waitForJob(svc, 'alone', jobId, ['completed', 'failed'], 60_000);
+    expect(done.status, String(done.error)).toBe('completed');
+    const page = await rig.viewerPage();
+    for (const index of [0, 1]) {
+      const shot = await readFile(join(screenshotsDir(join(svc.dataDir, 'artifacts'), jobId), screenshotName(index)));
+      expect(await maskedShare(page, shot, SHADOW), `step ${index + 1}: password in a shadow root`).toBeGreaterThan(
+        0.97,
+      );
+      expect(await maskedShare(page, shot, PLAIN), `step ${index + 1}: the ordinary field`).toBe(0);
+    }
   });
 
   it('a workflow step screenshot taken with a one-time code in an autocomplete=one-time-code field paints the field over', async () => {

@@ -49,6 +49,7 @@ import type scanPage from './pageScan.ts';
 import type readAndLeave from './readAndLeave.ts';
 import type readOptions from './readOptions.ts';
 import type recordingMask from './recordingMask.ts';
+import type secretFieldsShown from './secretFieldsShown.ts';
 import type shownValue from './shownValue.ts';
 import type { Signatures } from './signatures.ts';
 import type sliderSettled from './sliderSettled.ts';
@@ -75,6 +76,7 @@ type Entries = {
   pointerTarget: typeof pointerTarget;
   modelScan: typeof modelScan;
   recordingMask: typeof recordingMask;
+  secretFieldsShown: typeof secretFieldsShown;
   liveView: typeof liveView;
   tagChips: typeof tagChips;
   enterGuard: typeof enterGuard;
@@ -143,6 +145,7 @@ export const checked: Checked = {
   pointerTarget: true,
   modelScan: true,
   recordingMask: true,
+  secretFieldsShown: true,
   liveView: true,
   tagChips: true,
   enterGuard: true,

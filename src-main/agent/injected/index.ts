@@ -54,6 +54,7 @@ import {
   readAndLeaveSource,
   readOptionsSource,
   recordingMaskSource,
+  secretFieldsShownSource,
   scanPageSource,
   shownValueSource,
   sliderSettledSource,
@@ -87,6 +88,7 @@ export const clickSettled = inPage<'clickSettled'>(clickSettledSource);
 export const pointerTarget = inPage<'pointerTarget'>(pointerTargetSource);
 export const modelScan = inPage<'modelScan'>(modelScanSource);
 export const recordingMask = inPage<'recordingMask'>(recordingMaskSource);
+export const secretFieldsShown = inPage<'secretFieldsShown'>(secretFieldsShownSource);
 export const liveView = inPage<'liveView'>(liveViewSource);
 export const tagChips = inPage<'tagChips'>(tagChipsSource);
 export const enterGuard = inPage<'enterGuard'>(enterGuardSource);
@@ -162,6 +164,14 @@ export const scanPageText = asJsonText(scanPageSource);
  */
 export function recordingMaskScript(args: RecordingMaskArgs): string {
   return `(${recordingMaskSource})(${JSON.stringify(args)});`;
+}
+
+/**
+ * secretFieldsShown.ts as an expression's text for CDP's `Runtime.evaluate` (run in an isolated world by
+ * browser/pageScreenshot.ts): whether the document or an open shadow root in it holds a match of `selector`.
+ */
+export function secretFieldsShownScript(selector: string): string {
+  return `(${secretFieldsShownSource})(${JSON.stringify(selector)})`;
 }
 
 /** The live-view page's script and style sheet, as the text of its one `<script>` and one `<style>`. */

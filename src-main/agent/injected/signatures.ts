@@ -51,6 +51,7 @@ export interface Signatures<E = unknown> {
   pointerTarget: (el: E) => 'self' | 'label' | 'hidden' | 'other';
   modelScan: (args: ModelScanArgs) => ModelFrameScan;
   recordingMask: (args: RecordingMaskArgs) => void;
+  secretFieldsShown: (selector: string) => boolean;
   liveView: () => void;
   tagChips: (el: E) => string[];
   enterGuard: (el: E, mode: 'on' | 'off') => number;

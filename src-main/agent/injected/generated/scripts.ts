@@ -2180,6 +2180,23 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** secretFieldsShown.ts */
+export const secretFieldsShownSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/secretFieldsShown.ts
+	function secretFieldsShown(selector) {
+		const roots = [document];
+		for (let root = roots.pop(); root; root = roots.pop()) {
+			if (root.querySelector(selector)) return true;
+			for (const el of root.querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot);
+		}
+		return false;
+	}
+	return secretFieldsShown;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** liveView.ts */
 export const liveViewSource = `(...args) => {
 var __porticoInjected = (function() {
