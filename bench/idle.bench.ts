@@ -384,6 +384,7 @@ try {
   // session is timed only after that line, never while its browser is still launching (a browser PROCESS being
   // up is not enough: it is there from the launch's first moment, and the ended session's is still exiting).
   const warmReady = (): number => err.match(/"msg":"warm session browser ready"/g)?.length ?? 0;
+  const idleCloses = (): number => err.match(/"msg":"warm browsers closed/g)?.length ?? 0;
   // Warm: the pooled session browser is ready (the jobs' shared browser opens at the first job, not at start).
   await until(() => warmReady() >= 1, 'the warm session browser (its "warm session browser ready" log line)');
   // Weighed once the tree has stopped growing (helpers, the spare context's renderer): same count 2 s apart.
@@ -433,7 +434,9 @@ try {
   // the warm part alone, printed, not written.
   if (process.env.BENCH_WARM_ONLY !== '1') {
     const idleFrom = performance.now();
-    await until(() => browsers(pid).length === 0, 'the idle close');
+    // The idle close is its log line, then no browser left: a moment with none (the ended session's browser
+    // gone, the pool's refill not spawned yet: it starts once a session got going or ended) is not one.
+    await until(() => idleCloses() >= 1 && browsers(pid).length === 0, 'the idle close');
     const closedAfterMs = performance.now() - idleFrom;
     await sleep(2_000);
     const idleWeight = weigh(pid);
@@ -444,7 +447,7 @@ try {
     // Cold: the first session after each idle close launches its own browser.
     const cold: number[] = [];
     for (let i = 0; i < RUNS; i += 1) {
-      await until(() => browsers(pid).length === 0, 'the idle close');
+      await until(() => idleCloses() >= i + 1 && browsers(pid).length === 0, `idle close ${i + 1}`);
       cold.push(await lifecycle());
     }
     process.stderr.write(`cold lifecycle ${cold.map((v) => round(v)).join(', ')} ms (load ${load()[0]})\n`);
