@@ -276,7 +276,29 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       formSchema: linkedSchema,
       task: "Click the 'Open the application' link, then fill in and submit the form",
     });
-    const { result } = await new AutofillAgent().run(ctx);
+    // The submission watch's routing is taken off while the final page is read and recorded, and is off before the
+    // run returns: held here until the final step is recorded, it must still be done when the run resolves.
+    const unroute = page.unroute.bind(page);
+    let release = (): void => undefined;
+    const finalStep = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let unrouted = 0;
+    page.unroute = (async (...args: Parameters<Page['unroute']>) => {
+      await finalStep;
+      await unroute(...args);
+      unrouted += 1;
+    }) as Page['unroute'];
+    const recordStep = ctx.recordStep.bind(ctx);
+    ctx.recordStep = async (description) => {
+      await recordStep(description);
+      if (description.startsWith('Final page')) release();
+    };
+    const { result } = await new AutofillAgent().run(ctx).finally(() => {
+      release();
+      page.unroute = unroute;
+    });
+    expect(unrouted, ctx.logs.join('\n')).toBe(1);
     expect(forms.postsTo('/submit/linked').map((p) => p.fields)).toEqual([
       { fn: 'Ada Lovelace', em: 'ada@example.org' },
     ]);
@@ -306,7 +328,7 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       formSchema: linkedSchema,
     });
     await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
-      /Not submitted: no control on the pages it reached took a value \(form_data keys full_name, email\)/,
+      /Not submitted: no control on the pages it reached took a value \(form_data keys full_name, email\); the last page, 'Fishing licences', has no field/,
     );
     // With a human: asked, and Cancel fails the job.
     const asked = context(page, {
@@ -355,7 +377,9 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     forms,
   }) => {
     const ctx = context(page, { startUrl: forms.url('/thanks-js'), formData: { name: 'Grace Hopper' } });
-    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(/Not submitted: nothing was sent/);
+    await expect(new AutofillAgent().run(ctx)).rejects.toThrow(
+      /Not submitted: nothing was sent: after the last click on 'Form' no request/,
+    );
     expect(ctx.logs.join('\n')).toContain("clicking 'Submit'");
   });
 

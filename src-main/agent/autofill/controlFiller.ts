@@ -537,10 +537,16 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   };
   // Focus, not click: a click moves a slider to wherever it lands.
   await loc.focus();
-  // Where it starts: read after two frames (nothing was pressed yet; the plan is made again from every reading).
-  let now = await settled(SLIDER_KEY_FRAMES);
-  /** How many still frames the value had held when `now` was read. */
-  let heldFrames = SLIDER_KEY_FRAMES;
+  // Where it starts: with a known step, the value the scan read (the plan is made again from every reading
+  // after a key, and a value reached must hold SLIDER_FINAL_FRAMES, so a start that moved since costs keys,
+  // never a claim); with the step to learn from one press, read after two frames (the step is that press's
+  // move from here, so here must be what the slider holds).
+  const known = facts.step > 0 && Number.isFinite(facts.now);
+  let now = known ? facts.now : await settled(SLIDER_KEY_FRAMES);
+  /** How many still frames the value had held when `now` was read (none: not read since the scan). */
+  let heldFrames = known ? 0 : SLIDER_KEY_FRAMES;
+  /** Whether `now` was read from the slider (not the scan's): keys that leave it there do not move it. */
+  let nowRead = !known;
   let arrowsOnly = false;
   let held = false;
   for (let round = 0; round < 8; round += 1) {
@@ -572,8 +578,9 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     }
     // A slider that ignores Home/End is moved by arrows from where it is.
     if (keys.some((k) => k === 'Home' || k === 'End') && !sameSliderValue(after, wanted.goal)) arrowsOnly = true;
-    else if (sameSliderValue(after, now)) break;
+    else if (nowRead && sameSliderValue(after, now)) break;
     now = after;
+    nowRead = true;
   }
   if (!held) throw new AgentFailure(`'${target.label}' reports ${now} after moving it towards ${wanted.goal}`);
   return { shown: String(now), how: typeof value === 'number' ? 'exact' : 'normalised' };

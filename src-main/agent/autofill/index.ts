@@ -6,7 +6,7 @@ import { flattenFormData, missingRequiredKeys } from './entries.ts';
 import { signIn } from './loginPages.ts';
 import { askForOption, askOrFail } from './questions.ts';
 import { submissionSeen, type SubmissionSeen } from './submissionSeen.ts';
-import { buildResult, readFacts } from './resultBuilder.ts';
+import { buildResult, readFacts, type PageFacts } from './resultBuilder.ts';
 import type { KeyMapper } from './keyMapper.ts';
 import { Wizard, type WizardOutcome } from './wizard.ts';
 
@@ -108,17 +108,24 @@ export class AutofillAgent implements Agent {
         outcome = await wizard.run();
       }
     } catch (error) {
+      await wizard.watch.dispose();
       // A page action that waited out the job's time (a button never clickable…): say which, not Playwright's bare timeout.
       if (isWaitTimeout(error))
         throw new AgentFailure((ctx.budget ?? DEFAULT_WAIT_BUDGET).exhausted(describeWaitTimeout(error)), {
           cause: error,
         });
       throw error;
-    } finally {
-      await wizard.watch.dispose();
     }
-    const facts = await readFacts(scriptableFrames(ctx.page));
-    await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
+    // The submission was seen: the routing is taken off while the final page is read and recorded (the
+    // three are independent page calls), and is off before the run returns.
+    const disposed = wizard.watch.dispose();
+    let facts: PageFacts;
+    try {
+      facts = await readFacts(scriptableFrames(ctx.page));
+      await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
+    } finally {
+      await disposed;
+    }
     const report: FillReport = { placements: {}, unplaced: outcome.unplaced };
     for (const [key, placed] of outcome.placed) {
       report.placements[key] = {

@@ -128,12 +128,9 @@ export async function submissionSeen(
   outcome: WizardOutcome,
   entries: Entry[],
 ): Promise<SubmissionSeen> {
-  const page = (await ctx.page.title().catch(() => '')) || ctx.page.url();
-  return submissionVerdict({
-    entries,
-    placed: outcome.placed,
-    unplaced: outcome.unplaced,
-    observed: wizard.watch.observed(),
-    page,
-  });
+  const input = { entries, placed: outcome.placed, unplaced: outcome.unplaced, observed: wizard.watch.observed() };
+  // The page's name is only in what a problem says: read (a round trip) only when there is one.
+  const seen = submissionVerdict({ ...input, page: '' });
+  if (!seen.problem) return seen;
+  return submissionVerdict({ ...input, page: (await ctx.page.title().catch(() => '')) || ctx.page.url() });
 }

@@ -261,10 +261,16 @@ export class Wizard {
     await this.#checkRequiredPlaced(step.requiredUnplaced);
     this.#state = recordVisit(this.#state, step.visitKey);
     if (step.stuck) throw new AgentFailure(step.stuck);
-    await this.#ctx.recordStep(clickRecord(step, filled.size));
+    // The step's screenshot and the submission watch's routing (its first install is a round trip of its own)
+    // are made together: neither touches the page, and both are done before the click.
+    // Both are waited for, whichever fails: a watch armed after its job failed would be left routing the page.
+    for (const done of await Promise.allSettled([
+      this.#ctx.recordStep(clickRecord(step, filled.size)),
+      this.watch.arm(),
+    ]))
+      if (done.status === 'rejected') throw done.reason;
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
     this.#clickedForm = new Set(targets.map(controlKey));
-    await this.watch.arm();
     let gone = false;
     try {
       await clickAndSettle(
