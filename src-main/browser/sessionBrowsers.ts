@@ -530,7 +530,9 @@ export class SessionBrowserPool {
     void browser.exited.then(() => this.#live.delete(browser));
     void browser.cleaned.then(() => this.#launched.delete(browser));
     if (this.#closed) {
+      // The pool's close waits for this launch (#launching): it ends with the folder removed too.
       await browser.close();
+      await browser.cleaned;
       throw new Error('the session browser pool is closed');
     }
     if (connectIfLoaded && playwrightLoaded()) {
