@@ -297,6 +297,7 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
         tempDir: join(paths.tmp, 'sessions'),
         logger,
         blockedHostPorts,
+        ...(options.clock && { clock: options.clock }),
       },
       settings.sessionPoolSize,
     ),

@@ -117,6 +117,9 @@ describe('idle browsers close after browsers_idle_minutes (default 5) and reopen
     const first = await svc.send('createSession', { body: {} }, { key: svc.accountKey });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const firstId = (first.body as { session_id: string }).session_id;
+    // The pool refills once the session has got going, at most 3 s after it took its browser (on the app's clock;
+    // docs/decisions.md, "The warm pool refills once a session has got going"): no client connects here.
+    clock.advance(3_000);
     await until(
       () => browsers(svc.dataDir).filter((b) => b.kind === 'session').length === 2,
       'the session browser and the refilled pool',
@@ -147,6 +150,7 @@ describe('idle browsers close after browsers_idle_minutes (default 5) and reopen
     const session = created.body as { session_id: string; cdp_url: string };
     await svc.send('cancelJob', { params: { org_id: 'default', endpoint_name: 'hang' }, query: { job_id: hang } });
     await waitForJob(svc, 'hang', hang, ['cancelled']);
+    clock.advance(3_000); // the pool's refill (above)
     const sessionBrowsers = await until(
       () => {
         const found = browsers(svc.dataDir).filter((b) => b.kind === 'session');
@@ -193,7 +197,8 @@ describe('idle browsers close after browsers_idle_minutes (default 5) and reopen
     await secondPage.goto(`${pages.url}/form`);
     expect(await secondPage.title()).toBe('Idle form');
     await second.close();
-    // And the pool is warm again behind it.
+    // And the pool is warm again behind it (its refill on the app's clock, above).
+    clock.advance(3_000);
     await until(
       () => browsers(svc.dataDir).filter((b) => b.kind === 'session').length === 2,
       'the pool refilled after the cold session',
