@@ -264,12 +264,22 @@ try {
   // The bare server answers the exact bodies Portico answers (fetched once), at the same paths.
   const bodies: Record<string, unknown> = {};
   const sizes: Record<string, number> = {};
+  // The first response of each route in this process: it compiles the route's serializer.
+  const firstResponse: Record<string, { wall_ms: number; cpu_ms: number }> = {};
   for (const [name, path] of [
     ['portals', portalsPath],
     ['status', statusPath],
   ] as const) {
+    const cpuBefore = cpuSeconds(portico.child.pid).all;
+    const started = performance.now();
     const res = await fetch(`${portico.url}${path}`, { headers });
     const text = await res.text();
+    const first = {
+      wall_ms: round(performance.now() - started, 1),
+      cpu_ms: round((cpuSeconds(portico.child.pid).all - cpuBefore) * 1000, 0),
+    };
+    firstResponse[name] = first;
+    process.stderr.write(`first ${name} response: ${first.wall_ms} ms, ${first.cpu_ms} ms CPU (load ${load()[0]})\n`);
     if (!res.ok) throw new Error(`${path}: ${res.status} ${text}`);
     bodies[path.split('?')[0] ?? path] = JSON.parse(text);
     sizes[name] = Buffer.byteLength(text);
@@ -321,6 +331,8 @@ try {
     target: 'Portico ≥ 0.5× the requests/s of a bare Fastify 5 route returning the same JSON; p99 ≤ 2× bare',
     client: `autocannon, ${CONNECTIONS} connections, keep-alive, ${SECONDS} s per measurement, ${RUNS} alternations`,
     body_bytes: sizes,
+    // Each route's first response after the start (compiles its serializer); CPU from /proc, 10 ms ticks.
+    first_response: firstResponse,
     routes: Object.fromEntries(
       Object.entries(samples).map(([name, entry]) => {
         const p = summary(entry.portico);

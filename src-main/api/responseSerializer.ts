@@ -90,6 +90,110 @@ const isObject = (value: unknown): value is JsonSchemaNode =>
 const isNullSchema = (node: unknown): boolean =>
   isObject(node) && node.type === 'null' && Object.keys(node).length === 1;
 
+const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
+
+/**
+ * Branches that differ only by JSON type — scalars, and at most one array — as one `type` list
+ * (`string | string[]`, `string | number | boolean`): fast-json-stringify picks a branch by `typeof`
+ * and `Array.isArray` instead of an Ajv check of each (whose first use compiles the route's whole
+ * schema). The array goes first: its `string` test also takes objects with their own `toString`.
+ * undefined when a branch is anything else (an object, a constant, a constrained one).
+ */
+function typeListOf(branches: JsonSchemaNode[]): { type: string[]; items?: unknown } | undefined {
+  const types: string[] = [];
+  let items: unknown;
+  for (const branch of branches) {
+    const keys = Object.keys(branch);
+    if (branch.type === 'array' && keys.every((key) => key === 'type' || key === 'items') && items === undefined) {
+      items = branch.items ?? {};
+      types.unshift('array');
+    } else if (keys.length === 1 && typeof branch.type === 'string' && SCALARS.has(branch.type)) {
+      types.push(branch.type);
+    } else if (
+      keys.length === 1 &&
+      Array.isArray(branch.type) &&
+      branch.type.every((type) => typeof type === 'string' && SCALARS.has(type))
+    ) {
+      types.push(...(branch.type as string[]));
+    } else {
+      return undefined;
+    }
+  }
+  // `number` with `integer` would write an integer-valued number through either: left to anyOf.
+  if (
+    types.length < 2 ||
+    new Set(types).size !== types.length ||
+    (types.includes('number') && types.includes('integer'))
+  )
+    return undefined;
+  return items === undefined ? { type: types } : { type: types, items };
+}
+
+const TEST_PART = /^[A-Za-z0-9_]+$/;
+
+/**
+ * The id of the external schema that tests a discriminated union's branch (`portico-is-type-step`),
+ * for a discriminator and value simple enough to name one; undefined otherwise (the test stays inline).
+ */
+export function discriminatorTestId(key: string, value: unknown): string | undefined {
+  return typeof value === 'string' && TEST_PART.test(key) && TEST_PART.test(value)
+    ? `portico-is-${key}-${value}`
+    : undefined;
+}
+
+/** The branch test itself: an object whose `key` is `value`. */
+const discriminatorTest = (key: string, value: unknown): JsonSchemaNode => ({
+  type: 'object',
+  properties: { [key]: { const: value } },
+  required: [key],
+});
+
+/**
+ * The external schemas for the branch tests of every discriminated union in `schemas` (a walk of the
+ * zod types, no JSON Schema built: cheap enough for a start): each test is then its own small Ajv
+ * compile, where an inline one made Ajv compile the route's whole response schema at its first use.
+ * A union the walk misses keeps its inline test (correct, only slower to compile).
+ */
+export function discriminatorTestSchemas(schemas: Iterable<z.ZodType>): Map<string, JsonSchemaNode> {
+  const found = new Map<string, JsonSchemaNode>();
+  const seen = new Set<z.ZodType>();
+  const defOf = (schema: z.ZodType) =>
+    (schema as unknown as { _zod: { def: ZodDef & { values?: unknown[] } } })._zod.def;
+  const walk = (schema: z.ZodType | null | undefined): void => {
+    if (!schema || seen.has(schema)) return;
+    seen.add(schema);
+    const def = defOf(schema);
+    if (def.type === 'union' && def.options && def.options.length > 0) {
+      const shapes = def.options.map((option) => defOf(option).shape);
+      for (const key of Object.keys(shapes[0] ?? {})) {
+        const values = shapes.map((shape) => {
+          const field = shape?.[key];
+          const fieldDef = field ? defOf(field) : undefined;
+          return fieldDef?.type === 'literal' && fieldDef.values?.length === 1 ? fieldDef.values[0] : undefined;
+        });
+        if (values.some((value) => value === undefined)) continue;
+        for (const value of values) {
+          const id = discriminatorTestId(key, value);
+          if (id !== undefined) found.set(id, { $id: id, ...discriminatorTest(key, value) });
+        }
+      }
+    }
+    for (const part of [
+      ...Object.values(def.shape ?? {}),
+      def.element,
+      ...(def.options ?? []),
+      def.keyType,
+      def.valueType,
+      def.innerType,
+      ...(def.items ?? []),
+      def.rest,
+    ])
+      walk(part);
+  };
+  for (const schema of schemas) walk(schema);
+  return found;
+}
+
 /** The property every branch pins with `const` (a discriminated union), if there is one. */
 function discriminatorOf(branches: JsonSchemaNode[]): string | undefined {
   const first = branches[0];
@@ -114,15 +218,15 @@ function discriminatorOf(branches: JsonSchemaNode[]): string | undefined {
  *   branch instead of validating whole branches);
  * - constraint-only keywords are dropped.
  */
-export function serializerSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(serializerSchema);
+export function serializerSchema(node: unknown, tests?: ReadonlySet<string>): unknown {
+  if (Array.isArray(node)) return node.map((child) => serializerSchema(child, tests));
   if (!isObject(node)) return node;
   const out: JsonSchemaNode = {};
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED.includes(key)) continue;
     if (key === 'properties' && isObject(value)) {
       out.properties = Object.fromEntries(
-        Object.entries(value).map(([name, child]) => [name, serializerSchema(child)]),
+        Object.entries(value).map(([name, child]) => [name, serializerSchema(child, tests)]),
       );
     } else if (key === 'const') {
       // Outside a union's test, a constant is just its type (the handler's value is what is written).
@@ -135,7 +239,7 @@ export function serializerSchema(node: unknown): unknown {
               ? 'boolean'
               : 'null';
     } else {
-      out[key] = serializerSchema(value);
+      out[key] = serializerSchema(value, tests);
     }
   }
   // A record of any JSON (no properties, values of any type): the value as JSON.stringify writes it.
@@ -160,17 +264,23 @@ export function serializerSchema(node: unknown): unknown {
         return { ...rest, ...only, type: [only.type, 'null'] };
       // `nullable` needs a single `type` beside it (Ajv, which fast-json-stringify uses, refuses it otherwise).
       if (only.type === 'object' || only.type === 'array') return { ...rest, ...only, nullable: true };
+      const types = typeListOf([only]);
+      if (types) return { ...rest, ...types, type: [...types.type, 'null'] };
       return { ...rest, [combinator]: [only, { type: 'null' }] };
     }
+    const types = typeListOf(nonNull);
+    if (types) return { ...rest, ...types, type: hasNull ? [...types.type, 'null'] : types.type };
     const original = (node[combinator] as JsonSchemaNode[]).filter((branch) => !isNullSchema(branch));
     const discriminator = discriminatorOf(original);
     if (discriminator !== undefined && !hasNull) {
       let chain: JsonSchemaNode = {};
       for (let i = nonNull.length - 1; i >= 0; i -= 1) {
         const test = ((original[i] as JsonSchemaNode).properties as JsonSchemaNode)[discriminator] as JsonSchemaNode;
+        // The test as an external schema when one is registered (its own small Ajv compile), else inline.
+        const id = discriminatorTestId(discriminator, test.const);
         // JSON Schema's if/then/else, built by key so no object literal here has a `then` (a thenable to `await`).
         chain = Object.fromEntries([
-          ['if', { type: 'object', properties: { [discriminator]: { const: test.const } }, required: [discriminator] }],
+          ['if', id !== undefined && tests?.has(id) ? { $ref: id } : discriminatorTest(discriminator, test.const)],
           ['then', nonNull[i]],
           ['else', chain],
         ]);
@@ -188,14 +298,18 @@ const compiled = new WeakMap<z.ZodType, object | null>();
  * Fastify ships and compiles once per route) to write the body: only for a schema whose output is its
  * input (see {@link isPlainSchema}); null for one that computes its output, which keeps zod. The
  * compiled serializer writes exactly the properties the schema names — an unknown field cannot leak —
- * and throws when a required one is missing.
+ * and throws when a required one is missing. `tests`: the ids of branch tests registered with the
+ * Fastify instance as external schemas ({@link discriminatorTestSchemas}), used by `$ref`.
  */
-export function responseJsonSchema(schema: z.ZodType): object | null {
-  const known = compiled.get(schema);
+export function responseJsonSchema(schema: z.ZodType, tests?: ReadonlySet<string>): object | null {
+  const known = tests ? undefined : compiled.get(schema);
   if (known !== undefined) return known;
   const jsonSchema = isPlainSchema(schema)
-    ? (serializerSchema(z.toJSONSchema(schema, { io: 'output', target: 'draft-7', unrepresentable: 'any' })) as object)
+    ? (serializerSchema(
+        z.toJSONSchema(schema, { io: 'output', target: 'draft-7', unrepresentable: 'any' }),
+        tests,
+      ) as object)
     : null;
-  compiled.set(schema, jsonSchema);
+  if (!tests) compiled.set(schema, jsonSchema);
   return jsonSchema;
 }

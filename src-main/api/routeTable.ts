@@ -15,7 +15,7 @@ import {
   type ConsolePrincipal,
   type OrgPrincipal,
 } from './auth.ts';
-import { responseJsonSchema } from './responseSerializer.ts';
+import { discriminatorTestSchemas, responseJsonSchema } from './responseSerializer.ts';
 import { checkingResponses, parseInput, serializeOutput } from './validation.ts';
 import { isDeepFrozen } from '../base/deepFreeze.ts';
 import { UnsupportedMediaTypeError } from '../base/errors.ts';
@@ -125,8 +125,17 @@ export class RouteTable {
 
   /** Registers every route: authenticate, validate path, query and body, handle, then serialize the body through its schema. */
   register(app: FastifyInstance, apiKeys: ApiKeyRepository, consoleAuth?: ConsoleAuth): void {
+    // The branch tests of the response schemas' discriminated unions, as external schemas: Fastify hands
+    // them to fast-json-stringify, so a route's first body compiles a small test per branch with Ajv
+    // rather than the route's whole schema (106-190 ms for a job's status). Added now: Fastify takes
+    // shared schemas only before it is ready; the serializers themselves are still compiled at first use.
+    const tests = discriminatorTestSchemas(this.routes.flatMap((spec) => (spec.response ? [spec.response] : [])));
+    for (const [id, schema] of tests) if (app.getSchema(id) === undefined) app.addSchema(schema);
+    const testIds: ReadonlySet<string> = new Set(tests.keys());
     for (const spec of this.routes) {
       const status = spec.status ?? 200;
+      // The route's JSON Schema for fast-json-stringify, made at its first response (null keeps zod: validation.ts).
+      let responseSchema: object | null | undefined;
       // The JSON text of answers a service keeps and serves again (deep-frozen: JobService.status, PortalService.list),
       // kept with the answer itself: a poll of an unchanged job is a lookup, not a serialization.
       const texts = new WeakMap<object, string>();
@@ -178,14 +187,15 @@ export class RouteTable {
             const keep = isDeepFrozen(result) && !checkingResponses();
             let sent = keep ? texts.get(result) : undefined;
             if (sent === undefined) {
-              const responseSchema = responseJsonSchema(spec.response);
+              if (responseSchema === undefined) responseSchema = responseJsonSchema(spec.response, testIds);
+              const compiled = responseSchema;
               sent = serializeOutput(
                 spec.response,
                 result,
                 routeName(spec),
-                responseSchema
+                compiled
                   ? (value) =>
-                      reply.serializeInput(value as Record<string, unknown>, responseSchema as Record<string, unknown>)
+                      reply.serializeInput(value as Record<string, unknown>, compiled as Record<string, unknown>)
                   : undefined,
               );
               if (keep) texts.set(result, sent);

@@ -250,6 +250,122 @@ describe('responses are serialized through their schema', () => {
     });
   });
 
+  it("a job's events are written branch by branch through registered branch tests, a submission's fields exactly (served build and checked)", async () => {
+    const { JobStatusResponse } = await import('../../src-main/contract/job.ts');
+    const at = '2026-11-28T04:00:00Z';
+    const event = (type: string, data: Record<string, unknown>) => ({ type, timestamp: at, data, leak: 'event' });
+    const status = {
+      job_id: '00000000-0000-4000-8000-000000000000',
+      portal_id: 'default/permit',
+      status: 'completed',
+      result: { confirmation: 'A-1', nested: [1, 'two', null] },
+      error: null,
+      created_at: at,
+      updated_at: at,
+      started_at: at,
+      completed_at: at,
+      browser_url: null,
+      has_screenshots: false,
+      steps: 1,
+      credits: 0,
+      session_cost_usd: 0,
+      orchestrator_model: 'builtin:autofill',
+      vision_model: 'builtin:autofill',
+      downloads_link: null,
+      video_recording_url: null,
+      log_url: '/task/default/permit/logs?job_id=x',
+      internal_row: 'do-not-send',
+      events: [
+        event('step', { step: 1, description: 'Filled first_name', leak: 'step' }),
+        event('submission', {
+          method: 'POST',
+          url: 'https://permits.example.gov/apply',
+          fields: { first_name: 'Ada', 'tags[]': ['a', 'b,c'], none: [], quote: 'say "hi"\n' },
+          body_sha256: null,
+          response_status: 200,
+          verified: ['first_name'],
+          unverified: [],
+          leak: 'submission',
+        }),
+        event('answer', { question_id: '00000000-0000-4000-8000-000000000001', answer: 'yes' }),
+      ],
+    };
+    const expected = JSON.stringify(JobStatusResponse.parse(status));
+    const routes = new RouteTable();
+    routes.add({
+      method: 'GET',
+      path: '/status',
+      tag: 't',
+      summary: 'a job status',
+      auth: 'none',
+      response: JobStatusResponse,
+      handler: () => status as unknown as z.input<typeof JobStatusResponse>,
+    });
+    const server = Fastify();
+    routes.register(server, store.apiKeys);
+    // Each branch test is its own external schema; the compiled serializer refers to it.
+    expect(server.getSchema('portico-is-type-submission')).toEqual({
+      $id: 'portico-is-type-submission',
+      type: 'object',
+      properties: { type: { const: 'submission' } },
+      required: ['type'],
+    });
+    await server.ready();
+    const saved = process.env.NODE_ENV;
+    try {
+      // Checked: zod's value and the compiled serializer's agree (else a 500).
+      const checked = await server.inject({ method: 'GET', url: '/status' });
+      expect(checked.statusCode, checked.body).toBe(200);
+      expect(checked.json()).toEqual(JSON.parse(expected));
+      process.env.NODE_ENV = 'production';
+      const served = await server.inject({ method: 'GET', url: '/status' });
+      expect(served.statusCode, served.body).toBe(200);
+      expect(served.json()).toEqual(JSON.parse(expected));
+      expect(served.body).not.toContain('leak');
+      expect(served.body).not.toContain('do-not-send');
+      expect(served.json().events[1].data.fields).toEqual({
+        first_name: 'Ada',
+        'tags[]': ['a', 'b,c'],
+        none: [],
+        quote: 'say "hi"\n',
+      });
+    } finally {
+      process.env.NODE_ENV = saved;
+      await server.close();
+    }
+  });
+
+  it("the real API's serializers pick union branches without compiling a whole response schema", async () => {
+    const { discriminatorTestSchemas, responseJsonSchema } = await import('../../src-main/api/responseSerializer.ts');
+    const { operations } = await import('../../src-main/contract/operations.ts');
+    const schemas = Object.values(operations as Record<string, { response?: z.ZodType }>).flatMap((op) =>
+      op.response ? [op.response] : [],
+    );
+    const tests = discriminatorTestSchemas(schemas);
+    const inline: string[] = [];
+    const scalarUnions: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) for (const [i, child] of node.entries()) walk(child, `${path}/${i}`);
+      if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+      const schema = node as Record<string, unknown>;
+      // An `if` given inline makes Ajv compile the route's whole schema at the first body.
+      if ('if' in schema && !('$ref' in (schema.if as object))) inline.push(`${path}/if`);
+      for (const combinator of ['anyOf', 'oneOf'])
+        if (
+          Array.isArray(schema[combinator]) &&
+          (schema[combinator] as Record<string, unknown>[]).every(
+            (branch) => typeof branch.type === 'string' && branch.type !== 'object',
+          )
+        )
+          scalarUnions.push(`${path}/${combinator}`);
+      for (const [key, child] of Object.entries(schema)) walk(child, `${path}/${key}`);
+    };
+    for (const schema of schemas) walk(responseJsonSchema(schema, new Set(tests.keys())), '');
+    expect(inline).toEqual([]);
+    expect(scalarUnions).toEqual([]);
+    expect([...tests.keys()]).toContain('portico-is-type-submission');
+  });
+
   it('a 204 sends no body and a handler-written body is left as the handler wrote it', async () => {
     const gone = await app.inject({ method: 'DELETE', path: '/gone' });
     expect(gone.statusCode).toBe(204);
