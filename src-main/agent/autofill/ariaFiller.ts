@@ -124,16 +124,23 @@ async function openList(
   // A list with items and no options yet may still draw its options (a loading row first): a moment for them.
   const opened = async (): Promise<Locator | 'cascade'> =>
     cascaded && !(await waitFor(listed, CASCADE_CONFIRM_MS)) ? 'cascade' : options;
-  await listFound(trigger, at, { token, mark: true });
+  // Before anything is pressed, sent together (none changes what the others read): lists already open marked
+  // for this control, whether the pointer reaches the trigger, and whether it says it is expanded.
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
   // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
-  const clickable = (await pointerReaches(trigger, 600, at)) === 'self';
+  const [, reaches, expanded] = await Promise.all([
+    listFound(trigger, at, { token, mark: true }),
+    pointerReaches(trigger, 600, at),
+    trigger.getAttribute('aria-expanded'),
+  ]);
+  const clickable = reaches === 'self';
   if (!clickable) {
     await trigger.focus();
     await env.page.keyboard.press('ArrowDown');
     if (await waitFor(found, 1500)) return opened();
   }
-  if ((await trigger.getAttribute('aria-expanded')) !== 'true') {
+  // Expanded as read before any press, or since the keyboard's try (which found no list).
+  if ((clickable ? expanded : await trigger.getAttribute('aria-expanded')) !== 'true') {
     if (clickable) await click(env, trigger);
     else await clickWhereDrawn(env, trigger);
   }
@@ -384,14 +391,19 @@ async function fillTreeSelect(env: FillEnv, target: Target, trigger: Locator, va
 /** Chooses the option meaning `value` in a select-only combobox and checks the widget took it. */
 export async function fillListbox(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
   const trigger = locate(target);
-  if ((await trigger.getAttribute('aria-haspopup')) === 'tree') return fillTreeSelect(env, target, trigger, value);
   const control = target.controls[0] as ScannedControl;
   const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
   const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
-  const before = await hiddenValue();
-  // Another control's list still closing (a popover's exit animation) is never read as this one's
-  // (findListbox.ts leaves lists marked for another control), so it is not waited out here.
-  await target.frame.evaluate(markListsBefore, control.pid);
+  // Three reads of the page as it is before anything is opened, sent together (none changes what the others
+  // read): the popup kind, the hidden value, and the lists already open marked as not this one's — another
+  // control's list still closing (a popover's exit animation) is never read as this one's (findListbox.ts
+  // leaves lists marked for another control), so it is not waited out here.
+  const [popup, before] = await Promise.all([
+    trigger.getAttribute('aria-haspopup'),
+    hiddenValue(),
+    target.frame.evaluate(markListsBefore, control.pid),
+  ]);
+  if (popup === 'tree') return fillTreeSelect(env, target, trigger, value);
   // A cascader's list (items, no options) ends the waits for the list as an option list does.
   const opened = await openList(env, target, trigger, true);
   if (opened === 'cascade')

@@ -781,13 +781,22 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
   // Once a comma made a tag here (Enter made none), the next values go in with a comma at once: Enter is
   // not tried again on every value (each try waited a second for a chip that never came).
   let byComma = false;
+  /** The chips as read when the last tag was seen made (nothing touched the page since); null: read them again. */
+  let seen: string[] | null = before;
   try {
     for (const tag of wanted) {
-      const current = await chips();
+      const current = seen ?? (await chips());
+      seen = null;
       if (current.some((c) => same(tag, c))) continue;
       const count = current.length;
+      // A tag is made when a chip was added and the box emptied: both read at once.
       const made = async (): Promise<boolean> =>
-        waitFor(async () => (await chips()).length > count && (await loc.inputValue()) === '', 1000);
+        waitFor(async () => {
+          const [now, text] = await Promise.all([chips(), loc.inputValue()]);
+          if (now.length <= count || text !== '') return false;
+          seen = now;
+          return true;
+        }, 1000);
       if (byComma) {
         await typeKeys(env, loc, `${tag},`);
         if (await made()) continue;

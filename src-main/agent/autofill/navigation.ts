@@ -88,11 +88,25 @@ const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
  * late) answered, then the page holding still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
  * as the fixed pause this replaces.
  */
+/**
+ * Starts watching `frame` for what a click will change (injected/clickSettled.ts); true when the watch runs.
+ * It counts changes only from the click's own input events on, so it may start while other work that does not
+ * act on the page (the step's screenshot) is still under way.
+ */
+export function watchClick(frame: Frame): Promise<boolean> {
+  return frame.evaluate(clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 }).then(
+    () => true,
+    () => false,
+  );
+}
+
 export async function clickAndSettle(
   page: Page,
   chosen: ChosenButton,
   human: HumanInput | null,
   budget: WaitBudget,
+  /** A watch started on `chosen.frame` already (watchClick), else one is started here. */
+  started?: Promise<boolean>,
 ): Promise<void> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
   let navigated = false;
@@ -114,10 +128,7 @@ export async function clickAndSettle(
   page.on('requestfailed', onDone);
   try {
     // Watching starts before the click, so that no change it causes is missed.
-    const watching = await chosen.frame.evaluate(clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 }).then(
-      () => true,
-      () => false,
-    );
+    const watching = await (started ?? watchClick(chosen.frame));
     // A button a re-render replaced is never clicked: the wait ends (MarkGone) and the caller reads the page again.
     // Gone because its frame navigated: the click's own navigation (a click waits for it to commit) took it.
     await whileMarked(

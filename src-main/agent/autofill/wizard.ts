@@ -10,7 +10,7 @@ import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
 import type { Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
-import { clickAndSettle } from './navigation.ts';
+import { clickAndSettle, watchClick } from './navigation.ts';
 import {
   addTried,
   countCorrection,
@@ -261,12 +261,15 @@ export class Wizard {
     await this.#checkRequiredPlaced(step.requiredUnplaced);
     this.#state = recordVisit(this.#state, step.visitKey);
     if (step.stuck) throw new AgentFailure(step.stuck);
-    // The step's screenshot and the submission watch's routing (its first install is a round trip of its own)
-    // are made together: neither touches the page, and both are done before the click.
-    // Both are waited for, whichever fails: a watch armed after its job failed would be left routing the page.
+    // The step's screenshot, the submission watch's routing (its first install is a round trip of its own) and
+    // the page's watch for the click's effect are made together: none acts on the page (the click watch counts
+    // changes from the click's own input events on), and all are done before the click. All are waited for,
+    // whichever fails: a watch armed after its job failed would be left routing the page.
+    const watching = watchClick(button.frame);
     for (const done of await Promise.allSettled([
       this.#ctx.recordStep(clickRecord(step, filled.size)),
       this.watch.arm(),
+      watching,
     ]))
       if (done.status === 'rejected') throw done.reason;
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
@@ -278,6 +281,7 @@ export class Wizard {
         button,
         this.#humanFor(this.#ctx.page.url()),
         this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
+        watching,
       );
     } catch (error) {
       if (!(error instanceof MarkGone)) throw error;
