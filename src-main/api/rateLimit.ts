@@ -1,4 +1,3 @@
-import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../base/clock.ts';
 import { TooManyRequestsError } from '../base/errors.ts';
@@ -27,48 +26,43 @@ export function rateLimitKey(request: FastifyRequest): string | undefined {
   return key === undefined ? undefined : `key:${keyHashFor(request, key)}`;
 }
 
-/** A fixed one-minute window per key on the injected clock, bounded like the plugin's own LRU store. */
-function clockStore(clock: Clock): new () => FastifyRateLimitStore {
-  const windows = new Map<string, { count: number; startMs: number }>();
-  return class ClockStore implements FastifyRateLimitStore {
-    incr(
-      key: string,
-      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ): void {
-      const now = clock.now().getTime();
-      let window = windows.get(key);
-      if (window === undefined || window.startMs + timeWindow <= now) window = { count: 0, startMs: now };
-      window.count += 1;
-      // Re-inserted, so Map order is least recently used first.
-      windows.delete(key);
-      windows.set(key, window);
-      if (windows.size > MAX_TRACKED_KEYS) windows.delete(windows.keys().next().value as string);
-      callback(null, { current: window.count, ttl: window.startMs + timeWindow - now });
-    }
-
-    child(): FastifyRateLimitStore {
-      return this;
-    }
-  };
-}
-
 /**
- * Limits requests per API key (`@fastify/rate-limit`): past the budget a request is 429 with
- * `Retry-After` (seconds) and `{"detail"}` naming the limit. Register before the routes.
+ * Limits requests per API key: a fixed one-minute window per key on the injected clock, at most
+ * {@link MAX_TRACKED_KEYS} keys remembered (the least recently seen forgotten first). A counted request
+ * carries `x-ratelimit-limit`, `-remaining` and `-reset` (seconds); past the budget it is 429 with
+ * `Retry-After` (seconds) and `{"detail"}` naming the limit. `/health`, requests with no credential and
+ * requests matching no route are not counted.
+ *
+ * One callback `onRequest` hook (what `@fastify/rate-limit` did, without its per-request promises:
+ * an async hook awaiting the key, the allow-list and the store, and the key worked out twice).
+ * Register after the host guard (a refused Host is not counted) and before the routes.
  */
-export async function installRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
   const max = options.requestsPerMinute;
-  await app.register(rateLimit, {
-    global: true,
-    max,
-    timeWindow: WINDOW_MS,
-    store: clockStore(options.clock ?? systemClock),
-    keyGenerator: (request) => rateLimitKey(request) ?? 'uncounted',
-    allowList: (request) => request.routeOptions.url === '/health' || rateLimitKey(request) === undefined,
-    errorResponseBuilder: (_request, context) =>
+  const clock = options.clock ?? systemClock;
+  const windows = new Map<string, { count: number; startMs: number }>();
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 || request.routeOptions.url === '/health') return done();
+    const key = rateLimitKey(request);
+    if (key === undefined) return done();
+    const now = clock.now().getTime();
+    let window = windows.get(key);
+    if (window === undefined || window.startMs + WINDOW_MS <= now) window = { count: 0, startMs: now };
+    window.count += 1;
+    // Re-inserted, so Map order is least recently used first.
+    windows.delete(key);
+    windows.set(key, window);
+    if (windows.size > MAX_TRACKED_KEYS) windows.delete(windows.keys().next().value as string);
+    const resetSeconds = Math.ceil((window.startMs + WINDOW_MS - now) / 1000);
+    reply.header('x-ratelimit-limit', max);
+    reply.header('x-ratelimit-remaining', Math.max(0, max - window.count));
+    reply.header('x-ratelimit-reset', resetSeconds);
+    if (window.count <= max) return done();
+    reply.header('retry-after', resetSeconds);
+    done(
       new TooManyRequestsError(
-        `Rate limit exceeded: ${max} requests a minute per API key (requests_per_minute); retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s, or raise requests_per_minute in settings.json in the data folder and restart`,
+        `Rate limit exceeded: ${max} requests a minute per API key (requests_per_minute); retry in ${Math.max(1, resetSeconds)} s, or raise requests_per_minute in settings.json in the data folder and restart`,
       ),
+    );
   });
 }

@@ -150,7 +150,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   ]);
   await app.register(multipart, { throwFileSizeLimit: true });
   // Before the routes: the limiter attaches itself to each route as it is added.
-  if (deps.rateLimit) await installRateLimit(app, deps.rateLimit);
+  if (deps.rateLimit) installRateLimit(app, deps.rateLimit);
 
   const routes = operationTable(handlersOf(deps));
   const cdpProxy = installCdpProxy(app.server, (token) => deps.sessions.cdpTarget(token), {

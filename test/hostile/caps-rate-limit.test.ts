@@ -17,10 +17,19 @@ describe('requests a minute per API key', () => {
   afterAll(() => svc.dispose());
 
   it('the request past the limit is 429 with Retry-After and a detail naming the limit; another key is unaffected; the next window is open again', async () => {
-    for (let i = 0; i < LIMIT; i += 1) expect((await svc.api('/portals/default')).status).toBe(200);
+    const first = await svc.api('/portals/default');
+    expect(first.status).toBe(200);
+    // Every counted response says the budget, what is left of it and when it is renewed (seconds).
+    expect([
+      first.headers.get('x-ratelimit-limit'),
+      first.headers.get('x-ratelimit-remaining'),
+      first.headers.get('x-ratelimit-reset'),
+    ]).toEqual([String(LIMIT), String(LIMIT - 1), '60']);
+    for (let i = 1; i < LIMIT; i += 1) expect((await svc.api('/portals/default')).status).toBe(200);
     const refused = await svc.api('/portals/default');
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBe(60);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(await refused.json()).toEqual({
       detail: `Rate limit exceeded: ${LIMIT} requests a minute per API key (requests_per_minute); retry in 60 s, or raise requests_per_minute in settings.json in the data folder and restart`,
     });
