@@ -22,6 +22,7 @@ const QUICK = process.argv.includes('--quick');
 const RUNS = QUICK ? 1 : Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = QUICK ? 2 : Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARMUP_SECONDS = QUICK ? 1 : Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 const load = (): number[] => loadavg().map((l) => round(l));
 
@@ -302,10 +303,11 @@ try {
   const samples: Record<string, { portico: Measured[]; bare: Measured[] }> = Object.fromEntries(
     Object.keys(routes).map((name) => [name, { portico: [], bare: [] }]),
   );
-  // One warm-up of each (JIT, SQLite page cache), untimed.
+  // One warm-up of each (JIT, SQLite page cache), untimed: BENCH_WARMUP_SECONDS (3; 1 left Portico's first
+  // measured run 20-50% above its second, still compiling).
   for (const path of Object.values(routes)) {
-    await autocannon({ url: `${portico.url}${path}`, connections: CONNECTIONS, duration: 1, headers });
-    await autocannon({ url: `${bare.url}${path}`, connections: CONNECTIONS, duration: 1 });
+    await autocannon({ url: `${portico.url}${path}`, connections: CONNECTIONS, duration: WARMUP_SECONDS, headers });
+    await autocannon({ url: `${bare.url}${path}`, connections: CONNECTIONS, duration: WARMUP_SECONDS });
   }
   for (let run = 0; run < RUNS; run += 1) {
     for (const [name, path] of Object.entries(routes)) {
