@@ -8,14 +8,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import yazl from 'yazl';
 import { newId } from '../src-main/base/ids.ts';
 import { openStore } from '../src-main/store/store.ts';
-import { median } from './lib.ts';
+import { machineFacts, median } from './lib.ts';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const QUICK = process.argv.includes('--quick');
@@ -354,14 +354,7 @@ try {
         ];
       }),
     ),
-    machine: {
-      cpus: cpus().length,
-      platform: process.platform,
-      node: process.version,
-      load_average_at_start: loadAtStart,
-      load_average_at_end: load(),
-      note: "a 2-core machine shared with other engineers' tests while measured",
-    },
+    machine: machineFacts(loadAtStart),
   };
   writeFileSync(join(benchDir, 'results', 'api.json'), `${JSON.stringify(results, null, 2)}\n`);
   process.stderr.write(

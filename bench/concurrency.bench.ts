@@ -13,14 +13,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { readConfig } from '../src-main/base/config.ts';
 import { chromiumArgs, needsNoSandbox } from '../src-main/browser/chromiumDiscovery.ts';
 import { page, startFormServer } from '../test/helpers/formServer.ts';
-import { jobBrowserExecutable, median, startBenchApp } from './lib.ts';
+import { jobBrowserExecutable, machineFacts, median, startBenchApp } from './lib.ts';
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = (process.env.BENCH_SIZES ?? '8,16').split(',').map(Number);
@@ -295,14 +295,7 @@ async function main(): Promise<void> {
     },
     summary,
     batches: { portico, scripts },
-    machine: {
-      cpus: cpus().length,
-      platform: process.platform,
-      node: process.version,
-      load_average_at_start: loadAtStart,
-      load_average_at_end: load(),
-      note: "a 2-core machine shared with other engineers' tests while measured",
-    },
+    machine: machineFacts(loadAtStart),
   };
   // Both sides measured: the results; one side alone (a comparison of builds) is only printed.
   if (SIDES.includes('portico') && SIDES.includes('scripts')) {

@@ -16,11 +16,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { median } from './lib.ts';
+import { machineFacts, median } from './lib.ts';
 import { SERVICE_NODE_FLAGS } from '../scripts/serviceFlags.mjs';
 import { readConfig } from '../src-main/base/config.ts';
 import {
@@ -481,14 +481,7 @@ try {
         cold: cold.map((v) => round(v)),
         cold_note: 'the first session after an idle close: its own Chromium launched, the pool refilled behind it',
       },
-      machine: {
-        cpus: cpus().length,
-        platform: process.platform,
-        node: process.version,
-        load_average_at_start: loadAtStart,
-        load_average_at_end: load(),
-        note: "a 2-core machine shared with other engineers' tests while measured",
-      },
+      machine: machineFacts(loadAtStart),
     };
     writeFileSync(join(benchDir, 'results', 'idle.json'), `${JSON.stringify(results, null, 2)}\n`);
     process.stderr.write(

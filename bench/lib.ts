@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { startApp, type AppOptions, type RunningApp } from '../src-main/app.ts';
@@ -141,4 +141,16 @@ export async function startSessionBench(name: string, html: string): Promise<Ses
     await rm(dataDir, { recursive: true, force: true });
   };
   return { app, pageUrl, accountKey, post, close };
+}
+
+/** The machine facts every bench result carries: cores, platform, Node, and the load average at its start and end. */
+export function machineFacts(loadAtStart: number[]): Record<string, unknown> {
+  return {
+    cpus: cpus().length,
+    platform: process.platform,
+    node: process.version,
+    load_average_at_start: loadAtStart,
+    load_average_at_end: loadavg().map((l) => Math.round(l * 100) / 100),
+    note: "a 2-core machine shared with other engineers' tests while measured",
+  };
 }

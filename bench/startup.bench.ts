@@ -7,11 +7,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICE_NODE_FLAGS } from '../scripts/serviceFlags.mjs';
-import { median } from './lib.ts';
+import { machineFacts, median } from './lib.ts';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = join(benchDir, '..');
@@ -131,14 +131,7 @@ try {
       rss_idle_mib_median: median(bare.map((r) => r.rss)),
       samples: bare,
     },
-    machine: {
-      cpus: cpus().length,
-      platform: process.platform,
-      node: process.version,
-      load_average_at_start: loadAtStart,
-      load_average_at_end: load(),
-      note: "a 2-core machine shared with other engineers' tests while measured",
-    },
+    machine: machineFacts(loadAtStart),
   };
   writeFileSync(join(benchDir, 'results', 'startup.json'), `${JSON.stringify(results, null, 2)}\n`);
   process.stderr.write(

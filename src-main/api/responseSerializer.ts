@@ -39,13 +39,9 @@ interface ZodDef {
   rest?: z.ZodType | null;
 }
 
-/** Whether every part of `schema` passes its value through unchanged. */
-export function isPlainSchema(schema: z.ZodType, seen = new Set<z.ZodType>()): boolean {
-  if (seen.has(schema)) return false; // recursion: left to zod
-  seen.add(schema);
-  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
-  if (!PLAIN.has(def.type)) return false;
-  const parts: (z.ZodType | null | undefined)[] = [
+/** The schemas a zod definition holds: an object's fields, an array's element, a union's options, a record's key and value, what a wrapper wraps, a tuple's items and rest. */
+function childSchemas(def: ZodDef): (z.ZodType | null | undefined)[] {
+  return [
     ...Object.values(def.shape ?? {}),
     def.element,
     ...(def.options ?? []),
@@ -55,6 +51,15 @@ export function isPlainSchema(schema: z.ZodType, seen = new Set<z.ZodType>()): b
     ...(def.items ?? []),
     def.rest,
   ];
+}
+
+/** Whether every part of `schema` passes its value through unchanged. */
+export function isPlainSchema(schema: z.ZodType, seen = new Set<z.ZodType>()): boolean {
+  if (seen.has(schema)) return false; // recursion: left to zod
+  seen.add(schema);
+  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  if (!PLAIN.has(def.type)) return false;
+  const parts = childSchemas(def);
   // Zod 4 keeps an object's catchall in `catchall`; a strict or loose object is still plain.
   const ok = parts.every((part) => part === undefined || part === null || isPlainSchema(part, seen));
   seen.delete(schema);
@@ -178,17 +183,7 @@ export function discriminatorTestSchemas(schemas: Iterable<z.ZodType>): Map<stri
         }
       }
     }
-    for (const part of [
-      ...Object.values(def.shape ?? {}),
-      def.element,
-      ...(def.options ?? []),
-      def.keyType,
-      def.valueType,
-      def.innerType,
-      ...(def.items ?? []),
-      def.rest,
-    ])
-      walk(part);
+    for (const part of childSchemas(def)) walk(part);
   };
   for (const schema of schemas) walk(schema);
   return found;
