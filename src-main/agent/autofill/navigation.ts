@@ -82,13 +82,6 @@ const CLICK_ANSWERED_MS = 1000;
 const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
 
 /**
- * Clicks and waits for what it caused (docs/autofill.md, "Performance"): a navigation of any frame
- * (then its load), else the page's own reaction — its DOM changing and then holding still
- * (injected/clickSettled.ts), and the requests the click sent (document, fetch, XHR, a script loaded
- * late) answered, then the page holding still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
- * as the fixed pause this replaces.
- */
-/**
  * Starts watching `frame` for what a click will change (injected/clickSettled.ts); true when the watch runs.
  * It counts changes only from the click's own input events on, so it may start while other work that does not
  * act on the page (the step's screenshot) is still under way.
@@ -100,6 +93,13 @@ export function watchClick(frame: Frame): Promise<boolean> {
   );
 }
 
+/**
+ * Clicks and waits for what it caused (docs/autofill.md, "Performance"): a navigation of any frame
+ * (then its load), else the page's own reaction — its DOM changing and then holding still
+ * (injected/clickSettled.ts), and the requests the click sent (document, fetch, XHR, a script loaded
+ * late) answered, then the page holding still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
+ * as the fixed pause this replaces.
+ */
 export async function clickAndSettle(
   page: Page,
   chosen: ChosenButton,
