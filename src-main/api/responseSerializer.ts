@@ -37,7 +37,12 @@ interface ZodDef {
   innerType?: z.ZodType;
   items?: z.ZodType[];
   rest?: z.ZodType | null;
+  /** A literal's values. */
+  values?: unknown[];
 }
+
+/** A zod type's definition (zod 4 keeps it on `_zod.def`). */
+const defOf = (schema: z.ZodType): ZodDef => (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
 
 /** The schemas a zod definition holds: an object's fields, an array's element, a union's options, a record's key and value, what a wrapper wraps, a tuple's items and rest. */
 function childSchemas(def: ZodDef): (z.ZodType | null | undefined)[] {
@@ -57,7 +62,7 @@ function childSchemas(def: ZodDef): (z.ZodType | null | undefined)[] {
 export function isPlainSchema(schema: z.ZodType, seen = new Set<z.ZodType>()): boolean {
   if (seen.has(schema)) return false; // recursion: left to zod
   seen.add(schema);
-  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  const def = defOf(schema);
   if (!PLAIN.has(def.type)) return false;
   const parts = childSchemas(def);
   // Zod 4 keeps an object's catchall in `catchall`; a strict or loose object is still plain.
@@ -162,8 +167,6 @@ const discriminatorTest = (key: string, value: unknown): JsonSchemaNode => ({
 export function discriminatorTestSchemas(schemas: Iterable<z.ZodType>): Map<string, JsonSchemaNode> {
   const found = new Map<string, JsonSchemaNode>();
   const seen = new Set<z.ZodType>();
-  const defOf = (schema: z.ZodType) =>
-    (schema as unknown as { _zod: { def: ZodDef & { values?: unknown[] } } })._zod.def;
   const walk = (schema: z.ZodType | null | undefined): void => {
     if (!schema || seen.has(schema)) return;
     seen.add(schema);
