@@ -149,7 +149,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
     { hostname: SAMPLE_SITE_HOSTNAME, pathPrefix: '/samples/' },
   ]);
   await app.register(multipart, { throwFileSizeLimit: true });
-  // Before the routes: the limiter attaches itself to each route as it is added.
+  // Before the routes and after the host guard (a refused Host is not counted): rateLimit.ts.
   if (deps.rateLimit) installRateLimit(app, deps.rateLimit);
 
   const routes = operationTable(handlersOf(deps));

@@ -151,7 +151,6 @@ export class PortalService {
   list(orgId: string): Portal[] {
     const generation = this.#store.generation();
     const cached = this.#lists.get(orgId);
-    // The kept list itself (deep-frozen): the API keeps its JSON text by this object (routeTable.ts).
     if (cached?.generation === generation) return cached.portals;
     const records = this.#store.portals.list(orgId);
     const skills = this.#store.skills.getMany(records.flatMap((record) => record.skill_ids));
