@@ -324,6 +324,16 @@ try {
       last = performance.now();
     };
   };
+  /** What the client does on either side (Portico's session, the plain Chromium): connect, its page, goto, disconnect. */
+  const asClient = async (url: string, phase: ReturnType<typeof phaser>, counted: Relay | undefined): Promise<void> => {
+    const browser = await chromium.connectOverCDP(url);
+    const context = browser.contexts()[0];
+    const page = context?.pages()[0] ?? (await context?.newPage());
+    phase('connect', counted, 'goto');
+    await page?.goto(pageUrl);
+    phase('goto', counted, 'disconnect');
+    await browser.close();
+  };
   /** One session's life as a client lives it; milliseconds (`into`: where its phases go; `relay`: counts its messages). */
   const lifecycle = async (into?: typeof phases, relay?: (url: string) => Promise<Relay>): Promise<number> => {
     const t0 = performance.now();
@@ -342,13 +352,7 @@ try {
     const session = await post('/public/sessions', {});
     const counted = relay && (await relay(String(session.cdp_url)));
     phase('create', counted, 'connect');
-    const browser = await chromium.connectOverCDP(counted?.url ?? String(session.cdp_url));
-    const context = browser.contexts()[0];
-    const page = context?.pages()[0] ?? (await context?.newPage());
-    phase('connect', counted, 'goto');
-    await page?.goto(pageUrl);
-    phase('goto', counted, 'disconnect');
-    await browser.close();
+    await asClient(counted?.url ?? String(session.cdp_url), phase, counted);
     phase('disconnect', counted, 'terminate');
     await post(`/public/sessions/${String(session.session_id)}/terminate`, {});
     phase('terminate');
@@ -368,13 +372,7 @@ try {
     });
     const counted = relay && (await relay(plain.endpoint));
     const phase = phaser(into, into && parts);
-    const browser = await chromium.connectOverCDP(counted?.url ?? plain.endpoint);
-    const context = browser.contexts()[0];
-    const page = context?.pages()[0] ?? (await context?.newPage());
-    phase('connect', counted, 'goto');
-    await page?.goto(pageUrl);
-    phase('goto', counted, 'disconnect');
-    await browser.close();
+    await asClient(counted?.url ?? plain.endpoint, phase, counted);
     phase('disconnect');
     counted?.close();
     return performance.now() - t0;
