@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../base/nodeHttp.ts';
 import type { Duplex } from 'node:stream';
 import { isAppError } from '../base/errors.ts';
 import type { Logger } from '../base/logger.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest } from '../base/nodeHttp.ts';
 import { request as httpsRequest } from 'node:https';
 
 import type { Browser, BrowserType } from 'playwright-core';

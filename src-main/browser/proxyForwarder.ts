@@ -1,16 +1,9 @@
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 import { silentLogger, type Logger } from '../base/logger.ts';
+import { Agent, createServer, request as httpRequest } from '../base/nodeHttp.ts';
 
 /**
  * A local forwarding proxy for one session browser whose upstream proxy needs credentials.

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { request as httpRequest } from '../base/nodeHttp.ts';
 import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 
