@@ -261,22 +261,48 @@ export class JobRepository {
     progress: JobProgress = {},
     withMove?: (job: JobRecord) => void,
   ): boolean {
+    return this.#move(id, from, to, progress, withMove, withMove !== undefined) !== false;
+  }
+
+  /**
+   * transition(), answering the job as moved (read once, inside the transaction, and handed to `withMove`
+   * too), or undefined when it did not move: whoever announces the move needs no second read.
+   */
+  move(
+    id: string,
+    from: readonly JobStatus[],
+    to: JobStatus,
+    progress: JobProgress = {},
+    withMove?: (job: JobRecord) => void,
+  ): JobRecord | undefined {
+    const moved = this.#move(id, from, to, progress, withMove, true);
+    return moved === false ? undefined : (moved as JobRecord);
+  }
+
+  #move(
+    id: string,
+    from: readonly JobStatus[],
+    to: JobStatus,
+    progress: JobProgress,
+    withMove: ((job: JobRecord) => void) | undefined,
+    read: boolean,
+  ): JobRecord | boolean {
     const { sets, params } = progressAssignments(progress);
     sets.unshift('status = @to');
     Object.assign(params, { id, to });
     for (const [i, status] of from.entries()) params[`from${i}`] = status;
     const placeholders = from.map((_, i) => `@from${i}`).join(', ');
-    return this.#db.transaction(() => {
+    return this.#db.transaction((): JobRecord | boolean => {
       const moved =
         prepared(this.#db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(
           params,
         ).changes > 0;
-      if (moved && withMove) {
-        const job = this.get(id);
-        if (!job) throw new Error(`job ${id} vanished during its transition`);
-        withMove(job);
-      }
-      return moved;
+      if (!moved) return false;
+      if (!read) return true;
+      const job = this.get(id);
+      if (!job) throw new Error(`job ${id} vanished during its transition`);
+      withMove?.(job);
+      return job;
     })();
   }
 
@@ -311,6 +337,25 @@ export class JobRepository {
     )
       .all(jobId)
       .map((row) => ({ type: row.type, timestamp: row.timestamp, data: eventJson.parse(row.data) }) as JobEvent);
+  }
+
+  /**
+   * A step as one transaction: its progress (the step count), its event and, when given, its log line
+   * (three autocommit writes before; a job records a step or two, each with all three).
+   */
+  appendStep(
+    jobId: string,
+    progress: JobProgress,
+    event: { type: string; data: JsonObject },
+    line?: string,
+  ): { event: JobEvent; line: JobLogLine | undefined } {
+    return this.#db.transaction(() => {
+      this.update(jobId, progress);
+      return {
+        event: this.appendEvent(jobId, event.type, event.data),
+        line: line === undefined ? undefined : this.appendLog(jobId, line),
+      };
+    })();
   }
 
   appendLog(jobId: string, line: string): JobLogLine {

@@ -76,16 +76,17 @@ export function jobHandlers(jobs: JobService, events: JobEvents, store: Store): 
         out.end(`event: end\ndata: ${JSON.stringify({ status })}\n\n`);
         cleanup();
       };
-      const logSub = events.onDidLog(({ jobId, line }) => {
-        if (jobId === job.id && !ended) send(line);
+      // Subscribed by job id: another job's lines, events and status changes never reach this stream.
+      const logSub = events.onDidLogOf(job.id, (line) => {
+        if (!ended) send(line);
       });
-      const statusSub = events.onDidChangeStatus((changed) => {
-        if (changed.id !== job.id || ended) return;
+      const statusSub = events.onDidChangeStatusOf(job.id, (changed) => {
+        if (ended) return;
         if (FINAL_JOB_STATUSES.includes(changed.status)) finish(changed.status);
         else pushStatus();
       });
-      const eventSub = events.onDidAppendEvent(({ job: changed }) => {
-        if (changed.id === job.id && !ended) pushStatus();
+      const eventSub = events.onDidAppendEventOf(job.id, () => {
+        if (!ended) pushStatus();
       });
       const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), 15_000);
       const cleanup = (): void => {

@@ -147,6 +147,7 @@ export class JobRun {
   #writes: Promise<void> = Promise.resolve();
   #writeError: unknown;
   #shotStored = false;
+  #shotDirMade = false;
 
   /** Where the job's browser was placed (engine/limits/browserSlots.ts); absent: the local Chromium (or its session's browser). */
   readonly #slot: BrowserSlot | undefined;
@@ -200,14 +201,33 @@ export class JobRun {
   }
 
   #transition(from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
-    const moved = this.#deps.store.jobs.transition(this.jobId, from, to, progress, this.#deps.events.writeWithStatus);
-    if (moved) this.#deps.events.fireStatus(this.#job());
-    return moved;
+    // The job as moved is read once, in the move's transaction, and announced as such.
+    const moved = this.#deps.store.jobs.move(this.jobId, from, to, progress, this.#deps.events.writeWithStatus);
+    if (moved) this.#deps.events.fireStatus(moved);
+    return moved !== undefined;
   }
 
+  /** Stores an event and announces it to the job's listeners (the job's row is not read again for it). */
   #event(type: string, data: JsonObject): void {
     const event = this.#deps.store.jobs.appendEvent(this.jobId, type, this.#deps.redactor?.redactJson(data) ?? data);
-    this.#deps.events.fireEvent(this.#job(), event);
+    this.#deps.events.fireEvent(this.jobId, event);
+  }
+
+  /**
+   * Records the step just captured: the step count, its `step` event and (with `line`) its log line, in
+   * one SQLite transaction, then announces them.
+   */
+  #step(description: string, line?: string): void {
+    const redact = this.#deps.redactor;
+    const data = { step: this.#steps, description };
+    const written = this.#deps.store.jobs.appendStep(
+      this.jobId,
+      { steps: this.#steps },
+      { type: 'step', data: redact?.redactJson(data) ?? data },
+      line === undefined ? undefined : (redact?.redact(line) ?? line),
+    );
+    this.#deps.events.fireEvent(this.jobId, written.event);
+    if (written.line) this.#deps.events.fireLog(this.jobId, written.line);
   }
 
   #log(line: string): void {
@@ -219,8 +239,8 @@ export class JobRun {
 
   /**
    * Takes the step's screenshot: the pixels on the step's path (so the picture is the step's state), the
-   * file written off it, in step order. `steps` counts the step at once; `has_screenshots` turns true once
-   * a file is on disk; a request for one screenshot waits for the writes still under way
+   * file written off it, in step order. `steps` counts the step at once (stored with the step's event by
+   * #step); `has_screenshots` turns true once a file is on disk; a request for one screenshot waits for the writes still under way
    * (`screenshotsWritten`), and the job's final status waits for all of them.
    */
   async #screenshot(page: Page): Promise<void> {
@@ -228,12 +248,13 @@ export class JobRun {
     const png = await stepScreenshot(page);
     const index = this.#steps;
     this.#steps += 1;
-    this.#deps.store.jobs.update(this.jobId, { steps: this.#steps });
     this.#writes = this.#writes.then(async () => {
       if (this.#writeError !== undefined) return;
       try {
         const dir = screenshotsDir(this.#deps.artifactsDir, this.jobId);
-        await mkdir(dir, { recursive: true });
+        // The folder is made with the first file; later ones go straight in.
+        if (!this.#shotDirMade) await mkdir(dir, { recursive: true });
+        this.#shotDirMade = true;
         await writeFile(join(dir, screenshotName(index)), png);
         if (!this.#shotStored) this.#deps.store.jobs.update(this.jobId, { has_screenshots: true });
         this.#shotStored = true;
@@ -282,8 +303,7 @@ export class JobRun {
           throw new AgentFailure(`max_turns (${job.options.max_turns}) reached before the job finished`);
         }
         await this.#screenshot(lease.page);
-        this.#event('step', { step: this.#steps, description });
-        this.#log(`step ${this.#steps}: ${description}`);
+        this.#step(description, `step ${this.#steps}: ${description}`);
       },
       ask: (question) => this.#ask(job, question, clock),
       ...this.#credential(job, clock),
@@ -348,7 +368,7 @@ export class JobRun {
     });
     clock.pause();
     this.#transition(['running'], 'waiting_for_input', { pending_question_id: questionId });
-    this.#deps.events.fireEvent(this.#job(), event);
+    this.#deps.events.fireEvent(this.jobId, event);
     this.#log(`waiting for input: ${question.question}`);
     const noAnswer = this.#clock.setTimeout(() => {
       this.#controller.abort(
@@ -419,8 +439,8 @@ export class JobRun {
         const formData = job.options.document_bundle_id
           ? await raceAbort(this.#bundleFormData(job, clock), signal)
           : (job.options.form_data ?? {});
+        // The folder is made by the first download (browser/downloadCapture.ts), not for every job.
         const dlDir = downloadsDir(this.#deps.artifactsDir, this.jobId);
-        await mkdir(dlDir, { recursive: true });
         const sessionId = job.options.browser_session_id ?? undefined;
         if (sessionId !== undefined && !this.#deps.sessionLease)
           throw new Error('browser sessions are not available in this service');
@@ -499,7 +519,7 @@ export class JobRun {
     } catch (error) {
       this.#deps.logger.error("could not record a job's downloads", { job: this.jobId, error: String(error) });
     }
-    this.#finish(ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
+    this.#finish(job, ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
   }
 
   /** Closes the job's browser lease, at most stopStepMs; a close that fails is logged (the job's end is what matters). */
@@ -583,7 +603,7 @@ export class JobRun {
     if (!page || page.isClosed() || (reason instanceof JobAbort && reason.kind !== 'timeout')) return;
     try {
       await this.#screenshot(page);
-      this.#event('step', { step: this.#steps, description: 'state when the job failed' });
+      this.#step('state when the job failed');
       await this.#writes;
     } catch {
       // The page may be unusable by now; the failure itself is what matters.
@@ -591,11 +611,11 @@ export class JobRun {
   }
 
   #finish(
+    job: JobRecord,
     status: 'completed' | 'failed' | 'cancelled',
     fields: Pick<JobProgress, 'result' | 'error'>,
     clock: ActiveClock,
   ): void {
-    const job = this.#job();
     const activeMs = clock.spentMs;
     try {
       this.#transition(['running', 'waiting_for_input'], status, {

@@ -131,18 +131,16 @@ export class JobScheduler {
   }
 
   #fail(job: JobRecord, error: string): void {
-    if (
-      this.#store.jobs.transition(
-        job.id,
-        ['queued', 'running', 'waiting_for_input'],
-        'failed',
-        { error, completed_at: isoNow(this.#deps.clock), pending_question_id: null },
-        this.#events.writeWithStatus,
-      )
-    ) {
+    const failed = this.#store.jobs.move(
+      job.id,
+      ['queued', 'running', 'waiting_for_input'],
+      'failed',
+      { error, completed_at: isoNow(this.#deps.clock), pending_question_id: null },
+      this.#events.writeWithStatus,
+    );
+    if (failed) {
       this.#store.jobs.appendLog(job.id, `job failed: ${error}`);
-      const updated = this.#store.jobs.get(job.id);
-      if (updated) this.#events.fireStatus(updated);
+      this.#events.fireStatus(failed);
     }
   }
 
@@ -206,20 +204,19 @@ export class JobScheduler {
       active.run.cancel();
       return true;
     }
-    const moved = this.#store.jobs.transition(
+    const cancelled = this.#store.jobs.move(
       jobId,
       ['queued'],
       'cancelled',
       { error: 'Cancelled by user', completed_at: isoNow(this.#deps.clock) },
       this.#events.writeWithStatus,
     );
-    if (moved) {
+    if (cancelled) {
       this.#proxyPasswords.delete(jobId);
       this.#store.jobs.appendLog(jobId, 'job cancelled before it started');
-      const job = this.#store.jobs.get(jobId);
-      if (job) this.#events.fireStatus(job);
+      this.#events.fireStatus(cancelled);
     }
-    return moved;
+    return cancelled !== undefined;
   }
 
   /** Waits for a job's run to finish (for tests and shutdown). */
