@@ -10,8 +10,8 @@ class PerJob<T> {
   readonly #listeners = new Map<string, Set<Listener<T>>>();
 
   on(jobId: string, listener: Listener<T>): Disposable {
-    let set = this.#listeners.get(jobId);
-    if (!set) this.#listeners.set(jobId, (set = new Set()));
+    const set = this.#listeners.get(jobId) ?? new Set<Listener<T>>();
+    if (set.size === 0) this.#listeners.set(jobId, set);
     set.add(listener);
     return {
       dispose: () => {
