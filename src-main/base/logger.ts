@@ -112,20 +112,21 @@ const MIN_SECRET_LENGTH = 4;
  */
 export class SecretRedactor {
   readonly #forms = new Set<string>();
+  /** The forms longest first, so a form that contains another is replaced whole; sorted once per add, not per string. */
+  #longestFirst: readonly string[] = [];
 
   /** Remembers a secret so every later line is cleaned of it. */
   add(value: string): void {
     if (value.length < MIN_SECRET_LENGTH) return;
+    const before = this.#forms.size;
     for (const form of secretEncodings(value)) this.#forms.add(form);
+    if (this.#forms.size !== before) this.#longestFirst = [...this.#forms].sort((a, b) => b.length - a.length);
   }
 
   /** `text` without any remembered secret, and with every URL's secret parameters and password replaced (base/urlRedaction.ts). */
   redact(text: string): string {
     let out = redactUrlsIn(text);
-    if (this.#forms.size === 0) return out;
-    // Longest first, so a form that contains another is replaced whole.
-    for (const form of [...this.#forms].sort((a, b) => b.length - a.length))
-      if (out.includes(form)) out = out.split(form).join('[redacted]');
+    for (const form of this.#longestFirst) if (out.includes(form)) out = out.split(form).join('[redacted]');
     return out;
   }
 
