@@ -1,5 +1,11 @@
+import { createRequire } from 'node:module';
 import multipart from '@fastify/multipart';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import { pinoOf, type Logger } from '../base/logger.ts';
 import type { JobEvents } from '../engine/jobs/jobEvents.ts';
 import type { JobService } from '../engine/jobs/jobService.ts';
@@ -22,7 +28,6 @@ import { installJsonBodyParser } from './validation.ts';
 import { installMcpEndpoint } from './mcp.ts';
 import { hostChecker, installHostGuard } from './hostGuard.ts';
 import { installRateLimit, type RateLimitOptions } from './rateLimit.ts';
-import { buildOpenApi } from './openapi.ts';
 import type { OperationName } from '../contract/operations.ts';
 import { operationTable, type Handlers } from './operationTable.ts';
 import type { AnyRouteSpec } from './routeTable.ts';
@@ -124,6 +129,37 @@ function handlersOf(deps: ApiDeps): Handlers<OperationName> {
   };
 }
 
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+/** The shape of both of Fastify's compiler factories (its types name each package's own). */
+type CompilerFactory = (externalSchemas: unknown, options: unknown) => (route: unknown) => unknown;
+
+/** `load()`'s factory, called with the same arguments, but only when the first schema is compiled. */
+function factoryOnFirstCompile(load: () => CompilerFactory): CompilerFactory {
+  return (externalSchemas, options) => {
+    let compile: ((route: unknown) => unknown) | undefined;
+    return (route) => {
+      compile ??= load()(externalSchemas, options);
+      return compile(route);
+    };
+  };
+}
+
+/**
+ * Fastify's own schema compilers, loaded at their first compile rather than in Fastify's constructor,
+ * which requires both (~70 modules with Ajv, before the service can listen; docs/performance.md,
+ * "Start-up"): the packages Fastify would load, resolved from Fastify, with the same arguments.
+ * Routes validate with zod (validation.ts), so the validator compiler is never used; the serializer
+ * compiles at a route's first response (routeTable.ts, `reply.serializeInput`).
+ */
+function compilersOnFirstUse(): CompilersFactory {
+  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  const selector = (name: string) => () => (fromFastify(name) as () => CompilerFactory)();
+  return {
+    buildValidator: factoryOnFirstCompile(selector('@fastify/ajv-compiler')),
+    buildSerializer: factoryOnFirstCompile(selector('@fastify/fast-json-stringify-compiler')),
+  } as CompilersFactory;
+}
+
 /** Builds the HTTP API (not yet listening): one route table, from the contract's operations, feeds routing and OpenAPI alike. */
 export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   // requireHostHeader off: Node would answer a Host-less HTTP/1.1 request with an empty 400; the host guard answers it with {detail}.
@@ -141,6 +177,7 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
     bodyLimit: 10 * 1024 * 1024,
     forceCloseConnections: true,
     http: { requireHostHeader: false },
+    schemaController: { compilersFactory: compilersOnFirstUse() },
     ...frameworkErrorOptions,
   });
   installErrorHandler(app, deps.logger);
@@ -167,8 +204,12 @@ export async function buildServer(deps: ApiDeps): Promise<ApiServer> {
   // MCP over Streamable HTTP: JSON-RPC for assistants, beside the route table (docs/decisions.md).
   installMcpEndpoint(app, { apiKeys: deps.store.apiKeys, logger: deps.logger, version: deps.version });
 
-  const openApi = buildOpenApi(routes.routes, deps.version);
-  app.get('/openapi.json', async () => openApi);
+  // Built at its first request, not at start (~15 ms of zod-to-JSON-Schema conversions; docs/performance.md).
+  let openApi: Promise<unknown> | undefined;
+  app.get(
+    '/openapi.json',
+    () => (openApi ??= import('./openapi.ts').then(({ buildOpenApi }) => buildOpenApi(routes.routes, deps.version))),
+  );
   installConsole(app, deps.rendererDir);
   return { server: app, routes: routes.routes };
 }

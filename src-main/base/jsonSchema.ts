@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
-import ajvDraft04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject } from '../contract/common.ts';
 import { ValidationError } from './errors.ts';
 import { type LinearRegExp, linearRegExp } from './linearRegExp.ts';
@@ -17,14 +15,41 @@ type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 /** The JSON Schema dialects Portico compiles; each gets its own Ajv. */
 export type SchemaDialect = 'draft-04' | 'draft-07' | '2019-09' | '2020-12';
 
-// ajv-formats is CommonJS; under ESM its callable export may sit on `.default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: AnyAjv,
-) => AnyAjv;
-// ajv-draft-04 is CommonJS with its class on `exports.default`; the same Ajv core (and options) as the others.
 type AjvConstructor = new (options: ConstructorParameters<typeof Ajv>[0]) => Ajv;
-const AjvDraft04 = ((ajvDraft04Module as unknown as { default?: unknown }).default ??
-  ajvDraft04Module) as AjvConstructor;
+
+interface AjvModules {
+  Ajv: typeof Ajv;
+  Ajv2019: typeof Ajv2019;
+  Ajv2020: typeof Ajv2020;
+  AjvDraft04: AjvConstructor;
+  addFormats: (ajv: AnyAjv) => AnyAjv;
+  draft06MetaSchema: Record<string, unknown>;
+}
+
+const require = createRequire(import.meta.url);
+let ajvModules: AjvModules | undefined;
+
+/**
+ * Ajv, its dialects and ajv-formats (~130 modules), loaded at the first schema compiled rather than at
+ * start: the service listens without them (docs/performance.md, "Start-up"). Required, not imported:
+ * they are CommonJS, and an `import()` would have Node scan each file for its export names first.
+ */
+function loadAjv(): AjvModules {
+  if (ajvModules) return ajvModules;
+  // ajv-draft-04 is CommonJS with its class on `exports.default`; the same Ajv core (and options) as the others.
+  const draft04 = require('ajv-draft-04') as { default: AjvConstructor };
+  // ajv-formats' callable export sits on `.default` as well as on the module itself.
+  const formats = require('ajv-formats') as { default: AjvModules['addFormats'] };
+  ajvModules = {
+    Ajv: (require('ajv') as typeof import('ajv')).Ajv,
+    Ajv2019: (require('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js')).Ajv2019,
+    Ajv2020: (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020,
+    AjvDraft04: draft04.default,
+    addFormats: formats.default,
+    draft06MetaSchema: require('ajv/dist/refs/json-schema-draft-06.json') as Record<string, unknown>,
+  };
+  return ajvModules;
+}
 
 // Plenty for every portal's form and output schema; past it the least recently used is dropped (from Ajv too).
 const DEFAULT_CACHE_SIZE = 500;
@@ -58,6 +83,7 @@ const regExpEngine = Object.assign((pattern: string, _flags: string): LinearRegE
 function newAjv(dialect: SchemaDialect): AnyAjv {
   // Unknown keywords are allowed (`strict: false`): portal schemas come from many tools.
   const options = { strict: false, allErrors: true, validateFormats: true, code: { regExp: regExpEngine } } as const;
+  const { Ajv, Ajv2019, Ajv2020, AjvDraft04, addFormats, draft06MetaSchema } = loadAjv();
   const ajv =
     dialect === 'draft-04'
       ? new AjvDraft04(options)
