@@ -2,7 +2,9 @@
 // installed, the data folder made by an untimed first start), and the service process's RSS once idle;
 // against a bare Fastify 5 server (bench/apiServers.ts bare) started the same way, in the same run.
 // Targets: start ≤ 500 ms, idle RSS ≤ 120 MB. BENCH_RUNS (default 5) alternations; BENCH_IDLE_MS (3000)
-// before RSS is read. Results: bench/results/startup.json with the load average.
+// before RSS is read; BENCH_BASELINE=<another checkout> (e.g. a worktree of main) starts that checkout's
+// scripts/serve.mjs too, in the same alternation, so a change is compared at the same load. Results:
+// bench/results/startup.json with the load average.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -77,21 +79,26 @@ const port = await new Promise<number>((resolve) => {
 // The browser is warmed after `listening` (its Chromium is its own process, Playwright's client is in the service):
 // RSS is read at `listening` (the service alone) and again after BENCH_IDLE_MS (with Playwright loaded by that warm-up).
 // With the Node flags `npm run serve` gives it (scripts/serviceFlags.mjs).
-const serveArgs = [
+const serveArgsOf = (checkout: string, data: string): string[] => [
   ...SERVICE_NODE_FLAGS,
-  join(root, 'scripts/serve.mjs'),
+  join(checkout, 'scripts/serve.mjs'),
   '--port',
   String(port),
   '--data-dir',
-  dataDir,
+  data,
 ];
+const serveArgs = serveArgsOf(root, dataDir);
+const baselineDir = process.env.BENCH_BASELINE;
+const baselineArgs = baselineDir ? serveArgsOf(baselineDir, join(dataDir, 'baseline')) : undefined;
 const loadAtStart = load();
 try {
   // First start: migrations, keys, samples (untimed).
   await stop((await start(serveArgs, /listening on/)).child);
+  if (baselineArgs) await stop((await start(baselineArgs, /listening on/)).child);
   type Sample = { ms: number; cpu_ms: number; rss_at_listening: number; rss: number };
   const portico: Sample[] = [];
   const bare: Sample[] = [];
+  const baseline: Sample[] = [];
   const sample = (started: Started): Sample => ({
     ms: round(started.ms),
     cpu_ms: round(started.cpuMs),
@@ -107,35 +114,37 @@ try {
     await sleep(IDLE_MS);
     bare.push(sample(b));
     await stop(b.child);
+    if (baselineArgs) {
+      const before = await start(baselineArgs, /listening on/);
+      await sleep(IDLE_MS);
+      baseline.push(sample(before));
+      await stop(before.child);
+    }
     process.stderr.write(
-      `run ${run + 1}/${RUNS}: portico ${JSON.stringify(portico.at(-1))}, bare ${JSON.stringify(bare.at(-1))} (load ${load()[0]})\n`,
+      `run ${run + 1}/${RUNS}: portico ${JSON.stringify(portico.at(-1))}, bare ${JSON.stringify(bare.at(-1))}${baselineArgs ? `, baseline ${JSON.stringify(baseline.at(-1))}` : ''} (load ${load()[0]})\n`,
     );
   }
+  const summary = (samples: Sample[]) => ({
+    start_to_listening_ms_median: median(samples.map((r) => r.ms)),
+    cpu_ms_to_listening_median: median(samples.map((r) => r.cpu_ms)),
+    rss_at_listening_mib_median: median(samples.map((r) => r.rss_at_listening)),
+    rss_idle_mib_median: median(samples.map((r) => r.rss)),
+    samples,
+  });
   const results = {
     bench: 'startup',
     date: new Date().toISOString(),
     target: 'spawn → listening ≤ 500 ms warm; service RSS idle ≤ 120 MB',
     runs: RUNS,
     idle_ms_before_rss: IDLE_MS,
-    portico: {
-      start_to_listening_ms_median: median(portico.map((r) => r.ms)),
-      cpu_ms_to_listening_median: median(portico.map((r) => r.cpu_ms)),
-      rss_at_listening_mib_median: median(portico.map((r) => r.rss_at_listening)),
-      rss_idle_mib_median: median(portico.map((r) => r.rss)),
-      samples: portico,
-    },
-    bare_fastify: {
-      start_to_listening_ms_median: median(bare.map((r) => r.ms)),
-      cpu_ms_to_listening_median: median(bare.map((r) => r.cpu_ms)),
-      rss_at_listening_mib_median: median(bare.map((r) => r.rss_at_listening)),
-      rss_idle_mib_median: median(bare.map((r) => r.rss)),
-      samples: bare,
-    },
+    portico: summary(portico),
+    bare_fastify: summary(bare),
+    ...(baselineDir && { baseline: { checkout: baselineDir, ...summary(baseline) } }),
     machine: machineFacts(loadAtStart),
   };
   writeFileSync(join(benchDir, 'results', 'startup.json'), `${JSON.stringify(results, null, 2)}\n`);
   process.stderr.write(
-    `${JSON.stringify({ portico: results.portico, bare: results.bare_fastify }, (key, value) => (key === 'samples' ? undefined : value))}\n`,
+    `${JSON.stringify({ portico: results.portico, bare: results.bare_fastify, baseline: results.baseline }, (key, value) => (key === 'samples' ? undefined : value))}\n`,
   );
 } finally {
   await rm(dataDir, { recursive: true, force: true });
