@@ -1,9 +1,9 @@
 import { redactingLogger, SecretRedactor, type Logger } from './base/logger.ts';
 import { logEntries, openServiceLog } from './base/serviceLog.ts';
 import { dataPaths, securePrivateDataDir } from './base/paths.ts';
-import { AutofillAgent } from './agent/autofill/index.ts';
-import { ModelKeyMapper, type MappingCache } from './agent/autofill/modelKeyMapper.ts';
-import { ModelAgent, type ModelAgentDeps } from './agent/model/modelAgent.ts';
+import type { Agent } from './agent/agentTypes.ts';
+import type { MappingCache } from './agent/autofill/modelKeyMapper.ts';
+import type { ModelAgentDeps } from './agent/model/modelAgent.ts';
 import { LlmFactory } from './llm/index.ts';
 import { allowedHostNames } from './api/hostGuard.ts';
 import { buildServer } from './api/server.ts';
@@ -81,17 +81,37 @@ function firstStartNotice(keys: SeededKeys): string[] {
 }
 
 /**
+ * An agent whose modules load at its first run, not at start (docs/performance.md, "Start-up"): runs
+ * that arrive while they load wait for them.
+ */
+function agentOnFirstRun(load: () => Promise<Agent>): Agent {
+  let agent: Promise<Agent> | undefined;
+  return {
+    async run(context) {
+      agent ??= load();
+      return (await agent).run(context);
+    },
+  };
+}
+
+/**
  * The agents of this build, keyed by orchestrator model id: autofill (with its portal's assist model
  * for unmatched keys, when one is set), and the model-driven agent for every model id.
  */
 function builtinAgents(modelDeps: ModelAgentDeps, mappings: MappingCache): AgentRegistry {
-  const autofill = new AutofillAgent({
-    keyMapper: (ctx) =>
-      ctx.job?.assistModel
-        ? new ModelKeyMapper({ llm: modelDeps.llm, cache: mappings }, ctx, ctx.job.assistModel)
-        : null,
+  const autofill = agentOnFirstRun(async () => {
+    const [{ AutofillAgent }, { ModelKeyMapper }] = await Promise.all([
+      import('./agent/autofill/index.ts'),
+      import('./agent/autofill/modelKeyMapper.ts'),
+    ]);
+    return new AutofillAgent({
+      keyMapper: (ctx) =>
+        ctx.job?.assistModel
+          ? new ModelKeyMapper({ llm: modelDeps.llm, cache: mappings }, ctx, ctx.job.assistModel)
+          : null,
+    });
   });
-  const model = new ModelAgent(modelDeps);
+  const model = agentOnFirstRun(async () => new (await import('./agent/model/modelAgent.ts')).ModelAgent(modelDeps));
   return { get: (id) => (id === BUILTIN_AUTOFILL ? autofill : isOrchestratorModel(id) ? model : undefined) };
 }
 

@@ -156,6 +156,15 @@ describe('start-up weight: what the service has loaded when it says `listening` 
       '@fastify/fast-json-stringify-compiler',
     ];
     expect(lazy.filter((name) => packages.has(name))).toEqual([]);
+    // The agents load at their first run (app.ts), the model's single actions at the first one (agent/actions).
+    const lazySources = [
+      'src-main/agent/autofill/index.ts',
+      'src-main/agent/model/modelAgent.ts',
+      'src-main/agent/actions/modelAction.ts',
+      'src-main/agent/model/tools/index.ts',
+    ];
+    expect(lazySources.filter((file) => urls.some((url) => url.endsWith(file)))).toEqual([]);
+    expect(urls.some((url) => url.endsWith('src-main/agent/actions/index.ts'))).toBe(true);
     expect(builtins).toContain('NativeModule http');
     expect(builtins.filter((name) => name.includes('undici'))).toEqual([]);
   });
