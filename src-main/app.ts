@@ -1,6 +1,6 @@
 import { redactingLogger, SecretRedactor, type Logger } from './base/logger.ts';
 import { logEntries, openServiceLog } from './base/serviceLog.ts';
-import { dataPaths, securePrivateDataDir } from './base/paths.ts';
+import { dataPaths, securePrivateDataRoot, tightenDataDir } from './base/paths.ts';
 import type { Agent } from './agent/agentTypes.ts';
 import type { MappingCache } from './agent/autofill/modelKeyMapper.ts';
 import type { ModelAgentDeps } from './agent/model/modelAgent.ts';
@@ -69,6 +69,12 @@ const DEFAULT_JOB_CONCURRENCY = 2;
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** What in the data folder could not be made private (base/paths.ts): start-up goes on and says so. */
+function warnNotPrivate(items: string[], notice: (line: string) => void): void {
+  if (items.length > 0)
+    notice(`WARNING: could not make ${items.length} item(s) in the data folder private to this user, e.g. ${items[0]}`);
 }
 
 function firstStartNotice(keys: SeededKeys): string[] {
@@ -199,11 +205,8 @@ async function buildServices(options: AppOptions & { logger?: Logger }, phases: 
   const logger = redactingLogger(options.logger ?? (serviceLog as { logger: Logger }).logger, redactor);
   const host = options.host ?? '127.0.0.1';
   // Nothing in the data folder is readable by other local users (docs/api.md, "Data folder").
-  const notPrivate = securePrivateDataDir(paths.root);
-  if (notPrivate.length > 0)
-    notice(
-      `WARNING: could not make ${notPrivate.length} item(s) in the data folder private to this user, e.g. ${notPrivate[0]}`,
-    );
+  // The folder itself now; what is already inside it once the service listens (startApp, base/paths.ts).
+  warnNotPrivate(securePrivateDataRoot(paths.root), notice);
   // What a kill -9 left there: browsers' profile copies and Playwright's folders, half-done uploads (one service per data folder).
   rmSync(paths.tmp, { recursive: true, force: true });
   // Recordings a kill -9 cut off (`*.webm.part`): never finished, never served.
@@ -666,6 +669,10 @@ export async function startApp(options: AppOptions & { logger?: Logger }): Promi
     services.webhookDispatcher.poke();
     services.sessionPool.fill();
     services.idleBrowsers.start();
+    // Everything already in the data folder loses group and other access, behind a folder that is 0700
+    // already: a walk of every job's artifacts, so after `listening` rather than before (docs/performance.md).
+    const tightened = tightenDataDir(options.dataDir).then((untouched) => warnNotPrivate(untouched, notice));
+    phases.storage.defer(() => tightened, 'data folder permissions');
     // The jobs' shared browser is not launched at start: it opens at the first job, as after an idle close
     // (docs/decisions.md, "Nothing loads Playwright at start"), so an idle service never loads playwright-core.
     if (seeded) for (const line of firstStartNotice(seeded)) notice(line);
