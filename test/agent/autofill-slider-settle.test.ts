@@ -70,7 +70,36 @@ const JUMPING = `<!doctype html><html lang="en"><head><title>Book a class</title
   });
 </script></body></html>`;
 
-const test = autofillTest({ '/gym/form': html(PAGE), '/class/form': html(JUMPING) });
+// A `role=slider` with no step the filler can read (learnt from one press) that moves itself one notch in the
+// frame after it is focused (a widget that "wakes up" to its default): the filler's start read must come after
+// the focus and after that move, or the press's move and the focus's move are taken together for one step.
+const WAKING = `<!doctype html><html lang="en"><head><title>Rate the talk</title>
+<style>#s{display:block;width:300px;height:16px;background:#ddd}</style></head><body>
+<main id="main"><h1>Rate the talk</h1>
+<form id="f" novalidate>
+  <span id="rl">How would you rate the talk?</span>
+  <div id="s" role="slider" tabindex="0" aria-labelledby="rl" aria-valuemin="0" aria-valuemax="10" aria-valuenow="0"></div>
+  <button type="submit">Send rating</button>
+</form></main>
+<script>
+  const s = document.getElementById('s');
+  let v = 0;
+  const set = (n) => { v = Math.max(0, Math.min(10, n)); s.setAttribute('aria-valuenow', String(v)); };
+  s.addEventListener('focus', () => requestAnimationFrame(() => set(v + 1)), { once: true });
+  s.addEventListener('keydown', (e) => {
+    const next = { ArrowRight: v + 1, ArrowLeft: v - 1, Home: 0, End: 10 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    set(next);
+  });
+  document.getElementById('f').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await fetch('/submit/rating', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rating: v }) });
+    document.getElementById('main').innerHTML = '<h1>Thanks</h1><p role="status">Thank you, your rating has been received.</p>';
+  });
+</script></body></html>`;
+
+const test = autofillTest({ '/gym/form': html(PAGE), '/class/form': html(JUMPING), '/rating/form': html(WAKING) });
 
 describe('a slider whose app state follows it late (no library)', () => {
   test('presses one key at a time, lets the app catch up, and claims the value only once it holds', async ({
@@ -111,5 +140,47 @@ describe('a slider whose app state follows it late (no library)', () => {
       posts.map((p) => p.json),
       report,
     ).toEqual([{ sessions: 5 }]);
+  });
+
+  test('focuses a slider whose step it learns in the start read itself, and reads it once the focus has moved it', async ({
+    autofill,
+    formPage,
+  }) => {
+    // No page call of its own focuses a slider (each press focuses it first, and the start read of a slider whose
+    // step is learnt focuses it in its own call): a focus call is one more round trip per slider.
+    const locatorProto = Object.getPrototypeOf(formPage.locator('body')) as { focus: (...args: unknown[]) => unknown };
+    const focus = locatorProto.focus;
+    let focusCalls = 0;
+    locatorProto.focus = function (this: unknown, ...args: unknown[]) {
+      focusCalls += 1;
+      return focus.apply(this, args);
+    };
+    const run = async (path: string, submitTo: string, formData: Record<string, number>, title: string) =>
+      autofill({
+        path,
+        submitTo,
+        formData,
+        formSchema: {
+          type: 'object',
+          properties: { [Object.keys(formData)[0] as string]: { type: 'integer', title } },
+        },
+      });
+    try {
+      const rating = await run('/rating/form', '/submit/rating', { rating: 7 }, 'How would you rate the talk?');
+      expect(rating.failure, rating.report).toBe('');
+      expect(
+        rating.posts.map((p) => p.json),
+        rating.report,
+      ).toEqual([{ rating: 7 }]);
+      const sessions = await run('/class/form', '/submit/class', { sessions: 5 }, 'How many sessions would you like?');
+      expect(sessions.failure, sessions.report).toBe('');
+      expect(
+        sessions.posts.map((p) => p.json),
+        sessions.report,
+      ).toEqual([{ sessions: 5 }]);
+    } finally {
+      locatorProto.focus = focus;
+    }
+    expect(focusCalls).toBe(0);
   });
 });

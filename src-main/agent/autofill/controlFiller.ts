@@ -521,28 +521,33 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   const facts = { ...(c.slider as NonNullable<ScannedControl['slider']>) };
   const wanted = sliderGoal(value, facts);
   if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
-  const settled = async (frames: number): Promise<number> => {
+  const settled = async (frames: number, focus = false): Promise<number> => {
     // Animation frames with no change (the app's own handlers and re-renders have run). Found by its mark in
-    // the same page call (one round trip), else through the locator (it waits for the element, refuses several).
+    // the same page call (one round trip), focused first in it when asked, else through the locator (it waits
+    // for the element, refuses several).
     const args = { aria: c.aria, frames, maxMs: SLIDER_SETTLE_MAX_MS };
-    const s =
-      (await answerWithin(target.frame, target.frame.evaluate(sliderSettledAt, { ...args, pid: c.pid })).catch(
-        () => null,
-      )) ?? (await loc.evaluate(sliderSettled, args));
+    let s = await answerWithin(
+      target.frame,
+      target.frame.evaluate(sliderSettledAt, { ...args, pid: c.pid, focus }),
+    ).catch(() => null);
+    if (!s) {
+      if (focus) await loc.focus();
+      s = await loc.evaluate(sliderSettled, args);
+    }
     if (!s.stable)
       throw new AgentFailure(
         `'${target.label}' kept changing by itself (${s.seen.slice(-6).join(', ')}) after moving it towards ${wanted.goal}; it was left, not claimed`,
       );
     return s.now;
   };
-  // Focus, not click: a click moves a slider to wherever it lands.
-  await loc.focus();
-  // Where it starts: with a known step, the value the scan read (the plan is made again from every reading
-  // after a key, and a value reached must hold SLIDER_FINAL_FRAMES, so a start that moved since costs keys,
-  // never a claim); with the step to learn from one press, read after two frames (the step is that press's
-  // move from here, so here must be what the slider holds).
+  // Focus, not click: a click moves a slider to wherever it lands. Each `press` focuses the slider first (what
+  // `locator.focus` does), so no call of its own focuses it: with the step to learn, the start read focuses it in
+  // its own page call and is read after two frames from there (the step is one press's move from here, so here
+  // must be what the slider holds once focused); with a known step, the value the scan read (the plan is made
+  // again from every reading after a key, and a value reached must hold SLIDER_FINAL_FRAMES, so a start that
+  // moved since — on focus, say — costs keys, never a claim).
   const known = facts.step > 0 && Number.isFinite(facts.now);
-  let now = known ? facts.now : await settled(SLIDER_KEY_FRAMES);
+  let now = known ? facts.now : await settled(SLIDER_KEY_FRAMES, true);
   /** How many still frames the value had held when `now` was read (none: not read since the scan). */
   let heldFrames = known ? 0 : SLIDER_KEY_FRAMES;
   /** Whether `now` was read from the slider (not the scan's): keys that leave it there do not move it. */

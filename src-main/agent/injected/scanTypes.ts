@@ -163,6 +163,8 @@ export interface SliderSettledArgs {
 /** sliderSettledAt.ts: sliderSettled on the slider marked `pid`. */
 export interface SliderSettledAtArgs extends SliderSettledArgs {
   pid: string;
+  /** Focus the slider first (what `locator.focus` does), in the same call: its start read then follows the focus. */
+  focus?: boolean;
 }
 
 /** clickSettled.ts: `start` (just before a click) begins watching; else it waits for the page to settle. */

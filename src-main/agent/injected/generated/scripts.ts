@@ -1877,7 +1877,9 @@ var __porticoInjected = (function() {
 	function sliderSettledAt(args) {
 		const found = markedElements(args.pid);
 		const el = found[0];
-		return found.length === 1 && el ? sliderSettled(el, args) : null;
+		if (found.length !== 1 || !el) return null;
+		if (args.focus) el.focus();
+		return sliderSettled(el, args);
 	}
 	return sliderSettledAt;
 })();
