@@ -242,6 +242,17 @@ export class JobRepository {
     return { jobs: rows.map(toRecord), total };
   }
 
+  /**
+   * Queued jobs' ids and organizations, oldest first: what the scheduler's round robin orders by. A backlog
+   * costs one narrow row each per look at the queue; a job's whole record is read only when it may start.
+   */
+  queuedHeads(): { id: string; org_id: string }[] {
+    return prepared<[], { id: string; org_id: string }>(
+      this.#db,
+      "SELECT id, org_id FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid",
+    ).all();
+  }
+
   /** Queued jobs, oldest first. */
   listQueued(): JobRecord[] {
     return prepared<[], JobRow>(this.#db, "SELECT * FROM jobs WHERE status = 'queued' ORDER BY created_at, rowid")

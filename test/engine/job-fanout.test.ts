@@ -148,4 +148,77 @@ describe('job signals per job (real Chromium, real SQLite)', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
+  it("a backlog is ordered by the queued jobs' ids alone: a job's whole record is read when it starts, not at every look at the queue", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'portico-fanout-backlog-'));
+    const store = openStore(join(dir, 'portico.db'));
+    const events = new JobEvents();
+    const quickAgent: Agent = { run: async () => ({ result: {} }) };
+    const scheduler = new JobScheduler(
+      {
+        store,
+        runtime,
+        events,
+        liveViews: new LiveViewHub(),
+        logger: silentLogger,
+        artifactsDir: join(dir, 'artifacts'),
+        answerTimeoutMs: 60_000,
+      },
+      { get: (model) => (model === BUILTIN_AUTOFILL ? quickAgent : undefined) },
+      { concurrency: 0 },
+    );
+    try {
+      store.principals.createOrg('default');
+      store.principals.createOrg('other');
+      const schemas = new JsonSchemaCompiler();
+      const portals = new PortalService(store, schemas);
+      const jobs = new JobService({
+        store,
+        portals,
+        schemas,
+        scheduler,
+        artifactsDir: join(dir, 'artifacts'),
+        baseUrl: () => 'http://127.0.0.1:1',
+        models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
+      });
+      for (const org of ['default', 'other'])
+        portals.create(org, { endpoint_name: 'quick', start_url: pages.url('/form'), task: 'x' });
+      const BACKLOG = 20;
+      const ids: string[] = [];
+      for (let i = 0; i < BACKLOG; i += 1)
+        ids.push((await jobs.start(i % 4 === 3 ? 'other' : 'default', 'quick', { form_data: {} })).job_id);
+      // Whole job records read (the real repository, counted): by id, or as a list of them.
+      const get = store.jobs.get.bind(store.jobs);
+      const listQueued = store.jobs.listQueued.bind(store.jobs);
+      let records = 0;
+      store.jobs.get = (id) => {
+        records += 1;
+        return get(id);
+      };
+      store.jobs.listQueued = () => {
+        const queued = listQueued();
+        records += queued.length;
+        return queued;
+      };
+      const started: string[] = [];
+      events.onDidChangeStatus((job) => {
+        if (job.status === 'running') started.push(job.id);
+      });
+      scheduler.setConcurrency(2);
+      for (const id of ids) {
+        await until(() => get(id)?.status === 'completed', `job ${id} to complete`, 60_000);
+        await scheduler.settled(id);
+      }
+      // Each org's own oldest first, the orgs in turn (the `other` org's jobs are every fourth).
+      expect(started).toHaveLength(BACKLOG);
+      expect(started.slice(0, 2).map((id) => get(id)?.org_id)).toEqual(['default', 'other']);
+      // Per job: its record when its turn comes and once per status move. Reading the whole backlog at every
+      // look at the queue (each job's end looks again) is ~BACKLOG²/2 records: 210 for 20.
+      expect(records).toBeLessThanOrEqual(4 * BACKLOG);
+    } finally {
+      await scheduler.close();
+      events.dispose();
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -194,17 +194,12 @@ export class JobRun {
     return this.#deps.clock ?? systemClock;
   }
 
-  #job(): JobRecord {
-    const job = this.#deps.store.jobs.get(this.jobId);
-    if (!job) throw new Error(`job ${this.jobId} vanished`);
-    return job;
-  }
-
-  #transition(from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): boolean {
+  /** Moves the job's status and announces it; the job as moved, or undefined when it was not in `from`. */
+  #transition(from: readonly JobStatus[], to: JobStatus, progress: JobProgress = {}): JobRecord | undefined {
     // The job as moved is read once, in the move's transaction, and announced as such.
     const moved = this.#deps.store.jobs.move(this.jobId, from, to, progress, this.#deps.events.writeWithStatus);
     if (moved) this.#deps.events.fireStatus(moved);
-    return moved !== undefined;
+    return moved;
   }
 
   /** Stores an event and announces it to the job's listeners (the job's row is not read again for it). */
@@ -408,8 +403,9 @@ export class JobRun {
 
   /** Runs the job to a final status; never throws. The status moves last, after cleanup, so a final job is fully settled. */
   async execute(): Promise<void> {
-    const job = this.#job();
-    if (!this.#transition(['queued'], 'running', { started_at: isoNow(this.#clock) })) return;
+    // The job as it starts running is the move's own read of it.
+    const job = this.#transition(['queued'], 'running', { started_at: isoNow(this.#clock) });
+    if (!job) return;
     const signal = this.#controller.signal;
     const clock = new ActiveClock(
       job.options.timeout_minutes * MINUTE_MS,
