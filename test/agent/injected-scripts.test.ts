@@ -322,6 +322,34 @@ describe('injected scripts as built', () => {
     expect(await page.evaluate(injected.clickSettled, settle)).toMatchObject({ clicked: false, changed: false });
   });
 
+  test('after a click: new controls drawn end the wait after two still frames, without the quiet period', async ({
+    page,
+  }) => {
+    // A quiet period of 5 s: an answer with `controls` came from the new controls, not from the quiet period.
+    await page.setContent(`<div id="step"><input aria-label="First name"><button id="next">Continue</button></div>
+      <button id="text">Note</button><button id="hidden">Hidden</button><button id="shadow">Shadow</button>
+      <script>
+        const add = (html) => document.body.insertAdjacentHTML('beforeend', html);
+        document.getElementById('next').onclick = () => { document.getElementById('step').innerHTML = '<label>Street <input name="street"></label><div role="radio" aria-checked="false">Yes</div>'; };
+        document.getElementById('text').onclick = () => add('<p>Saved</p>');
+        document.getElementById('hidden').onclick = () => add('<div style="display:none"><input name="h"></div>');
+        customElements.define('x-field', class extends HTMLElement { connectedCallback() { this.attachShadow({ mode: 'open' }).innerHTML = '<input>'; } });
+        document.getElementById('shadow').onclick = () => add('<x-field></x-field>');
+      </script>`);
+    const around = async (id: string, controlsEnd: boolean, quietMs = 5_000) => {
+      await page.evaluate(injected.clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 });
+      await page.locator(`#${id}`).click();
+      return page.evaluate(injected.clickSettled, { start: false, firstMs: 200, quietMs, maxMs: 10_000, controlsEnd });
+    };
+    expect(await around('next', true)).toMatchObject({ changed: true, quiet: true, controls: true });
+    expect(await around('shadow', true)).toMatchObject({ changed: true, quiet: true, controls: true });
+    // No control among what was added (text; a control not drawn): the quiet period still holds.
+    expect(await around('text', true, 50)).toMatchObject({ changed: true, quiet: true, controls: false });
+    expect(await around('hidden', true, 50)).toMatchObject({ changed: true, quiet: true, controls: false });
+    // Without `controlsEnd` (the watch after a request's answer) new controls wait the quiet period as before.
+    expect(await around('shadow', false, 50)).toMatchObject({ changed: true, quiet: true, controls: false });
+  });
+
   test('what a pointer at a control reaches: itself, its own label drawn over it, or something else', async ({
     page,
   }) => {

@@ -64,7 +64,9 @@ const CLICK_FIRST_MS = 500;
 /**
  * After the page changed: it must hold still for two animation frames (the renders its handlers and
  * effects cause have run; counted again from each change) and at least this long (no node, text or
- * attribute change) to be read. Requests the click sent are waited for on their own.
+ * attribute change) to be read — unless the click's change drew new controls (the next step's): then the
+ * two frames are enough (injected/clickSettled.ts `controlsEnd`). Requests the click sent are waited for
+ * on their own.
  */
 const CLICK_QUIET_MS = 50;
 /** A page that keeps changing is read after this long anyway (as it was read after a fixed pause before). */
@@ -143,7 +145,8 @@ export async function clickAndSettle(
       if (!(error instanceof MarkGone) || !ownNavigated) throw error;
     });
     const settle = { start: false, firstMs: CLICK_FIRST_MS, quietMs: CLICK_QUIET_MS, maxMs: CLICK_MAX_MS };
-    if (watching) await chosen.frame.evaluate(clickSettled, settle).catch(() => null);
+    // The click's own change: new controls drawn (the next step's) end the wait without the quiet period.
+    if (watching) await chosen.frame.evaluate(clickSettled, { ...settle, controlsEnd: true }).catch(() => null);
     if (inflight.size) {
       // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
       const deadline = Date.now() + CLICK_REQUESTS_MS;

@@ -5,9 +5,14 @@
 // page (its pointerdown, mousedown, click or keydown; else when `settle` is called). Then: the DOM
 // changed and has held still for two animation frames and `quietMs`, or nothing changed
 // within `firstMs` (a click with no visible effect), or `maxMs` passed (a page that keeps changing).
+// With `controlsEnd`, a change that put new controls on the page (the next step's fields or buttons,
+// rendered: not `display: none`) ends the wait after the two still frames, without `quietMs`: the
+// page's own sign that the next step is drawn. Controls drawn later still are found by the reveal
+// pass's scan after the fills, as any field a choice reveals.
 // Changes counted: nodes added or removed, text, attributes other than `style` (animations) and the
 // filler's own data-portico-* marks, in the document and in every open shadow root. A navigation to
 // a new document ends the script (its evaluate rejects) and the watch with it.
+import { flatQueryAll, visible } from './dom.ts';
 import type { ClickSettled, ClickSettledArgs } from './scanTypes.ts';
 
 interface Watch {
@@ -15,15 +20,36 @@ interface Watch {
   clickAt: number;
   changes: number;
   lastChange: number;
+  /** Elements the page added since the click (at most ADDED_MAX), looked in for new controls. */
+  added: Element[];
   stop(): void;
 }
 
 const KEY = Symbol.for('portico.clickSettled');
 const INPUT_EVENTS = ['pointerdown', 'mousedown', 'click', 'keydown'];
+const ADDED_MAX = 200;
+/** What a step's controls are: what the page scan fills or clicks (a custom element's own are in its shadow root). */
+const CONTROLS =
+  'input:not([type=hidden]), select, textarea, button, [contenteditable=""], [contenteditable=true], ' +
+  '[role=textbox], [role=combobox], [role=checkbox], [role=radio], [role=switch], [role=spinbutton], [role=slider], [role=button]';
+
+/** Whether an element the page added is, or holds (through shadow roots), a control that is drawn. */
+function holdsControl(el: Element): boolean {
+  if (!el.isConnected) return false;
+  if (el.matches(CONTROLS) && visible(el)) return true;
+  return flatQueryAll(el, CONTROLS).some(visible);
+}
 
 function startWatch(clickFirst: boolean): Watch {
   const now = performance.now();
-  const watch: Watch = { start: now, clickAt: clickFirst ? -1 : now, changes: 0, lastChange: now, stop: () => {} };
+  const watch: Watch = {
+    start: now,
+    clickAt: clickFirst ? -1 : now,
+    changes: 0,
+    lastChange: now,
+    added: [],
+    stop: () => {},
+  };
   const onInput = (): void => {
     if (watch.clickAt < 0) watch.clickAt = performance.now();
   };
@@ -37,6 +63,9 @@ function startWatch(clickFirst: boolean): Watch {
     if (!counted || watch.clickAt < 0) return;
     watch.changes += 1;
     watch.lastChange = performance.now();
+    for (const r of records)
+      for (const node of Array.from(r.addedNodes))
+        if (node.nodeType === Node.ELEMENT_NODE && watch.added.length < ADDED_MAX) watch.added.push(node as Element);
   });
   const options: MutationObserverInit = { childList: true, subtree: true, attributes: true, characterData: true };
   const observe = (root: Document | ShadowRoot): void => {
@@ -58,7 +87,7 @@ export default function clickSettled(args: ClickSettledArgs): Promise<ClickSettl
   if (args.start) {
     started?.stop();
     holder[KEY] = startWatch(true);
-    return Promise.resolve({ clicked: false, changed: false, quiet: true, ms: 0 });
+    return Promise.resolve({ clicked: false, changed: false, quiet: true, controls: false, ms: 0 });
   }
   // The watch started before the click, else one from now (after a request's answer: nothing to click).
   const watch = started ?? startWatch(false);
@@ -74,10 +103,13 @@ export default function clickSettled(args: ClickSettledArgs): Promise<ClickSettl
       stillFrames = watch.changes === counted ? stillFrames + 1 : 0;
       counted = watch.changes;
       const since = now - watch.clickAt;
-      if (!watch.changes && since >= args.firstMs) return { changed: false, quiet: true };
-      if (watch.changes && stillFrames >= 2 && now - watch.lastChange >= args.quietMs)
-        return { changed: true, quiet: true };
-      if (since >= args.maxMs) return { changed: watch.changes > 0, quiet: false };
+      if (!watch.changes && since >= args.firstMs) return { changed: false, quiet: true, controls: false };
+      if (watch.changes && stillFrames >= 2) {
+        if (now - watch.lastChange >= args.quietMs) return { changed: true, quiet: true, controls: false };
+        // Looked for once the page held still (two frames), not on every change.
+        if (args.controlsEnd && watch.added.some(holdsControl)) return { changed: true, quiet: true, controls: true };
+      }
+      if (since >= args.maxMs) return { changed: watch.changes > 0, quiet: false, controls: false };
       return null;
     };
     const tick = (): void => {

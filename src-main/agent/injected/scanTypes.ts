@@ -176,6 +176,8 @@ export interface ClickSettledArgs {
   quietMs: number;
   /** At most this long after the click. */
   maxMs: number;
+  /** A change that drew new controls ends the wait once the page held still two frames, without `quietMs`. */
+  controlsEnd?: boolean;
 }
 
 /** What clickSettled.ts saw: whether the click reached the watch, whether the page changed, and whether it then held still. */
@@ -183,6 +185,8 @@ export interface ClickSettled {
   clicked: boolean;
   changed: boolean;
   quiet: boolean;
+  /** It ended on new controls drawn (`controlsEnd`), before `quietMs`. */
+  controls: boolean;
   /** Milliseconds from the click (or from `settle`, when the watch saw no click) to the answer. */
   ms: number;
 }

@@ -1889,6 +1889,38 @@ return __porticoInjected(...args);
 /** clickSettled.ts */
 export const clickSettledSource = `(...args) => {
 var __porticoInjected = (function() {
+	// src-main/agent/injected/dom.ts
+	const ELEMENT_NODE = 1;
+	function flatChildren(n) {
+		if (n.nodeType === ELEMENT_NODE) {
+			const e = n;
+			if (e.shadowRoot) return Array.from(e.shadowRoot.childNodes);
+			if (e.tagName === "SLOT") {
+				const assigned = e.assignedNodes();
+				if (assigned.length) return assigned;
+			}
+		}
+		return Array.from(n.childNodes);
+	}
+	function flatQueryAll(root, selector) {
+		const out = [];
+		const walk = (n) => {
+			for (const c of flatChildren(n)) {
+				if (c.nodeType !== ELEMENT_NODE) continue;
+				if (c.matches(selector)) out.push(c);
+				walk(c);
+			}
+		};
+		walk(root);
+		return out;
+	}
+	function visible(el) {
+		if (!el.isConnected) return false;
+		const cs = getComputedStyle(el);
+		if (cs.visibility === "hidden" || cs.display === "none") return false;
+		const r = el.getBoundingClientRect();
+		return r.width > 0 && r.height > 0;
+	}
 	// src-main/agent/injected/clickSettled.ts
 	const KEY = Symbol.for("portico.clickSettled");
 	const INPUT_EVENTS = [
@@ -1897,6 +1929,13 @@ var __porticoInjected = (function() {
 		"click",
 		"keydown"
 	];
+	const ADDED_MAX = 200;
+	const CONTROLS = "input:not([type=hidden]), select, textarea, button, [contenteditable=\\"\\"], [contenteditable=true], [role=textbox], [role=combobox], [role=checkbox], [role=radio], [role=switch], [role=spinbutton], [role=slider], [role=button]";
+	function holdsControl(el) {
+		if (!el.isConnected) return false;
+		if (el.matches(CONTROLS) && visible(el)) return true;
+		return flatQueryAll(el, CONTROLS).some(visible);
+	}
 	function startWatch(clickFirst) {
 		const now = performance.now();
 		const watch = {
@@ -1904,6 +1943,7 @@ var __porticoInjected = (function() {
 			clickAt: clickFirst ? -1 : now,
 			changes: 0,
 			lastChange: now,
+			added: [],
 			stop: () => {}
 		};
 		const onInput = () => {
@@ -1914,6 +1954,7 @@ var __porticoInjected = (function() {
 			if (!records.some((r) => r.type !== "attributes" || !(r.attributeName === "style" || (r.attributeName ?? "").startsWith("data-portico-"))) || watch.clickAt < 0) return;
 			watch.changes += 1;
 			watch.lastChange = performance.now();
+			for (const r of records) for (const node of Array.from(r.addedNodes)) if (node.nodeType === Node.ELEMENT_NODE && watch.added.length < ADDED_MAX) watch.added.push(node);
 		});
 		const options = {
 			childList: true,
@@ -1943,6 +1984,7 @@ var __porticoInjected = (function() {
 				clicked: false,
 				changed: false,
 				quiet: true,
+				controls: false,
 				ms: 0
 			});
 		}
@@ -1958,15 +2000,25 @@ var __porticoInjected = (function() {
 				const since = now - watch.clickAt;
 				if (!watch.changes && since >= args.firstMs) return {
 					changed: false,
-					quiet: true
+					quiet: true,
+					controls: false
 				};
-				if (watch.changes && stillFrames >= 2 && now - watch.lastChange >= args.quietMs) return {
-					changed: true,
-					quiet: true
-				};
+				if (watch.changes && stillFrames >= 2) {
+					if (now - watch.lastChange >= args.quietMs) return {
+						changed: true,
+						quiet: true,
+						controls: false
+					};
+					if (args.controlsEnd && watch.added.some(holdsControl)) return {
+						changed: true,
+						quiet: true,
+						controls: true
+					};
+				}
 				if (since >= args.maxMs) return {
 					changed: watch.changes > 0,
-					quiet: false
+					quiet: false,
+					controls: false
 				};
 				return null;
 			};
