@@ -6,6 +6,7 @@
  * ambiguous) and the form sends exactly the items.
  */
 import type { JsonObject } from '../../src-main/contract/common.ts';
+import { scanPageText } from '../../src-main/agent/injected/index.ts';
 import { autofillTest, describe, expect, html } from './autofillTest.ts';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Invite your team</title></head><body>
@@ -125,5 +126,33 @@ describe('field arrays in a page (no library)', () => {
     ]);
     expect(logs).toContain("people: 0 row(s) shown for 2 item(s); clicking 'Add another person'");
     expect(logs).toContain("guests: 0 row(s) shown for 1 item(s); clicking 'Add another guest'");
+  });
+
+  test('the scan the turn began with is the one the rows are counted on: no second scan of an untouched page', async ({
+    autofill,
+    formPage,
+  }) => {
+    // Every page scan of the job, counted where the filler sends it (the page's main frame; this page has no other).
+    const frame = formPage.mainFrame();
+    const evaluate = frame.evaluate.bind(frame);
+    let scans = 0;
+    frame.evaluate = ((fn: unknown, arg?: unknown) => {
+      if (fn === scanPageText) scans += 1;
+      return evaluate(fn as never, arg as never);
+    }) as typeof frame.evaluate;
+    try {
+      const { failure, report } = await autofill({
+        path: '/team/form',
+        submitTo: '/submit/team',
+        formData: { team_name: 'Harbour Lights', people: [{ full_name: 'Priya Shah', email: 'priya@example.org' }] },
+        formSchema: SCHEMA as JsonObject,
+      });
+      expect(failure, report).toBe('');
+    } finally {
+      frame.evaluate = evaluate;
+    }
+    // The one row shown holds the one item: the turn's scan, the reveal pass's after the fills, the page after the
+    // click (the confirmation). Counting rows on a scan of its own would make it 4.
+    expect(scans).toBe(3);
   });
 });

@@ -369,7 +369,7 @@ export class Wizard {
     const filled = new Set<string>();
     const doneKeys = new Set<string>();
     const pageValues: Array<{ entry: Entry; value: unknown }> = [];
-    const first = (await this.#addRows()) ? undefined : fresh;
+    const first = (await this.#addRows(fresh)) ? undefined : fresh;
     for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
       // Each pass rescans: choosing a radio or option may reveal conditional fields. The first pass
       // may use the scan the caller just took, when nothing has touched the page since.
@@ -408,14 +408,16 @@ export class Wizard {
 
   /**
    * Field arrays: clicks the form's own "Add …" control while `rowToAdd` says the page shows fewer rows
-   * than form_data has items (each array's button at most its item count); true when it clicked.
+   * than form_data has items (each array's button at most its item count); true when it clicked. `fresh`: a
+   * scan taken since the page last changed, read for the first round instead of scanning again.
    */
-  async #addRows(): Promise<boolean> {
+  async #addRows(fresh?: Scanned): Promise<boolean> {
     const clicks = new Map<string, number>();
     let clicked = false;
     // No field-array item left to place: no scan spent looking for rows.
     for (let round = 0; round < 12 && arrayItemsPending(this.#state, this.#run); round += 1) {
-      const step = rowToAdd(await scanAll(this.#ctx), this.#state, this.#run, clicks);
+      const scanned = round === 0 && fresh ? fresh : await scanAll(this.#ctx);
+      const step = rowToAdd(scanned, this.#state, this.#run, clicks);
       if (!step) return clicked;
       clicks.set(step.array, (clicks.get(step.array) ?? 0) + 1);
       this.watch.typing();
