@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { flattenFormData } from '../../src-main/agent/autofill/entries.ts';
-import { classifyButton } from '../../src-main/agent/autofill/navigation.ts';
+import { classifyButton, clickSettleArgs } from '../../src-main/agent/autofill/navigation.ts';
 import { textSimilarity } from '../../src-main/agent/autofill/textNorm.ts';
 import { parseMonthYear } from '../../src-main/agent/autofill/dates.ts';
 import {
@@ -100,6 +100,11 @@ describe('autofill matching (no browser)', () => {
       name: 'upload-1.txt',
       mimeType: 'text/plain',
     });
+  });
+
+  it("ends a click's settle on new controls for a next button only: a submit waits the quiet period", () => {
+    expect(clickSettleArgs('next')).toMatchObject({ controlsEnd: true, quietMs: 50 });
+    expect(clickSettleArgs('submit')).toMatchObject({ controlsEnd: false, quietMs: 50 });
   });
 
   it('classifies buttons', () => {

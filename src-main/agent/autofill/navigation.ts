@@ -4,6 +4,7 @@ import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { clickSettled } from '../injected/index.ts';
+import type { ClickSettledArgs } from '../injected/scanTypes.ts';
 import type { FrameScan, ScannedButton } from './frameScan.ts';
 import { loose } from './textNorm.ts';
 
@@ -64,8 +65,8 @@ const CLICK_FIRST_MS = 500;
 /**
  * After the page changed: it must hold still for two animation frames (the renders its handlers and
  * effects cause have run; counted again from each change) and at least this long (no node, text or
- * attribute change) to be read — unless the click's change drew new controls (the next step's): then the
- * two frames are enough (injected/clickSettled.ts `controlsEnd`). Requests the click sent are waited for
+ * attribute change) to be read — unless a `next` click's change drew new controls (the next step's): then
+ * the two frames are enough (`clickSettleArgs`). Requests the click sent are waited for
  * on their own.
  */
 const CLICK_QUIET_MS = 50;
@@ -82,6 +83,22 @@ const CLICK_REQUESTS_MS = 5000;
 const CLICK_ANSWERED_MS = 1000;
 /** Requests that may carry a form or bring the next step (its data, its code loaded late): what a click's settling waits for. */
 const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
+
+/**
+ * How the wait for a click's own change ends (injected/clickSettled.ts). A `next` click's change that drew new
+ * controls (the next step's) ends it without the quiet period. A submit click always waits the quiet period:
+ * it is also what lets the submission's request (held by the submission watch's route) reach the service
+ * before the page is read again, so that a form still showing is never taken for one to fill again.
+ */
+export function clickSettleArgs(kind: ButtonKind): ClickSettledArgs {
+  return {
+    start: false,
+    firstMs: CLICK_FIRST_MS,
+    quietMs: CLICK_QUIET_MS,
+    maxMs: CLICK_MAX_MS,
+    controlsEnd: kind === 'next',
+  };
+}
 
 /**
  * Starts watching `frame` for what a click will change (injected/clickSettled.ts); true when the watch runs.
@@ -145,8 +162,7 @@ export async function clickAndSettle(
       if (!(error instanceof MarkGone) || !ownNavigated) throw error;
     });
     const settle = { start: false, firstMs: CLICK_FIRST_MS, quietMs: CLICK_QUIET_MS, maxMs: CLICK_MAX_MS };
-    // The click's own change: new controls drawn (the next step's) end the wait without the quiet period.
-    if (watching) await chosen.frame.evaluate(clickSettled, { ...settle, controlsEnd: true }).catch(() => null);
+    if (watching) await chosen.frame.evaluate(clickSettled, clickSettleArgs(chosen.kind)).catch(() => null);
     if (inflight.size) {
       // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
       const deadline = Date.now() + CLICK_REQUESTS_MS;
