@@ -48,8 +48,9 @@ describe('job signals per job (real Chromium, real SQLite)', () => {
     data.cleanup();
   });
 
-  it("a job's listeners hear only its own lines, events and status; no row is re-read per event; a step is one transaction", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'portico-fanout-jobs-'));
+  /** A store, the job signals, a scheduler running `agent` as the builtin model and the job service, in a folder of their own. */
+  async function engine(name: string, agent: Agent, concurrency: number) {
+    const dir = await mkdtemp(join(tmpdir(), `portico-fanout-${name}-`));
     const store = openStore(join(dir, 'portico.db'));
     const events = new JobEvents();
     const scheduler = new JobScheduler(
@@ -62,22 +63,33 @@ describe('job signals per job (real Chromium, real SQLite)', () => {
         artifactsDir: join(dir, 'artifacts'),
         answerTimeoutMs: 60_000,
       },
-      { get: (model) => (model === BUILTIN_AUTOFILL ? chattyAgent : undefined) },
-      { concurrency: 4 },
+      { get: (model) => (model === BUILTIN_AUTOFILL ? agent : undefined) },
+      { concurrency },
     );
+    const schemas = new JsonSchemaCompiler();
+    const portals = new PortalService(store, schemas);
+    const jobs = new JobService({
+      store,
+      portals,
+      schemas,
+      scheduler,
+      artifactsDir: join(dir, 'artifacts'),
+      baseUrl: () => 'http://127.0.0.1:1',
+      models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
+    });
+    const close = async (): Promise<void> => {
+      await scheduler.close();
+      events.dispose();
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    };
+    return { store, events, scheduler, portals, jobs, close };
+  }
+
+  it("a job's listeners hear only its own lines, events and status; no row is re-read per event; a step is one transaction", async () => {
+    const { store, events, scheduler, portals, jobs, close } = await engine('jobs', chattyAgent, 4);
     try {
       store.principals.createOrg('default');
-      const schemas = new JsonSchemaCompiler();
-      const portals = new PortalService(store, schemas);
-      const jobs = new JobService({
-        store,
-        portals,
-        schemas,
-        scheduler,
-        artifactsDir: join(dir, 'artifacts'),
-        baseUrl: () => 'http://127.0.0.1:1',
-        models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
-      });
       portals.create('default', { endpoint_name: 'chatty', start_url: pages.url('/form'), task: 'fill' });
 
       // Row reads of jobs (the real repository, counted).
@@ -142,44 +154,15 @@ describe('job signals per job (real Chromium, real SQLite)', () => {
       events.dispose();
       for (const id of ids) expect(events.listenersOf(id)).toBe(0);
     } finally {
-      await scheduler.close();
-      events.dispose();
-      store.close();
-      await rm(dir, { recursive: true, force: true });
+      await close();
     }
   }, 120_000);
   it("a backlog is ordered by the queued jobs' ids alone: a job's whole record is read when it starts, not at every look at the queue", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'portico-fanout-backlog-'));
-    const store = openStore(join(dir, 'portico.db'));
-    const events = new JobEvents();
     const quickAgent: Agent = { run: async () => ({ result: {} }) };
-    const scheduler = new JobScheduler(
-      {
-        store,
-        runtime,
-        events,
-        liveViews: new LiveViewHub(),
-        logger: silentLogger,
-        artifactsDir: join(dir, 'artifacts'),
-        answerTimeoutMs: 60_000,
-      },
-      { get: (model) => (model === BUILTIN_AUTOFILL ? quickAgent : undefined) },
-      { concurrency: 0 },
-    );
+    const { store, events, scheduler, portals, jobs, close } = await engine('backlog', quickAgent, 0);
     try {
       store.principals.createOrg('default');
       store.principals.createOrg('other');
-      const schemas = new JsonSchemaCompiler();
-      const portals = new PortalService(store, schemas);
-      const jobs = new JobService({
-        store,
-        portals,
-        schemas,
-        scheduler,
-        artifactsDir: join(dir, 'artifacts'),
-        baseUrl: () => 'http://127.0.0.1:1',
-        models: { canRun: (model) => model === BUILTIN_AUTOFILL, hasKey: async (model) => model === BUILTIN_AUTOFILL },
-      });
       for (const org of ['default', 'other'])
         portals.create(org, { endpoint_name: 'quick', start_url: pages.url('/form'), task: 'x' });
       const BACKLOG = 20;
@@ -215,10 +198,7 @@ describe('job signals per job (real Chromium, real SQLite)', () => {
       // look at the queue (each job's end looks again) is ~BACKLOG²/2 records: 210 for 20.
       expect(records).toBeLessThanOrEqual(4 * BACKLOG);
     } finally {
-      await scheduler.close();
-      events.dispose();
-      store.close();
-      await rm(dir, { recursive: true, force: true });
+      await close();
     }
   }, 120_000);
 });
