@@ -346,13 +346,21 @@ export async function startRecording(
     clock.clearTimeout(holdTimer);
     cdp.off('Page.screencastFrame', onFrame);
     await answeredWithin(cdp.send('Page.stopScreencast'), CAPTURE_TIMEOUT_MS);
-    // A page that painted nothing since the start sent no frame: one capture of it now (still masked) stands in.
-    if (!last) {
-      const shot = await answeredWithin(
-        cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }),
-        CAPTURE_TIMEOUT_MS,
-      );
-      if (shot) last = { data: Buffer.from(shot.data, 'base64'), frameNumber: 0, arrivedMs: clock.now().getTime() };
+    // One capture of the page now (still masked) ends the video, so it shows the page as it was when the
+    // recording stopped: the screencast's last frame can lag the page (Chromium's headless shell sends an
+    // out-of-process iframe's paint late, or not before the stop), and a page that painted nothing since
+    // the start sent no frame at all. The frame before it is held up to now first.
+    const shot = await answeredWithin(
+      cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 80 }),
+      CAPTURE_TIMEOUT_MS,
+    );
+    if (shot) {
+      hold();
+      last = {
+        data: Buffer.from(shot.data, 'base64'),
+        frameNumber: last?.frameNumber ?? 0,
+        arrivedMs: clock.now().getTime(),
+      };
     }
     // The frames go to ffmpeg and its input ends before the page is cleaned up: the file must not wait
     // on a page that may never answer again (a shutdown bounds this stop, and a looping renderer answers nothing).
