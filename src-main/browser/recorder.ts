@@ -139,7 +139,7 @@ const even = (n: number): number => Math.max(2, Math.ceil(n / 2) * 2);
 /** The frames repeated for a long still stretch are capped (an hour at `fps`); the video then jumps, the encoder does not run away. */
 const MAX_REPEAT_SECONDS = 3600;
 
-/** How long the one stand-in capture of a page that painted nothing may take (a page in a tight loop never answers). */
+/** How long stopping the screencast, and the capture that ends the video, may each take (a page in a tight loop never answers). */
 const CAPTURE_TIMEOUT_MS = 2_000;
 
 /** `work`'s value, or undefined when it fails or takes longer than `ms`. */

@@ -186,7 +186,10 @@ async function startStalledServer(): Promise<StalledServer> {
 const HOSTILE_PAGE =
   '<!doctype html><title>Hostile</title><form action="/done"><label>Email <input name="email"></label><button>Send</button></form>' +
   '<iframe src="file:///etc/passwd"></iframe><iframe src="chrome://version"></iframe>' +
-  "<script>addEventListener('load', () => { fetch('/loaded'); setTimeout(() => { for (;;) {} }, 300); });</script>";
+  // The renderer loops 300 ms after the load, or as soon as the filler types (a fast filler submitted within
+  // 300 ms and the job ended on its own before the signal): the job is held by the page either way.
+  "<script>const hang = () => { for (;;) {} }; addEventListener('input', () => setTimeout(hang, 0), true);" +
+  " addEventListener('load', () => { fetch('/loaded'); setTimeout(hang, 300); });</script>";
 
 /** ffprobe's reading of a WebM: its duration in seconds (throws when the file does not play). */
 function webmSeconds(file: string): number {
