@@ -180,8 +180,8 @@ async function seed(dataDir: string, portico: Server): Promise<{ portalsPath: st
         description: `Filled field ${step} of the permit application ('First name' ← first_name) and checked it reads back as typed`,
       });
     }
-    store.jobs.transition(jobId, ['queued'], 'running', { started_at: new Date().toISOString() });
-    store.jobs.transition(jobId, ['running'], 'completed', {
+    store.jobs.move(jobId, ['queued'], 'running', { started_at: new Date().toISOString() });
+    store.jobs.move(jobId, ['running'], 'completed', {
       completed_at: new Date().toISOString(),
       steps: 28,
       result: { confirmation_number: 'PRM-2026-004211', submitted_at: '2026-11-27T09:00:00Z' },

@@ -261,23 +261,10 @@ export class JobRepository {
   }
 
   /**
-   * Moves a job between statuses only from one of `from`; returns whether it moved. `withMove` runs
-   * in the same transaction with the job as moved: what it writes (the webhook outbox) commits with
-   * the move, and if it throws neither happens.
-   */
-  transition(
-    id: string,
-    from: readonly JobStatus[],
-    to: JobStatus,
-    progress: JobProgress = {},
-    withMove?: (job: JobRecord) => void,
-  ): boolean {
-    return this.#move(id, from, to, progress, withMove, withMove !== undefined) !== false;
-  }
-
-  /**
-   * transition(), answering the job as moved (read once, inside the transaction, and handed to `withMove`
-   * too), or undefined when it did not move: whoever announces the move needs no second read.
+   * Moves a job between statuses only from one of `from`, answering the job as moved (read once, inside the
+   * transaction), or undefined when it did not move: whoever announces the move needs no second read.
+   * `withMove` runs in the same transaction with the job as moved: what it writes (the webhook outbox)
+   * commits with the move, and if it throws neither happens.
    */
   move(
     id: string,
@@ -286,30 +273,17 @@ export class JobRepository {
     progress: JobProgress = {},
     withMove?: (job: JobRecord) => void,
   ): JobRecord | undefined {
-    const moved = this.#move(id, from, to, progress, withMove, true);
-    return moved === false ? undefined : (moved as JobRecord);
-  }
-
-  #move(
-    id: string,
-    from: readonly JobStatus[],
-    to: JobStatus,
-    progress: JobProgress,
-    withMove: ((job: JobRecord) => void) | undefined,
-    read: boolean,
-  ): JobRecord | boolean {
     const { sets, params } = progressAssignments(progress);
     sets.unshift('status = @to');
     Object.assign(params, { id, to });
     for (const [i, status] of from.entries()) params[`from${i}`] = status;
     const placeholders = from.map((_, i) => `@from${i}`).join(', ');
-    return this.#db.transaction((): JobRecord | boolean => {
+    return this.#db.transaction((): JobRecord | undefined => {
       const moved =
         prepared(this.#db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND status IN (${placeholders})`).run(
           params,
         ).changes > 0;
-      if (!moved) return false;
-      if (!read) return true;
+      if (!moved) return undefined;
       const job = this.get(id);
       if (!job) throw new Error(`job ${id} vanished during its transition`);
       withMove?.(job);

@@ -272,7 +272,7 @@ describe('the job queue', () => {
         profile_id: null,
         view_token: `lv_${id}`,
       });
-      store.jobs.transition(id, ['queued'], 'running', { started_at: isoNow() });
+      store.jobs.move(id, ['queued'], 'running', { started_at: isoNow() });
       return id;
     })();
     store.close();
