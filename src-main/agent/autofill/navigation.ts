@@ -84,6 +84,14 @@ const CLICK_ANSWERED_MS = 1000;
 /** Requests that may carry a form or bring the next step (its data, its code loaded late): what a click's settling waits for. */
 const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
 
+/** The wait for the page after a click, or after its requests were answered (then from the answer, up to CLICK_ANSWERED_MS). */
+const CLICK_SETTLE: ClickSettledArgs = {
+  start: false,
+  firstMs: CLICK_FIRST_MS,
+  quietMs: CLICK_QUIET_MS,
+  maxMs: CLICK_MAX_MS,
+};
+
 /**
  * How the wait for a click's own change ends (injected/clickSettled.ts). A `next` click's change that drew new
  * controls (the next step's) ends it without the quiet period. A submit click always waits the quiet period:
@@ -91,13 +99,7 @@ const PAGE_REQUESTS = new Set(['document', 'fetch', 'xhr', 'script']);
  * before the page is read again, so that a form still showing is never taken for one to fill again.
  */
 export function clickSettleArgs(kind: ButtonKind): ClickSettledArgs {
-  return {
-    start: false,
-    firstMs: CLICK_FIRST_MS,
-    quietMs: CLICK_QUIET_MS,
-    maxMs: CLICK_MAX_MS,
-    controlsEnd: kind === 'next',
-  };
+  return { ...CLICK_SETTLE, controlsEnd: kind === 'next' };
 }
 
 /**
@@ -161,14 +163,13 @@ export async function clickAndSettle(
     ).catch((error: unknown) => {
       if (!(error instanceof MarkGone) || !ownNavigated) throw error;
     });
-    const settle = { start: false, firstMs: CLICK_FIRST_MS, quietMs: CLICK_QUIET_MS, maxMs: CLICK_MAX_MS };
     if (watching) await chosen.frame.evaluate(clickSettled, clickSettleArgs(chosen.kind)).catch(() => null);
     if (inflight.size) {
       // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
       const deadline = Date.now() + CLICK_REQUESTS_MS;
       while (inflight.size && Date.now() < deadline && !page.isClosed()) await delay(20);
       if (!page.isClosed())
-        await chosen.frame.evaluate(clickSettled, { ...settle, firstMs: CLICK_ANSWERED_MS }).catch(() => null);
+        await chosen.frame.evaluate(clickSettled, { ...CLICK_SETTLE, firstMs: CLICK_ANSWERED_MS }).catch(() => null);
     }
   } finally {
     page.off('framenavigated', onNavigated);
