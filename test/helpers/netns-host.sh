@@ -97,8 +97,10 @@ case "$cmd" in
   probe)
     reap
     probe="portico-probe-$$"
-    trap 'ip link del ptchprobe 2>/dev/null; ip netns del "$probe" 2>/dev/null; true' EXIT
-    ip netns add "$probe" && ip link add ptchprobe type veth peer name ptcnprobe netns "$probe"
+    # Both ends inside the probe's namespace: a link made in the root namespace is a network change that Chromium
+    # answers by failing the navigations under way there (net::ERR_NETWORK_CHANGED), other test files' included.
+    trap 'ip netns del "$probe" 2>/dev/null; true' EXIT
+    ip netns add "$probe" && ip -n "$probe" link add ptchprobe type veth peer name ptcnprobe
     ;;
   *) echo "usage: $0 up OWNER_PID | kill N | unplug N | down N | reap | probe" >&2; exit 2 ;;
 esac

@@ -1,4 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
+import { openUrl } from '../../browser/openUrl.ts';
 import type { ActionOp } from './actionGrammar.ts';
 import { normaliseText } from '../autofill/lexicon.ts';
 import { findChoice } from '../autofill/valueAdapter.ts';
@@ -196,7 +197,7 @@ export async function perform(
     switch (operation.op) {
       case 'goto': {
         const url = resolveUrl(operation.text ?? '', page.url());
-        await page.goto(url.href, { waitUntil: 'load', timeout: 30_000 });
+        await openUrl(page, url.href, { waitUntil: 'load', timeout: 30_000 });
         return `Opened ${page.url()}`;
       }
       case 'click': {

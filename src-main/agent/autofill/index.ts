@@ -1,6 +1,7 @@
 import { DEFAULT_WAIT_BUDGET, describeWaitTimeout, isWaitTimeout } from '../waitBudget.ts';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 import { HumanInput, type RandomSource } from '../../browser/humanInput.ts';
+import { openUrl } from '../../browser/openUrl.ts';
 import { AgentFailure, type Agent, type AgentContext, type AgentOutcome, type FillReport } from '../agentTypes.ts';
 import { flattenFormData, missingRequiredKeys } from './entries.ts';
 import { signIn } from './loginPages.ts';
@@ -68,7 +69,13 @@ export class AutofillAgent implements Agent {
       return human;
     };
     try {
-      await ctx.page.goto(ctx.startUrl, { waitUntil: 'load', timeout: this.#options.navigationTimeoutMs ?? 30_000 });
+      await openUrl(
+        ctx.page,
+        ctx.startUrl,
+        { waitUntil: 'load', timeout: this.#options.navigationTimeoutMs ?? 30_000 },
+        (error) =>
+          ctx.log(`the network changed while the start URL opened (${error.message.split('\n')[0]}); opening it again`),
+      );
     } catch (error) {
       throw new AgentFailure(
         `Could not open the start URL ${ctx.startUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,

@@ -1,6 +1,7 @@
 import { DEFAULT_WAIT_BUDGET } from '../waitBudget.ts';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { answerWithin, scriptableFrames } from '../../browser/frameAccess.ts';
+import { openUrl } from '../../browser/openUrl.ts';
 import { AgentFailure, type AgentContext, type AgentCredential } from '../agentTypes.ts';
 import { frameLocation, loginScan, type LoginScan } from '../injected/index.ts';
 
@@ -113,7 +114,7 @@ async function openMagicLink(ctx: AgentContext, credential: AgentCredential, lin
     );
   }
   ctx.log(`login: opening the sign-in link mailed for ${credential.serviceName}`);
-  await ctx.page.goto(link, { waitUntil: 'load', timeout: 30_000 });
+  await openUrl(ctx.page, link, { waitUntil: 'load', timeout: 30_000 });
 }
 
 /** "Check your email, we sent you a sign-in link": a page that waits for a mailed link and has no field for a code. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
+import { openUrl } from '../../browser/openUrl.ts';
 import { maskedScreenshot } from '../../browser/pageScreenshot.ts';
 import type { JsonObject } from '../../contract/common.ts';
 import {
@@ -81,7 +82,9 @@ export class ModelAgent implements Agent {
     let turnPath = '';
     const recorder = new TraceRecorder(() => turnPath);
     const key = traceKey(ctx);
-    await ctx.page.goto(ctx.startUrl, { waitUntil: 'load', timeout: 30_000 });
+    await openUrl(ctx.page, ctx.startUrl, { waitUntil: 'load', timeout: 30_000 }, (error) =>
+      ctx.log(`the network changed while the start URL opened (${error.message.split('\n')[0]}); opening it again`),
+    );
 
     let note: string | undefined;
     const stored = job.replay && job.portalId ? this.#deps.traces.get(job.portalId) : undefined;

@@ -7,6 +7,7 @@ import { Lifecycle } from '../../base/lifecycle.ts';
 import { silentLogger, type Logger } from '../../base/logger.ts';
 import type { BrowserLease } from '../../browser/browserLease.ts';
 import type { BrowserRuntime } from '../../browser/browserRuntime.ts';
+import { openUrl } from '../../browser/openUrl.ts';
 import { messages } from '../../contract/messages.ts';
 import type { ProfileSession, ProfileSessionClosed } from '../../contract/profile.ts';
 import type { ProfileRow } from '../../store/profiles.ts';
@@ -192,7 +193,7 @@ export class ProfileSessionManager {
   // An unreachable start URL still opens the session: the user sees the browser's error page and can navigate on.
   async #navigate(page: Page, url: string): Promise<void> {
     try {
-      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+      await openUrl(page, url, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
     } catch (error) {
       this.#logger.warn('profile login start page did not load', { url, error: String(error) });
     }

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { openUrl } from '../../../browser/openUrl.ts';
 import { SECRET_FIELD_ATTRIBUTE } from '../../../browser/pageScreenshot.ts';
 import { assertCredentialOrigin } from '../../autofill/loginPages.ts';
 import { filePayloads } from '../../autofill/valueAdapter.ts';
@@ -77,7 +78,7 @@ async function runStep(
       else await page.keyboard.press(step.key ?? 'Enter');
       break;
     case 'navigate':
-      await page.goto(step.url ?? page.url(), { waitUntil: 'load', timeout: 30_000 });
+      await openUrl(page, step.url ?? page.url(), { waitUntil: 'load', timeout: 30_000 });
       break;
     case 'upload_file': {
       const files = step.value?.kind === 'form_data' ? filePayloads(formData[step.value.key]) : [];

@@ -1,3 +1,4 @@
+import { openUrl } from '../../../browser/openUrl.ts';
 import { agentTool, Text, ToolInputError } from './toolTypes.ts';
 
 /** Opens a URL (http or https only). */
@@ -9,7 +10,7 @@ export const navigateTool = agentTool({
   async run(input, env) {
     const url = new URL(input.url, env.page.url());
     if (!/^https?:$/.test(url.protocol)) throw new ToolInputError('only http and https URLs can be opened');
-    await env.page.goto(url.href, { waitUntil: 'load', timeout: 30_000 });
+    await openUrl(env.page, url.href, { waitUntil: 'load', timeout: 30_000 });
     env.trace.record({ action: 'navigate', url: url.href });
     return { output: `opened ${url.href}` };
   },
