@@ -94,6 +94,22 @@ const confirmLaterPage = (variant: 'same' | 'disabled' | 'redrawn', name: string
       });
     </script>`);
 
+/** A booking form that, once its POST is answered 200, draws `shown` and then, 40 ms later, an error. */
+const lateErrorPage = (name: string, shown: string): Handler =>
+  html(`<h1>Book a table</h1><form id="f"><label for="nm">Your name</label><input id="nm" name="nm">
+    <button type="submit">Book</button></form><div id="out"></div>
+    <script>
+      document.getElementById('f').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const body = JSON.stringify({ name: document.getElementById('nm').value });
+        await fetch('/api/late-error/${name}', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        document.getElementById('f').remove();
+        const out = document.getElementById('out');
+        out.innerHTML = '${shown}';
+        setTimeout(() => out.insertAdjacentHTML('beforeend', '<p role="alert">Sorry, the booking could not be saved</p>'), 40);
+      });
+    </script>`);
+
 function pages(): Record<string, Handler> {
   return {
     '/masked': html(`<h1>Contact</h1><form method="post" action="/submit/masked">
@@ -243,6 +259,12 @@ function pages(): Record<string, Handler> {
       res.write(': waiting\n\n');
       confirmLater.streams.push(res);
     },
+    // Answered 200, then what the page draws: a confirmation or a status line, and 40 ms later an error (a late
+    // server-side check). Read before the error, either would end the run as submitted.
+    '/late-error/thanks': lateErrorPage('thanks', '<h2>Thank you, your booking has been received</h2>'),
+    '/late-error/status': lateErrorPage('status', '<p>Processing your booking</p>'),
+    '/api/late-error/thanks': json(200, { ok: true }),
+    '/api/late-error/status': json(200, { ok: true }),
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
       <label for="nm">Full name</label><input id="nm" name="full_name">
       <label for="pw">Password</label><input id="pw" name="pw" type="password">
@@ -382,6 +404,24 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
     );
     expect(ctx.logs.join('\n')).toContain("clicking 'Submit'");
   });
+
+  for (const [name, shown] of [
+    ['thanks', 'a confirmation'],
+    ['status', 'a status line'],
+  ])
+    test(`answered 200, then ${shown}, then an error 40 ms later: not completed (the page is read after the error)`, async ({
+      formPage: page,
+      forms,
+    }) => {
+      const ctx = context(page, { startUrl: forms.url(`/late-error/${name}`), formData: { name: 'Grace Hopper' } });
+      const failure = await new AutofillAgent().run(ctx).then(
+        () => '',
+        (error: unknown) => String(error),
+      );
+      expect(forms.postsTo(`/api/late-error/${name}`)).toHaveLength(1);
+      expect(failure, ctx.logs.join('\n')).toMatch(/did not reach a final page/);
+      expect(ctx.logs).toContain('page message: "Sorry, the booking could not be saved"');
+    });
 
   test('a form that clears itself after its submission was answered 2xx is submitted once, not filled and sent again', async ({
     formPage: page,

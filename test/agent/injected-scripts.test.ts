@@ -350,6 +350,95 @@ describe('injected scripts as built', () => {
     expect(await around('shadow', false, 50)).toMatchObject({ changed: true, quiet: true, controls: false });
   });
 
+  test('after a submit: a confirmation drawn ends the wait after two still frames; its tail says whether the page changed after', async ({
+    page,
+  }) => {
+    // A quiet period of 5 s: an answer with `confirmed` came from the confirmation, not from the quiet period.
+    await page.setContent(`<div id="out"></div><button id="ok">Send</button><button id="shadow">Send here</button>
+      <button id="hidden">Send hidden</button><button id="draft">Save</button>
+      <script>
+        const out = document.getElementById('out');
+        document.getElementById('ok').onclick = () => { out.innerHTML = '<h1>Application submitted</h1><p>Your reference is A-1</p>'; };
+        customElements.define('x-done', class extends HTMLElement { connectedCallback() { this.attachShadow({ mode: 'open' }).innerHTML = '<p>Thank you</p>'; } });
+        document.getElementById('shadow').onclick = () => { out.innerHTML = '<x-done></x-done>'; };
+        document.getElementById('hidden').onclick = () => { out.innerHTML = '<p style="display:none">Thank you</p>'; };
+        document.getElementById('draft').onclick = () => { out.textContent = 'Saved as a draft'; };
+      </script>`);
+    const confirmed = 'thank you|application submitted';
+    const around = async (id: string, quietMs = 5_000) => {
+      await page.evaluate(injected.clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 });
+      await page.locator(`#${id}`).click();
+      return page.evaluate(injected.clickSettled, { start: false, firstMs: 200, quietMs, maxMs: 10_000, confirmed });
+    };
+    const tail = () =>
+      page.evaluate(injected.clickSettled, { start: false, firstMs: 0, quietMs: 50, maxMs: 10_000, tail: true });
+    expect(await around('ok')).toMatchObject({ changed: true, quiet: true, confirmed: true });
+    expect(await tail()).toMatchObject({ changed: false, quiet: true });
+    expect(await around('shadow')).toMatchObject({ changed: true, quiet: true, confirmed: true });
+    // An error drawn after the confirmation was answered: the tail says so (the page read meanwhile is read again).
+    await page.evaluate(() =>
+      document.getElementById('out')?.insertAdjacentHTML('beforeend', '<p role="alert">Not saved</p>'),
+    );
+    expect(await tail()).toMatchObject({ changed: true, quiet: true });
+    // Confirmation text not drawn, or other text: the quiet period holds, and no tail is kept.
+    expect(await around('hidden', 50)).toMatchObject({ changed: true, quiet: true, confirmed: false });
+    expect(await around('draft', 50)).toMatchObject({ changed: true, quiet: true, confirmed: false });
+    expect(await tail()).toMatchObject({ changed: true, quiet: false });
+  });
+
+  test("after a click: the quiet period ends at its own time, not at the next animation frame (the page's clock)", async ({
+    page,
+  }) => {
+    await page.clock.install();
+    await page.setContent(`<button id="add" onclick="document.body.append(document.createElement('p'))">Add</button>`);
+    await page.clock.pauseAt(Date.now() + 60_000);
+    for (const quietMs of [41, 50]) {
+      await page.evaluate(injected.clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 });
+      await page.locator('#add').dispatchEvent('click');
+      const settled = page.evaluate(injected.clickSettled, { start: false, firstMs: 500, quietMs, maxMs: 2_000 });
+      await page.clock.runFor(200);
+      // Frames come every 16 ms of the page's clock: both periods end on time only when not waiting for a frame.
+      expect(await settled).toMatchObject({ changed: true, quiet: true, ms: quietMs });
+    }
+  });
+
+  test("after a request's answer: the click's watch, kept, counts from the answer's arrival, so an answer drawn before the call is not waited for", async ({
+    page,
+  }) => {
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('http://portico.test/**', async (route) => {
+      if (route.request().url().endsWith('/answer')) {
+        await held;
+        return route.fulfill({ status: 200, contentType: 'application/json', body: '{}' });
+      }
+      return route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: `<p id="st"></p><div id="out"></div><button id="send">Book</button><script>
+          document.getElementById('send').onclick = async () => {
+            document.getElementById('st').textContent = 'Sending…';
+            await (await fetch('/answer', { method: 'POST', body: '{}' })).json();
+            document.getElementById('out').innerHTML = '<h2>Booking confirmed</h2>';
+          };</script>`,
+      });
+    });
+    await page.goto('http://portico.test/');
+    await page.evaluate(injected.clickSettled, { start: true, firstMs: 0, quietMs: 0, maxMs: 0 });
+    await page.locator('#send').click();
+    const click = { start: false, firstMs: 500, quietMs: 50, maxMs: 10_000 };
+    expect(await page.evaluate(injected.clickSettled, { ...click, keep: true })).toMatchObject({ changed: true });
+    release();
+    await page.locator('h2').waitFor();
+    // A first change waited for 5 s: an answer with `changed` came from the change the answer made before the call.
+    const answered = { ...click, firstMs: 5_000, answered: ['http://portico.test/answer'] };
+    expect(await page.evaluate(injected.clickSettled, answered)).toMatchObject({ changed: true, quiet: true });
+    // No watch kept (it was taken): counted from the call, as a change still to come.
+    expect(await page.evaluate(injected.clickSettled, { ...answered, firstMs: 200 })).toMatchObject({ changed: false });
+  });
+
   test('what a pointer at a control reaches: itself, its own label drawn over it, or something else', async ({
     page,
   }) => {

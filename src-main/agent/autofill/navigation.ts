@@ -4,7 +4,7 @@ import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
 import { clickSettled } from '../injected/index.ts';
-import type { ClickSettledArgs } from '../injected/scanTypes.ts';
+import type { ClickSettled, ClickSettledArgs } from '../injected/scanTypes.ts';
 import type { FrameScan, ScannedButton } from './frameScan.ts';
 import { loose } from './textNorm.ts';
 
@@ -92,14 +92,36 @@ const CLICK_SETTLE: ClickSettledArgs = {
   maxMs: CLICK_MAX_MS,
 };
 
+/** Text that says the application went through (what `looksConfirmed` reads on a page). */
+const CONFIRMED =
+  /thank you|has been (submitted|received|sent)|successfully (submitted|sent|registered)|application (complete|submitted|received)|submission (received|complete)|we have received|confirmation (number|code)|your reference/i;
+
 /**
  * How the wait for a click's own change ends (injected/clickSettled.ts). A `next` click's change that drew new
- * controls (the next step's) ends it without the quiet period. A submit click always waits the quiet period:
- * it is also what lets the submission's request (held by the submission watch's route) reach the service
- * before the page is read again, so that a form still showing is never taken for one to fill again.
+ * controls (the next step's) ends it without the quiet period. A submit click waits the quiet period unless its
+ * change drew a confirmation (`CONFIRMED`): then the page is read after two still frames and the rest of the quiet
+ * period is its tail (`changedAfterRead`, before that read is trusted). The quiet period is also what lets the
+ * submission's request (held by the submission watch's route) reach the service before the page is read again,
+ * so that a form still showing is never taken for one to fill again; a confirmation is drawn from its answer.
  */
 export function clickSettleArgs(kind: ButtonKind): ClickSettledArgs {
-  return { ...CLICK_SETTLE, controlsEnd: kind === 'next' };
+  return kind === 'next'
+    ? { ...CLICK_SETTLE, controlsEnd: true }
+    : { ...CLICK_SETTLE, controlsEnd: false, confirmed: CONFIRMED.source };
+}
+
+/**
+ * The wait after the click's requests (`urls`) were answered: the click's watch, kept, counts the changes from
+ * the answers' arrival in the page (so an answer drawn before this call is not waited for), up to
+ * CLICK_ANSWERED_MS for a first change; a submit's that drew a confirmation ends as the click's does.
+ */
+export function answeredSettleArgs(kind: ButtonKind, urls: string[]): ClickSettledArgs {
+  return {
+    ...CLICK_SETTLE,
+    firstMs: CLICK_ANSWERED_MS,
+    answered: urls,
+    ...(kind === 'submit' ? { confirmed: CONFIRMED.source } : {}),
+  };
 }
 
 /**
@@ -114,12 +136,18 @@ export function watchClick(frame: Frame): Promise<boolean> {
   );
 }
 
+/** What a click left to do: the frame whose page drew a confirmation before its quiet period ended, else null. */
+export interface ClickDone {
+  tail: Frame | null;
+}
+
 /**
  * Clicks and waits for what it caused (docs/autofill.md, "Performance"): a navigation of any frame
  * (then its load), else the page's own reaction — its DOM changing and then holding still
  * (injected/clickSettled.ts), and the requests the click sent (document, fetch, XHR, a script loaded
  * late) answered, then the page holding still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
- * as the fixed pause this replaces.
+ * as the fixed pause this replaces. A submit whose page drew a confirmation ends before the quiet period
+ * does: the caller reads the page, then asks `changedAfterRead` about the returned `tail`.
  */
 export async function clickAndSettle(
   page: Page,
@@ -128,7 +156,7 @@ export async function clickAndSettle(
   budget: WaitBudget,
   /** A watch started on `chosen.frame` already (watchClick), else one is started here. */
   started?: Promise<boolean>,
-): Promise<void> {
+): Promise<ClickDone> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
   let navigated = false;
   let ownNavigated = false;
@@ -137,16 +165,22 @@ export async function clickAndSettle(
     if (frame === chosen.frame) ownNavigated = true;
   };
   const inflight = new Set<Request>();
+  const answered = new Set<string>();
+  /** Called when the last request in flight is answered (the wait for the answers). */
+  let allAnswered: (() => void) | null = null;
   const onRequest = (request: Request): void => {
     if (PAGE_REQUESTS.has(request.resourceType())) inflight.add(request);
   };
   const onDone = (request: Request): void => {
-    inflight.delete(request);
+    if (!inflight.delete(request)) return;
+    answered.add(request.url());
+    if (!inflight.size) allAnswered?.();
   };
   page.on('framenavigated', onNavigated);
   page.on('request', onRequest);
   page.on('requestfinished', onDone);
   page.on('requestfailed', onDone);
+  let settled: ClickSettled | null = null;
   try {
     // Watching starts before the click, so that no change it causes is missed.
     const watching = await (started ?? watchClick(chosen.frame));
@@ -163,13 +197,29 @@ export async function clickAndSettle(
     ).catch((error: unknown) => {
       if (!(error instanceof MarkGone) || !ownNavigated) throw error;
     });
-    if (watching) await chosen.frame.evaluate(clickSettled, clickSettleArgs(chosen.kind)).catch(() => null);
+    // A request already in flight keeps the watch for the wait after its answer.
+    if (watching)
+      settled = await chosen.frame
+        .evaluate(clickSettled, { ...clickSettleArgs(chosen.kind), keep: inflight.size > 0 })
+        .catch(() => null);
     if (inflight.size) {
       // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
-      const deadline = Date.now() + CLICK_REQUESTS_MS;
-      while (inflight.size && Date.now() < deadline && !page.isClosed()) await delay(20);
+      await new Promise<void>((resolve) => {
+        const end = (): void => {
+          clearTimeout(timer);
+          page.off('close', end);
+          allAnswered = null;
+          resolve();
+        };
+        const timer = setTimeout(end, CLICK_REQUESTS_MS);
+        allAnswered = end;
+        page.once('close', end);
+        if (!inflight.size || page.isClosed()) end();
+      });
       if (!page.isClosed())
-        await chosen.frame.evaluate(clickSettled, { ...CLICK_SETTLE, firstMs: CLICK_ANSWERED_MS }).catch(() => null);
+        settled = await chosen.frame
+          .evaluate(clickSettled, answeredSettleArgs(chosen.kind, [...answered]))
+          .catch(() => null);
     }
   } finally {
     page.off('framenavigated', onNavigated);
@@ -182,17 +232,23 @@ export async function clickAndSettle(
     for (const frame of scriptableFrames(page))
       await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
   }
+  return { tail: settled?.confirmed ? chosen.frame : null };
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * After a click that ended on a confirmation drawn (`ClickDone.tail`) and a read of the page since: waits for the
+ * rest of the quiet period (the page held still CLICK_QUIET_MS after its last change) and says whether the page
+ * changed after that answer — an error drawn late —, then that read is not to be trusted: the page is read again.
+ * True too when the watch is gone (the document was replaced): what the page did meanwhile is unknown.
+ */
+export async function changedAfterRead(frame: Frame): Promise<boolean> {
+  const tail = await frame.evaluate(clickSettled, { ...CLICK_SETTLE, tail: true }).catch(() => null);
+  return tail?.changed ?? true;
 }
 
 /** Text that says the application went through. */
 export function looksConfirmed(text: string): boolean {
-  return /thank you|has been (submitted|received|sent)|successfully (submitted|sent|registered)|application (complete|submitted|received)|submission (received|complete)|we have received|confirmation (number|code)|your reference/i.test(
-    text,
-  );
+  return CONFIRMED.test(text);
 }
 
 /** A summary page that wants the answers confirmed. */

@@ -10,7 +10,7 @@ import { settleAmbiguousDate } from './dateAmbiguity.ts';
 import { loggable, type Entry } from './entries.ts';
 import type { Placement } from './fieldMatcher.ts';
 import type { KeyMapper } from './keyMapper.ts';
-import { clickAndSettle, watchClick } from './navigation.ts';
+import { changedAfterRead, clickAndSettle, watchClick } from './navigation.ts';
 import {
   addTried,
   countCorrection,
@@ -121,6 +121,8 @@ export class Wizard {
   readonly #mapper: KeyMapper | null;
   /** The controls (`controlKey`) of the page the last button was clicked on. */
   #clickedForm: Set<string> | null = null;
+  /** The frame whose page drew a confirmation before its click's quiet period ended: the next read waits for that (`changedAfterRead`). */
+  #tail: Frame | null = null;
 
   constructor(
     ctx: AgentContext,
@@ -175,10 +177,13 @@ export class Wizard {
   /** Runs to the final page. */
   async run(): Promise<WizardOutcome> {
     this.#state = startRun(this.#state);
+    this.#tail = null;
     for (; this.#state.run.turn < MAX_TURNS; this.#state = nextTurn(this.#state)) {
       this.#checkAbort();
       let frames = await scanAll(this.#ctx);
       let targets = buildTargets(frames);
+      // The last click's page drew a confirmation and was read before its quiet period ended: read again if it changed since.
+      if (this.#tail && (await this.#changedAfterRead(this.#tail))) continue;
       // Script-rendered start pages (SPAs) may show their form a moment after `load`: looked for again every
       // 100 ms (a loaded machine renders late), for as long as before (3.2 s).
       for (
@@ -276,13 +281,13 @@ export class Wizard {
     this.#clickedForm = new Set(targets.map(controlKey));
     let gone = false;
     try {
-      await clickAndSettle(
+      ({ tail: this.#tail } = await clickAndSettle(
         this.#ctx.page,
         button,
         this.#humanFor(this.#ctx.page.url()),
         this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
         watching,
-      );
+      ));
     } catch (error) {
       if (!(error instanceof MarkGone)) throw error;
       gone = true;
@@ -315,6 +320,14 @@ export class Wizard {
     if (afterSubmission({ answered, shown: targets.map(controlKey), errors: errors.length }) !== 'submitted')
       return false;
     this.#ctx.log('the submitted form still shows after its submission was answered: done');
+    return true;
+  }
+
+  /** Whether the page changed after the confirmation `tail` drew (an error drawn late): then it is read again. */
+  async #changedAfterRead(tail: Frame): Promise<boolean> {
+    this.#tail = null;
+    if (!(await changedAfterRead(tail))) return false;
+    this.#ctx.log('the page changed after it showed a confirmation; reading it again');
     return true;
   }
 

@@ -178,6 +178,20 @@ export interface ClickSettledArgs {
   maxMs: number;
   /** A change that drew new controls ends the wait once the page held still two frames, without `quietMs`. */
   controlsEnd?: boolean;
+  /**
+   * A pattern (case-insensitive) of text saying a submission went through: a change that drew it ends the wait
+   * once the page held still two frames, without `quietMs`, and the watch goes on for a `tail` call.
+   */
+  confirmed?: string;
+  /** The watch goes on after its answer, for a later call with `answered`. */
+  keep?: boolean;
+  /** The URLs of the click's requests, answered: the kept watch counts changes from their arrival in the page. */
+  answered?: string[];
+  /**
+   * After an answer that ended on `confirmed`: waits until the page has held still `quietMs` (two frames) since
+   * its last change (at most `maxMs`), and says whether it changed after that answer.
+   */
+  tail?: boolean;
 }
 
 /** What clickSettled.ts saw: whether the click reached the watch, whether the page changed, and whether it then held still. */
@@ -187,6 +201,8 @@ export interface ClickSettled {
   quiet: boolean;
   /** It ended on new controls drawn (`controlsEnd`), before `quietMs`. */
   controls: boolean;
+  /** It ended on a confirmation drawn (`confirmed`), before `quietMs`: a `tail` call says whether the page changed after. */
+  confirmed: boolean;
   /** Milliseconds from the click (or from `settle`, when the watch saw no click) to the answer. */
   ms: number;
 }

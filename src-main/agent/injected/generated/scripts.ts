@@ -1890,7 +1890,21 @@ return __porticoInjected(...args);
 export const clickSettledSource = `(...args) => {
 var __porticoInjected = (function() {
 	// src-main/agent/injected/dom.ts
+	function clean(s) {
+		return (s || "").replace(/\\s+/g, " ").trim();
+	}
 	const ELEMENT_NODE = 1;
+	const TEXT_NODE = 3;
+	const FRAGMENT_NODE = 11;
+	const SKIP_TEXT = new Set([
+		"SCRIPT",
+		"STYLE",
+		"SELECT",
+		"OPTION",
+		"TEXTAREA",
+		"TEMPLATE",
+		"NOSCRIPT"
+	]);
 	function flatChildren(n) {
 		if (n.nodeType === ELEMENT_NODE) {
 			const e = n;
@@ -1901,6 +1915,27 @@ var __porticoInjected = (function() {
 			}
 		}
 		return Array.from(n.childNodes);
+	}
+	function textOf(node) {
+		return flatText(node, true);
+	}
+	function flatText(node, drawnOnly) {
+		let out = "";
+		const walk = (n) => {
+			if (n.nodeType === TEXT_NODE) {
+				out += \`\${n.nodeValue} \`;
+				return;
+			}
+			if (n.nodeType !== ELEMENT_NODE && n.nodeType !== FRAGMENT_NODE) return;
+			if (n.nodeType === ELEMENT_NODE) {
+				const e = n;
+				if (SKIP_TEXT.has(e.tagName) || e.tagName === "INPUT") return;
+				if (drawnOnly && getComputedStyle(e).display === "none") return;
+			}
+			for (const c of flatChildren(n)) walk(c);
+		};
+		walk(node);
+		return clean(out);
 	}
 	function flatQueryAll(root, selector) {
 		const out = [];
@@ -1930,11 +1965,23 @@ var __porticoInjected = (function() {
 		"keydown"
 	];
 	const ADDED_MAX = 200;
+	const TIMES_MAX = 500;
+	const KEPT_MS = 1e4;
 	const CONTROLS = "input:not([type=hidden]), select, textarea, button, [contenteditable=\\"\\"], [contenteditable=true], [role=textbox], [role=combobox], [role=checkbox], [role=radio], [role=switch], [role=spinbutton], [role=slider], [role=button]";
 	function holdsControl(el) {
 		if (!el.isConnected) return false;
 		if (el.matches(CONTROLS) && visible(el)) return true;
 		return flatQueryAll(el, CONTROLS).some(visible);
+	}
+	function shows(el, said) {
+		if (!el.isConnected) return false;
+		if (!said.test(\`\${el.textContent ?? ""} \${el.shadowRoot?.textContent ?? ""}\`)) return false;
+		return visible(el) && said.test(textOf(el));
+	}
+	function elementOf(node) {
+		if (node.nodeType === Node.ELEMENT_NODE) return node;
+		if (node instanceof ShadowRoot) return node.host;
+		return node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null);
 	}
 	function startWatch(clickFirst) {
 		const now = performance.now();
@@ -1943,7 +1990,11 @@ var __porticoInjected = (function() {
 			clickAt: clickFirst ? -1 : now,
 			changes: 0,
 			lastChange: now,
+			times: [],
 			added: [],
+			texts: [],
+			confirmedAt: null,
+			expiry: void 0,
 			stop: () => {}
 		};
 		const onInput = () => {
@@ -1952,9 +2003,32 @@ var __porticoInjected = (function() {
 		for (const type of INPUT_EVENTS) window.addEventListener(type, onInput, true);
 		const observer = new MutationObserver((records) => {
 			if (!records.some((r) => r.type !== "attributes" || !(r.attributeName === "style" || (r.attributeName ?? "").startsWith("data-portico-"))) || watch.clickAt < 0) return;
+			const at = performance.now();
 			watch.changes += 1;
-			watch.lastChange = performance.now();
-			for (const r of records) for (const node of Array.from(r.addedNodes)) if (node.nodeType === Node.ELEMENT_NODE && watch.added.length < ADDED_MAX) watch.added.push(node);
+			watch.lastChange = at;
+			watch.times.push(at);
+			if (watch.times.length > TIMES_MAX) watch.times.shift();
+			for (const r of records) {
+				if (r.type === "characterData") {
+					const el = elementOf(r.target);
+					if (el && watch.texts.length < ADDED_MAX) watch.texts.push({
+						el,
+						at
+					});
+				}
+				for (const node of Array.from(r.addedNodes)) {
+					const el = node.nodeType === Node.ELEMENT_NODE ? node : elementOf(r.target);
+					if (!el) continue;
+					if (node.nodeType === Node.ELEMENT_NODE && watch.added.length < ADDED_MAX) watch.added.push({
+						el,
+						at
+					});
+					if (watch.texts.length < ADDED_MAX) watch.texts.push({
+						el,
+						at
+					});
+				}
+			}
 		});
 		const options = {
 			childList: true,
@@ -1968,68 +2042,152 @@ var __porticoInjected = (function() {
 		};
 		observe(document);
 		watch.stop = () => {
+			clearTimeout(watch.expiry);
 			observer.disconnect();
 			for (const type of INPUT_EVENTS) window.removeEventListener(type, onInput, true);
 		};
 		return watch;
 	}
+	function changesSince(watch, from) {
+		let n = 0;
+		for (let i = watch.times.length - 1; i >= 0 && watch.times[i] >= from; i--) n++;
+		return n;
+	}
+	function answeredAt(urls, since) {
+		let at = 0;
+		for (const url of urls) {
+			let end = 0;
+			for (const entry of performance.getEntriesByName(url, "resource")) if (entry.startTime >= since) end = Math.max(end, entry.responseEnd);
+			if (!end) return null;
+			at = Math.max(at, end);
+		}
+		return urls.length ? at : null;
+	}
+	function keep(holder, watch) {
+		holder[KEY] = watch;
+		watch.expiry = setTimeout(() => {
+			if (holder[KEY] === watch) holder[KEY] = void 0;
+			watch.stop();
+		}, KEPT_MS);
+	}
 	function clickSettled(args) {
 		const holder = window;
-		const started = holder[KEY];
+		const taken = holder[KEY];
 		holder[KEY] = void 0;
+		if (taken) clearTimeout(taken.expiry);
 		if (args.start) {
-			started?.stop();
+			taken?.stop();
 			holder[KEY] = startWatch(true);
 			return Promise.resolve({
 				clicked: false,
 				changed: false,
 				quiet: true,
 				controls: false,
+				confirmed: false,
 				ms: 0
 			});
 		}
-		const watch = started ?? startWatch(false);
-		const clicked = !!started && started.clickAt >= 0;
-		if (watch.clickAt < 0) watch.clickAt = performance.now();
+		const called = performance.now();
+		if (args.tail) {
+			if (!taken || taken.confirmedAt === null) {
+				taken?.stop();
+				return Promise.resolve({
+					clicked: false,
+					changed: true,
+					quiet: false,
+					controls: false,
+					confirmed: false,
+					ms: 0
+				});
+			}
+		}
+		const watch = taken ?? startWatch(false);
+		const clicked = !!taken && taken.clickAt >= 0;
+		if (watch.clickAt < 0) watch.clickAt = called;
+		const said = args.confirmed ? new RegExp(args.confirmed, "i") : null;
+		let from = args.answered ? called : watch.clickAt;
+		const confirmedAt = watch.confirmedAt;
+		watch.confirmedAt = null;
 		let stillFrames = 0;
+		let changedNow = false;
 		let counted = -1;
+		if (args.tail && watch.changes === confirmedAt) {
+			counted = watch.changes;
+			stillFrames = 2;
+		}
 		return new Promise((resolve) => {
 			const verdict = (now) => {
 				stillFrames = watch.changes === counted ? stillFrames + 1 : 0;
 				counted = watch.changes;
-				const since = now - watch.clickAt;
-				if (!watch.changes && since >= args.firstMs) return {
+				if (args.tail) {
+					const changed = watch.changes !== confirmedAt;
+					changedNow = true;
+					if (stillFrames >= 2 && now - watch.lastChange >= args.quietMs) return {
+						changed,
+						quiet: true,
+						controls: false,
+						confirmed: false
+					};
+					if (now - called >= args.maxMs) return {
+						changed,
+						quiet: false,
+						controls: false,
+						confirmed: false
+					};
+					return null;
+				}
+				if (args.answered) {
+					const at = answeredAt(args.answered, watch.start);
+					if (at !== null && at < from) from = at;
+				}
+				const changes = changesSince(watch, from);
+				changedNow = changes > 0;
+				const since = now - from;
+				if (!changes && since >= args.firstMs) return {
 					changed: false,
 					quiet: true,
-					controls: false
+					controls: false,
+					confirmed: false
 				};
-				if (watch.changes && stillFrames >= 2) {
+				if (changes && stillFrames >= 2) {
 					if (now - watch.lastChange >= args.quietMs) return {
 						changed: true,
 						quiet: true,
-						controls: false
+						controls: false,
+						confirmed: false
 					};
-					if (args.controlsEnd && watch.added.some(holdsControl)) return {
+					if (args.controlsEnd && watch.added.some((a) => a.at >= from && holdsControl(a.el))) return {
 						changed: true,
 						quiet: true,
-						controls: true
+						controls: true,
+						confirmed: false
+					};
+					if (said && watch.texts.some((t) => t.at >= from && shows(t.el, said))) return {
+						changed: true,
+						quiet: true,
+						controls: false,
+						confirmed: true
 					};
 				}
 				if (since >= args.maxMs) return {
-					changed: watch.changes > 0,
+					changed: changes > 0,
 					quiet: false,
-					controls: false
+					controls: false,
+					confirmed: false
 				};
 				return null;
 			};
 			const tick = () => {
-				const answer = verdict(performance.now());
+				const now = performance.now();
+				const answer = verdict(now);
 				if (answer) {
-					watch.stop();
+					if (answer.confirmed) watch.confirmedAt = watch.changes;
+					if (answer.confirmed || args.keep) keep(holder, watch);
+					else watch.stop();
 					resolve({
 						...answer,
 						clicked,
-						ms: Math.round(performance.now() - watch.clickAt)
+						ms: Math.round(performance.now() - (args.tail ? called : from))
 					});
 					return;
 				}
@@ -2040,7 +2198,8 @@ var __porticoInjected = (function() {
 					tick();
 				};
 				requestAnimationFrame(next);
-				setTimeout(next, 50);
+				const quietLeft = watch.lastChange + args.quietMs - now;
+				setTimeout(next, stillFrames >= 2 && changedNow ? Math.max(0, Math.min(50, quietLeft)) : 50);
 			};
 			tick();
 		});
