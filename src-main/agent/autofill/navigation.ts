@@ -66,8 +66,8 @@ const CLICK_FIRST_MS = 500;
  * After the page changed: it must hold still for two animation frames (the renders its handlers and
  * effects cause have run; counted again from each change) and at least this long (no node, text or
  * attribute change) to be read — unless a `next` click's change drew new controls (the next step's): then
- * the two frames are enough (`clickSettleArgs`). Requests the click sent are waited for
- * on their own.
+ * the two frames are enough; or a change drew a confirmation: then the rest of this is waited for after the
+ * page is read (`clickSettleArgs`). Requests the click sent are waited for on their own.
  */
 const CLICK_QUIET_MS = 50;
 /** A page that keeps changing is read after this long anyway (as it was read after a fixed pause before). */
@@ -98,30 +98,24 @@ const CONFIRMED =
 
 /**
  * How the wait for a click's own change ends (injected/clickSettled.ts). A `next` click's change that drew new
- * controls (the next step's) ends it without the quiet period. A submit click waits the quiet period unless its
- * change drew a confirmation (`CONFIRMED`): then the page is read after two still frames and the rest of the quiet
- * period is its tail (`changedAfterRead`, before that read is trusted). The quiet period is also what lets the
- * submission's request (held by the submission watch's route) reach the service before the page is read again,
- * so that a form still showing is never taken for one to fill again; a confirmation is drawn from its answer.
+ * controls (the next step's) ends it without the quiet period. A change that drew a confirmation (`CONFIRMED`; a
+ * final button may read "Start subscription", a `next`) ends it after two still frames too, and the rest of the
+ * quiet period is the page's tail (`changedAfterRead`, before what was read meanwhile is trusted: a late error is
+ * read as before). Other changes of a submit click wait the quiet period: it is also what lets the submission's
+ * request (held by the submission watch's route) reach the service before the page is read again, so that a form
+ * still showing is never taken for one to fill again (a confirmation is drawn from the request's answer).
  */
 export function clickSettleArgs(kind: ButtonKind): ClickSettledArgs {
-  return kind === 'next'
-    ? { ...CLICK_SETTLE, controlsEnd: true }
-    : { ...CLICK_SETTLE, controlsEnd: false, confirmed: CONFIRMED.source };
+  return { ...CLICK_SETTLE, controlsEnd: kind === 'next', confirmed: CONFIRMED.source };
 }
 
 /**
  * The wait after the click's requests (`urls`) were answered: the click's watch, kept, counts the changes from
  * the answers' arrival in the page (so an answer drawn before this call is not waited for), up to
- * CLICK_ANSWERED_MS for a first change; a submit's that drew a confirmation ends as the click's does.
+ * CLICK_ANSWERED_MS for a first change; one that drew a confirmation ends it as for the click's own wait.
  */
-export function answeredSettleArgs(kind: ButtonKind, urls: string[]): ClickSettledArgs {
-  return {
-    ...CLICK_SETTLE,
-    firstMs: CLICK_ANSWERED_MS,
-    answered: urls,
-    ...(kind === 'submit' ? { confirmed: CONFIRMED.source } : {}),
-  };
+export function answeredSettleArgs(urls: string[]): ClickSettledArgs {
+  return { ...CLICK_SETTLE, firstMs: CLICK_ANSWERED_MS, answered: urls, confirmed: CONFIRMED.source };
 }
 
 /**
@@ -146,7 +140,7 @@ export interface ClickDone {
  * (then its load), else the page's own reaction — its DOM changing and then holding still
  * (injected/clickSettled.ts), and the requests the click sent (document, fetch, XHR, a script loaded
  * late) answered, then the page holding still again after the answers. A click that changes nothing is waited for `CLICK_FIRST_MS`, as long
- * as the fixed pause this replaces. A submit whose page drew a confirmation ends before the quiet period
+ * as the fixed pause this replaces. A click whose page drew a confirmation ends before the quiet period
  * does: the caller reads the page, then asks `changedAfterRead` about the returned `tail`.
  */
 export async function clickAndSettle(
@@ -217,9 +211,7 @@ export async function clickAndSettle(
         if (!inflight.size || page.isClosed()) end();
       });
       if (!page.isClosed())
-        settled = await chosen.frame
-          .evaluate(clickSettled, answeredSettleArgs(chosen.kind, [...answered]))
-          .catch(() => null);
+        settled = await chosen.frame.evaluate(clickSettled, answeredSettleArgs([...answered])).catch(() => null);
     }
   } finally {
     page.off('framenavigated', onNavigated);
