@@ -25,7 +25,9 @@ const shell = (title: string, body: string, script = ''): string =>
 
 // A tag input like Blueprint's TagInput: Enter with text adds a chip (with a remove button) and clears
 // the box — and does not prevent the default, so the browser also submits the form (implicit submission).
-const TAGS = (hint: string, makesTags: boolean): string =>
+// `clicks`: the pointer presses on the box are counted into a hidden field sent with the form; `blurs`: the
+// box drops the focus after each tag it makes.
+const TAGS = (hint: string, makesTags: boolean, { clicks = false, blurs = false } = {}): string =>
   shell(
     'Grant keywords',
     `<form action="/submit/tags" method="post">
@@ -35,10 +37,11 @@ const TAGS = (hint: string, makesTags: boolean): string =>
     <div class="box"><div class="values" id="values"><input id="kw"></div></div>
     <div class="hint">${hint}</div>
   </div>
-  <div id="hidden"></div>
+  <div id="hidden"></div>${clicks ? '<input type="hidden" name="box_clicks" id="clicks" value="0">' : ''}
   <button type="submit">Submit application</button>
 </form>`,
     `const kw = document.getElementById('kw');
+  ${clicks ? "kw.addEventListener('pointerdown', () => { const c = document.getElementById('clicks'); c.value = String(Number(c.value) + 1); });" : ''}
   const tags = [];
   function draw() {
     for (const c of document.querySelectorAll('.chip')) c.remove();
@@ -61,7 +64,7 @@ const TAGS = (hint: string, makesTags: boolean): string =>
     }
   }
   kw.addEventListener('keydown', (e) => {
-    if (${makesTags} && e.key === 'Enter' && kw.value.trim()) { tags.push(kw.value.trim()); kw.value = ''; draw(); }
+    if (${makesTags} && e.key === 'Enter' && kw.value.trim()) { tags.push(kw.value.trim()); kw.value = ''; draw(); ${blurs ? 'kw.blur();' : ''} }
   });`,
   );
 
@@ -189,6 +192,8 @@ const test = autofillTest({
   '/tags/plain': html(TAGS('Press Enter after each keyword', false)),
   '/tags/bare': html(TAGS('', true)),
   '/tags/bare-text': html(BARE_TEXT),
+  '/tags/clicks': html(TAGS('Press Enter after each keyword', true, { clicks: true })),
+  '/tags/clicks-blur': html(TAGS('Press Enter after each keyword', true, { clicks: true, blurs: true })),
   '/time/form': html(TIME(false)),
   '/time/sticky': html(TIME(true)),
   '/founded/form': html(FOUNDED),
@@ -225,6 +230,21 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     ]);
     expect(logs).toContain("keywords → 'Keywords describing the project' (tags #kw) = food growing, youth (exact)");
     expect(logs.join('\n')).toMatch(/Enter would have submitted the form \(\d+×\); stopped/);
+  });
+
+  test('the box is clicked once to start: a box that kept the focus after a tag is typed into at once; one that dropped it is clicked again', async ({
+    autofill,
+  }) => {
+    const kept = await runTags(autofill, '/tags/clicks');
+    expect(kept.result, kept.report).toHaveProperty('ok');
+    expect(kept.posts.map((p) => p.fields)).toEqual([
+      { organisation: 'Northside Garden', keywords: ['food growing', 'youth'], box_clicks: '1' },
+    ]);
+    const dropped = await runTags(autofill, '/tags/clicks-blur');
+    expect(dropped.result, dropped.report).toHaveProperty('ok');
+    expect(dropped.posts.map((p) => p.fields)).toEqual([
+      { organisation: 'Northside Garden', keywords: ['food growing', 'youth'], box_clicks: '2' },
+    ]);
   });
 
   test('a box that makes no tag fails the job naming it; nothing is sent', async ({ autofill }) => {

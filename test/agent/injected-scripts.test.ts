@@ -226,6 +226,18 @@ describe('injected scripts as built', () => {
       found: 1,
       value: await loc('g1').evaluate(injected.tagChips),
     });
+    // A tag box's chips, its text and its focus, in one read: what tagChips, inputValue and hasFocus answer.
+    await loc('g1').fill('Blue');
+    for (const focused of [true, false]) {
+      if (!focused) await loc('g1').blur();
+      expect(await read({ pid: 'g1', read: 'tagBox' })).toEqual({
+        found: 1,
+        value: { chips: await loc('g1').evaluate(injected.tagChips), text: 'Blue', focused },
+      });
+      expect(await loc('g1').evaluate(injected.hasFocus)).toBe(focused);
+    }
+    // Not a text box: not read here (the locator's inputValue refuses it).
+    expect(await read({ pid: 'c1', read: 'tagBox' })).toEqual({ found: 1 });
     // findListbox with its arguments: the list the trigger names is found and its options marked with the token.
     expect(await read({ pid: 'b1', read: 'findListbox', listbox: { token: 'b1', mark: false } })).toEqual({
       found: 1,

@@ -1,7 +1,7 @@
 // Runs in the page: one of the reads the filler makes of a scanned control (what a text control holds,
 // then leaving it; the state the submission check needs; a select's chosen label; what a pointer at its
 // centre would hit; an ARIA widget's checked state; the value it shows; a tag input's chips; the list a
-// combobox opened; the Enter guard around a tag input; what a segment of a sectioned date or time field
+// combobox opened; the Enter guard around a tag input; a tag box's chips, text and focus at once; what a segment of a sectioned date or time field
 // shows), found by its `data-portico-id` and read in one round trip, where a locator's evaluate takes
 // about eight (find, wait, resolve the element into the page's world, preview the handle, release it) —
 // measured at about ten times the wall time of this on a loaded machine. The read is the same
@@ -14,6 +14,7 @@ import controlState from './controlState.ts';
 import { markedElements } from './dom.ts';
 import enterGuard from './enterGuard.ts';
 import findListbox from './findListbox.ts';
+import hasFocus from './hasFocus.ts';
 import pointerTarget from './pointerTarget.ts';
 import readAndLeave from './readAndLeave.ts';
 import type { ControlRead, ControlReadArgs } from './scanTypes.ts';
@@ -47,6 +48,11 @@ export default function controlRead(args: ControlReadArgs): ControlRead {
       return { found: 1, value: shownValue(el) };
     case 'tagChips':
       return { found: 1, value: tagChips(el) };
+    case 'tagBox':
+      // A box with no text value (not an input) is read the locator's way, which refuses it as before.
+      return el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement
+        ? { found: 1, value: { chips: tagChips(el), text: el.value, focused: hasFocus(el) } }
+        : { found: 1 };
     case 'findListbox':
       return args.listbox ? { found: 1, value: findListbox(el, args.listbox) } : { found: 1 };
     case 'enterGuard':

@@ -355,6 +355,8 @@ export interface ControlReads {
   ariaCheckedState: boolean;
   shownValue: string;
   tagChips: string[];
+  /** A tag box as a tag is waited for: its chips, the text left in it (what `inputValue` reads) and whether it holds the focus. */
+  tagBox: { chips: string[]; text: string; focused: boolean };
   findListbox: boolean;
   enterGuard: number;
 }

@@ -3088,6 +3088,10 @@ var __porticoInjected = (function() {
 		for (const o of options) o.setAttribute("data-portico-option", token);
 		return true;
 	}
+	// src-main/agent/injected/hasFocus.ts
+	function hasFocus(el) {
+		return el.ownerDocument.activeElement === el;
+	}
 	// src-main/agent/injected/pointerTarget.ts
 	function clippedAway(el) {
 		for (let n = el, depth = 0; n && depth < 6; n = n.parentElement, depth += 1) {
@@ -3261,6 +3265,14 @@ var __porticoInjected = (function() {
 				found: 1,
 				value: tagChips(el)
 			};
+			case "tagBox": return el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? {
+				found: 1,
+				value: {
+					chips: tagChips(el),
+					text: el.value,
+					focused: hasFocus(el)
+				}
+			} : { found: 1 };
 			case "findListbox": return args.listbox ? {
 				found: 1,
 				value: findListbox(el, args.listbox)
