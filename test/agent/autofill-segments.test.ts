@@ -146,6 +146,8 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Book a visit</title></
 </form>
 <script>
   const broken = location.search.includes('broken');
+  // '?advance': a part that holds all its digits moves the focus to the next part of its field (React Aria's way).
+  const advance = location.search.includes('advance');
   for (const s of document.querySelectorAll('[role=spinbutton]')) {
     let typed = '';
     s.addEventListener('focus', () => { typed = ''; });
@@ -158,6 +160,8 @@ const PAGE = `<!doctype html><html lang="en"><head><title>Book a visit</title></
       s.textContent = String(n).padStart(Number(s.dataset.w), '0');
       s.setAttribute('aria-valuenow', String(n));
       sync();
+      const next = s.nextElementSibling;
+      if (advance && typed.length === Number(s.dataset.w) && next) next.focus();
     });
   }
   function parts(id) { return [...document.querySelectorAll('#' + id + ' [role=spinbutton]')].map((s) => s.getAttribute('aria-valuenow')); }
@@ -208,6 +212,42 @@ describe('sectioned fields in a page (no library)', () => {
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ visit_date: '2026-03-09', arrival: '17:05' }]);
     expect(logs.join('\n')).toContain("visit_date → 'Visit date' (date-segments #visit) = 2026-03-09");
+  });
+
+  test('parts that move the focus on take the keys typed into the first at once, with no pause in a key; parts that keep it are typed part by part', async ({
+    autofill,
+    formPage,
+  }) => {
+    // What the filler asks the keyboard to type, and with what pause between a key's down and up.
+    const typed: Array<{ keys: string; delay: number }> = [];
+    const keyboard = formPage.keyboard;
+    const type = keyboard.type.bind(keyboard);
+    keyboard.type = (keys, options) => {
+      typed.push({ keys, delay: options?.delay ?? 0 });
+      return type(keys, options);
+    };
+    try {
+      const ahead = await run(autofill, '?advance');
+      expect(ahead.result, ahead.report).toHaveProperty('ok');
+      expect(ahead.posts.map((p) => p.fields)).toEqual([{ visit_date: '2026-03-09', arrival: '17:05' }]);
+      expect(typed).toEqual([
+        { keys: '09032026', delay: 0 },
+        { keys: '1705', delay: 0 },
+      ]);
+      typed.length = 0;
+      // Parts that keep the focus show only the last digits after the first try: typed again part by part.
+      const kept = await run(autofill, '');
+      expect(kept.result, kept.report).toHaveProperty('ok');
+      expect(kept.posts.map((p) => p.fields)).toEqual([{ visit_date: '2026-03-09', arrival: '17:05' }]);
+      expect(typed.slice(0, 4)).toEqual([
+        { keys: '09032026', delay: 0 },
+        { keys: '09', delay: 15 },
+        { keys: '03', delay: 15 },
+        { keys: '2026', delay: 15 },
+      ]);
+    } finally {
+      keyboard.type = type;
+    }
   });
 
   test('never claims a day the field does not show: the job fails, nothing is sent', async ({ autofill }) => {
