@@ -509,9 +509,10 @@ const SLIDER_SETTLE_MAX_MS = 3000;
 
 /**
  * Moves a slider to the value by keys, the way a keyboard user does (docs/autofill.md, Sliders): plan
- * the presses from the value it reports, press one key at a time and let the page settle after each
- * (an app whose state follows the slider one render late loses keys pressed faster than that, and a
- * controlled slider may then swing between two values), read aria-valuenow (or the range input's
+ * the presses from the value it reports; with the step known, the first plan's keys are pressed back to
+ * back and the page let settle once, after the last; any later plan presses one key at a time and lets
+ * the page settle after each (an app whose state follows the slider one render late loses keys pressed
+ * faster than that, and a controlled slider may then swing between two values), read aria-valuenow (or the range input's
  * value) once it holds, and plan again from there, until it reports the value and keeps it. A value
  * outside its range or between two of its steps is a FillProblem (asked or failed), never the nearest
  * value; a slider that will not hold still fails the job.
@@ -554,6 +555,13 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   let nowRead = !known;
   let arrowsOnly = false;
   let held = false;
+  /**
+   * Whether a known-step plan's keys are pressed back to back and settled once (the first such round), not
+   * one at a time with a settle after each. A slider whose app loses keys pressed that fast ends the round
+   * elsewhere (or where it started): every later round presses one key at a time. Either way the value
+   * reached must hold SLIDER_FINAL_FRAMES before it is claimed.
+   */
+  let together = true;
   for (let round = 0; round < 8; round += 1) {
     if (sameSliderValue(now, wanted.goal)) {
       // Reached: it must hold the value once the app has caught up, else plan again from where it went.
@@ -569,11 +577,20 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     if (keys.length > 500)
       throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
     let after = now;
+    const batch = together && facts.step > 0 && keys.length > 1;
+    if (batch) together = false;
     for (const [i, key] of keys.entries()) {
       await loc.press(key);
+      if (batch && i < keys.length - 1) continue;
       // After the last key of a whole plan (the step known), the wait is the final one: the value read must hold that long.
       heldFrames = i === keys.length - 1 && facts.step > 0 ? SLIDER_FINAL_FRAMES : SLIDER_KEY_FRAMES;
       after = await settled(heldFrames);
+    }
+    // Keys pressed together that left the slider short of the goal: the next round presses one at a time.
+    if (batch && !sameSliderValue(after, wanted.goal)) {
+      now = after;
+      nowRead = true;
+      continue;
     }
     if (facts.step <= 0 && !sameSliderValue(after, now)) {
       // The step learnt from one press: a value between two steps is not one the slider can show.
