@@ -509,7 +509,7 @@ const SLIDER_SETTLE_MAX_MS = 3000;
 
 /**
  * Moves a slider to the value by keys, the way a keyboard user does (docs/autofill.md, Sliders): plan
- * the presses from the value it reports; with the step known, the first plan's keys are pressed back to
+ * the presses from the value it reports; with the step of an `<input type=range>` known, the first plan's keys are pressed back to
  * back and the page let settle once, after the last; any later plan presses one key at a time and lets
  * the page settle after each (an app whose state follows the slider one render late loses keys pressed
  * faster than that, and a controlled slider may then swing between two values), read aria-valuenow (or the range input's
@@ -556,10 +556,12 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
   let arrowsOnly = false;
   let held = false;
   /**
-   * Whether a known-step plan's keys are pressed back to back and settled once (the first such round), not
-   * one at a time with a settle after each. A slider whose app loses keys pressed that fast ends the round
-   * elsewhere (or where it started): every later round presses one key at a time. Either way the value
-   * reached must hold SLIDER_FINAL_FRAMES before it is claimed.
+   * Whether a known-step plan's keys for an `<input type=range>` are pressed back to back and settled once (the
+   * first such round), not one at a time with a settle after each. A slider whose app loses keys pressed that
+   * fast ends the round elsewhere (or where it started): every later round presses one key at a time. Either
+   * way the value reached must hold SLIDER_FINAL_FRAMES before it is claimed. Not a `role=slider`: Carbon's
+   * (carbon-gym-membership) keeps its own value and the app's in step by effects, and keys pressed back to back
+   * set the two chasing each other (4, 3, 4, 3…) for good: the job failed.
    */
   let together = true;
   for (let round = 0; round < 8; round += 1) {
@@ -577,7 +579,7 @@ async function fillSlider(target: Target, loc: Locator, value: unknown): Promise
     if (keys.length > 500)
       throw new FillProblem(`'${target.label}' would need ${keys.length} key presses to reach ${wanted.goal}`);
     let after = now;
-    const batch = together && facts.step > 0 && keys.length > 1;
+    const batch = together && !c.aria && facts.step > 0 && keys.length > 1;
     if (batch) together = false;
     for (const [i, key] of keys.entries()) {
       await loc.press(key);
