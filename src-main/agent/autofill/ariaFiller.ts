@@ -8,6 +8,7 @@ import {
   ariaCheckedState,
   cascadeLabels,
   findListbox,
+  framesDrawn,
   listTakesMany,
   markCascadeList,
   markFilterBox,
@@ -101,6 +102,54 @@ async function openListbox(env: FillEnv, target: Target, trigger: Locator): Prom
 const CASCADE_CONFIRM_MS = 150;
 
 /**
+ * Frames a page must have drawn since a press before a list still not there after the press's wait is
+ * taken as not opened by it: a page that drew a second of frames (at 60 Hz) has answered the press (a
+ * list is drawn in the frame after the widget's state changed; a quiet page draws ~90 in the 1.5 s wait,
+ * so this costs nothing there). A page that drew fewer is too busy to have answered yet (a loaded
+ * machine: the list of carbon-leave-request came after the fixed 1.5 s and the ArrowDown's 1 s) and is
+ * waited for; another press then would meet a list opening late, or close it.
+ */
+const LIST_FRAMES = 60;
+
+/** How long a page whose frames are read but do not advance (its animation frames held back) is given before the clock alone decides. */
+const FRAMES_STILL_MS = 1000;
+
+/** How long the page's frame count goes on after each read of it (its reads may come slowly on a loaded machine). */
+const FRAMES_KEEP_MS = 3000;
+
+/**
+ * Waits for `found` after a press: `ms`, then for as long as the page has drawn fewer than LIST_FRAMES
+ * frames since the press, up to the job's budget (injected/framesDrawn.ts counts them). A page that
+ * draws no frames (hidden, or its animation frames held back) is judged by the clock alone, as before.
+ */
+async function waitForList(env: FillEnv, target: Target, found: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const count = (start: boolean, keepMs: number): Promise<number> =>
+    target.frame.evaluate(framesDrawn, { start, keepMs }).catch(() => -1);
+  // The count starts with the first look for the list (the page runs it first), not before it; it is
+  // stopped, unawaited, once the list is there (the page draws no frames for it afterwards).
+  const started = count(true, ms + FRAMES_KEEP_MS);
+  const stop = (): true => {
+    void count(false, 0);
+    return true;
+  };
+  if (await waitFor(found, ms)) return stop();
+  if ((await started) < 0) return false;
+  const deadline = Date.now() + env.budget.ms();
+  let last = -1;
+  let lastAt = Date.now();
+  for (;;) {
+    const frames = await count(false, FRAMES_KEEP_MS);
+    if (frames !== last) {
+      last = frames;
+      lastAt = Date.now();
+    }
+    if (frames < 0 || frames >= LIST_FRAMES || Date.now() - lastAt >= FRAMES_STILL_MS || Date.now() >= deadline)
+      return (await found().catch(() => false)) && stop();
+    if (await waitFor(found, 100)) return stop();
+  }
+}
+
+/**
  * Opens the list of a select-only combobox (click, else focus + ArrowDown): its options, or with `cascade`
  * 'cascade' when what opened is a cascader's list (marked data-portico-cascade; markListsBefore.ts must
  * have run before), or null when nothing opened. Each wait ends when either kind of list is there.
@@ -137,17 +186,17 @@ async function openList(
   if (!clickable) {
     await trigger.focus();
     await env.page.keyboard.press('ArrowDown');
-    if (await waitFor(found, 1500)) return opened();
+    if (await waitForList(env, target, found, 1500)) return opened();
   }
   // Expanded as read before any press, or since the keyboard's try (which found no list).
   if ((clickable ? expanded : await trigger.getAttribute('aria-expanded')) !== 'true') {
     if (clickable) await click(env, trigger);
     else await clickWhereDrawn(env, trigger);
   }
-  if (await waitFor(found, 1500)) return opened();
+  if (await waitForList(env, target, found, 1500)) return opened();
   await trigger.focus();
   await env.page.keyboard.press('ArrowDown');
-  return (await waitFor(found, 1000)) ? opened() : null;
+  return (await waitForList(env, target, found, 1000)) ? opened() : null;
 }
 
 /** A click where a visually hidden trigger's box is drawn (what a person clicks: the box over it). */

@@ -10,6 +10,7 @@ import type takeMarked from './takeMarked.ts';
 import type ariaCheckedState from './ariaCheckedState.ts';
 import type markFilterBox from './markFilterBox.ts';
 import type markListsBefore from './markListsBefore.ts';
+import type framesDrawn from './framesDrawn.ts';
 import type markCascadeList from './markCascadeList.ts';
 import type cascadeLabels from './cascadeLabels.ts';
 import type nextTreeItem from './nextTreeItem.ts';
@@ -109,6 +110,7 @@ type Entries = {
   ariaCheckedState: typeof ariaCheckedState;
   markFilterBox: typeof markFilterBox;
   markListsBefore: typeof markListsBefore;
+  framesDrawn: typeof framesDrawn;
   markCascadeList: typeof markCascadeList;
   cascadeLabels: typeof cascadeLabels;
   nextTreeItem: typeof nextTreeItem;
@@ -178,6 +180,7 @@ export const checked: Checked = {
   ariaCheckedState: true,
   markFilterBox: true,
   markListsBefore: true,
+  framesDrawn: true,
   markCascadeList: true,
   cascadeLabels: true,
   nextTreeItem: true,

@@ -15,6 +15,7 @@ import {
   ariaCheckedStateSource,
   markFilterBoxSource,
   markListsBeforeSource,
+  framesDrawnSource,
   markCascadeListSource,
   cascadeLabelsSource,
   nextTreeItemSource,
@@ -121,6 +122,7 @@ export const takeMarked = inPage<'takeMarked'>(takeMarkedSource);
 export const ariaCheckedState = inPage<'ariaCheckedState'>(ariaCheckedStateSource);
 export const markFilterBox = inPage<'markFilterBox'>(markFilterBoxSource);
 export const markListsBefore = inPage<'markListsBefore'>(markListsBeforeSource);
+export const framesDrawn = inPage<'framesDrawn'>(framesDrawnSource);
 export const markCascadeList = inPage<'markCascadeList'>(markCascadeListSource);
 export const cascadeLabels = inPage<'cascadeLabels'>(cascadeLabelsSource);
 export const nextTreeItem = inPage<'nextTreeItem'>(nextTreeItemSource);

@@ -84,6 +84,7 @@ export interface Signatures<E = unknown> {
   ariaCheckedState: (el: E) => boolean;
   markFilterBox: (list: E, args: FilterBoxArgs<E>) => boolean;
   markListsBefore: (token: string) => void;
+  framesDrawn: (args: { start: boolean; keepMs: number }) => number;
   markCascadeList: (token: string) => boolean;
   cascadeLabels: (els: E[]) => string[];
   nextTreeItem: (els: E[], token: string) => number;

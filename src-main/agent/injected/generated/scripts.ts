@@ -4026,6 +4026,38 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** framesDrawn.ts */
+export const framesDrawnSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/framesDrawn.ts
+	const KEY = Symbol.for("portico.framesDrawn");
+	function framesDrawn(args) {
+		if (document.visibilityState === "hidden") return -1;
+		const holder = window;
+		const count = holder[KEY] ?? {
+			frames: 0,
+			until: 0,
+			running: false
+		};
+		holder[KEY] = count;
+		if (args.start) count.frames = 0;
+		count.until = performance.now() + args.keepMs;
+		if (!count.running) {
+			count.running = true;
+			const tick = (now) => {
+				count.frames += 1;
+				if (now < count.until) requestAnimationFrame(tick);
+				else count.running = false;
+			};
+			requestAnimationFrame(tick);
+		}
+		return count.frames;
+	}
+	return framesDrawn;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** markFocused.ts */
 export const markFocusedSource = `(...args) => {
 var __porticoInjected = (function() {
