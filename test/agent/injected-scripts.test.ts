@@ -34,6 +34,7 @@ describe('injected scripts as built', () => {
       'enterGuard',
       'findListbox',
       'frameLocation',
+      'framesDrawn',
       'hasFocus',
       'isNativeSelect',
       'listTakesMany',
