@@ -733,7 +733,7 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
  * A row of one-character boxes taking one code (docs/autofill.md, "One character per box"): the
  * code's characters (spaces and hyphens between groups dropped) must be exactly one per box, else it
  * is a problem (asked or failed, nothing typed). The code is typed into the first box, as a person
- * types into boxes that move the focus on their own; when the boxes do not hold it in order, each box
+ * types into boxes that move the focus on their own (with no pause in a key); when the boxes do not hold it in order, each box
  * is given its character. Every box is read back (the reads sent together) and the row must hold the code, in order.
  */
 async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<FillResult> {
@@ -754,8 +754,10 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
   };
   await click(env, box(pids[0] as string));
   await env.page.keyboard.press('ControlOrMeta+A');
+  // No pause in a key (as a hand script types; each key is dispatched once the page handled the one before): a row
+  // whose focus moves on later than that shows other characters in its boxes, and is typed box by box below.
   if (env.human) await env.human.type(code);
-  else await env.page.keyboard.type(code, { delay: 15 });
+  else await env.page.keyboard.type(code);
   let { shown, holds } = await read();
   if (!holds) {
     // Boxes that keep the focus: each box is clicked and given its own character.
