@@ -7,6 +7,7 @@ import { AgentFailure } from '../agentTypes.ts';
 import {
   ariaCheckedState,
   cascadeLabels,
+  clickSettled,
   findListbox,
   framesDrawn,
   listTakesMany,
@@ -35,6 +36,7 @@ import {
   type FillResult,
   type MarkedControl,
 } from './fillBase.ts';
+import type { ClickSettledArgs } from '../injected/scanTypes.ts';
 import type { ScannedControl } from './frameScan.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
@@ -111,6 +113,14 @@ const CASCADE_CONFIRM_MS = 150;
  */
 const LIST_FRAMES = 60;
 
+/** The page's watch for what a key changes (injected/clickSettled.ts), started before the key. */
+const KEY_WATCH: ClickSettledArgs = { start: true, firstMs: 0, quietMs: 0, maxMs: 0 };
+/**
+ * How long a key that changed nothing in the page (no node, text or attribute) is given to change something
+ * before it is taken as opening nothing; any change ends the wait at once (then the list is waited for).
+ */
+const KEY_SETTLE: ClickSettledArgs = { start: false, firstMs: 300, quietMs: 0, maxMs: 300 };
+
 /** How long a page whose frames are read but do not advance (its animation frames held back) is given before the clock alone decides. */
 const FRAMES_STILL_MS = 1000;
 
@@ -185,8 +195,17 @@ async function openList(
   const clickable = reaches === 'self';
   if (!clickable) {
     await trigger.focus();
+    // Watched from the key on: a key the page did not answer with any change at all opened nothing, and the
+    // click where the trigger is drawn follows at once (a PrimeReact CascadeSelect's hidden input waited out
+    // the whole list wait for it: ~1.5 s a job). A page that changed in any way is waited for as before.
+    const watching = await target.frame.evaluate(clickSettled, KEY_WATCH).then(
+      () => true,
+      () => false,
+    );
     await env.page.keyboard.press('ArrowDown');
-    if (await waitForList(env, target, found, 1500)) return opened();
+    const answered = watching ? await target.frame.evaluate(clickSettled, KEY_SETTLE).catch(() => null) : null;
+    const unanswered = answered?.clicked === true && !answered.changed;
+    if (unanswered ? await found() : await waitForList(env, target, found, 1500)) return opened();
   }
   // Expanded as read before any press, or since the keyboard's try (which found no list).
   if ((clickable ? expanded : await trigger.getAttribute('aria-expanded')) !== 'true') {
