@@ -65,6 +65,7 @@ export const entries = {
   'segmentReading.ts': 'segmentReading',
   'selectedLabel.ts': 'selectedLabel',
   'hasFocus.ts': 'hasFocus',
+  'twoFrames.ts': 'twoFrames',
   'framesDrawn.ts': 'framesDrawn',
   'markFocused.ts': 'markFocused',
   'takeMarked.ts': 'takeMarked',

@@ -75,6 +75,7 @@ describe('injected scripts as built', () => {
       'takeMarked',
       'toggleByLabel',
       'treeNodes',
+      'twoFrames',
       'uniqueSelector',
     ]);
     for (const name of Object.values(entries)) {

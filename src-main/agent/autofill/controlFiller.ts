@@ -5,6 +5,7 @@ import { answerWithin } from '../../browser/frameAccess.ts';
 import { AgentFailure } from '../agentTypes.ts';
 import {
   calendarOpen,
+  twoFrames,
   controlState,
   enterGuard,
   hasFocus,
@@ -949,6 +950,10 @@ async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise
   // A click on nothing in particular, as a person does (flatpickr and popovers close on an outside click).
   if (point[0] >= 0) await env.page.mouse.click(point[0], point[1]);
   else await env.page.keyboard.press('Escape');
+  // What the page does on that close comes in the frames after it (flatpickr's range plugin gives the focus back
+  // to its second input, which opens its calendar again): the field is read once two were drawn, else the focus
+  // came back after it was looked at and the next field's click met the calendar (carbon-leave-request's list).
+  await loc.evaluate(twoFrames).catch(() => undefined);
   const after = await loc.inputValue().catch(() => shown);
   if (after !== shown)
     throw new AgentFailure(`the date field shows '${after}' after closing its calendar (it showed '${shown}')`);
@@ -964,6 +969,7 @@ async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise
   const again = await loc.evaluate(calendarOpen).catch(() => null);
   if (again && again[0] >= 0) await env.page.mouse.click(again[0], again[1]);
   else if (again) await env.page.keyboard.press('Escape');
+  if (again) await loc.evaluate(twoFrames).catch(() => undefined);
   const now = await loc.inputValue({ timeout: 2000 }).catch(() => shown);
   if (now !== shown) throw new AgentFailure(`the date field shows '${now}' after leaving it (it showed '${shown}')`);
   const previousNow = await loc.evaluate(takeMarked).catch(() => null);

@@ -5,6 +5,7 @@ import type calendarOpen from './calendarOpen.ts';
 import type segmentReading from './segmentReading.ts';
 import type selectedLabel from './selectedLabel.ts';
 import type hasFocus from './hasFocus.ts';
+import type twoFrames from './twoFrames.ts';
 import type markFocused from './markFocused.ts';
 import type takeMarked from './takeMarked.ts';
 import type ariaCheckedState from './ariaCheckedState.ts';
@@ -105,6 +106,7 @@ type Entries = {
   segmentReading: typeof segmentReading;
   selectedLabel: typeof selectedLabel;
   hasFocus: typeof hasFocus;
+  twoFrames: typeof twoFrames;
   markFocused: typeof markFocused;
   takeMarked: typeof takeMarked;
   ariaCheckedState: typeof ariaCheckedState;
@@ -175,6 +177,7 @@ export const checked: Checked = {
   segmentReading: true,
   selectedLabel: true,
   hasFocus: true,
+  twoFrames: true,
   markFocused: true,
   takeMarked: true,
   ariaCheckedState: true,

@@ -10,6 +10,7 @@ import {
   segmentReadingSource,
   selectedLabelSource,
   hasFocusSource,
+  twoFramesSource,
   markFocusedSource,
   takeMarkedSource,
   ariaCheckedStateSource,
@@ -117,6 +118,7 @@ export const controlNames = inPage<'controlNames'>(controlNamesSource);
 export const segmentReading = inPage<'segmentReading'>(segmentReadingSource);
 export const selectedLabel = inPage<'selectedLabel'>(selectedLabelSource);
 export const hasFocus = inPage<'hasFocus'>(hasFocusSource);
+export const twoFrames = inPage<'twoFrames'>(twoFramesSource);
 export const markFocused = inPage<'markFocused'>(markFocusedSource);
 export const takeMarked = inPage<'takeMarked'>(takeMarkedSource);
 export const ariaCheckedState = inPage<'ariaCheckedState'>(ariaCheckedStateSource);

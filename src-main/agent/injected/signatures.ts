@@ -79,6 +79,7 @@ export interface Signatures<E = unknown> {
   segmentReading: (el: E) => SegmentReadingRaw;
   selectedLabel: (el: E) => string;
   hasFocus: (el: E) => boolean;
+  twoFrames: (el: E) => Promise<boolean>;
   markFocused: (el: E) => string | null;
   takeMarked: (el: E) => string | null;
   ariaCheckedState: (el: E) => boolean;

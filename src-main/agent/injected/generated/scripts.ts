@@ -4026,6 +4026,26 @@ var __porticoInjected = (function() {
 return __porticoInjected(...args);
 }`;
 
+/** twoFrames.ts */
+export const twoFramesSource = `(...args) => {
+var __porticoInjected = (function() {
+	// src-main/agent/injected/twoFrames.ts
+	function twoFrames(el) {
+		const view = el.ownerDocument.defaultView;
+		if (!view || el.ownerDocument.visibilityState === "hidden") return Promise.resolve(false);
+		return new Promise((resolve) => {
+			const late = view.setTimeout(() => resolve(false), 100);
+			view.requestAnimationFrame(() => view.requestAnimationFrame(() => {
+				view.clearTimeout(late);
+				resolve(true);
+			}));
+		});
+	}
+	return twoFrames;
+})();
+return __porticoInjected(...args);
+}`;
+
 /** framesDrawn.ts */
 export const framesDrawnSource = `(...args) => {
 var __porticoInjected = (function() {
