@@ -26,12 +26,6 @@ export interface BrowserLease {
   downloads(): readonly CapturedDownload[];
   /** Closes the context (and its own browser), saves or discards profile state, releases the lock. Idempotent. */
   close(): Promise<void>;
-  /**
-   * Whether closing now would keep nothing a client could fetch: a throwaway context of the shared browser (no
-   * profile to save, no user-data folder, nothing read back from a remote host), no download saved or in flight,
-   * the browser still there. Absent: the lease cannot tell (a live session's page), taken as false.
-   */
-  keepsNothing?(): boolean;
 }
 
 export interface LeaseParts {
@@ -92,18 +86,6 @@ export class RuntimeLease implements BrowserLease {
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
-  }
-
-  keepsNothing(): boolean {
-    const capture = this.#parts.capture;
-    return (
-      this.kind === 'shared' &&
-      this.userDataDir === undefined &&
-      this.#parts.beforeClose === undefined &&
-      this.#closing === undefined &&
-      !this.#abort.signal.aborted &&
-      (capture === undefined || (capture.saved.length === 0 && capture.inFlight === 0))
-    );
   }
 
   /** Called by the runtime when it learns first (browser 'disconnected') that the browser is gone. */

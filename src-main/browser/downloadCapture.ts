@@ -37,11 +37,6 @@ export class DownloadCapture {
     return this.#saved;
   }
 
-  /** Downloads started and not yet saved (or failed). */
-  get inFlight(): number {
-    return this.#pending.size;
-  }
-
   /** Waits for downloads in flight (up to `timeoutMs`) so closing the context does not cut them off. */
   async settle(timeoutMs: number): Promise<void> {
     if (this.#pending.size === 0) return;

@@ -401,10 +401,7 @@ export class JobRun {
     });
   }
 
-  /**
-   * Runs the job to a final status; never throws. The status moves after cleanup, so a final job is fully settled;
-   * a lease with nothing to keep is closed just after it (the promise still settles only once it is closed).
-   */
+  /** Runs the job to a final status; never throws. The status moves last, after cleanup, so a final job is fully settled. */
   async execute(): Promise<void> {
     // The job as it starts running is the move's own read of it.
     const job = this.#transition(['queued'], 'running', { started_at: isoNow(this.#clock) });
@@ -427,7 +424,6 @@ export class JobRun {
       'recording file',
     );
     let ending: Ending = { status: 'failed', fields: { error: 'the job ended without recording why' } };
-    let recorded = false;
     clock.resume();
     try {
       try {
@@ -477,7 +473,6 @@ export class JobRun {
           'live view',
         );
         const recording = job.options.record_video ? await this.#startRecording(lease.page) : undefined;
-        recorded = recording !== undefined;
         if (recording)
           scope.defer(() => {
             recordingStopped = this.#stopRecording(recording);
@@ -510,18 +505,6 @@ export class JobRun {
     clock.pause();
     // A failed, cancelled or interrupted run's screenshots are on disk too before its status is final.
     await this.#writes;
-    // Cleanup precedes the final status, so a client that sees it can fetch everything at once. A lease that keeps
-    // nothing (a throwaway context of the shared browser: no profile, no download, no recording) is closed after it:
-    // its close makes nothing a client could fetch. The run, and the browser slot it holds, still end after the
-    // close (docs/decisions.md, "A throwaway browser closes after the final status").
-    const closeAfter = !recorded && this.#lease?.keepsNothing?.() === true;
-    if (!closeAfter) await this.#cleanUp(scope);
-    this.#finish(job, ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
-    if (closeAfter) await this.#cleanUp(scope);
-  }
-
-  /** Releases what the run holds (scope), then records whether the page downloaded files. */
-  async #cleanUp(scope: Lifecycle): Promise<void> {
     await scope
       .dispose()
       .catch((error: unknown) =>
@@ -532,6 +515,7 @@ export class JobRun {
     } catch (error) {
       this.#deps.logger.error("could not record a job's downloads", { job: this.jobId, error: String(error) });
     }
+    this.#finish(job, ending.status, this.#deps.redactor?.redactJson(ending.fields) ?? ending.fields, clock);
   }
 
   /** Closes the job's browser lease, at most stopStepMs; a close that fails is logged (the job's end is what matters). */
