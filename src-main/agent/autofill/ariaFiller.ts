@@ -38,6 +38,7 @@ import {
 } from './fillBase.ts';
 import type { ClickSettledArgs } from '../injected/scanTypes.ts';
 import type { ScannedControl } from './frameScan.ts';
+import { watchClick } from './navigation.ts';
 import type { Target } from './targets.ts';
 import { loose } from './textNorm.ts';
 import { asText, findChoice, realChoices, sameValue, type ChoiceLike, type PlacementHow } from './valueAdapter.ts';
@@ -113,8 +114,6 @@ const CASCADE_CONFIRM_MS = 150;
  */
 const LIST_FRAMES = 60;
 
-/** The page's watch for what a key changes (injected/clickSettled.ts), started before the key. */
-const KEY_WATCH: ClickSettledArgs = { start: true, firstMs: 0, quietMs: 0, maxMs: 0 };
 /**
  * How long a key that changed nothing in the page (no node, text or attribute) is given to change something
  * before it is taken as opening nothing; any change ends the wait at once (then the list is waited for).
@@ -198,10 +197,7 @@ async function openList(
     // Watched from the key on: a key the page did not answer with any change at all opened nothing, and the
     // click where the trigger is drawn follows at once (a PrimeReact CascadeSelect's hidden input waited out
     // the whole list wait for it: ~1.5 s a job). A page that changed in any way is waited for as before.
-    const watching = await target.frame.evaluate(clickSettled, KEY_WATCH).then(
-      () => true,
-      () => false,
-    );
+    const watching = await watchClick(target.frame);
     await env.page.keyboard.press('ArrowDown');
     const answered = watching ? await target.frame.evaluate(clickSettled, KEY_SETTLE).catch(() => null) : null;
     const unanswered = answered?.clicked === true && !answered.changed;
