@@ -85,6 +85,8 @@ describe('documents: upload a bundle, see what was read and extracted, start a j
       .getByRole('table', { name: 'Document bundles' })
       .getByRole('row')
       .filter({ hasText: 'passport-form.pdf, address.csv' });
+    // The list replaces the bundle's page once the hash route changes: wait for its row, not the click.
+    await bundleRow.waitFor();
     expect((await bundleRow.getByRole('cell').allTextContents()).slice(1)).toEqual([
       'Read',
       'passport-form.pdf, address.csv',
