@@ -133,17 +133,30 @@ const FOUNDED = shell(
 );
 
 // Hours and minutes as Blueprint's TimePicker draws them: two number boxes in one row under a plain label.
-const START = shell(
-  'Volunteer availability',
-  `<form action="/submit/start" method="post">
+// `clicks`: the pointer presses on the boxes are counted into a hidden field sent with the form;
+// `pointerFirst`: each box ignores keys until it has had a pointer press (a box that is only edited once clicked).
+const START_FORM = ({ clicks = false, pointerFirst = false } = {}): string =>
+  shell(
+    'Volunteer availability',
+    `<form action="/submit/start" method="post">
   <label>Earliest time you can start</label>
   <div class="picker"><div class="row">
     <input aria-label="hours (24hr clock)" name="hour" type="number" min="0" max="23" value="9"><span>:</span>
     <input aria-label="minutes" name="minute" type="number" min="0" max="59" value="00">
-  </div></div>
+  </div></div>${clicks ? '<input type="hidden" name="box_clicks" id="clicks" value="0">' : ''}
   <button type="submit">Save</button>
 </form>`,
-);
+    `for (const box of document.querySelectorAll('.row input')) {
+    let pressed = false;
+    box.addEventListener('pointerdown', () => {
+      pressed = true;
+      const count = document.getElementById('clicks');
+      if (count) count.value = String(Number(count.value) + 1);
+    });
+    box.addEventListener('keydown', (e) => { if (${pointerFirst} && !pressed) e.preventDefault(); });
+  }`,
+  );
+const START = START_FORM();
 
 // Hour and minute boxes with the AM/PM part as a custom dropdown (a button opening a listbox, drawn the
 // way React Aria's and Chakra's Select draw it: the button named by its value and "AM/PM", the list in a
@@ -198,6 +211,8 @@ const test = autofillTest({
   '/time/sticky': html(TIME(true)),
   '/founded/form': html(FOUNDED),
   '/start/form': html(START),
+  '/start/clicks': html(START_FORM({ clicks: true })),
+  '/start/pointer-first': html(START_FORM({ clicks: true, pointerFirst: true })),
   '/start12/form': html(START12(false)),
   '/start12/sticky': html(START12(true)),
 });
@@ -382,6 +397,47 @@ describe('tag inputs, 12-hour times, time boxes and trigger-named comboboxes (no
     expect(result, logs.join('\n')).toHaveProperty('ok');
     expect(posts.map((p) => p.fields)).toEqual([{ hour: '08', minute: '30' }]);
     expect(logs).toContain("earliest_start → 'Earliest time you can start' (time-segments) = 08:30 (exact)");
+  });
+
+  test('number boxes are focused by a key and typed with no pause first; boxes that take no keys before a click are typed again clicked, with the pause', async ({
+    autofill,
+    formPage,
+  }) => {
+    const schema = {
+      type: 'object',
+      required: ['earliest_start'],
+      properties: { earliest_start: { type: 'string', title: 'Earliest time you can start' } },
+    };
+    // What the filler asks the keyboard to type, and with what pause between a key's down and up.
+    const typed: Array<{ keys: string; delay: number }> = [];
+    const keyboard = formPage.keyboard;
+    const type = keyboard.type.bind(keyboard);
+    keyboard.type = (keys, options) => {
+      typed.push({ keys, delay: options?.delay ?? 0 });
+      return type(keys, options);
+    };
+    try {
+      const quick = await run(autofill, '/start/clicks', '/submit/start', { earliest_start: '08:30' }, schema);
+      expect(quick.result, quick.report).toHaveProperty('ok');
+      expect(quick.posts.map((p) => p.fields)).toEqual([{ hour: '08', minute: '30', box_clicks: '0' }]);
+      expect(typed).toEqual([
+        { keys: '08', delay: 0 },
+        { keys: '30', delay: 0 },
+      ]);
+      typed.length = 0;
+      // Boxes that ignore keys until clicked still show 9 and 00 after the quick try: clicked and typed again.
+      const clicked = await run(autofill, '/start/pointer-first', '/submit/start', { earliest_start: '08:30' }, schema);
+      expect(clicked.result, clicked.report).toHaveProperty('ok');
+      expect(clicked.posts.map((p) => p.fields)).toEqual([{ hour: '08', minute: '30', box_clicks: '2' }]);
+      expect(typed).toEqual([
+        { keys: '08', delay: 0 },
+        { keys: '30', delay: 0 },
+        { keys: '08', delay: 15 },
+        { keys: '30', delay: 15 },
+      ]);
+    } finally {
+      keyboard.type = type;
+    }
   });
 
   const START12_SCHEMA = {

@@ -681,36 +681,53 @@ async function fillSegments(env: FillEnv, target: Target, value: unknown): Promi
   if ('problem' in wanted) throw new FillProblem(`${wanted.problem} for '${target.label}'`);
   const plan = segmentKeys(field, wanted.goal);
   if ('problem' in plan) throw new FillProblem(`${plan.problem} for '${target.label}'`);
-  const type = async (steps: SegmentKeys[]): Promise<void> => {
+  /**
+   * Types each part. `quick` (the first try): a number box is focused by the select-all key's own press (no
+   * pointer click: Playwright's click waits two frames for the box to hold still, ~35 ms a box) and its digits
+   * go in without a pause in a key, as a script fills it; the other parts as below. A box that then reads
+   * otherwise (one that takes keys only after a pointer press, or loses keys sent that fast) is typed again on
+   * the retry, clicked and with the pause, as every part was before.
+   */
+  const type = async (steps: SegmentKeys[], quick = false): Promise<void> => {
     for (const step of steps) {
-      const choice = field.list.find((s) => s.pid === step.pid)?.choice;
-      if (choice) {
-        await choosePeriod(env, target, step.pid, choice, step.keys === 'A' ? 'AM' : 'PM');
+      const segment = field.list.find((s) => s.pid === step.pid);
+      if (segment?.choice) {
+        await choosePeriod(env, target, step.pid, segment.choice, step.keys === 'A' ? 'AM' : 'PM');
         continue;
       }
-      await click(env, target.frame.locator(`[data-portico-id="${step.pid}"]`));
+      const part = target.frame.locator(`[data-portico-id="${step.pid}"]`);
+      if (quick && segment?.input && !env.human) {
+        await part.press('ControlOrMeta+A', { timeout: env.budget.ms() });
+        await env.page.keyboard.type(step.keys);
+        continue;
+      }
+      await click(env, part);
       // A number box holds its value as text: selected first, so the keys replace it.
-      if (field.list.find((s) => s.pid === step.pid)?.input) await env.page.keyboard.press('ControlOrMeta+A');
+      if (segment?.input) await env.page.keyboard.press('ControlOrMeta+A');
       if (env.human) await env.human.type(step.keys);
       else await env.page.keyboard.type(step.keys, { delay: 15 });
     }
   };
   // Segments that move the focus on by themselves once complete (the ARIA spinbutton segments of a date
   // field: React Aria's) take all the keys typed into the first, as a person types a date; the reading
-  // says whether they did. Number boxes and AM/PM dropdowns are typed segment by segment. The first try
-  // types the keys without a pause in each (as a script does: each key is dispatched once the page has
-  // handled the one before; the 15 ms pause was ~120 ms a date); a field that shows something else is
-  // typed again segment by segment, with the pause, below.
+  // says whether they did. Number boxes and AM/PM dropdowns are typed segment by segment (number boxes
+  // focused by a key, not clicked: `type`'s quick try). The first try types the keys without a pause in each
+  // (as a script does: each key is dispatched once the page has handled the one before; the 15 ms pause was
+  // ~120 ms a date); a field that shows something else is typed again segment by segment, clicked and with
+  // the pause, below.
   const whole = field.list.length > 1 && field.list.every((s) => !s.input && !s.choice);
   if (whole) {
     await click(env, target.frame.locator(`[data-portico-id="${plan.keys[0]?.pid}"]`));
     const keys = plan.keys.map((k) => k.keys).join('');
     if (env.human) await env.human.type(keys);
     else await env.page.keyboard.type(keys);
-  } else await type(plan.keys);
+  } else await type(plan.keys, true);
   let readings = await readSegmentsNow(target, field);
   let shown = readSegments(field, readings);
-  for (let again = whole ? 2 : 1; again > 0 && !sameSegmentValue(field, shown, wanted.goal); again -= 1) {
+  // A quick first try (parts typed at once, or number boxes focused by a key with no pause) is followed by up to
+  // two tries part by part, clicked and with the pause; otherwise one more such try.
+  const quick = whole || (!env.human && field.list.some((s) => s.input));
+  for (let again = quick ? 2 : 1; again > 0 && !sameSegmentValue(field, shown, wanted.goal); again -= 1) {
     // Typed (once more) segment by segment: segments that keep the focus, or a field that re-rendered under the first keys.
     await type(plan.keys);
     readings = await readSegmentsNow(target, field);
