@@ -832,6 +832,8 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
   let seen: string[] | null = before;
   /** Whether the box held the focus when the last tag was seen made (read with its chips); then it is not clicked again. */
   let focusKept = false;
+  /** Whether the next value is the box's first, given without a click (`fill` focuses the box itself). */
+  let unclicked = !env.human;
   try {
     for (const tag of wanted) {
       const current = seen ?? (await chips());
@@ -866,10 +868,14 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
         // No tag on a comma this time: the way below (Enter, then a comma) decides, as for the first value.
         await typeKeys(env, loc, '');
       }
-      // The box is clicked to start typing, as a person does; a box that kept the focus after the last tag
-      // was made is typed into at once (a click there is a pointer round trip and two frames of Playwright's
-      // actionability wait, ~45 ms a tag, that changes nothing).
-      if (!kept || env.human) await click(env, loc);
+      // The first value is typed without a click: `fill` focuses the box itself, and a click is a pointer round
+      // trip and two frames of Playwright's actionability wait (~40 ms) that change nothing in a box taking keys
+      // when focused. A box that kept the focus after the last tag was made is typed into at once too; one that
+      // dropped it is clicked, as a person does. A box that made no tag of its unclicked first value on Enter or
+      // a comma (the comma's try clicks it) is given the value again and Enter, before anything is concluded.
+      const quick = unclicked;
+      unclicked = false;
+      if ((!kept && !quick) || env.human) await click(env, loc);
       if (env.human) await env.human.fill(loc, tag);
       else await loc.fill(tag, { timeout: env.budget.ms() });
       await loc.press('Enter');
@@ -879,6 +885,16 @@ async function fillTags(env: FillEnv, target: Target, loc: Locator, value: unkno
         byComma = true;
         if (!(await made())) {
           await typeKeys(env, loc, '');
+          if (quick) {
+            // Clicked by the comma's try (typeKeys): Enter once more, as the first value always was given.
+            await loc.fill(tag, { timeout: env.budget.ms() });
+            await loc.press('Enter');
+            if (await made()) {
+              byComma = false;
+              continue;
+            }
+            await typeKeys(env, loc, '');
+          }
           // A bare box that made no tag of the first value is a text box, not a tag input: a list is not
           // one text, so what it should hold is asked (or the job fails), never the list joined.
           if (bare && !(await chips()).length)
