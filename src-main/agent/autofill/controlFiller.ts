@@ -770,8 +770,13 @@ async function fillBoxes(env: FillEnv, target: Target, value: unknown): Promise<
     const values = pids.map((pid) => states[pid]?.value ?? '');
     return { shown: values.join(''), holds: values.every((v, i) => v === chars[i]) };
   };
-  await click(env, box(pids[0] as string));
-  await env.page.keyboard.press('ControlOrMeta+A');
+  // The first box is focused by its select-all key's own press, not clicked (Playwright's click waits two frames
+  // for the box to hold still, ~35 ms): a row taking keys only after a pointer press shows nothing, and is typed
+  // box by box below, each box clicked.
+  if (env.human) {
+    await click(env, box(pids[0] as string));
+    await env.page.keyboard.press('ControlOrMeta+A');
+  } else await box(pids[0] as string).press('ControlOrMeta+A', { timeout: env.budget.ms() });
   // No pause in a key (as a hand script types; each key is dispatched once the page handled the one before): a row
   // whose focus moves on later than that shows other characters in its boxes, and is typed box by box below.
   if (env.human) await env.human.type(code);
