@@ -424,6 +424,15 @@ export class JobRun {
       'recording file',
     );
     let ending: Ending = { status: 'failed', fields: { error: 'the job ended without recording why' } };
+    // Cleanup, started once: when the agent has finished (the browser then closes while the step screenshots are
+    // still being written: both end before the status), else after the failure screenshot.
+    let released: Promise<void> | undefined;
+    const release = (): Promise<void> =>
+      (released ??= scope
+        .dispose()
+        .catch((error: unknown) =>
+          this.#deps.logger.warn('job cleanup incomplete', { job: this.jobId, error: String(error) }),
+        ));
     clock.resume();
     try {
       try {
@@ -479,6 +488,8 @@ export class JobRun {
             return this.#boundedStop('finishing the recording', recordingStopped);
           }, 'recording');
         const outcome = await raceAbort(this.#agent.run(this.#context(job, lease, clock, formData)), signal);
+        // The agent is done with the page: the browser closes while the last step's screenshot is written.
+        void release();
         await this.#writeScreenshots();
         clock.pause();
         ending = { status: 'completed', fields: { result: outcome.result, error: null } };
@@ -494,7 +505,8 @@ export class JobRun {
           ending = { status: 'failed', fields: { error: message } };
           if (!(reason instanceof JobAbort) && !(reason instanceof AgentFailure))
             this.#deps.logger.warn('job failed', { job: this.jobId, error: String(reason) });
-          await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason), 2);
+          // Not once the browser is closing (a step screenshot that could not be written): there is no page left to show.
+          if (!released) await this.#boundedStop('the failure screenshot', this.#failureScreenshot(reason), 2);
           this.#log(`job failed: ${message}`);
         }
       }
@@ -504,12 +516,7 @@ export class JobRun {
     }
     clock.pause();
     // A failed, cancelled or interrupted run's screenshots are on disk too before its status is final.
-    await this.#writes;
-    await scope
-      .dispose()
-      .catch((error: unknown) =>
-        this.#deps.logger.warn('job cleanup incomplete', { job: this.jobId, error: String(error) }),
-      );
+    await Promise.all([this.#writes, release()]);
     try {
       if ((this.#lease?.downloads().length ?? 0) > 0) this.#deps.store.jobs.update(this.jobId, { has_downloads: true });
     } catch (error) {
