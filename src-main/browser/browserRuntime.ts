@@ -26,6 +26,7 @@ import { copyProfileToTemp, profileDir, removeFolder } from './profileFolders.ts
 import { inPlaywrightTemp } from './playwrightTemp.ts';
 import { ProfileLocks, type ProfileLockHandle } from './profileLocks.ts';
 import { SpareContextPool, type SpareContext } from './spareContextPool.ts';
+import { prepareCaptureSession } from './pageScreenshot.ts';
 
 /** A proxy for one lease, in Playwright's shape; `bypass` is a comma-separated host list. */
 export interface ProxySettings {
@@ -214,7 +215,10 @@ export class BrowserRuntime {
     const browser = await this.#sharedBrowser();
     const context = await browser.newContext(this.#contextOptions({ downloadsDir: 'spare' }));
     try {
-      return { context, page: await context.newPage() };
+      const page = await context.newPage();
+      // The first step screenshot's CDP session is opened here, off the job's path (it never fails the spare).
+      await prepareCaptureSession(page);
+      return { context, page };
     } catch (error) {
       await context.close().catch(() => undefined);
       throw error;

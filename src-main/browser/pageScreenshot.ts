@@ -96,6 +96,15 @@ function captureSession(page: Page): Promise<CaptureSession> {
   return session;
 }
 
+/**
+ * Opens `page`'s capture session ahead of its first step screenshot (a spare context's page, made between jobs:
+ * browserRuntime.ts), so that capture does not pay the session's two round trips (attach, frame tree) on its
+ * job's path. A failure only forgets it: the first capture opens one as before.
+ */
+export async function prepareCaptureSession(page: Page): Promise<void> {
+  await captureSession(page).catch(() => dropCaptureSession(page));
+}
+
 /** Forgets a capture session that failed (navigation to another process, a closed target); the next capture opens another. */
 function dropCaptureSession(page: Page): void {
   const session = sessions.get(page);

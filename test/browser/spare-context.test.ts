@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserRuntime } from '../../src-main/browser/browserRuntime.ts';
+import { stepScreenshot } from '../../src-main/browser/pageScreenshot.ts';
 import {
   html,
   scratchDir,
@@ -69,6 +70,25 @@ describe('BrowserRuntime spare context', () => {
         await second.close();
       }
     }, 'a second clean lease');
+  });
+
+  it("a spare's page comes with its capture session: the lease's first step screenshot opens no CDP session", async () => {
+    // The spare refilled after the last lease is taken (take() waits for one being made).
+    const lease = await runtime.lease({ downloadsDir: join(downloads.path, 'shot') });
+    try {
+      let opened = 0;
+      const open = lease.context.newCDPSession.bind(lease.context);
+      lease.context.newCDPSession = (...args: Parameters<typeof open>) => {
+        opened += 1;
+        return open(...args);
+      };
+      await lease.page.goto(site.url('/read'));
+      const png = await stepScreenshot(lease.page);
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(opened).toBe(0);
+    } finally {
+      await lease.close();
+    }
   });
 
   it("downloads on a spare context land in the lease's folder", async () => {
