@@ -105,6 +105,10 @@ export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.m
   else await loc.click({ timeout: timeoutMs });
 }
 
+/** How often a covered control is hit-tested again (about a frame), and the time kept for the trial click after. */
+const COVERED_POLL_MS = 16;
+const TRIAL_LAST_MS = 250;
+
 /**
  * What a pointer click on `loc` reaches: answered at once by a hit test at its centre
  * (injected/pointerTarget.ts) when the control itself ('self') or its own label ('label') is on top,
@@ -113,6 +117,13 @@ export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.m
  * or 'none'. A trial click on a control under its label, or on a visually hidden one, used to wait out
  * its whole timeout on every styled checkbox, radio and list trigger. `at`: `loc` is that scanned
  * control, read in one round trip (`readControl`).
+ *
+ * Covered by something else ('other': most often a popup still closing over it, as Material's select
+ * menu fades out over the field below): with `at`, the same hit test is made again about every frame
+ * until two reads in a row find the control (or its label) on top, for all but the last 250 ms of
+ * `trialMs`; the trial click decides only a control still covered then. Playwright's trial retries 20 then 100 then 500 ms apart,
+ * each try waiting two frames, and the click that follows it waits them again: a popup's close cost
+ * both (~100-200 ms a control on the Material forms).
  */
 export async function pointerReaches(
   loc: Locator,
@@ -123,7 +134,28 @@ export async function pointerReaches(
   const hit = await (at ? readControl(at.frame, at.pid, 'pointerTarget', slow) : slow()).catch(() => 'other' as const);
   if (hit === 'hidden') return 'none';
   if (hit !== 'other') return hit;
-  return loc.click({ trial: true, timeout: trialMs }).then(
+  const started = Date.now();
+  if (at) {
+    const until = started + trialMs - TRIAL_LAST_MS;
+    // The answer once two reads a frame apart agree that the control is reachable (a popup's close animation
+    // still moving when the first read found it clear is waited out as the trial's stability check would).
+    let clear: 'self' | 'label' | 'none' | null = null;
+    while (Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, COVERED_POLL_MS));
+      // Only the page's own answer: a control gone or duplicated is left to the trial click (it waits, and refuses several).
+      const again = await answerWithin(
+        at.frame,
+        at.frame.evaluate(controlRead, { pid: at.pid, read: 'pointerTarget' as const }),
+      )
+        .then((r) => (r.found === 1 ? (r.value as 'self' | 'label' | 'hidden' | 'other' | undefined) : undefined))
+        .catch(() => undefined);
+      if (again === undefined) break;
+      const now = again === 'other' ? null : again === 'hidden' ? 'none' : again;
+      if (now !== null && now === clear) return now;
+      clear = now;
+    }
+  }
+  return loc.click({ trial: true, timeout: Math.max(trialMs - (Date.now() - started), TRIAL_LAST_MS) }).then(
     () => 'self' as const,
     () => 'none' as const,
   );
