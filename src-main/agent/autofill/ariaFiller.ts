@@ -163,11 +163,30 @@ async function waitForList(env: FillEnv, target: Target, found: () => Promise<bo
  * 'cascade' when what opened is a cascader's list (marked data-portico-cascade; markListsBefore.ts must
  * have run before), or null when nothing opened. Each wait ends when either kind of list is there.
  */
+/** What openList reads of a list's trigger before anything is pressed (`listBefore`). */
+type ListBefore = Promise<readonly [unknown, 'self' | 'label' | 'none', string | null]>;
+
+/**
+ * The reads of a list's trigger before anything is pressed, sent together (none changes what the others
+ * read): the lists already open marked as not this one's, whether the pointer reaches the trigger, and
+ * whether it says it is expanded. fillListbox sends them with its own first reads (one round trip).
+ */
+function listBefore(target: Target, trigger: Locator): ListBefore {
+  const token = (target.controls[0] as ScannedControl).pid;
+  const at = markOf(target);
+  return Promise.all([
+    listFound(trigger, at, { token, mark: true }),
+    pointerReaches(trigger, 600, at),
+    trigger.getAttribute('aria-expanded'),
+  ] as const);
+}
+
 async function openList(
   env: FillEnv,
   target: Target,
   trigger: Locator,
   cascade: boolean,
+  before: ListBefore = listBefore(target, trigger),
 ): Promise<Locator | 'cascade' | null> {
   const token = (target.controls[0] as ScannedControl).pid;
   const options = target.frame.locator(`[data-portico-option="${token}"]:visible`);
@@ -182,15 +201,11 @@ async function openList(
   // A list with items and no options yet may still draw its options (a loading row first): a moment for them.
   const opened = async (): Promise<Locator | 'cascade'> =>
     cascaded && !(await waitFor(listed, CASCADE_CONFIRM_MS)) ? 'cascade' : options;
-  // Before anything is pressed, sent together (none changes what the others read): lists already open marked
-  // for this control, whether the pointer reaches the trigger, and whether it says it is expanded.
+  // Before anything is pressed (listBefore): lists already open marked for this control, whether the pointer
+  // reaches the trigger, and whether it says it is expanded.
   // A visually hidden focusable trigger (an input clipped to 1px under the drawn box) cannot be clicked:
   // it opens from the keyboard, the APG way (ArrowDown on the focused combobox).
-  const [, reaches, expanded] = await Promise.all([
-    listFound(trigger, at, { token, mark: true }),
-    pointerReaches(trigger, 600, at),
-    trigger.getAttribute('aria-expanded'),
-  ]);
+  const [, reaches, expanded] = await before;
   const clickable = reaches === 'self';
   if (!clickable) {
     await trigger.focus();
@@ -458,18 +473,21 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
   const control = target.controls[0] as ScannedControl;
   const hidden = control.hiddenPid ? target.frame.locator(`[data-portico-id="${control.hiddenPid}"]`) : null;
   const hiddenValue = async (): Promise<string> => (hidden ? hidden.inputValue().catch(() => '') : '');
-  // Three reads of the page as it is before anything is opened, sent together (none changes what the others
-  // read): the popup kind, the hidden value, and the lists already open marked as not this one's — another
-  // control's list still closing (a popover's exit animation) is never read as this one's (findListbox.ts
-  // leaves lists marked for another control), so it is not waited out here.
+  // The reads of the page as it is before anything is opened, sent together in one round trip (none changes
+  // what the others read): the popup kind, the hidden value, the lists already open marked as not this
+  // one's — another control's list still closing (a popover's exit animation) is never read as this one's
+  // (findListbox.ts leaves lists marked for another control), so it is not waited out here — and openList's
+  // (listBefore: the open lists marked, the hit test, aria-expanded).
+  const opening = listBefore(target, trigger);
   const [popup, before] = await Promise.all([
     trigger.getAttribute('aria-haspopup'),
     hiddenValue(),
     target.frame.evaluate(markListsBefore, control.pid),
+    opening,
   ]);
   if (popup === 'tree') return fillTreeSelect(env, target, trigger, value);
   // A cascader's list (items, no options) ends the waits for the list as an option list does.
-  const opened = await openList(env, target, trigger, true);
+  const opened = await openList(env, target, trigger, true, opening);
   if (opened === 'cascade')
     return fillCascade(env, target, trigger, target.frame.locator(`[data-portico-cascade="${control.pid}"]`), value);
   let options = opened;

@@ -241,9 +241,12 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
   const options = target.frame.locator(OPTION_SELECTOR);
   const listed = async (timeoutMs: number): Promise<string[]> => {
     let openSince = 0;
-    await waitFor(
+    // The options' texts are the look itself (one read where a count came first, then the texts).
+    let texts: string[] = [];
+    const there = await waitFor(
       async () => {
-        if ((await options.count()) > 0) return true;
+        texts = await options.allInnerTexts();
+        if (texts.length > 0) return true;
         // An open list showing no option ("No options") answers too, after a moment for async results.
         if ((await loc.getAttribute('aria-expanded')) !== 'true') return false;
         openSince ||= Date.now();
@@ -252,7 +255,8 @@ async function fillCombobox(env: FillEnv, target: Target, loc: Locator, value: u
       timeoutMs,
       100,
     );
-    return (await options.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    if (!there || !texts.length) texts = await options.allInnerTexts();
+    return texts.map((t) => t.replace(/\s+/g, ' ').trim());
   };
   const tryTyping = async (typed: string): Promise<string[]> => {
     await typeKeys(env, loc, typed);
@@ -365,19 +369,25 @@ async function checkControl(
     ).catch(() => null);
     return last.state?.checked === checked;
   };
-  if (await isAsWanted()) return last.state;
   const label = control.id
     ? target.frame.locator(`label[for="${control.id}"]`)
     : loc.locator('xpath=ancestor::label[1]');
+  // A control drawn by its label: its labels are counted with the first state read (two reads, one round
+  // trip; a count never waits). The hit test of a control that is not is made only once a click is needed
+  // (it may wait for a cover to go).
+  const [asWanted, labels] = await Promise.all([
+    isAsWanted(),
+    control.labelOnly ? label.count().catch(() => 0) : Promise.resolve(0),
+  ]);
+  if (asWanted) return last.state;
   let clicked: string;
   if (env.human) {
     // A humanized click toggles: the state was read just above.
-    await env.human.click(control.labelOnly && (await label.count()) >= 1 ? label.first() : loc);
+    await env.human.click(control.labelOnly && labels >= 1 ? label.first() : loc);
     clicked = control.labelOnly ? 'its label' : 'it';
   } else if (control.labelOnly) {
     // The input is off-screen or under its label: a person clicks the label, and so does this.
-    if (!(await label.count()))
-      throw new AgentFailure(`'${target.label}': the control is drawn by a label it does not have`);
+    if (!labels) throw new AgentFailure(`'${target.label}': the control is drawn by a label it does not have`);
     await click(env, label.first());
     clicked = 'its label';
   } else {

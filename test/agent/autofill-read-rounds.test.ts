@@ -1,0 +1,195 @@
+/**
+ * Reads of a control that do not depend on each other go to the page together (docs/performance.md, "Session 15:
+ * carbfl"): a select-only list's reads before anything is pressed are one round trip (the popup kind, the hidden
+ * value, the lists already open marked, the hit test, aria-expanded; were two), a combobox's suggestions are read
+ * by their texts alone (no count of the options first), and a checkbox drawn by its label has its label counted
+ * with its first state read. Every read still happens, and the form still sends exactly what was given.
+ */
+import type { Frame, Locator, Page } from 'playwright-core';
+
+import { markListsBefore } from '../../src-main/agent/injected/index.ts';
+import { autofillTest, describe, expect, html } from './autofillTest.ts';
+
+// A checkbox whose input is moved off-screen and drawn by its label (USWDS, Carbon).
+const LABEL_DRAWN = `<!doctype html><html lang="en"><head><title>Newsletter</title>
+<style>.box{position:absolute;left:-9999px}.box+label{display:inline-block;padding:4px 4px 4px 24px}</style></head><body>
+<main id="main"><h1>Newsletter</h1>
+<form id="f" novalidate>
+  <p><input class="box" type="checkbox" id="news" name="news"><label for="news">Send me the monthly newsletter</label></p>
+  <button type="submit">Save</button>
+</form></main>
+<script>
+  document.getElementById('f').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await fetch('/submit/news', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ news: document.getElementById('news').checked }) });
+    document.getElementById('main').innerHTML = '<h1>Saved</h1><p role="status">Thank you, your choice has been saved.</p>';
+  });
+</script></body></html>`;
+
+const test = autofillTest({ '/label-drawn/form': html(LABEL_DRAWN) });
+
+/** One page call of the filler: what it was, and its start and end as places in one sequence of events. */
+interface Call {
+  what: string;
+  start: number;
+  end: number;
+}
+
+/** Runs `run` and returns the page calls made meanwhile (frame evaluates, the locator reads and clicks), in start order. */
+async function pageCalls(page: Page, run: () => Promise<void>): Promise<Call[]> {
+  const calls: Call[] = [];
+  let seq = 0;
+  const frameProto = Object.getPrototypeOf(page.mainFrame()) as Frame;
+  const locatorProto = Object.getPrototypeOf(page.locator('body')) as Locator;
+  const restore: (() => void)[] = [];
+  const wrap = (proto: object, method: string, name: (self: unknown, args: unknown[]) => string): void => {
+    const target = proto as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    const original = target[method] as (...a: unknown[]) => Promise<unknown>;
+    target[method] = function (this: unknown, ...args: unknown[]) {
+      const call: Call = { what: name(this, args), start: seq++, end: -1 };
+      calls.push(call);
+      return original.apply(this, args).finally(() => {
+        call.end = seq++;
+      });
+    };
+    restore.push(() => {
+      target[method] = original;
+    });
+  };
+  wrap(frameProto, 'evaluate', (_self, [fn, arg]) =>
+    fn === markListsBefore
+      ? 'markListsBefore'
+      : arg && typeof arg === 'object' && 'read' in arg
+        ? `controlRead:${String((arg as { read: string }).read)}`
+        : 'evaluate',
+  );
+  for (const method of [
+    'getAttribute',
+    'inputValue',
+    'evaluate',
+    'evaluateAll',
+    'count',
+    'click',
+    'isVisible',
+    'allInnerTexts',
+  ])
+    wrap(
+      locatorProto,
+      method,
+      (self, args) => `${method} ${String(self)}${method === 'getAttribute' ? ` ${String(args[0])}` : ''}`,
+    );
+  try {
+    await run();
+  } finally {
+    for (const undo of restore) undo();
+  }
+  return calls;
+}
+
+describe('reads sent together', () => {
+  test('a select-only list: every read before it is pressed is one round trip', async ({
+    autofill,
+    formPage,
+    forms,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, report } = await autofill({
+        path: '/forms/aria-selects.html',
+        formData: {
+          full_name: 'Hedy Lamarr',
+          department: 'engineering',
+          start_month: 'march',
+          preferred_language: 'spanish',
+        },
+      });
+      expect(failure, report).toBe('');
+    });
+    expect(forms.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({
+      full_name: 'Hedy Lamarr',
+      department: 'eng',
+      start_month: 'March',
+      language: 'es',
+    });
+    // The two select-only lists (MUI's, Headless UI's): from the first read before the list is opened to the
+    // click that opens it, every read has started before any of them answered.
+    const lists = calls.filter((c) => c.what === 'markListsBefore');
+    expect(lists).toHaveLength(2);
+    for (const list of lists) {
+      const opening = calls.find((c) => c.start > list.start && c.what.startsWith('click '));
+      expect(opening, 'the click that opens the list').toBeDefined();
+      // The calls sent after the last answer that came before markListsBefore was sent, up to that click.
+      const prevEnd = Math.max(-1, ...calls.filter((c) => c.end < list.start).map((c) => c.end));
+      const reads = calls.filter((c) => c.start > prevEnd && c.start < (opening as Call).start);
+      const firstAnswer = Math.min(...reads.map((c) => c.end));
+      const names = reads.map((c) => c.what);
+      expect(names.some((n) => n.includes('aria-haspopup'))).toBe(true);
+      expect(names.some((n) => n.includes('aria-expanded'))).toBe(true);
+      expect(names).toContain('controlRead:pointerTarget');
+      expect(names).toContain('controlRead:findListbox');
+      expect(
+        reads.filter((c) => c.start > firstAnswer).map((c) => c.what),
+        'reads sent after one before them answered',
+      ).toEqual([]);
+    }
+  });
+
+  test('a combobox: its suggestions are read by their texts, with no count of the options first', async ({
+    autofill,
+    formPage,
+    forms,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, report } = await autofill({
+        path: '/forms/aria-selects.html',
+        formData: {
+          full_name: 'Hedy Lamarr',
+          department: 'design',
+          start_month: 'april',
+          preferred_language: 'portuguese (brazil)',
+        },
+      });
+      expect(failure, report).toBe('');
+    });
+    expect(forms.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({
+      full_name: 'Hedy Lamarr',
+      department: 'design',
+      start_month: 'April',
+      language: 'pt-BR',
+    });
+    const optionReads = calls.filter((c) => c.what.includes('[role="option"]:visible'));
+    expect(optionReads.map((c) => c.what.split(' ')[0])).toContain('allInnerTexts');
+    expect(optionReads.filter((c) => c.what.startsWith('count ')).map((c) => c.what)).toEqual([]);
+  });
+
+  test('a checkbox drawn by its label: the label is counted with the first state read', async ({
+    autofill,
+    formPage,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, posts, report } = await autofill({
+        path: '/label-drawn/form',
+        submitTo: '/submit/news',
+        formData: { news: true },
+        formSchema: {
+          type: 'object',
+          properties: { news: { type: 'boolean', title: 'Send me the monthly newsletter' } },
+        },
+      });
+      expect(failure, report).toBe('');
+      expect(
+        posts.map((p) => p.json),
+        report,
+      ).toEqual([{ news: true }]);
+    });
+    const first = calls.find((c) => c.what === 'controlRead:controlState');
+    const count = calls.find((c) => c.what.startsWith('count ') && c.what.includes('label[for="news"]'));
+    expect(first, 'the first state read').toBeDefined();
+    expect(count, 'the label count').toBeDefined();
+    // Sent before the state read answered (it used to follow it).
+    expect((count as Call).start).toBeLessThan((first as Call).end);
+    // The state is still read after the click, and the label is what was clicked.
+    const click = calls.find((c) => c.what.startsWith('click ') && c.what.includes('label[for="news"]'));
+    expect(click).toBeDefined();
+    expect(calls.some((c) => c.what === 'controlRead:controlState' && c.start > (click as Call).end)).toBe(true);
+  });
+});
