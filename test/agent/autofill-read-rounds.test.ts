@@ -7,7 +7,7 @@
  */
 import type { Frame, Locator, Page } from 'playwright-core';
 
-import { markListsBefore } from '../../src-main/agent/injected/index.ts';
+import { listTakesMany, markListsBefore, optionsCheckable, readOptions } from '../../src-main/agent/injected/index.ts';
 import { autofillTest, describe, expect, html } from './autofillTest.ts';
 
 // A checkbox whose input is moved off-screen and drawn by its label (USWDS, Carbon).
@@ -26,7 +26,59 @@ const LABEL_DRAWN = `<!doctype html><html lang="en"><head><title>Newsletter</tit
   });
 </script></body></html>`;
 
-const test = autofillTest({ '/label-drawn/form': html(LABEL_DRAWN) });
+// A button opening an aria-multiselectable listbox that stays open while options are chosen.
+const MULTI = `<!doctype html><html lang="en"><head><title>Workshop topics</title>
+<style>[role=listbox]{border:1px solid #888;padding:4px;width:220px}[role=option]{padding:2px}</style></head><body>
+<main id="main"><h1>Workshop topics</h1>
+<form id="f" novalidate>
+  <span id="tl">Topics you want covered</span>
+  <button type="button" id="topics" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="tl topics">Choose</button>
+  <button type="submit">Book</button>
+</form></main>
+<script>
+  const TOPICS = [['test', 'Testing'], ['perf', 'Performance'], ['a11y', 'Accessibility']];
+  const chosen = new Set();
+  const trigger = document.getElementById('topics');
+  let list = null;
+  const close = () => { if (list) { list.remove(); list = null; } trigger.setAttribute('aria-expanded', 'false'); };
+  trigger.addEventListener('click', () => {
+    if (list) return close();
+    list = document.createElement('div');
+    list.id = 'topics-list';
+    list.setAttribute('role', 'listbox');
+    list.setAttribute('aria-multiselectable', 'true');
+    for (const [value, label] of TOPICS) {
+      const o = document.createElement('div');
+      o.setAttribute('role', 'option');
+      o.textContent = label;
+      o.dataset.value = value;
+      o.setAttribute('aria-selected', String(chosen.has(value)));
+      o.addEventListener('click', () => {
+        if (chosen.has(value)) chosen.delete(value); else chosen.add(value);
+        o.setAttribute('aria-selected', String(chosen.has(value)));
+        trigger.textContent = TOPICS.filter(([v]) => chosen.has(v)).map(([, l]) => l).join(', ') || 'Choose';
+      });
+      list.append(o);
+    }
+    trigger.after(list);
+    trigger.setAttribute('aria-controls', list.id);
+    trigger.setAttribute('aria-expanded', 'true');
+  });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') close(); });
+  document.getElementById('f').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await fetch('/submit/topics', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ topics: TOPICS.filter(([v]) => chosen.has(v)).map(([v]) => v) }) });
+    document.getElementById('main').innerHTML = '<h1>Booked</h1><p role="status">Thank you, your booking has been received.</p>';
+  });
+</script></body></html>`;
+
+const test = autofillTest({ '/label-drawn/form': html(LABEL_DRAWN), '/multi/form': html(MULTI) });
+
+/** Whether every call of `calls` was sent before any of them answered (one round trip). */
+function together(calls: Call[]): boolean {
+  const firstAnswer = Math.min(...calls.map((c) => c.end));
+  return calls.every((c) => c.start < firstAnswer);
+}
 
 /** One page call of the filler: what it was, and its start and end as places in one sequence of events. */
 interface Call {
@@ -63,6 +115,11 @@ async function pageCalls(page: Page, run: () => Promise<void>): Promise<Call[]> 
         ? `controlRead:${String((arg as { read: string }).read)}`
         : 'evaluate',
   );
+  const named = new Map<unknown, string>([
+    [listTakesMany, 'listTakesMany'],
+    [optionsCheckable, 'optionsCheckable'],
+    [readOptions, 'readOptions'],
+  ]);
   for (const method of [
     'getAttribute',
     'inputValue',
@@ -76,7 +133,8 @@ async function pageCalls(page: Page, run: () => Promise<void>): Promise<Call[]> 
     wrap(
       locatorProto,
       method,
-      (self, args) => `${method} ${String(self)}${method === 'getAttribute' ? ` ${String(args[0])}` : ''}`,
+      (self, args) =>
+        `${method}${named.has(args[0]) ? `:${named.get(args[0])}` : ''} ${(self as { _selector?: string })._selector ?? String(self)}${method === 'getAttribute' ? ` ${String(args[0])}` : ''}`,
     );
   try {
     await run();
@@ -191,5 +249,45 @@ describe('reads sent together', () => {
     const click = calls.find((c) => c.what.startsWith('click ') && c.what.includes('label[for="news"]'));
     expect(click).toBeDefined();
     expect(calls.some((c) => c.what === 'controlRead:controlState' && c.start > (click as Call).end)).toBe(true);
+  });
+
+  test("a multi-select list: the open list is read at once, and each option's place and label before its click", async ({
+    autofill,
+    formPage,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, posts, report } = await autofill({
+        path: '/multi/form',
+        submitTo: '/submit/topics',
+        formData: { topics: ['Testing', 'Accessibility'] },
+        formSchema: {
+          type: 'object',
+          properties: { topics: { type: 'array', items: { type: 'string' }, title: 'Topics you want covered' } },
+        },
+      });
+      expect(failure, report).toBe('');
+      expect(
+        posts.map((p) => p.json),
+        report,
+      ).toEqual([{ topics: ['test', 'a11y'] }]);
+    });
+    const takesMany = calls.find((c) => c.what.startsWith('evaluate:listTakesMany '));
+    const options = calls.find((c) => c.what.startsWith('evaluateAll:readOptions ') && !c.what.includes('>> nth='));
+    expect(takesMany, 'the list says whether it takes many').toBeDefined();
+    expect(options, 'the options read').toBeDefined();
+    expect(together([takesMany as Call, options as Call])).toBe(true);
+    // Before each option's click: whether it is there and what it says, sent together.
+    const clicks = calls.filter((c) => c.what.startsWith('click ') && c.what.includes('data-portico-option'));
+    expect(clicks).toHaveLength(2);
+    for (const click of clicks) {
+      const before = calls.filter((c) => c.end < click.start);
+      const there = before.filter((c) => c.what.startsWith('isVisible ') && c.what.includes('>> nth=')).at(-1);
+      const label = before
+        .filter((c) => c.what.startsWith('evaluateAll:readOptions ') && c.what.includes('>> nth='))
+        .at(-1);
+      expect(there, 'the option is looked at').toBeDefined();
+      expect(label, 'its label is read').toBeDefined();
+      expect(together([there as Call, label as Call])).toBe(true);
+    }
   });
 });

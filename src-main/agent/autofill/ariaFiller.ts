@@ -572,11 +572,15 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
   const list = target.frame.locator(`[data-portico-listbox="${token}"]`);
   // Several choices: said by the list (aria-multiselectable, a menu of checkable items), or by its options
   // carrying a checked state (aria-checked on role=option: a list of checkboxes that never says multiselectable).
-  const multi =
-    (target.controls[0] as ScannedControl).multiple ||
-    (await list.evaluate(listTakesMany).catch(() => false)) ||
-    (await options.evaluateAll(optionsCheckable).catch(() => false));
-  const all = (await options.evaluateAll(readOptions)).map((o, index) => ({ ...o, index }));
+  // The three reads of the open list are sent together (none changes what the others read; the checkable
+  // read counts only when the list does not say it takes many).
+  const [takesMany, checkable, read] = await Promise.all([
+    (target.controls[0] as ScannedControl).multiple || list.evaluate(listTakesMany).catch(() => false),
+    options.evaluateAll(optionsCheckable).catch(() => false),
+    options.evaluateAll(readOptions),
+  ]);
+  const multi = takesMany || checkable;
+  const all = read.map((o, index) => ({ ...o, index }));
   const enabled = realChoices(all.filter((o) => !o.disabled && o.label));
   if (!multi) {
     await env.page.keyboard.press('Escape');
@@ -614,17 +618,18 @@ export async function fillMultiListbox(env: FillEnv, target: Target, values: unk
     const now = known[option.index] === true;
     if (now === wanted.has(option.index)) continue;
     known = null;
-    // A list that closes on each choice is opened again (its options keep their places).
-    if (
-      !(await options
-        .nth(option.index)
-        .isVisible()
-        .catch(() => false))
-    ) {
+    // A list that closes on each choice is opened again (its options keep their places). Whether the option
+    // is there and what it says are read together; it is read again in a list opened again.
+    const place = (): Promise<[boolean, string | undefined]> => {
+      const at = (options as Locator).nth(option.index);
+      return Promise.all([at.isVisible().catch(() => false), at.evaluateAll(readOptions).then((o) => o[0]?.label)]);
+    };
+    let [there, label] = await place();
+    if (!there) {
       options = await openListbox(env, target, trigger);
       if (!options) throw new AgentFailure(`'${target.label}' did not open its list again to choose '${option.label}'`);
+      [, label] = await place();
     }
-    const label = (await options.nth(option.index).evaluateAll(readOptions))[0]?.label;
     if (label !== option.label) {
       await env.page.keyboard.press('Escape');
       throw new AgentFailure(
