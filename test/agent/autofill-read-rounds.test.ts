@@ -7,7 +7,14 @@
  */
 import type { Frame, Locator, Page } from 'playwright-core';
 
-import { listTakesMany, markListsBefore, optionsCheckable, readOptions } from '../../src-main/agent/injected/index.ts';
+import {
+  hasFocus,
+  listTakesMany,
+  markListsBefore,
+  optionsCheckable,
+  readOptions,
+  twoFrames,
+} from '../../src-main/agent/injected/index.ts';
 import { autofillTest, describe, expect, html } from './autofillTest.ts';
 
 // A checkbox whose input is moved off-screen and drawn by its label (USWDS, Carbon).
@@ -72,7 +79,30 @@ const MULTI = `<!doctype html><html lang="en"><head><title>Workshop topics</titl
   });
 </script></body></html>`;
 
-const test = autofillTest({ '/label-drawn/form': html(LABEL_DRAWN), '/multi/form': html(MULTI) });
+// A text date field whose calendar (a role=grid popup) opens on focus and closes on a press outside it.
+const CALENDAR = `<!doctype html><html lang="en"><head><title>Leave</title>
+<style>#cal{position:absolute;left:10px;top:160px;width:260px;height:120px;background:#eee;border:1px solid #888}</style></head><body>
+<form id="f" action="/submit/leave" method="post">
+  <h1>Request time off</h1>
+  <label for="start">First day of leave</label> <input id="start" name="start" placeholder="mm/dd/yyyy">
+  <button type="submit">Send request</button>
+</form>
+<div id="cal" role="grid" aria-label="Choose a date" hidden></div>
+<script>
+  const cal = document.getElementById('cal');
+  const start = document.getElementById('start');
+  start.addEventListener('focus', () => { cal.hidden = false; });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') cal.hidden = true; });
+  document.addEventListener('mousedown', (e) => {
+    if (!cal.hidden && e.target !== start && !cal.contains(e.target)) cal.hidden = true;
+  }, true);
+</script></body></html>`;
+
+const test = autofillTest({
+  '/label-drawn/form': html(LABEL_DRAWN),
+  '/multi/form': html(MULTI),
+  '/calendar/form': html(CALENDAR),
+});
 
 /** Whether every call of `calls` was sent before any of them answered (one round trip). */
 function together(calls: Call[]): boolean {
@@ -119,6 +149,8 @@ async function pageCalls(page: Page, run: () => Promise<void>): Promise<Call[]> 
     [listTakesMany, 'listTakesMany'],
     [optionsCheckable, 'optionsCheckable'],
     [readOptions, 'readOptions'],
+    [twoFrames, 'twoFrames'],
+    [hasFocus, 'hasFocus'],
   ]);
   for (const method of [
     'getAttribute',
@@ -289,5 +321,68 @@ describe('reads sent together', () => {
       expect(label, 'its label is read').toBeDefined();
       expect(together([there as Call, label as Call])).toBe(true);
     }
+  });
+
+  test('a select-only list: after the option is clicked, what the widget shows and whether its list is open are read together', async ({
+    autofill,
+    formPage,
+    forms,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, report } = await autofill({
+        path: '/forms/aria-selects.html',
+        formData: { full_name: 'Hedy Lamarr', department: 'sales', start_month: 'june', preferred_language: 'german' },
+      });
+      expect(failure, report).toBe('');
+    });
+    expect(forms.postsTo('/submit/aria-selects').at(-1)?.fields).toEqual({
+      full_name: 'Hedy Lamarr',
+      department: 'sales',
+      start_month: 'June',
+      language: 'de',
+    });
+    const chosen = calls.filter(
+      (c) => c.what.startsWith('click ') && c.what.includes('data-portico-option') && c.what.includes('>> nth='),
+    );
+    expect(chosen.length).toBeGreaterThanOrEqual(2);
+    for (const click of chosen) {
+      const after = calls.filter((c) => c.start > click.end);
+      const open = after.find((c) => c.what.startsWith('isVisible ') && c.what.includes('data-portico-option'));
+      const look = after[0];
+      expect(open, 'whether the list is still open').toBeDefined();
+      expect(look, 'the first look at what the widget shows').toBeDefined();
+      expect(look).not.toBe(open);
+      expect(together([look as Call, open as Call])).toBe(true);
+    }
+  });
+
+  test('a date field whose calendar was closed: what it shows and whether it holds the focus are read together', async ({
+    autofill,
+    formPage,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, posts, report } = await autofill({
+        path: '/calendar/form',
+        submitTo: '/submit/leave',
+        formData: { start: '2027-07-05' },
+        formSchema: {
+          type: 'object',
+          properties: { start: { type: 'string', format: 'date', title: 'First day of leave' } },
+        },
+      });
+      expect(failure, report).toBe('');
+      expect(
+        posts.map((p) => p.fields),
+        report,
+      ).toEqual([{ start: '07/05/2027' }]);
+    });
+    const frames = calls.find((c) => c.what.startsWith('evaluate:twoFrames '));
+    expect(frames, 'the two frames after the close').toBeDefined();
+    const after = calls.filter((c) => c.start > (frames as Call).end);
+    const value = after.find((c) => c.what.startsWith('inputValue '));
+    const focus = after.find((c) => c.what.startsWith('evaluate:hasFocus '));
+    expect(value, 'what the field shows').toBeDefined();
+    expect(focus, 'whether it holds the focus').toBeDefined();
+    expect(together([value as Call, focus as Call])).toBe(true);
   });
 });

@@ -528,26 +528,32 @@ export async function fillListbox(env: FillEnv, target: Target, value: unknown):
     return loose(await shownValue(trigger, markOf(target))).includes(loose(choice.label));
   };
   await click(env, options.nth(choice.index));
-  if (!(await waitFor(took, 800))) {
-    // Some lists select on Enter over the active option rather than on click.
-    options = await openListbox(env, target, trigger);
-    const option = options?.nth(choice.index);
-    if (option) {
-      await option.hover().catch(() => undefined);
-      await option.focus().catch(() => undefined);
-      await env.page.keyboard.press('Enter');
-    }
-    if (!(await waitFor(took, 800)))
-      throw new AgentFailure(`'${target.label}' does not show '${choice.label}' after choosing it from its list`);
-  }
-  // A list left open (multi-select, or a slow close) would swallow the next click on the page.
-  if (
-    await options
+  // A list left open (multi-select, or a slow close) would swallow the next click on the page: whether it is
+  // still open is read with the first look at what the widget shows (both reads of the page after the click),
+  // and again after a widget that took the choice only later.
+  const stillOpen = (): Promise<boolean> =>
+    (options as Locator | null)
       ?.first()
       .isVisible()
-      .catch(() => false)
-  )
-    await env.page.keyboard.press('Escape');
+      .catch(() => false) ?? Promise.resolve(false);
+  const [shows, openAtOnce] = await Promise.all([took().catch(() => false), stillOpen()]);
+  let open = openAtOnce;
+  if (!shows) {
+    if (!(await waitFor(took, 800))) {
+      // Some lists select on Enter over the active option rather than on click.
+      options = await openListbox(env, target, trigger);
+      const option = options?.nth(choice.index);
+      if (option) {
+        await option.hover().catch(() => undefined);
+        await option.focus().catch(() => undefined);
+        await env.page.keyboard.press('Enter');
+      }
+      if (!(await waitFor(took, 800)))
+        throw new AgentFailure(`'${target.label}' does not show '${choice.label}' after choosing it from its list`);
+    }
+    open = await stillOpen();
+  }
+  if (open) await env.page.keyboard.press('Escape');
   return { shown: choice.label, how: match.how };
 }
 

@@ -1001,16 +1001,19 @@ async function closeCalendar(env: FillEnv, loc: Locator, shown: string): Promise
   // What the page does on that close comes in the frames after it (flatpickr's range plugin gives the focus back
   // to its second input, which opens its calendar again): the field is read once two were drawn, else the focus
   // came back after it was looked at and the next field's click met the calendar (carbon-leave-request's list).
+  // Then what it shows and whether it holds the focus are read together (two reads of the page as those frames left it).
   await loc.evaluate(twoFrames).catch(() => undefined);
-  const after = await loc.inputValue().catch(() => shown);
+  const [after, focused] = await Promise.all([
+    loc.inputValue().catch(() => shown),
+    loc.evaluate(hasFocus).catch(() => false),
+  ]);
   if (after !== shown)
     throw new AgentFailure(`the date field shows '${after}' after closing its calendar (it showed '${shown}')`);
   // A field that takes the focus back whenever it is left (flatpickr's range plugin refocuses its second
   // input on every change, and a blur is a change) would pull the focus away from whatever is filled
   // next: it is left backwards, as a keyboard user does (Shift+Tab), and the calendar that opens on the
   // field before it closed the same way. Both fields must still show what they showed.
-  const focused = (): Promise<boolean> => loc.evaluate(hasFocus).catch(() => false);
-  if (!(await focused())) return;
+  if (!focused) return;
   await env.page.keyboard.press('Shift+Tab');
   // The field the focus went to, marked and read without waiting (it may be no input at all).
   const before = await loc.evaluate(markFocused).catch(() => null);
