@@ -27,6 +27,7 @@ import {
   locate,
   markOf,
   optionProblem,
+  pointerHit,
   pointerReaches,
   readControl,
   shownValue,
@@ -64,11 +65,13 @@ export async function setAriaChecked(
 ): Promise<void> {
   const loc = locate(target, control);
   const at = markOf(target, control);
-  if ((await ariaChecked(loc, at)) === checked) return;
+  // Its state and the hit test before a click are read together (one round trip): neither changes it.
+  const [now, hit] = await Promise.all([ariaChecked(loc, at), pointerHit(loc, at)]);
+  if (now === checked) return;
   const reached = (ms: number): Promise<boolean> =>
     waitFor(async () => (await ariaChecked(loc, at)) === checked, ms, 50);
   // A switch drawn under its own label (Carbon's Toggle) cannot take a pointer click: Space on it can.
-  const clickable = (await pointerReaches(loc, 1000, at)) === 'self';
+  const clickable = (await pointerReaches(loc, 1000, at, hit)) === 'self';
   const started = performance.now();
   if (clickable) {
     await click(env, loc);

@@ -105,6 +105,15 @@ export async function click(env: FillEnv, loc: Locator, timeoutMs = env.budget.m
   else await loc.click({ timeout: timeoutMs });
 }
 
+/** What a pointer at a control's centre hits (injected/pointerTarget.ts). */
+export type PointerHit = 'self' | 'label' | 'hidden' | 'other';
+
+/** What a pointer at `loc`'s centre hits now (`pointerReaches`' first look; 'other' when it could not be read). */
+export function pointerHit(loc: Locator, at?: MarkedControl): Promise<PointerHit> {
+  const slow = (): Promise<PointerHit> => loc.evaluate(pointerTarget);
+  return (at ? readControl(at.frame, at.pid, 'pointerTarget', slow) : slow()).catch(() => 'other' as const);
+}
+
 /** How often a covered control is hit-tested again (about a frame), and the time kept for the trial click after. */
 const COVERED_POLL_MS = 16;
 const TRIAL_LAST_MS = 250;
@@ -116,7 +125,8 @@ const TRIAL_LAST_MS = 250;
  * click decides, retrying up to `trialMs` (an overlay or a closing popup may still go away): 'self',
  * or 'none'. A trial click on a control under its label, or on a visually hidden one, used to wait out
  * its whole timeout on every styled checkbox, radio and list trigger. `at`: `loc` is that scanned
- * control, read in one round trip (`readControl`).
+ * control, read in one round trip (`readControl`). `first`: that hit test, already made (sent together with
+ * other reads of the control); the waits below are the same.
  *
  * Covered by something else ('other': most often a popup still closing over it, as Material's select
  * menu fades out over the field below): with `at`, the same hit test is made again about every frame
@@ -129,9 +139,9 @@ export async function pointerReaches(
   loc: Locator,
   trialMs: number,
   at?: MarkedControl,
+  first?: PointerHit,
 ): Promise<'self' | 'label' | 'none'> {
-  const slow = (): Promise<'self' | 'label' | 'hidden' | 'other'> => loc.evaluate(pointerTarget);
-  const hit = await (at ? readControl(at.frame, at.pid, 'pointerTarget', slow) : slow()).catch(() => 'other' as const);
+  const hit = first ?? (await pointerHit(loc, at));
   if (hit === 'hidden') return 'none';
   if (hit !== 'other') return hit;
   const started = Date.now();
@@ -147,7 +157,7 @@ export async function pointerReaches(
         at.frame,
         at.frame.evaluate(controlRead, { pid: at.pid, read: 'pointerTarget' as const }),
       )
-        .then((r) => (r.found === 1 ? (r.value as 'self' | 'label' | 'hidden' | 'other' | undefined) : undefined))
+        .then((r) => (r.found === 1 ? (r.value as PointerHit | undefined) : undefined))
         .catch(() => undefined);
       if (again === undefined) break;
       const now = again === 'other' ? null : again === 'hidden' ? 'none' : again;
