@@ -98,10 +98,30 @@ const CALENDAR = `<!doctype html><html lang="en"><head><title>Leave</title>
   }, true);
 </script></body></html>`;
 
+// A switch that takes no pointer click (visually hidden under its drawn box and text): Space on it toggles it.
+const SWITCH = `<!doctype html><html lang="en"><head><title>Timetable</title>
+<style>.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}.box{display:inline-block;width:40px;height:20px;background:#ccc}</style></head><body>
+<main id="main"><h1>Timetable</h1>
+<form id="f" novalidate>
+  <p><button type="button" role="switch" id="sw" class="vh" aria-checked="false" aria-labelledby="swl"></button>
+  <span class="box" aria-hidden="true"></span> <span id="swl">Send me the weekly class timetable</span></p>
+  <button type="submit">Save</button>
+</form></main>
+<script>
+  const sw = document.getElementById('sw');
+  sw.addEventListener('click', () => sw.setAttribute('aria-checked', String(sw.getAttribute('aria-checked') !== 'true')));
+  document.getElementById('f').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await fetch('/submit/timetable', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ timetable: sw.getAttribute('aria-checked') === 'true' }) });
+    document.getElementById('main').innerHTML = '<h1>Saved</h1><p role="status">Thank you, your choice has been saved.</p>';
+  });
+</script></body></html>`;
+
 const test = autofillTest({
   '/label-drawn/form': html(LABEL_DRAWN),
   '/multi/form': html(MULTI),
   '/calendar/form': html(CALENDAR),
+  '/switch/form': html(SWITCH),
 });
 
 /** Whether every call of `calls` was sent before any of them answered (one round trip). */
@@ -161,12 +181,14 @@ async function pageCalls(page: Page, run: () => Promise<void>): Promise<Call[]> 
     'click',
     'isVisible',
     'allInnerTexts',
+    'focus',
+    'press',
   ])
     wrap(
       locatorProto,
       method,
       (self, args) =>
-        `${method}${named.has(args[0]) ? `:${named.get(args[0])}` : ''} ${(self as { _selector?: string })._selector ?? String(self)}${method === 'getAttribute' ? ` ${String(args[0])}` : ''}`,
+        `${method}${named.has(args[0]) ? `:${named.get(args[0])}` : ''} ${(self as { _selector?: string })._selector ?? String(self)}${method === 'getAttribute' || method === 'press' ? ` ${String(args[0])}` : ''}`,
     );
   try {
     await run();
@@ -384,5 +406,29 @@ describe('reads sent together', () => {
     expect(value, 'what the field shows').toBeDefined();
     expect(focus, 'whether it holds the focus').toBeDefined();
     expect(together([value as Call, focus as Call])).toBe(true);
+  });
+
+  test('a switch that takes no pointer click is given Space by one press (it focuses first), no focus call of its own', async ({
+    autofill,
+    formPage,
+  }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, posts, report } = await autofill({
+        path: '/switch/form',
+        submitTo: '/submit/timetable',
+        formData: { timetable: true },
+        formSchema: {
+          type: 'object',
+          properties: { timetable: { type: 'boolean', title: 'Send me the weekly class timetable' } },
+        },
+      });
+      expect(failure, report).toBe('');
+      expect(
+        posts.map((p) => p.json),
+        report,
+      ).toEqual([{ timetable: true }]);
+    });
+    expect(calls.filter((c) => c.what.startsWith('press ') && c.what.endsWith(' Space'))).toHaveLength(1);
+    expect(calls.filter((c) => c.what.startsWith('focus ')).map((c) => c.what)).toEqual([]);
   });
 });

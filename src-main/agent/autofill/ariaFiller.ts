@@ -78,8 +78,8 @@ export async function setAriaChecked(
     if (await reached(1500)) return;
   }
   // The click did not take (a widget listening on an inner box only): Space, the APG keyboard way.
-  await loc.focus();
-  await env.page.keyboard.press('Space');
+  // The locator's press focuses the widget first (what a focus call did), then presses: one call.
+  await loc.press('Space');
   if (!(await reached(env.budget.ms())))
     throw new AgentFailure(
       `'${target.label}': ${what} stayed ${checked ? 'unchecked' : 'checked'} after ${clickable ? 'a click and Space' : 'Space'} (aria-checked did not change)`,
