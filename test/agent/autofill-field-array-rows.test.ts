@@ -155,4 +155,51 @@ describe('field arrays in a page (no library)', () => {
     // click (the confirmation). Counting rows on a scan of its own would make it 4.
     expect(scans).toBe(3);
   });
+
+  test('the scan that shows the rows all there after an "Add" click is the one the first fills plan on', async ({
+    autofill,
+    formPage,
+  }) => {
+    const frame = formPage.mainFrame();
+    const evaluate = frame.evaluate.bind(frame);
+    let scans = 0;
+    frame.evaluate = ((fn: unknown, arg?: unknown) => {
+      if (fn === scanPageText) scans += 1;
+      return evaluate(fn as never, arg as never);
+    }) as typeof frame.evaluate;
+    let outcome: Awaited<ReturnType<typeof autofill>>;
+    try {
+      outcome = await autofill({
+        path: '/team/form',
+        submitTo: '/submit/team',
+        formData: {
+          team_name: 'Harbour Lights',
+          people: [
+            { full_name: 'Priya Shah', email: 'priya@example.org' },
+            { full_name: 'Owen Hughes', email: 'owen@example.org' },
+          ],
+        },
+        formSchema: SCHEMA as JsonObject,
+      });
+    } finally {
+      frame.evaluate = evaluate;
+    }
+    const { failure, posts, logs, report } = outcome;
+    expect(failure, report).toBe('');
+    expect(posts.map((p) => p.json)).toEqual([
+      {
+        team: 'Harbour Lights',
+        people: [
+          { name: 'Priya Shah', email: 'priya@example.org' },
+          { name: 'Owen Hughes', email: 'owen@example.org' },
+        ],
+        guests: [],
+      },
+    ]);
+    expect(logs).toContain("people: 0 row(s) shown for 2 item(s); clicking 'Add another person'");
+    // The turn's scan (fewer rows than items: "Add" clicked), the scan after that click (none to add, and
+    // the page the fills start on), the reveal pass's after the fills, the page after the submit. Reading the page
+    // again before the first fill would make it 5.
+    expect(scans).toBe(4);
+  });
 });

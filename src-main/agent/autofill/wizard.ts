@@ -382,10 +382,10 @@ export class Wizard {
     const filled = new Set<string>();
     const doneKeys = new Set<string>();
     const pageValues: Array<{ entry: Entry; value: unknown }> = [];
-    const first = (await this.#addRows(fresh)) ? undefined : fresh;
+    const first = await this.#addRows(fresh);
     for (let pass = 0; pass < REVEAL_PASSES; pass += 1) {
       // Each pass rescans: choosing a radio or option may reveal conditional fields. The first pass
-      // may use the scan the caller just took, when nothing has touched the page since.
+      // may use the scan the caller (or #addRows, after its last click) just took, when nothing has touched the page since.
       const scanned = pass === 0 && first ? first : await scanAll(this.#ctx);
       const planned = plan(scanned, this.#state, this.#run, { signature, done: doneKeys, filled });
       const { targets } = planned;
@@ -421,17 +421,20 @@ export class Wizard {
 
   /**
    * Field arrays: clicks the form's own "Add …" control while `rowToAdd` says the page shows fewer rows
-   * than form_data has items (each array's button at most its item count); true when it clicked. `fresh`: a
-   * scan taken since the page last changed, read for the first round instead of scanning again.
+   * than form_data has items (each array's button at most its item count). `fresh`: a scan taken since the
+   * page last changed, read for the first round instead of scanning again. Returns the scan that showed no
+   * row left to add when nothing was done to the page after it (`fresh` when nothing was clicked), for the
+   * first fill pass to plan on; undefined when the page must be read again.
    */
-  async #addRows(fresh?: Scanned): Promise<boolean> {
+  async #addRows(fresh?: Scanned): Promise<Scanned | undefined> {
     const clicks = new Map<string, number>();
-    let clicked = false;
     // No field-array item left to place: no scan spent looking for rows.
-    for (let round = 0; round < 12 && arrayItemsPending(this.#state, this.#run); round += 1) {
+    if (!arrayItemsPending(this.#state, this.#run)) return fresh;
+    for (let round = 0; round < 12; round += 1) {
       const scanned = round === 0 && fresh ? fresh : await scanAll(this.#ctx);
       const step = rowToAdd(scanned, this.#state, this.#run, clicks);
-      if (!step) return clicked;
+      // The scan after the last click is the page the fills start on: it is not read a second time.
+      if (!step) return scanned;
       clicks.set(step.array, (clicks.get(step.array) ?? 0) + 1);
       this.watch.typing();
       this.#ctx.log(
@@ -440,9 +443,8 @@ export class Wizard {
       await step.frame
         .locator(`[data-portico-id="${step.button.pid}"]`)
         .click({ timeout: (this.#ctx.budget ?? DEFAULT_WAIT_BUDGET).ms() });
-      clicked = true;
     }
-    return clicked;
+    return undefined;
   }
 
   /** "Confirm email address" / "Re-enter password" fields get the value of the field they repeat (`confirmationFills` decides). */
