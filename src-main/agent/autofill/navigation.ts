@@ -3,7 +3,7 @@ import type { Frame, Page, Request } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { clickSettled } from '../injected/index.ts';
+import { clickSettled, fromJsonText, scanPageText } from '../injected/index.ts';
 import type { ClickSettled, ClickSettledArgs } from '../injected/scanTypes.ts';
 import type { FrameScan, ScannedButton } from './frameScan.ts';
 import { loose } from './textNorm.ts';
@@ -133,6 +133,11 @@ export function watchClick(frame: Frame): Promise<boolean> {
 /** What a click left to do: the frame whose page drew a confirmation before its quiet period ended, else null. */
 export interface ClickDone {
   tail: Frame | null;
+  /**
+   * With `scan`: the clicked frame's page scan, made in the settle's own call as soon as it answered; null when
+   * the click navigated, a request it sent is still unanswered, or the settle's call failed.
+   */
+  scan: FrameScan | null;
 }
 
 /**
@@ -150,6 +155,8 @@ export async function clickAndSettle(
   budget: WaitBudget,
   /** A watch started on `chosen.frame` already (watchClick), else one is started here. */
   started?: Promise<boolean>,
+  /** Scan the clicked frame in the last settle call, as it answers (`ClickDone.scan`). */
+  scan = false,
 ): Promise<ClickDone> {
   const loc = chosen.frame.locator(`[data-portico-id="${chosen.button.pid}"]`);
   let navigated = false;
@@ -175,6 +182,17 @@ export async function clickAndSettle(
   page.on('requestfinished', onDone);
   page.on('requestfailed', onDone);
   let settled: ClickSettled | null = null;
+  let scanned: FrameScan | null = null;
+  /** One settle call; with `withScan`, the page scan made as it answers comes back with it (`scanned`). */
+  const settle = async (args: ClickSettledArgs, withScan: boolean): Promise<ClickSettled | null> => {
+    scanned = null;
+    if (!withScan) return chosen.frame.evaluate(clickSettled, args).catch(() => null);
+    const text = await chosen.frame.evaluate(scanPageText, args).catch(() => null);
+    if (text === null) return null;
+    const both = fromJsonText<{ settled: ClickSettled; scan: FrameScan }>(text);
+    scanned = both.scan;
+    return both.settled;
+  };
   try {
     // Watching starts before the click, so that no change it causes is missed.
     const watching = await (started ?? watchClick(chosen.frame));
@@ -192,10 +210,11 @@ export async function clickAndSettle(
       if (!(error instanceof MarkGone) || !ownNavigated) throw error;
     });
     // A request already in flight keeps the watch for the wait after its answer.
-    if (watching)
-      settled = await chosen.frame
-        .evaluate(clickSettled, { ...clickSettleArgs(chosen.kind), keep: inflight.size > 0 })
-        .catch(() => null);
+    // The scan rides in the last settle call: this one when no request is in flight (none to wait for after it).
+    if (watching) {
+      const keep = inflight.size > 0;
+      settled = await settle({ ...clickSettleArgs(chosen.kind), keep }, scan && !keep);
+    }
     if (inflight.size) {
       // The click sent requests (the form's submission, the next step's data): their answers, then what the page made of them.
       await new Promise<void>((resolve) => {
@@ -210,8 +229,7 @@ export async function clickAndSettle(
         page.once('close', end);
         if (!inflight.size || page.isClosed()) end();
       });
-      if (!page.isClosed())
-        settled = await chosen.frame.evaluate(clickSettled, answeredSettleArgs([...answered])).catch(() => null);
+      if (!page.isClosed()) settled = await settle(answeredSettleArgs([...answered]), scan);
     }
   } finally {
     page.off('framenavigated', onNavigated);
@@ -224,7 +242,7 @@ export async function clickAndSettle(
     for (const frame of scriptableFrames(page))
       await frame.waitForLoadState('load', { timeout: 5000 }).catch(() => undefined);
   }
-  return { tail: settled?.confirmed ? chosen.frame : null };
+  return { tail: settled?.confirmed ? chosen.frame : null, scan: navigated || inflight.size ? null : scanned };
 }
 
 /**

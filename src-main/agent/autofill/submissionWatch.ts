@@ -139,6 +139,14 @@ export class SubmissionWatch {
     );
   }
 
+  /**
+   * Whether the last click sent nothing the watch checks and `settle` has nothing to wait for: no request held or
+   * being checked, none seen late, none of the last click's seen.
+   */
+  get idle(): boolean {
+    return !this.#pending.size && !this.#late.length && !this.#observed.some((o) => o.click === this.#clicks);
+  }
+
   /** Whether requests carrying values reached the watch after the filler typed again, not yet attributed (`settle` does). */
   get lateWaiting(): boolean {
     return this.#late.length > 0;

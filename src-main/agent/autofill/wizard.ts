@@ -123,6 +123,8 @@ export class Wizard {
   #clickedForm: Set<string> | null = null;
   /** The frame whose page drew a confirmation before its click's quiet period ended: the next read waits for that (`changedAfterRead`). */
   #tail: Frame | null = null;
+  /** The page as the last click's settle scanned it, when nothing was done or waited for after it: the next turn's read. */
+  #carried: Scanned | null = null;
 
   constructor(
     ctx: AgentContext,
@@ -178,9 +180,10 @@ export class Wizard {
   async run(): Promise<WizardOutcome> {
     this.#state = startRun(this.#state);
     this.#tail = null;
+    this.#carried = null;
     for (; this.#state.run.turn < MAX_TURNS; this.#state = nextTurn(this.#state)) {
       this.#checkAbort();
-      let frames = await scanAll(this.#ctx);
+      let frames = this.#takeCarried() ?? (await scanAll(this.#ctx));
       let targets = buildTargets(frames);
       // The last click's page drew a confirmation and was read before its quiet period ended: read again if it changed since.
       if (this.#tail && (await this.#changedAfterRead(this.#tail))) continue;
@@ -280,19 +283,26 @@ export class Wizard {
     this.#ctx.log(`clicking '${button.button.text}' (${button.kind})`);
     this.#clickedForm = new Set(targets.map(controlKey));
     let gone = false;
+    let scan: FrameScan | null = null;
     try {
-      ({ tail: this.#tail } = await clickAndSettle(
+      // A `next` click's settle scans the page as it answers (a submit's scan runs during its tail anyway).
+      ({ tail: this.#tail, scan } = await clickAndSettle(
         this.#ctx.page,
         button,
         this.#humanFor(this.#ctx.page.url()),
         this.#ctx.budget ?? DEFAULT_WAIT_BUDGET,
         watching,
+        button.kind === 'next',
       ));
     } catch (error) {
       if (!(error instanceof MarkGone)) throw error;
       gone = true;
     }
+    // That scan is the next turn's read only when the submission watch had nothing to wait for (no request of the
+    // click's held, checked or seen, before or during its settle): then nothing ran between the scan and that turn.
+    const idle = this.watch.idle;
     await this.#settleSubmission();
+    this.#carried = scan && idle && this.watch.idle ? [{ frame: button.frame, scan }] : null;
     if (gone) {
       // The button left the page before the click was reported done. Its request seen and answered says the click
       // went through (a loaded machine reports a click late; the page then drew the form again): it counts, and the
@@ -321,6 +331,14 @@ export class Wizard {
       return false;
     this.#ctx.log('the submitted form still shows after its submission was answered: done');
     return true;
+  }
+
+  /** The scan the last click's settle made (`#carried`), once, while its frame is still the page's only one; else null. */
+  #takeCarried(): Scanned | null {
+    const carried = this.#carried;
+    this.#carried = null;
+    const frames = scriptableFrames(this.#ctx.page);
+    return carried && frames.length === 1 && frames[0] === carried[0]?.frame ? carried : null;
   }
 
   /** Whether the page changed after the confirmation `tail` drew (an error drawn late): then it is read again. */

@@ -66,7 +66,7 @@ import {
   tagChipsSource,
   uniqueSelectorSource,
 } from './generated/scripts.ts';
-import type { RecordingMaskArgs } from './scanTypes.ts';
+import type { ClickSettledArgs, RecordingMaskArgs } from './scanTypes.ts';
 import type { Signatures } from './signatures.ts';
 
 /** A function whose text is exactly `source` (Playwright sends a function to the page by its text). */
@@ -134,22 +134,13 @@ export const listTakesMany = inPage<'listTakesMany'>(listTakesManySource);
 export const optionsCheckable = inPage<'optionsCheckable'>(optionsCheckableSource);
 export const optionStates = inPage<'optionStates'>(optionStatesSource);
 
-/** Marks a value JSON has no text for (undefined, NaN, ±Infinity) in `asJsonText`'s output. */
+/** Marks a value JSON has no text for (undefined, NaN, ±Infinity) in `scanPageText`'s output. */
 const NOT_JSON = '__porticoNotJson';
 
-/**
- * The entry `source` answering with its result as JSON text: one string crosses CDP and Playwright's
- * protocol, where a nested object is serialized value by value in the page, wrapped and checked value by
- * value in Node (a page scan's answer cost ~4× the wall time and ~2× the service's CPU as an object). What JSON
- * cannot say as itself (undefined, NaN, ±Infinity) is marked, and `fromJsonText` gives it back.
- */
-function asJsonText(source: string): () => string {
-  return new Function(
-    `return ((...args) => JSON.stringify((${source})(...args), (_key, value) => value === undefined || (typeof value === 'number' && !Number.isFinite(value)) ? { ${NOT_JSON}: String(value) } : value));`,
-  )() as () => string;
-}
+/** `JSON.stringify`'s replacer for `scanPageText`: marks what JSON cannot say as itself (`fromJsonText` gives it back). */
+const JSON_REPLACER = `(_key, value) => value === undefined || (typeof value === 'number' && !Number.isFinite(value)) ? { ${NOT_JSON}: String(value) } : value`;
 
-/** The value `asJsonText`'s entry answered, from its text. */
+/** The value `scanPageText` answered, from its text. */
 export function fromJsonText<T>(text: string): T {
   return JSON.parse(text, (_key, value: unknown) => {
     if (value === null || typeof value !== 'object' || !(NOT_JSON in value) || Object.keys(value).length !== 1)
@@ -159,8 +150,24 @@ export function fromJsonText<T>(text: string): T {
   }) as T;
 }
 
-/** scanPage answering as JSON text (read with `fromJsonText<FrameScan>`). */
-export const scanPageText = asJsonText(scanPageSource);
+/** scanPageText's two calls: a scan, or a click's settle and then a scan. */
+interface ScanPageText {
+  (): Promise<string>;
+  (settle: ClickSettledArgs): Promise<string>;
+}
+
+/**
+ * scanPage answering as JSON text (read with `fromJsonText<FrameScan>`): one string crosses CDP and Playwright's
+ * protocol, where a nested object is serialized value by value in the page, wrapped and checked value by value in
+ * Node (a page scan's answer cost ~4× the wall time and ~2× the service's CPU as an object). Given clickSettled's
+ * arguments, it settles first (clickSettled.ts) and scans as soon as that answers, in the same call (one round trip
+ * fewer a click whose next read is that scan): then the text is `{ settled, scan }`. One function for both, so that
+ * a page compiles and warms one scanner (a second copy of its source runs cold, as a document's first scan does:
+ * the settle took ~8 ms longer a click that way).
+ */
+export const scanPageText = new Function(
+  `return (async (settle) => { const settled = settle ? await (${clickSettledSource})(settle) : null; const scan = (${scanPageSource})(); return JSON.stringify(settle ? { settled, scan } : scan, ${JSON_REPLACER}); });`,
+)() as ScanPageText;
 
 /**
  * The recording mask as a script's text, for what takes a string (CDP's new-document scripts,
