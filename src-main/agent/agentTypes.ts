@@ -99,6 +99,12 @@ export interface AgentCredential {
   receivedCodeOrLink?(): Promise<string | { link: string }>;
 }
 
+/** A step's screenshot started ahead of its description (`AgentContext.captureStep`); only the engine reads its picture. */
+export interface StepCapture {
+  /** Settles (never rejects) once the capture is done, taken or not. */
+  readonly taken: Promise<void>;
+}
+
 /** What the job engine hands an agent for one run. The page is already open (about:blank). */
 export interface AgentContext {
   page: Page;
@@ -115,8 +121,18 @@ export interface AgentContext {
   signal: AbortSignal;
   /** How long one action may wait for the page (the job's remaining time, agent/waitBudget.ts); absent: 30 s. */
   budget?: WaitBudget;
-  /** Ends one agent step: the engine takes the step's screenshot and counts it against max_turns (throws past it). */
-  recordStep(description: string): Promise<void>;
+  /**
+   * Ends one agent step: the engine takes the step's screenshot and counts it against max_turns (throws past it).
+   * With `capture` (from captureStep) the step's picture is that capture, unless it could not be taken or a human
+   * was asked since it started (the live view may have changed the page): then it is taken now.
+   */
+  recordStep(description: string, capture?: StepCapture): Promise<void>;
+  /**
+   * Starts a step's screenshot now, while the agent goes on reading the page (the capture only reads it). The agent
+   * passes it to recordStep only when the page is known not to have changed since and nothing acted on it: a capture
+   * it does not pass is dropped. Absent (some contexts): recordStep takes the picture.
+   */
+  captureStep?(): StepCapture;
   /** One line for the job's log stream. Never pass secret values. */
   log(line: string): void;
   /** Pauses the job (waiting_for_input) until a human answers; resolves with the answer text. */

@@ -179,6 +179,23 @@ export async function stepScreenshot(page: Page): Promise<Buffer> {
 }
 
 /**
+ * A step screenshot started ahead of its step (AgentContext.captureStep) while the agent reads the page: only
+ * Chromium's own capture, which reads the page and never changes it, and only once the page was asked for secret
+ * fields and showed none. Undefined when one is shown (the masked capture paints over the page: the step takes it
+ * with `stepScreenshot` when it is recorded) or the capture failed (taken again then).
+ */
+export async function unmaskedStepScreenshot(page: Page): Promise<Buffer | undefined> {
+  try {
+    if (await secretFieldShown(page)) return undefined;
+    const { cdp } = await captureSession(page);
+    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
+    return Buffer.from(data, 'base64');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A full-page PNG of `page` written to `path`, with every secret field (`SECRET_FIELDS_SELECTOR`, in
  * every frame) painted over (workflow steps take one). Without anything to mask it asks Chromium directly
  * (one layout query and one capture tuned for speed, about half of Playwright's full-page path); with

@@ -129,7 +129,8 @@ export class AutofillAgent implements Agent {
     let facts: PageFacts;
     try {
       facts = await readFacts(scriptableFrames(ctx.page));
-      await ctx.recordStep(`Final page: '${facts.title || facts.url}'`);
+      // The capture the wizard started at the confirmation, when it still shows this page; else taken now.
+      await ctx.recordStep(`Final page: '${facts.title || facts.url}'`, outcome.shot);
     } finally {
       await disposed;
     }

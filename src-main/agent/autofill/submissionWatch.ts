@@ -83,6 +83,16 @@ export class SubmissionWatch {
     this.#armedAt = Date.now();
   }
 
+  /** Clicks armed so far. */
+  get clicks(): number {
+    return this.#clicks;
+  }
+
+  /** Whether the filler acted on the page (`typing`) since the last click, or the watch is off. */
+  get actedSinceClick(): boolean {
+    return !this.#armed;
+  }
+
   /**
    * The filler is about to act on the page (type, choose, add a row): from now on what the page sends is
    * not the last click's, unless the browser sent it before (see the top of this file).

@@ -2,7 +2,7 @@ import type { Frame } from 'playwright-core';
 import { scriptableFrames } from '../../browser/frameAccess.ts';
 
 import type { HumanInput } from '../../browser/humanInput.ts';
-import { AgentFailure, type AgentContext } from '../agentTypes.ts';
+import { AgentFailure, type AgentContext, type StepCapture } from '../agentTypes.ts';
 import { DEFAULT_WAIT_BUDGET, MarkGone, describeWaitTimeout, isWaitTimeout, whileMarked } from '../waitBudget.ts';
 import { FillProblem, fillTarget, type FillEnv } from './controlFiller.ts';
 import { locate } from './fillBase.ts';
@@ -90,6 +90,11 @@ export interface WizardOutcome {
   placed: Map<string, PlacedValue>;
   unplaced: UnplacedKey[];
   frames: Array<{ frame: Frame; scan: FrameScan }>;
+  /**
+   * The final page's step screenshot, started when the last click's wait ended on a confirmation, while the page was
+   * read and its quiet period ran: given when the tail saw no change since and nothing acted on the page.
+   */
+  shot?: StepCapture;
 }
 
 type Scanned = ScannedFrames;
@@ -125,6 +130,8 @@ export class Wizard {
   #tail: Frame | null = null;
   /** The page as the last click's settle scanned it, when nothing was done or waited for after it: the next turn's read. */
   #carried: Scanned | null = null;
+  /** The capture started when the click `click` (the watch's count) ended its wait on a confirmation (`#tail`). */
+  #tailShot: { capture: StepCapture; click: number } | undefined;
 
   constructor(
     ctx: AgentContext,
@@ -181,6 +188,7 @@ export class Wizard {
     this.#state = startRun(this.#state);
     this.#tail = null;
     this.#carried = null;
+    this.#tailShot = undefined;
     for (; this.#state.run.turn < MAX_TURNS; this.#state = nextTurn(this.#state)) {
       this.#checkAbort();
       let frames = this.#takeCarried() ?? (await scanAll(this.#ctx));
@@ -207,6 +215,7 @@ export class Wizard {
         placed: placedValues(this.#state),
         unplaced: unplacedKeys(this.#state, this.#run.entries),
         frames,
+        ...this.#finalShot(),
       });
       // The form still shows after its submission was answered (drawn late, or reset): the run is over.
       if (await this.#submittedAlready(targets, errors)) return done();
@@ -301,6 +310,10 @@ export class Wizard {
     // That scan is the next turn's read only when the submission watch had nothing to wait for (no request of the
     // click's held, checked or seen, before or during its settle): then nothing ran between the scan and that turn.
     const idle = this.watch.idle;
+    // The click's wait ended on a confirmation: the final page's screenshot is started now, while the page is read
+    // and its quiet period runs (`#tail`); it is used only if that tail sees no change since (#finalShot).
+    this.#tailShot =
+      this.#tail && this.#ctx.captureStep ? { capture: this.#ctx.captureStep(), click: this.watch.clicks } : undefined;
     await this.#settleSubmission();
     this.#carried = scan && idle && this.watch.idle ? [{ frame: button.frame, scan }] : null;
     if (gone) {
@@ -341,10 +354,23 @@ export class Wizard {
     return carried && frames.length === 1 && frames[0] === carried[0]?.frame ? carried : null;
   }
 
+  /**
+   * The capture started at the last click's confirmation (`#tailShot`), when it still shows the page: its tail was read
+   * and saw no change since the click's wait ended (before the capture started), nothing acted on the page since the
+   * click (a fill, a row added, a task step: the watch is disarmed by each), and no other click came after it.
+   */
+  #finalShot(): { shot?: StepCapture } {
+    const shot = this.#tailShot;
+    if (!shot || this.#tail || shot.click !== this.watch.clicks || this.watch.actedSinceClick) return {};
+    return { shot: shot.capture };
+  }
+
   /** Whether the page changed after the confirmation `tail` drew (an error drawn late): then it is read again. */
   async #changedAfterRead(tail: Frame): Promise<boolean> {
     this.#tail = null;
     if (!(await changedAfterRead(tail))) return false;
+    // The capture started at the confirmation may show the page before that change.
+    this.#tailShot = undefined;
     this.#ctx.log('the page changed after it showed a confirmation; reading it again');
     return true;
   }

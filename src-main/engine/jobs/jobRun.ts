@@ -8,6 +8,7 @@ import {
   type AgentContext,
   type AgentCredential,
   type AgentQuestion,
+  type StepCapture,
 } from '../../agent/agentTypes.ts';
 import { isoNow, MINUTE_MS, systemClock, type Clock } from '../../base/clock.ts';
 import { newId } from '../../base/ids.ts';
@@ -19,7 +20,7 @@ import { HostRefusedError } from '../../browser/browserHosts.ts';
 import { LOCAL_HOST } from '../../contract/hosts.ts';
 import type { BrowserSlot } from '../limits/browserSlots.ts';
 import { matchesHumanizedUrl } from '../../browser/humanizedUrls.ts';
-import { stepScreenshot } from '../../browser/pageScreenshot.ts';
+import { stepScreenshot, unmaskedStepScreenshot } from '../../browser/pageScreenshot.ts';
 import { RecordingUnavailable, startRecording, type Recording } from '../../browser/recorder.ts';
 import type { JobStatus } from '../../contract/job.ts';
 import { costOfUsage } from '../../llm/index.ts';
@@ -148,6 +149,10 @@ export class JobRun {
   #writeError: unknown;
   #shotStored = false;
   #shotDirMade = false;
+  /** Questions asked so far: a step capture started before one is taken again (the human may have changed the page). */
+  #asked = 0;
+  /** Step captures started ahead of their steps (captureStep), with the question count when each started. */
+  readonly #captures = new WeakMap<StepCapture, { png: Promise<Buffer | undefined>; asked: number }>();
 
   /** Where the job's browser was placed (engine/limits/browserSlots.ts); absent: the local Chromium (or its session's browser). */
   readonly #slot: BrowserSlot | undefined;
@@ -238,9 +243,10 @@ export class JobRun {
    * #step); `has_screenshots` turns true once a file is on disk; a request for one screenshot waits for the writes still under way
    * (`screenshotsWritten`), and the job's final status waits for all of them.
    */
-  async #screenshot(page: Page): Promise<void> {
+  async #screenshot(page: Page, capture?: StepCapture): Promise<void> {
+    const early = capture && this.#captures.get(capture);
     // Secret fields (passwords, one-time codes, what the login filler or a credential tool typed into) in every frame are painted over.
-    const png = await stepScreenshot(page);
+    const png = (early && early.asked === this.#asked ? await early.png : undefined) ?? (await stepScreenshot(page));
     const index = this.#steps;
     this.#steps += 1;
     this.#writes = this.#writes.then(async () => {
@@ -292,13 +298,20 @@ export class JobRun {
         job.options.timeout_minutes,
       ),
       log: (line) => this.#log(line),
-      recordStep: async (description) => {
+      recordStep: async (description, capture) => {
         if (signal.aborted) throw signal.reason as Error;
         if (this.#steps >= job.options.max_turns) {
           throw new AgentFailure(`max_turns (${job.options.max_turns}) reached before the job finished`);
         }
-        await this.#screenshot(lease.page);
+        await this.#screenshot(lease.page, capture);
         this.#step(description, `step ${this.#steps}: ${description}`);
+      },
+      // Started now, read when its step is recorded (or dropped): never rejects, and only reads the page.
+      captureStep: () => {
+        const png = unmaskedStepScreenshot(lease.page);
+        const capture: StepCapture = { taken: png.then(() => undefined) };
+        this.#captures.set(capture, { png, asked: this.#asked });
+        return capture;
       },
       ask: (question) => this.#ask(job, question, clock),
       ...this.#credential(job, clock),
@@ -348,6 +361,7 @@ export class JobRun {
     const signal = this.#controller.signal;
     if (!job.options.human_in_the_loop) throw new AgentFailure(question.message);
     if (signal.aborted) throw signal.reason as Error;
+    this.#asked += 1;
     const questionId = newId();
     const answered = new Promise<string>((resolve) => {
       this.#pending = { questionId, resolve };
