@@ -98,6 +98,21 @@ const CALENDAR = `<!doctype html><html lang="en"><head><title>Leave</title>
   }, true);
 </script></body></html>`;
 
+// A plain checkbox, drawn by itself beside its label.
+const PLAIN_BOX = `<!doctype html><html lang="en"><head><title>Consent</title></head><body>
+<main id="main"><h1>Consent</h1>
+<form id="f" novalidate>
+  <p><input type="checkbox" id="ok" name="ok"> <label for="ok">I consent to a background check</label></p>
+  <button type="submit">Send</button>
+</form></main>
+<script>
+  document.getElementById('f').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await fetch('/submit/consent', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: document.getElementById('ok').checked }) });
+    document.getElementById('main').innerHTML = '<h1>Sent</h1><p role="status">Thank you, your consent has been received.</p>';
+  });
+</script></body></html>`;
+
 // A switch that takes no pointer click (visually hidden under its drawn box and text): Space on it toggles it.
 const SWITCH = `<!doctype html><html lang="en"><head><title>Timetable</title>
 <style>.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}.box{display:inline-block;width:40px;height:20px;background:#ccc}</style></head><body>
@@ -122,6 +137,7 @@ const test = autofillTest({
   '/multi/form': html(MULTI),
   '/calendar/form': html(CALENDAR),
   '/switch/form': html(SWITCH),
+  '/plain-box/form': html(PLAIN_BOX),
 });
 
 /** Whether every call of `calls` was sent before any of them answered (one round trip). */
@@ -430,5 +446,33 @@ describe('reads sent together', () => {
     });
     expect(calls.filter((c) => c.what.startsWith('press ') && c.what.endsWith(' Space'))).toHaveLength(1);
     expect(calls.filter((c) => c.what.startsWith('focus ')).map((c) => c.what)).toEqual([]);
+  });
+
+  test('a checkbox drawn by itself: its hit test is made with its first state read', async ({ autofill, formPage }) => {
+    const calls = await pageCalls(formPage, async () => {
+      const { failure, posts, report } = await autofill({
+        path: '/plain-box/form',
+        submitTo: '/submit/consent',
+        formData: { ok: true },
+        formSchema: {
+          type: 'object',
+          properties: { ok: { type: 'boolean', title: 'I consent to a background check' } },
+        },
+      });
+      expect(failure, report).toBe('');
+      expect(
+        posts.map((p) => p.json),
+        report,
+      ).toEqual([{ ok: true }]);
+    });
+    const first = calls.find((c) => c.what === 'controlRead:controlState');
+    const hit = calls.find((c) => c.what === 'controlRead:pointerTarget');
+    expect(first, 'the first state read').toBeDefined();
+    expect(hit, 'the hit test').toBeDefined();
+    expect(together([first as Call, hit as Call])).toBe(true);
+    // Then the click on the box itself, and its state read after it.
+    const click = calls.find((c) => c.what.startsWith('click ') && c.what.includes('data-portico-id'));
+    expect(click).toBeDefined();
+    expect(calls.some((c) => c.what === 'controlRead:controlState' && c.start > (click as Call).end)).toBe(true);
   });
 });

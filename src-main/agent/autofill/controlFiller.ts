@@ -37,6 +37,7 @@ import {
   locate,
   markOf,
   optionProblem,
+  pointerHit,
   pointerReaches,
   readControl,
   shownValue,
@@ -372,12 +373,14 @@ async function checkControl(
   const label = control.id
     ? target.frame.locator(`label[for="${control.id}"]`)
     : loc.locator('xpath=ancestor::label[1]');
-  // A control drawn by its label: its labels are counted with the first state read (two reads, one round
-  // trip; a count never waits). The hit test of a control that is not is made only once a click is needed
-  // (it may wait for a cover to go).
-  const [asWanted, labels] = await Promise.all([
+  // Sent with the first state read (one round trip; neither waits): a control drawn by its label has its
+  // labels counted, any other its hit test made (pointerReaches' first look, which it is given; a covered
+  // control is waited for there, only once a click is needed).
+  const at = markOf(target, control);
+  const [asWanted, labels, hit] = await Promise.all([
     isAsWanted(),
     control.labelOnly ? label.count().catch(() => 0) : Promise.resolve(0),
+    control.labelOnly || env.human ? Promise.resolve(undefined) : pointerHit(loc, at),
   ]);
   if (asWanted) return last.state;
   let clicked: string;
@@ -392,7 +395,7 @@ async function checkControl(
     clicked = 'its label';
   } else {
     // A styled input hidden under its label cannot take a pointer click: its label can.
-    const onInput = (await pointerReaches(loc, 1000, markOf(target, control))) === 'self';
+    const onInput = (await pointerReaches(loc, 1000, at, hit)) === 'self';
     if (onInput || !(await label.count())) {
       await click(env, loc);
       clicked = 'it';
