@@ -325,6 +325,43 @@ describe('date picker dialogs (calendar-only date field, React Aria)', () => {
     expect(receipt?.unverified, JSON.stringify(receipt)).not.toEqual(expect.arrayContaining(['stay.check_out']));
   }, 60_000);
 
+  it("the field is read back by its trigger's text, its name and its group's text sent together", async () => {
+    // Each locator read of the trigger and its group, with its start and end as places in one sequence.
+    const reads: Array<{ what: string; start: number; end: number }> = [];
+    let seq = 0;
+    const proto = Object.getPrototypeOf(page.locator('body')) as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    const originals = new Map<string, (...a: unknown[]) => Promise<unknown>>();
+    for (const method of ['innerText', 'getAttribute', 'count']) {
+      const original = proto[method] as (...a: unknown[]) => Promise<unknown>;
+      originals.set(method, original);
+      proto[method] = function (this: unknown, ...args: unknown[]) {
+        const read = { what: `${method} ${String((this as { _selector?: string })._selector)}`, start: seq++, end: -1 };
+        reads.push(read);
+        return original.apply(this, args).finally(() => {
+          read.end = seq++;
+        });
+      };
+    }
+    let run: Awaited<ReturnType<typeof fill>>;
+    try {
+      run = await fill('', cottage, stay('2027-04-28', '2027-05-01'));
+    } finally {
+      for (const [method, original] of originals) proto[method] = original;
+    }
+    expect(run.failure, run.logs.join('\n')).toBeUndefined();
+    expect(run.sent).toEqual([{ ...(cottage?.expected as object), arrival: '2027-04-28', departure: '2027-05-01' }]);
+    const text = reads.findLast(
+      (r) => r.what.startsWith('innerText') && !r.what.includes('ancestor::'),
+    ) as (typeof reads)[number];
+    const name = reads.findLast((r) => r.what.startsWith('getAttribute')) as (typeof reads)[number];
+    const group = reads.findLast(
+      (r) => r.what.startsWith('count') && r.what.includes('ancestor::'),
+    ) as (typeof reads)[number];
+    expect([text, name, group].every(Boolean), JSON.stringify(reads)).toBe(true);
+    // All three sent before any of them answered.
+    expect(Math.max(text.start, name.start, group.start)).toBeLessThan(Math.min(text.end, name.end, group.end));
+  }, 60_000);
+
   it('a stay running into a booked day fails before any day is clicked, naming it; nothing sent', async () => {
     const run = await fill('', cottage, stay('2027-05-06', '2027-05-12'));
     expect(run.sent).toEqual([]);

@@ -198,13 +198,14 @@ async function readGrid(target: Target): Promise<CalendarFacts | null> {
 /** What the field shows now: its trigger's text and name, else the text of the group around it. */
 async function shownTexts(target: Target): Promise<string[]> {
   const trigger = locate(target);
-  const own = [
-    (await trigger.innerText({ timeout: 2000 }).catch(() => '')).trim(),
-    (await trigger.getAttribute('aria-label', { timeout: 2000 }).catch(() => null)) ?? '',
-  ];
   const group = trigger.locator('xpath=ancestor::*[@role="group"][1]');
-  const around = (await group.count()) ? await group.innerText({ timeout: 2000 }).catch(() => '') : '';
-  return [...own, around].filter(Boolean);
+  // Read together (none changes the page): were one round trip after another.
+  const [text, name, around] = await Promise.all([
+    trigger.innerText({ timeout: 2000 }).catch(() => ''),
+    trigger.getAttribute('aria-label', { timeout: 2000 }).catch(() => null),
+    group.count().then((n) => (n ? group.innerText({ timeout: 2000 }).catch(() => '') : '')),
+  ]);
+  return [text.trim(), name ?? '', around].filter(Boolean);
 }
 
 /** One open calendar being driven: its facts as last read, and how to close it. */
