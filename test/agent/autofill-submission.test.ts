@@ -110,6 +110,29 @@ const lateErrorPage = (name: string, shown: string): Handler =>
       });
     </script>`);
 
+/**
+ * Answered 200, a confirmation with a button, and an error drawn as soon as the filler's scan marks that button:
+ * drawn after the page was read, within its quiet period. `busy` runs in the page once the answer came.
+ */
+const lateErrorReadPage = (name: string, busy: string): Handler =>
+  html(`<h1>Book a table</h1><form id="f"><label for="nm">Your name</label><input id="nm" name="nm">
+    <button type="submit">Book</button></form><div id="out"></div>
+    <script>
+      document.getElementById('f').addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const body = JSON.stringify({ name: document.getElementById('nm').value });
+        await (await fetch('/api/late-error/${name}', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json();
+        ${busy}
+        document.getElementById('f').remove();
+        const out = document.getElementById('out');
+        out.innerHTML = '<h2>Thank you, your booking has been received</h2><button type="button" id="receipt">Download receipt</button>';
+        new MutationObserver((_, observer) => {
+          observer.disconnect();
+          out.insertAdjacentHTML('beforeend', '<p role="alert">Sorry, the booking could not be saved</p>');
+        }).observe(document.getElementById('receipt'), { attributes: true });
+      });
+    </script>`);
+
 function pages(): Record<string, Handler> {
   return {
     '/masked': html(`<h1>Contact</h1><form method="post" action="/submit/masked">
@@ -266,24 +289,15 @@ function pages(): Record<string, Handler> {
     // Answered 200, a confirmation with a button, and an error drawn as soon as the filler's scan marks that button:
     // drawn after the page was read, within its quiet period (the confirmation's tail sees it; before the tail, the
     // page was read after the quiet period and the error came after that read: completed).
-    '/late-error/read':
-      html(`<h1>Book a table</h1><form id="f"><label for="nm">Your name</label><input id="nm" name="nm">
-      <button type="submit">Book</button></form><div id="out"></div>
-      <script>
-        document.getElementById('f').addEventListener('submit', async (e) => {
-          e.preventDefault();
-          const body = JSON.stringify({ name: document.getElementById('nm').value });
-          await (await fetch('/api/late-error/read', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json();
-          document.getElementById('f').remove();
-          const out = document.getElementById('out');
-          out.innerHTML = '<h2>Thank you, your booking has been received</h2><button type="button" id="receipt">Download receipt</button>';
-          new MutationObserver((_, observer) => {
-            observer.disconnect();
-            out.insertAdjacentHTML('beforeend', '<p role="alert">Sorry, the booking could not be saved</p>');
-          }).observe(document.getElementById('receipt'), { attributes: true });
-        });
-      </script>`),
+    '/late-error/read': lateErrorReadPage('read', ''),
+    // The same, on a page whose frames take 40 ms each once it is answered (a loaded machine, a busy page): the
+    // click's quiet period passes before its two still frames do, and the confirmation's tail is checked all the same.
+    '/late-error/slow-frames': lateErrorReadPage(
+      'slow-frames',
+      'const spin = () => { const t = performance.now(); while (performance.now() - t < 40); requestAnimationFrame(spin); }; requestAnimationFrame(spin);',
+    ),
     '/api/late-error/read': json(200, { ok: true }),
+    '/api/late-error/slow-frames': json(200, { ok: true }),
     '/api/late-error/thanks': json(200, { ok: true }),
     '/api/late-error/status': json(200, { ok: true }),
     '/plain': html(`<h1>Apply</h1><form method="post" action="/submit/plain">
@@ -444,20 +458,25 @@ describe('AutofillAgent — completed means a submission was seen, and what is s
       expect(ctx.logs).toContain('page message: "Sorry, the booking could not be saved"');
     });
 
-  test('answered 200, a confirmation read, then an error drawn within its quiet period: the page is read again, not completed', async ({
-    formPage: page,
-    forms,
-  }) => {
-    const ctx = context(page, { startUrl: forms.url('/late-error/read'), formData: { name: 'Grace Hopper' } });
-    const failure = await new AutofillAgent().run(ctx).then(
-      () => '',
-      (error: unknown) => String(error),
-    );
-    expect(forms.postsTo('/api/late-error/read')).toHaveLength(1);
-    expect(failure, ctx.logs.join('\n')).toMatch(/did not reach a final page/);
-    expect(ctx.logs).toContain('the page changed after it showed a confirmation; reading it again');
-    expect(ctx.logs).toContain('page message: "Sorry, the booking could not be saved"');
-  });
+  for (const [name, how] of [
+    ['read', ''],
+    ['slow-frames', ' (frames slower than the quiet period)'],
+  ])
+    test(`answered 200, a confirmation read, then an error drawn within its quiet period${how}: the page is read again, not completed`, async ({
+      formPage: page,
+      forms,
+    }) => {
+      const before = forms.postsTo(`/api/late-error/${name}`).length;
+      const ctx = context(page, { startUrl: forms.url(`/late-error/${name}`), formData: { name: 'Grace Hopper' } });
+      const failure = await new AutofillAgent().run(ctx).then(
+        () => '',
+        (error: unknown) => String(error),
+      );
+      expect(forms.postsTo(`/api/late-error/${name}`).slice(before)).toHaveLength(1);
+      expect(failure, ctx.logs.join('\n')).toMatch(/did not reach a final page/);
+      expect(ctx.logs).toContain('the page changed after it showed a confirmation; reading it again');
+      expect(ctx.logs).toContain('page message: "Sorry, the booking could not be saved"');
+    });
 
   test('a form that clears itself after its submission was answered 2xx is submitted once, not filled and sent again', async ({
     formPage: page,

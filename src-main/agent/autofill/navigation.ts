@@ -130,7 +130,7 @@ export function watchClick(frame: Frame): Promise<boolean> {
   );
 }
 
-/** What a click left to do: the frame whose page drew a confirmation before its quiet period ended, else null. */
+/** What a click left to do: the frame whose page drew a confirmation when its wait ended (its tail to check), else null. */
 export interface ClickDone {
   tail: Frame | null;
   /**

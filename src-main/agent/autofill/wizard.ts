@@ -126,7 +126,7 @@ export class Wizard {
   readonly #mapper: KeyMapper | null;
   /** The controls (`controlKey`) of the page the last button was clicked on. */
   #clickedForm: Set<string> | null = null;
-  /** The frame whose page drew a confirmation before its click's quiet period ended: the next read waits for that (`changedAfterRead`). */
+  /** The frame whose page drew a confirmation when its click's wait ended: the next read is checked against its tail (`changedAfterRead`). */
   #tail: Frame | null = null;
   /** The page as the last click's settle scanned it, when nothing was done or waited for after it: the next turn's read. */
   #carried: Scanned | null = null;

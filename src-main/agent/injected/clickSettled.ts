@@ -11,7 +11,9 @@
 // With `confirmed` (a submit), a change that drew text saying the submission went through ends the wait
 // after the two still frames too, and the watch goes on as the page's tail: a `tail` call then waits for
 // the rest of the quiet period and says whether the page changed after that answer (an error drawn late),
-// so the page the filler read meanwhile is trusted only if it did not.
+// so the page the filler read meanwhile is trusted only if it did not. A wait whose quiet period passed before
+// its two still frames (a loaded machine draws frames late) keeps the tail the same way when the confirmation
+// shows: the page read after it is checked too (one call, answered at once when nothing changed).
 // With `keep`, the watch goes on after its answer, for a `settle` with `answered` (the click's requests'
 // URLs, once they are answered): that one counts only changes from the answers' arrival in the page (their
 // Resource Timing `responseEnd`; from the call when the page has no entry for them), so an answer the page
@@ -229,8 +231,15 @@ export default function clickSettled(args: ClickSettledArgs): Promise<ClickSettl
       const since = now - from;
       if (!changes && since >= args.firstMs) return { changed: false, quiet: true, controls: false, confirmed: false };
       if (changes && stillFrames >= 2) {
+        // The quiet period can pass before two frames do (a loaded machine draws late): a confirmation then is one
+        // still, and its tail is kept too, so that the page read after this answer is trusted only if it held.
         if (now - watch.lastChange >= args.quietMs)
-          return { changed: true, quiet: true, controls: false, confirmed: false };
+          return {
+            changed: true,
+            quiet: true,
+            controls: false,
+            confirmed: !!said && watch.texts.some((t) => t.at >= from && shows(t.el, said)),
+          };
         // Looked for once the page held still (two frames), not on every change.
         if (args.controlsEnd && watch.added.some((a) => a.at >= from && holdsControl(a.el)))
           return { changed: true, quiet: true, controls: true, confirmed: false };

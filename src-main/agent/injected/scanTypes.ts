@@ -180,7 +180,8 @@ export interface ClickSettledArgs {
   controlsEnd?: boolean;
   /**
    * A pattern (case-insensitive) of text saying a submission went through: a change that drew it ends the wait
-   * once the page held still two frames, without `quietMs`, and the watch goes on for a `tail` call.
+   * once the page held still two frames, without `quietMs`, and the watch goes on for a `tail` call (also when
+   * `quietMs` passed before the two frames did and the confirmation shows).
    */
   confirmed?: string;
   /** The watch goes on after its answer, for a later call with `answered`. */
@@ -201,7 +202,7 @@ export interface ClickSettled {
   quiet: boolean;
   /** It ended on new controls drawn (`controlsEnd`), before `quietMs`. */
   controls: boolean;
-  /** It ended on a confirmation drawn (`confirmed`), before `quietMs`: a `tail` call says whether the page changed after. */
+  /** It ended with a confirmation drawn (`confirmed`; before `quietMs`, or once it passed): a `tail` call says whether the page changed after. */
   confirmed: boolean;
   /** Milliseconds from the click (or from `settle`, when the watch saw no click) to the answer. */
   ms: number;

@@ -2154,7 +2154,7 @@ var __porticoInjected = (function() {
 						changed: true,
 						quiet: true,
 						controls: false,
-						confirmed: false
+						confirmed: !!said && watch.texts.some((t) => t.at >= from && shows(t.el, said))
 					};
 					if (args.controlsEnd && watch.added.some((a) => a.at >= from && holdsControl(a.el))) return {
 						changed: true,
