@@ -475,6 +475,29 @@ describe('injected scripts as built', () => {
     expect(await reach('far')).toBe('self');
   });
 
+  test("a web component's own button showing its host's slotted text or element is reached (Shoelace's radio buttons)", async ({
+    page,
+  }) => {
+    // The control is the button in the shadow root; what the pointer hits at its centre is the host's light-DOM
+    // content slotted into it: the shadow root's hit test answers the host (for text) or that element.
+    await page.setContent(`<script>
+      customElements.define('x-choice', class extends HTMLElement {
+        constructor() {
+          super();
+          this.attachShadow({ mode: 'open' }).innerHTML =
+            '<button role="radio" aria-checked="false" style="font-size:20px;padding:0 2px"><slot></slot></button>';
+        }
+      });
+    </script><x-choice id="text">In person</x-choice> <x-choice id="el"><b>Online</b></x-choice>
+    <div style="position:relative"><x-choice id="covered">Hybrid</x-choice><div style="position:absolute;inset:0;background:#fff"></div></div>`);
+    // Playwright's CSS engine reaches into the open shadow root.
+    const reach = (id: string) => page.locator(`#${id} button`).evaluate(injected.pointerTarget);
+    expect(await reach('text')).toBe('self');
+    expect(await reach('el')).toBe('self');
+    // Something drawn over the component is still something else.
+    expect(await reach('covered')).toBe('other');
+  });
+
   test("the ARIA filler's reads and marks on a plain page", async ({ page }) => {
     await page.setContent(`<div role="switch" id="sw" aria-checked="true">On</div><button id="tb" aria-pressed="false">B</button>
       <div id="pop"><input id="filter"><div role="listbox" id="lb" aria-multiselectable="true">

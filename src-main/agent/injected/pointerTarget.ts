@@ -24,6 +24,29 @@ function clippedAway(el: Element): boolean {
   return false;
 }
 
+/**
+ * Whether what the pointer hit at (x, y) is drawn inside `el` through a slot: a web component's own button
+ * (`el`, in its shadow root) showing its host's light-DOM content (Shoelace's `<sl-radio-button>In person</…>`).
+ * The hit test of `el`'s shadow root then answers that content's element, or the host itself for its text.
+ */
+function slottedInto(el: Element, hit: Element, x: number, y: number): boolean {
+  for (let n: Node | null = hit, depth = 0; n && depth < 30; depth += 1) {
+    if (n === el) return true;
+    const slot: HTMLSlotElement | null = (n as Element).assignedSlot ?? null;
+    n = slot ?? (n instanceof ShadowRoot ? n.host : n.parentNode);
+  }
+  const slots = el instanceof HTMLSlotElement ? [el] : Array.from(el.querySelectorAll('slot'));
+  for (const slot of slots)
+    for (const node of slot.assignedNodes({ flatten: true })) {
+      if (node.nodeType !== Node.TEXT_NODE || node.parentElement !== hit) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if (Array.from(range.getClientRects()).some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom))
+        return true;
+    }
+  return false;
+}
+
 export default function pointerTarget(el: Element): 'self' | 'label' | 'hidden' | 'other' {
   if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return 'other';
   const inView = (r: DOMRect): boolean =>
@@ -32,9 +55,11 @@ export default function pointerTarget(el: Element): 'self' | 'label' | 'hidden' 
   const r = el.getBoundingClientRect();
   if (r.width <= 0 || r.height <= 0) return clippedAway(el) ? 'hidden' : 'other';
   const root = el.getRootNode() as Document | ShadowRoot;
-  const hit = root.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const x = r.left + r.width / 2;
+  const y = r.top + r.height / 2;
+  const hit = root.elementFromPoint(x, y);
   if (!hit) return 'other';
-  if (hit === el || el.contains(hit)) return 'self';
+  if (hit === el || el.contains(hit) || slottedInto(el, hit, x, y)) return 'self';
   const labels = [...Array.from((el as HTMLInputElement).labels ?? []), closestAcross(el, 'label')];
   if (labels.some((l) => l && (l === hit || l.contains(hit)))) return 'label';
   return clippedAway(el) ? 'hidden' : 'other';

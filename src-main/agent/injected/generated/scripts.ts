@@ -2239,6 +2239,20 @@ var __porticoInjected = (function() {
 		}
 		return false;
 	}
+	function slottedInto(el, hit, x, y) {
+		for (let n = hit, depth = 0; n && depth < 30; depth += 1) {
+			if (n === el) return true;
+			n = n.assignedSlot ?? null ?? (n instanceof ShadowRoot ? n.host : n.parentNode);
+		}
+		const slots = el instanceof HTMLSlotElement ? [el] : Array.from(el.querySelectorAll("slot"));
+		for (const slot of slots) for (const node of slot.assignedNodes({ flatten: true })) {
+			if (node.nodeType !== Node.TEXT_NODE || node.parentElement !== hit) continue;
+			const range = document.createRange();
+			range.selectNodeContents(node);
+			if (Array.from(range.getClientRects()).some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom)) return true;
+		}
+		return false;
+	}
 	function pointerTarget(el) {
 		if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") return "other";
 		const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0 && r.height > 0;
@@ -2248,9 +2262,12 @@ var __porticoInjected = (function() {
 		});
 		const r = el.getBoundingClientRect();
 		if (r.width <= 0 || r.height <= 0) return clippedAway(el) ? "hidden" : "other";
-		const hit = el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		const root = el.getRootNode();
+		const x = r.left + r.width / 2;
+		const y = r.top + r.height / 2;
+		const hit = root.elementFromPoint(x, y);
 		if (!hit) return "other";
-		if (hit === el || el.contains(hit)) return "self";
+		if (hit === el || el.contains(hit) || slottedInto(el, hit, x, y)) return "self";
 		if ([...Array.from(el.labels ?? []), closestAcross(el, "label")].some((l) => l && (l === hit || l.contains(hit)))) return "label";
 		return clippedAway(el) ? "hidden" : "other";
 	}
@@ -3102,6 +3119,20 @@ var __porticoInjected = (function() {
 		}
 		return false;
 	}
+	function slottedInto(el, hit, x, y) {
+		for (let n = hit, depth = 0; n && depth < 30; depth += 1) {
+			if (n === el) return true;
+			n = n.assignedSlot ?? null ?? (n instanceof ShadowRoot ? n.host : n.parentNode);
+		}
+		const slots = el instanceof HTMLSlotElement ? [el] : Array.from(el.querySelectorAll("slot"));
+		for (const slot of slots) for (const node of slot.assignedNodes({ flatten: true })) {
+			if (node.nodeType !== Node.TEXT_NODE || node.parentElement !== hit) continue;
+			const range = document.createRange();
+			range.selectNodeContents(node);
+			if (Array.from(range.getClientRects()).some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom)) return true;
+		}
+		return false;
+	}
 	function pointerTarget(el) {
 		if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") return "other";
 		const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth && r.width > 0 && r.height > 0;
@@ -3111,9 +3142,12 @@ var __porticoInjected = (function() {
 		});
 		const r = el.getBoundingClientRect();
 		if (r.width <= 0 || r.height <= 0) return clippedAway(el) ? "hidden" : "other";
-		const hit = el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		const root = el.getRootNode();
+		const x = r.left + r.width / 2;
+		const y = r.top + r.height / 2;
+		const hit = root.elementFromPoint(x, y);
 		if (!hit) return "other";
-		if (hit === el || el.contains(hit)) return "self";
+		if (hit === el || el.contains(hit) || slottedInto(el, hit, x, y)) return "self";
 		if ([...Array.from(el.labels ?? []), closestAcross(el, "label")].some((l) => l && (l === hit || l.contains(hit)))) return "label";
 		return clippedAway(el) ? "hidden" : "other";
 	}
