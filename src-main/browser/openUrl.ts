@@ -16,11 +16,15 @@ export function isNetworkChanged(error: unknown): boolean {
 }
 
 /**
- * Times a navigation is opened again after the network changed under it. The first failure's error page can
- * commit after the next attempt started, which Playwright reports for that attempt as "interrupted by another
- * navigation to chrome-error://": one more attempt is kept for that.
+ * Times a navigation is opened again after the network changed under it. A change often comes as several (a
+ * link added, its address, the link brought up: each one a change Chromium reports), and each can fail the
+ * attempt under way; the first failure's error page can also commit after the next attempt started, which
+ * Playwright reports for that attempt as "interrupted by another navigation to chrome-error://". Two were
+ * not enough in CI under load (three steps of one change, spread out).
  */
-const REOPENS = 2;
+const REOPENS = 4;
+/** The pause before the first re-open, doubled before each next one (50, 100, 200, 400 ms): a burst of changes passes. */
+const REOPEN_PAUSE_MS = 50;
 
 /**
  * `page.goto`, opened again when the network changed under the attempt — what Chrome's own error page does
@@ -39,6 +43,7 @@ export async function openUrl(
     } catch (error) {
       if (reopened >= REOPENS || !isNetworkChanged(error) || page.isClosed()) throw error;
       onRetry?.(error as Error);
+      await new Promise((resolve) => setTimeout(resolve, REOPEN_PAUSE_MS * 2 ** reopened));
     }
   }
 }

@@ -147,7 +147,8 @@ describe('the step cache (real SQLite file, real Chromium)', () => {
       success: true,
       used_cache: true,
     });
-    expect(h.server.postsTo('/cache/submit').length).toBe(posts + 1);
+    // The click's form submission reaches the server after the click returns (its navigation is the page's).
+    await expect.poll(() => h.server.postsTo('/cache/submit').length).toBe(posts + 1);
     // A fresh resolution would refuse: two buttons are named Continue.
     await open();
     expect((await h.run('click the Continue button', { set_cache: false })).error).toMatch(
