@@ -156,6 +156,13 @@ async function secretFieldShown(page: Page): Promise<boolean> {
   return (await secretFieldShownInPage(page)) ?? (await secretFieldMasks(page)).length > 0;
 }
 
+/** The viewport as Chromium's own PNG (its fast encoder), through the page's capture session; nothing masked. */
+async function viewportCapture(page: Page): Promise<Buffer> {
+  const { cdp } = await captureSession(page);
+  const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
+  return Buffer.from(data, 'base64');
+}
+
 /**
  * A job step's screenshot: the viewport (what the agent saw and acted on), as a full-resolution PNG
  * (the page's device pixels, never scaled: the `screenshots` archive is made of these files and the spec
@@ -168,9 +175,7 @@ async function secretFieldShown(page: Page): Promise<boolean> {
 export async function stepScreenshot(page: Page): Promise<Buffer> {
   if (await secretFieldShown(page)) return maskedScreenshot(page, { type: 'png' });
   try {
-    const { cdp } = await captureSession(page);
-    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
-    return Buffer.from(data, 'base64');
+    return await viewportCapture(page);
   } catch {
     // A session that cannot be opened or has gone (navigation to another process, a closed target): Playwright's way.
     dropCaptureSession(page);
@@ -187,9 +192,7 @@ export async function stepScreenshot(page: Page): Promise<Buffer> {
 export async function unmaskedStepScreenshot(page: Page): Promise<Buffer | undefined> {
   try {
     if (await secretFieldShown(page)) return undefined;
-    const { cdp } = await captureSession(page);
-    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
-    return Buffer.from(data, 'base64');
+    return await viewportCapture(page);
   } catch {
     return undefined;
   }

@@ -161,11 +161,6 @@ async function waitForList(env: FillEnv, target: Target, found: () => Promise<bo
   }
 }
 
-/**
- * Opens the list of a select-only combobox (click, else focus + ArrowDown): its options, or with `cascade`
- * 'cascade' when what opened is a cascader's list (marked data-portico-cascade; markListsBefore.ts must
- * have run before), or null when nothing opened. Each wait ends when either kind of list is there.
- */
 /** What openList reads of a list's trigger before anything is pressed (`listBefore`). */
 type ListBefore = Promise<readonly [unknown, 'self' | 'label' | 'none', string | null]>;
 
@@ -184,6 +179,11 @@ function listBefore(target: Target, trigger: Locator): ListBefore {
   ] as const);
 }
 
+/**
+ * Opens the list of a select-only combobox (click, else focus + ArrowDown): its options, or with `cascade`
+ * 'cascade' when what opened is a cascader's list (marked data-portico-cascade; markListsBefore.ts must
+ * have run before), or null when nothing opened. Each wait ends when either kind of list is there.
+ */
 async function openList(
   env: FillEnv,
   target: Target,
